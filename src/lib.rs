@@ -10,4 +10,5 @@
 //! - `vm/`       — values, objects, frames, the evaluation loop, exceptions, tracebacks.
 //! - `builtins/` — built-in functions, types and modules.
 
+pub mod compile;
 pub mod syntax;
