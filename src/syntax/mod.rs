@@ -8,3 +8,5 @@ pub mod ast;
 pub mod error;
 
 pub use error::{SyntaxError, SyntaxErrorKind};
+pub mod ast_dump;
+pub mod diagnostics;
