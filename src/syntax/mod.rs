@@ -5,6 +5,8 @@
 //! compiler or the VM.
 
 pub mod ast;
+pub mod ast_dump;
+pub mod diagnostics;
 pub mod error;
 pub mod fstring;
 pub mod indent;

@@ -1,0 +1,5 @@
+pub mod float_repr;
+pub mod format_spec;
+pub mod int_ops;
+pub mod op_error;
+pub mod str_ops;

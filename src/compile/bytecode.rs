@@ -1,0 +1,473 @@
+//! The instruction set and code objects: what the compiler emits and the VM runs.
+//!
+//! Modelled on CPython 3.13's bytecode (`Include/opcode.h`, `Python/bytecodes.c`, the `dis`
+//! docs) so that `apy --dis` reads beside `python3.13 -m dis`. Each instruction is one
+//! fixed-size enum value with at most one `u32` argument. Jump targets are absolute
+//! instruction indices (shown by `--dis` as CPython byte offsets, `index * 2`). Exceptions use
+//! a zero-cost exception table, as in CPython 3.11+. Nothing here knows about runtime values:
+//! constants are [`Constant`]s, which the VM turns into values when it loads a code object.
+//!
+//! Stack notation in the doc lines: `(before -- after)`, top of stack on the right.
+//! `NULL` is the VM's "no value" marker used by the call protocol.
+
+use std::rc::Rc;
+
+use num_bigint::BigInt;
+
+use crate::syntax::ast::Span;
+
+/// An index into `Code::instructions`.
+pub type Label = u32;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Instr {
+    // ---- stack manipulation -------------------------------------------------------------
+    /// Do nothing (keeps a line number alive for tracing).
+    Nop,
+    /// `(x -- )`
+    PopTop,
+    /// `( -- NULL)` pushed below a callable's arguments when there is no `self`.
+    PushNull,
+    /// `(x1 ... xn -- x1 ... xn x1)`: push a copy of the n-th item (1 = top).
+    Copy(u32),
+    /// Swap the top of stack with the n-th item (n >= 2).
+    Swap(u32),
+
+    // ---- constants and names -------------------------------------------------------------
+    /// `( -- constants[i])`
+    LoadConst(u32),
+    /// `( -- locals[i])`; UnboundLocalError if unbound.
+    LoadFast(u32),
+    /// `( -- locals[i])` and leave the slot unbound (PEP 709 inlined comprehensions save an
+    /// outer variable of the same name this way). Pushes NULL if it was unbound.
+    LoadFastAndClear(u32),
+    /// `(v -- )` locals[i] = v. Storing NULL (from LoadFastAndClear) unbinds the slot.
+    StoreFast(u32),
+    /// Unbind locals[i]; UnboundLocalError if already unbound.
+    DeleteFast(u32),
+    /// `( -- v)` look names[i] up in locals dict, then globals, then builtins (module and
+    /// class bodies). NameError if absent.
+    LoadName(u32),
+    /// `(v -- )` store into the locals dict.
+    StoreName(u32),
+    DeleteName(u32),
+    /// `( -- v)` look names[i] up in globals then builtins. NameError if absent.
+    LoadGlobal(u32),
+    StoreGlobal(u32),
+    DeleteGlobal(u32),
+    /// `( -- v)` the contents of cell i (cells = cellvars ++ freevars). Raises
+    /// UnboundLocalError for an empty cellvar, NameError ("cannot access free variable …")
+    /// for an empty freevar.
+    LoadDeref(u32),
+    StoreDeref(u32),
+    DeleteDeref(u32),
+    /// `( -- cell)` push the cell object i itself, to build a closure tuple.
+    LoadClosure(u32),
+    /// `(mapping -- v)` class bodies: look names[... of cell i] up in the class namespace
+    /// first, then in cell i.
+    LoadFromDictOrDeref(u32),
+
+    // ---- attributes and subscripts -------------------------------------------------------
+    /// `(obj -- obj.names[i])`
+    LoadAttr(u32),
+    /// `(obj -- meth self)` when the attribute is a plain function found on the type,
+    /// `(obj -- attr NULL)` otherwise. Followed by a `Call`.
+    LoadMethod(u32),
+    /// `(v obj -- )` obj.names[i] = v
+    StoreAttr(u32),
+    /// `(obj -- )` del obj.names[i]
+    DeleteAttr(u32),
+    /// `(global_super class self -- attr)`: `super().names[i]`. The compiler emits this for
+    /// a zero-argument `super()` followed by an attribute.
+    LoadSuperAttr(u32),
+    /// `(global_super class self -- meth self_or_null)`: `super().names[i](…)`.
+    LoadSuperMethod(u32),
+    /// `(container key -- container[key])`
+    BinarySubscr,
+    /// `(v container key -- )` container[key] = v
+    StoreSubscr,
+    /// `(container key -- )` del container[key]
+    DeleteSubscr,
+    /// `(container start stop -- container[start:stop])`
+    BinarySlice,
+    /// `(v container start stop -- )` container[start:stop] = v
+    StoreSlice,
+    /// `(start stop -- slice)` when the argument is 2, `(start stop step -- slice)` when 3.
+    BuildSlice(u32),
+
+    // ---- operators -----------------------------------------------------------------------
+    /// `(a -- -a)`
+    UnaryNegative,
+    /// `(a -- not a)`
+    UnaryNot,
+    /// `(a -- ~a)`
+    UnaryInvert,
+    /// `(a b -- a op b)`, dispatching to `__op__`/`__rop__` (or `__iop__` for in-place).
+    BinaryOp(BinaryOperator),
+    /// `(a b -- a op b)` for `< <= == != > >=`.
+    CompareOp(CompareOperator),
+    /// `(a b -- a is b)`; `a is not b` when the argument is 1.
+    IsOp(u32),
+    /// `(a b -- a in b)`; `a not in b` when the argument is 1.
+    ContainsOp(u32),
+    /// `(v -- intrinsic(v))`
+    CallIntrinsic1(Intrinsic1),
+
+    // ---- building containers -------------------------------------------------------------
+    /// `(x1 ... xn -- (x1, ..., xn))`
+    BuildTuple(u32),
+    BuildList(u32),
+    BuildSet(u32),
+    /// `(k1 v1 ... kn vn -- {k1: v1, ...})`
+    BuildMap(u32),
+    /// `(s1 ... sn -- s1 + ... + sn)` concatenate n strings (f-strings).
+    BuildString(u32),
+    /// `(list ... item -- list ...)`: append to the list n items below (after popping item).
+    ListAppend(u32),
+    SetAdd(u32),
+    /// `(map ... key value -- map ...)`
+    MapAdd(u32),
+    /// `(list ... iterable -- list ...)` list.extend(iterable), for `[*a, *b]`.
+    ListExtend(u32),
+    SetUpdate(u32),
+    /// `(map ... mapping -- map ...)` for `{**a}`.
+    DictUpdate(u32),
+    /// Like DictUpdate but raises TypeError on duplicate keys (`f(**a, **b)`).
+    DictMerge(u32),
+    /// `(seq -- xn ... x1)` unpack exactly n items ("not enough values to unpack", "too many …").
+    UnpackSequence(u32),
+    /// `(seq -- ...)` starred unpacking: low byte = items before the star, high byte = after.
+    UnpackEx(u32),
+
+    // ---- f-strings ------------------------------------------------------------------------
+    /// `(v -- conv(v))`: 1 = str, 2 = repr, 3 = ascii.
+    ConvertValue(u32),
+    /// `(v -- format(v, ''))`
+    FormatSimple,
+    /// `(v spec -- format(v, spec))`
+    FormatWithSpec,
+
+    // ---- control flow ----------------------------------------------------------------------
+    /// Unconditional jump (shown as JUMP_FORWARD / JUMP_BACKWARD).
+    Jump(Label),
+    /// `(v -- )` jump if v is false (truthiness via `__bool__`/`__len__`).
+    PopJumpIfFalse(Label),
+    PopJumpIfTrue(Label),
+    PopJumpIfNone(Label),
+    PopJumpIfNotNone(Label),
+    /// `(iterable -- iterator)`
+    GetIter,
+    /// `(iterator -- iterator next)`, or when exhausted `(iterator -- )` and jump.
+    ForIter(Label),
+    /// `(v -- )` return v to the caller.
+    ReturnValue,
+    /// Return constants[i].
+    ReturnConst(u32),
+
+    // ---- functions and classes -------------------------------------------------------------
+    /// `(code -- function)` the code is a constant; the function's globals are the frame's.
+    MakeFunction,
+    /// `(value function -- function)`: set an attribute of a new function; the argument
+    /// says which: 0x01 defaults tuple, 0x02 kw-only defaults dict, 0x08 closure tuple.
+    SetFunctionAttribute(u32),
+    /// `(callable self_or_null arg1 ... argn -- result)`; a non-NULL self is the first argument.
+    Call(u32),
+    /// `(callable self_or_null arg1 ... argn kwnames -- result)`: the last len(kwnames)
+    /// arguments are keyword arguments named by the tuple `kwnames`.
+    CallKw(u32),
+    /// `(callable NULL args_tuple [kwargs_dict] -- result)`; kwargs present when arg & 1.
+    CallFunctionEx(u32),
+    /// `( -- __build_class__)`
+    LoadBuildClass,
+
+    // ---- exceptions -------------------------------------------------------------------------
+    /// `raise` (0 args: re-raise the handled exception), `raise exc` (1), `raise exc from
+    /// cause` (2).
+    RaiseVarargs(u32),
+    /// `(... exc -- )` re-raise exc. If the argument is non-zero, the item that many below the
+    /// exception is the `lasti` to restore (the traceback keeps the original line).
+    Reraise(u32),
+    /// `(exc -- prev_exc exc)`: save the currently handled exception and make exc current.
+    PushExcInfo,
+    /// `(prev_exc -- )` restore the previously handled exception.
+    PopExcept,
+    /// `(exc type -- exc bool)` isinstance check for `except type:` (tuple allowed);
+    /// TypeError "catching classes that do not inherit from BaseException is not allowed".
+    CheckExcMatch,
+    /// `(exc type -- rest match)` for `except*`: split an exception group.
+    CheckEgMatch,
+    /// `( -- AssertionError)`
+    LoadAssertionError,
+    /// `(mgr -- exit enter_result)` for `with`: look up `__exit__`, call `__enter__`.
+    BeforeWith,
+    /// `(exit lasti prev_exc exc -- exit lasti prev_exc exc res)`: call
+    /// `exit(type(exc), exc, exc.__traceback__)`.
+    WithExceptStart,
+
+    // ---- generators and coroutines -------------------------------------------------------
+    /// `(v -- sent)` suspend the frame, handing v to the caller of send/next; resumes with the
+    /// sent value on the stack. The argument is the exception-depth (CPython's oparg), unused.
+    YieldValue(u32),
+    /// `(receiver v -- receiver result)`: send v into receiver (`next`/`send`/`__next__`).
+    /// If the receiver returns, replace v by its return value and jump to the label.
+    Send(Label),
+    /// `(receiver value -- value)`
+    EndSend,
+    /// `(iterable -- iterator)` for `yield from`: a coroutine is only accepted inside a
+    /// coroutine (types.coroutine generators), otherwise like `iter()`.
+    GetYieldFromIter,
+    /// `(obj -- awaitable)` for `await`: `obj.__await__()` or obj itself for a coroutine;
+    /// TypeError "object int can't be used in 'await' expression". The argument tells where
+    /// (0 await, 1 `__aenter__`, 2 `__aexit__`) for the error message.
+    GetAwaitable(u32),
+    /// `(aiterable -- aiterator)` for `async for`: `__aiter__()`.
+    GetAiter,
+    /// `(aiterator -- aiterator awaitable)`: `__anext__()` made awaitable.
+    GetAnext,
+    /// `(aiterator exc -- )` at the end of `async for`: swallow StopAsyncIteration, re-raise
+    /// anything else.
+    EndAsyncFor,
+    /// `(mgr -- aexit awaitable)` for `async with`: look up `__aexit__`, call `__aenter__`.
+    BeforeAsyncWith,
+    /// `(sub_iter last_sent_val exc -- none value)` when a throw() into a delegated
+    /// sub-iterator ends with StopIteration, take its value; otherwise re-raise.
+    CleanupThrow,
+
+    // ---- modules ---------------------------------------------------------------------------
+    /// `(level fromlist -- module)` import names[i].
+    ImportName(u32),
+    /// `(module -- module attr)` `from module import names[i]`.
+    ImportFrom(u32),
+}
+
+/// The operators of `BinaryOp`, numbered as CPython's `NB_*` constants (`Include/opcode.h`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum BinaryOperator {
+    Add,
+    And,
+    FloorDivide,
+    Lshift,
+    MatrixMultiply,
+    Multiply,
+    Remainder,
+    Or,
+    Power,
+    Rshift,
+    Subtract,
+    TrueDivide,
+    Xor,
+    InplaceAdd,
+    InplaceAnd,
+    InplaceFloorDivide,
+    InplaceLshift,
+    InplaceMatrixMultiply,
+    InplaceMultiply,
+    InplaceRemainder,
+    InplaceOr,
+    InplacePower,
+    InplaceRshift,
+    InplaceSubtract,
+    InplaceTrueDivide,
+    InplaceXor,
+}
+
+impl BinaryOperator {
+    /// The operator as `dis` shows it and as TypeError messages name it: `+`, `+=`, `//`, …
+    pub fn symbol(self) -> &'static str {
+        use BinaryOperator::*;
+        match self {
+            Add => "+",
+            And => "&",
+            FloorDivide => "//",
+            Lshift => "<<",
+            MatrixMultiply => "@",
+            Multiply => "*",
+            Remainder => "%",
+            Or => "|",
+            Power => "**",
+            Rshift => ">>",
+            Subtract => "-",
+            TrueDivide => "/",
+            Xor => "^",
+            InplaceAdd => "+=",
+            InplaceAnd => "&=",
+            InplaceFloorDivide => "//=",
+            InplaceLshift => "<<=",
+            InplaceMatrixMultiply => "@=",
+            InplaceMultiply => "*=",
+            InplaceRemainder => "%=",
+            InplaceOr => "|=",
+            InplacePower => "**=",
+            InplaceRshift => ">>=",
+            InplaceSubtract => "-=",
+            InplaceTrueDivide => "/=",
+            InplaceXor => "^=",
+        }
+    }
+
+    /// The non-in-place operator this one falls back to (`+=` → `+`).
+    pub fn base(self) -> BinaryOperator {
+        use BinaryOperator::*;
+        match self {
+            InplaceAdd => Add,
+            InplaceAnd => And,
+            InplaceFloorDivide => FloorDivide,
+            InplaceLshift => Lshift,
+            InplaceMatrixMultiply => MatrixMultiply,
+            InplaceMultiply => Multiply,
+            InplaceRemainder => Remainder,
+            InplaceOr => Or,
+            InplacePower => Power,
+            InplaceRshift => Rshift,
+            InplaceSubtract => Subtract,
+            InplaceTrueDivide => TrueDivide,
+            InplaceXor => Xor,
+            other => other,
+        }
+    }
+
+    pub fn is_inplace(self) -> bool {
+        self.base() != self
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum CompareOperator {
+    Lt,
+    Le,
+    Eq,
+    Ne,
+    Gt,
+    Ge,
+}
+
+impl CompareOperator {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CompareOperator::Lt => "<",
+            CompareOperator::Le => "<=",
+            CompareOperator::Eq => "==",
+            CompareOperator::Ne => "!=",
+            CompareOperator::Gt => ">",
+            CompareOperator::Ge => ">=",
+        }
+    }
+}
+
+/// The one-argument intrinsics (`Include/internal/pycore_intrinsics.h`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Intrinsic1 {
+    /// REPL: print the repr of a non-None expression statement value and set `_`.
+    Print,
+    /// `from m import *`.
+    ImportStar,
+    /// PEP 479: turn a StopIteration escaping a generator into RuntimeError.
+    StopIterationError,
+    /// Wrap a value yielded by an async generator so the driver can tell it from a value an
+    /// inner `await` passes through.
+    AsyncGenWrap,
+    /// `+x`.
+    UnaryPositive,
+    /// `list -> tuple` (for `(*a, *b)` and `f(*a, *b)`).
+    ListToTuple,
+}
+
+impl Intrinsic1 {
+    pub fn name(self) -> &'static str {
+        match self {
+            Intrinsic1::Print => "INTRINSIC_PRINT",
+            Intrinsic1::ImportStar => "INTRINSIC_IMPORT_STAR",
+            Intrinsic1::StopIterationError => "INTRINSIC_STOPITERATION_ERROR",
+            Intrinsic1::AsyncGenWrap => "INTRINSIC_ASYNC_GEN_WRAP",
+            Intrinsic1::UnaryPositive => "INTRINSIC_UNARY_POSITIVE",
+            Intrinsic1::ListToTuple => "INTRINSIC_LIST_TO_TUPLE",
+        }
+    }
+}
+
+/// A compile-time constant. The VM converts these to values once per code object.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Constant {
+    None,
+    Bool(bool),
+    Ellipsis,
+    Int(i64),
+    BigInt(Rc<BigInt>),
+    Float(f64),
+    Str(Rc<str>),
+    Tuple(Rc<[Constant]>),
+    Code(Rc<Code>),
+}
+
+/// One row of the exception table: an exception raised by an instruction in
+/// `start..end` pops the value stack down to `depth` items, pushes the raising
+/// instruction's index if `push_lasti`, pushes the exception, and jumps to `target`.
+/// Rows never overlap; an instruction in no row lets the exception leave the frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExceptionTableEntry {
+    pub start: Label,
+    pub end: Label,
+    pub target: Label,
+    pub depth: u32,
+    pub push_lasti: bool,
+}
+
+/// Where an instruction came from: its line (1-based) and the span of the expression or
+/// statement it belongs to (tracebacks print the line; `--dis` shows it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub line: u32,
+    pub span: Span,
+}
+
+/// Properties of a code object (`co_flags`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CodeFlags {
+    /// A function scope: locals live in fast slots, not in a dict.
+    pub optimized: bool,
+    pub varargs: bool,
+    pub varkeywords: bool,
+    /// Contains `yield`: calling it makes a generator.
+    pub generator: bool,
+    /// `async def` without `yield`: calling it makes a coroutine.
+    pub coroutine: bool,
+    /// `async def` with `yield`: calling it makes an async generator.
+    pub async_generator: bool,
+}
+
+/// A compiled function body, class body, comprehension or module (`PyCodeObject`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Code {
+    /// `co_name`: `f`, `<module>`, `<lambda>`, `<genexpr>`, `<listcomp>`…
+    pub name: Rc<str>,
+    /// `co_qualname`: `C.method.<locals>.inner`.
+    pub qualname: Rc<str>,
+    pub filename: Rc<str>,
+    pub first_line: u32,
+    pub flags: CodeFlags,
+    /// Positional parameters (including positional-only ones).
+    pub argcount: u32,
+    pub posonlyargcount: u32,
+    pub kwonlyargcount: u32,
+    pub instructions: Vec<Instr>,
+    /// One per instruction.
+    pub locations: Vec<Location>,
+    pub constants: Vec<Constant>,
+    /// Global, attribute and import names (`co_names`).
+    pub names: Vec<Rc<str>>,
+    /// Fast locals; parameters first, in order: positional, kw-only, `*args`, `**kwargs`.
+    pub varnames: Vec<Rc<str>>,
+    /// Variables of this scope captured by inner scopes (`co_cellvars`).
+    pub cellvars: Vec<Rc<str>>,
+    /// For each cellvar, the parameter (index into `varnames`) whose value it starts with.
+    pub cell2arg: Vec<Option<u32>>,
+    /// Variables of enclosing scopes used here (`co_freevars`); cell slots
+    /// `cellvars.len()..` hold them, copied from the function's closure.
+    pub freevars: Vec<Rc<str>>,
+    pub exception_table: Vec<ExceptionTableEntry>,
+    /// Maximum depth of the value stack.
+    pub stack_size: u32,
+}
