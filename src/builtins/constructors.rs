@@ -8,7 +8,9 @@ use num_bigint::BigInt;
 use num_traits::ToPrimitive;
 
 use super::{check_arity, check_kwargs, kwarg};
+use crate::vm::dict::StrKeys;
 use crate::vm::call::{object_init, object_new};
+use crate::vm::ops::from_int;
 use crate::vm::object::{IterState, KwArgs, Object, ObjectKind, PyType};
 use crate::vm::repr::{object_repr, object_str};
 use crate::vm::types::lookup;
@@ -36,7 +38,7 @@ fn int_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         let Value::Str(s) = x else {
             return Err(vm.type_error("int() can't convert non-string with explicit base"));
         };
-        return super::format::parse_int(vm, s.as_str(), b as u32);
+        return super::int_ops::parse_int(s.as_str(), b as u32).map(from_int).map_err(|e| vm.op_error(e));
     }
     match x {
         Value::Int(_) | Value::BigInt(_) => Ok(x.clone()),
@@ -50,7 +52,7 @@ fn int_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             }
             Ok(super::float_to_int(f.trunc()))
         }
-        Value::Str(s) => super::format::parse_int(vm, s.as_str(), 10),
+        Value::Str(s) => super::int_ops::parse_int(s.as_str(), 10).map(from_int).map_err(|e| vm.op_error(e)),
         other => {
             for name in ["__int__", "__index__"] {
                 let key = vm.intern(name);
@@ -79,7 +81,7 @@ fn float_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             Some(f) => Ok(Value::Float(f)),
             None => Err(vm.overflow_error("int too large to convert to float")),
         },
-        Value::Str(s) => super::format::parse_float(vm, s.as_str()).map(Value::Float),
+        Value::Str(s) => super::int_ops::parse_float(s.as_str()).map(Value::Float).map_err(|e| vm.op_error(e)),
         other => {
             let key = vm.names.float.clone();
             if let Some(f) = vm.special_method(other, &key) {

@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use super::{check_arity, check_kwargs, kwarg};
 use crate::compile::bytecode::CompareOperator;
+use crate::vm::dict::StrKeys;
 use crate::vm::object::{DictViewKind, Object, ObjectKind};
 use crate::vm::value::{PyDict, PyList, PySet, Value};
 use crate::vm::{PyResult, Vm};
@@ -315,9 +316,9 @@ fn dict_methods(vm: &mut Vm) {
     });
     vm.add_method(&dict, "popitem", |vm, args, _| {
         let d = this_dict(vm, args)?.clone();
-        let last = d.table.borrow().last_index();
-        match last.and_then(|i| d.table.borrow_mut().remove_at(i)) {
-            Some(e) => Ok(Value::tuple(vec![e.key, e.value])),
+        let last = vm.table_mut(&d.table)?.pop_last();
+        match last {
+            Some((k, v)) => Ok(Value::tuple(vec![k, v])),
             None => Err(vm.key_error(Value::str("popitem(): dictionary is empty"))),
         }
     });
@@ -366,9 +367,9 @@ fn set_methods(vm: &mut Vm) {
     });
     vm.add_method(&set, "pop", |vm, args, _| {
         let s = this_set(vm, args)?;
-        let first = s.table.borrow().next_from(0).map(|(i, _)| i);
-        match first.and_then(|i| s.table.borrow_mut().remove_at(i)) {
-            Some(e) => Ok(e.key),
+        let popped = vm.table_mut(&s.table)?.pop();
+        match popped {
+            Some(key) => Ok(key),
             None => Err(vm.key_error(Value::str("pop from an empty set"))),
         }
     });
@@ -396,15 +397,10 @@ fn set_methods(vm: &mut Vm) {
 fn set_remove(vm: &mut Vm, args: &[Value], must_exist: bool) -> PyResult<()> {
     check_arity(vm, "remove", args, 2, 2)?;
     let s = this_set(vm, args)?.clone();
-    let hash = vm.hash(&args[1])?;
-    match vm.table_find(&s.table, &args[1], hash)? {
-        Some(i) => {
-            s.table.borrow_mut().remove_at(i);
-            Ok(())
-        }
-        None if must_exist => Err(vm.key_error(args[1].clone())),
-        None => Ok(()),
+    if !vm.set_discard(&s, &args[1])? && must_exist {
+        return Err(vm.key_error(args[1].clone()));
     }
+    Ok(())
 }
 
 fn set_combine(vm: &mut Vm, args: &[Value], op: crate::compile::bytecode::BinaryOperator) -> PyResult<Value> {

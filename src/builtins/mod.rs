@@ -4,21 +4,27 @@
 //! model through `Vm` methods only; never touches frames or bytecode.
 
 mod constructors;
+pub mod float_repr;
 mod format;
+pub mod format_spec;
+pub mod int_ops;
 mod methods;
 mod modules;
+pub mod op_error;
+pub mod set_table;
+pub mod str_ops;
 
 use std::io::{BufRead, Write};
 use std::rc::Rc;
 
-use num_bigint::BigInt;
-use num_traits::{Signed, ToPrimitive, Zero};
 
 pub use format::{format_spec, printf_format};
 pub use methods::sort_values;
 
 use crate::compile::bytecode::{BinaryOperator, CompareOperator};
+use crate::vm::dict::StrKeys;
 use crate::vm::object::{IterState, KwArgs, NativeFn, ObjectKind};
+use crate::vm::ops::{from_int, to_int};
 use crate::vm::value::{PyDict, Value};
 use crate::vm::{PyResult, Vm};
 
@@ -56,9 +62,9 @@ pub fn init(vm: &mut Vm) {
         ("any", |vm, args, kw| any_all(vm, args, kw, true)),
         ("chr", builtin_chr),
         ("ord", builtin_ord),
-        ("hex", |vm, args, kw| int_to_base(vm, args, kw, "hex", 16, "0x")),
-        ("oct", |vm, args, kw| int_to_base(vm, args, kw, "oct", 8, "0o")),
-        ("bin", |vm, args, kw| int_to_base(vm, args, kw, "bin", 2, "0b")),
+        ("hex", |vm, args, kw| int_to_base(vm, args, kw, "hex", 16)),
+        ("oct", |vm, args, kw| int_to_base(vm, args, kw, "oct", 8)),
+        ("bin", |vm, args, kw| int_to_base(vm, args, kw, "bin", 2)),
         ("hash", |vm, args, kw| {
             let v = one_arg(vm, "hash", args, kw)?;
             Ok(Value::Int(vm.hash(&v)?))
@@ -425,9 +431,7 @@ fn min_max(vm: &mut Vm, args: &[Value], kw: &KwArgs, name: &str, op: CompareOper
 fn builtin_abs(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let v = one_arg(vm, "abs", args, kw)?;
     Ok(match &v {
-        Value::Int(n) => n.checked_abs().map_or_else(|| Value::from_bigint(BigInt::from(*n).abs()), Value::Int),
-        Value::Bool(b) => Value::Int(*b as i64),
-        Value::BigInt(b) => Value::from_bigint(b.abs()),
+        Value::Int(_) | Value::Bool(_) | Value::BigInt(_) => from_int(int_ops::abs(&to_int(&v).unwrap_or(int_ops::Int::Small(0)))),
         Value::Float(f) => Value::Float(f.abs()),
         _ => {
             let name = vm.names.abs.clone();
@@ -449,43 +453,16 @@ fn builtin_round(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let nd = if ndigits.is_none() { None } else { Some(vm.expect_index(&ndigits)?) };
     match &number {
         Value::Float(f) => match nd {
-            None => {
-                let r = f.round_ties_even();
-                if !r.is_finite() {
-                    return Err(if r.is_nan() {
-                        vm.value_error("cannot convert float NaN to integer")
-                    } else {
-                        vm.overflow_error("cannot convert float infinity to integer")
-                    });
-                }
-                Ok(float_to_int(r))
-            }
-            Some(n) => Ok(Value::Float(format::round_float(*f, n))),
+            None => int_ops::round_float_to_int(*f).map(from_int).map_err(|e| vm.op_error(e)),
+            Some(n) => int_ops::round_float(*f, n).map(Value::Float).map_err(|e| vm.op_error(e)),
         },
-        Value::Int(_) | Value::Bool(_) | Value::BigInt(_) => match nd {
-            None => Ok(match number {
-                Value::Bool(b) => Value::Int(b as i64),
-                other => other,
-            }),
-            Some(n) if n >= 0 => Ok(match number {
-                Value::Bool(b) => Value::Int(b as i64),
-                other => other,
-            }),
-            Some(n) => {
-                let x = match &number {
-                    Value::BigInt(b) => (**b).clone(),
-                    Value::Int(i) => BigInt::from(*i),
-                    Value::Bool(b) => BigInt::from(*b as i64),
-                    _ => unreachable!(),
-                };
-                let Some(exp) = (-n).to_u32() else { return Ok(Value::Int(0)) };
-                let m = num_traits::Pow::pow(BigInt::from(10), exp);
-                let (q, r) = num_integer::Integer::div_mod_floor(&x, &m);
-                let twice = &r * 2;
-                let q = if twice > m || (twice == m && num_integer::Integer::is_odd(&q)) { q + 1 } else { q };
-                Ok(Value::from_bigint(q * m))
-            }
-        },
+        Value::Int(_) | Value::Bool(_) | Value::BigInt(_) => {
+            let n = to_int(&number).unwrap_or(int_ops::Int::Small(0));
+            Ok(from_int(match nd {
+                None => n,
+                Some(digits) => int_ops::round_int(&n, &int_ops::Int::Small(digits)),
+            }))
+        }
         _ => {
             let name = vm.names.round.clone();
             match vm.special_method(&number, &name) {
@@ -507,11 +484,7 @@ fn builtin_round(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 /// An integral float as an int value.
 pub fn float_to_int(f: f64) -> Value {
-    if f.abs() < 9.2e18 {
-        Value::Int(f as i64)
-    } else {
-        Value::from_bigint(num_traits::FromPrimitive::from_f64(f).unwrap_or_default())
-    }
+    int_ops::float_to_int(f).map_or(Value::Int(0), from_int)
 }
 
 fn builtin_divmod(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
@@ -536,38 +509,10 @@ fn builtin_pow(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     if modulus.is_none() {
         return vm.binary_op(BinaryOperator::Power, &base, &exp);
     }
-    let to_big = |v: &Value| match v {
-        Value::Int(n) => Some(BigInt::from(*n)),
-        Value::Bool(b) => Some(BigInt::from(*b as i64)),
-        Value::BigInt(b) => Some((**b).clone()),
-        _ => None,
-    };
-    let (Some(b), Some(e), Some(m)) = (to_big(&base), to_big(&exp), to_big(&modulus)) else {
+    let (Some(b), Some(e), Some(m)) = (to_int(&base), to_int(&exp), to_int(&modulus)) else {
         return Err(vm.type_error("pow() 3rd argument not allowed unless all arguments are integers"));
     };
-    if m.is_zero() {
-        return Err(vm.value_error("pow() 3rd argument cannot be 0"));
-    }
-    let (b, e) = if e.is_negative() {
-        let Some(inv) = mod_inverse(&b, &m) else {
-            return Err(vm.value_error("base is not invertible for the given modulus"));
-        };
-        (inv, -e)
-    } else {
-        (b, e)
-    };
-    let r = b.modpow(&e, &m.abs());
-    let r = if m.is_negative() && !r.is_zero() { r + &m } else { r };
-    Ok(Value::from_bigint(r))
-}
-
-fn mod_inverse(a: &BigInt, m: &BigInt) -> Option<BigInt> {
-    let m = m.abs();
-    let g = num_integer::Integer::extended_gcd(&num_integer::Integer::mod_floor(a, &m), &m);
-    if g.gcd != BigInt::from(1) {
-        return None;
-    }
-    Some(num_integer::Integer::mod_floor(&g.x, &m))
+    int_ops::pow_mod(&b, &e, &m).map(from_int).map_err(|err| vm.op_error(err))
 }
 
 fn any_all(vm: &mut Vm, args: &[Value], kw: &KwArgs, any: bool) -> PyResult<Value> {
@@ -611,21 +556,18 @@ fn builtin_ord(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     }
 }
 
-fn int_to_base(vm: &mut Vm, args: &[Value], kw: &KwArgs, name: &str, radix: u32, prefix: &str) -> PyResult<Value> {
+fn int_to_base(vm: &mut Vm, args: &[Value], kw: &KwArgs, name: &str, radix: u32) -> PyResult<Value> {
     let v = one_arg(vm, name, args, kw)?;
-    let n = match &v {
-        Value::Int(n) => BigInt::from(*n),
-        Value::Bool(b) => BigInt::from(*b as i64),
-        Value::BigInt(b) => (**b).clone(),
-        other => {
-            let Some(i) = vm.index_value(other)? else {
-                return Err(vm.type_error(format!("'{}' object cannot be interpreted as an integer", vm.type_name(other))));
-            };
-            BigInt::from(i)
-        }
+    let n = match to_int(&v) {
+        Some(n) => n,
+        None => match vm.index_value(&v)? {
+            Some(i) => int_ops::Int::Small(i),
+            None => {
+                return Err(vm.type_error(format!("'{}' object cannot be interpreted as an integer", vm.type_name(&v))));
+            }
+        },
     };
-    let sign = if n.is_negative() { "-" } else { "" };
-    Ok(Value::str(format!("{sign}{prefix}{}", n.abs().to_str_radix(radix))))
+    Ok(Value::str(n.to_radix(radix, true)))
 }
 
 fn attr_name(vm: &mut Vm, v: &Value) -> PyResult<Rc<crate::vm::value::PyStr>> {
@@ -878,15 +820,4 @@ impl Vm {
 pub fn flush_all(vm: &mut Vm) {
     vm.flush_stdout();
     let _ = std::io::stderr().flush();
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn modular_inverse_matches_python() {
-        assert_eq!(mod_inverse(&BigInt::from(3), &BigInt::from(7)), Some(BigInt::from(5)));
-        assert_eq!(mod_inverse(&BigInt::from(2), &BigInt::from(4)), None);
-    }
 }

@@ -6,6 +6,7 @@ use std::rc::Rc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::{Stream, check_arity, check_kwargs, write_stream};
+use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, Object, ObjectKind};
 use crate::vm::types::make_type;
 use crate::vm::value::Value;

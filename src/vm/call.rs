@@ -5,6 +5,7 @@
 
 use std::rc::Rc;
 
+use super::dict::StrKeys;
 use super::frame::Frame;
 use super::generator::GenKind;
 use super::object::{Function, KwArgs, Layout, Object, ObjectKind, PyType};

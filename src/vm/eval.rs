@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use crate::compile::bytecode::{BinaryOperator, CompareOperator, Instr, Intrinsic1};
 
+use super::dict::StrKeys;
 use super::call::FrameResult;
 use super::frame::Frame;
 use super::object::{CodeObj, Function, ObjectKind, TracebackEntry};

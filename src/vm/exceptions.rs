@@ -6,6 +6,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use super::dict::StrKeys;
 use super::object::{ExcData, KwArgs, Object, ObjectKind, PyType};
 use super::value::Value;
 use super::{Exc, PyResult, Vm};

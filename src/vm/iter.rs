@@ -7,6 +7,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::call::FrameResult;
+use super::dict::StrKeys;
 use super::object::{DictViewKind, IterState, KwArgs, Object, ObjectKind, PyType};
 use super::types::lookup;
 use super::value::Value;
@@ -188,13 +189,13 @@ impl Vm {
                     return Err(self.runtime_error("dictionary changed size during iteration"));
                 }
                 match table.next_from(*pos) {
-                    Some((i, e)) => {
+                    Some((next, e)) => {
                         let v = match kind {
                             DictViewKind::Keys => e.key.clone(),
                             DictViewKind::Values => e.value.clone(),
                             DictViewKind::Items => Value::tuple(vec![e.key.clone(), e.value.clone()]),
                         };
-                        *pos = i + 1;
+                        *pos = next;
                         Ok(Some(v))
                     }
                     None => Ok(None),
@@ -208,9 +209,9 @@ impl Vm {
                     return Err(self.runtime_error("Set changed size during iteration"));
                 }
                 match table.next_from(*pos) {
-                    Some((i, e)) => {
-                        let v = e.key.clone();
-                        *pos = i + 1;
+                    Some((next, key)) => {
+                        let v = key.clone();
+                        *pos = next;
                         Ok(Some(v))
                     }
                     None => Ok(None),
@@ -322,7 +323,7 @@ impl Vm {
             Value::List(l) => return Ok(l.items.borrow().clone()),
             Value::Tuple(t) => return Ok(t.items.to_vec()),
             Value::Dict(d) => return Ok(d.table.borrow().keys()),
-            Value::Set(s) => return Ok(s.table.borrow().keys()),
+            Value::Set(s) => return Ok(super::dict::set_keys(&s.table.borrow())),
             _ => {}
         }
         let it = self.get_iter(v)?;

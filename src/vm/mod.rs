@@ -24,6 +24,7 @@ use std::io::Write;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+use dict::StrKeys;
 use object::Object;
 use value::{PyDict, PyStr, Value};
 

@@ -6,40 +6,47 @@
 use std::rc::Rc;
 
 use num_bigint::BigInt;
-use num_integer::Integer;
-use num_traits::{Signed, ToPrimitive, Zero};
+use num_traits::Signed;
 
 use crate::compile::bytecode::{BinaryOperator, CompareOperator};
 
-use super::dict::{KeyEq, Probe};
+use std::cell::{RefCell, RefMut};
+use std::convert::Infallible;
+
+use crate::builtins::int_ops::{self, Int, IntOrFloat};
+use crate::builtins::op_error::{ErrorKind, OpError};
+use crate::builtins::set_table::{HASH_NONE, hash_float, hash_int, hash_tuple};
+
+use super::dict::{StrKeys, set_keys};
 use super::object::{ObjectKind, PyType};
 use super::types::lookup;
-use super::value::{PyDict, PyStr, Value};
+use super::value::{PyDict, PySet, PyStr, Value};
 use super::{PyResult, Vm};
 
-/// CPython's modulus for numeric hashes (`_PyHASH_MODULUS`).
-const HASH_MODULUS: u64 = (1 << 61) - 1;
-
-fn big(v: &Value) -> Option<BigInt> {
+/// An int operand in the runtime library's representation.
+pub fn to_int(v: &Value) -> Option<Int> {
     match v {
-        Value::Int(n) => Some(BigInt::from(*n)),
-        Value::Bool(b) => Some(BigInt::from(*b as i64)),
-        Value::BigInt(b) => Some((**b).clone()),
+        Value::Int(n) => Some(Int::Small(*n)),
+        Value::Bool(b) => Some(Int::Small(*b as i64)),
+        Value::BigInt(b) => Some(Int::Big((**b).clone())),
         _ => None,
     }
 }
 
+pub fn from_int(n: Int) -> Value {
+    match n {
+        Int::Small(n) => Value::Int(n),
+        Int::Big(b) => Value::BigInt(Rc::new(b)),
+    }
+}
+
 /// An int or float operand as f64 (OverflowError for huge ints).
-fn as_float(vm: &Vm, v: &Value) -> Option<PyResult<f64>> {
+fn as_float(v: &Value) -> Option<Result<f64, OpError>> {
     match v {
         Value::Float(f) => Some(Ok(*f)),
         Value::Int(n) => Some(Ok(*n as f64)),
         Value::Bool(b) => Some(Ok(*b as i64 as f64)),
-        Value::BigInt(b) => Some(
-            b.to_f64()
-                .filter(|f| f.is_finite())
-                .ok_or_else(|| vm.overflow_error("int too large to convert to float")),
-        ),
+        Value::BigInt(b) => Some(Int::Big((**b).clone()).to_f64()),
         _ => None,
     }
 }
@@ -48,206 +55,43 @@ fn is_int(v: &Value) -> bool {
     matches!(v, Value::Int(_) | Value::Bool(_) | Value::BigInt(_))
 }
 
-/// Python's float `%`: the result takes the sign of the divisor.
-pub fn float_mod(a: f64, b: f64) -> f64 {
-    let m = a % b;
-    if m != 0.0 {
-        if (b < 0.0) != (m < 0.0) { m + b } else { m }
-    } else {
-        0.0f64.copysign(b)
-    }
-}
-
-/// Python's float `//` (`float_floor_div` in `Objects/floatobject.c`).
-pub fn float_floordiv(a: f64, b: f64) -> f64 {
-    let m = a % b;
-    let mut div = (a - m) / b;
-    if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
-        div -= 1.0;
-    }
-    if div != 0.0 {
-        let floor = div.floor();
-        if div - floor > 0.5 { floor + 1.0 } else { floor }
-    } else {
-        0.0f64.copysign(a / b)
-    }
-}
-
-fn int_binop(vm: &Vm, op: BinaryOperator, a: &Value, b: &Value) -> PyResult<Value> {
+/// `a op b` for two ints (`Objects/longobject.c`, through `builtins::int_ops`).
+fn int_binop(op: BinaryOperator, a: &Value, b: &Value) -> Result<Value, OpError> {
     use BinaryOperator::*;
-    if let (Some(x), Some(y)) = (small(a), small(b)) {
-        let r = match op {
-            Add => x.checked_add(y),
-            Subtract => x.checked_sub(y),
-            Multiply => x.checked_mul(y),
-            FloorDivide | Remainder => {
-                if y == 0 {
-                    let msg = if op == FloorDivide {
-                        "integer division or modulo by zero"
-                    } else {
-                        "integer modulo by zero"
-                    };
-                    return Err(vm.zero_division(msg));
-                }
-                if x == i64::MIN && y == -1 {
-                    None
-                } else if op == FloorDivide {
-                    Some(Integer::div_floor(&x, &y))
-                } else {
-                    Some(Integer::mod_floor(&x, &y))
-                }
-            }
-            And => Some(x & y),
-            Or => Some(x | y),
-            Xor => Some(x ^ y),
-            Lshift => {
-                if y < 0 {
-                    return Err(vm.value_error("negative shift count"));
-                }
-                if y < 63 && (x << y) >> y == x { Some(x << y) } else { None }
-            }
-            Rshift => {
-                if y < 0 {
-                    return Err(vm.value_error("negative shift count"));
-                }
-                Some(x >> y.min(63))
-            }
-            TrueDivide => {
-                if y == 0 {
-                    return Err(vm.zero_division("division by zero"));
-                }
-                return Ok(Value::Float(if x.unsigned_abs() < (1 << 53) && y.unsigned_abs() < (1 << 53) {
-                    x as f64 / y as f64
-                } else {
-                    big_true_div(&BigInt::from(x), &BigInt::from(y))
-                }));
-            }
-            Power => {
-                if y < 0 {
-                    if x == 0 {
-                        return Err(vm.zero_division("0.0 cannot be raised to a negative power"));
-                    }
-                    return Ok(Value::Float((x as f64).powf(y as f64)));
-                }
-                u32::try_from(y).ok().and_then(|e| x.checked_pow(e))
-            }
-            _ => unreachable!("matrix multiply is not an int operation"),
-        };
-        if let Some(r) = r {
-            return Ok(Value::Int(r));
-        }
-    }
-    let (Some(x), Some(y)) = (big(a), big(b)) else { unreachable!("int operands") };
-    let r = match op {
-        Add => x + y,
-        Subtract => x - y,
-        Multiply => x * y,
-        FloorDivide | Remainder => {
-            if y.is_zero() {
-                let msg = if op == FloorDivide { "integer division or modulo by zero" } else { "integer modulo by zero" };
-                return Err(vm.zero_division(msg));
-            }
-            if op == FloorDivide { x.div_floor(&y) } else { x.mod_floor(&y) }
-        }
-        And => x & y,
-        Or => x | y,
-        Xor => x ^ y,
-        Lshift | Rshift => {
-            if y.is_negative() {
-                return Err(vm.value_error("negative shift count"));
-            }
-            let Some(shift) = y.to_usize().filter(|s| *s < (1 << 32)) else {
-                if op == Rshift {
-                    return Ok(Value::Int(if x.is_negative() { -1 } else { 0 }));
-                }
-                return Err(vm.overflow_error("too many digits in integer"));
-            };
-            if op == Lshift { x << shift } else { x >> shift }
-        }
-        TrueDivide => {
-            if y.is_zero() {
-                return Err(vm.zero_division("division by zero"));
-            }
-            return Ok(Value::Float(big_true_div(&x, &y)));
-        }
-        Power => {
-            if y.is_negative() {
-                let (fx, fy) = (x.to_f64().unwrap_or(f64::INFINITY), y.to_f64().unwrap_or(f64::NEG_INFINITY));
-                if x.is_zero() {
-                    return Err(vm.zero_division("0.0 cannot be raised to a negative power"));
-                }
-                return Ok(Value::Float(fx.powf(fy)));
-            }
-            let Some(e) = y.to_u32() else {
-                return Err(vm.overflow_error("exponent too large"));
-            };
-            num_traits::Pow::pow(x, e)
-        }
-        _ => unreachable!("matrix multiply is not an int operation"),
+    let (Some(x), Some(y)) = (to_int(a), to_int(b)) else {
+        return Err(OpError::type_error("int operation on a non-int"));
     };
-    Ok(Value::from_bigint(r))
+    Ok(match op {
+        Add => from_int(int_ops::add(&x, &y)),
+        Subtract => from_int(int_ops::sub(&x, &y)),
+        Multiply => from_int(int_ops::mul(&x, &y)),
+        FloorDivide => from_int(int_ops::floor_div(&x, &y)?),
+        Remainder => from_int(int_ops::modulo(&x, &y)?),
+        TrueDivide => Value::Float(int_ops::true_div(&x, &y)?),
+        Power => match int_ops::pow(&x, &y)? {
+            IntOrFloat::Int(n) => from_int(n),
+            IntOrFloat::Float(f) => Value::Float(f),
+        },
+        Lshift => from_int(int_ops::lshift(&x, &y)?),
+        Rshift => from_int(int_ops::rshift(&x, &y)?),
+        And => from_int(int_ops::bit_and(&x, &y)),
+        Or => from_int(int_ops::bit_or(&x, &y)),
+        Xor => from_int(int_ops::bit_xor(&x, &y)),
+        _ => return Ok(Value::NotImplemented),
+    })
 }
 
-fn big_true_div(x: &BigInt, y: &BigInt) -> f64 {
-    match (x.to_f64(), y.to_f64()) {
-        (Some(a), Some(b)) if a.is_finite() && b.is_finite() => a / b,
-        _ => {
-            // Scale both down so that the quotient is representable.
-            let shift = x.bits().max(y.bits()).saturating_sub(1000) as usize;
-            let a = (x >> shift).to_f64().unwrap_or(f64::INFINITY);
-            let b = (y >> shift).to_f64().unwrap_or(f64::INFINITY);
-            a / b
-        }
-    }
-}
-
-#[inline]
-fn small(v: &Value) -> Option<i64> {
-    match v {
-        Value::Int(n) => Some(*n),
-        Value::Bool(b) => Some(*b as i64),
-        _ => None,
-    }
-}
-
-fn float_binop(vm: &Vm, op: BinaryOperator, x: f64, y: f64) -> PyResult<Value> {
+/// `x op y` for floats (`Objects/floatobject.c`, through `builtins::int_ops`).
+fn float_binop(op: BinaryOperator, x: f64, y: f64) -> Result<Value, OpError> {
     use BinaryOperator::*;
     Ok(Value::Float(match op {
         Add => x + y,
         Subtract => x - y,
         Multiply => x * y,
-        TrueDivide => {
-            if y == 0.0 {
-                return Err(vm.zero_division("float division by zero"));
-            }
-            x / y
-        }
-        FloorDivide => {
-            if y == 0.0 {
-                return Err(vm.zero_division("float floor division by zero"));
-            }
-            float_floordiv(x, y)
-        }
-        Remainder => {
-            if y == 0.0 {
-                return Err(vm.zero_division("float modulo by zero"));
-            }
-            float_mod(x, y)
-        }
-        Power => {
-            if x == 0.0 && y < 0.0 {
-                return Err(vm.zero_division("0.0 cannot be raised to a negative power"));
-            }
-            if x < 0.0 && y.fract() != 0.0 && y.is_finite() {
-                // A complex result: apy has no complex numbers.
-                return Err(vm.value_error("math domain error"));
-            }
-            let r = x.powf(y);
-            if r.is_infinite() && x.is_finite() && y.is_finite() {
-                return Err(vm.new_exc(&vm.types.overflow_error, "(34, 'Numerical result out of range')"));
-            }
-            r
-        }
+        TrueDivide => int_ops::float_true_div(x, y)?,
+        FloorDivide => int_ops::float_floor_div(x, y)?,
+        Remainder => int_ops::float_mod(x, y)?,
+        Power => int_ops::float_pow(x, y)?,
         _ => return Ok(Value::NotImplemented),
     }))
 }
@@ -292,6 +136,20 @@ fn inplace_name(op: BinaryOperator) -> &'static str {
 }
 
 impl Vm {
+    /// The exception for an error reported by the runtime library.
+    pub fn op_error(&self, e: OpError) -> super::Exc {
+        let t = &self.types;
+        let ty = match e.kind {
+            ErrorKind::ValueError => &t.value_error,
+            ErrorKind::TypeError => &t.type_error,
+            ErrorKind::OverflowError => &t.overflow_error,
+            ErrorKind::ZeroDivisionError => &t.zero_division_error,
+            ErrorKind::IndexError => &t.index_error,
+            ErrorKind::KeyError => &t.key_error,
+        };
+        self.new_exc(ty, e.message)
+    }
+
     /// `a op b` for every `BinaryOp`.
     pub fn binary_op(&mut self, op: BinaryOperator, a: &Value, b: &Value) -> PyResult<Value> {
         // Fast paths: unboxed numbers.
@@ -306,9 +164,11 @@ impl Vm {
                 if let Some(r) = r {
                     return Ok(Value::Int(r));
                 }
-                return int_binop(self, op.base(), a, b);
+                return int_binop(op.base(), a, b).map_err(|e| self.op_error(e));
             }
-            (Value::Float(x), Value::Float(y)) => return float_binop(self, op.base(), *x, *y),
+            (Value::Float(x), Value::Float(y)) => {
+                return float_binop(op.base(), *x, *y).map_err(|e| self.op_error(e));
+            }
             _ => {}
         }
         if op.is_inplace() {
@@ -406,7 +266,7 @@ impl Vm {
                 Ok(Some(a.clone()))
             }
             (BinaryOperator::InplaceMultiply, Value::List(l)) => {
-                let Some(n) = small(b) else { return Ok(None) };
+                let Some(Int::Small(n)) = to_int(b) else { return Ok(None) };
                 let items = l.items.borrow().clone();
                 let mut out = Vec::new();
                 for _ in 0..n.max(0) {
@@ -435,11 +295,12 @@ impl Vm {
     fn builtin_binop(&mut self, op: BinaryOperator, a: &Value, b: &Value) -> PyResult<Option<Value>> {
         use BinaryOperator::*;
         if is_int(a) && is_int(b) {
-            return int_binop(self, op, a, b).map(Some);
+            let r = int_binop(op, a, b).map_err(|e| self.op_error(e))?;
+            return Ok(if matches!(r, Value::NotImplemented) { None } else { Some(r) });
         }
         if matches!(a, Value::Float(_)) || matches!(b, Value::Float(_)) {
-            if let (Some(x), Some(y)) = (as_float(self, a), as_float(self, b)) {
-                let r = float_binop(self, op, x?, y?)?;
+            if let (Some(x), Some(y)) = (as_float(a), as_float(b)) {
+                let r = x.and_then(|x| y.and_then(|y| float_binop(op, x, y))).map_err(|e| self.op_error(e))?;
                 return Ok(if matches!(r, Value::NotImplemented) { None } else { Some(r) });
             }
             return Ok(None);
@@ -478,7 +339,10 @@ impl Vm {
         let count = match n {
             Value::BigInt(b) if b.is_negative() => 0,
             Value::BigInt(_) => return Err(self.overflow_error("cannot fit 'int' into an index-sized integer")),
-            other => small(other).unwrap_or(0).max(0) as usize,
+            other => match to_int(other) {
+                Some(Int::Small(n)) => n.max(0) as usize,
+                _ => 0,
+            },
         };
         Ok(match seq {
             Value::Str(s) => Value::str(s.as_str().repeat(count)),
@@ -501,9 +365,9 @@ impl Vm {
         })
     }
 
-    fn set_op(&mut self, op: BinaryOperator, x: &super::value::PySet, y: &super::value::PySet) -> PyResult<Value> {
-        let xs: Vec<Value> = x.table.borrow().keys();
-        let ys: Vec<Value> = y.table.borrow().keys();
+    fn set_op(&mut self, op: BinaryOperator, x: &PySet, y: &PySet) -> PyResult<Value> {
+        let xs: Vec<Value> = set_keys(&x.table.borrow());
+        let ys: Vec<Value> = set_keys(&y.table.borrow());
         let ys_set = Value::set(y.table.borrow().clone(), true);
         let xs_set = Value::set(x.table.borrow().clone(), true);
         let mut out = Vec::new();
@@ -552,26 +416,14 @@ impl Vm {
         Ok(set)
     }
 
-    pub fn set_add(&mut self, set: &super::value::PySet, key: Value) -> PyResult<()> {
-        let hash = self.hash(&key)?;
-        if self.table_find(&set.table, &key, hash)?.is_none() {
-            set.table.borrow_mut().insert_new(hash, key, Value::None);
-        }
-        Ok(())
-    }
-
     /// `-a`, `+a`, `~a`.
     pub fn unary_op(&mut self, op: &str, a: &Value) -> PyResult<Value> {
         let r = match (op, a) {
-            ("-", Value::Int(n)) => Some(n.checked_neg().map_or_else(|| Value::from_bigint(-BigInt::from(*n)), Value::Int)),
-            ("-", Value::Bool(b)) => Some(Value::Int(-(*b as i64))),
-            ("-", Value::BigInt(n)) => Some(Value::from_bigint(-(**n).clone())),
+            ("-", Value::Int(_) | Value::Bool(_) | Value::BigInt(_)) => to_int(a).map(|n| from_int(int_ops::neg(&n))),
             ("-", Value::Float(f)) => Some(Value::Float(-f)),
             ("+", Value::Int(_) | Value::BigInt(_) | Value::Float(_)) => Some(a.clone()),
             ("+", Value::Bool(b)) => Some(Value::Int(*b as i64)),
-            ("~", Value::Int(n)) => Some(Value::Int(!n)),
-            ("~", Value::Bool(b)) => Some(Value::Int(!(*b as i64))),
-            ("~", Value::BigInt(n)) => Some(Value::from_bigint(-(**n).clone() - 1)),
+            ("~", Value::Int(_) | Value::Bool(_) | Value::BigInt(_)) => to_int(a).map(|n| from_int(int_ops::invert(&n))),
             _ => None,
         };
         if let Some(r) = r {
@@ -739,10 +591,7 @@ impl Vm {
     fn builtin_compare(&mut self, op: CompareOperator, a: &Value, b: &Value) -> PyResult<Option<bool>> {
         use std::cmp::Ordering;
         if is_int(a) && is_int(b) {
-            let ord = match (small(a), small(b)) {
-                (Some(x), Some(y)) => x.cmp(&y),
-                _ => big(a).cmp(&big(b)),
-            };
+            let ord = to_int(a).cmp(&to_int(b));
             return Ok(Some(cmp_result(op, ord)));
         }
         if matches!(a, Value::Float(_)) && is_int(b) || is_int(a) && matches!(b, Value::Float(_)) {
@@ -774,8 +623,8 @@ impl Vm {
                 eq == (op == CompareOperator::Eq)
             }
             (Value::Set(x), Value::Set(y)) => {
-                let xs = x.table.borrow().keys();
-                let ys = y.table.borrow().keys();
+                let xs = set_keys(&x.table.borrow());
+                let ys = set_keys(&y.table.borrow());
                 let mut x_in_y = true;
                 for k in &xs {
                     if !self.contains(b, k)? {
@@ -871,53 +720,37 @@ impl Vm {
     pub fn hash(&mut self, v: &Value) -> PyResult<i64> {
         Ok(match v {
             Value::Str(s) => s.hash(),
-            Value::Int(n) => hash_i64(*n),
+            Value::Int(n) => hash_int(&Int::Small(*n)),
             Value::Bool(b) => *b as i64,
-            Value::None => 0xFCA86420,
-            Value::Float(f) => hash_float(*f),
-            Value::BigInt(b) => hash_bigint(b),
+            Value::None => HASH_NONE,
+            Value::Float(f) => hash_float(*f).unwrap_or_else(|| (v.address() >> 4) as i64),
+            Value::BigInt(b) => hash_int(&Int::Big((**b).clone())),
             Value::Tuple(t) => {
-                // xxHash-based tuple hash (`Objects/tupleobject.c`).
-                const P1: u64 = 11400714785074694791;
-                const P2: u64 = 14029467366897019727;
-                const P5: u64 = 2870177450012600261;
-                let mut acc: u64 = P5;
+                let mut hashes = Vec::with_capacity(t.items.len());
                 for item in t.items.iter() {
-                    let h = self.nested(|vm| vm.hash(item))? as u64;
-                    acc = acc.wrapping_add(h.wrapping_mul(P2));
-                    acc = acc.rotate_left(31);
-                    acc = acc.wrapping_mul(P1);
+                    hashes.push(self.nested(|vm| vm.hash(item))?);
                 }
-                acc = acc.wrapping_add((t.items.len() as u64) ^ (P5 ^ 3527539));
-                if acc == u64::MAX { 1546275796 } else { acc as i64 }
+                hash_tuple(hashes.into_iter())
             }
-            Value::Set(s) if s.frozen => {
-                let mut h: u64 = 0;
-                for e in s.table.borrow().iter() {
-                    h ^= (e.hash as u64 ^ 89869747).wrapping_mul(3644798167);
-                }
-                h as i64
-            }
+            Value::Set(s) if s.frozen => s.table.borrow().frozenset_hash(),
             Value::List(_) | Value::Dict(_) | Value::Set(_) => {
                 return Err(self.type_error(format!("unhashable type: '{}'", self.type_name(v))));
             }
-            Value::Object(o) if !o.class.builtin => {
-                match lookup(&o.class, &self.names.hash.clone()) {
-                    Some(Value::None) => {
-                        return Err(self.type_error(format!("unhashable type: '{}'", o.class.name)));
-                    }
-                    Some(f @ Value::Function(_)) => {
-                        let r = self.call(&f, std::slice::from_ref(v), &[])?;
-                        match r {
-                            Value::Int(n) => hash_i64(n),
-                            Value::Bool(b) => b as i64,
-                            Value::BigInt(b) => hash_bigint(&b),
-                            _ => return Err(self.type_error("__hash__ method should return an integer")),
-                        }
-                    }
-                    _ => (v.address() >> 4) as i64,
+            Value::Object(o) if !o.class.builtin => match lookup(&o.class, &self.names.hash.clone()) {
+                Some(Value::None) => {
+                    return Err(self.type_error(format!("unhashable type: '{}'", o.class.name)));
                 }
-            }
+                Some(f @ Value::Function(_)) => {
+                    let r = self.call(&f, std::slice::from_ref(v), &[])?;
+                    match r {
+                        Value::Int(n) => hash_int(&Int::Small(n)),
+                        Value::Bool(b) => b as i64,
+                        Value::BigInt(b) => hash_int(&Int::Big((*b).clone())),
+                        _ => return Err(self.type_error("__hash__ method should return an integer")),
+                    }
+                }
+                _ => (v.address() >> 4) as i64,
+            },
             Value::Object(o) => match &o.kind {
                 ObjectKind::DictView { .. } => {
                     return Err(self.type_error(format!("unhashable type: '{}'", o.class.name)));
@@ -928,33 +761,14 @@ impl Vm {
         })
     }
 
-    /// Finds `key` in a dict or set table: the entry index.
-    pub fn table_find(&mut self, table: &std::cell::RefCell<super::dict::DictTable>, key: &Value, hash: i64) -> PyResult<Option<usize>> {
-        let probe = table.borrow().probe(hash, |k| match simple_eq(k, key) {
-            Some(true) => KeyEq::Equal,
-            Some(false) => KeyEq::Different,
-            None => {
-                if k.is(key) {
-                    KeyEq::Equal
-                } else {
-                    KeyEq::Unknown
-                }
-            }
-        });
-        match probe {
-            Probe::Found(i) => Ok(Some(i)),
-            Probe::Missing => Ok(None),
-            Probe::NeedsEq(candidates) => {
-                for i in candidates {
-                    let stored = table.borrow().entry(i).map(|e| e.key.clone());
-                    if let Some(stored) = stored
-                        && (stored.is(key) || self.eq(&stored, key)?)
-                    {
-                        return Ok(Some(i));
-                    }
-                }
-                Ok(None)
-            }
+    /// Key equality for hash tables: identity, then `==` (`PyObject_RichCompare`).
+    pub fn keys_equal(&mut self, stored: &Value, key: &Value) -> PyResult<bool> {
+        if stored.is(key) {
+            return Ok(true);
+        }
+        match simple_eq(stored, key) {
+            Some(r) => Ok(r),
+            None => self.eq(stored, key),
         }
     }
 
@@ -963,29 +777,81 @@ impl Vm {
             return Ok(d.table.borrow().get_str(s).cloned());
         }
         let hash = self.hash(key)?;
-        let found = self.table_find(&d.table, key, hash)?;
-        Ok(found.and_then(|i| d.table.borrow().entry(i).map(|e| e.value.clone())))
+        let table = d.table.borrow();
+        Ok(table.get(key, hash, |a, b| self.keys_equal(a, b))?.cloned())
     }
 
     pub fn dict_set(&mut self, d: &PyDict, key: Value, value: Value) -> PyResult<()> {
         if let Value::Str(s) = &key {
-            d.table.borrow_mut().set_str(s.clone(), value);
+            let mut table = self.table_mut(&d.table)?;
+            table.set_str(s.clone(), value);
             return Ok(());
         }
         let hash = self.hash(&key)?;
-        match self.table_find(&d.table, &key, hash)? {
-            Some(i) => d.table.borrow_mut().set_value_at(i, value),
-            None => d.table.borrow_mut().insert_new(hash, key, value),
-        }
+        let position = d.table.borrow().position(&key, hash, |a, b| self.keys_equal(a, b))?;
+        let mut table = self.table_mut(&d.table)?;
+        let old = match position.and_then(|at| table.value_mut(at)) {
+            Some(slot) => Some(std::mem::replace(slot, value)),
+            // Known absent: identity comparison is enough to place it.
+            None => table.insert(key, hash, value, |a, b| Ok::<_, Infallible>(a.is(b))).unwrap_or(None),
+        };
+        drop(table);
+        drop(old);
         Ok(())
     }
 
     pub fn dict_del(&mut self, d: &PyDict, key: &Value) -> PyResult<Option<Value>> {
         let hash = self.hash(key)?;
-        match self.table_find(&d.table, key, hash)? {
-            Some(i) => Ok(d.table.borrow_mut().remove_at(i).map(|e| e.value)),
-            None => Ok(None),
+        let position = d.table.borrow().position(key, hash, |a, b| self.keys_equal(a, b))?;
+        if position.is_none() {
+            return Ok(None);
         }
+        let mut table = self.table_mut(&d.table)?;
+        let removed = table.remove(key, hash, |a, b| Ok::<_, Infallible>(a.is(b) || simple_eq(a, b) == Some(true)));
+        drop(table);
+        match removed {
+            Ok(Some((_, v))) => Ok(Some(v)),
+            _ => {
+                // A key equal only through __eq__: remove the entry found above by its key.
+                let stored = position.and_then(|at| d.table.borrow().entry(at).map(|e| e.key.clone()));
+                let Some(stored) = stored else { return Ok(None) };
+                let mut table = self.table_mut(&d.table)?;
+                let removed = table.remove(&stored, hash, |a, b| Ok::<_, Infallible>(a.is(b))).unwrap_or(None);
+                Ok(removed.map(|(_, v)| v))
+            }
+        }
+    }
+
+    pub fn set_contains(&mut self, set: &PySet, key: &Value) -> PyResult<bool> {
+        let hash = self.hash(key)?;
+        let table = set.table.borrow();
+        table.contains(key, hash, |a, b| self.keys_equal(a, b))
+    }
+
+    pub fn set_add(&mut self, set: &PySet, key: Value) -> PyResult<()> {
+        let hash = self.hash(&key)?;
+        if set.table.borrow().contains(&key, hash, |a, b| self.keys_equal(a, b))? {
+            return Ok(());
+        }
+        let mut table = self.table_mut(&set.table)?;
+        let _ = table.insert(key, hash, |a, b| Ok::<_, Infallible>(a.is(b)));
+        Ok(())
+    }
+
+    /// Removes `key` from a set: whether it was there.
+    pub fn set_discard(&mut self, set: &PySet, key: &Value) -> PyResult<bool> {
+        let hash = self.hash(key)?;
+        let stored = set.table.borrow().get(key, hash, |a, b| self.keys_equal(a, b))?.cloned();
+        let Some(stored) = stored else { return Ok(false) };
+        let mut table = self.table_mut(&set.table)?;
+        let removed = table.remove(&stored, hash, |a, b| Ok::<_, Infallible>(a.is(b))).unwrap_or(None);
+        Ok(removed.is_some())
+    }
+
+    /// Borrows a table for mutation; a table already in use (mutated from inside a key's
+    /// `__eq__` or `__hash__`) is a RuntimeError, not a crash.
+    pub fn table_mut<'a, T>(&self, cell: &'a RefCell<T>) -> PyResult<RefMut<'a, T>> {
+        cell.try_borrow_mut().map_err(|_| self.runtime_error("dictionary or set changed during a lookup"))
     }
 
     /// `dict.update(other)`: a mapping or an iterable of pairs.
@@ -1057,10 +923,7 @@ impl Vm {
                 ))),
             },
             Value::Dict(d) => Ok(self.dict_get(d, item)?.is_some()),
-            Value::Set(s) => {
-                let hash = self.hash(item)?;
-                Ok(self.table_find(&s.table, item, hash)?.is_some())
-            }
+            Value::Set(s) => self.set_contains(s, item),
             Value::Object(o) => {
                 match &o.kind {
                     ObjectKind::Range(r) => {
@@ -1516,89 +1379,12 @@ fn float_int_cmp(x: f64, n: &Value) -> Option<std::cmp::Ordering> {
     if x.is_infinite() {
         return Some(if x > 0.0 { std::cmp::Ordering::Greater } else { std::cmp::Ordering::Less });
     }
-    let n = big(n)?;
+    let n = to_int(n)?.to_bigint();
     let floor = x.floor();
     let fb = BigInt::from(floor as i128);
     let fb = if floor.abs() < 1e38 { fb } else { num_traits::FromPrimitive::from_f64(floor)? };
     match fb.cmp(&n) {
         std::cmp::Ordering::Equal if x > floor => Some(std::cmp::Ordering::Greater),
         other => Some(other),
-    }
-}
-
-fn hash_i64(n: i64) -> i64 {
-    let m = (n.unsigned_abs() % HASH_MODULUS) as i64;
-    let h = if n < 0 { -m } else { m };
-    if h == -1 { -2 } else { h }
-}
-
-fn hash_bigint(b: &BigInt) -> i64 {
-    let m = (b.abs() % BigInt::from(HASH_MODULUS)).to_i64().unwrap_or(0);
-    let h = if b.is_negative() { -m } else { m };
-    if h == -1 { -2 } else { h }
-}
-
-/// `_Py_HashDouble` (NaN hashes by identity in CPython; apy uses 0).
-fn hash_float(f: f64) -> i64 {
-    if f.is_nan() {
-        return 0;
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { 314159 } else { -314159 };
-    }
-    if f.fract() == 0.0 && f.abs() < 9.2e18 {
-        return hash_i64(f as i64);
-    }
-    let (mut m, mut e) = frexp(f.abs());
-    let sign: i64 = if f < 0.0 { -1 } else { 1 };
-    let mut x: u64 = 0;
-    while m != 0.0 {
-        x = ((x << 28) & HASH_MODULUS) | (x >> (61 - 28));
-        m *= 268435456.0;
-        e -= 28;
-        let y = m as u64;
-        m -= y as f64;
-        x += y;
-        if x >= HASH_MODULUS {
-            x -= HASH_MODULUS;
-        }
-    }
-    let e = if e >= 0 { e % 61 } else { 61 - 1 - ((-1 - e) % 61) };
-    x = ((x << e) & HASH_MODULUS) | (x >> (61 - e));
-    let h = x as i64 * sign;
-    if h == -1 { -2 } else { h }
-}
-
-fn frexp(x: f64) -> (f64, i32) {
-    if x == 0.0 {
-        return (0.0, 0);
-    }
-    let bits = x.to_bits();
-    let exp = ((bits >> 52) & 0x7ff) as i32;
-    if exp == 0 {
-        let (m, e) = frexp(x * (1u64 << 54) as f64);
-        return (m, e - 54);
-    }
-    let m = f64::from_bits((bits & !(0x7ff << 52)) | (1022 << 52));
-    (m, exp - 1022)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn float_floor_division_and_modulo_follow_the_divisor_sign() {
-        assert_eq!(float_mod(-7.0, 2.0), 1.0);
-        assert_eq!(float_mod(7.0, -2.0), -1.0);
-        assert_eq!(float_floordiv(-7.0, 2.0), -4.0);
-        assert_eq!(float_floordiv(7.5, 2.0), 3.0);
-    }
-
-    #[test]
-    fn numeric_hashes_agree_across_int_and_float() {
-        assert_eq!(hash_float(3.0), hash_i64(3));
-        assert_eq!(hash_i64(-1), -2);
-        assert_eq!(hash_float(0.5), 1 << 60);
     }
 }

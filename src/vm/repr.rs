@@ -5,93 +5,14 @@
 
 use std::rc::Rc;
 
+use crate::builtins::float_repr::float_repr;
+use crate::builtins::str_ops::{escape_non_ascii, str_repr};
+
 use super::generator::GenKind;
 use super::object::{DictViewKind, KwArgs, ObjectKind};
 use super::types::lookup;
 use super::value::{PyStr, Value};
 use super::{PyResult, Vm};
-
-/// Python's `repr(float)`: the shortest round-tripping digits, positional for exponents in
-/// `-4..16`, scientific otherwise (`float_repr` in `Objects/floatobject.c`).
-pub fn float_repr(f: f64) -> String {
-    if f.is_nan() {
-        return "nan".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    if f == 0.0 {
-        return if f.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
-    }
-    let sci = format!("{:e}", f.abs());
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    let sign = if f < 0.0 { "-" } else { "" };
-    if (-4..16).contains(&exp) {
-        let point = exp + 1;
-        let body = if point <= 0 {
-            format!("0.{}{}", "0".repeat((-point) as usize), digits)
-        } else if point as usize >= digits.len() {
-            format!("{}{}.0", digits, "0".repeat(point as usize - digits.len()))
-        } else {
-            format!("{}.{}", &digits[..point as usize], &digits[point as usize..])
-        };
-        format!("{sign}{body}")
-    } else {
-        let mant = if digits.len() > 1 { format!("{}.{}", &digits[..1], &digits[1..]) } else { digits };
-        let esign = if exp < 0 { "-" } else { "+" };
-        format!("{sign}{mant}e{esign}{:02}", exp.abs())
-    }
-}
-
-/// `repr(str)`: single quotes unless the text contains `'` and no `"`.
-pub fn str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c if is_unprintable(c) => {
-                let n = c as u32;
-                if n <= 0xff {
-                    out.push_str(&format!("\\x{n:02x}"));
-                } else if n <= 0xffff {
-                    out.push_str(&format!("\\u{n:04x}"));
-                } else {
-                    out.push_str(&format!("\\U{n:08x}"));
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
-}
-
-/// Characters `str.isprintable()` rejects, approximately: controls, separators other than
-/// space, surrogates, private use and unassigned code points.
-fn is_unprintable(c: char) -> bool {
-    let n = c as u32;
-    (0x80..0xa0).contains(&n)
-        || n == 0xad
-        || (0x2028..=0x2029).contains(&n)
-        || (0x200b..=0x200f).contains(&n)
-        || (0x2060..=0x206f).contains(&n)
-        || n == 0xfeff
-        || (0xe000..=0xf8ff).contains(&n)
-        || (0xfff9..=0xfffb).contains(&n)
-        || n >= 0xf0000
-}
 
 impl Vm {
     /// `repr(v)`.
@@ -142,7 +63,7 @@ impl Vm {
                 }
             }
             Value::Set(s) => {
-                let keys = s.table.borrow().keys();
+                let keys = super::dict::set_keys(&s.table.borrow());
                 let name = if s.frozen { "frozenset" } else { "set" };
                 if keys.is_empty() {
                     return Ok(format!("{name}()"));
@@ -329,20 +250,7 @@ impl Vm {
     /// `ascii(v)`: the repr with non-ASCII characters escaped.
     pub fn ascii(&mut self, v: &Value) -> PyResult<String> {
         let r = self.repr(v)?;
-        let mut out = String::with_capacity(r.len());
-        for c in r.chars() {
-            let n = c as u32;
-            if n < 0x80 {
-                out.push(c);
-            } else if n <= 0xff {
-                out.push_str(&format!("\\x{n:02x}"));
-            } else if n <= 0xffff {
-                out.push_str(&format!("\\u{n:04x}"));
-            } else {
-                out.push_str(&format!("\\U{n:08x}"));
-            }
-        }
-        Ok(out)
+        Ok(escape_non_ascii(&r))
     }
 
     /// `format(v, spec)`.
@@ -380,28 +288,4 @@ pub fn object_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 pub fn object_str(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let v = args.first().cloned().unwrap_or(Value::None);
     Ok(Value::str(vm.repr(&v)?))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn float_reprs_switch_to_exponent_form_like_python() {
-        assert_eq!(float_repr(1.0), "1.0");
-        assert_eq!(float_repr(0.1), "0.1");
-        assert_eq!(float_repr(1e16), "1e+16");
-        assert_eq!(float_repr(123456789012345.6), "123456789012345.6");
-        assert_eq!(float_repr(0.0001), "0.0001");
-        assert_eq!(float_repr(0.00001), "1e-05");
-        assert_eq!(float_repr(-2.5e-10), "-2.5e-10");
-    }
-
-    #[test]
-    fn str_reprs_pick_quotes_and_escape() {
-        assert_eq!(str_repr("it's"), "\"it's\"");
-        assert_eq!(str_repr("a'b\""), "'a\\'b\"'");
-        assert_eq!(str_repr("tab\there\n"), "'tab\\there\\n'");
-        assert_eq!(str_repr("é"), "'é'");
-    }
 }

@@ -5,6 +5,7 @@
 
 use std::rc::Rc;
 
+use super::dict::StrKeys;
 use super::object::Object;
 use super::value::Value;
 use super::{Exc, Vm};

@@ -6,6 +6,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use super::dict::StrKeys;
 use super::dict::DictTable;
 use super::object::{
     Getter, Layout, NativeFn, NativeFunction, Object, ObjectKind, PyType, Setter,

@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use num_bigint::BigInt;
 
-use super::dict::DictTable;
+use super::dict::{DictTable, SetTable};
 use super::object::{Function, Object, PyType};
 
 #[derive(Clone)]
@@ -88,7 +88,7 @@ pub struct PyDict {
 }
 
 pub struct PySet {
-    pub table: RefCell<DictTable>,
+    pub table: RefCell<SetTable>,
     pub frozen: bool,
 }
 
@@ -109,7 +109,7 @@ impl Value {
         Value::Dict(Rc::new(PyDict { table: RefCell::new(table) }))
     }
 
-    pub fn set(table: DictTable, frozen: bool) -> Value {
+    pub fn set(table: SetTable, frozen: bool) -> Value {
         Value::Set(Rc::new(PySet { table: RefCell::new(table), frozen }))
     }
 
