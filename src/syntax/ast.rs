@@ -59,9 +59,16 @@ pub enum StmtKind {
     /// An expression evaluated for its effect: `f(x)`, `await g()`, a docstring.
     Expr(Expr),
     /// `a = b = value`: one or more targets (Name, Attribute, Subscript, Tuple, List, Starred).
-    Assign { targets: Vec<Expr>, value: Expr },
+    Assign {
+        targets: Vec<Expr>,
+        value: Expr,
+    },
     /// `target op= value`.
-    AugAssign { target: Expr, op: BinOp, value: Expr },
+    AugAssign {
+        target: Expr,
+        op: BinOp,
+        value: Expr,
+    },
     /// `target: annotation [= value]`. `simple` is true for a plain name not in parentheses.
     AnnAssign {
         target: Expr,
@@ -82,7 +89,10 @@ pub enum StmtKind {
     },
     Global(Vec<Ident>),
     Nonlocal(Vec<Ident>),
-    Assert { test: Expr, msg: Option<Expr> },
+    Assert {
+        test: Expr,
+        msg: Option<Expr>,
+    },
     /// `if`/`elif`/`else`: an `elif` is an `If` alone in `orelse`, as in CPython's AST.
     If {
         test: Expr,
@@ -208,15 +218,24 @@ pub struct Expr {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExprKind {
     /// `a and b and c`, `a or b`: a flat list of two or more operands.
-    BoolOp { op: BoolOp, values: Vec<Expr> },
+    BoolOp {
+        op: BoolOp,
+        values: Vec<Expr>,
+    },
     /// `target := value`; the target is always a Name.
-    NamedExpr { target: Box<Expr>, value: Box<Expr> },
+    NamedExpr {
+        target: Box<Expr>,
+        value: Box<Expr>,
+    },
     BinOp {
         left: Box<Expr>,
         op: BinOp,
         right: Box<Expr>,
     },
-    UnaryOp { op: UnaryOp, operand: Box<Expr> },
+    UnaryOp {
+        op: UnaryOp,
+        operand: Box<Expr>,
+    },
     Lambda {
         params: Box<Parameters>,
         body: Box<Expr>,
@@ -269,9 +288,15 @@ pub enum ExprKind {
     /// `{x=}` is already expanded into the literal text `x=` and a `!r` conversion.
     FString(Vec<FStringPart>),
     Constant(Constant),
-    Attribute { value: Box<Expr>, attr: Ident },
+    Attribute {
+        value: Box<Expr>,
+        attr: Ident,
+    },
     /// `value[slice]`; a `x[a:b]` has an `ExprKind::Slice` as its slice, `x[a, b]` a Tuple.
-    Subscript { value: Box<Expr>, slice: Box<Expr> },
+    Subscript {
+        value: Box<Expr>,
+        slice: Box<Expr>,
+    },
     /// `*value` in a call, a display or an assignment target.
     Starred(Box<Expr>),
     Name(String),
