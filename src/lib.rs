@@ -10,5 +10,6 @@
 //! - `vm/`       — values, objects, frames, the evaluation loop, exceptions, tracebacks.
 //! - `builtins/` — built-in functions, types and modules.
 
+pub mod builtins;
 pub mod compile;
 pub mod syntax;

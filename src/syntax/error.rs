@@ -29,6 +29,9 @@ pub enum SyntaxErrorKind {
     Indentation,
     /// CPython's `TabError` ("inconsistent use of tabs and spaces in indentation").
     Tab,
+    /// The input ended where an indented block is expected (`if x:` then EOF): CPython's
+    /// `IndentationError`, yet more lines could complete it, so the REPL keeps reading.
+    IncompleteBlock,
 }
 
 impl SyntaxError {
@@ -52,14 +55,17 @@ impl SyntaxError {
 
     /// True when more input could make the program valid (the REPL then asks for a line).
     pub fn is_incomplete(&self) -> bool {
-        self.kind == SyntaxErrorKind::Incomplete
+        matches!(
+            self.kind,
+            SyntaxErrorKind::Incomplete | SyntaxErrorKind::IncompleteBlock
+        )
     }
 
     /// The Python exception class CPython would raise: the last line of stderr is
     /// `{class_name}: {message}`.
     pub fn class_name(&self) -> &'static str {
         match self.kind {
-            SyntaxErrorKind::Indentation => "IndentationError",
+            SyntaxErrorKind::Indentation | SyntaxErrorKind::IncompleteBlock => "IndentationError",
             SyntaxErrorKind::Tab => "TabError",
             _ => "SyntaxError",
         }

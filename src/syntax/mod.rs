@@ -5,6 +5,18 @@
 //! compiler or the VM.
 
 pub mod ast;
+pub mod ast_dump;
+pub mod diagnostics;
 pub mod error;
+pub mod fstring;
+pub mod indent;
+pub mod lexer;
+pub mod parser;
+pub mod token;
 
 pub use error::{SyntaxError, SyntaxErrorKind};
+
+/// Parses a whole source file (or REPL entry); spans are byte offsets into `source`.
+pub fn parse_module(source: &str) -> Result<ast::Module, SyntaxError> {
+    parser::parse_module(source)
+}

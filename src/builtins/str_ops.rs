@@ -1,0 +1,1348 @@
+//! The algorithms behind `str` methods, `repr(str)` and the `%` operator, on `&str`.
+//!
+//! In: `&str` plus Python-style arguments (character indices, `maxsplit`, `count`). Out: new
+//! strings, slices or indices in code points, or an [`OpError`]. Mirrors
+//! `Objects/unicodeobject.c` and `Objects/stringlib/` (split, find, count, replace, pad,
+//! `unicode_repr`, `PyUnicode_Format`). Python indexes strings by code point; the helpers
+//! here convert to byte offsets, with a fast path for ASCII. Must not depend on the VM's
+//! value model: `%` reaches values only through the [`PercentOperand`] trait.
+
+use super::float_repr::{FloatCode, FloatFlags, double_to_string};
+use super::int_ops::{Int, float_to_int};
+use super::op_error::{OpError, OpResult};
+
+// ---- code point indices -----------------------------------------------------------------
+
+/// `len(s)`: the number of code points.
+pub fn char_len(s: &str) -> usize {
+    if s.is_ascii() {
+        s.len()
+    } else {
+        s.chars().count()
+    }
+}
+
+/// The byte offset of code point `index` (`s.len()` when `index` is past the end).
+pub fn byte_offset(s: &str, index: usize) -> usize {
+    if s.is_ascii() {
+        return index.min(s.len());
+    }
+    s.char_indices()
+        .nth(index)
+        .map_or(s.len(), |(offset, _)| offset)
+}
+
+/// The code point index of byte offset `offset` (which must be a char boundary).
+pub fn char_index(s: &str, offset: usize) -> usize {
+    char_len(&s[..offset])
+}
+
+/// CPython's `ADJUST_INDICES`: `start`/`end` as in a slice, `end` clamped to `len`, but a
+/// `start` past the end left as is (callers treat it as "nothing found").
+pub fn adjust_indices(start: Option<i64>, end: Option<i64>, len: usize) -> (usize, usize) {
+    let len = len as i64;
+    let clamp = |index: i64| {
+        if index < 0 {
+            (index + len).max(0)
+        } else {
+            index
+        }
+    };
+    let end = end.map_or(len, |e| clamp(e).min(len));
+    let start = start.map_or(0, clamp);
+    (start as usize, end as usize)
+}
+
+/// The byte range of the code point range `start..end` (`start <= end <= char_len`).
+fn byte_range(s: &str, start: usize, end: usize) -> (usize, usize) {
+    if s.is_ascii() {
+        return (start, end);
+    }
+    let begin = byte_offset(s, start);
+    (begin, begin + byte_offset(&s[begin..], end - start))
+}
+
+// ---- searching ------------------------------------------------------------------------
+
+/// `s.find(sub, start, end)` (`reverse` for `rfind`): a code point index or -1.
+pub fn find(s: &str, sub: &str, start: Option<i64>, end: Option<i64>, reverse: bool) -> i64 {
+    let (start, end) = adjust_indices(start, end, char_len(s));
+    if start > end {
+        return -1;
+    }
+    let (begin, finish) = byte_range(s, start, end);
+    let window = &s[begin..finish];
+    let found = if reverse {
+        window.rfind(sub)
+    } else {
+        window.find(sub)
+    };
+    found.map_or(-1, |offset| (start + char_index(window, offset)) as i64)
+}
+
+/// `s.index(sub, ...)`: like [`find`] but "substring not found" instead of -1.
+pub fn index(
+    s: &str,
+    sub: &str,
+    start: Option<i64>,
+    end: Option<i64>,
+    reverse: bool,
+) -> OpResult<i64> {
+    match find(s, sub, start, end, reverse) {
+        -1 => Err(OpError::value("substring not found")),
+        found => Ok(found),
+    }
+}
+
+/// `s.count(sub, start, end)`: non-overlapping occurrences; `len + 1` for an empty `sub`.
+pub fn count(s: &str, sub: &str, start: Option<i64>, end: Option<i64>) -> usize {
+    let length = char_len(s);
+    let (start, end) = adjust_indices(start, end, length);
+    if start > length || start > end {
+        return 0;
+    }
+    if sub.is_empty() {
+        return end - start + 1;
+    }
+    let (begin, finish) = byte_range(s, start, end);
+    s[begin..finish].matches(sub).count()
+}
+
+/// `s.startswith(prefix, start, end)` (`at_end` for `endswith`) for one candidate; the
+/// caller loops over a tuple.
+pub fn starts_or_ends_with(
+    s: &str,
+    affix: &str,
+    start: Option<i64>,
+    end: Option<i64>,
+    at_end: bool,
+) -> bool {
+    let (start, end) = adjust_indices(start, end, char_len(s));
+    let affix_len = char_len(affix);
+    if end < start + affix_len {
+        return false;
+    }
+    let (begin, finish) = byte_range(s, start, end);
+    let window = &s[begin..finish];
+    if at_end {
+        window.ends_with(affix)
+    } else {
+        window.starts_with(affix)
+    }
+}
+
+/// `s.replace(old, new, count)`; a negative `count` replaces all. An empty `old` inserts
+/// `new` before every code point and at the end.
+pub fn replace(s: &str, old: &str, new: &str, count: i64) -> String {
+    match usize::try_from(count) {
+        Ok(limit) => s.replacen(old, new, limit),
+        Err(_) => s.replace(old, new),
+    }
+}
+
+// ---- splitting ------------------------------------------------------------------------
+
+/// `s.split(sep, maxsplit)`; `None` splits on runs of whitespace; `maxsplit < 0` is
+/// unlimited.
+pub fn split<'a>(s: &'a str, sep: Option<&str>, maxsplit: i64) -> OpResult<Vec<&'a str>> {
+    let limit = usize::try_from(maxsplit).ok();
+    match sep {
+        None => Ok(split_whitespace(s, limit)),
+        Some("") => Err(OpError::value("empty separator")),
+        Some(sep) => Ok(match limit {
+            Some(limit) => s.splitn(limit.saturating_add(1), sep).collect(),
+            None => s.split(sep).collect(),
+        }),
+    }
+}
+
+/// `s.rsplit(sep, maxsplit)`.
+pub fn rsplit<'a>(s: &'a str, sep: Option<&str>, maxsplit: i64) -> OpResult<Vec<&'a str>> {
+    let limit = usize::try_from(maxsplit).ok();
+    let mut parts: Vec<&str> = match sep {
+        None => return Ok(rsplit_whitespace(s, limit)),
+        Some("") => return Err(OpError::value("empty separator")),
+        Some(sep) => match limit {
+            Some(limit) => s.rsplitn(limit.saturating_add(1), sep).collect(),
+            None => s.rsplit(sep).collect(),
+        },
+    };
+    parts.reverse();
+    Ok(parts)
+}
+
+fn split_whitespace(s: &str, limit: Option<usize>) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut rest = s.trim_start_matches(is_python_whitespace);
+    while !rest.is_empty() {
+        if limit.is_some_and(|limit| parts.len() == limit) {
+            parts.push(rest);
+            break;
+        }
+        let end = rest.find(is_python_whitespace).unwrap_or(rest.len());
+        parts.push(&rest[..end]);
+        rest = rest[end..].trim_start_matches(is_python_whitespace);
+    }
+    parts
+}
+
+fn rsplit_whitespace(s: &str, limit: Option<usize>) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut rest = s.trim_end_matches(is_python_whitespace);
+    while !rest.is_empty() {
+        if limit.is_some_and(|limit| parts.len() == limit) {
+            parts.push(rest);
+            break;
+        }
+        let start = rest
+            .char_indices()
+            .rev()
+            .find(|(_, c)| is_python_whitespace(*c))
+            .map_or(0, |(offset, c)| offset + c.len_utf8());
+        parts.push(&rest[start..]);
+        rest = rest[..start].trim_end_matches(is_python_whitespace);
+    }
+    parts.reverse();
+    parts
+}
+
+/// Line boundaries of `str.splitlines`.
+fn is_line_break(c: char) -> bool {
+    matches!(
+        c,
+        '\n' | '\r'
+            | '\x0b'
+            | '\x0c'
+            | '\x1c'
+            | '\x1d'
+            | '\x1e'
+            | '\u{85}'
+            | '\u{2028}'
+            | '\u{2029}'
+    )
+}
+
+/// `s.splitlines(keepends)`; `\r\n` is one boundary.
+pub fn splitlines(s: &str, keepends: bool) -> Vec<&str> {
+    let mut lines = Vec::new();
+    let mut line_start = 0;
+    let mut chars = s.char_indices().peekable();
+    while let Some((offset, c)) = chars.next() {
+        if !is_line_break(c) {
+            continue;
+        }
+        let mut break_end = offset + c.len_utf8();
+        if c == '\r' && chars.peek().is_some_and(|(_, next)| *next == '\n') {
+            chars.next();
+            break_end += 1;
+        }
+        lines.push(&s[line_start..if keepends { break_end } else { offset }]);
+        line_start = break_end;
+    }
+    if line_start < s.len() {
+        lines.push(&s[line_start..]);
+    }
+    lines
+}
+
+/// `s.partition(sep)` (`reverse` for `rpartition`).
+pub fn partition<'a>(
+    s: &'a str,
+    sep: &str,
+    reverse: bool,
+) -> OpResult<(&'a str, &'a str, &'a str)> {
+    if sep.is_empty() {
+        return Err(OpError::value("empty separator"));
+    }
+    let found = if reverse { s.rfind(sep) } else { s.find(sep) };
+    Ok(match found {
+        Some(at) => (&s[..at], &s[at..at + sep.len()], &s[at + sep.len()..]),
+        None if reverse => ("", "", s),
+        None => (s, "", ""),
+    })
+}
+
+// ---- stripping and padding ------------------------------------------------------------
+
+/// Which ends `strip` works on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StripSide {
+    Left,
+    Right,
+    Both,
+}
+
+/// `s.strip(chars)`, `lstrip`, `rstrip`; `None` strips whitespace.
+pub fn strip<'a>(s: &'a str, chars: Option<&str>, side: StripSide) -> &'a str {
+    let strip_this = |c: char| match chars {
+        Some(set) => set.contains(c),
+        None => is_python_whitespace(c),
+    };
+    match side {
+        StripSide::Left => s.trim_start_matches(strip_this),
+        StripSide::Right => s.trim_end_matches(strip_this),
+        StripSide::Both => s.trim_matches(strip_this),
+    }
+}
+
+/// `s.center(width, fill)` with CPython's choice of where the odd space goes.
+pub fn center(s: &str, width: i64, fill: char) -> String {
+    let length = char_len(s) as i64;
+    if width <= length {
+        return s.to_string();
+    }
+    let margin = width - length;
+    let left = margin / 2 + (margin & width & 1);
+    pad_with(s, left as usize, (margin - left) as usize, fill)
+}
+
+/// `s.ljust(width, fill)`.
+pub fn ljust(s: &str, width: i64, fill: char) -> String {
+    let margin = (width - char_len(s) as i64).max(0) as usize;
+    pad_with(s, 0, margin, fill)
+}
+
+/// `s.rjust(width, fill)`.
+pub fn rjust(s: &str, width: i64, fill: char) -> String {
+    let margin = (width - char_len(s) as i64).max(0) as usize;
+    pad_with(s, margin, 0, fill)
+}
+
+fn pad_with(s: &str, left: usize, right: usize, fill: char) -> String {
+    let mut out = String::with_capacity(s.len() + left + right);
+    out.extend(std::iter::repeat_n(fill, left));
+    out.push_str(s);
+    out.extend(std::iter::repeat_n(fill, right));
+    out
+}
+
+/// `s.zfill(width)`: zeros after a leading sign.
+pub fn zfill(s: &str, width: i64) -> String {
+    let margin = (width - char_len(s) as i64).max(0) as usize;
+    let zeros = "0".repeat(margin);
+    match s.strip_prefix(['+', '-']) {
+        Some(rest) => format!("{}{zeros}{rest}", &s[..1]),
+        None => format!("{zeros}{s}"),
+    }
+}
+
+/// `s.expandtabs(tabsize)`: the column restarts after `\n` and `\r`.
+pub fn expandtabs(s: &str, tabsize: i64) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut column: i64 = 0;
+    for c in s.chars() {
+        match c {
+            '\t' => {
+                if tabsize > 0 {
+                    let spaces = tabsize - column % tabsize;
+                    out.extend(std::iter::repeat_n(' ', spaces as usize));
+                    column += spaces;
+                }
+            }
+            '\n' | '\r' => {
+                out.push(c);
+                column = 0;
+            }
+            _ => {
+                out.push(c);
+                column += 1;
+            }
+        }
+    }
+    out
+}
+
+// ---- case -------------------------------------------------------------------------------
+
+/// A character that has case (CPython's `_PyUnicode_IsCased`, approximately).
+fn is_cased(c: char) -> bool {
+    c.is_uppercase() || c.is_lowercase() || is_titlecase(c)
+}
+
+fn is_titlecase(c: char) -> bool {
+    matches!(c, 'ǅ' | 'ǈ' | 'ǋ' | 'ǲ')
+}
+
+/// The titlecase mapping of one character.
+fn to_titlecase(c: char) -> String {
+    match c {
+        'Ǆ' | 'ǅ' | 'ǆ' => "ǅ".to_string(),
+        'Ǉ' | 'ǈ' | 'ǉ' => "ǈ".to_string(),
+        'Ǌ' | 'ǋ' | 'ǌ' => "ǋ".to_string(),
+        'Ǳ' | 'ǲ' | 'ǳ' => "ǲ".to_string(),
+        'ß' => "Ss".to_string(),
+        '\u{FB00}'..='\u{FB06}' => {
+            let upper: String = c.to_uppercase().collect();
+            let mut chars = upper.chars();
+            let first = chars.next().map(String::from).unwrap_or_default();
+            first + &chars.as_str().to_lowercase()
+        }
+        _ => c.to_uppercase().collect(),
+    }
+}
+
+/// `s.title()`: title-case after an uncased character, lowercase after a cased one.
+pub fn title(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut previous_is_cased = false;
+    for c in s.chars() {
+        if previous_is_cased {
+            out.extend(c.to_lowercase());
+        } else {
+            out.push_str(&to_titlecase(c));
+        }
+        previous_is_cased = is_cased(c);
+    }
+    out
+}
+
+/// `s.capitalize()`: the first character title-cased, the rest lowercased.
+pub fn capitalize(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(first) => to_titlecase(first) + &chars.as_str().to_lowercase(),
+        None => String::new(),
+    }
+}
+
+/// `s.swapcase()`.
+pub fn swapcase(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_uppercase() {
+            out.extend(c.to_lowercase());
+        } else if c.is_lowercase() {
+            out.extend(c.to_uppercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `s.casefold()`: lowercase plus the full case foldings a learner meets (`ß` → `ss`).
+pub fn casefold(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.to_lowercase().chars() {
+        match c {
+            'ß' => out.push_str("ss"),
+            'ς' => out.push('σ'),
+            'ſ' => out.push('s'),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+// ---- predicates -------------------------------------------------------------------------
+
+/// Python's `str.isspace` characters, which `split()`, `strip()`, `int()` and `float()` use.
+pub fn is_python_whitespace(c: char) -> bool {
+    c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
+}
+
+/// A Unicode decimal digit (category Nd) and its value: what `int()` and `isdecimal` accept.
+pub fn decimal_digit_value(c: char) -> Option<u32> {
+    if c.is_ascii() {
+        return c.to_digit(10);
+    }
+    if !c.is_numeric() {
+        return None;
+    }
+    // Decimal digits come in runs of ten starting at a zero digit.
+    (0..10u32).find(|offset| char::from_u32(c as u32 - offset).is_some_and(is_unicode_zero_digit))
+}
+
+/// The zero digits of the common Unicode decimal digit runs (Arabic-Indic, Devanagari, …).
+fn is_unicode_zero_digit(c: char) -> bool {
+    matches!(
+        c as u32,
+        0x0660
+            | 0x06F0
+            | 0x07C0
+            | 0x0966
+            | 0x09E6
+            | 0x0A66
+            | 0x0AE6
+            | 0x0B66
+            | 0x0BE6
+            | 0x0C66
+            | 0x0CE6
+            | 0x0D66
+            | 0x0DE6
+            | 0x0E50
+            | 0x0ED0
+            | 0x0F20
+            | 0x1040
+            | 0x1090
+            | 0x17E0
+            | 0x1810
+            | 0x1946
+            | 0x19D0
+            | 0xA620
+            | 0xA8D0
+            | 0xA900
+            | 0xAA50
+            | 0xFF10
+    )
+}
+
+/// Digits that are not decimal: superscripts, subscripts, circled digits (category No with
+/// a digit value).
+fn is_other_digit(c: char) -> bool {
+    matches!(c, '²' | '³' | '¹' | '\u{2070}' | '\u{2074}'..='\u{2079}' | '\u{2080}'..='\u{2089}'
+        | '\u{2460}'..='\u{2468}' | '\u{2474}'..='\u{247C}' | '\u{2488}'..='\u{2490}'
+        | '\u{24F5}'..='\u{24FD}' | '\u{24EA}' | '\u{2776}'..='\u{277E}'
+        | '\u{2780}'..='\u{2788}' | '\u{278A}'..='\u{2792}')
+}
+
+/// Han characters with a numeric value, which `isnumeric` accepts.
+fn is_han_numeral(c: char) -> bool {
+    "〇一二三四五六七八九十百千万亿兆零壹贰叁肆伍陆柒捌玖拾佰仟萬億".contains(c)
+}
+
+/// The `str.isX()` predicates: false for the empty string (except `isascii`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CharClass {
+    Decimal,
+    Digit,
+    Numeric,
+    Alpha,
+    Alnum,
+    Space,
+    Ascii,
+    Printable,
+}
+
+/// `s.isdecimal()`, `s.isdigit()`, … for every code point of `s`.
+pub fn is_all(s: &str, class: CharClass) -> bool {
+    let test = |c: char| match class {
+        CharClass::Decimal => decimal_digit_value(c).is_some(),
+        CharClass::Digit => decimal_digit_value(c).is_some() || is_other_digit(c),
+        CharClass::Numeric => c.is_numeric() || is_han_numeral(c),
+        CharClass::Alpha => c.is_alphabetic(),
+        CharClass::Alnum => c.is_alphanumeric() || is_han_numeral(c),
+        CharClass::Space => is_python_whitespace(c),
+        CharClass::Ascii => c.is_ascii(),
+        CharClass::Printable => is_printable(c),
+    };
+    match class {
+        CharClass::Ascii | CharClass::Printable => s.chars().all(test),
+        _ => !s.is_empty() && s.chars().all(test),
+    }
+}
+
+/// `s.isupper()`: some cased character and no lowercase or titlecase one.
+pub fn is_upper(s: &str) -> bool {
+    !s.chars().any(|c| c.is_lowercase() || is_titlecase(c)) && s.chars().any(char::is_uppercase)
+}
+
+/// `s.islower()`.
+pub fn is_lower(s: &str) -> bool {
+    !s.chars().any(|c| c.is_uppercase() || is_titlecase(c)) && s.chars().any(char::is_lowercase)
+}
+
+/// `s.istitle()`: uppercase only after uncased, lowercase only after cased characters.
+pub fn is_title(s: &str) -> bool {
+    let mut cased = false;
+    let mut previous_is_cased = false;
+    for c in s.chars() {
+        if c.is_uppercase() || is_titlecase(c) {
+            if previous_is_cased {
+                return false;
+            }
+            previous_is_cased = true;
+            cased = true;
+        } else if c.is_lowercase() {
+            if !previous_is_cased {
+                return false;
+            }
+            previous_is_cased = true;
+            cased = true;
+        } else {
+            previous_is_cased = false;
+        }
+    }
+    cased
+}
+
+/// `s.isidentifier()` (XID_Start / XID_Continue approximated by alphabetic / alphanumeric).
+pub fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(first) if first == '_' || first.is_alphabetic() => {
+            chars.all(|c| c == '_' || c.is_alphanumeric() || is_combining_mark(c))
+        }
+        _ => false,
+    }
+}
+
+fn is_combining_mark(c: char) -> bool {
+    matches!(c, '\u{0300}'..='\u{036F}' | '\u{1AB0}'..='\u{1AFF}' | '\u{1DC0}'..='\u{1DFF}'
+        | '\u{20D0}'..='\u{20FF}' | '\u{FE20}'..='\u{FE2F}')
+}
+
+/// Python's notion of printable (`str.isprintable`, what `repr` leaves unescaped): not a
+/// control, format, separator (other than space), private-use or non-character code point.
+pub fn is_printable(c: char) -> bool {
+    if c.is_ascii() {
+        return (' '..='~').contains(&c);
+    }
+    let code = c as u32;
+    let unprintable = matches!(code,
+        0x80..=0xA0 | 0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x890 | 0x891 | 0x8E2
+        | 0x1680 | 0x180E | 0x2000..=0x200F | 0x2028..=0x202F | 0x205F..=0x2064
+        | 0x2066..=0x206F | 0x3000 | 0xD800..=0xF8FF | 0xFDD0..=0xFDEF | 0xFEFF
+        | 0xFFF9..=0xFFFB | 0x110BD | 0x110CD | 0x13430..=0x1343F | 0x1BCA0..=0x1BCA3
+        | 0x1D173..=0x1D17A | 0xE0001 | 0xE0020..=0xE007F | 0xF0000..);
+    !unprintable && (code & 0xFFFE) != 0xFFFE
+}
+
+// ---- repr ---------------------------------------------------------------------------------
+
+/// `repr(s)`: single quotes unless `s` holds `'` and no `"`; escapes for the quote, `\`,
+/// `\t \n \r`, other controls as `\xNN`, unprintable code points as `\xNN`/`\uNNNN`/`\UNNNNNNNN`.
+pub fn str_repr(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            _ if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            _ if is_printable(c) => out.push(c),
+            _ => push_code_point_escape(&mut out, c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// `\xNN`, `\uNNNN` or `\UNNNNNNNN`, the shortest that fits.
+fn push_code_point_escape(out: &mut String, c: char) {
+    let code = c as u32;
+    let escape = if code < 0x100 {
+        format!("\\x{code:02x}")
+    } else if code < 0x10000 {
+        format!("\\u{code:04x}")
+    } else {
+        format!("\\U{code:08x}")
+    };
+    out.push_str(&escape);
+}
+
+/// `ascii(obj)` given `repr(obj)`: every non-ASCII code point escaped.
+pub fn escape_non_ascii(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            push_code_point_escape(&mut out, c);
+        }
+    }
+    out
+}
+
+// ---- the % operator -----------------------------------------------------------------------
+
+/// What a `%` conversion needs to know about an operand.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OperandKind {
+    /// An int (or bool, or an object with `__index__`).
+    Int(Int),
+    /// A float (or an object with `__float__`).
+    Float(f64),
+    /// A str, for `%c`.
+    Str(String),
+    /// Anything else.
+    Other,
+}
+
+/// The VM's view of a value for `str % args`. Errors from user code (`__str__`, `__repr__`,
+/// `__getitem__`) pass through as `Self::Error`; this module's own errors convert into it.
+pub trait PercentOperand: Sized + Clone {
+    type Error: From<OpError>;
+    fn to_str(&self) -> Result<String, Self::Error>;
+    fn to_repr(&self) -> Result<String, Self::Error>;
+    fn kind(&self) -> Result<OperandKind, Self::Error>;
+    /// The Python type name, for error messages.
+    fn type_name(&self) -> String;
+    /// `self[key]` for `%(key)s`.
+    fn get_item(&self, key: &str) -> Result<Self, Self::Error>;
+}
+
+/// The right operand of `%`.
+pub enum PercentArgs<'a, V> {
+    /// A tuple: its items are the arguments.
+    Tuple(&'a [V]),
+    /// Any other value: the single argument, or the mapping for `%(key)` when
+    /// `is_mapping` (it has `__getitem__` and is not a str or tuple).
+    Single { value: &'a V, is_mapping: bool },
+}
+
+/// Where the next argument comes from (CPython's `arglen`/`argidx` state machine).
+enum ArgSource<'a, V> {
+    Tuple { items: &'a [V], next: usize },
+    Single { value: V, used: bool },
+}
+
+impl<V: PercentOperand> ArgSource<'_, V> {
+    fn next(&mut self) -> Result<V, V::Error> {
+        let not_enough = || OpError::type_error("not enough arguments for format string");
+        match self {
+            ArgSource::Tuple { items, next } => {
+                let item = items.get(*next).cloned().ok_or_else(not_enough)?;
+                *next += 1;
+                Ok(item)
+            }
+            ArgSource::Single { value, used } => {
+                if *used {
+                    return Err(not_enough().into());
+                }
+                *used = true;
+                Ok(value.clone())
+            }
+        }
+    }
+}
+
+/// The flags, width and precision of one `%` conversion.
+#[derive(Default)]
+struct Conversion {
+    left: bool,
+    plus: bool,
+    space: bool,
+    alternate: bool,
+    zero: bool,
+    width: usize,
+    precision: Option<usize>,
+}
+
+/// `format % args`, as `PyUnicode_Format`.
+pub fn percent_format<V: PercentOperand>(
+    format: &str,
+    args: PercentArgs<'_, V>,
+) -> Result<String, V::Error> {
+    let (mut source, mapping) = match args {
+        PercentArgs::Tuple(items) => (ArgSource::Tuple { items, next: 0 }, None),
+        PercentArgs::Single { value, is_mapping } => (
+            ArgSource::Single {
+                value: value.clone(),
+                used: false,
+            },
+            is_mapping.then_some(value),
+        ),
+    };
+    let chars: Vec<char> = format.chars().collect();
+    let mut out = String::with_capacity(format.len());
+    let mut pos = 0;
+    let incomplete = || OpError::value("incomplete format");
+    while pos < chars.len() {
+        if chars[pos] != '%' {
+            out.push(chars[pos]);
+            pos += 1;
+            continue;
+        }
+        pos += 1;
+        if chars.get(pos) == Some(&'%') {
+            out.push('%');
+            pos += 1;
+            continue;
+        }
+        if chars.get(pos) == Some(&'(') {
+            let Some(mapping) = mapping else {
+                return Err(OpError::type_error("format requires a mapping").into());
+            };
+            let key_start = pos + 1;
+            let mut depth = 1;
+            pos += 1;
+            while pos < chars.len() && depth > 0 {
+                match chars[pos] {
+                    '(' => depth += 1,
+                    ')' => depth -= 1,
+                    _ => {}
+                }
+                pos += 1;
+            }
+            if depth > 0 {
+                return Err(OpError::value("incomplete format key").into());
+            }
+            let key: String = chars[key_start..pos - 1].iter().collect();
+            source = ArgSource::Single {
+                value: mapping.get_item(&key)?,
+                used: false,
+            };
+        }
+        let mut conversion = Conversion::default();
+        while let Some(flag) = chars.get(pos) {
+            match flag {
+                '-' => conversion.left = true,
+                '+' => conversion.plus = true,
+                ' ' => conversion.space = true,
+                '#' => conversion.alternate = true,
+                '0' => conversion.zero = true,
+                _ => break,
+            }
+            pos += 1;
+        }
+        if chars.get(pos) == Some(&'*') {
+            let width = star_argument(&mut source)?;
+            conversion.left |= width < 0;
+            conversion.width = width.unsigned_abs() as usize;
+            pos += 1;
+        } else {
+            conversion.width = read_digits(&chars, &mut pos).unwrap_or(0);
+        }
+        if chars.get(pos) == Some(&'.') {
+            pos += 1;
+            if chars.get(pos) == Some(&'*') {
+                conversion.precision = Some(star_argument(&mut source)?.max(0) as usize);
+                pos += 1;
+            } else {
+                conversion.precision = Some(read_digits(&chars, &mut pos).unwrap_or(0));
+            }
+        }
+        while matches!(chars.get(pos), Some('h' | 'l' | 'L')) {
+            pos += 1;
+        }
+        let Some(&code) = chars.get(pos) else {
+            return Err(incomplete().into());
+        };
+        pos += 1;
+        if code == '%' {
+            out.push('%');
+            continue;
+        }
+        if !"sradiucxXoeEfFgG".contains(code) {
+            let shown = if code.is_ascii() { code } else { '?' };
+            return Err(OpError::value(format!(
+                "unsupported format character '{shown}' (0x{:x}) at index {}",
+                code as u32,
+                pos - 1
+            ))
+            .into());
+        }
+        let value = source.next()?;
+        out.push_str(&convert_one(&value, code, &conversion)?);
+    }
+    let leftover = match &source {
+        ArgSource::Tuple { items, next } => *next < items.len(),
+        ArgSource::Single { used, .. } => !used && mapping.is_none(),
+    };
+    if leftover {
+        return Err(
+            OpError::type_error("not all arguments converted during string formatting").into(),
+        );
+    }
+    Ok(out)
+}
+
+fn read_digits(chars: &[char], pos: &mut usize) -> Option<usize> {
+    let start = *pos;
+    while chars.get(*pos).is_some_and(char::is_ascii_digit) {
+        *pos += 1;
+    }
+    let digits: String = chars[start..*pos].iter().collect();
+    digits.parse().ok()
+}
+
+/// The value of a `*` width or precision: the next argument, which must be an int.
+fn star_argument<V: PercentOperand>(source: &mut ArgSource<'_, V>) -> Result<i64, V::Error> {
+    match source.next()?.kind()? {
+        OperandKind::Int(Int::Small(n)) => Ok(n),
+        _ => Err(OpError::type_error("* wants int").into()),
+    }
+}
+
+/// One conversion: `%s %r %a %c %d %i %u %x %X %o %e %E %f %F %g %G`.
+fn convert_one<V: PercentOperand>(
+    value: &V,
+    code: char,
+    conversion: &Conversion,
+) -> Result<String, V::Error> {
+    let text_with_precision = |text: String| match conversion.precision {
+        Some(precision) => text.chars().take(precision).collect(),
+        None => text,
+    };
+    let text = match code {
+        's' => text_with_precision(value.to_str()?),
+        'r' => text_with_precision(value.to_repr()?),
+        'a' => text_with_precision(escape_non_ascii(&value.to_repr()?)),
+        'c' => percent_char(value)?.to_string(),
+        'd' | 'i' | 'u' => {
+            let int = match value.kind()? {
+                OperandKind::Int(int) => int,
+                OperandKind::Float(x) => float_to_int(x)?,
+                _ => {
+                    let message = format!(
+                        "%{code} format: a real number is required, not {}",
+                        value.type_name()
+                    );
+                    return Err(OpError::type_error(message).into());
+                }
+            };
+            return Ok(pad_number(
+                &int.to_string(),
+                "",
+                conversion,
+                conversion.precision,
+            ));
+        }
+        'x' | 'X' | 'o' => {
+            let OperandKind::Int(int) = value.kind()? else {
+                let message = format!(
+                    "%{code} format: an integer is required, not {}",
+                    value.type_name()
+                );
+                return Err(OpError::type_error(message).into());
+            };
+            let radix = if code == 'o' { 8 } else { 16 };
+            let mut digits = int.to_radix(radix, false);
+            let prefix = match (conversion.alternate, code) {
+                (false, _) => "",
+                (true, 'o') => "0o",
+                (true, 'x') => "0x",
+                (true, _) => "0X",
+            };
+            if code == 'X' {
+                digits.make_ascii_uppercase();
+            }
+            return Ok(pad_number(
+                &digits,
+                prefix,
+                conversion,
+                conversion.precision,
+            ));
+        }
+        _ => {
+            let x = match value.kind()? {
+                OperandKind::Int(int) => int.to_f64()?,
+                OperandKind::Float(x) => x,
+                _ => {
+                    let message = format!("must be real number, not {}", value.type_name());
+                    return Err(OpError::type_error(message).into());
+                }
+            };
+            let precision = conversion.precision.unwrap_or(6);
+            let float_code = match code.to_ascii_lowercase() {
+                'e' => FloatCode::Exponent(precision),
+                'f' => FloatCode::Fixed(precision),
+                _ => FloatCode::General(precision),
+            };
+            let flags = FloatFlags {
+                alternate: conversion.alternate,
+                ..FloatFlags::default()
+            };
+            let mut text = double_to_string(x, float_code, flags);
+            if code.is_ascii_uppercase() {
+                text.make_ascii_uppercase();
+            }
+            return Ok(pad_number(&text, "", conversion, None));
+        }
+    };
+    let fill = conversion.width.saturating_sub(char_len(&text));
+    Ok(if conversion.left {
+        pad_with(&text, 0, fill, ' ')
+    } else {
+        pad_with(&text, fill, 0, ' ')
+    })
+}
+
+/// `%c`: an int code point or a one-character str.
+fn percent_char<V: PercentOperand>(value: &V) -> Result<char, V::Error> {
+    match value.kind()? {
+        OperandKind::Int(int) => int
+            .as_i64()
+            .and_then(|v| u32::try_from(v).ok())
+            .and_then(char::from_u32)
+            .ok_or_else(|| OpError::overflow("%c arg not in range(0x110000)").into()),
+        OperandKind::Str(text) if char_len(&text) == 1 => Ok(text.chars().next().unwrap_or(' ')),
+        _ => Err(OpError::type_error("%c requires int or char").into()),
+    }
+}
+
+/// Sign, prefix and zero/space padding of a numeric `%` conversion. `text` may start with
+/// `-`; `min_digits` (an int conversion's precision) pads the digits with zeros.
+fn pad_number(
+    text: &str,
+    prefix: &str,
+    conversion: &Conversion,
+    min_digits: Option<usize>,
+) -> String {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let sign = if negative {
+        "-"
+    } else if conversion.plus {
+        "+"
+    } else if conversion.space {
+        " "
+    } else {
+        ""
+    };
+    let zeros = min_digits.unwrap_or(0).saturating_sub(digits.len());
+    let digits = format!("{}{digits}", "0".repeat(zeros));
+    let body_len = sign.len() + prefix.len() + char_len(&digits);
+    let fill = conversion.width.saturating_sub(body_len);
+    if conversion.left {
+        format!("{sign}{prefix}{digits}{}", " ".repeat(fill))
+    } else if conversion.zero {
+        format!("{sign}{prefix}{}{digits}", "0".repeat(fill))
+    } else {
+        format!("{}{sign}{prefix}{digits}", " ".repeat(fill))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Every expected value below was printed by python3.13.
+
+    #[test]
+    fn splitting() {
+        assert_eq!(split("  a b  c ", None, -1).unwrap(), ["a", "b", "c"]);
+        assert_eq!(split(" a b c ", None, 1).unwrap(), ["a", "b c "]);
+        assert_eq!(split("a,b,,c", Some(","), -1).unwrap(), ["a", "b", "", "c"]);
+        assert_eq!(split("a,b,,c", Some(","), 2).unwrap(), ["a", "b", ",c"]);
+        assert_eq!(split("", Some(","), -1).unwrap(), [""]);
+        assert!(split("", None, -1).unwrap().is_empty());
+        assert_eq!(rsplit("a b c", None, 1).unwrap(), ["a b", "c"]);
+        assert_eq!(rsplit("  a b c  ", None, 1).unwrap(), ["  a b", "c"]);
+        assert_eq!(rsplit("a,b,c", Some(","), 1).unwrap(), ["a,b", "c"]);
+        assert_eq!(
+            split("a", Some(""), -1).unwrap_err().to_string(),
+            "ValueError: empty separator"
+        );
+        let text = "a\nb\r\nc\rd\x0be\x0cf\x1cg\u{85}h\u{2028}i\n";
+        assert_eq!(
+            splitlines(text, false),
+            ["a", "b", "c", "d", "e", "f", "g", "h", "i"]
+        );
+        assert_eq!(splitlines("a\nb\r\n", true), ["a\n", "b\r\n"]);
+        assert!(splitlines("", false).is_empty());
+        assert_eq!(partition("a=b=c", "=", false).unwrap(), ("a", "=", "b=c"));
+        assert_eq!(partition("a=b=c", "=", true).unwrap(), ("a=b", "=", "c"));
+        assert_eq!(partition("abc", "x", false).unwrap(), ("abc", "", ""));
+        assert_eq!(partition("abc", "x", true).unwrap(), ("", "", "abc"));
+    }
+
+    #[test]
+    fn stripping_and_padding() {
+        assert_eq!(strip("xxhixx", Some("x"), StripSide::Both), "hi");
+        assert_eq!(strip("  hi\t\n", None, StripSide::Both), "hi");
+        assert_eq!(strip("abcba", Some("ab"), StripSide::Left), "cba");
+        assert_eq!(strip("abcba", Some("ab"), StripSide::Right), "abc");
+        assert_eq!(center("ab", 5, ' '), "  ab ");
+        assert_eq!(center("ab", 6, '*'), "**ab**");
+        assert_eq!(center("abc", 6, ' '), " abc  ");
+        assert_eq!(center("abc", 4, ' '), "abc ");
+        assert_eq!(center("a", 4, ' '), " a  ");
+        assert_eq!(ljust("ab", 4, '-'), "ab--");
+        assert_eq!(rjust("ab", 4, ' '), "  ab");
+        assert_eq!(zfill("-42", 6), "-00042");
+        assert_eq!(zfill("+4", 4), "+004");
+        assert_eq!(zfill("abc", 5), "00abc");
+        assert_eq!(zfill("", 3), "000");
+        assert_eq!(
+            expandtabs("a\tbc\td\n\tx", 8),
+            "a       bc      d\n        x"
+        );
+        assert_eq!(expandtabs("a\tb", 4), "a   b");
+        assert_eq!(expandtabs("a\tb", 0), "ab");
+        assert_eq!(expandtabs("ab\r\tc", 4), "ab\r    c");
+    }
+
+    #[test]
+    fn case_changes() {
+        assert_eq!(title("they're bill's friends"), "They'Re Bill'S Friends");
+        assert_eq!(capitalize("hello wORLD"), "Hello world");
+        assert_eq!(swapcase("Hello World ß"), "hELLO wORLD SS");
+        assert_eq!(casefold("Straße"), "strasse");
+        assert_eq!(title("ǆa"), "ǅa");
+    }
+
+    #[test]
+    fn counting_and_finding() {
+        assert_eq!(count("aaaa", "aa", None, None), 2);
+        assert_eq!(count("abc", "", None, None), 4);
+        assert_eq!(count("abc", "", Some(1), None), 3);
+        assert_eq!(count("abc", "", Some(5), None), 0);
+        assert_eq!(count("abcabc", "b", Some(2), None), 1);
+        assert_eq!(count("abcabc", "b", Some(-2), None), 1);
+        assert_eq!(find("abcabc", "c", Some(3), None, false), 5);
+        assert_eq!(find("abcabc", "b", None, None, true), 4);
+        assert_eq!(find("abc", "", Some(5), None, false), -1);
+        assert_eq!(find("abc", "", Some(3), None, false), 3);
+        assert_eq!(find("abc", "", None, None, true), 3);
+        assert_eq!(find("héllo", "l", None, None, false), 2);
+        assert_eq!(find("héllo", "l", Some(3), None, false), 3);
+        assert_eq!(find("abc", "c", Some(-1), None, false), 2);
+        assert_eq!(find("abc", "a", Some(1), Some(0), false), -1);
+        assert_eq!(
+            index("abc", "x", None, None, false)
+                .unwrap_err()
+                .to_string(),
+            "ValueError: substring not found"
+        );
+        assert!(starts_or_ends_with("abc", "b", Some(1), None, false));
+        assert!(!starts_or_ends_with("abc", "", Some(5), None, false));
+        assert!(starts_or_ends_with("abc", "", Some(3), None, false));
+        assert!(starts_or_ends_with("abc", "b", Some(0), Some(2), true));
+        assert!(starts_or_ends_with("abc", "c", Some(-1), None, true));
+        assert_eq!(byte_offset("héllo", 2), 3);
+        assert_eq!(char_index("héllo", 3), 2);
+    }
+
+    #[test]
+    fn replacing() {
+        assert_eq!(replace("aaa", "a", "b", 2), "bba");
+        assert_eq!(replace("abc", "", "-", -1), "-a-b-c-");
+        assert_eq!(replace("abc", "", "-", 2), "-a-bc");
+        assert_eq!(replace("abc", "x", "y", -1), "abc");
+        assert_eq!(replace("", "", "x", -1), "x");
+    }
+
+    #[test]
+    fn predicates() {
+        assert!(is_all("123", CharClass::Digit));
+        assert!(is_all("²", CharClass::Digit));
+        assert!(!is_all("²", CharClass::Decimal));
+        assert!(is_all("½", CharClass::Numeric));
+        assert!(!is_all("½", CharClass::Digit));
+        assert!(is_all("一", CharClass::Numeric));
+        assert!(!is_all("", CharClass::Digit));
+        assert!(is_all("abc1", CharClass::Alnum));
+        assert!(is_all(" \t", CharClass::Space));
+        assert!(is_all("é", CharClass::Alpha));
+        assert!(is_upper("ABC1"));
+        assert!(is_lower("abc"));
+        assert!(!is_upper("1"));
+        assert!(is_identifier("_a1"));
+        assert!(!is_identifier("1a"));
+        assert!(is_title("Hello World"));
+        assert!(!is_title("Hello world"));
+        assert!(!is_title("HeLLo"));
+        assert!(!is_title(""));
+    }
+
+    #[test]
+    fn reprs() {
+        assert_eq!(str_repr("it's"), "\"it's\"");
+        assert_eq!(str_repr("it's \"x\""), "'it\\'s \"x\"'");
+        assert_eq!(str_repr("a\nb\t\x07\x7f\\"), "'a\\nb\\t\\x07\\x7f\\\\'");
+        assert_eq!(str_repr("é€😀"), "'é€😀'");
+        assert_eq!(
+            str_repr("\u{a0}\u{200b}\u{2028}\u{e000}\u{e0001}"),
+            "'\\xa0\\u200b\\u2028\\ue000\\U000e0001'"
+        );
+        assert_eq!(str_repr("\x00\u{9f}\u{ad}"), "'\\x00\\x9f\\xad'");
+        assert_eq!(str_repr("\""), "'\"'");
+        assert_eq!(str_repr(""), "''");
+        assert_eq!(escape_non_ascii("'é'"), "'\\xe9'");
+    }
+
+    /// A stand-in for VM values in `%` tests.
+    #[derive(Clone, Debug)]
+    enum Value {
+        Int(i64),
+        Float(f64),
+        Str(&'static str),
+        None,
+        Dict(Vec<(&'static str, Value)>),
+    }
+
+    impl PercentOperand for Value {
+        type Error = OpError;
+        fn to_str(&self) -> Result<String, OpError> {
+            Ok(match self {
+                Value::Str(s) => s.to_string(),
+                other => other.to_repr()?,
+            })
+        }
+        fn to_repr(&self) -> Result<String, OpError> {
+            Ok(match self {
+                Value::Int(n) => n.to_string(),
+                Value::Float(x) => super::super::float_repr::float_repr(*x),
+                Value::Str(s) => str_repr(s),
+                Value::None => "None".to_string(),
+                Value::Dict(_) => "{...}".to_string(),
+            })
+        }
+        fn kind(&self) -> Result<OperandKind, OpError> {
+            Ok(match self {
+                Value::Int(n) => OperandKind::Int(Int::Small(*n)),
+                Value::Float(x) => OperandKind::Float(*x),
+                Value::Str(s) => OperandKind::Str(s.to_string()),
+                _ => OperandKind::Other,
+            })
+        }
+        fn type_name(&self) -> String {
+            match self {
+                Value::Int(_) => "int",
+                Value::Float(_) => "float",
+                Value::Str(_) => "str",
+                Value::None => "NoneType",
+                Value::Dict(_) => "dict",
+            }
+            .to_string()
+        }
+        fn get_item(&self, key: &str) -> Result<Value, OpError> {
+            match self {
+                Value::Dict(items) => items
+                    .iter()
+                    .find(|(k, _)| *k == key)
+                    .map(|(_, v)| v.clone())
+                    .ok_or_else(|| {
+                        OpError::new(super::super::op_error::ErrorKind::KeyError, str_repr(key))
+                    }),
+                _ => Err(OpError::type_error("not subscriptable")),
+            }
+        }
+    }
+
+    fn tuple(format: &str, items: &[Value]) -> String {
+        percent_format(format, PercentArgs::Tuple(items)).unwrap_or_else(|e| e.to_string())
+    }
+
+    fn single(format: &str, value: Value) -> String {
+        let is_mapping = matches!(value, Value::Dict(_));
+        percent_format(
+            format,
+            PercentArgs::Single {
+                value: &value,
+                is_mapping,
+            },
+        )
+        .unwrap_or_else(|e| e.to_string())
+    }
+
+    #[test]
+    fn percent_operator() {
+        use Value::*;
+        assert_eq!(single("%d items", Int(5)), "5 items");
+        assert_eq!(
+            tuple("%5.2f|%-6d|%x|%%", &[Float(3.14259), Int(42), Int(255)]),
+            " 3.14|42    |ff|%"
+        );
+        assert_eq!(tuple("%s %r", &[Str("a"), Str("a")]), "a 'a'");
+        assert_eq!(
+            single("%c", Str("ab")),
+            "TypeError: %c requires int or char"
+        );
+        assert_eq!(single("%c", Int(65)), "A");
+        assert_eq!(
+            single("%c", Int(1 << 40)),
+            "OverflowError: %c arg not in range(0x110000)"
+        );
+        assert_eq!(
+            single("%d", Str("3")),
+            "TypeError: %d format: a real number is required, not str"
+        );
+        assert_eq!(
+            single("%i", Str("x")),
+            "TypeError: %i format: a real number is required, not str"
+        );
+        assert_eq!(single("%d", Float(3.7)), "3");
+        assert_eq!(
+            single("%x", Float(3.0)),
+            "TypeError: %x format: an integer is required, not float"
+        );
+        assert_eq!(
+            single("%f", Str("x")),
+            "TypeError: must be real number, not str"
+        );
+        assert_eq!(
+            single("%e", None),
+            "TypeError: must be real number, not NoneType"
+        );
+        assert_eq!(
+            single("%q", Int(1)),
+            "ValueError: unsupported format character 'q' (0x71) at index 1"
+        );
+        assert_eq!(
+            single("%é", Int(1)),
+            "ValueError: unsupported format character '?' (0xe9) at index 1"
+        );
+        assert_eq!(single("abc %", Int(1)), "ValueError: incomplete format");
+        assert_eq!(
+            single("%s %s", Int(1)),
+            "TypeError: not enough arguments for format string"
+        );
+        assert_eq!(
+            tuple("%s", &[Int(1), Int(2)]),
+            "TypeError: not all arguments converted during string formatting"
+        );
+        assert_eq!(
+            single("x", Int(5)),
+            "TypeError: not all arguments converted during string formatting"
+        );
+        assert_eq!(single("x", Dict(vec![])), "x");
+        assert_eq!(
+            single("%(a)s", Int(5)),
+            "TypeError: format requires a mapping"
+        );
+        assert_eq!(
+            single("%(a)s %(b)05d", Dict(vec![("a", Int(1)), ("b", Int(2))])),
+            "1 00002"
+        );
+        assert_eq!(
+            single("%(a", Dict(vec![])),
+            "ValueError: incomplete format key"
+        );
+        assert_eq!(
+            single("%(a)s %s", Dict(vec![("a", Int(1))])),
+            "TypeError: not enough arguments for format string"
+        );
+        assert_eq!(single("%s %(a)s", Dict(vec![("a", Int(1))])), "{...} 1");
+        assert_eq!(tuple("%*d", &[Int(5), Int(3)]), "    3");
+        assert_eq!(tuple("%*d", &[Str("a"), Int(3)]), "TypeError: * wants int");
+        assert_eq!(tuple("%.*f", &[Int(2), Float(3.14259)]), "3.14");
+        assert_eq!(tuple("%-*d|", &[Int(4), Int(1)]), "1   |");
+        assert_eq!(tuple("%*s", &[Int(-5), Str("a")]), "a    ");
+        assert_eq!(single("%010f", Float(f64::INFINITY)), "0000000inf");
+        assert_eq!(single("%+05d", Int(3)), "+0003");
+        assert_eq!(
+            tuple("%#x %#o %#X", &[Int(255), Int(8), Int(255)]),
+            "0xff 0o10 0XFF"
+        );
+        assert_eq!(single("%.3d", Int(5)), "005");
+        assert_eq!(single("%-05d|", Int(3)), "3    |");
+        assert_eq!(single("% d", Int(5)), " 5");
+        assert_eq!(single("%05s", Str("ab")), "   ab");
+        assert_eq!(single("%.2s", Str("abc")), "ab");
+        assert_eq!(single("%e", Float(12345.678)), "1.234568e+04");
+        assert_eq!(single("%g", Float(0.00001)), "1e-05");
+        assert_eq!(single("%#g", Float(1.0)), "1.00000");
+        assert_eq!(single("%r", Str("it's")), "\"it's\"");
+        assert_eq!(single("%a", Str("é")), "'\\xe9'");
+        assert_eq!(single("%ld", Int(7)), "7");
+        assert_eq!(single("%x", Int(-255)), "-ff");
+        assert_eq!(single("%#.3x", Int(5)), "0x005");
+        assert_eq!(single("%+.2e", Float(-0.0)), "-0.00e+00");
+        assert_eq!(single("%F", Float(f64::NAN)), "NAN");
+        assert_eq!(single("%-8.3s|", Str("abcdef")), "abc     |");
+        assert_eq!(single("%3c|", Str("x")), "  x|");
+        assert_eq!(single("%.3r", Str("abcdef")), "'ab");
+        assert_eq!(single("% 5.1f", Float(2.25)), "  2.2");
+        assert_eq!(single("%#o", Int(0)), "0o0");
+        assert_eq!(
+            single("%d", Float(f64::INFINITY)),
+            "OverflowError: cannot convert float infinity to integer"
+        );
+        assert_eq!(tuple("a%%b", &[]), "a%b");
+    }
+}

@@ -1,0 +1,620 @@
+//! `apy --ast`: an [`ast::Module`] in, the text of Python's `ast.dump(tree, indent=2)` out.
+//!
+//! Node and field names, field order and the layout rules are CPython 3.13's (`Lib/ast.py`,
+//! `dump`, with `show_empty=False`), so the output reads beside
+//! `python3.13 -c "import ast; print(ast.dump(ast.parse(src), indent=2))"`. Fields the apy AST
+//! does not keep (`ctx`, `type_comment`, `kind`, positions) are left out. Depends on the AST only.
+
+use super::ast::{
+    Alias, BinOp, BoolOp, ClassDef, CmpOp, Comprehension, Constant, ExceptHandler, Expr, ExprKind,
+    FStringPart, FormattedValue, FunctionDef, Keyword, Module, Param, Parameters, Stmt, StmtKind,
+    UnaryOp, WithItem,
+};
+
+/// The dump of `module`, ending with a newline (what `print(ast.dump(…, indent=2))` prints).
+pub fn dump_module(module: &Module) -> String {
+    let tree = Node::new("Module").list("body", module.body.iter().map(stmt));
+    let mut text = format(&Value::Node(tree), 0).0;
+    text.push('\n');
+    text
+}
+
+/// One field value of a node, in the shape `ast.dump` formats.
+enum Value {
+    Node(Node),
+    List(Vec<Value>),
+    /// A leaf printed as Python's `repr` of it: `'x'`, `1`, `None`, `1.5`.
+    Repr(String),
+}
+
+/// A node with its fields in CPython's order. Fields that are None or an empty list are not
+/// added at all: that is what `show_empty=False` prints.
+struct Node {
+    class: &'static str,
+    fields: Vec<(&'static str, Value)>,
+}
+
+impl Node {
+    fn new(class: &'static str) -> Node {
+        Node {
+            class,
+            fields: Vec::new(),
+        }
+    }
+
+    fn field(mut self, name: &'static str, value: Value) -> Node {
+        self.fields.push((name, value));
+        self
+    }
+
+    fn node(self, name: &'static str, node: Node) -> Node {
+        self.field(name, Value::Node(node))
+    }
+
+    fn expr(self, name: &'static str, value: &Expr) -> Node {
+        self.node(name, expr(value))
+    }
+
+    fn opt_expr(self, name: &'static str, value: Option<&Expr>) -> Node {
+        match value {
+            Some(value) => self.expr(name, value),
+            None => self,
+        }
+    }
+
+    fn repr(self, name: &'static str, repr: String) -> Node {
+        self.field(name, Value::Repr(repr))
+    }
+
+    fn str(self, name: &'static str, text: &str) -> Node {
+        self.repr(name, py_str_repr(text))
+    }
+
+    fn opt_str(self, name: &'static str, text: Option<&str>) -> Node {
+        match text {
+            Some(text) => self.str(name, text),
+            None => self,
+        }
+    }
+
+    /// A boolean stored as an int in CPython's AST (`simple=1`, `is_async=0`).
+    fn flag(self, name: &'static str, flag: bool) -> Node {
+        self.repr(name, u8::from(flag).to_string())
+    }
+
+    fn list(self, name: &'static str, items: impl IntoIterator<Item = Node>) -> Node {
+        self.values(name, items.into_iter().map(Value::Node).collect())
+    }
+
+    fn exprs(self, name: &'static str, items: &[Expr]) -> Node {
+        self.list(name, items.iter().map(expr))
+    }
+
+    fn body(self, name: &'static str, items: &[Stmt]) -> Node {
+        self.list(name, items.iter().map(stmt))
+    }
+
+    fn values(self, name: &'static str, values: Vec<Value>) -> Node {
+        if values.is_empty() {
+            self
+        } else {
+            self.field(name, Value::List(values))
+        }
+    }
+}
+
+/// `ast.dump`'s `_format`: returns the text and whether it is "simple" (a leaf, or a node
+/// without fields), which decides if a parent fits on one line.
+fn format(value: &Value, level: usize) -> (String, bool) {
+    let level = level + 1;
+    let prefix = format!("\n{}", "  ".repeat(level));
+    let separator = format!(",{prefix}");
+    match value {
+        Value::Repr(repr) => (repr.clone(), true),
+        Value::List(items) => {
+            let items: Vec<String> = items.iter().map(|item| format(item, level).0).collect();
+            (format!("[{prefix}{}]", items.join(&separator)), false)
+        }
+        Value::Node(node) => {
+            let mut all_simple = true;
+            let mut args = Vec::new();
+            for (name, value) in &node.fields {
+                let (text, simple) = format(value, level);
+                all_simple &= simple;
+                args.push(format!("{name}={text}"));
+            }
+            if all_simple && args.len() <= 3 {
+                (
+                    format!("{}({})", node.class, args.join(", ")),
+                    args.is_empty(),
+                )
+            } else {
+                let args = args.join(&separator);
+                (format!("{}({prefix}{args})", node.class), false)
+            }
+        }
+    }
+}
+
+fn stmt(stmt: &Stmt) -> Node {
+    match &stmt.kind {
+        StmtKind::Expr(value) => Node::new("Expr").expr("value", value),
+        StmtKind::Assign { targets, value } => Node::new("Assign")
+            .exprs("targets", targets)
+            .expr("value", value),
+        StmtKind::AugAssign { target, op, value } => Node::new("AugAssign")
+            .expr("target", target)
+            .node("op", Node::new(bin_op(*op)))
+            .expr("value", value),
+        StmtKind::AnnAssign {
+            target,
+            annotation,
+            value,
+            simple,
+        } => Node::new("AnnAssign")
+            .expr("target", target)
+            .expr("annotation", annotation)
+            .opt_expr("value", value.as_ref())
+            .flag("simple", *simple),
+        StmtKind::Pass => Node::new("Pass"),
+        StmtKind::Break => Node::new("Break"),
+        StmtKind::Continue => Node::new("Continue"),
+        StmtKind::Delete(targets) => Node::new("Delete").exprs("targets", targets),
+        StmtKind::Return(value) => Node::new("Return").opt_expr("value", value.as_ref()),
+        StmtKind::Raise { exc, cause } => Node::new("Raise")
+            .opt_expr("exc", exc.as_ref())
+            .opt_expr("cause", cause.as_ref()),
+        StmtKind::Global(names) => Node::new("Global").values("names", name_reprs(names)),
+        StmtKind::Nonlocal(names) => Node::new("Nonlocal").values("names", name_reprs(names)),
+        StmtKind::Assert { test, msg } => Node::new("Assert")
+            .expr("test", test)
+            .opt_expr("msg", msg.as_ref()),
+        StmtKind::If { test, body, orelse } => Node::new("If")
+            .expr("test", test)
+            .body("body", body)
+            .body("orelse", orelse),
+        StmtKind::While { test, body, orelse } => Node::new("While")
+            .expr("test", test)
+            .body("body", body)
+            .body("orelse", orelse),
+        StmtKind::For {
+            is_async,
+            target,
+            iter,
+            body,
+            orelse,
+        } => Node::new(if *is_async { "AsyncFor" } else { "For" })
+            .expr("target", target)
+            .expr("iter", iter)
+            .body("body", body)
+            .body("orelse", orelse),
+        StmtKind::Try {
+            body,
+            handlers,
+            orelse,
+            finalbody,
+            is_star,
+        } => Node::new(if *is_star { "TryStar" } else { "Try" })
+            .body("body", body)
+            .list("handlers", handlers.iter().map(except_handler))
+            .body("orelse", orelse)
+            .body("finalbody", finalbody),
+        StmtKind::With {
+            is_async,
+            items,
+            body,
+        } => Node::new(if *is_async { "AsyncWith" } else { "With" })
+            .list("items", items.iter().map(with_item))
+            .body("body", body),
+        StmtKind::FunctionDef(def) => function_def(def),
+        StmtKind::ClassDef(class) => class_def(class),
+        StmtKind::Import(names) => Node::new("Import").list("names", names.iter().map(alias)),
+        StmtKind::ImportFrom {
+            module,
+            names,
+            level,
+        } => Node::new("ImportFrom")
+            .opt_str("module", module.as_ref().map(|m| m.name.as_str()))
+            .list("names", names.iter().map(alias))
+            .repr("level", level.to_string()),
+    }
+}
+
+fn function_def(def: &FunctionDef) -> Node {
+    Node::new(if def.is_async {
+        "AsyncFunctionDef"
+    } else {
+        "FunctionDef"
+    })
+    .str("name", &def.name.name)
+    .node("args", arguments(&def.params))
+    .body("body", &def.body)
+    .exprs("decorator_list", &def.decorators)
+    .opt_expr("returns", def.returns.as_ref())
+}
+
+fn class_def(class: &ClassDef) -> Node {
+    Node::new("ClassDef")
+        .str("name", &class.name.name)
+        .exprs("bases", &class.bases)
+        .list("keywords", class.keywords.iter().map(keyword))
+        .body("body", &class.body)
+        .exprs("decorator_list", &class.decorators)
+}
+
+/// CPython's `arguments` keeps defaults apart from the parameters: `defaults` for the last
+/// positional ones, `kw_defaults` with one entry (maybe None) per keyword-only parameter.
+fn arguments(params: &Parameters) -> Node {
+    let positional = params.posonly.iter().chain(&params.args);
+    let defaults = positional.filter_map(|p| p.default.as_ref()).map(expr);
+    let kw_defaults = params.kwonly.iter().map(|p| match &p.default {
+        Some(default) => Value::Node(expr(default)),
+        None => Value::Repr("None".to_string()),
+    });
+    let node = Node::new("arguments")
+        .list("posonlyargs", params.posonly.iter().map(arg))
+        .list("args", params.args.iter().map(arg));
+    let node = match &params.vararg {
+        Some(vararg) => node.node("vararg", arg(vararg)),
+        None => node,
+    };
+    let node = node
+        .list("kwonlyargs", params.kwonly.iter().map(arg))
+        .values("kw_defaults", kw_defaults.collect());
+    let node = match &params.kwarg {
+        Some(kwarg) => node.node("kwarg", arg(kwarg)),
+        None => node,
+    };
+    node.list("defaults", defaults)
+}
+
+fn arg(param: &Param) -> Node {
+    Node::new("arg")
+        .str("arg", &param.name.name)
+        .opt_expr("annotation", param.annotation.as_ref())
+}
+
+fn except_handler(handler: &ExceptHandler) -> Node {
+    Node::new("ExceptHandler")
+        .opt_expr("type", handler.typ.as_ref())
+        .opt_str("name", handler.name.as_ref().map(|n| n.name.as_str()))
+        .body("body", &handler.body)
+}
+
+fn with_item(item: &WithItem) -> Node {
+    Node::new("withitem")
+        .expr("context_expr", &item.context)
+        .opt_expr("optional_vars", item.target.as_ref())
+}
+
+fn alias(alias: &Alias) -> Node {
+    Node::new("alias")
+        .str("name", &alias.name.name)
+        .opt_str("asname", alias.asname.as_ref().map(|n| n.name.as_str()))
+}
+
+fn keyword(keyword: &Keyword) -> Node {
+    Node::new("keyword")
+        .opt_str("arg", keyword.arg.as_ref().map(|n| n.name.as_str()))
+        .expr("value", &keyword.value)
+}
+
+fn comprehension(clause: &Comprehension) -> Node {
+    Node::new("comprehension")
+        .expr("target", &clause.target)
+        .expr("iter", &clause.iter)
+        .exprs("ifs", &clause.ifs)
+        .flag("is_async", clause.is_async)
+}
+
+fn name_reprs(names: &[super::ast::Ident]) -> Vec<Value> {
+    names
+        .iter()
+        .map(|name| Value::Repr(py_str_repr(&name.name)))
+        .collect()
+}
+
+fn expr(expr: &Expr) -> Node {
+    match &expr.kind {
+        ExprKind::BoolOp { op, values } => Node::new("BoolOp")
+            .node("op", Node::new(bool_op(*op)))
+            .exprs("values", values),
+        ExprKind::NamedExpr { target, value } => Node::new("NamedExpr")
+            .expr("target", target)
+            .expr("value", value),
+        ExprKind::BinOp { left, op, right } => Node::new("BinOp")
+            .expr("left", left)
+            .node("op", Node::new(bin_op(*op)))
+            .expr("right", right),
+        ExprKind::UnaryOp { op, operand } => Node::new("UnaryOp")
+            .node("op", Node::new(unary_op(*op)))
+            .expr("operand", operand),
+        ExprKind::Lambda { params, body } => Node::new("Lambda")
+            .node("args", arguments(params))
+            .expr("body", body),
+        ExprKind::IfExp { test, body, orelse } => Node::new("IfExp")
+            .expr("test", test)
+            .expr("body", body)
+            .expr("orelse", orelse),
+        ExprKind::Dict { keys, values } => {
+            let keys = keys.iter().map(|key| match key {
+                Some(key) => Value::Node(self::expr(key)),
+                None => Value::Repr("None".to_string()),
+            });
+            Node::new("Dict")
+                .values("keys", keys.collect())
+                .exprs("values", values)
+        }
+        ExprKind::Set(elts) => Node::new("Set").exprs("elts", elts),
+        ExprKind::ListComp { elt, generators } => comprehension_node("ListComp", elt, generators),
+        ExprKind::SetComp { elt, generators } => comprehension_node("SetComp", elt, generators),
+        ExprKind::GeneratorExp { elt, generators } => {
+            comprehension_node("GeneratorExp", elt, generators)
+        }
+        ExprKind::DictComp {
+            key,
+            value,
+            generators,
+        } => Node::new("DictComp")
+            .expr("key", key)
+            .expr("value", value)
+            .list("generators", generators.iter().map(comprehension)),
+        ExprKind::Await(value) => Node::new("Await").expr("value", value),
+        ExprKind::Yield(value) => Node::new("Yield").opt_expr("value", value.as_deref()),
+        ExprKind::YieldFrom(value) => Node::new("YieldFrom").expr("value", value),
+        ExprKind::Compare {
+            left,
+            ops,
+            comparators,
+        } => Node::new("Compare")
+            .expr("left", left)
+            .list("ops", ops.iter().map(|op| Node::new(cmp_op(*op))))
+            .exprs("comparators", comparators),
+        ExprKind::Call {
+            func,
+            args,
+            keywords,
+        } => Node::new("Call")
+            .expr("func", func)
+            .exprs("args", args)
+            .list("keywords", keywords.iter().map(keyword)),
+        ExprKind::FString(parts) => joined_str(parts),
+        ExprKind::Constant(value) => constant(value),
+        ExprKind::Attribute { value, attr } => Node::new("Attribute")
+            .expr("value", value)
+            .str("attr", &attr.name),
+        ExprKind::Subscript { value, slice } => Node::new("Subscript")
+            .expr("value", value)
+            .expr("slice", slice),
+        ExprKind::Starred(value) => Node::new("Starred").expr("value", value),
+        ExprKind::Name(id) => Node::new("Name").str("id", id),
+        ExprKind::List(elts) => Node::new("List").exprs("elts", elts),
+        ExprKind::Tuple(elts) => Node::new("Tuple").exprs("elts", elts),
+        ExprKind::Slice { lower, upper, step } => Node::new("Slice")
+            .opt_expr("lower", lower.as_deref())
+            .opt_expr("upper", upper.as_deref())
+            .opt_expr("step", step.as_deref()),
+    }
+}
+
+fn comprehension_node(class: &'static str, elt: &Expr, generators: &[Comprehension]) -> Node {
+    Node::new(class)
+        .expr("elt", elt)
+        .list("generators", generators.iter().map(comprehension))
+}
+
+fn constant(value: &Constant) -> Node {
+    let repr = match value {
+        Constant::None => "None".to_string(),
+        Constant::Bool(true) => "True".to_string(),
+        Constant::Bool(false) => "False".to_string(),
+        Constant::Ellipsis => "Ellipsis".to_string(),
+        Constant::Int(value) => value.to_string(),
+        Constant::Float(value) => py_float_repr(*value),
+        Constant::Str(text) => py_str_repr(text),
+    };
+    Node::new("Constant").repr("value", repr)
+}
+
+/// An f-string is a `JoinedStr` of `Constant` strings and `FormattedValue`s.
+fn joined_str(parts: &[FStringPart]) -> Node {
+    Node::new("JoinedStr").list(
+        "values",
+        parts.iter().map(|part| match part {
+            FStringPart::Literal(text) => constant(&Constant::Str(text.clone())),
+            FStringPart::Formatted(field) => formatted_value(field),
+        }),
+    )
+}
+
+/// `conversion` is the code point of `s`/`r`/`a`, or -1 when there is none, as in CPython.
+fn formatted_value(field: &FormattedValue) -> Node {
+    let conversion = field.conversion.map_or(-1, |c| c as i64);
+    let node = Node::new("FormattedValue")
+        .expr("value", &field.value)
+        .repr("conversion", conversion.to_string());
+    match &field.format_spec {
+        Some(spec) => node.node("format_spec", joined_str(spec)),
+        None => node,
+    }
+}
+
+fn bool_op(op: BoolOp) -> &'static str {
+    match op {
+        BoolOp::And => "And",
+        BoolOp::Or => "Or",
+    }
+}
+
+fn bin_op(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "Add",
+        BinOp::Sub => "Sub",
+        BinOp::Mult => "Mult",
+        BinOp::MatMult => "MatMult",
+        BinOp::Div => "Div",
+        BinOp::Mod => "Mod",
+        BinOp::Pow => "Pow",
+        BinOp::LShift => "LShift",
+        BinOp::RShift => "RShift",
+        BinOp::BitOr => "BitOr",
+        BinOp::BitXor => "BitXor",
+        BinOp::BitAnd => "BitAnd",
+        BinOp::FloorDiv => "FloorDiv",
+    }
+}
+
+fn unary_op(op: UnaryOp) -> &'static str {
+    match op {
+        UnaryOp::Invert => "Invert",
+        UnaryOp::Not => "Not",
+        UnaryOp::UAdd => "UAdd",
+        UnaryOp::USub => "USub",
+    }
+}
+
+fn cmp_op(op: CmpOp) -> &'static str {
+    match op {
+        CmpOp::Eq => "Eq",
+        CmpOp::NotEq => "NotEq",
+        CmpOp::Lt => "Lt",
+        CmpOp::LtE => "LtE",
+        CmpOp::Gt => "Gt",
+        CmpOp::GtE => "GtE",
+        CmpOp::Is => "Is",
+        CmpOp::IsNot => "IsNot",
+        CmpOp::In => "In",
+        CmpOp::NotIn => "NotIn",
+    }
+}
+
+/// Python's `repr(str)`: single quotes unless the text has `'` and no `"`; backslash escapes
+/// for the quote, `\`, `\t \n \r` and characters that are not printable.
+fn py_str_repr(text: &str) -> String {
+    let quote = if text.contains('\'') && !text.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push(quote);
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if is_printable(c) => out.push(c),
+            c if (c as u32) < 0x100 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push_str(&format!("\\U{:08x}", c as u32)),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// Python's `str.isprintable` for one character, approximated without Unicode tables:
+/// control characters, separators other than the space, format characters and private use
+/// are not printable. (Unassigned code points count as printable here; CPython escapes them.)
+fn is_printable(c: char) -> bool {
+    !matches!(c as u32,
+        0x00..=0x1F | 0x7F..=0xA0 | 0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x1680
+        | 0x180E | 0x2000..=0x200F | 0x2028..=0x202F | 0x205F..=0x2064 | 0x2066..=0x206F
+        | 0x3000 | 0xD800..=0xF8FF | 0xFEFF | 0xFFF9..=0xFFFB | 0xE0001 | 0xE0020..=0xE007F
+        | 0xF0000..)
+}
+
+/// Python's `repr(float)`: the shortest digits that round-trip, positional notation for
+/// exponents -4..16, scientific (`1e+100`, `1.5e-07`) outside it.
+fn py_float_repr(value: f64) -> String {
+    if value.is_nan() {
+        return "nan".to_string();
+    }
+    if value.is_infinite() {
+        return if value > 0.0 { "inf" } else { "-inf" }.to_string();
+    }
+    // Rust's `{:e}` gives the shortest round-trip digits: "-1.2345e-5", "1e100", "0e0".
+    let scientific = format!("{value:e}");
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let (sign, mantissa) = match mantissa.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", mantissa),
+    };
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    if (-4..16).contains(&exponent) {
+        let point = exponent + 1; // digits before the decimal point
+        let body = if point <= 0 {
+            format!("0.{}{digits}", "0".repeat(point.unsigned_abs() as usize))
+        } else if point as usize >= digits.len() {
+            format!("{digits}{}.0", "0".repeat(point as usize - digits.len()))
+        } else {
+            let (whole, fraction) = digits.split_at(point as usize);
+            format!("{whole}.{fraction}")
+        };
+        format!("{sign}{body}")
+    } else {
+        let (first, rest) = digits.split_at(1);
+        let fraction = if rest.is_empty() {
+            String::new()
+        } else {
+            format!(".{rest}")
+        };
+        let exp_sign = if exponent < 0 { '-' } else { '+' };
+        format!(
+            "{sign}{first}{fraction}e{exp_sign}{:02}",
+            exponent.unsigned_abs()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_reprs_match_python() {
+        // Expected values from python3.13: [repr(x) for x in (...)]
+        let cases = [
+            (1.5, "1.5"),
+            (0.0, "0.0"),
+            (-0.0, "-0.0"),
+            (100.0, "100.0"),
+            (0.1, "0.1"),
+            (1e16, "1e+16"),
+            (1234567890123456.0, "1234567890123456.0"),
+            (1e100, "1e+100"),
+            (1.5e-7, "1.5e-07"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (-2.5e300, "-2.5e+300"),
+            (f64::INFINITY, "inf"),
+            (123.456, "123.456"),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(py_float_repr(value), expected, "repr of {value:e}");
+        }
+    }
+
+    #[test]
+    fn str_reprs_match_python() {
+        // Expected values from python3.13: [repr(s) for s in (...)]
+        let cases = [
+            ("abc", "'abc'"),
+            ("it's", "\"it's\""),
+            ("'\"", "'\\'\"'"),
+            ("a\\b\n\t\r", "'a\\\\b\\n\\t\\r'"),
+            ("\x00\x7f\u{a0}é", "'\\x00\\x7f\\xa0é'"),
+            ("\u{200b}\u{feff}", "'\\u200b\\ufeff'"),
+            ("日本🐍", "'日本🐍'"),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(py_str_repr(text), expected);
+        }
+    }
+}

@@ -1,0 +1,412 @@
+//! f-strings (PEP 701): split an f-string literal into text and `{expr!c:spec}` fields.
+//!
+//! In: the source and the offset of an f-string's prefix (from the lexer). Out: an
+//! [`FStringToken`] whose fields record the byte range of each embedded expression; the
+//! grammar later parses those ranges with the expression entry ([`build_parts`]).
+//! Mirrors the f-string modes of CPython's `Parser/tokenizer.c` and `Parser/action_helpers.c`.
+
+use super::ast::{Expr, FStringPart, FormattedValue, Span};
+use super::error::SyntaxError;
+use super::lexer::{self, LexError, Quote};
+
+/// Deepest nesting of f-strings and replacement fields, as CPython's `MAXFSTRINGLEVEL`.
+const MAX_NESTING: usize = 150;
+
+/// An f-string as the lexer saw it: literal text already unescaped, fields not yet parsed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FStringToken {
+    pub parts: Vec<RawPart>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum RawPart {
+    Literal(String),
+    Field(RawField),
+}
+
+/// One `{…}` replacement field.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawField {
+    /// Byte range of the expression text in the source.
+    pub expr: Span,
+    /// For `{x = }`: the text `x = `, printed before the value.
+    pub debug_text: Option<String>,
+    pub conversion: Option<char>,
+    pub spec: Option<Vec<RawPart>>,
+}
+
+/// Scans an f-string whose prefix starts at `start` and body at `body`; returns it and its end.
+pub fn scan(
+    src: &str,
+    start: usize,
+    body: usize,
+    quote: Quote,
+    raw: bool,
+    depth: usize,
+) -> Result<(FStringToken, usize), LexError> {
+    if depth > MAX_NESTING {
+        return Err(LexError::invalid(
+            "f-string: expressions nested too deeply",
+            start,
+            body,
+        ));
+    }
+    let mut scanner = Scanner {
+        src,
+        start,
+        pos: body,
+        quote,
+        raw,
+        depth,
+    };
+    let parts = scanner.literal_parts(false)?;
+    Ok((FStringToken { parts }, scanner.pos + quote.width()))
+}
+
+struct Scanner<'s> {
+    src: &'s str,
+    /// Where the f-string (its prefix) starts, for "unterminated" errors.
+    start: usize,
+    pos: usize,
+    quote: Quote,
+    raw: bool,
+    depth: usize,
+}
+
+impl Scanner<'_> {
+    fn peek(&self) -> Option<char> {
+        self.src[self.pos..].chars().next()
+    }
+
+    fn peek2(&self) -> Option<char> {
+        let mut chars = self.src[self.pos..].chars();
+        chars.next();
+        chars.next()
+    }
+
+    fn unterminated(&self) -> LexError {
+        lexer::unterminated(self.src, self.start, self.quote, self.pos)
+    }
+
+    /// Text and fields up to the closing quote (or, in a format spec, up to the field's `}`).
+    fn literal_parts(&mut self, in_spec: bool) -> Result<Vec<RawPart>, LexError> {
+        let mut parts = Vec::new();
+        let mut text = String::new();
+        loop {
+            if self.quote.closes_at(self.src, self.pos) {
+                if in_spec {
+                    return Err(self.expecting_brace());
+                }
+                break;
+            }
+            let Some(c) = self.peek() else {
+                return Err(self.unterminated());
+            };
+            match c {
+                '\\' => {
+                    self.pos = lexer::decode_escape(self.src, self.pos, self.raw, &mut text)?;
+                    if self.pos >= self.src.len() {
+                        return Err(self.unterminated());
+                    }
+                }
+                '\n' | '\r' if !self.quote.triple => return Err(self.unterminated()),
+                '{' if !in_spec && self.peek2() == Some('{') => {
+                    text.push('{');
+                    self.pos += 2;
+                }
+                '}' if in_spec => break,
+                '}' if self.peek2() == Some('}') => {
+                    text.push('}');
+                    self.pos += 2;
+                }
+                '}' => {
+                    return Err(LexError::invalid(
+                        "f-string: single '}' is not allowed",
+                        self.pos,
+                        self.pos + 1,
+                    ));
+                }
+                '{' => {
+                    if !text.is_empty() {
+                        parts.push(RawPart::Literal(std::mem::take(&mut text)));
+                    }
+                    parts.push(RawPart::Field(self.field()?));
+                }
+                _ => {
+                    text.push(c);
+                    self.pos += c.len_utf8();
+                }
+            }
+        }
+        if !text.is_empty() {
+            parts.push(RawPart::Literal(text));
+        }
+        Ok(parts)
+    }
+
+    fn expecting_brace(&self) -> LexError {
+        LexError::invalid("f-string: expecting '}'", self.pos, self.pos + 1)
+    }
+
+    /// A replacement field; `self.pos` is at its `{`.
+    fn field(&mut self) -> Result<RawField, LexError> {
+        if self.depth + 1 > MAX_NESTING {
+            return Err(LexError::invalid(
+                "f-string: expressions nested too deeply",
+                self.pos,
+                self.pos + 1,
+            ));
+        }
+        self.pos += 1;
+        let expr_start = self.pos;
+        let (expr_end, terminator) = self.expression_text()?;
+        if self.src[expr_start..expr_end].trim().is_empty() {
+            return Err(LexError::invalid(
+                format!("f-string: valid expression required before '{terminator}'"),
+                expr_end,
+                expr_end + 1,
+            ));
+        }
+        let mut field = RawField {
+            expr: Span::new(expr_start, expr_end),
+            debug_text: None,
+            conversion: None,
+            spec: None,
+        };
+        if terminator == '=' {
+            self.pos += 1;
+            while matches!(self.peek(), Some(' ' | '\t' | '\n' | '\r' | '\x0c')) {
+                self.pos += 1;
+            }
+            field.debug_text = Some(self.src[expr_start..self.pos].to_string());
+        }
+        if self.peek() == Some('!') {
+            self.pos += 1;
+            let conv_start = self.pos;
+            let name: String = self.src[self.pos..]
+                .chars()
+                .take_while(|&c| lexer::is_ident_continue(c))
+                .collect();
+            self.pos += name.len();
+            match name.as_str() {
+                "s" | "r" | "a" if matches!(self.peek(), Some(':' | '}')) => {
+                    field.conversion = name.chars().next();
+                }
+                "" => {
+                    return Err(LexError::invalid(
+                        "f-string: missing conversion character",
+                        conv_start,
+                        conv_start + 1,
+                    ));
+                }
+                _ => {
+                    return Err(LexError::invalid(
+                        format!(
+                            "f-string: invalid conversion character '{name}': expected 's', 'r', or 'a'"
+                        ),
+                        conv_start,
+                        self.pos,
+                    ));
+                }
+            }
+        }
+        if self.peek() == Some(':') {
+            self.pos += 1;
+            self.depth += 1;
+            let spec = self.literal_parts(true)?;
+            self.depth -= 1;
+            field.spec = Some(spec);
+        }
+        if self.peek() != Some('}') {
+            return Err(self.expecting_brace());
+        }
+        self.pos += 1;
+        Ok(field)
+    }
+
+    /// Skips the expression of a field, tracking brackets and nested strings; stops before
+    /// the `}`, `!`, `:` or debug `=` that ends it at bracket depth 0 and returns it.
+    fn expression_text(&mut self) -> Result<(usize, char), LexError> {
+        let mut brackets = 0usize;
+        loop {
+            let Some(c) = self.peek() else {
+                return Err(self.unterminated());
+            };
+            let next = self.peek2();
+            match c {
+                '\'' | '"' => {
+                    let prefix_start = self.string_prefix_start();
+                    let (_, end) = lexer::scan_string(self.src, prefix_start, self.depth + 1)?;
+                    self.pos = end;
+                    continue;
+                }
+                '#' => {
+                    while !matches!(self.peek(), None | Some('\n' | '\r')) {
+                        self.pos += 1;
+                    }
+                    continue;
+                }
+                '(' | '[' | '{' => brackets += 1,
+                ')' | ']' if brackets > 0 => brackets -= 1,
+                '}' if brackets > 0 => brackets -= 1,
+                '}' | ':' if brackets == 0 => return Ok((self.pos, c)),
+                '!' if brackets == 0 && next != Some('=') => return Ok((self.pos, '!')),
+                '=' | '!' | '<' | '>' if next == Some('=') => self.pos += 1,
+                '=' if brackets == 0 => return Ok((self.pos, '=')),
+                '\n' | '\r' if !self.quote.triple && brackets == 0 => {
+                    return Err(self.unterminated());
+                }
+                _ => {}
+            }
+            self.pos += c.len_utf8();
+        }
+    }
+
+    /// The start of a nested string's prefix letters (`rf` in `rf"…"`), `self.pos` at its quote.
+    fn string_prefix_start(&self) -> usize {
+        let before = &self.src[..self.pos];
+        let letters = before.len()
+            - before
+                .trim_end_matches(|c: char| "rRbBfFuU".contains(c))
+                .len();
+        let letters = letters.min(2);
+        let start = self.pos - letters;
+        let glued = self.src[..start]
+            .chars()
+            .next_back()
+            .is_some_and(lexer::is_ident_continue);
+        if glued { self.pos } else { start }
+    }
+}
+
+/// Turns scanned parts into AST parts, parsing each field's expression with `parse_expr`
+/// (the grammar's expression entry applied to a byte range of the source).
+pub fn build_parts(
+    raw: &[RawPart],
+    parse_expr: &mut dyn FnMut(Span) -> Result<Expr, SyntaxError>,
+    out: &mut Vec<FStringPart>,
+) -> Result<(), SyntaxError> {
+    for part in raw {
+        match part {
+            RawPart::Literal(text) => push_literal(out, text),
+            RawPart::Field(field) => {
+                let value = parse_expr(field.expr)?;
+                let spec = match &field.spec {
+                    Some(spec) => {
+                        let mut parts = Vec::new();
+                        build_parts(spec, parse_expr, &mut parts)?;
+                        Some(parts)
+                    }
+                    None => None,
+                };
+                let mut conversion = field.conversion;
+                if let Some(text) = &field.debug_text {
+                    push_literal(out, text);
+                    // CPython: `{x=}` means `{x!r}` unless a conversion or a spec is given.
+                    if conversion.is_none() && spec.is_none() {
+                        conversion = Some('r');
+                    }
+                }
+                out.push(FStringPart::Formatted(FormattedValue {
+                    value: Box::new(value),
+                    conversion,
+                    format_spec: spec,
+                }));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Appends literal text, merging it with a literal just before it.
+pub fn push_literal(out: &mut Vec<FStringPart>, text: &str) {
+    if text.is_empty() {
+        return;
+    }
+    if let Some(FStringPart::Literal(last)) = out.last_mut() {
+        last.push_str(text);
+    } else {
+        out.push(FStringPart::Literal(text.to_string()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::lexer::scan_string;
+    use crate::syntax::token::StrToken;
+
+    fn split(src: &str) -> Vec<RawPart> {
+        match scan_string(src, 0, 0) {
+            Ok((StrToken::Format(token), end)) => {
+                assert_eq!(end, src.len());
+                token.parts
+            }
+            other => panic!("not an f-string: {other:?}"),
+        }
+    }
+
+    fn field(src: &str, part: &RawPart) -> (String, Option<String>, Option<char>, bool) {
+        match part {
+            RawPart::Field(f) => (
+                src[f.expr.range()].to_string(),
+                f.debug_text.clone(),
+                f.conversion,
+                f.spec.is_some(),
+            ),
+            RawPart::Literal(text) => panic!("literal {text:?}"),
+        }
+    }
+
+    fn error(src: &str) -> String {
+        scan_string(src, 0, 0).unwrap_err().message
+    }
+
+    #[test]
+    fn literal_and_fields() {
+        let src = r#"f"a{{b}}{x!r}\n{y:>{w}}""#;
+        let parts = split(src);
+        assert_eq!(parts[0], RawPart::Literal("a{b}".into()));
+        assert_eq!(field(src, &parts[1]), ("x".into(), None, Some('r'), false));
+        assert_eq!(parts[2], RawPart::Literal("\n".into()));
+        assert_eq!(field(src, &parts[3]), ("y".into(), None, None, true));
+    }
+
+    #[test]
+    fn debug_fields() {
+        let src = r#"f"{ x = }{a==b}{c!=d=}""#;
+        let parts = split(src);
+        assert_eq!(
+            field(src, &parts[0]),
+            (" x ".into(), Some(" x = ".into()), None, false)
+        );
+        assert_eq!(field(src, &parts[1]), ("a==b".into(), None, None, false));
+        assert_eq!(
+            field(src, &parts[2]),
+            ("c!=d".into(), Some("c!=d=".into()), None, false)
+        );
+    }
+
+    #[test]
+    fn nested_quotes_pep701() {
+        let src = r#"f"{x["a"]}{f"{1}"}{'}'}""#;
+        let parts = split(src);
+        assert_eq!(field(src, &parts[0]).0, r#"x["a"]"#);
+        assert_eq!(field(src, &parts[1]).0, r#"f"{1}""#);
+        assert_eq!(field(src, &parts[2]).0, "'}'");
+    }
+
+    #[test]
+    fn errors() {
+        assert_eq!(error(r#"f"}""#), "f-string: single '}' is not allowed");
+        assert_eq!(
+            error(r#"f"{}""#),
+            "f-string: valid expression required before '}'"
+        );
+        assert_eq!(
+            error(r#"f"{x!z}""#),
+            "f-string: invalid conversion character 'z': expected 's', 'r', or 'a'"
+        );
+        assert_eq!(error(r#"f"{x:""#), "f-string: expecting '}'");
+    }
+}

@@ -1,0 +1,555 @@
+//! Logos callbacks: numbers, names and string literals, with CPython's lexical errors.
+//!
+//! In: the source text, one token at a time (driven by the `Tok` derive in `token.rs`).
+//! Out: token payloads (`BigInt`, `f64`, decoded `String`, split f-strings) or a [`LexError`].
+//! Mirrors CPython's `Parser/tokenizer.c` (`verify_end_of_number`, string scanning) and
+//! `Parser/string_parser.c` (escape decoding). Knows nothing of indentation or grammar.
+
+use logos::Lexer;
+use num_bigint::BigInt;
+
+use super::ast::Span;
+use super::error::{SyntaxError, SyntaxErrorKind};
+use super::fstring;
+use super::token::{StrToken, Tok};
+
+/// A lexical error. `span` overrides the span of the token being lexed when set.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LexError {
+    pub kind: Option<SyntaxErrorKind>,
+    pub message: String,
+    pub span: Option<Span>,
+}
+
+impl LexError {
+    pub fn new(kind: SyntaxErrorKind, message: impl Into<String>, span: Span) -> LexError {
+        LexError {
+            kind: Some(kind),
+            message: message.into(),
+            span: Some(span),
+        }
+    }
+
+    pub fn invalid(message: impl Into<String>, start: usize, end: usize) -> LexError {
+        LexError::new(SyntaxErrorKind::Invalid, message, Span::new(start, end))
+    }
+
+    /// Called by logos when no token matches: an invalid character.
+    pub fn from_lexer(lex: &mut Lexer<'_, Tok>) -> LexError {
+        let start = lex.span().start;
+        let c = lex.slice().chars().next().unwrap_or('\u{FFFD}');
+        invalid_character(c, start)
+    }
+
+    /// The [`SyntaxError`] for this error, using `token_span` when no span was recorded.
+    pub fn into_syntax_error(self, token_span: Span) -> SyntaxError {
+        SyntaxError::new(
+            self.kind.unwrap_or(SyntaxErrorKind::Invalid),
+            if self.message.is_empty() {
+                "invalid syntax".to_string()
+            } else {
+                self.message
+            },
+            self.span.unwrap_or(token_span),
+        )
+    }
+}
+
+/// CPython's message for a character that cannot start any token.
+fn invalid_character(c: char, start: usize) -> LexError {
+    let end = start + c.len_utf8();
+    if matches!(c, '$' | '?' | '`') {
+        LexError::invalid("invalid syntax", start, end)
+    } else if c.is_control() || c.is_whitespace() {
+        LexError::invalid(
+            format!("invalid non-printable character U+{:04X}", c as u32),
+            start,
+            end,
+        )
+    } else {
+        LexError::invalid(
+            format!("invalid character '{c}' (U+{:04X})", c as u32),
+            start,
+            end,
+        )
+    }
+}
+
+/// 1-based line number of byte offset `pos`.
+pub fn line_of(src: &str, pos: usize) -> usize {
+    let pos = pos.min(src.len());
+    src.as_bytes()[..pos]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+pub fn is_ident_start(c: char) -> bool {
+    c == '_' || unicode_ident::is_xid_start(c)
+}
+
+pub fn is_ident_continue(c: char) -> bool {
+    unicode_ident::is_xid_continue(c)
+}
+
+/// A name: the regex accepts any non-ASCII character, so check XID rules here.
+pub fn name(lex: &mut Lexer<'_, Tok>) -> Result<String, LexError> {
+    let start = lex.span().start;
+    let text = lex.slice();
+    for (i, c) in text.char_indices() {
+        let ok = if i == 0 {
+            is_ident_start(c)
+        } else {
+            is_ident_continue(c)
+        };
+        if !ok {
+            return Err(invalid_character(c, start + i));
+        }
+    }
+    Ok(text.to_string())
+}
+
+/// Keywords that may follow a number directly (`1if x else 2`): CPython only warns.
+const KEYWORDS_AFTER_NUMBER: [&str; 8] = ["and", "else", "for", "if", "in", "is", "not", "or"];
+
+/// CPython's `verify_end_of_number`: a number glued to a name is an error, `1j` unsupported.
+fn check_end_of_number(lex: &Lexer<'_, Tok>, kind: &str) -> Result<(), LexError> {
+    let rest = lex.remainder();
+    let Some(c) = rest.chars().next() else {
+        return Ok(());
+    };
+    let span = lex.span();
+    if c == 'j' || c == 'J' {
+        return Err(LexError::new(
+            SyntaxErrorKind::Unsupported,
+            "complex literals are not supported by apy",
+            Span::new(span.start, span.end + 1),
+        ));
+    }
+    if KEYWORDS_AFTER_NUMBER.iter().any(|k| {
+        rest.starts_with(k) && !rest[k.len()..].starts_with(|c: char| is_ident_continue(c))
+    }) {
+        return Ok(());
+    }
+    if is_ident_continue(c) {
+        return Err(LexError::invalid(
+            format!("invalid {kind} literal"),
+            span.start,
+            span.end,
+        ));
+    }
+    Ok(())
+}
+
+pub fn decimal_int(lex: &mut Lexer<'_, Tok>) -> Result<BigInt, LexError> {
+    let digits: String = lex.slice().chars().filter(|&c| c != '_').collect();
+    if digits.len() > 1 && digits.starts_with('0') && digits.bytes().any(|b| b != b'0') {
+        let span = lex.span();
+        return Err(LexError::invalid(
+            "leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers",
+            span.start,
+            span.end,
+        ));
+    }
+    check_end_of_number(lex, "decimal")?;
+    BigInt::parse_bytes(digits.as_bytes(), 10).ok_or_else(|| {
+        LexError::invalid("invalid decimal literal", lex.span().start, lex.span().end)
+    })
+}
+
+pub fn radix_int(lex: &mut Lexer<'_, Tok>, radix: u32) -> Result<BigInt, LexError> {
+    let (kind, name) = match radix {
+        16 => ("hexadecimal", "hexadecimal"),
+        8 => ("octal", "octal"),
+        _ => ("binary", "binary"),
+    };
+    let span = lex.span();
+    if let Some(c) = lex.remainder().chars().next()
+        && c.is_ascii_digit()
+    {
+        return Err(LexError::invalid(
+            format!("invalid digit '{c}' in {name} literal"),
+            span.end,
+            span.end + 1,
+        ));
+    }
+    check_end_of_number(lex, kind)?;
+    let digits: String = lex.slice()[2..].chars().filter(|&c| c != '_').collect();
+    BigInt::parse_bytes(digits.as_bytes(), radix)
+        .ok_or_else(|| LexError::invalid(format!("invalid {kind} literal"), span.start, span.end))
+}
+
+pub fn float(lex: &mut Lexer<'_, Tok>) -> Result<f64, LexError> {
+    check_end_of_number(lex, "decimal")?;
+    let text: String = lex.slice().chars().filter(|&c| c != '_').collect();
+    text.parse::<f64>()
+        .map_err(|_| LexError::invalid("invalid decimal literal", lex.span().start, lex.span().end))
+}
+
+/// A `\` that does not end a line.
+pub fn stray_backslash(lex: &mut Lexer<'_, Tok>) -> Result<(), LexError> {
+    let span = lex.span();
+    if lex.remainder().is_empty() {
+        Err(LexError::new(
+            SyntaxErrorKind::Incomplete,
+            "unexpected EOF while parsing",
+            Span::new(span.start, span.end),
+        ))
+    } else {
+        Err(LexError::invalid(
+            "unexpected character after line continuation character",
+            span.end,
+            span.end + 1,
+        ))
+    }
+}
+
+/// A string literal: logos matched the prefix and opening quote; scan the rest by hand.
+pub fn string(lex: &mut Lexer<'_, Tok>) -> Result<StrToken, LexError> {
+    let start = lex.span().start;
+    let (token, end) = scan_string(lex.source(), start, 0)?;
+    lex.bump(end - lex.span().end);
+    Ok(token)
+}
+
+/// The prefix letters of a string literal.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Prefix {
+    pub raw: bool,
+    pub format: bool,
+    pub bytes: bool,
+}
+
+impl Prefix {
+    /// Parses the letters before the quote (already known to be a valid prefix by the regex).
+    pub fn parse(letters: &str) -> Prefix {
+        let has = |c: char| letters.chars().any(|l| l.eq_ignore_ascii_case(&c));
+        Prefix {
+            raw: has('r'),
+            format: has('f'),
+            bytes: has('b'),
+        }
+    }
+}
+
+/// Where a string's body starts and how it ends.
+#[derive(Clone, Copy, Debug)]
+pub struct Quote {
+    pub ch: char,
+    pub triple: bool,
+}
+
+impl Quote {
+    pub fn width(self) -> usize {
+        if self.triple { 3 } else { 1 }
+    }
+
+    /// True when the closing quote starts at `src[pos..]`.
+    pub fn closes_at(self, src: &str, pos: usize) -> bool {
+        let rest = &src.as_bytes()[pos..];
+        let q = self.ch as u8;
+        if self.triple {
+            rest.len() >= 3 && rest[0] == q && rest[1] == q && rest[2] == q
+        } else {
+            rest.first() == Some(&q)
+        }
+    }
+}
+
+/// Scans the string literal whose prefix starts at `start`; returns the token and the end
+/// offset. `depth` counts f-string nesting (a string inside an f-string field is one deeper).
+pub fn scan_string(src: &str, start: usize, depth: usize) -> Result<(StrToken, usize), LexError> {
+    let quote_pos = start + src[start..].find(['\'', '"']).unwrap_or(0);
+    let prefix = Prefix::parse(&src[start..quote_pos]);
+    let ch = src[quote_pos..].chars().next().unwrap_or('"');
+    let triple = src[quote_pos..].starts_with(&format!("{ch}{ch}{ch}"));
+    let quote = Quote { ch, triple };
+    let body = quote_pos + quote.width();
+    if prefix.format {
+        let (token, end) = fstring::scan(src, start, body, quote, prefix.raw, depth)?;
+        return Ok((StrToken::Format(Box::new(token)), end));
+    }
+    let mut text = String::new();
+    let end = scan_plain_body(src, start, body, quote, prefix.raw, &mut text)?;
+    if prefix.bytes {
+        return Err(LexError::new(
+            SyntaxErrorKind::Unsupported,
+            "bytes literals are not supported by apy",
+            Span::new(start, end),
+        ));
+    }
+    Ok((StrToken::Plain(text), end))
+}
+
+/// Scans a non-f-string body from `pos`, appending decoded text; returns the end offset.
+fn scan_plain_body(
+    src: &str,
+    start: usize,
+    mut pos: usize,
+    quote: Quote,
+    raw: bool,
+    text: &mut String,
+) -> Result<usize, LexError> {
+    loop {
+        if quote.closes_at(src, pos) {
+            return Ok(pos + quote.width());
+        }
+        let Some(c) = src[pos..].chars().next() else {
+            return Err(unterminated(src, start, quote, src.len()));
+        };
+        if c == '\\' {
+            pos = decode_escape(src, pos, raw, text)?;
+            if pos >= src.len() {
+                return Err(unterminated(src, start, quote, src.len()));
+            }
+            continue;
+        }
+        if (c == '\n' || c == '\r') && !quote.triple {
+            return Err(unterminated(src, start, quote, pos));
+        }
+        text.push(c);
+        pos += c.len_utf8();
+    }
+}
+
+/// CPython's error for a string that never closes. A triple-quoted one may still be
+/// completed by more input (the REPL asks for it); so may a line ended by `\`.
+pub fn unterminated(src: &str, start: usize, quote: Quote, at: usize) -> LexError {
+    let line = line_of(src, at);
+    if quote.triple {
+        LexError::new(
+            SyntaxErrorKind::Incomplete,
+            format!("unterminated triple-quoted string literal (detected at line {line})"),
+            Span::new(start, start + 1),
+        )
+    } else {
+        let continued = src[..at].ends_with('\\') || src[..at].ends_with("\\\n");
+        let kind = if continued && at >= src.len() {
+            SyntaxErrorKind::Incomplete
+        } else {
+            SyntaxErrorKind::Invalid
+        };
+        LexError::new(
+            kind,
+            format!("unterminated string literal (detected at line {line})"),
+            Span::new(start, start + 1),
+        )
+    }
+}
+
+/// Decodes the escape sequence at `src[pos] == '\\'` into `out`; returns the offset after it.
+/// Unknown escapes are kept as written, as CPython does (it only warns).
+pub fn decode_escape(
+    src: &str,
+    pos: usize,
+    raw: bool,
+    out: &mut String,
+) -> Result<usize, LexError> {
+    let rest = &src[pos + 1..];
+    let Some(c) = rest.chars().next() else {
+        out.push('\\');
+        return Ok(pos + 1);
+    };
+    let after = pos + 1 + c.len_utf8();
+    if raw {
+        // A raw string keeps the backslash, but the next character cannot close the string.
+        out.push('\\');
+        out.push(c);
+        return Ok(after);
+    }
+    let simple = match c {
+        '\n' => Some(None),
+        '\r' => {
+            let after = if rest[1..].starts_with('\n') {
+                after + 1
+            } else {
+                after
+            };
+            return Ok(after);
+        }
+        '\\' => Some(Some('\\')),
+        '\'' => Some(Some('\'')),
+        '"' => Some(Some('"')),
+        'a' => Some(Some('\x07')),
+        'b' => Some(Some('\x08')),
+        'f' => Some(Some('\x0c')),
+        'n' => Some(Some('\n')),
+        'r' => Some(Some('\r')),
+        't' => Some(Some('\t')),
+        'v' => Some(Some('\x0b')),
+        _ => None,
+    };
+    if let Some(decoded) = simple {
+        out.extend(decoded);
+        return Ok(after);
+    }
+    match c {
+        '0'..='7' => {
+            let digits: String = rest.chars().take(3).take_while(|d| d.is_digit(8)).collect();
+            let value = u32::from_str_radix(&digits, 8).unwrap_or(0);
+            out.push(char::from_u32(value).unwrap_or('\u{FFFD}'));
+            Ok(pos + 1 + digits.len())
+        }
+        'x' | 'u' | 'U' => {
+            let width = match c {
+                'x' => 2,
+                'u' => 4,
+                _ => 8,
+            };
+            let digits: String = rest[1..]
+                .chars()
+                .take(width)
+                .take_while(|d| d.is_ascii_hexdigit())
+                .collect();
+            if digits.len() < width {
+                let what = match c {
+                    'x' => "truncated \\xXX escape",
+                    'u' => "truncated \\uXXXX escape",
+                    _ => "truncated \\UXXXXXXXX escape",
+                };
+                return Err(LexError::invalid(
+                    format!(
+                        "(unicode error) 'unicodeescape' codec can't decode bytes in position 0-{}: {what}",
+                        digits.len() + 1
+                    ),
+                    pos,
+                    pos + 2 + digits.len(),
+                ));
+            }
+            let value = u32::from_str_radix(&digits, 16).unwrap_or(0);
+            match char::from_u32(value) {
+                Some(ch) => out.push(ch),
+                None if (0xD800..0xE000).contains(&value) => {
+                    return Err(LexError::new(
+                        SyntaxErrorKind::Unsupported,
+                        "lone surrogate escapes are not supported by apy",
+                        Span::new(pos, pos + 2 + width),
+                    ));
+                }
+                None => {
+                    return Err(LexError::invalid(
+                        format!(
+                            "(unicode error) 'unicodeescape' codec can't decode bytes in position 0-{}: illegal Unicode character",
+                            width + 1
+                        ),
+                        pos,
+                        pos + 2 + width,
+                    ));
+                }
+            }
+            Ok(pos + 2 + width)
+        }
+        'N' => {
+            let end = rest.find('}').map_or(pos + 2, |i| pos + 2 + i);
+            Err(LexError::new(
+                SyntaxErrorKind::Unsupported,
+                "named Unicode escapes (\\N{...}) are not supported by apy",
+                Span::new(pos, end),
+            ))
+        }
+        _ => {
+            out.push('\\');
+            Ok(pos + 1)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use logos::Logos;
+
+    fn lex(src: &str) -> Vec<Result<Tok, LexError>> {
+        Tok::lexer(src).collect()
+    }
+
+    fn plain(s: &str) -> Tok {
+        Tok::Str(StrToken::Plain(s.to_string()))
+    }
+
+    fn error_message(src: &str) -> String {
+        lex(src)
+            .into_iter()
+            .find_map(Result::err)
+            .map(|e| e.message)
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn numbers() {
+        assert_eq!(
+            lex("0x_ff 0o17 0b101 1_000 00"),
+            vec![
+                Ok(Tok::Int(255.into())),
+                Ok(Tok::Int(15.into())),
+                Ok(Tok::Int(5.into())),
+                Ok(Tok::Int(1000.into())),
+                Ok(Tok::Int(0.into())),
+            ]
+        );
+        assert_eq!(
+            lex("1.5 1e-3 .5 1_000.5 1."),
+            [1.5, 1e-3, 0.5, 1000.5, 1.0].map(|f| Ok(Tok::Float(f)))
+        );
+        let big: BigInt = "123456789012345678901234567890".parse().unwrap();
+        assert_eq!(
+            lex("123456789012345678901234567890"),
+            vec![Ok(Tok::Int(big))]
+        );
+    }
+
+    #[test]
+    fn number_errors() {
+        assert!(error_message("012").starts_with("leading zeros in decimal integer literals"));
+        assert_eq!(error_message("1abc"), "invalid decimal literal");
+        assert_eq!(error_message("0b12"), "invalid digit '2' in binary literal");
+        assert_eq!(
+            error_message("1j"),
+            "complex literals are not supported by apy"
+        );
+        assert_eq!(lex("1if").len(), 2);
+    }
+
+    #[test]
+    fn names_and_keywords() {
+        assert_eq!(
+            lex("déf def match _x"),
+            vec![
+                Ok(Tok::Name("déf".into())),
+                Ok(Tok::Def),
+                Ok(Tok::Name("match".into())),
+                Ok(Tok::Name("_x".into())),
+            ]
+        );
+        assert_eq!(error_message("a €"), "invalid character '€' (U+20AC)");
+    }
+
+    #[test]
+    fn strings_and_escapes() {
+        assert_eq!(lex(r#"'a\n\x41\u00e9\101'"#), vec![Ok(plain("a\nAéA"))]);
+        assert_eq!(lex(r#"r'a\n\''"#), vec![Ok(plain("a\\n\\'"))]);
+        assert_eq!(lex(r#"'\d'"#), vec![Ok(plain("\\d"))]);
+        assert_eq!(lex("'''a\nb'''"), vec![Ok(plain("a\nb"))]);
+        assert_eq!(lex("'a\\\nb'"), vec![Ok(plain("ab"))]);
+        assert_eq!(lex("rb"), vec![Ok(Tok::Name("rb".into()))]);
+    }
+
+    #[test]
+    fn string_errors() {
+        assert_eq!(
+            error_message("'abc"),
+            "unterminated string literal (detected at line 1)"
+        );
+        assert_eq!(
+            error_message("'''abc\n\n"),
+            "unterminated triple-quoted string literal (detected at line 3)"
+        );
+        assert_eq!(
+            error_message("b'x'"),
+            "bytes literals are not supported by apy"
+        );
+        let err = lex("'''abc").into_iter().find_map(Result::err).unwrap();
+        assert_eq!(err.kind, Some(SyntaxErrorKind::Incomplete));
+    }
+}

@@ -1,0 +1,400 @@
+//! The parser driver: tokens through the lalrpop grammar, lalrpop errors into CPython's words.
+//!
+//! In: source text. Out: [`ast::Module`] (or one expression, for f-string fields) or a
+//! [`SyntaxError`]. Before parsing, the token list gets the two looks ahead an LR(1) grammar
+//! cannot take (parenthesised `with` items, `match`/`type` soft-keyword statements). Mirrors
+//! CPython's `Parser/pegen_errors.c` and the `invalid_*` rules of `Grammar/python.gram`.
+//! The grammar's helpers live in [`helpers`]; nothing here knows the compiler or the VM.
+
+use lalrpop_util::ParseError;
+
+use super::ast::{self, Span};
+use super::error::{SyntaxError, SyntaxErrorKind};
+use super::indent::{Layout, Mode, Spanned};
+use super::lexer::line_of;
+use super::token::Tok;
+
+pub mod helpers;
+
+use helpers::Top;
+
+lalrpop_util::lalrpop_mod!(
+    #[allow(clippy::all, clippy::pedantic, unused)]
+    grammar,
+    "/apy.rs"
+);
+
+/// Deepest run of prefix operators (`- - - x`, `not not x`) accepted; CPython's parser
+/// gives up a little beyond 1000 too ("too complex to parse").
+const MAX_PREFIX_RUN: usize = 1000;
+
+/// Parses a whole module.
+pub fn parse_module(src: &str) -> Result<ast::Module, SyntaxError> {
+    if src.len() > u32::MAX as usize / 2 {
+        return Err(SyntaxError::invalid("source too large", Span::new(0, 0)));
+    }
+    let (mut tokens, lex_error) = tokenize(src, Span::new(0, src.len()), Mode::Module);
+    mark_parenthesized_with_items(&mut tokens);
+    let unsupported = find_unsupported(&tokens);
+    let result = match check_prefix_runs(&tokens) {
+        Some(error) => Err(Failure::Error(error)),
+        None => run(src, &tokens),
+    };
+    match result {
+        Ok(Top::Module(body)) => match lex_error.or(unsupported) {
+            Some(error) => Err(error),
+            None => Ok(ast::Module { body }),
+        },
+        Ok(Top::Expr(expr)) => Err(SyntaxError::invalid("invalid syntax", expr.span)),
+        Err(failure) => Err(choose(src, &tokens, failure, lex_error, unsupported)),
+    }
+}
+
+/// Parses the expression of an f-string replacement field, `src[range]`.
+pub fn parse_field_expression(src: &str, range: Span) -> Result<ast::Expr, SyntaxError> {
+    let (tokens, lex_error) = tokenize(src, range, Mode::Expression);
+    let result = match check_prefix_runs(&tokens) {
+        Some(error) => Err(Failure::Error(error)),
+        None => run(src, &tokens),
+    };
+    let error = match result {
+        Ok(Top::Expr(expr)) => match lex_error {
+            Some(error) => error,
+            None => return Ok(expr),
+        },
+        Ok(Top::Module(_)) => SyntaxError::invalid("invalid syntax", range),
+        Err(failure) => choose(src, &tokens, failure, lex_error, None),
+    };
+    Err(field_error(error))
+}
+
+/// Errors inside a replacement field are never "incomplete": the field is closed.
+fn field_error(mut error: SyntaxError) -> SyntaxError {
+    if error.is_incomplete() {
+        error.kind = SyntaxErrorKind::Invalid;
+    }
+    if error.message == "invalid syntax" {
+        error.message = "f-string: invalid syntax".to_string();
+    }
+    error
+}
+
+/// All tokens of `src[range]` led by the entry marker, and the lexical error that stopped
+/// them early, if any (the parser still runs over the tokens before it: an earlier syntax
+/// error wins, as in CPython, whose parser pulls tokens lazily).
+fn tokenize(src: &str, range: Span, mode: Mode) -> (Vec<Spanned>, Option<SyntaxError>) {
+    let lead = match mode {
+        Mode::Module => Tok::StartModule,
+        Mode::Expression => Tok::StartExpr,
+    };
+    let start = range.start as usize;
+    let mut tokens = vec![(start, lead, start)];
+    for item in Layout::over_range(src, range, mode) {
+        match item {
+            Ok(token) => tokens.push(token),
+            Err(error) => return (tokens, Some(error)),
+        }
+    }
+    (tokens, None)
+}
+
+/// Why the grammar stopped: a lalrpop error, or an error found before parsing.
+enum Failure {
+    Parse(ParseError<usize, Tok, SyntaxError>),
+    Error(SyntaxError),
+}
+
+fn run(src: &str, tokens: &[Spanned]) -> Result<Top, Failure> {
+    grammar::TopParser::new()
+        .parse(src, tokens.iter().cloned().map(Ok::<_, SyntaxError>))
+        .map_err(Failure::Parse)
+}
+
+/// Picks the error CPython would report first: the parser's, unless the parser only ran out
+/// of tokens because the lexer stopped, or an unsupported construct came earlier.
+fn choose(
+    src: &str,
+    tokens: &[Spanned],
+    failure: Failure,
+    lex_error: Option<SyntaxError>,
+    unsupported: Option<SyntaxError>,
+) -> SyntaxError {
+    let at_eof = matches!(failure, Failure::Parse(ParseError::UnrecognizedEof { .. }));
+    let parse_error = match failure {
+        Failure::Parse(error) => explain(src, error, tokens),
+        Failure::Error(error) => error,
+    };
+    let error = match lex_error {
+        Some(lex_error) if at_eof || lex_error.span.start <= parse_error.span.start => lex_error,
+        _ => parse_error,
+    };
+    match unsupported {
+        Some(unsupported) if unsupported.span.start <= error.span.start => unsupported,
+        _ => error,
+    }
+}
+
+/// Turns a lalrpop error into CPython's message.
+fn explain(
+    src: &str,
+    error: ParseError<usize, Tok, SyntaxError>,
+    tokens: &[Spanned],
+) -> SyntaxError {
+    let expects = |expected: &[String], what: &str| expected.iter().any(|e| e == what);
+    match error {
+        ParseError::User { error } => error,
+        ParseError::InvalidToken { location } => {
+            SyntaxError::invalid("invalid syntax", Span::new(location, location))
+        }
+        ParseError::ExtraToken { token: (l, _, r) } => {
+            SyntaxError::invalid("invalid syntax", Span::new(l, r))
+        }
+        ParseError::UnrecognizedEof { location, expected } => {
+            explain_eof(src, tokens, tokens.len(), &expected, location)
+        }
+        ParseError::UnrecognizedToken {
+            token: (l, tok, r),
+            expected,
+        } => {
+            let span = Span::new(l, r);
+            let index = tokens
+                .iter()
+                .position(|t| t.0 == l && t.2 == r && t.1 == tok)
+                .unwrap_or(tokens.len());
+            if tokens[index..].iter().all(|t| t.1 == Tok::Dedent) {
+                // Only the DEDENTs flushed at end of input are left: the input ended early.
+                explain_eof(src, tokens, index, &expected, l)
+            } else if tok == Tok::Indent {
+                SyntaxError::new(SyntaxErrorKind::Indentation, "unexpected indent", span)
+            } else if expects(&expected, "Indent") {
+                SyntaxError::new(
+                    SyntaxErrorKind::Indentation,
+                    expected_block(src, tokens, index),
+                    span,
+                )
+            } else if expects(&expected, "\"except\"") && expects(&expected, "\"finally\"") {
+                SyntaxError::invalid("expected 'except' or 'finally' block", span)
+            } else if tok == Tok::Newline && expects(&expected, "\":\"") {
+                SyntaxError::invalid("expected ':'", span)
+            } else if expects(&expected, "\"else\"")
+                && let Some(start) = open_if_expression(tokens, index)
+            {
+                SyntaxError::invalid(
+                    "expected 'else' after 'if' expression",
+                    Span::new(start, tokens[index.saturating_sub(1)].2),
+                )
+            } else {
+                SyntaxError::invalid("invalid syntax", span)
+            }
+        }
+    }
+}
+
+/// The input ended (before token `index`) where `expected` tokens could still come: more
+/// lines could complete it (the REPL reads on).
+fn explain_eof(
+    src: &str,
+    tokens: &[Spanned],
+    index: usize,
+    expected: &[String],
+    location: usize,
+) -> SyntaxError {
+    let span = Span::new(location, location);
+    let expects = |what: &str| expected.iter().any(|e| e == what);
+    if expects("Indent") {
+        let message = expected_block(src, tokens, index);
+        SyntaxError::new(SyntaxErrorKind::IncompleteBlock, message, span)
+    } else if expects("\"except\"") && expects("\"finally\"") {
+        SyntaxError::new(
+            SyntaxErrorKind::Incomplete,
+            "expected 'except' or 'finally' block",
+            span,
+        )
+    } else {
+        SyntaxError::new(SyntaxErrorKind::Incomplete, "invalid syntax", span)
+    }
+}
+
+/// Index of the first token of the logical line holding token `index`.
+fn line_start(tokens: &[Spanned], index: usize) -> usize {
+    tokens[..index.min(tokens.len())]
+        .iter()
+        .rposition(|t| {
+            matches!(
+                t.1,
+                Tok::Newline | Tok::Indent | Tok::Dedent | Tok::StartModule | Tok::StartExpr
+            )
+        })
+        .map_or(0, |i| i + 1)
+}
+
+/// "expected an indented block after 'if' statement on line 1": names the block header
+/// that ends just before token `index` (with its `:` and NEWLINE).
+fn expected_block(src: &str, tokens: &[Spanned], index: usize) -> String {
+    let newline = index.saturating_sub(1);
+    let start = line_start(tokens, newline);
+    let Some(&(pos, ref first, _)) = tokens.get(start) else {
+        return "expected an indented block".to_string();
+    };
+    let second = tokens.get(start + 1).map(|t| &t.1);
+    let what = match (first, second) {
+        (Tok::Def, _) | (Tok::Async, Some(Tok::Def)) => "function definition".to_string(),
+        (Tok::Class, _) => "class definition".to_string(),
+        (Tok::Async, Some(Tok::For)) => "'for' statement".to_string(),
+        (Tok::Async, Some(Tok::With)) => "'with' statement".to_string(),
+        (Tok::Except, Some(Tok::Star)) => "'except*' statement".to_string(),
+        (tok, _) => match keyword_text(tok) {
+            Some(word) => format!("'{word}' statement"),
+            None => return "expected an indented block".to_string(),
+        },
+    };
+    let src_line = line_of(src, pos);
+    format!("expected an indented block after {what} on line {src_line}")
+}
+
+fn keyword_text(tok: &Tok) -> Option<&'static str> {
+    Some(match tok {
+        Tok::If => "if",
+        Tok::Elif => "elif",
+        Tok::Else => "else",
+        Tok::While => "while",
+        Tok::For => "for",
+        Tok::Try => "try",
+        Tok::Except => "except",
+        Tok::Finally => "finally",
+        Tok::With => "with",
+        _ => return None,
+    })
+}
+
+/// The start of an `if` inside an expression on this logical line (`x = 1 if 2`), if any.
+fn open_if_expression(tokens: &[Spanned], index: usize) -> Option<usize> {
+    let start = line_start(tokens, index);
+    tokens[start..index]
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(i, t)| t.1 == Tok::If && *i > 0)
+        .and_then(|(i, _)| tokens.get(start + i - 1).map(|t| t.0))
+}
+
+/// `with (a as b, c):` — LR(1) cannot tell these parentheses from a parenthesised
+/// expression, so mark them when the `)` is followed by `:` and a top-level `,` or `as`
+/// sits inside (CPython tries the item-list reading first, too).
+fn mark_parenthesized_with_items(tokens: &mut [Spanned]) {
+    for i in 0..tokens.len() {
+        if tokens[i].1 != Tok::With || tokens.get(i + 1).map(|t| &t.1) != Some(&Tok::LPar) {
+            continue;
+        }
+        let mut depth = 0usize;
+        let mut items = false;
+        for j in i + 1..tokens.len() {
+            match tokens[j].1 {
+                Tok::LPar | Tok::LSqb | Tok::LBrace => depth += 1,
+                Tok::RPar | Tok::RSqb | Tok::RBrace => depth -= 1,
+                Tok::Comma | Tok::As if depth == 1 => items = true,
+                _ => {}
+            }
+            if depth == 0 {
+                if items && tokens.get(j + 1).map(|t| &t.1) == Some(&Tok::Colon) {
+                    tokens[i + 1].1 = Tok::WithLPar;
+                    tokens[j].1 = Tok::WithRPar;
+                }
+                break;
+            }
+        }
+    }
+}
+
+/// The first statement outside the apy subset: `match`, `type X = …`, `def f[T]`.
+fn find_unsupported(tokens: &[Spanned]) -> Option<SyntaxError> {
+    let at_statement_start = |i: usize| {
+        i == 0
+            || matches!(
+                tokens[i - 1].1,
+                Tok::Newline
+                    | Tok::Indent
+                    | Tok::Dedent
+                    | Tok::StartModule
+                    | Tok::Semi
+                    | Tok::Colon
+            )
+    };
+    let line_end = |i: usize| {
+        tokens[i..]
+            .iter()
+            .position(|t| t.1 == Tok::Newline)
+            .map_or(tokens.len() - 1, |n| i + n - 1)
+    };
+    for (i, (start, tok, _)) in tokens.iter().enumerate() {
+        let next = tokens.get(i + 1).map(|t| &t.1);
+        let third = tokens.get(i + 2).map(|t| &t.1);
+        let message = match (tok, next, third) {
+            (Tok::Name(n), Some(_), _) if n == "match" && at_statement_start(i) => {
+                let end = line_end(i);
+                if end > i + 1 && tokens[end].1 == Tok::Colon {
+                    "`match` statements are not supported by apy"
+                } else {
+                    continue;
+                }
+            }
+            (Tok::Name(n), Some(Tok::Name(_)), Some(Tok::Equal | Tok::LSqb))
+                if n == "type" && at_statement_start(i) =>
+            {
+                "`type` aliases are not supported by apy"
+            }
+            (Tok::Def | Tok::Class, Some(Tok::Name(_)), Some(Tok::LSqb)) => {
+                "type parameter lists (`def f[T]`, `class C[T]`) are not supported by apy"
+            }
+            _ => continue,
+        };
+        let end = tokens[line_end(i)].2;
+        return Some(SyntaxError::new(
+            SyntaxErrorKind::Unsupported,
+            message,
+            Span::new(*start, end.max(*start)),
+        ));
+    }
+    None
+}
+
+/// Long runs of prefix operators build trees too deep to walk safely; CPython gives up too.
+fn check_prefix_runs(tokens: &[Spanned]) -> Option<SyntaxError> {
+    let mut run = 0usize;
+    for (i, (start, tok, end)) in tokens.iter().enumerate() {
+        let prefix = match tok {
+            Tok::Not | Tok::Await | Tok::Tilde => true,
+            Tok::Minus | Tok::Plus => i > 0 && !ends_operand(&tokens[i - 1].1),
+            _ => false,
+        };
+        run = if prefix { run + 1 } else { 0 };
+        if run > MAX_PREFIX_RUN {
+            return Some(SyntaxError::invalid(
+                "too many nested prefix operators: source too complex to parse",
+                Span::new(*start, *end),
+            ));
+        }
+    }
+    None
+}
+
+/// True when `tok` can end an operand, so a following `-` is binary.
+fn ends_operand(tok: &Tok) -> bool {
+    matches!(
+        tok,
+        Tok::Name(_)
+            | Tok::Int(_)
+            | Tok::Float(_)
+            | Tok::Str(_)
+            | Tok::RPar
+            | Tok::RSqb
+            | Tok::RBrace
+            | Tok::True
+            | Tok::False
+            | Tok::None
+            | Tok::Ellipsis
+    )
+}
+
+#[cfg(test)]
+mod tests;

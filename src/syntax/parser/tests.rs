@@ -1,0 +1,193 @@
+//! Parser tests: shapes of tricky constructs, CPython's error messages, robustness.
+
+use super::parse_module;
+use crate::syntax::ast::{ExprKind, StmtKind};
+use crate::syntax::error::SyntaxErrorKind;
+
+fn ok(src: &str) -> Vec<crate::syntax::ast::Stmt> {
+    match parse_module(src) {
+        Ok(m) => m.body,
+        Err(e) => panic!("{src:?}: {e:?}"),
+    }
+}
+
+fn err(src: &str) -> (SyntaxErrorKind, String) {
+    match parse_module(src) {
+        Ok(m) => panic!("{src:?} parsed: {m:?}"),
+        Err(e) => (e.kind, e.message),
+    }
+}
+
+fn message(src: &str) -> String {
+    err(src).1
+}
+
+/// Every `.apy` file under the directories in `APY_PARSE_DIRS` (colon-separated) parses.
+/// `APY_PARSE_DIRS=/work/shared/conformance:/work/shared/bench cargo test parses_corpus -- --ignored`
+#[test]
+#[ignore]
+fn parses_corpus() {
+    let dirs = std::env::var("APY_PARSE_DIRS").unwrap_or_default();
+    let mut stack: Vec<std::path::PathBuf> = dirs
+        .split(':')
+        .filter(|d| !d.is_empty())
+        .map(Into::into)
+        .collect();
+    let (mut count, mut failures) = (0, Vec::new());
+    while let Some(path) = stack.pop() {
+        if path.is_dir() {
+            stack.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+        } else if path.extension().is_some_and(|e| e == "apy") {
+            count += 1;
+            let src = std::fs::read_to_string(&path).unwrap();
+            if let Err(e) = parse_module(&src) {
+                failures.push(format!(
+                    "{}: {} at {:?} {:?}",
+                    path.display(),
+                    e.message,
+                    e.span,
+                    &src[e.span.range()]
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {count} failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    eprintln!("{count} files parsed");
+}
+
+#[test]
+fn simple_program() {
+    let body = ok(
+        "import asyncio\n\nasync def main():\n    await asyncio.sleep(1)\n    print(f\"done {1+2!r:>5}\")\n\nasyncio.run(main())\n",
+    );
+    assert_eq!(body.len(), 3);
+}
+
+fn only_expr(src: &str) -> ExprKind {
+    match ok(src).pop().map(|s| s.kind) {
+        Some(StmtKind::Expr(e)) => e.kind,
+        other => panic!("not an expression statement: {other:?}"),
+    }
+}
+
+#[test]
+fn precedence() {
+    // -2**2 is -(2**2); 2**-1 parses; await binds tighter than **.
+    assert!(matches!(only_expr("-2**2"), ExprKind::UnaryOp { .. }));
+    assert!(matches!(only_expr("2**-1"), ExprKind::BinOp { .. }));
+    assert!(matches!(only_expr("not a == b"), ExprKind::UnaryOp { .. }));
+    match only_expr("await x ** 2") {
+        ExprKind::BinOp { left, .. } => assert!(matches!(left.kind, ExprKind::Await(_))),
+        other => panic!("{other:?}"),
+    }
+    match only_expr("a < b <= c") {
+        ExprKind::Compare { ops, .. } => assert_eq!(ops.len(), 2),
+        other => panic!("{other:?}"),
+    }
+    match only_expr("lambda: a if b else c") {
+        ExprKind::Lambda { body, .. } => assert!(matches!(body.kind, ExprKind::IfExp { .. })),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn soft_keywords_stay_names() {
+    ok("match = 1\ntype(x)\nmatch(x)\ntype = 2\n_ = match\n");
+    assert_eq!(
+        err("match x:\n    case 1:\n        pass\n"),
+        (
+            SyntaxErrorKind::Unsupported,
+            "`match` statements are not supported by apy".into()
+        )
+    );
+    assert_eq!(err("type X = int\n").0, SyntaxErrorKind::Unsupported);
+    assert_eq!(err("def f[T](x): pass\n").0, SyntaxErrorKind::Unsupported);
+}
+
+#[test]
+fn cpython_messages() {
+    assert_eq!(message("if x\n  pass"), "expected ':'");
+    assert_eq!(message("x = (1"), "'(' was never closed");
+    assert_eq!(message("x = 1)"), "unmatched ')'");
+    assert_eq!(message("x = 1 +"), "invalid syntax");
+    assert_eq!(
+        message("1 = x"),
+        "cannot assign to literal here. Maybe you meant '==' instead of '='?"
+    );
+    assert_eq!(message("x = f() = 1"), "cannot assign to function call");
+    assert_eq!(message("del f()"), "cannot delete function call");
+    assert_eq!(message("for 1 in x: pass"), "cannot assign to literal");
+    assert_eq!(
+        message("f(a=1, b)"),
+        "positional argument follows keyword argument"
+    );
+    assert_eq!(
+        message("f(x for x in y, 1)"),
+        "Generator expression must be parenthesized"
+    );
+    assert_eq!(
+        message("def f(a=1, b): pass"),
+        "parameter without a default follows parameter with a default"
+    );
+    assert_eq!(
+        message("def f(*): pass"),
+        "named arguments must follow bare *"
+    );
+    assert_eq!(
+        message("x = 1 if 2"),
+        "expected 'else' after 'if' expression"
+    );
+    assert_eq!(
+        message("try:\n    pass\nx = 1\n"),
+        "expected 'except' or 'finally' block"
+    );
+    assert_eq!(message("  x = 1\n"), "unexpected indent");
+}
+
+#[test]
+fn indented_block_expected() {
+    assert_eq!(
+        err("if x:\npass\n"),
+        (
+            SyntaxErrorKind::Indentation,
+            "expected an indented block after 'if' statement on line 1".into()
+        )
+    );
+    assert_eq!(
+        err("x = 1\nasync def f():\n"),
+        (
+            SyntaxErrorKind::IncompleteBlock,
+            "expected an indented block after function definition on line 2".into()
+        )
+    );
+}
+
+#[test]
+fn incomplete_input() {
+    for src in [
+        "f(1,",
+        "if x:",
+        "s = '''abc",
+        "x = 1 + \\",
+        "class C:\n  def f(self):",
+    ] {
+        assert!(parse_module(src).unwrap_err().is_incomplete(), "{src:?}");
+    }
+    assert!(!parse_module("x = 'abc").unwrap_err().is_incomplete());
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    for src in [
+        "(".repeat(10_000),
+        "[".repeat(10_000),
+        format!("{}1", "-".repeat(10_000)),
+    ] {
+        assert!(parse_module(&src).is_err());
+    }
+}
