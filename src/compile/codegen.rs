@@ -896,10 +896,8 @@ impl<'a> Codegen<'a> {
             }) => Some(constant(c)),
             Some(_) => None,
         };
-        if constant.is_none() {
-            if let Some(v) = value {
-                self.expr(v)?;
-            }
+        if let (None, Some(v)) = (&constant, value) {
+            self.expr(v)?;
         }
         let (_, saved) = self.unwind_fblock_stack(constant.is_none(), false, span)?;
         match constant {
@@ -1593,13 +1591,12 @@ impl<'a> Codegen<'a> {
                 Ok(())
             }
             ExprKind::UnaryOp { op, operand } => {
-                if *op == UnaryOp::USub {
-                    if let ExprKind::Constant(c) = &operand.kind {
-                        if let Some(folded) = negate_constant(c) {
-                            self.load_const(folded);
-                            return Ok(());
-                        }
-                    }
+                if *op == UnaryOp::USub
+                    && let ExprKind::Constant(c) = &operand.kind
+                    && let Some(folded) = negate_constant(c)
+                {
+                    self.load_const(folded);
+                    return Ok(());
                 }
                 self.expr(operand)?;
                 self.emit(match op {
@@ -2401,14 +2398,23 @@ impl<'a> Codegen<'a> {
             .pop()
             .ok_or_else(|| internal("no unit", Span::default()))?;
         let n = u.instrs.len();
-        let mut labels = Vec::with_capacity(u.labels.len());
-        for l in &u.labels {
-            labels.push(l.ok_or_else(|| internal("unbound label", u.loc.span))?);
-        }
+        // Labels that nothing jumps to may stay unbound.
+        let labels: Vec<u32> = u.labels.iter().map(|l| l.unwrap_or(u32::MAX)).collect();
+        let unbound = || internal("jump to an unbound label", u.loc.span);
         for instr in &mut u.instrs {
             if let Some(t) = instr.jump_target() {
-                *instr = instr.with_jump_target(labels[t as usize]);
+                let target = labels[t as usize];
+                if target == u32::MAX {
+                    return Err(unbound());
+                }
+                *instr = instr.with_jump_target(target);
             }
+        }
+        if u.handlers
+            .iter()
+            .any(|h| labels[h.target.0 as usize] == u32::MAX)
+        {
+            return Err(unbound());
         }
         let stack_size = stack_depth(&mut u, &labels)
             .ok_or_else(|| internal("inconsistent stack depth", u.loc.span))?;
@@ -2675,13 +2681,12 @@ fn same_constant(a: &Constant, b: &Constant) -> bool {
 /// "keyword argument repeated: x".
 fn check_keywords(keywords: &[Keyword]) -> CompileResult<()> {
     for (i, k) in keywords.iter().enumerate() {
-        if let Some(name) = &k.arg {
-            if keywords[..i]
+        if let Some(name) = &k.arg
+            && keywords[..i]
                 .iter()
                 .any(|o| o.arg.as_ref().is_some_and(|a| a.name == name.name))
-            {
-                return err(format!("keyword argument repeated: {}", name.name), k.span);
-            }
+        {
+            return err(format!("keyword argument repeated: {}", name.name), k.span);
         }
     }
     Ok(())

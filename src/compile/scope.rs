@@ -303,7 +303,8 @@ impl Builder {
                     self.add_def(&ident.name, DEF_GLOBAL);
                     self.scope()
                         .directives
-                        .insert(ident.name.clone(), stmt.span);
+                        .entry(ident.name.clone())
+                        .or_insert(stmt.span);
                 }
                 Ok(())
             }
@@ -332,7 +333,8 @@ impl Builder {
                     self.add_def(&ident.name, DEF_NONLOCAL);
                     self.scope()
                         .directives
-                        .insert(ident.name.clone(), stmt.span);
+                        .entry(ident.name.clone())
+                        .or_insert(stmt.span);
                 }
                 Ok(())
             }
