@@ -12,6 +12,7 @@ mod methods;
 mod modules;
 pub mod op_error;
 pub mod set_table;
+pub mod str_format;
 pub mod str_ops;
 
 use std::io::{BufRead, Write};
