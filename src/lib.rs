@@ -12,5 +12,6 @@
 
 pub mod builtins;
 pub mod compile;
+pub mod interp;
 pub mod syntax;
 pub mod vm;

@@ -224,6 +224,13 @@ impl Vm {
                     }
                     self.cell_set(&frame.cells[i as usize], Value::Null);
                 }
+                Instr::LoadLocals => {
+                    let locals = match &frame.locals_dict {
+                        Some(d) => Value::Dict(d.clone()),
+                        None => return Err(self.runtime_error("no locals found")),
+                    };
+                    frame.stack.push(locals);
+                }
                 Instr::LoadClosure(i) => frame.stack.push(frame.cells[i as usize].clone()),
                 Instr::LoadFromDictOrDeref(i) => {
                     let mapping = pop!(frame);
