@@ -19,7 +19,9 @@ pub struct SourceFile {
 }
 
 /// Parses and compiles `source`, printing a SyntaxError on failure.
-pub fn check(source: &SourceFile) -> Result<std::rc::Rc<crate::compile::bytecode::Code>, Diagnostic> {
+pub fn check(
+    source: &SourceFile,
+) -> Result<std::rc::Rc<crate::compile::bytecode::Code>, Diagnostic> {
     let module = parse_module(&source.text).map_err(Diagnostic::from)?;
     compile_module(&module, &source.text, &source.name, Mode::Exec)
         .map_err(|e| Diagnostic::syntax_error(e.message, e.span))
@@ -27,17 +29,20 @@ pub fn check(source: &SourceFile) -> Result<std::rc::Rc<crate::compile::bytecode
 
 /// Runs `source` as the main module; returns the process exit status.
 pub fn run(source: SourceFile, config: Config) -> i32 {
-    let worker = std::thread::Builder::new().name("apy".into()).stack_size(VM_STACK_BYTES).spawn(move || {
-        let code = match check(&source) {
-            Ok(code) => code,
-            Err(diagnostic) => {
-                emit_to_stderr(&diagnostic, &source.name, &source.text);
-                return 1;
-            }
-        };
-        let mut vm = Vm::new(config);
-        vm.run_main(&code, &source.text)
-    });
+    let worker = std::thread::Builder::new()
+        .name("apy".into())
+        .stack_size(VM_STACK_BYTES)
+        .spawn(move || {
+            let code = match check(&source) {
+                Ok(code) => code,
+                Err(diagnostic) => {
+                    emit_to_stderr(&diagnostic, &source.name, &source.text);
+                    return 1;
+                }
+            };
+            let mut vm = Vm::new(config);
+            vm.run_main(&code, &source.text)
+        });
     match worker.map(|handle| handle.join()) {
         Ok(Ok(status)) => status,
         _ => {

@@ -13,7 +13,16 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let config = apy::vm::Config { argv: args.clone(), ..Default::default() };
-    let status = apy::interp::run(apy::interp::SourceFile { name: path.clone(), text }, config);
+    let config = apy::vm::Config {
+        argv: args.clone(),
+        ..Default::default()
+    };
+    let status = apy::interp::run(
+        apy::interp::SourceFile {
+            name: path.clone(),
+            text,
+        },
+        config,
+    );
     ExitCode::from(status as u8)
 }

@@ -8,10 +8,10 @@ use num_bigint::BigInt;
 use num_traits::ToPrimitive;
 
 use super::{check_arity, check_kwargs, kwarg};
-use crate::vm::dict::StrKeys;
 use crate::vm::call::{object_init, object_new};
-use crate::vm::ops::from_int;
+use crate::vm::dict::StrKeys;
 use crate::vm::object::{IterState, KwArgs, Object, ObjectKind, PyType};
+use crate::vm::ops::from_int;
 use crate::vm::repr::{object_repr, object_str};
 use crate::vm::types::lookup;
 use crate::vm::value::{PyDict, Value};
@@ -38,7 +38,9 @@ fn int_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         let Value::Str(s) = x else {
             return Err(vm.type_error("int() can't convert non-string with explicit base"));
         };
-        return super::int_ops::parse_int(s.as_str(), b as u32).map(from_int).map_err(|e| vm.op_error(e));
+        return super::int_ops::parse_int(s.as_str(), b as u32)
+            .map(from_int)
+            .map_err(|e| vm.op_error(e));
     }
     match x {
         Value::Int(_) | Value::BigInt(_) => Ok(x.clone()),
@@ -52,7 +54,9 @@ fn int_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             }
             Ok(super::float_to_int(f.trunc()))
         }
-        Value::Str(s) => super::int_ops::parse_int(s.as_str(), 10).map(from_int).map_err(|e| vm.op_error(e)),
+        Value::Str(s) => super::int_ops::parse_int(s.as_str(), 10)
+            .map(from_int)
+            .map_err(|e| vm.op_error(e)),
         other => {
             for name in ["__int__", "__index__"] {
                 let key = vm.intern(name);
@@ -72,7 +76,9 @@ fn float_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let (_, args) = split_cls(vm, args)?;
     check_kwargs(vm, "float", kw, &[])?;
     check_arity(vm, "float", args, 0, 1)?;
-    let Some(x) = args.first() else { return Ok(Value::Float(0.0)) };
+    let Some(x) = args.first() else {
+        return Ok(Value::Float(0.0));
+    };
     match x {
         Value::Float(_) => Ok(x.clone()),
         Value::Int(n) => Ok(Value::Float(*n as f64)),
@@ -81,7 +87,9 @@ fn float_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             Some(f) => Ok(Value::Float(f)),
             None => Err(vm.overflow_error("int too large to convert to float")),
         },
-        Value::Str(s) => super::int_ops::parse_float(s.as_str()).map(Value::Float).map_err(|e| vm.op_error(e)),
+        Value::Str(s) => super::int_ops::parse_float(s.as_str())
+            .map(Value::Float)
+            .map_err(|e| vm.op_error(e)),
         other => {
             let key = vm.names.float.clone();
             if let Some(f) = vm.special_method(other, &key) {
@@ -138,9 +146,14 @@ fn tuple_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 fn dict_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let (_, args) = split_cls(vm, args)?;
     if args.len() > 1 {
-        return Err(vm.type_error(format!("dict expected at most 1 argument, got {}", args.len())));
+        return Err(vm.type_error(format!(
+            "dict expected at most 1 argument, got {}",
+            args.len()
+        )));
     }
-    let d = Rc::new(PyDict { table: Default::default() });
+    let d = Rc::new(PyDict {
+        table: Default::default(),
+    });
     if let Some(src) = args.first() {
         vm.dict_update(&d, src)?;
     }
@@ -175,7 +188,12 @@ fn range_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         [start, stop] => (*start, *stop, 1),
         [start, stop, step] => (*start, *stop, *step),
         [] => return Err(vm.type_error("range expected at least 1 argument, got 0")),
-        _ => return Err(vm.type_error(format!("range expected at most 3 arguments, got {}", args.len()))),
+        _ => {
+            return Err(vm.type_error(format!(
+                "range expected at most 3 arguments, got {}",
+                args.len()
+            )));
+        }
     };
     if step == 0 {
         return Err(vm.value_error("range() arg 3 must not be zero"));
@@ -189,7 +207,12 @@ fn slice_new(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         [stop] => vm.new_slice(Value::None, stop.clone(), Value::None),
         [start, stop] => vm.new_slice(start.clone(), stop.clone(), Value::None),
         [start, stop, step] => vm.new_slice(start.clone(), stop.clone(), step.clone()),
-        _ => return Err(vm.type_error(format!("slice expected at least 1 argument, got {}", args.len()))),
+        _ => {
+            return Err(vm.type_error(format!(
+                "slice expected at least 1 argument, got {}",
+                args.len()
+            )));
+        }
     })
 }
 
@@ -203,14 +226,23 @@ fn type_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             for b in bases.items.iter() {
                 match b {
                     Value::Type(t) => base_types.push(t.clone()),
-                    other => return Err(vm.type_error(format!("bases must be types, not {}", vm.type_name(other)))),
+                    other => {
+                        return Err(vm.type_error(format!(
+                            "bases must be types, not {}",
+                            vm.type_name(other)
+                        )));
+                    }
                 }
             }
             let mut table = ns.table.borrow().clone();
             if table.get_str(&vm.names.module).is_none() {
                 table.set_str(vm.names.module.clone(), Value::str("__main__"));
             }
-            Ok(Value::Type(vm.new_class(name.as_str(), base_types, table)?))
+            Ok(Value::Type(vm.new_class(
+                name.as_str(),
+                base_types,
+                table,
+            )?))
         }
         _ => Err(vm.type_error("type() takes 1 or 3 arguments")),
     }
@@ -233,12 +265,22 @@ fn enumerate_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let Some(iterable) = args.first().cloned().or_else(|| kwarg(kw, "iterable")) else {
         return Err(vm.type_error("enumerate() missing required argument 'iterable' (pos 1)"));
     };
-    let start = args.get(1).cloned().or_else(|| kwarg(kw, "start")).unwrap_or(Value::Int(0));
+    let start = args
+        .get(1)
+        .cloned()
+        .or_else(|| kwarg(kw, "start"))
+        .unwrap_or(Value::Int(0));
     if vm.index_value(&start)?.is_none() {
-        return Err(vm.type_error(format!("'{}' object cannot be interpreted as an integer", vm.type_name(&start))));
+        return Err(vm.type_error(format!(
+            "'{}' object cannot be interpreted as an integer",
+            vm.type_name(&start)
+        )));
     }
     let iter = vm.get_iter(&iterable)?;
-    Ok(vm.new_iter(&vm.types.enumerate.clone(), IterState::Enumerate { iter, count: start }))
+    Ok(vm.new_iter(
+        &vm.types.enumerate.clone(),
+        IterState::Enumerate { iter, count: start },
+    ))
 }
 
 fn zip_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
@@ -253,10 +295,9 @@ fn zip_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         match vm.get_iter(a) {
             Ok(it) => iters.push(it),
             Err(_) => {
-                return Err(vm.type_error(format!(
-                    "zip argument #{} must support iteration",
-                    i + 1
-                )));
+                return Err(
+                    vm.type_error(format!("zip argument #{} must support iteration", i + 1))
+                );
             }
         }
     }
@@ -281,7 +322,13 @@ fn filter_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         return Err(vm.type_error(format!("filter expected 2 arguments, got {}", rest.len())));
     }
     let iter = vm.get_iter(&rest[1])?;
-    Ok(vm.new_iter(&vm.types.filter.clone(), IterState::Filter { func: rest[0].clone(), iter }))
+    Ok(vm.new_iter(
+        &vm.types.filter.clone(),
+        IterState::Filter {
+            func: rest[0].clone(),
+            iter,
+        },
+    ))
 }
 
 fn reversed_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
@@ -297,14 +344,21 @@ fn reversed_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         Value::Dict(d) => {
             let keys = d.table.borrow().keys();
             let n = keys.len();
-            return Ok(vm.new_iter(&vm.types.reversed.clone(), IterState::Reversed { seq: Value::list(keys), index: n }));
+            return Ok(vm.new_iter(
+                &vm.types.reversed.clone(),
+                IterState::Reversed {
+                    seq: Value::list(keys),
+                    index: n,
+                },
+            ));
         }
         Value::Object(o) if !o.class.builtin => {
             let key = vm.names.reversed.clone();
             if let Some(f) = lookup(&o.class, &key) {
                 return vm.call(&f, std::slice::from_ref(&seq), &[]);
             }
-            lookup(&o.class, &vm.names.len.clone()).is_some() && lookup(&o.class, &vm.names.getitem.clone()).is_some()
+            lookup(&o.class, &vm.names.len.clone()).is_some()
+                && lookup(&o.class, &vm.names.getitem.clone()).is_some()
         }
         _ => false,
     };
@@ -312,7 +366,10 @@ fn reversed_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         return Err(vm.type_error(format!("'{}' object is not reversible", vm.type_name(&seq))));
     }
     let n = vm.len(&seq)?;
-    Ok(vm.new_iter(&vm.types.reversed.clone(), IterState::Reversed { seq, index: n }))
+    Ok(vm.new_iter(
+        &vm.types.reversed.clone(),
+        IterState::Reversed { seq, index: n },
+    ))
 }
 
 fn super_new(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
@@ -322,7 +379,10 @@ fn super_new(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
             vm.check_super_args(cls, obj)?;
             Ok(Value::object(Object::new(
                 vm.types.super_.clone(),
-                ObjectKind::Super { this_class: cls.clone(), obj: obj.clone() },
+                ObjectKind::Super {
+                    this_class: cls.clone(),
+                    obj: obj.clone(),
+                },
             )))
         }
         [] => Err(vm.runtime_error("super(): no arguments")),
@@ -337,18 +397,33 @@ fn super_new(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 fn property_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let (_, rest) = split_cls(vm, args)?;
     check_kwargs(vm, "property", kw, &["fget", "fset", "fdel", "doc"])?;
-    let get = |i: usize, name: &str| rest.get(i).cloned().or_else(|| kwarg(kw, name)).unwrap_or(Value::None);
-    Ok(new_property(vm, get(0, "fget"), get(1, "fset"), get(2, "fdel")))
+    let get = |i: usize, name: &str| {
+        rest.get(i)
+            .cloned()
+            .or_else(|| kwarg(kw, name))
+            .unwrap_or(Value::None)
+    };
+    Ok(new_property(
+        vm,
+        get(0, "fget"),
+        get(1, "fset"),
+        get(2, "fdel"),
+    ))
 }
 
 fn new_property(vm: &Vm, fget: Value, fset: Value, fdel: Value) -> Value {
-    Value::object(Object::new(vm.types.property.clone(), ObjectKind::Property { fget, fset, fdel }))
+    Value::object(Object::new(
+        vm.types.property.clone(),
+        ObjectKind::Property { fget, fset, fdel },
+    ))
 }
 
 fn property_parts(vm: &Vm, v: &Value) -> PyResult<(Value, Value, Value)> {
     match v {
         Value::Object(o) => match &o.kind {
-            ObjectKind::Property { fget, fset, fdel } => Ok((fget.clone(), fset.clone(), fdel.clone())),
+            ObjectKind::Property { fget, fset, fdel } => {
+                Ok((fget.clone(), fset.clone(), fdel.clone()))
+            }
             _ => Err(vm.type_error("descriptor requires a 'property' object")),
         },
         _ => Err(vm.type_error("descriptor requires a 'property' object")),
@@ -358,23 +433,39 @@ fn property_parts(vm: &Vm, v: &Value) -> PyResult<(Value, Value, Value)> {
 fn wrapper_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let (cls, rest) = split_cls(vm, args)?;
     let is_class = Rc::ptr_eq(&cls, &vm.types.classmethod);
-    let name = if is_class { "classmethod" } else { "staticmethod" };
+    let name = if is_class {
+        "classmethod"
+    } else {
+        "staticmethod"
+    };
     check_kwargs(vm, name, kw, &[])?;
     check_arity(vm, name, rest, 1, 1)?;
     let f = rest[0].clone();
-    let kind = if is_class { ObjectKind::ClassMethod(f) } else { ObjectKind::StaticMethod(f) };
+    let kind = if is_class {
+        ObjectKind::ClassMethod(f)
+    } else {
+        ObjectKind::StaticMethod(f)
+    };
     Ok(Value::object(Object::new(cls, kind)))
 }
 
 fn object_eq(_: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    Ok(if args.len() == 2 && args[0].is(&args[1]) { Value::Bool(true) } else { Value::NotImplemented })
+    Ok(if args.len() == 2 && args[0].is(&args[1]) {
+        Value::Bool(true)
+    } else {
+        Value::NotImplemented
+    })
 }
 
 fn object_ne(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     if args.len() != 2 {
         return Ok(Value::NotImplemented);
     }
-    let r = vm.compare(crate::compile::bytecode::CompareOperator::Eq, &args[0], &args[1])?;
+    let r = vm.compare(
+        crate::compile::bytecode::CompareOperator::Eq,
+        &args[0],
+        &args[1],
+    )?;
     match r {
         Value::NotImplemented => Ok(r),
         other => Ok(Value::Bool(!vm.truthy(&other)?)),
@@ -466,21 +557,39 @@ pub fn init(vm: &mut Vm) {
     vm.add_method(&object, "__getattribute__", object_getattribute);
     vm.add_method(&object, "__format__", object_format);
     let init_subclass = vm.native("__init_subclass__", |_, _, _| Ok(Value::None));
-    let wrapped = Value::object(Object::new(vm.types.classmethod.clone(), ObjectKind::ClassMethod(init_subclass)));
+    let wrapped = Value::object(Object::new(
+        vm.types.classmethod.clone(),
+        ObjectKind::ClassMethod(init_subclass),
+    ));
     vm.set_type_attr(&object, "__init_subclass__", wrapped);
 
     let property = vm.types.property.clone();
     vm.add_method(&property, "getter", |vm, args, _| {
         let (_, fset, fdel) = property_parts(vm, &args[0])?;
-        Ok(new_property(vm, args.get(1).cloned().unwrap_or(Value::None), fset, fdel))
+        Ok(new_property(
+            vm,
+            args.get(1).cloned().unwrap_or(Value::None),
+            fset,
+            fdel,
+        ))
     });
     vm.add_method(&property, "setter", |vm, args, _| {
         let (fget, _, fdel) = property_parts(vm, &args[0])?;
-        Ok(new_property(vm, fget, args.get(1).cloned().unwrap_or(Value::None), fdel))
+        Ok(new_property(
+            vm,
+            fget,
+            args.get(1).cloned().unwrap_or(Value::None),
+            fdel,
+        ))
     });
     vm.add_method(&property, "deleter", |vm, args, _| {
         let (fget, fset, _) = property_parts(vm, &args[0])?;
-        Ok(new_property(vm, fget, fset, args.get(1).cloned().unwrap_or(Value::None)))
+        Ok(new_property(
+            vm,
+            fget,
+            fset,
+            args.get(1).cloned().unwrap_or(Value::None),
+        ))
     });
     vm.add_method(&property, "__get__", |vm, args, _| {
         let (fget, _, _) = property_parts(vm, &args[0])?;
@@ -489,9 +598,24 @@ pub fn init(vm: &mut Vm) {
             Some(obj) => vm.call(&fget, std::slice::from_ref(obj), &[]),
         }
     });
-    vm.add_getset(&property, "fget", |vm, v| Ok(property_parts(vm, v)?.0), None);
-    vm.add_getset(&property, "fset", |vm, v| Ok(property_parts(vm, v)?.1), None);
-    vm.add_getset(&property, "fdel", |vm, v| Ok(property_parts(vm, v)?.2), None);
+    vm.add_getset(
+        &property,
+        "fget",
+        |vm, v| Ok(property_parts(vm, v)?.0),
+        None,
+    );
+    vm.add_getset(
+        &property,
+        "fset",
+        |vm, v| Ok(property_parts(vm, v)?.1),
+        None,
+    );
+    vm.add_getset(
+        &property,
+        "fdel",
+        |vm, v| Ok(property_parts(vm, v)?.2),
+        None,
+    );
     for ty in [vm.types.classmethod.clone(), vm.types.staticmethod.clone()] {
         vm.add_getset(
             &ty,

@@ -18,7 +18,9 @@ use crate::vm::{Exc, PyResult, Vm};
 pub fn format_spec(vm: &mut Vm, v: &Value, spec: &str) -> PyResult<String> {
     let result = match v {
         Value::Bool(_) if spec.is_empty() => return Ok(vm.str_of(v)?.as_str().to_string()),
-        Value::Int(_) | Value::BigInt(_) | Value::Bool(_) => format_int(&to_int(v).unwrap_or(Int::Small(0)), spec),
+        Value::Int(_) | Value::BigInt(_) | Value::Bool(_) => {
+            format_int(&to_int(v).unwrap_or(Int::Small(0)), spec)
+        }
         Value::Float(f) => format_float(*f, spec),
         Value::Str(s) => format_str(s.as_str(), spec),
         other => {
@@ -89,11 +91,18 @@ pub fn str_format(vm: &mut Vm, template: &str, args: &[Value], kw: &KwArgs) -> P
         let mut value = if head.is_empty() {
             let v = args.get(auto).cloned();
             auto += 1;
-            v.ok_or_else(|| vm.index_error(format!("Replacement index {} out of range for positional args tuple", auto - 1)))?
+            v.ok_or_else(|| {
+                vm.index_error(format!(
+                    "Replacement index {} out of range for positional args tuple",
+                    auto - 1
+                ))
+            })?
         } else if let Ok(n) = head.parse::<usize>() {
-            args.get(n)
-                .cloned()
-                .ok_or_else(|| vm.index_error(format!("Replacement index {n} out of range for positional args tuple")))?
+            args.get(n).cloned().ok_or_else(|| {
+                vm.index_error(format!(
+                    "Replacement index {n} out of range for positional args tuple"
+                ))
+            })?
         } else {
             super::kwarg(kw, head).ok_or_else(|| vm.key_error(Value::str(head)))?
         };
@@ -106,7 +115,10 @@ pub fn str_format(vm: &mut Vm, template: &str, args: &[Value], kw: &KwArgs) -> P
             } else if let Some(r) = rest.strip_prefix('[') {
                 let end = r.find(']').unwrap_or(r.len());
                 let key = &r[..end];
-                let key = key.parse::<i64>().map(Value::Int).unwrap_or_else(|_| Value::str(key));
+                let key = key
+                    .parse::<i64>()
+                    .map(Value::Int)
+                    .unwrap_or_else(|_| Value::str(key));
                 value = vm.get_item(&value, &key)?;
                 rest = r.get(end + 1..).unwrap_or("");
             } else {
@@ -119,7 +131,11 @@ pub fn str_format(vm: &mut Vm, template: &str, args: &[Value], kw: &KwArgs) -> P
             Some('a') => Value::str(vm.ascii(&value)?),
             _ => value,
         };
-        let spec = if spec.contains('{') { str_format(vm, &spec, args, kw)? } else { spec };
+        let spec = if spec.contains('{') {
+            str_format(vm, &spec, args, kw)?
+        } else {
+            spec
+        };
         let formatted = vm.format_value(&value, &spec)?;
         out.push_str(vm.str_of(&formatted)?.as_str());
     }
@@ -150,11 +166,16 @@ impl PercentOperand for Operand<'_, '_> {
 
     fn to_str(&self) -> Result<String, PercentError> {
         let mut vm = self.vm.borrow_mut();
-        vm.str_of(&self.value).map(|s| s.as_str().to_string()).map_err(PercentError::Raised)
+        vm.str_of(&self.value)
+            .map(|s| s.as_str().to_string())
+            .map_err(PercentError::Raised)
     }
 
     fn to_repr(&self) -> Result<String, PercentError> {
-        self.vm.borrow_mut().repr(&self.value).map_err(PercentError::Raised)
+        self.vm
+            .borrow_mut()
+            .repr(&self.value)
+            .map_err(PercentError::Raised)
     }
 
     fn kind(&self) -> Result<OperandKind, PercentError> {
@@ -169,7 +190,10 @@ impl PercentOperand for Operand<'_, '_> {
                     None => {
                         let name = vm.names.float.clone();
                         match vm.special_method(v, &name) {
-                            Some(f) => match vm.call(&f, std::slice::from_ref(v), &[]).map_err(PercentError::Raised)? {
+                            Some(f) => match vm
+                                .call(&f, std::slice::from_ref(v), &[])
+                                .map_err(PercentError::Raised)?
+                            {
                                 Value::Float(f) => OperandKind::Float(f),
                                 _ => OperandKind::Other,
                             },
@@ -186,14 +210,20 @@ impl PercentOperand for Operand<'_, '_> {
     }
 
     fn get_item(&self, key: &str) -> Result<Self, PercentError> {
-        let value = self.vm.borrow_mut().get_item(&self.value, &Value::str(key)).map_err(PercentError::Raised)?;
+        let value = self
+            .vm
+            .borrow_mut()
+            .get_item(&self.value, &Value::str(key))
+            .map_err(PercentError::Raised)?;
         Ok(Operand { vm: self.vm, value })
     }
 }
 
 /// `text % args` (printf-style formatting, `PyUnicode_Format`).
 pub fn printf_format(vm: &mut Vm, text: &Value, args: &Value) -> PyResult<Value> {
-    let Value::Str(template) = text else { return Ok(Value::NotImplemented) };
+    let Value::Str(template) = text else {
+        return Ok(Value::NotImplemented);
+    };
     let is_mapping = match args {
         Value::Dict(_) => true,
         Value::Str(_) | Value::Tuple(_) => false,
@@ -205,12 +235,28 @@ pub fn printf_format(vm: &mut Vm, text: &Value, args: &Value) -> PyResult<Value>
     let cell = RefCell::new(vm);
     let result = match args {
         Value::Tuple(t) => {
-            let items: Vec<Operand> = t.items.iter().map(|v| Operand { vm: &cell, value: v.clone() }).collect();
+            let items: Vec<Operand> = t
+                .items
+                .iter()
+                .map(|v| Operand {
+                    vm: &cell,
+                    value: v.clone(),
+                })
+                .collect();
             percent_format(template.as_str(), PercentArgs::Tuple(&items))
         }
         other => {
-            let value = Operand { vm: &cell, value: other.clone() };
-            percent_format(template.as_str(), PercentArgs::Single { value: &value, is_mapping })
+            let value = Operand {
+                vm: &cell,
+                value: other.clone(),
+            };
+            percent_format(
+                template.as_str(),
+                PercentArgs::Single {
+                    value: &value,
+                    is_mapping,
+                },
+            )
         }
     };
     let vm = cell.into_inner();

@@ -14,7 +14,12 @@ use crate::vm::{PyResult, Vm};
 
 /// Sorts `items` stably by `key` with `<` only, as `list.sort` does; errors from
 /// comparisons propagate (no panics on inconsistent orders).
-pub fn sort_values(vm: &mut Vm, items: &mut Vec<Value>, key: &Value, reverse: bool) -> PyResult<()> {
+pub fn sort_values(
+    vm: &mut Vm,
+    items: &mut Vec<Value>,
+    key: &Value,
+    reverse: bool,
+) -> PyResult<()> {
     let keys = if key.is_none() {
         items.clone()
     } else {
@@ -48,43 +53,128 @@ fn less(vm: &mut Vm, a: &Value, b: &Value) -> PyResult<bool> {
     }
 }
 
-/// A stable merge sort on `(key, value)` pairs: insertion sort on short runs, then merges.
-fn merge_sort(vm: &mut Vm, v: &mut Vec<(Value, Value)>) -> PyResult<()> {
-    const RUN: usize = 16;
-    let n = v.len();
-    for start in (0..n).step_by(RUN) {
-        let end = (start + RUN).min(n);
-        for i in start + 1..end {
-            let mut j = i;
-            while j > start && less(vm, &v[j].0, &v[j - 1].0)? {
-                v.swap(j, j - 1);
-                j -= 1;
-            }
-        }
+type Pair = (Value, Value);
+
+/// CPython's `merge_compute_minrun`.
+fn min_run(mut n: usize) -> usize {
+    let mut r = 0;
+    while n >= 64 {
+        r |= n & 1;
+        n >>= 1;
     }
-    let mut width = RUN;
-    while width < n {
-        let mut merged: Vec<(Value, Value)> = Vec::with_capacity(n);
-        let mut start = 0;
-        while start < n {
-            let mid = (start + width).min(n);
-            let end = (start + 2 * width).min(n);
-            let (mut i, mut j) = (start, mid);
-            while i < mid && j < end {
-                if less(vm, &v[j].0, &v[i].0)? {
-                    merged.push(v[j].clone());
-                    j += 1;
-                } else {
-                    merged.push(v[i].clone());
-                    i += 1;
-                }
-            }
-            merged.extend_from_slice(&v[i..mid]);
-            merged.extend_from_slice(&v[j..end]);
-            start = end;
+    n + r
+}
+
+/// `count_run` of 3.13's `Objects/listobject.c`: the length of the monotone run at the start
+/// of `v`, made ascending in place. Same comparisons as CPython, so a `__lt__` with side
+/// effects prints the same lines.
+fn count_run(vm: &mut Vm, v: &mut [Pair]) -> PyResult<usize> {
+    let len = v.len();
+    let mut n = 1;
+    while n < len {
+        if less(vm, &v[n].0, &v[n - 1].0)? {
+            break;
         }
-        *v = merged;
-        width *= 2;
+        n += 1;
+    }
+    if n == len {
+        return Ok(n);
+    }
+    if n > 1 {
+        if less(vm, &v[0].0, &v[n - 1].0)? {
+            return Ok(n);
+        }
+        v[..n].reverse();
+    }
+    n += 1;
+    let mut neq = 0;
+    while n < len {
+        if less(vm, &v[n].0, &v[n - 1].0)? {
+            if neq > 0 {
+                v[n - neq - 1..n].reverse();
+                neq = 0;
+            }
+        } else if less(vm, &v[n - 1].0, &v[n].0)? {
+            break;
+        } else {
+            neq += 1;
+        }
+        n += 1;
+    }
+    if neq > 0 {
+        v[n - neq - 1..n].reverse();
+    }
+    v[..n].reverse();
+    while n < len {
+        if less(vm, &v[n].0, &v[n - 1].0)? {
+            break;
+        }
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// `binarysort`: extends the sorted prefix `v[..start]` to all of `v`.
+fn binary_sort(vm: &mut Vm, v: &mut [Pair], start: usize) -> PyResult<()> {
+    for i in start..v.len() {
+        let (mut l, mut r) = (0, i);
+        while l < r {
+            let p = l + ((r - l) >> 1);
+            if less(vm, &v[i].0, &v[p].0)? {
+                r = p;
+            } else {
+                l = p + 1;
+            }
+        }
+        v[l..=i].rotate_right(1);
+    }
+    Ok(())
+}
+
+/// Timsort's run detection and binary insertion as CPython does them (identical comparisons
+/// for lists of fewer than 64 items), then stable merges of the runs.
+fn merge_sort(vm: &mut Vm, v: &mut Vec<Pair>) -> PyResult<()> {
+    let n = v.len();
+    if n < 2 {
+        return Ok(());
+    }
+    let minrun = min_run(n);
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut lo = 0;
+    while lo < n {
+        let mut run = count_run(vm, &mut v[lo..])?;
+        if run < minrun {
+            let force = minrun.min(n - lo);
+            binary_sort(vm, &mut v[lo..lo + force], run)?;
+            run = force;
+        }
+        runs.push((lo, lo + run));
+        lo += run;
+    }
+    while runs.len() > 1 {
+        let mut merged_runs = Vec::with_capacity(runs.len().div_ceil(2));
+        for pair in runs.chunks(2) {
+            if let [(a, mid), (_, b)] = pair {
+                let mut merged: Vec<Pair> = Vec::with_capacity(b - a);
+                let (mut i, mut j) = (*a, *mid);
+                while i < *mid && j < *b {
+                    if less(vm, &v[j].0, &v[i].0)? {
+                        merged.push(v[j].clone());
+                        j += 1;
+                    } else {
+                        merged.push(v[i].clone());
+                        i += 1;
+                    }
+                }
+                merged.extend_from_slice(&v[i..*mid]);
+                merged.extend_from_slice(&v[j..*b]);
+                v.splice(*a..*b, merged);
+                merged_runs.push((*a, *b));
+            } else {
+                merged_runs.push(pair[0]);
+            }
+        }
+        runs = merged_runs;
     }
     Ok(())
 }
@@ -121,9 +211,15 @@ fn list_methods(vm: &mut Vm) {
     let list = vm.types.list.clone();
     vm.add_method(&list, "append", |vm, args, _| {
         check_arity(vm, "list.append", args, 2, 2).map_err(|_| {
-            vm.type_error(format!("list.append() takes exactly one argument ({} given)", args.len().saturating_sub(1)))
+            vm.type_error(format!(
+                "list.append() takes exactly one argument ({} given)",
+                args.len().saturating_sub(1)
+            ))
         })?;
-        this_list(vm, args)?.items.borrow_mut().push(args[1].clone());
+        this_list(vm, args)?
+            .items
+            .borrow_mut()
+            .push(args[1].clone());
         Ok(Value::None)
     });
     vm.add_method(&list, "extend", |vm, args, _| {
@@ -157,7 +253,11 @@ fn list_methods(vm: &mut Vm) {
         let index = vm.expect_index(&args[1])?;
         let mut items = l.items.borrow_mut();
         let n = items.len() as i64;
-        let i = if index < 0 { (index + n).max(0) } else { index.min(n) };
+        let i = if index < 0 {
+            (index + n).max(0)
+        } else {
+            index.min(n)
+        };
         items.insert(i as usize, args[2].clone());
         Ok(Value::None)
     });
@@ -180,7 +280,7 @@ fn list_methods(vm: &mut Vm) {
     vm.add_method(&list, "index", |vm, args, _| {
         let l = this_list(vm, args)?.clone();
         let items = l.items.borrow().clone();
-        seq_index(vm, &items, args, "list.index(x): x not in list")
+        seq_index(vm, &items, args, "list")
     });
     vm.add_method(&list, "count", |vm, args, _| {
         let items = this_list(vm, args)?.items.borrow().clone();
@@ -211,7 +311,9 @@ fn list_methods(vm: &mut Vm) {
         this_list(vm, args)?.items.borrow_mut().reverse();
         Ok(Value::None)
     });
-    vm.add_method(&list, "copy", |vm, args, _| Ok(Value::list(this_list(vm, args)?.items.borrow().clone())));
+    vm.add_method(&list, "copy", |vm, args, _| {
+        Ok(Value::list(this_list(vm, args)?.items.borrow().clone()))
+    });
     vm.add_method(&list, "clear", |vm, args, _| {
         let old = std::mem::take(&mut *this_list(vm, args)?.items.borrow_mut());
         drop(old);
@@ -219,18 +321,22 @@ fn list_methods(vm: &mut Vm) {
     });
     let tuple = vm.types.tuple.clone();
     vm.add_method(&tuple, "index", |vm, args, _| {
-        let Some(Value::Tuple(t)) = args.first() else { return Err(vm.type_error("descriptor requires a 'tuple' object")) };
+        let Some(Value::Tuple(t)) = args.first() else {
+            return Err(vm.type_error("descriptor requires a 'tuple' object"));
+        };
         let items = t.items.to_vec();
-        seq_index(vm, &items, args, "tuple.index(x): x not in tuple")
+        seq_index(vm, &items, args, "tuple")
     });
     vm.add_method(&tuple, "count", |vm, args, _| {
-        let Some(Value::Tuple(t)) = args.first() else { return Err(vm.type_error("descriptor requires a 'tuple' object")) };
+        let Some(Value::Tuple(t)) = args.first() else {
+            return Err(vm.type_error("descriptor requires a 'tuple' object"));
+        };
         let items = t.items.to_vec();
         seq_count(vm, &items, args)
     });
 }
 
-fn seq_index(vm: &mut Vm, items: &[Value], args: &[Value], missing: &str) -> PyResult<Value> {
+fn seq_index(vm: &mut Vm, items: &[Value], args: &[Value], what: &str) -> PyResult<Value> {
     let target = args.get(1).cloned().unwrap_or(Value::None);
     let n = items.len() as i64;
     let bound = |vm: &mut Vm, v: Option<&Value>, default: i64| -> PyResult<i64> {
@@ -250,7 +356,11 @@ fn seq_index(vm: &mut Vm, items: &[Value], args: &[Value], missing: &str) -> PyR
             return Ok(Value::Int(i));
         }
     }
-    Err(vm.value_error(missing.to_string()))
+    if what == "list" {
+        let r = vm.repr(&target)?;
+        return Err(vm.value_error(format!("{r} is not in list")));
+    }
+    Err(vm.value_error("tuple.index(x): x not in tuple"))
 }
 
 fn seq_count(vm: &mut Vm, items: &[Value], args: &[Value]) -> PyResult<Value> {
@@ -270,7 +380,13 @@ fn dict_view(vm: &Vm, d: &Rc<PyDict>, kind: DictViewKind) -> Value {
         DictViewKind::Values => vm.types.dict_values.clone(),
         DictViewKind::Items => vm.types.dict_items.clone(),
     };
-    Value::object(Object::new(class, ObjectKind::DictView { dict: d.clone(), kind }))
+    Value::object(Object::new(
+        class,
+        ObjectKind::DictView {
+            dict: d.clone(),
+            kind,
+        },
+    ))
 }
 
 fn dict_methods(vm: &mut Vm) {
@@ -278,11 +394,19 @@ fn dict_methods(vm: &mut Vm) {
     vm.add_method(&dict, "get", |vm, args, _| {
         check_arity(vm, "get", args, 2, 3)?;
         let d = this_dict(vm, args)?.clone();
-        Ok(vm.dict_get(&d, &args[1])?.unwrap_or_else(|| args.get(2).cloned().unwrap_or(Value::None)))
+        Ok(vm
+            .dict_get(&d, &args[1])?
+            .unwrap_or_else(|| args.get(2).cloned().unwrap_or(Value::None)))
     });
-    vm.add_method(&dict, "keys", |vm, args, _| Ok(dict_view(vm, this_dict(vm, args)?, DictViewKind::Keys)));
-    vm.add_method(&dict, "values", |vm, args, _| Ok(dict_view(vm, this_dict(vm, args)?, DictViewKind::Values)));
-    vm.add_method(&dict, "items", |vm, args, _| Ok(dict_view(vm, this_dict(vm, args)?, DictViewKind::Items)));
+    vm.add_method(&dict, "keys", |vm, args, _| {
+        Ok(dict_view(vm, this_dict(vm, args)?, DictViewKind::Keys))
+    });
+    vm.add_method(&dict, "values", |vm, args, _| {
+        Ok(dict_view(vm, this_dict(vm, args)?, DictViewKind::Values))
+    });
+    vm.add_method(&dict, "items", |vm, args, _| {
+        Ok(dict_view(vm, this_dict(vm, args)?, DictViewKind::Items))
+    });
     vm.add_method(&dict, "setdefault", |vm, args, _| {
         check_arity(vm, "setdefault", args, 2, 3)?;
         let d = this_dict(vm, args)?.clone();
@@ -322,7 +446,9 @@ fn dict_methods(vm: &mut Vm) {
             None => Err(vm.key_error(Value::str("popitem(): dictionary is empty"))),
         }
     });
-    vm.add_method(&dict, "copy", |vm, args, _| Ok(Value::dict(this_dict(vm, args)?.table.borrow().clone())));
+    vm.add_method(&dict, "copy", |vm, args, _| {
+        Ok(Value::dict(this_dict(vm, args)?.table.borrow().clone()))
+    });
     vm.add_method(&dict, "clear", |vm, args, _| {
         let d = this_dict(vm, args)?;
         let old = std::mem::take(&mut *d.table.borrow_mut());
@@ -332,7 +458,9 @@ fn dict_methods(vm: &mut Vm) {
     vm.add_static(&dict, "fromkeys", |vm, args, _| {
         let keys = vm.collect_iterable(args.first().unwrap_or(&Value::None))?;
         let value = args.get(1).cloned().unwrap_or(Value::None);
-        let d = Rc::new(PyDict { table: Default::default() });
+        let d = Rc::new(PyDict {
+            table: Default::default(),
+        });
         for k in keys {
             vm.dict_set(&d, k, value.clone())?;
         }
@@ -383,14 +511,24 @@ fn set_methods(vm: &mut Vm) {
             let s = this_set(vm, args)?;
             Ok(Value::set(s.table.borrow().clone(), s.frozen))
         });
-        vm.add_method(&ty, "union", |vm, args, _| set_combine(vm, args, crate::compile::bytecode::BinaryOperator::Or));
-        vm.add_method(&ty, "intersection", |vm, args, _| set_combine(vm, args, crate::compile::bytecode::BinaryOperator::And));
-        vm.add_method(&ty, "difference", |vm, args, _| set_combine(vm, args, crate::compile::bytecode::BinaryOperator::Subtract));
+        vm.add_method(&ty, "union", |vm, args, _| {
+            set_combine(vm, args, crate::compile::bytecode::BinaryOperator::Or)
+        });
+        vm.add_method(&ty, "intersection", |vm, args, _| {
+            set_combine(vm, args, crate::compile::bytecode::BinaryOperator::And)
+        });
+        vm.add_method(&ty, "difference", |vm, args, _| {
+            set_combine(vm, args, crate::compile::bytecode::BinaryOperator::Subtract)
+        });
         vm.add_method(&ty, "symmetric_difference", |vm, args, _| {
             set_combine(vm, args, crate::compile::bytecode::BinaryOperator::Xor)
         });
-        vm.add_method(&ty, "issubset", |vm, args, _| set_relation(vm, args, CompareOperator::Le));
-        vm.add_method(&ty, "issuperset", |vm, args, _| set_relation(vm, args, CompareOperator::Ge));
+        vm.add_method(&ty, "issubset", |vm, args, _| {
+            set_relation(vm, args, CompareOperator::Le)
+        });
+        vm.add_method(&ty, "issuperset", |vm, args, _| {
+            set_relation(vm, args, CompareOperator::Ge)
+        });
     }
 }
 
@@ -403,7 +541,11 @@ fn set_remove(vm: &mut Vm, args: &[Value], must_exist: bool) -> PyResult<()> {
     Ok(())
 }
 
-fn set_combine(vm: &mut Vm, args: &[Value], op: crate::compile::bytecode::BinaryOperator) -> PyResult<Value> {
+fn set_combine(
+    vm: &mut Vm,
+    args: &[Value],
+    op: crate::compile::bytecode::BinaryOperator,
+) -> PyResult<Value> {
     let s = this_set(vm, args)?;
     let mut result = Value::set(s.table.borrow().clone(), s.frozen);
     for other in &args[1..] {
@@ -445,18 +587,34 @@ fn str_methods(vm: &mut Vm) {
     });
     vm.add_method(&str_type, "split", |vm, args, kw| {
         let s = this_str(vm, args)?.to_string();
-        let sep = args.get(1).cloned().or_else(|| kwarg(kw, "sep")).unwrap_or(Value::None);
+        let sep = args
+            .get(1)
+            .cloned()
+            .or_else(|| kwarg(kw, "sep"))
+            .unwrap_or(Value::None);
         let parts: Vec<Value> = match &sep {
             Value::None => s.split_whitespace().map(Value::str).collect(),
-            Value::Str(sep) if sep.as_str().is_empty() => return Err(vm.value_error("empty separator")),
+            Value::Str(sep) if sep.as_str().is_empty() => {
+                return Err(vm.value_error("empty separator"));
+            }
             Value::Str(sep) => s.split(sep.as_str()).map(Value::str).collect(),
-            other => return Err(vm.type_error(format!("must be str or None, not {}", vm.type_name(other)))),
+            other => {
+                return Err(
+                    vm.type_error(format!("must be str or None, not {}", vm.type_name(other)))
+                );
+            }
         };
         Ok(Value::list(parts))
     });
-    vm.add_method(&str_type, "strip", |vm, args, _| strip(vm, args, true, true));
-    vm.add_method(&str_type, "lstrip", |vm, args, _| strip(vm, args, true, false));
-    vm.add_method(&str_type, "rstrip", |vm, args, _| strip(vm, args, false, true));
+    vm.add_method(&str_type, "strip", |vm, args, _| {
+        strip(vm, args, true, true)
+    });
+    vm.add_method(&str_type, "lstrip", |vm, args, _| {
+        strip(vm, args, true, false)
+    });
+    vm.add_method(&str_type, "rstrip", |vm, args, _| {
+        strip(vm, args, false, true)
+    });
     vm.add_method(&str_type, "startswith", |vm, args, _| affix(vm, args, true));
     vm.add_method(&str_type, "endswith", |vm, args, _| affix(vm, args, false));
     vm.add_method(&str_type, "replace", |vm, args, _| {
@@ -475,11 +633,17 @@ fn str_methods(vm: &mut Vm) {
             s.replacen(old.as_str(), new.as_str(), count as usize)
         }))
     });
-    vm.add_method(&str_type, "upper", |vm, args, _| Ok(Value::str(this_str(vm, args)?.to_uppercase())));
-    vm.add_method(&str_type, "lower", |vm, args, _| Ok(Value::str(this_str(vm, args)?.to_lowercase())));
+    vm.add_method(&str_type, "upper", |vm, args, _| {
+        Ok(Value::str(this_str(vm, args)?.to_uppercase()))
+    });
+    vm.add_method(&str_type, "lower", |vm, args, _| {
+        Ok(Value::str(this_str(vm, args)?.to_lowercase()))
+    });
     vm.add_method(&str_type, "find", |vm, args, _| {
         let s = this_str(vm, args)?;
-        let Some(Value::Str(sub)) = args.get(1) else { return Err(vm.type_error("must be str")) };
+        let Some(Value::Str(sub)) = args.get(1) else {
+            return Err(vm.type_error("must be str"));
+        };
         Ok(Value::Int(match s.find(sub.as_str()) {
             Some(byte) => s[..byte].chars().count() as i64,
             None => -1,
@@ -487,7 +651,9 @@ fn str_methods(vm: &mut Vm) {
     });
     vm.add_method(&str_type, "count", |vm, args, _| {
         let s = this_str(vm, args)?;
-        let Some(Value::Str(sub)) = args.get(1) else { return Err(vm.type_error("must be str")) };
+        let Some(Value::Str(sub)) = args.get(1) else {
+            return Err(vm.type_error("must be str"));
+        };
         Ok(Value::Int(if sub.as_str().is_empty() {
             s.chars().count() as i64 + 1
         } else {
@@ -505,7 +671,12 @@ fn strip(vm: &mut Vm, args: &[Value], left: bool, right: bool) -> PyResult<Value
     let chars: Option<Vec<char>> = match args.get(1) {
         None | Some(Value::None) => None,
         Some(Value::Str(c)) => Some(c.as_str().chars().collect()),
-        Some(other) => return Err(vm.type_error(format!("strip arg must be None or str, not {}", vm.type_name(other)))),
+        Some(other) => {
+            return Err(vm.type_error(format!(
+                "strip arg must be None or str, not {}",
+                vm.type_name(other)
+            )));
+        }
     };
     let matches = |c: char| match &chars {
         None => c.is_whitespace(),
@@ -536,7 +707,11 @@ fn affix(vm: &mut Vm, args: &[Value], prefix: bool) -> PyResult<Value> {
                 vm.type_name(&c)
             )));
         };
-        let hit = if prefix { s.starts_with(c.as_str()) } else { s.ends_with(c.as_str()) };
+        let hit = if prefix {
+            s.starts_with(c.as_str())
+        } else {
+            s.ends_with(c.as_str())
+        };
         if hit {
             return Ok(Value::Bool(true));
         }

@@ -18,7 +18,6 @@ pub mod str_ops;
 use std::io::{BufRead, Write};
 use std::rc::Rc;
 
-
 pub use format::{format_spec, printf_format};
 pub use methods::sort_values;
 
@@ -53,8 +52,12 @@ pub fn init(vm: &mut Vm) {
         ("next", builtin_next),
         ("sorted", builtin_sorted),
         ("sum", builtin_sum),
-        ("min", |vm, args, kw| min_max(vm, args, kw, "min", CompareOperator::Lt)),
-        ("max", |vm, args, kw| min_max(vm, args, kw, "max", CompareOperator::Gt)),
+        ("min", |vm, args, kw| {
+            min_max(vm, args, kw, "min", CompareOperator::Lt)
+        }),
+        ("max", |vm, args, kw| {
+            min_max(vm, args, kw, "max", CompareOperator::Gt)
+        }),
         ("abs", builtin_abs),
         ("round", builtin_round),
         ("divmod", builtin_divmod),
@@ -141,7 +144,9 @@ fn set_builtin(vm: &mut Vm, name: &str, value: Value) {
 
 /// A keyword argument by name.
 pub fn kwarg(kw: &KwArgs, name: &str) -> Option<Value> {
-    kw.iter().find(|(k, _)| k.as_str() == name).map(|(_, v)| v.clone())
+    kw.iter()
+        .find(|(k, _)| k.as_str() == name)
+        .map(|(_, v)| v.clone())
 }
 
 /// Rejects keyword arguments other than `allowed`.
@@ -171,9 +176,15 @@ pub fn check_arity(vm: &Vm, fname: &str, args: &[Value], min: usize, max: usize)
     } else if min == max {
         format!("{fname} expected {min} arguments, got {n}")
     } else if n < min {
-        format!("{fname} expected at least {min} argument{}, got {n}", if min == 1 { "" } else { "s" })
+        format!(
+            "{fname} expected at least {min} argument{}, got {n}",
+            if min == 1 { "" } else { "s" }
+        )
     } else {
-        format!("{fname} expected at most {max} argument{}, got {n}", if max == 1 { "" } else { "s" })
+        format!(
+            "{fname} expected at most {max} argument{}, got {n}",
+            if max == 1 { "" } else { "s" }
+        )
     }))
 }
 
@@ -187,8 +198,10 @@ pub fn is_callable(vm: &Vm, v: &Value) -> bool {
     match v {
         Value::Function(_) | Value::Type(_) => true,
         Value::Object(o) => {
-            matches!(o.kind, ObjectKind::Native(_) | ObjectKind::BoundMethod { .. } | ObjectKind::Partial { .. })
-                || crate::vm::types::lookup(&o.class, &vm.names.call).is_some()
+            matches!(
+                o.kind,
+                ObjectKind::Native(_) | ObjectKind::BoundMethod { .. } | ObjectKind::Partial { .. }
+            ) || crate::vm::types::lookup(&o.class, &vm.names.call).is_some()
         }
         _ => false,
     }
@@ -216,7 +229,10 @@ fn builtin_print(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         match kwarg(kw, name) {
             None | Some(Value::None) => Ok(default.to_string()),
             Some(Value::Str(s)) => Ok(s.as_str().to_string()),
-            Some(other) => Err(vm.type_error(format!("{name} must be None or a string, not {}", vm.type_name(&other)))),
+            Some(other) => Err(vm.type_error(format!(
+                "{name} must be None or a string, not {}",
+                vm.type_name(&other)
+            ))),
         }
     };
     let sep = text_arg(vm, "sep", " ")?;
@@ -299,7 +315,10 @@ fn builtin_iter(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         }
         return Ok(vm.new_iter(
             &vm.types.callable_iterator.clone(),
-            IterState::Callable { func: args[0].clone(), sentinel: args[1].clone() },
+            IterState::Callable {
+                func: args[0].clone(),
+                sentinel: args[1].clone(),
+            },
         ));
     }
     vm.get_iter(&args[0])
@@ -351,9 +370,15 @@ fn builtin_sorted(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 fn builtin_sum(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kwargs(vm, "sum", kw, &["start"])?;
     check_arity(vm, "sum", args, 1, 2)?;
-    let mut result = args.get(1).cloned().or_else(|| kwarg(kw, "start")).unwrap_or(Value::Int(0));
+    let mut result = args
+        .get(1)
+        .cloned()
+        .or_else(|| kwarg(kw, "start"))
+        .unwrap_or(Value::Int(0));
     match &result {
-        Value::Str(_) => return Err(vm.type_error("sum() can't sum strings [use ''.join(seq) instead]")),
+        Value::Str(_) => {
+            return Err(vm.type_error("sum() can't sum strings [use ''.join(seq) instead]"));
+        }
         Value::List(_) | Value::Tuple(_) => {}
         _ => {}
     }
@@ -378,7 +403,11 @@ fn builtin_sum(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
                 *f = t;
                 continue;
             }
-            let total = if *c != 0.0 && c.is_finite() { *f + *c } else { *f };
+            let total = if *c != 0.0 && c.is_finite() {
+                *f + *c
+            } else {
+                *f
+            };
             result = Value::Float(total);
             float_sum = None;
         }
@@ -388,12 +417,22 @@ fn builtin_sum(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         }
     }
     if let Some((f, c)) = float_sum {
-        return Ok(Value::Float(if c != 0.0 && c.is_finite() { f + c } else { f }));
+        return Ok(Value::Float(if c != 0.0 && c.is_finite() {
+            f + c
+        } else {
+            f
+        }));
     }
     Ok(result)
 }
 
-fn min_max(vm: &mut Vm, args: &[Value], kw: &KwArgs, name: &str, op: CompareOperator) -> PyResult<Value> {
+fn min_max(
+    vm: &mut Vm,
+    args: &[Value],
+    kw: &KwArgs,
+    name: &str,
+    op: CompareOperator,
+) -> PyResult<Value> {
     check_kwargs(vm, name, kw, &["key", "default"])?;
     let key = kwarg(kw, "key").unwrap_or(Value::None);
     let default = kwarg(kw, "default");
@@ -411,7 +450,11 @@ fn min_max(vm: &mut Vm, args: &[Value], kw: &KwArgs, name: &str, op: CompareOper
     };
     let mut best: Option<(Value, Value)> = None;
     for item in items {
-        let k = if key.is_none() { item.clone() } else { vm.call(&key, std::slice::from_ref(&item), &[])? };
+        let k = if key.is_none() {
+            item.clone()
+        } else {
+            vm.call(&key, std::slice::from_ref(&item), &[])?
+        };
         let better = match &best {
             None => true,
             Some((_, bk)) => {
@@ -425,20 +468,29 @@ fn min_max(vm: &mut Vm, args: &[Value], kw: &KwArgs, name: &str, op: CompareOper
     }
     match best {
         Some((v, _)) => Ok(v),
-        None => default.ok_or_else(|| vm.value_error(format!("{name}() iterable argument is empty"))),
+        None => {
+            default.ok_or_else(|| vm.value_error(format!("{name}() iterable argument is empty")))
+        }
     }
 }
 
 fn builtin_abs(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let v = one_arg(vm, "abs", args, kw)?;
     Ok(match &v {
-        Value::Int(_) | Value::Bool(_) | Value::BigInt(_) => from_int(int_ops::abs(&to_int(&v).unwrap_or(int_ops::Int::Small(0)))),
+        Value::Int(_) | Value::Bool(_) | Value::BigInt(_) => {
+            from_int(int_ops::abs(&to_int(&v).unwrap_or(int_ops::Int::Small(0))))
+        }
         Value::Float(f) => Value::Float(f.abs()),
         _ => {
             let name = vm.names.abs.clone();
             match vm.special_method(&v, &name) {
                 Some(f) => return vm.call(&f, std::slice::from_ref(&v), &[]),
-                None => return Err(vm.type_error(format!("bad operand type for abs(): '{}'", vm.type_name(&v)))),
+                None => {
+                    return Err(vm.type_error(format!(
+                        "bad operand type for abs(): '{}'",
+                        vm.type_name(&v)
+                    )));
+                }
             }
         }
     })
@@ -450,12 +502,24 @@ fn builtin_round(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let Some(number) = number else {
         return Err(vm.type_error("round() missing required argument 'number' (pos 1)"));
     };
-    let ndigits = args.get(1).cloned().or_else(|| kwarg(kw, "ndigits")).unwrap_or(Value::None);
-    let nd = if ndigits.is_none() { None } else { Some(vm.expect_index(&ndigits)?) };
+    let ndigits = args
+        .get(1)
+        .cloned()
+        .or_else(|| kwarg(kw, "ndigits"))
+        .unwrap_or(Value::None);
+    let nd = if ndigits.is_none() {
+        None
+    } else {
+        Some(vm.expect_index(&ndigits)?)
+    };
     match &number {
         Value::Float(f) => match nd {
-            None => int_ops::round_float_to_int(*f).map(from_int).map_err(|e| vm.op_error(e)),
-            Some(n) => int_ops::round_float(*f, n).map(Value::Float).map_err(|e| vm.op_error(e)),
+            None => int_ops::round_float_to_int(*f)
+                .map(from_int)
+                .map_err(|e| vm.op_error(e)),
+            Some(n) => int_ops::round_float(*f, n)
+                .map(Value::Float)
+                .map_err(|e| vm.op_error(e)),
         },
         Value::Int(_) | Value::Bool(_) | Value::BigInt(_) => {
             let n = to_int(&number).unwrap_or(int_ops::Int::Small(0));
@@ -504,16 +568,32 @@ fn builtin_divmod(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 fn builtin_pow(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kwargs(vm, "pow", kw, &["base", "exp", "mod"])?;
-    let base = args.first().cloned().or_else(|| kwarg(kw, "base")).unwrap_or(Value::None);
-    let exp = args.get(1).cloned().or_else(|| kwarg(kw, "exp")).unwrap_or(Value::None);
-    let modulus = args.get(2).cloned().or_else(|| kwarg(kw, "mod")).unwrap_or(Value::None);
+    let base = args
+        .first()
+        .cloned()
+        .or_else(|| kwarg(kw, "base"))
+        .unwrap_or(Value::None);
+    let exp = args
+        .get(1)
+        .cloned()
+        .or_else(|| kwarg(kw, "exp"))
+        .unwrap_or(Value::None);
+    let modulus = args
+        .get(2)
+        .cloned()
+        .or_else(|| kwarg(kw, "mod"))
+        .unwrap_or(Value::None);
     if modulus.is_none() {
         return vm.binary_op(BinaryOperator::Power, &base, &exp);
     }
     let (Some(b), Some(e), Some(m)) = (to_int(&base), to_int(&exp), to_int(&modulus)) else {
-        return Err(vm.type_error("pow() 3rd argument not allowed unless all arguments are integers"));
+        return Err(
+            vm.type_error("pow() 3rd argument not allowed unless all arguments are integers")
+        );
     };
-    int_ops::pow_mod(&b, &e, &m).map(from_int).map_err(|err| vm.op_error(err))
+    int_ops::pow_mod(&b, &e, &m)
+        .map(from_int)
+        .map_err(|err| vm.op_error(err))
 }
 
 fn any_all(vm: &mut Vm, args: &[Value], kw: &KwArgs, any: bool) -> PyResult<Value> {
@@ -557,14 +637,23 @@ fn builtin_ord(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     }
 }
 
-fn int_to_base(vm: &mut Vm, args: &[Value], kw: &KwArgs, name: &str, radix: u32) -> PyResult<Value> {
+fn int_to_base(
+    vm: &mut Vm,
+    args: &[Value],
+    kw: &KwArgs,
+    name: &str,
+    radix: u32,
+) -> PyResult<Value> {
     let v = one_arg(vm, name, args, kw)?;
     let n = match to_int(&v) {
         Some(n) => n,
         None => match vm.index_value(&v)? {
             Some(i) => int_ops::Int::Small(i),
             None => {
-                return Err(vm.type_error(format!("'{}' object cannot be interpreted as an integer", vm.type_name(&v))));
+                return Err(vm.type_error(format!(
+                    "'{}' object cannot be interpreted as an integer",
+                    vm.type_name(&v)
+                )));
             }
         },
     };
@@ -574,7 +663,10 @@ fn int_to_base(vm: &mut Vm, args: &[Value], kw: &KwArgs, name: &str, radix: u32)
 fn attr_name(vm: &mut Vm, v: &Value) -> PyResult<Rc<crate::vm::value::PyStr>> {
     match v {
         Value::Str(s) => Ok(vm.intern(s.as_str())),
-        other => Err(vm.type_error(format!("attribute name must be string, not '{}'", vm.type_name(other)))),
+        other => Err(vm.type_error(format!(
+            "attribute name must be string, not '{}'",
+            vm.type_name(other)
+        ))),
     }
 }
 
@@ -627,7 +719,10 @@ fn builtin_format(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         None => String::new(),
         Some(Value::Str(s)) => s.as_str().to_string(),
         Some(other) => {
-            return Err(vm.type_error(format!("format() argument 2 must be str, not {}", vm.type_name(other))));
+            return Err(vm.type_error(format!(
+                "format() argument 2 must be str, not {}",
+                vm.type_name(other)
+            )));
         }
     };
     vm.format_value(&args[0], &spec)
@@ -723,7 +818,10 @@ fn builtin_build_class(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Val
         return Err(vm.type_error(if k.as_str() == "metaclass" {
             "metaclasses are not supported in apy".to_string()
         } else {
-            format!("{}.__init_subclass__() takes no keyword arguments", "object")
+            format!(
+                "{}.__init_subclass__() takes no keyword arguments",
+                "object"
+            )
         }));
     }
     let mut bases = Vec::new();
@@ -731,17 +829,29 @@ fn builtin_build_class(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Val
         match b {
             Value::Type(t) => bases.push(t.clone()),
             other => {
-                return Err(vm.type_error(format!(
-                    "bases must be types, not {}",
-                    vm.type_name(other)
-                )));
+                return Err(
+                    vm.type_error(format!("bases must be types, not {}", vm.type_name(other)))
+                );
             }
         }
     }
-    let ns = Rc::new(PyDict { table: Default::default() });
-    let module_name = body.globals.table.borrow().get_str(&vm.names.name).cloned().unwrap_or(Value::None);
-    ns.table.borrow_mut().set_str(vm.names.module.clone(), module_name);
-    ns.table.borrow_mut().set_str(vm.names.qualname.clone(), Value::str(&*body.qualname));
+    let ns = Rc::new(PyDict {
+        table: Default::default(),
+    });
+    let module_name = body
+        .globals
+        .table
+        .borrow()
+        .get_str(&vm.names.name)
+        .cloned()
+        .unwrap_or(Value::None);
+    ns.table
+        .borrow_mut()
+        .set_str(vm.names.module.clone(), module_name);
+    ns.table.borrow_mut().set_str(
+        vm.names.qualname.clone(),
+        Value::str(&**body.qualname.borrow()),
+    );
     let mut frame = crate::vm::frame::Frame::for_function(vm, body, Vec::new());
     frame.locals_dict = Some(ns.clone());
     match vm.run_frame(&mut frame, None) {
@@ -758,7 +868,12 @@ fn builtin_build_class(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Val
         vm.cell_set(&cell, Value::Type(cls.clone()));
     }
     // __set_name__ on attributes, then the parent's __init_subclass__.
-    let attrs: Vec<(Value, Value)> = cls.dict.borrow().iter().map(|e| (e.key.clone(), e.value.clone())).collect();
+    let attrs: Vec<(Value, Value)> = cls
+        .dict
+        .borrow()
+        .iter()
+        .map(|e| (e.key.clone(), e.value.clone()))
+        .collect();
     for (k, v) in attrs {
         if let Value::Object(o) = &v
             && !o.class.builtin
@@ -804,15 +919,22 @@ impl Vm {
 
     /// A new module object with the given attributes.
     pub fn new_module(&mut self, name: &str, attrs: Vec<(&str, Value)>) -> Value {
-        let dict = Rc::new(PyDict { table: Default::default() });
-        dict.table.borrow_mut().set_str(self.names.name.clone(), Value::str(name));
+        let dict = Rc::new(PyDict {
+            table: Default::default(),
+        });
+        dict.table
+            .borrow_mut()
+            .set_str(self.names.name.clone(), Value::str(name));
         for (k, v) in attrs {
             let key = self.intern(k);
             dict.table.borrow_mut().set_str(key, v);
         }
         Value::object(crate::vm::object::Object::new(
             self.types.module.clone(),
-            ObjectKind::Module { name: name.into(), dict },
+            ObjectKind::Module {
+                name: name.into(),
+                dict,
+            },
         ))
     }
 }

@@ -25,7 +25,9 @@ pub fn create(vm: &mut Vm, name: &str) -> Option<Value> {
 /// The standard stream behind a `sys.stdout`/`sys.stderr` object.
 pub fn stream_of(v: &Value) -> Option<Stream> {
     let Value::Object(o) = v else { return None };
-    let ObjectKind::Other(any) = &o.kind else { return None };
+    let ObjectKind::Other(any) = &o.kind else {
+        return None;
+    };
     match any.downcast_ref::<StdStream>()? {
         StdStream::Out => Some(Stream::Stdout),
         StdStream::Err => Some(Stream::Stderr),
@@ -43,22 +45,42 @@ fn stream_write(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         return Err(vm.type_error("write() requires a standard stream"));
     };
     let Value::Str(text) = &args[1] else {
-        return Err(vm.type_error(format!("write() argument must be str, not {}", vm.type_name(&args[1]))));
+        return Err(vm.type_error(format!(
+            "write() argument must be str, not {}",
+            vm.type_name(&args[1])
+        )));
     };
     write_stream(vm, &stream, text.as_str());
     Ok(Value::Int(text.char_len() as i64))
 }
 
 fn sys_module(vm: &mut Vm) -> Value {
-    let stream_type = make_type("TextIOWrapper", vec![vm.types.object.clone()], crate::vm::object::Layout::Builtin, true);
+    let stream_type = make_type(
+        "TextIOWrapper",
+        vec![vm.types.object.clone()],
+        crate::vm::object::Layout::Builtin,
+        true,
+    );
     vm.add_method(&stream_type, "write", stream_write);
     vm.add_method(&stream_type, "flush", |vm, _, _| {
         vm.flush_stdout();
         Ok(Value::None)
     });
-    let stdout = Value::object(Object::new(stream_type.clone(), ObjectKind::Other(Box::new(StdStream::Out))));
-    let stderr = Value::object(Object::new(stream_type, ObjectKind::Other(Box::new(StdStream::Err))));
-    let argv = Value::list(vm.config.argv.iter().map(|a| Value::str(a.as_str())).collect());
+    let stdout = Value::object(Object::new(
+        stream_type.clone(),
+        ObjectKind::Other(Box::new(StdStream::Out)),
+    ));
+    let stderr = Value::object(Object::new(
+        stream_type,
+        ObjectKind::Other(Box::new(StdStream::Err)),
+    ));
+    let argv = Value::list(
+        vm.config
+            .argv
+            .iter()
+            .map(|a| Value::str(a.as_str()))
+            .collect(),
+    );
     let attrs = vec![
         ("argv", argv),
         ("stdout", stdout),
@@ -68,19 +90,38 @@ fn sys_module(vm: &mut Vm) -> Value {
         ("version", Value::str("3.13.0 (apy)")),
         (
             "version_info",
-            Value::tuple(vec![Value::Int(3), Value::Int(13), Value::Int(0), Value::str("final"), Value::Int(0)]),
+            Value::tuple(vec![
+                Value::Int(3),
+                Value::Int(13),
+                Value::Int(0),
+                Value::str("final"),
+                Value::Int(0),
+            ]),
         ),
         ("exit", vm.native("exit", sys_exit)),
-        ("getrecursionlimit", vm.native("getrecursionlimit", |vm, _, _| Ok(Value::Int(vm.recursion_limit as i64)))),
-        ("setrecursionlimit", vm.native("setrecursionlimit", sys_setrecursionlimit)),
-        ("exception", vm.native("exception", |vm, _, _| Ok(vm.current_exception()))),
+        (
+            "getrecursionlimit",
+            vm.native("getrecursionlimit", |vm, _, _| {
+                Ok(Value::Int(vm.recursion_limit as i64))
+            }),
+        ),
+        (
+            "setrecursionlimit",
+            vm.native("setrecursionlimit", sys_setrecursionlimit),
+        ),
+        (
+            "exception",
+            vm.native("exception", |vm, _, _| Ok(vm.current_exception())),
+        ),
         (
             "exc_info",
             vm.native("exc_info", |vm, _, _| {
                 Ok(match vm.current_exception() {
-                    Value::Object(e) => {
-                        Value::tuple(vec![Value::Type(e.class.clone()), Value::Object(e.clone()), Value::Object(e)])
-                    }
+                    Value::Object(e) => Value::tuple(vec![
+                        Value::Type(e.class.clone()),
+                        Value::Object(e.clone()),
+                        Value::Object(e),
+                    ]),
                     _ => Value::tuple(vec![Value::None, Value::None, Value::None]),
                 })
             }),
@@ -99,7 +140,10 @@ fn sys_setrecursionlimit(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<V
     check_kwargs(vm, "setrecursionlimit", kw, &[])?;
     check_arity(vm, "setrecursionlimit", args, 1, 1)?;
     let Value::Int(n) = args[0] else {
-        return Err(vm.type_error(format!("'{}' object cannot be interpreted as an integer", vm.type_name(&args[0]))));
+        return Err(vm.type_error(format!(
+            "'{}' object cannot be interpreted as an integer",
+            vm.type_name(&args[0])
+        )));
     };
     if n < 1 {
         return Err(vm.value_error("recursion limit must be greater or equal than 1"));
@@ -130,24 +174,46 @@ fn time_module(vm: &mut Vm) -> Value {
         (
             "time",
             vm.native("time", |_, _, _| {
-                Ok(Value::Float(SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())))
+                Ok(Value::Float(
+                    SystemTime::now()
+                        .duration_since(UNIX_EPOCH)
+                        .map_or(0.0, |d| d.as_secs_f64()),
+                ))
             }),
         ),
         (
             "time_ns",
             vm.native("time_ns", |_, _, _| {
-                Ok(Value::Int(SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i64)))
+                Ok(Value::Int(
+                    SystemTime::now()
+                        .duration_since(UNIX_EPOCH)
+                        .map_or(0, |d| d.as_nanos() as i64),
+                ))
             }),
         ),
-        ("monotonic", vm.native("monotonic", |_, _, _| Ok(Value::Float(seconds_since_start())))),
-        ("perf_counter", vm.native("perf_counter", |_, _, _| Ok(Value::Float(seconds_since_start())))),
+        (
+            "monotonic",
+            vm.native("monotonic", |_, _, _| {
+                Ok(Value::Float(seconds_since_start()))
+            }),
+        ),
+        (
+            "perf_counter",
+            vm.native("perf_counter", |_, _, _| {
+                Ok(Value::Float(seconds_since_start()))
+            }),
+        ),
         (
             "monotonic_ns",
-            vm.native("monotonic_ns", |_, _, _| Ok(Value::Int((seconds_since_start() * 1e9) as i64))),
+            vm.native("monotonic_ns", |_, _, _| {
+                Ok(Value::Int((seconds_since_start() * 1e9) as i64))
+            }),
         ),
         (
             "perf_counter_ns",
-            vm.native("perf_counter_ns", |_, _, _| Ok(Value::Int((seconds_since_start() * 1e9) as i64))),
+            vm.native("perf_counter_ns", |_, _, _| {
+                Ok(Value::Int((seconds_since_start() * 1e9) as i64))
+            }),
         ),
         ("sleep", vm.native("sleep", time_sleep)),
     ];
@@ -162,7 +228,10 @@ fn time_sleep(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         Value::Float(f) => *f,
         Value::Bool(b) => *b as i64 as f64,
         other => {
-            return Err(vm.type_error(format!("'{}' object cannot be interpreted as an integer", vm.type_name(other))));
+            return Err(vm.type_error(format!(
+                "'{}' object cannot be interpreted as an integer",
+                vm.type_name(other)
+            )));
         }
     };
     if secs < 0.0 || secs.is_nan() {
@@ -183,14 +252,22 @@ fn partial_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     }
     Ok(Value::object(Object::new(
         vm.types.partial.clone(),
-        ObjectKind::Partial { func, args: args[2..].to_vec(), kwargs: kw.to_vec() },
+        ObjectKind::Partial {
+            func,
+            args: args[2..].to_vec(),
+            kwargs: kw.to_vec(),
+        },
     )))
 }
 
-fn partial_parts(v: &Value) -> Option<(Value, Vec<Value>, Vec<(Rc<crate::vm::value::PyStr>, Value)>)> {
+fn partial_parts(
+    v: &Value,
+) -> Option<(Value, Vec<Value>, Vec<(Rc<crate::vm::value::PyStr>, Value)>)> {
     match v {
         Value::Object(o) => match &o.kind {
-            ObjectKind::Partial { func, args, kwargs } => Some((func.clone(), args.clone(), kwargs.clone())),
+            ObjectKind::Partial { func, args, kwargs } => {
+                Some((func.clone(), args.clone(), kwargs.clone()))
+            }
             _ => None,
         },
         _ => None,
@@ -218,8 +295,18 @@ fn functools_module(vm: &mut Vm) -> Value {
     let partial = vm.types.partial.clone();
     if partial.dict.borrow().is_empty() {
         vm.add_static(&partial, "__new__", partial_new);
-        vm.add_getset(&partial, "func", |_, v| Ok(partial_parts(v).map_or(Value::None, |p| p.0)), None);
-        vm.add_getset(&partial, "args", |_, v| Ok(partial_parts(v).map_or(Value::None, |p| Value::tuple(p.1))), None);
+        vm.add_getset(
+            &partial,
+            "func",
+            |_, v| Ok(partial_parts(v).map_or(Value::None, |p| p.0)),
+            None,
+        );
+        vm.add_getset(
+            &partial,
+            "args",
+            |_, v| Ok(partial_parts(v).map_or(Value::None, |p| Value::tuple(p.1))),
+            None,
+        );
         vm.add_getset(
             &partial,
             "keywords",
@@ -236,6 +323,9 @@ fn functools_module(vm: &mut Vm) -> Value {
             None,
         );
     }
-    let attrs = vec![("partial", Value::Type(partial)), ("reduce", vm.native("reduce", functools_reduce))];
+    let attrs = vec![
+        ("partial", Value::Type(partial)),
+        ("reduce", vm.native("reduce", functools_reduce)),
+    ];
     vm.new_module("functools", attrs)
 }

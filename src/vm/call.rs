@@ -37,7 +37,11 @@ impl Vm {
                     all.extend_from_slice(args);
                     self.call(func, &all, kw)
                 }
-                ObjectKind::Partial { func, args: pargs, kwargs } => {
+                ObjectKind::Partial {
+                    func,
+                    args: pargs,
+                    kwargs,
+                } => {
                     let mut all = pargs.clone();
                     all.extend_from_slice(args);
                     let mut allkw = kwargs.clone();
@@ -57,7 +61,11 @@ impl Vm {
 
     fn call_dunder_call(&mut self, f: &Value, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         let ty = self.type_of(f);
-        let call = if ty.builtin { None } else { lookup(ty, &self.names.call) };
+        let call = if ty.builtin {
+            None
+        } else {
+            lookup(ty, &self.names.call)
+        };
         match call {
             Some(call) => {
                 let mut all = Vec::with_capacity(args.len() + 1);
@@ -71,7 +79,11 @@ impl Vm {
 
     /// Runs a Python function whose fast locals are already bound: a generator function
     /// returns its generator, anything else runs to completion.
-    pub fn call_function_with_locals(&mut self, func: &Rc<Function>, locals: Vec<Value>) -> PyResult<Value> {
+    pub fn call_function_with_locals(
+        &mut self,
+        func: &Rc<Function>,
+        locals: Vec<Value>,
+    ) -> PyResult<Value> {
         let frame = Frame::for_function(self, func, locals);
         let flags = func.code.code.flags;
         if flags.generator || flags.coroutine || flags.async_generator {
@@ -93,7 +105,12 @@ impl Vm {
     }
 
     /// Binds call arguments to `func`'s parameters: the frame's fast locals.
-    pub fn bind_args(&mut self, func: &Function, args: &[Value], kw: &KwArgs) -> PyResult<Vec<Value>> {
+    pub fn bind_args(
+        &mut self,
+        func: &Function,
+        args: &[Value],
+        kw: &KwArgs,
+    ) -> PyResult<Vec<Value>> {
         let code = &func.code.code;
         let argcount = code.argcount as usize;
         let kwonly = code.kwonlyargcount as usize;
@@ -110,7 +127,9 @@ impl Vm {
         }
         let mut kwdict = None;
         if code.flags.varkeywords {
-            let d = Rc::new(super::value::PyDict { table: Default::default() });
+            let d = Rc::new(super::value::PyDict {
+                table: Default::default(),
+            });
             locals[slot] = Value::Dict(d.clone());
             kwdict = Some(d);
         }
@@ -124,7 +143,7 @@ impl Vm {
                     if !locals[j].is_null() {
                         return Err(self.type_error(format!(
                             "{}() got multiple values for argument '{}'",
-                            func.qualname,
+                            func.qualname.borrow(),
                             name.as_str()
                         )));
                     }
@@ -135,23 +154,26 @@ impl Vm {
                         if d.table.borrow().get_str(name).is_some() {
                             return Err(self.type_error(format!(
                                 "{}() got multiple values for keyword argument '{}'",
-                                func.qualname,
+                                func.qualname.borrow(),
                                 name.as_str()
                             )));
                         }
                         d.table.borrow_mut().set_str(name.clone(), value.clone());
                     }
                     None => {
-                        if func.code.varnames[..posonly].iter().any(|v| v.as_str() == name.as_str()) {
+                        if func.code.varnames[..posonly]
+                            .iter()
+                            .any(|v| v.as_str() == name.as_str())
+                        {
                             return Err(self.type_error(format!(
                                 "{}() got some positional-only arguments passed as keyword arguments: '{}'",
-                                func.qualname,
+                                func.qualname.borrow(),
                                 name.as_str()
                             )));
                         }
                         return Err(self.type_error(format!(
                             "{}() got an unexpected keyword argument '{}'",
-                            func.qualname,
+                            func.qualname.borrow(),
                             name.as_str()
                         )));
                     }
@@ -180,7 +202,11 @@ impl Vm {
             for i in argcount..argcount + kwonly {
                 if locals[i].is_null() {
                     let name = &func.code.varnames[i];
-                    match func.kwdefaults.iter().find(|(k, _)| k.as_str() == name.as_str()) {
+                    match func
+                        .kwdefaults
+                        .iter()
+                        .find(|(k, _)| k.as_str() == name.as_str())
+                    {
                         Some((_, v)) => locals[i] = v.clone(),
                         None => missing.push(name.clone()),
                     }
@@ -194,7 +220,10 @@ impl Vm {
     }
 
     fn missing_args(&self, func: &Function, missing: &[Rc<PyStr>], kind: &str) -> super::Exc {
-        let names: Vec<String> = missing.iter().map(|n| format!("'{}'", n.as_str())).collect();
+        let names: Vec<String> = missing
+            .iter()
+            .map(|n| format!("'{}'", n.as_str()))
+            .collect();
         let list = match names.len() {
             1 => names[0].clone(),
             2 => format!("{} and {}", names[0], names[1]),
@@ -203,19 +232,31 @@ impl Vm {
         let plural = if names.len() == 1 { "" } else { "s" };
         self.type_error(format!(
             "{}() missing {} required {kind} argument{plural}: {list}",
-            func.qualname,
+            func.qualname.borrow(),
             names.len()
         ))
     }
 
-    fn too_many_positional(&self, func: &Function, given: usize, kw: &KwArgs, locals: &[Value]) -> super::Exc {
+    fn too_many_positional(
+        &self,
+        func: &Function,
+        given: usize,
+        kw: &KwArgs,
+        locals: &[Value],
+    ) -> super::Exc {
         let code = &func.code.code;
         let argcount = code.argcount as usize;
         let defaults = func.defaults.len();
         let takes = if defaults > 0 {
-            format!("from {} to {argcount} positional arguments", argcount - defaults)
+            format!(
+                "from {} to {argcount} positional arguments",
+                argcount - defaults
+            )
         } else {
-            format!("{argcount} positional argument{}", if argcount == 1 { "" } else { "s" })
+            format!(
+                "{argcount} positional argument{}",
+                if argcount == 1 { "" } else { "s" }
+            )
         };
         let kwonly_given = kw
             .iter()
@@ -226,7 +267,11 @@ impl Vm {
             })
             .count();
         let _ = locals;
-        let was = if given == 1 && kwonly_given == 0 { "was" } else { "were" };
+        let was = if given == 1 && kwonly_given == 0 {
+            "was"
+        } else {
+            "were"
+        };
         let given_text = if kwonly_given > 0 {
             format!(
                 "{given} positional argument{} (and {kwonly_given} keyword-only argument{}) were",
@@ -236,7 +281,10 @@ impl Vm {
         } else {
             format!("{given} {was}")
         };
-        self.type_error(format!("{}() takes {takes} but {given_text} given", func.qualname))
+        self.type_error(format!(
+            "{}() takes {takes} but {given_text} given",
+            func.qualname.borrow()
+        ))
     }
 
     /// `cls(*args, **kw)`: `__new__` then `__init__`.
@@ -347,7 +395,9 @@ pub fn object_init(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> 
         let init = lookup(&ty, &vm.names.init).unwrap_or(Value::None);
         let new = lookup(&ty, &vm.names.new).unwrap_or(Value::None);
         if !vm.is_native(&init, object_init) {
-            return Err(vm.type_error("object.__init__() takes exactly one argument (the instance to initialize)"));
+            return Err(vm.type_error(
+                "object.__init__() takes exactly one argument (the instance to initialize)",
+            ));
         }
         if vm.is_native(&new, object_new) {
             return Err(vm.type_error(format!("{}() takes no arguments", ty.name)));

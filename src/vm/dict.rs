@@ -37,18 +37,25 @@ impl StrKeys for DictTable {
     #[inline]
     fn get_str(&self, key: &PyStr) -> Option<&Value> {
         // The probe key is only ever handed to the comparison, which uses `key` itself.
-        unwrap(self.get(&Value::Null, key.hash(), |stored, _| str_key_eq(stored, key)))
+        unwrap(self.get(&Value::Null, key.hash(), |stored, _| {
+            str_key_eq(stored, key)
+        }))
     }
 
     fn set_str(&mut self, key: Rc<PyStr>, value: Value) {
         let hash = key.hash();
         let probe = key.clone();
-        let old = unwrap(self.insert(Value::Str(key), hash, value, |stored, _| str_key_eq(stored, &probe)));
+        let old = unwrap(self.insert(Value::Str(key), hash, value, |stored, _| {
+            str_key_eq(stored, &probe)
+        }));
         drop(old);
     }
 
     fn remove_str(&mut self, key: &PyStr) -> Option<Value> {
-        unwrap(self.remove(&Value::Null, key.hash(), |stored, _| str_key_eq(stored, key))).map(|(_, v)| v)
+        unwrap(self.remove(&Value::Null, key.hash(), |stored, _| {
+            str_key_eq(stored, key)
+        }))
+        .map(|(_, v)| v)
     }
 
     fn keys(&self) -> Vec<Value> {

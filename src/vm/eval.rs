@@ -3,12 +3,13 @@
 //! exception table; each frame an exception passes through adds a traceback entry. Sandbox
 //! limits (`max_steps`, `time_limit`) are checked by one counter compare per instruction.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::compile::bytecode::{BinaryOperator, CompareOperator, Instr, Intrinsic1};
 
-use super::dict::StrKeys;
 use super::call::FrameResult;
+use super::dict::StrKeys;
 use super::frame::Frame;
 use super::object::{CodeObj, Function, ObjectKind, TracebackEntry};
 use super::ops::simple_eq;
@@ -67,8 +68,15 @@ impl Vm {
                 frame.reraising = false;
             } else if let Some(data) = exc.exc_data() {
                 let fresh = data.borrow().traceback.is_empty();
-                let line = code.code.locations.get(lasti).map_or(code.code.first_line, |l| l.line);
-                data.borrow_mut().traceback.push(TracebackEntry { code: code.code.clone(), line });
+                let line = code
+                    .code
+                    .locations
+                    .get(lasti)
+                    .map_or(code.code.first_line, |l| l.line);
+                data.borrow_mut().traceback.push(TracebackEntry {
+                    code: code.code.clone(),
+                    line,
+                });
                 if fresh {
                     self.set_context(&exc);
                 }
@@ -96,7 +104,9 @@ impl Vm {
     /// Implicit chaining: the exception being handled becomes `exc.__context__`
     /// (`_PyErr_SetObject`), breaking any cycle this would create.
     pub fn set_context(&mut self, exc: &Exc) {
-        let Value::Object(handled) = self.current_exception() else { return };
+        let Value::Object(handled) = self.current_exception() else {
+            return;
+        };
         if Rc::ptr_eq(&handled, exc) {
             return;
         }
@@ -171,7 +181,10 @@ impl Vm {
                 }
                 Instr::LoadName(i) => {
                     let name = &code.names[i as usize];
-                    let local = frame.locals_dict.as_ref().and_then(|d| d.table.borrow().get_str(name).cloned());
+                    let local = frame
+                        .locals_dict
+                        .as_ref()
+                        .and_then(|d| d.table.borrow().get_str(name).cloned());
                     let v = match local {
                         Some(v) => v,
                         None => self.load_global(&frame.globals, name)?,
@@ -198,7 +211,11 @@ impl Vm {
                 }
                 Instr::StoreGlobal(i) => {
                     let v = pop!(frame);
-                    frame.globals.table.borrow_mut().set_str(code.names[i as usize].clone(), v);
+                    frame
+                        .globals
+                        .table
+                        .borrow_mut()
+                        .set_str(code.names[i as usize].clone(), v);
                 }
                 Instr::DeleteGlobal(i) => {
                     let name = &code.names[i as usize];
@@ -277,7 +294,8 @@ impl Vm {
                     let global_super = pop!(frame);
                     let name = &code.names[i as usize];
                     let is_method = matches!(instr, Instr::LoadSuperMethod(_));
-                    let (attr, self_arg) = self.load_super(global_super, class, this, name, is_method)?;
+                    let (attr, self_arg) =
+                        self.load_super(global_super, class, this, name, is_method)?;
                     frame.stack.push(attr);
                     if is_method {
                         frame.stack.push(self_arg);
@@ -340,23 +358,31 @@ impl Vm {
                     let b = pop!(frame);
                     let a = pop!(frame);
                     let r = match (&a, &b, op) {
-                        (Value::Int(x), Value::Int(y), BinaryOperator::Add | BinaryOperator::InplaceAdd)
-                            if let Some(r) = x.checked_add(*y) =>
-                        {
-                            Value::Int(r)
-                        }
-                        (Value::Int(x), Value::Int(y), BinaryOperator::Subtract | BinaryOperator::InplaceSubtract)
-                            if let Some(r) = x.checked_sub(*y) =>
-                        {
-                            Value::Int(r)
-                        }
-                        (Value::Float(x), Value::Float(y), BinaryOperator::Add | BinaryOperator::InplaceAdd) => Value::Float(x + y),
-                        (Value::Float(x), Value::Float(y), BinaryOperator::Subtract | BinaryOperator::InplaceSubtract) => {
-                            Value::Float(x - y)
-                        }
-                        (Value::Float(x), Value::Float(y), BinaryOperator::Multiply | BinaryOperator::InplaceMultiply) => {
-                            Value::Float(x * y)
-                        }
+                        (
+                            Value::Int(x),
+                            Value::Int(y),
+                            BinaryOperator::Add | BinaryOperator::InplaceAdd,
+                        ) if let Some(r) = x.checked_add(*y) => Value::Int(r),
+                        (
+                            Value::Int(x),
+                            Value::Int(y),
+                            BinaryOperator::Subtract | BinaryOperator::InplaceSubtract,
+                        ) if let Some(r) = x.checked_sub(*y) => Value::Int(r),
+                        (
+                            Value::Float(x),
+                            Value::Float(y),
+                            BinaryOperator::Add | BinaryOperator::InplaceAdd,
+                        ) => Value::Float(x + y),
+                        (
+                            Value::Float(x),
+                            Value::Float(y),
+                            BinaryOperator::Subtract | BinaryOperator::InplaceSubtract,
+                        ) => Value::Float(x - y),
+                        (
+                            Value::Float(x),
+                            Value::Float(y),
+                            BinaryOperator::Multiply | BinaryOperator::InplaceMultiply,
+                        ) => Value::Float(x * y),
                         _ => self.binary_op(op, &a, &b)?,
                     };
                     frame.stack.push(r);
@@ -412,7 +438,9 @@ impl Vm {
                 }
                 Instr::BuildMap(n) => {
                     let items = frame.stack.split_off(frame.stack.len() - 2 * n as usize);
-                    let d = Rc::new(PyDict { table: Default::default() });
+                    let d = Rc::new(PyDict {
+                        table: Default::default(),
+                    });
                     let mut it = items.into_iter();
                     while let (Some(k), Some(v)) = (it.next(), it.next()) {
                         self.dict_set(&d, k, v)?;
@@ -453,7 +481,10 @@ impl Vm {
                     let target = frame.stack[frame.stack.len() - n as usize].clone();
                     let items = match self.collect_iterable(&iterable) {
                         Ok(items) => items,
-                        Err(e) if self.exc_matches(&e, &self.types.type_error.clone()) && !self.is_iterable(&iterable) => {
+                        Err(e)
+                            if self.exc_matches(&e, &self.types.type_error.clone())
+                                && !self.is_iterable(&iterable) =>
+                        {
                             return Err(self.type_error(format!(
                                 "Value after * must be an iterable, not {}",
                                 self.type_name(&iterable)
@@ -481,23 +512,36 @@ impl Vm {
                     let Value::Dict(d) = target else { continue };
                     let merge = matches!(instr, Instr::DictMerge(_));
                     let func_name = if merge {
-                        let callable = frame.stack.get(len.wrapping_sub(n as usize + 3)).cloned().unwrap_or(Value::None);
+                        let callable = frame
+                            .stack
+                            .get(len.wrapping_sub(n as usize + 3))
+                            .cloned()
+                            .unwrap_or(Value::None);
                         self.callable_name(&callable)
                     } else {
                         String::new()
                     };
                     if !self.is_mapping(&other) {
                         return Err(self.type_error(if merge {
-                            format!("{func_name}() argument after ** must be a mapping, not {}", self.type_name(&other))
+                            format!(
+                                "{func_name}() argument after ** must be a mapping, not {}",
+                                self.type_name(&other)
+                            )
                         } else {
                             format!("'{}' object is not a mapping", self.type_name(&other))
                         }));
                     }
                     if merge {
-                        let tmp = Rc::new(PyDict { table: Default::default() });
+                        let tmp = Rc::new(PyDict {
+                            table: Default::default(),
+                        });
                         self.dict_update(&tmp, &other)?;
-                        let entries: Vec<(Value, Value)> =
-                            tmp.table.borrow().iter().map(|e| (e.key.clone(), e.value.clone())).collect();
+                        let entries: Vec<(Value, Value)> = tmp
+                            .table
+                            .borrow()
+                            .iter()
+                            .map(|e| (e.key.clone(), e.value.clone()))
+                            .collect();
                         for (k, v) in entries {
                             if self.dict_get(&d, &k)?.is_some() {
                                 let key = self.str_of(&k)?;
@@ -532,7 +576,9 @@ impl Vm {
                     for v in items[mid_end..].iter().rev() {
                         frame.stack.push(v.clone());
                     }
-                    frame.stack.push(Value::list(items[before..mid_end].to_vec()));
+                    frame
+                        .stack
+                        .push(Value::list(items[before..mid_end].to_vec()));
                     for v in items[..before].iter().rev() {
                         frame.stack.push(v.clone());
                     }
@@ -680,7 +726,11 @@ impl Vm {
                     frame.stack.push(result);
                 }
                 Instr::CallFunctionEx(flags) => {
-                    let kwargs = if flags & 1 != 0 { Some(pop!(frame)) } else { None };
+                    let kwargs = if flags & 1 != 0 {
+                        Some(pop!(frame))
+                    } else {
+                        None
+                    };
                     let args = pop!(frame);
                     let _null = pop!(frame);
                     let callable = pop!(frame);
@@ -705,7 +755,12 @@ impl Vm {
                     let v = self.builtins.table.borrow().get_str(&key).cloned();
                     match v {
                         Some(v) => frame.stack.push(v),
-                        None => return Err(self.new_exc(&self.types.name_error.clone(), "__build_class__ not found")),
+                        None => {
+                            return Err(self.new_exc(
+                                &self.types.name_error.clone(),
+                                "__build_class__ not found",
+                            ));
+                        }
                     }
                 }
                 Instr::RaiseVarargs(n) => {
@@ -737,13 +792,11 @@ impl Vm {
                     self.set_context(&exc);
                     return Err(exc);
                 }
-                Instr::Reraise(n) => {
+                Instr::Reraise(_) => {
+                    // The saved lasti below the exception only matters for the frame's line
+                    // number; handler lookup uses this instruction, and a re-raise adds no
+                    // traceback entry, so apy does not need it.
                     let exc = pop!(frame);
-                    if n != 0
-                        && let Some(Value::Int(lasti)) = frame.stack.get(frame.stack.len() - n as usize)
-                    {
-                        frame.ip = *lasti as usize + 1;
-                    }
                     frame.reraising = true;
                     return match exc {
                         Value::Object(e) if e.exc_data().is_some() => Err(e),
@@ -752,7 +805,10 @@ impl Vm {
                 }
                 Instr::PushExcInfo => {
                     let exc = pop!(frame);
-                    let slot = self.exc_info.last_mut().expect("the exception stack is never empty");
+                    let slot = self
+                        .exc_info
+                        .last_mut()
+                        .expect("the exception stack is never empty");
                     let prev = std::mem::replace(slot, exc.clone());
                     frame.stack.push(prev);
                     frame.stack.push(exc);
@@ -776,7 +832,9 @@ impl Vm {
                     frame.stack.push(rest);
                     frame.stack.push(matched);
                 }
-                Instr::LoadAssertionError => frame.stack.push(Value::Type(self.types.assertion_error.clone())),
+                Instr::LoadAssertionError => frame
+                    .stack
+                    .push(Value::Type(self.types.assertion_error.clone())),
                 Instr::BeforeWith => {
                     let mgr = pop!(frame);
                     let (exit, result) = self.enter_context(&mgr, false)?;
@@ -789,7 +847,12 @@ impl Vm {
                     let exc = frame.stack[len - 1].clone();
                     let ty = Value::Type(self.type_of(&exc).clone());
                     let tb = match &exc {
-                        Value::Object(o) if o.exc_data().is_some_and(|d| !d.borrow().traceback.is_empty()) => exc.clone(),
+                        Value::Object(o)
+                            if o.exc_data()
+                                .is_some_and(|d| !d.borrow().traceback.is_empty()) =>
+                        {
+                            exc.clone()
+                        }
                         _ => Value::None,
                     };
                     let r = self.call(&exit, &[ty, exc, tb], &[])?;
@@ -837,7 +900,8 @@ impl Vm {
                     let exc = pop!(frame);
                     frame.stack.pop();
                     match exc {
-                        Value::Object(e) if self.exc_matches(&e, &self.types.stop_async_iteration.clone()) => {}
+                        Value::Object(e)
+                            if self.exc_matches(&e, &self.types.stop_async_iteration.clone()) => {}
                         Value::Object(e) => {
                             frame.reraising = true;
                             return Err(e);
@@ -854,7 +918,9 @@ impl Vm {
                 Instr::CleanupThrow => {
                     let exc = pop!(frame);
                     match exc {
-                        Value::Object(e) if self.exc_matches(&e, &self.types.stop_iteration.clone()) => {
+                        Value::Object(e)
+                            if self.exc_matches(&e, &self.types.stop_iteration.clone()) =>
+                        {
                             frame.stack.pop();
                             frame.stack.pop();
                             let value = self.exc_args(&e).into_iter().next().unwrap_or(Value::None);
@@ -883,7 +949,10 @@ impl Vm {
                             let mname = self.module_name(&module);
                             return Err(self.new_exc(
                                 &self.types.import_error.clone(),
-                                format!("cannot import name '{}' from '{mname}' (unknown location)", name.as_str()),
+                                format!(
+                                    "cannot import name '{}' from '{mname}' (unknown location)",
+                                    name.as_str()
+                                ),
                             ));
                         }
                     };
@@ -904,7 +973,11 @@ impl Vm {
         if let Value::Function(f) = &callable {
             let nargs = frame.stack.len() - args_start;
             let c = &f.code.code;
-            if nargs == c.argcount as usize && c.kwonlyargcount == 0 && !c.flags.varargs && !c.flags.varkeywords {
+            if nargs == c.argcount as usize
+                && c.kwonlyargcount == 0
+                && !c.flags.varargs
+                && !c.flags.varkeywords
+            {
                 let mut locals = Vec::with_capacity(c.varnames.len());
                 locals.extend(frame.stack.drain(args_start..));
                 return self.call_function_with_locals(f, locals);
@@ -926,8 +999,8 @@ impl Vm {
         Ok(Value::Function(Rc::new(Function {
             code: code.clone(),
             globals: globals.clone(),
-            name,
-            qualname: code.code.qualname.clone(),
+            name: RefCell::new(name),
+            qualname: RefCell::new(code.code.qualname.clone()),
             defaults: Vec::new(),
             kwdefaults: Vec::new(),
             closure: Vec::new(),
@@ -949,7 +1022,10 @@ impl Vm {
     fn unbound_local(&self, name: &PyStr) -> Exc {
         self.new_exc(
             &self.types.unbound_local_error,
-            format!("cannot access local variable '{}' where it is not associated with a value", name.as_str()),
+            format!(
+                "cannot access local variable '{}' where it is not associated with a value",
+                name.as_str()
+            ),
         )
     }
 
@@ -984,21 +1060,34 @@ impl Vm {
         }
     }
 
-    fn load_super(&mut self, global_super: Value, class: Value, this: Value, name: &Rc<PyStr>, is_method: bool) -> PyResult<(Value, Value)> {
-        let is_builtin_super = matches!(&global_super, Value::Type(t) if Rc::ptr_eq(t, &self.types.super_));
+    fn load_super(
+        &mut self,
+        global_super: Value,
+        class: Value,
+        this: Value,
+        name: &Rc<PyStr>,
+        is_method: bool,
+    ) -> PyResult<(Value, Value)> {
+        let is_builtin_super =
+            matches!(&global_super, Value::Type(t) if Rc::ptr_eq(t, &self.types.super_));
         if !is_builtin_super {
             let sup = self.call(&global_super, &[class, this], &[])?;
             let attr = self.get_attr(&sup, name)?;
             return Ok((attr, Value::Null));
         }
         let Value::Type(cls) = &class else {
-            return Err(self.type_error("super(type, obj): obj must be an instance or subtype of type"));
+            return Err(
+                self.type_error("super(type, obj): obj must be an instance or subtype of type")
+            );
         };
         self.check_super_args(cls, &this)?;
         if is_method && !matches!(this, Value::Type(_)) {
             // Plain functions found along the MRO are returned unbound with self separately.
             let start = self.type_of(&this).mro();
-            let pos = start.iter().position(|t| Rc::ptr_eq(t, cls)).map_or(start.len(), |p| p + 1);
+            let pos = start
+                .iter()
+                .position(|t| Rc::ptr_eq(t, cls))
+                .map_or(start.len(), |p| p + 1);
             for base in &start[pos..] {
                 let found = base.dict.borrow().get_str(name).cloned();
                 if let Some(attr) = found {
@@ -1011,16 +1100,27 @@ impl Vm {
         }
         match self.super_lookup(cls, &this, name)? {
             Some(v) => Ok((v, Value::Null)),
-            None => Err(self.attribute_error(format!("'super' object has no attribute '{}'", name.as_str()))),
+            None => Err(self.attribute_error(format!(
+                "'super' object has no attribute '{}'",
+                name.as_str()
+            ))),
         }
     }
 
-    pub fn check_super_args(&mut self, cls: &Rc<super::object::PyType>, this: &Value) -> PyResult<()> {
+    pub fn check_super_args(
+        &mut self,
+        cls: &Rc<super::object::PyType>,
+        this: &Value,
+    ) -> PyResult<()> {
         let ok = match this {
             Value::Type(t) => t.is_subtype(cls) || self.type_of(this).is_subtype(cls),
             other => self.type_of(other).is_subtype(cls),
         };
-        if ok { Ok(()) } else { Err(self.type_error("super(type, obj): obj must be an instance or subtype of type")) }
+        if ok {
+            Ok(())
+        } else {
+            Err(self.type_error("super(type, obj): obj must be an instance or subtype of type"))
+        }
     }
 
     fn intrinsic1(&mut self, which: Intrinsic1, v: Value, code: &CodeObj) -> PyResult<Value> {
@@ -1036,7 +1136,10 @@ impl Vm {
                 Value::None
             }
             Intrinsic1::ImportStar => {
-                return Err(self.new_exc(&self.types.syntax_error.clone(), "'import *' is not supported in apy"));
+                return Err(self.new_exc(
+                    &self.types.syntax_error.clone(),
+                    "'import *' is not supported in apy",
+                ));
             }
             Intrinsic1::StopIterationError => {
                 let flags = code.code.flags;
@@ -1045,12 +1148,21 @@ impl Vm {
                     if self.exc_matches(e, &self.types.stop_async_iteration.clone()) {
                         ("async generator raised StopAsyncIteration", true)
                     } else {
-                        ("async generator raised StopIteration", self.exc_matches(e, &self.types.stop_iteration.clone()))
+                        (
+                            "async generator raised StopIteration",
+                            self.exc_matches(e, &self.types.stop_iteration.clone()),
+                        )
                     }
                 } else if flags.coroutine {
-                    ("coroutine raised StopIteration", self.exc_matches(e, &self.types.stop_iteration.clone()))
+                    (
+                        "coroutine raised StopIteration",
+                        self.exc_matches(e, &self.types.stop_iteration.clone()),
+                    )
                 } else {
-                    ("generator raised StopIteration", self.exc_matches(e, &self.types.stop_iteration.clone()))
+                    (
+                        "generator raised StopIteration",
+                        self.exc_matches(e, &self.types.stop_iteration.clone()),
+                    )
                 };
                 if !matches {
                     return Ok(v);
@@ -1088,14 +1200,21 @@ impl Vm {
         let iter = match self.get_iter(&seq) {
             Ok(it) => it,
             Err(_) => {
-                return Err(self.type_error(format!("cannot unpack non-iterable {} object", self.type_name(&seq))));
+                return Err(self.type_error(format!(
+                    "cannot unpack non-iterable {} object",
+                    self.type_name(&seq)
+                )));
             }
         };
         let mut items = Vec::with_capacity(n);
         while let Some(v) = self.next(&iter)? {
             if items.len() == n {
                 let msg = match &seq {
-                    Value::List(_) | Value::Tuple(_) | Value::Str(_) | Value::Dict(_) | Value::Set(_) => {
+                    Value::List(_)
+                    | Value::Tuple(_)
+                    | Value::Str(_)
+                    | Value::Dict(_)
+                    | Value::Set(_) => {
                         let total = self.len(&seq)?;
                         format!("too many values to unpack (expected {n}, got {total})")
                     }
@@ -1117,7 +1236,10 @@ impl Vm {
 
     fn collect_for_unpack(&mut self, seq: &Value) -> PyResult<Vec<Value>> {
         if !self.is_iterable(seq) {
-            return Err(self.type_error(format!("cannot unpack non-iterable {} object", self.type_name(seq))));
+            return Err(self.type_error(format!(
+                "cannot unpack non-iterable {} object",
+                self.type_name(seq)
+            )));
         }
         self.collect_iterable(seq)
     }
@@ -1138,7 +1260,9 @@ impl Vm {
                     }
                 }
                 _ => {
-                    return Err(self.type_error("catching classes that do not inherit from BaseException is not allowed"));
+                    return Err(self.type_error(
+                        "catching classes that do not inherit from BaseException is not allowed",
+                    ));
                 }
             }
         }
@@ -1157,10 +1281,18 @@ impl Vm {
         let enter = super::types::lookup(&ty, &enter_name);
         let exit = super::types::lookup(&ty, &exit_name);
         let (Some(enter), Some(exit)) = (enter, exit) else {
-            let what = if is_async { "asynchronous context manager" } else { "context manager" };
+            let what = if is_async {
+                "asynchronous context manager"
+            } else {
+                "context manager"
+            };
             let missing = if is_async { "__aexit__" } else { "__exit__" };
             let enter_missing = super::types::lookup(&ty, &enter_name).is_none();
-            let extra = if enter_missing { String::new() } else { format!(" (missed {missing} method)") };
+            let extra = if enter_missing {
+                String::new()
+            } else {
+                format!(" (missed {missing} method)")
+            };
             return Err(self.type_error(format!(
                 "'{}' object does not support the {what} protocol{extra}",
                 ty.name
@@ -1180,14 +1312,16 @@ impl Vm {
     fn bind_value(&self, f: Value, obj: &Value) -> Value {
         match &f {
             Value::Function(_) => self.bound_method(f, obj.clone()),
-            Value::Object(o) if matches!(&o.kind, ObjectKind::Native(n) if n.is_method) => self.bound_method(f, obj.clone()),
+            Value::Object(o) if matches!(&o.kind, ObjectKind::Native(n) if n.is_method) => {
+                self.bound_method(f, obj.clone())
+            }
             _ => f,
         }
     }
 
     pub fn callable_name(&mut self, f: &Value) -> String {
         match f {
-            Value::Function(func) => func.qualname.to_string(),
+            Value::Function(func) => func.qualname.borrow().to_string(),
             Value::Type(t) => t.name.to_string(),
             Value::Object(o) => match &o.kind {
                 ObjectKind::Native(n) => n.name.to_string(),
@@ -1206,7 +1340,8 @@ impl Vm {
             Value::Dict(_) => true,
             Value::Object(o) if !o.class.builtin => {
                 let keys = self.intern("keys");
-                super::types::lookup(&o.class, &keys).is_some() && super::types::lookup(&o.class, &self.names.getitem).is_some()
+                super::types::lookup(&o.class, &keys).is_some()
+                    && super::types::lookup(&o.class, &self.names.getitem).is_some()
             }
             _ => false,
         }
@@ -1225,14 +1360,19 @@ impl Vm {
     /// The exception that stops a program when a sandbox limit is hit (never caught: the
     /// unwinder skips handlers while `abort` is set).
     fn abort_exception(&self) -> Exc {
-        let msg = self.abort.as_ref().map_or_else(String::new, |a| a.to_string());
+        let msg = self
+            .abort
+            .as_ref()
+            .map_or_else(String::new, |a| a.to_string());
         self.new_exc(&self.types.system_exit, msg)
     }
 
     /// `except*`: splits `exc` into the part matching `ty` and the rest (`(rest, match)`;
     /// None for an empty part).
     fn split_exception_group(&mut self, exc: &Value, ty: &Value) -> PyResult<(Value, Value)> {
-        let Value::Object(e) = exc else { return Ok((Value::None, Value::None)) };
+        let Value::Object(e) = exc else {
+            return Ok((Value::None, Value::None));
+        };
         let is_group = e.class.is_subtype(&self.types.base_exception_group);
         if !is_group {
             if self.exception_matches(exc, ty)? {

@@ -59,7 +59,10 @@ impl Vm {
     }
 
     pub fn name_error(&self, name: &str) -> Exc {
-        self.new_exc(&self.types.name_error, format!("name '{name}' is not defined"))
+        self.new_exc(
+            &self.types.name_error,
+            format!("name '{name}' is not defined"),
+        )
     }
 
     pub fn key_error(&self, key: Value) -> Exc {
@@ -196,7 +199,10 @@ fn add_note(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     match notes {
         Some(Value::List(l)) => l.items.borrow_mut().push(note),
         Some(_) => return Err(vm.type_error("Cannot add note: __notes__ is not a list")),
-        None => dict.table.borrow_mut().set_str(key, Value::list(vec![note])),
+        None => dict
+            .table
+            .borrow_mut()
+            .set_str(key, Value::list(vec![note])),
     }
     Ok(Value::None)
 }
@@ -215,7 +221,9 @@ fn exception_or_none(vm: &Vm, v: Value, what: &str) -> PyResult<Value> {
     match &v {
         Value::None => Ok(v),
         Value::Object(o) if o.exc_data().is_some() => Ok(v),
-        _ => Err(vm.type_error(format!("exception {what} must be None or derive from BaseException"))),
+        _ => Err(vm.type_error(format!(
+            "exception {what} must be None or derive from BaseException"
+        ))),
     }
 }
 
@@ -230,7 +238,11 @@ pub fn init(vm: &mut Vm) {
     vm.add_getset(
         &base,
         "args",
-        |vm, v| Ok(exc_of(vm, v)?.exc_data().map_or(Value::None, |d| d.borrow().args.clone())),
+        |vm, v| {
+            Ok(exc_of(vm, v)?
+                .exc_data()
+                .map_or(Value::None, |d| d.borrow().args.clone()))
+        },
         Some(|vm, v, new| {
             let exc = exc_of(vm, v)?;
             let items = vm.collect_iterable(&new)?;
@@ -243,7 +255,11 @@ pub fn init(vm: &mut Vm) {
     vm.add_getset(
         &base,
         "__cause__",
-        |vm, v| Ok(exc_of(vm, v)?.exc_data().map_or(Value::None, |d| d.borrow().cause.clone())),
+        |vm, v| {
+            Ok(exc_of(vm, v)?
+                .exc_data()
+                .map_or(Value::None, |d| d.borrow().cause.clone()))
+        },
         Some(|vm, v, new| {
             let exc = exc_of(vm, v)?;
             let new = exception_or_none(vm, new, "cause")?;
@@ -258,7 +274,11 @@ pub fn init(vm: &mut Vm) {
     vm.add_getset(
         &base,
         "__context__",
-        |vm, v| Ok(exc_of(vm, v)?.exc_data().map_or(Value::None, |d| d.borrow().context.clone())),
+        |vm, v| {
+            Ok(exc_of(vm, v)?
+                .exc_data()
+                .map_or(Value::None, |d| d.borrow().context.clone()))
+        },
         Some(|vm, v, new| {
             let exc = exc_of(vm, v)?;
             let new = exception_or_none(vm, new, "context")?;
@@ -271,7 +291,13 @@ pub fn init(vm: &mut Vm) {
     vm.add_getset(
         &base,
         "__suppress_context__",
-        |vm, v| Ok(Value::Bool(exc_of(vm, v)?.exc_data().is_some_and(|d| d.borrow().suppress_context))),
+        |vm, v| {
+            Ok(Value::Bool(
+                exc_of(vm, v)?
+                    .exc_data()
+                    .is_some_and(|d| d.borrow().suppress_context),
+            ))
+        },
         Some(|vm, v, new| {
             let exc = exc_of(vm, v)?;
             let flag = vm.truthy(&new)?;
@@ -286,9 +312,15 @@ pub fn init(vm: &mut Vm) {
         "__traceback__",
         |vm, v| {
             let exc = exc_of(vm, v)?;
-            let has_tb = exc.exc_data().is_some_and(|d| !d.borrow().traceback.is_empty());
+            let has_tb = exc
+                .exc_data()
+                .is_some_and(|d| !d.borrow().traceback.is_empty());
             // apy has no traceback objects yet: the exception itself stands in for one.
-            Ok(if has_tb { Value::Object(exc) } else { Value::None })
+            Ok(if has_tb {
+                Value::Object(exc)
+            } else {
+                Value::None
+            })
         },
         None,
     );

@@ -8,9 +8,9 @@ use std::rc::Rc;
 
 use crate::compile::bytecode::{Code, Constant};
 
+use super::Vm;
 use super::object::{CodeObj, Function, Object, ObjectKind};
 use super::value::{PyDict, Value};
-use super::Vm;
 
 pub struct Frame {
     pub code: Rc<CodeObj>,
@@ -60,7 +60,11 @@ impl Frame {
 
     /// A frame running a module body, with `globals` as its namespace.
     pub fn for_module(vm: &Vm, code: Rc<CodeObj>, globals: Rc<PyDict>) -> Frame {
-        let cells = code.cellnames.iter().map(|_| vm.new_cell(Value::Null)).collect();
+        let cells = code
+            .cellnames
+            .iter()
+            .map(|_| vm.new_cell(Value::Null))
+            .collect();
         Frame {
             stack: Vec::with_capacity(code.code.stack_size as usize),
             locals: vec![Value::Null; code.code.varnames.len()],
@@ -76,13 +80,20 @@ impl Frame {
     /// The line being executed (for tracebacks).
     pub fn line(&self) -> u32 {
         let at = self.ip.saturating_sub(1);
-        self.code.code.locations.get(at).map_or(self.code.code.first_line, |l| l.line)
+        self.code
+            .code
+            .locations
+            .get(at)
+            .map_or(self.code.code.first_line, |l| l.line)
     }
 }
 
 impl Vm {
     pub fn new_cell(&self, initial: Value) -> Value {
-        Value::object(Object::new(self.types.cell.clone(), ObjectKind::Cell(RefCell::new(initial))))
+        Value::object(Object::new(
+            self.types.cell.clone(),
+            ObjectKind::Cell(RefCell::new(initial)),
+        ))
     }
 
     /// Prepares a compiled code object (and, recursively, the code objects among its
@@ -91,9 +102,19 @@ impl Vm {
         let consts = code.constants.iter().map(|c| self.constant(c)).collect();
         let names = code.names.iter().map(|n| self.intern(n)).collect();
         let varnames = code.varnames.iter().map(|n| self.intern(n)).collect();
-        let cellnames =
-            code.cellvars.iter().chain(code.freevars.iter()).map(|n| self.intern(n)).collect();
-        Rc::new(CodeObj { code: code.clone(), consts, names, varnames, cellnames })
+        let cellnames = code
+            .cellvars
+            .iter()
+            .chain(code.freevars.iter())
+            .map(|n| self.intern(n))
+            .collect();
+        Rc::new(CodeObj {
+            code: code.clone(),
+            consts,
+            names,
+            varnames,
+            cellnames,
+        })
     }
 
     fn constant(&mut self, c: &Constant) -> Value {
@@ -106,10 +127,15 @@ impl Vm {
             Constant::Float(f) => Value::Float(*f),
             // Constant strings are interned, as CPython does for identifier-like ones.
             Constant::Str(s) => Value::Str(self.intern(s)),
-            Constant::Tuple(items) => Value::tuple(items.iter().map(|c| self.constant(c)).collect()),
+            Constant::Tuple(items) => {
+                Value::tuple(items.iter().map(|c| self.constant(c)).collect())
+            }
             Constant::Code(code) => {
                 let loaded = self.load_code(code);
-                Value::object(Object::new(self.types.code.clone(), ObjectKind::Code(loaded)))
+                Value::object(Object::new(
+                    self.types.code.clone(),
+                    ObjectKind::Code(loaded),
+                ))
             }
         }
     }

@@ -57,7 +57,11 @@ impl Generator {
         let instrs = &frame.code.code.instructions;
         let suspended_in_send_loop = matches!(instrs.get(frame.ip - 1), Some(Instr::YieldValue(_)))
             && matches!(instrs.get(frame.ip - 2), Some(Instr::Send(_)));
-        if suspended_in_send_loop { frame.stack.last().cloned() } else { None }
+        if suspended_in_send_loop {
+            frame.stack.last().cloned()
+        } else {
+            None
+        }
     }
 
     pub fn is_finished(&self) -> bool {
@@ -86,8 +90,8 @@ impl Vm {
             class,
             ObjectKind::Generator(Generator {
                 kind,
-                name: func.name.clone(),
-                qualname: func.qualname.clone(),
+                name: func.name.borrow().clone(),
+                qualname: func.qualname.borrow().clone(),
                 state: RefCell::new(GenState {
                     frame: Some(Box::new(frame)),
                     running: false,
@@ -99,11 +103,18 @@ impl Vm {
     }
 
     /// Resumes `gen` with `value` sent in, or with `throw` raised at its suspension point.
-    pub fn resume(&mut self, generator: &Generator, value: Value, throw: Option<Exc>) -> FrameResult {
+    pub fn resume(
+        &mut self,
+        generator: &Generator,
+        value: Value,
+        throw: Option<Exc>,
+    ) -> FrameResult {
         let mut state = generator.state.borrow_mut();
         if state.running {
             drop(state);
-            return FrameResult::Err(self.value_error(format!("{} already executing", generator.noun())));
+            return FrameResult::Err(
+                self.value_error(format!("{} already executing", generator.noun())),
+            );
         }
         let Some(mut frame) = state.frame.take() else {
             drop(state);
@@ -111,7 +122,9 @@ impl Vm {
                 return FrameResult::Err(e);
             }
             if generator.kind == GenKind::Coroutine {
-                return FrameResult::Err(self.runtime_error("cannot reuse already awaited coroutine"));
+                return FrameResult::Err(
+                    self.runtime_error("cannot reuse already awaited coroutine"),
+                );
             }
             return FrameResult::Returned(Value::None);
         };
@@ -147,7 +160,10 @@ impl Vm {
                 state.exc_state = exc_state;
                 FrameResult::Yielded(v)
             }
-            FrameResult::Err(e) if generator.kind != GenKind::AsyncGenerator && self.exc_matches(&e, &self.types.stop_iteration.clone()) => {
+            FrameResult::Err(e)
+                if generator.kind != GenKind::AsyncGenerator
+                    && self.exc_matches(&e, &self.types.stop_iteration.clone()) =>
+            {
                 drop(state);
                 // PEP 479, for code compiled without the compiler's handler.
                 let new = self.runtime_error(format!("{} raised StopIteration", generator.noun()));
@@ -187,10 +203,12 @@ impl Vm {
             } else {
                 let throw_name = self.names.throw.clone();
                 match self.get_attr_opt(&sub, &throw_name) {
-                    Ok(Some(method)) => Some(match self.call(&method, &[Value::Object(exc.clone())], &[]) {
-                        Ok(v) => FrameResult::Yielded(v),
-                        Err(e) => FrameResult::Err(e),
-                    }),
+                    Ok(Some(method)) => Some(
+                        match self.call(&method, &[Value::Object(exc.clone())], &[]) {
+                            Ok(v) => FrameResult::Yielded(v),
+                            Err(e) => FrameResult::Err(e),
+                        },
+                    ),
                     Ok(None) => None,
                     Err(e) => Some(FrameResult::Err(e)),
                 }
@@ -198,7 +216,9 @@ impl Vm {
             generator.state.borrow_mut().running = false;
             match delegated {
                 Some(FrameResult::Yielded(v)) => return FrameResult::Yielded(v),
-                Some(FrameResult::Returned(v)) => return self.resume(generator, Value::None, Some(self.stop_iteration(v))),
+                Some(FrameResult::Returned(v)) => {
+                    return self.resume(generator, Value::None, Some(self.stop_iteration(v)));
+                }
                 Some(FrameResult::Err(e)) => return self.resume(generator, Value::None, Some(e)),
                 None => {}
             }
@@ -227,7 +247,12 @@ impl Vm {
             let next = self.names.next.clone();
             match super::types::lookup(self.type_of(receiver), &next) {
                 Some(f) => self.call(&f, std::slice::from_ref(receiver), &[]),
-                None => return Err(self.type_error(format!("'{}' object is not an iterator", self.type_name(receiver)))),
+                None => {
+                    return Err(self.type_error(format!(
+                        "'{}' object is not an iterator",
+                        self.type_name(receiver)
+                    )));
+                }
             }
         } else {
             self.call_method(receiver, "send", &[v])
@@ -245,7 +270,9 @@ impl Vm {
     pub fn yield_from_iter(&mut self, v: Value, code: &super::object::CodeObj) -> PyResult<Value> {
         if let Some(g) = as_generator(&v) {
             if g.kind == GenKind::Coroutine && !code.code.flags.coroutine {
-                return Err(self.type_error("cannot 'yield from' a coroutine object in a non-coroutine generator"));
+                return Err(self.type_error(
+                    "cannot 'yield from' a coroutine object in a non-coroutine generator",
+                ));
             }
             return Ok(v);
         }
@@ -270,8 +297,14 @@ impl Vm {
         let method = super::types::lookup(self.type_of(&v), &await_name);
         let Some(method) = method else {
             let detail = match where_ {
-                1 => format!("'async with' received an object from __aenter__ that does not implement __await__: {}", self.type_name(&v)),
-                2 => format!("'async with' received an object from __aexit__ that does not implement __await__: {}", self.type_name(&v)),
+                1 => format!(
+                    "'async with' received an object from __aenter__ that does not implement __await__: {}",
+                    self.type_name(&v)
+                ),
+                2 => format!(
+                    "'async with' received an object from __aexit__ that does not implement __await__: {}",
+                    self.type_name(&v)
+                ),
                 _ => format!("'{}' object can't be awaited", self.type_name(&v)),
             };
             return Err(self.type_error(detail));
@@ -283,7 +316,10 @@ impl Vm {
             return Err(self.type_error("__await__() returned a coroutine"));
         }
         if !self.is_iterator(&it) {
-            return Err(self.type_error(format!("__await__() returned non-iterator of type '{}'", self.type_name(&it))));
+            return Err(self.type_error(format!(
+                "__await__() returned non-iterator of type '{}'",
+                self.type_name(&it)
+            )));
         }
         Ok(it)
     }
@@ -319,7 +355,9 @@ impl Vm {
 }
 
 fn this_gen<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a Generator> {
-    args.first().and_then(as_generator).ok_or_else(|| vm.type_error("descriptor requires a generator object"))
+    args.first()
+        .and_then(as_generator)
+        .ok_or_else(|| vm.type_error("descriptor requires a generator object"))
 }
 
 fn gen_next(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
@@ -345,7 +383,11 @@ fn gen_throw(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
                 vm.make_raisable(inst)?
             }
         }
-        _ => vm.make_raisable(typ).map_err(|_| vm.type_error("exceptions must be classes or instances deriving from BaseException, not str"))?,
+        _ => vm.make_raisable(typ).map_err(|_| {
+            vm.type_error(
+                "exceptions must be classes or instances deriving from BaseException, not str",
+            )
+        })?,
     };
     match vm.gen_throw(g, exc) {
         FrameResult::Yielded(v) => Ok(v),
@@ -368,10 +410,13 @@ fn gen_close_impl(vm: &mut Vm, g: &Generator) -> PyResult<Value> {
     }
     let exit = vm.new_exc_args(&vm.types.generator_exit.clone(), vec![]);
     match vm.gen_throw(g, exit) {
-        FrameResult::Yielded(_) => Err(vm.runtime_error(format!("{} ignored GeneratorExit", g.noun()))),
+        FrameResult::Yielded(_) => {
+            Err(vm.runtime_error(format!("{} ignored GeneratorExit", g.noun())))
+        }
         FrameResult::Returned(v) => Ok(v),
         FrameResult::Err(e)
-            if vm.exc_matches(&e, &vm.types.generator_exit.clone()) || vm.exc_matches(&e, &vm.types.stop_iteration.clone()) =>
+            if vm.exc_matches(&e, &vm.types.generator_exit.clone())
+                || vm.exc_matches(&e, &vm.types.stop_iteration.clone()) =>
         {
             Ok(Value::None)
         }
@@ -393,19 +438,52 @@ pub fn init(vm: &mut Vm) {
         vm.add_method(ty, "send", gen_send);
         vm.add_method(ty, "throw", gen_throw);
         vm.add_method(ty, "close", gen_close);
-        vm.add_getset(ty, "__name__", |vm, v| Ok(Value::Str(this_gen(vm, std::slice::from_ref(v))?.name.clone())), None);
-        vm.add_getset(ty, "__qualname__", |vm, v| Ok(Value::str(&*this_gen(vm, std::slice::from_ref(v))?.qualname)), None);
+        vm.add_getset(
+            ty,
+            "__name__",
+            |vm, v| {
+                Ok(Value::Str(
+                    this_gen(vm, std::slice::from_ref(v))?.name.clone(),
+                ))
+            },
+            None,
+        );
+        vm.add_getset(
+            ty,
+            "__qualname__",
+            |vm, v| {
+                Ok(Value::str(
+                    &*this_gen(vm, std::slice::from_ref(v))?.qualname,
+                ))
+            },
+            None,
+        );
     }
     vm.add_method(&coroutine, "__await__", |_, args, _| Ok(args[0].clone()));
-    let running: super::object::Getter = |vm, v| Ok(Value::Bool(this_gen(vm, std::slice::from_ref(v))?.state.borrow().running));
+    let running: super::object::Getter = |vm, v| {
+        Ok(Value::Bool(
+            this_gen(vm, std::slice::from_ref(v))?
+                .state
+                .borrow()
+                .running,
+        ))
+    };
     let frame: super::object::Getter = |vm, v| {
         let g = this_gen(vm, std::slice::from_ref(v))?;
         // apy has no frame objects: a live generator stands in for its frame.
-        Ok(if g.is_finished() { Value::None } else { v.clone() })
+        Ok(if g.is_finished() {
+            Value::None
+        } else {
+            v.clone()
+        })
     };
     let yield_from: super::object::Getter = |vm, v| {
         let g = this_gen(vm, std::slice::from_ref(v))?;
-        Ok(if g.state.borrow().running { Value::None } else { g.yield_from().unwrap_or(Value::None) })
+        Ok(if g.state.borrow().running {
+            Value::None
+        } else {
+            g.yield_from().unwrap_or(Value::None)
+        })
     };
     vm.add_getset(&generator, "gi_running", running, None);
     vm.add_getset(&generator, "gi_frame", frame, None);

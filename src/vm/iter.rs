@@ -15,31 +15,70 @@ use super::{PyResult, Vm};
 
 impl Vm {
     pub fn new_iter(&self, class: &Rc<PyType>, state: IterState) -> Value {
-        Value::object(Object::new(class.clone(), ObjectKind::Iter(RefCell::new(state))))
+        Value::object(Object::new(
+            class.clone(),
+            ObjectKind::Iter(RefCell::new(state)),
+        ))
     }
 
     /// `iter(v)`.
     pub fn get_iter(&mut self, v: &Value) -> PyResult<Value> {
         let t = &self.types;
         Ok(match v {
-            Value::List(_) => self.new_iter(&t.list_iterator.clone(), IterState::Seq { seq: v.clone(), index: 0 }),
-            Value::Tuple(_) => self.new_iter(&t.tuple_iterator.clone(), IterState::Seq { seq: v.clone(), index: 0 }),
-            Value::Str(_) => self.new_iter(&t.str_iterator.clone(), IterState::Seq { seq: v.clone(), index: 0 }),
+            Value::List(_) => self.new_iter(
+                &t.list_iterator.clone(),
+                IterState::Seq {
+                    seq: v.clone(),
+                    index: 0,
+                },
+            ),
+            Value::Tuple(_) => self.new_iter(
+                &t.tuple_iterator.clone(),
+                IterState::Seq {
+                    seq: v.clone(),
+                    index: 0,
+                },
+            ),
+            Value::Str(_) => self.new_iter(
+                &t.str_iterator.clone(),
+                IterState::Seq {
+                    seq: v.clone(),
+                    index: 0,
+                },
+            ),
             Value::Dict(d) => self.new_iter(
                 &t.dict_keyiterator.clone(),
-                IterState::Dict { dict: d.clone(), pos: 0, kind: DictViewKind::Keys, size: d.table.borrow().len() },
+                IterState::Dict {
+                    dict: d.clone(),
+                    pos: 0,
+                    kind: DictViewKind::Keys,
+                    size: d.table.borrow().len(),
+                },
             ),
             Value::Set(s) => {
                 let size = s.table.borrow().len();
-                self.new_iter(&t.set_iterator.clone(), IterState::Set { set: v.clone(), pos: 0, size })
+                self.new_iter(
+                    &t.set_iterator.clone(),
+                    IterState::Set {
+                        set: v.clone(),
+                        pos: 0,
+                        size,
+                    },
+                )
             }
             Value::Object(o) => match &o.kind {
                 ObjectKind::Range(r) => self.new_iter(
                     &t.range_iterator.clone(),
-                    IterState::Range { next: r.start, stop: r.stop, step: r.step },
+                    IterState::Range {
+                        next: r.start,
+                        stop: r.stop,
+                        step: r.step,
+                    },
                 ),
                 ObjectKind::Iter(_) => v.clone(),
-                ObjectKind::Generator(g) if g.kind == super::generator::GenKind::Generator => v.clone(),
+                ObjectKind::Generator(g) if g.kind == super::generator::GenKind::Generator => {
+                    v.clone()
+                }
                 ObjectKind::DictView { dict, kind } => {
                     let class = match kind {
                         DictViewKind::Keys => t.dict_keyiterator.clone(),
@@ -47,7 +86,15 @@ impl Vm {
                         DictViewKind::Items => t.dict_itemiterator.clone(),
                     };
                     let size = dict.table.borrow().len();
-                    self.new_iter(&class, IterState::Dict { dict: dict.clone(), pos: 0, kind: *kind, size })
+                    self.new_iter(
+                        &class,
+                        IterState::Dict {
+                            dict: dict.clone(),
+                            pos: 0,
+                            kind: *kind,
+                            size,
+                        },
+                    )
                 }
                 _ => return self.user_iter(v),
             },
@@ -63,23 +110,39 @@ impl Vm {
             }
             let it = self.call(&f, std::slice::from_ref(v), &[])?;
             if !self.is_iterator(&it) {
-                return Err(self.type_error(format!("iter() returned non-iterator of type '{}'", self.type_name(&it))));
+                return Err(self.type_error(format!(
+                    "iter() returned non-iterator of type '{}'",
+                    self.type_name(&it)
+                )));
             }
             return Ok(it);
         }
         if !ty.builtin && lookup(&ty, &self.names.getitem.clone()).is_some() {
             // The old sequence protocol: index from 0 until IndexError.
-            return Ok(self.new_iter(&self.types.callable_iterator.clone(), IterState::Seq { seq: v.clone(), index: 0 }));
+            return Ok(self.new_iter(
+                &self.types.callable_iterator.clone(),
+                IterState::Seq {
+                    seq: v.clone(),
+                    index: 0,
+                },
+            ));
         }
         Err(self.type_error(format!("'{}' object is not iterable", ty.name)))
     }
 
     pub fn is_iterable(&self, v: &Value) -> bool {
         match v {
-            Value::List(_) | Value::Tuple(_) | Value::Str(_) | Value::Dict(_) | Value::Set(_) => true,
+            Value::List(_) | Value::Tuple(_) | Value::Str(_) | Value::Dict(_) | Value::Set(_) => {
+                true
+            }
             Value::Object(o) => {
-                matches!(o.kind, ObjectKind::Range(_) | ObjectKind::Iter(_) | ObjectKind::DictView { .. } | ObjectKind::Generator(_))
-                    || lookup(&o.class, &self.names.iter).is_some()
+                matches!(
+                    o.kind,
+                    ObjectKind::Range(_)
+                        | ObjectKind::Iter(_)
+                        | ObjectKind::DictView { .. }
+                        | ObjectKind::Generator(_)
+                ) || lookup(&o.class, &self.names.iter).is_some()
                     || (!o.class.builtin && lookup(&o.class, &self.names.getitem).is_some())
             }
             _ => false,
@@ -113,7 +176,10 @@ impl Vm {
             }
         }
         let Some(f) = lookup(self.type_of(it), &self.names.next.clone()) else {
-            return Err(self.type_error(format!("'{}' object is not an iterator", self.type_name(it))));
+            return Err(self.type_error(format!(
+                "'{}' object is not an iterator",
+                self.type_name(it)
+            )));
         };
         match self.call(&f, std::slice::from_ref(it), &[]) {
             Ok(v) => Ok(Some(v)),
@@ -153,7 +219,10 @@ impl Vm {
                                 }
                                 Ok(Some(v))
                             }
-                            Err(e) if self.exc_matches(&e, &self.types.index_error.clone()) || self.exc_matches(&e, &self.types.stop_iteration.clone()) => {
+                            Err(e)
+                                if self.exc_matches(&e, &self.types.index_error.clone())
+                                    || self.exc_matches(&e, &self.types.stop_iteration.clone()) =>
+                            {
                                 *state.borrow_mut() = IterState::Exhausted;
                                 Ok(None)
                             }
@@ -181,7 +250,12 @@ impl Vm {
                     Ok(None)
                 }
             }
-            IterState::Dict { dict, pos, kind, size } => {
+            IterState::Dict {
+                dict,
+                pos,
+                kind,
+                size,
+            } => {
                 let table = dict.table.borrow();
                 if table.len() != *size {
                     drop(table);
@@ -193,7 +267,9 @@ impl Vm {
                         let v = match kind {
                             DictViewKind::Keys => e.key.clone(),
                             DictViewKind::Values => e.value.clone(),
-                            DictViewKind::Items => Value::tuple(vec![e.key.clone(), e.value.clone()]),
+                            DictViewKind::Items => {
+                                Value::tuple(vec![e.key.clone(), e.value.clone()])
+                            }
                         };
                         *pos = next;
                         Ok(Some(v))
@@ -236,7 +312,11 @@ impl Vm {
                 drop(st);
                 match self.next(&iter)? {
                     Some(v) => {
-                        let next_count = self.binary_op(crate::compile::bytecode::BinaryOperator::Add, &n, &Value::Int(1))?;
+                        let next_count = self.binary_op(
+                            crate::compile::bytecode::BinaryOperator::Add,
+                            &n,
+                            &Value::Int(1),
+                        )?;
                         if let IterState::Enumerate { count, .. } = &mut *state.borrow_mut() {
                             *count = next_count;
                         }
@@ -260,12 +340,18 @@ impl Vm {
                             if strict {
                                 if i > 0 {
                                     let plural = if i == 1 { " " } else { "s 1-" };
-                                    return Err(self.value_error(format!("zip() argument {} is shorter than argument{plural}{i}", i + 1)));
+                                    return Err(self.value_error(format!(
+                                        "zip() argument {} is shorter than argument{plural}{i}",
+                                        i + 1
+                                    )));
                                 }
                                 for (j, other) in iters.iter().enumerate().skip(1) {
                                     if self.next(other)?.is_some() {
                                         let plural = if j == 1 { " " } else { "s 1-" };
-                                        return Err(self.value_error(format!("zip() argument {} is longer than argument{plural}{j}", j + 1)));
+                                        return Err(self.value_error(format!(
+                                            "zip() argument {} is longer than argument{plural}{j}",
+                                            j + 1
+                                        )));
                                     }
                                 }
                             }

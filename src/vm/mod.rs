@@ -62,7 +62,11 @@ impl std::fmt::Display for Abort {
         match self {
             Abort::MaxSteps(n) => write!(f, "apy: stopped after {n} instructions (--max-steps)"),
             Abort::TimeLimit(d) => {
-                write!(f, "apy: stopped after {:.3} seconds (--time-limit)", d.as_secs_f64())
+                write!(
+                    f,
+                    "apy: stopped after {:.3} seconds (--time-limit)",
+                    d.as_secs_f64()
+                )
             }
         }
     }
@@ -147,7 +151,9 @@ impl Vm {
         let mut interner = Interner::default();
         let names = Names::new(&mut interner);
         let types = types::BuiltinTypes::new(&mut interner);
-        let builtins = Rc::new(PyDict { table: Default::default() });
+        let builtins = Rc::new(PyDict {
+            table: Default::default(),
+        });
         let mut vm = Vm {
             types,
             names,
@@ -204,7 +210,12 @@ impl Vm {
 
     /// The exception being handled right now (`sys.exception()`), or None.
     pub fn current_exception(&self) -> Value {
-        self.exc_info.iter().rev().find(|v| !v.is_none()).cloned().unwrap_or(Value::None)
+        self.exc_info
+            .iter()
+            .rev()
+            .find(|v| !v.is_none())
+            .cloned()
+            .unwrap_or(Value::None)
     }
 
     /// Enters one level of (Python or native) recursion.
@@ -238,7 +249,9 @@ impl Vm {
     pub fn run_main(&mut self, code: &Rc<crate::compile::bytecode::Code>, source: &str) -> i32 {
         self.sources.insert(code.filename.clone(), source.into());
         let code = self.load_code(code);
-        let globals = Rc::new(PyDict { table: Default::default() });
+        let globals = Rc::new(PyDict {
+            table: Default::default(),
+        });
         {
             let mut g = globals.table.borrow_mut();
             g.set_str(self.names.name.clone(), Value::Str(self.names.main.clone()));
@@ -276,7 +289,10 @@ impl Vm {
                 Value::Int(n) => n as i32,
                 Value::Bool(b) => b as i32,
                 other => {
-                    let text = self.str_of(&other).map(|s| s.as_str().to_string()).unwrap_or_default();
+                    let text = self
+                        .str_of(&other)
+                        .map(|s| s.as_str().to_string())
+                        .unwrap_or_default();
                     eprintln!("{text}");
                     1
                 }

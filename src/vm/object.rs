@@ -57,7 +57,8 @@ impl PyType {
 
     /// `issubclass(self, other)`.
     pub fn is_subtype(&self, other: &Rc<PyType>) -> bool {
-        std::ptr::eq(self, Rc::as_ptr(other)) || self.mro.borrow().iter().any(|t| Rc::ptr_eq(t, other))
+        std::ptr::eq(self, Rc::as_ptr(other))
+            || self.mro.borrow().iter().any(|t| Rc::ptr_eq(t, other))
     }
 }
 
@@ -76,8 +77,9 @@ pub struct CodeObj {
 pub struct Function {
     pub code: Rc<CodeObj>,
     pub globals: Rc<PyDict>,
-    pub name: Rc<PyStr>,
-    pub qualname: Rc<str>,
+    /// `__name__` and `__qualname__` (decorators may rename a function).
+    pub name: RefCell<Rc<PyStr>>,
+    pub qualname: RefCell<Rc<str>>,
     pub defaults: Vec<Value>,
     pub kwdefaults: Vec<(Rc<PyStr>, Value)>,
     /// Cells for the code's free variables.
@@ -124,7 +126,11 @@ impl Range {
         } else {
             (self.stop as i128, self.start as i128, -(self.step as i128))
         };
-        if lo >= hi { 0 } else { ((hi - lo - 1) / step + 1) as i64 }
+        if lo >= hi {
+            0
+        } else {
+            ((hi - lo - 1) / step + 1) as i64
+        }
     }
 }
 
@@ -138,17 +144,51 @@ pub enum DictViewKind {
 /// The position of a built-in iterator.
 pub enum IterState {
     /// Over a list, tuple or str (by index, so a growing list is seen).
-    Seq { seq: Value, index: usize },
-    Range { next: i64, stop: i64, step: i64 },
-    Dict { dict: Rc<PyDict>, pos: usize, kind: DictViewKind, size: usize },
-    Set { set: Value, pos: usize, size: usize },
-    Reversed { seq: Value, index: usize },
-    Enumerate { iter: Value, count: Value },
-    Zip { iters: Vec<Value>, strict: bool },
-    Map { func: Value, iters: Vec<Value> },
-    Filter { func: Value, iter: Value },
+    Seq {
+        seq: Value,
+        index: usize,
+    },
+    Range {
+        next: i64,
+        stop: i64,
+        step: i64,
+    },
+    Dict {
+        dict: Rc<PyDict>,
+        pos: usize,
+        kind: DictViewKind,
+        size: usize,
+    },
+    Set {
+        set: Value,
+        pos: usize,
+        size: usize,
+    },
+    Reversed {
+        seq: Value,
+        index: usize,
+    },
+    Enumerate {
+        iter: Value,
+        count: Value,
+    },
+    Zip {
+        iters: Vec<Value>,
+        strict: bool,
+    },
+    Map {
+        func: Value,
+        iters: Vec<Value>,
+    },
+    Filter {
+        func: Value,
+        iter: Value,
+    },
     /// `iter(callable, sentinel)`.
-    Callable { func: Value, sentinel: Value },
+    Callable {
+        func: Value,
+        sentinel: Value,
+    },
     Exhausted,
 }
 
@@ -157,22 +197,50 @@ pub enum ObjectKind {
     Plain,
     Exception(RefCell<ExcData>),
     Native(NativeFunction),
-    BoundMethod { func: Value, this: Value },
+    BoundMethod {
+        func: Value,
+        this: Value,
+    },
     /// A closure cell; `Null` when empty.
     Cell(RefCell<Value>),
     Code(Rc<CodeObj>),
-    Module { name: Rc<str>, dict: Rc<PyDict> },
+    Module {
+        name: Rc<str>,
+        dict: Rc<PyDict>,
+    },
     Range(Range),
-    Slice { start: Value, stop: Value, step: Value },
+    Slice {
+        start: Value,
+        stop: Value,
+        step: Value,
+    },
     Iter(RefCell<IterState>),
-    DictView { dict: Rc<PyDict>, kind: DictViewKind },
-    Property { fget: Value, fset: Value, fdel: Value },
+    DictView {
+        dict: Rc<PyDict>,
+        kind: DictViewKind,
+    },
+    Property {
+        fget: Value,
+        fset: Value,
+        fdel: Value,
+    },
     ClassMethod(Value),
     StaticMethod(Value),
     /// `super(type, obj)`.
-    Super { this_class: Rc<PyType>, obj: Value },
-    GetSet { name: &'static str, get: Getter, set: Option<Setter> },
-    Partial { func: Value, args: Vec<Value>, kwargs: Vec<(Rc<PyStr>, Value)> },
+    Super {
+        this_class: Rc<PyType>,
+        obj: Value,
+    },
+    GetSet {
+        name: &'static str,
+        get: Getter,
+        set: Option<Setter>,
+    },
+    Partial {
+        func: Value,
+        args: Vec<Value>,
+        kwargs: Vec<(Rc<PyStr>, Value)>,
+    },
     Generator(Generator),
     /// Room for objects defined by other parts of apy (asyncio's loop, futures …).
     Other(Box<dyn Any>),
@@ -187,11 +255,21 @@ pub struct Object {
 
 impl Object {
     pub fn new(class: Rc<PyType>, kind: ObjectKind) -> Object {
-        Object { class, dict: None, kind }
+        Object {
+            class,
+            dict: None,
+            kind,
+        }
     }
 
     pub fn with_dict(class: Rc<PyType>, kind: ObjectKind) -> Object {
-        Object { class, dict: Some(Rc::new(PyDict { table: RefCell::new(DictTable::new()) })), kind }
+        Object {
+            class,
+            dict: Some(Rc::new(PyDict {
+                table: RefCell::new(DictTable::new()),
+            })),
+            kind,
+        }
     }
 
     pub fn exc_data(&self) -> Option<&RefCell<ExcData>> {

@@ -191,8 +191,16 @@ impl Vm {
         let (lname, rname) = (self.intern(lname), self.intern(rname));
         let ta = self.type_of(a).clone();
         let tb = self.type_of(b).clone();
-        let left = if ta.builtin { None } else { lookup(&ta, &lname) };
-        let right = if Rc::ptr_eq(&ta, &tb) || tb.builtin { None } else { lookup(&tb, &rname) };
+        let left = if ta.builtin {
+            None
+        } else {
+            lookup(&ta, &lname)
+        };
+        let right = if Rc::ptr_eq(&ta, &tb) || tb.builtin {
+            None
+        } else {
+            lookup(&tb, &rname)
+        };
         if let Some(r) = &right
             && tb.is_subtype(&ta)
         {
@@ -242,7 +250,9 @@ impl Vm {
                 self.type_name(b)
             ));
         }
-        if base == BinaryOperator::Multiply && (seq_name.is_some() || matches!(b, Value::Str(_) | Value::List(_) | Value::Tuple(_))) {
+        if base == BinaryOperator::Multiply
+            && (seq_name.is_some() || matches!(b, Value::Str(_) | Value::List(_) | Value::Tuple(_)))
+        {
             let other = if seq_name.is_some() { b } else { a };
             return self.type_error(format!(
                 "can't multiply sequence by non-int of type '{}'",
@@ -258,7 +268,12 @@ impl Vm {
     }
 
     /// `list += iterable` and `set |= …` mutate in place.
-    fn builtin_inplace(&mut self, op: BinaryOperator, a: &Value, b: &Value) -> PyResult<Option<Value>> {
+    fn builtin_inplace(
+        &mut self,
+        op: BinaryOperator,
+        a: &Value,
+        b: &Value,
+    ) -> PyResult<Option<Value>> {
         match (op, a) {
             (BinaryOperator::InplaceAdd, Value::List(l)) => {
                 let items = self.collect_iterable(b)?;
@@ -266,7 +281,9 @@ impl Vm {
                 Ok(Some(a.clone()))
             }
             (BinaryOperator::InplaceMultiply, Value::List(l)) => {
-                let Some(Int::Small(n)) = to_int(b) else { return Ok(None) };
+                let Some(Int::Small(n)) = to_int(b) else {
+                    return Ok(None);
+                };
                 let items = l.items.borrow().clone();
                 let mut out = Vec::new();
                 for _ in 0..n.max(0) {
@@ -275,9 +292,17 @@ impl Vm {
                 *l.items.borrow_mut() = out;
                 Ok(Some(a.clone()))
             }
-            (BinaryOperator::InplaceOr | BinaryOperator::InplaceAnd | BinaryOperator::InplaceSubtract | BinaryOperator::InplaceXor, Value::Set(s)) if !s.frozen => {
+            (
+                BinaryOperator::InplaceOr
+                | BinaryOperator::InplaceAnd
+                | BinaryOperator::InplaceSubtract
+                | BinaryOperator::InplaceXor,
+                Value::Set(s),
+            ) if !s.frozen => {
                 let Value::Set(_) = b else { return Ok(None) };
-                let Some(result) = self.builtin_binop(op.base(), a, b)? else { return Ok(None) };
+                let Some(result) = self.builtin_binop(op.base(), a, b)? else {
+                    return Ok(None);
+                };
                 if let Value::Set(r) = result {
                     *s.table.borrow_mut() = r.table.borrow().clone();
                 }
@@ -292,16 +317,31 @@ impl Vm {
     }
 
     /// Operators of the built-in types; `None` when they do not apply.
-    fn builtin_binop(&mut self, op: BinaryOperator, a: &Value, b: &Value) -> PyResult<Option<Value>> {
+    fn builtin_binop(
+        &mut self,
+        op: BinaryOperator,
+        a: &Value,
+        b: &Value,
+    ) -> PyResult<Option<Value>> {
         use BinaryOperator::*;
         if is_int(a) && is_int(b) {
             let r = int_binop(op, a, b).map_err(|e| self.op_error(e))?;
-            return Ok(if matches!(r, Value::NotImplemented) { None } else { Some(r) });
+            return Ok(if matches!(r, Value::NotImplemented) {
+                None
+            } else {
+                Some(r)
+            });
         }
         if matches!(a, Value::Float(_)) || matches!(b, Value::Float(_)) {
             if let (Some(x), Some(y)) = (as_float(a), as_float(b)) {
-                let r = x.and_then(|x| y.and_then(|y| float_binop(op, x, y))).map_err(|e| self.op_error(e))?;
-                return Ok(if matches!(r, Value::NotImplemented) { None } else { Some(r) });
+                let r = x
+                    .and_then(|x| y.and_then(|y| float_binop(op, x, y)))
+                    .map_err(|e| self.op_error(e))?;
+                return Ok(if matches!(r, Value::NotImplemented) {
+                    None
+                } else {
+                    Some(r)
+                });
             }
             return Ok(None);
         }
@@ -322,12 +362,20 @@ impl Vm {
                 v.extend(y.items.iter().cloned());
                 Some(Value::tuple(v))
             }
-            (Multiply, Value::Str(_) | Value::List(_) | Value::Tuple(_), n) if is_int(n) => Some(self.repeat(a, n)?),
-            (Multiply, n, Value::Str(_) | Value::List(_) | Value::Tuple(_)) if is_int(n) => Some(self.repeat(b, n)?),
+            (Multiply, Value::Str(_) | Value::List(_) | Value::Tuple(_), n) if is_int(n) => {
+                Some(self.repeat(a, n)?)
+            }
+            (Multiply, n, Value::Str(_) | Value::List(_) | Value::Tuple(_)) if is_int(n) => {
+                Some(self.repeat(b, n)?)
+            }
             (Remainder, Value::Str(_), _) => Some(crate::builtins::printf_format(self, a, b)?),
-            (Or | And | Subtract | Xor, Value::Set(x), Value::Set(y)) => Some(self.set_op(op, x, y)?),
+            (Or | And | Subtract | Xor, Value::Set(x), Value::Set(y)) => {
+                Some(self.set_op(op, x, y)?)
+            }
             (Or, Value::Dict(x), Value::Dict(_)) => {
-                let d = Rc::new(PyDict { table: std::cell::RefCell::new(x.table.borrow().clone()) });
+                let d = Rc::new(PyDict {
+                    table: std::cell::RefCell::new(x.table.borrow().clone()),
+                });
                 self.dict_update(&d, b)?;
                 Some(Value::Dict(d))
             }
@@ -338,7 +386,9 @@ impl Vm {
     fn repeat(&mut self, seq: &Value, n: &Value) -> PyResult<Value> {
         let count = match n {
             Value::BigInt(b) if b.is_negative() => 0,
-            Value::BigInt(_) => return Err(self.overflow_error("cannot fit 'int' into an index-sized integer")),
+            Value::BigInt(_) => {
+                return Err(self.overflow_error("cannot fit 'int' into an index-sized integer"));
+            }
             other => match to_int(other) {
                 Some(Int::Small(n)) => n.max(0) as usize,
                 _ => 0,
@@ -419,11 +469,15 @@ impl Vm {
     /// `-a`, `+a`, `~a`.
     pub fn unary_op(&mut self, op: &str, a: &Value) -> PyResult<Value> {
         let r = match (op, a) {
-            ("-", Value::Int(_) | Value::Bool(_) | Value::BigInt(_)) => to_int(a).map(|n| from_int(int_ops::neg(&n))),
+            ("-", Value::Int(_) | Value::Bool(_) | Value::BigInt(_)) => {
+                to_int(a).map(|n| from_int(int_ops::neg(&n)))
+            }
             ("-", Value::Float(f)) => Some(Value::Float(-f)),
             ("+", Value::Int(_) | Value::BigInt(_) | Value::Float(_)) => Some(a.clone()),
             ("+", Value::Bool(b)) => Some(Value::Int(*b as i64)),
-            ("~", Value::Int(_) | Value::Bool(_) | Value::BigInt(_)) => to_int(a).map(|n| from_int(int_ops::invert(&n))),
+            ("~", Value::Int(_) | Value::Bool(_) | Value::BigInt(_)) => {
+                to_int(a).map(|n| from_int(int_ops::invert(&n)))
+            }
             _ => None,
         };
         if let Some(r) = r {
@@ -437,7 +491,10 @@ impl Vm {
         if let Some(f) = lookup(self.type_of(a), &name) {
             return self.call(&f, std::slice::from_ref(a), &[]);
         }
-        Err(self.type_error(format!("bad operand type for unary {op}: '{}'", self.type_name(a))))
+        Err(self.type_error(format!(
+            "bad operand type for unary {op}: '{}'",
+            self.type_name(a)
+        )))
     }
 
     /// `bool(v)` (`PyObject_IsTrue`).
@@ -473,7 +530,10 @@ impl Vm {
             let r = self.call(&f, std::slice::from_ref(v), &[])?;
             return match r {
                 Value::Bool(b) => Ok(b),
-                other => Err(self.type_error(format!("__bool__ should return bool, returned {}", self.type_name(&other)))),
+                other => Err(self.type_error(format!(
+                    "__bool__ should return bool, returned {}",
+                    self.type_name(&other)
+                ))),
             };
         }
         if let Some(f) = lookup(&o.class, &self.names.len.clone()) {
@@ -488,7 +548,10 @@ impl Vm {
             Value::Int(n) if n >= 0 => Ok(n as usize),
             Value::Bool(b) => Ok(b as usize),
             Value::Int(_) => Err(self.value_error("__len__() should return >= 0")),
-            other => Err(self.type_error(format!("'{}' object cannot be interpreted as an integer", self.type_name(&other)))),
+            other => Err(self.type_error(format!(
+                "'{}' object cannot be interpreted as an integer",
+                self.type_name(&other)
+            ))),
         }
     }
 
@@ -504,15 +567,27 @@ impl Vm {
                 ObjectKind::Range(r) => r.len() as usize,
                 ObjectKind::DictView { dict, .. } => dict.table.borrow().len(),
                 _ => {
-                    let f = if o.class.builtin { None } else { lookup(&o.class, &self.names.len.clone()) };
+                    let f = if o.class.builtin {
+                        None
+                    } else {
+                        lookup(&o.class, &self.names.len.clone())
+                    };
                     let Some(f) = f else {
-                        return Err(self.type_error(format!("object of type '{}' has no len()", o.class.name)));
+                        return Err(self.type_error(format!(
+                            "object of type '{}' has no len()",
+                            o.class.name
+                        )));
                     };
                     let r = self.call(&f, std::slice::from_ref(v), &[])?;
                     return self.len_result(r);
                 }
             },
-            _ => return Err(self.type_error(format!("object of type '{}' has no len()", self.type_name(v)))),
+            _ => {
+                return Err(self.type_error(format!(
+                    "object of type '{}' has no len()",
+                    self.type_name(v)
+                )));
+            }
         })
     }
 
@@ -550,7 +625,11 @@ impl Vm {
         let tb = self.type_of(b).clone();
         let try_reflected_first = !Rc::ptr_eq(&ta, &tb) && tb.is_subtype(&ta);
         let left = if ta.builtin { None } else { lookup(&ta, &name) };
-        let right = if tb.builtin { None } else { lookup(&tb, &reflected) };
+        let right = if tb.builtin {
+            None
+        } else {
+            lookup(&tb, &reflected)
+        };
         if try_reflected_first && let Some(r) = &right {
             let v = self.nested(|vm| vm.call(r, &[b.clone(), a.clone()], &[]))?;
             if !matches!(v, Value::NotImplemented) {
@@ -588,7 +667,12 @@ impl Vm {
         }
     }
 
-    fn builtin_compare(&mut self, op: CompareOperator, a: &Value, b: &Value) -> PyResult<Option<bool>> {
+    fn builtin_compare(
+        &mut self,
+        op: CompareOperator,
+        a: &Value,
+        b: &Value,
+    ) -> PyResult<Option<bool>> {
         use std::cmp::Ordering;
         if is_int(a) && is_int(b) {
             let ord = to_int(a).cmp(&to_int(b));
@@ -649,18 +733,25 @@ impl Vm {
                 }
             }
             (Value::None, Value::None) if eq_only => op == CompareOperator::Eq,
-            (Value::Type(_), Value::Type(_)) | (Value::Function(_), Value::Function(_)) if eq_only => {
+            (Value::Type(_), Value::Type(_)) | (Value::Function(_), Value::Function(_))
+                if eq_only =>
+            {
                 a.is(b) == (op == CompareOperator::Eq)
             }
-            (Value::Object(x), Value::Object(y)) if eq_only && x.class.builtin && y.class.builtin => {
+            (Value::Object(x), Value::Object(y))
+                if eq_only && x.class.builtin && y.class.builtin =>
+            {
                 let same = match (&x.kind, &y.kind) {
                     (ObjectKind::Range(r), ObjectKind::Range(s)) => {
                         (r.len() == 0 && s.len() == 0)
-                            || (r.start == s.start && r.len() == s.len() && (r.len() == 1 || r.step == s.step))
+                            || (r.start == s.start
+                                && r.len() == s.len()
+                                && (r.len() == 1 || r.step == s.step))
                     }
-                    (ObjectKind::BoundMethod { func: f1, this: t1 }, ObjectKind::BoundMethod { func: f2, this: t2 }) => {
-                        f1.is(f2) && t1.is(t2)
-                    }
+                    (
+                        ObjectKind::BoundMethod { func: f1, this: t1 },
+                        ObjectKind::BoundMethod { func: f2, this: t2 },
+                    ) => f1.is(f2) && t1.is(t2),
                     _ => a.is(b),
                 };
                 same == (op == CompareOperator::Eq)
@@ -702,7 +793,12 @@ impl Vm {
         if x.table.borrow().len() != y.table.borrow().len() {
             return Ok(false);
         }
-        let entries: Vec<(Value, Value)> = x.table.borrow().iter().map(|e| (e.key.clone(), e.value.clone())).collect();
+        let entries: Vec<(Value, Value)> = x
+            .table
+            .borrow()
+            .iter()
+            .map(|e| (e.key.clone(), e.value.clone()))
+            .collect();
         for (k, v) in entries {
             match self.dict_get(y, &k)? {
                 Some(w) => {
@@ -736,21 +832,27 @@ impl Vm {
             Value::List(_) | Value::Dict(_) | Value::Set(_) => {
                 return Err(self.type_error(format!("unhashable type: '{}'", self.type_name(v))));
             }
-            Value::Object(o) if !o.class.builtin => match lookup(&o.class, &self.names.hash.clone()) {
-                Some(Value::None) => {
-                    return Err(self.type_error(format!("unhashable type: '{}'", o.class.name)));
-                }
-                Some(f @ Value::Function(_)) => {
-                    let r = self.call(&f, std::slice::from_ref(v), &[])?;
-                    match r {
-                        Value::Int(n) => hash_int(&Int::Small(n)),
-                        Value::Bool(b) => b as i64,
-                        Value::BigInt(b) => hash_int(&Int::Big((*b).clone())),
-                        _ => return Err(self.type_error("__hash__ method should return an integer")),
+            Value::Object(o) if !o.class.builtin => {
+                match lookup(&o.class, &self.names.hash.clone()) {
+                    Some(Value::None) => {
+                        return Err(self.type_error(format!("unhashable type: '{}'", o.class.name)));
                     }
+                    Some(f @ Value::Function(_)) => {
+                        let r = self.call(&f, std::slice::from_ref(v), &[])?;
+                        match r {
+                            Value::Int(n) => hash_int(&Int::Small(n)),
+                            Value::Bool(b) => b as i64,
+                            Value::BigInt(b) => hash_int(&Int::Big((*b).clone())),
+                            _ => {
+                                return Err(
+                                    self.type_error("__hash__ method should return an integer")
+                                );
+                            }
+                        }
+                    }
+                    _ => (v.address() >> 4) as i64,
                 }
-                _ => (v.address() >> 4) as i64,
-            },
+            }
             Value::Object(o) => match &o.kind {
                 ObjectKind::DictView { .. } => {
                     return Err(self.type_error(format!("unhashable type: '{}'", o.class.name)));
@@ -788,12 +890,17 @@ impl Vm {
             return Ok(());
         }
         let hash = self.hash(&key)?;
-        let position = d.table.borrow().position(&key, hash, |a, b| self.keys_equal(a, b))?;
+        let position = d
+            .table
+            .borrow()
+            .position(&key, hash, |a, b| self.keys_equal(a, b))?;
         let mut table = self.table_mut(&d.table)?;
         let old = match position.and_then(|at| table.value_mut(at)) {
             Some(slot) => Some(std::mem::replace(slot, value)),
             // Known absent: identity comparison is enough to place it.
-            None => table.insert(key, hash, value, |a, b| Ok::<_, Infallible>(a.is(b))).unwrap_or(None),
+            None => table
+                .insert(key, hash, value, |a, b| Ok::<_, Infallible>(a.is(b)))
+                .unwrap_or(None),
         };
         drop(table);
         drop(old);
@@ -802,21 +909,31 @@ impl Vm {
 
     pub fn dict_del(&mut self, d: &PyDict, key: &Value) -> PyResult<Option<Value>> {
         let hash = self.hash(key)?;
-        let position = d.table.borrow().position(key, hash, |a, b| self.keys_equal(a, b))?;
+        let position = d
+            .table
+            .borrow()
+            .position(key, hash, |a, b| self.keys_equal(a, b))?;
         if position.is_none() {
             return Ok(None);
         }
         let mut table = self.table_mut(&d.table)?;
-        let removed = table.remove(key, hash, |a, b| Ok::<_, Infallible>(a.is(b) || simple_eq(a, b) == Some(true)));
+        let removed = table.remove(key, hash, |a, b| {
+            Ok::<_, Infallible>(a.is(b) || simple_eq(a, b) == Some(true))
+        });
         drop(table);
         match removed {
             Ok(Some((_, v))) => Ok(Some(v)),
             _ => {
                 // A key equal only through __eq__: remove the entry found above by its key.
-                let stored = position.and_then(|at| d.table.borrow().entry(at).map(|e| e.key.clone()));
-                let Some(stored) = stored else { return Ok(None) };
+                let stored =
+                    position.and_then(|at| d.table.borrow().entry(at).map(|e| e.key.clone()));
+                let Some(stored) = stored else {
+                    return Ok(None);
+                };
                 let mut table = self.table_mut(&d.table)?;
-                let removed = table.remove(&stored, hash, |a, b| Ok::<_, Infallible>(a.is(b))).unwrap_or(None);
+                let removed = table
+                    .remove(&stored, hash, |a, b| Ok::<_, Infallible>(a.is(b)))
+                    .unwrap_or(None);
                 Ok(removed.map(|(_, v)| v))
             }
         }
@@ -830,7 +947,11 @@ impl Vm {
 
     pub fn set_add(&mut self, set: &PySet, key: Value) -> PyResult<()> {
         let hash = self.hash(&key)?;
-        if set.table.borrow().contains(&key, hash, |a, b| self.keys_equal(a, b))? {
+        if set
+            .table
+            .borrow()
+            .contains(&key, hash, |a, b| self.keys_equal(a, b))?
+        {
             return Ok(());
         }
         let mut table = self.table_mut(&set.table)?;
@@ -841,30 +962,46 @@ impl Vm {
     /// Removes `key` from a set: whether it was there.
     pub fn set_discard(&mut self, set: &PySet, key: &Value) -> PyResult<bool> {
         let hash = self.hash(key)?;
-        let stored = set.table.borrow().get(key, hash, |a, b| self.keys_equal(a, b))?.cloned();
-        let Some(stored) = stored else { return Ok(false) };
+        let stored = set
+            .table
+            .borrow()
+            .get(key, hash, |a, b| self.keys_equal(a, b))?
+            .cloned();
+        let Some(stored) = stored else {
+            return Ok(false);
+        };
         let mut table = self.table_mut(&set.table)?;
-        let removed = table.remove(&stored, hash, |a, b| Ok::<_, Infallible>(a.is(b))).unwrap_or(None);
+        let removed = table
+            .remove(&stored, hash, |a, b| Ok::<_, Infallible>(a.is(b)))
+            .unwrap_or(None);
         Ok(removed.is_some())
     }
 
     /// Borrows a table for mutation; a table already in use (mutated from inside a key's
     /// `__eq__` or `__hash__`) is a RuntimeError, not a crash.
     pub fn table_mut<'a, T>(&self, cell: &'a RefCell<T>) -> PyResult<RefMut<'a, T>> {
-        cell.try_borrow_mut().map_err(|_| self.runtime_error("dictionary or set changed during a lookup"))
+        cell.try_borrow_mut()
+            .map_err(|_| self.runtime_error("dictionary or set changed during a lookup"))
     }
 
     /// `dict.update(other)`: a mapping or an iterable of pairs.
     pub fn dict_update(&mut self, d: &PyDict, other: &Value) -> PyResult<()> {
         if let Value::Dict(o) = other {
-            let entries: Vec<(Value, Value)> = o.table.borrow().iter().map(|e| (e.key.clone(), e.value.clone())).collect();
+            let entries: Vec<(Value, Value)> = o
+                .table
+                .borrow()
+                .iter()
+                .map(|e| (e.key.clone(), e.value.clone()))
+                .collect();
             for (k, v) in entries {
                 self.dict_set(d, k, v)?;
             }
             return Ok(());
         }
         let keys_name = self.intern("keys");
-        if !matches!(other, Value::List(_) | Value::Tuple(_)) && self.get_attr_opt(other, &keys_name)?.is_some() {
+        if !matches!(other, Value::List(_) | Value::Tuple(_))
+            && self.get_attr_opt(other, &keys_name)?.is_some()
+        {
             let keys = self.call_method(other, "keys", &[])?;
             for k in self.collect_iterable(&keys)? {
                 let v = self.get_item(other, &k)?;
@@ -885,7 +1022,10 @@ impl Vm {
                 )));
             }
             let mut it = pair.into_iter();
-            let (k, v) = (it.next().unwrap_or(Value::None), it.next().unwrap_or(Value::None));
+            let (k, v) = (
+                it.next().unwrap_or(Value::None),
+                it.next().unwrap_or(Value::None),
+            );
             self.dict_set(d, k, v)?;
         }
         Ok(())
@@ -929,12 +1069,18 @@ impl Vm {
                     ObjectKind::Range(r) => {
                         if let Value::Int(n) = item {
                             let n = *n;
-                            let inside = if r.step > 0 { n >= r.start && n < r.stop } else { n <= r.start && n > r.stop };
+                            let inside = if r.step > 0 {
+                                n >= r.start && n < r.stop
+                            } else {
+                                n <= r.start && n > r.stop
+                            };
                             return Ok(inside && (n - r.start) % r.step == 0);
                         }
                     }
                     ObjectKind::DictView { dict, kind } => match kind {
-                        super::object::DictViewKind::Keys => return Ok(self.dict_get(dict, item)?.is_some()),
+                        super::object::DictViewKind::Keys => {
+                            return Ok(self.dict_get(dict, item)?.is_some());
+                        }
                         super::object::DictViewKind::Items => {
                             if let Value::Tuple(t) = item
                                 && t.items.len() == 2
@@ -959,7 +1105,10 @@ impl Vm {
                 let iter = match self.get_iter(container) {
                     Ok(it) => it,
                     Err(_) => {
-                        return Err(self.type_error(format!("argument of type '{}' is not iterable", o.class.name)));
+                        return Err(self.type_error(format!(
+                            "argument of type '{}' is not iterable",
+                            o.class.name
+                        )));
                     }
                 };
                 while let Some(x) = self.next(&iter)? {
@@ -969,7 +1118,10 @@ impl Vm {
                 }
                 Ok(false)
             }
-            _ => Err(self.type_error(format!("argument of type '{}' is not iterable", self.type_name(container)))),
+            _ => Err(self.type_error(format!(
+                "argument of type '{}' is not iterable",
+                self.type_name(container)
+            ))),
         }
     }
 
@@ -979,13 +1131,15 @@ impl Vm {
             Value::Int(n) => Some(*n),
             Value::Bool(b) => Some(*b as i64),
             Value::BigInt(b) => Some(if b.is_negative() { i64::MIN } else { i64::MAX }),
-            Value::Object(o) if !o.class.builtin => match lookup(&o.class, &self.names.index.clone()) {
-                Some(f) => {
-                    let r = self.call(&f, std::slice::from_ref(v), &[])?;
-                    self.index_value(&r)?
+            Value::Object(o) if !o.class.builtin => {
+                match lookup(&o.class, &self.names.index.clone()) {
+                    Some(f) => {
+                        let r = self.call(&f, std::slice::from_ref(v), &[])?;
+                        self.index_value(&r)?
+                    }
+                    None => None,
                 }
-                None => None,
-            },
+            }
             _ => None,
         })
     }
@@ -994,7 +1148,10 @@ impl Vm {
     pub fn expect_index(&mut self, v: &Value) -> PyResult<i64> {
         match self.index_value(v)? {
             Some(n) => Ok(n),
-            None => Err(self.type_error(format!("'{}' object cannot be interpreted as an integer", self.type_name(v)))),
+            None => Err(self.type_error(format!(
+                "'{}' object cannot be interpreted as an integer",
+                self.type_name(v)
+            ))),
         }
     }
 
@@ -1044,7 +1201,10 @@ impl Vm {
                         Value::Tuple(_) => "tuple",
                         _ => "string",
                     };
-                    return Err(self.type_error(format!("{what} indices must be integers or slices, not {}", self.type_name(key))));
+                    return Err(self.type_error(format!(
+                        "{what} indices must be integers or slices, not {}",
+                        self.type_name(key)
+                    )));
                 };
                 match container {
                     Value::Str(s) => {
@@ -1057,7 +1217,10 @@ impl Vm {
                         let c = if text.is_ascii() {
                             text[j as usize..j as usize + 1].to_string()
                         } else {
-                            text.chars().nth(j as usize).map(String::from).unwrap_or_default()
+                            text.chars()
+                                .nth(j as usize)
+                                .map(String::from)
+                                .unwrap_or_default()
                         };
                         Ok(Value::str(c))
                     }
@@ -1067,7 +1230,10 @@ impl Vm {
             Value::Object(o) => {
                 if let ObjectKind::Range(r) = &o.kind {
                     let Some(i) = self.index_value(key)? else {
-                        return Err(self.type_error(format!("range indices must be integers or slices, not {}", self.type_name(key))));
+                        return Err(self.type_error(format!(
+                            "range indices must be integers or slices, not {}",
+                            self.type_name(key)
+                        )));
                     };
                     let n = r.len();
                     let j = if i < 0 { i + n } else { i };
@@ -1094,7 +1260,10 @@ impl Vm {
                 }
                 Err(self.type_error(format!("type '{}' is not subscriptable", t.name)))
             }
-            _ => Err(self.type_error(format!("'{}' object is not subscriptable", self.type_name(container)))),
+            _ => Err(self.type_error(format!(
+                "'{}' object is not subscriptable",
+                self.type_name(container)
+            ))),
         }
     }
 
@@ -1109,7 +1278,10 @@ impl Vm {
                     return self.set_list_slice(l, &start, &stop, &step, Some(value));
                 }
                 let Some(i) = self.index_value(key)? else {
-                    return Err(self.type_error(format!("list indices must be integers or slices, not {}", self.type_name(key))));
+                    return Err(self.type_error(format!(
+                        "list indices must be integers or slices, not {}",
+                        self.type_name(key)
+                    )));
                 };
                 let mut items = l.items.borrow_mut();
                 let n = items.len() as i64;
@@ -1124,11 +1296,21 @@ impl Vm {
                 Ok(())
             }
             Value::Dict(d) => self.dict_set(d, key.clone(), value),
-            Value::Object(o) if !o.class.builtin => match lookup(&o.class, &self.names.setitem.clone()) {
-                Some(f) => self.call(&f, &[container.clone(), key.clone(), value], &[]).map(drop),
-                None => Err(self.type_error(format!("'{}' object does not support item assignment", o.class.name))),
-            },
-            _ => Err(self.type_error(format!("'{}' object does not support item assignment", self.type_name(container)))),
+            Value::Object(o) if !o.class.builtin => {
+                match lookup(&o.class, &self.names.setitem.clone()) {
+                    Some(f) => self
+                        .call(&f, &[container.clone(), key.clone(), value], &[])
+                        .map(drop),
+                    None => Err(self.type_error(format!(
+                        "'{}' object does not support item assignment",
+                        o.class.name
+                    ))),
+                }
+            }
+            _ => Err(self.type_error(format!(
+                "'{}' object does not support item assignment",
+                self.type_name(container)
+            ))),
         }
     }
 
@@ -1143,7 +1325,10 @@ impl Vm {
                     return self.set_list_slice(l, &start, &stop, &step, None);
                 }
                 let Some(i) = self.index_value(key)? else {
-                    return Err(self.type_error(format!("list indices must be integers or slices, not {}", self.type_name(key))));
+                    return Err(self.type_error(format!(
+                        "list indices must be integers or slices, not {}",
+                        self.type_name(key)
+                    )));
                 };
                 let mut items = l.items.borrow_mut();
                 let n = items.len() as i64;
@@ -1161,17 +1346,33 @@ impl Vm {
                 Some(_) => Ok(()),
                 None => Err(self.key_error(key.clone())),
             },
-            Value::Object(o) if !o.class.builtin => match lookup(&o.class, &self.names.delitem.clone()) {
-                Some(f) => self.call(&f, &[container.clone(), key.clone()], &[]).map(drop),
-                None => Err(self.type_error(format!("'{}' object does not support item deletion", o.class.name))),
-            },
-            _ => Err(self.type_error(format!("'{}' object doesn't support item deletion", self.type_name(container)))),
+            Value::Object(o) if !o.class.builtin => {
+                match lookup(&o.class, &self.names.delitem.clone()) {
+                    Some(f) => self
+                        .call(&f, &[container.clone(), key.clone()], &[])
+                        .map(drop),
+                    None => Err(self.type_error(format!(
+                        "'{}' object does not support item deletion",
+                        o.class.name
+                    ))),
+                }
+            }
+            _ => Err(self.type_error(format!(
+                "'{}' object doesn't support item deletion",
+                self.type_name(container)
+            ))),
         }
     }
 
     /// Resolves slice bounds against a length (`PySlice_GetIndicesEx`): start, stop, step and
     /// the number of items.
-    pub fn slice_indices(&mut self, len: usize, start: &Value, stop: &Value, step: &Value) -> PyResult<(i64, i64, i64, usize)> {
+    pub fn slice_indices(
+        &mut self,
+        len: usize,
+        start: &Value,
+        stop: &Value,
+        step: &Value,
+    ) -> PyResult<(i64, i64, i64, usize)> {
         let len = len as i64;
         let step = if step.is_none() {
             1
@@ -1179,7 +1380,11 @@ impl Vm {
             match self.index_value(step)? {
                 Some(0) => return Err(self.value_error("slice step cannot be zero")),
                 Some(s) => s,
-                None => return Err(self.type_error("slice indices must be integers or None or have an __index__ method")),
+                None => {
+                    return Err(self.type_error(
+                        "slice indices must be integers or None or have an __index__ method",
+                    ));
+                }
             }
         };
         let bound = |vm: &mut Vm, v: &Value, default: i64| -> PyResult<i64> {
@@ -1187,7 +1392,9 @@ impl Vm {
                 return Ok(default);
             }
             let Some(mut i) = vm.index_value(v)? else {
-                return Err(vm.type_error("slice indices must be integers or None or have an __index__ method"));
+                return Err(vm.type_error(
+                    "slice indices must be integers or None or have an __index__ method",
+                ));
             };
             if i < 0 {
                 i = i.saturating_add(len);
@@ -1205,7 +1412,11 @@ impl Vm {
             (bound(self, start, len - 1)?, bound(self, stop, -1)?)
         };
         let count = if step > 0 {
-            if stop > start { ((stop - start - 1) / step + 1) as usize } else { 0 }
+            if stop > start {
+                ((stop - start - 1) / step + 1) as usize
+            } else {
+                0
+            }
         } else if start > stop {
             ((start - stop - 1) / (-step) + 1) as usize
         } else {
@@ -1215,9 +1426,17 @@ impl Vm {
     }
 
     /// `container[start:stop:step]`.
-    pub fn get_slice(&mut self, container: &Value, start: &Value, stop: &Value, step: &Value) -> PyResult<Value> {
+    pub fn get_slice(
+        &mut self,
+        container: &Value,
+        start: &Value,
+        stop: &Value,
+        step: &Value,
+    ) -> PyResult<Value> {
         let pick = |items: &[Value], s: i64, st: i64, n: usize| -> Vec<Value> {
-            (0..n).map(|k| items[(s + k as i64 * st) as usize].clone()).collect()
+            (0..n)
+                .map(|k| items[(s + k as i64 * st) as usize].clone())
+                .collect()
         };
         match container {
             Value::List(l) => {
@@ -1233,10 +1452,16 @@ impl Vm {
             Value::Str(text) => {
                 let chars: Vec<char> = text.as_str().chars().collect();
                 let (s, _, st, n) = self.slice_indices(chars.len(), start, stop, step)?;
-                Ok(Value::str((0..n).map(|k| chars[(s + k as i64 * st) as usize]).collect::<String>()))
+                Ok(Value::str(
+                    (0..n)
+                        .map(|k| chars[(s + k as i64 * st) as usize])
+                        .collect::<String>(),
+                ))
             }
             Value::Object(o) if matches!(o.kind, ObjectKind::Range(_)) => {
-                let ObjectKind::Range(r) = &o.kind else { unreachable!() };
+                let ObjectKind::Range(r) = &o.kind else {
+                    unreachable!()
+                };
                 let (s, _, st, n) = self.slice_indices(r.len() as usize, start, stop, step)?;
                 let new_start = r.start + s * r.step;
                 let new_step = r.step * st;
@@ -1250,7 +1475,10 @@ impl Vm {
     }
 
     pub fn new_slice(&self, start: Value, stop: Value, step: Value) -> Value {
-        Value::object(super::object::Object::new(self.types.slice.clone(), ObjectKind::Slice { start, stop, step }))
+        Value::object(super::object::Object::new(
+            self.types.slice.clone(),
+            ObjectKind::Slice { start, stop, step },
+        ))
     }
 
     pub fn new_range(&self, start: i64, stop: i64, step: i64) -> Value {
@@ -1261,7 +1489,14 @@ impl Vm {
     }
 
     /// `l[a:b:c] = value` (value None: `del l[a:b:c]`).
-    pub fn set_list_slice(&mut self, l: &super::value::PyList, start: &Value, stop: &Value, step: &Value, value: Option<Value>) -> PyResult<()> {
+    pub fn set_list_slice(
+        &mut self,
+        l: &super::value::PyList,
+        start: &Value,
+        stop: &Value,
+        step: &Value,
+        value: Option<Value>,
+    ) -> PyResult<()> {
         let len = l.items.borrow().len();
         let (s, e, st, n) = self.slice_indices(len, start, stop, step)?;
         let new_items = match &value {
@@ -1271,7 +1506,9 @@ impl Vm {
         if st == 1 {
             let e = e.max(s);
             let mut items = l.items.borrow_mut();
-            let removed: Vec<Value> = items.splice(s as usize..e as usize, new_items.unwrap_or_default()).collect();
+            let removed: Vec<Value> = items
+                .splice(s as usize..e as usize, new_items.unwrap_or_default())
+                .collect();
             drop(items);
             drop(removed);
             return Ok(());
@@ -1290,7 +1527,8 @@ impl Vm {
                 }
             }
             None => {
-                let mut indices: Vec<usize> = (0..n).map(|k| (s + k as i64 * st) as usize).collect();
+                let mut indices: Vec<usize> =
+                    (0..n).map(|k| (s + k as i64 * st) as usize).collect();
                 indices.sort_unstable();
                 let mut items = l.items.borrow_mut();
                 for i in indices.into_iter().rev() {
@@ -1377,12 +1615,20 @@ fn float_int_cmp(x: f64, n: &Value) -> Option<std::cmp::Ordering> {
         return None;
     }
     if x.is_infinite() {
-        return Some(if x > 0.0 { std::cmp::Ordering::Greater } else { std::cmp::Ordering::Less });
+        return Some(if x > 0.0 {
+            std::cmp::Ordering::Greater
+        } else {
+            std::cmp::Ordering::Less
+        });
     }
     let n = to_int(n)?.to_bigint();
     let floor = x.floor();
     let fb = BigInt::from(floor as i128);
-    let fb = if floor.abs() < 1e38 { fb } else { num_traits::FromPrimitive::from_f64(floor)? };
+    let fb = if floor.abs() < 1e38 {
+        fb
+    } else {
+        num_traits::FromPrimitive::from_f64(floor)?
+    };
     match fb.cmp(&n) {
         std::cmp::Ordering::Equal if x > floor => Some(std::cmp::Ordering::Greater),
         other => Some(other),

@@ -46,8 +46,12 @@ impl Vm {
                 }
             }
             Value::Dict(d) => {
-                let entries: Vec<(Value, Value)> =
-                    d.table.borrow().iter().map(|e| (e.key.clone(), e.value.clone())).collect();
+                let entries: Vec<(Value, Value)> = d
+                    .table
+                    .borrow()
+                    .iter()
+                    .map(|e| (e.key.clone(), e.value.clone()))
+                    .collect();
                 if entries.is_empty() {
                     return Ok("{}".into());
                 }
@@ -72,10 +76,16 @@ impl Vm {
                     None => return Ok(format!("{name}(...)")),
                     Some(inner) => inner,
                 };
-                if s.frozen { format!("frozenset({{{inner}}})") } else { format!("{{{inner}}}") }
+                if s.frozen {
+                    format!("frozenset({{{inner}}})")
+                } else {
+                    format!("{{{inner}}}")
+                }
             }
             Value::Type(t) => self.type_repr(t),
-            Value::Function(f) => format!("<function {} at {:#x}>", f.qualname, v.address()),
+            Value::Function(f) => {
+                format!("<function {} at {:#x}>", f.qualname.borrow(), v.address())
+            }
             Value::Object(o) => {
                 let f = lookup(&o.class, &self.names.repr.clone());
                 match f {
@@ -102,7 +112,11 @@ impl Vm {
     }
 
     /// Runs `f` unless `v` is already being repr'd further up (then `None`).
-    fn guarded(&mut self, v: &Value, f: impl FnOnce(&mut Vm) -> PyResult<String>) -> PyResult<Option<String>> {
+    fn guarded(
+        &mut self,
+        v: &Value,
+        f: impl FnOnce(&mut Vm) -> PyResult<String>,
+    ) -> PyResult<Option<String>> {
         let addr = v.address();
         if self.repr_stack.contains(&addr) {
             return Ok(None);
@@ -125,7 +139,9 @@ impl Vm {
 
     /// The default repr of an object, by kind (`object.__repr__` and the built-ins).
     fn builtin_object_repr(&mut self, v: &Value) -> PyResult<String> {
-        let Value::Object(o) = v else { return self.repr(v) };
+        let Value::Object(o) = v else {
+            return self.repr(v);
+        };
         let addr = v.address();
         Ok(match &o.kind {
             ObjectKind::Native(n) => match &n.owner {
@@ -136,9 +152,15 @@ impl Vm {
                 let (func, this) = (func.clone(), this.clone());
                 match &func {
                     Value::Object(f) if matches!(f.kind, ObjectKind::Native(_)) => {
-                        let ObjectKind::Native(n) = &f.kind else { unreachable!() };
+                        let ObjectKind::Native(n) = &f.kind else {
+                            unreachable!()
+                        };
                         let tname = self.type_name(&this);
-                        format!("<built-in method {} of {tname} object at {:#x}>", n.name, this.address())
+                        format!(
+                            "<built-in method {} of {tname} object at {:#x}>",
+                            n.name,
+                            this.address()
+                        )
                     }
                     _ => {
                         let qualname = self.callable_name(&func);
@@ -157,7 +179,12 @@ impl Vm {
             }
             ObjectKind::Slice { start, stop, step } => {
                 let (a, b, c) = (start.clone(), stop.clone(), step.clone());
-                format!("slice({}, {}, {})", self.repr(&a)?, self.repr(&b)?, self.repr(&c)?)
+                format!(
+                    "slice({}, {}, {})",
+                    self.repr(&a)?,
+                    self.repr(&b)?,
+                    self.repr(&c)?
+                )
             }
             ObjectKind::DictView { dict, kind } => {
                 let name = match kind {
@@ -206,7 +233,11 @@ impl Vm {
                 if content.is_null() {
                     format!("<cell at {addr:#x}: empty>")
                 } else {
-                    format!("<cell at {addr:#x}: {} object at {:#x}>", self.type_name(&content), content.address())
+                    format!(
+                        "<cell at {addr:#x}: {} object at {:#x}>",
+                        self.type_name(&content),
+                        content.address()
+                    )
                 }
             }
             ObjectKind::Code(c) => format!(
@@ -216,7 +247,9 @@ impl Vm {
             _ => {
                 let module = self.type_module(&o.class);
                 match module {
-                    Some(m) if &*m != "builtins" => format!("<{m}.{} object at {addr:#x}>", o.class.qualname),
+                    Some(m) if &*m != "builtins" => {
+                        format!("<{m}.{} object at {addr:#x}>", o.class.qualname)
+                    }
                     _ => format!("<{} object at {addr:#x}>", o.class.qualname),
                 }
             }

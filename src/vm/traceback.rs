@@ -10,8 +10,10 @@ use super::object::Object;
 use super::value::Value;
 use super::{Exc, Vm};
 
-const CAUSE_SEPARATOR: &str = "\nThe above exception was the direct cause of the following exception:\n\n";
-const CONTEXT_SEPARATOR: &str = "\nDuring handling of the above exception, another exception occurred:\n\n";
+const CAUSE_SEPARATOR: &str =
+    "\nThe above exception was the direct cause of the following exception:\n\n";
+const CONTEXT_SEPARATOR: &str =
+    "\nDuring handling of the above exception, another exception occurred:\n\n";
 
 impl Vm {
     /// The full text CPython prints for an uncaught `exc`.
@@ -30,11 +32,15 @@ impl Vm {
                 (d.cause.clone(), d.context.clone(), d.suppress_context)
             };
             match (&cause, &context) {
-                (Value::Object(c), _) if c.exc_data().is_some() && !seen.contains(&Rc::as_ptr(c)) => {
+                (Value::Object(c), _)
+                    if c.exc_data().is_some() && !seen.contains(&Rc::as_ptr(c)) =>
+                {
                     self.format_chain(c, out, seen);
                     out.push_str(CAUSE_SEPARATOR);
                 }
-                (_, Value::Object(c)) if !suppress && c.exc_data().is_some() && !seen.contains(&Rc::as_ptr(c)) => {
+                (_, Value::Object(c))
+                    if !suppress && c.exc_data().is_some() && !seen.contains(&Rc::as_ptr(c)) =>
+                {
                     self.format_chain(c, out, seen);
                     out.push_str(CONTEXT_SEPARATOR);
                 }
@@ -45,7 +51,10 @@ impl Vm {
     }
 
     fn format_single(&mut self, exc: &Exc, out: &mut String) {
-        let entries = exc.exc_data().map(|d| d.borrow().traceback.clone()).unwrap_or_default();
+        let entries = exc
+            .exc_data()
+            .map(|d| d.borrow().traceback.clone())
+            .unwrap_or_default();
         if !entries.is_empty() {
             out.push_str("Traceback (most recent call last):\n");
             for entry in entries.iter().rev() {
@@ -61,7 +70,10 @@ impl Vm {
         out.push_str(&self.exception_last_line(exc));
         out.push('\n');
         let notes_key = self.names.notes.clone();
-        let notes = exc.dict.as_ref().and_then(|d| d.table.borrow().get_str(&notes_key).cloned());
+        let notes = exc
+            .dict
+            .as_ref()
+            .and_then(|d| d.table.borrow().get_str(&notes_key).cloned());
         if let Some(Value::List(notes)) = notes {
             for note in notes.items.borrow().clone() {
                 match self.str_of(&note) {
@@ -91,6 +103,10 @@ impl Vm {
         let text = self.sources.get(filename)?;
         let line = text.lines().nth(line.checked_sub(1)? as usize)?;
         let trimmed = line.trim();
-        if trimmed.is_empty() { None } else { Some(trimmed.to_string()) }
+        if trimmed.is_empty() {
+            None
+        } else {
+            Some(trimmed.to_string())
+        }
     }
 }

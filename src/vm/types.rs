@@ -6,11 +6,9 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::dict::StrKeys;
 use super::dict::DictTable;
-use super::object::{
-    Getter, Layout, NativeFn, NativeFunction, Object, ObjectKind, PyType, Setter,
-};
+use super::dict::StrKeys;
+use super::object::{Getter, Layout, NativeFn, NativeFunction, Object, ObjectKind, PyType, Setter};
 use super::value::{PyStr, Value};
 use super::{Interner, PyResult, Vm};
 
@@ -71,7 +69,9 @@ pub fn c3_merge(bases: &[Rc<PyType>]) -> Result<Vec<Rc<PyType>>, Vec<Rc<str>>> {
             return Ok(result);
         }
         let candidate = seqs.iter().map(|s| s[0].clone()).find(|head| {
-            !seqs.iter().any(|s| s[1..].iter().any(|t| Rc::ptr_eq(t, head)))
+            !seqs
+                .iter()
+                .any(|s| s[1..].iter().any(|t| Rc::ptr_eq(t, head)))
         });
         let Some(head) = candidate else {
             let mut names: Vec<Rc<str>> = Vec::new();
@@ -98,7 +98,12 @@ impl BuiltinTypes {
         use Layout::*;
         let object = make_type("object", vec![], Object, true);
         let t = |name: &str, bases: &[&Rc<PyType>], layout: Layout| {
-            make_type(name, bases.iter().map(|b| (*b).clone()).collect(), layout, true)
+            make_type(
+                name,
+                bases.iter().map(|b| (*b).clone()).collect(),
+                layout,
+                true,
+            )
         };
         let b = |name: &str| t(name, &[&object], Builtin);
         let int = b("int");
@@ -310,7 +315,12 @@ impl Vm {
     pub fn native(&self, name: &'static str, func: NativeFn) -> Value {
         Value::object(Object::new(
             self.types.builtin_function.clone(),
-            ObjectKind::Native(NativeFunction { name, func, is_method: false, owner: None }),
+            ObjectKind::Native(NativeFunction {
+                name,
+                func,
+                is_method: false,
+                owner: None,
+            }),
         ))
     }
 
@@ -334,14 +344,23 @@ impl Vm {
     pub fn add_static(&mut self, ty: &Rc<PyType>, name: &'static str, func: NativeFn) {
         let f = self.native(name, func);
         let key = self.intern(name);
-        ty.dict.borrow_mut().set_str(key, Value::object(Object::new(
-            self.types.staticmethod.clone(),
-            ObjectKind::StaticMethod(f),
-        )));
+        ty.dict.borrow_mut().set_str(
+            key,
+            Value::object(Object::new(
+                self.types.staticmethod.clone(),
+                ObjectKind::StaticMethod(f),
+            )),
+        );
     }
 
     /// Adds a computed attribute (`PyGetSetDef`) to a type.
-    pub fn add_getset(&mut self, ty: &Rc<PyType>, name: &'static str, get: Getter, set: Option<Setter>) {
+    pub fn add_getset(
+        &mut self,
+        ty: &Rc<PyType>,
+        name: &'static str,
+        get: Getter,
+        set: Option<Setter>,
+    ) {
         let descr = Value::object(Object::new(
             self.types.getset_descriptor.clone(),
             ObjectKind::GetSet { name, get, set },
@@ -357,7 +376,10 @@ impl Vm {
     }
 
     pub fn bound_method(&self, func: Value, this: Value) -> Value {
-        Value::object(Object::new(self.types.method.clone(), ObjectKind::BoundMethod { func, this }))
+        Value::object(Object::new(
+            self.types.method.clone(),
+            ObjectKind::BoundMethod { func, this },
+        ))
     }
 
     /// Binds a class attribute found through an instance (`tp_descr_get`).
@@ -365,7 +387,9 @@ impl Vm {
         match &attr {
             Value::Function(_) => Ok(self.bound_method(attr, obj.clone())),
             Value::Object(o) => match &o.kind {
-                ObjectKind::Native(n) if n.is_method => Ok(self.bound_method(attr.clone(), obj.clone())),
+                ObjectKind::Native(n) if n.is_method => {
+                    Ok(self.bound_method(attr.clone(), obj.clone()))
+                }
                 ObjectKind::ClassMethod(f) => {
                     let cls = Value::Type(self.type_of(obj).clone());
                     Ok(self.bound_method(f.clone(), cls))
@@ -398,12 +422,22 @@ impl Vm {
 
     pub fn no_attribute(&mut self, obj: &Value, name: &PyStr) -> super::Exc {
         let msg = match obj {
-            Value::Type(t) => format!("type object '{}' has no attribute '{}'", t.name, name.as_str()),
+            Value::Type(t) => format!(
+                "type object '{}' has no attribute '{}'",
+                t.name,
+                name.as_str()
+            ),
             Value::Object(o) if matches!(o.kind, ObjectKind::Module { .. }) => {
-                let ObjectKind::Module { name: m, .. } = &o.kind else { unreachable!() };
+                let ObjectKind::Module { name: m, .. } = &o.kind else {
+                    unreachable!()
+                };
                 format!("module '{m}' has no attribute '{}'", name.as_str())
             }
-            _ => format!("'{}' object has no attribute '{}'", self.type_name(obj), name.as_str()),
+            _ => format!(
+                "'{}' object has no attribute '{}'",
+                self.type_name(obj),
+                name.as_str()
+            ),
         };
         self.attribute_error(msg)
     }
@@ -418,7 +452,10 @@ impl Vm {
                         return Ok(Some(v.clone()));
                     }
                 }
-                ObjectKind::Super { this_class, obj: this } => {
+                ObjectKind::Super {
+                    this_class,
+                    obj: this,
+                } => {
                     if let Some(v) = self.super_lookup(this_class, this, name)? {
                         return Ok(Some(v));
                     }
@@ -435,7 +472,10 @@ impl Vm {
             return self.bind_to_instance(d.clone(), obj).map(Some);
         }
         let instance_value = match obj {
-            Value::Object(o) => o.dict.as_ref().and_then(|d| d.table.borrow().get_str(name).cloned()),
+            Value::Object(o) => o
+                .dict
+                .as_ref()
+                .and_then(|d| d.table.borrow().get_str(name).cloned()),
             Value::Function(f) => f.dict.borrow().get_str(name).cloned(),
             _ => None,
         };
@@ -451,7 +491,12 @@ impl Vm {
             let result = self.call(&getattr, &[obj.clone(), Value::Str(name.clone())], &[]);
             return match result {
                 Ok(v) => Ok(Some(v)),
-                Err(e) if self.isinstance(&Value::Object(e.clone()), &self.types.attribute_error.clone()) => {
+                Err(e)
+                    if self.isinstance(
+                        &Value::Object(e.clone()),
+                        &self.types.attribute_error.clone(),
+                    ) =>
+                {
                     Err(e)
                 }
                 Err(e) => Err(e),
@@ -466,7 +511,9 @@ impl Vm {
         if let Some(d) = &meta_attr
             && is_data_descriptor(d)
         {
-            return self.bind_to_instance(d.clone(), &Value::Type(t.clone())).map(Some);
+            return self
+                .bind_to_instance(d.clone(), &Value::Type(t.clone()))
+                .map(Some);
         }
         if let Some(attr) = lookup(t, name) {
             return self.bind_to_class(attr, t).map(Some);
@@ -481,7 +528,9 @@ impl Vm {
     fn bind_to_class(&mut self, attr: Value, cls: &Rc<PyType>) -> PyResult<Value> {
         if let Value::Object(o) = &attr {
             match &o.kind {
-                ObjectKind::ClassMethod(f) => return Ok(self.bound_method(f.clone(), Value::Type(cls.clone()))),
+                ObjectKind::ClassMethod(f) => {
+                    return Ok(self.bound_method(f.clone(), Value::Type(cls.clone())));
+                }
                 ObjectKind::StaticMethod(f) => return Ok(f.clone()),
                 _ => {}
             }
@@ -490,18 +539,28 @@ impl Vm {
     }
 
     /// `super(this_class, obj).name`: look along obj's MRO after `this_class`.
-    pub fn super_lookup(&mut self, this_class: &Rc<PyType>, obj: &Value, name: &Rc<PyStr>) -> PyResult<Option<Value>> {
+    pub fn super_lookup(
+        &mut self,
+        this_class: &Rc<PyType>,
+        obj: &Value,
+        name: &Rc<PyStr>,
+    ) -> PyResult<Option<Value>> {
         let start_type = match obj {
             Value::Type(t) if t.is_subtype(this_class) => t.clone(),
             _ => self.type_of(obj).clone(),
         };
         let mro = start_type.mro();
-        let pos = mro.iter().position(|t| Rc::ptr_eq(t, this_class)).map_or(mro.len(), |p| p + 1);
+        let pos = mro
+            .iter()
+            .position(|t| Rc::ptr_eq(t, this_class))
+            .map_or(mro.len(), |p| p + 1);
         for base in &mro[pos..] {
             let found = base.dict.borrow().get_str(name).cloned();
             if let Some(attr) = found {
                 return match obj {
-                    Value::Type(t) if t.is_subtype(this_class) => self.bind_to_class(attr, t).map(Some),
+                    Value::Type(t) if t.is_subtype(this_class) => {
+                        self.bind_to_class(attr, t).map(Some)
+                    }
                     _ => self.bind_to_instance(attr, obj).map(Some),
                 };
             }
@@ -523,7 +582,10 @@ impl Vm {
                 };
                 if is_plain_method {
                     let shadowed = match obj {
-                        Value::Object(o) => o.dict.as_ref().is_some_and(|dict| dict.table.borrow().get_str(name).is_some()),
+                        Value::Object(o) => o
+                            .dict
+                            .as_ref()
+                            .is_some_and(|dict| dict.table.borrow().get_str(name).is_some()),
                         _ => false,
                     };
                     if !shadowed {
@@ -543,7 +605,11 @@ impl Vm {
             && let Some(setattr) = lookup(&ty, &self.names.setattr.clone())
             && matches!(setattr, Value::Function(_))
         {
-            self.call(&setattr, &[obj.clone(), Value::Str(name.clone()), value], &[])?;
+            self.call(
+                &setattr,
+                &[obj.clone(), Value::Str(name.clone()), value],
+                &[],
+            )?;
             return Ok(());
         }
         self.generic_set_attr(obj, name, Some(value))
@@ -562,7 +628,12 @@ impl Vm {
     }
 
     /// `object.__setattr__` / `object.__delattr__` (value None deletes).
-    pub fn generic_set_attr(&mut self, obj: &Value, name: &Rc<PyStr>, value: Option<Value>) -> PyResult<()> {
+    pub fn generic_set_attr(
+        &mut self,
+        obj: &Value,
+        name: &Rc<PyStr>,
+        value: Option<Value>,
+    ) -> PyResult<()> {
         if let Value::Type(t) = obj {
             if t.builtin {
                 return Err(self.type_error(format!(
@@ -587,7 +658,11 @@ impl Vm {
         if let Some(Value::Object(d)) = lookup(&ty, name) {
             match &d.kind {
                 ObjectKind::Property { fset, fdel, .. } => {
-                    let (func, what) = if value.is_some() { (fset, "setter") } else { (fdel, "deleter") };
+                    let (func, what) = if value.is_some() {
+                        (fset, "setter")
+                    } else {
+                        (fdel, "deleter")
+                    };
                     if func.is_none() {
                         return Err(self.attribute_error(format!(
                             "property '{}' of '{}' object has no {what}",
@@ -641,8 +716,17 @@ impl Vm {
     }
 
     /// A new user class (`type.__new__(type, name, bases, ns)`).
-    pub fn new_class(&mut self, name: &str, bases: Vec<Rc<PyType>>, ns: DictTable) -> PyResult<Rc<PyType>> {
-        let bases = if bases.is_empty() { vec![self.types.object.clone()] } else { bases };
+    pub fn new_class(
+        &mut self,
+        name: &str,
+        bases: Vec<Rc<PyType>>,
+        ns: DictTable,
+    ) -> PyResult<Rc<PyType>> {
+        let bases = if bases.is_empty() {
+            vec![self.types.object.clone()]
+        } else {
+            bases
+        };
         for (i, b) in bases.iter().enumerate() {
             if bases[..i].iter().any(|o| Rc::ptr_eq(o, b)) {
                 return Err(self.type_error(format!("duplicate base class {}", b.name)));
@@ -708,33 +792,64 @@ impl Vm {
 /// The getters of `type`, `object` and `function` attributes.
 pub fn init_type_methods(vm: &mut Vm) {
     let type_ = vm.types.type_.clone();
-    vm.add_getset(&type_, "__name__", |vm, v| Ok(Value::str(&*as_type(vm, v)?.name)), None);
-    vm.add_getset(&type_, "__qualname__", |vm, v| Ok(Value::str(&*as_type(vm, v)?.qualname)), None);
+    vm.add_getset(
+        &type_,
+        "__name__",
+        |vm, v| Ok(Value::str(&*as_type(vm, v)?.name)),
+        None,
+    );
+    vm.add_getset(
+        &type_,
+        "__qualname__",
+        |vm, v| Ok(Value::str(&*as_type(vm, v)?.qualname)),
+        None,
+    );
     vm.add_getset(
         &type_,
         "__module__",
         |vm, v| {
             let t = as_type(vm, v)?;
-            Ok(Value::str(&*vm.type_module(&t).unwrap_or_else(|| "builtins".into())))
+            Ok(Value::str(
+                &*vm.type_module(&t).unwrap_or_else(|| "builtins".into()),
+            ))
         },
         None,
     );
     vm.add_getset(
         &type_,
         "__mro__",
-        |vm, v| Ok(Value::tuple(as_type(vm, v)?.mro().into_iter().map(Value::Type).collect())),
+        |vm, v| {
+            Ok(Value::tuple(
+                as_type(vm, v)?.mro().into_iter().map(Value::Type).collect(),
+            ))
+        },
         None,
     );
     vm.add_getset(
         &type_,
         "__bases__",
-        |vm, v| Ok(Value::tuple(as_type(vm, v)?.bases.iter().cloned().map(Value::Type).collect())),
+        |vm, v| {
+            Ok(Value::tuple(
+                as_type(vm, v)?
+                    .bases
+                    .iter()
+                    .cloned()
+                    .map(Value::Type)
+                    .collect(),
+            ))
+        },
         None,
     );
     vm.add_getset(
         &type_,
         "__base__",
-        |vm, v| Ok(as_type(vm, v)?.bases.first().cloned().map_or(Value::None, Value::Type)),
+        |vm, v| {
+            Ok(as_type(vm, v)?
+                .bases
+                .first()
+                .cloned()
+                .map_or(Value::None, Value::Type))
+        },
         None,
     );
     vm.add_getset(
@@ -750,58 +865,136 @@ pub fn init_type_methods(vm: &mut Vm) {
     });
     vm.add_method(&type_, "__subclasses__", |_, _, _| Ok(Value::list(vec![])));
     let object = vm.types.object.clone();
-    vm.add_getset(&object, "__class__", |vm, v| Ok(Value::Type(vm.type_of(v).clone())), None);
+    vm.add_getset(
+        &object,
+        "__class__",
+        |vm, v| Ok(Value::Type(vm.type_of(v).clone())),
+        None,
+    );
     vm.add_getset(
         &object,
         "__dict__",
         |vm, v| match v {
-            Value::Object(o) if o.dict.is_some() => Ok(o.dict.clone().map_or(Value::None, Value::Dict)),
+            Value::Object(o) if o.dict.is_some() => {
+                Ok(o.dict.clone().map_or(Value::None, Value::Dict))
+            }
             Value::Function(f) => Ok(Value::dict(f.dict.borrow().clone())),
             _ => Err(vm.no_attribute(v, &PyStr::new("__dict__"))),
         },
         None,
     );
     let function = vm.types.function.clone();
-    vm.add_getset(&function, "__name__", |_, v| match v {
-        Value::Function(f) => Ok(Value::Str(f.name.clone())),
-        _ => Ok(Value::None),
-    }, None);
-    vm.add_getset(&function, "__qualname__", |_, v| match v {
-        Value::Function(f) => Ok(Value::str(&*f.qualname)),
-        _ => Ok(Value::None),
-    }, None);
-    vm.add_getset(&function, "__module__", |vm, v| match v {
-        Value::Function(f) => Ok(f.globals.table.borrow().get_str(&vm.names.name).cloned().unwrap_or(Value::None)),
-        _ => Ok(Value::None),
-    }, None);
-    vm.add_getset(&function, "__doc__", |_, _| Ok(Value::None), None);
-    vm.add_getset(&function, "__defaults__", |_, v| match v {
-        Value::Function(f) if !f.defaults.is_empty() => Ok(Value::tuple(f.defaults.clone())),
-        _ => Ok(Value::None),
-    }, None);
+    vm.add_getset(
+        &function,
+        "__name__",
+        |_, v| match v {
+            Value::Function(f) => Ok(Value::Str(f.name.borrow().clone())),
+            _ => Ok(Value::None),
+        },
+        Some(|vm, v, new| match (v, new) {
+            (Value::Function(f), Value::Str(s)) => {
+                *f.name.borrow_mut() = s;
+                Ok(())
+            }
+            _ => Err(vm.type_error("__name__ must be set to a string object")),
+        }),
+    );
+    vm.add_getset(
+        &function,
+        "__qualname__",
+        |_, v| match v {
+            Value::Function(f) => Ok(Value::str(&**f.qualname.borrow())),
+            _ => Ok(Value::None),
+        },
+        Some(|vm, v, new| match (v, new) {
+            (Value::Function(f), Value::Str(s)) => {
+                *f.qualname.borrow_mut() = s.as_str().into();
+                Ok(())
+            }
+            _ => Err(vm.type_error("__qualname__ must be set to a string object")),
+        }),
+    );
+    vm.add_getset(
+        &function,
+        "__module__",
+        |vm, v| match v {
+            Value::Function(f) => Ok(f
+                .globals
+                .table
+                .borrow()
+                .get_str(&vm.names.name)
+                .cloned()
+                .unwrap_or(Value::None)),
+            _ => Ok(Value::None),
+        },
+        None,
+    );
+    vm.add_getset(
+        &function,
+        "__doc__",
+        |vm, v| match v {
+            Value::Function(f) => Ok(f
+                .dict
+                .borrow()
+                .get_str(&vm.names.doc)
+                .cloned()
+                .unwrap_or(Value::None)),
+            _ => Ok(Value::None),
+        },
+        Some(|vm, v, new| {
+            if let Value::Function(f) = v {
+                f.dict.borrow_mut().set_str(vm.names.doc.clone(), new);
+            }
+            Ok(())
+        }),
+    );
+    vm.add_getset(
+        &function,
+        "__defaults__",
+        |_, v| match v {
+            Value::Function(f) if !f.defaults.is_empty() => Ok(Value::tuple(f.defaults.clone())),
+            _ => Ok(Value::None),
+        },
+        None,
+    );
     let builtin_function = vm.types.builtin_function.clone();
-    vm.add_getset(&builtin_function, "__name__", |_, v| match v {
-        Value::Object(o) => match &o.kind {
-            ObjectKind::Native(n) => Ok(Value::str(n.name)),
+    vm.add_getset(
+        &builtin_function,
+        "__name__",
+        |_, v| match v {
+            Value::Object(o) => match &o.kind {
+                ObjectKind::Native(n) => Ok(Value::str(n.name)),
+                _ => Ok(Value::None),
+            },
             _ => Ok(Value::None),
         },
-        _ => Ok(Value::None),
-    }, None);
+        None,
+    );
     let method = vm.types.method.clone();
-    vm.add_getset(&method, "__self__", |_, v| match v {
-        Value::Object(o) => match &o.kind {
-            ObjectKind::BoundMethod { this, .. } => Ok(this.clone()),
+    vm.add_getset(
+        &method,
+        "__self__",
+        |_, v| match v {
+            Value::Object(o) => match &o.kind {
+                ObjectKind::BoundMethod { this, .. } => Ok(this.clone()),
+                _ => Ok(Value::None),
+            },
             _ => Ok(Value::None),
         },
-        _ => Ok(Value::None),
-    }, None);
-    vm.add_getset(&method, "__func__", |_, v| match v {
-        Value::Object(o) => match &o.kind {
-            ObjectKind::BoundMethod { func, .. } => Ok(func.clone()),
+        None,
+    );
+    vm.add_getset(
+        &method,
+        "__func__",
+        |_, v| match v {
+            Value::Object(o) => match &o.kind {
+                ObjectKind::BoundMethod { func, .. } => Ok(func.clone()),
+                _ => Ok(Value::None),
+            },
             _ => Ok(Value::None),
         },
-        _ => Ok(Value::None),
-    }, None);
+        None,
+    );
     for name in ["__name__", "__qualname__"] {
         let getter: Getter = if name == "__name__" {
             |vm, v| {
@@ -833,6 +1026,9 @@ fn bound_func(v: &Value) -> Value {
 pub fn as_type(vm: &mut Vm, v: &Value) -> PyResult<Rc<PyType>> {
     match v {
         Value::Type(t) => Ok(t.clone()),
-        _ => Err(vm.type_error(format!("descriptor requires a 'type' object but received a '{}'", vm.type_name(v)))),
+        _ => Err(vm.type_error(format!(
+            "descriptor requires a 'type' object but received a '{}'",
+            vm.type_name(v)
+        ))),
     }
 }

@@ -45,7 +45,10 @@ pub struct PyStr {
 
 impl PyStr {
     pub fn new(text: impl Into<Box<str>>) -> PyStr {
-        PyStr { text: text.into(), hash: Cell::new(-1) }
+        PyStr {
+            text: text.into(),
+            hash: Cell::new(-1),
+        }
     }
 
     pub fn as_str(&self) -> &str {
@@ -71,7 +74,11 @@ impl PyStr {
 
     /// Number of code points (`len(s)`).
     pub fn char_len(&self) -> usize {
-        if self.text.is_ascii() { self.text.len() } else { self.text.chars().count() }
+        if self.text.is_ascii() {
+            self.text.len()
+        } else {
+            self.text.chars().count()
+        }
     }
 }
 
@@ -98,19 +105,28 @@ impl Value {
     }
 
     pub fn tuple(items: Vec<Value>) -> Value {
-        Value::Tuple(Rc::new(PyTuple { items: items.into_boxed_slice() }))
+        Value::Tuple(Rc::new(PyTuple {
+            items: items.into_boxed_slice(),
+        }))
     }
 
     pub fn list(items: Vec<Value>) -> Value {
-        Value::List(Rc::new(PyList { items: RefCell::new(items) }))
+        Value::List(Rc::new(PyList {
+            items: RefCell::new(items),
+        }))
     }
 
     pub fn dict(table: DictTable) -> Value {
-        Value::Dict(Rc::new(PyDict { table: RefCell::new(table) }))
+        Value::Dict(Rc::new(PyDict {
+            table: RefCell::new(table),
+        }))
     }
 
     pub fn set(table: SetTable, frozen: bool) -> Value {
-        Value::Set(Rc::new(PySet { table: RefCell::new(table), frozen }))
+        Value::Set(Rc::new(PySet {
+            table: RefCell::new(table),
+            frozen,
+        }))
     }
 
     pub fn object(object: Object) -> Value {
