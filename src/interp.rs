@@ -1,53 +1,133 @@
-//! The one place that wires the stages together: source text in, a finished run out
-//! (source → parse → compile → VM), with errors printed the way CPython prints them.
-//! Mirrors what CPython's `Python/pythonrun.c` does for a file. The VM runs on a thread
-//! with a large stack so that deep (but limited) recursion never overflows the native stack.
+//! The one place that wires the stages together: a [`SourceFile`] in, a finished run (or the
+//! [`Error`] that stopped it) out: decode → parse → compile → VM.
+//!
+//! Mirrors what CPython's `Python/pythonrun.c` does for a file. The CLI (`cli.rs`) and the
+//! REPL call only this module. The program's own output and its uncaught exceptions go to
+//! stdout/stderr from the VM; syntax errors come back as diagnostics for the caller to show.
+//! The VM runs on a thread with a large native stack, so that recursion up to the (capped)
+//! recursion limit never overflows it.
 
+use std::rc::Rc;
+
+use crate::compile::bytecode::Code;
 use crate::compile::{Mode, compile_module};
-use crate::syntax::diagnostics::{Diagnostic, emit_to_stderr};
+use crate::syntax::ast::{Module, Span};
+use crate::syntax::diagnostics::Diagnostic;
 use crate::syntax::parse_module;
 use crate::vm::{Config, Vm};
 
-/// The interpreter thread's native stack: enough for `sys.setrecursionlimit`'s maximum.
+/// The interpreter thread's native stack: room for `vm::MAX_RECURSION_LIMIT` nested calls.
 const VM_STACK_BYTES: usize = 1 << 30;
 
-/// A program's text and the name shown for it in messages.
+/// A program's text and the name shown for it in messages: the script's path,
+/// `<string>` for `-c`, `<stdin>` for standard input.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SourceFile {
     pub name: String,
     pub text: String,
 }
 
-/// Parses and compiles `source`, printing a SyntaxError on failure.
-pub fn check(
-    source: &SourceFile,
-) -> Result<std::rc::Rc<crate::compile::bytecode::Code>, Diagnostic> {
-    let module = parse_module(&source.text).map_err(Diagnostic::from)?;
+impl SourceFile {
+    /// Decodes source bytes as CPython does for a file without a coding declaration:
+    /// UTF-8, after an optional byte-order mark. The error's span points into
+    /// [`SourceFile::lossy`] of the same bytes, which is what to show it against.
+    pub fn decode(name: String, bytes: &[u8]) -> Result<SourceFile, Diagnostic> {
+        let bytes = without_bom(bytes);
+        match std::str::from_utf8(bytes) {
+            Ok(text) => Ok(SourceFile {
+                name,
+                text: text.to_string(),
+            }),
+            Err(error) => {
+                let bad = error.valid_up_to();
+                let line = 1 + bytes[..bad].iter().filter(|&&b| b == b'\n').count();
+                let message = format!(
+                    "Non-UTF-8 code starting with '\\x{:02x}' in file {name} on line {line}, \
+                     but no encoding declared; see https://peps.python.org/pep-0263/ for details",
+                    bytes[bad]
+                );
+                // The lossy text agrees with the bytes up to `bad`, where U+FFFD (3 bytes) starts.
+                Err(Diagnostic::syntax_error(message, Span::new(bad, bad + 3))
+                    .with_help("apy reads programs as UTF-8: save the file with that encoding"))
+            }
+        }
+    }
+
+    /// The text of source bytes with each invalid UTF-8 sequence replaced by U+FFFD.
+    pub fn lossy(name: String, bytes: &[u8]) -> SourceFile {
+        SourceFile {
+            name,
+            text: String::from_utf8_lossy(without_bom(bytes)).into_owned(),
+        }
+    }
+}
+
+fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
+/// Why a program did not run to completion.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// A syntax or compile error: the program never started (exit status 1).
+    Diagnostic(Diagnostic),
+    /// The program ran and ended with this non-zero exit status (an uncaught exception,
+    /// already reported on stderr, or `sys.exit(n)`).
+    Exited(i32),
+}
+
+impl From<Diagnostic> for Error {
+    fn from(diagnostic: Diagnostic) -> Error {
+        Error::Diagnostic(diagnostic)
+    }
+}
+
+/// Parses `source` (`apy --ast`).
+pub fn parse(source: &SourceFile) -> Result<Module, Diagnostic> {
+    parse_module(&source.text).map_err(Diagnostic::from)
+}
+
+/// Everything that happens before the first instruction runs (`apy --check`).
+pub fn check(source: &SourceFile) -> Result<(), Diagnostic> {
+    compile(source).map(drop)
+}
+
+/// Parses and compiles `source` as a module.
+pub fn compile(source: &SourceFile) -> Result<Rc<Code>, Diagnostic> {
+    let module = parse(source)?;
     compile_module(&module, &source.text, &source.name, Mode::Exec)
         .map_err(|e| Diagnostic::syntax_error(e.message, e.span))
 }
 
-/// Runs `source` as the main module; returns the process exit status.
-pub fn run(source: SourceFile, config: Config) -> i32 {
+/// Runs `source` as the main module with `argv` as `sys.argv`.
+pub fn run(source: &SourceFile, argv: &[String]) -> Result<(), Error> {
+    run_with(
+        source,
+        Config {
+            argv: argv.to_vec(),
+            ..Config::default()
+        },
+    )
+}
+
+/// Runs `source` with explicit sandbox limits (`--max-steps`, `--time-limit`).
+pub fn run_with(source: &SourceFile, config: Config) -> Result<(), Error> {
+    let source = source.clone();
     let worker = std::thread::Builder::new()
         .name("apy".into())
         .stack_size(VM_STACK_BYTES)
         .spawn(move || {
-            let code = match check(&source) {
-                Ok(code) => code,
-                Err(diagnostic) => {
-                    emit_to_stderr(&diagnostic, &source.name, &source.text);
-                    return 1;
-                }
-            };
-            let mut vm = Vm::new(config);
-            vm.run_main(&code, &source.text)
+            // Values are `Rc`-based: the whole pipeline runs on the interpreter thread.
+            let code = compile(&source)?;
+            Ok(Vm::new(config).run_main(&code, &source.text))
         });
     match worker.map(|handle| handle.join()) {
-        Ok(Ok(status)) => status,
+        Ok(Ok(Ok(0))) => Ok(()),
+        Ok(Ok(Ok(status))) => Err(Error::Exited(status)),
+        Ok(Ok(Err(diagnostic))) => Err(Error::Diagnostic(diagnostic)),
         _ => {
             eprintln!("apy: internal error: the interpreter thread failed");
-            70
+            Err(Error::Exited(70))
         }
     }
 }

@@ -1,4 +1,9 @@
+//! The `apy` command: a stand-in until the CLI module lands (`apy FILE [ARGS...]`).
+
 use std::process::ExitCode;
+
+use apy::interp::{self, SourceFile};
+use apy::syntax::diagnostics::emit_to_stderr;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -6,23 +11,30 @@ fn main() -> ExitCode {
         eprintln!("usage: apy FILE [ARGS...]");
         return ExitCode::from(2);
     };
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
         Err(e) => {
             eprintln!("apy: can't open file '{path}': {e}");
             return ExitCode::from(2);
         }
     };
-    let config = apy::vm::Config {
-        argv: args.clone(),
-        ..Default::default()
+    let source = match SourceFile::decode(path.clone(), &bytes) {
+        Ok(source) => source,
+        Err(diagnostic) => {
+            emit_to_stderr(
+                &diagnostic,
+                path,
+                &SourceFile::lossy(path.clone(), &bytes).text,
+            );
+            return ExitCode::from(1);
+        }
     };
-    let status = apy::interp::run(
-        apy::interp::SourceFile {
-            name: path.clone(),
-            text,
-        },
-        config,
-    );
-    ExitCode::from(status as u8)
+    match interp::run(&source, &args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(interp::Error::Diagnostic(diagnostic)) => {
+            emit_to_stderr(&diagnostic, &source.name, &source.text);
+            ExitCode::from(1)
+        }
+        Err(interp::Error::Exited(status)) => ExitCode::from(status as u8),
+    }
 }

@@ -12,6 +12,17 @@ use super::{Exc, Vm};
 
 const CAUSE_SEPARATOR: &str =
     "\nThe above exception was the direct cause of the following exception:\n\n";
+/// Identical consecutive entries printed before "[Previous line repeated N more times]".
+const TRACEBACK_RECURSIVE_CUTOFF: usize = 3;
+
+fn push_repeats(out: &mut String, repeats: usize) {
+    if repeats > TRACEBACK_RECURSIVE_CUTOFF {
+        let more = repeats - TRACEBACK_RECURSIVE_CUTOFF;
+        let s = if more == 1 { "" } else { "s" };
+        out.push_str(&format!("  [Previous line repeated {more} more time{s}]\n"));
+    }
+}
+
 const CONTEXT_SEPARATOR: &str =
     "\nDuring handling of the above exception, another exception occurred:\n\n";
 
@@ -57,7 +68,21 @@ impl Vm {
             .unwrap_or_default();
         if !entries.is_empty() {
             out.push_str("Traceback (most recent call last):\n");
+            // Runs of the same frame and line collapse after three, as `traceback.py` does.
+            let mut previous: Option<(&str, u32, &str)> = None;
+            let mut repeats = 0;
             for entry in entries.iter().rev() {
+                let key = (&*entry.code.filename, entry.line, &*entry.code.name);
+                if previous == Some(key) {
+                    repeats += 1;
+                } else {
+                    push_repeats(out, repeats);
+                    previous = Some(key);
+                    repeats = 1;
+                }
+                if repeats > TRACEBACK_RECURSIVE_CUTOFF {
+                    continue;
+                }
                 out.push_str(&format!(
                     "  File \"{}\", line {}, in {}\n",
                     entry.code.filename, entry.line, entry.code.name
@@ -66,6 +91,7 @@ impl Vm {
                     out.push_str(&format!("    {line}\n"));
                 }
             }
+            push_repeats(out, repeats);
         }
         out.push_str(&self.exception_last_line(exc));
         out.push('\n');
