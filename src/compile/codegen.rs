@@ -14,7 +14,7 @@ use num_traits::ToPrimitive;
 use super::Mode;
 use super::bytecode::*;
 use super::error::{CompileError, CompileResult};
-use super::scope::{Binding, ScopeId, ScopeKind, SymbolTable};
+use super::scope::{Binding, ScopeId, ScopeKind, SymbolTable, mangle};
 use crate::syntax::ast::{
     self, Alias, ClassDef, CmpOp, Comprehension, ExceptHandler, Expr, ExprKind, FStringPart,
     FunctionDef, Ident, Keyword, Param, Parameters, Span, Stmt, StmtKind, UnaryOp, WithItem,
@@ -155,6 +155,8 @@ struct Unit<'a> {
     /// Inlined comprehensions being compiled, innermost last.
     comp_chain: Vec<ScopeId>,
     loc: Location,
+    /// The innermost enclosing class name, which mangles `__private` names.
+    private: Option<Rc<str>>,
 }
 
 impl Unit<'_> {
@@ -261,6 +263,10 @@ impl<'a> Codegen<'a> {
             ScopeKind::Class => {}
         }
         let loc = self.location(span);
+        let private = match sc.kind {
+            ScopeKind::Class => Some(name.into()),
+            _ => self.units.last().and_then(|u| u.private.clone()),
+        };
         self.units.push(Unit {
             scope,
             kind: sc.kind,
@@ -287,6 +293,7 @@ impl<'a> Codegen<'a> {
             fblocks: Vec::new(),
             comp_chain: Vec::new(),
             loc,
+            private,
         });
     }
 
@@ -432,7 +439,15 @@ impl<'a> Codegen<'a> {
         }
     }
 
+    /// The index of an attribute name, mangled like a variable name.
+    fn attr_index(&mut self, attr: &str) -> u32 {
+        let name = mangle(self.unit().private.as_deref(), attr).into_owned();
+        self.name_index(&name)
+    }
+
     fn name_op(&mut self, name: &str, ctx: Ctx, span: Span) -> CompileResult<()> {
+        let mangled = mangle(self.unit().private.as_deref(), name).into_owned();
+        let name = mangled.as_str();
         if name == "__debug__" && ctx != Ctx::Load {
             let verb = if ctx == Ctx::Store {
                 "assign to"
@@ -567,7 +582,8 @@ impl<'a> Codegen<'a> {
             .collect();
         if !kw.is_empty() {
             for p in &kw {
-                self.load_const(Constant::Str(p.name.name.as_str().into()));
+                let name = mangle(self.unit().private.as_deref(), &p.name.name).into_owned();
+                self.load_const(Constant::Str(name.into()));
                 if let Some(d) = &p.default {
                     self.expr(d)?;
                 }
@@ -1464,7 +1480,7 @@ impl<'a> Codegen<'a> {
             ExprKind::Name(name) => self.name_op(name, Ctx::Store, target.span),
             ExprKind::Attribute { value, attr } => {
                 self.expr(value)?;
-                let i = self.name_index(&attr.name);
+                let i = self.attr_index(&attr.name);
                 self.emit(Instr::StoreAttr(i));
                 Ok(())
             }
@@ -1527,7 +1543,7 @@ impl<'a> Codegen<'a> {
             ExprKind::Name(name) => c.name_op(name, Ctx::Del, target.span),
             ExprKind::Attribute { value, attr } => {
                 c.expr(value)?;
-                let i = c.name_index(&attr.name);
+                let i = c.attr_index(&attr.name);
                 c.emit(Instr::DeleteAttr(i));
                 Ok(())
             }
@@ -1562,7 +1578,7 @@ impl<'a> Codegen<'a> {
             ExprKind::Attribute { value: obj, attr } => {
                 c.expr(obj)?;
                 c.emit(Instr::Copy(1));
-                let i = c.name_index(&attr.name);
+                let i = c.attr_index(&attr.name);
                 c.emit(Instr::LoadAttr(i));
                 c.expr(value)?;
                 c.emit(Instr::BinaryOp(op));
@@ -1823,12 +1839,12 @@ impl<'a> Codegen<'a> {
             ExprKind::Attribute { value, attr } => {
                 if let Some(first_arg) = self.zero_arg_super(value) {
                     self.load_super_args(&first_arg, value.span)?;
-                    let i = self.name_index(&attr.name);
+                    let i = self.attr_index(&attr.name);
                     self.emit(Instr::LoadSuperAttr(i));
                     return Ok(());
                 }
                 self.expr(value)?;
-                let i = self.name_index(&attr.name);
+                let i = self.attr_index(&attr.name);
                 self.emit(Instr::LoadAttr(i));
                 Ok(())
             }
@@ -2198,7 +2214,7 @@ impl<'a> Codegen<'a> {
             && !keywords.iter().any(|k| k.arg.is_none());
         if let (ExprKind::Attribute { value, attr }, true) = (&func.kind, simple) {
             self.at(func.span, |c| -> CompileResult<()> {
-                let i = c.name_index(&attr.name);
+                let i = c.attr_index(&attr.name);
                 if let Some(first_arg) = c.zero_arg_super(value) {
                     c.load_super_args(&first_arg, value.span)?;
                     c.emit(Instr::LoadSuperMethod(i));
