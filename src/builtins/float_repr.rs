@@ -67,7 +67,7 @@ fn decimal_digits(x: f64, code: FloatCode) -> (String, i32) {
         return ("0".to_string(), 1);
     }
     let text = match code {
-        FloatCode::Repr => format!("{x:e}"),
+        FloatCode::Repr => shortest_repr_text(x),
         FloatCode::Exponent(precision) => format!("{x:.precision$e}"),
         FloatCode::General(precision) => format!("{:.*e}", precision.max(1) - 1, x),
         FloatCode::Fixed(precision) => return fixed_digits(&format!("{x:.precision$}")),
@@ -77,6 +77,25 @@ fn decimal_digits(x: f64, code: FloatCode) -> (String, i32) {
     let exponent: i32 = exponent.parse().unwrap_or(0);
     let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
     (digits.trim_end_matches('0').to_string(), exponent + 1)
+}
+
+/// The shortest scientific text that round-trips to `x`, choosing the digits nearest to
+/// `x` (ties to even) as dtoa's mode 0 does; Rust's shortest formatting breaks exact ties
+/// upward (77348568524999.125 gives `…13`, CPython `…12`).
+fn shortest_repr_text(x: f64) -> String {
+    let shortest = format!("{x:e}");
+    let digit_count = shortest
+        .split('e')
+        .next()
+        .unwrap_or("")
+        .replace('.', "")
+        .len();
+    let nearest = format!("{:.*e}", digit_count.saturating_sub(1), x);
+    if nearest.parse::<f64>() == Ok(x) {
+        nearest
+    } else {
+        shortest
+    }
 }
 
 /// Digits and `decpt` of a plain fixed-point text such as `"0.0500"` or `"123"`.
@@ -192,6 +211,7 @@ mod tests {
             (1e+22_f64, "1e+22"),
             (-2.5e-07_f64, "-2.5e-07"),
             (3.14259_f64, "3.14259"),
+            (77348568524999.12_f64, "77348568524999.12"),
             (f64::INFINITY, "inf"),
             (f64::NEG_INFINITY, "-inf"),
             (f64::NAN, "nan"),

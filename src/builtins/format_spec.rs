@@ -29,8 +29,9 @@ pub struct FormatSpec {
 }
 
 impl FormatSpec {
-    /// Parse `spec` for a value of type `type_name` (named in the error messages).
-    pub fn parse(spec: &str, type_name: &str) -> OpResult<FormatSpec> {
+    /// Parse `spec` for a value of type `type_name` (named in the error messages) whose
+    /// presentation type defaults to `default_kind` (`s` for str, `d` for int).
+    pub fn parse(spec: &str, type_name: &str, default_kind: Option<char>) -> OpResult<FormatSpec> {
         let chars: Vec<char> = spec.chars().collect();
         let mut pos = 0;
         let is_align = |c: char| matches!(c, '<' | '>' | '^' | '=');
@@ -102,13 +103,13 @@ impl FormatSpec {
         }
         parsed.kind = peek(pos);
         if let Some(separator) = parsed.grouping {
-            let allowed = match parsed.kind {
+            let allowed = match parsed.kind.or(default_kind) {
                 None | Some('d' | 'e' | 'f' | 'g' | 'E' | 'G' | '%' | 'F') => true,
                 Some('b' | 'o' | 'x' | 'X') => separator == '_',
                 _ => false,
             };
             if !allowed {
-                let kind = parsed.kind.unwrap_or(' ');
+                let kind = parsed.kind.or(default_kind).unwrap_or(' ');
                 let shown = if (' '..'\x7f').contains(&kind) {
                     kind.to_string()
                 } else {
@@ -150,7 +151,7 @@ pub fn format_str(text: &str, spec: &str) -> OpResult<String> {
     if spec.is_empty() {
         return Ok(text.to_string());
     }
-    let spec = FormatSpec::parse(spec, "str")?;
+    let spec = FormatSpec::parse(spec, "str", Some('s'))?;
     if !matches!(spec.kind, None | Some('s')) {
         return Err(spec.unknown_code("str"));
     }
@@ -214,7 +215,7 @@ pub fn format_int(value: &Int, spec: &str) -> OpResult<String> {
     if spec.is_empty() {
         return value.to_decimal();
     }
-    let spec = FormatSpec::parse(spec, "int")?;
+    let spec = FormatSpec::parse(spec, "int", Some('d'))?;
     let radix = match spec.kind {
         None | Some('d' | 'n') => 10,
         Some('b') => 2,
@@ -307,7 +308,7 @@ pub fn format_float(value: f64, spec: &str) -> OpResult<String> {
     if spec.is_empty() {
         return Ok(super::float_repr::float_repr(value));
     }
-    let spec = FormatSpec::parse(spec, "float")?;
+    let spec = FormatSpec::parse(spec, "float", None)?;
     format_float_with(value, &spec)
 }
 

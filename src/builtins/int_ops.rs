@@ -681,7 +681,15 @@ pub fn parse_float(text: &str) -> OpResult<f64> {
             str_repr(text)
         ))
     };
-    let trimmed = text.trim_matches(is_python_whitespace);
+    // Like `_PyUnicode_TransformDecimalAndSpaceToASCII`: any decimal digit counts.
+    let ascii: String = text
+        .chars()
+        .map(|c| match decimal_digit_value(c) {
+            Some(digit) if !c.is_ascii() => char::from_digit(digit, 10).unwrap_or(c),
+            _ => c,
+        })
+        .collect();
+    let trimmed = ascii.trim_matches(is_python_whitespace);
     let unsigned = trimmed.strip_prefix(['+', '-']).unwrap_or(trimmed);
     let negative = trimmed.starts_with('-');
     let special = match unsigned.to_ascii_lowercase().as_str() {
@@ -999,6 +1007,7 @@ mod tests {
         assert_eq!(parse_float("5.").unwrap(), 5.0);
         assert_eq!(parse_float("-.5e-3").unwrap(), -0.0005);
         assert_eq!(parse_float("1e400").unwrap(), f64::INFINITY);
+        assert_eq!(parse_float("١.٥").unwrap(), 1.5);
         for text in ["1_e5", "x", "", ".", "1e", "0x10", "1__0", "_1", "in f"] {
             assert_eq!(
                 message(parse_float(text)),

@@ -63,9 +63,12 @@ pub enum Instr {
     DeleteDeref(u32),
     /// `( -- cell)` push the cell object i itself, to build a closure tuple.
     LoadClosure(u32),
-    /// `(mapping -- v)` class bodies: look names[... of cell i] up in the class namespace
-    /// first, then in cell i.
+    /// `(mapping -- v)` class bodies: look the name of cell i up in `mapping` (the class
+    /// namespace, pushed by `LoadLocals`) first, then load the contents of cell i (a free
+    /// variable of an enclosing function that the class body reads).
     LoadFromDictOrDeref(u32),
+    /// `( -- locals)` push the frame's locals mapping (the class namespace in a class body).
+    LoadLocals,
 
     // ---- attributes and subscripts -------------------------------------------------------
     /// `(obj -- obj.names[i])`
@@ -238,6 +241,136 @@ pub enum Instr {
     ImportName(u32),
     /// `(module -- module attr)` `from module import names[i]`.
     ImportFrom(u32),
+}
+
+impl Instr {
+    /// The jump target of a jumping instruction.
+    pub fn jump_target(&self) -> Option<Label> {
+        match *self {
+            Instr::Jump(t)
+            | Instr::PopJumpIfFalse(t)
+            | Instr::PopJumpIfTrue(t)
+            | Instr::PopJumpIfNone(t)
+            | Instr::PopJumpIfNotNone(t)
+            | Instr::ForIter(t)
+            | Instr::Send(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The same instruction jumping to `target` instead (no-op for non-jumps).
+    pub fn with_jump_target(self, target: Label) -> Instr {
+        match self {
+            Instr::Jump(_) => Instr::Jump(target),
+            Instr::PopJumpIfFalse(_) => Instr::PopJumpIfFalse(target),
+            Instr::PopJumpIfTrue(_) => Instr::PopJumpIfTrue(target),
+            Instr::PopJumpIfNone(_) => Instr::PopJumpIfNone(target),
+            Instr::PopJumpIfNotNone(_) => Instr::PopJumpIfNotNone(target),
+            Instr::ForIter(_) => Instr::ForIter(target),
+            Instr::Send(_) => Instr::Send(target),
+            other => other,
+        }
+    }
+
+    /// True when execution never continues with the next instruction.
+    pub fn is_terminator(&self) -> bool {
+        matches!(
+            self,
+            Instr::Jump(_)
+                | Instr::ReturnValue
+                | Instr::ReturnConst(_)
+                | Instr::RaiseVarargs(_)
+                | Instr::Reraise(_)
+        )
+    }
+
+    /// The change in stack depth, when the instruction falls through (`jump == false`) or
+    /// jumps (`jump == true`). Matches the `(before -- after)` doc lines above.
+    pub fn stack_effect(&self, jump: bool) -> i32 {
+        use Instr::*;
+        match *self {
+            Nop
+            | Swap(_)
+            | Jump(_)
+            | LoadAttr(_)
+            | UnaryNegative
+            | UnaryNot
+            | UnaryInvert
+            | CallIntrinsic1(_)
+            | ConvertValue(_)
+            | FormatSimple
+            | GetIter
+            | ReturnConst(_)
+            | MakeFunction
+            | CheckExcMatch
+            | CheckEgMatch
+            | YieldValue(_)
+            | Send(_)
+            | GetYieldFromIter
+            | GetAwaitable(_)
+            | GetAiter
+            | LoadFromDictOrDeref(_)
+            | DeleteFast(_)
+            | DeleteName(_)
+            | DeleteGlobal(_)
+            | DeleteDeref(_) => 0,
+            PushNull | Copy(_) | LoadConst(_) | LoadFast(_) | LoadFastAndClear(_) | LoadName(_)
+            | LoadGlobal(_) | LoadDeref(_) | LoadClosure(_) | LoadLocals | LoadMethod(_)
+            | LoadBuildClass | PushExcInfo | LoadAssertionError | BeforeWith | WithExceptStart
+            | GetAnext | BeforeAsyncWith | ImportFrom(_) => 1,
+            PopTop
+            | StoreFast(_)
+            | StoreName(_)
+            | StoreGlobal(_)
+            | StoreDeref(_)
+            | DeleteAttr(_)
+            | LoadSuperMethod(_)
+            | BinarySubscr
+            | BinaryOp(_)
+            | CompareOp(_)
+            | IsOp(_)
+            | ContainsOp(_)
+            | ListAppend(_)
+            | SetAdd(_)
+            | ListExtend(_)
+            | SetUpdate(_)
+            | DictUpdate(_)
+            | DictMerge(_)
+            | FormatWithSpec
+            | PopJumpIfFalse(_)
+            | PopJumpIfTrue(_)
+            | PopJumpIfNone(_)
+            | PopJumpIfNotNone(_)
+            | ReturnValue
+            | SetFunctionAttribute(_)
+            | Reraise(_)
+            | PopExcept
+            | EndSend
+            | ImportName(_)
+            | CleanupThrow => -1,
+            StoreAttr(_) | DeleteSubscr | LoadSuperAttr(_) | BinarySlice | MapAdd(_)
+            | EndAsyncFor => -2,
+            StoreSubscr => -3,
+            StoreSlice => -4,
+            BuildSlice(n) | BuildTuple(n) | BuildList(n) | BuildSet(n) | BuildString(n) => {
+                1 - n as i32
+            }
+            BuildMap(n) => 1 - 2 * n as i32,
+            UnpackSequence(n) => n as i32 - 1,
+            UnpackEx(n) => ((n & 0xff) + (n >> 8)) as i32,
+            ForIter(_) => {
+                if jump {
+                    -1
+                } else {
+                    1
+                }
+            }
+            Call(n) => -(n as i32 + 1),
+            CallKw(n) => -(n as i32 + 2),
+            CallFunctionEx(flags) => -2 - (flags & 1) as i32,
+            RaiseVarargs(n) => -(n as i32),
+        }
+    }
 }
 
 /// The operators of `BinaryOp`, numbered as CPython's `NB_*` constants (`Include/opcode.h`).

@@ -192,6 +192,13 @@ impl Scanner<'_> {
                 "s" | "r" | "a" if matches!(self.peek(), Some(':' | '}')) => {
                     field.conversion = name.chars().next();
                 }
+                "s" | "r" | "a" => {
+                    return Err(LexError::invalid(
+                        "f-string: expecting ':' or '}'",
+                        self.pos,
+                        self.pos + 1,
+                    ));
+                }
                 "" => {
                     return Err(LexError::invalid(
                         "f-string: missing conversion character",
@@ -236,7 +243,8 @@ impl Scanner<'_> {
             match c {
                 '\'' | '"' => {
                     let prefix_start = self.string_prefix_start();
-                    let (_, end) = lexer::scan_string(self.src, prefix_start, self.depth + 1)?;
+                    let (_, end) = lexer::scan_string(self.src, prefix_start, self.depth + 1)
+                        .map_err(|error| self.unclosed_field(c, error))?;
                     self.pos = end;
                     continue;
                 }
@@ -259,6 +267,17 @@ impl Scanner<'_> {
                 _ => {}
             }
             self.pos += c.len_utf8();
+        }
+    }
+
+    /// A string that starts in a field with this f-string's own quote and never ends most
+    /// likely is this f-string's end, with the field's `}` missing: `f"{x"`.
+    fn unclosed_field(&self, quote: char, error: LexError) -> LexError {
+        let unterminated = error.message.starts_with("unterminated string literal");
+        if unterminated && quote == self.quote.ch && !self.quote.triple {
+            LexError::invalid("f-string: expecting '}'", self.pos, self.pos + 1)
+        } else {
+            error
         }
     }
 

@@ -217,8 +217,10 @@ impl<'s> Layout<'s> {
             if tok == Tok::Newline {
                 if self.mode == Mode::Module && self.brackets.is_empty() && !self.at_line_start {
                     self.at_line_start = true;
+                    // A NEWLINE sits where the line's last token ends (not after a comment),
+                    // so statements end there and "expected ':'" points where CPython does.
                     self.pending
-                        .push_back((range.start, Tok::Newline, range.end));
+                        .push_back((self.last_end, Tok::Newline, self.last_end));
                 }
                 continue;
             }

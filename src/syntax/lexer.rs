@@ -143,6 +143,9 @@ fn check_end_of_number(lex: &Lexer<'_, Tok>, kind: &str) -> Result<(), LexError>
 }
 
 pub fn decimal_int(lex: &mut Lexer<'_, Tok>) -> Result<BigInt, LexError> {
+    if lex.slice() == "0" {
+        check_radix_prefix(lex)?;
+    }
     let digits: String = lex.slice().chars().filter(|&c| c != '_').collect();
     if digits.len() > 1 && digits.starts_with('0') && digits.bytes().any(|b| b != b'0') {
         let span = lex.span();
@@ -156,6 +159,30 @@ pub fn decimal_int(lex: &mut Lexer<'_, Tok>) -> Result<BigInt, LexError> {
     BigInt::parse_bytes(digits.as_bytes(), 10).ok_or_else(|| {
         LexError::invalid("invalid decimal literal", lex.span().start, lex.span().end)
     })
+}
+
+/// `0x`, `0o8`, `0b2`: a radix prefix the int regexes did not accept.
+fn check_radix_prefix(lex: &Lexer<'_, Tok>) -> Result<(), LexError> {
+    let mut rest = lex.remainder().chars();
+    let name = match rest.next() {
+        Some('x' | 'X') => "hexadecimal",
+        Some('o' | 'O') => "octal",
+        Some('b' | 'B') => "binary",
+        _ => return Ok(()),
+    };
+    let start = lex.span().start;
+    match rest.next() {
+        Some(d) if d.is_ascii_digit() => Err(LexError::invalid(
+            format!("invalid digit '{d}' in {name} literal"),
+            start + 2,
+            start + 3,
+        )),
+        _ => Err(LexError::invalid(
+            format!("invalid {name} literal"),
+            start,
+            start + 2,
+        )),
+    }
 }
 
 pub fn radix_int(lex: &mut Lexer<'_, Tok>, radix: u32) -> Result<BigInt, LexError> {
@@ -316,7 +343,12 @@ fn scan_plain_body(
 /// CPython's error for a string that never closes. A triple-quoted one may still be
 /// completed by more input (the REPL asks for it); so may a line ended by `\`.
 pub fn unterminated(src: &str, start: usize, quote: Quote, at: usize) -> LexError {
-    let line = line_of(src, at);
+    // At the end of input, CPython counts the last line, not the empty one after its newline.
+    let line = if at >= src.len() && src.ends_with('\n') {
+        line_of(src, at) - 1
+    } else {
+        line_of(src, at)
+    };
     if quote.triple {
         LexError::new(
             SyntaxErrorKind::Incomplete,
@@ -543,7 +575,7 @@ mod tests {
         );
         assert_eq!(
             error_message("'''abc\n\n"),
-            "unterminated triple-quoted string literal (detected at line 3)"
+            "unterminated triple-quoted string literal (detected at line 2)"
         );
         assert_eq!(
             error_message("b'x'"),

@@ -183,11 +183,121 @@ fn explain(
                     "expected 'else' after 'if' expression",
                     Span::new(start, tokens[index.saturating_sub(1)].2),
                 )
+            } else if let Some(error) = explain_invalid(tokens, index, &expected) {
+                error
             } else {
                 SyntaxError::invalid("invalid syntax", span)
             }
         }
     }
+}
+
+/// CPython's more helpful "invalid syntax" variants (`invalid_*` rules of the grammar) for
+/// the unexpected token at `index`.
+fn explain_invalid(tokens: &[Spanned], index: usize, expected: &[String]) -> Option<SyntaxError> {
+    let (l, tok, r) = &tokens[index];
+    let span = Span::new(*l, *r);
+    let previous = index.checked_sub(1).map(|i| &tokens[i]);
+    let start = line_start(tokens, index);
+    let open_brackets = open_brackets(&tokens[start..index]);
+    if expected.len() == 1 && expected[0] == "\"(\"" {
+        return Some(SyntaxError::invalid("expected '('", span));
+    }
+    let (p_start, p_tok, p_end) = previous?;
+    match (p_tok, tok) {
+        (Tok::Import, Tok::Newline) => Some(SyntaxError::invalid(
+            "Expected one or more names after 'import'",
+            span,
+        )),
+        (Tok::Name(name), _) if name == "print" && index - 1 == start && starts_operand(tok) => {
+            let end = tokens[index..]
+                .iter()
+                .find(|t| t.1 == Tok::Newline)
+                .map_or(*r, |t| t.0);
+            Some(SyntaxError::invalid(
+                "Missing parentheses in call to 'print'. Did you mean print(...)?",
+                Span::new(*p_start, end),
+            ))
+        }
+        (Tok::Equal, Tok::RPar | Tok::Comma) if open_brackets.last() == Some(&Tok::LPar) => {
+            Some(SyntaxError::invalid(
+                "expected argument value expression",
+                Span::new(*p_start, *r),
+            ))
+        }
+        (_, Tok::Equal) if open_brackets.last() == Some(&Tok::LPar) && *p_tok != Tok::Equal => {
+            Some(SyntaxError::invalid(
+                "expression cannot contain assignment, perhaps you meant \"==\"?",
+                Span::new(*p_start, *r),
+            ))
+        }
+        (Tok::Name(_) | Tok::RSqb, Tok::ColonEqual) => {
+            let what = if *p_tok == Tok::RSqb {
+                "subscript"
+            } else if index >= 2 && tokens[index - 2].1 == Tok::Dot {
+                "attribute"
+            } else {
+                return None;
+            };
+            let target_start = start
+                + 1
+                + tokens[start + 1..index]
+                    .iter()
+                    .rposition(|t| matches!(t.1, Tok::LPar | Tok::Comma | Tok::LSqb))
+                    .unwrap_or(0);
+            Some(SyntaxError::invalid(
+                format!("cannot use assignment expressions with {what}"),
+                Span::new(tokens[target_start.min(index - 1)].0, *p_end),
+            ))
+        }
+        (Tok::Name(_), Tok::Equal) => Some(SyntaxError::invalid(
+            "invalid syntax. Maybe you meant '==' or ':=' instead of '='?",
+            Span::new(*p_start, *r),
+        )),
+        _ if !open_brackets.is_empty() && ends_operand(p_tok) && starts_operand(tok) => {
+            Some(SyntaxError::invalid(
+                "invalid syntax. Perhaps you forgot a comma?",
+                Span::new(*p_start, *r.max(p_end)),
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// The brackets still open after `tokens` (one logical line's worth).
+fn open_brackets(tokens: &[Spanned]) -> Vec<Tok> {
+    let mut open = Vec::new();
+    for (_, tok, _) in tokens {
+        match tok {
+            Tok::LPar | Tok::LSqb | Tok::LBrace => open.push(tok.clone()),
+            Tok::RPar | Tok::RSqb | Tok::RBrace => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    open
+}
+
+/// True when `tok` can begin an operand (so two operands in a row lack an operator or comma).
+fn starts_operand(tok: &Tok) -> bool {
+    matches!(
+        tok,
+        Tok::Name(_)
+            | Tok::Int(_)
+            | Tok::Float(_)
+            | Tok::Str(_)
+            | Tok::LPar
+            | Tok::LSqb
+            | Tok::LBrace
+            | Tok::True
+            | Tok::False
+            | Tok::None
+            | Tok::Ellipsis
+            | Tok::Lambda
+            | Tok::Await
+            | Tok::Tilde
+    )
 }
 
 /// The input ended (before token `index`) where `expected` tokens could still come: more

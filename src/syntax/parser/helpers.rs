@@ -224,6 +224,22 @@ pub fn strings(
     Ok(expr(l, ExprKind::FString(parts), r))
 }
 
+/// `[*a for a in b]`.
+pub fn unpacking_in_comprehension<T>(starred: Expr) -> PResult<T> {
+    fail(
+        "iterable unpacking cannot be used in comprehension",
+        starred.span,
+    )
+}
+
+/// `{**a for a in b}`.
+pub fn unpacking_in_dict_comprehension<T>(l: usize, r: usize) -> PResult<T> {
+    fail(
+        "dict unpacking cannot be used in dict comprehension",
+        Span::new(l, r),
+    )
+}
+
 pub fn dotted(l: usize, first: String, rest: Vec<String>, r: usize) -> Ident {
     let mut name = first;
     for part in rest {
@@ -642,7 +658,16 @@ fn arguments(items: Vec<ArgItem>) -> PResult<(Vec<Expr>, Vec<Keyword>)> {
                 }
                 args.push(e);
             }
-            ArgItem::Keyword(k) => keywords.push(k),
+            ArgItem::Keyword(k) => {
+                if let Some(name) = &k.arg
+                    && keywords
+                        .iter()
+                        .any(|other| other.arg.as_ref().is_some_and(|o| o.name == name.name))
+                {
+                    return fail(format!("keyword argument repeated: {}", name.name), k.span);
+                }
+                keywords.push(k);
+            }
         }
     }
     Ok((args, keywords))
@@ -668,7 +693,11 @@ pub fn class_def(
     body: Vec<Stmt>,
     r: usize,
 ) -> PResult<Stmt> {
-    let (bases, keywords) = arguments(items.unwrap_or_default())?;
+    let items = items.unwrap_or_default();
+    if let Some(ArgItem::Generator(e)) = items.first() {
+        return fail("invalid syntax", e.span);
+    }
+    let (bases, keywords) = arguments(items)?;
     Ok(stmt(
         l,
         StmtKind::ClassDef(Box::new(ast::ClassDef {

@@ -147,6 +147,45 @@ fn cpython_messages() {
         "expected 'except' or 'finally' block"
     );
     assert_eq!(message("  x = 1\n"), "unexpected indent");
+    assert_eq!(message("def main:\n    pass\n"), "expected '('");
+    assert_eq!(
+        message("print(1 2)"),
+        "invalid syntax. Perhaps you forgot a comma?"
+    );
+    assert_eq!(
+        message("if x = 1:\n    pass\n"),
+        "invalid syntax. Maybe you meant '==' or ':=' instead of '='?"
+    );
+    assert_eq!(
+        message("f(a.b=1)"),
+        "expression cannot contain assignment, perhaps you meant \"==\"?"
+    );
+    assert_eq!(
+        message("print \"hello\"\n"),
+        "Missing parentheses in call to 'print'. Did you mean print(...)?"
+    );
+    assert_eq!(
+        message("[*a for a in b]"),
+        "iterable unpacking cannot be used in comprehension"
+    );
+    assert_eq!(
+        message("{**a for a in b}"),
+        "dict unpacking cannot be used in dict comprehension"
+    );
+    assert_eq!(message("f(a=1, a=2)"), "keyword argument repeated: a");
+    assert_eq!(
+        message("(a.b := 1)"),
+        "cannot use assignment expressions with attribute"
+    );
+    assert_eq!(message("x = 0o8"), "invalid digit '8' in octal literal");
+    assert_eq!(
+        message("x = 1\nprint(f\"value: {x\")\n"),
+        "f-string: expecting '}'"
+    );
+    assert_eq!(
+        message("doc = \"\"\"An unfinished\ndocstring\n\nx = 1\n"),
+        "unterminated triple-quoted string literal (detected at line 4)"
+    );
 }
 
 #[test]
