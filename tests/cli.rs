@@ -22,11 +22,12 @@ fn apy_in(cwd: &Path, args: &[&str], stdin: &[u8]) -> Output {
     child.wait_with_output().expect("apy finishes")
 }
 
+/// Runs apy where no test writes files.
 fn apy(args: &[&str], stdin: &[u8]) -> Output {
-    apy_in(&scratch_dir("cwd"), args, stdin)
+    apy_in(Path::new(env!("CARGO_TARGET_TMPDIR")), args, stdin)
 }
 
-/// A fresh directory for one test's files.
+/// A fresh directory for one test's files (each test uses its own name).
 fn scratch_dir(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("cli")

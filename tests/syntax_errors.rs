@@ -7,18 +7,6 @@ use std::path::Path;
 use apy::interp::{self, SourceFile};
 use apy::syntax::diagnostics::render_to_string;
 
-/// Fixtures whose last line apy does not yet word as CPython does: reported, not failed, until
-/// the front end catches up. A listed fixture that starts to match fails the test, so the list
-/// only shrinks.
-const KNOWN_DIFFERENCES: &[&str] = &[
-    "def_without_parens.apy",
-    "fstring_unclosed_brace.apy",
-    "if_assignment.apy",
-    "missing_comma.apy",
-    "print_statement.apy",
-    "unterminated_triple_string.apy",
-];
-
 fn fixture_name(path: &Path) -> String {
     path.file_name().unwrap().to_string_lossy().into_owned()
 }
@@ -46,18 +34,8 @@ fn each_fixture_renders_and_ends_like_cpython() {
                 panic!("{name} has no .expected: run tests/regen_syntax_errors.py")
             });
         let last = rendered.lines().last().unwrap_or("");
-        let known = KNOWN_DIFFERENCES.contains(&name.as_str());
         if last != expected.trim_end() {
-            let report = format!("{name}:\n  apy:     {last}\n  CPython: {expected}");
-            if known {
-                eprintln!("known difference, {report}");
-            } else {
-                mismatches.push(report);
-            }
-        } else if known {
-            mismatches.push(format!(
-                "{name} now matches: remove it from KNOWN_DIFFERENCES"
-            ));
+            mismatches.push(format!("{name}:\n  apy:     {last}\n  CPython: {expected}"));
         }
     });
     assert!(
