@@ -972,3 +972,106 @@ pub fn comp_bound_names(table: &SymbolTable, id: ScopeId) -> Vec<String> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::parse_module;
+
+    fn table(source: &str) -> SymbolTable {
+        build(&parse_module(source).expect("parses"), false).expect("analyses")
+    }
+
+    /// The first scope called `scope` (in creation order).
+    fn scope<'t>(t: &'t SymbolTable, scope: &str) -> &'t Scope {
+        t.scopes
+            .iter()
+            .find(|s| s.name == scope)
+            .unwrap_or_else(|| panic!("no scope {scope}"))
+    }
+
+    fn binding(t: &SymbolTable, in_scope: &str, name: &str) -> Option<Binding> {
+        scope(t, in_scope).lookup(name).map(|s| s.binding)
+    }
+
+    #[test]
+    fn captured_locals_become_cells_and_free_in_the_inner_function() {
+        let t = table("def f(a):\n    x = 1\n    def g():\n        return x + a + len\n");
+        assert_eq!(binding(&t, "f", "x"), Some(Binding::Cell));
+        assert_eq!(binding(&t, "f", "a"), Some(Binding::Cell));
+        assert_eq!(binding(&t, "g", "x"), Some(Binding::Free));
+        assert_eq!(binding(&t, "g", "len"), Some(Binding::GlobalImplicit));
+    }
+
+    #[test]
+    fn global_and_nonlocal_declarations() {
+        let t = table(
+            "def f():\n    global y\n    y = 1\n    z = 2\n    def g():\n        nonlocal z\n        z = 3\n",
+        );
+        assert_eq!(binding(&t, "f", "y"), Some(Binding::GlobalExplicit));
+        assert_eq!(binding(&t, "f", "z"), Some(Binding::Cell));
+        assert_eq!(binding(&t, "g", "z"), Some(Binding::Free));
+    }
+
+    #[test]
+    fn class_names_are_invisible_to_methods() {
+        let t = table("class C:\n    x = 1\n    def m(self):\n        return x\n");
+        assert_eq!(binding(&t, "C", "x"), Some(Binding::Local));
+        assert_eq!(binding(&t, "m", "x"), Some(Binding::GlobalImplicit));
+    }
+
+    #[test]
+    fn super_gives_the_class_a_class_cell() {
+        let t = table("class C:\n    def m(self):\n        return super().m()\n");
+        assert!(scope(&t, "C").needs_class_closure);
+        assert_eq!(binding(&t, "m", "__class__"), Some(Binding::Free));
+        let t = table("class C:\n    def m(self):\n        return 1\n");
+        assert!(!scope(&t, "C").needs_class_closure);
+    }
+
+    #[test]
+    fn a_class_passes_an_outer_variable_through_to_its_methods() {
+        let t = table(
+            "def f():\n    b = 1\n    class C:\n        b = 2\n        def m(self):\n            return b\n",
+        );
+        assert_eq!(binding(&t, "f", "b"), Some(Binding::Cell));
+        let c = scope(&t, "C").lookup("b").expect("b in C");
+        assert_eq!(c.binding, Binding::Local);
+        assert_ne!(c.flags & DEF_FREE_CLASS, 0);
+        assert_eq!(binding(&t, "m", "b"), Some(Binding::Free));
+    }
+
+    #[test]
+    fn comprehensions_inline_in_functions_but_not_in_classes_or_when_captured() {
+        let t = table("def f(n):\n    return [i * n for i in range(n)]\n");
+        assert!(scope(&t, "list").inlined);
+        // The comprehension reads `n` directly from f's frame: no cell.
+        assert_eq!(binding(&t, "f", "n"), Some(Binding::Local));
+        let t = table("class C:\n    xs = [i for i in range(3)]\n");
+        assert!(!scope(&t, "list").inlined);
+        let t = table("def f():\n    return [lambda: i for i in range(3)]\n");
+        assert!(!scope(&t, "list").inlined);
+        assert_eq!(binding(&t, "list", "i"), Some(Binding::Cell));
+        let t = table("def f():\n    return (i for i in range(3))\n");
+        assert!(!scope(&t, "genexpr").inlined);
+    }
+
+    #[test]
+    fn walrus_in_a_comprehension_binds_in_the_enclosing_function() {
+        let t = table("def f(z):\n    [y := x for x in z]\n    return y\n");
+        assert_eq!(binding(&t, "f", "y"), Some(Binding::Local));
+        assert_eq!(binding(&t, "list", "y"), Some(Binding::Free));
+        let t = table("[y := x for x in z]\n");
+        assert_eq!(binding(&t, "list", "y"), Some(Binding::GlobalExplicit));
+    }
+
+    #[test]
+    fn generators_and_coroutines_are_marked() {
+        let t = table(
+            "def g():\n    yield 1\nasync def c():\n    await x\nasync def a():\n    yield 1\n",
+        );
+        assert!(scope(&t, "g").is_generator && !scope(&t, "g").is_coroutine);
+        assert!(!scope(&t, "c").is_generator && scope(&t, "c").is_coroutine);
+        assert!(scope(&t, "a").is_generator && scope(&t, "a").is_coroutine);
+    }
+}
