@@ -197,8 +197,18 @@ pub enum Instr {
     /// `(exc type -- exc bool)` isinstance check for `except type:` (tuple allowed);
     /// TypeError "catching classes that do not inherit from BaseException is not allowed".
     CheckExcMatch,
-    /// `(exc type -- rest match)` for `except*`: split an exception group.
+    /// `(exc type -- rest match)` for `except* type:`: split `exc` by `type` (CPython's
+    /// `_PyEval_ExceptionGroupMatch`). No match: `rest` is exc, `match` None. A naked exception
+    /// that matches is wrapped: `match` = `ExceptionGroup('', [exc])`, `rest` None. A group is
+    /// split with `exc.split(type)`; the matched part becomes the handled exception.
+    /// TypeError "catching ExceptionGroup with except* is not allowed. Use except instead."
+    /// when `type` is (or contains) a BaseExceptionGroup subclass.
     CheckEgMatch,
+    /// `(orig excs -- result)` at the end of `try/except*` (CPython's
+    /// `CALL_INTRINSIC_2 INTRINSIC_PREP_RERAISE_STAR`): `excs` is a list of the exceptions
+    /// raised in handlers plus the unmatched rest (None entries skipped). Push None if there is
+    /// nothing to re-raise, else the exception group to re-raise (`_PyExc_PrepReraiseStar`).
+    PrepReraiseStar,
     /// `( -- AssertionError)`
     LoadAssertionError,
     /// `(mgr -- exit enter_result)` for `with`: look up `__exit__`, call `__enter__`.
@@ -347,7 +357,8 @@ impl Instr {
             | PopExcept
             | EndSend
             | ImportName(_)
-            | CleanupThrow => -1,
+            | CleanupThrow
+            | PrepReraiseStar => -1,
             StoreAttr(_) | DeleteSubscr | LoadSuperAttr(_) | BinarySlice | MapAdd(_)
             | EndAsyncFor => -2,
             StoreSubscr => -3,
