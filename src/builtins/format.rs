@@ -1,14 +1,13 @@
 //! The VM side of text formatting: `format(v, spec)` dispatching to the runtime library's
-//! format-spec mini-language (`format_spec`), `str % args` through its `percent_format`,
-//! and `str.format`'s field parsing (`Objects/stringlib/unicode_format.h`), which needs
-//! attribute and item access on values.
-
-use std::cell::RefCell;
+//! format-spec mini-language (`format_spec`), and the value operations its `%` formatting
+//! (`str_ops::percent_format`) and `str.format` (`str_format`) call back into.
 
 use super::format_spec::{format_float, format_int, format_str};
 use super::int_ops::Int;
-use super::op_error::OpError;
+use super::op_error::{ErrorKind, OpError};
+use super::str_format::{FormatArgs, FormatValue, format_str_method};
 use super::str_ops::{OperandKind, PercentArgs, PercentOperand, percent_format};
+use crate::vm::dict::StrKeys;
 use crate::vm::object::KwArgs;
 use crate::vm::ops::to_int;
 use crate::vm::value::Value;
@@ -37,163 +36,35 @@ pub fn format_spec(vm: &mut Vm, v: &Value, spec: &str) -> PyResult<String> {
     result.map_err(|e| vm.op_error(e))
 }
 
-/// `str.format(*args, **kwargs)`.
-pub fn str_format(vm: &mut Vm, template: &str, args: &[Value], kw: &KwArgs) -> PyResult<String> {
-    let mut out = String::new();
-    let chars: Vec<char> = template.chars().collect();
-    let mut i = 0;
-    let mut auto = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c == '}' {
-            if chars.get(i + 1) == Some(&'}') {
-                out.push('}');
-                i += 2;
-                continue;
-            }
-            return Err(vm.value_error("Single '}' encountered in format string"));
-        }
-        if c != '{' {
-            out.push(c);
-            i += 1;
-            continue;
-        }
-        if chars.get(i + 1) == Some(&'{') {
-            out.push('{');
-            i += 2;
-            continue;
-        }
-        let mut depth = 1;
-        let mut j = i + 1;
-        while j < chars.len() && depth > 0 {
-            match chars[j] {
-                '{' => depth += 1,
-                '}' => depth -= 1,
-                _ => {}
-            }
-            j += 1;
-        }
-        if depth > 0 {
-            return Err(vm.value_error("expected '}' before end of string"));
-        }
-        let field: String = chars[i + 1..j - 1].iter().collect();
-        i = j;
-        let (field, spec) = match field.find(':') {
-            Some(p) => (field[..p].to_string(), field[p + 1..].to_string()),
-            None => (field, String::new()),
-        };
-        let (field, conversion) = match field.find('!') {
-            Some(p) => (field[..p].to_string(), field[p + 1..].chars().next()),
-            None => (field, None),
-        };
-        let name_end = field.find(['.', '[']).unwrap_or(field.len());
-        let (head, mut rest) = (&field[..name_end], &field[name_end..]);
-        let mut value = if head.is_empty() {
-            let v = args.get(auto).cloned();
-            auto += 1;
-            v.ok_or_else(|| {
-                vm.index_error(format!(
-                    "Replacement index {} out of range for positional args tuple",
-                    auto - 1
-                ))
-            })?
-        } else if let Ok(n) = head.parse::<usize>() {
-            args.get(n).cloned().ok_or_else(|| {
-                vm.index_error(format!(
-                    "Replacement index {n} out of range for positional args tuple"
-                ))
-            })?
-        } else {
-            super::kwarg(kw, head).ok_or_else(|| vm.key_error(Value::str(head)))?
-        };
-        while !rest.is_empty() {
-            if let Some(r) = rest.strip_prefix('.') {
-                let end = r.find(['.', '[']).unwrap_or(r.len());
-                let name = vm.intern(&r[..end]);
-                value = vm.get_attr(&value, &name)?;
-                rest = &r[end..];
-            } else if let Some(r) = rest.strip_prefix('[') {
-                let end = r.find(']').unwrap_or(r.len());
-                let key = &r[..end];
-                let key = key
-                    .parse::<i64>()
-                    .map(Value::Int)
-                    .unwrap_or_else(|_| Value::str(key));
-                value = vm.get_item(&value, &key)?;
-                rest = r.get(end + 1..).unwrap_or("");
-            } else {
-                break;
-            }
-        }
-        let value = match conversion {
-            Some('r') => Value::str(vm.repr(&value)?),
-            Some('s') => Value::Str(vm.str_of(&value)?),
-            Some('a') => Value::str(vm.ascii(&value)?),
-            _ => value,
-        };
-        let spec = if spec.contains('{') {
-            str_format(vm, &spec, args, kw)?
-        } else {
-            spec
-        };
-        let formatted = vm.format_value(&value, &spec)?;
-        out.push_str(vm.str_of(&formatted)?.as_str());
-    }
-    Ok(out)
-}
+/// `str % args` and `str.format` call back into the VM for conversions and lookups.
+impl PercentOperand for Value {
+    type Context = Vm;
+    type Error = Exc;
 
-/// An error while formatting with `%`: the library's own, or one raised by user code.
-enum PercentError {
-    Op(OpError),
-    Raised(Exc),
-}
-
-impl From<OpError> for PercentError {
-    fn from(e: OpError) -> Self {
-        PercentError::Op(e)
-    }
-}
-
-/// A value as `percent_format` sees it, with the VM to call `__str__`/`__repr__` on.
-#[derive(Clone)]
-struct Operand<'a, 'vm> {
-    vm: &'a RefCell<&'vm mut Vm>,
-    value: Value,
-}
-
-impl PercentOperand for Operand<'_, '_> {
-    type Error = PercentError;
-
-    fn to_str(&self) -> Result<String, PercentError> {
-        let mut vm = self.vm.borrow_mut();
-        vm.str_of(&self.value)
-            .map(|s| s.as_str().to_string())
-            .map_err(PercentError::Raised)
+    fn error(vm: &mut Vm, error: OpError) -> Exc {
+        vm.op_error(error)
     }
 
-    fn to_repr(&self) -> Result<String, PercentError> {
-        self.vm
-            .borrow_mut()
-            .repr(&self.value)
-            .map_err(PercentError::Raised)
+    fn to_str(&self, vm: &mut Vm) -> PyResult<String> {
+        vm.str_of(self).map(|s| s.as_str().to_string())
     }
 
-    fn kind(&self) -> Result<OperandKind, PercentError> {
-        let mut vm = self.vm.borrow_mut();
-        Ok(match &self.value {
+    fn to_repr(&self, vm: &mut Vm) -> PyResult<String> {
+        vm.repr(self)
+    }
+
+    fn kind(&self, vm: &mut Vm) -> PyResult<OperandKind> {
+        Ok(match self {
             Value::Float(f) => OperandKind::Float(*f),
             Value::Str(s) => OperandKind::Str(s.as_str().to_string()),
             v => match to_int(v) {
                 Some(n) => OperandKind::Int(n),
-                None => match vm.index_value(v).map_err(PercentError::Raised)? {
+                None => match vm.index_value(v)? {
                     Some(n) => OperandKind::Int(Int::Small(n)),
                     None => {
                         let name = vm.names.float.clone();
                         match vm.special_method(v, &name) {
-                            Some(f) => match vm
-                                .call(&f, std::slice::from_ref(v), &[])
-                                .map_err(PercentError::Raised)?
-                            {
+                            Some(f) => match vm.call(&f, std::slice::from_ref(v), &[])? {
                                 Value::Float(f) => OperandKind::Float(f),
                                 _ => OperandKind::Other,
                             },
@@ -205,18 +76,86 @@ impl PercentOperand for Operand<'_, '_> {
         })
     }
 
-    fn type_name(&self) -> String {
-        self.vm.borrow().type_name(&self.value).to_string()
+    fn type_name(&self, vm: &mut Vm) -> String {
+        vm.type_name(self).to_string()
     }
 
-    fn get_item(&self, key: &str) -> Result<Self, PercentError> {
-        let value = self
-            .vm
-            .borrow_mut()
-            .get_item(&self.value, &Value::str(key))
-            .map_err(PercentError::Raised)?;
-        Ok(Operand { vm: self.vm, value })
+    fn get_item(&self, vm: &mut Vm, key: &str) -> PyResult<Value> {
+        vm.get_item(self, &Value::str(key))
     }
+}
+
+impl FormatValue for Value {
+    type Context = Vm;
+    type Error = Exc;
+
+    fn error(vm: &mut Vm, error: OpError) -> Exc {
+        match error.kind {
+            // A missing keyword's KeyError carries the name itself.
+            ErrorKind::KeyError => vm.key_error(Value::str(error.message)),
+            _ => vm.op_error(error),
+        }
+    }
+
+    fn attribute(&self, vm: &mut Vm, name: &str) -> PyResult<Value> {
+        let name = vm.intern(name);
+        vm.get_attr(self, &name)
+    }
+
+    fn item_index(&self, vm: &mut Vm, index: usize) -> PyResult<Value> {
+        vm.get_item(self, &Value::Int(index as i64))
+    }
+
+    fn item_key(&self, vm: &mut Vm, key: &str) -> PyResult<Value> {
+        vm.get_item(self, &Value::str(key))
+    }
+
+    fn to_str(&self, vm: &mut Vm) -> PyResult<String> {
+        vm.str_of(self).map(|s| s.as_str().to_string())
+    }
+
+    fn to_repr(&self, vm: &mut Vm) -> PyResult<String> {
+        vm.repr(self)
+    }
+
+    fn from_text(_: &mut Vm, text: String) -> Value {
+        Value::str(text)
+    }
+
+    fn format(&self, vm: &mut Vm, spec: &str) -> PyResult<String> {
+        let formatted = vm.format_value(self, spec)?;
+        vm.str_of(&formatted).map(|s| s.as_str().to_string())
+    }
+
+    fn keyword(vm: &mut Vm, keywords: &Value, name: &str) -> PyResult<Option<Value>> {
+        match keywords {
+            Value::Dict(d) => vm.dict_get(d, &Value::str(name)),
+            _ => Ok(None),
+        }
+    }
+}
+
+/// `text.format(*args, **kw)`.
+pub fn str_format(vm: &mut Vm, text: &str, args: &[Value], kw: &KwArgs) -> PyResult<String> {
+    let keywords = if kw.is_empty() {
+        None
+    } else {
+        let d = Value::dict(Default::default());
+        if let Value::Dict(dict) = &d {
+            for (k, v) in kw {
+                dict.table.borrow_mut().set_str(k.clone(), v.clone());
+            }
+        }
+        Some(d)
+    };
+    format_str_method(
+        vm,
+        text,
+        &FormatArgs {
+            positional: args,
+            keywords: keywords.as_ref(),
+        },
+    )
 }
 
 /// `text % args` (printf-style formatting, `PyUnicode_Format`).
@@ -224,45 +163,26 @@ pub fn printf_format(vm: &mut Vm, text: &Value, args: &Value) -> PyResult<Value>
     let Value::Str(template) = text else {
         return Ok(Value::NotImplemented);
     };
-    let is_mapping = match args {
-        Value::Dict(_) => true,
-        Value::Str(_) | Value::Tuple(_) => false,
-        other => {
-            let t = vm.type_of(other);
-            !t.builtin && crate::vm::types::lookup(t, &vm.names.getitem).is_some()
-        }
-    };
-    let cell = RefCell::new(vm);
     let result = match args {
-        Value::Tuple(t) => {
-            let items: Vec<Operand> = t
-                .items
-                .iter()
-                .map(|v| Operand {
-                    vm: &cell,
-                    value: v.clone(),
-                })
-                .collect();
-            percent_format(template.as_str(), PercentArgs::Tuple(&items))
-        }
+        Value::Tuple(t) => percent_format(vm, template.as_str(), PercentArgs::Tuple(&t.items)),
         other => {
-            let value = Operand {
-                vm: &cell,
-                value: other.clone(),
+            let is_mapping = match other {
+                Value::Dict(_) => true,
+                Value::Str(_) => false,
+                v => {
+                    let t = vm.type_of(v);
+                    !t.builtin && crate::vm::types::lookup(t, &vm.names.getitem).is_some()
+                }
             };
             percent_format(
+                vm,
                 template.as_str(),
                 PercentArgs::Single {
-                    value: &value,
+                    value: other,
                     is_mapping,
                 },
             )
         }
     };
-    let vm = cell.into_inner();
-    match result {
-        Ok(s) => Ok(Value::str(s)),
-        Err(PercentError::Op(e)) => Err(vm.op_error(e)),
-        Err(PercentError::Raised(e)) => Err(e),
-    }
+    result.map(Value::str)
 }

@@ -184,10 +184,10 @@ impl Vm {
         if npos < argcount {
             let first_default = argcount - func.defaults.len();
             let mut missing = Vec::new();
-            for i in npos..argcount {
-                if locals[i].is_null() {
+            for (i, slot) in locals.iter_mut().enumerate().take(argcount).skip(npos) {
+                if slot.is_null() {
                     if i >= first_default {
-                        locals[i] = func.defaults[i - first_default].clone();
+                        *slot = func.defaults[i - first_default].clone();
                     } else {
                         missing.push(func.code.varnames[i].clone());
                     }
@@ -199,15 +199,20 @@ impl Vm {
         }
         if kwonly > 0 {
             let mut missing = Vec::new();
-            for i in argcount..argcount + kwonly {
-                if locals[i].is_null() {
+            for (i, slot) in locals
+                .iter_mut()
+                .enumerate()
+                .take(argcount + kwonly)
+                .skip(argcount)
+            {
+                if slot.is_null() {
                     let name = &func.code.varnames[i];
                     match func
                         .kwdefaults
                         .iter()
                         .find(|(k, _)| k.as_str() == name.as_str())
                     {
-                        Some((_, v)) => locals[i] = v.clone(),
+                        Some((_, v)) => *slot = v.clone(),
                         None => missing.push(name.clone()),
                     }
                 }

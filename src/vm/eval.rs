@@ -111,11 +111,8 @@ impl Vm {
             return;
         }
         let mut o = handled.clone();
-        loop {
-            let next = match o.exc_data() {
-                Some(d) => d.borrow().context.clone(),
-                None => break,
-            };
+        while let Some(d) = o.exc_data() {
+            let next = d.borrow().context.clone();
             match next {
                 Value::Object(n) if Rc::ptr_eq(&n, exc) => {
                     if let Some(d) = o.exc_data() {
@@ -692,7 +689,7 @@ impl Vm {
                     let n = n as usize;
                     let len = frame.stack.len();
                     let base = len - n - 2;
-                    let result = self.call_from_stack(frame, base, n)?;
+                    let result = self.call_from_stack(frame, base)?;
                     frame.stack.truncate(base);
                     frame.stack.push(result);
                 }
@@ -832,6 +829,12 @@ impl Vm {
                     frame.stack.push(rest);
                     frame.stack.push(matched);
                 }
+                Instr::PrepReraiseStar => {
+                    let excs = pop!(frame);
+                    let orig = pop!(frame);
+                    let result = self.prep_reraise_star(&orig, &excs)?;
+                    frame.stack.push(result);
+                }
                 Instr::LoadAssertionError => frame
                     .stack
                     .push(Value::Type(self.types.assertion_error.clone())),
@@ -966,7 +969,7 @@ impl Vm {
     /// after. Python functions with a matching positional signature get their locals straight
     /// from the stack.
     #[inline]
-    fn call_from_stack(&mut self, frame: &mut Frame, base: usize, n: usize) -> PyResult<Value> {
+    fn call_from_stack(&mut self, frame: &mut Frame, base: usize) -> PyResult<Value> {
         let has_self = !frame.stack[base + 1].is_null();
         let args_start = if has_self { base + 1 } else { base + 2 };
         let callable = std::mem::replace(&mut frame.stack[base], Value::Null);
@@ -983,9 +986,7 @@ impl Vm {
                 return self.call_function_with_locals(f, locals);
             }
         }
-        let _ = n;
-        let result = self.call(&callable, &frame.stack[args_start..], &[]);
-        result
+        self.call(&callable, &frame.stack[args_start..], &[])
     }
 
     fn make_function(&mut self, code_value: &Value, globals: &Rc<PyDict>) -> PyResult<Value> {
@@ -1367,9 +1368,123 @@ impl Vm {
         self.new_exc(&self.types.system_exit, msg)
     }
 
+    /// The leaf exceptions of a (possibly nested) exception group.
+    fn group_leaves(&mut self, exc: &Value, out: &mut Vec<Value>) -> PyResult<()> {
+        match exc {
+            Value::Object(e) if e.class.is_subtype(&self.types.base_exception_group) => {
+                let children = match self.exc_args(e).get(1) {
+                    Some(v) => self.collect_iterable(v)?,
+                    None => vec![],
+                };
+                for child in &children {
+                    self.group_leaves(child, out)?;
+                }
+                Ok(())
+            }
+            other => {
+                out.push(other.clone());
+                Ok(())
+            }
+        }
+    }
+
+    /// A copy of group `exc` keeping only the leaves in `keep` (None if none is left).
+    fn project_group(&mut self, exc: &Value, keep: &[Value]) -> PyResult<Value> {
+        let Value::Object(e) = exc else {
+            return Ok(Value::None);
+        };
+        if !e.class.is_subtype(&self.types.base_exception_group) {
+            return Ok(if keep.iter().any(|k| k.is(exc)) {
+                exc.clone()
+            } else {
+                Value::None
+            });
+        }
+        let args = self.exc_args(e);
+        let children = match args.get(1) {
+            Some(v) => self.collect_iterable(v)?,
+            None => vec![],
+        };
+        let mut kept = Vec::new();
+        for child in &children {
+            let projected = self.project_group(child, keep)?;
+            if !projected.is_none() {
+                kept.push(projected);
+            }
+        }
+        if kept.len() == children.len() {
+            return Ok(exc.clone());
+        }
+        self.derive_group(e, kept)
+    }
+
+    /// `eg.derive(items)` keeping the original's cause, context and traceback.
+    fn derive_group(&mut self, e: &Exc, items: Vec<Value>) -> PyResult<Value> {
+        if items.is_empty() {
+            return Ok(Value::None);
+        }
+        let msg = self.exc_args(e).first().cloned().unwrap_or(Value::str(""));
+        let g = self.call(
+            &Value::Type(e.class.clone()),
+            &[msg, Value::list(items)],
+            &[],
+        )?;
+        if let (Value::Object(new), Some(d)) = (&g, e.exc_data()) {
+            let d = d.borrow();
+            if let Some(nd) = new.exc_data() {
+                let mut nd = nd.borrow_mut();
+                nd.cause = d.cause.clone();
+                nd.context = d.context.clone();
+                nd.traceback = d.traceback.clone();
+            }
+        }
+        Ok(g)
+    }
+
+    /// `_PyExc_PrepReraiseStar`: what a `try/except*` re-raises, given the original
+    /// exception and what the handlers raised or re-raised.
+    fn prep_reraise_star(&mut self, orig: &Value, excs: &Value) -> PyResult<Value> {
+        let excs: Vec<Value> = self
+            .collect_iterable(excs)?
+            .into_iter()
+            .filter(|e| !e.is_none())
+            .collect();
+        if excs.is_empty() {
+            return Ok(Value::None);
+        }
+        let orig_is_group = matches!(orig, Value::Object(o) if o.class.is_subtype(&self.types.base_exception_group));
+        if !orig_is_group {
+            return Ok(excs[0].clone());
+        }
+        let mut orig_leaves = Vec::new();
+        self.group_leaves(orig, &mut orig_leaves)?;
+        let (mut raised, mut reraised_leaves) = (Vec::new(), Vec::new());
+        for e in excs {
+            let mut leaves = Vec::new();
+            self.group_leaves(&e, &mut leaves)?;
+            if leaves.iter().all(|l| orig_leaves.iter().any(|o| o.is(l))) {
+                reraised_leaves.extend(leaves);
+            } else {
+                raised.push(e);
+            }
+        }
+        let reraised = self.project_group(orig, &reraised_leaves)?;
+        if raised.is_empty() {
+            return Ok(reraised);
+        }
+        if !reraised.is_none() {
+            raised.push(reraised);
+        }
+        if raised.len() == 1 {
+            return Ok(raised.remove(0));
+        }
+        let eg = Value::Type(self.types.exception_group.clone());
+        self.call(&eg, &[Value::str(""), Value::list(raised)], &[])
+    }
+
     /// `except*`: splits `exc` into the part matching `ty` and the rest (`(rest, match)`;
     /// None for an empty part).
-    fn split_exception_group(&mut self, exc: &Value, ty: &Value) -> PyResult<(Value, Value)> {
+    pub fn split_exception_group(&mut self, exc: &Value, ty: &Value) -> PyResult<(Value, Value)> {
         let Value::Object(e) = exc else {
             return Ok((Value::None, Value::None));
         };
@@ -1378,7 +1493,7 @@ impl Vm {
             if self.exception_matches(exc, ty)? {
                 let group = self.call(
                     &Value::Type(self.types.exception_group.clone()),
-                    &[Value::str(""), Value::list(vec![exc.clone()])],
+                    &[Value::str(""), Value::tuple(vec![exc.clone()])],
                     &[],
                 )?;
                 return Ok((Value::None, group));

@@ -227,6 +227,65 @@ fn exception_or_none(vm: &Vm, v: Value, what: &str) -> PyResult<Value> {
     }
 }
 
+/// `BaseExceptionGroup.__new__(cls, message, exceptions)`.
+fn group_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let Some(Value::Type(cls)) = args.first() else {
+        return Err(vm.type_error("BaseExceptionGroup.__new__(X): X is not a type object"));
+    };
+    no_kwargs(vm, &args[0], kw)?;
+    if args.len() != 3 {
+        return Err(vm.type_error(format!(
+            "BaseExceptionGroup.__new__() takes exactly 2 arguments ({} given)",
+            args.len() - 1
+        )));
+    }
+    if !matches!(args[1], Value::Str(_)) {
+        return Err(vm.type_error(format!(
+            "argument 1 must be str, not {}",
+            vm.type_name(&args[1])
+        )));
+    }
+    if !matches!(args[2], Value::List(_) | Value::Tuple(_)) {
+        return Err(vm.type_error("second argument (exceptions) must be a sequence"));
+    }
+    let items = vm.collect_iterable(&args[2])?;
+    if items.is_empty() {
+        return Err(vm.value_error("second argument (exceptions) must be a non-empty sequence"));
+    }
+    let exception = vm.types.exception.clone();
+    let mut all_exceptions = true;
+    for (i, item) in items.iter().enumerate() {
+        match item {
+            Value::Object(o) if o.exc_data().is_some() => {
+                all_exceptions &= o.class.is_subtype(&exception);
+            }
+            _ => {
+                return Err(vm.value_error(format!(
+                    "Item {i} of second argument (exceptions) is not an exception"
+                )));
+            }
+        }
+    }
+    let mut class = cls.clone();
+    if Rc::ptr_eq(cls, &vm.types.base_exception_group) && all_exceptions {
+        class = vm.types.exception_group.clone();
+    } else if cls.is_subtype(&exception) && !all_exceptions {
+        return Err(vm.type_error("Cannot nest BaseExceptions in an ExceptionGroup"));
+    }
+    Ok(Value::Object(vm.new_exc_args(&class, args[1..].to_vec())))
+}
+
+fn group_parts(vm: &mut Vm, v: &Value) -> PyResult<(Value, Vec<Value>)> {
+    let exc = exc_of(vm, v)?;
+    let args = vm.exc_args(&exc);
+    let message = args.first().cloned().unwrap_or(Value::str(""));
+    let items = match args.get(1) {
+        Some(items) => vm.collect_iterable(items)?,
+        None => vec![],
+    };
+    Ok((message, items))
+}
+
 pub fn init(vm: &mut Vm) {
     let base = vm.types.base_exception.clone();
     vm.add_static(&base, "__new__", exc_new);
@@ -349,6 +408,41 @@ pub fn init(vm: &mut Vm) {
         },
         None,
     );
+    let group = vm.types.base_exception_group.clone();
+    vm.add_static(&group, "__new__", group_new);
+    vm.add_method(&group, "__init__", |_, _, _| Ok(Value::None));
+    vm.add_method(&group, "__str__", |vm, args, _| {
+        let (message, items) = group_parts(vm, &args[0])?;
+        let text = vm.str_of(&message)?;
+        let s = if items.len() == 1 { "" } else { "s" };
+        Ok(Value::str(format!(
+            "{} ({} sub-exception{s})",
+            text.as_str(),
+            items.len()
+        )))
+    });
+    vm.add_getset(&group, "message", |vm, v| Ok(group_parts(vm, v)?.0), None);
+    vm.add_getset(
+        &group,
+        "exceptions",
+        |vm, v| Ok(Value::tuple(group_parts(vm, v)?.1)),
+        None,
+    );
+    vm.add_method(&group, "derive", |vm, args, _| {
+        let (message, _) = group_parts(vm, &args[0])?;
+        let items = args.get(1).cloned().unwrap_or(Value::None);
+        let eg = Value::Type(vm.types.base_exception_group.clone());
+        vm.call(&eg, &[message, items], &[])
+    });
+    vm.add_method(&group, "split", |vm, args, _| {
+        let ty = args.get(1).cloned().unwrap_or(Value::None);
+        let (rest, matched) = vm.split_exception_group(&args[0], &ty)?;
+        Ok(Value::tuple(vec![matched, rest]))
+    });
+    vm.add_method(&group, "subgroup", |vm, args, _| {
+        let ty = args.get(1).cloned().unwrap_or(Value::None);
+        Ok(vm.split_exception_group(&args[0], &ty)?.1)
+    });
     let key_error = vm.types.key_error.clone();
     vm.add_method(&key_error, "__str__", key_error_str);
 }

@@ -120,7 +120,8 @@ pub struct Range {
 }
 
 impl Range {
-    pub fn len(&self) -> i64 {
+    /// The number of items (`len(range)`); never negative.
+    pub fn length(&self) -> i64 {
         let (lo, hi, step) = if self.step > 0 {
             (self.start as i128, self.stop as i128, self.step as i128)
         } else {

@@ -243,7 +243,7 @@ impl Vm {
         };
         if base == BinaryOperator::Add
             && let Some(seq) = seq_name
-            && !matches!(self.type_of(b).builtin, false)
+            && self.type_of(b).builtin
         {
             return self.type_error(format!(
                 "can only concatenate {seq} (not \"{}\") to {seq}",
@@ -518,7 +518,7 @@ impl Vm {
 
     fn object_truthy(&mut self, v: &Value, o: &Rc<super::object::Object>) -> PyResult<bool> {
         if let ObjectKind::Range(r) = &o.kind {
-            return Ok(r.len() > 0);
+            return Ok(r.length() > 0);
         }
         if let ObjectKind::DictView { dict, .. } = &o.kind {
             return Ok(!dict.table.borrow().is_empty());
@@ -564,7 +564,7 @@ impl Vm {
             Value::Dict(d) => d.table.borrow().len(),
             Value::Set(s) => s.table.borrow().len(),
             Value::Object(o) => match &o.kind {
-                ObjectKind::Range(r) => r.len() as usize,
+                ObjectKind::Range(r) => r.length() as usize,
                 ObjectKind::DictView { dict, .. } => dict.table.borrow().len(),
                 _ => {
                     let f = if o.class.builtin {
@@ -743,10 +743,10 @@ impl Vm {
             {
                 let same = match (&x.kind, &y.kind) {
                     (ObjectKind::Range(r), ObjectKind::Range(s)) => {
-                        (r.len() == 0 && s.len() == 0)
+                        (r.length() == 0 && s.length() == 0)
                             || (r.start == s.start
-                                && r.len() == s.len()
-                                && (r.len() == 1 || r.step == s.step))
+                                && r.length() == s.length()
+                                && (r.length() == 1 || r.step == s.step))
                     }
                     (
                         ObjectKind::BoundMethod { func: f1, this: t1 },
@@ -1235,7 +1235,7 @@ impl Vm {
                             self.type_name(key)
                         )));
                     };
-                    let n = r.len();
+                    let n = r.length();
                     let j = if i < 0 { i + n } else { i };
                     if j < 0 || j >= n {
                         return Err(self.index_error("range object index out of range"));
@@ -1462,7 +1462,7 @@ impl Vm {
                 let ObjectKind::Range(r) = &o.kind else {
                     unreachable!()
                 };
-                let (s, _, st, n) = self.slice_indices(r.len() as usize, start, stop, step)?;
+                let (s, _, st, n) = self.slice_indices(r.length() as usize, start, stop, step)?;
                 let new_start = r.start + s * r.step;
                 let new_step = r.step * st;
                 Ok(self.new_range(new_start, new_start + n as i64 * new_step, new_step))
