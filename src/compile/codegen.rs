@@ -14,7 +14,7 @@ use num_traits::ToPrimitive;
 use super::Mode;
 use super::bytecode::*;
 use super::error::{CompileError, CompileResult};
-use super::scope::{Binding, ScopeId, ScopeKind, SymbolTable};
+use super::scope::{Binding, ScopeId, ScopeKind, SymbolTable, mangle};
 use crate::syntax::ast::{
     self, Alias, ClassDef, CmpOp, Comprehension, ExceptHandler, Expr, ExprKind, FStringPart,
     FunctionDef, Ident, Keyword, Param, Parameters, Span, Stmt, StmtKind, UnaryOp, WithItem,
@@ -155,6 +155,8 @@ struct Unit<'a> {
     /// Inlined comprehensions being compiled, innermost last.
     comp_chain: Vec<ScopeId>,
     loc: Location,
+    /// The innermost enclosing class name, which mangles `__private` names.
+    private: Option<Rc<str>>,
 }
 
 impl Unit<'_> {
@@ -261,6 +263,10 @@ impl<'a> Codegen<'a> {
             ScopeKind::Class => {}
         }
         let loc = self.location(span);
+        let private = match sc.kind {
+            ScopeKind::Class => Some(name.into()),
+            _ => self.units.last().and_then(|u| u.private.clone()),
+        };
         self.units.push(Unit {
             scope,
             kind: sc.kind,
@@ -287,6 +293,7 @@ impl<'a> Codegen<'a> {
             fblocks: Vec::new(),
             comp_chain: Vec::new(),
             loc,
+            private,
         });
     }
 
@@ -432,7 +439,15 @@ impl<'a> Codegen<'a> {
         }
     }
 
+    /// The index of an attribute name, mangled like a variable name.
+    fn attr_index(&mut self, attr: &str) -> u32 {
+        let name = mangle(self.unit().private.as_deref(), attr).into_owned();
+        self.name_index(&name)
+    }
+
     fn name_op(&mut self, name: &str, ctx: Ctx, span: Span) -> CompileResult<()> {
+        let mangled = mangle(self.unit().private.as_deref(), name).into_owned();
+        let name = mangled.as_str();
         if name == "__debug__" && ctx != Ctx::Load {
             let verb = if ctx == Ctx::Store {
                 "assign to"
@@ -501,6 +516,9 @@ impl<'a> Codegen<'a> {
             }
             _ => &module.body[..],
         };
+        if has_annotations(&module.body) {
+            self.emit(Instr::SetupAnnotations);
+        }
         self.body(body)?;
         self.return_none_if_reachable();
         self.assemble()
@@ -567,7 +585,8 @@ impl<'a> Codegen<'a> {
             .collect();
         if !kw.is_empty() {
             for p in &kw {
-                self.load_const(Constant::Str(p.name.name.as_str().into()));
+                let name = mangle(self.unit().private.as_deref(), &p.name.name).into_owned();
+                self.load_const(Constant::Str(name.into()));
                 if let Some(d) = &p.default {
                     self.expr(d)?;
                 }
@@ -576,6 +595,36 @@ impl<'a> Codegen<'a> {
             attrs |= 0x02;
         }
         Ok(attrs)
+    }
+
+    /// Evaluate parameter and return annotations at def time into a flat
+    /// `(name, value, …)` tuple, in CPython's order (`compiler_visit_annotations`).
+    fn annotations(
+        &mut self,
+        params: &'a Parameters,
+        returns: Option<&'a Expr>,
+    ) -> CompileResult<u32> {
+        let all = params
+            .args
+            .iter()
+            .chain(&params.posonly)
+            .chain(&params.vararg)
+            .chain(&params.kwonly)
+            .chain(&params.kwarg)
+            .filter_map(|p| Some((p.name.name.as_str(), p.annotation.as_ref()?)))
+            .chain(returns.map(|r| ("return", r)));
+        let mut n = 0;
+        for (name, annotation) in all {
+            let name = mangle(self.unit().private.as_deref(), name).into_owned();
+            self.load_const(Constant::Str(name.into()));
+            self.expr(annotation)?;
+            n += 1;
+        }
+        if n == 0 {
+            return Ok(0);
+        }
+        self.emit(Instr::BuildTuple(2 * n));
+        Ok(0x04)
     }
 
     fn scope_of<T>(&self, node: &T, span: Span) -> CompileResult<ScopeId> {
@@ -590,7 +639,8 @@ impl<'a> Codegen<'a> {
         }
         let first = def.decorators.first().map_or(span, |d| d.span);
         let scope = self.scope_of(def, span)?;
-        let attrs = self.defaults(&def.params)?;
+        let attrs =
+            self.defaults(&def.params)? | self.annotations(&def.params, def.returns.as_ref())?;
         self.push_unit(scope, &def.name.name, def.name.span);
         self.u().first_line = self.lines.line_of(first.start);
         self.set_arg_counts(&def.params);
@@ -668,6 +718,9 @@ impl<'a> Codegen<'a> {
             }
             None => &class.body[..],
         };
+        if has_annotations(&class.body) {
+            self.emit(Instr::SetupAnnotations);
+        }
         self.body(body)?;
         self.u().loc = self.location(class.name.span);
         if self.table.scopes[scope].needs_class_closure {
@@ -746,11 +799,30 @@ impl<'a> Codegen<'a> {
                 Ok(())
             }
             StmtKind::AugAssign { target, op, value } => self.aug_assign(target, *op, value),
-            StmtKind::AnnAssign { target, value, .. } => {
+            StmtKind::AnnAssign {
+                target,
+                annotation,
+                value,
+                simple,
+            } => {
+                // Module and class bodies evaluate annotations; simple names are recorded
+                // in `__annotations__` (CPython's `compiler_annassign`).
+                let annotate = !self.unit().kind.is_function_like();
                 if let Some(v) = value {
                     self.expr(v)?;
                     self.store(target)?;
-                } else if !matches!(target.kind, ExprKind::Name(_)) {
+                }
+                if let (ExprKind::Name(name), true) = (&target.kind, *simple) {
+                    if annotate {
+                        self.expr(annotation)?;
+                        self.name_op("__annotations__", Ctx::Load, span)?;
+                        let name = mangle(self.unit().private.as_deref(), name).into_owned();
+                        self.load_const(Constant::Str(name.into()));
+                        self.emit(Instr::StoreSubscr);
+                    }
+                    return Ok(());
+                }
+                if value.is_none() {
                     // `a.b: int` evaluates `a`; `a[i]: int` evaluates `a` and `i`.
                     match &target.kind {
                         ExprKind::Attribute { value, .. } => {
@@ -765,6 +837,10 @@ impl<'a> Codegen<'a> {
                         }
                         _ => {}
                     }
+                }
+                if annotate {
+                    self.expr(annotation)?;
+                    self.emit(Instr::PopTop);
                 }
                 Ok(())
             }
@@ -1464,7 +1540,7 @@ impl<'a> Codegen<'a> {
             ExprKind::Name(name) => self.name_op(name, Ctx::Store, target.span),
             ExprKind::Attribute { value, attr } => {
                 self.expr(value)?;
-                let i = self.name_index(&attr.name);
+                let i = self.attr_index(&attr.name);
                 self.emit(Instr::StoreAttr(i));
                 Ok(())
             }
@@ -1527,7 +1603,7 @@ impl<'a> Codegen<'a> {
             ExprKind::Name(name) => c.name_op(name, Ctx::Del, target.span),
             ExprKind::Attribute { value, attr } => {
                 c.expr(value)?;
-                let i = c.name_index(&attr.name);
+                let i = c.attr_index(&attr.name);
                 c.emit(Instr::DeleteAttr(i));
                 Ok(())
             }
@@ -1562,7 +1638,7 @@ impl<'a> Codegen<'a> {
             ExprKind::Attribute { value: obj, attr } => {
                 c.expr(obj)?;
                 c.emit(Instr::Copy(1));
-                let i = c.name_index(&attr.name);
+                let i = c.attr_index(&attr.name);
                 c.emit(Instr::LoadAttr(i));
                 c.expr(value)?;
                 c.emit(Instr::BinaryOp(op));
@@ -1823,12 +1899,12 @@ impl<'a> Codegen<'a> {
             ExprKind::Attribute { value, attr } => {
                 if let Some(first_arg) = self.zero_arg_super(value) {
                     self.load_super_args(&first_arg, value.span)?;
-                    let i = self.name_index(&attr.name);
+                    let i = self.attr_index(&attr.name);
                     self.emit(Instr::LoadSuperAttr(i));
                     return Ok(());
                 }
                 self.expr(value)?;
-                let i = self.name_index(&attr.name);
+                let i = self.attr_index(&attr.name);
                 self.emit(Instr::LoadAttr(i));
                 Ok(())
             }
@@ -2198,7 +2274,7 @@ impl<'a> Codegen<'a> {
             && !keywords.iter().any(|k| k.arg.is_none());
         if let (ExprKind::Attribute { value, attr }, true) = (&func.kind, simple) {
             self.at(func.span, |c| -> CompileResult<()> {
-                let i = c.name_index(&attr.name);
+                let i = c.attr_index(&attr.name);
                 if let Some(first_arg) = c.zero_arg_super(value) {
                     c.load_super_args(&first_arg, value.span)?;
                     c.emit(Instr::LoadSuperMethod(i));
@@ -2729,6 +2805,31 @@ fn two_part_slice(slice: &Expr) -> Option<(Option<&Expr>, Option<&Expr>)> {
     }
 }
 
+/// Does a module or class body annotate anything (outside nested defs and classes)?
+/// CPython's `find_ann`.
+fn has_annotations(body: &[Stmt]) -> bool {
+    body.iter().any(|s| match &s.kind {
+        StmtKind::AnnAssign { .. } => true,
+        StmtKind::If { body, orelse, .. }
+        | StmtKind::While { body, orelse, .. }
+        | StmtKind::For { body, orelse, .. } => has_annotations(body) || has_annotations(orelse),
+        StmtKind::With { body, .. } => has_annotations(body),
+        StmtKind::Try {
+            body,
+            handlers,
+            orelse,
+            finalbody,
+            ..
+        } => {
+            has_annotations(body)
+                || handlers.iter().any(|h| has_annotations(&h.body))
+                || has_annotations(orelse)
+                || has_annotations(finalbody)
+        }
+        _ => false,
+    })
+}
+
 fn docstring(body: &[Stmt]) -> Option<&str> {
     match body.first().map(|s| &s.kind) {
         Some(StmtKind::Expr(Expr {
@@ -2976,6 +3077,29 @@ mod tests {
             positions(&f, |i| matches!(i, Instr::CompareOp(CompareOperator::Lt))).len(),
             2
         );
+    }
+
+    #[test]
+    fn annotations_are_evaluated_at_def_time_and_in_module_bodies() {
+        let source = "def f(x: int, *, y: str = 'a') -> list:\n    z: int = 1\nv: int = 5\n";
+        let module = parse_module(source).expect("parses");
+        let code = compile_module(&module, source, "t.py", Mode::Exec).expect("compiles");
+        let ins = &code.instructions;
+        assert_eq!(ins[0], Instr::SetupAnnotations);
+        assert!(ins.contains(&Instr::BuildTuple(6)));
+        let make = ins
+            .iter()
+            .position(|i| *i == Instr::MakeFunction)
+            .expect("def");
+        assert_eq!(ins[make + 1], Instr::SetFunctionAttribute(0x04));
+        assert_eq!(ins[make + 2], Instr::SetFunctionAttribute(0x02));
+        assert!(ins.ends_with(&[
+            Instr::StoreSubscr,
+            Instr::ReturnConst(code.constants.len() as u32 - 1)
+        ]));
+        // Inside the function the annotation of `z` is not evaluated.
+        let f = function(source);
+        assert!(global_loads(&f, "int").is_empty());
     }
 
     #[test]
