@@ -21,6 +21,9 @@ pub type Spanned = (usize, Tok, usize);
 /// Deepest bracket nesting, as CPython's tokenizer `MAXLEVEL`.
 const MAX_BRACKET_DEPTH: usize = 200;
 
+/// Most indentation levels (counting the outermost), as CPython's tokenizer `MAXINDENT`.
+const MAX_INDENT_LEVELS: usize = 100;
+
 /// What is being tokenized: a whole module, or one expression (an f-string field), where
 /// newlines never end anything, as if the expression sat inside parentheses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -119,6 +122,13 @@ impl<'s> Layout<'s> {
         } else if here.col > top.col {
             if here.alt <= top.alt {
                 return Err(tab_error());
+            }
+            if self.indents.len() >= MAX_INDENT_LEVELS {
+                return Err(SyntaxError::new(
+                    SyntaxErrorKind::Indentation,
+                    "too many levels of indentation",
+                    Span::new(start, end),
+                ));
             }
             self.indents.push(here);
             self.pending.push_back((start, Tok::Indent, end));
@@ -316,6 +326,15 @@ mod tests {
             "error: unindent does not match any outer indentation level"
         );
         assert_eq!(joined("  a\n"), "Indent a Newline Dedent");
+        let deep: String = (0..100)
+            .map(|i| format!("{}if x:\n", " ".repeat(i)))
+            .collect();
+        assert_eq!(
+            layout(&(deep + &" ".repeat(100) + "pass\n"))
+                .last()
+                .unwrap(),
+            "error: too many levels of indentation"
+        );
     }
 
     #[test]

@@ -24,9 +24,9 @@ lalrpop_util::lalrpop_mod!(
     "/apy.rs"
 );
 
-/// Deepest run of prefix operators (`- - - x`, `not not x`) accepted; CPython's parser
-/// gives up a little beyond 1000 too ("too complex to parse").
-const MAX_PREFIX_RUN: usize = 1000;
+/// Deepest expression nesting accepted. CPython parses and compiles a chain of 5,000
+/// operators but not one of 10,000.
+const MAX_EXPR_DEPTH: usize = 6000;
 
 /// Parses a whole module.
 pub fn parse_module(src: &str) -> Result<ast::Module, SyntaxError> {
@@ -36,7 +36,7 @@ pub fn parse_module(src: &str) -> Result<ast::Module, SyntaxError> {
     let (mut tokens, lex_error) = tokenize(src, Span::new(0, src.len()), Mode::Module);
     mark_parenthesized_with_items(&mut tokens);
     let unsupported = find_unsupported(&tokens);
-    let result = match check_prefix_runs(&tokens) {
+    let result = match check_nesting(&tokens) {
         Some(error) => Err(Failure::Error(error)),
         None => run(src, &tokens),
     };
@@ -53,7 +53,7 @@ pub fn parse_module(src: &str) -> Result<ast::Module, SyntaxError> {
 /// Parses the expression of an f-string replacement field, `src[range]`.
 pub fn parse_field_expression(src: &str, range: Span) -> Result<ast::Expr, SyntaxError> {
     let (tokens, lex_error) = tokenize(src, range, Mode::Expression);
-    let result = match check_prefix_runs(&tokens) {
+    let result = match check_nesting(&tokens) {
         Some(error) => Err(Failure::Error(error)),
         None => run(src, &tokens),
     };
@@ -468,19 +468,41 @@ fn find_unsupported(tokens: &[Spanned]) -> Option<SyntaxError> {
     None
 }
 
-/// Long runs of prefix operators build trees too deep to walk safely; CPython gives up too.
-fn check_prefix_runs(tokens: &[Spanned]) -> Option<SyntaxError> {
-    let mut run = 0usize;
-    for (i, (start, tok, end)) in tokens.iter().enumerate() {
-        let prefix = match tok {
-            Tok::Not | Tok::Await | Tok::Tilde => true,
-            Tok::Minus | Tok::Plus => i > 0 && !ends_operand(&tokens[i - 1].1),
-            _ => false,
-        };
-        run = if prefix { run + 1 } else { 0 };
-        if run > MAX_PREFIX_RUN {
+/// Rejects statements whose expression trees would nest deeper than [`MAX_EXPR_DEPTH`].
+///
+/// The depth is bounded from the tokens: within one comma-separated item, every operator,
+/// keyword operator and trailer may add a level, and an item's brackets add the deepest of
+/// their own items. CPython gives up at a similar depth ("too complex to parse", or a
+/// RecursionError while compiling); apy must never overflow its stack instead.
+fn check_nesting(tokens: &[Spanned]) -> Option<SyntaxError> {
+    /// One bracket level: levels added by the current item so far, and the deepest item.
+    #[derive(Default)]
+    struct Level {
+        item: usize,
+        deepest: usize,
+    }
+    let mut levels = vec![Level::default()];
+    for (start, tok, end) in tokens {
+        let top = levels.len() - 1;
+        match tok {
+            Tok::LPar | Tok::LSqb | Tok::LBrace => levels.push(Level::default()),
+            Tok::RPar | Tok::RSqb | Tok::RBrace if top > 0 => {
+                let closed = levels.pop().unwrap_or_default();
+                let inner = closed.item.max(closed.deepest) + 1;
+                levels[top - 1].item += inner;
+            }
+            Tok::Comma | Tok::Newline | Tok::Semi => {
+                let level = &mut levels[top];
+                level.deepest = level.deepest.max(level.item);
+                level.item = 0;
+            }
+            Tok::Name(_) | Tok::Int(_) | Tok::Float(_) | Tok::Str(_) => {}
+            Tok::Indent | Tok::Dedent | Tok::StartModule | Tok::StartExpr => {}
+            _ => levels[top].item += 1,
+        }
+        if levels[levels.len() - 1].item > MAX_EXPR_DEPTH {
             return Some(SyntaxError::invalid(
-                "too many nested prefix operators: source too complex to parse",
+                "expression nested too deeply: source too complex to parse",
                 Span::new(*start, *end),
             ));
         }

@@ -222,11 +222,85 @@ fn incomplete_input() {
 
 #[test]
 fn deep_nesting_is_an_error_not_a_crash() {
-    for src in [
+    let deep = [
         "(".repeat(10_000),
         "[".repeat(10_000),
         format!("{}1", "-".repeat(10_000)),
-    ] {
-        assert!(parse_module(&src).is_err());
+        format!("x = 1{}", "+1".repeat(100_000)),
+        format!("x = a{}", ".b".repeat(100_000)),
+        format!("x = {}1", "lambda: ".repeat(100_000)),
+        format!("x = f{}", "(1)".repeat(100_000)),
+        // Brackets add up: neither run alone is too deep.
+        format!("x = ({}({}1))", "-".repeat(3000), "-".repeat(3500)),
+    ];
+    for src in deep {
+        let error = parse_module(&src).unwrap_err().message;
+        assert!(error.contains("too"), "{}: {error}", &src[..20]);
+    }
+    // As deep as CPython goes still parses.
+    ok(&format!("x = 1{}", "+1".repeat(5_000)));
+    ok(&format!("x = {}1", "-".repeat(1_000)));
+    ok(&format!("x = [{}]", "f(1) + 2, ".repeat(20_000)));
+}
+
+/// A program touching most of the grammar, cut at every character and fed in whole.
+const SAMPLE: &str = r#"import asyncio
+from .m import (a, b as c,)
+
+@dec(1)
+class Queue(Base, metaclass=Meta):
+    """Doc."""
+    size: int = 0
+
+    async def get(self, /, n=1, *args, key=None, **kw) -> "Item":
+        async with self.lock as held, (yield) as y:
+            while not (item := self.items[n:-1:2]):
+                await asyncio.sleep(0.5e-3)
+            else:
+                pass
+        try:
+            x = [i ** -2 async for i in agen() if i if not i]
+        except* (ValueError, TypeError) as group:
+            raise RuntimeError(f"{x!r:>{width}} {x=} {'}'}") from None
+        finally:
+            del self.items[0], self.x
+        return {**kw, 'k': lambda *a, k=1: (yield from a)}, *args
+
+for i, *rest in zip(range(0x_ff), "a" 'b' """c"""):  # comment
+    print(i, *rest, sep='', end="\n"); continue
+"#;
+
+#[test]
+fn sample_parses_and_every_prefix_is_handled() {
+    ok(SAMPLE);
+    for (i, _) in SAMPLE.char_indices() {
+        let _ = parse_module(&SAMPLE[..i]);
+    }
+}
+
+#[test]
+fn random_input_never_panics() {
+    // A small xorshift generator: reproducible, no dependency.
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let alphabet: Vec<char> = "()[]{}:;,.=+-*/%<>!'\"\\#@ \t\n\r\x0cfbrxj0123456789_aZé€\u{1F600}"
+        .chars()
+        .chain(SAMPLE.chars())
+        .collect();
+    for _ in 0..3000 {
+        let len = (next() % 60) as usize;
+        let text: String = (0..len)
+            .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+            .collect();
+        let _ = parse_module(&text);
+    }
+    for _ in 0..500 {
+        let bytes: Vec<u8> = (0..(next() % 80)).map(|_| next() as u8).collect();
+        let _ = parse_module(&String::from_utf8_lossy(&bytes));
     }
 }
