@@ -9,8 +9,7 @@
 
 use std::rc::Rc;
 
-use crate::compile::bytecode::Code;
-use crate::compile::{Mode, compile_module};
+use crate::compile::{self, Code, CompileError};
 use crate::syntax::ast::{Module, Span};
 use crate::syntax::diagnostics::Diagnostic;
 use crate::syntax::parse_module;
@@ -87,16 +86,24 @@ pub fn parse(source: &SourceFile) -> Result<Module, Diagnostic> {
     parse_module(&source.text).map_err(Diagnostic::from)
 }
 
+/// Parses and compiles `source` as a file's main module.
+pub fn compile(source: &SourceFile) -> Result<Rc<Code>, Diagnostic> {
+    let module = parse(source)?;
+    compile::compile_module(&module, &source.text, &source.name, compile::Mode::Exec)
+        .map_err(|error| compile_diagnostic(&error))
+}
+
 /// Everything that happens before the first instruction runs (`apy --check`).
 pub fn check(source: &SourceFile) -> Result<(), Diagnostic> {
     compile(source).map(drop)
 }
 
-/// Parses and compiles `source` as a module.
-pub fn compile(source: &SourceFile) -> Result<Rc<Code>, Diagnostic> {
-    let module = parse(source)?;
-    compile_module(&module, &source.text, &source.name, Mode::Exec)
-        .map_err(|e| Diagnostic::syntax_error(e.message, e.span))
+/// A compile error ("'return' outside function") shown like a syntax error, as CPython does.
+fn compile_diagnostic(error: &CompileError) -> Diagnostic {
+    Diagnostic {
+        class_name: error.class_name(),
+        ..Diagnostic::syntax_error(error.message.clone(), error.span)
+    }
 }
 
 /// Runs `source` as the main module with `argv` as `sys.argv`.

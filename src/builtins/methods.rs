@@ -12,8 +12,8 @@ use crate::vm::object::{DictViewKind, Object, ObjectKind};
 use crate::vm::value::{PyDict, PyList, PySet, Value};
 use crate::vm::{PyResult, Vm};
 
-/// Sorts `items` stably by `key` with `<` only, as `list.sort` does; errors from
-/// comparisons propagate (no panics on inconsistent orders).
+/// Sorts `items` stably by `key` with `<` only, as `list.sort` does (the runtime library's
+/// timsort, so a printing `__lt__` prints what CPython prints); errors propagate.
 pub fn sort_values(
     vm: &mut Vm,
     items: &mut Vec<Value>,
@@ -33,7 +33,7 @@ pub fn sort_values(
     if reverse {
         pairs.reverse();
     }
-    merge_sort(vm, &mut pairs)?;
+    super::list_sort::timsort(&mut pairs, |a, b| less(vm, &a.0, &b.0))?;
     if reverse {
         pairs.reverse();
     }
@@ -51,132 +51,6 @@ fn less(vm: &mut Vm, a: &Value, b: &Value) -> PyResult<bool> {
             vm.truthy(&r)
         }
     }
-}
-
-type Pair = (Value, Value);
-
-/// CPython's `merge_compute_minrun`.
-fn min_run(mut n: usize) -> usize {
-    let mut r = 0;
-    while n >= 64 {
-        r |= n & 1;
-        n >>= 1;
-    }
-    n + r
-}
-
-/// `count_run` of 3.13's `Objects/listobject.c`: the length of the monotone run at the start
-/// of `v`, made ascending in place. Same comparisons as CPython, so a `__lt__` with side
-/// effects prints the same lines.
-fn count_run(vm: &mut Vm, v: &mut [Pair]) -> PyResult<usize> {
-    let len = v.len();
-    let mut n = 1;
-    while n < len {
-        if less(vm, &v[n].0, &v[n - 1].0)? {
-            break;
-        }
-        n += 1;
-    }
-    if n == len {
-        return Ok(n);
-    }
-    if n > 1 {
-        if less(vm, &v[0].0, &v[n - 1].0)? {
-            return Ok(n);
-        }
-        v[..n].reverse();
-    }
-    n += 1;
-    let mut neq = 0;
-    while n < len {
-        if less(vm, &v[n].0, &v[n - 1].0)? {
-            if neq > 0 {
-                v[n - neq - 1..n].reverse();
-                neq = 0;
-            }
-        } else if less(vm, &v[n - 1].0, &v[n].0)? {
-            break;
-        } else {
-            neq += 1;
-        }
-        n += 1;
-    }
-    if neq > 0 {
-        v[n - neq - 1..n].reverse();
-    }
-    v[..n].reverse();
-    while n < len {
-        if less(vm, &v[n].0, &v[n - 1].0)? {
-            break;
-        }
-        n += 1;
-    }
-    Ok(n)
-}
-
-/// `binarysort`: extends the sorted prefix `v[..start]` to all of `v`.
-fn binary_sort(vm: &mut Vm, v: &mut [Pair], start: usize) -> PyResult<()> {
-    for i in start..v.len() {
-        let (mut l, mut r) = (0, i);
-        while l < r {
-            let p = l + ((r - l) >> 1);
-            if less(vm, &v[i].0, &v[p].0)? {
-                r = p;
-            } else {
-                l = p + 1;
-            }
-        }
-        v[l..=i].rotate_right(1);
-    }
-    Ok(())
-}
-
-/// Timsort's run detection and binary insertion as CPython does them (identical comparisons
-/// for lists of fewer than 64 items), then stable merges of the runs.
-fn merge_sort(vm: &mut Vm, v: &mut Vec<Pair>) -> PyResult<()> {
-    let n = v.len();
-    if n < 2 {
-        return Ok(());
-    }
-    let minrun = min_run(n);
-    let mut runs: Vec<(usize, usize)> = Vec::new();
-    let mut lo = 0;
-    while lo < n {
-        let mut run = count_run(vm, &mut v[lo..])?;
-        if run < minrun {
-            let force = minrun.min(n - lo);
-            binary_sort(vm, &mut v[lo..lo + force], run)?;
-            run = force;
-        }
-        runs.push((lo, lo + run));
-        lo += run;
-    }
-    while runs.len() > 1 {
-        let mut merged_runs = Vec::with_capacity(runs.len().div_ceil(2));
-        for pair in runs.chunks(2) {
-            if let [(a, mid), (_, b)] = pair {
-                let mut merged: Vec<Pair> = Vec::with_capacity(b - a);
-                let (mut i, mut j) = (*a, *mid);
-                while i < *mid && j < *b {
-                    if less(vm, &v[j].0, &v[i].0)? {
-                        merged.push(v[j].clone());
-                        j += 1;
-                    } else {
-                        merged.push(v[i].clone());
-                        i += 1;
-                    }
-                }
-                merged.extend_from_slice(&v[i..*mid]);
-                merged.extend_from_slice(&v[j..*b]);
-                v.splice(*a..*b, merged);
-                merged_runs.push((*a, *b));
-            } else {
-                merged_runs.push(pair[0]);
-            }
-        }
-        runs = merged_runs;
-    }
-    Ok(())
 }
 
 fn this_list<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a Rc<PyList>> {

@@ -8,6 +8,7 @@ pub mod float_repr;
 mod format;
 pub mod format_spec;
 pub mod int_ops;
+pub mod list_sort;
 mod methods;
 mod modules;
 pub mod op_error;

@@ -171,7 +171,9 @@ pub enum Instr {
     /// `(code -- function)` the code is a constant; the function's globals are the frame's.
     MakeFunction,
     /// `(value function -- function)`: set an attribute of a new function; the argument
-    /// says which: 0x01 defaults tuple, 0x02 kw-only defaults dict, 0x08 closure tuple.
+    /// says which: 0x01 defaults tuple, 0x02 kw-only defaults dict, 0x04 annotations as a
+    /// flat tuple `(name1, value1, name2, value2, ...)` (`__annotations__` is the dict of
+    /// those pairs, in that order), 0x08 closure tuple.
     SetFunctionAttribute(u32),
     /// `(callable self_or_null arg1 ... argn -- result)`; a non-NULL self is the first argument.
     Call(u32),
@@ -182,6 +184,9 @@ pub enum Instr {
     CallFunctionEx(u32),
     /// `( -- __build_class__)`
     LoadBuildClass,
+    /// `( -- )` module and class bodies with annotated names: if the locals mapping has no
+    /// `__annotations__`, set it to a new empty dict.
+    SetupAnnotations,
 
     // ---- exceptions -------------------------------------------------------------------------
     /// `raise` (0 args: re-raise the handled exception), `raise exc` (1), `raise exc from
@@ -300,6 +305,7 @@ impl Instr {
         use Instr::*;
         match *self {
             Nop
+            | SetupAnnotations
             | Swap(_)
             | Jump(_)
             | LoadAttr(_)

@@ -516,6 +516,9 @@ impl<'a> Codegen<'a> {
             }
             _ => &module.body[..],
         };
+        if has_annotations(&module.body) {
+            self.emit(Instr::SetupAnnotations);
+        }
         self.body(body)?;
         self.return_none_if_reachable();
         self.assemble()
@@ -594,6 +597,36 @@ impl<'a> Codegen<'a> {
         Ok(attrs)
     }
 
+    /// Evaluate parameter and return annotations at def time into a flat
+    /// `(name, value, …)` tuple, in CPython's order (`compiler_visit_annotations`).
+    fn annotations(
+        &mut self,
+        params: &'a Parameters,
+        returns: Option<&'a Expr>,
+    ) -> CompileResult<u32> {
+        let all = params
+            .args
+            .iter()
+            .chain(&params.posonly)
+            .chain(&params.vararg)
+            .chain(&params.kwonly)
+            .chain(&params.kwarg)
+            .filter_map(|p| Some((p.name.name.as_str(), p.annotation.as_ref()?)))
+            .chain(returns.map(|r| ("return", r)));
+        let mut n = 0;
+        for (name, annotation) in all {
+            let name = mangle(self.unit().private.as_deref(), name).into_owned();
+            self.load_const(Constant::Str(name.into()));
+            self.expr(annotation)?;
+            n += 1;
+        }
+        if n == 0 {
+            return Ok(0);
+        }
+        self.emit(Instr::BuildTuple(2 * n));
+        Ok(0x04)
+    }
+
     fn scope_of<T>(&self, node: &T, span: Span) -> CompileResult<ScopeId> {
         self.table
             .scope_of(node)
@@ -606,7 +639,8 @@ impl<'a> Codegen<'a> {
         }
         let first = def.decorators.first().map_or(span, |d| d.span);
         let scope = self.scope_of(def, span)?;
-        let attrs = self.defaults(&def.params)?;
+        let attrs =
+            self.defaults(&def.params)? | self.annotations(&def.params, def.returns.as_ref())?;
         self.push_unit(scope, &def.name.name, def.name.span);
         self.u().first_line = self.lines.line_of(first.start);
         self.set_arg_counts(&def.params);
@@ -684,6 +718,9 @@ impl<'a> Codegen<'a> {
             }
             None => &class.body[..],
         };
+        if has_annotations(&class.body) {
+            self.emit(Instr::SetupAnnotations);
+        }
         self.body(body)?;
         self.u().loc = self.location(class.name.span);
         if self.table.scopes[scope].needs_class_closure {
@@ -762,11 +799,30 @@ impl<'a> Codegen<'a> {
                 Ok(())
             }
             StmtKind::AugAssign { target, op, value } => self.aug_assign(target, *op, value),
-            StmtKind::AnnAssign { target, value, .. } => {
+            StmtKind::AnnAssign {
+                target,
+                annotation,
+                value,
+                simple,
+            } => {
+                // Module and class bodies evaluate annotations; simple names are recorded
+                // in `__annotations__` (CPython's `compiler_annassign`).
+                let annotate = !self.unit().kind.is_function_like();
                 if let Some(v) = value {
                     self.expr(v)?;
                     self.store(target)?;
-                } else if !matches!(target.kind, ExprKind::Name(_)) {
+                }
+                if let (ExprKind::Name(name), true) = (&target.kind, *simple) {
+                    if annotate {
+                        self.expr(annotation)?;
+                        self.name_op("__annotations__", Ctx::Load, span)?;
+                        let name = mangle(self.unit().private.as_deref(), name).into_owned();
+                        self.load_const(Constant::Str(name.into()));
+                        self.emit(Instr::StoreSubscr);
+                    }
+                    return Ok(());
+                }
+                if value.is_none() {
                     // `a.b: int` evaluates `a`; `a[i]: int` evaluates `a` and `i`.
                     match &target.kind {
                         ExprKind::Attribute { value, .. } => {
@@ -781,6 +837,10 @@ impl<'a> Codegen<'a> {
                         }
                         _ => {}
                     }
+                }
+                if annotate {
+                    self.expr(annotation)?;
+                    self.emit(Instr::PopTop);
                 }
                 Ok(())
             }
@@ -2745,6 +2805,31 @@ fn two_part_slice(slice: &Expr) -> Option<(Option<&Expr>, Option<&Expr>)> {
     }
 }
 
+/// Does a module or class body annotate anything (outside nested defs and classes)?
+/// CPython's `find_ann`.
+fn has_annotations(body: &[Stmt]) -> bool {
+    body.iter().any(|s| match &s.kind {
+        StmtKind::AnnAssign { .. } => true,
+        StmtKind::If { body, orelse, .. }
+        | StmtKind::While { body, orelse, .. }
+        | StmtKind::For { body, orelse, .. } => has_annotations(body) || has_annotations(orelse),
+        StmtKind::With { body, .. } => has_annotations(body),
+        StmtKind::Try {
+            body,
+            handlers,
+            orelse,
+            finalbody,
+            ..
+        } => {
+            has_annotations(body)
+                || handlers.iter().any(|h| has_annotations(&h.body))
+                || has_annotations(orelse)
+                || has_annotations(finalbody)
+        }
+        _ => false,
+    })
+}
+
 fn docstring(body: &[Stmt]) -> Option<&str> {
     match body.first().map(|s| &s.kind) {
         Some(StmtKind::Expr(Expr {
@@ -2992,6 +3077,46 @@ mod tests {
             positions(&f, |i| matches!(i, Instr::CompareOp(CompareOperator::Lt))).len(),
             2
         );
+    }
+
+    #[test]
+    fn annotations_are_evaluated_at_def_time_and_in_module_bodies() {
+        let source = "def f(x: int, *, y: str = 'a') -> list:\n    z: int = 1\nv: int = 5\n";
+        let module = parse_module(source).expect("parses");
+        let code = compile_module(&module, source, "t.py", Mode::Exec).expect("compiles");
+        let ins = &code.instructions;
+        assert_eq!(ins[0], Instr::SetupAnnotations);
+        assert!(ins.contains(&Instr::BuildTuple(6)));
+        let make = ins
+            .iter()
+            .position(|i| *i == Instr::MakeFunction)
+            .expect("def");
+        assert_eq!(ins[make + 1], Instr::SetFunctionAttribute(0x04));
+        assert_eq!(ins[make + 2], Instr::SetFunctionAttribute(0x02));
+        assert!(ins.ends_with(&[
+            Instr::StoreSubscr,
+            Instr::ReturnConst(code.constants.len() as u32 - 1)
+        ]));
+        // Inside the function the annotation of `z` is not evaluated.
+        let f = function(source);
+        assert!(global_loads(&f, "int").is_empty());
+    }
+
+    #[test]
+    fn the_repl_prints_expression_statements_at_top_level_only() {
+        let source = "x\nif x:\n    x\ndef f():\n    x\n";
+        let module = parse_module(source).expect("parses");
+        let repl = compile_module(&module, source, "t.py", Mode::Interactive).expect("compiles");
+        let prints = |code: &Code| {
+            code.instructions
+                .iter()
+                .filter(|i| **i == Instr::CallIntrinsic1(Intrinsic1::Print))
+                .count()
+        };
+        assert_eq!(prints(&repl), 2);
+        assert_eq!(prints(&function(source)), 0);
+        let file = compile_module(&module, source, "t.py", Mode::Exec).expect("compiles");
+        assert_eq!(prints(&file), 0);
     }
 
     #[test]

@@ -276,9 +276,9 @@ impl Builder {
             }
             StmtKind::AnnAssign {
                 target,
+                annotation,
                 value,
                 simple,
-                ..
             } => {
                 if let (ExprKind::Name(name), true) = (&target.kind, *simple) {
                     let cur = self.lookup_flags(name);
@@ -296,6 +296,10 @@ impl Builder {
                     self.add_def(name, DEF_LOCAL | DEF_ANNOT);
                 } else {
                     self.visit_target(target)?;
+                }
+                // Annotations are evaluated in module and class bodies only.
+                if !self.scope().kind.is_function_like() {
+                    self.visit_expr(annotation)?;
                 }
                 value.iter().try_for_each(|v| self.visit_expr(v))
             }
@@ -423,6 +427,7 @@ impl Builder {
                 self.add_def(&def.name.name, DEF_LOCAL);
                 def.decorators.iter().try_for_each(|d| self.visit_expr(d))?;
                 self.visit_defaults(&def.params)?;
+                self.visit_annotations(&def.params, def.returns.as_ref())?;
                 self.enter(ScopeKind::Function, &def.name.name, &**def);
                 self.scope().is_coroutine = def.is_async;
                 self.visit_params(&def.params)?;
@@ -508,6 +513,27 @@ impl Builder {
             }
         }
         Ok(())
+    }
+
+    /// Parameter and return annotations, evaluated where the `def` runs.
+    fn visit_annotations(
+        &mut self,
+        params: &Parameters,
+        returns: Option<&Expr>,
+    ) -> CompileResult<()> {
+        let all = params
+            .posonly
+            .iter()
+            .chain(&params.args)
+            .chain(&params.vararg)
+            .chain(&params.kwonly)
+            .chain(&params.kwarg);
+        for p in all {
+            if let Some(a) = &p.annotation {
+                self.visit_expr(a)?;
+            }
+        }
+        returns.iter().try_for_each(|r| self.visit_expr(r))
     }
 
     fn visit_params(&mut self, params: &Parameters) -> CompileResult<()> {

@@ -238,6 +238,15 @@ impl Vm {
                     }
                     self.cell_set(&frame.cells[i as usize], Value::Null);
                 }
+                Instr::SetupAnnotations => {
+                    let key = self.intern("__annotations__");
+                    let dict = frame.locals_dict.as_ref().unwrap_or(&frame.globals);
+                    if dict.table.borrow().get_str(&key).is_none() {
+                        dict.table
+                            .borrow_mut()
+                            .set_str(key, Value::dict(Default::default()));
+                    }
+                }
                 Instr::LoadLocals => {
                     let locals = match &frame.locals_dict {
                         Some(d) => Value::Dict(d.clone()),
@@ -678,6 +687,21 @@ impl Vm {
                                         })
                                         .collect();
                                 }
+                            }
+                            0x04 => {
+                                let flat = self.collect_iterable(&value)?;
+                                let annotations = Rc::new(PyDict {
+                                    table: Default::default(),
+                                });
+                                for pair in flat.chunks(2) {
+                                    if let [k, v] = pair {
+                                        self.dict_set(&annotations, k.clone(), v.clone())?;
+                                    }
+                                }
+                                let key = self.intern("__annotations__");
+                                func.dict
+                                    .borrow_mut()
+                                    .set_str(key, Value::Dict(annotations));
                             }
                             0x08 => func.closure = self.collect_iterable(&value)?,
                             _ => {}

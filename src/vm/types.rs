@@ -933,12 +933,14 @@ pub fn init_type_methods(vm: &mut Vm) {
         &function,
         "__doc__",
         |vm, v| match v {
-            Value::Function(f) => Ok(f
-                .dict
-                .borrow()
-                .get_str(&vm.names.doc)
-                .cloned()
-                .unwrap_or(Value::None)),
+            // Set by assignment, else the code's first constant (its docstring or None).
+            Value::Function(f) => {
+                let assigned = f.dict.borrow().get_str(&vm.names.doc).cloned();
+                Ok(assigned.unwrap_or_else(|| match f.code.consts.first() {
+                    Some(doc @ Value::Str(_)) => doc.clone(),
+                    _ => Value::None,
+                }))
+            }
             _ => Ok(Value::None),
         },
         Some(|vm, v, new| {
@@ -947,6 +949,23 @@ pub fn init_type_methods(vm: &mut Vm) {
             }
             Ok(())
         }),
+    );
+    vm.add_getset(
+        &function,
+        "__annotations__",
+        |vm, v| {
+            let Value::Function(f) = v else {
+                return Ok(Value::None);
+            };
+            let key = vm.intern("__annotations__");
+            let existing = f.dict.borrow().get_str(&key).cloned();
+            Ok(existing.unwrap_or_else(|| {
+                let d = Value::dict(Default::default());
+                f.dict.borrow_mut().set_str(key, d.clone());
+                d
+            }))
+        },
+        None,
     );
     vm.add_getset(
         &function,
