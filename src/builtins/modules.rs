@@ -260,9 +260,10 @@ fn partial_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     )))
 }
 
-fn partial_parts(
-    v: &Value,
-) -> Option<(Value, Vec<Value>, Vec<(Rc<crate::vm::value::PyStr>, Value)>)> {
+/// A partial's function, positional arguments and keyword arguments.
+type PartialParts = (Value, Vec<Value>, Vec<(Rc<crate::vm::value::PyStr>, Value)>);
+
+fn partial_parts(v: &Value) -> Option<PartialParts> {
     match v {
         Value::Object(o) => match &o.kind {
             ObjectKind::Partial { func, args, kwargs } => {
