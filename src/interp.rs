@@ -1,10 +1,13 @@
 //! The one place that wires the stages together: a [`SourceFile`] in, a finished run (or the
 //! [`Error`] that stopped it) out.
 //!
-//! Today it decodes and parses; the compiler and the VM plug into [`check`] and [`run`].
+//! Today it decodes, parses and compiles; the VM plugs into [`run`].
 //! Mirrors what CPython's `Python/pythonrun.c` does for a file. The CLI (`cli.rs`) and the
 //! REPL call only this module; it does no terminal I/O of its own.
 
+use std::rc::Rc;
+
+use crate::compile::{self, Code, CompileError};
 use crate::syntax::ast::{Module, Span};
 use crate::syntax::diagnostics::Diagnostic;
 use crate::syntax::parse_module;
@@ -61,7 +64,7 @@ fn without_bom(bytes: &[u8]) -> &[u8] {
 pub enum Error {
     /// A syntax or compile error: the program never started (exit status 1).
     Diagnostic(Diagnostic),
-    /// The program is valid, but the compiler and VM are not part of apy yet (exit status 1).
+    /// The program compiled, but the VM is not part of apy yet (exit status 1).
     ExecutionUnavailable,
 }
 
@@ -76,15 +79,29 @@ pub fn parse(source: &SourceFile) -> Result<Module, Diagnostic> {
     parse_module(&source.text).map_err(Diagnostic::from)
 }
 
-/// Everything that happens before the first instruction runs (`apy --check`): parsing, and
-/// compiling once the compiler exists.
+/// Parses and compiles `source` as a file's main module.
+pub fn compile(source: &SourceFile) -> Result<Rc<Code>, Diagnostic> {
+    let module = parse(source)?;
+    compile::compile_module(&module, &source.text, &source.name, compile::Mode::Exec)
+        .map_err(|error| compile_diagnostic(&error))
+}
+
+/// Everything that happens before the first instruction runs (`apy --check`).
 pub fn check(source: &SourceFile) -> Result<(), Diagnostic> {
-    parse(source).map(drop)
+    compile(source).map(drop)
+}
+
+/// A compile error ("'return' outside function") shown like a syntax error, as CPython does.
+fn compile_diagnostic(error: &CompileError) -> Diagnostic {
+    Diagnostic {
+        class_name: error.class_name(),
+        ..Diagnostic::syntax_error(error.message.clone(), error.span)
+    }
 }
 
 /// Runs `source` as the main module with `argv` as `sys.argv`.
 pub fn run(source: &SourceFile, argv: &[String]) -> Result<(), Error> {
-    let _ = argv; // becomes sys.argv once the VM exists
-    check(source)?;
+    let _code = compile(source)?;
+    let _ = argv; // the VM takes `_code` and `argv` (as sys.argv) here
     Err(Error::ExecutionUnavailable)
 }

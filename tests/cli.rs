@@ -218,3 +218,19 @@ fn ast_of_a_broken_program_is_the_syntax_error() {
         "SyntaxError: '(' was never closed"
     );
 }
+
+#[test]
+fn check_reports_compile_errors_too() {
+    // python3.13 -c 'return 1': SyntaxError: 'return' outside function
+    let output = apy(&["--check", "-c", "return 1"], b"");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("<string>:1:1"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(
+        last_stderr_line(&output),
+        "SyntaxError: 'return' outside function"
+    );
+}
