@@ -141,6 +141,10 @@ struct Unit<'a> {
     instrs: Vec<Instr>,
     locs: Vec<Location>,
     handler_at: Vec<Option<usize>>,
+    /// Per instruction: exception-handling code, placed after the rest at assembly.
+    is_cold: Vec<bool>,
+    /// Inside how many exception-handling ranges code is being emitted.
+    cold: u32,
     labels: Vec<Option<u32>>,
     handlers: Vec<Handler>,
     handler_stack: Vec<usize>,
@@ -280,6 +284,8 @@ impl<'a> Codegen<'a> {
             instrs: Vec::new(),
             locs: Vec::new(),
             handler_at: Vec::new(),
+            is_cold: Vec::new(),
+            cold: 0,
             labels: Vec::new(),
             handlers: Vec::new(),
             handler_stack: Vec::new(),
@@ -304,6 +310,7 @@ impl<'a> Codegen<'a> {
         u.instrs.push(instr);
         u.locs.push(u.loc);
         u.handler_at.push(u.handler_stack.last().copied());
+        u.is_cold.push(u.cold > 0);
     }
 
     fn new_label(&mut self) -> LabelId {
@@ -1103,6 +1110,7 @@ impl<'a> Codegen<'a> {
         self.jump(Instr::Jump, end);
 
         self.bind(except);
+        self.u().cold += 1;
         let outer = self.unit().handler_stack.len();
         let cleanup_handler = self.push_handler(cleanup, true, 0);
         self.emit(Instr::PushExcInfo);
@@ -1158,6 +1166,7 @@ impl<'a> Codegen<'a> {
         self.pop_handler();
         self.bind(cleanup);
         self.pop_except_and_reraise();
+        self.u().cold -= 1;
         self.bind(end);
         Ok(())
     }
@@ -1187,6 +1196,7 @@ impl<'a> Codegen<'a> {
 
         // Stack: prev_exc orig excs rest
         self.bind(except);
+        self.u().cold += 1;
         let outer = self.unit().handler_stack.len();
         self.push_handler(cleanup, true, 0);
         self.emit(Instr::PushExcInfo);
@@ -1256,6 +1266,7 @@ impl<'a> Codegen<'a> {
         self.emit(Instr::Reraise(0));
         self.bind(cleanup);
         self.pop_except_and_reraise();
+        self.u().cold -= 1;
         self.bind(end);
         Ok(())
     }
@@ -1302,6 +1313,7 @@ impl<'a> Codegen<'a> {
 
         // The exceptional path: run the finally body with the exception saved, re-raise.
         self.bind(end);
+        self.u().cold += 1;
         let outer = self.unit().handler_stack.len();
         self.push_handler(cleanup, true, 0);
         self.emit(Instr::PushExcInfo);
@@ -1312,6 +1324,7 @@ impl<'a> Codegen<'a> {
         self.pop_handler();
         self.bind(cleanup);
         self.pop_except_and_reraise();
+        self.u().cold -= 1;
         self.bind(exit);
         Ok(())
     }
@@ -1379,6 +1392,7 @@ impl<'a> Codegen<'a> {
 
         // An exception in the body: `exit(type, exc, tb)`; a true result suppresses it.
         self.bind(final_);
+        self.u().cold += 1;
         self.u().loc = self.location(with_span);
         self.push_handler(cleanup, true, 0);
         self.emit(Instr::PushExcInfo);
@@ -1400,6 +1414,7 @@ impl<'a> Codegen<'a> {
         self.jump(Instr::Jump, exit);
         self.bind(cleanup);
         self.pop_except_and_reraise();
+        self.u().cold -= 1;
         self.bind(exit);
         Ok(())
     }
@@ -2491,10 +2506,12 @@ impl<'a> Codegen<'a> {
             restore(self);
             self.jump(Instr::Jump, end);
             self.bind(cleanup);
+            self.u().cold += 1;
             self.emit(Instr::Swap(2));
             self.emit(Instr::PopTop);
             restore(self);
             self.emit(Instr::Reraise(0));
+            self.u().cold -= 1;
             self.bind(end);
         }
         Ok(())
@@ -2590,8 +2607,15 @@ impl<'a> Codegen<'a> {
             .units
             .pop()
             .ok_or_else(|| internal("no unit", Span::default()))?;
+        // Exception-handling code goes last, as CPython's `push_cold_blocks_to_end` does:
+        // the normal path then falls through where it jumped over the handlers.
+        let moved = move_cold_code_to_end(&mut u);
         // Labels that nothing jumps to may stay unbound.
-        let labels: Vec<u32> = u.labels.iter().map(|l| l.unwrap_or(u32::MAX)).collect();
+        let labels: Vec<u32> = u
+            .labels
+            .iter()
+            .map(|l| l.map_or(u32::MAX, |p| moved[p as usize]))
+            .collect();
         let unbound = || internal("jump to an unbound label", u.loc.span);
         for instr in &mut u.instrs {
             if let Some(t) = instr.jump_target() {
@@ -2664,6 +2688,30 @@ impl<'a> Codegen<'a> {
             stack_size,
         }))
     }
+}
+
+/// Reorder the instructions of `u`: those emitted outside exception handlers first, then the
+/// handlers, each group in emission order. Every cold range starts after and ends with an
+/// unconditional jump, raise or return, so no fall-through crosses the move. Returns, for
+/// each old position (and the end), its new one; setups are moved with their instruction.
+fn move_cold_code_to_end(u: &mut Unit<'_>) -> Vec<u32> {
+    let n = u.instrs.len();
+    let order: Vec<usize> = (0..n)
+        .filter(|&i| !u.is_cold[i])
+        .chain((0..n).filter(|&i| u.is_cold[i]))
+        .collect();
+    let mut moved = vec![0u32; n + 1];
+    for (new, &old) in order.iter().enumerate() {
+        moved[old] = new as u32;
+    }
+    moved[n] = n as u32;
+    u.instrs = order.iter().map(|&i| u.instrs[i]).collect();
+    u.locs = order.iter().map(|&i| u.locs[i]).collect();
+    u.handler_at = order.iter().map(|&i| u.handler_at[i]).collect();
+    for setup in &mut u.setups {
+        setup.at = moved[setup.at as usize];
+    }
+    moved
 }
 
 /// Drop the instructions no path reaches and the jumps to where execution would go anyway
@@ -3054,11 +3102,10 @@ mod tests {
         let f = function(
             "def f():\n    for x in y:\n        try:\n            break\n        finally:\n            h()\n    for x in y:\n        try:\n            continue\n        finally:\n            k()\n",
         );
-        // break: the finally body, pop the iterator, jump past the loop.
+        // break: the finally body, pop the iterator, go past the loop (here the next loop).
         let h = global_loads(&f, "h")[0];
-        let after: Vec<Instr> = f.instructions[h + 4..h + 6].to_vec();
-        assert_eq!(after[0], Instr::PopTop);
-        assert!(matches!(after[1], Instr::Jump(t) if t as usize > h));
+        assert_eq!(f.instructions[h + 4], Instr::PopTop);
+        assert_eq!(global_loads(&f, "y")[1], h + 5);
         // continue: the finally body, then jump back to FOR_ITER (the iterator stays).
         let k = global_loads(&f, "k")[0];
         let Instr::Jump(t) = f.instructions[k + 4] else {
