@@ -12,4 +12,5 @@
 
 pub mod builtins;
 pub mod compile;
+pub mod interp;
 pub mod syntax;

@@ -20,20 +20,79 @@ fn print_file() {
     }
 }
 
+/// `APY_CORPUS=dir cargo test --test dis compile_corpus -- --nocapture` compiles every
+/// `.apy` file under `dir` (e.g. the conformance corpus) and fails if any does not compile.
 #[test]
-fn print_errors() {
-    if let Ok(path) = std::env::var("APY_ERRS") {
-        let text = std::fs::read_to_string(path).expect("readable");
-        for case in text.split("\n#----\n") {
-            let (name, src) = case.split_once('\n').unwrap_or((case, ""));
-            let result = parse_module(src)
-                .map_err(|e| format!("syntax: {}", e.message))
-                .and_then(|m| {
-                    compile_module(&m, src, "t.py", Mode::Exec)
-                        .map(|_| ())
-                        .map_err(|e| format!("{} {:?}", e.message, e.span))
-                });
-            println!("{name} | {result:?}");
+fn compile_corpus() {
+    let Ok(dir) = std::env::var("APY_CORPUS") else {
+        return;
+    };
+    let mut failures = 0;
+    let mut stack = vec![std::path::PathBuf::from(dir)];
+    while let Some(path) = stack.pop() {
+        if path.is_dir() {
+            for entry in std::fs::read_dir(&path).expect("readable dir") {
+                stack.push(entry.expect("entry").path());
+            }
+            continue;
+        }
+        if path.extension().is_none_or(|e| e != "apy") {
+            continue;
+        }
+        let source = std::fs::read_to_string(&path).expect("readable");
+        let result = parse_module(&source)
+            .map_err(|e| format!("syntax: {}", e.message))
+            .and_then(|m| {
+                compile_module(&m, &source, "t.py", Mode::Exec)
+                    .map(|_| ())
+                    .map_err(|e| format!("{} {:?}", e.message, e.span))
+            });
+        if let Err(e) = result {
+            println!("{}: {e}", path.display());
+            failures += 1;
         }
     }
+    assert_eq!(failures, 0);
+}
+
+#[test]
+fn loop_with_break_and_else() {
+    insta::assert_snapshot!(dis(
+        "def f(xs):\n    total = 0\n    for x in xs:\n        if x < 0:\n            break\n        total += x\n    else:\n        return total\n    while total:\n        total -= 1\n    return -1\n"
+    ));
+}
+
+#[test]
+fn try_except_finally() {
+    insta::assert_snapshot!(dis(
+        "def f():\n    try:\n        g()\n    except ValueError as e:\n        print(e)\n    else:\n        return 1\n    finally:\n        print('done')\n"
+    ));
+}
+
+#[test]
+fn closure_and_inlined_comprehension() {
+    insta::assert_snapshot!(dis(
+        "def outer(n):\n    count = 0\n    def inc():\n        nonlocal count\n        count += n\n        return count\n    return inc, [i * n for i in range(3) if i]\n"
+    ));
+}
+
+#[test]
+fn class_with_super() {
+    insta::assert_snapshot!(dis(
+        "class B(A):\n    def __init__(self, x):\n        super().__init__(x)\n        self.x = super().x\n"
+    ));
+}
+
+#[test]
+fn generator_with_yield_from() {
+    insta::assert_snapshot!(dis(
+        "def gen(xs):\n    yield 0\n    result = yield from xs\n    return result\n"
+    ));
+}
+
+#[test]
+fn await_and_async_for_and_async_with() {
+    insta::assert_snapshot!(dis(
+        "async def main(ait, lock):\n    await sleep(1)\n    async for x in ait:\n        print(x)\n    async with lock as held:\n        return held\n"
+    ));
 }

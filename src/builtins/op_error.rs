@@ -71,3 +71,17 @@ impl std::error::Error for OpError {}
 
 /// Shorthand for the helpers' results.
 pub type OpResult<T> = Result<T, OpError>;
+
+/// An error in a helper that also runs the caller's code (`%` and `str.format` call
+/// `__str__`, `__getitem__`, …): one of the helper's own, or one the caller's code raised,
+/// passed through untouched.
+pub enum Failure<E> {
+    Op(OpError),
+    Raised(E),
+}
+
+impl<E> From<OpError> for Failure<E> {
+    fn from(error: OpError) -> Self {
+        Failure::Op(error)
+    }
+}

@@ -6,73 +6,80 @@
 //! `field_name_split`, auto-numbering state, nested specs two levels deep). Must not depend
 //! on the VM's value model.
 
-use super::op_error::{ErrorKind, OpError};
+use super::op_error::{ErrorKind, Failure, OpError};
 
-/// What `str.format` needs from a value. Errors from user code pass through `Self::Error`.
-pub trait FormatValue: Sized {
-    type Error: From<OpError>;
+/// What `str.format` needs from a value. `Context` is what the operations need (the VM);
+/// errors from user code pass through as `Self::Error`, and this module's own errors become
+/// one through [`FormatValue::error`] (a `KeyError`'s message is the missing key itself).
+pub trait FormatValue: Sized + Clone {
+    type Context;
+    type Error;
+    /// Raise one of this module's errors.
+    fn error(cx: &mut Self::Context, error: OpError) -> Self::Error;
     /// `value.name` for `{0.name}`.
-    fn attribute(&self, name: &str) -> Result<Self, Self::Error>;
+    fn attribute(&self, cx: &mut Self::Context, name: &str) -> Result<Self, Self::Error>;
     /// `value[index]` for `{0[1]}`.
-    fn item_index(&self, index: usize) -> Result<Self, Self::Error>;
+    fn item_index(&self, cx: &mut Self::Context, index: usize) -> Result<Self, Self::Error>;
     /// `value[key]` for `{0[key]}`.
-    fn item_key(&self, key: &str) -> Result<Self, Self::Error>;
+    fn item_key(&self, cx: &mut Self::Context, key: &str) -> Result<Self, Self::Error>;
     /// `str(value)` for `!s`.
-    fn to_str(&self) -> Result<String, Self::Error>;
+    fn to_str(&self, cx: &mut Self::Context) -> Result<String, Self::Error>;
     /// `repr(value)` for `!r` (and `!a`, escaped here).
-    fn to_repr(&self) -> Result<String, Self::Error>;
+    fn to_repr(&self, cx: &mut Self::Context) -> Result<String, Self::Error>;
     /// Wrap converted text back into a value (`!r` then a spec formats the repr str).
-    fn from_text(text: String) -> Self;
+    fn from_text(cx: &mut Self::Context, text: String) -> Self;
     /// `format(value, spec)`.
-    fn format(&self, spec: &str) -> Result<String, Self::Error>;
+    fn format(&self, cx: &mut Self::Context, spec: &str) -> Result<String, Self::Error>;
+    /// `kwargs[name]` (or `mapping[name]` for `format_map`), `None` when absent.
+    fn keyword(
+        cx: &mut Self::Context,
+        keywords: &Self,
+        name: &str,
+    ) -> Result<Option<Self>, Self::Error>;
 }
 
-/// The arguments of one `str.format` call.
-pub struct FormatArgs<'a, V, K>
-where
-    K: Fn(&str) -> Result<Option<V>, <V as FormatValue>::Error>,
-    V: FormatValue,
-{
+/// The arguments of one `str.format` call: positional values and the keyword mapping
+/// (handed back to [`FormatValue::keyword`]; `None` when there are no keywords).
+pub struct FormatArgs<'a, V> {
     pub positional: &'a [V],
-    /// `kwargs[name]`, `None` when absent (reported as `KeyError: 'name'`).
-    pub keyword: K,
+    pub keywords: Option<&'a V>,
 }
+
+type Outcome<T, V> = Result<T, Failure<<V as FormatValue>::Error>>;
 
 /// CPython's auto-numbering state: `{}` and `{0}` may not be mixed.
 #[derive(Default)]
 struct AutoNumber {
-    mode: Option<bool>,
+    automatic: Option<bool>,
     next: usize,
 }
 
 /// `format_string.format(...)`.
-pub fn format_str_method<V, K>(
+pub fn format_str_method<V: FormatValue>(
+    cx: &mut V::Context,
     format_string: &str,
-    args: &FormatArgs<'_, V, K>,
-) -> Result<String, V::Error>
-where
-    V: FormatValue + Clone,
-    K: Fn(&str) -> Result<Option<V>, V::Error>,
-{
+    args: &FormatArgs<'_, V>,
+) -> Result<String, V::Error> {
     let chars: Vec<char> = format_string.chars().collect();
-    build_string(&chars, args, 2, &mut AutoNumber::default())
+    match build_string(cx, &chars, args, 2, &mut AutoNumber::default()) {
+        Ok(text) => Ok(text),
+        Err(Failure::Op(error)) => Err(V::error(cx, error)),
+        Err(Failure::Raised(error)) => Err(error),
+    }
 }
 
-fn value_error<E: From<OpError>>(message: &str) -> E {
-    OpError::value(message).into()
+fn value_error<E>(message: &str) -> Failure<E> {
+    Failure::Op(OpError::value(message))
 }
 
 /// `build_string`: literal text and fields, with `depth` levels of nesting left.
-fn build_string<V, K>(
+fn build_string<V: FormatValue>(
+    cx: &mut V::Context,
     chars: &[char],
-    args: &FormatArgs<'_, V, K>,
+    args: &FormatArgs<'_, V>,
     depth: u32,
     auto: &mut AutoNumber,
-) -> Result<String, V::Error>
-where
-    V: FormatValue + Clone,
-    K: Fn(&str) -> Result<Option<V>, V::Error>,
-{
+) -> Outcome<String, V> {
     if depth == 0 {
         return Err(value_error("Max string recursion exceeded"));
     }
@@ -97,8 +104,8 @@ where
             pos += 1;
             continue;
         }
-        let field = parse_field(chars, &mut pos)?;
-        out.push_str(&render_field(&field, args, depth, auto)?);
+        let field = parse_field(chars, &mut pos).map_err(Failure::Op)?;
+        out.push_str(&render_field(cx, &field, args, depth, auto)?);
     }
     Ok(out)
 }
@@ -112,14 +119,14 @@ struct Field {
 }
 
 /// Parse the field starting after its `{`, leaving `pos` after its `}`.
-fn parse_field<E: From<OpError>>(chars: &[char], pos: &mut usize) -> Result<Field, E> {
+fn parse_field(chars: &[char], pos: &mut usize) -> Result<Field, OpError> {
     let name_start = *pos;
     let mut terminator = None;
     while *pos < chars.len() {
         let c = chars[*pos];
         *pos += 1;
         match c {
-            '{' => return Err(value_error("unexpected '{' in field name")),
+            '{' => return Err(OpError::value("unexpected '{' in field name")),
             '[' => {
                 while *pos < chars.len() && chars[*pos] != ']' {
                     *pos += 1;
@@ -141,12 +148,12 @@ fn parse_field<E: From<OpError>>(chars: &[char], pos: &mut usize) -> Result<Fiel
     };
     match terminator {
         Some('}') => return Ok(field),
-        None => return Err(value_error("expected '}' before end of string")),
+        None => return Err(OpError::value("expected '}' before end of string")),
         _ => {}
     }
     if terminator == Some('!') {
         let Some(&conversion) = chars.get(*pos) else {
-            return Err(value_error(
+            return Err(OpError::value(
                 "end of string while looking for conversion specifier",
             ));
         };
@@ -158,7 +165,7 @@ fn parse_field<E: From<OpError>>(chars: &[char], pos: &mut usize) -> Result<Fiel
                 return Ok(field);
             }
             if next != ':' {
-                return Err(value_error("expected ':' after conversion specifier"));
+                return Err(OpError::value("expected ':' after conversion specifier"));
             }
         }
     }
@@ -182,28 +189,28 @@ fn parse_field<E: From<OpError>>(chars: &[char], pos: &mut usize) -> Result<Fiel
             _ => {}
         }
     }
-    Err(value_error("unmatched '{' in format spec"))
+    Err(OpError::value("unmatched '{' in format spec"))
 }
 
 /// Look the field's object up, convert it, expand and apply its spec.
-fn render_field<V, K>(
+fn render_field<V: FormatValue>(
+    cx: &mut V::Context,
     field: &Field,
-    args: &FormatArgs<'_, V, K>,
+    args: &FormatArgs<'_, V>,
     depth: u32,
     auto: &mut AutoNumber,
-) -> Result<String, V::Error>
-where
-    V: FormatValue + Clone,
-    K: Fn(&str) -> Result<Option<V>, V::Error>,
-{
-    let mut value = field_object(&field.name, args, auto)?;
-    match field.conversion {
-        None => {}
-        Some('s') => value = V::from_text(value.to_str()?),
-        Some('r') => value = V::from_text(value.to_repr()?),
-        Some('a') => value = V::from_text(super::str_ops::escape_non_ascii(&value.to_repr()?)),
+) -> Outcome<String, V> {
+    let mut value = field_object(cx, &field.name, args, auto)?;
+    let converted = match field.conversion {
+        None => None,
+        Some('s') => Some(value.to_str(cx).map_err(Failure::Raised)?),
+        Some('r') => Some(value.to_repr(cx).map_err(Failure::Raised)?),
+        Some('a') => {
+            let repr = value.to_repr(cx).map_err(Failure::Raised)?;
+            Some(super::str_ops::escape_non_ascii(&repr))
+        }
         Some(other) => {
-            let shown = if (' '..'\x7f').contains(&other) && other != ' ' {
+            let shown = if other.is_ascii_graphic() {
                 other.to_string()
             } else {
                 format!("\\x{:x}", other as u32)
@@ -212,26 +219,26 @@ where
                 "Unknown conversion specifier {shown}"
             )));
         }
+    };
+    if let Some(text) = converted {
+        value = V::from_text(cx, text);
     }
     let spec = if field.spec_needs_expanding {
-        build_string(&field.spec, args, depth - 1, auto)?
+        build_string(cx, &field.spec, args, depth - 1, auto)?
     } else {
         field.spec.iter().collect()
     };
-    value.format(&spec)
+    value.format(cx, &spec).map_err(Failure::Raised)
 }
 
 /// `get_field_object`: the argument named by the field's first part, then each `.attr`
 /// and `[key]`.
-fn field_object<V, K>(
+fn field_object<V: FormatValue>(
+    cx: &mut V::Context,
     name: &[char],
-    args: &FormatArgs<'_, V, K>,
+    args: &FormatArgs<'_, V>,
     auto: &mut AutoNumber,
-) -> Result<V, V::Error>
-where
-    V: FormatValue + Clone,
-    K: Fn(&str) -> Result<Option<V>, V::Error>,
-{
+) -> Outcome<V, V> {
     let first_end = name
         .iter()
         .position(|c| *c == '.' || *c == '[')
@@ -240,8 +247,8 @@ where
     let index = parse_index(&first)?;
     let mut value = if first.is_empty() || index.is_some() {
         let automatic = first.is_empty();
-        match auto.mode {
-            None => auto.mode = Some(automatic),
+        match auto.automatic {
+            None => auto.automatic = Some(automatic),
             Some(true) if !automatic => {
                 return Err(value_error(
                     "cannot switch from automatic field numbering to manual field specification",
@@ -254,22 +261,22 @@ where
             }
             _ => {}
         }
-        let index = match index {
-            Some(index) => index,
-            None => {
-                auto.next += 1;
-                auto.next - 1
-            }
-        };
+        let index = index.unwrap_or_else(|| {
+            auto.next += 1;
+            auto.next - 1
+        });
         args.positional.get(index).cloned().ok_or_else(|| {
-            OpError::new(
+            Failure::Op(OpError::new(
                 ErrorKind::IndexError,
                 format!("Replacement index {index} out of range for positional args tuple"),
-            )
+            ))
         })?
     } else {
-        (args.keyword)(&first)?
-            .ok_or_else(|| OpError::new(ErrorKind::KeyError, super::str_ops::str_repr(&first)))?
+        let found = match args.keywords {
+            Some(keywords) => V::keyword(cx, keywords, &first).map_err(Failure::Raised)?,
+            None => None,
+        };
+        found.ok_or_else(|| Failure::Op(OpError::new(ErrorKind::KeyError, first.clone())))?
     };
     let mut pos = first_end;
     while pos < name.len() {
@@ -302,17 +309,18 @@ where
         if part.is_empty() {
             return Err(value_error("Empty attribute in format string"));
         }
-        value = match (accessor, parse_index(&part)?) {
-            ('.', _) => value.attribute(&part)?,
-            (_, Some(index)) => value.item_index(index)?,
-            (_, None) => value.item_key(&part)?,
+        let next = match (accessor, parse_index(&part)?) {
+            ('.', _) => value.attribute(cx, &part),
+            (_, Some(index)) => value.item_index(cx, index),
+            (_, None) => value.item_key(cx, &part),
         };
+        value = next.map_err(Failure::Raised)?;
     }
     Ok(value)
 }
 
 /// `get_integer`: all ASCII digits → the number; anything else → `None`.
-fn parse_index<E: From<OpError>>(text: &str) -> Result<Option<usize>, E> {
+fn parse_index<E>(text: &str) -> Result<Option<usize>, Failure<E>> {
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
         return Ok(None);
     }
@@ -325,23 +333,29 @@ fn parse_index<E: From<OpError>>(text: &str) -> Result<Option<usize>, E> {
 mod tests {
     use super::*;
 
-    /// A stand-in for VM values: ints, strs and a list of ints with attribute `x`.
+    /// A stand-in for VM values: ints, strs, a list of ints with attribute `x`, and the
+    /// keyword arguments `w=8, x=[9]`.
     #[derive(Clone, Debug)]
     enum Value {
         Int(i64),
         Str(String),
         List(Vec<i64>),
+        Keywords,
     }
 
     impl FormatValue for Value {
+        type Context = ();
         type Error = OpError;
-        fn attribute(&self, name: &str) -> Result<Value, OpError> {
+        fn error(_: &mut (), error: OpError) -> OpError {
+            error
+        }
+        fn attribute(&self, _: &mut (), name: &str) -> Result<Value, OpError> {
             match (self, name) {
                 (Value::List(items), "x") => Ok(Value::Int(items.len() as i64)),
                 _ => Err(OpError::value(format!("no attribute {name}"))),
             }
         }
-        fn item_index(&self, index: usize) -> Result<Value, OpError> {
+        fn item_index(&self, _: &mut (), index: usize) -> Result<Value, OpError> {
             match self {
                 Value::List(items) => items
                     .get(index)
@@ -350,49 +364,50 @@ mod tests {
                 _ => Err(OpError::type_error("not subscriptable")),
             }
         }
-        fn item_key(&self, _key: &str) -> Result<Value, OpError> {
+        fn item_key(&self, _: &mut (), _key: &str) -> Result<Value, OpError> {
             Err(OpError::type_error(
                 "list indices must be integers or slices, not str",
             ))
         }
-        fn to_str(&self) -> Result<String, OpError> {
+        fn to_str(&self, _: &mut ()) -> Result<String, OpError> {
             Ok(match self {
                 Value::Int(v) => v.to_string(),
                 Value::Str(s) => s.clone(),
                 Value::List(items) => format!("{items:?}"),
+                Value::Keywords => "{...}".to_string(),
             })
         }
-        fn to_repr(&self) -> Result<String, OpError> {
+        fn to_repr(&self, cx: &mut ()) -> Result<String, OpError> {
             Ok(match self {
                 Value::Str(s) => super::super::str_ops::str_repr(s),
-                other => other.to_str()?,
+                other => other.to_str(cx)?,
             })
         }
-        fn from_text(text: String) -> Value {
+        fn from_text(_: &mut (), text: String) -> Value {
             Value::Str(text)
         }
-        fn format(&self, spec: &str) -> Result<String, OpError> {
+        fn format(&self, cx: &mut (), spec: &str) -> Result<String, OpError> {
             match self {
                 Value::Int(v) => super::super::format_spec::format_int(&(*v).into(), spec),
                 Value::Str(s) => super::super::format_spec::format_str(s, spec),
-                Value::List(_) => self.to_str(),
+                _ => self.to_str(cx),
             }
         }
-    }
-
-    fn run(format: &str, positional: &[Value]) -> String {
-        let keyword = |name: &str| -> Result<Option<Value>, OpError> {
+        fn keyword(_: &mut (), _: &Value, name: &str) -> Result<Option<Value>, OpError> {
             Ok(match name {
                 "w" => Some(Value::Int(8)),
                 "x" => Some(Value::List(vec![9])),
                 _ => None,
             })
-        };
+        }
+    }
+
+    fn run(format: &str, positional: &[Value]) -> String {
         let args = FormatArgs {
             positional,
-            keyword,
+            keywords: Some(&Value::Keywords),
         };
-        format_str_method(format, &args).unwrap_or_else(|e| e.to_string())
+        format_str_method(&mut (), format, &args).unwrap_or_else(|e| e.to_string())
     }
 
     #[test]
@@ -443,7 +458,8 @@ mod tests {
             run("{1}", &one),
             "IndexError: Replacement index 1 out of range for positional args tuple"
         );
-        assert_eq!(run("{a}", &[]), "KeyError: 'a'");
+        // The VM raises KeyError('a'), which prints as `KeyError: 'a'`.
+        assert_eq!(run("{a}", &[]), "KeyError: a");
         assert_eq!(run("{0[1]}", &[List(vec![5, 6])]), "6");
         assert_eq!(run("{0.x}", &[List(vec![5, 6])]), "2");
         assert_eq!(run("{x[0]}", &[]), "9");
@@ -487,6 +503,6 @@ mod tests {
         assert_eq!(run("{!s:5}|", &[Str("None".into())]), "None |");
         assert_eq!(run("{[0]}", &[List(vec![4])]), "4");
         assert_eq!(run("{00}", &one), "1");
-        assert_eq!(run("{0x}", &one), "KeyError: '0x'");
+        assert_eq!(run("{0x}", &one), "KeyError: 0x");
     }
 }

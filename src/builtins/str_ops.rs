@@ -9,7 +9,7 @@
 
 use super::float_repr::{FloatCode, FloatFlags, double_to_string};
 use super::int_ops::{Int, float_to_int};
-use super::op_error::{OpError, OpResult};
+use super::op_error::{Failure, OpError, OpResult};
 
 // ---- code point indices -----------------------------------------------------------------
 
@@ -669,17 +669,21 @@ pub enum OperandKind {
     Other,
 }
 
-/// The VM's view of a value for `str % args`. Errors from user code (`__str__`, `__repr__`,
-/// `__getitem__`) pass through as `Self::Error`; this module's own errors convert into it.
+/// The VM's view of a value for `str % args`. `Context` is what the operations need (the
+/// VM); errors from user code (`__str__`, `__repr__`, `__getitem__`) pass through as
+/// `Self::Error`, and this module's own errors become one through [`Self::error`].
 pub trait PercentOperand: Sized + Clone {
-    type Error: From<OpError>;
-    fn to_str(&self) -> Result<String, Self::Error>;
-    fn to_repr(&self) -> Result<String, Self::Error>;
-    fn kind(&self) -> Result<OperandKind, Self::Error>;
+    type Context;
+    type Error;
+    /// Raise one of this module's errors.
+    fn error(cx: &mut Self::Context, error: OpError) -> Self::Error;
+    fn to_str(&self, cx: &mut Self::Context) -> Result<String, Self::Error>;
+    fn to_repr(&self, cx: &mut Self::Context) -> Result<String, Self::Error>;
+    fn kind(&self, cx: &mut Self::Context) -> Result<OperandKind, Self::Error>;
     /// The Python type name, for error messages.
-    fn type_name(&self) -> String;
+    fn type_name(&self, cx: &mut Self::Context) -> String;
     /// `self[key]` for `%(key)s`.
-    fn get_item(&self, key: &str) -> Result<Self, Self::Error>;
+    fn get_item(&self, cx: &mut Self::Context, key: &str) -> Result<Self, Self::Error>;
 }
 
 /// The right operand of `%`.
@@ -698,7 +702,7 @@ enum ArgSource<'a, V> {
 }
 
 impl<V: PercentOperand> ArgSource<'_, V> {
-    fn next(&mut self) -> Result<V, V::Error> {
+    fn next(&mut self) -> Result<V, Failure<V::Error>> {
         let not_enough = || OpError::type_error("not enough arguments for format string");
         match self {
             ArgSource::Tuple { items, next } => {
@@ -731,9 +735,22 @@ struct Conversion {
 
 /// `format % args`, as `PyUnicode_Format`.
 pub fn percent_format<V: PercentOperand>(
+    cx: &mut V::Context,
     format: &str,
     args: PercentArgs<'_, V>,
 ) -> Result<String, V::Error> {
+    match format_all(cx, format, args) {
+        Ok(text) => Ok(text),
+        Err(Failure::Op(error)) => Err(V::error(cx, error)),
+        Err(Failure::Raised(error)) => Err(error),
+    }
+}
+
+fn format_all<V: PercentOperand>(
+    cx: &mut V::Context,
+    format: &str,
+    args: PercentArgs<'_, V>,
+) -> Result<String, Failure<V::Error>> {
     let (mut source, mapping) = match args {
         PercentArgs::Tuple(items) => (ArgSource::Tuple { items, next: 0 }, None),
         PercentArgs::Single { value, is_mapping } => (
@@ -780,7 +797,7 @@ pub fn percent_format<V: PercentOperand>(
             }
             let key: String = chars[key_start..pos - 1].iter().collect();
             source = ArgSource::Single {
-                value: mapping.get_item(&key)?,
+                value: mapping.get_item(cx, &key).map_err(Failure::Raised)?,
                 used: false,
             };
         }
@@ -797,7 +814,7 @@ pub fn percent_format<V: PercentOperand>(
             pos += 1;
         }
         if chars.get(pos) == Some(&'*') {
-            let width = star_argument(&mut source)?;
+            let width = star_argument(cx, &mut source)?;
             conversion.left |= width < 0;
             conversion.width = width.unsigned_abs() as usize;
             pos += 1;
@@ -807,7 +824,7 @@ pub fn percent_format<V: PercentOperand>(
         if chars.get(pos) == Some(&'.') {
             pos += 1;
             if chars.get(pos) == Some(&'*') {
-                conversion.precision = Some(star_argument(&mut source)?.max(0) as usize);
+                conversion.precision = Some(star_argument(cx, &mut source)?.max(0) as usize);
                 pos += 1;
             } else {
                 conversion.precision = Some(read_digits(&chars, &mut pos).unwrap_or(0));
@@ -834,7 +851,7 @@ pub fn percent_format<V: PercentOperand>(
             .into());
         }
         let value = source.next()?;
-        out.push_str(&convert_one(&value, code, &conversion)?);
+        out.push_str(&convert_one(cx, &value, code, &conversion)?);
     }
     let leftover = match &source {
         ArgSource::Tuple { items, next } => *next < items.len(),
@@ -858,8 +875,11 @@ fn read_digits(chars: &[char], pos: &mut usize) -> Option<usize> {
 }
 
 /// The value of a `*` width or precision: the next argument, which must be an int.
-fn star_argument<V: PercentOperand>(source: &mut ArgSource<'_, V>) -> Result<i64, V::Error> {
-    match source.next()?.kind()? {
+fn star_argument<V: PercentOperand>(
+    cx: &mut V::Context,
+    source: &mut ArgSource<'_, V>,
+) -> Result<i64, Failure<V::Error>> {
+    match source.next()?.kind(cx).map_err(Failure::Raised)? {
         OperandKind::Int(Int::Small(n)) => Ok(n),
         _ => Err(OpError::type_error("* wants int").into()),
     }
@@ -867,27 +887,30 @@ fn star_argument<V: PercentOperand>(source: &mut ArgSource<'_, V>) -> Result<i64
 
 /// One conversion: `%s %r %a %c %d %i %u %x %X %o %e %E %f %F %g %G`.
 fn convert_one<V: PercentOperand>(
+    cx: &mut V::Context,
     value: &V,
     code: char,
     conversion: &Conversion,
-) -> Result<String, V::Error> {
+) -> Result<String, Failure<V::Error>> {
     let text_with_precision = |text: String| match conversion.precision {
         Some(precision) => text.chars().take(precision).collect(),
         None => text,
     };
     let text = match code {
-        's' => text_with_precision(value.to_str()?),
-        'r' => text_with_precision(value.to_repr()?),
-        'a' => text_with_precision(escape_non_ascii(&value.to_repr()?)),
-        'c' => percent_char(value)?.to_string(),
+        's' => text_with_precision(value.to_str(cx).map_err(Failure::Raised)?),
+        'r' => text_with_precision(value.to_repr(cx).map_err(Failure::Raised)?),
+        'a' => text_with_precision(escape_non_ascii(
+            &value.to_repr(cx).map_err(Failure::Raised)?,
+        )),
+        'c' => percent_char(cx, value)?.to_string(),
         'd' | 'i' | 'u' => {
-            let int = match value.kind()? {
+            let int = match value.kind(cx).map_err(Failure::Raised)? {
                 OperandKind::Int(int) => int,
                 OperandKind::Float(x) => float_to_int(x)?,
                 _ => {
                     let message = format!(
                         "%{code} format: a real number is required, not {}",
-                        value.type_name()
+                        value.type_name(cx)
                     );
                     return Err(OpError::type_error(message).into());
                 }
@@ -900,10 +923,10 @@ fn convert_one<V: PercentOperand>(
             ));
         }
         'x' | 'X' | 'o' => {
-            let OperandKind::Int(int) = value.kind()? else {
+            let OperandKind::Int(int) = value.kind(cx).map_err(Failure::Raised)? else {
                 let message = format!(
                     "%{code} format: an integer is required, not {}",
-                    value.type_name()
+                    value.type_name(cx)
                 );
                 return Err(OpError::type_error(message).into());
             };
@@ -926,11 +949,11 @@ fn convert_one<V: PercentOperand>(
             ));
         }
         _ => {
-            let x = match value.kind()? {
+            let x = match value.kind(cx).map_err(Failure::Raised)? {
                 OperandKind::Int(int) => int.to_f64()?,
                 OperandKind::Float(x) => x,
                 _ => {
-                    let message = format!("must be real number, not {}", value.type_name());
+                    let message = format!("must be real number, not {}", value.type_name(cx));
                     return Err(OpError::type_error(message).into());
                 }
             };
@@ -960,8 +983,11 @@ fn convert_one<V: PercentOperand>(
 }
 
 /// `%c`: an int code point or a one-character str.
-fn percent_char<V: PercentOperand>(value: &V) -> Result<char, V::Error> {
-    match value.kind()? {
+fn percent_char<V: PercentOperand>(
+    cx: &mut V::Context,
+    value: &V,
+) -> Result<char, Failure<V::Error>> {
+    match value.kind(cx).map_err(Failure::Raised)? {
         OperandKind::Int(int) => int
             .as_i64()
             .and_then(|v| u32::try_from(v).ok())
@@ -1166,14 +1192,18 @@ mod tests {
     }
 
     impl PercentOperand for Value {
+        type Context = ();
         type Error = OpError;
-        fn to_str(&self) -> Result<String, OpError> {
+        fn error(_: &mut (), error: OpError) -> OpError {
+            error
+        }
+        fn to_str(&self, cx: &mut ()) -> Result<String, OpError> {
             Ok(match self {
                 Value::Str(s) => s.to_string(),
-                other => other.to_repr()?,
+                other => other.to_repr(cx)?,
             })
         }
-        fn to_repr(&self) -> Result<String, OpError> {
+        fn to_repr(&self, _: &mut ()) -> Result<String, OpError> {
             Ok(match self {
                 Value::Int(n) => n.to_string(),
                 Value::Float(x) => super::super::float_repr::float_repr(*x),
@@ -1182,7 +1212,7 @@ mod tests {
                 Value::Dict(_) => "{...}".to_string(),
             })
         }
-        fn kind(&self) -> Result<OperandKind, OpError> {
+        fn kind(&self, _: &mut ()) -> Result<OperandKind, OpError> {
             Ok(match self {
                 Value::Int(n) => OperandKind::Int(Int::Small(*n)),
                 Value::Float(x) => OperandKind::Float(*x),
@@ -1190,7 +1220,7 @@ mod tests {
                 _ => OperandKind::Other,
             })
         }
-        fn type_name(&self) -> String {
+        fn type_name(&self, _: &mut ()) -> String {
             match self {
                 Value::Int(_) => "int",
                 Value::Float(_) => "float",
@@ -1200,7 +1230,7 @@ mod tests {
             }
             .to_string()
         }
-        fn get_item(&self, key: &str) -> Result<Value, OpError> {
+        fn get_item(&self, _: &mut (), key: &str) -> Result<Value, OpError> {
             match self {
                 Value::Dict(items) => items
                     .iter()
@@ -1215,12 +1245,13 @@ mod tests {
     }
 
     fn tuple(format: &str, items: &[Value]) -> String {
-        percent_format(format, PercentArgs::Tuple(items)).unwrap_or_else(|e| e.to_string())
+        percent_format(&mut (), format, PercentArgs::Tuple(items)).unwrap_or_else(|e| e.to_string())
     }
 
     fn single(format: &str, value: Value) -> String {
         let is_mapping = matches!(value, Value::Dict(_));
         percent_format(
+            &mut (),
             format,
             PercentArgs::Single {
                 value: &value,

@@ -171,7 +171,9 @@ pub enum Instr {
     /// `(code -- function)` the code is a constant; the function's globals are the frame's.
     MakeFunction,
     /// `(value function -- function)`: set an attribute of a new function; the argument
-    /// says which: 0x01 defaults tuple, 0x02 kw-only defaults dict, 0x08 closure tuple.
+    /// says which: 0x01 defaults tuple, 0x02 kw-only defaults dict, 0x04 annotations as a
+    /// flat tuple `(name1, value1, name2, value2, ...)` (`__annotations__` is the dict of
+    /// those pairs, in that order), 0x08 closure tuple.
     SetFunctionAttribute(u32),
     /// `(callable self_or_null arg1 ... argn -- result)`; a non-NULL self is the first argument.
     Call(u32),
@@ -182,6 +184,9 @@ pub enum Instr {
     CallFunctionEx(u32),
     /// `( -- __build_class__)`
     LoadBuildClass,
+    /// `( -- )` module and class bodies with annotated names: if the locals mapping has no
+    /// `__annotations__`, set it to a new empty dict.
+    SetupAnnotations,
 
     // ---- exceptions -------------------------------------------------------------------------
     /// `raise` (0 args: re-raise the handled exception), `raise exc` (1), `raise exc from
@@ -197,8 +202,18 @@ pub enum Instr {
     /// `(exc type -- exc bool)` isinstance check for `except type:` (tuple allowed);
     /// TypeError "catching classes that do not inherit from BaseException is not allowed".
     CheckExcMatch,
-    /// `(exc type -- rest match)` for `except*`: split an exception group.
+    /// `(exc type -- rest match)` for `except* type:`: split `exc` by `type` (CPython's
+    /// `_PyEval_ExceptionGroupMatch`). No match: `rest` is exc, `match` None. A naked exception
+    /// that matches is wrapped: `match` = `ExceptionGroup('', [exc])`, `rest` None. A group is
+    /// split with `exc.split(type)`; the matched part becomes the handled exception.
+    /// TypeError "catching ExceptionGroup with except* is not allowed. Use except instead."
+    /// when `type` is (or contains) a BaseExceptionGroup subclass.
     CheckEgMatch,
+    /// `(orig excs -- result)` at the end of `try/except*` (CPython's
+    /// `CALL_INTRINSIC_2 INTRINSIC_PREP_RERAISE_STAR`): `excs` is a list of the exceptions
+    /// raised in handlers plus the unmatched rest (None entries skipped). Push None if there is
+    /// nothing to re-raise, else the exception group to re-raise (`_PyExc_PrepReraiseStar`).
+    PrepReraiseStar,
     /// `( -- AssertionError)`
     LoadAssertionError,
     /// `(mgr -- exit enter_result)` for `with`: look up `__exit__`, call `__enter__`.
@@ -290,6 +305,7 @@ impl Instr {
         use Instr::*;
         match *self {
             Nop
+            | SetupAnnotations
             | Swap(_)
             | Jump(_)
             | LoadAttr(_)
@@ -347,7 +363,8 @@ impl Instr {
             | PopExcept
             | EndSend
             | ImportName(_)
-            | CleanupThrow => -1,
+            | CleanupThrow
+            | PrepReraiseStar => -1,
             StoreAttr(_) | DeleteSubscr | LoadSuperAttr(_) | BinarySlice | MapAdd(_)
             | EndAsyncFor => -2,
             StoreSubscr => -3,

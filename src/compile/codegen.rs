@@ -14,7 +14,7 @@ use num_traits::ToPrimitive;
 use super::Mode;
 use super::bytecode::*;
 use super::error::{CompileError, CompileResult};
-use super::scope::{Binding, ScopeId, ScopeKind, SymbolTable};
+use super::scope::{Binding, ScopeId, ScopeKind, SymbolTable, mangle};
 use crate::syntax::ast::{
     self, Alias, ClassDef, CmpOp, Comprehension, ExceptHandler, Expr, ExprKind, FStringPart,
     FunctionDef, Ident, Keyword, Param, Parameters, Span, Stmt, StmtKind, UnaryOp, WithItem,
@@ -101,6 +101,8 @@ enum FBlockKind<'a> {
     PopValue,
     /// The dispatching part of an except block (nothing to clean).
     ExceptionHandler,
+    /// The handlers of an `except*`: no `break`, `continue` or `return` may leave them.
+    ExceptionGroupHandler,
 }
 
 /// The frame blocks and handlers as they were before an unwinding jump.
@@ -153,6 +155,8 @@ struct Unit<'a> {
     /// Inlined comprehensions being compiled, innermost last.
     comp_chain: Vec<ScopeId>,
     loc: Location,
+    /// The innermost enclosing class name, which mangles `__private` names.
+    private: Option<Rc<str>>,
 }
 
 impl Unit<'_> {
@@ -259,6 +263,10 @@ impl<'a> Codegen<'a> {
             ScopeKind::Class => {}
         }
         let loc = self.location(span);
+        let private = match sc.kind {
+            ScopeKind::Class => Some(name.into()),
+            _ => self.units.last().and_then(|u| u.private.clone()),
+        };
         self.units.push(Unit {
             scope,
             kind: sc.kind,
@@ -285,6 +293,7 @@ impl<'a> Codegen<'a> {
             fblocks: Vec::new(),
             comp_chain: Vec::new(),
             loc,
+            private,
         });
     }
 
@@ -430,7 +439,15 @@ impl<'a> Codegen<'a> {
         }
     }
 
+    /// The index of an attribute name, mangled like a variable name.
+    fn attr_index(&mut self, attr: &str) -> u32 {
+        let name = mangle(self.unit().private.as_deref(), attr).into_owned();
+        self.name_index(&name)
+    }
+
     fn name_op(&mut self, name: &str, ctx: Ctx, span: Span) -> CompileResult<()> {
+        let mangled = mangle(self.unit().private.as_deref(), name).into_owned();
+        let name = mangled.as_str();
         if name == "__debug__" && ctx != Ctx::Load {
             let verb = if ctx == Ctx::Store {
                 "assign to"
@@ -499,6 +516,9 @@ impl<'a> Codegen<'a> {
             }
             _ => &module.body[..],
         };
+        if has_annotations(&module.body) {
+            self.emit(Instr::SetupAnnotations);
+        }
         self.body(body)?;
         self.return_none_if_reachable();
         self.assemble()
@@ -565,7 +585,8 @@ impl<'a> Codegen<'a> {
             .collect();
         if !kw.is_empty() {
             for p in &kw {
-                self.load_const(Constant::Str(p.name.name.as_str().into()));
+                let name = mangle(self.unit().private.as_deref(), &p.name.name).into_owned();
+                self.load_const(Constant::Str(name.into()));
                 if let Some(d) = &p.default {
                     self.expr(d)?;
                 }
@@ -574,6 +595,36 @@ impl<'a> Codegen<'a> {
             attrs |= 0x02;
         }
         Ok(attrs)
+    }
+
+    /// Evaluate parameter and return annotations at def time into a flat
+    /// `(name, value, …)` tuple, in CPython's order (`compiler_visit_annotations`).
+    fn annotations(
+        &mut self,
+        params: &'a Parameters,
+        returns: Option<&'a Expr>,
+    ) -> CompileResult<u32> {
+        let all = params
+            .args
+            .iter()
+            .chain(&params.posonly)
+            .chain(&params.vararg)
+            .chain(&params.kwonly)
+            .chain(&params.kwarg)
+            .filter_map(|p| Some((p.name.name.as_str(), p.annotation.as_ref()?)))
+            .chain(returns.map(|r| ("return", r)));
+        let mut n = 0;
+        for (name, annotation) in all {
+            let name = mangle(self.unit().private.as_deref(), name).into_owned();
+            self.load_const(Constant::Str(name.into()));
+            self.expr(annotation)?;
+            n += 1;
+        }
+        if n == 0 {
+            return Ok(0);
+        }
+        self.emit(Instr::BuildTuple(2 * n));
+        Ok(0x04)
     }
 
     fn scope_of<T>(&self, node: &T, span: Span) -> CompileResult<ScopeId> {
@@ -588,10 +639,14 @@ impl<'a> Codegen<'a> {
         }
         let first = def.decorators.first().map_or(span, |d| d.span);
         let scope = self.scope_of(def, span)?;
-        let attrs = self.defaults(&def.params)?;
+        let attrs =
+            self.defaults(&def.params)? | self.annotations(&def.params, def.returns.as_ref())?;
         self.push_unit(scope, &def.name.name, def.name.span);
         self.u().first_line = self.lines.line_of(first.start);
         self.set_arg_counts(&def.params);
+        // The first constant of a function is its docstring (or None), as in CPython 3.13.
+        let doc = docstring(&def.body).map_or(Constant::None, |d| Constant::Str(d.into()));
+        self.const_index(doc);
         self.function_body(|c| c.body(&def.body))?;
         let code = self.assemble()?;
         self.make_function(code, attrs, span)?;
@@ -663,6 +718,9 @@ impl<'a> Codegen<'a> {
             }
             None => &class.body[..],
         };
+        if has_annotations(&class.body) {
+            self.emit(Instr::SetupAnnotations);
+        }
         self.body(body)?;
         self.u().loc = self.location(class.name.span);
         if self.table.scopes[scope].needs_class_closure {
@@ -696,6 +754,8 @@ impl<'a> Codegen<'a> {
         let attrs = self.defaults(params)?;
         self.push_unit(scope, "<lambda>", expr.span);
         self.set_arg_counts(params);
+        // None first, so a lambda never has a docstring.
+        self.const_index(Constant::None);
         self.function_body(|c| {
             c.expr(body)?;
             c.emit(Instr::ReturnValue);
@@ -739,11 +799,30 @@ impl<'a> Codegen<'a> {
                 Ok(())
             }
             StmtKind::AugAssign { target, op, value } => self.aug_assign(target, *op, value),
-            StmtKind::AnnAssign { target, value, .. } => {
+            StmtKind::AnnAssign {
+                target,
+                annotation,
+                value,
+                simple,
+            } => {
+                // Module and class bodies evaluate annotations; simple names are recorded
+                // in `__annotations__` (CPython's `compiler_annassign`).
+                let annotate = !self.unit().kind.is_function_like();
                 if let Some(v) = value {
                     self.expr(v)?;
                     self.store(target)?;
-                } else if !matches!(target.kind, ExprKind::Name(_)) {
+                }
+                if let (ExprKind::Name(name), true) = (&target.kind, *simple) {
+                    if annotate {
+                        self.expr(annotation)?;
+                        self.name_op("__annotations__", Ctx::Load, span)?;
+                        let name = mangle(self.unit().private.as_deref(), name).into_owned();
+                        self.load_const(Constant::Str(name.into()));
+                        self.emit(Instr::StoreSubscr);
+                    }
+                    return Ok(());
+                }
+                if value.is_none() {
                     // `a.b: int` evaluates `a`; `a[i]: int` evaluates `a` and `i`.
                     match &target.kind {
                         ExprKind::Attribute { value, .. } => {
@@ -758,6 +837,10 @@ impl<'a> Codegen<'a> {
                         }
                         _ => {}
                     }
+                }
+                if annotate {
+                    self.expr(annotation)?;
+                    self.emit(Instr::PopTop);
                 }
                 Ok(())
             }
@@ -843,20 +926,17 @@ impl<'a> Codegen<'a> {
                 body,
                 orelse,
             } => self.async_for_stmt(target, iter, body, orelse, span),
-            StmtKind::Try { is_star: true, .. } => {
-                err("`except*` is not supported by apy yet", span)
-            }
             StmtKind::Try {
                 body,
                 handlers,
                 orelse,
                 finalbody,
-                ..
+                is_star,
             } => {
                 if finalbody.is_empty() {
-                    self.try_except(body, handlers, orelse)
+                    self.try_except(body, handlers, orelse, *is_star)
                 } else {
-                    self.try_finally(body, handlers, orelse, finalbody)
+                    self.try_finally(body, handlers, orelse, finalbody, *is_star)
                 }
             }
             StmtKind::With {
@@ -890,11 +970,7 @@ impl<'a> Codegen<'a> {
         }
         let constant = match value {
             None => Some(Constant::None),
-            Some(Expr {
-                kind: ExprKind::Constant(c),
-                ..
-            }) => Some(constant(c)),
-            Some(_) => None,
+            Some(v) => folded_constant(v),
         };
         if let (None, Some(v)) = (&constant, value) {
             self.expr(v)?;
@@ -1009,7 +1085,11 @@ impl<'a> Codegen<'a> {
         body: &'a [Stmt],
         handlers: &'a [ExceptHandler],
         orelse: &'a [Stmt],
+        is_star: bool,
     ) -> CompileResult<()> {
+        if is_star {
+            return self.try_star_except(body, handlers, orelse);
+        }
         let except = self.new_label();
         let cleanup = self.new_label();
         let end = self.new_label();
@@ -1082,6 +1162,104 @@ impl<'a> Codegen<'a> {
         Ok(())
     }
 
+    /// `try: body except* T as name: ...` (CPython's `compiler_try_star_except`): each
+    /// handler takes its part of the group with `CheckEgMatch`; what the handlers raise and
+    /// what none matched are collected in a list and re-raised together.
+    fn try_star_except(
+        &mut self,
+        body: &'a [Stmt],
+        handlers: &'a [ExceptHandler],
+        orelse: &'a [Stmt],
+    ) -> CompileResult<()> {
+        let except = self.new_label();
+        let cleanup = self.new_label();
+        let reraise_star = self.new_label();
+        let reraise = self.new_label();
+        let end = self.new_label();
+        let outer = self.unit().handler_stack.len();
+        self.push_handler(except, false, 0);
+        self.push_fblock_at(FBlockKind::TryExcept, outer);
+        self.body(body)?;
+        self.u().fblocks.pop();
+        self.pop_handler();
+        self.body(orelse)?;
+        self.jump(Instr::Jump, end);
+
+        // Stack: prev_exc orig excs rest
+        self.bind(except);
+        let outer = self.unit().handler_stack.len();
+        self.push_handler(cleanup, true, 0);
+        self.emit(Instr::PushExcInfo);
+        self.push_fblock_at(FBlockKind::ExceptionGroupHandler, outer);
+        for (i, handler) in handlers.iter().enumerate() {
+            self.u().loc = self.location(handler.span);
+            let next = self.new_label();
+            let no_match = self.new_label();
+            let with_error = self.new_label();
+            let cleanup_end = self.new_label();
+            if i == 0 {
+                self.emit(Instr::BuildList(0));
+                self.emit(Instr::Copy(2));
+            }
+            if let Some(typ) = &handler.typ {
+                self.expr(typ)?;
+                self.emit(Instr::CheckEgMatch);
+                self.emit(Instr::Copy(1));
+                self.jump(Instr::PopJumpIfNone, no_match);
+            }
+            match &handler.name {
+                Some(name) => self.name_op(&name.name, Ctx::Store, name.span)?,
+                None => self.emit(Instr::PopTop),
+            }
+            self.push_handler(cleanup_end, true, 0);
+            self.push_fblock(FBlockKind::HandlerCleanup {
+                name: handler.name.as_ref().map(|n| n.name.clone()),
+            });
+            self.body(&handler.body)?;
+            self.u().fblocks.pop();
+            self.pop_handler();
+            if let Some(name) = &handler.name {
+                self.clear_name(&name.name, name.span)?;
+            }
+            self.jump(Instr::Jump, next);
+            // The handler raised: keep its exception for the final group.
+            self.bind(cleanup_end);
+            if let Some(name) = &handler.name {
+                self.clear_name(&name.name, name.span)?;
+            }
+            self.emit(Instr::ListAppend(3));
+            self.emit(Instr::PopTop);
+            self.jump(Instr::Jump, with_error);
+            self.bind(next);
+            self.emit(Instr::Nop);
+            self.jump(Instr::Jump, with_error);
+            self.bind(no_match);
+            self.emit(Instr::PopTop);
+            self.bind(with_error);
+            if i + 1 == handlers.len() {
+                self.emit(Instr::ListAppend(1));
+                self.jump(Instr::Jump, reraise_star);
+            }
+        }
+        self.u().fblocks.pop();
+        self.bind(reraise_star);
+        self.emit(Instr::PrepReraiseStar);
+        self.emit(Instr::Copy(1));
+        self.jump(Instr::PopJumpIfNotNone, reraise);
+        self.emit(Instr::PopTop);
+        self.pop_handler();
+        self.emit(Instr::PopExcept);
+        self.jump(Instr::Jump, end);
+        self.bind(reraise);
+        self.emit(Instr::Swap(2));
+        self.emit(Instr::PopExcept);
+        self.emit(Instr::Reraise(0));
+        self.bind(cleanup);
+        self.pop_except_and_reraise();
+        self.bind(end);
+        Ok(())
+    }
+
     /// `COPY 3; POP_EXCEPT; RERAISE 1`: restore the previously handled exception and
     /// re-raise the new one with its original `lasti`.
     fn pop_except_and_reraise(&mut self) {
@@ -1104,6 +1282,7 @@ impl<'a> Codegen<'a> {
         handlers: &'a [ExceptHandler],
         orelse: &'a [Stmt],
         finalbody: &'a [Stmt],
+        is_star: bool,
     ) -> CompileResult<()> {
         let end = self.new_label();
         let exit = self.new_label();
@@ -1114,7 +1293,7 @@ impl<'a> Codegen<'a> {
         if handlers.is_empty() {
             self.body(body)?;
         } else {
-            self.try_except(body, handlers, orelse)?;
+            self.try_except(body, handlers, orelse, is_star)?;
         }
         self.u().fblocks.pop();
         self.pop_handler();
@@ -1269,6 +1448,12 @@ impl<'a> Codegen<'a> {
                 found = Some(block);
                 break;
             }
+            if let FBlockKind::ExceptionGroupHandler = block.kind {
+                return err(
+                    "'break', 'continue' and 'return' cannot appear in an except* block",
+                    span,
+                );
+            }
             self.unwind_fblock(&block, preserve_tos)?;
         }
         self.u().loc = self.location(span);
@@ -1285,8 +1470,10 @@ impl<'a> Codegen<'a> {
     fn unwind_fblock(&mut self, block: &FBlock<'a>, preserve_tos: bool) -> CompileResult<()> {
         self.u().handler_stack.truncate(block.handlers);
         match &block.kind {
-            FBlockKind::WhileLoop { .. } | FBlockKind::TryExcept | FBlockKind::ExceptionHandler => {
-            }
+            FBlockKind::WhileLoop { .. }
+            | FBlockKind::TryExcept
+            | FBlockKind::ExceptionHandler
+            | FBlockKind::ExceptionGroupHandler => {}
             FBlockKind::ForLoop { .. } | FBlockKind::PopValue => {
                 if preserve_tos {
                     self.emit(Instr::Swap(2));
@@ -1353,7 +1540,7 @@ impl<'a> Codegen<'a> {
             ExprKind::Name(name) => self.name_op(name, Ctx::Store, target.span),
             ExprKind::Attribute { value, attr } => {
                 self.expr(value)?;
-                let i = self.name_index(&attr.name);
+                let i = self.attr_index(&attr.name);
                 self.emit(Instr::StoreAttr(i));
                 Ok(())
             }
@@ -1371,7 +1558,13 @@ impl<'a> Codegen<'a> {
             }
             ExprKind::Tuple(elts) | ExprKind::List(elts) => {
                 self.unpack(elts, target.span)?;
-                elts.iter().try_for_each(|e| self.store(e))
+                for e in elts {
+                    match &e.kind {
+                        ExprKind::Starred(inner) => self.store(inner)?,
+                        _ => self.store(e)?,
+                    }
+                }
+                Ok(())
             }
             ExprKind::Starred(_) => err(
                 "starred assignment target must be in a list or tuple",
@@ -1410,7 +1603,7 @@ impl<'a> Codegen<'a> {
             ExprKind::Name(name) => c.name_op(name, Ctx::Del, target.span),
             ExprKind::Attribute { value, attr } => {
                 c.expr(value)?;
-                let i = c.name_index(&attr.name);
+                let i = c.attr_index(&attr.name);
                 c.emit(Instr::DeleteAttr(i));
                 Ok(())
             }
@@ -1445,7 +1638,7 @@ impl<'a> Codegen<'a> {
             ExprKind::Attribute { value: obj, attr } => {
                 c.expr(obj)?;
                 c.emit(Instr::Copy(1));
-                let i = c.name_index(&attr.name);
+                let i = c.attr_index(&attr.name);
                 c.emit(Instr::LoadAttr(i));
                 c.expr(value)?;
                 c.emit(Instr::BinaryOp(op));
@@ -1706,12 +1899,12 @@ impl<'a> Codegen<'a> {
             ExprKind::Attribute { value, attr } => {
                 if let Some(first_arg) = self.zero_arg_super(value) {
                     self.load_super_args(&first_arg, value.span)?;
-                    let i = self.name_index(&attr.name);
+                    let i = self.attr_index(&attr.name);
                     self.emit(Instr::LoadSuperAttr(i));
                     return Ok(());
                 }
                 self.expr(value)?;
-                let i = self.name_index(&attr.name);
+                let i = self.attr_index(&attr.name);
                 self.emit(Instr::LoadAttr(i));
                 Ok(())
             }
@@ -2081,7 +2274,7 @@ impl<'a> Codegen<'a> {
             && !keywords.iter().any(|k| k.arg.is_none());
         if let (ExprKind::Attribute { value, attr }, true) = (&func.kind, simple) {
             self.at(func.span, |c| -> CompileResult<()> {
-                let i = c.name_index(&attr.name);
+                let i = c.attr_index(&attr.name);
                 if let Some(first_arg) = c.zero_arg_super(value) {
                     c.load_super_args(&first_arg, value.span)?;
                     c.emit(Instr::LoadSuperMethod(i));
@@ -2612,6 +2805,31 @@ fn two_part_slice(slice: &Expr) -> Option<(Option<&Expr>, Option<&Expr>)> {
     }
 }
 
+/// Does a module or class body annotate anything (outside nested defs and classes)?
+/// CPython's `find_ann`.
+fn has_annotations(body: &[Stmt]) -> bool {
+    body.iter().any(|s| match &s.kind {
+        StmtKind::AnnAssign { .. } => true,
+        StmtKind::If { body, orelse, .. }
+        | StmtKind::While { body, orelse, .. }
+        | StmtKind::For { body, orelse, .. } => has_annotations(body) || has_annotations(orelse),
+        StmtKind::With { body, .. } => has_annotations(body),
+        StmtKind::Try {
+            body,
+            handlers,
+            orelse,
+            finalbody,
+            ..
+        } => {
+            has_annotations(body)
+                || handlers.iter().any(|h| has_annotations(&h.body))
+                || has_annotations(orelse)
+                || has_annotations(finalbody)
+        }
+        _ => false,
+    })
+}
+
 fn docstring(body: &[Stmt]) -> Option<&str> {
     match body.first().map(|s| &s.kind) {
         Some(StmtKind::Expr(Expr {
@@ -2644,6 +2862,21 @@ fn constant(c: &ast::Constant) -> Constant {
     }
 }
 
+/// A literal, or a negated number literal, as one constant.
+fn folded_constant(e: &Expr) -> Option<Constant> {
+    match &e.kind {
+        ExprKind::Constant(c) => Some(constant(c)),
+        ExprKind::UnaryOp {
+            op: UnaryOp::USub,
+            operand,
+        } => match &operand.kind {
+            ExprKind::Constant(c) => negate_constant(c),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// `-1`, `-2.5`: CPython folds the sign into the constant.
 fn negate_constant(c: &ast::Constant) -> Option<Constant> {
     match c {
@@ -2655,13 +2888,7 @@ fn negate_constant(c: &ast::Constant) -> Option<Constant> {
 
 /// `(1, 'a', None)` is one constant, as in CPython.
 fn constant_tuple(elts: &[Expr]) -> Option<Constant> {
-    let items: Option<Vec<Constant>> = elts
-        .iter()
-        .map(|e| match &e.kind {
-            ExprKind::Constant(c) => Some(constant(c)),
-            _ => None,
-        })
-        .collect();
+    let items: Option<Vec<Constant>> = elts.iter().map(folded_constant).collect();
     items.map(|v| Constant::Tuple(v.into()))
 }
 
@@ -2690,4 +2917,214 @@ fn check_keywords(keywords: &[Keyword]) -> CompileResult<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::compile_module;
+    use crate::syntax::parse_module;
+
+    /// The code object of the first function defined in `source`.
+    fn function(source: &str) -> Rc<Code> {
+        let module = parse_module(source).expect("parses");
+        let code = compile_module(&module, source, "t.py", Mode::Exec).expect("compiles");
+        code.constants
+            .iter()
+            .find_map(|c| match c {
+                Constant::Code(f) => Some(f.clone()),
+                _ => None,
+            })
+            .expect("a function")
+    }
+
+    /// The handler row covering instruction `i`, if any.
+    fn handler_of(code: &Code, i: usize) -> Option<ExceptionTableEntry> {
+        let i = i as u32;
+        code.exception_table
+            .iter()
+            .find(|e| e.start <= i && i < e.end)
+            .copied()
+    }
+
+    fn positions(code: &Code, pred: impl Fn(&Instr) -> bool) -> Vec<usize> {
+        (0..code.instructions.len())
+            .filter(|&i| pred(&code.instructions[i]))
+            .collect()
+    }
+
+    fn global_loads(code: &Code, name: &str) -> Vec<usize> {
+        positions(
+            code,
+            |i| matches!(i, Instr::LoadGlobal(n) if &*code.names[*n as usize] == name),
+        )
+    }
+
+    #[test]
+    fn try_body_is_covered_by_its_handler_and_handlers_by_cleanup() {
+        let f = function("def f():\n    try:\n        g()\n    except E as e:\n        h()\n");
+        let g = global_loads(&f, "g")[0];
+        let row = handler_of(&f, g).expect("g() is covered");
+        assert_eq!(f.instructions[row.target as usize], Instr::PushExcInfo);
+        assert_eq!((row.depth, row.push_lasti), (0, false));
+        // Inside the handler body: a cleanup that clears `e`, keeping prev_exc (depth 1).
+        let h = global_loads(&f, "h")[0];
+        let row = handler_of(&f, h).expect("h() is covered");
+        assert_eq!((row.depth, row.push_lasti), (1, true));
+        assert!(matches!(
+            f.instructions[row.target as usize],
+            Instr::LoadConst(_)
+        ));
+        // No rows overlap.
+        for pair in f.exception_table.windows(2) {
+            assert!(pair[0].end <= pair[1].start);
+        }
+    }
+
+    #[test]
+    fn return_through_finally_runs_the_finally_body_outside_its_handler() {
+        let f = function("def f():\n    try:\n        return g()\n    finally:\n        h()\n");
+        let hs = global_loads(&f, "h");
+        // The return path's copy, then the exceptional path's copy (plus the normal path's).
+        assert!(hs.len() >= 2);
+        let return_copy = hs[0];
+        assert!(handler_of(&f, return_copy).is_none());
+        let ret = positions(&f, |i| *i == Instr::ReturnValue)[0];
+        assert!(ret > return_copy);
+        // The returned value waits under the finally body: g, NULL... then h, NULL.
+        assert!(f.stack_size >= 3);
+        let g = global_loads(&f, "g")[0];
+        let row = handler_of(&f, g).expect("the try body is covered");
+        assert_eq!(f.instructions[row.target as usize], Instr::PushExcInfo);
+    }
+
+    #[test]
+    fn break_and_continue_through_finally() {
+        let f = function(
+            "def f():\n    for x in y:\n        try:\n            break\n        finally:\n            h()\n    for x in y:\n        try:\n            continue\n        finally:\n            k()\n",
+        );
+        // break: the finally body, pop the iterator, jump past the loop.
+        let h = global_loads(&f, "h")[0];
+        let after: Vec<Instr> = f.instructions[h + 4..h + 6].to_vec();
+        assert_eq!(after[0], Instr::PopTop);
+        assert!(matches!(after[1], Instr::Jump(t) if t as usize > h));
+        // continue: the finally body, then jump back to FOR_ITER (the iterator stays).
+        let k = global_loads(&f, "k")[0];
+        let Instr::Jump(t) = f.instructions[k + 4] else {
+            panic!("expected a jump after the finally body");
+        };
+        assert!(matches!(f.instructions[t as usize], Instr::ForIter(_)));
+    }
+
+    #[test]
+    fn handler_depth_counts_the_loop_iterator_and_with_exit() {
+        let f = function(
+            "def f():\n    for x in y:\n        try:\n            g()\n        except:\n            pass\n",
+        );
+        let g = global_loads(&f, "g")[0];
+        assert_eq!(handler_of(&f, g).expect("covered").depth, 1);
+        let f = function("def f():\n    with m() as v:\n        g()\n");
+        let g = global_loads(&f, "g")[0];
+        let row = handler_of(&f, g).expect("covered");
+        assert_eq!((row.depth, row.push_lasti), (1, true));
+        assert_eq!(f.instructions[row.target as usize], Instr::PushExcInfo);
+        assert_eq!(
+            f.instructions[row.target as usize + 1],
+            Instr::WithExceptStart
+        );
+    }
+
+    #[test]
+    fn stack_size_is_the_deepest_point() {
+        assert_eq!(function("def f():\n    return a + b * c\n").stack_size, 3);
+        // f, NULL, a, b
+        assert_eq!(function("def f():\n    return g(a, b)\n").stack_size, 4);
+        // An exception handler entry: prev_exc + lasti + exc under a call inside it.
+        let f = function("def f():\n    try:\n        pass\n    finally:\n        g(1)\n");
+        assert!(f.stack_size >= 5);
+    }
+
+    #[test]
+    fn generators_get_the_stop_iteration_handler_around_the_body() {
+        let f = function("def f():\n    yield 1\n");
+        assert!(f.flags.generator);
+        let row = handler_of(&f, 0).expect("covered from the start");
+        assert!(row.push_lasti);
+        assert_eq!(
+            f.instructions[row.target as usize],
+            Instr::CallIntrinsic1(Intrinsic1::StopIterationError)
+        );
+        let plain = function("def f():\n    return 1\n");
+        assert!(plain.exception_table.is_empty());
+    }
+
+    #[test]
+    fn await_is_a_send_loop_whose_yield_is_covered_by_cleanup_throw() {
+        let f = function("async def f():\n    await x\n");
+        assert!(f.flags.coroutine);
+        let y = positions(&f, |i| matches!(i, Instr::YieldValue(1)))[0];
+        assert!(matches!(f.instructions[y - 1], Instr::Send(_)));
+        let row = handler_of(&f, y).expect("covered");
+        assert_eq!(f.instructions[row.target as usize], Instr::CleanupThrow);
+        assert_eq!((row.depth, row.push_lasti), (2, false));
+    }
+
+    #[test]
+    fn chained_comparison_evaluates_each_operand_once() {
+        let f = function("def f():\n    return a < b() < c\n");
+        assert_eq!(global_loads(&f, "b").len(), 1);
+        assert_eq!(
+            positions(&f, |i| matches!(i, Instr::CompareOp(CompareOperator::Lt))).len(),
+            2
+        );
+    }
+
+    #[test]
+    fn annotations_are_evaluated_at_def_time_and_in_module_bodies() {
+        let source = "def f(x: int, *, y: str = 'a') -> list:\n    z: int = 1\nv: int = 5\n";
+        let module = parse_module(source).expect("parses");
+        let code = compile_module(&module, source, "t.py", Mode::Exec).expect("compiles");
+        let ins = &code.instructions;
+        assert_eq!(ins[0], Instr::SetupAnnotations);
+        assert!(ins.contains(&Instr::BuildTuple(6)));
+        let make = ins
+            .iter()
+            .position(|i| *i == Instr::MakeFunction)
+            .expect("def");
+        assert_eq!(ins[make + 1], Instr::SetFunctionAttribute(0x04));
+        assert_eq!(ins[make + 2], Instr::SetFunctionAttribute(0x02));
+        assert!(ins.ends_with(&[
+            Instr::StoreSubscr,
+            Instr::ReturnConst(code.constants.len() as u32 - 1)
+        ]));
+        // Inside the function the annotation of `z` is not evaluated.
+        let f = function(source);
+        assert!(global_loads(&f, "int").is_empty());
+    }
+
+    #[test]
+    fn the_repl_prints_expression_statements_at_top_level_only() {
+        let source = "x\nif x:\n    x\ndef f():\n    x\n";
+        let module = parse_module(source).expect("parses");
+        let repl = compile_module(&module, source, "t.py", Mode::Interactive).expect("compiles");
+        let prints = |code: &Code| {
+            code.instructions
+                .iter()
+                .filter(|i| **i == Instr::CallIntrinsic1(Intrinsic1::Print))
+                .count()
+        };
+        assert_eq!(prints(&repl), 2);
+        assert_eq!(prints(&function(source)), 0);
+        let file = compile_module(&module, source, "t.py", Mode::Exec).expect("compiles");
+        assert_eq!(prints(&file), 0);
+    }
+
+    #[test]
+    fn line_index() {
+        let lines = LineIndex::new("a\nbc\n\nd");
+        assert_eq!(lines.line_of(0), 1);
+        assert_eq!(lines.line_of(2), 2);
+        assert_eq!(lines.line_of(5), 3);
+        assert_eq!(lines.line_of(6), 4);
+    }
 }

@@ -109,6 +109,7 @@ fn opname(instr: &Instr, index: u32) -> String {
         Instr::LoadMethod(_) => return "LOAD_ATTR".into(),
         Instr::LoadSuperMethod(_) => return "LOAD_SUPER_ATTR".into(),
         Instr::CallIntrinsic1(_) => return "CALL_INTRINSIC_1".into(),
+        Instr::PrepReraiseStar => return "CALL_INTRINSIC_2".into(),
         _ => {}
     }
     let debug = format!("{instr:?}");
@@ -190,6 +191,7 @@ fn oparg(instr: &Instr) -> Option<u32> {
         CompareOp(op) => op as u32,
         // CPython numbers intrinsics from 1 (0 is INTRINSIC_1_INVALID).
         CallIntrinsic1(f) => f as u32 + 1,
+        PrepReraiseStar => 1,
         _ => return None,
     })
 }
@@ -222,6 +224,7 @@ fn argrepr(code: &Code, instr: &Instr, label_of: &dyn Fn(u32) -> Option<usize>) 
         IsOp(n) => Some(if n == 0 { "is" } else { "is not" }.to_string()),
         ContainsOp(n) => Some(if n == 0 { "in" } else { "not in" }.to_string()),
         CallIntrinsic1(f) => Some(f.name().to_string()),
+        PrepReraiseStar => Some("INTRINSIC_PREP_RERAISE_STAR".to_string()),
         ConvertValue(n) => Some(
             match n {
                 1 => "str",

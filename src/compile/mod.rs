@@ -39,3 +39,207 @@ pub fn compile_module(
     let table = scope::build(module, mode == Mode::Interactive)?;
     codegen::Codegen::new(&table, source, filename, mode).compile_module(module)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::parse_module;
+
+    fn compile(source: &str, mode: Mode) -> Result<Rc<Code>, CompileError> {
+        let module = parse_module(source).expect("parses");
+        compile_module(&module, source, "t.py", mode)
+    }
+
+    /// Messages and start offsets from python3.13's `compile()` (`SyntaxError.msg`,
+    /// `lineno`/`offset` turned into a byte offset).
+    #[test]
+    fn compile_errors_match_cpython() {
+        let cases = [
+            ("return 1", "'return' outside function", 0),
+            ("await x", "'await' outside function", 0),
+            (
+                "def f():\n    await x",
+                "'await' outside async function",
+                13,
+            ),
+            ("lambda: await x", "'await' outside async function", 8),
+            (
+                "def f():\n    return [await x for x in y]",
+                "asynchronous comprehension outside of an asynchronous function",
+                20,
+            ),
+            (
+                "def f():\n    return [x async for x in y]",
+                "asynchronous comprehension outside of an asynchronous function",
+                20,
+            ),
+            (
+                "[x async for x in y]",
+                "asynchronous comprehension outside of an asynchronous function",
+                0,
+            ),
+            ("yield 1", "'yield' outside function", 0),
+            ("class C:\n    yield 1", "'yield' outside function", 13),
+            (
+                "def f():\n    return [(yield x) for x in y]",
+                "'yield' inside list comprehension",
+                22,
+            ),
+            (
+                "def f():\n    return ((yield x) for x in y)",
+                "'yield' inside generator expression",
+                22,
+            ),
+            (
+                "async def f():\n    yield from x",
+                "'yield from' inside async function",
+                19,
+            ),
+            (
+                "async def f():\n    yield 1\n    return 2",
+                "'return' with value in async generator",
+                31,
+            ),
+            ("break", "'break' outside loop", 0),
+            ("continue", "'continue' not properly in loop", 0),
+            (
+                "for x in y:\n    def f():\n        break",
+                "'break' outside loop",
+                33,
+            ),
+            (
+                "nonlocal x",
+                "nonlocal declaration not allowed at module level",
+                0,
+            ),
+            (
+                "def f():\n    nonlocal x",
+                "no binding for nonlocal 'x' found",
+                13,
+            ),
+            (
+                "def f():\n    print(x)\n    global x",
+                "name 'x' is used prior to global declaration",
+                26,
+            ),
+            (
+                "def f():\n    x = 1\n    global x",
+                "name 'x' is assigned to before global declaration",
+                23,
+            ),
+            (
+                "def g():\n    x=1\n    def f():\n        x = 1\n        nonlocal x",
+                "name 'x' is assigned to before nonlocal declaration",
+                52,
+            ),
+            (
+                "def g():\n    x=1\n    def f():\n        print(x)\n        nonlocal x",
+                "name 'x' is used prior to nonlocal declaration",
+                55,
+            ),
+            (
+                "def f(a, a): pass",
+                "duplicate argument 'a' in function definition",
+                9,
+            ),
+            (
+                "lambda a, a: 1",
+                "duplicate argument 'a' in function definition",
+                10,
+            ),
+            (
+                "a, *b, *c = d",
+                "multiple starred expressions in assignment",
+                0,
+            ),
+            (
+                "def f(a):\n    global a",
+                "name 'a' is parameter and global",
+                14,
+            ),
+            (
+                "def f(a):\n    nonlocal a",
+                "name 'a' is parameter and nonlocal",
+                14,
+            ),
+            (
+                "def f():\n    global x\n    nonlocal x",
+                "name 'x' is nonlocal and global",
+                13,
+            ),
+            (
+                "class C:\n    [y := 1 for x in z]",
+                "assignment expression within a comprehension cannot be used in a class body",
+                14,
+            ),
+            (
+                "def f():\n    [x := 1 for x in z]",
+                "assignment expression cannot rebind comprehension iteration variable 'x'",
+                14,
+            ),
+            ("__debug__ = 1", "cannot assign to __debug__", 0),
+            ("def f(a=(yield)): pass", "'yield' outside function", 9),
+            (
+                "def f():\n    x: int\n    global x",
+                "annotated name 'x' can't be global",
+                24,
+            ),
+            (
+                "def f():\n    async with x: pass",
+                "'async with' outside async function",
+                13,
+            ),
+            (
+                "def f():\n    async for x in y: pass",
+                "'async for' outside async function",
+                13,
+            ),
+            (
+                "async with x: pass",
+                "'async with' outside async function",
+                0,
+            ),
+            (
+                "class C:\n    nonlocal x",
+                "no binding for nonlocal 'x' found",
+                13,
+            ),
+            (
+                "for x in y:\n    try:\n        pass\n    except* E:\n        break",
+                "'break', 'continue' and 'return' cannot appear in an except* block",
+                57,
+            ),
+        ];
+        for (source, message, start) in cases {
+            let e = compile(source, Mode::Exec).expect_err(source);
+            assert_eq!(
+                (e.message.as_str(), e.span.start),
+                (message, start),
+                "{source}"
+            );
+        }
+    }
+
+    /// What CPython accepts: async generator expressions in plain functions, `continue` in
+    /// `finally`, and top-level `await` in the REPL (which makes the module a coroutine).
+    #[test]
+    fn accepted_like_cpython() {
+        for source in [
+            "def f():\n    return (x async for x in y)",
+            "def f():\n    return (await x for x in y)",
+            "for x in y:\n    try:\n        pass\n    finally:\n        continue",
+            "class C:\n    def m(self):\n        return [super().m() for _ in ()]",
+        ] {
+            compile(source, Mode::Exec).expect(source);
+        }
+        let code = compile("await x\nasync for a in b: pass", Mode::Interactive).expect("repl");
+        assert!(code.flags.coroutine);
+        assert!(
+            !compile("x = 1", Mode::Interactive)
+                .expect("repl")
+                .flags
+                .coroutine
+        );
+        assert!(compile("await x", Mode::Exec).is_err());
+    }
+}

@@ -146,6 +146,16 @@ impl SymbolTable {
     }
 }
 
+/// CPython's `_Py_Mangle`: inside class `_C`, `__x` becomes `_C__x`; dunder names, dotted
+/// names and classes named only with underscores are left alone.
+pub fn mangle<'n>(private: Option<&str>, name: &'n str) -> std::borrow::Cow<'n, str> {
+    let class = private.map(|p| p.trim_start_matches('_')).unwrap_or("");
+    if !name.starts_with("__") || name.ends_with("__") || name.contains('.') || class.is_empty() {
+        return std::borrow::Cow::Borrowed(name);
+    }
+    std::borrow::Cow::Owned(format!("_{class}{name}"))
+}
+
 fn node_key<T>(node: &T) -> usize {
     node as *const T as usize
 }
@@ -161,6 +171,7 @@ pub fn build(module: &Module, top_level_await: bool) -> CompileResult<SymbolTabl
         current: 0,
         top_level_await,
         in_comprehension_target: false,
+        private: None,
     };
     for stmt in &module.body {
         builder.visit_stmt(stmt)?;
@@ -177,6 +188,15 @@ struct Builder {
     top_level_await: bool,
     /// Visiting the `for` target of a comprehension (its names are iteration variables).
     in_comprehension_target: bool,
+    /// The innermost enclosing class, whose name mangles `__private` names.
+    private: Option<String>,
+}
+
+impl Builder {
+    fn lookup_flags(&self, name: &str) -> u16 {
+        let scope = &self.table.scopes[self.current];
+        scope.lookup(&self.mangled(name)).map_or(0, |s| s.flags)
+    }
 }
 
 impl Builder {
@@ -199,7 +219,13 @@ impl Builder {
         self.current = self.table.scopes[self.current].parent.unwrap_or(0);
     }
 
+    /// `name` as it is stored: `__x` in class `C` (and in its methods) is `_C__x`.
+    fn mangled(&self, name: &str) -> String {
+        mangle(self.private.as_deref(), name).into_owned()
+    }
+
     fn add_def_in(&mut self, scope: ScopeId, name: &str, flag: u16) {
+        let name = &self.mangled(name);
         let s = &mut self.table.scopes[scope];
         match s.symbols.get_mut(name) {
             Some(sym) => sym.flags |= flag,
@@ -221,14 +247,15 @@ impl Builder {
     }
 
     fn add_param(&mut self, param: &Ident) -> CompileResult<()> {
-        if self.scope().symbols.contains_key(&param.name) {
+        let name = self.mangled(&param.name);
+        if self.scope().symbols.contains_key(&name) {
             return Err(CompileError::new(
                 format!("duplicate argument '{}' in function definition", param.name),
                 param.span,
             ));
         }
         self.add_def(&param.name, DEF_PARAM);
-        self.scope().params.push(param.name.clone());
+        self.scope().params.push(name);
         Ok(())
     }
 
@@ -249,12 +276,12 @@ impl Builder {
             }
             StmtKind::AnnAssign {
                 target,
+                annotation,
                 value,
                 simple,
-                ..
             } => {
                 if let (ExprKind::Name(name), true) = (&target.kind, *simple) {
-                    let cur = self.scope().lookup(name).map_or(0, |s| s.flags);
+                    let cur = self.lookup_flags(name);
                     if cur & (DEF_GLOBAL | DEF_NONLOCAL) != 0 && cur & DEF_ANNOT == 0 {
                         let which = if cur & DEF_GLOBAL != 0 {
                             "global"
@@ -269,6 +296,10 @@ impl Builder {
                     self.add_def(name, DEF_LOCAL | DEF_ANNOT);
                 } else {
                     self.visit_target(target)?;
+                }
+                // Annotations are evaluated in module and class bodies only.
+                if !self.scope().kind.is_function_like() {
+                    self.visit_expr(annotation)?;
                 }
                 value.iter().try_for_each(|v| self.visit_expr(v))
             }
@@ -286,7 +317,7 @@ impl Builder {
             }
             StmtKind::Global(names) => {
                 for ident in names {
-                    let cur = self.scope().lookup(&ident.name).map_or(0, |s| s.flags);
+                    let cur = self.lookup_flags(&ident.name);
                     if cur & (DEF_PARAM | DEF_LOCAL | USE | DEF_ANNOT) != 0 {
                         let name = &ident.name;
                         let message = if cur & DEF_PARAM != 0 {
@@ -301,10 +332,8 @@ impl Builder {
                         return Err(CompileError::new(message, stmt.span));
                     }
                     self.add_def(&ident.name, DEF_GLOBAL);
-                    self.scope()
-                        .directives
-                        .entry(ident.name.clone())
-                        .or_insert(stmt.span);
+                    let key = self.mangled(&ident.name);
+                    self.scope().directives.entry(key).or_insert(stmt.span);
                 }
                 Ok(())
             }
@@ -316,7 +345,7 @@ impl Builder {
                     ));
                 }
                 for ident in names {
-                    let cur = self.scope().lookup(&ident.name).map_or(0, |s| s.flags);
+                    let cur = self.lookup_flags(&ident.name);
                     if cur & (DEF_PARAM | DEF_LOCAL | USE | DEF_ANNOT) != 0 {
                         let name = &ident.name;
                         let message = if cur & DEF_PARAM != 0 {
@@ -331,10 +360,8 @@ impl Builder {
                         return Err(CompileError::new(message, stmt.span));
                     }
                     self.add_def(&ident.name, DEF_NONLOCAL);
-                    self.scope()
-                        .directives
-                        .entry(ident.name.clone())
-                        .or_insert(stmt.span);
+                    let key = self.mangled(&ident.name);
+                    self.scope().directives.entry(key).or_insert(stmt.span);
                 }
                 Ok(())
             }
@@ -400,6 +427,7 @@ impl Builder {
                 self.add_def(&def.name.name, DEF_LOCAL);
                 def.decorators.iter().try_for_each(|d| self.visit_expr(d))?;
                 self.visit_defaults(&def.params)?;
+                self.visit_annotations(&def.params, def.returns.as_ref())?;
                 self.enter(ScopeKind::Function, &def.name.name, &**def);
                 self.scope().is_coroutine = def.is_async;
                 self.visit_params(&def.params)?;
@@ -419,7 +447,10 @@ impl Builder {
                     .iter()
                     .try_for_each(|k| self.visit_expr(&k.value))?;
                 self.enter(ScopeKind::Class, &class.name.name, &**class);
-                self.visit_body(&class.body)?;
+                let outer_private = self.private.replace(class.name.name.clone());
+                let result = self.visit_body(&class.body);
+                self.private = outer_private;
+                result?;
                 self.leave();
                 Ok(())
             }
@@ -484,6 +515,27 @@ impl Builder {
         Ok(())
     }
 
+    /// Parameter and return annotations, evaluated where the `def` runs.
+    fn visit_annotations(
+        &mut self,
+        params: &Parameters,
+        returns: Option<&Expr>,
+    ) -> CompileResult<()> {
+        let all = params
+            .posonly
+            .iter()
+            .chain(&params.args)
+            .chain(&params.vararg)
+            .chain(&params.kwonly)
+            .chain(&params.kwarg);
+        for p in all {
+            if let Some(a) = &p.annotation {
+                self.visit_expr(a)?;
+            }
+        }
+        returns.iter().try_for_each(|r| self.visit_expr(r))
+    }
+
     fn visit_params(&mut self, params: &Parameters) -> CompileResult<()> {
         for p in params.posonly.iter().chain(&params.args) {
             self.add_param(&p.name)?;
@@ -506,7 +558,8 @@ impl Builder {
             ExprKind::Name(name) => {
                 self.add_def(name, DEF_LOCAL);
                 if self.in_comprehension_target {
-                    self.scope().comp_iter_names.insert(name.clone());
+                    let key = self.mangled(name);
+                    self.scope().comp_iter_names.insert(key);
                     self.add_def(name, DEF_COMP_ITER);
                 }
                 Ok(())
@@ -667,13 +720,14 @@ impl Builder {
         let ExprKind::Name(name) = &target.kind else {
             return self.visit_target(target);
         };
+        let key = self.mangled(name);
         let mut id = self.current;
         let mut comps = Vec::new();
         loop {
             let scope = &self.table.scopes[id];
             match scope.kind {
                 ScopeKind::Comprehension | ScopeKind::GeneratorExpression => {
-                    if scope.comp_iter_names.contains(name) {
+                    if scope.comp_iter_names.contains(&key) {
                         return Err(CompileError::new(
                             format!(
                                 "assignment expression cannot rebind comprehension iteration variable '{name}'"
@@ -971,4 +1025,137 @@ pub fn comp_bound_names(table: &SymbolTable, id: ScopeId) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::parse_module;
+
+    fn table(source: &str) -> SymbolTable {
+        build(&parse_module(source).expect("parses"), false).expect("analyses")
+    }
+
+    /// The first scope called `scope` (in creation order).
+    fn scope<'t>(t: &'t SymbolTable, scope: &str) -> &'t Scope {
+        t.scopes
+            .iter()
+            .find(|s| s.name == scope)
+            .unwrap_or_else(|| panic!("no scope {scope}"))
+    }
+
+    fn binding(t: &SymbolTable, in_scope: &str, name: &str) -> Option<Binding> {
+        scope(t, in_scope).lookup(name).map(|s| s.binding)
+    }
+
+    #[test]
+    fn captured_locals_become_cells_and_free_in_the_inner_function() {
+        let t = table("def f(a):\n    x = 1\n    def g():\n        return x + a + len\n");
+        assert_eq!(binding(&t, "f", "x"), Some(Binding::Cell));
+        assert_eq!(binding(&t, "f", "a"), Some(Binding::Cell));
+        assert_eq!(binding(&t, "g", "x"), Some(Binding::Free));
+        assert_eq!(binding(&t, "g", "len"), Some(Binding::GlobalImplicit));
+    }
+
+    #[test]
+    fn global_and_nonlocal_declarations() {
+        let t = table(
+            "def f():\n    global y\n    y = 1\n    z = 2\n    def g():\n        nonlocal z\n        z = 3\n",
+        );
+        assert_eq!(binding(&t, "f", "y"), Some(Binding::GlobalExplicit));
+        assert_eq!(binding(&t, "f", "z"), Some(Binding::Cell));
+        assert_eq!(binding(&t, "g", "z"), Some(Binding::Free));
+    }
+
+    #[test]
+    fn class_names_are_invisible_to_methods() {
+        let t = table("class C:\n    x = 1\n    def m(self):\n        return x\n");
+        assert_eq!(binding(&t, "C", "x"), Some(Binding::Local));
+        assert_eq!(binding(&t, "m", "x"), Some(Binding::GlobalImplicit));
+    }
+
+    #[test]
+    fn super_gives_the_class_a_class_cell() {
+        let t = table("class C:\n    def m(self):\n        return super().m()\n");
+        assert!(scope(&t, "C").needs_class_closure);
+        assert_eq!(binding(&t, "m", "__class__"), Some(Binding::Free));
+        let t = table("class C:\n    def m(self):\n        return 1\n");
+        assert!(!scope(&t, "C").needs_class_closure);
+    }
+
+    #[test]
+    fn a_class_passes_an_outer_variable_through_to_its_methods() {
+        let t = table(
+            "def f():\n    b = 1\n    class C:\n        b = 2\n        def m(self):\n            return b\n",
+        );
+        assert_eq!(binding(&t, "f", "b"), Some(Binding::Cell));
+        let c = scope(&t, "C").lookup("b").expect("b in C");
+        assert_eq!(c.binding, Binding::Local);
+        assert_ne!(c.flags & DEF_FREE_CLASS, 0);
+        assert_eq!(binding(&t, "m", "b"), Some(Binding::Free));
+    }
+
+    #[test]
+    fn comprehensions_inline_in_functions_but_not_in_classes_or_when_captured() {
+        let t = table("def f(n):\n    return [i * n for i in range(n)]\n");
+        assert!(scope(&t, "list").inlined);
+        // The comprehension reads `n` directly from f's frame: no cell.
+        assert_eq!(binding(&t, "f", "n"), Some(Binding::Local));
+        let t = table("class C:\n    xs = [i for i in range(3)]\n");
+        assert!(!scope(&t, "list").inlined);
+        let t = table("def f():\n    return [lambda: i for i in range(3)]\n");
+        assert!(!scope(&t, "list").inlined);
+        assert_eq!(binding(&t, "list", "i"), Some(Binding::Cell));
+        let t = table("def f():\n    return (i for i in range(3))\n");
+        assert!(!scope(&t, "genexpr").inlined);
+    }
+
+    #[test]
+    fn walrus_in_a_comprehension_binds_in_the_enclosing_function() {
+        let t = table("def f(z):\n    [y := x for x in z]\n    return y\n");
+        assert_eq!(binding(&t, "f", "y"), Some(Binding::Local));
+        assert_eq!(binding(&t, "list", "y"), Some(Binding::Free));
+        let t = table("[y := x for x in z]\n");
+        assert_eq!(binding(&t, "list", "y"), Some(Binding::GlobalExplicit));
+    }
+
+    #[test]
+    fn generators_and_coroutines_are_marked() {
+        let t = table(
+            "def g():\n    yield 1\nasync def c():\n    await x\nasync def a():\n    yield 1\n",
+        );
+        assert!(scope(&t, "g").is_generator && !scope(&t, "g").is_coroutine);
+        assert!(!scope(&t, "c").is_generator && scope(&t, "c").is_coroutine);
+        assert!(scope(&t, "a").is_generator && scope(&t, "a").is_coroutine);
+    }
+}
+
+#[cfg(test)]
+mod mangling_tests {
+    use super::*;
+
+    #[test]
+    fn private_names_are_mangled_like_cpython() {
+        assert_eq!(mangle(Some("_Acct"), "__balance"), "_Acct__balance");
+        assert_eq!(mangle(Some("C"), "__init__"), "__init__");
+        assert_eq!(mangle(Some("C"), "_single"), "_single");
+        assert_eq!(mangle(Some("___"), "__x"), "__x");
+        assert_eq!(mangle(None, "__x"), "__x");
+        assert_eq!(mangle(Some("C"), "__a.b"), "__a.b");
+    }
+
+    #[test]
+    fn methods_see_mangled_names() {
+        let module = crate::syntax::parse_module(
+            "class C:\n    def m(self, __p):\n        __local = __p\n        return __local\n",
+        )
+        .expect("parses");
+        let t = build(&module, false).expect("analyses");
+        let m = t.scopes.iter().find(|s| s.name == "m").expect("m");
+        assert_eq!(m.params, ["self", "_C__p"]);
+        assert_eq!(
+            m.lookup("_C__local").map(|s| s.binding),
+            Some(Binding::Local)
+        );
+    }
 }

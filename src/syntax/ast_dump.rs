@@ -3,7 +3,11 @@
 //! Node and field names, field order and the layout rules are CPython 3.13's (`Lib/ast.py`,
 //! `dump`, with `show_empty=False`), so the output reads beside
 //! `python3.13 -c "import ast; print(ast.dump(ast.parse(src), indent=2))"`. Fields the apy AST
-//! does not keep (`ctx`, `type_comment`, `kind`, positions) are left out. Depends on the AST only.
+//! does not keep (`ctx`, `type_comment`, `kind`, positions) are left out. Depends on the AST
+//! and on the pure `repr` helpers of `builtins` (no VM values).
+
+use crate::builtins::float_repr::float_repr;
+use crate::builtins::str_ops::str_repr;
 
 use super::ast::{
     Alias, BinOp, BoolOp, ClassDef, CmpOp, Comprehension, Constant, ExceptHandler, Expr, ExprKind,
@@ -67,7 +71,7 @@ impl Node {
     }
 
     fn str(self, name: &'static str, text: &str) -> Node {
-        self.repr(name, py_str_repr(text))
+        self.repr(name, str_repr(text))
     }
 
     fn opt_str(self, name: &'static str, text: Option<&str>) -> Node {
@@ -310,7 +314,7 @@ fn comprehension(clause: &Comprehension) -> Node {
 fn name_reprs(names: &[super::ast::Ident]) -> Vec<Value> {
     names
         .iter()
-        .map(|name| Value::Repr(py_str_repr(&name.name)))
+        .map(|name| Value::Repr(str_repr(&name.name)))
         .collect()
 }
 
@@ -410,8 +414,8 @@ fn constant(value: &Constant) -> Node {
         Constant::Bool(false) => "False".to_string(),
         Constant::Ellipsis => "Ellipsis".to_string(),
         Constant::Int(value) => value.to_string(),
-        Constant::Float(value) => py_float_repr(*value),
-        Constant::Str(text) => py_str_repr(text),
+        Constant::Float(value) => float_repr(*value),
+        Constant::Str(text) => str_repr(text),
     };
     Node::new("Constant").repr("value", repr)
 }
@@ -485,136 +489,5 @@ fn cmp_op(op: CmpOp) -> &'static str {
         CmpOp::IsNot => "IsNot",
         CmpOp::In => "In",
         CmpOp::NotIn => "NotIn",
-    }
-}
-
-/// Python's `repr(str)`: single quotes unless the text has `'` and no `"`; backslash escapes
-/// for the quote, `\`, `\t \n \r` and characters that are not printable.
-fn py_str_repr(text: &str) -> String {
-    let quote = if text.contains('\'') && !text.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push(quote);
-    for c in text.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if is_printable(c) => out.push(c),
-            c if (c as u32) < 0x100 => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push_str(&format!("\\U{:08x}", c as u32)),
-        }
-    }
-    out.push(quote);
-    out
-}
-
-/// Python's `str.isprintable` for one character, approximated without Unicode tables:
-/// control characters, separators other than the space, format characters and private use
-/// are not printable. (Unassigned code points count as printable here; CPython escapes them.)
-fn is_printable(c: char) -> bool {
-    !matches!(c as u32,
-        0x00..=0x1F | 0x7F..=0xA0 | 0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x1680
-        | 0x180E | 0x2000..=0x200F | 0x2028..=0x202F | 0x205F..=0x2064 | 0x2066..=0x206F
-        | 0x3000 | 0xD800..=0xF8FF | 0xFEFF | 0xFFF9..=0xFFFB | 0xE0001 | 0xE0020..=0xE007F
-        | 0xF0000..)
-}
-
-/// Python's `repr(float)`: the shortest digits that round-trip, positional notation for
-/// exponents -4..16, scientific (`1e+100`, `1.5e-07`) outside it.
-fn py_float_repr(value: f64) -> String {
-    if value.is_nan() {
-        return "nan".to_string();
-    }
-    if value.is_infinite() {
-        return if value > 0.0 { "inf" } else { "-inf" }.to_string();
-    }
-    // Rust's `{:e}` gives the shortest round-trip digits: "-1.2345e-5", "1e100", "0e0".
-    let scientific = format!("{value:e}");
-    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    let (sign, mantissa) = match mantissa.strip_prefix('-') {
-        Some(rest) => ("-", rest),
-        None => ("", mantissa),
-    };
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    if (-4..16).contains(&exponent) {
-        let point = exponent + 1; // digits before the decimal point
-        let body = if point <= 0 {
-            format!("0.{}{digits}", "0".repeat(point.unsigned_abs() as usize))
-        } else if point as usize >= digits.len() {
-            format!("{digits}{}.0", "0".repeat(point as usize - digits.len()))
-        } else {
-            let (whole, fraction) = digits.split_at(point as usize);
-            format!("{whole}.{fraction}")
-        };
-        format!("{sign}{body}")
-    } else {
-        let (first, rest) = digits.split_at(1);
-        let fraction = if rest.is_empty() {
-            String::new()
-        } else {
-            format!(".{rest}")
-        };
-        let exp_sign = if exponent < 0 { '-' } else { '+' };
-        format!(
-            "{sign}{first}{fraction}e{exp_sign}{:02}",
-            exponent.unsigned_abs()
-        )
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn float_reprs_match_python() {
-        // Expected values from python3.13: [repr(x) for x in (...)]
-        let cases = [
-            (1.5, "1.5"),
-            (0.0, "0.0"),
-            (-0.0, "-0.0"),
-            (100.0, "100.0"),
-            (0.1, "0.1"),
-            (1e16, "1e+16"),
-            (1234567890123456.0, "1234567890123456.0"),
-            (1e100, "1e+100"),
-            (1.5e-7, "1.5e-07"),
-            (0.0001, "0.0001"),
-            (0.00001, "1e-05"),
-            (-2.5e300, "-2.5e+300"),
-            (f64::INFINITY, "inf"),
-            (123.456, "123.456"),
-        ];
-        for (value, expected) in cases {
-            assert_eq!(py_float_repr(value), expected, "repr of {value:e}");
-        }
-    }
-
-    #[test]
-    fn str_reprs_match_python() {
-        // Expected values from python3.13: [repr(s) for s in (...)]
-        let cases = [
-            ("abc", "'abc'"),
-            ("it's", "\"it's\""),
-            ("'\"", "'\\'\"'"),
-            ("a\\b\n\t\r", "'a\\\\b\\n\\t\\r'"),
-            ("\x00\x7f\u{a0}é", "'\\x00\\x7f\\xa0é'"),
-            ("\u{200b}\u{feff}", "'\\u200b\\ufeff'"),
-            ("日本🐍", "'日本🐍'"),
-        ];
-        for (text, expected) in cases {
-            assert_eq!(py_str_repr(text), expected);
-        }
     }
 }

@@ -99,7 +99,7 @@ fn write_diagnostic(out: &mut Buffer, diagnostic: &Diagnostic, file_name: &str, 
             .with_code(diagnostic.class_name)
             .with_message(&diagnostic.message);
         if let Some(span) = diagnostic.span {
-            rendered = rendered.with_label(Label::primary((), clamp_to_source(span, source)));
+            rendered = rendered.with_label(Label::primary((), label_range(span, source)));
         }
         if let Some(help) = &diagnostic.help {
             rendered = rendered.with_note(format!("help: {help}"));
@@ -110,9 +110,10 @@ fn write_diagnostic(out: &mut Buffer, diagnostic: &Diagnostic, file_name: &str, 
     let _ = writeln!(out, "{}", diagnostic.last_line());
 }
 
-/// A span that codespan can draw: inside the source and on character boundaries (a parser
-/// bug must not turn into a panic while reporting an error).
-fn clamp_to_source(span: Span, source: &str) -> std::ops::Range<usize> {
+/// The part of `span` to underline: inside the source, on character boundaries (a parser
+/// bug must not turn into a panic while reporting an error), and on its first line only, as
+/// CPython shows it (an "expected ':'" span that covers the line break points at the line's end).
+fn label_range(span: Span, source: &str) -> std::ops::Range<usize> {
     let mut start = (span.start as usize).min(source.len());
     let mut end = (span.end as usize).clamp(start, source.len());
     while !source.is_char_boundary(start) {
@@ -121,7 +122,10 @@ fn clamp_to_source(span: Span, source: &str) -> std::ops::Range<usize> {
     while !source.is_char_boundary(end) {
         end += 1;
     }
-    start..end
+    match source[start..end].find('\n') {
+        Some(newline) => start..start + newline,
+        None => start..end,
+    }
 }
 
 #[cfg(test)]
@@ -184,6 +188,15 @@ SyntaxError: expected ':'
         let text = render_to_string(&diagnostic, "f.apy", source);
         assert!(text.contains("f.apy:1:1"), "{text}");
         assert!(text.ends_with("SyntaxError: invalid character\n"));
-        assert_eq!(clamp_to_source(Span::new(1, 99), source), 0..source.len());
+        assert_eq!(label_range(Span::new(1, 99), source), 0..source.len() - 1);
+    }
+
+    #[test]
+    fn a_span_across_a_line_break_is_shown_on_its_first_line() {
+        let source = "if x > 1\n    pass\n";
+        let diagnostic = Diagnostic::syntax_error("expected ':'", Span::new(8, 13));
+        let text = render_to_string(&diagnostic, "f.apy", source);
+        assert!(text.contains("1 │ if x > 1\n  │         ^\n"), "{text}");
+        assert!(!text.contains("pass"), "{text}");
     }
 }

@@ -1,0 +1,206 @@
+//! The command line, shaped like `python`'s: arguments in, an exit status out.
+//!
+//! `apy FILE [ARGS…]`, `apy -c CODE [ARGS…]`, `apy -` (standard input), plus the teaching
+//! switches. It reads the program, hands it to [`apy::interp`], and turns the outcome into
+//! CPython's messages and exit statuses (0 ok, 1 error in the program, 2 usage or unreadable
+//! file). Nothing else in apy touches files, stdin or the process exit code.
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use apy::interp::{self, SourceFile};
+use apy::syntax::ast_dump::dump_module;
+use apy::syntax::diagnostics::{Diagnostic, emit_to_stderr};
+
+/// A teaching interpreter for async Python: it prints what CPython 3.13 prints.
+#[derive(Debug, Parser)]
+#[command(
+    name = "apy",
+    version,
+    after_help = "Exit status: 0 on success, 1 for a SyntaxError or an uncaught exception, \
+                  2 for a usage error or a file that cannot be opened."
+)]
+pub struct Cli {
+    /// Run CODE, a program passed in as a string (like `python -c`).
+    #[arg(short = 'c', value_name = "CODE")]
+    pub command: Option<String>,
+
+    /// Print the program's abstract syntax tree, as Python's
+    /// `ast.dump(ast.parse(source), indent=2)` shows it, instead of running it.
+    #[arg(long, conflicts_with = "check")]
+    pub ast: bool,
+
+    /// Only parse and compile the program: report any SyntaxError and exit with 1, or exit
+    /// with 0 when there is none. Nothing runs.
+    #[arg(long)]
+    pub check: bool,
+
+    // Teaching switches still to come, each a plain field here:
+    // --dis, --clock real|virtual, --max-steps N, --time-limit SECONDS.
+    /// FILE is the program to run (`-` reads it from standard input); ARGS become
+    /// sys.argv[1:], and switches after FILE belong to them. Without FILE (and without -c)
+    /// the program is read from standard input when that is not a terminal. With -c, FILE
+    /// and ARGS all become sys.argv[1:].
+    #[arg(
+        value_name = "FILE [ARGS]",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub program: Vec<OsString>,
+}
+
+/// What to do with the program once it is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Run,
+    Check,
+    Ast,
+}
+
+/// Runs apy with these arguments and returns the process exit status.
+pub fn main(cli: Cli) -> ExitCode {
+    let mode = if cli.ast {
+        Mode::Ast
+    } else if cli.check {
+        Mode::Check
+    } else {
+        Mode::Run
+    };
+    let (source, argv) = match read_program(&cli) {
+        Ok(program) => program,
+        Err(Unreadable::Usage(message)) => {
+            eprintln!("apy: {message}");
+            return ExitCode::from(2);
+        }
+        Err(Unreadable::Undecodable(source, diagnostic)) => {
+            return report(&diagnostic, &source);
+        }
+    };
+    let outcome = match mode {
+        Mode::Ast => {
+            interp::parse(&source).map(|module| print_ignoring_closed_pipe(&dump_module(&module)))
+        }
+        Mode::Check => interp::check(&source),
+        Mode::Run => match interp::run(&source, &argv) {
+            Ok(()) => Ok(()),
+            Err(interp::Error::Diagnostic(diagnostic)) => Err(diagnostic),
+            Err(interp::Error::ExecutionUnavailable) => {
+                eprintln!(
+                    "apy: this version cannot run programs yet; \
+                     `apy --check` and `apy --ast` work (see apy --help)"
+                );
+                return ExitCode::from(1);
+            }
+        },
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(diagnostic) => report(&diagnostic, &source),
+    }
+}
+
+/// Writes to stdout; a reader that went away (`apy --ast f | head`) is not an error.
+fn print_ignoring_closed_pipe(text: &str) {
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
+fn report(diagnostic: &Diagnostic, source: &SourceFile) -> ExitCode {
+    emit_to_stderr(diagnostic, &source.name, &source.text);
+    ExitCode::from(1)
+}
+
+/// Why no program text could be had.
+enum Unreadable {
+    /// A usage problem or an unopenable file: the message after `apy: `, exit status 2.
+    Usage(String),
+    /// The bytes are not UTF-8: a SyntaxError, exit status 1.
+    Undecodable(SourceFile, Box<Diagnostic>),
+}
+
+/// Reads the program named by the arguments and builds its `sys.argv`, as python does:
+/// `['-c', ARGS…]`, `['-', ARGS…]`, `['', …]` for implicit stdin, or `[FILE, ARGS…]`.
+fn read_program(cli: &Cli) -> Result<(SourceFile, Vec<String>), Unreadable> {
+    let words = cli
+        .program
+        .iter()
+        .map(|arg| arg.to_string_lossy().into_owned());
+    if let Some(code) = &cli.command {
+        let argv = std::iter::once("-c".to_string()).chain(words).collect();
+        let source = SourceFile {
+            name: "<string>".to_string(),
+            text: code.clone(),
+        };
+        return Ok((source, argv));
+    }
+    let (name, bytes, argv0) = match cli.program.first() {
+        Some(path) if path == "-" => (stdin_name(), read_stdin()?, "-".to_string()),
+        Some(path) => {
+            let shown = absolute(Path::new(path));
+            let bytes = std::fs::read(path).map_err(|error| {
+                Unreadable::Usage(format!(
+                    "can't open file '{}': {}",
+                    shown.display(),
+                    errno_text(&error)
+                ))
+            })?;
+            let argv0 = path.to_string_lossy().into_owned();
+            (shown.to_string_lossy().into_owned(), bytes, argv0)
+        }
+        None if std::io::stdin().is_terminal() => {
+            return Err(Unreadable::Usage(
+                "the interactive prompt is not available yet: \
+                 give a FILE to run, or -c CODE (see apy --help)"
+                    .to_string(),
+            ));
+        }
+        None => (stdin_name(), read_stdin()?, String::new()),
+    };
+    let argv = std::iter::once(argv0).chain(words.skip(1)).collect();
+    match SourceFile::decode(name.clone(), &bytes) {
+        Ok(source) => Ok((source, argv)),
+        Err(diagnostic) => Err(Unreadable::Undecodable(
+            SourceFile::lossy(name, &bytes),
+            Box::new(diagnostic),
+        )),
+    }
+}
+
+fn stdin_name() -> String {
+    "<stdin>".to_string()
+}
+
+fn read_stdin() -> Result<Vec<u8>, Unreadable> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut bytes)
+        .map_err(|error| Unreadable::Usage(format!("can't read standard input: {error}")))?;
+    Ok(bytes)
+}
+
+/// The path as python shows it in "can't open file": joined to the current directory,
+/// not normalised (`./x.apy` becomes `/cwd/./x.apy`).
+fn absolute(path: &Path) -> PathBuf {
+    match std::env::current_dir() {
+        Ok(cwd) => cwd.join(path),
+        Err(_) => path.to_path_buf(),
+    }
+}
+
+/// An I/O error in Python's words: `[Errno 2] No such file or directory`.
+fn errno_text(error: &std::io::Error) -> String {
+    match error.raw_os_error() {
+        Some(code) => {
+            // Rust shows "No such file or directory (os error 2)"; Python puts the number first.
+            let text = error.to_string();
+            let reason = text
+                .strip_suffix(&format!(" (os error {code})"))
+                .unwrap_or(&text);
+            format!("[Errno {code}] {reason}")
+        }
+        None => error.to_string(),
+    }
+}

@@ -1,0 +1,107 @@
+//! The one place that wires the stages together: a [`SourceFile`] in, a finished run (or the
+//! [`Error`] that stopped it) out.
+//!
+//! Today it decodes, parses and compiles; the VM plugs into [`run`].
+//! Mirrors what CPython's `Python/pythonrun.c` does for a file. The CLI (`cli.rs`) and the
+//! REPL call only this module; it does no terminal I/O of its own.
+
+use std::rc::Rc;
+
+use crate::compile::{self, Code, CompileError};
+use crate::syntax::ast::{Module, Span};
+use crate::syntax::diagnostics::Diagnostic;
+use crate::syntax::parse_module;
+
+/// A program's text and the name shown for it in messages: the script's path,
+/// `<string>` for `-c`, `<stdin>` for standard input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceFile {
+    pub name: String,
+    pub text: String,
+}
+
+impl SourceFile {
+    /// Decodes source bytes as CPython does for a file without a coding declaration:
+    /// UTF-8, after an optional byte-order mark. The error's span points into
+    /// [`SourceFile::lossy`] of the same bytes, which is what to show it against.
+    pub fn decode(name: String, bytes: &[u8]) -> Result<SourceFile, Diagnostic> {
+        let bytes = without_bom(bytes);
+        match std::str::from_utf8(bytes) {
+            Ok(text) => Ok(SourceFile {
+                name,
+                text: text.to_string(),
+            }),
+            Err(error) => {
+                let bad = error.valid_up_to();
+                let line = 1 + bytes[..bad].iter().filter(|&&b| b == b'\n').count();
+                let message = format!(
+                    "Non-UTF-8 code starting with '\\x{:02x}' in file {name} on line {line}, \
+                     but no encoding declared; see https://peps.python.org/pep-0263/ for details",
+                    bytes[bad]
+                );
+                // The lossy text agrees with the bytes up to `bad`, where U+FFFD (3 bytes) starts.
+                Err(Diagnostic::syntax_error(message, Span::new(bad, bad + 3))
+                    .with_help("apy reads programs as UTF-8: save the file with that encoding"))
+            }
+        }
+    }
+
+    /// The text of source bytes with each invalid UTF-8 sequence replaced by U+FFFD.
+    pub fn lossy(name: String, bytes: &[u8]) -> SourceFile {
+        SourceFile {
+            name,
+            text: String::from_utf8_lossy(without_bom(bytes)).into_owned(),
+        }
+    }
+}
+
+fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
+/// Why a program did not run to completion.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// A syntax or compile error: the program never started (exit status 1).
+    Diagnostic(Diagnostic),
+    /// The program compiled, but the VM is not part of apy yet (exit status 1).
+    ExecutionUnavailable,
+}
+
+impl From<Diagnostic> for Error {
+    fn from(diagnostic: Diagnostic) -> Error {
+        Error::Diagnostic(diagnostic)
+    }
+}
+
+/// Parses `source` (`apy --ast`).
+pub fn parse(source: &SourceFile) -> Result<Module, Diagnostic> {
+    parse_module(&source.text).map_err(Diagnostic::from)
+}
+
+/// Parses and compiles `source` as a file's main module.
+pub fn compile(source: &SourceFile) -> Result<Rc<Code>, Diagnostic> {
+    let module = parse(source)?;
+    compile::compile_module(&module, &source.text, &source.name, compile::Mode::Exec)
+        .map_err(|error| compile_diagnostic(&error))
+}
+
+/// Everything that happens before the first instruction runs (`apy --check`).
+pub fn check(source: &SourceFile) -> Result<(), Diagnostic> {
+    compile(source).map(drop)
+}
+
+/// A compile error ("'return' outside function") shown like a syntax error, as CPython does.
+fn compile_diagnostic(error: &CompileError) -> Diagnostic {
+    Diagnostic {
+        class_name: error.class_name(),
+        ..Diagnostic::syntax_error(error.message.clone(), error.span)
+    }
+}
+
+/// Runs `source` as the main module with `argv` as `sys.argv`.
+pub fn run(source: &SourceFile, argv: &[String]) -> Result<(), Error> {
+    let _code = compile(source)?;
+    let _ = argv; // the VM takes `_code` and `argv` (as sys.argv) here
+    Err(Error::ExecutionUnavailable)
+}

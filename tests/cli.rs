@@ -1,0 +1,236 @@
+//! The `apy` command line, run as a process: switches, exit statuses and messages.
+//!
+//! Messages that copy CPython's say which `python3.13` command shows the original.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// Runs apy in `cwd` with `args`, feeding `stdin` (stdin is a pipe, never a terminal).
+fn apy_in(cwd: &Path, args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_apy"))
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("apy starts");
+    let mut pipe = child.stdin.take().expect("stdin is piped");
+    pipe.write_all(stdin).expect("stdin accepts the program");
+    drop(pipe);
+    child.wait_with_output().expect("apy finishes")
+}
+
+/// Runs apy where no test writes files.
+fn apy(args: &[&str], stdin: &[u8]) -> Output {
+    apy_in(Path::new(env!("CARGO_TARGET_TMPDIR")), args, stdin)
+}
+
+/// A fresh directory for one test's files (each test uses its own name).
+fn scratch_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("cli")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn last_stderr_line(output: &Output) -> String {
+    stderr(output).lines().last().unwrap_or("").to_string()
+}
+
+#[test]
+fn version_prints_name_and_number() {
+    let output = apy(&["--version"], b"");
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stdout(&output), "apy 0.1.0\n");
+}
+
+#[test]
+fn help_explains_every_switch() {
+    let output = apy(&["--help"], b"");
+    assert_eq!(output.status.code(), Some(0));
+    let help = stdout(&output);
+    for switch in ["-c <CODE>", "--ast", "--check", "--version", "FILE", "ARGS"] {
+        assert!(help.contains(switch), "--help lacks {switch}:\n{help}");
+    }
+}
+
+#[test]
+fn unknown_switch_is_a_usage_error() {
+    let output = apy(&["--no-such-switch"], b"");
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn ast_and_check_together_are_a_usage_error() {
+    let output = apy(&["--ast", "--check", "-c", "pass"], b"");
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn missing_file_is_reported_like_python() {
+    // python3.13 no/such.apy: "…: can't open file '/cwd/no/such.apy': [Errno 2] No such file or directory"
+    let cwd = scratch_dir("missing");
+    let output = apy_in(&cwd, &["no/such.apy"], b"");
+    assert_eq!(output.status.code(), Some(2));
+    let expected = format!(
+        "apy: can't open file '{}/no/such.apy': [Errno 2] No such file or directory\n",
+        cwd.display()
+    );
+    assert_eq!(stderr(&output), expected);
+    assert_eq!(stdout(&output), "");
+}
+
+#[test]
+fn directory_is_refused() {
+    let cwd = scratch_dir("directory");
+    std::fs::create_dir(cwd.join("lesson")).unwrap();
+    let output = apy_in(&cwd, &["--check", "lesson"], b"");
+    assert_eq!(output.status.code(), Some(2));
+    let expected = format!(
+        "apy: can't open file '{}/lesson': [Errno 21] Is a directory\n",
+        cwd.display()
+    );
+    assert_eq!(stderr(&output), expected);
+}
+
+#[test]
+fn non_utf8_file_is_a_syntax_error_with_pythons_message() {
+    // printf 'x = 1\n# caf\xe9\n' > bad.py; python3.13 bad.py
+    let cwd = scratch_dir("non_utf8");
+    std::fs::write(cwd.join("bad.apy"), b"x = 1\n# caf\xe9\n").unwrap();
+    let output = apy_in(&cwd, &["--check", "bad.apy"], b"");
+    assert_eq!(output.status.code(), Some(1));
+    let expected = format!(
+        "SyntaxError: Non-UTF-8 code starting with '\\xe9' in file {}/bad.apy on line 2, \
+         but no encoding declared; see https://peps.python.org/pep-0263/ for details",
+        cwd.display()
+    );
+    assert_eq!(last_stderr_line(&output), expected);
+    // The bad line is shown with the location.
+    assert!(
+        stderr(&output).contains("bad.apy:2:6"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn byte_order_mark_is_accepted() {
+    let output = apy(&["--check", "-"], b"\xEF\xBB\xBFx = 1\n");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}
+
+#[test]
+fn check_accepts_a_valid_file_silently() {
+    let cwd = scratch_dir("check_ok");
+    std::fs::write(cwd.join("ok.apy"), "async def main():\n    await f()\n").unwrap();
+    // Arguments after FILE belong to the program, even when they look like switches.
+    let output = apy_in(&cwd, &["--check", "ok.apy", "--ast", "-x"], b"");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "");
+    assert_eq!(stderr(&output), "");
+}
+
+#[test]
+fn check_reports_a_syntax_error_with_its_location() {
+    // python3.13 bad.py (same text): last line "SyntaxError: expected ':'"
+    let cwd = scratch_dir("check_bad");
+    std::fs::write(cwd.join("bad.apy"), "x = 1\nif x > 1\n    pass\n").unwrap();
+    let output = apy_in(&cwd, &["--check", "bad.apy"], b"");
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(stdout(&output), "");
+    let shown = format!("{}/bad.apy:2:", cwd.display());
+    assert!(stderr(&output).contains(&shown), "{}", stderr(&output));
+    assert_eq!(last_stderr_line(&output), "SyntaxError: expected ':'");
+}
+
+#[test]
+fn dash_c_names_the_program_string() {
+    // python3.13 -c 'x = (': File "<string>", line 1 … SyntaxError: '(' was never closed
+    let output = apy(&["--check", "-c", "x = ("], b"");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("<string>:1:5"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(
+        last_stderr_line(&output),
+        "SyntaxError: '(' was never closed"
+    );
+}
+
+#[test]
+fn dash_reads_the_program_from_stdin() {
+    let output = apy(&["--check", "-"], b"def f(:\n    pass\n");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("<stdin>:1:"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(last_stderr_line(&output).starts_with("SyntaxError: "));
+}
+
+#[test]
+fn without_file_a_piped_stdin_is_the_program() {
+    let output = apy(&["--ast"], b"x = 1\n");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stdout(&output).starts_with("Module(\n"));
+}
+
+#[test]
+fn ast_prints_the_tree_like_python() {
+    // python3.13 -c "import ast; print(ast.dump(ast.parse('print(1)'), indent=2))", without ctx.
+    let output = apy(&["--ast", "-c", "print(1)"], b"");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let expected = "\
+Module(
+  body=[
+    Expr(
+      value=Call(
+        func=Name(id='print'),
+        args=[
+          Constant(value=1)]))])
+";
+    assert_eq!(stdout(&output), expected);
+}
+
+#[test]
+fn ast_of_a_broken_program_is_the_syntax_error() {
+    let output = apy(&["--ast", "-c", "print(1"], b"");
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(stdout(&output), "");
+    assert_eq!(
+        last_stderr_line(&output),
+        "SyntaxError: '(' was never closed"
+    );
+}
+
+#[test]
+fn check_reports_compile_errors_too() {
+    // python3.13 -c 'return 1': SyntaxError: 'return' outside function
+    let output = apy(&["--check", "-c", "return 1"], b"");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("<string>:1:1"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(
+        last_stderr_line(&output),
+        "SyntaxError: 'return' outside function"
+    );
+}
