@@ -3103,6 +3103,23 @@ mod tests {
     }
 
     #[test]
+    fn the_repl_prints_expression_statements_at_top_level_only() {
+        let source = "x\nif x:\n    x\ndef f():\n    x\n";
+        let module = parse_module(source).expect("parses");
+        let repl = compile_module(&module, source, "t.py", Mode::Interactive).expect("compiles");
+        let prints = |code: &Code| {
+            code.instructions
+                .iter()
+                .filter(|i| **i == Instr::CallIntrinsic1(Intrinsic1::Print))
+                .count()
+        };
+        assert_eq!(prints(&repl), 2);
+        assert_eq!(prints(&function(source)), 0);
+        let file = compile_module(&module, source, "t.py", Mode::Exec).expect("compiles");
+        assert_eq!(prints(&file), 0);
+    }
+
+    #[test]
     fn line_index() {
         let lines = LineIndex::new("a\nbc\n\nd");
         assert_eq!(lines.line_of(0), 1);
