@@ -2590,7 +2590,6 @@ impl<'a> Codegen<'a> {
             .units
             .pop()
             .ok_or_else(|| internal("no unit", Span::default()))?;
-        let n = u.instrs.len();
         // Labels that nothing jumps to may stay unbound.
         let labels: Vec<u32> = u.labels.iter().map(|l| l.unwrap_or(u32::MAX)).collect();
         let unbound = || internal("jump to an unbound label", u.loc.span);
@@ -2609,8 +2608,10 @@ impl<'a> Codegen<'a> {
         {
             return Err(unbound());
         }
-        let stack_size = stack_depth(&mut u, &labels)
+        let (stack_size, reachable) = stack_depth(&mut u, &labels)
             .ok_or_else(|| internal("inconsistent stack depth", u.loc.span))?;
+        let new_index = remove_dead_code(&mut u, reachable);
+        let n = u.instrs.len();
         let mut exception_table: Vec<ExceptionTableEntry> = Vec::new();
         let mut i = 0;
         while i < n {
@@ -2623,11 +2624,14 @@ impl<'a> Codegen<'a> {
                 i += 1;
             }
             let handler = &u.handlers[h];
+            let depth = handler
+                .depth
+                .ok_or_else(|| internal("handler set up on no path", u.loc.span))?;
             exception_table.push(ExceptionTableEntry {
                 start: start as u32,
                 end: i as u32,
-                target: labels[handler.target.0 as usize],
-                depth: handler.depth.unwrap_or(0),
+                target: new_index[labels[handler.target.0 as usize] as usize],
+                depth,
                 push_lasti: handler.lasti,
             });
         }
@@ -2662,9 +2666,55 @@ impl<'a> Codegen<'a> {
     }
 }
 
+/// Drop the instructions no path reaches and the jumps to where execution would go anyway
+/// (CPython's `remove_unreachable` and `remove_redundant_jumps`). Returns, for each old
+/// index (and the end), the new index of the first instruction kept from there on.
+fn remove_dead_code(u: &mut Unit<'_>, mut keep: Vec<bool>) -> Vec<u32> {
+    let n = u.instrs.len();
+    loop {
+        // next_kept[i]: the first kept instruction at or after i.
+        let mut next_kept = vec![n; n + 1];
+        for i in (0..n).rev() {
+            next_kept[i] = if keep[i] { i } else { next_kept[i + 1] };
+        }
+        let mut changed = false;
+        for i in 0..n {
+            if let (true, Instr::Jump(t)) = (keep[i], u.instrs[i])
+                && next_kept[i + 1] == next_kept[t as usize]
+            {
+                keep[i] = false;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let mut new_index = Vec::with_capacity(n + 1);
+    let mut count = 0u32;
+    for &k in &keep {
+        new_index.push(count);
+        count += k as u32;
+    }
+    new_index.push(count);
+    let mut k = keep.iter();
+    u.instrs.retain(|_| *k.next().unwrap_or(&false));
+    let mut k = keep.iter();
+    u.locs.retain(|_| *k.next().unwrap_or(&false));
+    let mut k = keep.iter();
+    u.handler_at.retain(|_| *k.next().unwrap_or(&false));
+    for instr in &mut u.instrs {
+        if let Some(t) = instr.jump_target() {
+            *instr = instr.with_jump_target(new_index[t as usize]);
+        }
+    }
+    new_index
+}
+
 /// Walk every path through the code (CPython's `calculate_stackdepth`), giving each handler
-/// its depth. Returns the maximum depth, or None if two paths disagree (a compiler bug).
-fn stack_depth(u: &mut Unit<'_>, labels: &[u32]) -> Option<u32> {
+/// its depth. Returns the maximum depth and which instructions some path reaches, or None if
+/// two paths disagree (a compiler bug).
+fn stack_depth(u: &mut Unit<'_>, labels: &[u32]) -> Option<(u32, Vec<bool>)> {
     let n = u.instrs.len();
     let mut depth_at: Vec<Option<i32>> = vec![None; n + 1];
     let mut setups_at: HashMap<u32, Vec<usize>> = HashMap::new();
@@ -2722,7 +2772,8 @@ fn stack_depth(u: &mut Unit<'_>, labels: &[u32]) -> Option<u32> {
             i += 1;
         }
     }
-    Some(max as u32)
+    depth_at.truncate(n);
+    Some((max as u32, depth_at.iter().map(Option::is_some).collect()))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
