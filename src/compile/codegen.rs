@@ -1000,16 +1000,25 @@ impl<'a> Codegen<'a> {
         body: &'a [Stmt],
         orelse: &'a [Stmt],
     ) -> CompileResult<()> {
+        // The test is compiled twice, at the top and at the bottom, so that each iteration
+        // costs one conditional jump (CPython's `compiler_while`).
         let start = self.new_label();
+        let body_start = self.new_label();
         let anchor = self.new_label();
         let exit = self.new_label();
+        let forever = is_true_constant(test);
         self.bind(start);
         self.push_fblock(FBlockKind::WhileLoop { start, exit });
-        if !is_true_constant(test) {
+        if !forever {
             self.jump_if(test, false, anchor)?;
         }
+        self.bind(body_start);
         self.body(body)?;
-        self.jump(Instr::Jump, start);
+        if forever {
+            self.jump(Instr::Jump, body_start);
+        } else {
+            self.jump_if(test, true, body_start)?;
+        }
         self.u().fblocks.pop();
         self.bind(anchor);
         self.body(orelse)?;
