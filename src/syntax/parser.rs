@@ -33,39 +33,34 @@ pub fn parse_module(src: &str) -> Result<ast::Module, SyntaxError> {
     if src.len() > u32::MAX as usize / 2 {
         return Err(SyntaxError::invalid("source too large", Span::new(0, 0)));
     }
-    let (mut tokens, lex_error) = tokenize(src, Span::new(0, src.len()), Mode::Module);
-    mark_parenthesized_with_items(&mut tokens);
-    let unsupported = find_unsupported(&tokens);
-    let result = match check_nesting(&tokens) {
-        Some(error) => Err(Failure::Error(error)),
-        None => run(src, &tokens),
-    };
-    match result {
-        Ok(Top::Module(body)) => match lex_error.or(unsupported) {
-            Some(error) => Err(error),
-            None => Ok(ast::Module { body }),
-        },
-        Ok(Top::Expr(expr)) => Err(SyntaxError::invalid("invalid syntax", expr.span)),
-        Err(failure) => Err(choose(src, &tokens, failure, lex_error, unsupported)),
+    match parse(src, Span::new(0, src.len()), Mode::Module)? {
+        Top::Module(body) => Ok(ast::Module { body }),
+        Top::Expr(expr) => Err(SyntaxError::invalid("invalid syntax", expr.span)),
     }
 }
 
 /// Parses the expression of an f-string replacement field, `src[range]`.
 pub fn parse_field_expression(src: &str, range: Span) -> Result<ast::Expr, SyntaxError> {
-    let (tokens, lex_error) = tokenize(src, range, Mode::Expression);
-    let result = match check_nesting(&tokens) {
-        Some(error) => Err(Failure::Error(error)),
-        None => run(src, &tokens),
-    };
-    let error = match result {
-        Ok(Top::Expr(expr)) => match lex_error {
-            Some(error) => error,
-            None => return Ok(expr),
+    match parse(src, range, Mode::Expression).map_err(field_error)? {
+        Top::Expr(expr) => Ok(expr),
+        Top::Module(_) => Err(SyntaxError::invalid("f-string: invalid syntax", range)),
+    }
+}
+
+/// Tokenizes and parses `src[range]`. The tokens move into the parser; only when it fails
+/// are they made again, to explain the failure.
+fn parse(src: &str, range: Span, mode: Mode) -> Result<Top, SyntaxError> {
+    let (tokens, lex_error) = tokenize(src, range, mode);
+    let failure = match check_nesting(&tokens) {
+        Some(error) => Failure::Error(error),
+        None => match grammar::TopParser::new().parse(src, tokens.into_iter().map(Ok)) {
+            Ok(top) => return lex_error.map_or(Ok(top), Err),
+            Err(error) => Failure::Parse(error),
         },
-        Ok(Top::Module(_)) => SyntaxError::invalid("invalid syntax", range),
-        Err(failure) => choose(src, &tokens, failure, lex_error, None),
     };
-    Err(field_error(error))
+    let (tokens, _) = tokenize(src, range, mode);
+    let unsupported = find_unsupported(&tokens);
+    Err(choose(src, &tokens, failure, lex_error, unsupported))
 }
 
 /// Errors inside a replacement field are never "incomplete": the field is closed.
@@ -88,26 +83,26 @@ fn tokenize(src: &str, range: Span, mode: Mode) -> (Vec<Spanned>, Option<SyntaxE
         Mode::Expression => Tok::StartExpr,
     };
     let start = range.start as usize;
-    let mut tokens = vec![(start, lead, start)];
+    let mut tokens = Vec::with_capacity(range.range().len() / 3);
+    tokens.push((start, lead, start));
+    let mut lex_error = None;
     for item in Layout::over_range(src, range, mode) {
         match item {
             Ok(token) => tokens.push(token),
-            Err(error) => return (tokens, Some(error)),
+            Err(error) => {
+                lex_error = Some(error);
+                break;
+            }
         }
     }
-    (tokens, None)
+    mark_parenthesized_with_items(&mut tokens);
+    (tokens, lex_error)
 }
 
 /// Why the grammar stopped: a lalrpop error, or an error found before parsing.
 enum Failure {
     Parse(ParseError<usize, Tok, SyntaxError>),
     Error(SyntaxError),
-}
-
-fn run(src: &str, tokens: &[Spanned]) -> Result<Top, Failure> {
-    grammar::TopParser::new()
-        .parse(src, tokens.iter().cloned().map(Ok::<_, SyntaxError>))
-        .map_err(Failure::Parse)
 }
 
 /// Picks the error CPython would report first: the parser's, unless the parser only ran out

@@ -3,6 +3,10 @@
 //! In: pieces the lalrpop rules matched. Out: [`ast`] nodes, or CPython's message for an
 //! invalid target, parameter list or argument list (`Grammar/python.gram`'s `invalid_*`
 //! rules, `Parser/action_helpers.c`). Each grammar action is one call into this module.
+//!
+//! Nonterminals whose values are large (statements, parameters, handlers…) are boxed while
+//! on the parser's stack: every shift and reduce moves the stack's symbol enum, whose size
+//! is that of its largest variant, so small symbols make parsing several times faster.
 
 use lalrpop_util::ParseError;
 
@@ -33,15 +37,16 @@ pub enum ArgItem {
     Positional(Expr),
     /// A bare generator expression `f(x for x in y)`: valid only as the sole argument.
     Generator(Expr),
-    Keyword(Keyword),
+    Keyword(Box<Keyword>),
 }
 
 /// One entry of a parameter list, before the order is checked.
 pub enum ParamItem {
-    Plain(Param, Option<Expr>),
+    /// A parameter, with its default already in place.
+    Plain(Box<Param>),
     Slash(Span),
-    Star(Span, Option<Param>),
-    DoubleStar(Span, Param),
+    Star(Span, Option<Box<Param>>),
+    DoubleStar(Span, Box<Param>),
 }
 
 /// An `except` clause and whether it was `except*`.
@@ -60,6 +65,10 @@ pub fn push_opt<T>(mut v: Vec<T>, item: Option<T>) -> Vec<T> {
     v
 }
 
+pub fn unbox<T>(v: Vec<Box<T>>) -> Vec<T> {
+    v.into_iter().map(|b| *b).collect()
+}
+
 pub fn flatten(v: Vec<Vec<Stmt>>) -> Vec<Stmt> {
     v.into_iter().flatten().collect()
 }
@@ -75,11 +84,11 @@ pub fn constant(l: usize, value: Constant, r: usize) -> Expr {
     expr(l, ExprKind::Constant(value), r)
 }
 
-pub fn stmt(l: usize, kind: StmtKind, r: usize) -> Stmt {
-    Stmt {
+pub fn stmt(l: usize, kind: StmtKind, r: usize) -> Box<Stmt> {
+    Box::new(Stmt {
         kind,
         span: Span::new(l, r),
-    }
+    })
 }
 
 pub fn bin(l: usize, left: Expr, op: BinOp, right: Expr, r: usize) -> Expr {
@@ -158,8 +167,8 @@ pub fn slice(
     )
 }
 
-pub fn dict(l: usize, entries: Vec<(Option<Expr>, Expr)>, r: usize) -> Expr {
-    let (keys, values) = entries.into_iter().unzip();
+pub fn dict(l: usize, entries: Vec<Box<(Option<Expr>, Expr)>>, r: usize) -> Expr {
+    let (keys, values) = entries.into_iter().map(|entry| *entry).unzip();
     expr(l, ExprKind::Dict { keys, values }, r)
 }
 
@@ -273,12 +282,12 @@ pub fn import_module(
     Ok((dots.iter().sum(), module))
 }
 
-pub fn import_from((level, module): (u32, Option<Ident>), names: Vec<Alias>) -> StmtKind {
-    StmtKind::ImportFrom {
+pub fn import_from((level, module): (u32, Option<Ident>), names: Vec<Alias>) -> Box<StmtKind> {
+    Box::new(StmtKind::ImportFrom {
         module,
         names,
         level,
-    }
+    })
 }
 
 // ---------- targets ----------
@@ -355,16 +364,16 @@ pub fn target_list(l: usize, (items, trailing): (Vec<Expr>, bool), r: usize) -> 
     checked_target(expr(l, ExprKind::Tuple(items), r))
 }
 
-pub fn delete((items, _trailing): (Vec<Expr>, bool)) -> PResult<StmtKind> {
+pub fn delete((items, _trailing): (Vec<Expr>, bool)) -> PResult<Box<StmtKind>> {
     for item in &items {
         check_target(item, "delete")?;
     }
-    Ok(StmtKind::Delete(items))
+    Ok(Box::new(StmtKind::Delete(items)))
 }
 
 // ---------- statements ----------
 
-pub fn assign(first: Expr, mut rest: Vec<Expr>) -> PResult<StmtKind> {
+pub fn assign(first: Expr, mut rest: Vec<Expr>) -> PResult<Box<StmtKind>> {
     let value = rest.pop().expect("at least one value");
     let mut targets = vec![first];
     targets.extend(rest);
@@ -387,10 +396,10 @@ pub fn assign(first: Expr, mut rest: Vec<Expr>) -> PResult<StmtKind> {
             return fail(message, bad.span);
         }
     }
-    Ok(StmtKind::Assign { targets, value })
+    Ok(Box::new(StmtKind::Assign { targets, value }))
 }
 
-pub fn aug_assign(target: Expr, op: BinOp, value: Expr) -> PResult<StmtKind> {
+pub fn aug_assign(target: Expr, op: BinOp, value: Expr) -> PResult<Box<StmtKind>> {
     if !matches!(
         target.kind,
         ExprKind::Name(_) | ExprKind::Attribute { .. } | ExprKind::Subscript { .. }
@@ -403,7 +412,7 @@ pub fn aug_assign(target: Expr, op: BinOp, value: Expr) -> PResult<StmtKind> {
             target.span,
         );
     }
-    Ok(StmtKind::AugAssign { target, op, value })
+    Ok(Box::new(StmtKind::AugAssign { target, op, value }))
 }
 
 pub fn ann_assign(
@@ -411,7 +420,7 @@ pub fn ann_assign(
     target: Expr,
     annotation: Expr,
     value: Option<Expr>,
-) -> PResult<StmtKind> {
+) -> PResult<Box<StmtKind>> {
     match target.kind {
         ExprKind::Name(_) | ExprKind::Attribute { .. } | ExprKind::Subscript { .. } => {}
         ExprKind::Tuple(_) => {
@@ -430,12 +439,12 @@ pub fn ann_assign(
     }
     // A name in parentheses, `(x): int`, is not "simple": the statement starts before it.
     let simple = matches!(target.kind, ExprKind::Name(_)) && target.span.start as usize == l;
-    Ok(StmtKind::AnnAssign {
+    Ok(Box::new(StmtKind::AnnAssign {
         target,
         annotation,
         value,
         simple,
-    })
+    }))
 }
 
 /// `if`/`elif`/`else`: each `elif` becomes an `If` alone in the `orelse` of the one before.
@@ -443,13 +452,14 @@ pub fn if_stmt(
     l: usize,
     test: Expr,
     body: Vec<Stmt>,
-    elifs: Vec<(usize, Expr, Vec<Stmt>)>,
+    elifs: Vec<Box<(usize, Expr, Vec<Stmt>)>>,
     orelse: Option<Vec<Stmt>>,
     r: usize,
-) -> Stmt {
+) -> Box<Stmt> {
     let mut orelse = orelse.unwrap_or_default();
-    for (start, test, body) in elifs.into_iter().rev() {
-        orelse = vec![stmt(start, StmtKind::If { test, body, orelse }, r)];
+    for elif in elifs.into_iter().rev() {
+        let (start, test, body) = *elif;
+        orelse = vec![*stmt(start, StmtKind::If { test, body, orelse }, r)];
     }
     stmt(l, StmtKind::If { test, body, orelse }, r)
 }
@@ -457,18 +467,18 @@ pub fn if_stmt(
 pub fn handler(
     l: usize,
     is_star: bool,
-    typ: Option<(Expr, Option<Ident>)>,
+    typ: Option<Box<(Expr, Option<Ident>)>>,
     body: Vec<Stmt>,
     r: usize,
-) -> PResult<Handler> {
+) -> PResult<Box<Handler>> {
     if is_star && typ.is_none() {
         return fail("expected one or more exception types", Span::new(l, l + 6));
     }
-    let (typ, name) = match typ {
+    let (typ, name) = match typ.map(|t| *t) {
         Some((typ, name)) => (Some(typ), name),
         None => (None, None),
     };
-    Ok(Handler {
+    Ok(Box::new(Handler {
         handler: ast::ExceptHandler {
             typ,
             name,
@@ -476,7 +486,7 @@ pub fn handler(
             span: Span::new(l, r),
         },
         is_star,
-    })
+    }))
 }
 
 pub fn unparenthesized_except<T>(l: usize, r: usize) -> PResult<T> {
@@ -489,11 +499,11 @@ pub fn unparenthesized_except<T>(l: usize, r: usize) -> PResult<T> {
 pub fn try_stmt(
     l: usize,
     body: Vec<Stmt>,
-    handlers: Vec<Handler>,
+    handlers: Vec<Box<Handler>>,
     orelse: Option<Vec<Stmt>>,
     finalbody: Option<Vec<Stmt>>,
     r: usize,
-) -> PResult<Stmt> {
+) -> PResult<Box<Stmt>> {
     let is_star = handlers.first().is_some_and(|h| h.is_star);
     if handlers.iter().any(|h| h.is_star != is_star) {
         return fail(
@@ -521,6 +531,12 @@ pub fn try_stmt(
     ))
 }
 
+/// `name=default` in a parameter list.
+pub fn with_default(mut param: Box<Param>, default: Expr) -> Box<Param> {
+    param.default = Some(default);
+    param
+}
+
 /// Checks the order of a parameter list and sorts it into [`Parameters`].
 fn parameters(items: Vec<ParamItem>) -> PResult<Parameters> {
     let mut params = Parameters::default();
@@ -532,17 +548,17 @@ fn parameters(items: Vec<ParamItem>) -> PResult<Parameters> {
     for item in items {
         if after_kwarg {
             let span = match &item {
-                ParamItem::Plain(p, _)
-                | ParamItem::Star(_, Some(p))
-                | ParamItem::DoubleStar(_, p) => p.name.span,
+                ParamItem::Plain(p) | ParamItem::Star(_, Some(p)) | ParamItem::DoubleStar(_, p) => {
+                    p.name.span
+                }
                 ParamItem::Slash(s) | ParamItem::Star(s, None) => *s,
             };
             return fail("arguments cannot follow var-keyword argument", span);
         }
         match item {
-            ParamItem::Plain(mut param, default) => {
+            ParamItem::Plain(param) => {
                 let span = param.name.span;
-                param.default = default;
+                let param = *param;
                 if seen_star.is_some() {
                     bare_star_needs_name = None;
                     params.kwonly.push(param);
@@ -579,14 +595,14 @@ fn parameters(items: Vec<ParamItem>) -> PResult<Parameters> {
                 if param.is_none() {
                     bare_star_needs_name = Some(span);
                 }
-                params.vararg = param;
+                params.vararg = param.map(|p| *p);
             }
             ParamItem::DoubleStar(span, param) => {
                 if let Some(star) = bare_star_needs_name {
                     return fail("named arguments must follow bare *", star);
                 }
                 let _ = span;
-                params.kwarg = Some(param);
+                params.kwarg = Some(*param);
                 after_kwarg = true;
             }
         }
@@ -617,7 +633,7 @@ pub fn func_def(
     returns: Option<Expr>,
     body: Vec<Stmt>,
     r: usize,
-) -> PResult<Stmt> {
+) -> PResult<Box<Stmt>> {
     let params = parameters(items)?;
     Ok(stmt(
         l,
@@ -659,6 +675,7 @@ fn arguments(items: Vec<ArgItem>) -> PResult<(Vec<Expr>, Vec<Keyword>)> {
                 args.push(e);
             }
             ArgItem::Keyword(k) => {
+                let k = *k;
                 if let Some(name) = &k.arg
                     && keywords
                         .iter()
@@ -692,7 +709,7 @@ pub fn class_def(
     items: Option<Vec<ArgItem>>,
     body: Vec<Stmt>,
     r: usize,
-) -> PResult<Stmt> {
+) -> PResult<Box<Stmt>> {
     let items = items.unwrap_or_default();
     if let Some(ArgItem::Generator(e)) = items.first() {
         return fail("invalid syntax", e.span);
@@ -713,7 +730,7 @@ pub fn class_def(
 
 /// Attaches decorators to the `def` or `class` after them (its span stays the `def` line's,
 /// as in CPython's AST; each decorator keeps its own span).
-pub fn decorate(decorators: Vec<Expr>, mut target: Stmt) -> Stmt {
+pub fn decorate(decorators: Vec<Expr>, mut target: Box<Stmt>) -> Box<Stmt> {
     match &mut target.kind {
         StmtKind::FunctionDef(def) => def.decorators = decorators,
         StmtKind::ClassDef(class) => class.decorators = decorators,
