@@ -97,7 +97,9 @@ impl Vm {
             return Ok(self.new_generator(kind, frame, func));
         }
         let mut frame = frame;
-        match self.run_frame(&mut frame, None) {
+        let result = self.run_frame(&mut frame, None);
+        self.recycle_frame(frame);
+        match result {
             FrameResult::Returned(v) => Ok(v),
             FrameResult::Err(e) => Err(e),
             FrameResult::Yielded(_) => Err(self.runtime_error("plain function yielded")),

@@ -1555,7 +1555,7 @@ impl Vm {
 
     /// Looks up a special method on the type (skipping the instance dict), as CPython does for
     /// implicit dunder calls.
-    pub fn special_method(&self, v: &Value, name: &PyStr) -> Option<Value> {
+    pub fn special_method(&self, v: &Value, name: &Rc<PyStr>) -> Option<Value> {
         lookup(self.type_of(v), name)
     }
 
