@@ -1304,7 +1304,9 @@ impl Vm {
             single => matches_one(single),
         };
         result.ok_or_else(|| {
-            self.type_error("catching classes that do not inherit from BaseException is not allowed")
+            self.type_error(
+                "catching classes that do not inherit from BaseException is not allowed",
+            )
         })
     }
 

@@ -104,7 +104,11 @@ impl Vm {
     /// Gives a finished frame's buffers back for the next call.
     #[inline]
     pub fn recycle_frame(&mut self, frame: Frame) {
-        let Frame { mut stack, mut locals, .. } = frame;
+        let Frame {
+            mut stack,
+            mut locals,
+            ..
+        } = frame;
         stack.clear();
         locals.clear();
         if self.vec_pool.len() < VEC_POOL_LIMIT {

@@ -280,6 +280,9 @@ pub enum ObjectKind {
         kwargs: Vec<(Rc<PyStr>, Value)>,
     },
     Generator(Generator),
+    /// An instance of a user subclass of a built-in type (`class Stack(list)`): the
+    /// built-in value it extends. Built-in methods and operators act on that value.
+    Builtin(Value),
     /// Room for objects defined by other parts of apy (asyncio's loop, futures …).
     Other(Box<dyn Any>),
 }
@@ -307,6 +310,14 @@ impl Object {
                 table: RefCell::new(DictTable::new()),
             })),
             kind,
+        }
+    }
+
+    /// The built-in value a user subclass instance extends (`class Stack(list)`).
+    pub fn builtin_base(&self) -> Option<&Value> {
+        match &self.kind {
+            ObjectKind::Builtin(v) => Some(v),
+            _ => None,
         }
     }
 
