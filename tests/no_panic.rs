@@ -1,6 +1,6 @@
-//! The parser returns on any input: a module or a SyntaxError, never a panic or a crash.
+//! The front end returns on any input: a module or a SyntaxError, never a panic or a crash.
 //!
-//! Fed to `parse_module`: every prefix, cut at each token boundary, of the programs in
+//! Fed to `parse_module` (and what parses, to the compiler): every prefix, cut at each token boundary, of the programs in
 //! `tests/` and `examples/`; cuts of the shared conformance corpus when it sits beside the
 //! repository (`../shared/conformance`); thousands of seeded random mutations of all of them;
 //! and bracket nesting far deeper than CPython's limit. The corpus is large for a debug build,
@@ -12,12 +12,19 @@ use std::collections::HashSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
+use apy::compile::{Mode, compile_module};
 use apy::syntax::parse_module;
 
-/// Parses `text`; a panic fails the test and shows the input that caused it.
+/// Parses `text` and compiles it when it parses; a panic fails the test and shows the input
+/// that caused it.
 fn assert_returns(text: &str, origin: &str) {
-    if catch_unwind(AssertUnwindSafe(|| parse_module(text))).is_err() {
-        panic!("parse_module panicked on {origin}:\n-----\n{text}\n-----");
+    let front_end = || {
+        if let Ok(module) = parse_module(text) {
+            let _ = compile_module(&module, text, "<test>", Mode::Exec);
+        }
+    };
+    if catch_unwind(AssertUnwindSafe(front_end)).is_err() {
+        panic!("the front end panicked on {origin}:\n-----\n{text}\n-----");
     }
 }
 

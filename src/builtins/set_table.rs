@@ -479,6 +479,176 @@ impl<T: Clone> SetTable<T> {
         Ok(())
     }
 
+    /// `set.copy()` / `set(s)`: a fresh table filled by [`SetTable::merge`], which may be
+    /// smaller than `self`'s and so iterate in a different order, as in CPython.
+    pub fn copy(&self) -> SetTable<T> {
+        let mut copy = SetTable::new();
+        copy.merge_into_empty(self);
+        copy
+    }
+
+    /// `set_merge` into a table that is still empty: cannot compare, cannot fail.
+    fn merge_into_empty(&mut self, other: &SetTable<T>) {
+        let never_equal = |_: &T, _: &T| Ok::<bool, std::convert::Infallible>(false);
+        if let Err(never) = self.merge(other, never_equal) {
+            match never {}
+        }
+    }
+
+    /// `a | b` (`set_or`): a copy of `a` merged with `b`.
+    pub fn union<E>(
+        &self,
+        other: &SetTable<T>,
+        eq: impl FnMut(&T, &T) -> Result<bool, E>,
+    ) -> Result<SetTable<T>, E> {
+        let mut result = self.copy();
+        result.merge(other, eq)?;
+        Ok(result)
+    }
+
+    /// `a & b` (`set_intersection`): walk the smaller set, keep what the larger contains.
+    pub fn intersection<E>(
+        &self,
+        other: &SetTable<T>,
+        mut eq: impl FnMut(&T, &T) -> Result<bool, E>,
+    ) -> Result<SetTable<T>, E> {
+        let (larger, smaller) = if other.len() > self.len() {
+            (other, self)
+        } else {
+            (self, other)
+        };
+        let mut result = SetTable::new();
+        for (key, hash) in smaller.iter() {
+            if larger.contains(key, hash, &mut eq)? {
+                result.insert(key.clone(), hash, &mut eq)?;
+            }
+        }
+        Ok(result)
+    }
+
+    /// `a - b` (`set_difference`): copy and discard when `a` is much larger, else walk `a`.
+    pub fn difference<E>(
+        &self,
+        other: &SetTable<T>,
+        mut eq: impl FnMut(&T, &T) -> Result<bool, E>,
+    ) -> Result<SetTable<T>, E> {
+        if (self.len() >> 2) > other.len() {
+            let mut result = self.copy();
+            result.difference_update(other, eq)?;
+            return Ok(result);
+        }
+        let mut result = SetTable::new();
+        for (key, hash) in self.iter() {
+            if !other.contains(key, hash, &mut eq)? {
+                result.insert(key.clone(), hash, &mut eq)?;
+            }
+        }
+        Ok(result)
+    }
+
+    /// `a -= b` (`set_difference_update_internal`), then purge dummies if over a quarter.
+    pub fn difference_update<E>(
+        &mut self,
+        other: &SetTable<T>,
+        mut eq: impl FnMut(&T, &T) -> Result<bool, E>,
+    ) -> Result<(), E> {
+        let narrowed;
+        let other = if (other.len() >> 3) > self.len() {
+            narrowed = self.intersection(other, &mut eq)?;
+            &narrowed
+        } else {
+            other
+        };
+        for (key, hash) in other.iter() {
+            self.remove(key, hash, &mut eq)?;
+        }
+        self.purge_dummies();
+        Ok(())
+    }
+
+    /// The resize after removing many keys: when more than a quarter of the slots are dummies.
+    pub fn purge_dummies(&mut self) {
+        if self.fill - self.used > self.mask() / 4 {
+            let size = if self.used > 50_000 {
+                self.used * 2
+            } else {
+                self.used * 4
+            };
+            self.resize(size);
+        }
+    }
+
+    /// `a &= b` (`set_intersection_update`): `a` becomes `a & b`.
+    pub fn intersection_update<E>(
+        &mut self,
+        other: &SetTable<T>,
+        eq: impl FnMut(&T, &T) -> Result<bool, E>,
+    ) -> Result<(), E> {
+        *self = self.intersection(other, eq)?;
+        Ok(())
+    }
+
+    /// `a ^= b` (`set_symmetric_difference_update`): toggle each key of `b` in `a`.
+    pub fn symmetric_difference_update<E>(
+        &mut self,
+        other: &SetTable<T>,
+        mut eq: impl FnMut(&T, &T) -> Result<bool, E>,
+    ) -> Result<(), E> {
+        for (key, hash) in other.iter() {
+            if self.remove(key, hash, &mut eq)?.is_none() {
+                self.insert(key.clone(), hash, &mut eq)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `a ^ b` (`set_symmetric_difference`): a copy of `b` toggled by `a`.
+    pub fn symmetric_difference<E>(
+        &self,
+        other: &SetTable<T>,
+        eq: impl FnMut(&T, &T) -> Result<bool, E>,
+    ) -> Result<SetTable<T>, E> {
+        let mut result = other.copy();
+        result.symmetric_difference_update(self, eq)?;
+        Ok(result)
+    }
+
+    /// `a <= b` (`set_issubset`).
+    pub fn is_subset<E>(
+        &self,
+        other: &SetTable<T>,
+        mut eq: impl FnMut(&T, &T) -> Result<bool, E>,
+    ) -> Result<bool, E> {
+        if self.len() > other.len() {
+            return Ok(false);
+        }
+        for (key, hash) in self.iter() {
+            if !other.contains(key, hash, &mut eq)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// `a.isdisjoint(b)`: walk the smaller set.
+    pub fn is_disjoint<E>(
+        &self,
+        other: &SetTable<T>,
+        mut eq: impl FnMut(&T, &T) -> Result<bool, E>,
+    ) -> Result<bool, E> {
+        let (larger, smaller) = if other.len() > self.len() {
+            (other, self)
+        } else {
+            (self, other)
+        };
+        for (key, hash) in smaller.iter() {
+            if larger.contains(key, hash, &mut eq)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
     /// The up-front resize `set.update(d)` does for a dict of `incoming` keys.
     pub fn reserve_for_dict(&mut self, incoming: usize) {
         if (self.fill + incoming) * 5 >= self.mask() * 3 {
@@ -842,6 +1012,38 @@ mod tests {
         union.merge(&set_of(&[9, 8]), int_eq).unwrap();
         union.merge(&set_of(&[1, 2, 3]), int_eq).unwrap();
         assert_eq!(order(&union), [1, 2, 3, 8, 9]);
+    }
+
+    #[test]
+    fn set_algebra_orders_match_cpython() {
+        // python3.13: a = set(); for v in [100, 5, 33, 64, 17]: a.add(v); b = {33, 7, 1000}
+        // list(a), list(a.copy()), list(a ^ b), list(a - {5}), list(a & b), list(a | b),
+        // list(b | a)
+        let a = set_of(&[100, 5, 33, 64, 17]);
+        let b = set_of(&[33, 7, 1000]);
+        assert_eq!(order(&a), [64, 33, 100, 5, 17]);
+        assert_eq!(order(&a.copy()), [64, 33, 17, 100, 5]);
+        assert_eq!(
+            order(&a.symmetric_difference(&b, int_eq).unwrap()),
+            [64, 100, 5, 7, 1000, 17]
+        );
+        assert_eq!(
+            order(&a.difference(&set_of(&[5]), int_eq).unwrap()),
+            [64, 33, 100, 17]
+        );
+        assert_eq!(order(&a.intersection(&b, int_eq).unwrap()), [33]);
+        assert_eq!(
+            order(&a.union(&b, int_eq).unwrap()),
+            [64, 33, 17, 100, 5, 7, 1000]
+        );
+        assert_eq!(
+            order(&b.union(&a, int_eq).unwrap()),
+            [64, 33, 100, 5, 7, 1000, 17]
+        );
+        assert!(set_of(&[33]).is_subset(&a, int_eq).unwrap());
+        assert!(!b.is_subset(&a, int_eq).unwrap());
+        assert!(a.is_disjoint(&set_of(&[1, 2]), int_eq).unwrap());
+        assert!(!a.is_disjoint(&b, int_eq).unwrap());
     }
 
     #[test]

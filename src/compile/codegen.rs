@@ -141,6 +141,10 @@ struct Unit<'a> {
     instrs: Vec<Instr>,
     locs: Vec<Location>,
     handler_at: Vec<Option<usize>>,
+    /// Per instruction: exception-handling code, placed after the rest at assembly.
+    is_cold: Vec<bool>,
+    /// Inside how many exception-handling ranges code is being emitted.
+    cold: u32,
     labels: Vec<Option<u32>>,
     handlers: Vec<Handler>,
     handler_stack: Vec<usize>,
@@ -280,6 +284,8 @@ impl<'a> Codegen<'a> {
             instrs: Vec::new(),
             locs: Vec::new(),
             handler_at: Vec::new(),
+            is_cold: Vec::new(),
+            cold: 0,
             labels: Vec::new(),
             handlers: Vec::new(),
             handler_stack: Vec::new(),
@@ -304,6 +310,7 @@ impl<'a> Codegen<'a> {
         u.instrs.push(instr);
         u.locs.push(u.loc);
         u.handler_at.push(u.handler_stack.last().copied());
+        u.is_cold.push(u.cold > 0);
     }
 
     fn new_label(&mut self) -> LabelId {
@@ -993,16 +1000,25 @@ impl<'a> Codegen<'a> {
         body: &'a [Stmt],
         orelse: &'a [Stmt],
     ) -> CompileResult<()> {
+        // The test is compiled twice, at the top and at the bottom, so that each iteration
+        // costs one conditional jump (CPython's `compiler_while`).
         let start = self.new_label();
+        let body_start = self.new_label();
         let anchor = self.new_label();
         let exit = self.new_label();
+        let forever = is_true_constant(test);
         self.bind(start);
         self.push_fblock(FBlockKind::WhileLoop { start, exit });
-        if !is_true_constant(test) {
+        if !forever {
             self.jump_if(test, false, anchor)?;
         }
+        self.bind(body_start);
         self.body(body)?;
-        self.jump(Instr::Jump, start);
+        if forever {
+            self.jump(Instr::Jump, body_start);
+        } else {
+            self.jump_if(test, true, body_start)?;
+        }
         self.u().fblocks.pop();
         self.bind(anchor);
         self.body(orelse)?;
@@ -1103,6 +1119,7 @@ impl<'a> Codegen<'a> {
         self.jump(Instr::Jump, end);
 
         self.bind(except);
+        self.u().cold += 1;
         let outer = self.unit().handler_stack.len();
         let cleanup_handler = self.push_handler(cleanup, true, 0);
         self.emit(Instr::PushExcInfo);
@@ -1158,6 +1175,7 @@ impl<'a> Codegen<'a> {
         self.pop_handler();
         self.bind(cleanup);
         self.pop_except_and_reraise();
+        self.u().cold -= 1;
         self.bind(end);
         Ok(())
     }
@@ -1187,6 +1205,7 @@ impl<'a> Codegen<'a> {
 
         // Stack: prev_exc orig excs rest
         self.bind(except);
+        self.u().cold += 1;
         let outer = self.unit().handler_stack.len();
         self.push_handler(cleanup, true, 0);
         self.emit(Instr::PushExcInfo);
@@ -1256,6 +1275,7 @@ impl<'a> Codegen<'a> {
         self.emit(Instr::Reraise(0));
         self.bind(cleanup);
         self.pop_except_and_reraise();
+        self.u().cold -= 1;
         self.bind(end);
         Ok(())
     }
@@ -1302,6 +1322,7 @@ impl<'a> Codegen<'a> {
 
         // The exceptional path: run the finally body with the exception saved, re-raise.
         self.bind(end);
+        self.u().cold += 1;
         let outer = self.unit().handler_stack.len();
         self.push_handler(cleanup, true, 0);
         self.emit(Instr::PushExcInfo);
@@ -1312,6 +1333,7 @@ impl<'a> Codegen<'a> {
         self.pop_handler();
         self.bind(cleanup);
         self.pop_except_and_reraise();
+        self.u().cold -= 1;
         self.bind(exit);
         Ok(())
     }
@@ -1379,6 +1401,7 @@ impl<'a> Codegen<'a> {
 
         // An exception in the body: `exit(type, exc, tb)`; a true result suppresses it.
         self.bind(final_);
+        self.u().cold += 1;
         self.u().loc = self.location(with_span);
         self.push_handler(cleanup, true, 0);
         self.emit(Instr::PushExcInfo);
@@ -1400,6 +1423,7 @@ impl<'a> Codegen<'a> {
         self.jump(Instr::Jump, exit);
         self.bind(cleanup);
         self.pop_except_and_reraise();
+        self.u().cold -= 1;
         self.bind(exit);
         Ok(())
     }
@@ -2491,10 +2515,12 @@ impl<'a> Codegen<'a> {
             restore(self);
             self.jump(Instr::Jump, end);
             self.bind(cleanup);
+            self.u().cold += 1;
             self.emit(Instr::Swap(2));
             self.emit(Instr::PopTop);
             restore(self);
             self.emit(Instr::Reraise(0));
+            self.u().cold -= 1;
             self.bind(end);
         }
         Ok(())
@@ -2590,9 +2616,15 @@ impl<'a> Codegen<'a> {
             .units
             .pop()
             .ok_or_else(|| internal("no unit", Span::default()))?;
-        let n = u.instrs.len();
+        // Exception-handling code goes last, as CPython's `push_cold_blocks_to_end` does:
+        // the normal path then falls through where it jumped over the handlers.
+        let moved = move_cold_code_to_end(&mut u);
         // Labels that nothing jumps to may stay unbound.
-        let labels: Vec<u32> = u.labels.iter().map(|l| l.unwrap_or(u32::MAX)).collect();
+        let labels: Vec<u32> = u
+            .labels
+            .iter()
+            .map(|l| l.map_or(u32::MAX, |p| moved[p as usize]))
+            .collect();
         let unbound = || internal("jump to an unbound label", u.loc.span);
         for instr in &mut u.instrs {
             if let Some(t) = instr.jump_target() {
@@ -2609,8 +2641,10 @@ impl<'a> Codegen<'a> {
         {
             return Err(unbound());
         }
-        let stack_size = stack_depth(&mut u, &labels)
+        let (stack_size, reachable) = stack_depth(&mut u, &labels)
             .ok_or_else(|| internal("inconsistent stack depth", u.loc.span))?;
+        let new_index = remove_dead_code(&mut u, reachable);
+        let n = u.instrs.len();
         let mut exception_table: Vec<ExceptionTableEntry> = Vec::new();
         let mut i = 0;
         while i < n {
@@ -2623,11 +2657,14 @@ impl<'a> Codegen<'a> {
                 i += 1;
             }
             let handler = &u.handlers[h];
+            let depth = handler
+                .depth
+                .ok_or_else(|| internal("handler set up on no path", u.loc.span))?;
             exception_table.push(ExceptionTableEntry {
                 start: start as u32,
                 end: i as u32,
-                target: labels[handler.target.0 as usize],
-                depth: handler.depth.unwrap_or(0),
+                target: new_index[labels[handler.target.0 as usize] as usize],
+                depth,
                 push_lasti: handler.lasti,
             });
         }
@@ -2662,9 +2699,79 @@ impl<'a> Codegen<'a> {
     }
 }
 
+/// Reorder the instructions of `u`: those emitted outside exception handlers first, then the
+/// handlers, each group in emission order. Every cold range starts after and ends with an
+/// unconditional jump, raise or return, so no fall-through crosses the move. Returns, for
+/// each old position (and the end), its new one; setups are moved with their instruction.
+fn move_cold_code_to_end(u: &mut Unit<'_>) -> Vec<u32> {
+    let n = u.instrs.len();
+    let order: Vec<usize> = (0..n)
+        .filter(|&i| !u.is_cold[i])
+        .chain((0..n).filter(|&i| u.is_cold[i]))
+        .collect();
+    let mut moved = vec![0u32; n + 1];
+    for (new, &old) in order.iter().enumerate() {
+        moved[old] = new as u32;
+    }
+    moved[n] = n as u32;
+    u.instrs = order.iter().map(|&i| u.instrs[i]).collect();
+    u.locs = order.iter().map(|&i| u.locs[i]).collect();
+    u.handler_at = order.iter().map(|&i| u.handler_at[i]).collect();
+    for setup in &mut u.setups {
+        setup.at = moved[setup.at as usize];
+    }
+    moved
+}
+
+/// Drop the instructions no path reaches and the jumps to where execution would go anyway
+/// (CPython's `remove_unreachable` and `remove_redundant_jumps`). Returns, for each old
+/// index (and the end), the new index of the first instruction kept from there on.
+fn remove_dead_code(u: &mut Unit<'_>, mut keep: Vec<bool>) -> Vec<u32> {
+    let n = u.instrs.len();
+    loop {
+        // next_kept[i]: the first kept instruction at or after i.
+        let mut next_kept = vec![n; n + 1];
+        for i in (0..n).rev() {
+            next_kept[i] = if keep[i] { i } else { next_kept[i + 1] };
+        }
+        let mut changed = false;
+        for i in 0..n {
+            if let (true, Instr::Jump(t)) = (keep[i], u.instrs[i])
+                && next_kept[i + 1] == next_kept[t as usize]
+            {
+                keep[i] = false;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let mut new_index = Vec::with_capacity(n + 1);
+    let mut count = 0u32;
+    for &k in &keep {
+        new_index.push(count);
+        count += k as u32;
+    }
+    new_index.push(count);
+    let mut k = keep.iter();
+    u.instrs.retain(|_| *k.next().unwrap_or(&false));
+    let mut k = keep.iter();
+    u.locs.retain(|_| *k.next().unwrap_or(&false));
+    let mut k = keep.iter();
+    u.handler_at.retain(|_| *k.next().unwrap_or(&false));
+    for instr in &mut u.instrs {
+        if let Some(t) = instr.jump_target() {
+            *instr = instr.with_jump_target(new_index[t as usize]);
+        }
+    }
+    new_index
+}
+
 /// Walk every path through the code (CPython's `calculate_stackdepth`), giving each handler
-/// its depth. Returns the maximum depth, or None if two paths disagree (a compiler bug).
-fn stack_depth(u: &mut Unit<'_>, labels: &[u32]) -> Option<u32> {
+/// its depth. Returns the maximum depth and which instructions some path reaches, or None if
+/// two paths disagree (a compiler bug).
+fn stack_depth(u: &mut Unit<'_>, labels: &[u32]) -> Option<(u32, Vec<bool>)> {
     let n = u.instrs.len();
     let mut depth_at: Vec<Option<i32>> = vec![None; n + 1];
     let mut setups_at: HashMap<u32, Vec<usize>> = HashMap::new();
@@ -2722,7 +2829,8 @@ fn stack_depth(u: &mut Unit<'_>, labels: &[u32]) -> Option<u32> {
             i += 1;
         }
     }
-    Some(max as u32)
+    depth_at.truncate(n);
+    Some((max as u32, depth_at.iter().map(Option::is_some).collect()))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -3003,11 +3111,10 @@ mod tests {
         let f = function(
             "def f():\n    for x in y:\n        try:\n            break\n        finally:\n            h()\n    for x in y:\n        try:\n            continue\n        finally:\n            k()\n",
         );
-        // break: the finally body, pop the iterator, jump past the loop.
+        // break: the finally body, pop the iterator, go past the loop (here the next loop).
         let h = global_loads(&f, "h")[0];
-        let after: Vec<Instr> = f.instructions[h + 4..h + 6].to_vec();
-        assert_eq!(after[0], Instr::PopTop);
-        assert!(matches!(after[1], Instr::Jump(t) if t as usize > h));
+        assert_eq!(f.instructions[h + 4], Instr::PopTop);
+        assert_eq!(global_loads(&f, "y")[1], h + 5);
         // continue: the finally body, then jump back to FOR_ITER (the iterator stays).
         let k = global_loads(&f, "k")[0];
         let Instr::Jump(t) = f.instructions[k + 4] else {
