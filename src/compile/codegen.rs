@@ -405,6 +405,13 @@ impl<'a> Codegen<'a> {
             .map(|i| i as u32)
     }
 
+    /// In `obj\n    .attr`, the attribute access (and a method call) reports the line of
+    /// `attr`, as CPython's `update_start_location_to_match_attr` does.
+    fn on_attr_line(&mut self, attr: &Ident) {
+        let line = self.lines.line_of(attr.span.start);
+        self.u().loc.line = line;
+    }
+
     /// Run `f` with the current location set to `span`, then restore it.
     fn at<T>(&mut self, span: Span, f: impl FnOnce(&mut Self) -> T) -> T {
         let saved = self.unit().loc;
@@ -1924,11 +1931,13 @@ impl<'a> Codegen<'a> {
                 if let Some(first_arg) = self.zero_arg_super(value) {
                     self.load_super_args(&first_arg, value.span)?;
                     let i = self.attr_index(&attr.name);
+                    self.on_attr_line(attr);
                     self.emit(Instr::LoadSuperAttr(i));
                     return Ok(());
                 }
                 self.expr(value)?;
                 let i = self.attr_index(&attr.name);
+                self.on_attr_line(attr);
                 self.emit(Instr::LoadAttr(i));
                 Ok(())
             }
@@ -2324,13 +2333,16 @@ impl<'a> Codegen<'a> {
                 let i = c.attr_index(&attr.name);
                 if let Some(first_arg) = c.zero_arg_super(value) {
                     c.load_super_args(&first_arg, value.span)?;
+                    c.on_attr_line(attr);
                     c.emit(Instr::LoadSuperMethod(i));
                 } else {
                     c.expr(value)?;
+                    c.on_attr_line(attr);
                     c.emit(Instr::LoadMethod(i));
                 }
                 Ok(())
             })?;
+            self.on_attr_line(attr);
         } else if let Some(first_arg) = self.zero_arg_super_call(func, args, keywords) {
             // A bare `super()`: `super(__class__, first_arg)`.
             self.name_op("super", Ctx::Load, func.span)?;
@@ -3256,6 +3268,16 @@ mod tests {
         assert!(has(|i| matches!(i, Instr::PopJumpIfNotNone(_))));
         assert!(has(|i| matches!(i, Instr::PopJumpIfNone(_))));
         assert!(!has(|i| matches!(i, Instr::IsOp(_))));
+    }
+
+    /// Lines as python3.13 -m dis shows them for a call chain split over lines.
+    #[test]
+    fn multi_line_attribute_chains_report_the_attribute_line() {
+        let source = "x = (obj\n     .attr\n     .meth(1,\n           2))\n";
+        let module = parse_module(source).expect("parses");
+        let code = compile_module(&module, source, "t.py", Mode::Exec).expect("compiles");
+        let lines: Vec<u32> = code.locations.iter().map(|l| l.line).collect();
+        assert_eq!(lines, [1, 2, 3, 3, 4, 3, 1, 1]);
     }
 
     #[test]
