@@ -1651,7 +1651,7 @@ impl<'a> Codegen<'a> {
         op: ast::BinOp,
         value: &'a Expr,
     ) -> CompileResult<()> {
-        let op = BinaryOp::inplace(op);
+        let op = inplace_operator(op);
         self.at(target.span, |c| match &target.kind {
             ExprKind::Name(name) => {
                 c.name_op(name, Ctx::Load, target.span)?;
@@ -1804,7 +1804,7 @@ impl<'a> Codegen<'a> {
             ExprKind::BinOp { left, op, right } => {
                 self.expr(left)?;
                 self.expr(right)?;
-                self.emit(Instr::BinaryOp(BinaryOp::from_ast(*op)));
+                self.emit(Instr::BinaryOp(binary_operator(*op)));
                 Ok(())
             }
             ExprKind::UnaryOp { op, operand } => {
@@ -1992,6 +1992,29 @@ impl<'a> Codegen<'a> {
     /// Jump to `target` when `expr`'s truth equals `cond` (CPython's `compiler_jump_if`).
     fn jump_if(&mut self, expr: &'a Expr, cond: bool, target: LabelId) -> CompileResult<()> {
         match &expr.kind {
+            // `x is None` / `x is not None`: PopJumpIfNone / PopJumpIfNotNone.
+            ExprKind::Compare {
+                left,
+                ops,
+                comparators,
+            } if ops.len() == 1
+                && matches!(ops[0], CmpOp::Is | CmpOp::IsNot)
+                && matches!(comparators[0].kind, ExprKind::Constant(ast::Constant::None)) =>
+            {
+                self.expr(left)?;
+                let jump_if_none = (ops[0] == CmpOp::Is) == cond;
+                self.at(expr.span, |c| {
+                    c.jump(
+                        if jump_if_none {
+                            Instr::PopJumpIfNone
+                        } else {
+                            Instr::PopJumpIfNotNone
+                        },
+                        target,
+                    )
+                });
+                Ok(())
+            }
             ExprKind::UnaryOp {
                 op: UnaryOp::Not,
                 operand,
@@ -2859,45 +2882,43 @@ impl CompKind {
     }
 }
 
-struct BinaryOp;
-
-impl BinaryOp {
-    fn from_ast(op: ast::BinOp) -> BinaryOperator {
-        use BinaryOperator as B;
-        match op {
-            ast::BinOp::Add => B::Add,
-            ast::BinOp::Sub => B::Subtract,
-            ast::BinOp::Mult => B::Multiply,
-            ast::BinOp::MatMult => B::MatrixMultiply,
-            ast::BinOp::Div => B::TrueDivide,
-            ast::BinOp::Mod => B::Remainder,
-            ast::BinOp::Pow => B::Power,
-            ast::BinOp::LShift => B::Lshift,
-            ast::BinOp::RShift => B::Rshift,
-            ast::BinOp::BitOr => B::Or,
-            ast::BinOp::BitXor => B::Xor,
-            ast::BinOp::BitAnd => B::And,
-            ast::BinOp::FloorDiv => B::FloorDivide,
-        }
+/// The `BinaryOp` operator of `a op b`.
+fn binary_operator(op: ast::BinOp) -> BinaryOperator {
+    use BinaryOperator as B;
+    match op {
+        ast::BinOp::Add => B::Add,
+        ast::BinOp::Sub => B::Subtract,
+        ast::BinOp::Mult => B::Multiply,
+        ast::BinOp::MatMult => B::MatrixMultiply,
+        ast::BinOp::Div => B::TrueDivide,
+        ast::BinOp::Mod => B::Remainder,
+        ast::BinOp::Pow => B::Power,
+        ast::BinOp::LShift => B::Lshift,
+        ast::BinOp::RShift => B::Rshift,
+        ast::BinOp::BitOr => B::Or,
+        ast::BinOp::BitXor => B::Xor,
+        ast::BinOp::BitAnd => B::And,
+        ast::BinOp::FloorDiv => B::FloorDivide,
     }
+}
 
-    fn inplace(op: ast::BinOp) -> BinaryOperator {
-        use BinaryOperator as B;
-        match op {
-            ast::BinOp::Add => B::InplaceAdd,
-            ast::BinOp::Sub => B::InplaceSubtract,
-            ast::BinOp::Mult => B::InplaceMultiply,
-            ast::BinOp::MatMult => B::InplaceMatrixMultiply,
-            ast::BinOp::Div => B::InplaceTrueDivide,
-            ast::BinOp::Mod => B::InplaceRemainder,
-            ast::BinOp::Pow => B::InplacePower,
-            ast::BinOp::LShift => B::InplaceLshift,
-            ast::BinOp::RShift => B::InplaceRshift,
-            ast::BinOp::BitOr => B::InplaceOr,
-            ast::BinOp::BitXor => B::InplaceXor,
-            ast::BinOp::BitAnd => B::InplaceAnd,
-            ast::BinOp::FloorDiv => B::InplaceFloorDivide,
-        }
+/// The `BinaryOp` operator of `a op= b`.
+fn inplace_operator(op: ast::BinOp) -> BinaryOperator {
+    use BinaryOperator as B;
+    match op {
+        ast::BinOp::Add => B::InplaceAdd,
+        ast::BinOp::Sub => B::InplaceSubtract,
+        ast::BinOp::Mult => B::InplaceMultiply,
+        ast::BinOp::MatMult => B::InplaceMatrixMultiply,
+        ast::BinOp::Div => B::InplaceTrueDivide,
+        ast::BinOp::Mod => B::InplaceRemainder,
+        ast::BinOp::Pow => B::InplacePower,
+        ast::BinOp::LShift => B::InplaceLshift,
+        ast::BinOp::RShift => B::InplaceRshift,
+        ast::BinOp::BitOr => B::InplaceOr,
+        ast::BinOp::BitXor => B::InplaceXor,
+        ast::BinOp::BitAnd => B::InplaceAnd,
+        ast::BinOp::FloorDiv => B::InplaceFloorDivide,
     }
 }
 
@@ -3224,6 +3245,17 @@ mod tests {
         assert_eq!(prints(&function(source)), 0);
         let file = compile_module(&module, source, "t.py", Mode::Exec).expect("compiles");
         assert_eq!(prints(&file), 0);
+    }
+
+    #[test]
+    fn is_none_tests_jump_on_none_directly() {
+        let f = function(
+            "def f(x):\n    if x is None:\n        return 1\n    while x is not None:\n        x = g()\n",
+        );
+        let has = |want: fn(&Instr) -> bool| f.instructions.iter().any(want);
+        assert!(has(|i| matches!(i, Instr::PopJumpIfNotNone(_))));
+        assert!(has(|i| matches!(i, Instr::PopJumpIfNone(_))));
+        assert!(!has(|i| matches!(i, Instr::IsOp(_))));
     }
 
     #[test]
