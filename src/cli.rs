@@ -88,13 +88,8 @@ pub fn main(cli: Cli) -> ExitCode {
         Mode::Run => match interp::run(&source, &argv) {
             Ok(()) => Ok(()),
             Err(interp::Error::Diagnostic(diagnostic)) => Err(diagnostic),
-            Err(interp::Error::ExecutionUnavailable) => {
-                eprintln!(
-                    "apy: this version cannot run programs yet; \
-                     `apy --check` and `apy --ast` work (see apy --help)"
-                );
-                return ExitCode::from(1);
-            }
+            // The VM has already reported the exception or SystemExit message.
+            Err(interp::Error::Exited(status)) => return ExitCode::from(status as u8),
         },
     };
     match outcome {

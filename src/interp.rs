@@ -1,9 +1,11 @@
 //! The one place that wires the stages together: a [`SourceFile`] in, a finished run (or the
-//! [`Error`] that stopped it) out.
+//! [`Error`] that stopped it) out: decode → parse → compile → VM.
 //!
-//! Today it decodes, parses and compiles; the VM plugs into [`run`].
 //! Mirrors what CPython's `Python/pythonrun.c` does for a file. The CLI (`cli.rs`) and the
-//! REPL call only this module; it does no terminal I/O of its own.
+//! REPL call only this module. The program's own output and its uncaught exceptions go to
+//! stdout/stderr from the VM; syntax errors come back as diagnostics for the caller to show.
+//! The VM runs on a thread with a large native stack, so that recursion up to the (capped)
+//! recursion limit never overflows it.
 
 use std::rc::Rc;
 
@@ -11,6 +13,10 @@ use crate::compile::{self, Code, CompileError};
 use crate::syntax::ast::{Module, Span};
 use crate::syntax::diagnostics::Diagnostic;
 use crate::syntax::parse_module;
+use crate::vm::{Config, Vm};
+
+/// The interpreter thread's native stack: room for `vm::MAX_RECURSION_LIMIT` nested calls.
+const VM_STACK_BYTES: usize = 1 << 30;
 
 /// A program's text and the name shown for it in messages: the script's path,
 /// `<string>` for `-c`, `<stdin>` for standard input.
@@ -64,8 +70,9 @@ fn without_bom(bytes: &[u8]) -> &[u8] {
 pub enum Error {
     /// A syntax or compile error: the program never started (exit status 1).
     Diagnostic(Diagnostic),
-    /// The program compiled, but the VM is not part of apy yet (exit status 1).
-    ExecutionUnavailable,
+    /// The program ran and ended with this non-zero exit status (an uncaught exception,
+    /// already reported on stderr, or `sys.exit(n)`).
+    Exited(i32),
 }
 
 impl From<Diagnostic> for Error {
@@ -101,7 +108,33 @@ fn compile_diagnostic(error: &CompileError) -> Diagnostic {
 
 /// Runs `source` as the main module with `argv` as `sys.argv`.
 pub fn run(source: &SourceFile, argv: &[String]) -> Result<(), Error> {
-    let _code = compile(source)?;
-    let _ = argv; // the VM takes `_code` and `argv` (as sys.argv) here
-    Err(Error::ExecutionUnavailable)
+    run_with(
+        source,
+        Config {
+            argv: argv.to_vec(),
+            ..Config::default()
+        },
+    )
+}
+
+/// Runs `source` with explicit sandbox limits (`--max-steps`, `--time-limit`).
+pub fn run_with(source: &SourceFile, config: Config) -> Result<(), Error> {
+    let source = source.clone();
+    let worker = std::thread::Builder::new()
+        .name("apy".into())
+        .stack_size(VM_STACK_BYTES)
+        .spawn(move || {
+            // Values are `Rc`-based: the whole pipeline runs on the interpreter thread.
+            let code = compile(&source)?;
+            Ok(Vm::new(config).run_main(&code, &source.text))
+        });
+    match worker.map(|handle| handle.join()) {
+        Ok(Ok(Ok(0))) => Ok(()),
+        Ok(Ok(Ok(status))) => Err(Error::Exited(status)),
+        Ok(Ok(Err(diagnostic))) => Err(Error::Diagnostic(diagnostic)),
+        _ => {
+            eprintln!("apy: internal error: the interpreter thread failed");
+            Err(Error::Exited(70))
+        }
+    }
 }

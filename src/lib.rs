@@ -14,3 +14,4 @@ pub mod builtins;
 pub mod compile;
 pub mod interp;
 pub mod syntax;
+pub mod vm;

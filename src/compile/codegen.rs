@@ -141,6 +141,10 @@ struct Unit<'a> {
     instrs: Vec<Instr>,
     locs: Vec<Location>,
     handler_at: Vec<Option<usize>>,
+    /// Per instruction: exception-handling code, placed after the rest at assembly.
+    is_cold: Vec<bool>,
+    /// Inside how many exception-handling ranges code is being emitted.
+    cold: u32,
     labels: Vec<Option<u32>>,
     handlers: Vec<Handler>,
     handler_stack: Vec<usize>,
@@ -280,6 +284,8 @@ impl<'a> Codegen<'a> {
             instrs: Vec::new(),
             locs: Vec::new(),
             handler_at: Vec::new(),
+            is_cold: Vec::new(),
+            cold: 0,
             labels: Vec::new(),
             handlers: Vec::new(),
             handler_stack: Vec::new(),
@@ -304,6 +310,7 @@ impl<'a> Codegen<'a> {
         u.instrs.push(instr);
         u.locs.push(u.loc);
         u.handler_at.push(u.handler_stack.last().copied());
+        u.is_cold.push(u.cold > 0);
     }
 
     fn new_label(&mut self) -> LabelId {
@@ -396,6 +403,13 @@ impl<'a> Codegen<'a> {
             .chain(&u.freevars)
             .position(|v| &**v == name)
             .map(|i| i as u32)
+    }
+
+    /// In `obj\n    .attr`, the attribute access (and a method call) reports the line of
+    /// `attr`, as CPython's `update_start_location_to_match_attr` does.
+    fn on_attr_line(&mut self, attr: &Ident) {
+        let line = self.lines.line_of(attr.span.start);
+        self.u().loc.line = line;
     }
 
     /// Run `f` with the current location set to `span`, then restore it.
@@ -993,16 +1007,25 @@ impl<'a> Codegen<'a> {
         body: &'a [Stmt],
         orelse: &'a [Stmt],
     ) -> CompileResult<()> {
+        // The test is compiled twice, at the top and at the bottom, so that each iteration
+        // costs one conditional jump (CPython's `compiler_while`).
         let start = self.new_label();
+        let body_start = self.new_label();
         let anchor = self.new_label();
         let exit = self.new_label();
+        let forever = is_true_constant(test);
         self.bind(start);
         self.push_fblock(FBlockKind::WhileLoop { start, exit });
-        if !is_true_constant(test) {
+        if !forever {
             self.jump_if(test, false, anchor)?;
         }
+        self.bind(body_start);
         self.body(body)?;
-        self.jump(Instr::Jump, start);
+        if forever {
+            self.jump(Instr::Jump, body_start);
+        } else {
+            self.jump_if(test, true, body_start)?;
+        }
         self.u().fblocks.pop();
         self.bind(anchor);
         self.body(orelse)?;
@@ -1103,6 +1126,7 @@ impl<'a> Codegen<'a> {
         self.jump(Instr::Jump, end);
 
         self.bind(except);
+        self.u().cold += 1;
         let outer = self.unit().handler_stack.len();
         let cleanup_handler = self.push_handler(cleanup, true, 0);
         self.emit(Instr::PushExcInfo);
@@ -1158,6 +1182,7 @@ impl<'a> Codegen<'a> {
         self.pop_handler();
         self.bind(cleanup);
         self.pop_except_and_reraise();
+        self.u().cold -= 1;
         self.bind(end);
         Ok(())
     }
@@ -1187,6 +1212,7 @@ impl<'a> Codegen<'a> {
 
         // Stack: prev_exc orig excs rest
         self.bind(except);
+        self.u().cold += 1;
         let outer = self.unit().handler_stack.len();
         self.push_handler(cleanup, true, 0);
         self.emit(Instr::PushExcInfo);
@@ -1256,6 +1282,7 @@ impl<'a> Codegen<'a> {
         self.emit(Instr::Reraise(0));
         self.bind(cleanup);
         self.pop_except_and_reraise();
+        self.u().cold -= 1;
         self.bind(end);
         Ok(())
     }
@@ -1302,6 +1329,7 @@ impl<'a> Codegen<'a> {
 
         // The exceptional path: run the finally body with the exception saved, re-raise.
         self.bind(end);
+        self.u().cold += 1;
         let outer = self.unit().handler_stack.len();
         self.push_handler(cleanup, true, 0);
         self.emit(Instr::PushExcInfo);
@@ -1312,6 +1340,7 @@ impl<'a> Codegen<'a> {
         self.pop_handler();
         self.bind(cleanup);
         self.pop_except_and_reraise();
+        self.u().cold -= 1;
         self.bind(exit);
         Ok(())
     }
@@ -1379,6 +1408,7 @@ impl<'a> Codegen<'a> {
 
         // An exception in the body: `exit(type, exc, tb)`; a true result suppresses it.
         self.bind(final_);
+        self.u().cold += 1;
         self.u().loc = self.location(with_span);
         self.push_handler(cleanup, true, 0);
         self.emit(Instr::PushExcInfo);
@@ -1400,6 +1430,7 @@ impl<'a> Codegen<'a> {
         self.jump(Instr::Jump, exit);
         self.bind(cleanup);
         self.pop_except_and_reraise();
+        self.u().cold -= 1;
         self.bind(exit);
         Ok(())
     }
@@ -1627,7 +1658,7 @@ impl<'a> Codegen<'a> {
         op: ast::BinOp,
         value: &'a Expr,
     ) -> CompileResult<()> {
-        let op = BinaryOp::inplace(op);
+        let op = inplace_operator(op);
         self.at(target.span, |c| match &target.kind {
             ExprKind::Name(name) => {
                 c.name_op(name, Ctx::Load, target.span)?;
@@ -1780,7 +1811,7 @@ impl<'a> Codegen<'a> {
             ExprKind::BinOp { left, op, right } => {
                 self.expr(left)?;
                 self.expr(right)?;
-                self.emit(Instr::BinaryOp(BinaryOp::from_ast(*op)));
+                self.emit(Instr::BinaryOp(binary_operator(*op)));
                 Ok(())
             }
             ExprKind::UnaryOp { op, operand } => {
@@ -1900,11 +1931,13 @@ impl<'a> Codegen<'a> {
                 if let Some(first_arg) = self.zero_arg_super(value) {
                     self.load_super_args(&first_arg, value.span)?;
                     let i = self.attr_index(&attr.name);
+                    self.on_attr_line(attr);
                     self.emit(Instr::LoadSuperAttr(i));
                     return Ok(());
                 }
                 self.expr(value)?;
                 let i = self.attr_index(&attr.name);
+                self.on_attr_line(attr);
                 self.emit(Instr::LoadAttr(i));
                 Ok(())
             }
@@ -1968,6 +2001,29 @@ impl<'a> Codegen<'a> {
     /// Jump to `target` when `expr`'s truth equals `cond` (CPython's `compiler_jump_if`).
     fn jump_if(&mut self, expr: &'a Expr, cond: bool, target: LabelId) -> CompileResult<()> {
         match &expr.kind {
+            // `x is None` / `x is not None`: PopJumpIfNone / PopJumpIfNotNone.
+            ExprKind::Compare {
+                left,
+                ops,
+                comparators,
+            } if ops.len() == 1
+                && matches!(ops[0], CmpOp::Is | CmpOp::IsNot)
+                && matches!(comparators[0].kind, ExprKind::Constant(ast::Constant::None)) =>
+            {
+                self.expr(left)?;
+                let jump_if_none = (ops[0] == CmpOp::Is) == cond;
+                self.at(expr.span, |c| {
+                    c.jump(
+                        if jump_if_none {
+                            Instr::PopJumpIfNone
+                        } else {
+                            Instr::PopJumpIfNotNone
+                        },
+                        target,
+                    )
+                });
+                Ok(())
+            }
             ExprKind::UnaryOp {
                 op: UnaryOp::Not,
                 operand,
@@ -2277,13 +2333,16 @@ impl<'a> Codegen<'a> {
                 let i = c.attr_index(&attr.name);
                 if let Some(first_arg) = c.zero_arg_super(value) {
                     c.load_super_args(&first_arg, value.span)?;
+                    c.on_attr_line(attr);
                     c.emit(Instr::LoadSuperMethod(i));
                 } else {
                     c.expr(value)?;
+                    c.on_attr_line(attr);
                     c.emit(Instr::LoadMethod(i));
                 }
                 Ok(())
             })?;
+            self.on_attr_line(attr);
         } else if let Some(first_arg) = self.zero_arg_super_call(func, args, keywords) {
             // A bare `super()`: `super(__class__, first_arg)`.
             self.name_op("super", Ctx::Load, func.span)?;
@@ -2491,10 +2550,12 @@ impl<'a> Codegen<'a> {
             restore(self);
             self.jump(Instr::Jump, end);
             self.bind(cleanup);
+            self.u().cold += 1;
             self.emit(Instr::Swap(2));
             self.emit(Instr::PopTop);
             restore(self);
             self.emit(Instr::Reraise(0));
+            self.u().cold -= 1;
             self.bind(end);
         }
         Ok(())
@@ -2590,8 +2651,15 @@ impl<'a> Codegen<'a> {
             .units
             .pop()
             .ok_or_else(|| internal("no unit", Span::default()))?;
+        // Exception-handling code goes last, as CPython's `push_cold_blocks_to_end` does:
+        // the normal path then falls through where it jumped over the handlers.
+        let moved = move_cold_code_to_end(&mut u);
         // Labels that nothing jumps to may stay unbound.
-        let labels: Vec<u32> = u.labels.iter().map(|l| l.unwrap_or(u32::MAX)).collect();
+        let labels: Vec<u32> = u
+            .labels
+            .iter()
+            .map(|l| l.map_or(u32::MAX, |p| moved[p as usize]))
+            .collect();
         let unbound = || internal("jump to an unbound label", u.loc.span);
         for instr in &mut u.instrs {
             if let Some(t) = instr.jump_target() {
@@ -2664,6 +2732,30 @@ impl<'a> Codegen<'a> {
             stack_size,
         }))
     }
+}
+
+/// Reorder the instructions of `u`: those emitted outside exception handlers first, then the
+/// handlers, each group in emission order. Every cold range starts after and ends with an
+/// unconditional jump, raise or return, so no fall-through crosses the move. Returns, for
+/// each old position (and the end), its new one; setups are moved with their instruction.
+fn move_cold_code_to_end(u: &mut Unit<'_>) -> Vec<u32> {
+    let n = u.instrs.len();
+    let order: Vec<usize> = (0..n)
+        .filter(|&i| !u.is_cold[i])
+        .chain((0..n).filter(|&i| u.is_cold[i]))
+        .collect();
+    let mut moved = vec![0u32; n + 1];
+    for (new, &old) in order.iter().enumerate() {
+        moved[old] = new as u32;
+    }
+    moved[n] = n as u32;
+    u.instrs = order.iter().map(|&i| u.instrs[i]).collect();
+    u.locs = order.iter().map(|&i| u.locs[i]).collect();
+    u.handler_at = order.iter().map(|&i| u.handler_at[i]).collect();
+    for setup in &mut u.setups {
+        setup.at = moved[setup.at as usize];
+    }
+    moved
 }
 
 /// Drop the instructions no path reaches and the jumps to where execution would go anyway
@@ -2802,45 +2894,43 @@ impl CompKind {
     }
 }
 
-struct BinaryOp;
-
-impl BinaryOp {
-    fn from_ast(op: ast::BinOp) -> BinaryOperator {
-        use BinaryOperator as B;
-        match op {
-            ast::BinOp::Add => B::Add,
-            ast::BinOp::Sub => B::Subtract,
-            ast::BinOp::Mult => B::Multiply,
-            ast::BinOp::MatMult => B::MatrixMultiply,
-            ast::BinOp::Div => B::TrueDivide,
-            ast::BinOp::Mod => B::Remainder,
-            ast::BinOp::Pow => B::Power,
-            ast::BinOp::LShift => B::Lshift,
-            ast::BinOp::RShift => B::Rshift,
-            ast::BinOp::BitOr => B::Or,
-            ast::BinOp::BitXor => B::Xor,
-            ast::BinOp::BitAnd => B::And,
-            ast::BinOp::FloorDiv => B::FloorDivide,
-        }
+/// The `BinaryOp` operator of `a op b`.
+fn binary_operator(op: ast::BinOp) -> BinaryOperator {
+    use BinaryOperator as B;
+    match op {
+        ast::BinOp::Add => B::Add,
+        ast::BinOp::Sub => B::Subtract,
+        ast::BinOp::Mult => B::Multiply,
+        ast::BinOp::MatMult => B::MatrixMultiply,
+        ast::BinOp::Div => B::TrueDivide,
+        ast::BinOp::Mod => B::Remainder,
+        ast::BinOp::Pow => B::Power,
+        ast::BinOp::LShift => B::Lshift,
+        ast::BinOp::RShift => B::Rshift,
+        ast::BinOp::BitOr => B::Or,
+        ast::BinOp::BitXor => B::Xor,
+        ast::BinOp::BitAnd => B::And,
+        ast::BinOp::FloorDiv => B::FloorDivide,
     }
+}
 
-    fn inplace(op: ast::BinOp) -> BinaryOperator {
-        use BinaryOperator as B;
-        match op {
-            ast::BinOp::Add => B::InplaceAdd,
-            ast::BinOp::Sub => B::InplaceSubtract,
-            ast::BinOp::Mult => B::InplaceMultiply,
-            ast::BinOp::MatMult => B::InplaceMatrixMultiply,
-            ast::BinOp::Div => B::InplaceTrueDivide,
-            ast::BinOp::Mod => B::InplaceRemainder,
-            ast::BinOp::Pow => B::InplacePower,
-            ast::BinOp::LShift => B::InplaceLshift,
-            ast::BinOp::RShift => B::InplaceRshift,
-            ast::BinOp::BitOr => B::InplaceOr,
-            ast::BinOp::BitXor => B::InplaceXor,
-            ast::BinOp::BitAnd => B::InplaceAnd,
-            ast::BinOp::FloorDiv => B::InplaceFloorDivide,
-        }
+/// The `BinaryOp` operator of `a op= b`.
+fn inplace_operator(op: ast::BinOp) -> BinaryOperator {
+    use BinaryOperator as B;
+    match op {
+        ast::BinOp::Add => B::InplaceAdd,
+        ast::BinOp::Sub => B::InplaceSubtract,
+        ast::BinOp::Mult => B::InplaceMultiply,
+        ast::BinOp::MatMult => B::InplaceMatrixMultiply,
+        ast::BinOp::Div => B::InplaceTrueDivide,
+        ast::BinOp::Mod => B::InplaceRemainder,
+        ast::BinOp::Pow => B::InplacePower,
+        ast::BinOp::LShift => B::InplaceLshift,
+        ast::BinOp::RShift => B::InplaceRshift,
+        ast::BinOp::BitOr => B::InplaceOr,
+        ast::BinOp::BitXor => B::InplaceXor,
+        ast::BinOp::BitAnd => B::InplaceAnd,
+        ast::BinOp::FloorDiv => B::InplaceFloorDivide,
     }
 }
 
@@ -3054,11 +3144,10 @@ mod tests {
         let f = function(
             "def f():\n    for x in y:\n        try:\n            break\n        finally:\n            h()\n    for x in y:\n        try:\n            continue\n        finally:\n            k()\n",
         );
-        // break: the finally body, pop the iterator, jump past the loop.
+        // break: the finally body, pop the iterator, go past the loop (here the next loop).
         let h = global_loads(&f, "h")[0];
-        let after: Vec<Instr> = f.instructions[h + 4..h + 6].to_vec();
-        assert_eq!(after[0], Instr::PopTop);
-        assert!(matches!(after[1], Instr::Jump(t) if t as usize > h));
+        assert_eq!(f.instructions[h + 4], Instr::PopTop);
+        assert_eq!(global_loads(&f, "y")[1], h + 5);
         // continue: the finally body, then jump back to FOR_ITER (the iterator stays).
         let k = global_loads(&f, "k")[0];
         let Instr::Jump(t) = f.instructions[k + 4] else {
@@ -3168,6 +3257,27 @@ mod tests {
         assert_eq!(prints(&function(source)), 0);
         let file = compile_module(&module, source, "t.py", Mode::Exec).expect("compiles");
         assert_eq!(prints(&file), 0);
+    }
+
+    #[test]
+    fn is_none_tests_jump_on_none_directly() {
+        let f = function(
+            "def f(x):\n    if x is None:\n        return 1\n    while x is not None:\n        x = g()\n",
+        );
+        let has = |want: fn(&Instr) -> bool| f.instructions.iter().any(want);
+        assert!(has(|i| matches!(i, Instr::PopJumpIfNotNone(_))));
+        assert!(has(|i| matches!(i, Instr::PopJumpIfNone(_))));
+        assert!(!has(|i| matches!(i, Instr::IsOp(_))));
+    }
+
+    /// Lines as python3.13 -m dis shows them for a call chain split over lines.
+    #[test]
+    fn multi_line_attribute_chains_report_the_attribute_line() {
+        let source = "x = (obj\n     .attr\n     .meth(1,\n           2))\n";
+        let module = parse_module(source).expect("parses");
+        let code = compile_module(&module, source, "t.py", Mode::Exec).expect("compiles");
+        let lines: Vec<u32> = code.locations.iter().map(|l| l.line).collect();
+        assert_eq!(lines, [1, 2, 3, 3, 4, 3, 1, 1]);
     }
 
     #[test]

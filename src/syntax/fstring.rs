@@ -132,10 +132,7 @@ impl Scanner<'_> {
                     }
                     parts.push(RawPart::Field(self.field()?));
                 }
-                _ => {
-                    text.push(c);
-                    self.pos += c.len_utf8();
-                }
+                _ => self.pos = lexer::push_source_char(self.src, self.pos, c, &mut text),
             }
         }
         if !text.is_empty() {

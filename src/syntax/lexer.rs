@@ -335,9 +335,22 @@ fn scan_plain_body(
         if (c == '\n' || c == '\r') && !quote.triple {
             return Err(unterminated(src, start, quote, pos));
         }
-        text.push(c);
-        pos += c.len_utf8();
+        pos = push_source_char(src, pos, c, text);
     }
+}
+
+/// Appends the character at `src[pos]` to a string's value, reading `\r\n` and `\r` as
+/// `\n` as CPython's tokenizer does; returns the offset after it.
+pub fn push_source_char(src: &str, pos: usize, c: char, text: &mut String) -> usize {
+    if c == '\r' {
+        text.push('\n');
+        if src[pos + 1..].starts_with('\n') {
+            return pos + 2;
+        }
+        return pos + 1;
+    }
+    text.push(c);
+    pos + c.len_utf8()
 }
 
 /// CPython's error for a string that never closes. A triple-quoted one may still be
@@ -387,8 +400,7 @@ pub fn decode_escape(
     if raw {
         // A raw string keeps the backslash, but the next character cannot close the string.
         out.push('\\');
-        out.push(c);
-        return Ok(after);
+        return Ok(push_source_char(src, pos + 1, c, out));
     }
     let simple = match c {
         '\n' => Some(None),
@@ -565,6 +577,7 @@ mod tests {
         assert_eq!(lex("'''a\nb'''"), vec![Ok(plain("a\nb"))]);
         assert_eq!(lex("'a\\\nb'"), vec![Ok(plain("ab"))]);
         assert_eq!(lex("rb"), vec![Ok(Tok::Name("rb".into()))]);
+        assert_eq!(lex("'''a\r\nb\rc'''"), vec![Ok(plain("a\nb\nc"))]);
     }
 
     #[test]

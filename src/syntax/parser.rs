@@ -33,7 +33,9 @@ pub fn parse_module(src: &str) -> Result<ast::Module, SyntaxError> {
     if src.len() > u32::MAX as usize / 2 {
         return Err(SyntaxError::invalid("source too large", Span::new(0, 0)));
     }
-    match parse(src, Span::new(0, src.len()), Mode::Module)? {
+    // A UTF-8 byte order mark is skipped, as CPython does.
+    let start = if src.starts_with('\u{FEFF}') { 3 } else { 0 };
+    match parse(src, Span::new(start, src.len()), Mode::Module)? {
         Top::Module(body) => Ok(ast::Module { body }),
         Top::Expr(expr) => Err(SyntaxError::invalid("invalid syntax", expr.span)),
     }
@@ -169,7 +171,10 @@ fn explain(
                 )
             } else if expects(&expected, "\"except\"") && expects(&expected, "\"finally\"") {
                 SyntaxError::invalid("expected 'except' or 'finally' block", span)
-            } else if tok == Tok::Newline && expects(&expected, "\":\"") {
+            } else if tok == Tok::Newline
+                && expects(&expected, "\":\"")
+                && starts_block_header(&tokens[line_start(tokens, index)].1)
+            {
                 SyntaxError::invalid("expected ':'", span)
             } else if expects(&expected, "\"else\"")
                 && let Some(start) = open_if_expression(tokens, index)
@@ -194,7 +199,12 @@ fn explain_invalid(tokens: &[Spanned], index: usize, expected: &[String]) -> Opt
     let span = Span::new(*l, *r);
     let previous = index.checked_sub(1).map(|i| &tokens[i]);
     let start = line_start(tokens, index);
-    let open_brackets = open_brackets(&tokens[start..index]);
+    let open = open_brackets(tokens, start, index);
+    let innermost = open.last().map(|&i| &tokens[i].1);
+    // `def f(x y)`: a parameter list is no expression, CPython suggests no comma there.
+    let in_parameters = open
+        .last()
+        .is_some_and(|&i| i >= 2 && tokens[i - 2].1 == Tok::Def);
     if expected.len() == 1 && expected[0] == "\"(\"" {
         return Some(SyntaxError::invalid("expected '('", span));
     }
@@ -214,13 +224,13 @@ fn explain_invalid(tokens: &[Spanned], index: usize, expected: &[String]) -> Opt
                 Span::new(*p_start, end),
             ))
         }
-        (Tok::Equal, Tok::RPar | Tok::Comma) if open_brackets.last() == Some(&Tok::LPar) => {
+        (Tok::Equal, Tok::RPar | Tok::Comma) if innermost == Some(&Tok::LPar) => {
             Some(SyntaxError::invalid(
                 "expected argument value expression",
                 Span::new(*p_start, *r),
             ))
         }
-        (_, Tok::Equal) if open_brackets.last() == Some(&Tok::LPar) && *p_tok != Tok::Equal => {
+        (_, Tok::Equal) if innermost == Some(&Tok::LPar) && *p_tok != Tok::Equal => {
             Some(SyntaxError::invalid(
                 "expression cannot contain assignment, perhaps you meant \"==\"?",
                 Span::new(*p_start, *r),
@@ -249,7 +259,11 @@ fn explain_invalid(tokens: &[Spanned], index: usize, expected: &[String]) -> Opt
             "invalid syntax. Maybe you meant '==' or ':=' instead of '='?",
             Span::new(*p_start, *r),
         )),
-        _ if !open_brackets.is_empty() && ends_operand(p_tok) && starts_operand(tok) => {
+        _ if innermost.is_some()
+            && !in_parameters
+            && ends_operand(p_tok)
+            && starts_operand(tok) =>
+        {
             Some(SyntaxError::invalid(
                 "invalid syntax. Perhaps you forgot a comma?",
                 Span::new(*p_start, *r.max(p_end)),
@@ -260,11 +274,17 @@ fn explain_invalid(tokens: &[Spanned], index: usize, expected: &[String]) -> Opt
 }
 
 /// The brackets still open after `tokens` (one logical line's worth).
-fn open_brackets(tokens: &[Spanned]) -> Vec<Tok> {
+/// True for the first token of a compound statement's header (`if`, `def`, `async`…).
+fn starts_block_header(tok: &Tok) -> bool {
+    matches!(tok, Tok::Def | Tok::Class | Tok::Async) || keyword_text(tok).is_some()
+}
+
+/// Indices of the brackets still open just before `tokens[index]`, from `tokens[start]` on.
+fn open_brackets(tokens: &[Spanned], start: usize, index: usize) -> Vec<usize> {
     let mut open = Vec::new();
-    for (_, tok, _) in tokens {
+    for (i, (_, tok, _)) in tokens.iter().enumerate().take(index).skip(start) {
         match tok {
-            Tok::LPar | Tok::LSqb | Tok::LBrace => open.push(tok.clone()),
+            Tok::LPar | Tok::LSqb | Tok::LBrace => open.push(i),
             Tok::RPar | Tok::RSqb | Tok::RBrace => {
                 open.pop();
             }

@@ -96,6 +96,21 @@ fn precedence() {
 }
 
 #[test]
+fn crlf_and_byte_order_mark() {
+    let body = ok("\u{FEFF}if x:\r\n    s = '''a\r\nb'''\r\n");
+    let StmtKind::If { body, .. } = &body[0].kind else {
+        panic!("{body:?}")
+    };
+    let StmtKind::Assign { value, .. } = &body[0].kind else {
+        panic!("{body:?}")
+    };
+    assert_eq!(
+        value.kind,
+        ExprKind::Constant(crate::syntax::ast::Constant::Str("a\nb".into()))
+    );
+}
+
+#[test]
 fn soft_keywords_stay_names() {
     ok("match = 1\ntype(x)\nmatch(x)\ntype = 2\n_ = match\n");
     assert_eq!(

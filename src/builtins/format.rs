@@ -1,0 +1,188 @@
+//! The VM side of text formatting: `format(v, spec)` dispatching to the runtime library's
+//! format-spec mini-language (`format_spec`), and the value operations its `%` formatting
+//! (`str_ops::percent_format`) and `str.format` (`str_format`) call back into.
+
+use super::format_spec::{format_float, format_int, format_str};
+use super::int_ops::Int;
+use super::op_error::{ErrorKind, OpError};
+use super::str_format::{FormatArgs, FormatValue, format_str_method};
+use super::str_ops::{OperandKind, PercentArgs, PercentOperand, percent_format};
+use crate::vm::dict::StrKeys;
+use crate::vm::object::KwArgs;
+use crate::vm::ops::to_int;
+use crate::vm::value::Value;
+use crate::vm::{Exc, PyResult, Vm};
+
+/// `format(v, spec)` for the built-in types.
+pub fn format_spec(vm: &mut Vm, v: &Value, spec: &str) -> PyResult<String> {
+    let result = match v {
+        Value::Bool(_) if spec.is_empty() => return Ok(vm.str_of(v)?.as_str().to_string()),
+        Value::Int(_) | Value::BigInt(_) | Value::Bool(_) => {
+            format_int(&to_int(v).unwrap_or(Int::Small(0)), spec)
+        }
+        Value::Float(f) => format_float(*f, spec),
+        Value::Str(s) => format_str(s.as_str(), spec),
+        other => {
+            let text = vm.str_of(other)?;
+            if !spec.is_empty() {
+                return Err(vm.type_error(format!(
+                    "unsupported format string passed to {}.__format__",
+                    vm.type_name(other)
+                )));
+            }
+            return Ok(text.as_str().to_string());
+        }
+    };
+    result.map_err(|e| vm.op_error(e))
+}
+
+/// `str % args` and `str.format` call back into the VM for conversions and lookups.
+impl PercentOperand for Value {
+    type Context = Vm;
+    type Error = Exc;
+
+    fn error(vm: &mut Vm, error: OpError) -> Exc {
+        vm.op_error(error)
+    }
+
+    fn to_str(&self, vm: &mut Vm) -> PyResult<String> {
+        vm.str_of(self).map(|s| s.as_str().to_string())
+    }
+
+    fn to_repr(&self, vm: &mut Vm) -> PyResult<String> {
+        vm.repr(self)
+    }
+
+    fn kind(&self, vm: &mut Vm) -> PyResult<OperandKind> {
+        Ok(match self {
+            Value::Float(f) => OperandKind::Float(*f),
+            Value::Str(s) => OperandKind::Str(s.as_str().to_string()),
+            v => match to_int(v) {
+                Some(n) => OperandKind::Int(n),
+                None => match vm.index_value(v)? {
+                    Some(n) => OperandKind::Int(Int::Small(n)),
+                    None => {
+                        let name = vm.names.float.clone();
+                        match vm.special_method(v, &name) {
+                            Some(f) => match vm.call(&f, std::slice::from_ref(v), &[])? {
+                                Value::Float(f) => OperandKind::Float(f),
+                                _ => OperandKind::Other,
+                            },
+                            None => OperandKind::Other,
+                        }
+                    }
+                },
+            },
+        })
+    }
+
+    fn type_name(&self, vm: &mut Vm) -> String {
+        vm.type_name(self).to_string()
+    }
+
+    fn get_item(&self, vm: &mut Vm, key: &str) -> PyResult<Value> {
+        vm.get_item(self, &Value::str(key))
+    }
+}
+
+impl FormatValue for Value {
+    type Context = Vm;
+    type Error = Exc;
+
+    fn error(vm: &mut Vm, error: OpError) -> Exc {
+        match error.kind {
+            // A missing keyword's KeyError carries the name itself.
+            ErrorKind::KeyError => vm.key_error(Value::str(error.message)),
+            _ => vm.op_error(error),
+        }
+    }
+
+    fn attribute(&self, vm: &mut Vm, name: &str) -> PyResult<Value> {
+        let name = vm.intern(name);
+        vm.get_attr(self, &name)
+    }
+
+    fn item_index(&self, vm: &mut Vm, index: usize) -> PyResult<Value> {
+        vm.get_item(self, &Value::Int(index as i64))
+    }
+
+    fn item_key(&self, vm: &mut Vm, key: &str) -> PyResult<Value> {
+        vm.get_item(self, &Value::str(key))
+    }
+
+    fn to_str(&self, vm: &mut Vm) -> PyResult<String> {
+        vm.str_of(self).map(|s| s.as_str().to_string())
+    }
+
+    fn to_repr(&self, vm: &mut Vm) -> PyResult<String> {
+        vm.repr(self)
+    }
+
+    fn from_text(_: &mut Vm, text: String) -> Value {
+        Value::str(text)
+    }
+
+    fn format(&self, vm: &mut Vm, spec: &str) -> PyResult<String> {
+        let formatted = vm.format_value(self, spec)?;
+        vm.str_of(&formatted).map(|s| s.as_str().to_string())
+    }
+
+    fn keyword(vm: &mut Vm, keywords: &Value, name: &str) -> PyResult<Option<Value>> {
+        match keywords {
+            Value::Dict(d) => vm.dict_get(d, &Value::str(name)),
+            _ => Ok(None),
+        }
+    }
+}
+
+/// `text.format(*args, **kw)`.
+pub fn str_format(vm: &mut Vm, text: &str, args: &[Value], kw: &KwArgs) -> PyResult<String> {
+    let keywords = if kw.is_empty() {
+        None
+    } else {
+        let d = Value::dict(Default::default());
+        if let Value::Dict(dict) = &d {
+            for (k, v) in kw {
+                dict.table.borrow_mut().set_str(k.clone(), v.clone());
+            }
+        }
+        Some(d)
+    };
+    format_str_method(
+        vm,
+        text,
+        &FormatArgs {
+            positional: args,
+            keywords: keywords.as_ref(),
+        },
+    )
+}
+
+/// `text % args` (printf-style formatting, `PyUnicode_Format`).
+pub fn printf_format(vm: &mut Vm, text: &Value, args: &Value) -> PyResult<Value> {
+    let Value::Str(template) = text else {
+        return Ok(Value::NotImplemented);
+    };
+    let result = match args {
+        Value::Tuple(t) => percent_format(vm, template.as_str(), PercentArgs::Tuple(&t.items)),
+        other => {
+            let is_mapping = match other {
+                Value::Dict(_) => true,
+                Value::Str(_) => false,
+                v => {
+                    let t = vm.type_of(v);
+                    !t.builtin && crate::vm::types::lookup(t, &vm.names.getitem).is_some()
+                }
+            };
+            percent_format(
+                vm,
+                template.as_str(),
+                PercentArgs::Single {
+                    value: other,
+                    is_mapping,
+                },
+            )
+        }
+    };
+    result.map(Value::str)
+}

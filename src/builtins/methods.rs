@@ -1,0 +1,601 @@
+//! The core methods of the built-in containers and `str` that the VM and its tests need
+//! (`list.append/sort/…`, `dict.get/items/…`, `set.add/…`, `str.join/split/format/…`), and
+//! the stable sort behind `sorted()` and `list.sort()` (`Objects/listobject.c`). The long
+//! tail of type methods is added by the runtime library beside these.
+
+use std::rc::Rc;
+
+use super::{check_arity, check_kwargs, kwarg};
+use crate::compile::bytecode::CompareOperator;
+use crate::vm::dict::StrKeys;
+use crate::vm::object::{DictViewKind, Object, ObjectKind};
+use crate::vm::value::{PyDict, PyList, PySet, Value};
+use crate::vm::{PyResult, Vm};
+
+/// Sorts `items` stably by `key` with `<` only, as `list.sort` does (the runtime library's
+/// timsort, so a printing `__lt__` prints what CPython prints); errors propagate.
+pub fn sort_values(
+    vm: &mut Vm,
+    items: &mut Vec<Value>,
+    key: &Value,
+    reverse: bool,
+) -> PyResult<()> {
+    let keys = if key.is_none() {
+        items.clone()
+    } else {
+        let mut keys = Vec::with_capacity(items.len());
+        for item in items.iter() {
+            keys.push(vm.call(key, std::slice::from_ref(item), &[])?);
+        }
+        keys
+    };
+    let mut pairs: Vec<(Value, Value)> = keys.into_iter().zip(items.drain(..)).collect();
+    if reverse {
+        pairs.reverse();
+    }
+    super::list_sort::timsort(&mut pairs, |a, b| less(vm, &a.0, &b.0))?;
+    if reverse {
+        pairs.reverse();
+    }
+    items.extend(pairs.into_iter().map(|(_, v)| v));
+    Ok(())
+}
+
+fn less(vm: &mut Vm, a: &Value, b: &Value) -> PyResult<bool> {
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => Ok(x < y),
+        (Value::Float(x), Value::Float(y)) => Ok(x < y),
+        (Value::Str(x), Value::Str(y)) => Ok(x.as_str() < y.as_str()),
+        _ => {
+            let r = vm.compare(CompareOperator::Lt, a, b)?;
+            vm.truthy(&r)
+        }
+    }
+}
+
+fn this_list<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a Rc<PyList>> {
+    match args.first() {
+        Some(Value::List(l)) => Ok(l),
+        _ => Err(vm.type_error("descriptor requires a 'list' object")),
+    }
+}
+
+fn this_dict<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a Rc<PyDict>> {
+    match args.first() {
+        Some(Value::Dict(d)) => Ok(d),
+        _ => Err(vm.type_error("descriptor requires a 'dict' object")),
+    }
+}
+
+fn this_set<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a Rc<PySet>> {
+    match args.first() {
+        Some(Value::Set(s)) => Ok(s),
+        _ => Err(vm.type_error("descriptor requires a 'set' object")),
+    }
+}
+
+fn this_str<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a str> {
+    match args.first() {
+        Some(Value::Str(s)) => Ok(s.as_str()),
+        _ => Err(vm.type_error("descriptor requires a 'str' object")),
+    }
+}
+
+fn list_methods(vm: &mut Vm) {
+    let list = vm.types.list.clone();
+    vm.add_method(&list, "append", |vm, args, _| {
+        check_arity(vm, "list.append", args, 2, 2).map_err(|_| {
+            vm.type_error(format!(
+                "list.append() takes exactly one argument ({} given)",
+                args.len().saturating_sub(1)
+            ))
+        })?;
+        this_list(vm, args)?
+            .items
+            .borrow_mut()
+            .push(args[1].clone());
+        Ok(Value::None)
+    });
+    vm.add_method(&list, "extend", |vm, args, _| {
+        let l = this_list(vm, args)?.clone();
+        let items = vm.collect_iterable(args.get(1).unwrap_or(&Value::None))?;
+        l.items.borrow_mut().extend(items);
+        Ok(Value::None)
+    });
+    vm.add_method(&list, "pop", |vm, args, _| {
+        let l = this_list(vm, args)?;
+        let index = match args.get(1) {
+            Some(i) => vm.expect_index(i)?,
+            None => -1,
+        };
+        let mut items = l.items.borrow_mut();
+        if items.is_empty() {
+            drop(items);
+            return Err(vm.index_error("pop from empty list"));
+        }
+        let n = items.len() as i64;
+        let i = if index < 0 { index + n } else { index };
+        if i < 0 || i >= n {
+            drop(items);
+            return Err(vm.index_error("pop index out of range"));
+        }
+        Ok(items.remove(i as usize))
+    });
+    vm.add_method(&list, "insert", |vm, args, _| {
+        check_arity(vm, "insert", args, 3, 3)?;
+        let l = this_list(vm, args)?;
+        let index = vm.expect_index(&args[1])?;
+        let mut items = l.items.borrow_mut();
+        let n = items.len() as i64;
+        let i = if index < 0 {
+            (index + n).max(0)
+        } else {
+            index.min(n)
+        };
+        items.insert(i as usize, args[2].clone());
+        Ok(Value::None)
+    });
+    vm.add_method(&list, "remove", |vm, args, _| {
+        let l = this_list(vm, args)?.clone();
+        let target = args.get(1).cloned().unwrap_or(Value::None);
+        let mut i = 0;
+        loop {
+            let item = l.items.borrow().get(i).cloned();
+            let Some(item) = item else {
+                return Err(vm.value_error("list.remove(x): x not in list"));
+            };
+            if item.is(&target) || vm.eq(&item, &target)? {
+                l.items.borrow_mut().remove(i);
+                return Ok(Value::None);
+            }
+            i += 1;
+        }
+    });
+    vm.add_method(&list, "index", |vm, args, _| {
+        let l = this_list(vm, args)?.clone();
+        let items = l.items.borrow().clone();
+        seq_index(vm, &items, args, "list")
+    });
+    vm.add_method(&list, "count", |vm, args, _| {
+        let items = this_list(vm, args)?.items.borrow().clone();
+        seq_count(vm, &items, args)
+    });
+    vm.add_method(&list, "sort", |vm, args, kw| {
+        check_kwargs(vm, "sort", kw, &["key", "reverse"])?;
+        if args.len() > 1 {
+            return Err(vm.type_error("sort() takes no positional arguments"));
+        }
+        let l = this_list(vm, args)?.clone();
+        let key = kwarg(kw, "key").unwrap_or(Value::None);
+        let reverse = match kwarg(kw, "reverse") {
+            Some(r) => vm.truthy(&r)?,
+            None => false,
+        };
+        let mut items = std::mem::take(&mut *l.items.borrow_mut());
+        let result = sort_values(vm, &mut items, &key, reverse);
+        let modified = !l.items.borrow().is_empty();
+        *l.items.borrow_mut() = items;
+        result?;
+        if modified {
+            return Err(vm.value_error("list modified during sort"));
+        }
+        Ok(Value::None)
+    });
+    vm.add_method(&list, "reverse", |vm, args, _| {
+        this_list(vm, args)?.items.borrow_mut().reverse();
+        Ok(Value::None)
+    });
+    vm.add_method(&list, "copy", |vm, args, _| {
+        Ok(Value::list(this_list(vm, args)?.items.borrow().clone()))
+    });
+    vm.add_method(&list, "clear", |vm, args, _| {
+        let old = std::mem::take(&mut *this_list(vm, args)?.items.borrow_mut());
+        drop(old);
+        Ok(Value::None)
+    });
+    let tuple = vm.types.tuple.clone();
+    vm.add_method(&tuple, "index", |vm, args, _| {
+        let Some(Value::Tuple(t)) = args.first() else {
+            return Err(vm.type_error("descriptor requires a 'tuple' object"));
+        };
+        let items = t.items.to_vec();
+        seq_index(vm, &items, args, "tuple")
+    });
+    vm.add_method(&tuple, "count", |vm, args, _| {
+        let Some(Value::Tuple(t)) = args.first() else {
+            return Err(vm.type_error("descriptor requires a 'tuple' object"));
+        };
+        let items = t.items.to_vec();
+        seq_count(vm, &items, args)
+    });
+}
+
+fn seq_index(vm: &mut Vm, items: &[Value], args: &[Value], what: &str) -> PyResult<Value> {
+    let target = args.get(1).cloned().unwrap_or(Value::None);
+    let n = items.len() as i64;
+    let bound = |vm: &mut Vm, v: Option<&Value>, default: i64| -> PyResult<i64> {
+        match v {
+            None => Ok(default),
+            Some(v) => {
+                let i = vm.expect_index(v)?;
+                Ok(if i < 0 { (i + n).max(0) } else { i.min(n) })
+            }
+        }
+    };
+    let start = bound(vm, args.get(2), 0)?;
+    let stop = bound(vm, args.get(3), n)?;
+    for i in start..stop {
+        let item = &items[i as usize];
+        if item.is(&target) || vm.eq(item, &target)? {
+            return Ok(Value::Int(i));
+        }
+    }
+    if what == "list" {
+        let r = vm.repr(&target)?;
+        return Err(vm.value_error(format!("{r} is not in list")));
+    }
+    Err(vm.value_error("tuple.index(x): x not in tuple"))
+}
+
+fn seq_count(vm: &mut Vm, items: &[Value], args: &[Value]) -> PyResult<Value> {
+    let target = args.get(1).cloned().unwrap_or(Value::None);
+    let mut count = 0;
+    for item in items {
+        if item.is(&target) || vm.eq(item, &target)? {
+            count += 1;
+        }
+    }
+    Ok(Value::Int(count))
+}
+
+fn dict_view(vm: &Vm, d: &Rc<PyDict>, kind: DictViewKind) -> Value {
+    let class = match kind {
+        DictViewKind::Keys => vm.types.dict_keys.clone(),
+        DictViewKind::Values => vm.types.dict_values.clone(),
+        DictViewKind::Items => vm.types.dict_items.clone(),
+    };
+    Value::object(Object::new(
+        class,
+        ObjectKind::DictView {
+            dict: d.clone(),
+            kind,
+        },
+    ))
+}
+
+fn dict_methods(vm: &mut Vm) {
+    let dict = vm.types.dict.clone();
+    vm.add_method(&dict, "get", |vm, args, _| {
+        check_arity(vm, "get", args, 2, 3)?;
+        let d = this_dict(vm, args)?.clone();
+        Ok(vm
+            .dict_get(&d, &args[1])?
+            .unwrap_or_else(|| args.get(2).cloned().unwrap_or(Value::None)))
+    });
+    vm.add_method(&dict, "keys", |vm, args, _| {
+        Ok(dict_view(vm, this_dict(vm, args)?, DictViewKind::Keys))
+    });
+    vm.add_method(&dict, "values", |vm, args, _| {
+        Ok(dict_view(vm, this_dict(vm, args)?, DictViewKind::Values))
+    });
+    vm.add_method(&dict, "items", |vm, args, _| {
+        Ok(dict_view(vm, this_dict(vm, args)?, DictViewKind::Items))
+    });
+    vm.add_method(&dict, "setdefault", |vm, args, _| {
+        check_arity(vm, "setdefault", args, 2, 3)?;
+        let d = this_dict(vm, args)?.clone();
+        if let Some(v) = vm.dict_get(&d, &args[1])? {
+            return Ok(v);
+        }
+        let default = args.get(2).cloned().unwrap_or(Value::None);
+        vm.dict_set(&d, args[1].clone(), default.clone())?;
+        Ok(default)
+    });
+    vm.add_method(&dict, "update", |vm, args, kw| {
+        let d = this_dict(vm, args)?.clone();
+        if let Some(other) = args.get(1) {
+            vm.dict_update(&d, other)?;
+        }
+        for (k, v) in kw {
+            d.table.borrow_mut().set_str(k.clone(), v.clone());
+        }
+        Ok(Value::None)
+    });
+    vm.add_method(&dict, "pop", |vm, args, _| {
+        check_arity(vm, "pop", args, 2, 3)?;
+        let d = this_dict(vm, args)?.clone();
+        match vm.dict_del(&d, &args[1])? {
+            Some(v) => Ok(v),
+            None => match args.get(2) {
+                Some(default) => Ok(default.clone()),
+                None => Err(vm.key_error(args[1].clone())),
+            },
+        }
+    });
+    vm.add_method(&dict, "popitem", |vm, args, _| {
+        let d = this_dict(vm, args)?.clone();
+        let last = vm.table_mut(&d.table)?.pop_last();
+        match last {
+            Some((k, v)) => Ok(Value::tuple(vec![k, v])),
+            None => Err(vm.key_error(Value::str("popitem(): dictionary is empty"))),
+        }
+    });
+    vm.add_method(&dict, "copy", |vm, args, _| {
+        Ok(Value::dict(this_dict(vm, args)?.table.borrow().clone()))
+    });
+    vm.add_method(&dict, "clear", |vm, args, _| {
+        let d = this_dict(vm, args)?;
+        let old = std::mem::take(&mut *d.table.borrow_mut());
+        drop(old);
+        Ok(Value::None)
+    });
+    vm.add_static(&dict, "fromkeys", |vm, args, _| {
+        let keys = vm.collect_iterable(args.first().unwrap_or(&Value::None))?;
+        let value = args.get(1).cloned().unwrap_or(Value::None);
+        let d = Rc::new(PyDict {
+            table: Default::default(),
+        });
+        for k in keys {
+            vm.dict_set(&d, k, value.clone())?;
+        }
+        Ok(Value::Dict(d))
+    });
+}
+
+fn set_methods(vm: &mut Vm) {
+    let set = vm.types.set.clone();
+    vm.add_method(&set, "add", |vm, args, _| {
+        check_arity(vm, "add", args, 2, 2)?;
+        let s = this_set(vm, args)?.clone();
+        vm.set_add(&s, args[1].clone())?;
+        Ok(Value::None)
+    });
+    vm.add_method(&set, "discard", |vm, args, _| {
+        set_remove(vm, args, false)?;
+        Ok(Value::None)
+    });
+    vm.add_method(&set, "remove", |vm, args, _| {
+        set_remove(vm, args, true)?;
+        Ok(Value::None)
+    });
+    vm.add_method(&set, "update", |vm, args, _| {
+        let s = this_set(vm, args)?.clone();
+        for other in &args[1..] {
+            for item in vm.collect_iterable(other)? {
+                vm.set_add(&s, item)?;
+            }
+        }
+        Ok(Value::None)
+    });
+    vm.add_method(&set, "pop", |vm, args, _| {
+        let s = this_set(vm, args)?;
+        let popped = vm.table_mut(&s.table)?.pop();
+        match popped {
+            Some(key) => Ok(key),
+            None => Err(vm.key_error(Value::str("pop from an empty set"))),
+        }
+    });
+    vm.add_method(&set, "clear", |vm, args, _| {
+        let old = std::mem::take(&mut *this_set(vm, args)?.table.borrow_mut());
+        drop(old);
+        Ok(Value::None)
+    });
+    for ty in [vm.types.set.clone(), vm.types.frozenset.clone()] {
+        vm.add_method(&ty, "copy", |vm, args, _| {
+            let s = this_set(vm, args)?;
+            Ok(Value::set(s.table.borrow().clone(), s.frozen))
+        });
+        vm.add_method(&ty, "union", |vm, args, _| {
+            set_combine(vm, args, crate::compile::bytecode::BinaryOperator::Or)
+        });
+        vm.add_method(&ty, "intersection", |vm, args, _| {
+            set_combine(vm, args, crate::compile::bytecode::BinaryOperator::And)
+        });
+        vm.add_method(&ty, "difference", |vm, args, _| {
+            set_combine(vm, args, crate::compile::bytecode::BinaryOperator::Subtract)
+        });
+        vm.add_method(&ty, "symmetric_difference", |vm, args, _| {
+            set_combine(vm, args, crate::compile::bytecode::BinaryOperator::Xor)
+        });
+        vm.add_method(&ty, "issubset", |vm, args, _| {
+            set_relation(vm, args, CompareOperator::Le)
+        });
+        vm.add_method(&ty, "issuperset", |vm, args, _| {
+            set_relation(vm, args, CompareOperator::Ge)
+        });
+    }
+}
+
+fn set_remove(vm: &mut Vm, args: &[Value], must_exist: bool) -> PyResult<()> {
+    check_arity(vm, "remove", args, 2, 2)?;
+    let s = this_set(vm, args)?.clone();
+    if !vm.set_discard(&s, &args[1])? && must_exist {
+        return Err(vm.key_error(args[1].clone()));
+    }
+    Ok(())
+}
+
+fn set_combine(
+    vm: &mut Vm,
+    args: &[Value],
+    op: crate::compile::bytecode::BinaryOperator,
+) -> PyResult<Value> {
+    let s = this_set(vm, args)?;
+    let mut result = Value::set(s.table.borrow().clone(), s.frozen);
+    for other in &args[1..] {
+        let items = vm.collect_iterable(other)?;
+        let other_set = vm.new_set(items, false)?;
+        result = vm.binary_op(op, &result, &other_set)?;
+    }
+    Ok(result)
+}
+
+fn set_relation(vm: &mut Vm, args: &[Value], op: CompareOperator) -> PyResult<Value> {
+    check_arity(vm, "issubset", args, 2, 2)?;
+    let items = vm.collect_iterable(&args[1])?;
+    let other = vm.new_set(items, false)?;
+    vm.compare(op, &args[0], &other)
+}
+
+fn str_methods(vm: &mut Vm) {
+    let str_type = vm.types.str.clone();
+    vm.add_method(&str_type, "join", |vm, args, _| {
+        let sep = this_str(vm, args)?.to_string();
+        let items = vm.collect_iterable(args.get(1).unwrap_or(&Value::None))?;
+        let mut out = String::new();
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                out.push_str(&sep);
+            }
+            match item {
+                Value::Str(s) => out.push_str(s.as_str()),
+                other => {
+                    return Err(vm.type_error(format!(
+                        "sequence item {i}: expected str instance, {} found",
+                        vm.type_name(other)
+                    )));
+                }
+            }
+        }
+        Ok(Value::str(out))
+    });
+    vm.add_method(&str_type, "split", |vm, args, kw| {
+        let s = this_str(vm, args)?.to_string();
+        let sep = args
+            .get(1)
+            .cloned()
+            .or_else(|| kwarg(kw, "sep"))
+            .unwrap_or(Value::None);
+        let parts: Vec<Value> = match &sep {
+            Value::None => s.split_whitespace().map(Value::str).collect(),
+            Value::Str(sep) if sep.as_str().is_empty() => {
+                return Err(vm.value_error("empty separator"));
+            }
+            Value::Str(sep) => s.split(sep.as_str()).map(Value::str).collect(),
+            other => {
+                return Err(
+                    vm.type_error(format!("must be str or None, not {}", vm.type_name(other)))
+                );
+            }
+        };
+        Ok(Value::list(parts))
+    });
+    vm.add_method(&str_type, "strip", |vm, args, _| {
+        strip(vm, args, true, true)
+    });
+    vm.add_method(&str_type, "lstrip", |vm, args, _| {
+        strip(vm, args, true, false)
+    });
+    vm.add_method(&str_type, "rstrip", |vm, args, _| {
+        strip(vm, args, false, true)
+    });
+    vm.add_method(&str_type, "startswith", |vm, args, _| affix(vm, args, true));
+    vm.add_method(&str_type, "endswith", |vm, args, _| affix(vm, args, false));
+    vm.add_method(&str_type, "replace", |vm, args, _| {
+        check_arity(vm, "replace", args, 3, 4)?;
+        let s = this_str(vm, args)?;
+        let (Value::Str(old), Value::Str(new)) = (&args[1], &args[2]) else {
+            return Err(vm.type_error("replace() arguments must be str"));
+        };
+        let count = match args.get(3) {
+            Some(c) => vm.expect_index(c)?,
+            None => -1,
+        };
+        Ok(Value::str(if count < 0 {
+            s.replace(old.as_str(), new.as_str())
+        } else {
+            s.replacen(old.as_str(), new.as_str(), count as usize)
+        }))
+    });
+    vm.add_method(&str_type, "upper", |vm, args, _| {
+        Ok(Value::str(this_str(vm, args)?.to_uppercase()))
+    });
+    vm.add_method(&str_type, "lower", |vm, args, _| {
+        Ok(Value::str(this_str(vm, args)?.to_lowercase()))
+    });
+    vm.add_method(&str_type, "find", |vm, args, _| {
+        let s = this_str(vm, args)?;
+        let Some(Value::Str(sub)) = args.get(1) else {
+            return Err(vm.type_error("must be str"));
+        };
+        Ok(Value::Int(match s.find(sub.as_str()) {
+            Some(byte) => s[..byte].chars().count() as i64,
+            None => -1,
+        }))
+    });
+    vm.add_method(&str_type, "count", |vm, args, _| {
+        let s = this_str(vm, args)?;
+        let Some(Value::Str(sub)) = args.get(1) else {
+            return Err(vm.type_error("must be str"));
+        };
+        Ok(Value::Int(if sub.as_str().is_empty() {
+            s.chars().count() as i64 + 1
+        } else {
+            s.matches(sub.as_str()).count() as i64
+        }))
+    });
+    vm.add_method(&str_type, "format", |vm, args, kw| {
+        let s = this_str(vm, args)?.to_string();
+        super::format::str_format(vm, &s, &args[1..], kw).map(Value::str)
+    });
+}
+
+fn strip(vm: &mut Vm, args: &[Value], left: bool, right: bool) -> PyResult<Value> {
+    let s = this_str(vm, args)?;
+    let chars: Option<Vec<char>> = match args.get(1) {
+        None | Some(Value::None) => None,
+        Some(Value::Str(c)) => Some(c.as_str().chars().collect()),
+        Some(other) => {
+            return Err(vm.type_error(format!(
+                "strip arg must be None or str, not {}",
+                vm.type_name(other)
+            )));
+        }
+    };
+    let matches = |c: char| match &chars {
+        None => c.is_whitespace(),
+        Some(set) => set.contains(&c),
+    };
+    let mut out = s;
+    if left {
+        out = out.trim_start_matches(matches);
+    }
+    if right {
+        out = out.trim_end_matches(matches);
+    }
+    Ok(Value::str(out))
+}
+
+fn affix(vm: &mut Vm, args: &[Value], prefix: bool) -> PyResult<Value> {
+    let s = this_str(vm, args)?;
+    let candidates: Vec<Value> = match args.get(1) {
+        Some(Value::Tuple(t)) => t.items.to_vec(),
+        Some(v) => vec![v.clone()],
+        None => return Err(vm.type_error("startswith() takes at least 1 argument (0 given)")),
+    };
+    for c in candidates {
+        let Value::Str(c) = c else {
+            let name = if prefix { "startswith" } else { "endswith" };
+            return Err(vm.type_error(format!(
+                "{name} first arg must be str or a tuple of str, not {}",
+                vm.type_name(&c)
+            )));
+        };
+        let hit = if prefix {
+            s.starts_with(c.as_str())
+        } else {
+            s.ends_with(c.as_str())
+        };
+        if hit {
+            return Ok(Value::Bool(true));
+        }
+    }
+    Ok(Value::Bool(false))
+}
+
+pub fn init(vm: &mut Vm) {
+    list_methods(vm);
+    dict_methods(vm);
+    set_methods(vm);
+    str_methods(vm);
+}

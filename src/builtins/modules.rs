@@ -1,0 +1,332 @@
+//! The built-in modules apy can import: `sys` (argv, exit, stdout/stderr, recursion
+//! limit), `time` (time, monotonic, perf_counter, sleep) and `functools` (partial, reduce).
+//! Mirrors `Python/sysmodule.c`, `Modules/timemodule.c`, `Modules/_functoolsmodule.c`.
+
+use std::rc::Rc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use super::{Stream, check_arity, check_kwargs, write_stream};
+use crate::vm::dict::StrKeys;
+use crate::vm::object::{KwArgs, Object, ObjectKind};
+use crate::vm::types::make_type;
+use crate::vm::value::Value;
+use crate::vm::{PyResult, Vm};
+
+/// Builds the module `name`, or None when apy has no such module.
+pub fn create(vm: &mut Vm, name: &str) -> Option<Value> {
+    Some(match name {
+        "sys" => sys_module(vm),
+        "time" => time_module(vm),
+        "functools" => functools_module(vm),
+        _ => return None,
+    })
+}
+
+/// The standard stream behind a `sys.stdout`/`sys.stderr` object.
+pub fn stream_of(v: &Value) -> Option<Stream> {
+    let Value::Object(o) = v else { return None };
+    let ObjectKind::Other(any) = &o.kind else {
+        return None;
+    };
+    match any.downcast_ref::<StdStream>()? {
+        StdStream::Out => Some(Stream::Stdout),
+        StdStream::Err => Some(Stream::Stderr),
+    }
+}
+
+enum StdStream {
+    Out,
+    Err,
+}
+
+fn stream_write(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "write", args, 2, 2)?;
+    let Some(stream) = stream_of(&args[0]) else {
+        return Err(vm.type_error("write() requires a standard stream"));
+    };
+    let Value::Str(text) = &args[1] else {
+        return Err(vm.type_error(format!(
+            "write() argument must be str, not {}",
+            vm.type_name(&args[1])
+        )));
+    };
+    write_stream(vm, &stream, text.as_str());
+    Ok(Value::Int(text.char_len() as i64))
+}
+
+fn sys_module(vm: &mut Vm) -> Value {
+    let stream_type = make_type(
+        "TextIOWrapper",
+        vec![vm.types.object.clone()],
+        crate::vm::object::Layout::Builtin,
+        true,
+    );
+    vm.add_method(&stream_type, "write", stream_write);
+    vm.add_method(&stream_type, "flush", |vm, _, _| {
+        vm.flush_stdout();
+        Ok(Value::None)
+    });
+    let stdout = Value::object(Object::new(
+        stream_type.clone(),
+        ObjectKind::Other(Box::new(StdStream::Out)),
+    ));
+    let stderr = Value::object(Object::new(
+        stream_type,
+        ObjectKind::Other(Box::new(StdStream::Err)),
+    ));
+    let argv = Value::list(
+        vm.config
+            .argv
+            .iter()
+            .map(|a| Value::str(a.as_str()))
+            .collect(),
+    );
+    let attrs = vec![
+        ("argv", argv),
+        ("stdout", stdout),
+        ("stderr", stderr),
+        ("maxsize", Value::Int(i64::MAX)),
+        ("platform", Value::str("linux")),
+        ("version", Value::str("3.13.0 (apy)")),
+        (
+            "version_info",
+            Value::tuple(vec![
+                Value::Int(3),
+                Value::Int(13),
+                Value::Int(0),
+                Value::str("final"),
+                Value::Int(0),
+            ]),
+        ),
+        ("exit", vm.native("exit", sys_exit)),
+        (
+            "getrecursionlimit",
+            vm.native("getrecursionlimit", |vm, _, _| {
+                Ok(Value::Int(vm.recursion_limit as i64))
+            }),
+        ),
+        (
+            "setrecursionlimit",
+            vm.native("setrecursionlimit", sys_setrecursionlimit),
+        ),
+        (
+            "exception",
+            vm.native("exception", |vm, _, _| Ok(vm.current_exception())),
+        ),
+        (
+            "exc_info",
+            vm.native("exc_info", |vm, _, _| {
+                Ok(match vm.current_exception() {
+                    Value::Object(e) => Value::tuple(vec![
+                        Value::Type(e.class.clone()),
+                        Value::Object(e.clone()),
+                        Value::Object(e),
+                    ]),
+                    _ => Value::tuple(vec![Value::None, Value::None, Value::None]),
+                })
+            }),
+        ),
+    ];
+    vm.new_module("sys", attrs)
+}
+
+fn sys_exit(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "exit", kw, &[])?;
+    check_arity(vm, "exit", args, 0, 1)?;
+    Err(vm.new_exc_args(&vm.types.system_exit.clone(), args.to_vec()))
+}
+
+fn sys_setrecursionlimit(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "setrecursionlimit", kw, &[])?;
+    check_arity(vm, "setrecursionlimit", args, 1, 1)?;
+    let Value::Int(n) = args[0] else {
+        return Err(vm.type_error(format!(
+            "'{}' object cannot be interpreted as an integer",
+            vm.type_name(&args[0])
+        )));
+    };
+    if n < 1 {
+        return Err(vm.value_error("recursion limit must be greater or equal than 1"));
+    }
+    if (n as usize) <= vm.depth {
+        return Err(vm.new_exc(
+            &vm.types.recursion_error.clone(),
+            format!(
+                "cannot set the recursion limit to {n} at the recursion depth {}: the limit is too low",
+                vm.depth
+            ),
+        ));
+    }
+    vm.recursion_limit = (n as usize).min(crate::vm::MAX_RECURSION_LIMIT);
+    Ok(Value::None)
+}
+
+thread_local! {
+    static PROCESS_START: Instant = Instant::now();
+}
+
+fn seconds_since_start() -> f64 {
+    PROCESS_START.with(|start| start.elapsed().as_secs_f64())
+}
+
+fn time_module(vm: &mut Vm) -> Value {
+    let attrs = vec![
+        (
+            "time",
+            vm.native("time", |_, _, _| {
+                Ok(Value::Float(
+                    SystemTime::now()
+                        .duration_since(UNIX_EPOCH)
+                        .map_or(0.0, |d| d.as_secs_f64()),
+                ))
+            }),
+        ),
+        (
+            "time_ns",
+            vm.native("time_ns", |_, _, _| {
+                Ok(Value::Int(
+                    SystemTime::now()
+                        .duration_since(UNIX_EPOCH)
+                        .map_or(0, |d| d.as_nanos() as i64),
+                ))
+            }),
+        ),
+        (
+            "monotonic",
+            vm.native("monotonic", |_, _, _| {
+                Ok(Value::Float(seconds_since_start()))
+            }),
+        ),
+        (
+            "perf_counter",
+            vm.native("perf_counter", |_, _, _| {
+                Ok(Value::Float(seconds_since_start()))
+            }),
+        ),
+        (
+            "monotonic_ns",
+            vm.native("monotonic_ns", |_, _, _| {
+                Ok(Value::Int((seconds_since_start() * 1e9) as i64))
+            }),
+        ),
+        (
+            "perf_counter_ns",
+            vm.native("perf_counter_ns", |_, _, _| {
+                Ok(Value::Int((seconds_since_start() * 1e9) as i64))
+            }),
+        ),
+        ("sleep", vm.native("sleep", time_sleep)),
+    ];
+    vm.new_module("time", attrs)
+}
+
+fn time_sleep(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "sleep", kw, &[])?;
+    check_arity(vm, "sleep", args, 1, 1)?;
+    let secs = match &args[0] {
+        Value::Int(n) => *n as f64,
+        Value::Float(f) => *f,
+        Value::Bool(b) => *b as i64 as f64,
+        other => {
+            return Err(vm.type_error(format!(
+                "'{}' object cannot be interpreted as an integer",
+                vm.type_name(other)
+            )));
+        }
+    };
+    if secs < 0.0 || secs.is_nan() {
+        return Err(vm.value_error("sleep length must be non-negative"));
+    }
+    vm.flush_stdout();
+    std::thread::sleep(Duration::from_secs_f64(secs.min(1e9)));
+    Ok(Value::None)
+}
+
+fn partial_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    if args.len() < 2 {
+        return Err(vm.type_error("type 'partial' takes at least one argument"));
+    }
+    let func = args[1].clone();
+    if !super::is_callable(vm, &func) {
+        return Err(vm.type_error("the first argument must be callable"));
+    }
+    Ok(Value::object(Object::new(
+        vm.types.partial.clone(),
+        ObjectKind::Partial {
+            func,
+            args: args[2..].to_vec(),
+            kwargs: kw.to_vec(),
+        },
+    )))
+}
+
+/// A partial's function, positional arguments and keyword arguments.
+type PartialParts = (Value, Vec<Value>, Vec<(Rc<crate::vm::value::PyStr>, Value)>);
+
+fn partial_parts(v: &Value) -> Option<PartialParts> {
+    match v {
+        Value::Object(o) => match &o.kind {
+            ObjectKind::Partial { func, args, kwargs } => {
+                Some((func.clone(), args.clone(), kwargs.clone()))
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn functools_reduce(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "reduce", kw, &[])?;
+    check_arity(vm, "reduce", args, 2, 3)?;
+    let it = vm.get_iter(&args[1])?;
+    let mut acc = match args.get(2) {
+        Some(initial) => initial.clone(),
+        None => match vm.next(&it)? {
+            Some(v) => v,
+            None => return Err(vm.type_error("reduce() of empty iterable with no initial value")),
+        },
+    };
+    while let Some(v) = vm.next(&it)? {
+        acc = vm.call(&args[0], &[acc, v], &[])?;
+    }
+    Ok(acc)
+}
+
+fn functools_module(vm: &mut Vm) -> Value {
+    let partial = vm.types.partial.clone();
+    if partial.dict.borrow().is_empty() {
+        vm.add_static(&partial, "__new__", partial_new);
+        vm.add_getset(
+            &partial,
+            "func",
+            |_, v| Ok(partial_parts(v).map_or(Value::None, |p| p.0)),
+            None,
+        );
+        vm.add_getset(
+            &partial,
+            "args",
+            |_, v| Ok(partial_parts(v).map_or(Value::None, |p| Value::tuple(p.1))),
+            None,
+        );
+        vm.add_getset(
+            &partial,
+            "keywords",
+            |_, v| {
+                let table = crate::vm::dict::DictTable::new();
+                let d = Value::dict(table);
+                if let (Some((_, _, kwargs)), Value::Dict(dict)) = (partial_parts(v), &d) {
+                    for (k, val) in kwargs {
+                        dict.table.borrow_mut().set_str(k, val);
+                    }
+                }
+                Ok(d)
+            },
+            None,
+        );
+    }
+    let attrs = vec![
+        ("partial", Value::Type(partial)),
+        ("reduce", vm.native("reduce", functools_reduce)),
+    ];
+    vm.new_module("functools", attrs)
+}

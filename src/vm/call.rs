@@ -1,0 +1,412 @@
+//! The call protocol: calling any value with positional and keyword arguments, binding
+//! arguments to a Python function's parameters with CPython's exact TypeError messages
+//! (`Python/ceval.c`'s `initialize_locals`), and instantiating classes (`type.__call__`,
+//! `object.__new__`/`__init__` in `Objects/typeobject.c`).
+
+use std::rc::Rc;
+
+use super::dict::StrKeys;
+use super::frame::Frame;
+use super::generator::GenKind;
+use super::object::{Function, KwArgs, Layout, Object, ObjectKind, PyType};
+use super::types::lookup;
+use super::value::{PyStr, Value};
+use super::{PyResult, Vm};
+
+/// The outcome of running a frame until it stops.
+pub enum FrameResult {
+    Returned(Value),
+    Yielded(Value),
+    Err(super::Exc),
+}
+
+impl Vm {
+    /// `f(*args, **kw)`.
+    pub fn call(&mut self, f: &Value, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+        match f {
+            Value::Function(func) => {
+                let locals = self.bind_args(func, args, kw)?;
+                self.call_function_with_locals(func, locals)
+            }
+            Value::Type(t) => self.call_type(t, args, kw),
+            Value::Object(o) => match &o.kind {
+                ObjectKind::Native(n) => (n.func)(self, args, kw),
+                ObjectKind::BoundMethod { func, this } => {
+                    let mut all = Vec::with_capacity(args.len() + 1);
+                    all.push(this.clone());
+                    all.extend_from_slice(args);
+                    self.call(func, &all, kw)
+                }
+                ObjectKind::Partial {
+                    func,
+                    args: pargs,
+                    kwargs,
+                } => {
+                    let mut all = pargs.clone();
+                    all.extend_from_slice(args);
+                    let mut allkw = kwargs.clone();
+                    for (k, v) in kw {
+                        match allkw.iter_mut().find(|(n, _)| n.as_str() == k.as_str()) {
+                            Some(slot) => slot.1 = v.clone(),
+                            None => allkw.push((k.clone(), v.clone())),
+                        }
+                    }
+                    self.call(func, &all, &allkw)
+                }
+                _ => self.call_dunder_call(f, args, kw),
+            },
+            _ => self.call_dunder_call(f, args, kw),
+        }
+    }
+
+    fn call_dunder_call(&mut self, f: &Value, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+        let ty = self.type_of(f);
+        let call = if ty.builtin {
+            None
+        } else {
+            lookup(ty, &self.names.call)
+        };
+        match call {
+            Some(call) => {
+                let mut all = Vec::with_capacity(args.len() + 1);
+                all.push(f.clone());
+                all.extend_from_slice(args);
+                self.call(&call, &all, kw)
+            }
+            None => Err(self.type_error(format!("'{}' object is not callable", self.type_name(f)))),
+        }
+    }
+
+    /// Runs a Python function whose fast locals are already bound: a generator function
+    /// returns its generator, anything else runs to completion.
+    pub fn call_function_with_locals(
+        &mut self,
+        func: &Rc<Function>,
+        locals: Vec<Value>,
+    ) -> PyResult<Value> {
+        let frame = Frame::for_function(self, func, locals);
+        let flags = func.code.code.flags;
+        if flags.generator || flags.coroutine || flags.async_generator {
+            let kind = if flags.async_generator {
+                GenKind::AsyncGenerator
+            } else if flags.coroutine {
+                GenKind::Coroutine
+            } else {
+                GenKind::Generator
+            };
+            return Ok(self.new_generator(kind, frame, func));
+        }
+        let mut frame = frame;
+        match self.run_frame(&mut frame, None) {
+            FrameResult::Returned(v) => Ok(v),
+            FrameResult::Err(e) => Err(e),
+            FrameResult::Yielded(_) => Err(self.runtime_error("plain function yielded")),
+        }
+    }
+
+    /// Binds call arguments to `func`'s parameters: the frame's fast locals.
+    pub fn bind_args(
+        &mut self,
+        func: &Function,
+        args: &[Value],
+        kw: &KwArgs,
+    ) -> PyResult<Vec<Value>> {
+        let code = &func.code.code;
+        let argcount = code.argcount as usize;
+        let kwonly = code.kwonlyargcount as usize;
+        let posonly = code.posonlyargcount as usize;
+        let mut locals = vec![Value::Null; code.varnames.len()];
+        let npos = args.len().min(argcount);
+        locals[..npos].clone_from_slice(&args[..npos]);
+        let mut slot = argcount + kwonly;
+        if code.flags.varargs {
+            locals[slot] = Value::tuple(args[npos..].to_vec());
+            slot += 1;
+        } else if args.len() > argcount {
+            return Err(self.too_many_positional(func, args.len(), kw, &locals));
+        }
+        let mut kwdict = None;
+        if code.flags.varkeywords {
+            let d = Rc::new(super::value::PyDict {
+                table: Default::default(),
+            });
+            locals[slot] = Value::Dict(d.clone());
+            kwdict = Some(d);
+        }
+        for (name, value) in kw {
+            let found = func.code.varnames[posonly..argcount + kwonly]
+                .iter()
+                .position(|v| Rc::ptr_eq(v, name) || v.as_str() == name.as_str())
+                .map(|i| i + posonly);
+            match found {
+                Some(j) => {
+                    if !locals[j].is_null() {
+                        return Err(self.type_error(format!(
+                            "{}() got multiple values for argument '{}'",
+                            func.qualname.borrow(),
+                            name.as_str()
+                        )));
+                    }
+                    locals[j] = value.clone();
+                }
+                None => match &kwdict {
+                    Some(d) => {
+                        if d.table.borrow().get_str(name).is_some() {
+                            return Err(self.type_error(format!(
+                                "{}() got multiple values for keyword argument '{}'",
+                                func.qualname.borrow(),
+                                name.as_str()
+                            )));
+                        }
+                        d.table.borrow_mut().set_str(name.clone(), value.clone());
+                    }
+                    None => {
+                        if func.code.varnames[..posonly]
+                            .iter()
+                            .any(|v| v.as_str() == name.as_str())
+                        {
+                            return Err(self.type_error(format!(
+                                "{}() got some positional-only arguments passed as keyword arguments: '{}'",
+                                func.qualname.borrow(),
+                                name.as_str()
+                            )));
+                        }
+                        return Err(self.type_error(format!(
+                            "{}() got an unexpected keyword argument '{}'",
+                            func.qualname.borrow(),
+                            name.as_str()
+                        )));
+                    }
+                },
+            }
+        }
+        // Defaults for missing positional parameters.
+        if npos < argcount {
+            let first_default = argcount - func.defaults.len();
+            let mut missing = Vec::new();
+            for (i, slot) in locals.iter_mut().enumerate().take(argcount).skip(npos) {
+                if slot.is_null() {
+                    if i >= first_default {
+                        *slot = func.defaults[i - first_default].clone();
+                    } else {
+                        missing.push(func.code.varnames[i].clone());
+                    }
+                }
+            }
+            if !missing.is_empty() {
+                return Err(self.missing_args(func, &missing, "positional"));
+            }
+        }
+        if kwonly > 0 {
+            let mut missing = Vec::new();
+            for (i, slot) in locals
+                .iter_mut()
+                .enumerate()
+                .take(argcount + kwonly)
+                .skip(argcount)
+            {
+                if slot.is_null() {
+                    let name = &func.code.varnames[i];
+                    match func
+                        .kwdefaults
+                        .iter()
+                        .find(|(k, _)| k.as_str() == name.as_str())
+                    {
+                        Some((_, v)) => *slot = v.clone(),
+                        None => missing.push(name.clone()),
+                    }
+                }
+            }
+            if !missing.is_empty() {
+                return Err(self.missing_args(func, &missing, "keyword-only"));
+            }
+        }
+        Ok(locals)
+    }
+
+    fn missing_args(&self, func: &Function, missing: &[Rc<PyStr>], kind: &str) -> super::Exc {
+        let names: Vec<String> = missing
+            .iter()
+            .map(|n| format!("'{}'", n.as_str()))
+            .collect();
+        let list = match names.len() {
+            1 => names[0].clone(),
+            2 => format!("{} and {}", names[0], names[1]),
+            n => format!("{}, and {}", names[..n - 1].join(", "), names[n - 1]),
+        };
+        let plural = if names.len() == 1 { "" } else { "s" };
+        self.type_error(format!(
+            "{}() missing {} required {kind} argument{plural}: {list}",
+            func.qualname.borrow(),
+            names.len()
+        ))
+    }
+
+    fn too_many_positional(
+        &self,
+        func: &Function,
+        given: usize,
+        kw: &KwArgs,
+        locals: &[Value],
+    ) -> super::Exc {
+        let code = &func.code.code;
+        let argcount = code.argcount as usize;
+        let defaults = func.defaults.len();
+        let takes = if defaults > 0 {
+            format!(
+                "from {} to {argcount} positional arguments",
+                argcount - defaults
+            )
+        } else {
+            format!(
+                "{argcount} positional argument{}",
+                if argcount == 1 { "" } else { "s" }
+            )
+        };
+        let kwonly_given = kw
+            .iter()
+            .filter(|(name, _)| {
+                func.code.varnames[argcount..argcount + code.kwonlyargcount as usize]
+                    .iter()
+                    .any(|v| v.as_str() == name.as_str())
+            })
+            .count();
+        let _ = locals;
+        let was = if given == 1 && kwonly_given == 0 {
+            "was"
+        } else {
+            "were"
+        };
+        let given_text = if kwonly_given > 0 {
+            format!(
+                "{given} positional argument{} (and {kwonly_given} keyword-only argument{}) were",
+                if given == 1 { "" } else { "s" },
+                if kwonly_given == 1 { "" } else { "s" }
+            )
+        } else {
+            format!("{given} {was}")
+        };
+        self.type_error(format!(
+            "{}() takes {takes} but {given_text} given",
+            func.qualname.borrow()
+        ))
+    }
+
+    /// `cls(*args, **kw)`: `__new__` then `__init__`.
+    pub fn call_type(&mut self, cls: &Rc<PyType>, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+        if Rc::ptr_eq(cls, &self.types.type_) && args.len() == 1 && kw.is_empty() {
+            return Ok(Value::Type(self.type_of(&args[0]).clone()));
+        }
+        let new = lookup(cls, &self.names.new).unwrap_or(Value::None);
+        let obj = if self.is_native(&new, object_new) {
+            self.new_instance(cls)
+        } else if self.is_native(&new, super::exceptions::exc_new) && !cls.builtin {
+            Value::Object(self.new_exc_args(cls, args.to_vec()))
+        } else {
+            let new = match &new {
+                Value::Object(o) => match &o.kind {
+                    ObjectKind::StaticMethod(f) => f.clone(),
+                    _ => new.clone(),
+                },
+                _ => new.clone(),
+            };
+            let mut all = Vec::with_capacity(args.len() + 1);
+            all.push(Value::Type(cls.clone()));
+            all.extend_from_slice(args);
+            self.call(&new, &all, kw)?
+        };
+        if !self.type_of(&obj).is_subtype(cls) {
+            return Ok(obj);
+        }
+        let obj_type = self.type_of(&obj).clone();
+        let init = lookup(&obj_type, &self.names.init).unwrap_or(Value::None);
+        if self.is_native(&init, object_init) {
+            if (!args.is_empty() || !kw.is_empty()) && self.is_native(&new, object_new) {
+                return Err(self.type_error(format!("{}() takes no arguments", cls.name)));
+            }
+            return Ok(obj);
+        }
+        if self.is_native(&init, super::exceptions::exc_init) && !cls.builtin {
+            return Ok(obj);
+        }
+        let result = match &init {
+            Value::Function(f) => {
+                let mut all = Vec::with_capacity(args.len() + 1);
+                all.push(obj.clone());
+                all.extend_from_slice(args);
+                let locals = self.bind_args(f, &all, kw)?;
+                self.call_function_with_locals(f, locals)?
+            }
+            _ => {
+                let mut all = Vec::with_capacity(args.len() + 1);
+                all.push(obj.clone());
+                all.extend_from_slice(args);
+                self.call(&init, &all, kw)?
+            }
+        };
+        if !result.is_none() {
+            return Err(self.type_error(format!(
+                "__init__() should return None, not '{}'",
+                self.type_name(&result)
+            )));
+        }
+        Ok(obj)
+    }
+
+    fn is_native(&self, v: &Value, f: super::object::NativeFn) -> bool {
+        match v {
+            Value::Object(o) => match &o.kind {
+                ObjectKind::Native(n) => std::ptr::fn_addr_eq(n.func, f),
+                ObjectKind::StaticMethod(inner) => self.is_native(inner, f),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// A fresh instance of a user class (`object.__new__(cls)`).
+    pub fn new_instance(&self, cls: &Rc<PyType>) -> Value {
+        match cls.layout {
+            Layout::Exception => Value::Object(self.new_exc_args(cls, vec![])),
+            _ => Value::object(Object::with_dict(cls.clone(), ObjectKind::Plain)),
+        }
+    }
+}
+
+/// `object.__new__(cls, *args)`.
+pub fn object_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let Some(Value::Type(cls)) = args.first() else {
+        return Err(vm.type_error("object.__new__(X): X is not a type object"));
+    };
+    if cls.layout == Layout::Builtin {
+        return Err(vm.type_error(format!(
+            "object.__new__({}) is not safe, use {}.__new__()",
+            cls.name, cls.name
+        )));
+    }
+    if args.len() > 1 || !kw.is_empty() {
+        let init = lookup(cls, &vm.names.init).unwrap_or(Value::None);
+        if vm.is_native(&init, object_init) {
+            return Err(vm.type_error(format!("{}() takes no arguments", cls.name)));
+        }
+    }
+    Ok(vm.new_instance(cls))
+}
+
+/// `object.__init__(self, *args)`.
+pub fn object_init(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    if args.len() > 1 || !kw.is_empty() {
+        let ty = vm.type_of(&args[0]).clone();
+        let init = lookup(&ty, &vm.names.init).unwrap_or(Value::None);
+        let new = lookup(&ty, &vm.names.new).unwrap_or(Value::None);
+        if !vm.is_native(&init, object_init) {
+            return Err(vm.type_error(
+                "object.__init__() takes exactly one argument (the instance to initialize)",
+            ));
+        }
+        if vm.is_native(&new, object_new) {
+            return Err(vm.type_error(format!("{}() takes no arguments", ty.name)));
+        }
+    }
+    Ok(Value::None)
+}

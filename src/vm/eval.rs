@@ -1,0 +1,1568 @@
+//! The evaluation loop: runs one [`Frame`] until it returns, yields or raises
+//! (`Python/ceval.c`, `Python/bytecodes.c`). Exceptions unwind through the code object's
+//! exception table; each frame an exception passes through adds a traceback entry. Sandbox
+//! limits (`max_steps`, `time_limit`) are checked by one counter compare per instruction.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::compile::bytecode::{BinaryOperator, CompareOperator, Instr, Intrinsic1};
+
+use super::call::FrameResult;
+use super::dict::StrKeys;
+use super::frame::Frame;
+use super::object::{CodeObj, Function, ObjectKind, TracebackEntry};
+use super::ops::simple_eq;
+use super::value::{PyDict, PyStr, Value};
+use super::{Exc, PyResult, Vm};
+
+/// How `execute` stopped without an error.
+enum Exit {
+    Return(Value),
+    Yield(Value),
+}
+
+macro_rules! pop {
+    ($frame:expr) => {
+        match $frame.stack.pop() {
+            Some(v) => v,
+            None => Value::Null,
+        }
+    };
+}
+
+macro_rules! top {
+    ($frame:expr) => {
+        match $frame.stack.last() {
+            Some(v) => v,
+            None => &Value::Null,
+        }
+    };
+}
+
+impl Vm {
+    /// Runs `frame` until it returns or yields. With `throw`, the exception is raised at the
+    /// frame's current position first (generator `throw()`).
+    pub fn run_frame(&mut self, frame: &mut Frame, throw: Option<Exc>) -> FrameResult {
+        if let Err(e) = self.enter_recursion() {
+            return FrameResult::Err(e);
+        }
+        let result = self.run_frame_unwinding(frame, throw);
+        self.leave_recursion();
+        result
+    }
+
+    fn run_frame_unwinding(&mut self, frame: &mut Frame, mut throw: Option<Exc>) -> FrameResult {
+        let code = frame.code.clone();
+        loop {
+            let exc = match throw.take() {
+                Some(e) => e,
+                None => match self.execute(frame, &code) {
+                    Ok(Exit::Return(v)) => return FrameResult::Returned(v),
+                    Ok(Exit::Yield(v)) => return FrameResult::Yielded(v),
+                    Err(e) => e,
+                },
+            };
+            let lasti = frame.ip.saturating_sub(1);
+            if frame.reraising {
+                frame.reraising = false;
+            } else if let Some(data) = exc.exc_data() {
+                let fresh = data.borrow().traceback.is_empty();
+                let line = code
+                    .code
+                    .locations
+                    .get(lasti)
+                    .map_or(code.code.first_line, |l| l.line);
+                data.borrow_mut().traceback.push(TracebackEntry {
+                    code: code.code.clone(),
+                    line,
+                });
+                if fresh {
+                    self.set_context(&exc);
+                }
+            }
+            if self.abort.is_some() {
+                return FrameResult::Err(exc);
+            }
+            let handler = code
+                .code
+                .exception_table
+                .iter()
+                .find(|e| (e.start as usize) <= lasti && lasti < e.end as usize);
+            let Some(handler) = handler else {
+                return FrameResult::Err(exc);
+            };
+            frame.stack.truncate(handler.depth as usize);
+            if handler.push_lasti {
+                frame.stack.push(Value::Int(lasti as i64));
+            }
+            frame.stack.push(Value::Object(exc));
+            frame.ip = handler.target as usize;
+        }
+    }
+
+    /// Implicit chaining: the exception being handled becomes `exc.__context__`
+    /// (`_PyErr_SetObject`), breaking any cycle this would create.
+    pub fn set_context(&mut self, exc: &Exc) {
+        let Value::Object(handled) = self.current_exception() else {
+            return;
+        };
+        if Rc::ptr_eq(&handled, exc) {
+            return;
+        }
+        let mut o = handled.clone();
+        while let Some(d) = o.exc_data() {
+            let next = d.borrow().context.clone();
+            match next {
+                Value::Object(n) if Rc::ptr_eq(&n, exc) => {
+                    if let Some(d) = o.exc_data() {
+                        d.borrow_mut().context = Value::None;
+                    }
+                    break;
+                }
+                Value::Object(n) => o = n,
+                _ => break,
+            }
+        }
+        if let Some(d) = exc.exc_data() {
+            d.borrow_mut().context = Value::Object(handled);
+        }
+    }
+
+    fn execute(&mut self, frame: &mut Frame, code: &Rc<CodeObj>) -> PyResult<Exit> {
+        let instrs: &[Instr] = &code.code.instructions;
+        loop {
+            self.steps += 1;
+            if self.steps >= self.next_time_check && self.check_limits() {
+                return Err(self.abort_exception());
+            }
+            let Some(&instr) = instrs.get(frame.ip) else {
+                return Err(self.runtime_error("bytecode ran off the end of the code object"));
+            };
+            frame.ip += 1;
+            match instr {
+                Instr::Nop => {}
+                Instr::PopTop => {
+                    frame.stack.pop();
+                }
+                Instr::PushNull => frame.stack.push(Value::Null),
+                Instr::Copy(n) => {
+                    let v = frame.stack[frame.stack.len() - n as usize].clone();
+                    frame.stack.push(v);
+                }
+                Instr::Swap(n) => {
+                    let len = frame.stack.len();
+                    frame.stack.swap(len - 1, len - n as usize);
+                }
+                Instr::LoadConst(i) => frame.stack.push(code.consts[i as usize].clone()),
+                Instr::LoadFast(i) => {
+                    let v = &frame.locals[i as usize];
+                    if v.is_null() {
+                        return Err(self.unbound_local(&code.varnames[i as usize]));
+                    }
+                    frame.stack.push(v.clone());
+                }
+                Instr::LoadFastAndClear(i) => {
+                    let v = std::mem::replace(&mut frame.locals[i as usize], Value::Null);
+                    frame.stack.push(v);
+                }
+                Instr::StoreFast(i) => {
+                    let v = pop!(frame);
+                    frame.locals[i as usize] = v;
+                }
+                Instr::DeleteFast(i) => {
+                    if frame.locals[i as usize].is_null() {
+                        return Err(self.unbound_local(&code.varnames[i as usize]));
+                    }
+                    frame.locals[i as usize] = Value::Null;
+                }
+                Instr::LoadName(i) => {
+                    let name = &code.names[i as usize];
+                    let local = frame
+                        .locals_dict
+                        .as_ref()
+                        .and_then(|d| d.table.borrow().get_str(name).cloned());
+                    let v = match local {
+                        Some(v) => v,
+                        None => self.load_global(&frame.globals, name)?,
+                    };
+                    frame.stack.push(v);
+                }
+                Instr::StoreName(i) => {
+                    let v = pop!(frame);
+                    let name = code.names[i as usize].clone();
+                    let dict = frame.locals_dict.as_ref().unwrap_or(&frame.globals);
+                    dict.table.borrow_mut().set_str(name, v);
+                }
+                Instr::DeleteName(i) => {
+                    let name = &code.names[i as usize];
+                    let dict = frame.locals_dict.as_ref().unwrap_or(&frame.globals);
+                    let removed = dict.table.borrow_mut().remove_str(name);
+                    if removed.is_none() {
+                        return Err(self.name_error(name.as_str()));
+                    }
+                }
+                Instr::LoadGlobal(i) => {
+                    let v = self.load_global(&frame.globals, &code.names[i as usize])?;
+                    frame.stack.push(v);
+                }
+                Instr::StoreGlobal(i) => {
+                    let v = pop!(frame);
+                    frame
+                        .globals
+                        .table
+                        .borrow_mut()
+                        .set_str(code.names[i as usize].clone(), v);
+                }
+                Instr::DeleteGlobal(i) => {
+                    let name = &code.names[i as usize];
+                    let removed = frame.globals.table.borrow_mut().remove_str(name);
+                    if removed.is_none() {
+                        return Err(self.name_error(name.as_str()));
+                    }
+                }
+                Instr::LoadDeref(i) => {
+                    let v = self.cell_get(&frame.cells[i as usize]);
+                    if v.is_null() {
+                        return Err(self.unbound_deref(code, i as usize));
+                    }
+                    frame.stack.push(v);
+                }
+                Instr::StoreDeref(i) => {
+                    let v = pop!(frame);
+                    self.cell_set(&frame.cells[i as usize], v);
+                }
+                Instr::DeleteDeref(i) => {
+                    if self.cell_get(&frame.cells[i as usize]).is_null() {
+                        return Err(self.unbound_deref(code, i as usize));
+                    }
+                    self.cell_set(&frame.cells[i as usize], Value::Null);
+                }
+                Instr::SetupAnnotations => {
+                    let key = self.intern("__annotations__");
+                    let dict = frame.locals_dict.as_ref().unwrap_or(&frame.globals);
+                    if dict.table.borrow().get_str(&key).is_none() {
+                        dict.table
+                            .borrow_mut()
+                            .set_str(key, Value::dict(Default::default()));
+                    }
+                }
+                Instr::LoadLocals => {
+                    let locals = match &frame.locals_dict {
+                        Some(d) => Value::Dict(d.clone()),
+                        None => return Err(self.runtime_error("no locals found")),
+                    };
+                    frame.stack.push(locals);
+                }
+                Instr::LoadClosure(i) => frame.stack.push(frame.cells[i as usize].clone()),
+                Instr::LoadFromDictOrDeref(i) => {
+                    let mapping = pop!(frame);
+                    let name = code.cellnames[i as usize].clone();
+                    let found = match &mapping {
+                        Value::Dict(d) => d.table.borrow().get_str(&name).cloned(),
+                        _ => None,
+                    };
+                    let v = match found {
+                        Some(v) => v,
+                        None => {
+                            let v = self.cell_get(&frame.cells[i as usize]);
+                            if v.is_null() {
+                                return Err(self.unbound_deref(code, i as usize));
+                            }
+                            v
+                        }
+                    };
+                    frame.stack.push(v);
+                }
+                Instr::LoadAttr(i) => {
+                    let obj = pop!(frame);
+                    let v = self.get_attr(&obj, &code.names[i as usize])?;
+                    frame.stack.push(v);
+                }
+                Instr::LoadMethod(i) => {
+                    let obj = pop!(frame);
+                    let (m, this) = self.load_method(&obj, &code.names[i as usize])?;
+                    frame.stack.push(m);
+                    frame.stack.push(this);
+                }
+                Instr::StoreAttr(i) => {
+                    let obj = pop!(frame);
+                    let v = pop!(frame);
+                    self.set_attr(&obj, &code.names[i as usize], v)?;
+                }
+                Instr::DeleteAttr(i) => {
+                    let obj = pop!(frame);
+                    self.del_attr(&obj, &code.names[i as usize])?;
+                }
+                Instr::LoadSuperAttr(i) | Instr::LoadSuperMethod(i) => {
+                    let this = pop!(frame);
+                    let class = pop!(frame);
+                    let global_super = pop!(frame);
+                    let name = &code.names[i as usize];
+                    let is_method = matches!(instr, Instr::LoadSuperMethod(_));
+                    let (attr, self_arg) =
+                        self.load_super(global_super, class, this, name, is_method)?;
+                    frame.stack.push(attr);
+                    if is_method {
+                        frame.stack.push(self_arg);
+                    }
+                }
+                Instr::BinarySubscr => {
+                    let key = pop!(frame);
+                    let container = pop!(frame);
+                    let v = self.get_item(&container, &key)?;
+                    frame.stack.push(v);
+                }
+                Instr::StoreSubscr => {
+                    let key = pop!(frame);
+                    let container = pop!(frame);
+                    let v = pop!(frame);
+                    self.set_item(&container, &key, v)?;
+                }
+                Instr::DeleteSubscr => {
+                    let key = pop!(frame);
+                    let container = pop!(frame);
+                    self.del_item(&container, &key)?;
+                }
+                Instr::BinarySlice => {
+                    let stop = pop!(frame);
+                    let start = pop!(frame);
+                    let container = pop!(frame);
+                    let v = self.get_slice(&container, &start, &stop, &Value::None)?;
+                    frame.stack.push(v);
+                }
+                Instr::StoreSlice => {
+                    let stop = pop!(frame);
+                    let start = pop!(frame);
+                    let container = pop!(frame);
+                    let v = pop!(frame);
+                    let slice = self.new_slice(start, stop, Value::None);
+                    self.set_item(&container, &slice, v)?;
+                }
+                Instr::BuildSlice(n) => {
+                    let step = if n == 3 { pop!(frame) } else { Value::None };
+                    let stop = pop!(frame);
+                    let start = pop!(frame);
+                    frame.stack.push(self.new_slice(start, stop, step));
+                }
+                Instr::UnaryNegative => {
+                    let v = pop!(frame);
+                    let r = self.unary_op("-", &v)?;
+                    frame.stack.push(r);
+                }
+                Instr::UnaryInvert => {
+                    let v = pop!(frame);
+                    let r = self.unary_op("~", &v)?;
+                    frame.stack.push(r);
+                }
+                Instr::UnaryNot => {
+                    let v = pop!(frame);
+                    let b = self.truthy(&v)?;
+                    frame.stack.push(Value::Bool(!b));
+                }
+                Instr::BinaryOp(op) => {
+                    let b = pop!(frame);
+                    let a = pop!(frame);
+                    let r = match (&a, &b, op) {
+                        (
+                            Value::Int(x),
+                            Value::Int(y),
+                            BinaryOperator::Add | BinaryOperator::InplaceAdd,
+                        ) if let Some(r) = x.checked_add(*y) => Value::Int(r),
+                        (
+                            Value::Int(x),
+                            Value::Int(y),
+                            BinaryOperator::Subtract | BinaryOperator::InplaceSubtract,
+                        ) if let Some(r) = x.checked_sub(*y) => Value::Int(r),
+                        (
+                            Value::Float(x),
+                            Value::Float(y),
+                            BinaryOperator::Add | BinaryOperator::InplaceAdd,
+                        ) => Value::Float(x + y),
+                        (
+                            Value::Float(x),
+                            Value::Float(y),
+                            BinaryOperator::Subtract | BinaryOperator::InplaceSubtract,
+                        ) => Value::Float(x - y),
+                        (
+                            Value::Float(x),
+                            Value::Float(y),
+                            BinaryOperator::Multiply | BinaryOperator::InplaceMultiply,
+                        ) => Value::Float(x * y),
+                        _ => self.binary_op(op, &a, &b)?,
+                    };
+                    frame.stack.push(r);
+                }
+                Instr::CompareOp(op) => {
+                    let b = pop!(frame);
+                    let a = pop!(frame);
+                    let r = match (&a, &b) {
+                        (Value::Int(x), Value::Int(y)) => Value::Bool(match op {
+                            CompareOperator::Lt => x < y,
+                            CompareOperator::Le => x <= y,
+                            CompareOperator::Eq => x == y,
+                            CompareOperator::Ne => x != y,
+                            CompareOperator::Gt => x > y,
+                            CompareOperator::Ge => x >= y,
+                        }),
+                        _ => match (op, simple_eq(&a, &b)) {
+                            (CompareOperator::Eq, Some(r)) => Value::Bool(r),
+                            (CompareOperator::Ne, Some(r)) => Value::Bool(!r),
+                            _ => self.compare(op, &a, &b)?,
+                        },
+                    };
+                    frame.stack.push(r);
+                }
+                Instr::IsOp(invert) => {
+                    let b = pop!(frame);
+                    let a = pop!(frame);
+                    frame.stack.push(Value::Bool(a.is(&b) != (invert != 0)));
+                }
+                Instr::ContainsOp(invert) => {
+                    let container = pop!(frame);
+                    let item = pop!(frame);
+                    let r = self.contains(&container, &item)?;
+                    frame.stack.push(Value::Bool(r != (invert != 0)));
+                }
+                Instr::CallIntrinsic1(which) => {
+                    let v = pop!(frame);
+                    let r = self.intrinsic1(which, v, code)?;
+                    frame.stack.push(r);
+                }
+                Instr::BuildTuple(n) => {
+                    let items = frame.stack.split_off(frame.stack.len() - n as usize);
+                    frame.stack.push(Value::tuple(items));
+                }
+                Instr::BuildList(n) => {
+                    let items = frame.stack.split_off(frame.stack.len() - n as usize);
+                    frame.stack.push(Value::list(items));
+                }
+                Instr::BuildSet(n) => {
+                    let items = frame.stack.split_off(frame.stack.len() - n as usize);
+                    let set = self.new_set(items, false)?;
+                    frame.stack.push(set);
+                }
+                Instr::BuildMap(n) => {
+                    let items = frame.stack.split_off(frame.stack.len() - 2 * n as usize);
+                    let d = Rc::new(PyDict {
+                        table: Default::default(),
+                    });
+                    let mut it = items.into_iter();
+                    while let (Some(k), Some(v)) = (it.next(), it.next()) {
+                        self.dict_set(&d, k, v)?;
+                    }
+                    frame.stack.push(Value::Dict(d));
+                }
+                Instr::BuildString(n) => {
+                    let items = frame.stack.split_off(frame.stack.len() - n as usize);
+                    let mut s = String::new();
+                    for item in &items {
+                        if let Value::Str(p) = item {
+                            s.push_str(p.as_str());
+                        }
+                    }
+                    frame.stack.push(Value::str(s));
+                }
+                Instr::ListAppend(n) => {
+                    let v = pop!(frame);
+                    if let Value::List(l) = &frame.stack[frame.stack.len() - n as usize] {
+                        l.items.borrow_mut().push(v);
+                    }
+                }
+                Instr::SetAdd(n) => {
+                    let v = pop!(frame);
+                    if let Value::Set(s) = frame.stack[frame.stack.len() - n as usize].clone() {
+                        self.set_add(&s, v)?;
+                    }
+                }
+                Instr::MapAdd(n) => {
+                    let v = pop!(frame);
+                    let k = pop!(frame);
+                    if let Value::Dict(d) = frame.stack[frame.stack.len() - n as usize].clone() {
+                        self.dict_set(&d, k, v)?;
+                    }
+                }
+                Instr::ListExtend(n) => {
+                    let iterable = pop!(frame);
+                    let target = frame.stack[frame.stack.len() - n as usize].clone();
+                    let items = match self.collect_iterable(&iterable) {
+                        Ok(items) => items,
+                        Err(e)
+                            if self.exc_matches(&e, &self.types.type_error.clone())
+                                && !self.is_iterable(&iterable) =>
+                        {
+                            return Err(self.type_error(format!(
+                                "Value after * must be an iterable, not {}",
+                                self.type_name(&iterable)
+                            )));
+                        }
+                        Err(e) => return Err(e),
+                    };
+                    if let Value::List(l) = target {
+                        l.items.borrow_mut().extend(items);
+                    }
+                }
+                Instr::SetUpdate(n) => {
+                    let iterable = pop!(frame);
+                    let target = frame.stack[frame.stack.len() - n as usize].clone();
+                    if let Value::Set(s) = target {
+                        for item in self.collect_iterable(&iterable)? {
+                            self.set_add(&s, item)?;
+                        }
+                    }
+                }
+                Instr::DictUpdate(n) | Instr::DictMerge(n) => {
+                    let other = pop!(frame);
+                    let len = frame.stack.len();
+                    let target = frame.stack[len - n as usize].clone();
+                    let Value::Dict(d) = target else { continue };
+                    let merge = matches!(instr, Instr::DictMerge(_));
+                    let func_name = if merge {
+                        let callable = frame
+                            .stack
+                            .get(len.wrapping_sub(n as usize + 3))
+                            .cloned()
+                            .unwrap_or(Value::None);
+                        self.callable_name(&callable)
+                    } else {
+                        String::new()
+                    };
+                    if !self.is_mapping(&other) {
+                        return Err(self.type_error(if merge {
+                            format!(
+                                "{func_name}() argument after ** must be a mapping, not {}",
+                                self.type_name(&other)
+                            )
+                        } else {
+                            format!("'{}' object is not a mapping", self.type_name(&other))
+                        }));
+                    }
+                    if merge {
+                        let tmp = Rc::new(PyDict {
+                            table: Default::default(),
+                        });
+                        self.dict_update(&tmp, &other)?;
+                        let entries: Vec<(Value, Value)> = tmp
+                            .table
+                            .borrow()
+                            .iter()
+                            .map(|e| (e.key.clone(), e.value.clone()))
+                            .collect();
+                        for (k, v) in entries {
+                            if self.dict_get(&d, &k)?.is_some() {
+                                let key = self.str_of(&k)?;
+                                return Err(self.type_error(format!(
+                                    "{func_name}() got multiple values for keyword argument '{}'",
+                                    key.as_str()
+                                )));
+                            }
+                            self.dict_set(&d, k, v)?;
+                        }
+                    } else {
+                        self.dict_update(&d, &other)?;
+                    }
+                }
+                Instr::UnpackSequence(n) => {
+                    let seq = pop!(frame);
+                    self.unpack_sequence(frame, seq, n as usize)?;
+                }
+                Instr::UnpackEx(arg) => {
+                    let seq = pop!(frame);
+                    let before = (arg & 0xff) as usize;
+                    let after = (arg >> 8) as usize;
+                    let items = self.collect_for_unpack(&seq)?;
+                    if items.len() < before + after {
+                        return Err(self.value_error(format!(
+                            "not enough values to unpack (expected at least {}, got {})",
+                            before + after,
+                            items.len()
+                        )));
+                    }
+                    let mid_end = items.len() - after;
+                    for v in items[mid_end..].iter().rev() {
+                        frame.stack.push(v.clone());
+                    }
+                    frame
+                        .stack
+                        .push(Value::list(items[before..mid_end].to_vec()));
+                    for v in items[..before].iter().rev() {
+                        frame.stack.push(v.clone());
+                    }
+                }
+                Instr::ConvertValue(kind) => {
+                    let v = pop!(frame);
+                    let r = match kind {
+                        1 => Value::Str(self.str_of(&v)?),
+                        2 => Value::str(self.repr(&v)?),
+                        _ => Value::str(self.ascii(&v)?),
+                    };
+                    frame.stack.push(r);
+                }
+                Instr::FormatSimple => {
+                    let v = pop!(frame);
+                    let r = match v {
+                        Value::Str(_) => v,
+                        other => self.format_value(&other, "")?,
+                    };
+                    frame.stack.push(r);
+                }
+                Instr::FormatWithSpec => {
+                    let spec = pop!(frame);
+                    let v = pop!(frame);
+                    let spec = spec.as_str().unwrap_or("").to_owned();
+                    let r = self.format_value(&v, &spec)?;
+                    frame.stack.push(r);
+                }
+                Instr::Jump(target) => frame.ip = target as usize,
+                Instr::PopJumpIfFalse(target) => {
+                    let v = pop!(frame);
+                    let b = match v {
+                        Value::Bool(b) => b,
+                        other => self.truthy(&other)?,
+                    };
+                    if !b {
+                        frame.ip = target as usize;
+                    }
+                }
+                Instr::PopJumpIfTrue(target) => {
+                    let v = pop!(frame);
+                    let b = match v {
+                        Value::Bool(b) => b,
+                        other => self.truthy(&other)?,
+                    };
+                    if b {
+                        frame.ip = target as usize;
+                    }
+                }
+                Instr::PopJumpIfNone(target) => {
+                    if pop!(frame).is_none() {
+                        frame.ip = target as usize;
+                    }
+                }
+                Instr::PopJumpIfNotNone(target) => {
+                    if !pop!(frame).is_none() {
+                        frame.ip = target as usize;
+                    }
+                }
+                Instr::GetIter => {
+                    let v = pop!(frame);
+                    let it = self.get_iter(&v)?;
+                    frame.stack.push(it);
+                }
+                Instr::ForIter(target) => {
+                    let next = self.next(top!(frame))?;
+                    match next {
+                        Some(v) => frame.stack.push(v),
+                        None => {
+                            frame.stack.pop();
+                            frame.ip = target as usize;
+                        }
+                    }
+                }
+                Instr::ReturnValue => return Ok(Exit::Return(pop!(frame))),
+                Instr::ReturnConst(i) => return Ok(Exit::Return(code.consts[i as usize].clone())),
+                Instr::MakeFunction => {
+                    let code_value = pop!(frame);
+                    let f = self.make_function(&code_value, &frame.globals)?;
+                    frame.stack.push(f);
+                }
+                Instr::SetFunctionAttribute(flag) => {
+                    let func = pop!(frame);
+                    let value = pop!(frame);
+                    let Value::Function(mut f) = func else {
+                        return Err(self.runtime_error("SET_FUNCTION_ATTRIBUTE on a non-function"));
+                    };
+                    if let Some(func) = Rc::get_mut(&mut f) {
+                        match flag {
+                            0x01 => func.defaults = self.collect_iterable(&value)?,
+                            0x02 => {
+                                if let Value::Dict(d) = &value {
+                                    func.kwdefaults = d
+                                        .table
+                                        .borrow()
+                                        .iter()
+                                        .filter_map(|e| match &e.key {
+                                            Value::Str(k) => Some((k.clone(), e.value.clone())),
+                                            _ => None,
+                                        })
+                                        .collect();
+                                }
+                            }
+                            0x04 => {
+                                let flat = self.collect_iterable(&value)?;
+                                let annotations = Rc::new(PyDict {
+                                    table: Default::default(),
+                                });
+                                for pair in flat.chunks(2) {
+                                    if let [k, v] = pair {
+                                        self.dict_set(&annotations, k.clone(), v.clone())?;
+                                    }
+                                }
+                                let key = self.intern("__annotations__");
+                                func.dict
+                                    .borrow_mut()
+                                    .set_str(key, Value::Dict(annotations));
+                            }
+                            0x08 => func.closure = self.collect_iterable(&value)?,
+                            _ => {}
+                        }
+                    }
+                    frame.stack.push(Value::Function(f));
+                }
+                Instr::Call(n) => {
+                    let n = n as usize;
+                    let len = frame.stack.len();
+                    let base = len - n - 2;
+                    let result = self.call_from_stack(frame, base)?;
+                    frame.stack.truncate(base);
+                    frame.stack.push(result);
+                }
+                Instr::CallKw(n) => {
+                    let kwnames = pop!(frame);
+                    let n = n as usize;
+                    let len = frame.stack.len();
+                    let base = len - n - 2;
+                    let Value::Tuple(names) = kwnames else {
+                        return Err(self.runtime_error("CALL_KW without a tuple of names"));
+                    };
+                    let nkw = names.items.len();
+                    let kw: Vec<(Rc<PyStr>, Value)> = names
+                        .items
+                        .iter()
+                        .zip(frame.stack[len - nkw..].iter())
+                        .filter_map(|(k, v)| match k {
+                            Value::Str(s) => Some((s.clone(), v.clone())),
+                            _ => None,
+                        })
+                        .collect();
+                    let callable = frame.stack[base].clone();
+                    let this = &frame.stack[base + 1];
+                    let mut args: Vec<Value> = Vec::with_capacity(n + 1 - nkw);
+                    if !this.is_null() {
+                        args.push(this.clone());
+                    }
+                    args.extend_from_slice(&frame.stack[base + 2..len - nkw]);
+                    frame.stack.truncate(base);
+                    let result = self.call(&callable, &args, &kw)?;
+                    frame.stack.push(result);
+                }
+                Instr::CallFunctionEx(flags) => {
+                    let kwargs = if flags & 1 != 0 {
+                        Some(pop!(frame))
+                    } else {
+                        None
+                    };
+                    let args = pop!(frame);
+                    let _null = pop!(frame);
+                    let callable = pop!(frame);
+                    let args = match &args {
+                        Value::Tuple(t) => t.items.to_vec(),
+                        other => self.collect_iterable(other)?,
+                    };
+                    let mut kw = Vec::new();
+                    if let Some(Value::Dict(d)) = &kwargs {
+                        for e in d.table.borrow().iter() {
+                            match &e.key {
+                                Value::Str(k) => kw.push((k.clone(), e.value.clone())),
+                                _ => return Err(self.type_error("keywords must be strings")),
+                            }
+                        }
+                    }
+                    let result = self.call(&callable, &args, &kw)?;
+                    frame.stack.push(result);
+                }
+                Instr::LoadBuildClass => {
+                    let key = self.intern("__build_class__");
+                    let v = self.builtins.table.borrow().get_str(&key).cloned();
+                    match v {
+                        Some(v) => frame.stack.push(v),
+                        None => {
+                            return Err(self.new_exc(
+                                &self.types.name_error.clone(),
+                                "__build_class__ not found",
+                            ));
+                        }
+                    }
+                }
+                Instr::RaiseVarargs(n) => {
+                    let cause = if n == 2 { Some(pop!(frame)) } else { None };
+                    if n == 0 {
+                        return match self.current_exception() {
+                            Value::Object(e) => {
+                                frame.reraising = true;
+                                Err(e)
+                            }
+                            _ => Err(self.runtime_error("No active exception to reraise")),
+                        };
+                    }
+                    let v = pop!(frame);
+                    let exc = self.make_raisable(v)?;
+                    if let Some(cause) = cause {
+                        let cause = match cause {
+                            Value::None => Value::None,
+                            other => Value::Object(self.make_raisable(other).map_err(|_| {
+                                self.type_error("exception causes must derive from BaseException")
+                            })?),
+                        };
+                        if let Some(d) = exc.exc_data() {
+                            let mut d = d.borrow_mut();
+                            d.cause = cause;
+                            d.suppress_context = true;
+                        }
+                    }
+                    self.set_context(&exc);
+                    return Err(exc);
+                }
+                Instr::Reraise(_) => {
+                    // The saved lasti below the exception only matters for the frame's line
+                    // number; handler lookup uses this instruction, and a re-raise adds no
+                    // traceback entry, so apy does not need it.
+                    let exc = pop!(frame);
+                    frame.reraising = true;
+                    return match exc {
+                        Value::Object(e) if e.exc_data().is_some() => Err(e),
+                        _ => Err(self.runtime_error("RERAISE of a non-exception")),
+                    };
+                }
+                Instr::PushExcInfo => {
+                    let exc = pop!(frame);
+                    let slot = self
+                        .exc_info
+                        .last_mut()
+                        .expect("the exception stack is never empty");
+                    let prev = std::mem::replace(slot, exc.clone());
+                    frame.stack.push(prev);
+                    frame.stack.push(exc);
+                }
+                Instr::PopExcept => {
+                    let prev = pop!(frame);
+                    if let Some(slot) = self.exc_info.last_mut() {
+                        *slot = prev;
+                    }
+                }
+                Instr::CheckExcMatch => {
+                    let ty = pop!(frame);
+                    let exc = top!(frame).clone();
+                    let r = self.exception_matches(&exc, &ty)?;
+                    frame.stack.push(Value::Bool(r));
+                }
+                Instr::CheckEgMatch => {
+                    let ty = pop!(frame);
+                    let exc = pop!(frame);
+                    let (rest, matched) = self.split_exception_group(&exc, &ty)?;
+                    frame.stack.push(rest);
+                    frame.stack.push(matched);
+                }
+                Instr::PrepReraiseStar => {
+                    let excs = pop!(frame);
+                    let orig = pop!(frame);
+                    let result = self.prep_reraise_star(&orig, &excs)?;
+                    frame.stack.push(result);
+                }
+                Instr::LoadAssertionError => frame
+                    .stack
+                    .push(Value::Type(self.types.assertion_error.clone())),
+                Instr::BeforeWith => {
+                    let mgr = pop!(frame);
+                    let (exit, result) = self.enter_context(&mgr, false)?;
+                    frame.stack.push(exit);
+                    frame.stack.push(result);
+                }
+                Instr::WithExceptStart => {
+                    let len = frame.stack.len();
+                    let exit = frame.stack[len - 4].clone();
+                    let exc = frame.stack[len - 1].clone();
+                    let ty = Value::Type(self.type_of(&exc).clone());
+                    let tb = match &exc {
+                        Value::Object(o)
+                            if o.exc_data()
+                                .is_some_and(|d| !d.borrow().traceback.is_empty()) =>
+                        {
+                            exc.clone()
+                        }
+                        _ => Value::None,
+                    };
+                    let r = self.call(&exit, &[ty, exc, tb], &[])?;
+                    frame.stack.push(r);
+                }
+                Instr::YieldValue(_) => return Ok(Exit::Yield(pop!(frame))),
+                Instr::Send(target) => {
+                    let v = pop!(frame);
+                    let receiver = top!(frame).clone();
+                    match self.send_to(&receiver, v)? {
+                        FrameResult::Yielded(y) => frame.stack.push(y),
+                        FrameResult::Returned(r) => {
+                            frame.stack.push(r);
+                            frame.ip = target as usize;
+                        }
+                        FrameResult::Err(e) => return Err(e),
+                    }
+                }
+                Instr::EndSend => {
+                    let v = pop!(frame);
+                    frame.stack.pop();
+                    frame.stack.push(v);
+                }
+                Instr::GetYieldFromIter => {
+                    let v = pop!(frame);
+                    let it = self.yield_from_iter(v, code)?;
+                    frame.stack.push(it);
+                }
+                Instr::GetAwaitable(where_) => {
+                    let v = pop!(frame);
+                    let it = self.get_awaitable(v, where_)?;
+                    frame.stack.push(it);
+                }
+                Instr::GetAiter => {
+                    let v = pop!(frame);
+                    let it = self.get_aiter(&v)?;
+                    frame.stack.push(it);
+                }
+                Instr::GetAnext => {
+                    let aiter = top!(frame).clone();
+                    let awaitable = self.get_anext(&aiter)?;
+                    frame.stack.push(awaitable);
+                }
+                Instr::EndAsyncFor => {
+                    let exc = pop!(frame);
+                    frame.stack.pop();
+                    match exc {
+                        Value::Object(e)
+                            if self.exc_matches(&e, &self.types.stop_async_iteration.clone()) => {}
+                        Value::Object(e) => {
+                            frame.reraising = true;
+                            return Err(e);
+                        }
+                        _ => {}
+                    }
+                }
+                Instr::BeforeAsyncWith => {
+                    let mgr = pop!(frame);
+                    let (exit, awaitable) = self.enter_context(&mgr, true)?;
+                    frame.stack.push(exit);
+                    frame.stack.push(awaitable);
+                }
+                Instr::CleanupThrow => {
+                    let exc = pop!(frame);
+                    match exc {
+                        Value::Object(e)
+                            if self.exc_matches(&e, &self.types.stop_iteration.clone()) =>
+                        {
+                            frame.stack.pop();
+                            frame.stack.pop();
+                            let value = self.exc_args(&e).into_iter().next().unwrap_or(Value::None);
+                            frame.stack.push(Value::None);
+                            frame.stack.push(value);
+                        }
+                        Value::Object(e) => {
+                            frame.reraising = true;
+                            return Err(e);
+                        }
+                        _ => return Err(self.runtime_error("CLEANUP_THROW without an exception")),
+                    }
+                }
+                Instr::ImportName(i) => {
+                    let _fromlist = pop!(frame);
+                    let _level = pop!(frame);
+                    let m = self.import_module(code.names[i as usize].as_str())?;
+                    frame.stack.push(m);
+                }
+                Instr::ImportFrom(i) => {
+                    let module = top!(frame).clone();
+                    let name = &code.names[i as usize];
+                    let v = match self.get_attr_opt(&module, name)? {
+                        Some(v) => v,
+                        None => {
+                            let mname = self.module_name(&module);
+                            return Err(self.new_exc(
+                                &self.types.import_error.clone(),
+                                format!(
+                                    "cannot import name '{}' from '{mname}' (unknown location)",
+                                    name.as_str()
+                                ),
+                            ));
+                        }
+                    };
+                    frame.stack.push(v);
+                }
+            }
+        }
+    }
+
+    /// `Call(n)` with the callable at `stack[base]`, self-or-NULL at `base + 1`, arguments
+    /// after. Python functions with a matching positional signature get their locals straight
+    /// from the stack.
+    #[inline]
+    fn call_from_stack(&mut self, frame: &mut Frame, base: usize) -> PyResult<Value> {
+        let has_self = !frame.stack[base + 1].is_null();
+        let args_start = if has_self { base + 1 } else { base + 2 };
+        let callable = std::mem::replace(&mut frame.stack[base], Value::Null);
+        if let Value::Function(f) = &callable {
+            let nargs = frame.stack.len() - args_start;
+            let c = &f.code.code;
+            if nargs == c.argcount as usize
+                && c.kwonlyargcount == 0
+                && !c.flags.varargs
+                && !c.flags.varkeywords
+            {
+                let mut locals = Vec::with_capacity(c.varnames.len());
+                locals.extend(frame.stack.drain(args_start..));
+                return self.call_function_with_locals(f, locals);
+            }
+        }
+        self.call(&callable, &frame.stack[args_start..], &[])
+    }
+
+    fn make_function(&mut self, code_value: &Value, globals: &Rc<PyDict>) -> PyResult<Value> {
+        let Value::Object(o) = code_value else {
+            return Err(self.runtime_error("MAKE_FUNCTION without a code object"));
+        };
+        let ObjectKind::Code(code) = &o.kind else {
+            return Err(self.runtime_error("MAKE_FUNCTION without a code object"));
+        };
+        let name = self.intern(&code.code.name);
+        Ok(Value::Function(Rc::new(Function {
+            code: code.clone(),
+            globals: globals.clone(),
+            name: RefCell::new(name),
+            qualname: RefCell::new(code.code.qualname.clone()),
+            defaults: Vec::new(),
+            kwdefaults: Vec::new(),
+            closure: Vec::new(),
+            dict: Default::default(),
+        })))
+    }
+
+    #[inline]
+    fn load_global(&mut self, globals: &PyDict, name: &Rc<PyStr>) -> PyResult<Value> {
+        if let Some(v) = globals.table.borrow().get_str(name) {
+            return Ok(v.clone());
+        }
+        if let Some(v) = self.builtins.table.borrow().get_str(name) {
+            return Ok(v.clone());
+        }
+        Err(self.name_error(name.as_str()))
+    }
+
+    fn unbound_local(&self, name: &PyStr) -> Exc {
+        self.new_exc(
+            &self.types.unbound_local_error,
+            format!(
+                "cannot access local variable '{}' where it is not associated with a value",
+                name.as_str()
+            ),
+        )
+    }
+
+    fn unbound_deref(&self, code: &CodeObj, i: usize) -> Exc {
+        let name = code.cellnames[i].as_str();
+        if i < code.code.cellvars.len() {
+            self.unbound_local(&code.cellnames[i])
+        } else {
+            self.new_exc(
+                &self.types.name_error,
+                format!("cannot access free variable '{name}' where it is not associated with a value in enclosing scope"),
+            )
+        }
+    }
+
+    pub fn cell_get(&self, cell: &Value) -> Value {
+        match cell {
+            Value::Object(o) => match &o.kind {
+                ObjectKind::Cell(c) => c.borrow().clone(),
+                _ => Value::Null,
+            },
+            _ => Value::Null,
+        }
+    }
+
+    pub fn cell_set(&self, cell: &Value, v: Value) {
+        if let Value::Object(o) = cell
+            && let ObjectKind::Cell(c) = &o.kind
+        {
+            let old = c.replace(v);
+            drop(old);
+        }
+    }
+
+    fn load_super(
+        &mut self,
+        global_super: Value,
+        class: Value,
+        this: Value,
+        name: &Rc<PyStr>,
+        is_method: bool,
+    ) -> PyResult<(Value, Value)> {
+        let is_builtin_super =
+            matches!(&global_super, Value::Type(t) if Rc::ptr_eq(t, &self.types.super_));
+        if !is_builtin_super {
+            let sup = self.call(&global_super, &[class, this], &[])?;
+            let attr = self.get_attr(&sup, name)?;
+            return Ok((attr, Value::Null));
+        }
+        let Value::Type(cls) = &class else {
+            return Err(
+                self.type_error("super(type, obj): obj must be an instance or subtype of type")
+            );
+        };
+        self.check_super_args(cls, &this)?;
+        if is_method && !matches!(this, Value::Type(_)) {
+            // Plain functions found along the MRO are returned unbound with self separately.
+            let start = self.type_of(&this).mro();
+            let pos = start
+                .iter()
+                .position(|t| Rc::ptr_eq(t, cls))
+                .map_or(start.len(), |p| p + 1);
+            for base in &start[pos..] {
+                let found = base.dict.borrow().get_str(name).cloned();
+                if let Some(attr) = found {
+                    if matches!(attr, Value::Function(_)) {
+                        return Ok((attr, this));
+                    }
+                    break;
+                }
+            }
+        }
+        match self.super_lookup(cls, &this, name)? {
+            Some(v) => Ok((v, Value::Null)),
+            None => Err(self.attribute_error(format!(
+                "'super' object has no attribute '{}'",
+                name.as_str()
+            ))),
+        }
+    }
+
+    pub fn check_super_args(
+        &mut self,
+        cls: &Rc<super::object::PyType>,
+        this: &Value,
+    ) -> PyResult<()> {
+        let ok = match this {
+            Value::Type(t) => t.is_subtype(cls) || self.type_of(this).is_subtype(cls),
+            other => self.type_of(other).is_subtype(cls),
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(self.type_error("super(type, obj): obj must be an instance or subtype of type"))
+        }
+    }
+
+    fn intrinsic1(&mut self, which: Intrinsic1, v: Value, code: &CodeObj) -> PyResult<Value> {
+        Ok(match which {
+            Intrinsic1::Print => {
+                if !v.is_none() {
+                    let r = self.repr(&v)?;
+                    self.write_stdout(&r);
+                    self.write_stdout("\n");
+                    let key = self.intern("_");
+                    self.builtins.table.borrow_mut().set_str(key, v);
+                }
+                Value::None
+            }
+            Intrinsic1::ImportStar => {
+                return Err(self.new_exc(
+                    &self.types.syntax_error.clone(),
+                    "'import *' is not supported in apy",
+                ));
+            }
+            Intrinsic1::StopIterationError => {
+                let flags = code.code.flags;
+                let Value::Object(e) = &v else { return Ok(v) };
+                let (msg, matches) = if flags.async_generator {
+                    if self.exc_matches(e, &self.types.stop_async_iteration.clone()) {
+                        ("async generator raised StopAsyncIteration", true)
+                    } else {
+                        (
+                            "async generator raised StopIteration",
+                            self.exc_matches(e, &self.types.stop_iteration.clone()),
+                        )
+                    }
+                } else if flags.coroutine {
+                    (
+                        "coroutine raised StopIteration",
+                        self.exc_matches(e, &self.types.stop_iteration.clone()),
+                    )
+                } else {
+                    (
+                        "generator raised StopIteration",
+                        self.exc_matches(e, &self.types.stop_iteration.clone()),
+                    )
+                };
+                if !matches {
+                    return Ok(v);
+                }
+                let new = self.runtime_error(msg);
+                if let Some(d) = new.exc_data() {
+                    let mut d = d.borrow_mut();
+                    d.cause = v.clone();
+                    d.context = v.clone();
+                    d.suppress_context = true;
+                }
+                Value::Object(new)
+            }
+            Intrinsic1::AsyncGenWrap => self.async_gen_wrap(v),
+            Intrinsic1::UnaryPositive => self.unary_op("+", &v)?,
+            Intrinsic1::ListToTuple => match &v {
+                Value::List(l) => Value::tuple(l.items.borrow().clone()),
+                _ => v,
+            },
+        })
+    }
+
+    fn unpack_sequence(&mut self, frame: &mut Frame, seq: Value, n: usize) -> PyResult<()> {
+        match &seq {
+            Value::Tuple(t) if t.items.len() == n => {
+                frame.stack.extend(t.items.iter().rev().cloned());
+                return Ok(());
+            }
+            Value::List(l) if l.items.borrow().len() == n => {
+                frame.stack.extend(l.items.borrow().iter().rev().cloned());
+                return Ok(());
+            }
+            _ => {}
+        }
+        let iter = match self.get_iter(&seq) {
+            Ok(it) => it,
+            Err(_) => {
+                return Err(self.type_error(format!(
+                    "cannot unpack non-iterable {} object",
+                    self.type_name(&seq)
+                )));
+            }
+        };
+        let mut items = Vec::with_capacity(n);
+        while let Some(v) = self.next(&iter)? {
+            if items.len() == n {
+                let msg = match &seq {
+                    Value::List(_)
+                    | Value::Tuple(_)
+                    | Value::Str(_)
+                    | Value::Dict(_)
+                    | Value::Set(_) => {
+                        let total = self.len(&seq)?;
+                        format!("too many values to unpack (expected {n}, got {total})")
+                    }
+                    _ => format!("too many values to unpack (expected {n})"),
+                };
+                return Err(self.value_error(msg));
+            }
+            items.push(v);
+        }
+        if items.len() < n {
+            return Err(self.value_error(format!(
+                "not enough values to unpack (expected {n}, got {})",
+                items.len()
+            )));
+        }
+        frame.stack.extend(items.into_iter().rev());
+        Ok(())
+    }
+
+    fn collect_for_unpack(&mut self, seq: &Value) -> PyResult<Vec<Value>> {
+        if !self.is_iterable(seq) {
+            return Err(self.type_error(format!(
+                "cannot unpack non-iterable {} object",
+                self.type_name(seq)
+            )));
+        }
+        self.collect_iterable(seq)
+    }
+
+    /// `except T:` matching, with CPython's TypeError for non-exception classes.
+    pub fn exception_matches(&mut self, exc: &Value, ty: &Value) -> PyResult<bool> {
+        let types: Vec<Value> = match ty {
+            Value::Tuple(t) => t.items.to_vec(),
+            other => vec![other.clone()],
+        };
+        let base = self.types.base_exception.clone();
+        let mut matched = false;
+        for t in &types {
+            match t {
+                Value::Type(t) if t.is_subtype(&base) => {
+                    if self.type_of(exc).is_subtype(t) {
+                        matched = true;
+                    }
+                }
+                _ => {
+                    return Err(self.type_error(
+                        "catching classes that do not inherit from BaseException is not allowed",
+                    ));
+                }
+            }
+        }
+        Ok(matched)
+    }
+
+    /// `with` / `async with` entry: the bound `__exit__`/`__aexit__` and the result of
+    /// `__enter__()` (or the awaitable from `__aenter__()`).
+    fn enter_context(&mut self, mgr: &Value, is_async: bool) -> PyResult<(Value, Value)> {
+        let (enter_name, exit_name) = if is_async {
+            (self.names.aenter.clone(), self.names.aexit.clone())
+        } else {
+            (self.names.enter.clone(), self.names.exit.clone())
+        };
+        let ty = self.type_of(mgr).clone();
+        let enter = super::types::lookup(&ty, &enter_name);
+        let exit = super::types::lookup(&ty, &exit_name);
+        let (Some(enter), Some(exit)) = (enter, exit) else {
+            let what = if is_async {
+                "asynchronous context manager"
+            } else {
+                "context manager"
+            };
+            let missing = if is_async { "__aexit__" } else { "__exit__" };
+            let enter_missing = super::types::lookup(&ty, &enter_name).is_none();
+            let extra = if enter_missing {
+                String::new()
+            } else {
+                format!(" (missed {missing} method)")
+            };
+            return Err(self.type_error(format!(
+                "'{}' object does not support the {what} protocol{extra}",
+                ty.name
+            )));
+        };
+        let exit = self.bind_value(exit, mgr);
+        let enter = self.bind_value(enter, mgr);
+        let result = self.call(&enter, &[], &[])?;
+        if is_async {
+            let awaitable = self.get_awaitable(result, 1)?;
+            return Ok((exit, awaitable));
+        }
+        Ok((exit, result))
+    }
+
+    /// Binds a function found on a type to `obj` (for implicit dunder calls).
+    fn bind_value(&self, f: Value, obj: &Value) -> Value {
+        match &f {
+            Value::Function(_) => self.bound_method(f, obj.clone()),
+            Value::Object(o) if matches!(&o.kind, ObjectKind::Native(n) if n.is_method) => {
+                self.bound_method(f, obj.clone())
+            }
+            _ => f,
+        }
+    }
+
+    pub fn callable_name(&mut self, f: &Value) -> String {
+        match f {
+            Value::Function(func) => func.qualname.borrow().to_string(),
+            Value::Type(t) => t.name.to_string(),
+            Value::Object(o) => match &o.kind {
+                ObjectKind::Native(n) => n.name.to_string(),
+                ObjectKind::BoundMethod { func, .. } => {
+                    let func = func.clone();
+                    self.callable_name(&func)
+                }
+                _ => format!("{} object", o.class.name),
+            },
+            other => format!("{} object", self.type_name(other)),
+        }
+    }
+
+    fn is_mapping(&mut self, v: &Value) -> bool {
+        match v {
+            Value::Dict(_) => true,
+            Value::Object(o) if !o.class.builtin => {
+                let keys = self.intern("keys");
+                super::types::lookup(&o.class, &keys).is_some()
+                    && super::types::lookup(&o.class, &self.names.getitem).is_some()
+            }
+            _ => false,
+        }
+    }
+
+    fn module_name(&self, module: &Value) -> String {
+        match module {
+            Value::Object(o) => match &o.kind {
+                ObjectKind::Module { name, .. } => name.to_string(),
+                _ => String::new(),
+            },
+            _ => String::new(),
+        }
+    }
+
+    /// The exception that stops a program when a sandbox limit is hit (never caught: the
+    /// unwinder skips handlers while `abort` is set).
+    fn abort_exception(&self) -> Exc {
+        let msg = self
+            .abort
+            .as_ref()
+            .map_or_else(String::new, |a| a.to_string());
+        self.new_exc(&self.types.system_exit, msg)
+    }
+
+    /// The leaf exceptions of a (possibly nested) exception group.
+    fn group_leaves(&mut self, exc: &Value, out: &mut Vec<Value>) -> PyResult<()> {
+        match exc {
+            Value::Object(e) if e.class.is_subtype(&self.types.base_exception_group) => {
+                let children = match self.exc_args(e).get(1) {
+                    Some(v) => self.collect_iterable(v)?,
+                    None => vec![],
+                };
+                for child in &children {
+                    self.group_leaves(child, out)?;
+                }
+                Ok(())
+            }
+            other => {
+                out.push(other.clone());
+                Ok(())
+            }
+        }
+    }
+
+    /// A copy of group `exc` keeping only the leaves in `keep` (None if none is left).
+    fn project_group(&mut self, exc: &Value, keep: &[Value]) -> PyResult<Value> {
+        let Value::Object(e) = exc else {
+            return Ok(Value::None);
+        };
+        if !e.class.is_subtype(&self.types.base_exception_group) {
+            return Ok(if keep.iter().any(|k| k.is(exc)) {
+                exc.clone()
+            } else {
+                Value::None
+            });
+        }
+        let args = self.exc_args(e);
+        let children = match args.get(1) {
+            Some(v) => self.collect_iterable(v)?,
+            None => vec![],
+        };
+        let mut kept = Vec::new();
+        for child in &children {
+            let projected = self.project_group(child, keep)?;
+            if !projected.is_none() {
+                kept.push(projected);
+            }
+        }
+        if kept.len() == children.len() {
+            return Ok(exc.clone());
+        }
+        self.derive_group(e, kept)
+    }
+
+    /// `eg.derive(items)` keeping the original's cause, context and traceback.
+    fn derive_group(&mut self, e: &Exc, items: Vec<Value>) -> PyResult<Value> {
+        if items.is_empty() {
+            return Ok(Value::None);
+        }
+        let msg = self.exc_args(e).first().cloned().unwrap_or(Value::str(""));
+        let g = self.call(
+            &Value::Type(e.class.clone()),
+            &[msg, Value::list(items)],
+            &[],
+        )?;
+        if let (Value::Object(new), Some(d)) = (&g, e.exc_data()) {
+            let d = d.borrow();
+            if let Some(nd) = new.exc_data() {
+                let mut nd = nd.borrow_mut();
+                nd.cause = d.cause.clone();
+                nd.context = d.context.clone();
+                nd.traceback = d.traceback.clone();
+            }
+        }
+        Ok(g)
+    }
+
+    /// `_PyExc_PrepReraiseStar`: what a `try/except*` re-raises, given the original
+    /// exception and what the handlers raised or re-raised.
+    fn prep_reraise_star(&mut self, orig: &Value, excs: &Value) -> PyResult<Value> {
+        let excs: Vec<Value> = self
+            .collect_iterable(excs)?
+            .into_iter()
+            .filter(|e| !e.is_none())
+            .collect();
+        if excs.is_empty() {
+            return Ok(Value::None);
+        }
+        let orig_is_group = matches!(orig, Value::Object(o) if o.class.is_subtype(&self.types.base_exception_group));
+        if !orig_is_group {
+            return Ok(excs[0].clone());
+        }
+        let mut orig_leaves = Vec::new();
+        self.group_leaves(orig, &mut orig_leaves)?;
+        let (mut raised, mut reraised_leaves) = (Vec::new(), Vec::new());
+        for e in excs {
+            let mut leaves = Vec::new();
+            self.group_leaves(&e, &mut leaves)?;
+            if leaves.iter().all(|l| orig_leaves.iter().any(|o| o.is(l))) {
+                reraised_leaves.extend(leaves);
+            } else {
+                raised.push(e);
+            }
+        }
+        let reraised = self.project_group(orig, &reraised_leaves)?;
+        if raised.is_empty() {
+            return Ok(reraised);
+        }
+        if !reraised.is_none() {
+            raised.push(reraised);
+        }
+        if raised.len() == 1 {
+            return Ok(raised.remove(0));
+        }
+        let eg = Value::Type(self.types.exception_group.clone());
+        self.call(&eg, &[Value::str(""), Value::list(raised)], &[])
+    }
+
+    /// `except*`: splits `exc` into the part matching `ty` and the rest (`(rest, match)`;
+    /// None for an empty part).
+    pub fn split_exception_group(&mut self, exc: &Value, ty: &Value) -> PyResult<(Value, Value)> {
+        let Value::Object(e) = exc else {
+            return Ok((Value::None, Value::None));
+        };
+        let is_group = e.class.is_subtype(&self.types.base_exception_group);
+        if !is_group {
+            if self.exception_matches(exc, ty)? {
+                let group = self.call(
+                    &Value::Type(self.types.exception_group.clone()),
+                    &[Value::str(""), Value::tuple(vec![exc.clone()])],
+                    &[],
+                )?;
+                return Ok((Value::None, group));
+            }
+            return Ok((exc.clone(), Value::None));
+        }
+        if self.exception_matches(exc, ty)? {
+            return Ok((Value::None, exc.clone()));
+        }
+        let args = self.exc_args(e);
+        let msg = args.first().cloned().unwrap_or(Value::str(""));
+        let leaves = match args.get(1) {
+            Some(v) => self.collect_iterable(v)?,
+            None => vec![],
+        };
+        let (mut matched, mut rest) = (Vec::new(), Vec::new());
+        for leaf in leaves {
+            let (r, m) = self.split_exception_group(&leaf, ty)?;
+            let leaf_is_group = matches!(&leaf, Value::Object(o) if o.class.is_subtype(&self.types.base_exception_group));
+            if !m.is_none() {
+                matched.push(if leaf_is_group { m } else { leaf.clone() });
+            }
+            if !r.is_none() {
+                rest.push(r);
+            }
+        }
+        let class = Value::Type(e.class.clone());
+        let make = |vm: &mut Vm, items: Vec<Value>| -> PyResult<Value> {
+            if items.is_empty() {
+                return Ok(Value::None);
+            }
+            let g = vm.call(&class, &[msg.clone(), Value::list(items)], &[])?;
+            if let (Value::Object(new), Some(d)) = (&g, e.exc_data()) {
+                let (cause, context) = (d.borrow().cause.clone(), d.borrow().context.clone());
+                if let Some(nd) = new.exc_data() {
+                    let mut nd = nd.borrow_mut();
+                    nd.cause = cause;
+                    nd.context = context;
+                    nd.traceback = d.borrow().traceback.clone();
+                }
+            }
+            Ok(g)
+        };
+        let matched = make(self, matched)?;
+        let rest = make(self, rest)?;
+        Ok((rest, matched))
+    }
+}

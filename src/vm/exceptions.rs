@@ -1,0 +1,448 @@
+//! Exception objects: making them (`vm.type_error(…)` and friends), `BaseException`'s
+//! methods and attributes (`args`, `__cause__`, `__context__`, `__suppress_context__`,
+//! `__traceback__`, `add_note`), `StopIteration.value`, `SystemExit.code`, and the
+//! `except T:` match. Mirrors `Objects/exceptions.c`. Knows nothing of frames.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::dict::StrKeys;
+use super::object::{ExcData, KwArgs, Object, ObjectKind, PyType};
+use super::value::Value;
+use super::{Exc, PyResult, Vm};
+
+impl Vm {
+    /// A new exception of type `ty` with `args`.
+    pub fn new_exc_args(&self, ty: &Rc<PyType>, args: Vec<Value>) -> Exc {
+        Rc::new(Object::with_dict(
+            ty.clone(),
+            ObjectKind::Exception(RefCell::new(ExcData {
+                args: Value::tuple(args),
+                cause: Value::None,
+                context: Value::None,
+                suppress_context: false,
+                traceback: Vec::new(),
+            })),
+        ))
+    }
+
+    pub fn new_exc(&self, ty: &Rc<PyType>, msg: impl Into<Box<str>>) -> Exc {
+        self.new_exc_args(ty, vec![Value::str(msg)])
+    }
+
+    pub fn type_error(&self, msg: impl Into<Box<str>>) -> Exc {
+        self.new_exc(&self.types.type_error, msg)
+    }
+
+    pub fn value_error(&self, msg: impl Into<Box<str>>) -> Exc {
+        self.new_exc(&self.types.value_error, msg)
+    }
+
+    pub fn attribute_error(&self, msg: impl Into<Box<str>>) -> Exc {
+        self.new_exc(&self.types.attribute_error, msg)
+    }
+
+    pub fn index_error(&self, msg: impl Into<Box<str>>) -> Exc {
+        self.new_exc(&self.types.index_error, msg)
+    }
+
+    pub fn runtime_error(&self, msg: impl Into<Box<str>>) -> Exc {
+        self.new_exc(&self.types.runtime_error, msg)
+    }
+
+    pub fn overflow_error(&self, msg: impl Into<Box<str>>) -> Exc {
+        self.new_exc(&self.types.overflow_error, msg)
+    }
+
+    pub fn zero_division(&self, msg: impl Into<Box<str>>) -> Exc {
+        self.new_exc(&self.types.zero_division_error, msg)
+    }
+
+    pub fn name_error(&self, name: &str) -> Exc {
+        self.new_exc(
+            &self.types.name_error,
+            format!("name '{name}' is not defined"),
+        )
+    }
+
+    pub fn key_error(&self, key: Value) -> Exc {
+        self.new_exc_args(&self.types.key_error, vec![key])
+    }
+
+    pub fn stop_iteration(&self, value: Value) -> Exc {
+        let args = if value.is_none() { vec![] } else { vec![value] };
+        self.new_exc_args(&self.types.stop_iteration, args)
+    }
+
+    /// Is `exc` an instance of `ty`?
+    pub fn exc_matches(&self, exc: &Exc, ty: &Rc<PyType>) -> bool {
+        exc.class.is_subtype(ty)
+    }
+
+    /// Converts a raised value (`raise X` / `raise X()`) to an exception instance.
+    pub fn make_raisable(&mut self, v: Value) -> PyResult<Exc> {
+        match &v {
+            Value::Type(t) if t.is_subtype(&self.types.base_exception) => {
+                let instance = self.call(&v, &[], &[])?;
+                match instance {
+                    Value::Object(o) if o.exc_data().is_some() => Ok(o),
+                    other => Err(self.type_error(format!(
+                        "calling {} should have returned an instance of BaseException, not {}",
+                        self.type_repr(t),
+                        self.type_name(&other)
+                    ))),
+                }
+            }
+            Value::Object(o) if o.exc_data().is_some() => Ok(o.clone()),
+            _ => Err(self.type_error("exceptions must derive from BaseException")),
+        }
+    }
+
+    /// The `args` tuple's items.
+    pub fn exc_args(&self, exc: &Exc) -> Vec<Value> {
+        match exc.exc_data().map(|d| d.borrow().args.clone()) {
+            Some(Value::Tuple(t)) => t.items.to_vec(),
+            _ => vec![],
+        }
+    }
+
+    /// `str(exc)` as the last line of a traceback shows it.
+    pub fn exc_str(&mut self, exc: &Exc) -> PyResult<String> {
+        let v = self.str_of(&Value::Object(exc.clone()))?;
+        Ok(v.as_str().to_owned())
+    }
+}
+
+fn exc_of(vm: &Vm, v: &Value) -> PyResult<Exc> {
+    match v {
+        Value::Object(o) if o.exc_data().is_some() => Ok(o.clone()),
+        _ => Err(vm.type_error(format!(
+            "descriptor requires a 'BaseException' object but received a '{}'",
+            vm.type_name(v)
+        ))),
+    }
+}
+
+fn no_kwargs(vm: &Vm, cls: &Value, kw: &KwArgs) -> PyResult<()> {
+    if kw.is_empty() {
+        return Ok(());
+    }
+    let name = match cls {
+        Value::Type(t) => t.name.to_string(),
+        other => vm.type_name(other).to_string(),
+    };
+    Err(vm.type_error(format!("{name}() takes no keyword arguments")))
+}
+
+/// `BaseException.__new__(cls, *args)`.
+pub fn exc_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let Some(Value::Type(cls)) = args.first() else {
+        return Err(vm.type_error("BaseException.__new__(X): X is not a type object"));
+    };
+    if cls.builtin {
+        no_kwargs(vm, &args[0], kw)?;
+    }
+    Ok(Value::Object(vm.new_exc_args(cls, args[1..].to_vec())))
+}
+
+/// `BaseException.__init__(self, *args)`.
+pub fn exc_init(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let exc = exc_of(vm, args.first().unwrap_or(&Value::None))?;
+    no_kwargs(vm, &Value::Type(exc.class.clone()), kw)?;
+    if let Some(data) = exc.exc_data() {
+        data.borrow_mut().args = Value::tuple(args[1..].to_vec());
+    }
+    Ok(Value::None)
+}
+
+fn exc_str(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let exc = exc_of(vm, args.first().unwrap_or(&Value::None))?;
+    let items = vm.exc_args(&exc);
+    match items.as_slice() {
+        [] => Ok(Value::str("")),
+        [one] => Ok(Value::Str(vm.str_of(one)?)),
+        _ => Ok(Value::str(vm.repr(&Value::tuple(items.clone()))?)),
+    }
+}
+
+fn key_error_str(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let exc = exc_of(vm, args.first().unwrap_or(&Value::None))?;
+    match vm.exc_args(&exc).as_slice() {
+        [one] => Ok(Value::str(vm.repr(one)?)),
+        _ => exc_str(vm, args, kw),
+    }
+}
+
+fn exc_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let exc = exc_of(vm, args.first().unwrap_or(&Value::None))?;
+    let items = vm.exc_args(&exc);
+    let name = exc.class.name.clone();
+    let inner = match items.as_slice() {
+        [one] => vm.repr(one)?,
+        _ => {
+            let r = vm.repr(&Value::tuple(items.clone()))?;
+            r[1..r.len() - 1].trim_end_matches(',').to_string()
+        }
+    };
+    Ok(Value::str(format!("{name}({inner})")))
+}
+
+fn add_note(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let exc = exc_of(vm, args.first().unwrap_or(&Value::None))?;
+    let note = args.get(1).cloned().unwrap_or(Value::None);
+    if !matches!(note, Value::Str(_)) {
+        return Err(vm.type_error(format!("note must be a str, not '{}'", vm.type_name(&note))));
+    }
+    let key = vm.names.notes.clone();
+    let dict = exc.dict.as_ref().expect("exceptions have a __dict__");
+    let notes = dict.table.borrow().get_str(&key).cloned();
+    match notes {
+        Some(Value::List(l)) => l.items.borrow_mut().push(note),
+        Some(_) => return Err(vm.type_error("Cannot add note: __notes__ is not a list")),
+        None => dict
+            .table
+            .borrow_mut()
+            .set_str(key, Value::list(vec![note])),
+    }
+    Ok(Value::None)
+}
+
+fn with_traceback(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let exc = exc_of(vm, args.first().unwrap_or(&Value::None))?;
+    if let Some(Value::None) = args.get(1)
+        && let Some(data) = exc.exc_data()
+    {
+        data.borrow_mut().traceback.clear();
+    }
+    Ok(Value::Object(exc))
+}
+
+fn exception_or_none(vm: &Vm, v: Value, what: &str) -> PyResult<Value> {
+    match &v {
+        Value::None => Ok(v),
+        Value::Object(o) if o.exc_data().is_some() => Ok(v),
+        _ => Err(vm.type_error(format!(
+            "exception {what} must be None or derive from BaseException"
+        ))),
+    }
+}
+
+/// `BaseExceptionGroup.__new__(cls, message, exceptions)`.
+fn group_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let Some(Value::Type(cls)) = args.first() else {
+        return Err(vm.type_error("BaseExceptionGroup.__new__(X): X is not a type object"));
+    };
+    no_kwargs(vm, &args[0], kw)?;
+    if args.len() != 3 {
+        return Err(vm.type_error(format!(
+            "BaseExceptionGroup.__new__() takes exactly 2 arguments ({} given)",
+            args.len() - 1
+        )));
+    }
+    if !matches!(args[1], Value::Str(_)) {
+        return Err(vm.type_error(format!(
+            "argument 1 must be str, not {}",
+            vm.type_name(&args[1])
+        )));
+    }
+    if !matches!(args[2], Value::List(_) | Value::Tuple(_)) {
+        return Err(vm.type_error("second argument (exceptions) must be a sequence"));
+    }
+    let items = vm.collect_iterable(&args[2])?;
+    if items.is_empty() {
+        return Err(vm.value_error("second argument (exceptions) must be a non-empty sequence"));
+    }
+    let exception = vm.types.exception.clone();
+    let mut all_exceptions = true;
+    for (i, item) in items.iter().enumerate() {
+        match item {
+            Value::Object(o) if o.exc_data().is_some() => {
+                all_exceptions &= o.class.is_subtype(&exception);
+            }
+            _ => {
+                return Err(vm.value_error(format!(
+                    "Item {i} of second argument (exceptions) is not an exception"
+                )));
+            }
+        }
+    }
+    let mut class = cls.clone();
+    if Rc::ptr_eq(cls, &vm.types.base_exception_group) && all_exceptions {
+        class = vm.types.exception_group.clone();
+    } else if cls.is_subtype(&exception) && !all_exceptions {
+        return Err(vm.type_error("Cannot nest BaseExceptions in an ExceptionGroup"));
+    }
+    Ok(Value::Object(vm.new_exc_args(&class, args[1..].to_vec())))
+}
+
+fn group_parts(vm: &mut Vm, v: &Value) -> PyResult<(Value, Vec<Value>)> {
+    let exc = exc_of(vm, v)?;
+    let args = vm.exc_args(&exc);
+    let message = args.first().cloned().unwrap_or(Value::str(""));
+    let items = match args.get(1) {
+        Some(items) => vm.collect_iterable(items)?,
+        None => vec![],
+    };
+    Ok((message, items))
+}
+
+pub fn init(vm: &mut Vm) {
+    let base = vm.types.base_exception.clone();
+    vm.add_static(&base, "__new__", exc_new);
+    vm.add_method(&base, "__init__", exc_init);
+    vm.add_method(&base, "__str__", exc_str);
+    vm.add_method(&base, "__repr__", exc_repr);
+    vm.add_method(&base, "add_note", add_note);
+    vm.add_method(&base, "with_traceback", with_traceback);
+    vm.add_getset(
+        &base,
+        "args",
+        |vm, v| {
+            Ok(exc_of(vm, v)?
+                .exc_data()
+                .map_or(Value::None, |d| d.borrow().args.clone()))
+        },
+        Some(|vm, v, new| {
+            let exc = exc_of(vm, v)?;
+            let items = vm.collect_iterable(&new)?;
+            if let Some(d) = exc.exc_data() {
+                d.borrow_mut().args = Value::tuple(items);
+            }
+            Ok(())
+        }),
+    );
+    vm.add_getset(
+        &base,
+        "__cause__",
+        |vm, v| {
+            Ok(exc_of(vm, v)?
+                .exc_data()
+                .map_or(Value::None, |d| d.borrow().cause.clone()))
+        },
+        Some(|vm, v, new| {
+            let exc = exc_of(vm, v)?;
+            let new = exception_or_none(vm, new, "cause")?;
+            if let Some(d) = exc.exc_data() {
+                let mut d = d.borrow_mut();
+                d.cause = new;
+                d.suppress_context = true;
+            }
+            Ok(())
+        }),
+    );
+    vm.add_getset(
+        &base,
+        "__context__",
+        |vm, v| {
+            Ok(exc_of(vm, v)?
+                .exc_data()
+                .map_or(Value::None, |d| d.borrow().context.clone()))
+        },
+        Some(|vm, v, new| {
+            let exc = exc_of(vm, v)?;
+            let new = exception_or_none(vm, new, "context")?;
+            if let Some(d) = exc.exc_data() {
+                d.borrow_mut().context = new;
+            }
+            Ok(())
+        }),
+    );
+    vm.add_getset(
+        &base,
+        "__suppress_context__",
+        |vm, v| {
+            Ok(Value::Bool(
+                exc_of(vm, v)?
+                    .exc_data()
+                    .is_some_and(|d| d.borrow().suppress_context),
+            ))
+        },
+        Some(|vm, v, new| {
+            let exc = exc_of(vm, v)?;
+            let flag = vm.truthy(&new)?;
+            if let Some(d) = exc.exc_data() {
+                d.borrow_mut().suppress_context = flag;
+            }
+            Ok(())
+        }),
+    );
+    vm.add_getset(
+        &base,
+        "__traceback__",
+        |vm, v| {
+            let exc = exc_of(vm, v)?;
+            let has_tb = exc
+                .exc_data()
+                .is_some_and(|d| !d.borrow().traceback.is_empty());
+            // apy has no traceback objects yet: the exception itself stands in for one.
+            Ok(if has_tb {
+                Value::Object(exc)
+            } else {
+                Value::None
+            })
+        },
+        None,
+    );
+    let stop = vm.types.stop_iteration.clone();
+    vm.add_getset(
+        &stop,
+        "value",
+        |vm, v| {
+            let exc = exc_of(vm, v)?;
+            Ok(vm.exc_args(&exc).into_iter().next().unwrap_or(Value::None))
+        },
+        None,
+    );
+    let exit = vm.types.system_exit.clone();
+    vm.add_getset(
+        &exit,
+        "code",
+        |vm, v| {
+            let exc = exc_of(vm, v)?;
+            let args = vm.exc_args(&exc);
+            Ok(match args.len() {
+                0 => Value::None,
+                1 => args[0].clone(),
+                _ => Value::tuple(args),
+            })
+        },
+        None,
+    );
+    let group = vm.types.base_exception_group.clone();
+    vm.add_static(&group, "__new__", group_new);
+    vm.add_method(&group, "__init__", |_, _, _| Ok(Value::None));
+    vm.add_method(&group, "__str__", |vm, args, _| {
+        let (message, items) = group_parts(vm, &args[0])?;
+        let text = vm.str_of(&message)?;
+        let s = if items.len() == 1 { "" } else { "s" };
+        Ok(Value::str(format!(
+            "{} ({} sub-exception{s})",
+            text.as_str(),
+            items.len()
+        )))
+    });
+    vm.add_getset(&group, "message", |vm, v| Ok(group_parts(vm, v)?.0), None);
+    vm.add_getset(
+        &group,
+        "exceptions",
+        |vm, v| Ok(Value::tuple(group_parts(vm, v)?.1)),
+        None,
+    );
+    vm.add_method(&group, "derive", |vm, args, _| {
+        let (message, _) = group_parts(vm, &args[0])?;
+        let items = args.get(1).cloned().unwrap_or(Value::None);
+        let eg = Value::Type(vm.types.base_exception_group.clone());
+        vm.call(&eg, &[message, items], &[])
+    });
+    vm.add_method(&group, "split", |vm, args, _| {
+        let ty = args.get(1).cloned().unwrap_or(Value::None);
+        let (rest, matched) = vm.split_exception_group(&args[0], &ty)?;
+        Ok(Value::tuple(vec![matched, rest]))
+    });
+    vm.add_method(&group, "subgroup", |vm, args, _| {
+        let ty = args.get(1).cloned().unwrap_or(Value::None);
+        Ok(vm.split_exception_group(&args[0], &ty)?.1)
+    });
+    let key_error = vm.types.key_error.clone();
+    vm.add_method(&key_error, "__str__", key_error_str);
+}

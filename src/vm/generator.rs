@@ -1,0 +1,494 @@
+//! One resumable-frame core for generators and coroutines (`Objects/genobject.c`): a
+//! suspended [`Frame`], resumed by `send`/`throw`, ending in `Returned`/`Err`. Each protocol
+//! rule lives in one function: "already executing" and "just-started" in [`Vm::resume`],
+//! delegation to a `yield from` sub-iterator in [`Vm::gen_throw`], "ignored GeneratorExit"
+//! in [`gen_close`], PEP 479 in the compiler's handler (with a fallback here).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::compile::bytecode::Instr;
+
+use super::call::FrameResult;
+use super::frame::Frame;
+use super::object::{Function, KwArgs, Object, ObjectKind};
+use super::value::{PyStr, Value};
+use super::{Exc, PyResult, Vm};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GenKind {
+    Generator,
+    Coroutine,
+    AsyncGenerator,
+}
+
+pub struct GenState {
+    /// The suspended frame; taken out while running, None once finished.
+    pub frame: Option<Box<Frame>>,
+    pub running: bool,
+    pub started: bool,
+    /// The exception this generator was handling when it suspended.
+    pub exc_state: Value,
+}
+
+pub struct Generator {
+    pub kind: GenKind,
+    pub name: Rc<PyStr>,
+    pub qualname: Rc<str>,
+    pub state: RefCell<GenState>,
+}
+
+impl Generator {
+    fn noun(&self) -> &'static str {
+        match self.kind {
+            GenKind::Generator => "generator",
+            GenKind::Coroutine => "coroutine",
+            GenKind::AsyncGenerator => "async generator",
+        }
+    }
+
+    /// The sub-iterator a suspended `yield from`/`await` is delegating to (`_PyGen_yf`).
+    pub fn yield_from(&self) -> Option<Value> {
+        let state = self.state.borrow();
+        let frame = state.frame.as_ref()?;
+        if !state.started || frame.ip < 2 {
+            return None;
+        }
+        let instrs = &frame.code.code.instructions;
+        let suspended_in_send_loop = matches!(instrs.get(frame.ip - 1), Some(Instr::YieldValue(_)))
+            && matches!(instrs.get(frame.ip - 2), Some(Instr::Send(_)));
+        if suspended_in_send_loop {
+            frame.stack.last().cloned()
+        } else {
+            None
+        }
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.state.borrow().frame.is_none()
+    }
+}
+
+pub fn as_generator(v: &Value) -> Option<&Generator> {
+    match v {
+        Value::Object(o) => match &o.kind {
+            ObjectKind::Generator(g) => Some(g),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+impl Vm {
+    pub fn new_generator(&mut self, kind: GenKind, frame: Frame, func: &Function) -> Value {
+        let class = match kind {
+            GenKind::Generator => self.types.generator.clone(),
+            GenKind::Coroutine => self.types.coroutine.clone(),
+            GenKind::AsyncGenerator => self.types.async_generator.clone(),
+        };
+        Value::object(Object::new(
+            class,
+            ObjectKind::Generator(Generator {
+                kind,
+                name: func.name.borrow().clone(),
+                qualname: func.qualname.borrow().clone(),
+                state: RefCell::new(GenState {
+                    frame: Some(Box::new(frame)),
+                    running: false,
+                    started: false,
+                    exc_state: Value::None,
+                }),
+            }),
+        ))
+    }
+
+    /// Resumes `gen` with `value` sent in, or with `throw` raised at its suspension point.
+    pub fn resume(
+        &mut self,
+        generator: &Generator,
+        value: Value,
+        throw: Option<Exc>,
+    ) -> FrameResult {
+        let mut state = generator.state.borrow_mut();
+        if state.running {
+            drop(state);
+            return FrameResult::Err(
+                self.value_error(format!("{} already executing", generator.noun())),
+            );
+        }
+        let Some(mut frame) = state.frame.take() else {
+            drop(state);
+            if let Some(e) = throw {
+                return FrameResult::Err(e);
+            }
+            if generator.kind == GenKind::Coroutine {
+                return FrameResult::Err(
+                    self.runtime_error("cannot reuse already awaited coroutine"),
+                );
+            }
+            return FrameResult::Returned(Value::None);
+        };
+        if !state.started {
+            if let Some(e) = throw {
+                // Thrown into a generator that never ran: it ends without running any code.
+                drop(state);
+                return FrameResult::Err(e);
+            }
+            if !value.is_none() {
+                state.frame = Some(frame);
+                drop(state);
+                return FrameResult::Err(self.type_error(format!(
+                    "can't send non-None value to a just-started {}",
+                    generator.noun()
+                )));
+            }
+        } else if throw.is_none() {
+            frame.stack.push(value);
+        }
+        state.started = true;
+        state.running = true;
+        let exc_state = std::mem::replace(&mut state.exc_state, Value::None);
+        drop(state);
+        self.exc_info.push(exc_state);
+        let result = self.run_frame(&mut frame, throw);
+        let exc_state = self.exc_info.pop().unwrap_or(Value::None);
+        let mut state = generator.state.borrow_mut();
+        state.running = false;
+        match result {
+            FrameResult::Yielded(v) => {
+                state.frame = Some(frame);
+                state.exc_state = exc_state;
+                FrameResult::Yielded(v)
+            }
+            FrameResult::Err(e)
+                if generator.kind != GenKind::AsyncGenerator
+                    && self.exc_matches(&e, &self.types.stop_iteration.clone()) =>
+            {
+                drop(state);
+                // PEP 479, for code compiled without the compiler's handler.
+                let new = self.runtime_error(format!("{} raised StopIteration", generator.noun()));
+                if let Some(d) = new.exc_data() {
+                    let mut d = d.borrow_mut();
+                    d.cause = Value::Object(e.clone());
+                    d.context = Value::Object(e);
+                    d.suppress_context = true;
+                }
+                FrameResult::Err(new)
+            }
+            other => other,
+        }
+    }
+
+    /// `generator.send(v)` / `next(generator)`: a yielded value, or StopIteration carrying the return value.
+    pub fn gen_send(&mut self, generator: &Generator, value: Value) -> PyResult<Value> {
+        match self.resume(generator, value, None) {
+            FrameResult::Yielded(v) => Ok(v),
+            FrameResult::Returned(v) => Err(self.stop_iteration(v)),
+            FrameResult::Err(e) => Err(e),
+        }
+    }
+
+    /// `generator.throw(exc)`, delegating to a `yield from` sub-iterator first (`_gen_throw`).
+    pub fn gen_throw(&mut self, generator: &Generator, exc: Exc) -> FrameResult {
+        if let Some(sub) = generator.yield_from() {
+            let is_exit = self.exc_matches(&exc, &self.types.generator_exit.clone());
+            generator.state.borrow_mut().running = true;
+            let delegated = if is_exit {
+                match self.close_iterator(&sub) {
+                    Ok(()) => Some(FrameResult::Err(exc.clone())),
+                    Err(e) => Some(FrameResult::Err(e)),
+                }
+            } else if let Some(sub_gen) = as_generator(&sub) {
+                Some(self.gen_throw(sub_gen, exc.clone()))
+            } else {
+                let throw_name = self.names.throw.clone();
+                match self.get_attr_opt(&sub, &throw_name) {
+                    Ok(Some(method)) => Some(
+                        match self.call(&method, &[Value::Object(exc.clone())], &[]) {
+                            Ok(v) => FrameResult::Yielded(v),
+                            Err(e) => FrameResult::Err(e),
+                        },
+                    ),
+                    Ok(None) => None,
+                    Err(e) => Some(FrameResult::Err(e)),
+                }
+            };
+            generator.state.borrow_mut().running = false;
+            match delegated {
+                Some(FrameResult::Yielded(v)) => return FrameResult::Yielded(v),
+                Some(FrameResult::Returned(v)) => {
+                    return self.resume(generator, Value::None, Some(self.stop_iteration(v)));
+                }
+                Some(FrameResult::Err(e)) => return self.resume(generator, Value::None, Some(e)),
+                None => {}
+            }
+        }
+        self.resume(generator, Value::None, Some(exc))
+    }
+
+    /// Calls `close()` on a sub-iterator if it has one.
+    fn close_iterator(&mut self, sub: &Value) -> PyResult<()> {
+        if let Some(g) = as_generator(sub) {
+            return gen_close_impl(self, g).map(drop);
+        }
+        let close = self.names.close.clone();
+        if let Some(method) = self.get_attr_opt(sub, &close)? {
+            self.call(&method, &[], &[])?;
+        }
+        Ok(())
+    }
+
+    /// `Send`: send `v` into a receiver (generator, coroutine, or any iterator).
+    pub fn send_to(&mut self, receiver: &Value, v: Value) -> PyResult<FrameResult> {
+        if let Some(g) = as_generator(receiver) {
+            return Ok(self.resume(g, v, None));
+        }
+        let result = if v.is_none() {
+            let next = self.names.next.clone();
+            match super::types::lookup(self.type_of(receiver), &next) {
+                Some(f) => self.call(&f, std::slice::from_ref(receiver), &[]),
+                None => {
+                    return Err(self.type_error(format!(
+                        "'{}' object is not an iterator",
+                        self.type_name(receiver)
+                    )));
+                }
+            }
+        } else {
+            self.call_method(receiver, "send", &[v])
+        };
+        Ok(match result {
+            Ok(y) => FrameResult::Yielded(y),
+            Err(e) if self.exc_matches(&e, &self.types.stop_iteration.clone()) => {
+                FrameResult::Returned(self.exc_args(&e).into_iter().next().unwrap_or(Value::None))
+            }
+            Err(e) => FrameResult::Err(e),
+        })
+    }
+
+    /// `GetYieldFromIter`.
+    pub fn yield_from_iter(&mut self, v: Value, code: &super::object::CodeObj) -> PyResult<Value> {
+        if let Some(g) = as_generator(&v) {
+            if g.kind == GenKind::Coroutine && !code.code.flags.coroutine {
+                return Err(self.type_error(
+                    "cannot 'yield from' a coroutine object in a non-coroutine generator",
+                ));
+            }
+            return Ok(v);
+        }
+        self.get_iter(&v)
+    }
+
+    /// `GetAwaitable`: a coroutine itself, or the iterator `__await__()` returns.
+    pub fn get_awaitable(&mut self, v: Value, where_: u32) -> PyResult<Value> {
+        if let Some(g) = as_generator(&v)
+            && g.kind == GenKind::Coroutine
+        {
+            if let Some(sub) = g.yield_from()
+                && !sub.is_none()
+                && g.state.borrow().started
+                && !g.is_finished()
+            {
+                return Err(self.runtime_error("coroutine is being awaited already"));
+            }
+            return Ok(v);
+        }
+        let await_name = self.names.await_.clone();
+        let method = super::types::lookup(self.type_of(&v), &await_name);
+        let Some(method) = method else {
+            let detail = match where_ {
+                1 => format!(
+                    "'async with' received an object from __aenter__ that does not implement __await__: {}",
+                    self.type_name(&v)
+                ),
+                2 => format!(
+                    "'async with' received an object from __aexit__ that does not implement __await__: {}",
+                    self.type_name(&v)
+                ),
+                _ => format!("'{}' object can't be awaited", self.type_name(&v)),
+            };
+            return Err(self.type_error(detail));
+        };
+        let it = self.call(&method, std::slice::from_ref(&v), &[])?;
+        if let Some(g) = as_generator(&it)
+            && g.kind == GenKind::Coroutine
+        {
+            return Err(self.type_error("__await__() returned a coroutine"));
+        }
+        if !self.is_iterator(&it) {
+            return Err(self.type_error(format!(
+                "__await__() returned non-iterator of type '{}'",
+                self.type_name(&it)
+            )));
+        }
+        Ok(it)
+    }
+
+    pub fn get_aiter(&mut self, v: &Value) -> PyResult<Value> {
+        let name = self.names.aiter.clone();
+        match super::types::lookup(self.type_of(v), &name) {
+            Some(f) => self.call(&f, std::slice::from_ref(v), &[]),
+            None => Err(self.type_error(format!(
+                "'async for' requires an object with __aiter__ method, got {}",
+                self.type_name(v)
+            ))),
+        }
+    }
+
+    pub fn get_anext(&mut self, aiter: &Value) -> PyResult<Value> {
+        let name = self.names.anext.clone();
+        let Some(f) = super::types::lookup(self.type_of(aiter), &name) else {
+            return Err(self.type_error(format!(
+                "'async for' requires an iterator with __anext__ method, got {}",
+                self.type_name(aiter)
+            )));
+        };
+        let awaitable = self.call(&f, std::slice::from_ref(aiter), &[])?;
+        self.get_awaitable(awaitable, 0)
+    }
+
+    /// `INTRINSIC_ASYNC_GEN_WRAP`: async generators are driven by the asyncio layer, which
+    /// replaces this identity wrapper.
+    pub fn async_gen_wrap(&mut self, v: Value) -> Value {
+        v
+    }
+}
+
+fn this_gen<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a Generator> {
+    args.first()
+        .and_then(as_generator)
+        .ok_or_else(|| vm.type_error("descriptor requires a generator object"))
+}
+
+fn gen_next(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let g = this_gen(vm, args)?;
+    vm.gen_send(g, Value::None)
+}
+
+fn gen_send(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let g = this_gen(vm, args)?;
+    let v = args.get(1).cloned().unwrap_or(Value::None);
+    vm.gen_send(g, v)
+}
+
+fn gen_throw(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let g = this_gen(vm, args)?;
+    let typ = args.get(1).cloned().unwrap_or(Value::None);
+    let exc = match (&typ, args.get(2)) {
+        (Value::Type(_), Some(val)) if !val.is_none() => {
+            if matches!(val, Value::Object(o) if o.exc_data().is_some()) {
+                vm.make_raisable(val.clone())?
+            } else {
+                let inst = vm.call(&typ, std::slice::from_ref(val), &[])?;
+                vm.make_raisable(inst)?
+            }
+        }
+        _ => vm.make_raisable(typ).map_err(|_| {
+            vm.type_error(
+                "exceptions must be classes or instances deriving from BaseException, not str",
+            )
+        })?,
+    };
+    match vm.gen_throw(g, exc) {
+        FrameResult::Yielded(v) => Ok(v),
+        FrameResult::Returned(v) => Err(vm.stop_iteration(v)),
+        FrameResult::Err(e) => Err(e),
+    }
+}
+
+/// `close()`: throw GeneratorExit in; returns the generator's return value (3.13).
+fn gen_close_impl(vm: &mut Vm, g: &Generator) -> PyResult<Value> {
+    {
+        let mut state = g.state.borrow_mut();
+        if state.frame.is_none() {
+            return Ok(Value::None);
+        }
+        if !state.started {
+            state.frame = None;
+            return Ok(Value::None);
+        }
+    }
+    let exit = vm.new_exc_args(&vm.types.generator_exit.clone(), vec![]);
+    match vm.gen_throw(g, exit) {
+        FrameResult::Yielded(_) => {
+            Err(vm.runtime_error(format!("{} ignored GeneratorExit", g.noun())))
+        }
+        FrameResult::Returned(v) => Ok(v),
+        FrameResult::Err(e)
+            if vm.exc_matches(&e, &vm.types.generator_exit.clone())
+                || vm.exc_matches(&e, &vm.types.stop_iteration.clone()) =>
+        {
+            Ok(Value::None)
+        }
+        FrameResult::Err(e) => Err(e),
+    }
+}
+
+fn gen_close(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let g = this_gen(vm, args)?;
+    gen_close_impl(vm, g)
+}
+
+pub fn init(vm: &mut Vm) {
+    let generator = vm.types.generator.clone();
+    let coroutine = vm.types.coroutine.clone();
+    vm.add_method(&generator, "__next__", gen_next);
+    vm.add_method(&generator, "__iter__", |_, args, _| Ok(args[0].clone()));
+    for ty in [&generator, &coroutine] {
+        vm.add_method(ty, "send", gen_send);
+        vm.add_method(ty, "throw", gen_throw);
+        vm.add_method(ty, "close", gen_close);
+        vm.add_getset(
+            ty,
+            "__name__",
+            |vm, v| {
+                Ok(Value::Str(
+                    this_gen(vm, std::slice::from_ref(v))?.name.clone(),
+                ))
+            },
+            None,
+        );
+        vm.add_getset(
+            ty,
+            "__qualname__",
+            |vm, v| {
+                Ok(Value::str(
+                    &*this_gen(vm, std::slice::from_ref(v))?.qualname,
+                ))
+            },
+            None,
+        );
+    }
+    vm.add_method(&coroutine, "__await__", |_, args, _| Ok(args[0].clone()));
+    let running: super::object::Getter = |vm, v| {
+        Ok(Value::Bool(
+            this_gen(vm, std::slice::from_ref(v))?
+                .state
+                .borrow()
+                .running,
+        ))
+    };
+    let frame: super::object::Getter = |vm, v| {
+        let g = this_gen(vm, std::slice::from_ref(v))?;
+        // apy has no frame objects: a live generator stands in for its frame.
+        Ok(if g.is_finished() {
+            Value::None
+        } else {
+            v.clone()
+        })
+    };
+    let yield_from: super::object::Getter = |vm, v| {
+        let g = this_gen(vm, std::slice::from_ref(v))?;
+        Ok(if g.state.borrow().running {
+            Value::None
+        } else {
+            g.yield_from().unwrap_or(Value::None)
+        })
+    };
+    vm.add_getset(&generator, "gi_running", running, None);
+    vm.add_getset(&generator, "gi_frame", frame, None);
+    vm.add_getset(&generator, "gi_yieldfrom", yield_from, None);
+    vm.add_getset(&coroutine, "cr_running", running, None);
+    vm.add_getset(&coroutine, "cr_frame", frame, None);
+    vm.add_getset(&coroutine, "cr_await", yield_from, None);
+}

@@ -1,0 +1,457 @@
+//! The iterator protocol: `iter()`, `next()` and the built-in iterators (over lists, tuples,
+//! strs, ranges, dicts, sets, and `enumerate`/`zip`/`map`/`filter`/`reversed`), plus
+//! `__iter__`/`__next__` on user classes. Exhaustion is `Ok(None)` internally; StopIteration
+//! appears only where Python code can see it. Mirrors `Objects/iterobject.c`, `abstract.c`.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::call::FrameResult;
+use super::dict::StrKeys;
+use super::object::{DictViewKind, IterState, KwArgs, Object, ObjectKind, PyType};
+use super::types::lookup;
+use super::value::Value;
+use super::{PyResult, Vm};
+
+impl Vm {
+    pub fn new_iter(&self, class: &Rc<PyType>, state: IterState) -> Value {
+        Value::object(Object::new(
+            class.clone(),
+            ObjectKind::Iter(RefCell::new(state)),
+        ))
+    }
+
+    /// `iter(v)`.
+    pub fn get_iter(&mut self, v: &Value) -> PyResult<Value> {
+        let t = &self.types;
+        Ok(match v {
+            Value::List(_) => self.new_iter(
+                &t.list_iterator.clone(),
+                IterState::Seq {
+                    seq: v.clone(),
+                    index: 0,
+                },
+            ),
+            Value::Tuple(_) => self.new_iter(
+                &t.tuple_iterator.clone(),
+                IterState::Seq {
+                    seq: v.clone(),
+                    index: 0,
+                },
+            ),
+            Value::Str(_) => self.new_iter(
+                &t.str_iterator.clone(),
+                IterState::Seq {
+                    seq: v.clone(),
+                    index: 0,
+                },
+            ),
+            Value::Dict(d) => self.new_iter(
+                &t.dict_keyiterator.clone(),
+                IterState::Dict {
+                    dict: d.clone(),
+                    pos: 0,
+                    kind: DictViewKind::Keys,
+                    size: d.table.borrow().len(),
+                },
+            ),
+            Value::Set(s) => {
+                let size = s.table.borrow().len();
+                self.new_iter(
+                    &t.set_iterator.clone(),
+                    IterState::Set {
+                        set: v.clone(),
+                        pos: 0,
+                        size,
+                    },
+                )
+            }
+            Value::Object(o) => match &o.kind {
+                ObjectKind::Range(r) => self.new_iter(
+                    &t.range_iterator.clone(),
+                    IterState::Range {
+                        next: r.start,
+                        stop: r.stop,
+                        step: r.step,
+                    },
+                ),
+                ObjectKind::Iter(_) => v.clone(),
+                ObjectKind::Generator(g) if g.kind == super::generator::GenKind::Generator => {
+                    v.clone()
+                }
+                ObjectKind::DictView { dict, kind } => {
+                    let class = match kind {
+                        DictViewKind::Keys => t.dict_keyiterator.clone(),
+                        DictViewKind::Values => t.dict_valueiterator.clone(),
+                        DictViewKind::Items => t.dict_itemiterator.clone(),
+                    };
+                    let size = dict.table.borrow().len();
+                    self.new_iter(
+                        &class,
+                        IterState::Dict {
+                            dict: dict.clone(),
+                            pos: 0,
+                            kind: *kind,
+                            size,
+                        },
+                    )
+                }
+                _ => return self.user_iter(v),
+            },
+            _ => return self.user_iter(v),
+        })
+    }
+
+    fn user_iter(&mut self, v: &Value) -> PyResult<Value> {
+        let ty = self.type_of(v).clone();
+        if let Some(f) = lookup(&ty, &self.names.iter.clone()) {
+            if f.is_none() {
+                return Err(self.type_error(format!("'{}' object is not iterable", ty.name)));
+            }
+            let it = self.call(&f, std::slice::from_ref(v), &[])?;
+            if !self.is_iterator(&it) {
+                return Err(self.type_error(format!(
+                    "iter() returned non-iterator of type '{}'",
+                    self.type_name(&it)
+                )));
+            }
+            return Ok(it);
+        }
+        if !ty.builtin && lookup(&ty, &self.names.getitem.clone()).is_some() {
+            // The old sequence protocol: index from 0 until IndexError.
+            return Ok(self.new_iter(
+                &self.types.callable_iterator.clone(),
+                IterState::Seq {
+                    seq: v.clone(),
+                    index: 0,
+                },
+            ));
+        }
+        Err(self.type_error(format!("'{}' object is not iterable", ty.name)))
+    }
+
+    pub fn is_iterable(&self, v: &Value) -> bool {
+        match v {
+            Value::List(_) | Value::Tuple(_) | Value::Str(_) | Value::Dict(_) | Value::Set(_) => {
+                true
+            }
+            Value::Object(o) => {
+                matches!(
+                    o.kind,
+                    ObjectKind::Range(_)
+                        | ObjectKind::Iter(_)
+                        | ObjectKind::DictView { .. }
+                        | ObjectKind::Generator(_)
+                ) || lookup(&o.class, &self.names.iter).is_some()
+                    || (!o.class.builtin && lookup(&o.class, &self.names.getitem).is_some())
+            }
+            _ => false,
+        }
+    }
+
+    pub fn is_iterator(&self, v: &Value) -> bool {
+        match v {
+            Value::Object(o) => match &o.kind {
+                ObjectKind::Iter(_) => true,
+                ObjectKind::Generator(g) => g.kind == super::generator::GenKind::Generator,
+                _ => lookup(&o.class, &self.names.next).is_some(),
+            },
+            _ => false,
+        }
+    }
+
+    /// `next(it)`: `Ok(None)` when exhausted.
+    pub fn next(&mut self, it: &Value) -> PyResult<Option<Value>> {
+        if let Value::Object(o) = it {
+            match &o.kind {
+                ObjectKind::Iter(state) => return self.builtin_next(state),
+                ObjectKind::Generator(g) => {
+                    return match self.resume(g, Value::None, None) {
+                        FrameResult::Yielded(v) => Ok(Some(v)),
+                        FrameResult::Returned(_) => Ok(None),
+                        FrameResult::Err(e) => Err(e),
+                    };
+                }
+                _ => {}
+            }
+        }
+        let Some(f) = lookup(self.type_of(it), &self.names.next.clone()) else {
+            return Err(self.type_error(format!(
+                "'{}' object is not an iterator",
+                self.type_name(it)
+            )));
+        };
+        match self.call(&f, std::slice::from_ref(it), &[]) {
+            Ok(v) => Ok(Some(v)),
+            Err(e) if self.exc_matches(&e, &self.types.stop_iteration.clone()) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn builtin_next(&mut self, state: &RefCell<IterState>) -> PyResult<Option<Value>> {
+        let mut st = state.borrow_mut();
+        match &mut *st {
+            IterState::Seq { seq, index } => {
+                let i = *index;
+                let item = match seq {
+                    Value::List(l) => l.items.borrow().get(i).cloned(),
+                    Value::Tuple(t) => t.items.get(i).cloned(),
+                    Value::Str(s) => {
+                        let text = s.as_str();
+                        if text.is_ascii() {
+                            text.get(i..i + 1).map(Value::str)
+                        } else {
+                            // `index` counts bytes for non-ASCII text.
+                            let c = text[i.min(text.len())..].chars().next();
+                            if let Some(c) = c {
+                                *index += c.len_utf8() - 1;
+                            }
+                            c.map(|c| Value::str(c.to_string()))
+                        }
+                    }
+                    other => {
+                        let seq = other.clone();
+                        drop(st);
+                        return match self.get_item(&seq, &Value::Int(i as i64)) {
+                            Ok(v) => {
+                                if let IterState::Seq { index, .. } = &mut *state.borrow_mut() {
+                                    *index += 1;
+                                }
+                                Ok(Some(v))
+                            }
+                            Err(e)
+                                if self.exc_matches(&e, &self.types.index_error.clone())
+                                    || self.exc_matches(&e, &self.types.stop_iteration.clone()) =>
+                            {
+                                *state.borrow_mut() = IterState::Exhausted;
+                                Ok(None)
+                            }
+                            Err(e) => Err(e),
+                        };
+                    }
+                };
+                match item {
+                    Some(v) => {
+                        *index += 1;
+                        Ok(Some(v))
+                    }
+                    None => {
+                        *st = IterState::Exhausted;
+                        Ok(None)
+                    }
+                }
+            }
+            IterState::Range { next, stop, step } => {
+                let n = *next;
+                if (*step > 0 && n < *stop) || (*step < 0 && n > *stop) {
+                    *next = n.saturating_add(*step);
+                    Ok(Some(Value::Int(n)))
+                } else {
+                    Ok(None)
+                }
+            }
+            IterState::Dict {
+                dict,
+                pos,
+                kind,
+                size,
+            } => {
+                let table = dict.table.borrow();
+                if table.len() != *size {
+                    drop(table);
+                    *size = usize::MAX;
+                    return Err(self.runtime_error("dictionary changed size during iteration"));
+                }
+                match table.next_from(*pos) {
+                    Some((next, e)) => {
+                        let v = match kind {
+                            DictViewKind::Keys => e.key.clone(),
+                            DictViewKind::Values => e.value.clone(),
+                            DictViewKind::Items => {
+                                Value::tuple(vec![e.key.clone(), e.value.clone()])
+                            }
+                        };
+                        *pos = next;
+                        Ok(Some(v))
+                    }
+                    None => Ok(None),
+                }
+            }
+            IterState::Set { set, pos, size } => {
+                let Value::Set(s) = set else { return Ok(None) };
+                let table = s.table.borrow();
+                if table.len() != *size {
+                    drop(table);
+                    return Err(self.runtime_error("Set changed size during iteration"));
+                }
+                match table.next_from(*pos) {
+                    Some((next, key)) => {
+                        let v = key.clone();
+                        *pos = next;
+                        Ok(Some(v))
+                    }
+                    None => Ok(None),
+                }
+            }
+            IterState::Reversed { seq, index } => {
+                if *index == 0 {
+                    return Ok(None);
+                }
+                *index -= 1;
+                let i = *index;
+                let seq = seq.clone();
+                drop(st);
+                let len = self.len(&seq)?;
+                if i >= len {
+                    return Ok(None);
+                }
+                self.get_item(&seq, &Value::Int(i as i64)).map(Some)
+            }
+            IterState::Enumerate { iter, count } => {
+                let (iter, n) = (iter.clone(), count.clone());
+                drop(st);
+                match self.next(&iter)? {
+                    Some(v) => {
+                        let next_count = self.binary_op(
+                            crate::compile::bytecode::BinaryOperator::Add,
+                            &n,
+                            &Value::Int(1),
+                        )?;
+                        if let IterState::Enumerate { count, .. } = &mut *state.borrow_mut() {
+                            *count = next_count;
+                        }
+                        Ok(Some(Value::tuple(vec![n, v])))
+                    }
+                    None => Ok(None),
+                }
+            }
+            IterState::Zip { iters, strict } => {
+                let (iters, strict) = (iters.clone(), *strict);
+                drop(st);
+                if iters.is_empty() {
+                    return Ok(None);
+                }
+                let mut items = Vec::with_capacity(iters.len());
+                for (i, it) in iters.iter().enumerate() {
+                    match self.next(it)? {
+                        Some(v) => items.push(v),
+                        None => {
+                            *state.borrow_mut() = IterState::Exhausted;
+                            if strict {
+                                if i > 0 {
+                                    let plural = if i == 1 { " " } else { "s 1-" };
+                                    return Err(self.value_error(format!(
+                                        "zip() argument {} is shorter than argument{plural}{i}",
+                                        i + 1
+                                    )));
+                                }
+                                for (j, other) in iters.iter().enumerate().skip(1) {
+                                    if self.next(other)?.is_some() {
+                                        let plural = if j == 1 { " " } else { "s 1-" };
+                                        return Err(self.value_error(format!(
+                                            "zip() argument {} is longer than argument{plural}{j}",
+                                            j + 1
+                                        )));
+                                    }
+                                }
+                            }
+                            return Ok(None);
+                        }
+                    }
+                }
+                Ok(Some(Value::tuple(items)))
+            }
+            IterState::Map { func, iters } => {
+                let (func, iters) = (func.clone(), iters.clone());
+                drop(st);
+                let mut args = Vec::with_capacity(iters.len());
+                for it in &iters {
+                    match self.next(it)? {
+                        Some(v) => args.push(v),
+                        None => return Ok(None),
+                    }
+                }
+                self.call(&func, &args, &[]).map(Some)
+            }
+            IterState::Filter { func, iter } => {
+                let (func, iter) = (func.clone(), iter.clone());
+                drop(st);
+                while let Some(v) = self.next(&iter)? {
+                    let keep = if func.is_none() {
+                        self.truthy(&v)?
+                    } else {
+                        let r = self.call(&func, std::slice::from_ref(&v), &[])?;
+                        self.truthy(&r)?
+                    };
+                    if keep {
+                        return Ok(Some(v));
+                    }
+                }
+                Ok(None)
+            }
+            IterState::Callable { func, sentinel } => {
+                let (func, sentinel) = (func.clone(), sentinel.clone());
+                drop(st);
+                let v = self.call(&func, &[], &[])?;
+                if self.eq(&v, &sentinel)? {
+                    *state.borrow_mut() = IterState::Exhausted;
+                    return Ok(None);
+                }
+                Ok(Some(v))
+            }
+            IterState::Exhausted => Ok(None),
+        }
+    }
+
+    /// All items of an iterable.
+    pub fn collect_iterable(&mut self, v: &Value) -> PyResult<Vec<Value>> {
+        match v {
+            Value::List(l) => return Ok(l.items.borrow().clone()),
+            Value::Tuple(t) => return Ok(t.items.to_vec()),
+            Value::Dict(d) => return Ok(d.table.borrow().keys()),
+            Value::Set(s) => return Ok(super::dict::set_keys(&s.table.borrow())),
+            _ => {}
+        }
+        let it = self.get_iter(v)?;
+        let mut out = Vec::new();
+        while let Some(x) = self.next(&it)? {
+            out.push(x);
+        }
+        Ok(out)
+    }
+}
+
+fn iter_next(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    match vm.next(&args[0])? {
+        Some(v) => Ok(v),
+        None => Err(vm.stop_iteration(Value::None)),
+    }
+}
+
+fn iter_self(_: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    Ok(args[0].clone())
+}
+
+pub fn init(vm: &mut Vm) {
+    let t = &vm.types;
+    let iterators = [
+        t.list_iterator.clone(),
+        t.tuple_iterator.clone(),
+        t.str_iterator.clone(),
+        t.range_iterator.clone(),
+        t.dict_keyiterator.clone(),
+        t.dict_valueiterator.clone(),
+        t.dict_itemiterator.clone(),
+        t.set_iterator.clone(),
+        t.reversed.clone(),
+        t.enumerate.clone(),
+        t.zip.clone(),
+        t.map.clone(),
+        t.filter.clone(),
+        t.callable_iterator.clone(),
+    ];
+    for ty in &iterators {
+        vm.add_method(ty, "__next__", iter_next);
+        vm.add_method(ty, "__iter__", iter_self);
+    }
+}

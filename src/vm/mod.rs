@@ -1,0 +1,305 @@
+//! The virtual machine: code objects in, program behaviour (output, exceptions) out.
+//!
+//! `value`/`object` define what a Python value is, `types` the type objects and attribute
+//! lookup, `ops` the operators, `call` the call protocol, `eval` the dispatch loop over heap
+//! `frame`s, `generator` the resumable-frame core, `exceptions`/`traceback` the error side.
+//! Mirrors CPython's `Python/ceval.c` and `Objects/`. Never sees the AST or the parser.
+
+pub mod call;
+pub mod dict;
+pub mod eval;
+pub mod exceptions;
+pub mod frame;
+pub mod generator;
+pub mod iter;
+pub mod object;
+pub mod ops;
+pub mod repr;
+pub mod traceback;
+pub mod types;
+pub mod value;
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use dict::StrKeys;
+use object::Object;
+use value::{PyDict, PyStr, Value};
+
+/// An exception in flight: always an instance of a BaseException subclass.
+pub type Exc = Rc<Object>;
+pub type PyResult<T> = Result<T, Exc>;
+
+/// Sandbox switches and limits for one run.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    /// Stop the program after this many instructions.
+    pub max_steps: Option<u64>,
+    /// Stop the program after this much wall time.
+    pub time_limit: Option<Duration>,
+    /// `sys.argv`.
+    pub argv: Vec<String>,
+}
+
+/// The highest recursion limit `sys.setrecursionlimit` accepts: deeper Python recursion
+/// would exhaust the interpreter thread's native stack.
+pub const MAX_RECURSION_LIMIT: usize = 20_000;
+
+/// How often (in instructions) the time limit is checked.
+const TIME_CHECK_INTERVAL: u64 = 1 << 14;
+
+/// Why the VM stopped a program by itself (not a Python exception).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Abort {
+    MaxSteps(u64),
+    TimeLimit(Duration),
+}
+
+impl std::fmt::Display for Abort {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Abort::MaxSteps(n) => write!(f, "apy: stopped after {n} instructions (--max-steps)"),
+            Abort::TimeLimit(d) => {
+                write!(
+                    f,
+                    "apy: stopped after {:.3} seconds (--time-limit)",
+                    d.as_secs_f64()
+                )
+            }
+        }
+    }
+}
+
+macro_rules! names {
+    ($($field:ident = $text:literal),* $(,)?) => {
+        /// Interned names the VM looks up often (dunders), so lookups never re-hash them.
+        pub struct Names { $(pub $field: Rc<PyStr>,)* }
+        impl Names {
+            fn new(interner: &mut Interner) -> Names {
+                Names { $($field: interner.intern($text),)* }
+            }
+        }
+    };
+}
+
+names! {
+    init = "__init__", new = "__new__", repr = "__repr__", str = "__str__",
+    hash = "__hash__", eq = "__eq__", ne = "__ne__", lt = "__lt__", le = "__le__",
+    gt = "__gt__", ge = "__ge__", len = "__len__", bool_ = "__bool__", iter = "__iter__",
+    next = "__next__", getitem = "__getitem__", setitem = "__setitem__",
+    delitem = "__delitem__", contains = "__contains__", call = "__call__",
+    enter = "__enter__", exit = "__exit__", getattr = "__getattr__",
+    getattribute = "__getattribute__", setattr = "__setattr__", delattr = "__delattr__",
+    neg = "__neg__", pos = "__pos__", invert = "__invert__", abs = "__abs__",
+    index = "__index__", int = "__int__", float = "__float__", format = "__format__",
+    name = "__name__", qualname = "__qualname__", module = "__module__", doc = "__doc__",
+    dict = "__dict__", class = "__class__", classcell = "__classcell__",
+    main = "__main__", builtins = "__builtins__", await_ = "__await__",
+    aiter = "__aiter__", anext = "__anext__", aenter = "__aenter__", aexit = "__aexit__",
+    send = "send", throw = "throw", close = "close", args = "args", notes = "__notes__",
+    reversed = "__reversed__", set_name = "__set_name__", init_subclass = "__init_subclass__",
+    round = "__round__", missing = "__missing__",
+}
+
+#[derive(Default)]
+pub struct Interner {
+    table: HashMap<Box<str>, Rc<PyStr>>,
+}
+
+impl Interner {
+    pub fn intern(&mut self, text: &str) -> Rc<PyStr> {
+        if let Some(s) = self.table.get(text) {
+            return s.clone();
+        }
+        let s = Rc::new(PyStr::new(text));
+        self.table.insert(text.into(), s.clone());
+        s
+    }
+}
+
+pub struct Vm {
+    pub types: types::BuiltinTypes,
+    pub names: Names,
+    pub interner: Interner,
+    /// The `builtins` module's namespace.
+    pub builtins: Rc<PyDict>,
+    /// Imported modules by name (`sys.modules`).
+    pub modules: HashMap<String, Value>,
+    /// Source text by file name, for traceback lines.
+    pub sources: HashMap<Rc<str>, Rc<str>>,
+    /// Current depth of nested Python and native calls.
+    pub depth: usize,
+    pub recursion_limit: usize,
+    /// The handled-exception stack: one entry for the main program plus one per running
+    /// generator (`_PyErr_StackItem` chain). `None` entries mean "nothing handled here".
+    pub exc_info: Vec<Value>,
+    pub config: Config,
+    pub steps: u64,
+    next_time_check: u64,
+    started: Instant,
+    /// Set when a sandbox limit stops the program; unwinding then skips every handler.
+    pub abort: Option<Abort>,
+    /// Addresses of containers whose repr is being built (prints `[...]` on recursion).
+    pub repr_stack: Vec<usize>,
+    pub stdout: std::io::BufWriter<std::io::Stdout>,
+}
+
+impl Vm {
+    pub fn new(config: Config) -> Vm {
+        let mut interner = Interner::default();
+        let names = Names::new(&mut interner);
+        let types = types::BuiltinTypes::new(&mut interner);
+        let builtins = Rc::new(PyDict {
+            table: Default::default(),
+        });
+        let mut vm = Vm {
+            types,
+            names,
+            interner,
+            builtins,
+            modules: HashMap::new(),
+            sources: HashMap::new(),
+            depth: 0,
+            recursion_limit: 1000,
+            exc_info: vec![Value::None],
+            config,
+            steps: 0,
+            next_time_check: TIME_CHECK_INTERVAL,
+            started: Instant::now(),
+            abort: None,
+            repr_stack: Vec::new(),
+            stdout: std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()),
+        };
+        types::init_type_methods(&mut vm);
+        crate::builtins::init(&mut vm);
+        vm
+    }
+
+    pub fn intern(&mut self, text: &str) -> Rc<PyStr> {
+        self.interner.intern(text)
+    }
+
+    pub fn flush_stdout(&mut self) {
+        let _ = self.stdout.flush();
+    }
+
+    /// Called every `TIME_CHECK_INTERVAL` steps or when `max_steps` is reached: records an
+    /// [`Abort`] when a sandbox limit is exceeded.
+    #[cold]
+    fn check_limits(&mut self) -> bool {
+        if let Some(max) = self.config.max_steps
+            && self.steps >= max
+        {
+            self.abort = Some(Abort::MaxSteps(max));
+            return true;
+        }
+        if let Some(limit) = self.config.time_limit
+            && self.started.elapsed() >= limit
+        {
+            self.abort = Some(Abort::TimeLimit(limit));
+            return true;
+        }
+        self.next_time_check = self.steps + TIME_CHECK_INTERVAL;
+        if let Some(max) = self.config.max_steps {
+            self.next_time_check = self.next_time_check.min(max);
+        }
+        false
+    }
+
+    /// The exception being handled right now (`sys.exception()`), or None.
+    pub fn current_exception(&self) -> Value {
+        self.exc_info
+            .iter()
+            .rev()
+            .find(|v| !v.is_none())
+            .cloned()
+            .unwrap_or(Value::None)
+    }
+
+    /// Enters one level of (Python or native) recursion.
+    pub fn enter_recursion(&mut self) -> PyResult<()> {
+        if self.depth >= self.recursion_limit {
+            return Err(self.new_exc(
+                &self.types.recursion_error.clone(),
+                "maximum recursion depth exceeded",
+            ));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    pub fn leave_recursion(&mut self) {
+        self.depth -= 1;
+    }
+
+    /// Runs `f` one recursion level deeper (for native code that recurses: reprs, `==`).
+    pub fn nested<T>(&mut self, f: impl FnOnce(&mut Vm) -> PyResult<T>) -> PyResult<T> {
+        self.enter_recursion()?;
+        let result = f(self);
+        self.leave_recursion();
+        result
+    }
+}
+
+impl Vm {
+    /// Runs `code` as the `__main__` module and reports how it ended: the exit status, after
+    /// printing any uncaught exception's traceback on stderr (`Python/pythonrun.c`).
+    pub fn run_main(&mut self, code: &Rc<crate::compile::bytecode::Code>, source: &str) -> i32 {
+        self.sources.insert(code.filename.clone(), source.into());
+        let code = self.load_code(code);
+        let globals = Rc::new(PyDict {
+            table: Default::default(),
+        });
+        {
+            let mut g = globals.table.borrow_mut();
+            g.set_str(self.names.name.clone(), Value::Str(self.names.main.clone()));
+            g.set_str(self.names.doc.clone(), Value::None);
+        }
+        let mut frame = frame::Frame::for_module(self, code, globals.clone());
+        let result = self.run_frame(&mut frame, None);
+        drop(frame);
+        let status = match result {
+            call::FrameResult::Err(exc) => self.report_uncaught(&exc),
+            _ => 0,
+        };
+        // Module globals die before the interpreter, as at CPython's shutdown.
+        globals.table.borrow_mut().clear();
+        self.flush_stdout();
+        status
+    }
+
+    /// Prints an exception that ended the program and returns the exit status.
+    pub fn report_uncaught(&mut self, exc: &Exc) -> i32 {
+        self.flush_stdout();
+        if let Some(abort) = self.abort.clone() {
+            eprintln!("{abort}");
+            return 1;
+        }
+        if exc.class.is_subtype(&self.types.system_exit) {
+            let args = self.exc_args(exc);
+            let code = match args.len() {
+                0 => Value::None,
+                1 => args[0].clone(),
+                _ => Value::tuple(args),
+            };
+            return match code {
+                Value::None => 0,
+                Value::Int(n) => n as i32,
+                Value::Bool(b) => b as i32,
+                other => {
+                    let text = self
+                        .str_of(&other)
+                        .map(|s| s.as_str().to_string())
+                        .unwrap_or_default();
+                    eprintln!("{text}");
+                    1
+                }
+            };
+        }
+        let text = self.format_exception(exc);
+        let _ = std::io::stderr().write_all(text.as_bytes());
+        1
+    }
+}

@@ -1,0 +1,282 @@
+//! Heap objects other than the hot containers: types, functions, code, instances of user
+//! classes and exceptions, and the small built-in objects (bound methods, cells, modules,
+//! iterators, properties, generators …). Mirrors the struct layouts of CPython's
+//! `Include/cpython/*object.h`. Every object knows its type; user instances and exceptions
+//! carry a `__dict__`. Depends only on `value`, `dict` and the bytecode definitions.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::compile::bytecode::Code;
+
+use super::dict::DictTable;
+use super::generator::Generator;
+use super::value::{PyDict, PyStr, Value};
+use super::{PyResult, Vm};
+
+/// Keyword arguments of a call, in call order.
+pub type KwArgs = [(Rc<PyStr>, Value)];
+
+/// A built-in function body. Methods receive `self` as `args[0]`.
+pub type NativeFn = fn(&mut Vm, &[Value], &KwArgs) -> PyResult<Value>;
+
+/// Getter and setter of a computed attribute (`PyGetSetDef`).
+pub type Getter = fn(&mut Vm, &Value) -> PyResult<Value>;
+pub type Setter = fn(&mut Vm, &Value, Value) -> PyResult<()>;
+
+/// What the instances of a type are made of: decides what `object.__new__` builds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Plain instances with a `__dict__` (user classes, `object`).
+    Object,
+    /// Instances carry exception state (BaseException and its subclasses).
+    Exception,
+    /// A built-in type whose instances are made only by its own constructor.
+    Builtin,
+}
+
+/// A `type`: built-in and user classes share this representation.
+pub struct PyType {
+    pub name: Rc<str>,
+    pub qualname: Rc<str>,
+    pub bases: Vec<Rc<PyType>>,
+    /// The C3 linearisation, starting with the type itself.
+    pub mro: RefCell<Vec<Rc<PyType>>>,
+    /// Attributes: methods, class variables, descriptors. Keys are interned strs.
+    pub dict: RefCell<DictTable>,
+    pub layout: Layout,
+    /// Built-in types are immutable and print without a module prefix.
+    pub builtin: bool,
+}
+
+impl PyType {
+    pub fn mro(&self) -> Vec<Rc<PyType>> {
+        self.mro.borrow().clone()
+    }
+
+    /// `issubclass(self, other)`.
+    pub fn is_subtype(&self, other: &Rc<PyType>) -> bool {
+        std::ptr::eq(self, Rc::as_ptr(other))
+            || self.mro.borrow().iter().any(|t| Rc::ptr_eq(t, other))
+    }
+}
+
+/// A code object ready to run: the compiler's [`Code`] with its constants turned into values
+/// and its names interned, done once when the enclosing code is loaded.
+pub struct CodeObj {
+    pub code: Rc<Code>,
+    pub consts: Vec<Value>,
+    pub names: Vec<Rc<PyStr>>,
+    pub varnames: Vec<Rc<PyStr>>,
+    /// cellvars ++ freevars, interned.
+    pub cellnames: Vec<Rc<PyStr>>,
+}
+
+/// A Python function (`PyFunctionObject`).
+pub struct Function {
+    pub code: Rc<CodeObj>,
+    pub globals: Rc<PyDict>,
+    /// `__name__` and `__qualname__` (decorators may rename a function).
+    pub name: RefCell<Rc<PyStr>>,
+    pub qualname: RefCell<Rc<str>>,
+    pub defaults: Vec<Value>,
+    pub kwdefaults: Vec<(Rc<PyStr>, Value)>,
+    /// Cells for the code's free variables.
+    pub closure: Vec<Value>,
+    /// Attributes set on the function (`f.calls = 0`).
+    pub dict: RefCell<DictTable>,
+}
+
+pub struct NativeFunction {
+    pub name: &'static str,
+    pub func: NativeFn,
+    /// A method of a built-in type: binds `self` when looked up through an instance.
+    pub is_method: bool,
+    /// The type a method belongs to (for reprs).
+    pub owner: Option<Rc<str>>,
+}
+
+/// The state of an exception instance beyond its `__dict__` (`PyBaseExceptionObject`).
+pub struct ExcData {
+    pub args: Value,
+    pub cause: Value,
+    pub context: Value,
+    pub suppress_context: bool,
+    /// Frames the exception passed through, innermost first.
+    pub traceback: Vec<TracebackEntry>,
+}
+
+#[derive(Clone)]
+pub struct TracebackEntry {
+    pub code: Rc<Code>,
+    pub line: u32,
+}
+
+pub struct Range {
+    pub start: i64,
+    pub stop: i64,
+    pub step: i64,
+}
+
+impl Range {
+    /// The number of items (`len(range)`); never negative.
+    pub fn length(&self) -> i64 {
+        let (lo, hi, step) = if self.step > 0 {
+            (self.start as i128, self.stop as i128, self.step as i128)
+        } else {
+            (self.stop as i128, self.start as i128, -(self.step as i128))
+        };
+        if lo >= hi {
+            0
+        } else {
+            ((hi - lo - 1) / step + 1) as i64
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum DictViewKind {
+    Keys,
+    Values,
+    Items,
+}
+
+/// The position of a built-in iterator.
+pub enum IterState {
+    /// Over a list, tuple or str (by index, so a growing list is seen).
+    Seq {
+        seq: Value,
+        index: usize,
+    },
+    Range {
+        next: i64,
+        stop: i64,
+        step: i64,
+    },
+    Dict {
+        dict: Rc<PyDict>,
+        pos: usize,
+        kind: DictViewKind,
+        size: usize,
+    },
+    Set {
+        set: Value,
+        pos: usize,
+        size: usize,
+    },
+    Reversed {
+        seq: Value,
+        index: usize,
+    },
+    Enumerate {
+        iter: Value,
+        count: Value,
+    },
+    Zip {
+        iters: Vec<Value>,
+        strict: bool,
+    },
+    Map {
+        func: Value,
+        iters: Vec<Value>,
+    },
+    Filter {
+        func: Value,
+        iter: Value,
+    },
+    /// `iter(callable, sentinel)`.
+    Callable {
+        func: Value,
+        sentinel: Value,
+    },
+    Exhausted,
+}
+
+pub enum ObjectKind {
+    /// An instance of a user class (or of `object`): just its `__dict__`.
+    Plain,
+    Exception(RefCell<ExcData>),
+    Native(NativeFunction),
+    BoundMethod {
+        func: Value,
+        this: Value,
+    },
+    /// A closure cell; `Null` when empty.
+    Cell(RefCell<Value>),
+    Code(Rc<CodeObj>),
+    Module {
+        name: Rc<str>,
+        dict: Rc<PyDict>,
+    },
+    Range(Range),
+    Slice {
+        start: Value,
+        stop: Value,
+        step: Value,
+    },
+    Iter(RefCell<IterState>),
+    DictView {
+        dict: Rc<PyDict>,
+        kind: DictViewKind,
+    },
+    Property {
+        fget: Value,
+        fset: Value,
+        fdel: Value,
+    },
+    ClassMethod(Value),
+    StaticMethod(Value),
+    /// `super(type, obj)`.
+    Super {
+        this_class: Rc<PyType>,
+        obj: Value,
+    },
+    GetSet {
+        name: &'static str,
+        get: Getter,
+        set: Option<Setter>,
+    },
+    Partial {
+        func: Value,
+        args: Vec<Value>,
+        kwargs: Vec<(Rc<PyStr>, Value)>,
+    },
+    Generator(Generator),
+    /// Room for objects defined by other parts of apy (asyncio's loop, futures …).
+    Other(Box<dyn Any>),
+}
+
+pub struct Object {
+    pub class: Rc<PyType>,
+    /// `__dict__`, for instances of user classes and exceptions.
+    pub dict: Option<Rc<PyDict>>,
+    pub kind: ObjectKind,
+}
+
+impl Object {
+    pub fn new(class: Rc<PyType>, kind: ObjectKind) -> Object {
+        Object {
+            class,
+            dict: None,
+            kind,
+        }
+    }
+
+    pub fn with_dict(class: Rc<PyType>, kind: ObjectKind) -> Object {
+        Object {
+            class,
+            dict: Some(Rc::new(PyDict {
+                table: RefCell::new(DictTable::new()),
+            })),
+            kind,
+        }
+    }
+
+    pub fn exc_data(&self) -> Option<&RefCell<ExcData>> {
+        match &self.kind {
+            ObjectKind::Exception(data) => Some(data),
+            _ => None,
+        }
+    }
+}

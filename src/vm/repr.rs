@@ -1,0 +1,324 @@
+//! `repr()`, `str()`, `ascii()` and `format()` of values: the built-in reprs, dispatch to
+//! `__repr__`/`__str__`/`__format__` on user classes, default `<__main__.C object at 0x…>`,
+//! and `[...]` for self-containing containers. Recursion through nested containers counts
+//! against the recursion limit. Mirrors `Objects/object.c` (`PyObject_Repr`, `PyObject_Str`).
+
+use std::rc::Rc;
+
+use crate::builtins::float_repr::float_repr;
+use crate::builtins::str_ops::{escape_non_ascii, str_repr};
+
+use super::generator::GenKind;
+use super::object::{DictViewKind, KwArgs, ObjectKind};
+use super::types::lookup;
+use super::value::{PyStr, Value};
+use super::{PyResult, Vm};
+
+impl Vm {
+    /// `repr(v)`.
+    pub fn repr(&mut self, v: &Value) -> PyResult<String> {
+        Ok(match v {
+            Value::Null => "<NULL>".into(),
+            Value::None => "None".into(),
+            Value::NotImplemented => "NotImplemented".into(),
+            Value::Ellipsis => "Ellipsis".into(),
+            Value::Bool(b) => if *b { "True" } else { "False" }.into(),
+            Value::Int(n) => n.to_string(),
+            Value::BigInt(n) => n.to_string(),
+            Value::Float(f) => float_repr(*f),
+            Value::Str(s) => str_repr(s.as_str()),
+            Value::Tuple(t) => {
+                if t.items.is_empty() {
+                    return Ok("()".into());
+                }
+                let inner = self.repr_items(v, &t.items)?;
+                match inner {
+                    None => "(...)".into(),
+                    Some(s) if t.items.len() == 1 => format!("({s},)"),
+                    Some(s) => format!("({s})"),
+                }
+            }
+            Value::List(l) => {
+                let items = l.items.borrow().clone();
+                match self.repr_items(v, &items)? {
+                    None => "[...]".into(),
+                    Some(s) => format!("[{s}]"),
+                }
+            }
+            Value::Dict(d) => {
+                let entries: Vec<(Value, Value)> = d
+                    .table
+                    .borrow()
+                    .iter()
+                    .map(|e| (e.key.clone(), e.value.clone()))
+                    .collect();
+                if entries.is_empty() {
+                    return Ok("{}".into());
+                }
+                match self.guarded(v, |vm| {
+                    let mut parts = Vec::with_capacity(entries.len());
+                    for (k, val) in &entries {
+                        parts.push(format!("{}: {}", vm.repr(k)?, vm.repr(val)?));
+                    }
+                    Ok(parts.join(", "))
+                })? {
+                    None => "{...}".into(),
+                    Some(s) => format!("{{{s}}}"),
+                }
+            }
+            Value::Set(s) => {
+                let keys = super::dict::set_keys(&s.table.borrow());
+                let name = if s.frozen { "frozenset" } else { "set" };
+                if keys.is_empty() {
+                    return Ok(format!("{name}()"));
+                }
+                let inner = match self.repr_items(v, &keys)? {
+                    None => return Ok(format!("{name}(...)")),
+                    Some(inner) => inner,
+                };
+                if s.frozen {
+                    format!("frozenset({{{inner}}})")
+                } else {
+                    format!("{{{inner}}}")
+                }
+            }
+            Value::Type(t) => self.type_repr(t),
+            Value::Function(f) => {
+                format!("<function {} at {:#x}>", f.qualname.borrow(), v.address())
+            }
+            Value::Object(o) => {
+                let f = lookup(&o.class, &self.names.repr.clone());
+                match f {
+                    Some(f) if !self.is_object_repr(&f) => {
+                        let r = self.nested(|vm| vm.call(&f, std::slice::from_ref(v), &[]))?;
+                        match r {
+                            Value::Str(s) => s.as_str().to_owned(),
+                            other => {
+                                return Err(self.type_error(format!(
+                                    "__repr__ returned non-string (type {})",
+                                    self.type_name(&other)
+                                )));
+                            }
+                        }
+                    }
+                    _ => self.builtin_object_repr(v)?,
+                }
+            }
+        })
+    }
+
+    fn is_object_repr(&self, f: &Value) -> bool {
+        matches!(f, Value::Object(o) if matches!(&o.kind, ObjectKind::Native(n) if std::ptr::fn_addr_eq(n.func, object_repr as super::object::NativeFn)))
+    }
+
+    /// Runs `f` unless `v` is already being repr'd further up (then `None`).
+    fn guarded(
+        &mut self,
+        v: &Value,
+        f: impl FnOnce(&mut Vm) -> PyResult<String>,
+    ) -> PyResult<Option<String>> {
+        let addr = v.address();
+        if self.repr_stack.contains(&addr) {
+            return Ok(None);
+        }
+        self.repr_stack.push(addr);
+        let r = self.nested(f);
+        self.repr_stack.pop();
+        r.map(Some)
+    }
+
+    fn repr_items(&mut self, container: &Value, items: &[Value]) -> PyResult<Option<String>> {
+        self.guarded(container, |vm| {
+            let mut parts = Vec::with_capacity(items.len());
+            for item in items {
+                parts.push(vm.repr(item)?);
+            }
+            Ok(parts.join(", "))
+        })
+    }
+
+    /// The default repr of an object, by kind (`object.__repr__` and the built-ins).
+    fn builtin_object_repr(&mut self, v: &Value) -> PyResult<String> {
+        let Value::Object(o) = v else {
+            return self.repr(v);
+        };
+        let addr = v.address();
+        Ok(match &o.kind {
+            ObjectKind::Native(n) => match &n.owner {
+                Some(owner) if n.is_method => format!("<method '{}' of '{owner}' objects>", n.name),
+                _ => format!("<built-in function {}>", n.name),
+            },
+            ObjectKind::BoundMethod { func, this } => {
+                let (func, this) = (func.clone(), this.clone());
+                match &func {
+                    Value::Object(f) if matches!(f.kind, ObjectKind::Native(_)) => {
+                        let ObjectKind::Native(n) = &f.kind else {
+                            unreachable!()
+                        };
+                        let tname = self.type_name(&this);
+                        format!(
+                            "<built-in method {} of {tname} object at {:#x}>",
+                            n.name,
+                            this.address()
+                        )
+                    }
+                    _ => {
+                        let qualname = self.callable_name(&func);
+                        let this_repr = self.repr(&this)?;
+                        format!("<bound method {qualname} of {this_repr}>")
+                    }
+                }
+            }
+            ObjectKind::Module { name, .. } => format!("<module '{name}' (built-in)>"),
+            ObjectKind::Range(r) => {
+                if r.step == 1 {
+                    format!("range({}, {})", r.start, r.stop)
+                } else {
+                    format!("range({}, {}, {})", r.start, r.stop, r.step)
+                }
+            }
+            ObjectKind::Slice { start, stop, step } => {
+                let (a, b, c) = (start.clone(), stop.clone(), step.clone());
+                format!(
+                    "slice({}, {}, {})",
+                    self.repr(&a)?,
+                    self.repr(&b)?,
+                    self.repr(&c)?
+                )
+            }
+            ObjectKind::DictView { dict, kind } => {
+                let name = match kind {
+                    DictViewKind::Keys => "dict_keys",
+                    DictViewKind::Values => "dict_values",
+                    DictViewKind::Items => "dict_items",
+                };
+                let items: Vec<Value> = dict
+                    .table
+                    .borrow()
+                    .iter()
+                    .map(|e| match kind {
+                        DictViewKind::Keys => e.key.clone(),
+                        DictViewKind::Values => e.value.clone(),
+                        DictViewKind::Items => Value::tuple(vec![e.key.clone(), e.value.clone()]),
+                    })
+                    .collect();
+                let inner = self.repr_items(v, &items)?.unwrap_or_else(|| "...".into());
+                format!("{name}([{inner}])")
+            }
+            ObjectKind::Generator(g) => {
+                let noun = match g.kind {
+                    GenKind::Generator => "generator",
+                    GenKind::Coroutine => "coroutine",
+                    GenKind::AsyncGenerator => "async_generator",
+                };
+                format!("<{noun} object {} at {addr:#x}>", g.qualname)
+            }
+            ObjectKind::Partial { func, args, kwargs } => {
+                let mut parts = vec![self.repr(&func.clone())?];
+                for a in args.clone() {
+                    parts.push(self.repr(&a)?);
+                }
+                for (k, val) in kwargs.clone() {
+                    parts.push(format!("{}={}", k.as_str(), self.repr(&val)?));
+                }
+                format!("functools.partial({})", parts.join(", "))
+            }
+            ObjectKind::Super { this_class, obj } => {
+                let (cls, obj) = (this_class.clone(), obj.clone());
+                let obj_repr = self.repr(&obj)?;
+                format!("<super: {}, {obj_repr}>", self.type_repr(&cls))
+            }
+            ObjectKind::Cell(c) => {
+                let content = c.borrow().clone();
+                if content.is_null() {
+                    format!("<cell at {addr:#x}: empty>")
+                } else {
+                    format!(
+                        "<cell at {addr:#x}: {} object at {:#x}>",
+                        self.type_name(&content),
+                        content.address()
+                    )
+                }
+            }
+            ObjectKind::Code(c) => format!(
+                "<code object {} at {addr:#x}, file \"{}\", line {}>",
+                c.code.name, c.code.filename, c.code.first_line
+            ),
+            _ => {
+                let module = self.type_module(&o.class);
+                match module {
+                    Some(m) if &*m != "builtins" => {
+                        format!("<{m}.{} object at {addr:#x}>", o.class.qualname)
+                    }
+                    _ => format!("<{} object at {addr:#x}>", o.class.qualname),
+                }
+            }
+        })
+    }
+
+    /// `str(v)`.
+    pub fn str_of(&mut self, v: &Value) -> PyResult<Rc<PyStr>> {
+        match v {
+            Value::Str(s) => Ok(s.clone()),
+            Value::Object(o) => {
+                let f = lookup(&o.class, &self.names.str.clone());
+                match f {
+                    Some(f) if !is_native(&f, object_str) => {
+                        let r = self.nested(|vm| vm.call(&f, std::slice::from_ref(v), &[]))?;
+                        match r {
+                            Value::Str(s) => Ok(s),
+                            other => Err(self.type_error(format!(
+                                "__str__ returned non-string (type {})",
+                                self.type_name(&other)
+                            ))),
+                        }
+                    }
+                    _ => Ok(Rc::new(PyStr::new(self.repr(v)?))),
+                }
+            }
+            _ => Ok(Rc::new(PyStr::new(self.repr(v)?))),
+        }
+    }
+
+    /// `ascii(v)`: the repr with non-ASCII characters escaped.
+    pub fn ascii(&mut self, v: &Value) -> PyResult<String> {
+        let r = self.repr(v)?;
+        Ok(escape_non_ascii(&r))
+    }
+
+    /// `format(v, spec)`.
+    pub fn format_value(&mut self, v: &Value, spec: &str) -> PyResult<Value> {
+        if let Value::Object(o) = v
+            && !o.class.builtin
+            && let Some(f) = lookup(&o.class, &self.names.format.clone())
+            && matches!(f, Value::Function(_))
+        {
+            return self.call(&f, &[v.clone(), Value::str(spec)], &[]);
+        }
+        if spec.is_empty() {
+            return Ok(Value::Str(self.str_of(v)?));
+        }
+        crate::builtins::format_spec(self, v, spec).map(Value::str)
+    }
+
+    pub fn write_stdout(&mut self, s: &str) {
+        use std::io::Write;
+        let _ = self.stdout.write_all(s.as_bytes());
+    }
+}
+
+fn is_native(f: &Value, native: super::object::NativeFn) -> bool {
+    matches!(f, Value::Object(o) if matches!(&o.kind, ObjectKind::Native(n) if std::ptr::fn_addr_eq(n.func, native)))
+}
+
+/// `object.__repr__`.
+pub fn object_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let v = args.first().cloned().unwrap_or(Value::None);
+    Ok(Value::str(vm.builtin_object_repr(&v)?))
+}
+
+/// `object.__str__`: `repr(self)`.
+pub fn object_str(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let v = args.first().cloned().unwrap_or(Value::None);
+    Ok(Value::str(vm.repr(&v)?))
+}

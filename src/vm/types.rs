@@ -1,0 +1,1053 @@
+//! Type objects and attribute access: the built-in types, user classes with their C3 MRO,
+//! and `getattr`/`setattr`/method lookup with descriptors (functions bind, `property`,
+//! `classmethod`, `staticmethod`, computed attributes). Mirrors `Objects/typeobject.c` and
+//! `PyObject_GenericGetAttr` in `Objects/object.c`. Knows nothing of frames or bytecode.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::dict::DictTable;
+use super::dict::StrKeys;
+use super::object::{Getter, Layout, NativeFn, NativeFunction, Object, ObjectKind, PyType, Setter};
+use super::value::{PyStr, Value};
+use super::{Interner, PyResult, Vm};
+
+macro_rules! builtin_types {
+    ($($field:ident),* $(,)?) => {
+        /// Every built-in type, including the exception hierarchy.
+        pub struct BuiltinTypes { $(pub $field: Rc<PyType>,)* }
+    };
+}
+
+builtin_types! {
+    object, type_, none, not_implemented, ellipsis, bool, int, float, str, tuple, list, dict,
+    set, frozenset, function, builtin_function, method, cell, code, module, range, slice,
+    property, classmethod, staticmethod, super_, getset_descriptor, partial, generator,
+    coroutine, async_generator, list_iterator, tuple_iterator, str_iterator, range_iterator,
+    dict_keyiterator, dict_valueiterator, dict_itemiterator, set_iterator, reversed,
+    enumerate, zip, map, filter, callable_iterator, dict_keys, dict_values, dict_items,
+    // exceptions
+    base_exception, base_exception_group, generator_exit, keyboard_interrupt, system_exit,
+    exception, arithmetic_error, floating_point_error, overflow_error, zero_division_error,
+    assertion_error, attribute_error, eof_error, exception_group, import_error,
+    module_not_found_error, lookup_error, index_error, key_error, memory_error, name_error,
+    unbound_local_error, os_error, timeout_error, runtime_error, not_implemented_error,
+    recursion_error, stop_async_iteration, stop_iteration, syntax_error, type_error,
+    value_error, unicode_error, warning, runtime_warning, deprecation_warning, user_warning,
+}
+
+/// Creates a type with an empty dict and the MRO of single-or-multiple `bases`.
+pub fn make_type(name: &str, bases: Vec<Rc<PyType>>, layout: Layout, builtin: bool) -> Rc<PyType> {
+    let mut mro_tail = Vec::new();
+    if let Ok(linear) = c3_merge(&bases) {
+        mro_tail = linear;
+    }
+    let ty = Rc::new(PyType {
+        name: name.into(),
+        qualname: name.into(),
+        bases,
+        mro: RefCell::new(Vec::new()),
+        dict: RefCell::new(DictTable::new()),
+        layout,
+        builtin,
+    });
+    let mut mro = vec![ty.clone()];
+    mro.extend(mro_tail);
+    *ty.mro.borrow_mut() = mro;
+    ty
+}
+
+/// C3 linearisation of `bases` (without the new class itself). On failure, the names of the
+/// classes that could not be ordered, as CPython lists them.
+pub fn c3_merge(bases: &[Rc<PyType>]) -> Result<Vec<Rc<PyType>>, Vec<Rc<str>>> {
+    let mut seqs: Vec<Vec<Rc<PyType>>> = bases.iter().map(|b| b.mro()).collect();
+    seqs.push(bases.to_vec());
+    let mut result: Vec<Rc<PyType>> = Vec::new();
+    loop {
+        seqs.retain(|s| !s.is_empty());
+        if seqs.is_empty() {
+            return Ok(result);
+        }
+        let candidate = seqs.iter().map(|s| s[0].clone()).find(|head| {
+            !seqs
+                .iter()
+                .any(|s| s[1..].iter().any(|t| Rc::ptr_eq(t, head)))
+        });
+        let Some(head) = candidate else {
+            let mut names: Vec<Rc<str>> = Vec::new();
+            let mut seen: Vec<*const PyType> = Vec::new();
+            for s in &seqs {
+                if !seen.contains(&Rc::as_ptr(&s[0])) {
+                    seen.push(Rc::as_ptr(&s[0]));
+                    names.push(s[0].name.clone());
+                }
+            }
+            return Err(names);
+        };
+        for s in seqs.iter_mut() {
+            if Rc::ptr_eq(&s[0], &head) {
+                s.remove(0);
+            }
+        }
+        result.push(head);
+    }
+}
+
+impl BuiltinTypes {
+    pub fn new(_interner: &mut Interner) -> BuiltinTypes {
+        use Layout::*;
+        let object = make_type("object", vec![], Object, true);
+        let t = |name: &str, bases: &[&Rc<PyType>], layout: Layout| {
+            make_type(
+                name,
+                bases.iter().map(|b| (*b).clone()).collect(),
+                layout,
+                true,
+            )
+        };
+        let b = |name: &str| t(name, &[&object], Builtin);
+        let int = b("int");
+        let base_exception = t("BaseException", &[&object], Exception);
+        let exception = t("Exception", &[&base_exception], Exception);
+        let e = |name: &str, base: &Rc<PyType>| t(name, &[base], Exception);
+        let arithmetic_error = e("ArithmeticError", &exception);
+        let lookup_error = e("LookupError", &exception);
+        let name_error = e("NameError", &exception);
+        let runtime_error = e("RuntimeError", &exception);
+        let import_error = e("ImportError", &exception);
+        let os_error = e("OSError", &exception);
+        let value_error = e("ValueError", &exception);
+        let warning = e("Warning", &exception);
+        let base_exception_group = e("BaseExceptionGroup", &base_exception);
+        BuiltinTypes {
+            type_: b("type"),
+            none: b("NoneType"),
+            not_implemented: b("NotImplementedType"),
+            ellipsis: b("ellipsis"),
+            bool: t("bool", &[&int], Builtin),
+            float: b("float"),
+            str: b("str"),
+            tuple: b("tuple"),
+            list: b("list"),
+            dict: b("dict"),
+            set: b("set"),
+            frozenset: b("frozenset"),
+            function: b("function"),
+            builtin_function: b("builtin_function_or_method"),
+            method: b("method"),
+            cell: b("cell"),
+            code: b("code"),
+            module: b("module"),
+            range: b("range"),
+            slice: b("slice"),
+            property: b("property"),
+            classmethod: b("classmethod"),
+            staticmethod: b("staticmethod"),
+            super_: b("super"),
+            getset_descriptor: b("getset_descriptor"),
+            partial: b("functools.partial"),
+            generator: b("generator"),
+            coroutine: b("coroutine"),
+            async_generator: b("async_generator"),
+            list_iterator: b("list_iterator"),
+            tuple_iterator: b("tuple_iterator"),
+            str_iterator: b("str_ascii_iterator"),
+            range_iterator: b("range_iterator"),
+            dict_keyiterator: b("dict_keyiterator"),
+            dict_valueiterator: b("dict_valueiterator"),
+            dict_itemiterator: b("dict_itemiterator"),
+            set_iterator: b("set_iterator"),
+            reversed: b("reversed"),
+            enumerate: b("enumerate"),
+            zip: b("zip"),
+            map: b("map"),
+            filter: b("filter"),
+            callable_iterator: b("callable_iterator"),
+            dict_keys: b("dict_keys"),
+            dict_values: b("dict_values"),
+            dict_items: b("dict_items"),
+            generator_exit: e("GeneratorExit", &base_exception),
+            keyboard_interrupt: e("KeyboardInterrupt", &base_exception),
+            system_exit: e("SystemExit", &base_exception),
+            floating_point_error: e("FloatingPointError", &arithmetic_error),
+            overflow_error: e("OverflowError", &arithmetic_error),
+            zero_division_error: e("ZeroDivisionError", &arithmetic_error),
+            assertion_error: e("AssertionError", &exception),
+            attribute_error: e("AttributeError", &exception),
+            eof_error: e("EOFError", &exception),
+            exception_group: t(
+                "ExceptionGroup",
+                &[&base_exception_group, &exception],
+                Exception,
+            ),
+            module_not_found_error: e("ModuleNotFoundError", &import_error),
+            index_error: e("IndexError", &lookup_error),
+            key_error: e("KeyError", &lookup_error),
+            memory_error: e("MemoryError", &exception),
+            unbound_local_error: e("UnboundLocalError", &name_error),
+            timeout_error: e("TimeoutError", &os_error),
+            not_implemented_error: e("NotImplementedError", &runtime_error),
+            recursion_error: e("RecursionError", &runtime_error),
+            stop_async_iteration: e("StopAsyncIteration", &exception),
+            stop_iteration: e("StopIteration", &exception),
+            syntax_error: e("SyntaxError", &exception),
+            type_error: e("TypeError", &exception),
+            unicode_error: e("UnicodeError", &value_error),
+            runtime_warning: e("RuntimeWarning", &warning),
+            deprecation_warning: e("DeprecationWarning", &warning),
+            user_warning: e("UserWarning", &warning),
+            int,
+            object,
+            base_exception,
+            base_exception_group,
+            exception,
+            arithmetic_error,
+            lookup_error,
+            name_error,
+            runtime_error,
+            import_error,
+            os_error,
+            value_error,
+            warning,
+        }
+    }
+
+    /// The exception classes that `builtins` exposes by name.
+    pub fn exception_types(&self) -> Vec<Rc<PyType>> {
+        vec![
+            self.base_exception.clone(),
+            self.base_exception_group.clone(),
+            self.generator_exit.clone(),
+            self.keyboard_interrupt.clone(),
+            self.system_exit.clone(),
+            self.exception.clone(),
+            self.arithmetic_error.clone(),
+            self.floating_point_error.clone(),
+            self.overflow_error.clone(),
+            self.zero_division_error.clone(),
+            self.assertion_error.clone(),
+            self.attribute_error.clone(),
+            self.eof_error.clone(),
+            self.exception_group.clone(),
+            self.import_error.clone(),
+            self.module_not_found_error.clone(),
+            self.lookup_error.clone(),
+            self.index_error.clone(),
+            self.key_error.clone(),
+            self.memory_error.clone(),
+            self.name_error.clone(),
+            self.unbound_local_error.clone(),
+            self.os_error.clone(),
+            self.timeout_error.clone(),
+            self.runtime_error.clone(),
+            self.not_implemented_error.clone(),
+            self.recursion_error.clone(),
+            self.stop_async_iteration.clone(),
+            self.stop_iteration.clone(),
+            self.syntax_error.clone(),
+            self.type_error.clone(),
+            self.value_error.clone(),
+            self.unicode_error.clone(),
+            self.warning.clone(),
+            self.runtime_warning.clone(),
+            self.deprecation_warning.clone(),
+            self.user_warning.clone(),
+        ]
+    }
+}
+
+/// Looks `name` up along `ty`'s MRO (`_PyType_Lookup`).
+pub fn lookup(ty: &PyType, name: &PyStr) -> Option<Value> {
+    if let Some(v) = ty.dict.borrow().get_str(name) {
+        return Some(v.clone());
+    }
+    let mro = ty.mro.borrow();
+    for base in mro.iter().skip(1) {
+        if let Some(v) = base.dict.borrow().get_str(name) {
+            return Some(v.clone());
+        }
+    }
+    None
+}
+
+fn is_data_descriptor(v: &Value) -> bool {
+    matches!(v, Value::Object(o) if matches!(o.kind, ObjectKind::Property { .. } | ObjectKind::GetSet { .. }))
+}
+
+impl Vm {
+    /// `type(v)`.
+    #[inline]
+    pub fn type_of<'a>(&'a self, v: &'a Value) -> &'a Rc<PyType> {
+        let t = &self.types;
+        match v {
+            Value::Null | Value::None => &t.none,
+            Value::NotImplemented => &t.not_implemented,
+            Value::Ellipsis => &t.ellipsis,
+            Value::Bool(_) => &t.bool,
+            Value::Int(_) | Value::BigInt(_) => &t.int,
+            Value::Float(_) => &t.float,
+            Value::Str(_) => &t.str,
+            Value::Tuple(_) => &t.tuple,
+            Value::List(_) => &t.list,
+            Value::Dict(_) => &t.dict,
+            Value::Set(s) => {
+                if s.frozen {
+                    &t.frozenset
+                } else {
+                    &t.set
+                }
+            }
+            Value::Type(_) => &t.type_,
+            Value::Function(_) => &t.function,
+            Value::Object(o) => &o.class,
+        }
+    }
+
+    pub fn type_name(&self, v: &Value) -> Rc<str> {
+        self.type_of(v).name.clone()
+    }
+
+    pub fn isinstance(&self, v: &Value, ty: &Rc<PyType>) -> bool {
+        self.type_of(v).is_subtype(ty)
+    }
+
+    /// Creates a built-in function value.
+    pub fn native(&self, name: &'static str, func: NativeFn) -> Value {
+        Value::object(Object::new(
+            self.types.builtin_function.clone(),
+            ObjectKind::Native(NativeFunction {
+                name,
+                func,
+                is_method: false,
+                owner: None,
+            }),
+        ))
+    }
+
+    /// Adds a method written in Rust to a type (`PyMethodDef`).
+    pub fn add_method(&mut self, ty: &Rc<PyType>, name: &'static str, func: NativeFn) {
+        let method = Value::object(Object::new(
+            self.types.builtin_function.clone(),
+            ObjectKind::Native(NativeFunction {
+                name,
+                func,
+                is_method: true,
+                owner: Some(ty.name.clone()),
+            }),
+        ));
+        let key = self.intern(name);
+        ty.dict.borrow_mut().set_str(key, method);
+    }
+
+    /// Adds a static or class-level method (e.g. `dict.fromkeys`, `int.__new__`) that does
+    /// not bind an instance.
+    pub fn add_static(&mut self, ty: &Rc<PyType>, name: &'static str, func: NativeFn) {
+        let f = self.native(name, func);
+        let key = self.intern(name);
+        ty.dict.borrow_mut().set_str(
+            key,
+            Value::object(Object::new(
+                self.types.staticmethod.clone(),
+                ObjectKind::StaticMethod(f),
+            )),
+        );
+    }
+
+    /// Adds a computed attribute (`PyGetSetDef`) to a type.
+    pub fn add_getset(
+        &mut self,
+        ty: &Rc<PyType>,
+        name: &'static str,
+        get: Getter,
+        set: Option<Setter>,
+    ) {
+        let descr = Value::object(Object::new(
+            self.types.getset_descriptor.clone(),
+            ObjectKind::GetSet { name, get, set },
+        ));
+        let key = self.intern(name);
+        ty.dict.borrow_mut().set_str(key, descr);
+    }
+
+    /// Sets a plain attribute in a type's dict.
+    pub fn set_type_attr(&mut self, ty: &Rc<PyType>, name: &str, value: Value) {
+        let key = self.intern(name);
+        ty.dict.borrow_mut().set_str(key, value);
+    }
+
+    pub fn bound_method(&self, func: Value, this: Value) -> Value {
+        Value::object(Object::new(
+            self.types.method.clone(),
+            ObjectKind::BoundMethod { func, this },
+        ))
+    }
+
+    /// Binds a class attribute found through an instance (`tp_descr_get`).
+    fn bind_to_instance(&mut self, attr: Value, obj: &Value) -> PyResult<Value> {
+        match &attr {
+            Value::Function(_) => Ok(self.bound_method(attr, obj.clone())),
+            Value::Object(o) => match &o.kind {
+                ObjectKind::Native(n) if n.is_method => {
+                    Ok(self.bound_method(attr.clone(), obj.clone()))
+                }
+                ObjectKind::ClassMethod(f) => {
+                    let cls = Value::Type(self.type_of(obj).clone());
+                    Ok(self.bound_method(f.clone(), cls))
+                }
+                ObjectKind::StaticMethod(f) => Ok(f.clone()),
+                ObjectKind::Property { fget, .. } => {
+                    if fget.is_none() {
+                        return Err(self.attribute_error(format!(
+                            "property of '{}' object has no getter",
+                            self.type_name(obj)
+                        )));
+                    }
+                    let fget = fget.clone();
+                    self.call(&fget, std::slice::from_ref(obj), &[])
+                }
+                ObjectKind::GetSet { get, .. } => get(self, obj),
+                _ => Ok(attr),
+            },
+            _ => Ok(attr),
+        }
+    }
+
+    /// `obj.name` (`PyObject_GetAttr`).
+    pub fn get_attr(&mut self, obj: &Value, name: &Rc<PyStr>) -> PyResult<Value> {
+        match self.get_attr_opt(obj, name)? {
+            Some(v) => Ok(v),
+            None => Err(self.no_attribute(obj, name)),
+        }
+    }
+
+    pub fn no_attribute(&mut self, obj: &Value, name: &PyStr) -> super::Exc {
+        let msg = match obj {
+            Value::Type(t) => format!(
+                "type object '{}' has no attribute '{}'",
+                t.name,
+                name.as_str()
+            ),
+            Value::Object(o) if matches!(o.kind, ObjectKind::Module { .. }) => {
+                let ObjectKind::Module { name: m, .. } = &o.kind else {
+                    unreachable!()
+                };
+                format!("module '{m}' has no attribute '{}'", name.as_str())
+            }
+            _ => format!(
+                "'{}' object has no attribute '{}'",
+                self.type_name(obj),
+                name.as_str()
+            ),
+        };
+        self.attribute_error(msg)
+    }
+
+    /// `obj.name`, or `None` when the attribute does not exist (no AttributeError built).
+    pub fn get_attr_opt(&mut self, obj: &Value, name: &Rc<PyStr>) -> PyResult<Option<Value>> {
+        match obj {
+            Value::Type(t) => return self.type_get_attr(t, name),
+            Value::Object(o) => match &o.kind {
+                ObjectKind::Module { dict, .. } => {
+                    if let Some(v) = dict.table.borrow().get_str(name) {
+                        return Ok(Some(v.clone()));
+                    }
+                }
+                ObjectKind::Super {
+                    this_class,
+                    obj: this,
+                } => {
+                    if let Some(v) = self.super_lookup(this_class, this, name)? {
+                        return Ok(Some(v));
+                    }
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+        let ty = self.type_of(obj).clone();
+        let descr = lookup(&ty, name);
+        if let Some(d) = &descr
+            && is_data_descriptor(d)
+        {
+            return self.bind_to_instance(d.clone(), obj).map(Some);
+        }
+        let instance_value = match obj {
+            Value::Object(o) => o
+                .dict
+                .as_ref()
+                .and_then(|d| d.table.borrow().get_str(name).cloned()),
+            Value::Function(f) => f.dict.borrow().get_str(name).cloned(),
+            _ => None,
+        };
+        if let Some(v) = instance_value {
+            return Ok(Some(v));
+        }
+        if let Some(d) = descr {
+            return self.bind_to_instance(d, obj).map(Some);
+        }
+        if !ty.builtin
+            && let Some(getattr) = lookup(&ty, &self.names.getattr.clone())
+        {
+            let result = self.call(&getattr, &[obj.clone(), Value::Str(name.clone())], &[]);
+            return match result {
+                Ok(v) => Ok(Some(v)),
+                Err(e)
+                    if self.isinstance(
+                        &Value::Object(e.clone()),
+                        &self.types.attribute_error.clone(),
+                    ) =>
+                {
+                    Err(e)
+                }
+                Err(e) => Err(e),
+            };
+        }
+        Ok(None)
+    }
+
+    fn type_get_attr(&mut self, t: &Rc<PyType>, name: &Rc<PyStr>) -> PyResult<Option<Value>> {
+        let meta = self.types.type_.clone();
+        let meta_attr = lookup(&meta, name);
+        if let Some(d) = &meta_attr
+            && is_data_descriptor(d)
+        {
+            return self
+                .bind_to_instance(d.clone(), &Value::Type(t.clone()))
+                .map(Some);
+        }
+        if let Some(attr) = lookup(t, name) {
+            return self.bind_to_class(attr, t).map(Some);
+        }
+        match meta_attr {
+            Some(d) => self.bind_to_instance(d, &Value::Type(t.clone())).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Binds a class attribute found through the class itself (`C.attr`).
+    fn bind_to_class(&mut self, attr: Value, cls: &Rc<PyType>) -> PyResult<Value> {
+        if let Value::Object(o) = &attr {
+            match &o.kind {
+                ObjectKind::ClassMethod(f) => {
+                    return Ok(self.bound_method(f.clone(), Value::Type(cls.clone())));
+                }
+                ObjectKind::StaticMethod(f) => return Ok(f.clone()),
+                _ => {}
+            }
+        }
+        Ok(attr)
+    }
+
+    /// `super(this_class, obj).name`: look along obj's MRO after `this_class`.
+    pub fn super_lookup(
+        &mut self,
+        this_class: &Rc<PyType>,
+        obj: &Value,
+        name: &Rc<PyStr>,
+    ) -> PyResult<Option<Value>> {
+        let start_type = match obj {
+            Value::Type(t) if t.is_subtype(this_class) => t.clone(),
+            _ => self.type_of(obj).clone(),
+        };
+        let mro = start_type.mro();
+        let pos = mro
+            .iter()
+            .position(|t| Rc::ptr_eq(t, this_class))
+            .map_or(mro.len(), |p| p + 1);
+        for base in &mro[pos..] {
+            let found = base.dict.borrow().get_str(name).cloned();
+            if let Some(attr) = found {
+                return match obj {
+                    Value::Type(t) if t.is_subtype(this_class) => {
+                        self.bind_to_class(attr, t).map(Some)
+                    }
+                    _ => self.bind_to_instance(attr, obj).map(Some),
+                };
+            }
+        }
+        Ok(None)
+    }
+
+    /// For `obj.name(...)`: the callable and the `self` to pass, without allocating a bound
+    /// method when the attribute is a plain method on the type (`LOAD_ATTR` method form).
+    pub fn load_method(&mut self, obj: &Value, name: &Rc<PyStr>) -> PyResult<(Value, Value)> {
+        let ty = self.type_of(obj);
+        if !matches!(obj, Value::Type(_)) {
+            let descr = lookup(ty, name);
+            if let Some(d) = &descr {
+                let is_plain_method = match d {
+                    Value::Function(_) => true,
+                    Value::Object(o) => matches!(&o.kind, ObjectKind::Native(n) if n.is_method),
+                    _ => false,
+                };
+                if is_plain_method {
+                    let shadowed = match obj {
+                        Value::Object(o) => o
+                            .dict
+                            .as_ref()
+                            .is_some_and(|dict| dict.table.borrow().get_str(name).is_some()),
+                        _ => false,
+                    };
+                    if !shadowed {
+                        return Ok((d.clone(), obj.clone()));
+                    }
+                }
+            }
+        }
+        let attr = self.get_attr(obj, name)?;
+        Ok((attr, Value::Null))
+    }
+
+    /// `obj.name = value` (`PyObject_SetAttr`).
+    pub fn set_attr(&mut self, obj: &Value, name: &Rc<PyStr>, value: Value) -> PyResult<()> {
+        let ty = self.type_of(obj).clone();
+        if !ty.builtin
+            && let Some(setattr) = lookup(&ty, &self.names.setattr.clone())
+            && matches!(setattr, Value::Function(_))
+        {
+            self.call(
+                &setattr,
+                &[obj.clone(), Value::Str(name.clone()), value],
+                &[],
+            )?;
+            return Ok(());
+        }
+        self.generic_set_attr(obj, name, Some(value))
+    }
+
+    pub fn del_attr(&mut self, obj: &Value, name: &Rc<PyStr>) -> PyResult<()> {
+        let ty = self.type_of(obj).clone();
+        if !ty.builtin
+            && let Some(delattr) = lookup(&ty, &self.names.delattr.clone())
+            && matches!(delattr, Value::Function(_))
+        {
+            self.call(&delattr, &[obj.clone(), Value::Str(name.clone())], &[])?;
+            return Ok(());
+        }
+        self.generic_set_attr(obj, name, None)
+    }
+
+    /// `object.__setattr__` / `object.__delattr__` (value None deletes).
+    pub fn generic_set_attr(
+        &mut self,
+        obj: &Value,
+        name: &Rc<PyStr>,
+        value: Option<Value>,
+    ) -> PyResult<()> {
+        if let Value::Type(t) = obj {
+            if t.builtin {
+                return Err(self.type_error(format!(
+                    "cannot set '{}' attribute of immutable type '{}'",
+                    name.as_str(),
+                    t.name
+                )));
+            }
+            let mut dict = t.dict.borrow_mut();
+            match value {
+                Some(v) => dict.set_str(name.clone(), v),
+                None => {
+                    if dict.remove_str(name).is_none() {
+                        drop(dict);
+                        return Err(self.no_attribute(obj, name));
+                    }
+                }
+            }
+            return Ok(());
+        }
+        let ty = self.type_of(obj).clone();
+        if let Some(Value::Object(d)) = lookup(&ty, name) {
+            match &d.kind {
+                ObjectKind::Property { fset, fdel, .. } => {
+                    let (func, what) = if value.is_some() {
+                        (fset, "setter")
+                    } else {
+                        (fdel, "deleter")
+                    };
+                    if func.is_none() {
+                        return Err(self.attribute_error(format!(
+                            "property '{}' of '{}' object has no {what}",
+                            name.as_str(),
+                            ty.name
+                        )));
+                    }
+                    let mut args = vec![obj.clone()];
+                    args.extend(value);
+                    self.call(&func.clone(), &args, &[])?;
+                    return Ok(());
+                }
+                ObjectKind::GetSet { set, .. } => {
+                    return match (set, value) {
+                        (Some(set), Some(v)) => set(self, obj, v),
+                        _ => Err(self.attribute_error(format!(
+                            "attribute '{}' of '{}' objects is not writable",
+                            name.as_str(),
+                            ty.name
+                        ))),
+                    };
+                }
+                _ => {}
+            }
+        }
+        let dict = match obj {
+            Value::Object(o) => o.dict.as_ref().map(|d| &d.table),
+            Value::Function(f) => Some(&f.dict),
+            _ => None,
+        };
+        let Some(dict) = dict else {
+            return Err(match value {
+                Some(_) => self.attribute_error(format!(
+                    "'{}' object has no attribute '{}' and no __dict__ for setting new attributes",
+                    ty.name,
+                    name.as_str()
+                )),
+                None => self.no_attribute(obj, name),
+            });
+        };
+        match value {
+            Some(v) => dict.borrow_mut().set_str(name.clone(), v),
+            None => {
+                let removed = dict.borrow_mut().remove_str(name);
+                if removed.is_none() {
+                    return Err(self.no_attribute(obj, name));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A new user class (`type.__new__(type, name, bases, ns)`).
+    pub fn new_class(
+        &mut self,
+        name: &str,
+        bases: Vec<Rc<PyType>>,
+        ns: DictTable,
+    ) -> PyResult<Rc<PyType>> {
+        let bases = if bases.is_empty() {
+            vec![self.types.object.clone()]
+        } else {
+            bases
+        };
+        for (i, b) in bases.iter().enumerate() {
+            if bases[..i].iter().any(|o| Rc::ptr_eq(o, b)) {
+                return Err(self.type_error(format!("duplicate base class {}", b.name)));
+            }
+        }
+        let tail = match c3_merge(&bases) {
+            Ok(tail) => tail,
+            Err(names) => {
+                return Err(self.type_error(format!(
+                    "Cannot create a consistent method resolution order (MRO) for bases {}",
+                    names.join(", ")
+                )));
+            }
+        };
+        let layout = if bases.iter().any(|b| b.layout == Layout::Exception) {
+            Layout::Exception
+        } else if bases.iter().any(|b| b.layout == Layout::Builtin) {
+            Layout::Builtin
+        } else {
+            Layout::Object
+        };
+        let qualname = match ns.get_str(&self.names.qualname.clone()) {
+            Some(Value::Str(q)) => q.as_str().into(),
+            _ => name.into(),
+        };
+        let ty = Rc::new(PyType {
+            name: name.into(),
+            qualname,
+            bases,
+            mro: RefCell::new(Vec::new()),
+            dict: RefCell::new(ns),
+            layout,
+            builtin: false,
+        });
+        let mut mro = vec![ty.clone()];
+        mro.extend(tail);
+        *ty.mro.borrow_mut() = mro;
+        let qualname_key = self.names.qualname.clone();
+        ty.dict.borrow_mut().remove_str(&qualname_key);
+        Ok(ty)
+    }
+
+    /// The module a type belongs to, for reprs: `builtins` or its `__module__`.
+    pub fn type_module(&self, ty: &PyType) -> Option<Rc<str>> {
+        if ty.builtin {
+            return None;
+        }
+        match ty.dict.borrow().get_str(&self.names.module) {
+            Some(Value::Str(m)) => Some(m.as_str().into()),
+            _ => None,
+        }
+    }
+
+    /// `<class '__main__.C'>` / `<class 'int'>`.
+    pub fn type_repr(&self, ty: &PyType) -> String {
+        match self.type_module(ty) {
+            Some(m) if &*m != "builtins" => format!("<class '{m}.{}'>", ty.qualname),
+            _ => format!("<class '{}'>", ty.qualname),
+        }
+    }
+}
+
+/// The getters of `type`, `object` and `function` attributes.
+pub fn init_type_methods(vm: &mut Vm) {
+    let type_ = vm.types.type_.clone();
+    vm.add_getset(
+        &type_,
+        "__name__",
+        |vm, v| Ok(Value::str(&*as_type(vm, v)?.name)),
+        None,
+    );
+    vm.add_getset(
+        &type_,
+        "__qualname__",
+        |vm, v| Ok(Value::str(&*as_type(vm, v)?.qualname)),
+        None,
+    );
+    vm.add_getset(
+        &type_,
+        "__module__",
+        |vm, v| {
+            let t = as_type(vm, v)?;
+            Ok(Value::str(
+                &*vm.type_module(&t).unwrap_or_else(|| "builtins".into()),
+            ))
+        },
+        None,
+    );
+    vm.add_getset(
+        &type_,
+        "__mro__",
+        |vm, v| {
+            Ok(Value::tuple(
+                as_type(vm, v)?.mro().into_iter().map(Value::Type).collect(),
+            ))
+        },
+        None,
+    );
+    vm.add_getset(
+        &type_,
+        "__bases__",
+        |vm, v| {
+            Ok(Value::tuple(
+                as_type(vm, v)?
+                    .bases
+                    .iter()
+                    .cloned()
+                    .map(Value::Type)
+                    .collect(),
+            ))
+        },
+        None,
+    );
+    vm.add_getset(
+        &type_,
+        "__base__",
+        |vm, v| {
+            Ok(as_type(vm, v)?
+                .bases
+                .first()
+                .cloned()
+                .map_or(Value::None, Value::Type))
+        },
+        None,
+    );
+    vm.add_getset(
+        &type_,
+        "__dict__",
+        |vm, v| Ok(Value::dict(as_type(vm, v)?.dict.borrow().clone())),
+        None,
+    );
+    vm.add_getset(&type_, "__doc__", |_, _| Ok(Value::None), None);
+    vm.add_method(&type_, "mro", |vm, args, _| {
+        let t = as_type(vm, args.first().unwrap_or(&Value::None))?;
+        Ok(Value::list(t.mro().into_iter().map(Value::Type).collect()))
+    });
+    vm.add_method(&type_, "__subclasses__", |_, _, _| Ok(Value::list(vec![])));
+    let object = vm.types.object.clone();
+    vm.add_getset(
+        &object,
+        "__class__",
+        |vm, v| Ok(Value::Type(vm.type_of(v).clone())),
+        None,
+    );
+    vm.add_getset(
+        &object,
+        "__dict__",
+        |vm, v| match v {
+            Value::Object(o) if o.dict.is_some() => {
+                Ok(o.dict.clone().map_or(Value::None, Value::Dict))
+            }
+            Value::Function(f) => Ok(Value::dict(f.dict.borrow().clone())),
+            _ => Err(vm.no_attribute(v, &PyStr::new("__dict__"))),
+        },
+        None,
+    );
+    let function = vm.types.function.clone();
+    vm.add_getset(
+        &function,
+        "__name__",
+        |_, v| match v {
+            Value::Function(f) => Ok(Value::Str(f.name.borrow().clone())),
+            _ => Ok(Value::None),
+        },
+        Some(|vm, v, new| match (v, new) {
+            (Value::Function(f), Value::Str(s)) => {
+                *f.name.borrow_mut() = s;
+                Ok(())
+            }
+            _ => Err(vm.type_error("__name__ must be set to a string object")),
+        }),
+    );
+    vm.add_getset(
+        &function,
+        "__qualname__",
+        |_, v| match v {
+            Value::Function(f) => Ok(Value::str(&**f.qualname.borrow())),
+            _ => Ok(Value::None),
+        },
+        Some(|vm, v, new| match (v, new) {
+            (Value::Function(f), Value::Str(s)) => {
+                *f.qualname.borrow_mut() = s.as_str().into();
+                Ok(())
+            }
+            _ => Err(vm.type_error("__qualname__ must be set to a string object")),
+        }),
+    );
+    vm.add_getset(
+        &function,
+        "__module__",
+        |vm, v| match v {
+            Value::Function(f) => Ok(f
+                .globals
+                .table
+                .borrow()
+                .get_str(&vm.names.name)
+                .cloned()
+                .unwrap_or(Value::None)),
+            _ => Ok(Value::None),
+        },
+        None,
+    );
+    vm.add_getset(
+        &function,
+        "__doc__",
+        |vm, v| match v {
+            // Set by assignment, else the code's first constant (its docstring or None).
+            Value::Function(f) => {
+                let assigned = f.dict.borrow().get_str(&vm.names.doc).cloned();
+                Ok(assigned.unwrap_or_else(|| match f.code.consts.first() {
+                    Some(doc @ Value::Str(_)) => doc.clone(),
+                    _ => Value::None,
+                }))
+            }
+            _ => Ok(Value::None),
+        },
+        Some(|vm, v, new| {
+            if let Value::Function(f) = v {
+                f.dict.borrow_mut().set_str(vm.names.doc.clone(), new);
+            }
+            Ok(())
+        }),
+    );
+    vm.add_getset(
+        &function,
+        "__annotations__",
+        |vm, v| {
+            let Value::Function(f) = v else {
+                return Ok(Value::None);
+            };
+            let key = vm.intern("__annotations__");
+            let existing = f.dict.borrow().get_str(&key).cloned();
+            Ok(existing.unwrap_or_else(|| {
+                let d = Value::dict(Default::default());
+                f.dict.borrow_mut().set_str(key, d.clone());
+                d
+            }))
+        },
+        None,
+    );
+    vm.add_getset(
+        &function,
+        "__defaults__",
+        |_, v| match v {
+            Value::Function(f) if !f.defaults.is_empty() => Ok(Value::tuple(f.defaults.clone())),
+            _ => Ok(Value::None),
+        },
+        None,
+    );
+    let builtin_function = vm.types.builtin_function.clone();
+    vm.add_getset(
+        &builtin_function,
+        "__name__",
+        |_, v| match v {
+            Value::Object(o) => match &o.kind {
+                ObjectKind::Native(n) => Ok(Value::str(n.name)),
+                _ => Ok(Value::None),
+            },
+            _ => Ok(Value::None),
+        },
+        None,
+    );
+    let method = vm.types.method.clone();
+    vm.add_getset(
+        &method,
+        "__self__",
+        |_, v| match v {
+            Value::Object(o) => match &o.kind {
+                ObjectKind::BoundMethod { this, .. } => Ok(this.clone()),
+                _ => Ok(Value::None),
+            },
+            _ => Ok(Value::None),
+        },
+        None,
+    );
+    vm.add_getset(
+        &method,
+        "__func__",
+        |_, v| match v {
+            Value::Object(o) => match &o.kind {
+                ObjectKind::BoundMethod { func, .. } => Ok(func.clone()),
+                _ => Ok(Value::None),
+            },
+            _ => Ok(Value::None),
+        },
+        None,
+    );
+    for name in ["__name__", "__qualname__"] {
+        let getter: Getter = if name == "__name__" {
+            |vm, v| {
+                let f = bound_func(v);
+                let key = vm.names.name.clone();
+                vm.get_attr(&f, &key)
+            }
+        } else {
+            |vm, v| {
+                let f = bound_func(v);
+                let key = vm.names.qualname.clone();
+                vm.get_attr(&f, &key)
+            }
+        };
+        vm.add_getset(&method, name, getter, None);
+    }
+}
+
+fn bound_func(v: &Value) -> Value {
+    match v {
+        Value::Object(o) => match &o.kind {
+            ObjectKind::BoundMethod { func, .. } => func.clone(),
+            _ => Value::None,
+        },
+        _ => Value::None,
+    }
+}
+
+pub fn as_type(vm: &mut Vm, v: &Value) -> PyResult<Rc<PyType>> {
+    match v {
+        Value::Type(t) => Ok(t.clone()),
+        _ => Err(vm.type_error(format!(
+            "descriptor requires a 'type' object but received a '{}'",
+            vm.type_name(v)
+        ))),
+    }
+}

@@ -1,0 +1,202 @@
+//! The runtime value: a 16-byte enum with small ints, floats, bools and singletons unboxed,
+//! and an `Rc` for everything on the heap (`Include/object.h`'s `PyObject *`, minus the
+//! boxing). Reference counting frees objects deterministically, as CPython does.
+//! The heap payloads of the hot built-in types (str, tuple, list, dict, set) live here; all
+//! other objects are [`Object`]s. Depends on nothing but `object` and `dict`.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use num_bigint::BigInt;
+
+use super::dict::{DictTable, SetTable};
+use super::object::{Function, Object, PyType};
+
+#[derive(Clone)]
+pub enum Value {
+    /// The call protocol's "no value" marker (`NULL`); never visible to Python code.
+    Null,
+    None,
+    NotImplemented,
+    Ellipsis,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    /// An int outside `i64`; always normalised (never fits in `Int`).
+    BigInt(Rc<BigInt>),
+    Str(Rc<PyStr>),
+    Tuple(Rc<PyTuple>),
+    List(Rc<PyList>),
+    Dict(Rc<PyDict>),
+    /// `set` and `frozenset`.
+    Set(Rc<PySet>),
+    Type(Rc<PyType>),
+    Function(Rc<Function>),
+    Object(Rc<Object>),
+}
+
+const _: () = assert!(std::mem::size_of::<Value>() == 16);
+
+/// A `str`: UTF-8 text with its hash computed on first use.
+pub struct PyStr {
+    text: Box<str>,
+    hash: Cell<i64>,
+}
+
+impl PyStr {
+    pub fn new(text: impl Into<Box<str>>) -> PyStr {
+        PyStr {
+            text: text.into(),
+            hash: Cell::new(-1),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    pub fn hash(&self) -> i64 {
+        let cached = self.hash.get();
+        if cached != -1 {
+            return cached;
+        }
+        // FNV-1a: str hashes are randomised in CPython, so any good hash will do.
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in self.text.bytes() {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        let h = (h >> 1) as i64;
+        let h = if h == -1 { -2 } else { h };
+        self.hash.set(h);
+        h
+    }
+
+    /// Number of code points (`len(s)`).
+    pub fn char_len(&self) -> usize {
+        if self.text.is_ascii() {
+            self.text.len()
+        } else {
+            self.text.chars().count()
+        }
+    }
+}
+
+pub struct PyTuple {
+    pub items: Box<[Value]>,
+}
+
+pub struct PyList {
+    pub items: RefCell<Vec<Value>>,
+}
+
+pub struct PyDict {
+    pub table: RefCell<DictTable>,
+}
+
+pub struct PySet {
+    pub table: RefCell<SetTable>,
+    pub frozen: bool,
+}
+
+impl Value {
+    pub fn str(text: impl Into<Box<str>>) -> Value {
+        Value::Str(Rc::new(PyStr::new(text)))
+    }
+
+    pub fn tuple(items: Vec<Value>) -> Value {
+        Value::Tuple(Rc::new(PyTuple {
+            items: items.into_boxed_slice(),
+        }))
+    }
+
+    pub fn list(items: Vec<Value>) -> Value {
+        Value::List(Rc::new(PyList {
+            items: RefCell::new(items),
+        }))
+    }
+
+    pub fn dict(table: DictTable) -> Value {
+        Value::Dict(Rc::new(PyDict {
+            table: RefCell::new(table),
+        }))
+    }
+
+    pub fn set(table: SetTable, frozen: bool) -> Value {
+        Value::Set(Rc::new(PySet {
+            table: RefCell::new(table),
+            frozen,
+        }))
+    }
+
+    pub fn object(object: Object) -> Value {
+        Value::Object(Rc::new(object))
+    }
+
+    pub fn from_bigint(n: BigInt) -> Value {
+        match i64::try_from(&n) {
+            Ok(small) => Value::Int(small),
+            Err(_) => Value::BigInt(Rc::new(n)),
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    pub fn is_none(&self) -> bool {
+        matches!(self, Value::None)
+    }
+
+    /// `a is b`.
+    pub fn is(&self, other: &Value) -> bool {
+        use Value::*;
+        match (self, other) {
+            (Null, Null) | (None, None) | (NotImplemented, NotImplemented) => true,
+            (Ellipsis, Ellipsis) => true,
+            (Bool(a), Bool(b)) => a == b,
+            // Small ints are cached in CPython; all unboxed ints compare by value here.
+            (Int(a), Int(b)) => a == b,
+            (Float(a), Float(b)) => a.to_bits() == b.to_bits(),
+            (BigInt(a), BigInt(b)) => Rc::ptr_eq(a, b),
+            (Str(a), Str(b)) => Rc::ptr_eq(a, b),
+            (Tuple(a), Tuple(b)) => Rc::ptr_eq(a, b),
+            (List(a), List(b)) => Rc::ptr_eq(a, b),
+            (Dict(a), Dict(b)) => Rc::ptr_eq(a, b),
+            (Set(a), Set(b)) => Rc::ptr_eq(a, b),
+            (Type(a), Type(b)) => Rc::ptr_eq(a, b),
+            (Function(a), Function(b)) => Rc::ptr_eq(a, b),
+            (Object(a), Object(b)) => Rc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
+    /// A stable address for `id()` and default reprs.
+    pub fn address(&self) -> usize {
+        match self {
+            Value::BigInt(r) => Rc::as_ptr(r) as usize,
+            Value::Str(r) => Rc::as_ptr(r) as usize,
+            Value::Tuple(r) => Rc::as_ptr(r) as usize,
+            Value::List(r) => Rc::as_ptr(r) as usize,
+            Value::Dict(r) => Rc::as_ptr(r) as usize,
+            Value::Set(r) => Rc::as_ptr(r) as usize,
+            Value::Type(r) => Rc::as_ptr(r) as usize,
+            Value::Function(r) => Rc::as_ptr(r) as usize,
+            Value::Object(r) => Rc::as_ptr(r) as usize,
+            Value::Int(n) => 0x1000_0000 + (*n as usize).wrapping_mul(32),
+            Value::Float(f) => 0x2000_0000 + (f.to_bits() as usize).wrapping_mul(32),
+            Value::Bool(b) => 0x3000_0000 + *b as usize * 32,
+            Value::None => 0x3000_0100,
+            Value::NotImplemented => 0x3000_0200,
+            Value::Ellipsis => 0x3000_0300,
+            Value::Null => 0,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s.as_str()),
+            _ => None,
+        }
+    }
+}

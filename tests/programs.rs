@@ -1,0 +1,82 @@
+//! Runs every `tests/programs/**/*.apy` with the apy binary and compares it with what
+//! CPython 3.13 did (files written by `tests/bless.py`): stdout exactly, the exit status
+//! (`.rc`, default 0), and the last line of stderr (`.err`) when there is one.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn programs(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            programs(&path, out);
+        } else if path.extension().is_some_and(|e| e == "apy") {
+            out.push(path);
+        }
+    }
+}
+
+fn check(program: &Path) -> Result<(), String> {
+    let dir = program.parent().expect("programs live in folders");
+    let output = Command::new(env!("CARGO_BIN_EXE_apy"))
+        .arg(program.file_name().expect("a file"))
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run apy: {e}"))?;
+    let expected = |ext: &str| std::fs::read_to_string(program.with_extension(ext)).ok();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let want_out = expected("out").ok_or("missing .out: run tests/bless.py")?;
+    if stdout != want_out {
+        let line = stdout
+            .lines()
+            .zip(want_out.lines())
+            .position(|(a, b)| a != b);
+        return Err(format!(
+            "stdout differs (first differing line {line:?}):\n--- got\n{stdout}\n--- expected\n{want_out}"
+        ));
+    }
+    let want_rc: i32 = expected("rc").map_or(0, |rc| rc.trim().parse().unwrap_or(-1));
+    let rc = output.status.code().unwrap_or(-1);
+    if rc != want_rc {
+        return Err(format!("exit status {rc}, expected {want_rc}"));
+    }
+    if let Some(want_err) = expected("err") {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let last = stderr.lines().last().unwrap_or("");
+        if last != want_err.trim_end() {
+            return Err(format!(
+                "last stderr line {last:?}, expected {:?}",
+                want_err.trim_end()
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn programs_match_cpython() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
+    let mut all = Vec::new();
+    programs(&root, &mut all);
+    all.sort();
+    assert!(!all.is_empty(), "no programs under {}", root.display());
+    let failures: Vec<String> = all
+        .iter()
+        .filter_map(|p| {
+            check(p)
+                .err()
+                .map(|e| format!("{}: {e}", p.strip_prefix(&root).unwrap_or(p).display()))
+        })
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} programs differ from CPython:\n{}",
+        failures.len(),
+        all.len(),
+        failures.join("\n\n")
+    );
+}
