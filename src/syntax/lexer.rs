@@ -221,7 +221,7 @@ pub fn stray_backslash(lex: &mut Lexer<'_, Tok>) -> Result<(), LexError> {
         Err(LexError::new(
             SyntaxErrorKind::Incomplete,
             "unexpected EOF while parsing",
-            Span::new(span.start, span.end),
+            Span::new(span.end, span.end),
         ))
     } else {
         Err(LexError::invalid(

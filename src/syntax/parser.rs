@@ -117,10 +117,16 @@ fn choose(
     unsupported: Option<SyntaxError>,
 ) -> SyntaxError {
     let at_eof = matches!(failure, Failure::Parse(ParseError::UnrecognizedEof { .. }));
-    let parse_error = match failure {
+    let mut parse_error = match failure {
         Failure::Parse(error) => explain(src, error, tokens),
         Failure::Error(error) => error,
     };
+    // An error at a layout token (a NEWLINE sits where its line's last token ends) covers
+    // one character, as CPython's caret does.
+    if parse_error.span.start == parse_error.span.end {
+        let next = src[parse_error.span.range().start..].chars().next();
+        parse_error.span.end += next.map_or(0, |c| c.len_utf8() as u32);
+    }
     let error = match lex_error {
         Some(lex_error) if at_eof || lex_error.span.start <= parse_error.span.start => lex_error,
         _ => parse_error,
@@ -257,7 +263,7 @@ fn explain_invalid(tokens: &[Spanned], index: usize, expected: &[String]) -> Opt
         }
         (Tok::Name(_), Tok::Equal) => Some(SyntaxError::invalid(
             "invalid syntax. Maybe you meant '==' or ':=' instead of '='?",
-            Span::new(*p_start, *r),
+            Span::new(*p_start, tokens.get(index + 1).map_or(*r, |t| t.2.max(*r))),
         )),
         _ if innermost.is_some()
             && !in_parameters
