@@ -107,8 +107,8 @@ enum Failure {
     Error(SyntaxError),
 }
 
-/// Picks the error CPython would report first: the parser's, unless the parser only ran out
-/// of tokens because the lexer stopped, or an unsupported construct came earlier.
+/// Picks the error CPython would report: the parser's, a tokenizer error, or an unsupported
+/// construct that came earlier.
 fn choose(
     src: &str,
     tokens: &[Spanned],
@@ -127,9 +127,27 @@ fn choose(
         let start = parse_error.span.start as usize;
         parse_error.span = Span::new(start, char_end(src, start));
     }
+    // CPython tokenizes the whole source after a syntax error and reports a tokenizer error
+    // found anywhere instead (`_PyPegen_tokenize_full_source_to_check_for_errors`); a
+    // bracket left open at the end wins only over errors inside it. apy's own "unsupported"
+    // errors are no tokenizer errors: the earlier error wins.
     let error = match lex_error {
-        Some(lex_error) if at_eof || lex_error.span.start <= parse_error.span.start => lex_error,
-        _ => parse_error,
+        Some(lex_error) if lex_error.kind == SyntaxErrorKind::Unsupported => {
+            if at_eof || lex_error.span.start <= parse_error.span.start {
+                lex_error
+            } else {
+                parse_error
+            }
+        }
+        Some(lex_error) if lex_error.message.ends_with("was never closed") => {
+            if at_eof || lex_error.span.start <= parse_error.span.start {
+                lex_error
+            } else {
+                parse_error
+            }
+        }
+        Some(lex_error) => lex_error,
+        None => parse_error,
     };
     match unsupported {
         Some(unsupported) if unsupported.span.start <= error.span.start => unsupported,

@@ -378,3 +378,15 @@ class Shape{i}(Base, metaclass=Meta):
     eprintln!("parsed {} lines in {best:?}", src.lines().count());
     assert!(best < std::time::Duration::from_millis(50), "{best:?}");
 }
+
+#[test]
+fn tokenizer_errors_win_like_cpython() {
+    // CPython tokenizes the rest of the source after a syntax error.
+    assert_eq!(
+        message("x = a b\ny = 'abc"),
+        "unterminated string literal (detected at line 2)"
+    );
+    assert_eq!(message("print(\"hello\"\nx = 1\n"), "'(' was never closed");
+    // A bracket opened after the error does not hide it.
+    assert_eq!(message("x = a b\ny = (1"), "invalid syntax");
+}
