@@ -460,11 +460,14 @@ fn find_unsupported(tokens: &[Spanned]) -> Option<SyntaxError> {
     for (i, (start, tok, _)) in tokens.iter().enumerate() {
         let next = tokens.get(i + 1).map(|t| &t.1);
         let third = tokens.get(i + 2).map(|t| &t.1);
-        let message = match (tok, next, third) {
+        let (message, help) = match (tok, next, third) {
             (Tok::Name(n), Some(_), _) if n == "match" && at_statement_start(i) => {
                 let end = line_end(i);
                 if end > i + 1 && tokens[end].1 == Tok::Colon {
-                    "`match` statements are not supported by apy"
+                    (
+                        "`match` statements are not supported by apy",
+                        "test the cases with an `if`/`elif` chain",
+                    )
                 } else {
                     continue;
                 }
@@ -472,19 +475,26 @@ fn find_unsupported(tokens: &[Spanned]) -> Option<SyntaxError> {
             (Tok::Name(n), Some(Tok::Name(_)), Some(Tok::Equal | Tok::LSqb))
                 if n == "type" && at_statement_start(i) =>
             {
-                "`type` aliases are not supported by apy"
+                (
+                    "`type` aliases are not supported by apy",
+                    "assign the type to a name instead: `Name = ...`",
+                )
             }
-            (Tok::Def | Tok::Class, Some(Tok::Name(_)), Some(Tok::LSqb)) => {
-                "type parameter lists (`def f[T]`, `class C[T]`) are not supported by apy"
-            }
+            (Tok::Def | Tok::Class, Some(Tok::Name(_)), Some(Tok::LSqb)) => (
+                "type parameter lists (`def f[T]`, `class C[T]`) are not supported by apy",
+                "drop the `[...]`: apy does not check type annotations",
+            ),
             _ => continue,
         };
         let end = tokens[line_end(i)].2;
-        return Some(SyntaxError::new(
-            SyntaxErrorKind::Unsupported,
-            message,
-            Span::new(*start, end.max(*start)),
-        ));
+        return Some(
+            SyntaxError::new(
+                SyntaxErrorKind::Unsupported,
+                message,
+                Span::new(*start, end.max(*start)),
+            )
+            .with_help(help),
+        );
     }
     None
 }
