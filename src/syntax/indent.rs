@@ -12,7 +12,7 @@ use logos::{Logos, SpannedIter};
 
 use super::ast::Span;
 use super::error::{SyntaxError, SyntaxErrorKind};
-use super::lexer::line_of;
+use super::lexer::{char_end, line_of};
 use super::token::Tok;
 
 /// A token with its byte offsets, as lalrpop consumes it.
@@ -103,7 +103,7 @@ impl<'s> Layout<'s> {
     fn indent_to(&mut self, start: usize, end: usize) -> Result<(), SyntaxError> {
         let line_start = self.src[..start].rfind(['\n', '\r']).map_or(0, |i| i + 1);
         let here = Indentation::measure(&self.src[line_start..start]);
-        let span = Span::new(line_start, start.max(line_start + 1).min(self.src.len()));
+        let span = Span::new(line_start, start.max(char_end(self.src, line_start)));
         let tab_error = || {
             SyntaxError::new(
                 SyntaxErrorKind::Tab,

@@ -102,6 +102,14 @@ pub fn line_of(src: &str, pos: usize) -> usize {
         + 1
 }
 
+/// The end of the character starting at byte `pos` (`pos` itself at the end of `src`), so
+/// one-character spans never split a UTF-8 sequence.
+pub fn char_end(src: &str, pos: usize) -> usize {
+    src.get(pos..)
+        .and_then(|rest| rest.chars().next())
+        .map_or(pos.min(src.len()), |c| pos + c.len_utf8())
+}
+
 pub fn is_ident_start(c: char) -> bool {
     c == '_' || unicode_ident::is_xid_start(c)
 }
@@ -244,7 +252,7 @@ pub fn stray_backslash(lex: &mut Lexer<'_, Tok>) -> Result<(), LexError> {
         Err(LexError::invalid(
             "unexpected character after line continuation character",
             span.end,
-            span.end + 1,
+            char_end(lex.source(), span.end),
         ))
     }
 }

@@ -11,7 +11,7 @@ use lalrpop_util::ParseError;
 use super::ast::{self, Span};
 use super::error::{SyntaxError, SyntaxErrorKind};
 use super::indent::{Layout, Mode, Spanned};
-use super::lexer::line_of;
+use super::lexer::{char_end, line_of};
 use super::token::Tok;
 
 pub mod helpers;
@@ -124,8 +124,8 @@ fn choose(
     // An error at a layout token (a NEWLINE sits where its line's last token ends) covers
     // one character, as CPython's caret does.
     if parse_error.span.start == parse_error.span.end {
-        let next = src[parse_error.span.range().start..].chars().next();
-        parse_error.span.end += next.map_or(0, |c| c.len_utf8() as u32);
+        let start = parse_error.span.start as usize;
+        parse_error.span = Span::new(start, char_end(src, start));
     }
     let error = match lex_error {
         Some(lex_error) if at_eof || lex_error.span.start <= parse_error.span.start => lex_error,

@@ -285,11 +285,22 @@ for i, *rest in zip(range(0x_ff), "a" 'b' """c"""):  # comment
     print(i, *rest, sep='', end="\n"); continue
 "#;
 
+/// Parses `src`; an error's span must be a valid range of `src` (renderers slice it).
+fn parse_checking_span(src: &str) {
+    if let Err(e) = parse_module(src) {
+        let (start, end) = (e.span.start as usize, e.span.end as usize);
+        assert!(
+            start <= end && src.get(start..end).is_some(),
+            "{src:?}: {e:?}"
+        );
+    }
+}
+
 #[test]
 fn sample_parses_and_every_prefix_is_handled() {
     ok(SAMPLE);
     for (i, _) in SAMPLE.char_indices() {
-        let _ = parse_module(&SAMPLE[..i]);
+        parse_checking_span(&SAMPLE[..i]);
     }
 }
 
@@ -312,11 +323,11 @@ fn random_input_never_panics() {
         let text: String = (0..len)
             .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
             .collect();
-        let _ = parse_module(&text);
+        parse_checking_span(&text);
     }
     for _ in 0..500 {
         let bytes: Vec<u8> = (0..(next() % 80)).map(|_| next() as u8).collect();
-        let _ = parse_module(&String::from_utf8_lossy(&bytes));
+        parse_checking_span(&String::from_utf8_lossy(&bytes));
     }
 }
 
