@@ -234,6 +234,23 @@ fn explain_invalid(tokens: &[Spanned], index: usize, expected: &[String]) -> Opt
     }
     let (p_start, p_tok, p_end) = previous?;
     match (p_tok, tok) {
+        (Tok::Comma, Tok::Newline) if innermost.is_none() && tokens[start].1 == Tok::From => {
+            Some(SyntaxError::invalid(
+                "trailing comma not allowed without surrounding parentheses",
+                span,
+            ))
+        }
+        (Tok::Star, Tok::RPar | Tok::RSqb | Tok::RBrace | Tok::Comma) if innermost.is_some() => {
+            Some(SyntaxError::invalid("Invalid star expression", span))
+        }
+        (_, Tok::Comma | Tok::RBrace)
+            if innermost == Some(&Tok::LBrace) && expected.iter().any(|e| e == "\":\"") =>
+        {
+            Some(SyntaxError::invalid(
+                "':' expected after dictionary key",
+                Span::new(*p_start, *p_end),
+            ))
+        }
         (Tok::Import, Tok::Newline) => Some(SyntaxError::invalid(
             "Expected one or more names after 'import'",
             span,

@@ -194,6 +194,15 @@ fn cpython_messages() {
     );
     assert_eq!(message("x = 0o8"), "invalid digit '8' in octal literal");
     assert_eq!(
+        message("x = {'a': 1, 'b'}"),
+        "':' expected after dictionary key"
+    );
+    assert_eq!(
+        message("from m import a,"),
+        "trailing comma not allowed without surrounding parentheses"
+    );
+    assert_eq!(message("f(*)"), "Invalid star expression");
+    assert_eq!(
         message("x = 1\nprint(f\"value: {x\")\n"),
         "f-string: expecting '}'"
     );
