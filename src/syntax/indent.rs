@@ -168,12 +168,12 @@ impl<'s> Layout<'s> {
                 self.brackets.push((tok.clone(), span));
             }
             Tok::RPar | Tok::RSqb | Tok::RBrace => {
-                let close = tok.text().unwrap_or(")");
+                let close = tok.bracket_text().unwrap_or(")");
                 let Some((open, open_span)) = self.brackets.pop() else {
                     return Err(SyntaxError::invalid(format!("unmatched '{close}'"), span));
                 };
                 if close_of(&open) != *tok {
-                    let open_text = open.text().unwrap_or("(");
+                    let open_text = open.bracket_text().unwrap_or("(");
                     let open_line = line_of(self.src, open_span.start as usize);
                     let where_ = if open_line == line_of(self.src, span.start as usize) {
                         String::new()
@@ -198,7 +198,7 @@ impl<'s> Layout<'s> {
         if let Some((open, span)) = self.brackets.first() {
             return Err(SyntaxError::new(
                 SyntaxErrorKind::Incomplete,
-                format!("'{}' was never closed", open.text().unwrap_or("(")),
+                format!("'{}' was never closed", open.bracket_text().unwrap_or("(")),
                 *span,
             ));
         }

@@ -236,8 +236,8 @@ pub enum StrToken {
 }
 
 impl Tok {
-    /// How CPython would name this token in a message: `'('`, `'if'`…
-    pub fn text(&self) -> Option<&'static str> {
+    /// A bracket's text, as messages quote it ("unmatched ')'"); None for other tokens.
+    pub fn bracket_text(&self) -> Option<&'static str> {
         Some(match self {
             Tok::LPar | Tok::WithLPar => "(",
             Tok::RPar | Tok::WithRPar => ")",
