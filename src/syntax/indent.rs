@@ -193,6 +193,28 @@ impl<'s> Layout<'s> {
         Ok(())
     }
 
+    /// `x = 1 \` as the last line: the continuation has nothing to join (the REPL reads on).
+    fn check_no_continuation_at_end(&self) -> Result<(), SyntaxError> {
+        let tail = self.src[self.last_end..].trim_end();
+        let in_comment = |before: &str| {
+            before
+                .rsplit(['\n', '\r'])
+                .next()
+                .is_some_and(|line| line.contains('#'))
+        };
+        match tail.strip_suffix('\\') {
+            Some(before) if !in_comment(before) => {
+                let end = self.last_end + tail.len();
+                Err(SyntaxError::new(
+                    SyntaxErrorKind::Incomplete,
+                    "unexpected EOF while parsing",
+                    Span::new(end, end),
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Queues what comes at the end of input: a NEWLINE if the last line lacks one, DEDENTs.
     fn finish(&mut self) -> Result<(), SyntaxError> {
         if let Some((open, span)) = self.brackets.first() {
@@ -203,6 +225,7 @@ impl<'s> Layout<'s> {
             ));
         }
         if self.mode == Mode::Module {
+            self.check_no_continuation_at_end()?;
             if !self.at_line_start {
                 self.pending
                     .push_back((self.last_end, Tok::Newline, self.last_end));
@@ -364,5 +387,14 @@ mod tests {
                 .unwrap();
         assert_eq!(tokens.first().unwrap().0, 2);
         assert_eq!(tokens.len(), 5);
+    }
+
+    #[test]
+    fn continuation_at_end_of_input() {
+        assert_eq!(
+            layout("x = 1 \\\n").last().unwrap(),
+            "error: unexpected EOF while parsing"
+        );
+        assert_eq!(joined("x = 1 # \\\n"), "x Equal 1 Newline");
     }
 }

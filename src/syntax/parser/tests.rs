@@ -237,6 +237,7 @@ fn incomplete_input() {
         "if x:",
         "s = '''abc",
         "x = 1 + \\",
+        "x = 1 \\\n",
         "class C:\n  def f(self):",
     ] {
         assert!(parse_module(src).unwrap_err().is_incomplete(), "{src:?}");
