@@ -588,6 +588,54 @@ fn exact_ratio(x: f64) -> (BigInt, BigInt) {
     }
 }
 
+/// `x.as_integer_ratio()`: the exact value as a fraction in lowest terms.
+pub fn float_as_integer_ratio(x: f64) -> OpResult<(Int, Int)> {
+    if x.is_nan() {
+        return Err(OpError::value("cannot convert NaN to integer ratio"));
+    }
+    if x.is_infinite() {
+        return Err(OpError::overflow(
+            "cannot convert Infinity to integer ratio",
+        ));
+    }
+    let (numerator, denominator) = exact_ratio(x);
+    let divisor = numerator.gcd(&denominator);
+    if divisor.is_zero() {
+        return Ok((Int::Small(0), Int::Small(1)));
+    }
+    Ok((
+        Int::from(numerator / &divisor),
+        Int::from(denominator / divisor),
+    ))
+}
+
+/// `x.hex()`: `[-]0x1.<13 hex digits>p<exp>`, `0x0.<digits>p-1022` for subnormals.
+pub fn float_hex(x: f64) -> String {
+    if x.is_nan() {
+        return "nan".to_string();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf" } else { "-inf" }.to_string();
+    }
+    let sign = if x.is_sign_negative() { "-" } else { "" };
+    if x == 0.0 {
+        return format!("{sign}0x0.0p+0");
+    }
+    let bits = x.to_bits();
+    let exponent_bits = ((bits >> 52) & 0x7ff) as i64;
+    let fraction = bits & ((1 << 52) - 1);
+    let (lead, exponent) = if exponent_bits == 0 {
+        (0, -1022)
+    } else {
+        (1, exponent_bits - 1023)
+    };
+    let exponent_sign = if exponent < 0 { '-' } else { '+' };
+    format!(
+        "{sign}0x{lead}.{fraction:013x}p{exponent_sign}{}",
+        exponent.unsigned_abs()
+    )
+}
+
 /// `x / y` for floats.
 pub fn float_true_div(x: f64, y: f64) -> OpResult<f64> {
     if y == 0.0 {
@@ -992,6 +1040,33 @@ mod tests {
             "OverflowError: (34, 'Numerical result out of range')"
         );
         assert_eq!(float_pow(0.0, 0.0).unwrap(), 1.0);
+    }
+
+    #[test]
+    fn float_introspection() {
+        // python3.13: v.hex() and v.as_integer_ratio()
+        assert_eq!(float_hex(0.0), "0x0.0p+0");
+        assert_eq!(float_hex(-0.0), "-0x0.0p+0");
+        assert_eq!(float_hex(1.5), "0x1.8000000000000p+0");
+        assert_eq!(float_hex(5e-324), "0x0.0000000000001p-1022");
+        assert_eq!(float_hex(1e300), "0x1.7e43c8800759cp+996");
+        assert_eq!(float_hex(-2.5), "-0x1.4000000000000p+1");
+        assert_eq!(float_hex(0.1), "0x1.999999999999ap-4");
+        assert_eq!(float_hex(f64::NEG_INFINITY), "-inf");
+        assert_eq!(float_as_integer_ratio(-2.5).unwrap(), (int(-5), int(2)));
+        assert_eq!(
+            float_as_integer_ratio(0.1).unwrap(),
+            (int(3602879701896397), int(36028797018963968))
+        );
+        assert_eq!(float_as_integer_ratio(-0.0).unwrap(), (int(0), int(1)));
+        assert_eq!(
+            message(float_as_integer_ratio(f64::INFINITY)),
+            "OverflowError: cannot convert Infinity to integer ratio"
+        );
+        assert_eq!(
+            message(float_as_integer_ratio(f64::NAN)),
+            "ValueError: cannot convert NaN to integer ratio"
+        );
     }
 
     #[test]

@@ -405,6 +405,13 @@ impl<'a> Codegen<'a> {
             .map(|i| i as u32)
     }
 
+    /// In `obj\n    .attr`, the attribute access (and a method call) reports the line of
+    /// `attr`, as CPython's `update_start_location_to_match_attr` does.
+    fn on_attr_line(&mut self, attr: &Ident) {
+        let line = self.lines.line_of(attr.span.start);
+        self.u().loc.line = line;
+    }
+
     /// Run `f` with the current location set to `span`, then restore it.
     fn at<T>(&mut self, span: Span, f: impl FnOnce(&mut Self) -> T) -> T {
         let saved = self.unit().loc;
@@ -689,8 +696,10 @@ impl<'a> Codegen<'a> {
         if wrap {
             self.pop_handler();
             self.bind(handler);
+            self.u().cold += 1;
             self.emit(Instr::CallIntrinsic1(Intrinsic1::StopIterationError));
             self.emit(Instr::Reraise(1));
+            self.u().cold -= 1;
         }
         Ok(())
     }
@@ -1651,7 +1660,7 @@ impl<'a> Codegen<'a> {
         op: ast::BinOp,
         value: &'a Expr,
     ) -> CompileResult<()> {
-        let op = BinaryOp::inplace(op);
+        let op = inplace_operator(op);
         self.at(target.span, |c| match &target.kind {
             ExprKind::Name(name) => {
                 c.name_op(name, Ctx::Load, target.span)?;
@@ -1804,7 +1813,7 @@ impl<'a> Codegen<'a> {
             ExprKind::BinOp { left, op, right } => {
                 self.expr(left)?;
                 self.expr(right)?;
-                self.emit(Instr::BinaryOp(BinaryOp::from_ast(*op)));
+                self.emit(Instr::BinaryOp(binary_operator(*op)));
                 Ok(())
             }
             ExprKind::UnaryOp { op, operand } => {
@@ -1924,11 +1933,13 @@ impl<'a> Codegen<'a> {
                 if let Some(first_arg) = self.zero_arg_super(value) {
                     self.load_super_args(&first_arg, value.span)?;
                     let i = self.attr_index(&attr.name);
+                    self.on_attr_line(attr);
                     self.emit(Instr::LoadSuperAttr(i));
                     return Ok(());
                 }
                 self.expr(value)?;
                 let i = self.attr_index(&attr.name);
+                self.on_attr_line(attr);
                 self.emit(Instr::LoadAttr(i));
                 Ok(())
             }
@@ -1992,6 +2003,29 @@ impl<'a> Codegen<'a> {
     /// Jump to `target` when `expr`'s truth equals `cond` (CPython's `compiler_jump_if`).
     fn jump_if(&mut self, expr: &'a Expr, cond: bool, target: LabelId) -> CompileResult<()> {
         match &expr.kind {
+            // `x is None` / `x is not None`: PopJumpIfNone / PopJumpIfNotNone.
+            ExprKind::Compare {
+                left,
+                ops,
+                comparators,
+            } if ops.len() == 1
+                && matches!(ops[0], CmpOp::Is | CmpOp::IsNot)
+                && matches!(comparators[0].kind, ExprKind::Constant(ast::Constant::None)) =>
+            {
+                self.expr(left)?;
+                let jump_if_none = (ops[0] == CmpOp::Is) == cond;
+                self.at(expr.span, |c| {
+                    c.jump(
+                        if jump_if_none {
+                            Instr::PopJumpIfNone
+                        } else {
+                            Instr::PopJumpIfNotNone
+                        },
+                        target,
+                    )
+                });
+                Ok(())
+            }
             ExprKind::UnaryOp {
                 op: UnaryOp::Not,
                 operand,
@@ -2301,13 +2335,16 @@ impl<'a> Codegen<'a> {
                 let i = c.attr_index(&attr.name);
                 if let Some(first_arg) = c.zero_arg_super(value) {
                     c.load_super_args(&first_arg, value.span)?;
+                    c.on_attr_line(attr);
                     c.emit(Instr::LoadSuperMethod(i));
                 } else {
                     c.expr(value)?;
+                    c.on_attr_line(attr);
                     c.emit(Instr::LoadMethod(i));
                 }
                 Ok(())
             })?;
+            self.on_attr_line(attr);
         } else if let Some(first_arg) = self.zero_arg_super_call(func, args, keywords) {
             // A bare `super()`: `super(__class__, first_arg)`.
             self.name_op("super", Ctx::Load, func.span)?;
@@ -2859,45 +2896,43 @@ impl CompKind {
     }
 }
 
-struct BinaryOp;
-
-impl BinaryOp {
-    fn from_ast(op: ast::BinOp) -> BinaryOperator {
-        use BinaryOperator as B;
-        match op {
-            ast::BinOp::Add => B::Add,
-            ast::BinOp::Sub => B::Subtract,
-            ast::BinOp::Mult => B::Multiply,
-            ast::BinOp::MatMult => B::MatrixMultiply,
-            ast::BinOp::Div => B::TrueDivide,
-            ast::BinOp::Mod => B::Remainder,
-            ast::BinOp::Pow => B::Power,
-            ast::BinOp::LShift => B::Lshift,
-            ast::BinOp::RShift => B::Rshift,
-            ast::BinOp::BitOr => B::Or,
-            ast::BinOp::BitXor => B::Xor,
-            ast::BinOp::BitAnd => B::And,
-            ast::BinOp::FloorDiv => B::FloorDivide,
-        }
+/// The `BinaryOp` operator of `a op b`.
+fn binary_operator(op: ast::BinOp) -> BinaryOperator {
+    use BinaryOperator as B;
+    match op {
+        ast::BinOp::Add => B::Add,
+        ast::BinOp::Sub => B::Subtract,
+        ast::BinOp::Mult => B::Multiply,
+        ast::BinOp::MatMult => B::MatrixMultiply,
+        ast::BinOp::Div => B::TrueDivide,
+        ast::BinOp::Mod => B::Remainder,
+        ast::BinOp::Pow => B::Power,
+        ast::BinOp::LShift => B::Lshift,
+        ast::BinOp::RShift => B::Rshift,
+        ast::BinOp::BitOr => B::Or,
+        ast::BinOp::BitXor => B::Xor,
+        ast::BinOp::BitAnd => B::And,
+        ast::BinOp::FloorDiv => B::FloorDivide,
     }
+}
 
-    fn inplace(op: ast::BinOp) -> BinaryOperator {
-        use BinaryOperator as B;
-        match op {
-            ast::BinOp::Add => B::InplaceAdd,
-            ast::BinOp::Sub => B::InplaceSubtract,
-            ast::BinOp::Mult => B::InplaceMultiply,
-            ast::BinOp::MatMult => B::InplaceMatrixMultiply,
-            ast::BinOp::Div => B::InplaceTrueDivide,
-            ast::BinOp::Mod => B::InplaceRemainder,
-            ast::BinOp::Pow => B::InplacePower,
-            ast::BinOp::LShift => B::InplaceLshift,
-            ast::BinOp::RShift => B::InplaceRshift,
-            ast::BinOp::BitOr => B::InplaceOr,
-            ast::BinOp::BitXor => B::InplaceXor,
-            ast::BinOp::BitAnd => B::InplaceAnd,
-            ast::BinOp::FloorDiv => B::InplaceFloorDivide,
-        }
+/// The `BinaryOp` operator of `a op= b`.
+fn inplace_operator(op: ast::BinOp) -> BinaryOperator {
+    use BinaryOperator as B;
+    match op {
+        ast::BinOp::Add => B::InplaceAdd,
+        ast::BinOp::Sub => B::InplaceSubtract,
+        ast::BinOp::Mult => B::InplaceMultiply,
+        ast::BinOp::MatMult => B::InplaceMatrixMultiply,
+        ast::BinOp::Div => B::InplaceTrueDivide,
+        ast::BinOp::Mod => B::InplaceRemainder,
+        ast::BinOp::Pow => B::InplacePower,
+        ast::BinOp::LShift => B::InplaceLshift,
+        ast::BinOp::RShift => B::InplaceRshift,
+        ast::BinOp::BitOr => B::InplaceOr,
+        ast::BinOp::BitXor => B::InplaceXor,
+        ast::BinOp::BitAnd => B::InplaceAnd,
+        ast::BinOp::FloorDiv => B::InplaceFloorDivide,
     }
 }
 
@@ -3224,6 +3259,27 @@ mod tests {
         assert_eq!(prints(&function(source)), 0);
         let file = compile_module(&module, source, "t.py", Mode::Exec).expect("compiles");
         assert_eq!(prints(&file), 0);
+    }
+
+    #[test]
+    fn is_none_tests_jump_on_none_directly() {
+        let f = function(
+            "def f(x):\n    if x is None:\n        return 1\n    while x is not None:\n        x = g()\n",
+        );
+        let has = |want: fn(&Instr) -> bool| f.instructions.iter().any(want);
+        assert!(has(|i| matches!(i, Instr::PopJumpIfNotNone(_))));
+        assert!(has(|i| matches!(i, Instr::PopJumpIfNone(_))));
+        assert!(!has(|i| matches!(i, Instr::IsOp(_))));
+    }
+
+    /// Lines as python3.13 -m dis shows them for a call chain split over lines.
+    #[test]
+    fn multi_line_attribute_chains_report_the_attribute_line() {
+        let source = "x = (obj\n     .attr\n     .meth(1,\n           2))\n";
+        let module = parse_module(source).expect("parses");
+        let code = compile_module(&module, source, "t.py", Mode::Exec).expect("compiles");
+        let lines: Vec<u32> = code.locations.iter().map(|l| l.line).collect();
+        assert_eq!(lines, [1, 2, 3, 3, 4, 3, 1, 1]);
     }
 
     #[test]

@@ -132,10 +132,7 @@ impl Scanner<'_> {
                     }
                     parts.push(RawPart::Field(self.field()?));
                 }
-                _ => {
-                    text.push(c);
-                    self.pos += c.len_utf8();
-                }
+                _ => self.pos = lexer::push_source_char(self.src, self.pos, c, &mut text),
             }
         }
         if !text.is_empty() {
@@ -145,7 +142,11 @@ impl Scanner<'_> {
     }
 
     fn expecting_brace(&self) -> LexError {
-        LexError::invalid("f-string: expecting '}'", self.pos, self.pos + 1)
+        LexError::invalid(
+            "f-string: expecting '}'",
+            self.pos,
+            lexer::char_end(self.src, self.pos),
+        )
     }
 
     /// A replacement field; `self.pos` is at its `{`.
@@ -196,14 +197,14 @@ impl Scanner<'_> {
                     return Err(LexError::invalid(
                         "f-string: expecting ':' or '}'",
                         self.pos,
-                        self.pos + 1,
+                        lexer::char_end(self.src, self.pos),
                     ));
                 }
                 "" => {
                     return Err(LexError::invalid(
                         "f-string: missing conversion character",
                         conv_start,
-                        conv_start + 1,
+                        lexer::char_end(self.src, conv_start),
                     ));
                 }
                 _ => {

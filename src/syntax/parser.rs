@@ -11,7 +11,7 @@ use lalrpop_util::ParseError;
 use super::ast::{self, Span};
 use super::error::{SyntaxError, SyntaxErrorKind};
 use super::indent::{Layout, Mode, Spanned};
-use super::lexer::line_of;
+use super::lexer::{char_end, line_of};
 use super::token::Tok;
 
 pub mod helpers;
@@ -33,7 +33,9 @@ pub fn parse_module(src: &str) -> Result<ast::Module, SyntaxError> {
     if src.len() > u32::MAX as usize / 2 {
         return Err(SyntaxError::invalid("source too large", Span::new(0, 0)));
     }
-    match parse(src, Span::new(0, src.len()), Mode::Module)? {
+    // A UTF-8 byte order mark is skipped, as CPython does.
+    let start = if src.starts_with('\u{FEFF}') { 3 } else { 0 };
+    match parse(src, Span::new(start, src.len()), Mode::Module)? {
         Top::Module(body) => Ok(ast::Module { body }),
         Top::Expr(expr) => Err(SyntaxError::invalid("invalid syntax", expr.span)),
     }
@@ -105,8 +107,8 @@ enum Failure {
     Error(SyntaxError),
 }
 
-/// Picks the error CPython would report first: the parser's, unless the parser only ran out
-/// of tokens because the lexer stopped, or an unsupported construct came earlier.
+/// Picks the error CPython would report: the parser's, a tokenizer error, or an unsupported
+/// construct that came earlier.
 fn choose(
     src: &str,
     tokens: &[Spanned],
@@ -115,13 +117,37 @@ fn choose(
     unsupported: Option<SyntaxError>,
 ) -> SyntaxError {
     let at_eof = matches!(failure, Failure::Parse(ParseError::UnrecognizedEof { .. }));
-    let parse_error = match failure {
+    let mut parse_error = match failure {
         Failure::Parse(error) => explain(src, error, tokens),
         Failure::Error(error) => error,
     };
+    // An error at a layout token (a NEWLINE sits where its line's last token ends) covers
+    // one character, as CPython's caret does.
+    if parse_error.span.start == parse_error.span.end {
+        let start = parse_error.span.start as usize;
+        parse_error.span = Span::new(start, char_end(src, start));
+    }
+    // CPython tokenizes the whole source after a syntax error and reports a tokenizer error
+    // found anywhere instead (`_PyPegen_tokenize_full_source_to_check_for_errors`); a
+    // bracket left open at the end wins only over errors inside it. apy's own "unsupported"
+    // errors are no tokenizer errors: the earlier error wins.
     let error = match lex_error {
-        Some(lex_error) if at_eof || lex_error.span.start <= parse_error.span.start => lex_error,
-        _ => parse_error,
+        Some(lex_error) if lex_error.kind == SyntaxErrorKind::Unsupported => {
+            if at_eof || lex_error.span.start <= parse_error.span.start {
+                lex_error
+            } else {
+                parse_error
+            }
+        }
+        Some(lex_error) if lex_error.message.ends_with("was never closed") => {
+            if at_eof || lex_error.span.start <= parse_error.span.start {
+                lex_error
+            } else {
+                parse_error
+            }
+        }
+        Some(lex_error) => lex_error,
+        None => parse_error,
     };
     match unsupported {
         Some(unsupported) if unsupported.span.start <= error.span.start => unsupported,
@@ -169,7 +195,10 @@ fn explain(
                 )
             } else if expects(&expected, "\"except\"") && expects(&expected, "\"finally\"") {
                 SyntaxError::invalid("expected 'except' or 'finally' block", span)
-            } else if tok == Tok::Newline && expects(&expected, "\":\"") {
+            } else if tok == Tok::Newline
+                && expects(&expected, "\":\"")
+                && starts_block_header(&tokens[line_start(tokens, index)].1)
+            {
                 SyntaxError::invalid("expected ':'", span)
             } else if expects(&expected, "\"else\"")
                 && let Some(start) = open_if_expression(tokens, index)
@@ -194,12 +223,34 @@ fn explain_invalid(tokens: &[Spanned], index: usize, expected: &[String]) -> Opt
     let span = Span::new(*l, *r);
     let previous = index.checked_sub(1).map(|i| &tokens[i]);
     let start = line_start(tokens, index);
-    let open_brackets = open_brackets(&tokens[start..index]);
+    let open = open_brackets(tokens, start, index);
+    let innermost = open.last().map(|&i| &tokens[i].1);
+    // `def f(x y)`: a parameter list is no expression, CPython suggests no comma there.
+    let in_parameters = open
+        .last()
+        .is_some_and(|&i| i >= 2 && tokens[i - 2].1 == Tok::Def);
     if expected.len() == 1 && expected[0] == "\"(\"" {
         return Some(SyntaxError::invalid("expected '('", span));
     }
     let (p_start, p_tok, p_end) = previous?;
     match (p_tok, tok) {
+        (Tok::Comma, Tok::Newline) if innermost.is_none() && tokens[start].1 == Tok::From => {
+            Some(SyntaxError::invalid(
+                "trailing comma not allowed without surrounding parentheses",
+                span,
+            ))
+        }
+        (Tok::Star, Tok::RPar | Tok::RSqb | Tok::RBrace | Tok::Comma) if innermost.is_some() => {
+            Some(SyntaxError::invalid("Invalid star expression", span))
+        }
+        (_, Tok::Comma | Tok::RBrace)
+            if innermost == Some(&Tok::LBrace) && expected.iter().any(|e| e == "\":\"") =>
+        {
+            Some(SyntaxError::invalid(
+                "':' expected after dictionary key",
+                Span::new(*p_start, *p_end),
+            ))
+        }
         (Tok::Import, Tok::Newline) => Some(SyntaxError::invalid(
             "Expected one or more names after 'import'",
             span,
@@ -214,13 +265,13 @@ fn explain_invalid(tokens: &[Spanned], index: usize, expected: &[String]) -> Opt
                 Span::new(*p_start, end),
             ))
         }
-        (Tok::Equal, Tok::RPar | Tok::Comma) if open_brackets.last() == Some(&Tok::LPar) => {
+        (Tok::Equal, Tok::RPar | Tok::Comma) if innermost == Some(&Tok::LPar) => {
             Some(SyntaxError::invalid(
                 "expected argument value expression",
                 Span::new(*p_start, *r),
             ))
         }
-        (_, Tok::Equal) if open_brackets.last() == Some(&Tok::LPar) && *p_tok != Tok::Equal => {
+        (_, Tok::Equal) if innermost == Some(&Tok::LPar) && *p_tok != Tok::Equal => {
             Some(SyntaxError::invalid(
                 "expression cannot contain assignment, perhaps you meant \"==\"?",
                 Span::new(*p_start, *r),
@@ -247,9 +298,13 @@ fn explain_invalid(tokens: &[Spanned], index: usize, expected: &[String]) -> Opt
         }
         (Tok::Name(_), Tok::Equal) => Some(SyntaxError::invalid(
             "invalid syntax. Maybe you meant '==' or ':=' instead of '='?",
-            Span::new(*p_start, *r),
+            Span::new(*p_start, tokens.get(index + 1).map_or(*r, |t| t.2.max(*r))),
         )),
-        _ if !open_brackets.is_empty() && ends_operand(p_tok) && starts_operand(tok) => {
+        _ if innermost.is_some()
+            && !in_parameters
+            && ends_operand(p_tok)
+            && starts_operand(tok) =>
+        {
             Some(SyntaxError::invalid(
                 "invalid syntax. Perhaps you forgot a comma?",
                 Span::new(*p_start, *r.max(p_end)),
@@ -260,11 +315,17 @@ fn explain_invalid(tokens: &[Spanned], index: usize, expected: &[String]) -> Opt
 }
 
 /// The brackets still open after `tokens` (one logical line's worth).
-fn open_brackets(tokens: &[Spanned]) -> Vec<Tok> {
+/// True for the first token of a compound statement's header (`if`, `def`, `async`…).
+fn starts_block_header(tok: &Tok) -> bool {
+    matches!(tok, Tok::Def | Tok::Class | Tok::Async) || keyword_text(tok).is_some()
+}
+
+/// Indices of the brackets still open just before `tokens[index]`, from `tokens[start]` on.
+fn open_brackets(tokens: &[Spanned], start: usize, index: usize) -> Vec<usize> {
     let mut open = Vec::new();
-    for (_, tok, _) in tokens {
+    for (i, (_, tok, _)) in tokens.iter().enumerate().take(index).skip(start) {
         match tok {
-            Tok::LPar | Tok::LSqb | Tok::LBrace => open.push(tok.clone()),
+            Tok::LPar | Tok::LSqb | Tok::LBrace => open.push(i),
             Tok::RPar | Tok::RSqb | Tok::RBrace => {
                 open.pop();
             }
@@ -434,11 +495,14 @@ fn find_unsupported(tokens: &[Spanned]) -> Option<SyntaxError> {
     for (i, (start, tok, _)) in tokens.iter().enumerate() {
         let next = tokens.get(i + 1).map(|t| &t.1);
         let third = tokens.get(i + 2).map(|t| &t.1);
-        let message = match (tok, next, third) {
+        let (message, help) = match (tok, next, third) {
             (Tok::Name(n), Some(_), _) if n == "match" && at_statement_start(i) => {
                 let end = line_end(i);
                 if end > i + 1 && tokens[end].1 == Tok::Colon {
-                    "`match` statements are not supported by apy"
+                    (
+                        "`match` statements are not supported by apy",
+                        "test the cases with an `if`/`elif` chain",
+                    )
                 } else {
                     continue;
                 }
@@ -446,19 +510,26 @@ fn find_unsupported(tokens: &[Spanned]) -> Option<SyntaxError> {
             (Tok::Name(n), Some(Tok::Name(_)), Some(Tok::Equal | Tok::LSqb))
                 if n == "type" && at_statement_start(i) =>
             {
-                "`type` aliases are not supported by apy"
+                (
+                    "`type` aliases are not supported by apy",
+                    "assign the type to a name instead: `Name = ...`",
+                )
             }
-            (Tok::Def | Tok::Class, Some(Tok::Name(_)), Some(Tok::LSqb)) => {
-                "type parameter lists (`def f[T]`, `class C[T]`) are not supported by apy"
-            }
+            (Tok::Def | Tok::Class, Some(Tok::Name(_)), Some(Tok::LSqb)) => (
+                "type parameter lists (`def f[T]`, `class C[T]`) are not supported by apy",
+                "drop the `[...]`: apy does not check type annotations",
+            ),
             _ => continue,
         };
         let end = tokens[line_end(i)].2;
-        return Some(SyntaxError::new(
-            SyntaxErrorKind::Unsupported,
-            message,
-            Span::new(*start, end.max(*start)),
-        ));
+        return Some(
+            SyntaxError::new(
+                SyntaxErrorKind::Unsupported,
+                message,
+                Span::new(*start, end.max(*start)),
+            )
+            .with_help(help),
+        );
     }
     None
 }

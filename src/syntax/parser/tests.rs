@@ -96,6 +96,21 @@ fn precedence() {
 }
 
 #[test]
+fn crlf_and_byte_order_mark() {
+    let body = ok("\u{FEFF}if x:\r\n    s = '''a\r\nb'''\r\n");
+    let StmtKind::If { body, .. } = &body[0].kind else {
+        panic!("{body:?}")
+    };
+    let StmtKind::Assign { value, .. } = &body[0].kind else {
+        panic!("{body:?}")
+    };
+    assert_eq!(
+        value.kind,
+        ExprKind::Constant(crate::syntax::ast::Constant::Str("a\nb".into()))
+    );
+}
+
+#[test]
 fn soft_keywords_stay_names() {
     ok("match = 1\ntype(x)\nmatch(x)\ntype = 2\n_ = match\n");
     assert_eq!(
@@ -179,6 +194,15 @@ fn cpython_messages() {
     );
     assert_eq!(message("x = 0o8"), "invalid digit '8' in octal literal");
     assert_eq!(
+        message("x = {'a': 1, 'b'}"),
+        "':' expected after dictionary key"
+    );
+    assert_eq!(
+        message("from m import a,"),
+        "trailing comma not allowed without surrounding parentheses"
+    );
+    assert_eq!(message("f(*)"), "Invalid star expression");
+    assert_eq!(
         message("x = 1\nprint(f\"value: {x\")\n"),
         "f-string: expecting '}'"
     );
@@ -213,6 +237,7 @@ fn incomplete_input() {
         "if x:",
         "s = '''abc",
         "x = 1 + \\",
+        "x = 1 \\\n",
         "class C:\n  def f(self):",
     ] {
         assert!(parse_module(src).unwrap_err().is_incomplete(), "{src:?}");
@@ -270,11 +295,22 @@ for i, *rest in zip(range(0x_ff), "a" 'b' """c"""):  # comment
     print(i, *rest, sep='', end="\n"); continue
 "#;
 
+/// Parses `src`; an error's span must be a valid range of `src` (renderers slice it).
+fn parse_checking_span(src: &str) {
+    if let Err(e) = parse_module(src) {
+        let (start, end) = (e.span.start as usize, e.span.end as usize);
+        assert!(
+            start <= end && src.get(start..end).is_some(),
+            "{src:?}: {e:?}"
+        );
+    }
+}
+
 #[test]
 fn sample_parses_and_every_prefix_is_handled() {
     ok(SAMPLE);
     for (i, _) in SAMPLE.char_indices() {
-        let _ = parse_module(&SAMPLE[..i]);
+        parse_checking_span(&SAMPLE[..i]);
     }
 }
 
@@ -297,11 +333,11 @@ fn random_input_never_panics() {
         let text: String = (0..len)
             .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
             .collect();
-        let _ = parse_module(&text);
+        parse_checking_span(&text);
     }
     for _ in 0..500 {
         let bytes: Vec<u8> = (0..(next() % 80)).map(|_| next() as u8).collect();
-        let _ = parse_module(&String::from_utf8_lossy(&bytes));
+        parse_checking_span(&String::from_utf8_lossy(&bytes));
     }
 }
 
@@ -351,4 +387,16 @@ class Shape{i}(Base, metaclass=Meta):
         .unwrap();
     eprintln!("parsed {} lines in {best:?}", src.lines().count());
     assert!(best < std::time::Duration::from_millis(50), "{best:?}");
+}
+
+#[test]
+fn tokenizer_errors_win_like_cpython() {
+    // CPython tokenizes the rest of the source after a syntax error.
+    assert_eq!(
+        message("x = a b\ny = 'abc"),
+        "unterminated string literal (detected at line 2)"
+    );
+    assert_eq!(message("print(\"hello\"\nx = 1\n"), "'(' was never closed");
+    // A bracket opened after the error does not hide it.
+    assert_eq!(message("x = a b\ny = (1"), "invalid syntax");
 }
