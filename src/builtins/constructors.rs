@@ -25,14 +25,24 @@ fn split_cls<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<(Rc<PyType>, &'a [Value
     }
 }
 
+/// The argument of a numeric conversion, seen through a subclass instance
+/// (`float(Celsius(21.5))` converts the float it extends).
+fn numeric_arg(v: &Value) -> Value {
+    match v {
+        Value::Object(o) => o.builtin_base().cloned().unwrap_or_else(|| v.clone()),
+        _ => v.clone(),
+    }
+}
+
 fn int_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let (_, args) = split_cls(vm, args)?;
     check_kwargs(vm, "int", kw, &["base"])?;
     check_arity(vm, "int", args, 0, 2)?;
     let base = args.get(1).cloned().or_else(|| kwarg(kw, "base"));
-    let Some(x) = args.first() else {
+    let Some(x) = args.first().map(numeric_arg) else {
         return Ok(Value::Int(0));
     };
+    let x = &x;
     if let Some(base) = base {
         let b = vm.expect_index(&base)?;
         let Value::Str(s) = x else {
@@ -76,9 +86,10 @@ fn float_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let (_, args) = split_cls(vm, args)?;
     check_kwargs(vm, "float", kw, &[])?;
     check_arity(vm, "float", args, 0, 1)?;
-    let Some(x) = args.first() else {
+    let Some(x) = args.first().map(numeric_arg) else {
         return Ok(Value::Float(0.0));
     };
+    let x = &x;
     match x {
         Value::Float(_) => Ok(x.clone()),
         Value::Int(n) => Ok(Value::Float(*n as f64)),
@@ -123,7 +134,11 @@ fn bool_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 }
 
 fn list_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    let (_, args) = split_cls(vm, args)?;
+    let (cls, args) = split_cls(vm, args)?;
+    if !cls.builtin {
+        // A subclass instance starts empty; `list.__init__` fills it.
+        return Ok(Value::list(vec![]));
+    }
     check_kwargs(vm, "list", kw, &[])?;
     check_arity(vm, "list", args, 0, 1)?;
     match args.first() {
@@ -144,7 +159,10 @@ fn tuple_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 }
 
 fn dict_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    let (_, args) = split_cls(vm, args)?;
+    let (cls, args) = split_cls(vm, args)?;
+    if !cls.builtin {
+        return Ok(Value::dict(Default::default()));
+    }
     if args.len() > 1 {
         return Err(vm.type_error(format!(
             "dict expected at most 1 argument, got {}",
@@ -165,7 +183,10 @@ fn dict_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 fn set_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let (cls, args) = split_cls(vm, args)?;
-    let frozen = Rc::ptr_eq(&cls, &vm.types.frozenset);
+    if !cls.builtin && cls.is_subtype(&vm.types.set) {
+        return vm.new_set(vec![], false);
+    }
+    let frozen = cls.is_subtype(&vm.types.frozenset);
     let name = if frozen { "frozenset" } else { "set" };
     check_kwargs(vm, name, kw, &[])?;
     check_arity(vm, name, args, 0, 1)?;
@@ -547,6 +568,48 @@ pub fn init(vm: &mut Vm) {
     }
     let object = vm.types.object.clone();
     vm.add_method(&object, "__init__", object_init);
+    // Mutable containers fill subclass instances in `__init__`, as CPython does.
+    let list = vm.types.list.clone();
+    vm.add_method(&list, "__init__", |vm, args, kw| {
+        check_kwargs(vm, "list", kw, &[])?;
+        check_arity(vm, "list", &args[1..], 0, 1)?;
+        let Some(Value::List(l)) = args.first() else {
+            return Ok(Value::None);
+        };
+        let items = match args.get(1) {
+            Some(v) => vm.collect_iterable(v)?,
+            None => vec![],
+        };
+        *l.items.borrow_mut() = items;
+        Ok(Value::None)
+    });
+    let dict = vm.types.dict.clone();
+    vm.add_method(&dict, "__init__", |vm, args, kw| {
+        let Some(Value::Dict(d)) = args.first() else {
+            return Ok(Value::None);
+        };
+        let d = d.clone();
+        if let Some(src) = args.get(1) {
+            vm.dict_update(&d, src)?;
+        }
+        for (k, v) in kw {
+            d.table.borrow_mut().set_str(k.clone(), v.clone());
+        }
+        Ok(Value::None)
+    });
+    let set = vm.types.set.clone();
+    vm.add_method(&set, "__init__", |vm, args, _| {
+        let Some(Value::Set(s)) = args.first() else {
+            return Ok(Value::None);
+        };
+        let s = s.clone();
+        if let Some(src) = args.get(1) {
+            for item in vm.collect_iterable(src)? {
+                vm.set_add(&s, item)?;
+            }
+        }
+        Ok(Value::None)
+    });
     vm.add_method(&object, "__repr__", object_repr);
     vm.add_method(&object, "__str__", object_str);
     vm.add_method(&object, "__eq__", object_eq);

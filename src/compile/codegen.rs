@@ -696,8 +696,10 @@ impl<'a> Codegen<'a> {
         if wrap {
             self.pop_handler();
             self.bind(handler);
+            self.u().cold += 1;
             self.emit(Instr::CallIntrinsic1(Intrinsic1::StopIterationError));
             self.emit(Instr::Reraise(1));
+            self.u().cold -= 1;
         }
         Ok(())
     }

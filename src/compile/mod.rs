@@ -205,6 +205,21 @@ mod tests {
                 13,
             ),
             (
+                "[x for x in (lambda: (y := 1))()]",
+                "assignment expression cannot be used in a comprehension iterable expression",
+                22,
+            ),
+            (
+                "[x for x in [1] for z in (y := [2])]",
+                "assignment expression cannot be used in a comprehension iterable expression",
+                26,
+            ),
+            (
+                "def f():\n    [x for x in (y := [1])]",
+                "assignment expression cannot be used in a comprehension iterable expression",
+                26,
+            ),
+            (
                 "for x in y:\n    try:\n        pass\n    except* E:\n        break",
                 "'break', 'continue' and 'return' cannot appear in an except* block",
                 57,
@@ -229,6 +244,7 @@ mod tests {
             "def f():\n    return (await x for x in y)",
             "for x in y:\n    try:\n        pass\n    finally:\n        continue",
             "class C:\n    def m(self):\n        return [super().m() for _ in ()]",
+            "def f():\n    return [(lambda: (y := 1)) for x in z]",
         ] {
             compile(source, Mode::Exec).expect(source);
         }

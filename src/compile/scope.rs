@@ -172,6 +172,7 @@ pub fn build(module: &Module, top_level_await: bool) -> CompileResult<SymbolTabl
         top_level_await,
         in_comprehension_target: false,
         private: None,
+        in_comp_iter: 0,
     };
     for stmt in &module.body {
         builder.visit_stmt(stmt)?;
@@ -190,6 +191,9 @@ struct Builder {
     in_comprehension_target: bool,
     /// The innermost enclosing class, whose name mangles `__private` names.
     private: Option<String>,
+    /// Inside the iterable of a comprehension's `for` (nested scopes included), where `:=`
+    /// is not allowed.
+    in_comp_iter: u32,
 }
 
 impl Builder {
@@ -217,6 +221,14 @@ impl Builder {
 
     fn leave(&mut self) {
         self.current = self.table.scopes[self.current].parent.unwrap_or(0);
+    }
+
+    /// Visit the iterable of a comprehension's `for` clause.
+    fn visit_comp_iter(&mut self, iter: &Expr) -> CompileResult<()> {
+        self.in_comp_iter += 1;
+        let result = self.visit_expr(iter);
+        self.in_comp_iter -= 1;
+        result
     }
 
     /// `name` as it is stored: `__x` in class `C` (and in its methods) is `_C__x`.
@@ -588,6 +600,12 @@ impl Builder {
             }
             ExprKind::BoolOp { values, .. } => values.iter().try_for_each(|v| self.visit_expr(v)),
             ExprKind::NamedExpr { target, value } => {
+                if self.in_comp_iter > 0 {
+                    return Err(CompileError::new(
+                        "assignment expression cannot be used in a comprehension iterable expression",
+                        target.span,
+                    ));
+                }
                 self.visit_expr(value)?;
                 self.visit_named_target(target)
             }
@@ -776,7 +794,7 @@ impl Builder {
         let Some(first) = generators.first() else {
             return Ok(());
         };
-        self.visit_expr(&first.iter)?;
+        self.visit_comp_iter(&first.iter)?;
         let name = match &expr.kind {
             ExprKind::ListComp { .. } => "list",
             ExprKind::SetComp { .. } => "set",
@@ -791,7 +809,7 @@ impl Builder {
                 self.scope().is_coroutine = true;
             }
             if i > 0 {
-                self.visit_expr(&generator.iter)?;
+                self.visit_comp_iter(&generator.iter)?;
             }
             self.in_comprehension_target = true;
             let result = self.visit_target(&generator.target);

@@ -9,8 +9,10 @@ use super::ast::{Expr, FStringPart, FormattedValue, Span};
 use super::error::SyntaxError;
 use super::lexer::{self, LexError, Quote};
 
-/// Deepest nesting of f-strings and replacement fields, as CPython's `MAXFSTRINGLEVEL`.
-const MAX_NESTING: usize = 150;
+/// Deepest nesting of f-strings and replacement fields. CPython's `MAXFSTRINGLEVEL` is 150;
+/// apy parses each nested field with a fresh (recursive) parser run, whose frames are large
+/// in debug builds, so it stops at 20 — far beyond what anyone writes.
+const MAX_NESTING: usize = 20;
 
 /// An f-string as the lexer saw it: literal text already unescaped, fields not yet parsed.
 #[derive(Clone, Debug, PartialEq)]
@@ -142,7 +144,11 @@ impl Scanner<'_> {
     }
 
     fn expecting_brace(&self) -> LexError {
-        LexError::invalid("f-string: expecting '}'", self.pos, self.pos + 1)
+        LexError::invalid(
+            "f-string: expecting '}'",
+            self.pos,
+            lexer::char_end(self.src, self.pos),
+        )
     }
 
     /// A replacement field; `self.pos` is at its `{`.
@@ -193,14 +199,14 @@ impl Scanner<'_> {
                     return Err(LexError::invalid(
                         "f-string: expecting ':' or '}'",
                         self.pos,
-                        self.pos + 1,
+                        lexer::char_end(self.src, self.pos),
                     ));
                 }
                 "" => {
                     return Err(LexError::invalid(
                         "f-string: missing conversion character",
                         conv_start,
-                        conv_start + 1,
+                        lexer::char_end(self.src, conv_start),
                     ));
                 }
                 _ => {

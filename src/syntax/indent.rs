@@ -12,7 +12,7 @@ use logos::{Logos, SpannedIter};
 
 use super::ast::Span;
 use super::error::{SyntaxError, SyntaxErrorKind};
-use super::lexer::line_of;
+use super::lexer::{char_end, line_of};
 use super::token::Tok;
 
 /// A token with its byte offsets, as lalrpop consumes it.
@@ -103,7 +103,7 @@ impl<'s> Layout<'s> {
     fn indent_to(&mut self, start: usize, end: usize) -> Result<(), SyntaxError> {
         let line_start = self.src[..start].rfind(['\n', '\r']).map_or(0, |i| i + 1);
         let here = Indentation::measure(&self.src[line_start..start]);
-        let span = Span::new(line_start, start.max(line_start + 1).min(self.src.len()));
+        let span = Span::new(line_start, start.max(char_end(self.src, line_start)));
         let tab_error = || {
             SyntaxError::new(
                 SyntaxErrorKind::Tab,
@@ -168,12 +168,12 @@ impl<'s> Layout<'s> {
                 self.brackets.push((tok.clone(), span));
             }
             Tok::RPar | Tok::RSqb | Tok::RBrace => {
-                let close = tok.text().unwrap_or(")");
+                let close = tok.bracket_text().unwrap_or(")");
                 let Some((open, open_span)) = self.brackets.pop() else {
                     return Err(SyntaxError::invalid(format!("unmatched '{close}'"), span));
                 };
                 if close_of(&open) != *tok {
-                    let open_text = open.text().unwrap_or("(");
+                    let open_text = open.bracket_text().unwrap_or("(");
                     let open_line = line_of(self.src, open_span.start as usize);
                     let where_ = if open_line == line_of(self.src, span.start as usize) {
                         String::new()
@@ -193,16 +193,39 @@ impl<'s> Layout<'s> {
         Ok(())
     }
 
+    /// `x = 1 \` as the last line: the continuation has nothing to join (the REPL reads on).
+    fn check_no_continuation_at_end(&self) -> Result<(), SyntaxError> {
+        let tail = self.src[self.last_end..].trim_end();
+        let in_comment = |before: &str| {
+            before
+                .rsplit(['\n', '\r'])
+                .next()
+                .is_some_and(|line| line.contains('#'))
+        };
+        match tail.strip_suffix('\\') {
+            Some(before) if !in_comment(before) => {
+                let end = self.last_end + tail.len();
+                Err(SyntaxError::new(
+                    SyntaxErrorKind::Incomplete,
+                    "unexpected EOF while parsing",
+                    Span::new(end, end),
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Queues what comes at the end of input: a NEWLINE if the last line lacks one, DEDENTs.
     fn finish(&mut self) -> Result<(), SyntaxError> {
         if let Some((open, span)) = self.brackets.first() {
             return Err(SyntaxError::new(
                 SyntaxErrorKind::Incomplete,
-                format!("'{}' was never closed", open.text().unwrap_or("(")),
+                format!("'{}' was never closed", open.bracket_text().unwrap_or("(")),
                 *span,
             ));
         }
         if self.mode == Mode::Module {
+            self.check_no_continuation_at_end()?;
             if !self.at_line_start {
                 self.pending
                     .push_back((self.last_end, Tok::Newline, self.last_end));
@@ -364,5 +387,14 @@ mod tests {
                 .unwrap();
         assert_eq!(tokens.first().unwrap().0, 2);
         assert_eq!(tokens.len(), 5);
+    }
+
+    #[test]
+    fn continuation_at_end_of_input() {
+        assert_eq!(
+            layout("x = 1 \\\n").last().unwrap(),
+            "error: unexpected EOF while parsing"
+        );
+        assert_eq!(joined("x = 1 # \\\n"), "x Equal 1 Newline");
     }
 }

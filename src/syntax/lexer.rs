@@ -19,6 +19,8 @@ pub struct LexError {
     pub kind: Option<SyntaxErrorKind>,
     pub message: String,
     pub span: Option<Span>,
+    /// Advice for a learner (what to write instead of an unsupported construct).
+    pub help: Option<&'static str>,
 }
 
 impl LexError {
@@ -27,6 +29,15 @@ impl LexError {
             kind: Some(kind),
             message: message.into(),
             span: Some(span),
+            help: None,
+        }
+    }
+
+    /// Valid Python outside the apy subset, with advice.
+    pub fn unsupported(message: &str, span: Span, help: &'static str) -> LexError {
+        LexError {
+            help: Some(help),
+            ..LexError::new(SyntaxErrorKind::Unsupported, message, span)
         }
     }
 
@@ -43,7 +54,7 @@ impl LexError {
 
     /// The [`SyntaxError`] for this error, using `token_span` when no span was recorded.
     pub fn into_syntax_error(self, token_span: Span) -> SyntaxError {
-        SyntaxError::new(
+        let error = SyntaxError::new(
             self.kind.unwrap_or(SyntaxErrorKind::Invalid),
             if self.message.is_empty() {
                 "invalid syntax".to_string()
@@ -51,14 +62,20 @@ impl LexError {
                 self.message
             },
             self.span.unwrap_or(token_span),
-        )
+        );
+        match self.help {
+            Some(help) => error.with_help(help),
+            None => error,
+        }
     }
 }
 
 /// CPython's message for a character that cannot start any token.
 fn invalid_character(c: char, start: usize) -> LexError {
     let end = start + c.len_utf8();
-    if matches!(c, '$' | '?' | '`') {
+    if c == '\0' {
+        LexError::invalid("source code cannot contain null bytes", start, end)
+    } else if matches!(c, '$' | '?' | '`') {
         LexError::invalid("invalid syntax", start, end)
     } else if c.is_control() || c.is_whitespace() {
         LexError::invalid(
@@ -83,6 +100,14 @@ pub fn line_of(src: &str, pos: usize) -> usize {
         .filter(|&&b| b == b'\n')
         .count()
         + 1
+}
+
+/// The end of the character starting at byte `pos` (`pos` itself at the end of `src`), so
+/// one-character spans never split a UTF-8 sequence.
+pub fn char_end(src: &str, pos: usize) -> usize {
+    src.get(pos..)
+        .and_then(|rest| rest.chars().next())
+        .map_or(pos.min(src.len()), |c| pos + c.len_utf8())
 }
 
 pub fn is_ident_start(c: char) -> bool {
@@ -121,10 +146,10 @@ fn check_end_of_number(lex: &Lexer<'_, Tok>, kind: &str) -> Result<(), LexError>
     };
     let span = lex.span();
     if c == 'j' || c == 'J' {
-        return Err(LexError::new(
-            SyntaxErrorKind::Unsupported,
+        return Err(LexError::unsupported(
             "complex literals are not supported by apy",
             Span::new(span.start, span.end + 1),
+            "apy has no complex numbers; keep the real and imaginary parts as two floats",
         ));
     }
     if KEYWORDS_AFTER_NUMBER.iter().any(|k| {
@@ -221,13 +246,13 @@ pub fn stray_backslash(lex: &mut Lexer<'_, Tok>) -> Result<(), LexError> {
         Err(LexError::new(
             SyntaxErrorKind::Incomplete,
             "unexpected EOF while parsing",
-            Span::new(span.start, span.end),
+            Span::new(span.end, span.end),
         ))
     } else {
         Err(LexError::invalid(
             "unexpected character after line continuation character",
             span.end,
-            span.end + 1,
+            char_end(lex.source(), span.end),
         ))
     }
 }
@@ -300,10 +325,10 @@ pub fn scan_string(src: &str, start: usize, depth: usize) -> Result<(StrToken, u
     let mut text = String::new();
     let end = scan_plain_body(src, start, body, quote, prefix.raw, &mut text)?;
     if prefix.bytes {
-        return Err(LexError::new(
-            SyntaxErrorKind::Unsupported,
+        return Err(LexError::unsupported(
             "bytes literals are not supported by apy",
             Span::new(start, end),
+            "apy has str only: drop the `b` prefix",
         ));
     }
     Ok((StrToken::Plain(text), end))
@@ -465,10 +490,10 @@ pub fn decode_escape(
             match char::from_u32(value) {
                 Some(ch) => out.push(ch),
                 None if (0xD800..0xE000).contains(&value) => {
-                    return Err(LexError::new(
-                        SyntaxErrorKind::Unsupported,
+                    return Err(LexError::unsupported(
                         "lone surrogate escapes are not supported by apy",
                         Span::new(pos, pos + 2 + width),
+                        "apy strings hold Unicode characters only",
                     ));
                 }
                 None => {
@@ -486,10 +511,10 @@ pub fn decode_escape(
         }
         'N' => {
             let end = rest.find('}').map_or(pos + 2, |i| pos + 2 + i);
-            Err(LexError::new(
-                SyntaxErrorKind::Unsupported,
+            Err(LexError::unsupported(
                 "named Unicode escapes (\\N{...}) are not supported by apy",
                 Span::new(pos, end),
+                "write the character itself, or its code as \\u0000",
             ))
         }
         _ => {

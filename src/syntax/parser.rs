@@ -11,7 +11,7 @@ use lalrpop_util::ParseError;
 use super::ast::{self, Span};
 use super::error::{SyntaxError, SyntaxErrorKind};
 use super::indent::{Layout, Mode, Spanned};
-use super::lexer::line_of;
+use super::lexer::{char_end, line_of};
 use super::token::Tok;
 
 pub mod helpers;
@@ -27,6 +27,9 @@ lalrpop_util::lalrpop_mod!(
 /// Deepest expression nesting accepted. CPython parses and compiles a chain of 5,000
 /// operators but not one of 10,000.
 const MAX_EXPR_DEPTH: usize = 6000;
+
+/// Longest `elif` chain accepted (see [`check_elif_chains`]).
+const MAX_ELIF_DEPTH: usize = 5000;
 
 /// Parses a whole module.
 pub fn parse_module(src: &str) -> Result<ast::Module, SyntaxError> {
@@ -53,7 +56,7 @@ pub fn parse_field_expression(src: &str, range: Span) -> Result<ast::Expr, Synta
 /// are they made again, to explain the failure.
 fn parse(src: &str, range: Span, mode: Mode) -> Result<Top, SyntaxError> {
     let (tokens, lex_error) = tokenize(src, range, mode);
-    let failure = match check_nesting(&tokens) {
+    let failure = match check_nesting(&tokens).or_else(|| check_elif_chains(&tokens)) {
         Some(error) => Failure::Error(error),
         None => match grammar::TopParser::new().parse(src, tokens.into_iter().map(Ok)) {
             Ok(top) => return lex_error.map_or(Ok(top), Err),
@@ -107,8 +110,8 @@ enum Failure {
     Error(SyntaxError),
 }
 
-/// Picks the error CPython would report first: the parser's, unless the parser only ran out
-/// of tokens because the lexer stopped, or an unsupported construct came earlier.
+/// Picks the error CPython would report: the parser's, a tokenizer error, or an unsupported
+/// construct that came earlier.
 fn choose(
     src: &str,
     tokens: &[Spanned],
@@ -117,13 +120,37 @@ fn choose(
     unsupported: Option<SyntaxError>,
 ) -> SyntaxError {
     let at_eof = matches!(failure, Failure::Parse(ParseError::UnrecognizedEof { .. }));
-    let parse_error = match failure {
+    let mut parse_error = match failure {
         Failure::Parse(error) => explain(src, error, tokens),
         Failure::Error(error) => error,
     };
+    // An error at a layout token (a NEWLINE sits where its line's last token ends) covers
+    // one character, as CPython's caret does.
+    if parse_error.span.start == parse_error.span.end {
+        let start = parse_error.span.start as usize;
+        parse_error.span = Span::new(start, char_end(src, start));
+    }
+    // CPython tokenizes the whole source after a syntax error and reports a tokenizer error
+    // found anywhere instead (`_PyPegen_tokenize_full_source_to_check_for_errors`); a
+    // bracket left open at the end wins only over errors inside it. apy's own "unsupported"
+    // errors are no tokenizer errors: the earlier error wins.
     let error = match lex_error {
-        Some(lex_error) if at_eof || lex_error.span.start <= parse_error.span.start => lex_error,
-        _ => parse_error,
+        Some(lex_error) if lex_error.kind == SyntaxErrorKind::Unsupported => {
+            if at_eof || lex_error.span.start <= parse_error.span.start {
+                lex_error
+            } else {
+                parse_error
+            }
+        }
+        Some(lex_error) if lex_error.message.ends_with("was never closed") => {
+            if at_eof || lex_error.span.start <= parse_error.span.start {
+                lex_error
+            } else {
+                parse_error
+            }
+        }
+        Some(lex_error) => lex_error,
+        None => parse_error,
     };
     match unsupported {
         Some(unsupported) if unsupported.span.start <= error.span.start => unsupported,
@@ -210,6 +237,23 @@ fn explain_invalid(tokens: &[Spanned], index: usize, expected: &[String]) -> Opt
     }
     let (p_start, p_tok, p_end) = previous?;
     match (p_tok, tok) {
+        (Tok::Comma, Tok::Newline) if innermost.is_none() && tokens[start].1 == Tok::From => {
+            Some(SyntaxError::invalid(
+                "trailing comma not allowed without surrounding parentheses",
+                span,
+            ))
+        }
+        (Tok::Star, Tok::RPar | Tok::RSqb | Tok::RBrace | Tok::Comma) if innermost.is_some() => {
+            Some(SyntaxError::invalid("Invalid star expression", span))
+        }
+        (_, Tok::Comma | Tok::RBrace)
+            if innermost == Some(&Tok::LBrace) && expected.iter().any(|e| e == "\":\"") =>
+        {
+            Some(SyntaxError::invalid(
+                "':' expected after dictionary key",
+                Span::new(*p_start, *p_end),
+            ))
+        }
         (Tok::Import, Tok::Newline) => Some(SyntaxError::invalid(
             "Expected one or more names after 'import'",
             span,
@@ -257,7 +301,7 @@ fn explain_invalid(tokens: &[Spanned], index: usize, expected: &[String]) -> Opt
         }
         (Tok::Name(_), Tok::Equal) => Some(SyntaxError::invalid(
             "invalid syntax. Maybe you meant '==' or ':=' instead of '='?",
-            Span::new(*p_start, *r),
+            Span::new(*p_start, tokens.get(index + 1).map_or(*r, |t| t.2.max(*r))),
         )),
         _ if innermost.is_some()
             && !in_parameters
@@ -454,11 +498,14 @@ fn find_unsupported(tokens: &[Spanned]) -> Option<SyntaxError> {
     for (i, (start, tok, _)) in tokens.iter().enumerate() {
         let next = tokens.get(i + 1).map(|t| &t.1);
         let third = tokens.get(i + 2).map(|t| &t.1);
-        let message = match (tok, next, third) {
+        let (message, help) = match (tok, next, third) {
             (Tok::Name(n), Some(_), _) if n == "match" && at_statement_start(i) => {
                 let end = line_end(i);
                 if end > i + 1 && tokens[end].1 == Tok::Colon {
-                    "`match` statements are not supported by apy"
+                    (
+                        "`match` statements are not supported by apy",
+                        "test the cases with an `if`/`elif` chain",
+                    )
                 } else {
                     continue;
                 }
@@ -466,19 +513,26 @@ fn find_unsupported(tokens: &[Spanned]) -> Option<SyntaxError> {
             (Tok::Name(n), Some(Tok::Name(_)), Some(Tok::Equal | Tok::LSqb))
                 if n == "type" && at_statement_start(i) =>
             {
-                "`type` aliases are not supported by apy"
+                (
+                    "`type` aliases are not supported by apy",
+                    "assign the type to a name instead: `Name = ...`",
+                )
             }
-            (Tok::Def | Tok::Class, Some(Tok::Name(_)), Some(Tok::LSqb)) => {
-                "type parameter lists (`def f[T]`, `class C[T]`) are not supported by apy"
-            }
+            (Tok::Def | Tok::Class, Some(Tok::Name(_)), Some(Tok::LSqb)) => (
+                "type parameter lists (`def f[T]`, `class C[T]`) are not supported by apy",
+                "drop the `[...]`: apy does not check type annotations",
+            ),
             _ => continue,
         };
         let end = tokens[line_end(i)].2;
-        return Some(SyntaxError::new(
-            SyntaxErrorKind::Unsupported,
-            message,
-            Span::new(*start, end.max(*start)),
-        ));
+        return Some(
+            SyntaxError::new(
+                SyntaxErrorKind::Unsupported,
+                message,
+                Span::new(*start, end.max(*start)),
+            )
+            .with_help(help),
+        );
     }
     None
 }
@@ -521,6 +575,44 @@ fn check_nesting(tokens: &[Spanned]) -> Option<SyntaxError> {
                 Span::new(*start, *end),
             ));
         }
+    }
+    None
+}
+
+/// Each `elif` nests an `If` in the `orelse` of the one before: a chain of thousands is a
+/// tree that deep. CPython parses 5,000 but not 20,000; apy stops at [`MAX_ELIF_DEPTH`]
+/// (counting chains nested inside chains together).
+fn check_elif_chains(tokens: &[Spanned]) -> Option<SyntaxError> {
+    // Length of the current chain at each indentation level.
+    let mut chains = vec![0usize];
+    let mut total = 0usize;
+    let mut at_statement_start = true;
+    for (start, tok, end) in tokens {
+        match tok {
+            Tok::Indent => chains.push(0),
+            Tok::Dedent => total -= chains.pop().unwrap_or(0),
+            Tok::If | Tok::Elif if at_statement_start => {
+                let chain = chains.last_mut()?;
+                if *tok == Tok::If {
+                    total -= *chain;
+                    *chain = 0;
+                } else {
+                    *chain += 1;
+                    total += 1;
+                }
+                if total > MAX_ELIF_DEPTH {
+                    return Some(SyntaxError::invalid(
+                        "too many nested 'elif' clauses: source too complex to parse",
+                        Span::new(*start, *end),
+                    ));
+                }
+            }
+            _ => {}
+        }
+        at_statement_start = matches!(
+            tok,
+            Tok::Newline | Tok::Indent | Tok::Dedent | Tok::StartModule
+        );
     }
     None
 }

@@ -1,9 +1,9 @@
 //! The tokens of apy source, as the logos lexer recognises them and the parser consumes them.
 //!
 //! In: nothing (this is a vocabulary). Out: [`Tok`], fed through `indent` to the lalrpop grammar.
-//! Mirrors CPython's `Grammar/Tokens` and `Lib/keyword.py`. Callbacks live in `lexer.rs`;
-//! the layout tokens (`Newline` inside brackets is dropped, `Indent`, `Dedent`) and the parser
-//! entry markers are produced by `indent.rs` / `parser.rs`, never by logos itself.
+//! Mirrors CPython's `Grammar/Tokens` and `Lib/keyword.py`. Callbacks live in `lexer.rs`.
+//! Logos yields every physical `Newline`; `indent.rs` drops those inside brackets or on blank
+//! lines and adds `Indent`/`Dedent`; `parser.rs` adds the entry markers and `WithLPar`/`WithRPar`.
 
 use logos::Logos;
 use num_bigint::BigInt;
@@ -236,8 +236,8 @@ pub enum StrToken {
 }
 
 impl Tok {
-    /// How CPython would name this token in a message: `'('`, `'if'`…
-    pub fn text(&self) -> Option<&'static str> {
+    /// A bracket's text, as messages quote it ("unmatched ')'"); None for other tokens.
+    pub fn bracket_text(&self) -> Option<&'static str> {
         Some(match self {
             Tok::LPar | Tok::WithLPar => "(",
             Tok::RPar | Tok::WithRPar => ")",

@@ -30,7 +30,15 @@ impl Vm {
             }
             Value::Type(t) => self.call_type(t, args, kw),
             Value::Object(o) => match &o.kind {
-                ObjectKind::Native(n) => (n.func)(self, args, kw),
+                ObjectKind::Native(n) => match args.first() {
+                    // A built-in method called on a subclass instance works on its base value.
+                    Some(Value::Object(this)) if n.is_method && this.builtin_base().is_some() => {
+                        let mut unwrapped = args.to_vec();
+                        unwrapped[0] = this.builtin_base().cloned().unwrap_or(Value::None);
+                        (n.func)(self, &unwrapped, kw)
+                    }
+                    _ => (n.func)(self, args, kw),
+                },
                 ObjectKind::BoundMethod { func, this } => {
                     let mut all = Vec::with_capacity(args.len() + 1);
                     all.push(this.clone());
@@ -97,7 +105,9 @@ impl Vm {
             return Ok(self.new_generator(kind, frame, func));
         }
         let mut frame = frame;
-        match self.run_frame(&mut frame, None) {
+        let result = self.run_frame(&mut frame, None);
+        self.recycle_frame(frame);
+        match result {
             FrameResult::Returned(v) => Ok(v),
             FrameResult::Err(e) => Err(e),
             FrameResult::Yielded(_) => Err(self.runtime_error("plain function yielded")),
@@ -315,9 +325,19 @@ impl Vm {
             all.extend_from_slice(args);
             self.call(&new, &all, kw)?
         };
-        if !self.type_of(&obj).is_subtype(cls) {
+        if cls.builtin {
+            // Built-in constructors do all their work in `__new__`.
             return Ok(obj);
         }
+        let obj = if !self.type_of(&obj).is_subtype(cls) {
+            let base = self.type_of(&obj).clone();
+            if !(base.builtin && cls.is_subtype(&base)) {
+                return Ok(obj);
+            }
+            Value::object(Object::with_dict(cls.clone(), ObjectKind::Builtin(obj)))
+        } else {
+            obj
+        };
         let obj_type = self.type_of(&obj).clone();
         let init = lookup(&obj_type, &self.names.init).unwrap_or(Value::None);
         if self.is_native(&init, object_init) {

@@ -310,7 +310,16 @@ impl Vm {
                 Instr::BinarySubscr => {
                     let key = pop!(frame);
                     let container = pop!(frame);
-                    let v = self.get_item(&container, &key)?;
+                    let fast = match (&container, &key) {
+                        (Value::List(l), Value::Int(i)) if *i >= 0 => {
+                            l.items.borrow().get(*i as usize).cloned()
+                        }
+                        _ => None,
+                    };
+                    let v = match fast {
+                        Some(v) => v,
+                        None => self.get_item(&container, &key)?,
+                    };
                     frame.stack.push(v);
                 }
                 Instr::StoreSubscr => {
@@ -389,6 +398,11 @@ impl Vm {
                             Value::Float(y),
                             BinaryOperator::Multiply | BinaryOperator::InplaceMultiply,
                         ) => Value::Float(x * y),
+                        (
+                            Value::Float(x),
+                            Value::Float(y),
+                            BinaryOperator::TrueDivide | BinaryOperator::InplaceTrueDivide,
+                        ) if *y != 0.0 => Value::Float(x / y),
                         _ => self.binary_op(op, &a, &b)?,
                     };
                     frame.stack.push(r);
@@ -1005,7 +1019,7 @@ impl Vm {
                 && !c.flags.varargs
                 && !c.flags.varkeywords
             {
-                let mut locals = Vec::with_capacity(c.varnames.len());
+                let mut locals = self.take_vec(c.varnames.len());
                 locals.extend(frame.stack.drain(args_start..));
                 return self.call_function_with_locals(f, locals);
             }
@@ -1271,27 +1285,29 @@ impl Vm {
 
     /// `except T:` matching, with CPython's TypeError for non-exception classes.
     pub fn exception_matches(&mut self, exc: &Value, ty: &Value) -> PyResult<bool> {
-        let types: Vec<Value> = match ty {
-            Value::Tuple(t) => t.items.to_vec(),
-            other => vec![other.clone()],
+        let base = &self.types.base_exception;
+        let matches_one = |t: &Value| match t {
+            Value::Type(t) if t.is_subtype(base) => Some(self.type_of(exc).is_subtype(t)),
+            _ => None,
         };
-        let base = self.types.base_exception.clone();
-        let mut matched = false;
-        for t in &types {
-            match t {
-                Value::Type(t) if t.is_subtype(&base) => {
-                    if self.type_of(exc).is_subtype(t) {
-                        matched = true;
+        let result = match ty {
+            Value::Tuple(types) => {
+                let mut any = Some(false);
+                for t in types.items.iter() {
+                    match matches_one(t) {
+                        Some(m) => any = any.map(|a| a || m),
+                        None => any = None,
                     }
                 }
-                _ => {
-                    return Err(self.type_error(
-                        "catching classes that do not inherit from BaseException is not allowed",
-                    ));
-                }
+                any
             }
-        }
-        Ok(matched)
+            single => matches_one(single),
+        };
+        result.ok_or_else(|| {
+            self.type_error(
+                "catching classes that do not inherit from BaseException is not allowed",
+            )
+        })
     }
 
     /// `with` / `async with` entry: the bound `__exit__`/`__aexit__` and the result of

@@ -12,6 +12,9 @@ use super::Vm;
 use super::object::{CodeObj, Function, Object, ObjectKind};
 use super::value::{PyDict, Value};
 
+/// How many spare value buffers the VM keeps for new frames.
+const VEC_POOL_LIMIT: usize = 64;
+
 pub struct Frame {
     pub code: Rc<CodeObj>,
     pub globals: Rc<PyDict>,
@@ -31,7 +34,7 @@ pub struct Frame {
 
 impl Frame {
     /// A frame for calling `func` with already-bound fast locals.
-    pub fn for_function(vm: &Vm, func: &Function, mut locals: Vec<Value>) -> Frame {
+    pub fn for_function(vm: &mut Vm, func: &Function, mut locals: Vec<Value>) -> Frame {
         let code = func.code.clone();
         let nlocals = code.code.varnames.len();
         if locals.len() < nlocals {
@@ -47,7 +50,7 @@ impl Frame {
         }
         cells.extend(func.closure.iter().cloned());
         Frame {
-            stack: Vec::with_capacity(code.code.stack_size as usize),
+            stack: vm.take_vec(code.code.stack_size as usize),
             code,
             globals: func.globals.clone(),
             locals_dict: None,
@@ -89,6 +92,31 @@ impl Frame {
 }
 
 impl Vm {
+    /// An empty value vector, reusing the buffer of a finished frame when there is one.
+    #[inline]
+    pub fn take_vec(&mut self, capacity: usize) -> Vec<Value> {
+        match self.vec_pool.pop() {
+            Some(v) => v,
+            None => Vec::with_capacity(capacity.max(8)),
+        }
+    }
+
+    /// Gives a finished frame's buffers back for the next call.
+    #[inline]
+    pub fn recycle_frame(&mut self, frame: Frame) {
+        let Frame {
+            mut stack,
+            mut locals,
+            ..
+        } = frame;
+        stack.clear();
+        locals.clear();
+        if self.vec_pool.len() < VEC_POOL_LIMIT {
+            self.vec_pool.push(stack);
+            self.vec_pool.push(locals);
+        }
+    }
+
     pub fn new_cell(&self, initial: Value) -> Value {
         Value::object(Object::new(
             self.types.cell.clone(),

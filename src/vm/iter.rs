@@ -103,6 +103,9 @@ impl Vm {
     }
 
     fn user_iter(&mut self, v: &Value) -> PyResult<Value> {
+        if let Some(base) = self.base_value(v, &self.names.iter.clone()) {
+            return self.get_iter(&base);
+        }
         let ty = self.type_of(v).clone();
         if let Some(f) = lookup(&ty, &self.names.iter.clone()) {
             if f.is_none() {

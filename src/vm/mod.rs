@@ -143,6 +143,8 @@ pub struct Vm {
     pub abort: Option<Abort>,
     /// Addresses of containers whose repr is being built (prints `[...]` on recursion).
     pub repr_stack: Vec<usize>,
+    /// Spare value buffers for frames' stacks and locals (no allocation per call).
+    pub vec_pool: Vec<Vec<value::Value>>,
     pub stdout: std::io::BufWriter<std::io::Stdout>,
 }
 
@@ -170,6 +172,7 @@ impl Vm {
             started: Instant::now(),
             abort: None,
             repr_stack: Vec::new(),
+            vec_pool: Vec::new(),
             stdout: std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()),
         };
         types::init_type_methods(&mut vm);

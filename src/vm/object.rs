@@ -48,6 +48,43 @@ pub struct PyType {
     pub layout: Layout,
     /// Built-in types are immutable and print without a module prefix.
     pub builtin: bool,
+    /// Results of MRO lookups (`types::lookup`), valid while no type dict changes.
+    pub lookup_cache: RefCell<LookupCache>,
+}
+
+/// A type's memo of attribute lookups along its MRO (CPython's type attribute cache). Keys
+/// are the addresses of the name strings, which the cache keeps alive.
+#[derive(Default)]
+pub struct LookupCache {
+    pub version: u64,
+    pub entries: std::collections::HashMap<usize, (Rc<PyStr>, Option<Value>), BuildPtrHasher>,
+}
+
+/// Hashes a pointer-sized key with one multiplication.
+#[derive(Default, Clone, Copy)]
+pub struct BuildPtrHasher;
+
+pub struct PtrHasher(u64);
+
+impl std::hash::BuildHasher for BuildPtrHasher {
+    type Hasher = PtrHasher;
+    fn build_hasher(&self) -> PtrHasher {
+        PtrHasher(0)
+    }
+}
+
+impl std::hash::Hasher for PtrHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ *b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 7;
+    }
 }
 
 impl PyType {
@@ -243,6 +280,9 @@ pub enum ObjectKind {
         kwargs: Vec<(Rc<PyStr>, Value)>,
     },
     Generator(Generator),
+    /// An instance of a user subclass of a built-in type (`class Stack(list)`): the
+    /// built-in value it extends. Built-in methods and operators act on that value.
+    Builtin(Value),
     /// Room for objects defined by other parts of apy (asyncio's loop, futures …).
     Other(Box<dyn Any>),
 }
@@ -270,6 +310,14 @@ impl Object {
                 table: RefCell::new(DictTable::new()),
             })),
             kind,
+        }
+    }
+
+    /// The built-in value a user subclass instance extends (`class Stack(list)`).
+    pub fn builtin_base(&self) -> Option<&Value> {
+        match &self.kind {
+            ObjectKind::Builtin(v) => Some(v),
+            _ => None,
         }
     }
 

@@ -136,6 +136,17 @@ fn inplace_name(op: BinaryOperator) -> &'static str {
 }
 
 impl Vm {
+    /// For an instance of a user subclass of a built-in type: the built-in value an operation
+    /// acts on, unless the class overrides `dunder` in Python.
+    pub fn base_value(&self, v: &Value, dunder: &Rc<PyStr>) -> Option<Value> {
+        let Value::Object(o) = v else { return None };
+        let base = o.builtin_base()?;
+        match lookup(&o.class, dunder) {
+            Some(Value::Function(_)) => None,
+            _ => Some(base.clone()),
+        }
+    }
+
     /// The exception for an error reported by the runtime library.
     pub fn op_error(&self, e: OpError) -> super::Exc {
         let t = &self.types;
@@ -189,6 +200,12 @@ impl Vm {
         }
         let (lname, rname) = dunder_names(base);
         let (lname, rname) = (self.intern(lname), self.intern(rname));
+        let (base_a, base_b) = (self.base_value(a, &lname), self.base_value(b, &rname));
+        if base_a.is_some() || base_b.is_some() {
+            let a = base_a.unwrap_or_else(|| a.clone());
+            let b = base_b.unwrap_or_else(|| b.clone());
+            return self.binary_op(base, &a, &b);
+        }
         let ta = self.type_of(a).clone();
         let tb = self.type_of(b).clone();
         let left = if ta.builtin {
@@ -517,6 +534,9 @@ impl Vm {
     }
 
     fn object_truthy(&mut self, v: &Value, o: &Rc<super::object::Object>) -> PyResult<bool> {
+        if let Some(base) = self.base_value(v, &self.names.bool_.clone()) {
+            return self.truthy(&base);
+        }
         if let ObjectKind::Range(r) = &o.kind {
             return Ok(r.length() > 0);
         }
@@ -557,6 +577,9 @@ impl Vm {
 
     /// `len(v)`.
     pub fn len(&mut self, v: &Value) -> PyResult<usize> {
+        if let Some(base) = self.base_value(v, &self.names.len.clone()) {
+            return self.len(&base);
+        }
         Ok(match v {
             Value::Str(s) => s.char_len(),
             Value::List(l) => l.items.borrow().len(),
@@ -621,6 +644,12 @@ impl Vm {
             Ge => ("__ge__", "__le__"),
         };
         let (name, reflected) = (self.intern(name), self.intern(reflected));
+        let (base_a, base_b) = (self.base_value(a, &name), self.base_value(b, &reflected));
+        if base_a.is_some() || base_b.is_some() {
+            let a = base_a.unwrap_or_else(|| a.clone());
+            let b = base_b.unwrap_or_else(|| b.clone());
+            return self.compare(op, &a, &b);
+        }
         let ta = self.type_of(a).clone();
         let tb = self.type_of(b).clone();
         let try_reflected_first = !Rc::ptr_eq(&ta, &tb) && tb.is_subtype(&ta);
@@ -832,6 +861,16 @@ impl Vm {
             Value::List(_) | Value::Dict(_) | Value::Set(_) => {
                 return Err(self.type_error(format!("unhashable type: '{}'", self.type_name(v))));
             }
+            Value::Object(o)
+                if o.builtin_base().is_some()
+                    && !matches!(
+                        lookup(&o.class, &self.names.hash.clone()),
+                        Some(Value::Function(_) | Value::None)
+                    ) =>
+            {
+                let base = o.builtin_base().cloned().unwrap_or(Value::None);
+                self.hash(&base)?
+            }
             Value::Object(o) if !o.class.builtin => {
                 match lookup(&o.class, &self.names.hash.clone()) {
                     Some(Value::None) => {
@@ -1033,6 +1072,9 @@ impl Vm {
 
     /// `item in container`.
     pub fn contains(&mut self, container: &Value, item: &Value) -> PyResult<bool> {
+        if let Some(base) = self.base_value(container, &self.names.contains.clone()) {
+            return self.contains(&base, item);
+        }
         match container {
             Value::List(l) => {
                 let mut i = 0;
@@ -1157,6 +1199,9 @@ impl Vm {
 
     /// `container[key]`.
     pub fn get_item(&mut self, container: &Value, key: &Value) -> PyResult<Value> {
+        if let Some(base) = self.base_value(container, &self.names.getitem.clone()) {
+            return self.get_item(&base, key);
+        }
         match (container, key) {
             (Value::List(l), Value::Int(i)) => {
                 let items = l.items.borrow();
@@ -1269,6 +1314,9 @@ impl Vm {
 
     /// `container[key] = value`.
     pub fn set_item(&mut self, container: &Value, key: &Value, value: Value) -> PyResult<()> {
+        if let Some(base) = self.base_value(container, &self.names.setitem.clone()) {
+            return self.set_item(&base, key, value);
+        }
         match container {
             Value::List(l) => {
                 if let Value::Object(s) = key
@@ -1316,6 +1364,9 @@ impl Vm {
 
     /// `del container[key]`.
     pub fn del_item(&mut self, container: &Value, key: &Value) -> PyResult<()> {
+        if let Some(base) = self.base_value(container, &self.names.delitem.clone()) {
+            return self.del_item(&base, key);
+        }
         match container {
             Value::List(l) => {
                 if let Value::Object(s) = key
@@ -1555,7 +1606,7 @@ impl Vm {
 
     /// Looks up a special method on the type (skipping the instance dict), as CPython does for
     /// implicit dunder calls.
-    pub fn special_method(&self, v: &Value, name: &PyStr) -> Option<Value> {
+    pub fn special_method(&self, v: &Value, name: &Rc<PyStr>) -> Option<Value> {
         lookup(self.type_of(v), name)
     }
 

@@ -240,6 +240,10 @@ impl Vm {
                     )
                 }
             }
+            ObjectKind::Builtin(base) => {
+                let base = base.clone();
+                self.repr(&base)?
+            }
             ObjectKind::Code(c) => format!(
                 "<code object {} at {addr:#x}, file \"{}\", line {}>",
                 c.code.name, c.code.filename, c.code.first_line
@@ -258,6 +262,11 @@ impl Vm {
 
     /// `str(v)`.
     pub fn str_of(&mut self, v: &Value) -> PyResult<Rc<PyStr>> {
+        // `str.__str__` returns the str a subclass instance extends; other built-ins
+        // inherit `object.__str__`, which is `repr()` (and so any `__repr__` override).
+        if let Some(base @ Value::Str(_)) = self.base_value(v, &self.names.str.clone()) {
+            return self.str_of(&base);
+        }
         match v {
             Value::Str(s) => Ok(s.clone()),
             Value::Object(o) => {
@@ -288,6 +297,9 @@ impl Vm {
 
     /// `format(v, spec)`.
     pub fn format_value(&mut self, v: &Value, spec: &str) -> PyResult<Value> {
+        if let Some(base) = self.base_value(v, &self.names.format.clone()) {
+            return self.format_value(&base, spec);
+        }
         if let Value::Object(o) = v
             && !o.class.builtin
             && let Some(f) = lookup(&o.class, &self.names.format.clone())

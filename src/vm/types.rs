@@ -3,7 +3,7 @@
 //! `classmethod`, `staticmethod`, computed attributes). Mirrors `Objects/typeobject.c` and
 //! `PyObject_GenericGetAttr` in `Objects/object.c`. Knows nothing of frames or bytecode.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use super::dict::DictTable;
@@ -50,6 +50,7 @@ pub fn make_type(name: &str, bases: Vec<Rc<PyType>>, layout: Layout, builtin: bo
         dict: RefCell::new(DictTable::new()),
         layout,
         builtin,
+        lookup_cache: Default::default(),
     });
     let mut mro = vec![ty.clone()];
     mro.extend(mro_tail);
@@ -256,8 +257,40 @@ impl BuiltinTypes {
     }
 }
 
-/// Looks `name` up along `ty`'s MRO (`_PyType_Lookup`).
-pub fn lookup(ty: &PyType, name: &PyStr) -> Option<Value> {
+thread_local! {
+    /// Bumped whenever any type's dict changes: every lookup cache is then stale.
+    static TYPE_VERSION: Cell<u64> = const { Cell::new(1) };
+}
+
+/// Marks every type's lookup cache stale (after a type dict changed).
+pub fn invalidate_lookup_caches() {
+    TYPE_VERSION.with(|v| v.set(v.get() + 1));
+}
+
+/// Looks `name` up along `ty`'s MRO (`_PyType_Lookup`), through the type's cache.
+#[inline]
+pub fn lookup(ty: &PyType, name: &Rc<PyStr>) -> Option<Value> {
+    let version = TYPE_VERSION.with(Cell::get);
+    let key = Rc::as_ptr(name) as usize;
+    {
+        let cache = ty.lookup_cache.borrow();
+        if cache.version == version
+            && let Some((_, hit)) = cache.entries.get(&key)
+        {
+            return hit.clone();
+        }
+    }
+    let found = lookup_uncached(ty, name);
+    let mut cache = ty.lookup_cache.borrow_mut();
+    if cache.version != version {
+        cache.entries.clear();
+        cache.version = version;
+    }
+    cache.entries.insert(key, (name.clone(), found.clone()));
+    found
+}
+
+fn lookup_uncached(ty: &PyType, name: &PyStr) -> Option<Value> {
     if let Some(v) = ty.dict.borrow().get_str(name) {
         return Some(v.clone());
     }
@@ -337,6 +370,7 @@ impl Vm {
         ));
         let key = self.intern(name);
         ty.dict.borrow_mut().set_str(key, method);
+        invalidate_lookup_caches();
     }
 
     /// Adds a static or class-level method (e.g. `dict.fromkeys`, `int.__new__`) that does
@@ -351,6 +385,7 @@ impl Vm {
                 ObjectKind::StaticMethod(f),
             )),
         );
+        invalidate_lookup_caches();
     }
 
     /// Adds a computed attribute (`PyGetSetDef`) to a type.
@@ -367,12 +402,14 @@ impl Vm {
         ));
         let key = self.intern(name);
         ty.dict.borrow_mut().set_str(key, descr);
+        invalidate_lookup_caches();
     }
 
     /// Sets a plain attribute in a type's dict.
     pub fn set_type_attr(&mut self, ty: &Rc<PyType>, name: &str, value: Value) {
         let key = self.intern(name);
         ty.dict.borrow_mut().set_str(key, value);
+        invalidate_lookup_caches();
     }
 
     pub fn bound_method(&self, func: Value, this: Value) -> Value {
@@ -642,6 +679,7 @@ impl Vm {
                     t.name
                 )));
             }
+            invalidate_lookup_caches();
             let mut dict = t.dict.borrow_mut();
             match value {
                 Some(v) => dict.set_str(name.clone(), v),
@@ -760,6 +798,7 @@ impl Vm {
             dict: RefCell::new(ns),
             layout,
             builtin: false,
+            lookup_cache: Default::default(),
         });
         let mut mro = vec![ty.clone()];
         mro.extend(tail);

@@ -46,7 +46,7 @@ pub enum ParamItem {
     Plain(Box<Param>),
     Slash(Span),
     Star(Span, Option<Box<Param>>),
-    DoubleStar(Span, Box<Param>),
+    DoubleStar(Box<Param>),
 }
 
 /// An `except` clause and whether it was `except*`.
@@ -548,7 +548,7 @@ fn parameters(items: Vec<ParamItem>) -> PResult<Parameters> {
     for item in items {
         if after_kwarg {
             let span = match &item {
-                ParamItem::Plain(p) | ParamItem::Star(_, Some(p)) | ParamItem::DoubleStar(_, p) => {
+                ParamItem::Plain(p) | ParamItem::Star(_, Some(p)) | ParamItem::DoubleStar(p) => {
                     p.name.span
                 }
                 ParamItem::Slash(s) | ParamItem::Star(s, None) => *s,
@@ -597,11 +597,10 @@ fn parameters(items: Vec<ParamItem>) -> PResult<Parameters> {
                 }
                 params.vararg = param.map(|p| *p);
             }
-            ParamItem::DoubleStar(span, param) => {
+            ParamItem::DoubleStar(param) => {
                 if let Some(star) = bare_star_needs_name {
                     return fail("named arguments must follow bare *", star);
                 }
-                let _ = span;
                 params.kwarg = Some(*param);
                 after_kwarg = true;
             }

@@ -194,6 +194,15 @@ fn cpython_messages() {
     );
     assert_eq!(message("x = 0o8"), "invalid digit '8' in octal literal");
     assert_eq!(
+        message("x = {'a': 1, 'b'}"),
+        "':' expected after dictionary key"
+    );
+    assert_eq!(
+        message("from m import a,"),
+        "trailing comma not allowed without surrounding parentheses"
+    );
+    assert_eq!(message("f(*)"), "Invalid star expression");
+    assert_eq!(
         message("x = 1\nprint(f\"value: {x\")\n"),
         "f-string: expecting '}'"
     );
@@ -228,6 +237,7 @@ fn incomplete_input() {
         "if x:",
         "s = '''abc",
         "x = 1 + \\",
+        "x = 1 \\\n",
         "class C:\n  def f(self):",
     ] {
         assert!(parse_module(src).unwrap_err().is_incomplete(), "{src:?}");
@@ -248,6 +258,25 @@ fn deep_nesting_is_an_error_not_a_crash() {
         // Brackets add up: neither run alone is too deep.
         format!("x = ({}({}1))", "-".repeat(3000), "-".repeat(3500)),
     ];
+    let elifs = |n: usize| {
+        let chain: String = (1..n)
+            .map(|i| format!("elif x == {i}:\n    pass\n"))
+            .collect();
+        format!("if x:\n    pass\n{chain}")
+    };
+    ok(&elifs(4000));
+    assert!(
+        parse_module(&elifs(20_000))
+            .unwrap_err()
+            .message
+            .contains("too complex")
+    );
+    let nested_fstrings = |n: usize| format!("x = {}1{}", "f\"{".repeat(n), "}\"".repeat(n));
+    ok(&nested_fstrings(15));
+    assert_eq!(
+        parse_module(&nested_fstrings(1000)).unwrap_err().message,
+        "f-string: expressions nested too deeply"
+    );
     for src in deep {
         let error = parse_module(&src).unwrap_err().message;
         assert!(error.contains("too"), "{}: {error}", &src[..20]);
@@ -285,11 +314,22 @@ for i, *rest in zip(range(0x_ff), "a" 'b' """c"""):  # comment
     print(i, *rest, sep='', end="\n"); continue
 "#;
 
+/// Parses `src`; an error's span must be a valid range of `src` (renderers slice it).
+fn parse_checking_span(src: &str) {
+    if let Err(e) = parse_module(src) {
+        let (start, end) = (e.span.start as usize, e.span.end as usize);
+        assert!(
+            start <= end && src.get(start..end).is_some(),
+            "{src:?}: {e:?}"
+        );
+    }
+}
+
 #[test]
 fn sample_parses_and_every_prefix_is_handled() {
     ok(SAMPLE);
     for (i, _) in SAMPLE.char_indices() {
-        let _ = parse_module(&SAMPLE[..i]);
+        parse_checking_span(&SAMPLE[..i]);
     }
 }
 
@@ -312,11 +352,11 @@ fn random_input_never_panics() {
         let text: String = (0..len)
             .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
             .collect();
-        let _ = parse_module(&text);
+        parse_checking_span(&text);
     }
     for _ in 0..500 {
         let bytes: Vec<u8> = (0..(next() % 80)).map(|_| next() as u8).collect();
-        let _ = parse_module(&String::from_utf8_lossy(&bytes));
+        parse_checking_span(&String::from_utf8_lossy(&bytes));
     }
 }
 
@@ -366,4 +406,16 @@ class Shape{i}(Base, metaclass=Meta):
         .unwrap();
     eprintln!("parsed {} lines in {best:?}", src.lines().count());
     assert!(best < std::time::Duration::from_millis(50), "{best:?}");
+}
+
+#[test]
+fn tokenizer_errors_win_like_cpython() {
+    // CPython tokenizes the rest of the source after a syntax error.
+    assert_eq!(
+        message("x = a b\ny = 'abc"),
+        "unterminated string literal (detected at line 2)"
+    );
+    assert_eq!(message("print(\"hello\"\nx = 1\n"), "'(' was never closed");
+    // A bracket opened after the error does not hide it.
+    assert_eq!(message("x = a b\ny = (1"), "invalid syntax");
 }
