@@ -945,3 +945,4 @@ pub fn flush_all(vm: &mut Vm) {
     vm.flush_stdout();
     let _ = std::io::stderr().flush();
 }
+pub mod suggestions;

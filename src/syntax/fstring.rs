@@ -9,8 +9,10 @@ use super::ast::{Expr, FStringPart, FormattedValue, Span};
 use super::error::SyntaxError;
 use super::lexer::{self, LexError, Quote};
 
-/// Deepest nesting of f-strings and replacement fields, as CPython's `MAXFSTRINGLEVEL`.
-const MAX_NESTING: usize = 150;
+/// Deepest nesting of f-strings and replacement fields. CPython's `MAXFSTRINGLEVEL` is 150;
+/// apy parses each nested field with a fresh (recursive) parser run, whose frames are large
+/// in debug builds, so it stops at 20 — far beyond what anyone writes.
+const MAX_NESTING: usize = 20;
 
 /// An f-string as the lexer saw it: literal text already unescaped, fields not yet parsed.
 #[derive(Clone, Debug, PartialEq)]

@@ -28,6 +28,9 @@ lalrpop_util::lalrpop_mod!(
 /// operators but not one of 10,000.
 const MAX_EXPR_DEPTH: usize = 6000;
 
+/// Longest `elif` chain accepted (see [`check_elif_chains`]).
+const MAX_ELIF_DEPTH: usize = 5000;
+
 /// Parses a whole module.
 pub fn parse_module(src: &str) -> Result<ast::Module, SyntaxError> {
     if src.len() > u32::MAX as usize / 2 {
@@ -53,7 +56,7 @@ pub fn parse_field_expression(src: &str, range: Span) -> Result<ast::Expr, Synta
 /// are they made again, to explain the failure.
 fn parse(src: &str, range: Span, mode: Mode) -> Result<Top, SyntaxError> {
     let (tokens, lex_error) = tokenize(src, range, mode);
-    let failure = match check_nesting(&tokens) {
+    let failure = match check_nesting(&tokens).or_else(|| check_elif_chains(&tokens)) {
         Some(error) => Failure::Error(error),
         None => match grammar::TopParser::new().parse(src, tokens.into_iter().map(Ok)) {
             Ok(top) => return lex_error.map_or(Ok(top), Err),
@@ -572,6 +575,44 @@ fn check_nesting(tokens: &[Spanned]) -> Option<SyntaxError> {
                 Span::new(*start, *end),
             ));
         }
+    }
+    None
+}
+
+/// Each `elif` nests an `If` in the `orelse` of the one before: a chain of thousands is a
+/// tree that deep. CPython parses 5,000 but not 20,000; apy stops at [`MAX_ELIF_DEPTH`]
+/// (counting chains nested inside chains together).
+fn check_elif_chains(tokens: &[Spanned]) -> Option<SyntaxError> {
+    // Length of the current chain at each indentation level.
+    let mut chains = vec![0usize];
+    let mut total = 0usize;
+    let mut at_statement_start = true;
+    for (start, tok, end) in tokens {
+        match tok {
+            Tok::Indent => chains.push(0),
+            Tok::Dedent => total -= chains.pop().unwrap_or(0),
+            Tok::If | Tok::Elif if at_statement_start => {
+                let chain = chains.last_mut()?;
+                if *tok == Tok::If {
+                    total -= *chain;
+                    *chain = 0;
+                } else {
+                    *chain += 1;
+                    total += 1;
+                }
+                if total > MAX_ELIF_DEPTH {
+                    return Some(SyntaxError::invalid(
+                        "too many nested 'elif' clauses: source too complex to parse",
+                        Span::new(*start, *end),
+                    ));
+                }
+            }
+            _ => {}
+        }
+        at_statement_start = matches!(
+            tok,
+            Tok::Newline | Tok::Indent | Tok::Dedent | Tok::StartModule
+        );
     }
     None
 }

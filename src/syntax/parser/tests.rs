@@ -258,6 +258,25 @@ fn deep_nesting_is_an_error_not_a_crash() {
         // Brackets add up: neither run alone is too deep.
         format!("x = ({}({}1))", "-".repeat(3000), "-".repeat(3500)),
     ];
+    let elifs = |n: usize| {
+        let chain: String = (1..n)
+            .map(|i| format!("elif x == {i}:\n    pass\n"))
+            .collect();
+        format!("if x:\n    pass\n{chain}")
+    };
+    ok(&elifs(4000));
+    assert!(
+        parse_module(&elifs(20_000))
+            .unwrap_err()
+            .message
+            .contains("too complex")
+    );
+    let nested_fstrings = |n: usize| format!("x = {}1{}", "f\"{".repeat(n), "}\"".repeat(n));
+    ok(&nested_fstrings(15));
+    assert_eq!(
+        parse_module(&nested_fstrings(1000)).unwrap_err().message,
+        "f-string: expressions nested too deeply"
+    );
     for src in deep {
         let error = parse_module(&src).unwrap_err().message;
         assert!(error.contains("too"), "{}: {error}", &src[..20]);
