@@ -1200,6 +1200,15 @@ impl Vm {
     /// `container[key]`.
     pub fn get_item(&mut self, container: &Value, key: &Value) -> PyResult<Value> {
         if let Some(base) = self.base_value(container, &self.names.getitem.clone()) {
+            // A dict subclass may supply missing keys (`__missing__`).
+            if let (Value::Dict(d), Value::Object(o)) = (&base, container)
+                && let Some(missing) = lookup(&o.class, &self.names.missing.clone())
+            {
+                return match self.dict_get(d, key)? {
+                    Some(v) => Ok(v),
+                    None => self.call(&missing, &[container.clone(), key.clone()], &[]),
+                };
+            }
             return self.get_item(&base, key);
         }
         match (container, key) {
