@@ -18,7 +18,7 @@ use crate::builtins::op_error::{ErrorKind, OpError};
 use crate::builtins::set_table::{HASH_NONE, hash_float, hash_int, hash_tuple};
 
 use super::dict::{StrKeys, set_keys};
-use super::object::{ObjectKind, PyType};
+use super::object::ObjectKind;
 use super::types::lookup;
 use super::value::{PyDict, PySet, PyStr, Value};
 use super::{PyResult, Vm};
@@ -1617,10 +1617,6 @@ impl Vm {
     /// implicit dunder calls.
     pub fn special_method(&self, v: &Value, name: &Rc<PyStr>) -> Option<Value> {
         lookup(self.type_of(v), name)
-    }
-
-    pub fn is_subclass(&self, a: &Rc<PyType>, b: &Rc<PyType>) -> bool {
-        a.is_subtype(b)
     }
 }
 
