@@ -358,7 +358,6 @@ impl Vm {
                     Some(r)
                 });
             }
-            return Ok(None);
         }
         Ok(match (op, a, b) {
             (Add, Value::Str(x), Value::Str(y)) => {
