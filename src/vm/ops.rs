@@ -347,17 +347,17 @@ impl Vm {
                 Some(r)
             });
         }
-        if matches!(a, Value::Float(_)) || matches!(b, Value::Float(_)) {
-            if let (Some(x), Some(y)) = (as_float(a), as_float(b)) {
-                let r = x
-                    .and_then(|x| y.and_then(|y| float_binop(op, x, y)))
-                    .map_err(|e| self.op_error(e))?;
-                return Ok(if matches!(r, Value::NotImplemented) {
-                    None
-                } else {
-                    Some(r)
-                });
-            }
+        if (matches!(a, Value::Float(_)) || matches!(b, Value::Float(_)))
+            && let (Some(x), Some(y)) = (as_float(a), as_float(b))
+        {
+            let r = x
+                .and_then(|x| y.and_then(|y| float_binop(op, x, y)))
+                .map_err(|e| self.op_error(e))?;
+            return Ok(if matches!(r, Value::NotImplemented) {
+                None
+            } else {
+                Some(r)
+            });
         }
         Ok(match (op, a, b) {
             (Add, Value::Str(x), Value::Str(y)) => {
