@@ -949,9 +949,4 @@ impl Vm {
     }
 }
 
-/// The current stdout writer, flushed (for the interpreter's exit path).
-pub fn flush_all(vm: &mut Vm) {
-    vm.flush_stdout();
-    let _ = std::io::stderr().flush();
-}
 pub mod suggestions;

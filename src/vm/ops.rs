@@ -19,7 +19,7 @@ use crate::builtins::op_error::{ErrorKind, OpError};
 use crate::builtins::set_table::{HASH_NONE, hash_float, hash_int, hash_tuple};
 
 use super::dict::{StrKeys, set_keys};
-use super::object::{ObjectKind, PyType};
+use super::object::ObjectKind;
 use super::types::lookup;
 use super::value::{PyDict, PySet, PyStr, Value};
 use super::{PyResult, Vm};
@@ -1165,6 +1165,15 @@ impl Vm {
     /// `container[key]`.
     pub fn get_item(&mut self, container: &Value, key: &Value) -> PyResult<Value> {
         if let Some(base) = self.base_value(container, &self.names.getitem.clone()) {
+            // A dict subclass may supply missing keys (`__missing__`).
+            if let (Value::Dict(d), Value::Object(o)) = (&base, container)
+                && let Some(missing) = lookup(&o.class, &self.names.missing.clone())
+            {
+                return match self.dict_get(d, key)? {
+                    Some(v) => Ok(v),
+                    None => self.call(&missing, &[container.clone(), key.clone()], &[]),
+                };
+            }
             return self.get_item(&base, key);
         }
         match (container, key) {
@@ -1573,10 +1582,6 @@ impl Vm {
     /// implicit dunder calls.
     pub fn special_method(&self, v: &Value, name: &Rc<PyStr>) -> Option<Value> {
         lookup(self.type_of(v), name)
-    }
-
-    pub fn is_subclass(&self, a: &Rc<PyType>, b: &Rc<PyType>) -> bool {
-        a.is_subtype(b)
     }
 }
 
