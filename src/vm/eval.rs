@@ -1279,18 +1279,7 @@ impl Vm {
         let mut items = Vec::with_capacity(n);
         while let Some(v) = self.next(&iter)? {
             if items.len() == n {
-                let msg = match &seq {
-                    Value::List(_)
-                    | Value::Tuple(_)
-                    | Value::Str(_)
-                    | Value::Dict(_)
-                    | Value::Set(_) => {
-                        let total = self.len(&seq)?;
-                        format!("too many values to unpack (expected {n}, got {total})")
-                    }
-                    _ => format!("too many values to unpack (expected {n})"),
-                };
-                return Err(self.value_error(msg));
+                return Err(self.value_error(format!("too many values to unpack (expected {n})")));
             }
             items.push(v);
         }
