@@ -10,7 +10,7 @@ pub mod format_spec;
 pub mod int_ops;
 pub mod list_sort;
 mod methods;
-mod modules;
+pub mod modules;
 pub mod op_error;
 pub mod set_table;
 pub mod str_format;
