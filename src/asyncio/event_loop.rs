@@ -321,7 +321,9 @@ fn run_once(vm: &mut Vm, loop_value: &Value, l: &LoopObj) -> PyResult<()> {
         let Some(entry) = l.state.borrow_mut().ready.pop_front() else {
             break;
         };
-        run_entry(vm, loop_value, entry)?;
+        let outcome = run_entry(vm, loop_value, entry);
+        super::reports::flush(vm);
+        outcome?;
         if vm.abort.is_some() {
             return Err(vm.runtime_error("aborted"));
         }

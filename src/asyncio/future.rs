@@ -80,6 +80,45 @@ impl FutureObj {
     }
 }
 
+impl Drop for FutureObj {
+    /// Queues "exception was never retrieved" / "destroyed but it is pending!".
+    fn drop(&mut self) {
+        let st = self.state.get_mut();
+        let noun = if self.task.is_some() {
+            "Task"
+        } else {
+            "Future"
+        };
+        if let Some(task) = &self.task
+            && st.status == Status::Pending
+            && task.log_destroy_pending.get()
+        {
+            super::reports::queue(super::reports::Report {
+                header: "Task was destroyed but it is pending!",
+                context: format!("task: {}>", super::task::repr_head(task, "pending")),
+                exception: None,
+            });
+        }
+        if st.log_traceback
+            && let Some(exc) = st.exception.take()
+        {
+            let head = match &self.task {
+                Some(task) => super::task::repr_head(task, "finished"),
+                None => "<Future finished".to_string(),
+            };
+            super::reports::queue(super::reports::Report {
+                header: if noun == "Task" {
+                    "Task exception was never retrieved"
+                } else {
+                    "Future exception was never retrieved"
+                },
+                context: format!("future: {head}"),
+                exception: Some(exc),
+            });
+        }
+    }
+}
+
 /// The native future inside `v`, if `v` is a Future or Task.
 pub fn as_future(v: &Value) -> Option<&FutureObj> {
     match v {

@@ -6,6 +6,7 @@
 pub mod clock;
 pub mod event_loop;
 pub mod future;
+pub mod reports;
 pub mod task;
 
 use std::cell::{Cell, RefCell};
@@ -46,6 +47,27 @@ pub struct Runtime {
     pub tasks: RefCell<Vec<Weak<Object>>>,
     /// The callback `run_until_complete` uses to stop the loop.
     pub stop_callback: Value,
+}
+
+impl Drop for Runtime {
+    /// Tasks still pending when the interpreter ends (kept alive by a task↔future cycle)
+    /// are reported as CPython's collector reports them at exit.
+    fn drop(&mut self) {
+        for t in self.tasks.get_mut().drain(..).filter_map(|w| w.upgrade()) {
+            let t = Value::Object(t);
+            if let Some(data) = future::as_future(&t)
+                .filter(|f| f.status() == future::Status::Pending)
+                .and_then(|f| f.task.as_ref())
+                && data.log_destroy_pending.get()
+            {
+                data.log_destroy_pending.set(false);
+                eprintln!(
+                    "Task was destroyed but it is pending!\ntask: {}>",
+                    task::repr_head(data, "pending")
+                );
+            }
+        }
+    }
 }
 
 thread_local! {
@@ -221,8 +243,11 @@ fn new_sleep0(vm: &mut Vm, _: &[Value], _: &KwArgs) -> PyResult<Value> {
     )))
 }
 
-/// The apy half of the module (DESIGN.md decision 3).
-const LIBRARY: &str = include_str!("lib/asyncio.apy");
+/// The apy half of the module (DESIGN.md decision 3): file name and source, run in order.
+const LIBRARY: [(&str, &str); 2] = [
+    ("asyncio/__init__.py", include_str!("lib/asyncio.apy")),
+    ("asyncio/locks.py", include_str!("lib/locks.apy")),
+];
 
 /// Builds the `asyncio` module: the native core, then the library run in its namespace.
 pub fn module(vm: &mut Vm) -> Value {
@@ -295,13 +320,15 @@ pub fn module(vm: &mut Vm) -> Value {
         ("_sleep0", vm.native("_sleep0", new_sleep0)),
     ];
     let module = vm.new_module("asyncio", attrs);
-    if let Err(message) = run_library(vm, &module) {
-        eprintln!("apy: internal error in the asyncio library: {message}");
+    for (name, text) in LIBRARY {
+        if let Err(message) = run_library(vm, &module, name, text) {
+            eprintln!("apy: internal error in the asyncio library ({name}): {message}");
+        }
     }
     module
 }
 
-fn run_library(vm: &mut Vm, module: &Value) -> Result<(), String> {
+fn run_library(vm: &mut Vm, module: &Value, name: &str, text: &str) -> Result<(), String> {
     let Value::Object(m) = module else {
         return Err("not a module".into());
     };
@@ -309,11 +336,11 @@ fn run_library(vm: &mut Vm, module: &Value) -> Result<(), String> {
         return Err("not a module".into());
     };
     let source = crate::interp::SourceFile {
-        name: "asyncio/__init__.py".into(),
-        text: LIBRARY.into(),
+        name: name.into(),
+        text: text.into(),
     };
     let code = crate::interp::compile(&source).map_err(|d| format!("{d:?}"))?;
-    vm.sources.insert(code.filename.clone(), LIBRARY.into());
+    vm.sources.insert(code.filename.clone(), text.into());
     let code = vm.load_code(&code);
     let mut frame = crate::vm::frame::Frame::for_module(vm, code, dict.clone());
     match vm.run_frame(&mut frame, None) {

@@ -404,6 +404,19 @@ fn format_coroutine(data: &TaskData) -> String {
     }
 }
 
+/// `<Task STATUS name='…' coro=<…>`, without the closing `>`: what the reports about a
+/// freed task show (no VM needed).
+pub fn repr_head(data: &TaskData, status: &str) -> String {
+    let name = match &*data.name.borrow() {
+        Value::Str(s) => s.as_str().to_string(),
+        _ => String::new(),
+    };
+    format!(
+        "<Task {status} name='{name}' coro=<{}>",
+        format_coroutine(data)
+    )
+}
+
 fn task_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let (fut, data) = this(vm, &args[0])?;
     let mut info = future::repr_info(vm, fut)?;
