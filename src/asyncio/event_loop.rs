@@ -423,7 +423,7 @@ fn default_exception_handler(vm: &mut Vm, context: &[(&str, Value)]) -> PyResult
     let mut exception = None;
     for (k, v) in context {
         if *k == "message" {
-            text.push_str(&vm.str_of(v)?.as_str().to_string());
+            text.push_str(vm.str_of(v)?.as_str());
         } else if *k == "exception" {
             if let Value::Object(e) = v {
                 exception = Some(e.clone());

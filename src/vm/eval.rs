@@ -184,7 +184,10 @@ impl Vm {
                         .and_then(|d| d.table.borrow().get_str(name).cloned());
                     let v = match local {
                         Some(v) => v,
-                        None => self.load_global(&frame.globals, name)?,
+                        None => match self.load_global(&frame.globals, name) {
+                            Ok(v) => v,
+                            Err(e) => return Err(self.suggest_name(e, frame, name)),
+                        },
                     };
                     frame.stack.push(v);
                 }
@@ -203,7 +206,11 @@ impl Vm {
                     }
                 }
                 Instr::LoadGlobal(i) => {
-                    let v = self.load_global(&frame.globals, &code.names[i as usize])?;
+                    let name = &code.names[i as usize];
+                    let v = match self.load_global(&frame.globals, name) {
+                        Ok(v) => v,
+                        Err(e) => return Err(self.suggest_name(e, frame, name)),
+                    };
                     frame.stack.push(v);
                 }
                 Instr::StoreGlobal(i) => {
@@ -1056,6 +1063,30 @@ impl Vm {
             return Ok(v.clone());
         }
         Err(self.name_error(name.as_str()))
+    }
+
+    /// Adds "Did you mean …?" to a NameError: the closest of the frame's local, global and
+    /// built-in names.
+    #[cold]
+    fn suggest_name(&self, exc: Exc, frame: &Frame, name: &PyStr) -> Exc {
+        let mut candidates: Vec<Value> = Vec::new();
+        for (slot, var) in frame.locals.iter().zip(frame.code.varnames.iter()) {
+            if !slot.is_null() {
+                candidates.push(Value::Str(var.clone()));
+            }
+        }
+        if let Some(d) = &frame.locals_dict {
+            candidates.extend(d.table.borrow().keys());
+        }
+        candidates.extend(frame.globals.table.borrow().keys());
+        candidates.extend(self.builtins.table.borrow().keys());
+        let names = candidates.iter().filter_map(Value::as_str);
+        let suggestion =
+            crate::builtins::suggestions::suggest(name.as_str(), names).map(str::to_string);
+        if let Some(d) = exc.exc_data() {
+            d.borrow_mut().suggestion = suggestion;
+        }
+        exc
     }
 
     fn unbound_local(&self, name: &PyStr) -> Exc {
