@@ -290,7 +290,7 @@ fn dict_methods(vm: &mut Vm) {
             vm.dict_update(&d, other)?;
         }
         for (k, v) in kw {
-            d.table.borrow_mut().set_str(k.clone(), v.clone());
+            vm.table_mut(&d.table)?.set_str(k.clone(), v.clone());
         }
         Ok(Value::None)
     });
@@ -318,7 +318,7 @@ fn dict_methods(vm: &mut Vm) {
     });
     vm.add_method(&dict, "clear", |vm, args, _| {
         let d = this_dict(vm, args)?;
-        let old = std::mem::take(&mut *d.table.borrow_mut());
+        let old = std::mem::take(&mut *vm.table_mut(&d.table)?);
         drop(old);
         Ok(Value::None)
     });
@@ -360,7 +360,8 @@ fn set_methods(vm: &mut Vm) {
         }
     });
     vm.add_method(&set, "clear", |vm, args, _| {
-        let old = std::mem::take(&mut *this_set(vm, args)?.table.borrow_mut());
+        let set = this_set(vm, args)?;
+        let old = std::mem::take(&mut *vm.table_mut(&set.table)?);
         drop(old);
         Ok(Value::None)
     });

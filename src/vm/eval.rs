@@ -16,6 +16,35 @@ use super::ops::simple_eq;
 use super::value::{PyDict, PyStr, Value};
 use super::{Exc, PyResult, Vm};
 
+/// `x op y` for two small ints when the result is a small int and no error is possible
+/// (overflow, zero divisors and negative shifts take the general path).
+#[inline]
+fn small_int_op(op: BinaryOperator, x: i64, y: i64) -> Option<i64> {
+    use BinaryOperator::*;
+    match op.base() {
+        Add => x.checked_add(y),
+        Subtract => x.checked_sub(y),
+        Multiply => x.checked_mul(y),
+        FloorDivide if y != 0 && !(x == i64::MIN && y == -1) => {
+            Some(x.div_euclid(y) - i64::from(y < 0 && x.rem_euclid(y) != 0))
+        }
+        Remainder if y != 0 && !(x == i64::MIN && y == -1) => {
+            let r = x % y;
+            Some(if r != 0 && ((r < 0) != (y < 0)) {
+                r + y
+            } else {
+                r
+            })
+        }
+        And => Some(x & y),
+        Or => Some(x | y),
+        Xor => Some(x ^ y),
+        Rshift if (0..64).contains(&y) => Some(x >> y),
+        Lshift if (0..63).contains(&y) && (x << y) >> y == x => Some(x << y),
+        _ => None,
+    }
+}
+
 /// How `execute` stopped without an error.
 enum Exit {
     Return(Value),
@@ -380,16 +409,11 @@ impl Vm {
                     let b = pop!(frame);
                     let a = pop!(frame);
                     let r = match (&a, &b, op) {
-                        (
-                            Value::Int(x),
-                            Value::Int(y),
-                            BinaryOperator::Add | BinaryOperator::InplaceAdd,
-                        ) if let Some(r) = x.checked_add(*y) => Value::Int(r),
-                        (
-                            Value::Int(x),
-                            Value::Int(y),
-                            BinaryOperator::Subtract | BinaryOperator::InplaceSubtract,
-                        ) if let Some(r) = x.checked_sub(*y) => Value::Int(r),
+                        (Value::Int(x), Value::Int(y), _)
+                            if let Some(r) = small_int_op(op, *x, *y) =>
+                        {
+                            Value::Int(r)
+                        }
                         (
                             Value::Float(x),
                             Value::Float(y),
@@ -1279,18 +1303,7 @@ impl Vm {
         let mut items = Vec::with_capacity(n);
         while let Some(v) = self.next(&iter)? {
             if items.len() == n {
-                let msg = match &seq {
-                    Value::List(_)
-                    | Value::Tuple(_)
-                    | Value::Str(_)
-                    | Value::Dict(_)
-                    | Value::Set(_) => {
-                        let total = self.len(&seq)?;
-                        format!("too many values to unpack (expected {n}, got {total})")
-                    }
-                    _ => format!("too many values to unpack (expected {n})"),
-                };
-                return Err(self.value_error(msg));
+                return Err(self.value_error(format!("too many values to unpack (expected {n})")));
             }
             items.push(v);
         }
