@@ -18,6 +18,8 @@ pub fn create(vm: &mut Vm, name: &str) -> Option<Value> {
         "sys" => sys_module(vm),
         "time" => time_module(vm),
         "functools" => functools_module(vm),
+        "inspect" => super::inspect::inspect_module(vm),
+        "types" => super::inspect::types_module(vm),
         _ => return None,
     })
 }
