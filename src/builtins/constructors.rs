@@ -190,11 +190,15 @@ fn set_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let name = if frozen { "frozenset" } else { "set" };
     check_kwargs(vm, name, kw, &[])?;
     check_arity(vm, name, args, 0, 1)?;
-    let items = match args.first() {
-        None => vec![],
-        Some(v) => vm.collect_iterable(v)?,
-    };
-    vm.new_set(items, frozen)
+    match args.first() {
+        // frozenset(f) is f itself, as in CPython.
+        Some(Value::Set(s)) if frozen && s.frozen => Ok(args[0].clone()),
+        Some(iterable) => Ok(Value::set(
+            super::set_type::table_from(vm, iterable)?,
+            frozen,
+        )),
+        None => Ok(Value::set(Default::default(), frozen)),
+    }
 }
 
 fn range_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {

@@ -130,7 +130,8 @@ impl FormatValue for Value {
     fn keyword(vm: &mut Vm, keywords: &Value, name: &str) -> PyResult<Option<Value>> {
         match keywords {
             Value::Dict(d) => vm.dict_get(d, &Value::str(name)),
-            _ => Ok(None),
+            // `format_map` with any mapping: its own `__getitem__` errors propagate.
+            mapping => vm.get_item(mapping, &Value::str(name)).map(Some),
         }
     }
 }
@@ -156,6 +157,15 @@ pub fn str_format(vm: &mut Vm, text: &str, args: &[Value], kw: &KwArgs) -> PyRes
             keywords: keywords.as_ref(),
         },
     )
+}
+
+/// `text.format_map(mapping)`.
+pub fn str_format_map(vm: &mut Vm, text: &str, mapping: &Value) -> PyResult<String> {
+    let args = FormatArgs {
+        positional: &[],
+        keywords: Some(mapping),
+    };
+    format_str_method(vm, text, &args)
 }
 
 /// `text % args` (printf-style formatting, `PyUnicode_Format`).

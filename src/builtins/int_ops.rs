@@ -104,15 +104,10 @@ impl Int {
 
     /// `str(n)`: refuses more than [`MAX_STR_DIGITS`] digits, as CPython does.
     pub fn to_decimal(&self) -> OpResult<String> {
-        let text = self.to_string();
-        let digits = text.trim_start_matches('-').len();
-        if digits > MAX_STR_DIGITS {
-            return Err(OpError::value(format!(
-                "Exceeds the limit ({MAX_STR_DIGITS} digits) for integer string conversion; \
-                 use sys.set_int_max_str_digits() to increase the limit"
-            )));
+        match self {
+            Int::Small(v) => Ok(v.to_string()),
+            Int::Big(v) => bigint_to_decimal(v),
         }
-        Ok(text)
     }
 
     /// `bin`, `oct`, `hex` (radix 2, 8, 16): `-0xff`, `0b0`; `prefix` adds the `0x`.
@@ -148,6 +143,19 @@ impl Int {
                 .ok_or_else(|| OpError::overflow("int too large to convert to float")),
         }
     }
+}
+
+/// `str(n)` for a big int: refuses more than [`MAX_STR_DIGITS`] digits, as CPython does.
+pub fn bigint_to_decimal(value: &BigInt) -> OpResult<String> {
+    let text = value.to_string();
+    let digits = text.trim_start_matches('-').len();
+    if digits > MAX_STR_DIGITS {
+        return Err(OpError::value(format!(
+            "Exceeds the limit ({MAX_STR_DIGITS} digits) for integer string conversion; \
+             use sys.set_int_max_str_digits() to increase the limit"
+        )));
+    }
+    Ok(text)
 }
 
 /// Apply an `i64` operation, falling back to `BigInt` on overflow.

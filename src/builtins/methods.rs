@@ -1,7 +1,7 @@
-//! The core methods of the built-in containers and `str` that the VM and its tests need
-//! (`list.append/sort/…`, `dict.get/items/…`, `set.add/…`, `str.join/split/format/…`), and
-//! the stable sort behind `sorted()` and `list.sort()` (`Objects/listobject.c`). The long
-//! tail of type methods is added by the runtime library beside these.
+//! The core methods of the built-in containers that the VM and its tests need
+//! (`list.append/sort/…`, `dict.get/items/…`, `set.add/…`), and `sorted()`/`list.sort()`
+//! over the runtime library's timsort (`list_sort`). `str` methods live in `str_type`, the
+//! set algebra in `set_type`, numbers' methods in `num_type`, `range`'s in `range_type`.
 
 use std::rc::Rc;
 
@@ -71,13 +71,6 @@ fn this_set<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a Rc<PySet>> {
     match args.first() {
         Some(Value::Set(s)) => Ok(s),
         _ => Err(vm.type_error("descriptor requires a 'set' object")),
-    }
-}
-
-fn this_str<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a str> {
-    match args.first() {
-        Some(Value::Str(s)) => Ok(s.as_str()),
-        _ => Err(vm.type_error("descriptor requires a 'str' object")),
     }
 }
 
@@ -297,7 +290,7 @@ fn dict_methods(vm: &mut Vm) {
             vm.dict_update(&d, other)?;
         }
         for (k, v) in kw {
-            d.table.borrow_mut().set_str(k.clone(), v.clone());
+            vm.table_mut(&d.table)?.set_str(k.clone(), v.clone());
         }
         Ok(Value::None)
     });
@@ -325,7 +318,7 @@ fn dict_methods(vm: &mut Vm) {
     });
     vm.add_method(&dict, "clear", |vm, args, _| {
         let d = this_dict(vm, args)?;
-        let old = std::mem::take(&mut *d.table.borrow_mut());
+        let old = std::mem::take(&mut *vm.table_mut(&d.table)?);
         drop(old);
         Ok(Value::None)
     });
@@ -358,15 +351,6 @@ fn set_methods(vm: &mut Vm) {
         set_remove(vm, args, true)?;
         Ok(Value::None)
     });
-    vm.add_method(&set, "update", |vm, args, _| {
-        let s = this_set(vm, args)?.clone();
-        for other in &args[1..] {
-            for item in vm.collect_iterable(other)? {
-                vm.set_add(&s, item)?;
-            }
-        }
-        Ok(Value::None)
-    });
     vm.add_method(&set, "pop", |vm, args, _| {
         let s = this_set(vm, args)?;
         let popped = vm.table_mut(&s.table)?.pop();
@@ -376,34 +360,11 @@ fn set_methods(vm: &mut Vm) {
         }
     });
     vm.add_method(&set, "clear", |vm, args, _| {
-        let old = std::mem::take(&mut *this_set(vm, args)?.table.borrow_mut());
+        let set = this_set(vm, args)?;
+        let old = std::mem::take(&mut *vm.table_mut(&set.table)?);
         drop(old);
         Ok(Value::None)
     });
-    for ty in [vm.types.set.clone(), vm.types.frozenset.clone()] {
-        vm.add_method(&ty, "copy", |vm, args, _| {
-            let s = this_set(vm, args)?;
-            Ok(Value::set(s.table.borrow().clone(), s.frozen))
-        });
-        vm.add_method(&ty, "union", |vm, args, _| {
-            set_combine(vm, args, crate::compile::bytecode::BinaryOperator::Or)
-        });
-        vm.add_method(&ty, "intersection", |vm, args, _| {
-            set_combine(vm, args, crate::compile::bytecode::BinaryOperator::And)
-        });
-        vm.add_method(&ty, "difference", |vm, args, _| {
-            set_combine(vm, args, crate::compile::bytecode::BinaryOperator::Subtract)
-        });
-        vm.add_method(&ty, "symmetric_difference", |vm, args, _| {
-            set_combine(vm, args, crate::compile::bytecode::BinaryOperator::Xor)
-        });
-        vm.add_method(&ty, "issubset", |vm, args, _| {
-            set_relation(vm, args, CompareOperator::Le)
-        });
-        vm.add_method(&ty, "issuperset", |vm, args, _| {
-            set_relation(vm, args, CompareOperator::Ge)
-        });
-    }
 }
 
 fn set_remove(vm: &mut Vm, args: &[Value], must_exist: bool) -> PyResult<()> {
@@ -415,187 +376,8 @@ fn set_remove(vm: &mut Vm, args: &[Value], must_exist: bool) -> PyResult<()> {
     Ok(())
 }
 
-fn set_combine(
-    vm: &mut Vm,
-    args: &[Value],
-    op: crate::compile::bytecode::BinaryOperator,
-) -> PyResult<Value> {
-    let s = this_set(vm, args)?;
-    let mut result = Value::set(s.table.borrow().clone(), s.frozen);
-    for other in &args[1..] {
-        let items = vm.collect_iterable(other)?;
-        let other_set = vm.new_set(items, false)?;
-        result = vm.binary_op(op, &result, &other_set)?;
-    }
-    Ok(result)
-}
-
-fn set_relation(vm: &mut Vm, args: &[Value], op: CompareOperator) -> PyResult<Value> {
-    check_arity(vm, "issubset", args, 2, 2)?;
-    let items = vm.collect_iterable(&args[1])?;
-    let other = vm.new_set(items, false)?;
-    vm.compare(op, &args[0], &other)
-}
-
-fn str_methods(vm: &mut Vm) {
-    let str_type = vm.types.str.clone();
-    vm.add_method(&str_type, "join", |vm, args, _| {
-        let sep = this_str(vm, args)?.to_string();
-        let items = vm.collect_iterable(args.get(1).unwrap_or(&Value::None))?;
-        let mut out = String::new();
-        for (i, item) in items.iter().enumerate() {
-            if i > 0 {
-                out.push_str(&sep);
-            }
-            match item {
-                Value::Str(s) => out.push_str(s.as_str()),
-                other => {
-                    return Err(vm.type_error(format!(
-                        "sequence item {i}: expected str instance, {} found",
-                        vm.type_name(other)
-                    )));
-                }
-            }
-        }
-        Ok(Value::str(out))
-    });
-    vm.add_method(&str_type, "split", |vm, args, kw| {
-        let s = this_str(vm, args)?.to_string();
-        let sep = args
-            .get(1)
-            .cloned()
-            .or_else(|| kwarg(kw, "sep"))
-            .unwrap_or(Value::None);
-        let parts: Vec<Value> = match &sep {
-            Value::None => s.split_whitespace().map(Value::str).collect(),
-            Value::Str(sep) if sep.as_str().is_empty() => {
-                return Err(vm.value_error("empty separator"));
-            }
-            Value::Str(sep) => s.split(sep.as_str()).map(Value::str).collect(),
-            other => {
-                return Err(
-                    vm.type_error(format!("must be str or None, not {}", vm.type_name(other)))
-                );
-            }
-        };
-        Ok(Value::list(parts))
-    });
-    vm.add_method(&str_type, "strip", |vm, args, _| {
-        strip(vm, args, true, true)
-    });
-    vm.add_method(&str_type, "lstrip", |vm, args, _| {
-        strip(vm, args, true, false)
-    });
-    vm.add_method(&str_type, "rstrip", |vm, args, _| {
-        strip(vm, args, false, true)
-    });
-    vm.add_method(&str_type, "startswith", |vm, args, _| affix(vm, args, true));
-    vm.add_method(&str_type, "endswith", |vm, args, _| affix(vm, args, false));
-    vm.add_method(&str_type, "replace", |vm, args, _| {
-        check_arity(vm, "replace", args, 3, 4)?;
-        let s = this_str(vm, args)?;
-        let (Value::Str(old), Value::Str(new)) = (&args[1], &args[2]) else {
-            return Err(vm.type_error("replace() arguments must be str"));
-        };
-        let count = match args.get(3) {
-            Some(c) => vm.expect_index(c)?,
-            None => -1,
-        };
-        Ok(Value::str(if count < 0 {
-            s.replace(old.as_str(), new.as_str())
-        } else {
-            s.replacen(old.as_str(), new.as_str(), count as usize)
-        }))
-    });
-    vm.add_method(&str_type, "upper", |vm, args, _| {
-        Ok(Value::str(this_str(vm, args)?.to_uppercase()))
-    });
-    vm.add_method(&str_type, "lower", |vm, args, _| {
-        Ok(Value::str(this_str(vm, args)?.to_lowercase()))
-    });
-    vm.add_method(&str_type, "find", |vm, args, _| {
-        let s = this_str(vm, args)?;
-        let Some(Value::Str(sub)) = args.get(1) else {
-            return Err(vm.type_error("must be str"));
-        };
-        Ok(Value::Int(match s.find(sub.as_str()) {
-            Some(byte) => s[..byte].chars().count() as i64,
-            None => -1,
-        }))
-    });
-    vm.add_method(&str_type, "count", |vm, args, _| {
-        let s = this_str(vm, args)?;
-        let Some(Value::Str(sub)) = args.get(1) else {
-            return Err(vm.type_error("must be str"));
-        };
-        Ok(Value::Int(if sub.as_str().is_empty() {
-            s.chars().count() as i64 + 1
-        } else {
-            s.matches(sub.as_str()).count() as i64
-        }))
-    });
-    vm.add_method(&str_type, "format", |vm, args, kw| {
-        let s = this_str(vm, args)?.to_string();
-        super::format::str_format(vm, &s, &args[1..], kw).map(Value::str)
-    });
-}
-
-fn strip(vm: &mut Vm, args: &[Value], left: bool, right: bool) -> PyResult<Value> {
-    let s = this_str(vm, args)?;
-    let chars: Option<Vec<char>> = match args.get(1) {
-        None | Some(Value::None) => None,
-        Some(Value::Str(c)) => Some(c.as_str().chars().collect()),
-        Some(other) => {
-            return Err(vm.type_error(format!(
-                "strip arg must be None or str, not {}",
-                vm.type_name(other)
-            )));
-        }
-    };
-    let matches = |c: char| match &chars {
-        None => c.is_whitespace(),
-        Some(set) => set.contains(&c),
-    };
-    let mut out = s;
-    if left {
-        out = out.trim_start_matches(matches);
-    }
-    if right {
-        out = out.trim_end_matches(matches);
-    }
-    Ok(Value::str(out))
-}
-
-fn affix(vm: &mut Vm, args: &[Value], prefix: bool) -> PyResult<Value> {
-    let s = this_str(vm, args)?;
-    let candidates: Vec<Value> = match args.get(1) {
-        Some(Value::Tuple(t)) => t.items.to_vec(),
-        Some(v) => vec![v.clone()],
-        None => return Err(vm.type_error("startswith() takes at least 1 argument (0 given)")),
-    };
-    for c in candidates {
-        let Value::Str(c) = c else {
-            let name = if prefix { "startswith" } else { "endswith" };
-            return Err(vm.type_error(format!(
-                "{name} first arg must be str or a tuple of str, not {}",
-                vm.type_name(&c)
-            )));
-        };
-        let hit = if prefix {
-            s.starts_with(c.as_str())
-        } else {
-            s.ends_with(c.as_str())
-        };
-        if hit {
-            return Ok(Value::Bool(true));
-        }
-    }
-    Ok(Value::Bool(false))
-}
-
 pub fn init(vm: &mut Vm) {
     list_methods(vm);
     dict_methods(vm);
     set_methods(vm);
-    str_methods(vm);
 }

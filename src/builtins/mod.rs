@@ -10,12 +10,17 @@ pub mod format_spec;
 mod inspect;
 pub mod int_ops;
 pub mod list_sort;
+pub mod method_args;
 mod methods;
 mod modules;
+mod num_type;
 pub mod op_error;
+mod range_type;
 pub mod set_table;
+pub mod set_type;
 pub mod str_format;
 pub mod str_ops;
+mod str_type;
 
 use std::io::{BufRead, Write};
 use std::rc::Rc;
@@ -37,6 +42,10 @@ pub fn init(vm: &mut Vm) {
     crate::vm::generator::init(vm);
     constructors::init(vm);
     methods::init(vm);
+    str_type::init(vm);
+    set_type::init(vm);
+    num_type::init(vm);
+    range_type::init(vm);
     let functions: &[(&'static str, NativeFn)] = &[
         ("print", builtin_print),
         ("len", builtin_len),
@@ -941,9 +950,4 @@ impl Vm {
     }
 }
 
-/// The current stdout writer, flushed (for the interpreter's exit path).
-pub fn flush_all(vm: &mut Vm) {
-    vm.flush_stdout();
-    let _ = std::io::stderr().flush();
-}
 pub mod suggestions;

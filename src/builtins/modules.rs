@@ -1,6 +1,7 @@
 //! The built-in modules apy can import: `sys` (argv, exit, stdout/stderr, recursion
-//! limit), `time` (time, monotonic, perf_counter, sleep) and `functools` (partial, reduce).
-//! Mirrors `Python/sysmodule.c`, `Modules/timemodule.c`, `Modules/_functoolsmodule.c`.
+//! limit), `time` (time, monotonic, perf_counter, sleep), `functools` (partial, reduce);
+//! `inspect` and `types` live in `inspect.rs`. Mirrors `Python/sysmodule.c`,
+//! `Modules/timemodule.c`, `Modules/_functoolsmodule.c`.
 
 use std::rc::Rc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};

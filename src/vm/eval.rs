@@ -18,6 +18,35 @@ use super::ops::simple_eq;
 use super::value::{PyDict, PyStr, Value};
 use super::{Exc, PyResult, Vm};
 
+/// `x op y` for two small ints when the result is a small int and no error is possible
+/// (overflow, zero divisors and negative shifts take the general path).
+#[inline]
+fn small_int_op(op: BinaryOperator, x: i64, y: i64) -> Option<i64> {
+    use BinaryOperator::*;
+    match op.base() {
+        Add => x.checked_add(y),
+        Subtract => x.checked_sub(y),
+        Multiply => x.checked_mul(y),
+        FloorDivide if y != 0 && !(x == i64::MIN && y == -1) => {
+            Some(x.div_euclid(y) - i64::from(y < 0 && x.rem_euclid(y) != 0))
+        }
+        Remainder if y != 0 && !(x == i64::MIN && y == -1) => {
+            let r = x % y;
+            Some(if r != 0 && ((r < 0) != (y < 0)) {
+                r + y
+            } else {
+                r
+            })
+        }
+        And => Some(x & y),
+        Or => Some(x | y),
+        Xor => Some(x ^ y),
+        Rshift if (0..64).contains(&y) => Some(x >> y),
+        Lshift if (0..63).contains(&y) && (x << y) >> y == x => Some(x << y),
+        _ => None,
+    }
+}
+
 /// How `execute` stopped without an error.
 enum Exit {
     Return(Value),
@@ -195,7 +224,10 @@ impl Vm {
                         .and_then(|d| d.table.borrow().get_str(name).cloned());
                     let v = match local {
                         Some(v) => v,
-                        None => self.load_global(&frame.globals, name)?,
+                        None => match self.load_global(&frame.globals, name) {
+                            Ok(v) => v,
+                            Err(e) => return Err(self.suggest_name(e, frame, name)),
+                        },
                     };
                     frame.stack.push(v);
                 }
@@ -221,7 +253,11 @@ impl Vm {
                     }
                 }
                 Instr::LoadGlobal(i) => {
-                    let v = self.load_global(&frame.globals, &code.names[i as usize])?;
+                    let name = &code.names[i as usize];
+                    let v = match self.load_global(&frame.globals, name) {
+                        Ok(v) => v,
+                        Err(e) => return Err(self.suggest_name(e, frame, name)),
+                    };
                     frame.stack.push(v);
                 }
                 Instr::StoreGlobal(i) => {
@@ -391,16 +427,11 @@ impl Vm {
                     let b = pop!(frame);
                     let a = pop!(frame);
                     let r = match (&a, &b, op) {
-                        (
-                            Value::Int(x),
-                            Value::Int(y),
-                            BinaryOperator::Add | BinaryOperator::InplaceAdd,
-                        ) if let Some(r) = x.checked_add(*y) => Value::Int(r),
-                        (
-                            Value::Int(x),
-                            Value::Int(y),
-                            BinaryOperator::Subtract | BinaryOperator::InplaceSubtract,
-                        ) if let Some(r) = x.checked_sub(*y) => Value::Int(r),
+                        (Value::Int(x), Value::Int(y), _)
+                            if let Some(r) = small_int_op(op, *x, *y) =>
+                        {
+                            Value::Int(r)
+                        }
                         (
                             Value::Float(x),
                             Value::Float(y),
@@ -1076,6 +1107,30 @@ impl Vm {
         Err(self.name_error(name.as_str()))
     }
 
+    /// Adds "Did you mean …?" to a NameError: the closest of the frame's local, global and
+    /// built-in names.
+    #[cold]
+    fn suggest_name(&self, exc: Exc, frame: &Frame, name: &PyStr) -> Exc {
+        let mut candidates: Vec<Value> = Vec::new();
+        for (slot, var) in frame.locals.iter().zip(frame.code.varnames.iter()) {
+            if !slot.is_null() {
+                candidates.push(Value::Str(var.clone()));
+            }
+        }
+        if let Some(d) = &frame.locals_dict {
+            candidates.extend(d.table.borrow().keys());
+        }
+        candidates.extend(frame.globals.table.borrow().keys());
+        candidates.extend(self.builtins.table.borrow().keys());
+        let names = candidates.iter().filter_map(Value::as_str);
+        let suggestion =
+            crate::builtins::suggestions::suggest(name.as_str(), names).map(str::to_string);
+        if let Some(d) = exc.exc_data() {
+            d.borrow_mut().suggestion = suggestion;
+        }
+        exc
+    }
+
     fn unbound_local(&self, name: &PyStr) -> Exc {
         self.new_exc(
             &self.types.unbound_local_error,
@@ -1266,18 +1321,7 @@ impl Vm {
         let mut items = Vec::with_capacity(n);
         while let Some(v) = self.next(&iter)? {
             if items.len() == n {
-                let msg = match &seq {
-                    Value::List(_)
-                    | Value::Tuple(_)
-                    | Value::Str(_)
-                    | Value::Dict(_)
-                    | Value::Set(_) => {
-                        let total = self.len(&seq)?;
-                        format!("too many values to unpack (expected {n}, got {total})")
-                    }
-                    _ => format!("too many values to unpack (expected {n})"),
-                };
-                return Err(self.value_error(msg));
+                return Err(self.value_error(format!("too many values to unpack (expected {n})")));
             }
             items.push(v);
         }

@@ -22,6 +22,7 @@ impl Vm {
                 context: Value::None,
                 suppress_context: false,
                 traceback: Vec::new(),
+                suggestion: None,
             })),
         ))
     }

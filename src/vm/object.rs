@@ -142,6 +142,8 @@ pub struct ExcData {
     pub suppress_context: bool,
     /// Frames the exception passed through, innermost first.
     pub traceback: Vec<TracebackEntry>,
+    /// "Did you mean: 'x'?" for a NameError or AttributeError, found when it was raised.
+    pub suggestion: Option<String>,
 }
 
 #[derive(Clone)]

@@ -3,6 +3,7 @@
 //! `in`, subscripts and slices, `len`. Fast paths for unboxed ints and floats come first.
 //! Mirrors `Objects/abstract.c` and `Objects/object.c` (`PyObject_RichCompare`).
 
+use crate::builtins::set_type;
 use std::rc::Rc;
 
 use num_bigint::BigInt;
@@ -18,7 +19,7 @@ use crate::builtins::op_error::{ErrorKind, OpError};
 use crate::builtins::set_table::{HASH_NONE, hash_float, hash_int, hash_tuple};
 
 use super::dict::{StrKeys, set_keys};
-use super::object::{ObjectKind, PyType};
+use super::object::ObjectKind;
 use super::types::lookup;
 use super::value::{PyDict, PySet, PyStr, Value};
 use super::{PyResult, Vm};
@@ -316,13 +317,10 @@ impl Vm {
                 | BinaryOperator::InplaceXor,
                 Value::Set(s),
             ) if !s.frozen => {
-                let Value::Set(_) = b else { return Ok(None) };
-                let Some(result) = self.builtin_binop(op.base(), a, b)? else {
+                let Value::Set(other) = b else {
                     return Ok(None);
                 };
-                if let Value::Set(r) = result {
-                    *s.table.borrow_mut() = r.table.borrow().clone();
-                }
+                set_type::in_place(self, op.base(), s, other)?;
                 Ok(Some(a.clone()))
             }
             (BinaryOperator::InplaceOr, Value::Dict(d)) => {
@@ -349,18 +347,17 @@ impl Vm {
                 Some(r)
             });
         }
-        if matches!(a, Value::Float(_)) || matches!(b, Value::Float(_)) {
-            if let (Some(x), Some(y)) = (as_float(a), as_float(b)) {
-                let r = x
-                    .and_then(|x| y.and_then(|y| float_binop(op, x, y)))
-                    .map_err(|e| self.op_error(e))?;
-                return Ok(if matches!(r, Value::NotImplemented) {
-                    None
-                } else {
-                    Some(r)
-                });
-            }
-            return Ok(None);
+        if (matches!(a, Value::Float(_)) || matches!(b, Value::Float(_)))
+            && let (Some(x), Some(y)) = (as_float(a), as_float(b))
+        {
+            let r = x
+                .and_then(|x| y.and_then(|y| float_binop(op, x, y)))
+                .map_err(|e| self.op_error(e))?;
+            return Ok(if matches!(r, Value::NotImplemented) {
+                None
+            } else {
+                Some(r)
+            });
         }
         Ok(match (op, a, b) {
             (Add, Value::Str(x), Value::Str(y)) => {
@@ -388,6 +385,11 @@ impl Vm {
             (Remainder, Value::Str(_), _) => Some(crate::builtins::printf_format(self, a, b)?),
             (Or | And | Subtract | Xor, Value::Set(x), Value::Set(y)) => {
                 Some(self.set_op(op, x, y)?)
+            }
+            (Or | And | Subtract | Xor, _, _)
+                if set_type::is_set_like_view(a) || set_type::is_set_like_view(b) =>
+            {
+                Some(set_type::view_binary(self, op, a, b)?)
             }
             (Or, Value::Dict(x), Value::Dict(_)) => {
                 let d = Rc::new(PyDict {
@@ -433,44 +435,7 @@ impl Vm {
     }
 
     fn set_op(&mut self, op: BinaryOperator, x: &PySet, y: &PySet) -> PyResult<Value> {
-        let xs: Vec<Value> = set_keys(&x.table.borrow());
-        let ys: Vec<Value> = set_keys(&y.table.borrow());
-        let ys_set = Value::set(y.table.borrow().clone(), true);
-        let xs_set = Value::set(x.table.borrow().clone(), true);
-        let mut out = Vec::new();
-        match op {
-            BinaryOperator::Or => {
-                out.extend(xs);
-                out.extend(ys);
-            }
-            BinaryOperator::And => {
-                for k in xs {
-                    if self.contains(&ys_set, &k)? {
-                        out.push(k);
-                    }
-                }
-            }
-            BinaryOperator::Subtract => {
-                for k in xs {
-                    if !self.contains(&ys_set, &k)? {
-                        out.push(k);
-                    }
-                }
-            }
-            _ => {
-                for k in xs {
-                    if !self.contains(&ys_set, &k)? {
-                        out.push(k);
-                    }
-                }
-                for k in ys {
-                    if !self.contains(&xs_set, &k)? {
-                        out.push(k);
-                    }
-                }
-            }
-        }
-        self.new_set(out, x.frozen)
+        set_type::binary(self, op, x, y)
     }
 
     pub fn new_set(&mut self, items: Vec<Value>, frozen: bool) -> PyResult<Value> {
@@ -1200,6 +1165,15 @@ impl Vm {
     /// `container[key]`.
     pub fn get_item(&mut self, container: &Value, key: &Value) -> PyResult<Value> {
         if let Some(base) = self.base_value(container, &self.names.getitem.clone()) {
+            // A dict subclass may supply missing keys (`__missing__`).
+            if let (Value::Dict(d), Value::Object(o)) = (&base, container)
+                && let Some(missing) = lookup(&o.class, &self.names.missing.clone())
+            {
+                return match self.dict_get(d, key)? {
+                    Some(v) => Ok(v),
+                    None => self.call(&missing, &[container.clone(), key.clone()], &[]),
+                };
+            }
             return self.get_item(&base, key);
         }
         match (container, key) {
@@ -1608,10 +1582,6 @@ impl Vm {
     /// implicit dunder calls.
     pub fn special_method(&self, v: &Value, name: &Rc<PyStr>) -> Option<Value> {
         lookup(self.type_of(v), name)
-    }
-
-    pub fn is_subclass(&self, a: &Rc<PyType>, b: &Rc<PyType>) -> bool {
-        a.is_subtype(b)
     }
 }
 

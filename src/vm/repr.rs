@@ -24,7 +24,9 @@ impl Vm {
             Value::Ellipsis => "Ellipsis".into(),
             Value::Bool(b) => if *b { "True" } else { "False" }.into(),
             Value::Int(n) => n.to_string(),
-            Value::BigInt(n) => n.to_string(),
+            Value::BigInt(n) => {
+                crate::builtins::int_ops::bigint_to_decimal(n).map_err(|e| self.op_error(e))?
+            }
             Value::Float(f) => float_repr(*f),
             Value::Str(s) => str_repr(s.as_str()),
             Value::Tuple(t) => {

@@ -118,9 +118,13 @@ impl Vm {
             Some(m) if &*m != "__main__" && &*m != "builtins" => format!("{m}.{}", class.qualname),
             _ => class.qualname.to_string(),
         };
+        let suggestion = exc.exc_data().and_then(|d| d.borrow().suggestion.clone());
         match self.exc_str(exc) {
             Ok(msg) if msg.is_empty() => name,
-            Ok(msg) => format!("{name}: {msg}"),
+            Ok(msg) => match suggestion {
+                Some(s) => format!("{name}: {msg}. Did you mean: '{s}'?"),
+                None => format!("{name}: {msg}"),
+            },
             Err(_) => format!("{name}: <exception str() failed>"),
         }
     }

@@ -458,6 +458,37 @@ impl Vm {
     }
 
     pub fn no_attribute(&mut self, obj: &Value, name: &PyStr) -> super::Exc {
+        let exc = self.no_attribute_plain(obj, name);
+        let mut candidates: Vec<Value> = Vec::new();
+        match obj {
+            Value::Object(o) => {
+                if let Some(d) = &o.dict {
+                    candidates.extend(d.table.borrow().keys());
+                }
+                if let ObjectKind::Module { dict, .. } = &o.kind {
+                    candidates.extend(dict.table.borrow().keys());
+                }
+            }
+            Value::Type(t) => {
+                for base in t.mro() {
+                    candidates.extend(base.dict.borrow().keys());
+                }
+            }
+            _ => {}
+        }
+        for base in self.type_of(obj).mro() {
+            candidates.extend(base.dict.borrow().keys());
+        }
+        let names = candidates.iter().filter_map(Value::as_str);
+        let suggestion =
+            crate::builtins::suggestions::suggest(name.as_str(), names).map(str::to_string);
+        if let Some(d) = exc.exc_data() {
+            d.borrow_mut().suggestion = suggestion;
+        }
+        exc
+    }
+
+    fn no_attribute_plain(&mut self, obj: &Value, name: &PyStr) -> super::Exc {
         let msg = match obj {
             Value::Type(t) => format!(
                 "type object '{}' has no attribute '{}'",

@@ -1,0 +1,190 @@
+//! Plumbing for the methods of the built-in types: argument binding with CPython's error
+//! wording, and turning the runtime library's errors into exceptions.
+//!
+//! In: a method's declared parameters and the positional/keyword arguments of a call (self
+//! excluded). Out: one slot per parameter, or the `TypeError` CPython raises for that
+//! calling convention (`METH_NOARGS`, `METH_O`, Argument Clinic positional-only or with
+//! keywords: `Python/getargs.c`, `Python/modsupport.c`). Knows only the VM's value and
+//! exception constructors.
+
+use super::op_error::OpResult;
+use crate::vm::object::KwArgs;
+use crate::vm::value::Value;
+use crate::vm::{PyResult, Vm};
+
+/// `helper(...).or_raise(vm)?`: a runtime-library error as the VM exception.
+pub trait OrRaise<T> {
+    fn or_raise(self, vm: &Vm) -> PyResult<T>;
+}
+
+impl<T> OrRaise<T> for OpResult<T> {
+    fn or_raise(self, vm: &Vm) -> PyResult<T> {
+        self.map_err(|error| vm.op_error(error))
+    }
+}
+
+/// How a method takes its arguments, which decides the wording of its errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    /// `METH_NOARGS`: "str.upper() takes no arguments (1 given)".
+    NoArgs,
+    /// `METH_O`: "list.append() takes exactly one argument (0 given)".
+    One,
+    /// Argument Clinic, positional only: "find expected at least 1 argument, got 0".
+    Positional,
+    /// Argument Clinic with keywords: "split() takes at most 2 arguments (3 given)".
+    Keywords,
+}
+
+/// A method's signature: `owner.name(params)`, the first `required` of them mandatory.
+/// With [`Style::Keywords`], the first `positional_only` parameters cannot be keywords.
+pub struct Signature {
+    pub owner: &'static str,
+    pub name: &'static str,
+    pub style: Style,
+    pub params: &'static [&'static str],
+    pub required: usize,
+    pub positional_only: usize,
+}
+
+impl Signature {
+    pub const fn no_args(owner: &'static str, name: &'static str) -> Signature {
+        Signature {
+            owner,
+            name,
+            style: Style::NoArgs,
+            params: &[],
+            required: 0,
+            positional_only: 0,
+        }
+    }
+
+    pub const fn one(owner: &'static str, name: &'static str) -> Signature {
+        Signature {
+            owner,
+            name,
+            style: Style::One,
+            params: &["arg"],
+            required: 1,
+            positional_only: 1,
+        }
+    }
+
+    pub const fn positional(
+        owner: &'static str,
+        name: &'static str,
+        params: &'static [&'static str],
+        required: usize,
+    ) -> Signature {
+        Signature {
+            owner,
+            name,
+            style: Style::Positional,
+            params,
+            required,
+            positional_only: params.len(),
+        }
+    }
+
+    pub const fn keywords(
+        owner: &'static str,
+        name: &'static str,
+        params: &'static [&'static str],
+        required: usize,
+        positional_only: usize,
+    ) -> Signature {
+        Signature {
+            owner,
+            name,
+            style: Style::Keywords,
+            params,
+            required,
+            positional_only,
+        }
+    }
+
+    /// Bind `args` and `kw` to the parameters: `None` for an omitted optional one.
+    pub fn bind(&self, vm: &Vm, args: &[Value], kw: &KwArgs) -> PyResult<Vec<Option<Value>>> {
+        let given = args.len();
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        let (owner, name) = (self.owner, self.name);
+        match self.style {
+            Style::NoArgs | Style::One | Style::Positional if !kw.is_empty() => {
+                return Err(vm.type_error(format!("{owner}.{name}() takes no keyword arguments")));
+            }
+            Style::NoArgs if given > 0 => {
+                return Err(vm.type_error(format!(
+                    "{owner}.{name}() takes no arguments ({given} given)"
+                )));
+            }
+            Style::One if given != 1 => {
+                return Err(vm.type_error(format!(
+                    "{owner}.{name}() takes exactly one argument ({given} given)"
+                )));
+            }
+            Style::Positional if given < self.required || given > self.params.len() => {
+                let (bound, which) = if given < self.required {
+                    (self.required, "at least ")
+                } else {
+                    (self.params.len(), "at most ")
+                };
+                let which = if self.required == self.params.len() {
+                    ""
+                } else {
+                    which
+                };
+                return Err(vm.type_error(format!(
+                    "{name} expected {which}{bound} argument{}, got {given}",
+                    plural(bound)
+                )));
+            }
+            Style::Keywords if given > self.params.len() => {
+                let most = self.params.len();
+                return Err(vm.type_error(format!(
+                    "{name}() takes at most {most} argument{} ({given} given)",
+                    plural(most)
+                )));
+            }
+            _ => {}
+        }
+        let mut slots: Vec<Option<Value>> = args.iter().cloned().map(Some).collect();
+        slots.resize(self.params.len(), None);
+        for (key, value) in kw {
+            let position = self.params.iter().position(|p| *p == key.as_str());
+            let Some(position) = position.filter(|p| *p >= self.positional_only) else {
+                let keywords = self.params[self.positional_only..].iter().copied();
+                let hint = match super::suggestions::suggest(key.as_str(), keywords) {
+                    Some(close) => format!(". Did you mean '{close}'?"),
+                    None => String::new(),
+                };
+                return Err(vm.type_error(format!(
+                    "{name}() got an unexpected keyword argument '{}'{hint}",
+                    key.as_str()
+                )));
+            };
+            if slots[position].is_some() {
+                return Err(vm.type_error(format!(
+                    "argument for {name}() given by name ('{}') and position ({})",
+                    key.as_str(),
+                    position + 1
+                )));
+            }
+            slots[position] = Some(value.clone());
+        }
+        if let Some(missing) = slots[..self.required].iter().position(Option::is_none) {
+            if missing < self.positional_only || given < self.positional_only.min(self.required) {
+                let least = self.positional_only.min(self.required);
+                return Err(vm.type_error(format!(
+                    "{name}() takes at least {least} positional argument{} ({given} given)",
+                    plural(least)
+                )));
+            }
+            return Err(vm.type_error(format!(
+                "{name}() missing required argument '{}' (pos {})",
+                self.params[missing],
+                missing + 1
+            )));
+        }
+        Ok(slots)
+    }
+}
