@@ -12,7 +12,7 @@ pub mod int_ops;
 pub mod list_sort;
 pub mod method_args;
 mod methods;
-mod modules;
+pub mod modules;
 mod num_type;
 pub mod op_error;
 mod range_type;

@@ -21,6 +21,7 @@ pub fn create(vm: &mut Vm, name: &str) -> Option<Value> {
         "functools" => functools_module(vm),
         "inspect" => super::inspect::inspect_module(vm),
         "types" => super::inspect::types_module(vm),
+        "asyncio" => crate::asyncio::module(vm),
         _ => return None,
     })
 }
@@ -168,7 +169,7 @@ thread_local! {
     static PROCESS_START: Instant = Instant::now();
 }
 
-fn seconds_since_start() -> f64 {
+pub fn seconds_since_start() -> f64 {
     PROCESS_START.with(|start| start.elapsed().as_secs_f64())
 }
 

@@ -41,6 +41,8 @@ pub struct Config {
     pub time_limit: Option<Duration>,
     /// `sys.argv`.
     pub argv: Vec<String>,
+    /// The event loop's clock (`--clock real|virtual`).
+    pub clock: crate::asyncio::clock::ClockKind,
 }
 
 /// The highest recursion limit `sys.setrecursionlimit` accepts: deeper Python recursion
