@@ -5,12 +5,14 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::atomic::Ordering;
 
 use crate::compile::bytecode::{BinaryOperator, CompareOperator, Instr, Intrinsic1};
 
 use super::call::FrameResult;
 use super::dict::StrKeys;
 use super::frame::Frame;
+use super::generator::NEVER_AWAITED_PENDING;
 use super::object::{CodeObj, Function, ObjectKind, TracebackEntry};
 use super::ops::simple_eq;
 use super::value::{PyDict, PyStr, Value};
@@ -173,6 +175,9 @@ impl Vm {
                 Instr::Nop => {}
                 Instr::PopTop => {
                     frame.stack.pop();
+                    if NEVER_AWAITED_PENDING.load(Ordering::Relaxed) {
+                        self.report_never_awaited(code, frame.ip);
+                    }
                 }
                 Instr::PushNull => frame.stack.push(Value::Null),
                 Instr::Copy(n) => {
@@ -198,12 +203,18 @@ impl Vm {
                 Instr::StoreFast(i) => {
                     let v = pop!(frame);
                     frame.locals[i as usize] = v;
+                    if NEVER_AWAITED_PENDING.load(Ordering::Relaxed) {
+                        self.report_never_awaited(code, frame.ip);
+                    }
                 }
                 Instr::DeleteFast(i) => {
                     if frame.locals[i as usize].is_null() {
                         return Err(self.unbound_local(&code.varnames[i as usize]));
                     }
                     frame.locals[i as usize] = Value::Null;
+                    if NEVER_AWAITED_PENDING.load(Ordering::Relaxed) {
+                        self.report_never_awaited(code, frame.ip);
+                    }
                 }
                 Instr::LoadName(i) => {
                     let name = &code.names[i as usize];
@@ -225,6 +236,9 @@ impl Vm {
                     let name = code.names[i as usize].clone();
                     let dict = frame.locals_dict.as_ref().unwrap_or(&frame.globals);
                     dict.table.borrow_mut().set_str(name, v);
+                    if NEVER_AWAITED_PENDING.load(Ordering::Relaxed) {
+                        self.report_never_awaited(code, frame.ip);
+                    }
                 }
                 Instr::DeleteName(i) => {
                     let name = &code.names[i as usize];
@@ -232,6 +246,10 @@ impl Vm {
                     let removed = dict.table.borrow_mut().remove_str(name);
                     if removed.is_none() {
                         return Err(self.name_error(name.as_str()));
+                    }
+                    drop(removed);
+                    if NEVER_AWAITED_PENDING.load(Ordering::Relaxed) {
+                        self.report_never_awaited(code, frame.ip);
                     }
                 }
                 Instr::LoadGlobal(i) => {
