@@ -39,8 +39,13 @@ pub struct Cli {
     #[arg(long)]
     pub check: bool,
 
+    /// The event loop's clock: `real` monotonic time, or `virtual` time that jumps straight
+    /// to the next timer whenever nothing is ready (sleeps take no wall time).
+    #[arg(long, value_name = "real|virtual", default_value = "real")]
+    pub clock: apy::asyncio::clock::ClockKind,
+
     // Teaching switches still to come, each a plain field here:
-    // --dis, --clock real|virtual, --max-steps N, --time-limit SECONDS.
+    // --dis, --max-steps N, --time-limit SECONDS.
     /// FILE is the program to run (`-` reads it from standard input); ARGS become
     /// sys.argv[1:], and switches after FILE belong to them. Without FILE (and without -c)
     /// the program is read from standard input when that is not a terminal. With -c, FILE
@@ -85,7 +90,14 @@ pub fn main(cli: Cli) -> ExitCode {
             interp::parse(&source).map(|module| print_ignoring_closed_pipe(&dump_module(&module)))
         }
         Mode::Check => interp::check(&source),
-        Mode::Run => match interp::run(&source, &argv) {
+        Mode::Run => match interp::run_with(
+            &source,
+            apy::vm::Config {
+                argv,
+                clock: cli.clock,
+                ..apy::vm::Config::default()
+            },
+        ) {
             Ok(()) => Ok(()),
             Err(interp::Error::Diagnostic(diagnostic)) => Err(diagnostic),
             // The VM has already reported the exception or SystemExit message.

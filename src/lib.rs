@@ -10,6 +10,7 @@
 //! - `vm/`       — values, objects, frames, the evaluation loop, exceptions, tracebacks.
 //! - `builtins/` — built-in functions, types and modules.
 
+pub mod asyncio;
 pub mod builtins;
 pub mod compile;
 pub mod interp;

@@ -1,0 +1,68 @@
+//! The event loop's clock: real monotonic time (`time.monotonic()`, as
+//! `Lib/asyncio/base_events.py`'s `BaseEventLoop.time`) or a virtual clock that stands still
+//! within a loop iteration and jumps straight to the next timer when nothing is ready.
+//! Depends on nothing but the `time` module's process start.
+
+use std::cell::Cell;
+
+/// Which clock `--clock` selects.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ClockKind {
+    #[default]
+    Real,
+    Virtual,
+}
+
+impl std::str::FromStr for ClockKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<ClockKind, String> {
+        match s {
+            "real" => Ok(ClockKind::Real),
+            "virtual" => Ok(ClockKind::Virtual),
+            _ => Err(format!(
+                "unknown clock '{s}' (expected 'real' or 'virtual')"
+            )),
+        }
+    }
+}
+
+/// One loop's notion of "now".
+pub struct Clock {
+    kind: ClockKind,
+    /// The virtual "now"; starts at the real monotonic time so both clocks read alike.
+    virtual_now: Cell<f64>,
+}
+
+impl Clock {
+    pub fn new(kind: ClockKind) -> Clock {
+        Clock {
+            kind,
+            virtual_now: Cell::new(crate::builtins::modules::seconds_since_start()),
+        }
+    }
+
+    pub fn now(&self) -> f64 {
+        match self.kind {
+            ClockKind::Real => crate::builtins::modules::seconds_since_start(),
+            ClockKind::Virtual => self.virtual_now.get(),
+        }
+    }
+
+    /// Lets time pass until `deadline` (nothing is ready before it): sleeps on the real
+    /// clock, jumps on the virtual one.
+    pub fn wait_until(&self, deadline: f64) {
+        match self.kind {
+            ClockKind::Real => {
+                let delay = deadline - self.now();
+                if delay > 0.0 {
+                    std::thread::sleep(std::time::Duration::from_secs_f64(delay.min(1e6)));
+                }
+            }
+            ClockKind::Virtual => {
+                if deadline > self.virtual_now.get() {
+                    self.virtual_now.set(deadline);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,751 @@
+//! The event loop, natively (DESIGN.md decision 2): a ready deque and a timer heap ordered by
+//! `(when, sequence)`; one iteration moves due timers to the ready deque and runs exactly the
+//! callbacks that were ready when it began. Handles, `call_soon/call_later/call_at`,
+//! `run_forever/run_until_complete/stop/close`, the running-loop registry and the default
+//! exception handler. Mirrors `Lib/asyncio/base_events.py` and `events.py`; knows tasks
+//! only through `task::step`/`task::wakeup`.
+
+use std::cell::{Cell, RefCell};
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, VecDeque};
+use std::rc::Rc;
+
+use super::clock::Clock;
+use super::future::{self, Callback};
+use super::{check_kw, kwarg, rt, task};
+use crate::vm::object::{KwArgs, Object, ObjectKind};
+use crate::vm::value::Value;
+use crate::vm::{Exc, PyResult, Vm};
+
+/// What the loop runs next. Only `Handle` is visible to Python; the other entries are the
+/// loop's own work (a future's done callback, a task's step or wakeup), kept allocation-free.
+pub enum Ready {
+    Handle(Value),
+    /// A done callback: `func(future)`.
+    Call(Value, Value),
+    /// `task.__step(exc)`.
+    Step(Value, Option<Exc>),
+    /// `task.__wakeup(future)`.
+    Wakeup(Value, Value),
+}
+
+/// A scheduled timer; the heap pops the smallest `(when, seq)` first.
+struct Timer {
+    when: f64,
+    seq: u64,
+    handle: Value,
+}
+
+impl PartialEq for Timer {
+    fn eq(&self, other: &Timer) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Timer {}
+impl PartialOrd for Timer {
+    fn partial_cmp(&self, other: &Timer) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Timer {
+    fn cmp(&self, other: &Timer) -> Ordering {
+        other
+            .when
+            .total_cmp(&self.when)
+            .then(other.seq.cmp(&self.seq))
+    }
+}
+
+pub struct LoopState {
+    ready: VecDeque<Ready>,
+    timers: BinaryHeap<Timer>,
+    seq: u64,
+    stopping: bool,
+    running: bool,
+    closed: bool,
+    debug: bool,
+    /// The task whose step is running (`asyncio.current_task()`).
+    pub current_task: Value,
+    /// A Python `set_exception_handler` handler, or None.
+    exception_handler: Value,
+}
+
+pub struct LoopObj {
+    pub state: RefCell<LoopState>,
+    clock: Clock,
+}
+
+/// A `Handle`/`TimerHandle` (`events.py`).
+pub struct HandleObj {
+    callback: Value,
+    args: Vec<Value>,
+    cancelled: Cell<bool>,
+    when: Option<f64>,
+}
+
+pub fn as_loop(v: &Value) -> Option<&LoopObj> {
+    match v {
+        Value::Object(o) => match &o.kind {
+            ObjectKind::Other(any) => any.downcast_ref::<LoopObj>(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn as_handle(v: &Value) -> Option<&HandleObj> {
+    match v {
+        Value::Object(o) => match &o.kind {
+            ObjectKind::Other(any) => any.downcast_ref::<HandleObj>(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn this<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a LoopObj> {
+    as_loop(v).ok_or_else(|| vm.type_error("an event loop was expected"))
+}
+
+pub fn new_loop(vm: &mut Vm) -> Value {
+    let runtime = rt(vm);
+    Value::object(Object::new(
+        runtime.types.event_loop.clone(),
+        ObjectKind::Other(Box::new(LoopObj {
+            state: RefCell::new(LoopState {
+                ready: VecDeque::new(),
+                timers: BinaryHeap::new(),
+                seq: 0,
+                stopping: false,
+                running: false,
+                closed: false,
+                debug: false,
+                current_task: Value::None,
+                exception_handler: Value::None,
+            }),
+            clock: Clock::new(runtime.clock),
+        })),
+    ))
+}
+
+/// Appends `entry` to the ready deque of `event_loop` (`call_soon` without a Handle).
+pub fn schedule(_vm: &mut Vm, event_loop: &Value, entry: Ready) {
+    if let Some(l) = as_loop(event_loop) {
+        l.state.borrow_mut().ready.push_back(entry);
+    }
+}
+
+/// `asyncio.get_running_loop()`.
+pub fn running_loop(vm: &mut Vm) -> PyResult<Value> {
+    let current = rt(vm).running_loop.borrow().clone();
+    if current.is_none() {
+        return Err(vm.runtime_error("no running event loop"));
+    }
+    Ok(current)
+}
+
+/// `asyncio.get_event_loop()`: the running loop, else the current one (made on first use).
+pub fn get_event_loop(vm: &mut Vm) -> PyResult<Value> {
+    let runtime = rt(vm);
+    let running = runtime.running_loop.borrow().clone();
+    if !running.is_none() {
+        return Ok(running);
+    }
+    let current = runtime.event_loop.borrow().clone();
+    if !current.is_none() {
+        return Ok(current);
+    }
+    if runtime.event_loop_set.get() {
+        return Err(vm.runtime_error("There is no current event loop in thread 'MainThread'."));
+    }
+    let l = new_loop(vm);
+    *runtime.event_loop.borrow_mut() = l.clone();
+    Ok(l)
+}
+
+fn check_closed(vm: &Vm, l: &LoopObj) -> PyResult<()> {
+    if l.state.borrow().closed {
+        return Err(vm.runtime_error("Event loop is closed"));
+    }
+    Ok(())
+}
+
+fn new_handle(vm: &mut Vm, callback: Value, args: Vec<Value>, when: Option<f64>) -> Value {
+    let runtime = rt(vm);
+    let ty = if when.is_some() {
+        runtime.types.timer_handle.clone()
+    } else {
+        runtime.types.handle.clone()
+    };
+    Value::object(Object::new(
+        ty,
+        ObjectKind::Other(Box::new(HandleObj {
+            callback,
+            args,
+            cancelled: Cell::new(false),
+            when,
+        })),
+    ))
+}
+
+fn check_callback(vm: &mut Vm, callback: &Value, method: &str) -> PyResult<()> {
+    if !crate::builtins::is_callable(vm, callback) {
+        let shown = vm.repr(callback)?;
+        return Err(vm.type_error(format!(
+            "a callable object was expected by {method}(), got {shown}"
+        )));
+    }
+    Ok(())
+}
+
+fn call_soon(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kw(vm, "call_soon", kw, &["context"])?;
+    if args.len() < 2 {
+        return Err(vm.type_error("call_soon() missing 1 required positional argument: 'callback'"));
+    }
+    let l = this(vm, &args[0])?;
+    check_closed(vm, l)?;
+    check_callback(vm, &args[1], "call_soon")?;
+    let handle = new_handle(vm, args[1].clone(), args[2..].to_vec(), None);
+    l.state
+        .borrow_mut()
+        .ready
+        .push_back(Ready::Handle(handle.clone()));
+    Ok(handle)
+}
+
+fn number(vm: &Vm, v: &Value) -> PyResult<f64> {
+    match v {
+        Value::Int(n) => Ok(*n as f64),
+        Value::Float(f) => Ok(*f),
+        Value::Bool(b) => Ok(*b as i64 as f64),
+        other => Err(vm.type_error(format!(
+            "unsupported operand type(s) for +: 'float' and '{}'",
+            vm.type_name(other)
+        ))),
+    }
+}
+
+/// Adds a timer handle at `when`.
+fn push_timer(vm: &mut Vm, l: &LoopObj, when: f64, callback: Value, args: Vec<Value>) -> Value {
+    let handle = new_handle(vm, callback, args, Some(when));
+    let mut st = l.state.borrow_mut();
+    st.seq += 1;
+    let seq = st.seq;
+    st.timers.push(Timer {
+        when,
+        seq,
+        handle: handle.clone(),
+    });
+    handle
+}
+
+fn call_at(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kw(vm, "call_at", kw, &["context"])?;
+    if args.len() < 3 {
+        return Err(
+            vm.type_error("call_at() missing required positional arguments: 'when' and 'callback'")
+        );
+    }
+    let l = this(vm, &args[0])?;
+    check_closed(vm, l)?;
+    let when = number(vm, &args[1])?;
+    check_callback(vm, &args[2], "call_at")?;
+    Ok(push_timer(vm, l, when, args[2].clone(), args[3..].to_vec()))
+}
+
+fn call_later(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kw(vm, "call_later", kw, &["context"])?;
+    if args.len() < 3 {
+        return Err(vm.type_error(
+            "call_later() missing required positional arguments: 'delay' and 'callback'",
+        ));
+    }
+    let l = this(vm, &args[0])?;
+    check_closed(vm, l)?;
+    let delay = number(vm, &args[1])?;
+    check_callback(vm, &args[2], "call_later")?;
+    let when = l.clock.now() + delay;
+    Ok(push_timer(vm, l, when, args[2].clone(), args[3..].to_vec()))
+}
+
+/// Schedules `callback(*args)` after `delay` seconds, for native callers (`asyncio.sleep`).
+pub fn call_later_native(
+    vm: &mut Vm,
+    event_loop: &Value,
+    delay: f64,
+    callback: Value,
+    args: Vec<Value>,
+) -> Value {
+    match as_loop(event_loop) {
+        Some(l) => {
+            let when = l.clock.now() + delay;
+            push_timer(vm, l, when, callback, args)
+        }
+        None => Value::None,
+    }
+}
+
+/// One iteration (`BaseEventLoop._run_once`).
+fn run_once(vm: &mut Vm, loop_value: &Value, l: &LoopObj) -> PyResult<()> {
+    let deadline = {
+        let mut st = l.state.borrow_mut();
+        while st
+            .timers
+            .peek()
+            .is_some_and(|t| as_handle(&t.handle).is_some_and(|h| h.cancelled.get()))
+        {
+            st.timers.pop();
+        }
+        if !st.ready.is_empty() || st.stopping {
+            None
+        } else {
+            st.timers.peek().map(|t| t.when)
+        }
+    };
+    if let Some(deadline) = deadline {
+        vm.flush_stdout();
+        l.clock.wait_until(deadline);
+    }
+    let ntodo = {
+        let end_time = l.clock.now() + 1e-9;
+        let mut st = l.state.borrow_mut();
+        while st.timers.peek().is_some_and(|t| t.when < end_time) {
+            if let Some(t) = st.timers.pop() {
+                st.ready.push_back(Ready::Handle(t.handle));
+            }
+        }
+        st.ready.len()
+    };
+    for _ in 0..ntodo {
+        let Some(entry) = l.state.borrow_mut().ready.pop_front() else {
+            break;
+        };
+        let outcome = run_entry(vm, loop_value, entry);
+        super::reports::flush(vm);
+        outcome?;
+        if vm.abort.is_some() {
+            return Err(vm.runtime_error("aborted"));
+        }
+    }
+    Ok(())
+}
+
+fn run_entry(vm: &mut Vm, loop_value: &Value, entry: Ready) -> PyResult<()> {
+    match entry {
+        Ready::Step(t, exc) => task::step(vm, &t, exc),
+        Ready::Wakeup(t, fut) => task::wakeup(vm, &t, &fut),
+        Ready::Call(func, arg) => {
+            if let Err(e) = vm.call(&func, std::slice::from_ref(&arg), &[]) {
+                if vm.abort.is_some() {
+                    return Err(e);
+                }
+                let text = format!(
+                    "Exception in callback {}",
+                    format_callback(vm, &func, std::slice::from_ref(&arg))?
+                );
+                report_callback_error(vm, loop_value, text, None, e)?;
+            }
+            Ok(())
+        }
+        Ready::Handle(h) => {
+            let Some(handle) = as_handle(&h) else {
+                return Ok(());
+            };
+            if handle.cancelled.get() {
+                return Ok(());
+            }
+            if let Err(e) = vm.call(&handle.callback, &handle.args, &[]) {
+                if vm.abort.is_some() {
+                    return Err(e);
+                }
+                let text = format!(
+                    "Exception in callback {}",
+                    format_callback(vm, &handle.callback, &handle.args)?
+                );
+                report_callback_error(vm, loop_value, text, Some(h.clone()), e)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// `call_exception_handler` for an exception escaping a callback.
+fn report_callback_error(
+    vm: &mut Vm,
+    loop_value: &Value,
+    message: String,
+    handle: Option<Value>,
+    exc: Exc,
+) -> PyResult<()> {
+    let is_exit = vm.exc_matches(&exc, &vm.types.system_exit.clone())
+        || vm.exc_matches(&exc, &vm.types.keyboard_interrupt.clone());
+    if is_exit {
+        return Err(exc);
+    }
+    let mut context = vec![
+        ("message", Value::str(message)),
+        ("exception", Value::Object(exc)),
+    ];
+    if let Some(h) = handle {
+        context.push(("handle", h));
+    }
+    call_exception_handler(vm, loop_value, context)
+}
+
+/// `loop.call_exception_handler(context)`: the custom handler, or the default one that
+/// writes CPython's log record on stderr.
+pub fn call_exception_handler(
+    vm: &mut Vm,
+    loop_value: &Value,
+    context: Vec<(&str, Value)>,
+) -> PyResult<()> {
+    let handler =
+        as_loop(loop_value).map_or(Value::None, |l| l.state.borrow().exception_handler.clone());
+    let dict = Value::dict(crate::vm::dict::DictTable::new());
+    if let Value::Dict(d) = &dict {
+        for (k, v) in &context {
+            let key = vm.intern(k);
+            crate::vm::dict::StrKeys::set_str(&mut *d.table.borrow_mut(), key, v.clone());
+        }
+    }
+    if !handler.is_none() {
+        return vm
+            .call(&handler, &[loop_value.clone(), dict], &[])
+            .map(drop);
+    }
+    default_exception_handler(vm, &context)
+}
+
+fn default_exception_handler(vm: &mut Vm, context: &[(&str, Value)]) -> PyResult<()> {
+    vm.flush_stdout();
+    let mut text = String::new();
+    let mut exception = None;
+    for (k, v) in context {
+        if *k == "message" {
+            text.push_str(vm.str_of(v)?.as_str());
+        } else if *k == "exception" {
+            if let Value::Object(e) = v {
+                exception = Some(e.clone());
+            }
+        } else {
+            text.push_str(&format!("\n{k}: {}", vm.repr(v)?));
+        }
+    }
+    text.push('\n');
+    if let Some(e) = exception {
+        text.push_str(&vm.format_exception(&e));
+    }
+    eprint!("{text}");
+    Ok(())
+}
+
+/// `format_helpers._format_callback_source`: `name(args) at file:line`.
+pub fn format_callback(vm: &mut Vm, func: &Value, args: &[Value]) -> PyResult<String> {
+    let (target, mut shown_args) = match func {
+        Value::Object(o) => match &o.kind {
+            ObjectKind::Partial {
+                func, args: pargs, ..
+            } => (func.clone(), pargs.clone()),
+            _ => (func.clone(), vec![]),
+        },
+        _ => (func.clone(), vec![]),
+    };
+    shown_args.extend_from_slice(args);
+    let name = match &target {
+        Value::Function(f) => f.qualname.borrow().to_string(),
+        Value::Object(o) => match &o.kind {
+            ObjectKind::BoundMethod { func, this } => {
+                let fname = match func {
+                    Value::Function(f) => f.qualname.borrow().to_string(),
+                    other => vm.repr(other)?,
+                };
+                if matches!(func, Value::Function(_)) {
+                    fname
+                } else {
+                    format!("{}.{fname}", vm.type_name(this))
+                }
+            }
+            ObjectKind::Native(n) => n.name.to_string(),
+            _ => vm.repr(&target)?,
+        },
+        _ => vm.repr(&target)?,
+    };
+    let mut parts = Vec::with_capacity(shown_args.len());
+    for a in &shown_args {
+        parts.push(vm.repr(a)?);
+    }
+    let mut text = format!("{name}({})", parts.join(", "));
+    let code = match &target {
+        Value::Function(f) => Some(f.code.code.clone()),
+        Value::Object(o) => match &o.kind {
+            ObjectKind::BoundMethod {
+                func: Value::Function(f),
+                ..
+            } => Some(f.code.code.clone()),
+            _ => None,
+        },
+        _ => None,
+    };
+    if let Some(code) = code {
+        text.push_str(&format!(" at {}:{}", code.filename, code.first_line));
+    }
+    Ok(text)
+}
+
+/// `run_forever`.
+pub fn run_forever(vm: &mut Vm, loop_value: &Value) -> PyResult<()> {
+    let l = this(vm, loop_value)?;
+    check_closed(vm, l)?;
+    if l.state.borrow().running {
+        return Err(vm.runtime_error("This event loop is already running"));
+    }
+    let runtime = rt(vm);
+    if !runtime.running_loop.borrow().is_none() {
+        return Err(vm.runtime_error("Cannot run the event loop while another loop is running"));
+    }
+    l.state.borrow_mut().running = true;
+    *runtime.running_loop.borrow_mut() = loop_value.clone();
+    let mut result = Ok(());
+    loop {
+        if let Err(e) = run_once(vm, loop_value, l) {
+            result = Err(e);
+            break;
+        }
+        if l.state.borrow().stopping {
+            break;
+        }
+    }
+    {
+        let mut st = l.state.borrow_mut();
+        st.stopping = false;
+        st.running = false;
+    }
+    *runtime.running_loop.borrow_mut() = Value::None;
+    result
+}
+
+fn loop_run_forever(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    run_forever(vm, &args[0])?;
+    Ok(Value::None)
+}
+
+fn stop_loop_callback(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    if let Some(fut) = args.first().and_then(future::as_future)
+        && let Some(l) = as_loop(&fut.event_loop)
+    {
+        l.state.borrow_mut().stopping = true;
+    }
+    let _ = vm;
+    Ok(Value::None)
+}
+
+/// `run_until_complete(future)`.
+pub fn run_until_complete(vm: &mut Vm, loop_value: &Value, awaitable: Value) -> PyResult<Value> {
+    let l = this(vm, loop_value)?;
+    check_closed(vm, l)?;
+    if l.state.borrow().running {
+        return Err(vm.runtime_error("This event loop is already running"));
+    }
+    let new_task = future::as_future(&awaitable).is_none();
+    let fut = task::ensure_future(vm, awaitable, Some(loop_value.clone()))?;
+    if new_task && let Some(t) = future::as_future(&fut).and_then(|f| f.task.as_ref()) {
+        t.log_destroy_pending.set(false);
+    }
+    let Some(native) = future::as_future(&fut) else {
+        return Err(vm.type_error("An asyncio.Future, a coroutine or an awaitable is required"));
+    };
+    let stopper = rt(vm).stop_callback.clone();
+    future::add_callback(vm, &fut, native, Callback::Py(stopper.clone()));
+    let outcome = run_forever(vm, loop_value);
+    native
+        .state
+        .borrow_mut()
+        .callbacks
+        .retain(|cb| !matches!(cb, Callback::Py(f) if f.is(&stopper)));
+    outcome?;
+    if native.status() == future::Status::Pending {
+        return Err(vm.runtime_error("Event loop stopped before Future completed."));
+    }
+    future::result(vm, native)
+}
+
+fn loop_run_until_complete(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    crate::builtins::check_arity(vm, "run_until_complete", args, 2, 2)?;
+    run_until_complete(vm, &args[0], args[1].clone())
+}
+
+fn loop_stop(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    this(vm, &args[0])?.state.borrow_mut().stopping = true;
+    Ok(Value::None)
+}
+
+fn loop_close(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let l = this(vm, &args[0])?;
+    let mut st = l.state.borrow_mut();
+    if st.running {
+        drop(st);
+        return Err(vm.runtime_error("Cannot close a running event loop"));
+    }
+    if st.closed {
+        return Ok(Value::None);
+    }
+    st.closed = true;
+    let ready = std::mem::take(&mut st.ready);
+    let timers = std::mem::take(&mut st.timers);
+    drop(st);
+    drop(ready);
+    drop(timers);
+    Ok(Value::None)
+}
+
+fn flag(vm: &mut Vm, args: &[Value], get: fn(&LoopState) -> bool) -> PyResult<Value> {
+    Ok(Value::Bool(get(&this(vm, &args[0])?.state.borrow())))
+}
+
+fn loop_time(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    Ok(Value::Float(this(vm, &args[0])?.clock.now()))
+}
+
+fn loop_set_debug(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    crate::builtins::check_arity(vm, "set_debug", args, 2, 2)?;
+    let on = vm.truthy(&args[1])?;
+    this(vm, &args[0])?.state.borrow_mut().debug = on;
+    Ok(Value::None)
+}
+
+fn loop_create_future(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    this(vm, &args[0])?;
+    Ok(future::new_future(vm, args[0].clone()))
+}
+
+fn loop_create_task(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kw(vm, "create_task", kw, &["name", "context"])?;
+    crate::builtins::check_arity(vm, "create_task", args, 2, 2)?;
+    let l = this(vm, &args[0])?;
+    check_closed(vm, l)?;
+    task::new_task(vm, args[1].clone(), args[0].clone(), kwarg(kw, "name"))
+}
+
+fn loop_set_exception_handler(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    crate::builtins::check_arity(vm, "set_exception_handler", args, 2, 2)?;
+    this(vm, &args[0])?.state.borrow_mut().exception_handler = args[1].clone();
+    Ok(Value::None)
+}
+
+fn loop_get_exception_handler(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    Ok(this(vm, &args[0])?.state.borrow().exception_handler.clone())
+}
+
+fn loop_call_exception_handler(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    crate::builtins::check_arity(vm, "call_exception_handler", args, 2, 2)?;
+    let Value::Dict(d) = &args[1] else {
+        return Err(vm.type_error("context must be a dict"));
+    };
+    let mut context: Vec<(&str, Value)> = Vec::new();
+    let items: Vec<(Value, Value)> = d
+        .table
+        .borrow()
+        .iter()
+        .map(|e| (e.key.clone(), e.value.clone()))
+        .collect();
+    let keys: Vec<String> = items
+        .iter()
+        .map(|(k, _)| k.as_str().unwrap_or("?").to_string())
+        .collect();
+    for (key, (_, v)) in keys.iter().zip(items) {
+        context.push((key.as_str(), v));
+    }
+    call_exception_handler(vm, &args[0], context)?;
+    Ok(Value::None)
+}
+
+fn loop_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let l = this(vm, &args[0])?;
+    let st = l.state.borrow();
+    let text = format!(
+        "<{} running={} closed={} debug={}>",
+        vm.type_name(&args[0]),
+        if st.running { "True" } else { "False" },
+        if st.closed { "True" } else { "False" },
+        if st.debug { "True" } else { "False" },
+    );
+    Ok(Value::str(text))
+}
+
+fn handle_of<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a HandleObj> {
+    as_handle(v).ok_or_else(|| vm.type_error("a Handle was expected"))
+}
+
+fn handle_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let h = handle_of(vm, &args[0])?;
+    let mut info = vec![vm.type_name(&args[0]).to_string()];
+    if h.cancelled.get() {
+        info.push("cancelled".into());
+    }
+    if let Some(when) = h.when {
+        info.push(format!("when={}", vm.repr(&Value::Float(when))?));
+    }
+    if !h.cancelled.get() {
+        info.push(format_callback(vm, &h.callback, &h.args)?);
+    }
+    Ok(Value::str(format!("<{}>", info.join(" "))))
+}
+
+/// Adds the loop's and handles' methods to their types.
+pub fn init_types(
+    vm: &mut Vm,
+    loop_type: &Rc<crate::vm::object::PyType>,
+    handle: &Rc<crate::vm::object::PyType>,
+    timer: &Rc<crate::vm::object::PyType>,
+) {
+    vm.add_static(loop_type, "__new__", |vm, _, _| Ok(new_loop(vm)));
+    vm.add_method(loop_type, "call_soon", call_soon);
+    vm.add_method(loop_type, "call_later", call_later);
+    vm.add_method(loop_type, "call_at", call_at);
+    vm.add_method(loop_type, "time", loop_time);
+    vm.add_method(loop_type, "run_forever", loop_run_forever);
+    vm.add_method(loop_type, "run_until_complete", loop_run_until_complete);
+    vm.add_method(loop_type, "stop", loop_stop);
+    vm.add_method(loop_type, "close", loop_close);
+    vm.add_method(loop_type, "is_running", |vm, a, _| {
+        flag(vm, a, |s| s.running)
+    });
+    vm.add_method(loop_type, "is_closed", |vm, a, _| flag(vm, a, |s| s.closed));
+    vm.add_method(loop_type, "get_debug", |vm, a, _| flag(vm, a, |s| s.debug));
+    vm.add_method(loop_type, "set_debug", loop_set_debug);
+    vm.add_method(loop_type, "create_future", loop_create_future);
+    vm.add_method(loop_type, "create_task", loop_create_task);
+    vm.add_method(
+        loop_type,
+        "set_exception_handler",
+        loop_set_exception_handler,
+    );
+    vm.add_method(
+        loop_type,
+        "get_exception_handler",
+        loop_get_exception_handler,
+    );
+    vm.add_method(
+        loop_type,
+        "call_exception_handler",
+        loop_call_exception_handler,
+    );
+    vm.add_method(loop_type, "__repr__", loop_repr);
+    vm.add_method(handle, "cancel", |vm, a, _| {
+        handle_of(vm, &a[0])?.cancelled.set(true);
+        Ok(Value::None)
+    });
+    vm.add_method(handle, "cancelled", |vm, a, _| {
+        Ok(Value::Bool(handle_of(vm, &a[0])?.cancelled.get()))
+    });
+    vm.add_method(handle, "__repr__", handle_repr);
+    vm.add_method(timer, "when", |vm, a, _| {
+        Ok(Value::Float(handle_of(vm, &a[0])?.when.unwrap_or(0.0)))
+    });
+}
+
+/// The native callable `run_until_complete` adds to stop the loop when its future is done.
+pub fn stop_callback(vm: &Vm) -> Value {
+    vm.native("_run_until_complete_cb", stop_loop_callback)
+}

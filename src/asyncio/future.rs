@@ -1,0 +1,535 @@
+//! `asyncio.Future`, natively: a pending/cancelled/finished state, a result or exception,
+//! and done callbacks scheduled on the loop in registration order. Mirrors
+//! `Lib/asyncio/futures.py` (and the C `_asyncio.Future`, whose messages it uses); `Task`
+//! extends it (see `task.rs`). Knows the loop only through `event_loop::schedule`.
+
+use std::cell::RefCell;
+
+use super::event_loop::{self, Ready};
+use super::{kwarg, rt};
+use crate::vm::object::{KwArgs, Object, ObjectKind};
+use crate::vm::value::Value;
+use crate::vm::{Exc, PyResult, Vm};
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Status {
+    Pending,
+    Cancelled,
+    Finished,
+}
+
+impl Status {
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Pending => "pending",
+            Status::Cancelled => "cancelled",
+            Status::Finished => "finished",
+        }
+    }
+}
+
+/// A done callback: a Python callable called with the future, or a task's wakeup.
+#[derive(Clone)]
+pub enum Callback {
+    Py(Value),
+    Wakeup(Value),
+}
+
+pub struct FutState {
+    pub status: Status,
+    pub result: Value,
+    pub exception: Option<Exc>,
+    pub callbacks: Vec<Callback>,
+    pub cancel_message: Value,
+    /// The CancelledError that cancelled a task, re-raised by `result()`.
+    pub cancelled_exc: Option<Exc>,
+    /// `_asyncio_future_blocking`: set while a coroutine awaits this future.
+    pub blocking: bool,
+    /// An exception nobody retrieved yet ("exception was never retrieved").
+    pub log_traceback: bool,
+}
+
+/// The payload of a Future or Task object.
+pub struct FutureObj {
+    pub event_loop: Value,
+    pub state: RefCell<FutState>,
+    /// Some for a Task.
+    pub task: Option<super::task::TaskData>,
+}
+
+impl FutureObj {
+    pub fn new(event_loop: Value, task: Option<super::task::TaskData>) -> FutureObj {
+        FutureObj {
+            event_loop,
+            state: RefCell::new(FutState {
+                status: Status::Pending,
+                result: Value::None,
+                exception: None,
+                callbacks: Vec::new(),
+                cancel_message: Value::None,
+                cancelled_exc: None,
+                blocking: false,
+                log_traceback: false,
+            }),
+            task,
+        }
+    }
+
+    pub fn status(&self) -> Status {
+        self.state.borrow().status
+    }
+}
+
+impl Drop for FutureObj {
+    /// Queues "exception was never retrieved" / "destroyed but it is pending!".
+    fn drop(&mut self) {
+        let st = self.state.get_mut();
+        let noun = if self.task.is_some() {
+            "Task"
+        } else {
+            "Future"
+        };
+        if let Some(task) = &self.task
+            && st.status == Status::Pending
+            && task.log_destroy_pending.get()
+        {
+            super::reports::queue(super::reports::Report {
+                header: "Task was destroyed but it is pending!",
+                context: format!("task: {}>", super::task::repr_head(task, "pending")),
+                exception: None,
+            });
+        }
+        if st.log_traceback
+            && let Some(exc) = st.exception.take()
+        {
+            let head = match &self.task {
+                Some(task) => super::task::repr_head(task, "finished"),
+                None => "<Future finished".to_string(),
+            };
+            super::reports::queue(super::reports::Report {
+                header: if noun == "Task" {
+                    "Task exception was never retrieved"
+                } else {
+                    "Future exception was never retrieved"
+                },
+                context: format!("future: {head}"),
+                exception: Some(exc),
+            });
+        }
+    }
+}
+
+/// The native future inside `v`, if `v` is a Future or Task.
+pub fn as_future(v: &Value) -> Option<&FutureObj> {
+    match v {
+        Value::Object(o) => match &o.kind {
+            ObjectKind::Other(any) => any.downcast_ref::<FutureObj>(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn this<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a FutureObj> {
+    as_future(v).ok_or_else(|| {
+        vm.type_error(format!(
+            "descriptor requires a '_asyncio.Future' object but received a '{}'",
+            vm.type_name(v)
+        ))
+    })
+}
+
+fn invalid_state(vm: &mut Vm, msg: &str) -> Exc {
+    let ty = rt(vm).types.invalid_state_error.clone();
+    vm.new_exc(&ty, msg)
+}
+
+/// `Future.__new__(cls, *, loop=None)`.
+fn future_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let future_type = rt(vm).types.future.clone();
+    let cls = match args.first() {
+        Some(Value::Type(t)) => t.clone(),
+        _ => future_type.clone(),
+    };
+    let is_base = std::rc::Rc::ptr_eq(&cls, &future_type);
+    if is_base {
+        super::check_kw(vm, "Future", kw, &["loop"])?;
+        if args.len() > 1 {
+            return Err(vm.type_error("Future() takes no positional arguments"));
+        }
+    }
+    let event_loop = match kwarg(kw, "loop") {
+        Some(l) if !l.is_none() => l,
+        _ => event_loop::get_event_loop(vm)?,
+    };
+    if is_base {
+        return Ok(new_future(vm, event_loop));
+    }
+    // A subclass written in apy (`_GatheringFuture`): instances get a `__dict__`.
+    Ok(Value::object(Object::with_dict(
+        cls,
+        ObjectKind::Other(Box::new(FutureObj::new(event_loop, None))),
+    )))
+}
+
+pub fn new_future(vm: &mut Vm, event_loop: Value) -> Value {
+    let ty = rt(vm).types.future.clone();
+    Value::object(Object::new(
+        ty,
+        ObjectKind::Other(Box::new(FutureObj::new(event_loop, None))),
+    ))
+}
+
+/// `_make_cancelled_error`: the saved CancelledError, or a new one with the cancel message.
+pub fn make_cancelled_error(vm: &mut Vm, fut: &FutureObj) -> Exc {
+    let mut st = fut.state.borrow_mut();
+    if let Some(exc) = st.cancelled_exc.take() {
+        return exc;
+    }
+    let msg = st.cancel_message.clone();
+    drop(st);
+    let ty = rt(vm).types.cancelled_error.clone();
+    if msg.is_none() {
+        vm.new_exc_args(&ty, vec![])
+    } else {
+        vm.new_exc_args(&ty, vec![msg])
+    }
+}
+
+/// Schedules every done callback with `call_soon`, in registration order.
+fn schedule_callbacks(vm: &mut Vm, this_value: &Value, fut: &FutureObj) {
+    let callbacks = std::mem::take(&mut fut.state.borrow_mut().callbacks);
+    for cb in callbacks {
+        let entry = match cb {
+            Callback::Py(f) => Ready::Call(f, this_value.clone()),
+            Callback::Wakeup(task) => Ready::Wakeup(task, this_value.clone()),
+        };
+        event_loop::schedule(vm, &fut.event_loop, entry);
+    }
+}
+
+/// `Future.cancel(msg)` (also Task's `super().cancel()`).
+pub fn cancel_future(vm: &mut Vm, this_value: &Value, fut: &FutureObj, msg: Value) -> bool {
+    {
+        let mut st = fut.state.borrow_mut();
+        st.log_traceback = false;
+        if st.status != Status::Pending {
+            return false;
+        }
+        st.status = Status::Cancelled;
+        st.cancel_message = msg;
+    }
+    schedule_callbacks(vm, this_value, fut);
+    true
+}
+
+pub fn set_result(vm: &mut Vm, this_value: &Value, fut: &FutureObj, v: Value) -> PyResult<()> {
+    {
+        let mut st = fut.state.borrow_mut();
+        if st.status != Status::Pending {
+            drop(st);
+            return Err(invalid_state(vm, "invalid state"));
+        }
+        st.result = v;
+        st.status = Status::Finished;
+    }
+    schedule_callbacks(vm, this_value, fut);
+    Ok(())
+}
+
+pub fn set_exception(vm: &mut Vm, this_value: &Value, fut: &FutureObj, exc: Value) -> PyResult<()> {
+    if fut.status() != Status::Pending {
+        return Err(invalid_state(vm, "invalid state"));
+    }
+    let exc = match exc {
+        Value::Type(t) => vm.call_type(&t, &[], &[])?,
+        other => other,
+    };
+    let exc = match &exc {
+        Value::Object(o) if o.exc_data().is_some() => o.clone(),
+        _ => return Err(vm.type_error("invalid exception object")),
+    };
+    if vm.exc_matches(&exc, &vm.types.stop_iteration.clone()) {
+        return Err(vm.type_error(
+            "StopIteration interacts badly with generators and cannot be raised into a Future",
+        ));
+    }
+    {
+        let mut st = fut.state.borrow_mut();
+        st.exception = Some(exc);
+        st.status = Status::Finished;
+        st.log_traceback = true;
+    }
+    schedule_callbacks(vm, this_value, fut);
+    Ok(())
+}
+
+/// `result()`: the value, the exception raised, or CancelledError.
+pub fn result(vm: &mut Vm, fut: &FutureObj) -> PyResult<Value> {
+    match fut.status() {
+        Status::Cancelled => Err(make_cancelled_error(vm, fut)),
+        Status::Pending => Err(invalid_state(vm, "Result is not set.")),
+        Status::Finished => {
+            let mut st = fut.state.borrow_mut();
+            st.log_traceback = false;
+            match &st.exception {
+                Some(e) => Err(e.clone()),
+                None => Ok(st.result.clone()),
+            }
+        }
+    }
+}
+
+/// `add_done_callback` for native callers: runs soon when already done.
+pub fn add_callback(vm: &mut Vm, this_value: &Value, fut: &FutureObj, cb: Callback) {
+    let done = fut.status() != Status::Pending;
+    if done {
+        let entry = match cb {
+            Callback::Py(f) => Ready::Call(f, this_value.clone()),
+            Callback::Wakeup(task) => Ready::Wakeup(task, this_value.clone()),
+        };
+        event_loop::schedule(vm, &fut.event_loop, entry);
+    } else {
+        fut.state.borrow_mut().callbacks.push(cb);
+    }
+}
+
+fn fut_result(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let fut = this(vm, &args[0])?;
+    result(vm, fut)
+}
+
+fn fut_exception(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let fut = this(vm, &args[0])?;
+    match fut.status() {
+        Status::Cancelled => Err(make_cancelled_error(vm, fut)),
+        Status::Pending => Err(invalid_state(vm, "Exception is not set.")),
+        Status::Finished => {
+            let mut st = fut.state.borrow_mut();
+            st.log_traceback = false;
+            Ok(st.exception.clone().map_or(Value::None, Value::Object))
+        }
+    }
+}
+
+fn fut_done(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    Ok(Value::Bool(this(vm, &args[0])?.status() != Status::Pending))
+}
+
+fn fut_cancelled(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    Ok(Value::Bool(
+        this(vm, &args[0])?.status() == Status::Cancelled,
+    ))
+}
+
+fn fut_cancel(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    super::check_kw(vm, "cancel", kw, &["msg"])?;
+    let fut = this(vm, &args[0])?;
+    let msg = args
+        .get(1)
+        .cloned()
+        .or_else(|| kwarg(kw, "msg"))
+        .unwrap_or(Value::None);
+    Ok(Value::Bool(cancel_future(vm, &args[0], fut, msg)))
+}
+
+fn fut_set_result(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    crate::builtins::check_arity(vm, "set_result", args, 2, 2)?;
+    let fut = this(vm, &args[0])?;
+    set_result(vm, &args[0], fut, args[1].clone())?;
+    Ok(Value::None)
+}
+
+fn fut_set_exception(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    crate::builtins::check_arity(vm, "set_exception", args, 2, 2)?;
+    let fut = this(vm, &args[0])?;
+    set_exception(vm, &args[0], fut, args[1].clone())?;
+    Ok(Value::None)
+}
+
+fn fut_add_done_callback(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    super::check_kw(vm, "add_done_callback", kw, &["context"])?;
+    crate::builtins::check_arity(vm, "add_done_callback", args, 2, 2)?;
+    let fut = this(vm, &args[0])?;
+    add_callback(vm, &args[0], fut, Callback::Py(args[1].clone()));
+    Ok(Value::None)
+}
+
+fn fut_remove_done_callback(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    crate::builtins::check_arity(vm, "remove_done_callback", args, 2, 2)?;
+    let fut = this(vm, &args[0])?;
+    let callbacks = std::mem::take(&mut fut.state.borrow_mut().callbacks);
+    let mut kept = Vec::with_capacity(callbacks.len());
+    let mut removed = 0;
+    for cb in callbacks {
+        let same = match &cb {
+            Callback::Py(f) => f.is(&args[1]) || vm.eq(f, &args[1])?,
+            Callback::Wakeup(_) => false,
+        };
+        if same {
+            removed += 1;
+        } else {
+            kept.push(cb);
+        }
+    }
+    fut.state.borrow_mut().callbacks = kept;
+    Ok(Value::Int(removed))
+}
+
+fn fut_get_loop(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    Ok(this(vm, &args[0])?.event_loop.clone())
+}
+
+/// `__await__`/`__iter__`: an iterator that yields the future once while it is pending.
+fn fut_await(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    this(vm, &args[0])?;
+    let ty = rt(vm).types.future_iter.clone();
+    Ok(Value::object(Object::new(
+        ty,
+        ObjectKind::Other(Box::new(FutureIter(args[0].clone()))),
+    )))
+}
+
+/// The iterator behind `await future` (`FutureIter` in `_asynciomodule.c`).
+struct FutureIter(Value);
+
+fn iter_next(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let it = match &args[0] {
+        Value::Object(o) => match &o.kind {
+            ObjectKind::Other(any) => any.downcast_ref::<FutureIter>(),
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some(FutureIter(fut_value)) = it else {
+        return Err(vm.type_error("expected a future iterator"));
+    };
+    let fut = this(vm, fut_value)?;
+    let mut st = fut.state.borrow_mut();
+    if st.status == Status::Pending {
+        if st.blocking {
+            drop(st);
+            return Err(vm.runtime_error("await wasn't used with future"));
+        }
+        st.blocking = true;
+        return Ok(fut_value.clone());
+    }
+    drop(st);
+    let v = result(vm, fut)?;
+    Err(vm.stop_iteration(v))
+}
+
+fn iter_send(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    iter_next(vm, &args[..1], kw)
+}
+
+/// `throw(exc)`: the exception is raised at the `yield` inside `__await__`, i.e. out of here.
+fn iter_throw(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    crate::builtins::check_arity(vm, "throw", args, 2, 4)?;
+    Err(vm.make_raisable(args[1].clone())?)
+}
+
+fn blocking_get(vm: &mut Vm, v: &Value) -> PyResult<Value> {
+    Ok(Value::Bool(this(vm, v)?.state.borrow().blocking))
+}
+
+fn blocking_set(vm: &mut Vm, v: &Value, new: Value) -> PyResult<()> {
+    let flag = vm.truthy(&new)?;
+    this(vm, v)?.state.borrow_mut().blocking = flag;
+    Ok(())
+}
+
+/// `<Future pending>`, `<Future finished result=42>`, `<Future cancelled>`: the state part
+/// (`base_futures._future_repr_info`).
+pub fn repr_info(vm: &mut Vm, fut: &FutureObj) -> PyResult<Vec<String>> {
+    let (status, result, exception, callbacks) = {
+        let st = fut.state.borrow();
+        (
+            st.status,
+            st.result.clone(),
+            st.exception.clone(),
+            st.callbacks.clone(),
+        )
+    };
+    let mut info = vec![status.name().to_string()];
+    if status == Status::Finished {
+        match exception {
+            Some(e) => info.push(format!("exception={}", vm.repr(&Value::Object(e))?)),
+            None => info.push(format!("result={}", short_repr(vm.repr(&result)?))),
+        }
+    }
+    if !callbacks.is_empty() {
+        let names: Vec<String> = callbacks
+            .iter()
+            .map(|cb| match cb {
+                Callback::Wakeup(_) => Ok("Task.task_wakeup()".to_string()),
+                Callback::Py(f) => super::event_loop::format_callback(vm, f, &[]),
+            })
+            .collect::<PyResult<_>>()?;
+        let shown = match names.len() {
+            1 | 2 => names.join(", "),
+            n => format!("{}, <{} more>, {}", names[0], n - 2, names[n - 1]),
+        };
+        info.push(format!("cb=[{shown}]"));
+    }
+    Ok(info)
+}
+
+/// `reprlib.repr` of a result: at most 30 characters, elided in the middle.
+fn short_repr(s: String) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    if chars.len() <= 30 {
+        return s;
+    }
+    let head: String = chars[..13].iter().collect();
+    let tail: String = chars[chars.len() - 14..].iter().collect();
+    format!("{head}...{tail}")
+}
+
+fn fut_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let fut = this(vm, &args[0])?;
+    let info = repr_info(vm, fut)?;
+    let name = vm.type_of(&args[0]).name.clone();
+    Ok(Value::str(format!("<{name} {}>", info.join(" "))))
+}
+
+/// Adds Future's methods to `ty` (Future itself, and Task which inherits them).
+pub fn init_type(vm: &mut Vm, future: &std::rc::Rc<crate::vm::object::PyType>) {
+    vm.add_static(future, "__new__", future_new);
+    vm.add_method(future, "result", fut_result);
+    vm.add_method(future, "exception", fut_exception);
+    vm.add_method(future, "done", fut_done);
+    vm.add_method(future, "cancelled", fut_cancelled);
+    vm.add_method(future, "cancel", fut_cancel);
+    vm.add_method(future, "set_result", fut_set_result);
+    vm.add_method(future, "set_exception", fut_set_exception);
+    vm.add_method(future, "add_done_callback", fut_add_done_callback);
+    vm.add_method(future, "remove_done_callback", fut_remove_done_callback);
+    vm.add_method(future, "get_loop", fut_get_loop);
+    vm.add_method(future, "__await__", fut_await);
+    vm.add_method(future, "__iter__", fut_await);
+    vm.add_method(future, "__repr__", fut_repr);
+    vm.add_method(future, "_make_cancelled_error", |vm, a, _| {
+        let fut = this(vm, &a[0])?;
+        Ok(Value::Object(make_cancelled_error(vm, fut)))
+    });
+    vm.add_getset(
+        future,
+        "_cancel_message",
+        |vm, v| Ok(this(vm, v)?.state.borrow().cancel_message.clone()),
+        None,
+    );
+    vm.add_getset(
+        future,
+        "_asyncio_future_blocking",
+        blocking_get,
+        Some(blocking_set),
+    );
+}
+
+pub fn init_iter_type(vm: &mut Vm, ty: &std::rc::Rc<crate::vm::object::PyType>) {
+    vm.add_method(ty, "__next__", iter_next);
+    vm.add_method(ty, "send", iter_send);
+    vm.add_method(ty, "throw", iter_throw);
+    vm.add_method(ty, "__iter__", |_, args, _| Ok(args[0].clone()));
+}

@@ -1,0 +1,499 @@
+//! `asyncio.Task`, natively: a Future that drives a coroutine. `step` and `wakeup` follow
+//! `Lib/asyncio/tasks.py`'s `__step`/`__wakeup` exactly (bare `yield` reschedules, a
+//! blocking Future gets the wakeup as done callback, anything else is thrown back in as
+//! RuntimeError), plus naming (`Task-N`), cancellation, `current_task`/`all_tasks` and
+//! CPython's reprs. Runs the coroutine only through the VM's generator core.
+
+use std::cell::{Cell, RefCell};
+use std::rc::{Rc, Weak};
+
+use super::event_loop::{self, Ready, as_loop};
+use super::future::{self, Callback, FutureObj, Status, as_future};
+use super::{check_kw, kwarg, rt};
+use crate::compile::bytecode::Code;
+use crate::vm::call::FrameResult;
+use crate::vm::generator::{GenKind, as_generator};
+use crate::vm::object::{KwArgs, Object, ObjectKind};
+use crate::vm::value::Value;
+use crate::vm::{Exc, PyResult, Vm};
+
+/// The Task-only part of a future.
+pub struct TaskData {
+    pub coro: Value,
+    /// The coroutine's code, for "done, defined at file:line" once its frame is gone.
+    code: Option<Rc<Code>>,
+    name: RefCell<Value>,
+    fut_waiter: RefCell<Value>,
+    must_cancel: Cell<bool>,
+    num_cancels_requested: Cell<i64>,
+    pub log_destroy_pending: Cell<bool>,
+}
+
+fn task_parts(v: &Value) -> Option<(&FutureObj, &TaskData)> {
+    let fut = as_future(v)?;
+    Some((fut, fut.task.as_ref()?))
+}
+
+fn this<'a>(vm: &Vm, v: &'a Value) -> PyResult<(&'a FutureObj, &'a TaskData)> {
+    task_parts(v).ok_or_else(|| {
+        vm.type_error(format!(
+            "descriptor requires a '_asyncio.Task' object but received a '{}'",
+            vm.type_name(v)
+        ))
+    })
+}
+
+pub fn is_coroutine(v: &Value) -> bool {
+    as_generator(v).is_some_and(|g| g.kind == GenKind::Coroutine)
+}
+
+/// `Task(coro, loop=loop, name=name)`: registers the task and schedules its first step.
+pub fn new_task(
+    vm: &mut Vm,
+    coro: Value,
+    event_loop: Value,
+    name: Option<Value>,
+) -> PyResult<Value> {
+    if !is_coroutine(&coro) {
+        let shown = vm.repr(&coro)?;
+        return Err(vm.type_error(format!("a coroutine was expected, got {shown}")));
+    }
+    let runtime = rt(vm);
+    let name = match name {
+        Some(n) if !n.is_none() => match n {
+            Value::Str(_) => n,
+            other => Value::Str(vm.str_of(&other)?),
+        },
+        _ => {
+            let n = runtime.task_counter.get() + 1;
+            runtime.task_counter.set(n);
+            Value::str(format!("Task-{n}"))
+        }
+    };
+    let code = as_generator(&coro)
+        .and_then(|g| g.state.borrow().frame.as_ref().map(|f| f.code.code.clone()));
+    let data = TaskData {
+        coro,
+        code,
+        name: RefCell::new(name),
+        fut_waiter: RefCell::new(Value::None),
+        must_cancel: Cell::new(false),
+        num_cancels_requested: Cell::new(0),
+        log_destroy_pending: Cell::new(true),
+    };
+    let task = Value::object(Object::new(
+        runtime.types.task.clone(),
+        ObjectKind::Other(Box::new(FutureObj::new(event_loop.clone(), Some(data)))),
+    ));
+    if let Value::Object(o) = &task {
+        let mut tasks = runtime.tasks.borrow_mut();
+        if tasks.len() >= 64 && tasks.len().is_power_of_two() {
+            tasks.retain(|w| w.strong_count() > 0);
+        }
+        tasks.push(Rc::downgrade(o));
+    }
+    event_loop::schedule(vm, &event_loop, Ready::Step(task.clone(), None));
+    Ok(task)
+}
+
+/// `ensure_future(obj, loop=loop)`: a future as is, a coroutine wrapped in a new task.
+pub fn ensure_future(vm: &mut Vm, obj: Value, event_loop: Option<Value>) -> PyResult<Value> {
+    if as_future(&obj).is_some() {
+        return Ok(obj);
+    }
+    if is_coroutine(&obj) {
+        let event_loop = match event_loop {
+            Some(l) if !l.is_none() => l,
+            _ => event_loop::get_event_loop(vm)?,
+        };
+        return new_task(vm, obj, event_loop, None);
+    }
+    Err(vm.type_error("An asyncio.Future, a coroutine or an awaitable is required"))
+}
+
+fn is_cancelled_error(vm: &mut Vm, e: &Exc) -> bool {
+    let ty = rt(vm).types.cancelled_error.clone();
+    vm.exc_matches(e, &ty)
+}
+
+/// `Task.__step(exc)`.
+pub fn step(vm: &mut Vm, task: &Value, exc: Option<Exc>) -> PyResult<()> {
+    let Some((fut, data)) = task_parts(task) else {
+        return Ok(());
+    };
+    if fut.status() != Status::Pending {
+        let shown = vm.repr(task)?;
+        let ty = rt(vm).types.invalid_state_error.clone();
+        return Err(vm.new_exc(&ty, format!("_step(): already done: {shown}")));
+    }
+    let mut exc = exc;
+    if data.must_cancel.get() {
+        if !exc.as_ref().is_some_and(|e| is_cancelled_error(vm, e)) {
+            exc = Some(future::make_cancelled_error(vm, fut));
+        }
+        data.must_cancel.set(false);
+    }
+    *data.fut_waiter.borrow_mut() = Value::None;
+    let Some(l) = as_loop(&fut.event_loop) else {
+        return Ok(());
+    };
+    let previous = std::mem::replace(&mut l.state.borrow_mut().current_task, task.clone());
+    if !previous.is_none() {
+        l.state.borrow_mut().current_task = previous.clone();
+        let (t, p) = (vm.repr(task)?, vm.repr(&previous)?);
+        return Err(vm.runtime_error(format!(
+            "Cannot enter into task {t} while another task {p} is being executed."
+        )));
+    }
+    let outcome = run_and_handle_result(vm, task, fut, data, exc);
+    l.state.borrow_mut().current_task = Value::None;
+    outcome
+}
+
+fn run_and_handle_result(
+    vm: &mut Vm,
+    task: &Value,
+    fut: &FutureObj,
+    data: &TaskData,
+    exc: Option<Exc>,
+) -> PyResult<()> {
+    let Some(g) = as_generator(&data.coro) else {
+        return Ok(());
+    };
+    let outcome = match exc {
+        None => vm.resume(g, Value::None, None),
+        Some(e) => vm.gen_throw(g, e),
+    };
+    match outcome {
+        FrameResult::Returned(v) => {
+            if data.must_cancel.get() {
+                data.must_cancel.set(false);
+                let msg = fut.state.borrow().cancel_message.clone();
+                future::cancel_future(vm, task, fut, msg);
+            } else {
+                future::set_result(vm, task, fut, v)?;
+            }
+        }
+        FrameResult::Err(e) => {
+            if vm.abort.is_some() {
+                return Err(e);
+            }
+            if is_cancelled_error(vm, &e) {
+                fut.state.borrow_mut().cancelled_exc = Some(e);
+                future::cancel_future(vm, task, fut, Value::None);
+            } else if vm.exc_matches(&e, &vm.types.keyboard_interrupt.clone())
+                || vm.exc_matches(&e, &vm.types.system_exit.clone())
+            {
+                future::set_exception(vm, task, fut, Value::Object(e.clone()))?;
+                return Err(e);
+            } else {
+                future::set_exception(vm, task, fut, Value::Object(e))?;
+            }
+        }
+        FrameResult::Yielded(result) => handle_yield(vm, task, fut, data, result)?,
+    }
+    Ok(())
+}
+
+/// What a task does with a value its coroutine yielded.
+fn handle_yield(
+    vm: &mut Vm,
+    task: &Value,
+    fut: &FutureObj,
+    data: &TaskData,
+    result: Value,
+) -> PyResult<()> {
+    let reschedule = |vm: &mut Vm, exc: Option<Exc>| {
+        event_loop::schedule(vm, &fut.event_loop, Ready::Step(task.clone(), exc));
+    };
+    if let Some(other) = as_future(&result) {
+        let blocking = other.state.borrow().blocking;
+        if !other.event_loop.is(&fut.event_loop) {
+            let (t, r) = (vm.repr(task)?, vm.repr(&result)?);
+            let e = vm.runtime_error(format!(
+                "Task {t} got Future {r} attached to a different loop"
+            ));
+            reschedule(vm, Some(e));
+        } else if blocking {
+            if result.is(task) {
+                let t = vm.repr(task)?;
+                let e = vm.runtime_error(format!("Task cannot await on itself: {t}"));
+                reschedule(vm, Some(e));
+            } else {
+                other.state.borrow_mut().blocking = false;
+                future::add_callback(vm, &result, other, Callback::Wakeup(task.clone()));
+                *data.fut_waiter.borrow_mut() = result.clone();
+                if data.must_cancel.get() {
+                    let msg = fut.state.borrow().cancel_message.clone();
+                    if cancel_any(vm, &result, msg)? {
+                        data.must_cancel.set(false);
+                    }
+                }
+            }
+        } else {
+            let (t, r) = (vm.repr(task)?, vm.repr(&result)?);
+            let e = vm.runtime_error(format!(
+                "yield was used instead of yield from in task {t} with {r}"
+            ));
+            reschedule(vm, Some(e));
+        }
+        return Ok(());
+    }
+    if result.is_none() {
+        reschedule(vm, None);
+        return Ok(());
+    }
+    let blocking_name = vm.intern("_asyncio_future_blocking");
+    let blocking = vm.get_attr_opt(&result, &blocking_name)?;
+    if let Some(blocking) = blocking.filter(|b| !b.is_none()) {
+        // A Future-like object of another implementation (duck typing, as tasks.py does).
+        if vm.truthy(&blocking)? {
+            vm.set_attr(&result, &blocking_name, Value::Bool(false))?;
+            let wakeup = wakeup_callable(vm, task);
+            vm.call_method(&result, "add_done_callback", &[wakeup])?;
+            *data.fut_waiter.borrow_mut() = result.clone();
+            if data.must_cancel.get() {
+                let msg = fut.state.borrow().cancel_message.clone();
+                if cancel_any(vm, &result, msg)? {
+                    data.must_cancel.set(false);
+                }
+            }
+        } else {
+            let (t, r) = (vm.repr(task)?, vm.repr(&result)?);
+            let e = vm.runtime_error(format!(
+                "yield was used instead of yield from in task {t} with {r}"
+            ));
+            reschedule(vm, Some(e));
+        }
+        return Ok(());
+    }
+    let e = if as_generator(&result).is_some_and(|g| g.kind == GenKind::Generator) {
+        let (t, r) = (vm.repr(task)?, vm.repr(&result)?);
+        vm.runtime_error(format!(
+            "yield was used instead of yield from for generator in task {t} with {r}"
+        ))
+    } else {
+        let r = vm.repr(&result)?;
+        vm.runtime_error(format!("Task got bad yield: {r}"))
+    };
+    reschedule(vm, Some(e));
+    Ok(())
+}
+
+/// `fut.cancel(msg=msg)` on a native or duck-typed future.
+fn cancel_any(vm: &mut Vm, fut: &Value, msg: Value) -> PyResult<bool> {
+    let future_type = rt(vm).types.future.clone();
+    if let Some(f) = as_future(fut)
+        && Rc::ptr_eq(vm.type_of(fut), &future_type)
+    {
+        return Ok(future::cancel_future(vm, fut, f, msg));
+    }
+    let cancel = vm.intern("cancel");
+    let method = vm.get_attr(fut, &cancel)?;
+    let key = vm.intern("msg");
+    let r = vm.call(&method, &[], &[(key, msg)])?;
+    vm.truthy(&r)
+}
+
+/// The task's wakeup as a Python callable (`functools.partial(wakeup, task)`).
+fn wakeup_callable(vm: &mut Vm, task: &Value) -> Value {
+    let func = vm.native("task_wakeup", |vm, args, _| {
+        crate::builtins::check_arity(vm, "task_wakeup", args, 2, 2)?;
+        wakeup(vm, &args[0], &args[1])?;
+        Ok(Value::None)
+    });
+    Value::object(Object::new(
+        vm.types.partial.clone(),
+        ObjectKind::Partial {
+            func,
+            args: vec![task.clone()],
+            kwargs: vec![],
+        },
+    ))
+}
+
+/// `Task.__wakeup(future)`: steps with the future's exception thrown in, or with nothing.
+pub fn wakeup(vm: &mut Vm, task: &Value, fut: &Value) -> PyResult<()> {
+    let outcome = match as_future(fut) {
+        Some(f) => future::result(vm, f),
+        None => vm.call_method(fut, "result", &[]),
+    };
+    match outcome {
+        Ok(_) => step(vm, task, None),
+        Err(e) if vm.abort.is_some() => Err(e),
+        Err(e) => step(vm, task, Some(e)),
+    }
+}
+
+fn task_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kw(vm, "Task", kw, &["loop", "name", "context", "eager_start"])?;
+    crate::builtins::check_arity(vm, "Task", args, 2, 2)?;
+    let event_loop = match kwarg(kw, "loop") {
+        Some(l) if !l.is_none() => l,
+        _ => event_loop::get_event_loop(vm)?,
+    };
+    new_task(vm, args[1].clone(), event_loop, kwarg(kw, "name"))
+}
+
+/// `Task.cancel(msg)`: cancels the awaited future, or injects CancelledError at the next step.
+fn task_cancel(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kw(vm, "cancel", kw, &["msg"])?;
+    let (fut, data) = this(vm, &args[0])?;
+    let msg = args
+        .get(1)
+        .cloned()
+        .or_else(|| kwarg(kw, "msg"))
+        .unwrap_or(Value::None);
+    fut.state.borrow_mut().log_traceback = false;
+    if fut.status() != Status::Pending {
+        return Ok(Value::Bool(false));
+    }
+    data.num_cancels_requested
+        .set(data.num_cancels_requested.get() + 1);
+    let waiter = data.fut_waiter.borrow().clone();
+    if !waiter.is_none() && cancel_any(vm, &waiter, msg.clone())? {
+        return Ok(Value::Bool(true));
+    }
+    data.must_cancel.set(true);
+    fut.state.borrow_mut().cancel_message = msg;
+    Ok(Value::Bool(true))
+}
+
+fn task_uncancel(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let (_, data) = this(vm, &args[0])?;
+    let mut n = data.num_cancels_requested.get();
+    if n > 0 {
+        n -= 1;
+        data.num_cancels_requested.set(n);
+        if n == 0 {
+            data.must_cancel.set(false);
+        }
+    }
+    Ok(Value::Int(n))
+}
+
+fn task_set_name(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    crate::builtins::check_arity(vm, "set_name", args, 2, 2)?;
+    let name = match &args[1] {
+        Value::Str(_) => args[1].clone(),
+        other => Value::Str(vm.str_of(other)?),
+    };
+    *this(vm, &args[0])?.1.name.borrow_mut() = name;
+    Ok(Value::None)
+}
+
+/// `_format_coroutine`: `main() running at file:12` or `job() done, defined at file:3`.
+fn format_coroutine(data: &TaskData) -> String {
+    let Some(g) = as_generator(&data.coro) else {
+        return String::new();
+    };
+    let st = g.state.borrow();
+    let filename = data.code.as_ref().map_or("", |c| &c.filename);
+    match (&st.frame, st.running) {
+        (Some(frame), _) => format!("{}() running at {filename}:{}", g.qualname, frame.line()),
+        (None, true) => format!(
+            "{}() running at {filename}:{}",
+            g.qualname,
+            data.code.as_ref().map_or(0, |c| c.first_line)
+        ),
+        (None, false) => format!(
+            "{}() done, defined at {filename}:{}",
+            g.qualname,
+            data.code.as_ref().map_or(0, |c| c.first_line)
+        ),
+    }
+}
+
+/// `<Task STATUS name='…' coro=<…>`, without the closing `>`: what the reports about a
+/// freed task show (no VM needed).
+pub fn repr_head(data: &TaskData, status: &str) -> String {
+    let name = match &*data.name.borrow() {
+        Value::Str(s) => s.as_str().to_string(),
+        _ => String::new(),
+    };
+    format!(
+        "<Task {status} name='{name}' coro=<{}>",
+        format_coroutine(data)
+    )
+}
+
+fn task_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let (fut, data) = this(vm, &args[0])?;
+    let mut info = future::repr_info(vm, fut)?;
+    if data.num_cancels_requested.get() > 0 && fut.status() == Status::Pending {
+        info[0] = "cancelling".into();
+    }
+    let name = data.name.borrow().clone();
+    info.insert(1, format!("name={}", vm.repr(&name)?));
+    let waiter = data.fut_waiter.borrow().clone();
+    if !waiter.is_none() {
+        let shown = vm.repr(&waiter)?;
+        info.insert(2, format!("wait_for={shown}"));
+    }
+    info.insert(2, format!("coro=<{}>", format_coroutine(data)));
+    let class = vm.type_name(&args[0]);
+    Ok(Value::str(format!("<{class} {}>", info.join(" "))))
+}
+
+/// `asyncio.current_task(loop=None)`.
+pub fn current_task(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let l = match args.first() {
+        Some(l) if !l.is_none() => l.clone(),
+        _ => event_loop::running_loop(vm)?,
+    };
+    Ok(as_loop(&l).map_or(Value::None, |l| l.state.borrow().current_task.clone()))
+}
+
+/// `asyncio.all_tasks(loop=None)`: the loop's unfinished tasks, as a set.
+pub fn all_tasks(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let l = match args.first() {
+        Some(l) if !l.is_none() => l.clone(),
+        _ => event_loop::running_loop(vm)?,
+    };
+    let runtime = rt(vm);
+    let tasks: Vec<Value> = runtime
+        .tasks
+        .borrow()
+        .iter()
+        .filter_map(Weak::upgrade)
+        .map(Value::Object)
+        .filter(|t| {
+            as_future(t).is_some_and(|f| f.event_loop.is(&l) && f.status() == Status::Pending)
+        })
+        .collect();
+    let set_type = vm.types.set.clone();
+    vm.call_type(&set_type, &[Value::list(tasks)], &[])
+}
+
+fn log_destroy_get(vm: &mut Vm, v: &Value) -> PyResult<Value> {
+    Ok(Value::Bool(this(vm, v)?.1.log_destroy_pending.get()))
+}
+
+fn log_destroy_set(vm: &mut Vm, v: &Value, new: Value) -> PyResult<()> {
+    let flag = vm.truthy(&new)?;
+    this(vm, v)?.1.log_destroy_pending.set(flag);
+    Ok(())
+}
+
+pub fn init_type(vm: &mut Vm, task: &Rc<crate::vm::object::PyType>) {
+    vm.add_static(task, "__new__", task_new);
+    vm.add_method(task, "cancel", task_cancel);
+    vm.add_method(task, "uncancel", task_uncancel);
+    vm.add_method(task, "cancelling", |vm, a, _| {
+        Ok(Value::Int(this(vm, &a[0])?.1.num_cancels_requested.get()))
+    });
+    vm.add_method(task, "get_name", |vm, a, _| {
+        Ok(this(vm, &a[0])?.1.name.borrow().clone())
+    });
+    vm.add_method(task, "set_name", task_set_name);
+    vm.add_method(task, "get_coro", |vm, a, _| {
+        Ok(this(vm, &a[0])?.1.coro.clone())
+    });
+    vm.add_method(task, "__repr__", task_repr);
+    vm.add_getset(
+        task,
+        "_log_destroy_pending",
+        log_destroy_get,
+        Some(log_destroy_set),
+    );
+}
