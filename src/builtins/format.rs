@@ -153,7 +153,7 @@ pub fn str_format(vm: &mut Vm, text: &str, args: &[Value], kw: &KwArgs) -> PyRes
         vm,
         text,
         &FormatArgs {
-            positional: args,
+            positional: Some(args),
             keywords: keywords.as_ref(),
         },
     )
@@ -162,7 +162,7 @@ pub fn str_format(vm: &mut Vm, text: &str, args: &[Value], kw: &KwArgs) -> PyRes
 /// `text.format_map(mapping)`.
 pub fn str_format_map(vm: &mut Vm, text: &str, mapping: &Value) -> PyResult<String> {
     let args = FormatArgs {
-        positional: &[],
+        positional: None,
         keywords: Some(mapping),
     };
     format_str_method(vm, text, &args)

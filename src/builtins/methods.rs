@@ -5,7 +5,8 @@
 
 use std::rc::Rc;
 
-use super::{check_arity, check_kwargs, kwarg};
+use super::method_args::Signature;
+use super::{check_kwargs, kwarg};
 use crate::compile::bytecode::CompareOperator;
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{DictViewKind, Object, ObjectKind};
@@ -76,26 +77,23 @@ fn this_set<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a Rc<PySet>> {
 
 fn list_methods(vm: &mut Vm) {
     let list = vm.types.list.clone();
-    vm.add_method(&list, "append", |vm, args, _| {
-        check_arity(vm, "list.append", args, 2, 2).map_err(|_| {
-            vm.type_error(format!(
-                "list.append() takes exactly one argument ({} given)",
-                args.len().saturating_sub(1)
-            ))
-        })?;
+    vm.add_method(&list, "append", |vm, args, kw| {
+        Signature::one("list", "append").bind(vm, &args[1..], kw)?;
         this_list(vm, args)?
             .items
             .borrow_mut()
             .push(args[1].clone());
         Ok(Value::None)
     });
-    vm.add_method(&list, "extend", |vm, args, _| {
+    vm.add_method(&list, "extend", |vm, args, kw| {
+        Signature::one("list", "extend").bind(vm, &args[1..], kw)?;
         let l = this_list(vm, args)?.clone();
         let items = vm.collect_iterable(args.get(1).unwrap_or(&Value::None))?;
         l.items.borrow_mut().extend(items);
         Ok(Value::None)
     });
-    vm.add_method(&list, "pop", |vm, args, _| {
+    vm.add_method(&list, "pop", |vm, args, kw| {
+        Signature::positional("list", "pop", &["index"], 0).bind(vm, &args[1..], kw)?;
         let l = this_list(vm, args)?;
         let index = match args.get(1) {
             Some(i) => vm.expect_index(i)?,
@@ -114,8 +112,12 @@ fn list_methods(vm: &mut Vm) {
         }
         Ok(items.remove(i as usize))
     });
-    vm.add_method(&list, "insert", |vm, args, _| {
-        check_arity(vm, "insert", args, 3, 3)?;
+    vm.add_method(&list, "insert", |vm, args, kw| {
+        Signature::positional("list", "insert", &["index", "object"], 2).bind(
+            vm,
+            &args[1..],
+            kw,
+        )?;
         let l = this_list(vm, args)?;
         let index = vm.expect_index(&args[1])?;
         let mut items = l.items.borrow_mut();
@@ -128,7 +130,8 @@ fn list_methods(vm: &mut Vm) {
         items.insert(i as usize, args[2].clone());
         Ok(Value::None)
     });
-    vm.add_method(&list, "remove", |vm, args, _| {
+    vm.add_method(&list, "remove", |vm, args, kw| {
+        Signature::one("list", "remove").bind(vm, &args[1..], kw)?;
         let l = this_list(vm, args)?.clone();
         let target = args.get(1).cloned().unwrap_or(Value::None);
         let mut i = 0;
@@ -144,12 +147,18 @@ fn list_methods(vm: &mut Vm) {
             i += 1;
         }
     });
-    vm.add_method(&list, "index", |vm, args, _| {
+    vm.add_method(&list, "index", |vm, args, kw| {
+        Signature::positional("list", "index", &["value", "start", "stop"], 1).bind(
+            vm,
+            &args[1..],
+            kw,
+        )?;
         let l = this_list(vm, args)?.clone();
         let items = l.items.borrow().clone();
         seq_index(vm, &items, args, "list")
     });
-    vm.add_method(&list, "count", |vm, args, _| {
+    vm.add_method(&list, "count", |vm, args, kw| {
+        Signature::one("list", "count").bind(vm, &args[1..], kw)?;
         let items = this_list(vm, args)?.items.borrow().clone();
         seq_count(vm, &items, args)
     });
@@ -174,27 +183,36 @@ fn list_methods(vm: &mut Vm) {
         }
         Ok(Value::None)
     });
-    vm.add_method(&list, "reverse", |vm, args, _| {
+    vm.add_method(&list, "reverse", |vm, args, kw| {
+        Signature::no_args("list", "reverse").bind(vm, &args[1..], kw)?;
         this_list(vm, args)?.items.borrow_mut().reverse();
         Ok(Value::None)
     });
-    vm.add_method(&list, "copy", |vm, args, _| {
+    vm.add_method(&list, "copy", |vm, args, kw| {
+        Signature::no_args("list", "copy").bind(vm, &args[1..], kw)?;
         Ok(Value::list(this_list(vm, args)?.items.borrow().clone()))
     });
-    vm.add_method(&list, "clear", |vm, args, _| {
+    vm.add_method(&list, "clear", |vm, args, kw| {
+        Signature::no_args("list", "clear").bind(vm, &args[1..], kw)?;
         let old = std::mem::take(&mut *this_list(vm, args)?.items.borrow_mut());
         drop(old);
         Ok(Value::None)
     });
     let tuple = vm.types.tuple.clone();
-    vm.add_method(&tuple, "index", |vm, args, _| {
+    vm.add_method(&tuple, "index", |vm, args, kw| {
+        Signature::positional("tuple", "index", &["value", "start", "stop"], 1).bind(
+            vm,
+            &args[1..],
+            kw,
+        )?;
         let Some(Value::Tuple(t)) = args.first() else {
             return Err(vm.type_error("descriptor requires a 'tuple' object"));
         };
         let items = t.items.to_vec();
         seq_index(vm, &items, args, "tuple")
     });
-    vm.add_method(&tuple, "count", |vm, args, _| {
+    vm.add_method(&tuple, "count", |vm, args, kw| {
+        Signature::one("tuple", "count").bind(vm, &args[1..], kw)?;
         let Some(Value::Tuple(t)) = args.first() else {
             return Err(vm.type_error("descriptor requires a 'tuple' object"));
         };
@@ -258,24 +276,31 @@ fn dict_view(vm: &Vm, d: &Rc<PyDict>, kind: DictViewKind) -> Value {
 
 fn dict_methods(vm: &mut Vm) {
     let dict = vm.types.dict.clone();
-    vm.add_method(&dict, "get", |vm, args, _| {
-        check_arity(vm, "get", args, 2, 3)?;
+    vm.add_method(&dict, "get", |vm, args, kw| {
+        Signature::positional("dict", "get", &["key", "default"], 1).bind(vm, &args[1..], kw)?;
         let d = this_dict(vm, args)?.clone();
         Ok(vm
             .dict_get(&d, &args[1])?
             .unwrap_or_else(|| args.get(2).cloned().unwrap_or(Value::None)))
     });
-    vm.add_method(&dict, "keys", |vm, args, _| {
+    vm.add_method(&dict, "keys", |vm, args, kw| {
+        Signature::no_args("dict", "keys").bind(vm, &args[1..], kw)?;
         Ok(dict_view(vm, this_dict(vm, args)?, DictViewKind::Keys))
     });
-    vm.add_method(&dict, "values", |vm, args, _| {
+    vm.add_method(&dict, "values", |vm, args, kw| {
+        Signature::no_args("dict", "values").bind(vm, &args[1..], kw)?;
         Ok(dict_view(vm, this_dict(vm, args)?, DictViewKind::Values))
     });
-    vm.add_method(&dict, "items", |vm, args, _| {
+    vm.add_method(&dict, "items", |vm, args, kw| {
+        Signature::no_args("dict", "items").bind(vm, &args[1..], kw)?;
         Ok(dict_view(vm, this_dict(vm, args)?, DictViewKind::Items))
     });
-    vm.add_method(&dict, "setdefault", |vm, args, _| {
-        check_arity(vm, "setdefault", args, 2, 3)?;
+    vm.add_method(&dict, "setdefault", |vm, args, kw| {
+        Signature::positional("dict", "setdefault", &["key", "default"], 1).bind(
+            vm,
+            &args[1..],
+            kw,
+        )?;
         let d = this_dict(vm, args)?.clone();
         if let Some(v) = vm.dict_get(&d, &args[1])? {
             return Ok(v);
@@ -294,8 +319,8 @@ fn dict_methods(vm: &mut Vm) {
         }
         Ok(Value::None)
     });
-    vm.add_method(&dict, "pop", |vm, args, _| {
-        check_arity(vm, "pop", args, 2, 3)?;
+    vm.add_method(&dict, "pop", |vm, args, kw| {
+        Signature::positional("dict", "pop", &["key", "default"], 1).bind(vm, &args[1..], kw)?;
         let d = this_dict(vm, args)?.clone();
         match vm.dict_del(&d, &args[1])? {
             Some(v) => Ok(v),
@@ -305,7 +330,8 @@ fn dict_methods(vm: &mut Vm) {
             },
         }
     });
-    vm.add_method(&dict, "popitem", |vm, args, _| {
+    vm.add_method(&dict, "popitem", |vm, args, kw| {
+        Signature::no_args("dict", "popitem").bind(vm, &args[1..], kw)?;
         let d = this_dict(vm, args)?.clone();
         let last = vm.table_mut(&d.table)?.pop_last();
         match last {
@@ -313,16 +339,19 @@ fn dict_methods(vm: &mut Vm) {
             None => Err(vm.key_error(Value::str("popitem(): dictionary is empty"))),
         }
     });
-    vm.add_method(&dict, "copy", |vm, args, _| {
+    vm.add_method(&dict, "copy", |vm, args, kw| {
+        Signature::no_args("dict", "copy").bind(vm, &args[1..], kw)?;
         Ok(Value::dict(this_dict(vm, args)?.table.borrow().clone()))
     });
-    vm.add_method(&dict, "clear", |vm, args, _| {
+    vm.add_method(&dict, "clear", |vm, args, kw| {
+        Signature::no_args("dict", "clear").bind(vm, &args[1..], kw)?;
         let d = this_dict(vm, args)?;
         let old = std::mem::take(&mut *vm.table_mut(&d.table)?);
         drop(old);
         Ok(Value::None)
     });
-    vm.add_static(&dict, "fromkeys", |vm, args, _| {
+    vm.add_static(&dict, "fromkeys", |vm, args, kw| {
+        Signature::positional("dict", "fromkeys", &["iterable", "value"], 1).bind(vm, args, kw)?;
         let keys = vm.collect_iterable(args.first().unwrap_or(&Value::None))?;
         let value = args.get(1).cloned().unwrap_or(Value::None);
         let d = Rc::new(PyDict {
@@ -337,21 +366,24 @@ fn dict_methods(vm: &mut Vm) {
 
 fn set_methods(vm: &mut Vm) {
     let set = vm.types.set.clone();
-    vm.add_method(&set, "add", |vm, args, _| {
-        check_arity(vm, "add", args, 2, 2)?;
+    vm.add_method(&set, "add", |vm, args, kw| {
+        Signature::one("set", "add").bind(vm, &args[1..], kw)?;
         let s = this_set(vm, args)?.clone();
         vm.set_add(&s, args[1].clone())?;
         Ok(Value::None)
     });
-    vm.add_method(&set, "discard", |vm, args, _| {
+    vm.add_method(&set, "discard", |vm, args, kw| {
+        Signature::one("set", "discard").bind(vm, &args[1..], kw)?;
         set_remove(vm, args, false)?;
         Ok(Value::None)
     });
-    vm.add_method(&set, "remove", |vm, args, _| {
+    vm.add_method(&set, "remove", |vm, args, kw| {
+        Signature::one("set", "remove").bind(vm, &args[1..], kw)?;
         set_remove(vm, args, true)?;
         Ok(Value::None)
     });
-    vm.add_method(&set, "pop", |vm, args, _| {
+    vm.add_method(&set, "pop", |vm, args, kw| {
+        Signature::no_args("set", "pop").bind(vm, &args[1..], kw)?;
         let s = this_set(vm, args)?;
         let popped = vm.table_mut(&s.table)?.pop();
         match popped {
@@ -359,7 +391,8 @@ fn set_methods(vm: &mut Vm) {
             None => Err(vm.key_error(Value::str("pop from an empty set"))),
         }
     });
-    vm.add_method(&set, "clear", |vm, args, _| {
+    vm.add_method(&set, "clear", |vm, args, kw| {
+        Signature::no_args("set", "clear").bind(vm, &args[1..], kw)?;
         let set = this_set(vm, args)?;
         let old = std::mem::take(&mut *vm.table_mut(&set.table)?);
         drop(old);
@@ -368,7 +401,6 @@ fn set_methods(vm: &mut Vm) {
 }
 
 fn set_remove(vm: &mut Vm, args: &[Value], must_exist: bool) -> PyResult<()> {
-    check_arity(vm, "remove", args, 2, 2)?;
     let s = this_set(vm, args)?.clone();
     if !vm.set_discard(&s, &args[1])? && must_exist {
         return Err(vm.key_error(args[1].clone()));

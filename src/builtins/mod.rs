@@ -7,6 +7,7 @@ mod constructors;
 pub mod float_repr;
 mod format;
 pub mod format_spec;
+mod inspect;
 pub mod int_ops;
 pub mod list_sort;
 pub mod method_args;

@@ -1,14 +1,13 @@
 //! The built-in modules apy can import: `sys` (argv, exit, stdout/stderr, recursion
-//! limit), `time` (time, monotonic, perf_counter, sleep), `functools` (partial, reduce) and
-//! `inspect` (generator and coroutine states and kinds). Mirrors `Python/sysmodule.c`,
-//! `Modules/timemodule.c`, `Modules/_functoolsmodule.c`, `Lib/inspect.py`.
+//! limit), `time` (time, monotonic, perf_counter, sleep), `functools` (partial, reduce);
+//! `inspect` and `types` live in `inspect.rs`. Mirrors `Python/sysmodule.c`,
+//! `Modules/timemodule.c`, `Modules/_functoolsmodule.c`.
 
 use std::rc::Rc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::{Stream, check_arity, check_kwargs, write_stream};
 use crate::vm::dict::StrKeys;
-use crate::vm::generator::{GenKind, as_generator};
 use crate::vm::object::{KwArgs, Object, ObjectKind};
 use crate::vm::types::make_type;
 use crate::vm::value::Value;
@@ -20,7 +19,8 @@ pub fn create(vm: &mut Vm, name: &str) -> Option<Value> {
         "sys" => sys_module(vm),
         "time" => time_module(vm),
         "functools" => functools_module(vm),
-        "inspect" => inspect_module(vm),
+        "inspect" => super::inspect::inspect_module(vm),
+        "types" => super::inspect::types_module(vm),
         "asyncio" => crate::asyncio::module(vm),
         _ => return None,
     })
@@ -333,128 +333,4 @@ fn functools_module(vm: &mut Vm) -> Value {
         ("reduce", vm.native("reduce", functools_reduce)),
     ];
     vm.new_module("functools", attrs)
-}
-
-/// `inspect.getgeneratorstate` / `getcoroutinestate`: CREATED, RUNNING, SUSPENDED, CLOSED.
-fn generator_state(vm: &mut Vm, args: &[Value], kind: GenKind, prefix: &str) -> PyResult<Value> {
-    check_arity(vm, "getgeneratorstate", args, 1, 1)?;
-    let generator = as_generator(&args[0]).filter(|g| g.kind == kind);
-    let Some(g) = generator else {
-        // inspect.py reads `gi_running` / `cr_running` first, so that is what fails.
-        let attr = if kind == GenKind::Generator {
-            "gi_running"
-        } else {
-            "cr_running"
-        };
-        return Err(vm.attribute_error(format!(
-            "'{}' object has no attribute '{attr}'",
-            vm.type_name(&args[0])
-        )));
-    };
-    let state = g.state.borrow();
-    let name = if state.running {
-        "RUNNING"
-    } else if state.frame.is_none() {
-        "CLOSED"
-    } else if !state.started {
-        "CREATED"
-    } else {
-        "SUSPENDED"
-    };
-    Ok(Value::str(format!("{prefix}_{name}")))
-}
-
-/// Whether `v` is a generator object of `kind`.
-fn is_generator_of(v: &Value, kind: GenKind) -> Value {
-    Value::Bool(as_generator(v).is_some_and(|g| g.kind == kind))
-}
-
-/// Whether `v` is a function whose calls make generators of `kind`.
-fn is_function_of(v: &Value, kind: GenKind) -> Value {
-    let flags = match v {
-        Value::Function(f) => Some(f.code.code.flags),
-        Value::Object(o) => match &o.kind {
-            ObjectKind::BoundMethod {
-                func: Value::Function(f),
-                ..
-            } => Some(f.code.code.flags),
-            _ => None,
-        },
-        _ => None,
-    };
-    Value::Bool(flags.is_some_and(|f| match kind {
-        GenKind::Generator => f.generator,
-        GenKind::Coroutine => f.coroutine,
-        GenKind::AsyncGenerator => f.async_generator,
-    }))
-}
-
-fn inspect_module(vm: &mut Vm) -> Value {
-    let attrs = vec![
-        (
-            "getgeneratorstate",
-            vm.native("getgeneratorstate", |vm, args, _| {
-                generator_state(vm, args, GenKind::Generator, "GEN")
-            }),
-        ),
-        (
-            "getcoroutinestate",
-            vm.native("getcoroutinestate", |vm, args, _| {
-                generator_state(vm, args, GenKind::Coroutine, "CORO")
-            }),
-        ),
-        (
-            "isgenerator",
-            vm.native("isgenerator", |vm, args, _| {
-                Ok(is_generator_of(&one(vm, args)?, GenKind::Generator))
-            }),
-        ),
-        (
-            "iscoroutine",
-            vm.native("iscoroutine", |vm, args, _| {
-                Ok(is_generator_of(&one(vm, args)?, GenKind::Coroutine))
-            }),
-        ),
-        (
-            "isasyncgen",
-            vm.native("isasyncgen", |vm, args, _| {
-                Ok(is_generator_of(&one(vm, args)?, GenKind::AsyncGenerator))
-            }),
-        ),
-        (
-            "isgeneratorfunction",
-            vm.native("isgeneratorfunction", |vm, args, _| {
-                Ok(is_function_of(&one(vm, args)?, GenKind::Generator))
-            }),
-        ),
-        (
-            "iscoroutinefunction",
-            vm.native("iscoroutinefunction", |vm, args, _| {
-                Ok(is_function_of(&one(vm, args)?, GenKind::Coroutine))
-            }),
-        ),
-        (
-            "isasyncgenfunction",
-            vm.native("isasyncgenfunction", |vm, args, _| {
-                Ok(is_function_of(&one(vm, args)?, GenKind::AsyncGenerator))
-            }),
-        ),
-        (
-            "isawaitable",
-            vm.native("isawaitable", |vm, args, _| {
-                let v = one(vm, args)?;
-                if as_generator(&v).is_some_and(|g| g.kind == GenKind::Coroutine) {
-                    return Ok(Value::Bool(true));
-                }
-                let name = vm.names.await_.clone();
-                Ok(Value::Bool(vm.special_method(&v, &name).is_some()))
-            }),
-        ),
-    ];
-    vm.new_module("inspect", attrs)
-}
-
-fn one(vm: &Vm, args: &[Value]) -> PyResult<Value> {
-    check_arity(vm, "inspect function", args, 1, 1)?;
-    Ok(args[0].clone())
 }

@@ -38,10 +38,11 @@ pub trait FormatValue: Sized + Clone {
     ) -> Result<Option<Self>, Self::Error>;
 }
 
-/// The arguments of one `str.format` call: positional values and the keyword mapping
-/// (handed back to [`FormatValue::keyword`]; `None` when there are no keywords).
+/// The arguments of one `str.format` call: positional values (`None` for `format_map`,
+/// which has none) and the keyword mapping (handed back to [`FormatValue::keyword`];
+/// `None` when there are no keywords).
 pub struct FormatArgs<'a, V> {
-    pub positional: &'a [V],
+    pub positional: Option<&'a [V]>,
     pub keywords: Option<&'a V>,
 }
 
@@ -265,7 +266,10 @@ fn field_object<V: FormatValue>(
             auto.next += 1;
             auto.next - 1
         });
-        args.positional.get(index).cloned().ok_or_else(|| {
+        let Some(positional) = args.positional else {
+            return Err(value_error("Format string contains positional fields"));
+        };
+        positional.get(index).cloned().ok_or_else(|| {
             Failure::Op(OpError::new(
                 ErrorKind::IndexError,
                 format!("Replacement index {index} out of range for positional args tuple"),
@@ -404,7 +408,7 @@ mod tests {
 
     fn run(format: &str, positional: &[Value]) -> String {
         let args = FormatArgs {
-            positional,
+            positional: Some(positional),
             keywords: Some(&Value::Keywords),
         };
         format_str_method(&mut (), format, &args).unwrap_or_else(|e| e.to_string())
@@ -504,5 +508,14 @@ mod tests {
         assert_eq!(run("{[0]}", &[List(vec![4])]), "4");
         assert_eq!(run("{00}", &one), "1");
         assert_eq!(run("{0x}", &one), "KeyError: 0x");
+        let map_args = FormatArgs {
+            positional: None,
+            keywords: Some(&Value::Keywords),
+        };
+        let format_map = format_str_method(&mut (), "{w} {}", &map_args);
+        assert_eq!(
+            format_map.unwrap_err().to_string(),
+            "ValueError: Format string contains positional fields"
+        );
     }
 }

@@ -586,6 +586,9 @@ pub struct CodeFlags {
     pub coroutine: bool,
     /// `async def` with `yield`: calling it makes an async generator.
     pub async_generator: bool,
+    /// Set by `types.coroutine` on a generator function: its generators can be awaited
+    /// (`CO_ITERABLE_COROUTINE`).
+    pub iterable_coroutine: bool,
 }
 
 /// A compiled function body, class body, comprehension or module (`PyCodeObject`).

@@ -5,13 +5,15 @@
 //! in [`gen_close`], PEP 479 in the compiler's handler (with a fallback here).
 
 use std::cell::RefCell;
+use std::io::Write;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::compile::bytecode::Instr;
 
 use super::call::FrameResult;
 use super::frame::Frame;
-use super::object::{Function, KwArgs, Object, ObjectKind};
+use super::object::{CodeObj, Function, KwArgs, Object, ObjectKind};
 use super::value::{PyStr, Value};
 use super::{Exc, PyResult, Vm};
 
@@ -33,6 +35,8 @@ pub struct GenState {
 
 pub struct Generator {
     pub kind: GenKind,
+    /// The function's code (`gi_code`); also says whether `types.coroutine` made it awaitable.
+    pub code: Rc<CodeObj>,
     pub name: Rc<PyStr>,
     pub qualname: Rc<str>,
     pub state: RefCell<GenState>,
@@ -67,7 +71,32 @@ impl Generator {
     pub fn is_finished(&self) -> bool {
         self.state.borrow().frame.is_none()
     }
+
+    /// Can be the operand of `await`: a coroutine, or a `types.coroutine` generator.
+    pub fn is_awaitable(&self) -> bool {
+        self.kind == GenKind::Coroutine || self.code.code.flags.iterable_coroutine
+    }
 }
+
+/// A coroutine freed before it ever ran: CPython warns "coroutine '…' was never awaited"
+/// from its finalizer. `Drop` cannot reach the VM, so it queues the qualname here and the
+/// VM prints the warning at its next safe point ([`Vm::report_never_awaited`]).
+impl Drop for Generator {
+    fn drop(&mut self) {
+        let state = self.state.get_mut();
+        if self.kind == GenKind::Coroutine && !state.started && state.frame.is_some() {
+            NEVER_AWAITED.with(|q| q.borrow_mut().push(self.qualname.clone()));
+            NEVER_AWAITED_PENDING.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+thread_local! {
+    static NEVER_AWAITED: RefCell<Vec<Rc<str>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A cheap "the queue may be non-empty" flag, checked by the eval loop where values die.
+pub static NEVER_AWAITED_PENDING: AtomicBool = AtomicBool::new(false);
 
 pub fn as_generator(v: &Value) -> Option<&Generator> {
     match v {
@@ -90,6 +119,7 @@ impl Vm {
             class,
             ObjectKind::Generator(Generator {
                 kind,
+                code: func.code.clone(),
                 name: func.name.borrow().clone(),
                 qualname: func.qualname.borrow().clone(),
                 state: RefCell::new(GenState {
@@ -176,6 +206,41 @@ impl Vm {
                 FrameResult::Err(new)
             }
             other => other,
+        }
+    }
+
+    /// Prints the queued "never awaited" warnings, blamed on the instruction before `ip` in
+    /// `code` (the line that dropped the coroutine), as `warnings.showwarning` formats them.
+    #[cold]
+    pub fn report_never_awaited(&mut self, code: &CodeObj, ip: usize) {
+        NEVER_AWAITED_PENDING.store(false, Ordering::Relaxed);
+        let names = NEVER_AWAITED.with(|q| std::mem::take(&mut *q.borrow_mut()));
+        let line = code
+            .code
+            .locations
+            .get(ip.saturating_sub(1))
+            .map_or(code.code.first_line, |l| l.line);
+        for name in names {
+            let message = format!("coroutine '{name}' was never awaited");
+            let key = (code.code.filename.clone(), line, message);
+            if self.warning_registry.contains(&key) {
+                continue;
+            }
+            let mut text = format!("{}:{line}: RuntimeWarning: {}\n", key.0, key.2);
+            let source_line = self
+                .sources
+                .get(&key.0)
+                .and_then(|s| s.lines().nth(line.saturating_sub(1) as usize))
+                .map(str::trim);
+            if let Some(source_line) = source_line.filter(|l| !l.is_empty()) {
+                text.push_str(&format!("  {source_line}\n"));
+            }
+            text.push_str(
+                "RuntimeWarning: Enable tracemalloc to get the object allocation traceback\n",
+            );
+            self.warning_registry.insert(key);
+            self.flush_stdout();
+            let _ = std::io::stderr().write_all(text.as_bytes());
         }
     }
 
@@ -269,7 +334,10 @@ impl Vm {
     /// `GetYieldFromIter`.
     pub fn yield_from_iter(&mut self, v: Value, code: &super::object::CodeObj) -> PyResult<Value> {
         if let Some(g) = as_generator(&v) {
-            if g.kind == GenKind::Coroutine && !code.code.flags.coroutine {
+            if g.kind == GenKind::Coroutine
+                && !code.code.flags.coroutine
+                && !code.code.flags.iterable_coroutine
+            {
                 return Err(self.type_error(
                     "cannot 'yield from' a coroutine object in a non-coroutine generator",
                 ));
@@ -282,9 +350,10 @@ impl Vm {
     /// `GetAwaitable`: a coroutine itself, or the iterator `__await__()` returns.
     pub fn get_awaitable(&mut self, v: Value, where_: u32) -> PyResult<Value> {
         if let Some(g) = as_generator(&v)
-            && g.kind == GenKind::Coroutine
+            && g.is_awaitable()
         {
-            if let Some(sub) = g.yield_from()
+            if g.kind == GenKind::Coroutine
+                && let Some(sub) = g.yield_from()
                 && !sub.is_none()
                 && g.state.borrow().started
                 && !g.is_finished()
@@ -305,14 +374,15 @@ impl Vm {
                     "'async with' received an object from __aexit__ that does not implement __await__: {}",
                     self.type_name(&v)
                 ),
-                _ => format!("'{}' object can't be awaited", self.type_name(&v)),
+                _ => format!(
+                    "object {} can't be used in 'await' expression",
+                    self.type_name(&v)
+                ),
             };
             return Err(self.type_error(detail));
         };
         let it = self.call(&method, std::slice::from_ref(&v), &[])?;
-        if let Some(g) = as_generator(&it)
-            && g.kind == GenKind::Coroutine
-        {
+        if as_generator(&it).is_some_and(Generator::is_awaitable) {
             return Err(self.type_error("__await__() returned a coroutine"));
         }
         if !self.is_iterator(&it) {
@@ -373,26 +443,52 @@ fn gen_send(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 
 fn gen_throw(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let g = this_gen(vm, args)?;
-    let typ = args.get(1).cloned().unwrap_or(Value::None);
-    let exc = match (&typ, args.get(2)) {
-        (Value::Type(_), Some(val)) if !val.is_none() => {
-            if matches!(val, Value::Object(o) if o.exc_data().is_some()) {
-                vm.make_raisable(val.clone())?
-            } else {
-                let inst = vm.call(&typ, std::slice::from_ref(val), &[])?;
-                vm.make_raisable(inst)?
-            }
-        }
-        _ => vm.make_raisable(typ).map_err(|_| {
-            vm.type_error(
-                "exceptions must be classes or instances deriving from BaseException, not str",
-            )
-        })?,
-    };
+    let exc = throw_args_to_exc(vm, &args[1..])?;
     match vm.gen_throw(g, exc) {
         FrameResult::Yielded(v) => Ok(v),
         FrameResult::Returned(v) => Err(vm.stop_iteration(v)),
         FrameResult::Err(e) => Err(e),
+    }
+}
+
+/// The exception `throw(typ[, val[, tb]])` raises (`_gen_throw` with
+/// `PyErr_NormalizeException`); the 2- and 3-argument forms are deprecated but still work.
+fn throw_args_to_exc(vm: &mut Vm, args: &[Value]) -> PyResult<Exc> {
+    match args.len() {
+        0 => return Err(vm.type_error("throw expected at least 1 argument, got 0")),
+        1..=3 => {}
+        n => {
+            return Err(vm.type_error(format!("throw expected at most 3 arguments, got {n}")));
+        }
+    }
+    if args.get(2).is_some_and(|tb| !tb.is_none()) {
+        return Err(vm.type_error("throw() third argument must be a traceback object"));
+    }
+    let typ = &args[0];
+    let val = args.get(1).cloned().unwrap_or(Value::None);
+    match typ {
+        Value::Type(t) if t.is_subtype(&vm.types.base_exception) => {
+            let instance = match &val {
+                Value::None => return vm.make_raisable(typ.clone()),
+                Value::Object(o) if o.exc_data().is_some() && o.class.is_subtype(t) => {
+                    return Ok(o.clone());
+                }
+                Value::Tuple(items) => vm.call(typ, &items.items, &[])?,
+                _ => vm.call(typ, std::slice::from_ref(&val), &[])?,
+            };
+            vm.make_raisable(instance)
+        }
+        Value::Object(o) if o.exc_data().is_some() => {
+            if val.is_none() {
+                Ok(o.clone())
+            } else {
+                Err(vm.type_error("instance exception may not have a separate value"))
+            }
+        }
+        _ => Err(vm.type_error(format!(
+            "exceptions must be classes or instances deriving from BaseException, not {}",
+            vm.type_name(typ)
+        ))),
     }
 }
 
@@ -485,10 +581,48 @@ pub fn init(vm: &mut Vm) {
             g.yield_from().unwrap_or(Value::None)
         })
     };
-    vm.add_getset(&generator, "gi_running", running, None);
-    vm.add_getset(&generator, "gi_frame", frame, None);
-    vm.add_getset(&generator, "gi_yieldfrom", yield_from, None);
-    vm.add_getset(&coroutine, "cr_running", running, None);
-    vm.add_getset(&coroutine, "cr_frame", frame, None);
-    vm.add_getset(&coroutine, "cr_await", yield_from, None);
+    let suspended: super::object::Getter = |vm, v| {
+        let g = this_gen(vm, std::slice::from_ref(v))?;
+        let state = g.state.borrow();
+        Ok(Value::Bool(
+            state.started && !state.running && state.frame.is_some(),
+        ))
+    };
+    let code: super::object::Getter = |vm, v| {
+        let g = this_gen(vm, std::slice::from_ref(v))?;
+        Ok(Value::object(Object::new(
+            vm.types.code.clone(),
+            ObjectKind::Code(g.code.clone()),
+        )))
+    };
+    let attrs = [
+        (
+            &generator,
+            [
+                "gi_running",
+                "gi_frame",
+                "gi_suspended",
+                "gi_code",
+                "gi_yieldfrom",
+            ],
+        ),
+        (
+            &coroutine,
+            [
+                "cr_running",
+                "cr_frame",
+                "cr_suspended",
+                "cr_code",
+                "cr_await",
+            ],
+        ),
+    ];
+    for (ty, names) in attrs {
+        for (name, getter) in names
+            .into_iter()
+            .zip([running, frame, suspended, code, yield_from])
+        {
+            vm.add_getset(ty, name, getter, None);
+        }
+    }
 }

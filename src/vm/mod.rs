@@ -148,6 +148,9 @@ pub struct Vm {
     /// Spare value buffers for frames' stacks and locals (no allocation per call).
     pub vec_pool: Vec<Vec<value::Value>>,
     pub stdout: std::io::BufWriter<std::io::Stdout>,
+    /// Warnings already shown, by (file, line, message): each is printed once per place,
+    /// as the `warnings` module's default action does (`__warningregistry__`).
+    pub warning_registry: std::collections::HashSet<(Rc<str>, u32, String)>,
 }
 
 impl Vm {
@@ -176,6 +179,7 @@ impl Vm {
             repr_stack: Vec::new(),
             vec_pool: Vec::new(),
             stdout: std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()),
+            warning_registry: Default::default(),
         };
         types::init_type_methods(&mut vm);
         crate::builtins::init(&mut vm);

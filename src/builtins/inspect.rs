@@ -1,0 +1,207 @@
+//! The `inspect` module's generator and coroutine helpers (state, `is…` predicates) and
+//! the `types` module (`coroutine`, `GeneratorType`, `CoroutineType`, `AsyncGeneratorType`).
+//! Values in, bools/strings/functions out; mirrors `Lib/inspect.py` and `Lib/types.py`.
+//! Reads generator state only through `vm::generator`; knows nothing of asyncio.
+
+use std::rc::Rc;
+
+use super::check_arity;
+use crate::compile::bytecode::CodeFlags;
+use crate::vm::generator::{GenKind, as_generator};
+use crate::vm::object::{CodeObj, Function, KwArgs, ObjectKind};
+use crate::vm::types::lookup;
+use crate::vm::value::Value;
+use crate::vm::{PyResult, Vm};
+
+pub fn inspect_module(vm: &mut Vm) -> Value {
+    let mut attrs: Vec<(&str, Value)> = vec![
+        (
+            "getgeneratorstate",
+            vm.native("getgeneratorstate", getgeneratorstate),
+        ),
+        (
+            "getcoroutinestate",
+            vm.native("getcoroutinestate", getcoroutinestate),
+        ),
+        (
+            "iscoroutine",
+            vm.native("iscoroutine", |vm, a, _| {
+                gen_kind_is(vm, a, GenKind::Coroutine)
+            }),
+        ),
+        (
+            "isgenerator",
+            vm.native("isgenerator", |vm, a, _| {
+                gen_kind_is(vm, a, GenKind::Generator)
+            }),
+        ),
+        (
+            "isasyncgen",
+            vm.native("isasyncgen", |vm, a, _| {
+                gen_kind_is(vm, a, GenKind::AsyncGenerator)
+            }),
+        ),
+        ("isawaitable", vm.native("isawaitable", isawaitable)),
+        (
+            "iscoroutinefunction",
+            vm.native("iscoroutinefunction", |vm, a, _| {
+                has_code_flag(vm, a, |f| f.coroutine)
+            }),
+        ),
+        (
+            "isgeneratorfunction",
+            vm.native("isgeneratorfunction", |vm, a, _| {
+                has_code_flag(vm, a, |f| f.generator)
+            }),
+        ),
+        (
+            "isasyncgenfunction",
+            vm.native("isasyncgenfunction", |vm, a, _| {
+                has_code_flag(vm, a, |f| f.async_generator)
+            }),
+        ),
+        (
+            "isfunction",
+            vm.native("isfunction", |vm, a, _| {
+                check_arity(vm, "isfunction", a, 1, 1)?;
+                Ok(Value::Bool(matches!(a[0], Value::Function(_))))
+            }),
+        ),
+    ];
+    for state in [
+        "GEN_CREATED",
+        "GEN_RUNNING",
+        "GEN_SUSPENDED",
+        "GEN_CLOSED",
+        "CORO_CREATED",
+        "CORO_RUNNING",
+        "CORO_SUSPENDED",
+        "CORO_CLOSED",
+    ] {
+        attrs.push((state, Value::str(state)));
+    }
+    vm.new_module("inspect", attrs)
+}
+
+pub fn types_module(vm: &mut Vm) -> Value {
+    let attrs = vec![
+        ("coroutine", vm.native("coroutine", types_coroutine)),
+        ("GeneratorType", Value::Type(vm.types.generator.clone())),
+        ("CoroutineType", Value::Type(vm.types.coroutine.clone())),
+        (
+            "AsyncGeneratorType",
+            Value::Type(vm.types.async_generator.clone()),
+        ),
+        ("FunctionType", Value::Type(vm.types.function.clone())),
+        ("CodeType", Value::Type(vm.types.code.clone())),
+        ("ModuleType", Value::Type(vm.types.module.clone())),
+    ];
+    vm.new_module("types", attrs)
+}
+
+/// `getgeneratorstate` / `getcoroutinestate`: read through the `gi_`/`cr_` attributes,
+/// as `Lib/inspect.py` does, so a wrong argument fails with the same AttributeError.
+fn frame_state(vm: &mut Vm, args: &[Value], fname: &str, prefix: &str) -> PyResult<Value> {
+    check_arity(vm, fname, args, 1, 1)?;
+    let label = prefix
+        .to_ascii_uppercase()
+        .replace("CR", "CORO")
+        .replace("GI", "GEN");
+    let attr = |vm: &mut Vm, name: &str| -> PyResult<Value> {
+        let name = vm.intern(&format!("{prefix}_{name}"));
+        vm.get_attr(&args[0], &name)
+    };
+    let running = attr(vm, "running")?;
+    let suspended = attr(vm, "suspended")?;
+    let state = if vm.truthy(&running)? {
+        "RUNNING"
+    } else if vm.truthy(&suspended)? {
+        "SUSPENDED"
+    } else if attr(vm, "frame")?.is_none() {
+        "CLOSED"
+    } else {
+        "CREATED"
+    };
+    Ok(Value::str(format!("{label}_{state}")))
+}
+
+fn getgeneratorstate(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    frame_state(vm, args, "getgeneratorstate", "gi")
+}
+
+fn getcoroutinestate(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    frame_state(vm, args, "getcoroutinestate", "cr")
+}
+
+fn gen_kind_is(vm: &mut Vm, args: &[Value], kind: GenKind) -> PyResult<Value> {
+    check_arity(vm, "inspect function", args, 1, 1)?;
+    Ok(Value::Bool(
+        as_generator(&args[0]).is_some_and(|g| g.kind == kind),
+    ))
+}
+
+/// A coroutine, a `types.coroutine` generator, or anything whose type has `__await__`.
+fn isawaitable(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "isawaitable", args, 1, 1)?;
+    let v = &args[0];
+    if let Some(g) = as_generator(v) {
+        return Ok(Value::Bool(g.is_awaitable()));
+    }
+    let name = vm.names.await_.clone();
+    Ok(Value::Bool(lookup(vm.type_of(v), &name).is_some()))
+}
+
+/// The Python function behind `v`, looking through bound methods and `functools.partial`
+/// (`inspect._has_code_flag`).
+fn underlying_function(v: &Value) -> Option<Rc<Function>> {
+    match v {
+        Value::Function(f) => Some(f.clone()),
+        Value::Object(o) => match &o.kind {
+            ObjectKind::BoundMethod { func, .. } => underlying_function(func),
+            ObjectKind::Partial { func, .. } => underlying_function(func),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn has_code_flag(vm: &mut Vm, args: &[Value], flag: fn(&CodeFlags) -> bool) -> PyResult<Value> {
+    check_arity(vm, "inspect function", args, 1, 1)?;
+    let f = underlying_function(&args[0]);
+    Ok(Value::Bool(f.is_some_and(|f| flag(&f.code.code.flags))))
+}
+
+/// `types.coroutine(func)`: a generator function comes back with its code marked
+/// `CO_ITERABLE_COROUTINE`, so the generators it makes can be awaited. CPython swaps
+/// `func.__code__` in place; apy's functions are immutable, so this returns a copy.
+fn types_coroutine(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "coroutine", args, 1, 1)?;
+    let func = match &args[0] {
+        Value::Function(f) => f.clone(),
+        other if super::is_callable(vm, other) => return Ok(other.clone()),
+        _ => return Err(vm.type_error("types.coroutine() expects a callable")),
+    };
+    let flags = func.code.code.flags;
+    if !flags.generator || flags.iterable_coroutine {
+        return Ok(args[0].clone());
+    }
+    let mut code = (*func.code.code).clone();
+    code.flags.iterable_coroutine = true;
+    let code_obj = CodeObj {
+        code: Rc::new(code),
+        consts: func.code.consts.clone(),
+        names: func.code.names.clone(),
+        varnames: func.code.varnames.clone(),
+        cellnames: func.code.cellnames.clone(),
+    };
+    Ok(Value::Function(Rc::new(Function {
+        code: Rc::new(code_obj),
+        globals: func.globals.clone(),
+        name: func.name.clone(),
+        qualname: func.qualname.clone(),
+        defaults: func.defaults.clone(),
+        kwdefaults: func.kwdefaults.clone(),
+        closure: func.closure.clone(),
+        dict: func.dict.clone(),
+    })))
+}
