@@ -31,8 +31,13 @@ pub struct Cli {
 
     /// Print the program's abstract syntax tree, as Python's
     /// `ast.dump(ast.parse(source), indent=2)` shows it, instead of running it.
-    #[arg(long, conflicts_with = "check")]
+    #[arg(long, conflicts_with_all = ["check", "dis"])]
     pub ast: bool,
+
+    /// Print the bytecode of every code object (module, functions, classes, comprehensions)
+    /// in the layout of `python3.13 -m dis`, instead of running the program.
+    #[arg(long, conflicts_with = "check")]
+    pub dis: bool,
 
     /// Only parse and compile the program: report any SyntaxError and exit with 1, or exit
     /// with 0 when there is none. Nothing runs.
@@ -44,8 +49,15 @@ pub struct Cli {
     #[arg(long, value_name = "real|virtual", default_value = "real")]
     pub clock: apy::asyncio::clock::ClockKind,
 
-    // Teaching switches still to come, each a plain field here:
-    // --dis, --max-steps N, --time-limit SECONDS.
+    /// Stop the program with an error (exit status 1) after it has run N bytecode
+    /// instructions: a guard for untrusted or runaway code.
+    #[arg(long, value_name = "N")]
+    pub max_steps: Option<u64>,
+
+    /// Stop the program with an error (exit status 1) after SECONDS of wall time.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub time_limit: Option<std::time::Duration>,
+
     /// FILE is the program to run (`-` reads it from standard input); ARGS become
     /// sys.argv[1:], and switches after FILE belong to them. Without FILE (and without -c)
     /// the program is read from standard input when that is not a terminal. With -c, FILE
@@ -64,12 +76,15 @@ enum Mode {
     Run,
     Check,
     Ast,
+    Dis,
 }
 
 /// Runs apy with these arguments and returns the process exit status.
 pub fn main(cli: Cli) -> ExitCode {
     let mode = if cli.ast {
         Mode::Ast
+    } else if cli.dis {
+        Mode::Dis
     } else if cli.check {
         Mode::Check
     } else {
@@ -90,12 +105,15 @@ pub fn main(cli: Cli) -> ExitCode {
             interp::parse(&source).map(|module| print_ignoring_closed_pipe(&dump_module(&module)))
         }
         Mode::Check => interp::check(&source),
+        Mode::Dis => interp::compile(&source)
+            .map(|code| print_ignoring_closed_pipe(&apy::compile::dis::disassemble(&code))),
         Mode::Run => match interp::run_with(
             &source,
             apy::vm::Config {
                 argv,
                 clock: cli.clock,
-                ..apy::vm::Config::default()
+                max_steps: cli.max_steps,
+                time_limit: cli.time_limit,
             },
         ) {
             Ok(()) => Ok(()),
@@ -107,6 +125,18 @@ pub fn main(cli: Cli) -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(diagnostic) => report(&diagnostic, &source),
+    }
+}
+
+/// A `--time-limit` value: a positive number of seconds, fractions allowed.
+fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+    match text.parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() && seconds > 0.0 => {
+            Ok(std::time::Duration::from_secs_f64(seconds))
+        }
+        _ => Err(format!(
+            "expected a positive number of seconds, got '{text}'"
+        )),
     }
 }
 

@@ -3,12 +3,15 @@
 //! Mirrors `Lib/dis.py` (3.13): a line-number column, `L1:` labels for jump and handler
 //! targets, opnames in CPython's spelling, the numeric argument and its meaning in
 //! parentheses, then `ExceptionTable:`; nested code objects follow, depth first. Code
-//! objects are shown without an address so the output is stable. Knows nothing of the VM.
+//! objects are shown without an address so the output is stable. Knows nothing of the VM;
+//! constants are shown with the same pure `repr` helpers the built-in types use.
 
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
 use super::bytecode::{Code, Constant, Instr};
+use crate::builtins::float_repr::float_repr;
+use crate::builtins::str_ops::str_repr;
 
 const OPNAME_WIDTH: usize = 20;
 const OPARG_WIDTH: usize = 5;
@@ -266,109 +269,5 @@ pub fn constant_repr(c: &Constant) -> String {
             }
         }
         Constant::Code(code) => code_repr(code),
-    }
-}
-
-/// Python's `repr(str)`: single quotes unless the text has `'` and no `"`.
-pub fn str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for ch in s.chars() {
-        match ch {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
-}
-
-/// Python's `repr(float)`: the shortest round-tripping digits, in exponent form when the
-/// exponent is below -4 or at least 16.
-pub fn float_repr(f: f64) -> String {
-    if f.is_nan() {
-        return "nan".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { "inf" } else { "-inf" }.into();
-    }
-    let sci = format!("{f:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let negative = mantissa.starts_with('-');
-    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
-    let sign = if negative { "-" } else { "" };
-    if (-4..16).contains(&exp) {
-        if exp >= 0 {
-            let e = exp as usize;
-            let (int, frac) = if digits.len() > e + 1 {
-                (digits[..e + 1].to_string(), digits[e + 1..].to_string())
-            } else {
-                (format!("{digits:0<width$}", width = e + 1), "0".to_string())
-            };
-            format!("{sign}{int}.{frac}")
-        } else {
-            let zeros = "0".repeat((-exp - 1) as usize);
-            format!("{sign}0.{zeros}{digits}")
-        }
-    } else {
-        let m = if digits.len() > 1 {
-            format!("{}.{}", &digits[..1], &digits[1..])
-        } else {
-            digits.clone()
-        };
-        let esign = if exp < 0 { '-' } else { '+' };
-        format!("{sign}{m}e{esign}{:02}", exp.abs())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn float_reprs_match_python() {
-        // Expected values from python3.13: repr(x).
-        let cases = [
-            (1.0, "1.0"),
-            (0.1, "0.1"),
-            (-2.5, "-2.5"),
-            (1e16, "1e+16"),
-            (1e15, "1000000000000000.0"),
-            (0.0001, "0.0001"),
-            (0.00001, "1e-05"),
-            (1.5e-7, "1.5e-07"),
-            (123456.789, "123456.789"),
-            (f64::INFINITY, "inf"),
-            (-0.0, "-0.0"),
-            (1.7976931348623157e308, "1.7976931348623157e+308"),
-        ];
-        for (f, want) in cases {
-            assert_eq!(float_repr(f), want, "{f}");
-        }
-    }
-
-    #[test]
-    fn str_reprs_match_python() {
-        assert_eq!(str_repr("a"), "'a'");
-        assert_eq!(str_repr("it's"), "\"it's\"");
-        assert_eq!(str_repr("'\""), "'\\'\"'");
-        assert_eq!(str_repr("a\nb\\"), "'a\\nb\\\\'");
-        assert_eq!(str_repr("\x01é"), "'\\x01é'");
     }
 }

@@ -37,6 +37,12 @@ impl Vm {
                         unwrapped[0] = this.builtin_base().cloned().unwrap_or(Value::None);
                         (n.func)(self, &unwrapped, kw)
                     }
+                    // `list.append()`: a method taken from its type and called without `self`.
+                    None if n.is_method => Err(self.type_error(format!(
+                        "unbound method {}.{}() needs an argument",
+                        n.owner.as_deref().unwrap_or("object"),
+                        n.name
+                    ))),
                     _ => (n.func)(self, args, kw),
                 },
                 ObjectKind::BoundMethod { func, this } => {
