@@ -234,3 +234,31 @@ fn check_reports_compile_errors_too() {
         "SyntaxError: 'return' outside function"
     );
 }
+
+/// `--clock virtual` jumps over sleeps: an hour of timers runs at once, in deadline order,
+/// and the loop's time moves by exactly the slept amount.
+#[test]
+fn virtual_clock_jumps_to_the_next_timer() {
+    let program = br#"import asyncio
+async def w(name, d):
+    await asyncio.sleep(d)
+    print(name)
+async def main():
+    loop = asyncio.get_running_loop()
+    t0 = loop.time()
+    await asyncio.gather(w('late', 3600), w('early', 1800))
+    print(round(loop.time() - t0, 6))
+asyncio.run(main())
+"#;
+    let started = std::time::Instant::now();
+    let output = apy(&["--clock", "virtual", "-"], program);
+    assert_eq!(
+        stdout(&output),
+        "early\nlate\n3600.0\n",
+        "{}",
+        stderr(&output)
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    let output = apy(&["--clock", "sundial", "-"], program);
+    assert_eq!(output.status.code(), Some(2));
+}

@@ -77,6 +77,7 @@ pub struct LoopObj {
 
 /// A `Handle`/`TimerHandle` (`events.py`).
 pub struct HandleObj {
+    event_loop: Value,
     callback: Value,
     args: Vec<Value>,
     cancelled: Cell<bool>,
@@ -170,7 +171,13 @@ fn check_closed(vm: &Vm, l: &LoopObj) -> PyResult<()> {
     Ok(())
 }
 
-fn new_handle(vm: &mut Vm, callback: Value, args: Vec<Value>, when: Option<f64>) -> Value {
+fn new_handle(
+    vm: &mut Vm,
+    event_loop: &Value,
+    callback: Value,
+    args: Vec<Value>,
+    when: Option<f64>,
+) -> Value {
     let runtime = rt(vm);
     let ty = if when.is_some() {
         runtime.types.timer_handle.clone()
@@ -180,6 +187,7 @@ fn new_handle(vm: &mut Vm, callback: Value, args: Vec<Value>, when: Option<f64>)
     Value::object(Object::new(
         ty,
         ObjectKind::Other(Box::new(HandleObj {
+            event_loop: event_loop.clone(),
             callback,
             args,
             cancelled: Cell::new(false),
@@ -206,7 +214,7 @@ fn call_soon(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let l = this(vm, &args[0])?;
     check_closed(vm, l)?;
     check_callback(vm, &args[1], "call_soon")?;
-    let handle = new_handle(vm, args[1].clone(), args[2..].to_vec(), None);
+    let handle = new_handle(vm, &args[0], args[1].clone(), args[2..].to_vec(), None);
     l.state
         .borrow_mut()
         .ready
@@ -227,8 +235,15 @@ fn number(vm: &Vm, v: &Value) -> PyResult<f64> {
 }
 
 /// Adds a timer handle at `when`.
-fn push_timer(vm: &mut Vm, l: &LoopObj, when: f64, callback: Value, args: Vec<Value>) -> Value {
-    let handle = new_handle(vm, callback, args, Some(when));
+fn push_timer(
+    vm: &mut Vm,
+    loop_value: &Value,
+    when: f64,
+    callback: Value,
+    args: Vec<Value>,
+) -> PyResult<Value> {
+    let l = this(vm, loop_value)?;
+    let handle = new_handle(vm, loop_value, callback, args, Some(when));
     let mut st = l.state.borrow_mut();
     st.seq += 1;
     let seq = st.seq;
@@ -237,7 +252,7 @@ fn push_timer(vm: &mut Vm, l: &LoopObj, when: f64, callback: Value, args: Vec<Va
         seq,
         handle: handle.clone(),
     });
-    handle
+    Ok(handle)
 }
 
 fn call_at(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
@@ -251,7 +266,7 @@ fn call_at(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_closed(vm, l)?;
     let when = number(vm, &args[1])?;
     check_callback(vm, &args[2], "call_at")?;
-    Ok(push_timer(vm, l, when, args[2].clone(), args[3..].to_vec()))
+    push_timer(vm, &args[0], when, args[2].clone(), args[3..].to_vec())
 }
 
 fn call_later(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
@@ -266,24 +281,7 @@ fn call_later(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let delay = number(vm, &args[1])?;
     check_callback(vm, &args[2], "call_later")?;
     let when = l.clock.now() + delay;
-    Ok(push_timer(vm, l, when, args[2].clone(), args[3..].to_vec()))
-}
-
-/// Schedules `callback(*args)` after `delay` seconds, for native callers (`asyncio.sleep`).
-pub fn call_later_native(
-    vm: &mut Vm,
-    event_loop: &Value,
-    delay: f64,
-    callback: Value,
-    args: Vec<Value>,
-) -> Value {
-    match as_loop(event_loop) {
-        Some(l) => {
-            let when = l.clock.now() + delay;
-            push_timer(vm, l, when, callback, args)
-        }
-        None => Value::None,
-    }
+    push_timer(vm, &args[0], when, args[2].clone(), args[3..].to_vec())
 }
 
 /// One iteration (`BaseEventLoop._run_once`).
@@ -340,11 +338,11 @@ fn run_entry(vm: &mut Vm, loop_value: &Value, entry: Ready) -> PyResult<()> {
                 if vm.abort.is_some() {
                     return Err(e);
                 }
-                let text = format!(
-                    "Exception in callback {}",
-                    format_callback(vm, &func, std::slice::from_ref(&arg))?
-                );
-                report_callback_error(vm, loop_value, text, None, e)?;
+                let debug = debug_of(loop_value);
+                let shown = format_callback(vm, &func, std::slice::from_ref(&arg), debug)?;
+                let text = format!("Exception in callback {shown}");
+                let handle = new_handle(vm, loop_value, func.clone(), vec![arg.clone()], None);
+                report_callback_error(vm, loop_value, text, Some(handle), e)?;
             }
             Ok(())
         }
@@ -361,7 +359,7 @@ fn run_entry(vm: &mut Vm, loop_value: &Value, entry: Ready) -> PyResult<()> {
                 }
                 let text = format!(
                     "Exception in callback {}",
-                    format_callback(vm, &handle.callback, &handle.args)?
+                    format_callback(vm, &handle.callback, &handle.args, debug_of(loop_value))?
                 );
                 report_callback_error(vm, loop_value, text, Some(h.clone()), e)?;
             }
@@ -440,8 +438,14 @@ fn default_exception_handler(vm: &mut Vm, context: &[(&str, Value)]) -> PyResult
     Ok(())
 }
 
-/// `format_helpers._format_callback_source`: `name(args) at file:line`.
-pub fn format_callback(vm: &mut Vm, func: &Value, args: &[Value]) -> PyResult<String> {
+/// Whether `event_loop` is in debug mode (callback reprs then show their arguments).
+pub fn debug_of(event_loop: &Value) -> bool {
+    as_loop(event_loop).is_some_and(|l| l.state.borrow().debug)
+}
+
+/// `format_helpers._format_callback_source`: `name() at file:line`; the arguments are
+/// shown only in debug mode, as in 3.13.
+pub fn format_callback(vm: &mut Vm, func: &Value, args: &[Value], debug: bool) -> PyResult<String> {
     let (target, mut shown_args) = match func {
         Value::Object(o) => match &o.kind {
             ObjectKind::Partial {
@@ -472,8 +476,10 @@ pub fn format_callback(vm: &mut Vm, func: &Value, args: &[Value]) -> PyResult<St
         _ => vm.repr(&target)?,
     };
     let mut parts = Vec::with_capacity(shown_args.len());
-    for a in &shown_args {
-        parts.push(vm.repr(a)?);
+    if debug {
+        for a in &shown_args {
+            parts.push(vm.repr(a)?);
+        }
     }
     let mut text = format!("{name}({})", parts.join(", "));
     let code = match &target {
@@ -679,6 +685,7 @@ fn handle_of<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a HandleObj> {
 
 fn handle_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let h = handle_of(vm, &args[0])?;
+    let debug = as_loop(&h.event_loop).is_some_and(|l| l.state.borrow().debug);
     let mut info = vec![vm.type_name(&args[0]).to_string()];
     if h.cancelled.get() {
         info.push("cancelled".into());
@@ -687,7 +694,7 @@ fn handle_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         info.push(format!("when={}", vm.repr(&Value::Float(when))?));
     }
     if !h.cancelled.get() {
-        info.push(format_callback(vm, &h.callback, &h.args)?);
+        info.push(format_callback(vm, &h.callback, &h.args, debug)?);
     }
     Ok(Value::str(format!("<{}>", info.join(" "))))
 }

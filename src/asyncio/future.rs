@@ -463,7 +463,12 @@ pub fn repr_info(vm: &mut Vm, fut: &FutureObj) -> PyResult<Vec<String>> {
             .iter()
             .map(|cb| match cb {
                 Callback::Wakeup(_) => Ok("Task.task_wakeup()".to_string()),
-                Callback::Py(f) => super::event_loop::format_callback(vm, f, &[]),
+                Callback::Py(f) => super::event_loop::format_callback(
+                    vm,
+                    f,
+                    &[],
+                    super::event_loop::debug_of(&fut.event_loop),
+                ),
             })
             .collect::<PyResult<_>>()?;
         let shown = match names.len() {

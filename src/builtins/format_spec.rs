@@ -7,7 +7,7 @@
 
 use super::float_repr::{FloatCode, FloatFlags, double_to_string};
 use super::int_ops::Int;
-use super::op_error::{OpError, OpResult};
+use super::op_error::{OpError, OpResult, check_text_len};
 
 /// A parsed `[[fill]align][sign][z][#][0][width][grouping][.precision][type]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,6 +96,8 @@ impl FormatSpec {
                 return Err(OpError::value("Format specifier missing precision"));
             }
         }
+        check_text_len(parsed.width)?;
+        check_text_len(parsed.precision.unwrap_or(0))?;
         if chars.len() - pos > 1 {
             return Err(OpError::value(format!(
                 "Invalid format specifier '{spec}' for object of type '{type_name}'"
@@ -622,5 +624,8 @@ mod tests {
             error(format_int(&int(-1), "c")),
             "OverflowError: %c arg not in range(0x110000)"
         );
+        // CPython runs out of memory building these; apy refuses up front.
+        assert!(error(format_int(&int(1), "9999999999")).starts_with("MemoryError"));
+        assert!(error(format_float(1.5, ".99999999999f")).starts_with("MemoryError"));
     }
 }

@@ -3,6 +3,7 @@
 //! (`sys`, `time`, `functools`). Mirrors `Python/bltinmodule.c`. Works on the VM's value
 //! model through `Vm` methods only; never touches frames or bytecode.
 
+mod collections;
 mod constructors;
 pub mod float_repr;
 mod format;

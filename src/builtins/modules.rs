@@ -19,6 +19,8 @@ pub fn create(vm: &mut Vm, name: &str) -> Option<Value> {
         "sys" => sys_module(vm),
         "time" => time_module(vm),
         "functools" => functools_module(vm),
+        "collections" => super::collections::collections_module(vm),
+        "heapq" => super::collections::heapq_module(vm),
         "inspect" => super::inspect::inspect_module(vm),
         "types" => super::inspect::types_module(vm),
         "asyncio" => crate::asyncio::module(vm),

@@ -9,7 +9,7 @@
 
 use super::float_repr::{FloatCode, FloatFlags, double_to_string};
 use super::int_ops::{Int, float_to_int};
-use super::op_error::{Failure, OpError, OpResult};
+use super::op_error::{Failure, OpError, OpResult, check_text_len};
 
 // ---- code point indices -----------------------------------------------------------------
 
@@ -830,6 +830,8 @@ fn format_all<V: PercentOperand>(
                 conversion.precision = Some(read_digits(&chars, &mut pos).unwrap_or(0));
             }
         }
+        check_text_len(conversion.width)?;
+        check_text_len(conversion.precision.unwrap_or(0))?;
         while matches!(chars.get(pos), Some('h' | 'l' | 'L')) {
             pos += 1;
         }
@@ -871,7 +873,8 @@ fn read_digits(chars: &[char], pos: &mut usize) -> Option<usize> {
         *pos += 1;
     }
     let digits: String = chars[start..*pos].iter().collect();
-    digits.parse().ok()
+    // An overflowing number is "too big", which the caller's size check reports.
+    (!digits.is_empty()).then(|| digits.parse().unwrap_or(usize::MAX))
 }
 
 /// The value of a `*` width or precision: the next argument, which must be an int.

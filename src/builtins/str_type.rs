@@ -9,6 +9,7 @@ use std::rc::Rc;
 
 use super::format;
 use super::method_args::{OrRaise, Signature};
+use super::op_error::check_text_len;
 use super::str_ops::{self, CharClass, StripSide};
 use crate::vm::object::KwArgs;
 use crate::vm::value::{PyStr, Value};
@@ -60,6 +61,13 @@ fn ssize_arg(vm: &mut Vm, value: &Value) -> PyResult<i64> {
         return Err(vm.overflow_error("Python int too large to convert to C ssize_t"));
     }
     vm.expect_index(value)
+}
+
+/// A result width: `MemoryError` rather than an allocation that cannot succeed.
+fn width_arg(vm: &mut Vm, value: &Value) -> PyResult<i64> {
+    let width = ssize_arg(vm, value)?;
+    check_text_len(width.max(0) as usize).or_raise(vm)?;
+    Ok(width)
 }
 
 /// The fill character of `center`/`ljust`/`rjust`.
@@ -208,7 +216,7 @@ fn justify_method(vm: &mut Vm, args: &[Value], kw: &KwArgs, name: &'static str) 
     let signature = Signature::positional("str", name, &["width", "fillchar"], 1);
     let s = this(vm, args)?;
     let bound = signature.bind(vm, &args[1..], kw)?;
-    let width = ssize_arg(vm, bound[0].as_ref().unwrap_or(&Value::None))?;
+    let width = width_arg(vm, bound[0].as_ref().unwrap_or(&Value::None))?;
     let fill = fill_char(vm, bound[1].as_ref())?;
     let text = match name {
         "center" => str_ops::center(s.as_str(), width, fill),
@@ -473,7 +481,7 @@ pub fn init(vm: &mut Vm) {
     vm.add_method(&ty, "zfill", |vm, args, _| {
         let s = this(vm, args)?;
         Signature::one("str", "zfill").bind(vm, &args[1..], &[])?;
-        let width = ssize_arg(vm, &args[1])?;
+        let width = width_arg(vm, &args[1])?;
         Ok(same_or_new(&s, &str_ops::zfill(s.as_str(), width)))
     });
     vm.add_method(&ty, "expandtabs", |vm, args, kw| {
@@ -484,6 +492,11 @@ pub fn init(vm: &mut Vm) {
             Some(v) => ssize_arg(vm, v)?,
             None => 8,
         };
+        if i32::try_from(tabsize).is_err() {
+            return Err(vm.overflow_error("Python int too large to convert to C int"));
+        }
+        let tabs = s.as_str().matches('\t').count();
+        check_text_len(tabs.saturating_mul(tabsize.max(0) as usize)).or_raise(vm)?;
         Ok(same_or_new(&s, &str_ops::expandtabs(s.as_str(), tabsize)))
     });
     vm.add_method(&ty, "partition", |vm, args, _| {

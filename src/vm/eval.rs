@@ -575,83 +575,13 @@ impl Vm {
                     }
                 }
                 Instr::DictUpdate(n) | Instr::DictMerge(n) => {
-                    let other = pop!(frame);
-                    let len = frame.stack.len();
-                    let target = frame.stack[len - n as usize].clone();
-                    let Value::Dict(d) = target else { continue };
-                    let merge = matches!(instr, Instr::DictMerge(_));
-                    let func_name = if merge {
-                        let callable = frame
-                            .stack
-                            .get(len.wrapping_sub(n as usize + 3))
-                            .cloned()
-                            .unwrap_or(Value::None);
-                        self.callable_name(&callable)
-                    } else {
-                        String::new()
-                    };
-                    if !self.is_mapping(&other) {
-                        return Err(self.type_error(if merge {
-                            format!(
-                                "{func_name}() argument after ** must be a mapping, not {}",
-                                self.type_name(&other)
-                            )
-                        } else {
-                            format!("'{}' object is not a mapping", self.type_name(&other))
-                        }));
-                    }
-                    if merge {
-                        let tmp = Rc::new(PyDict {
-                            table: Default::default(),
-                        });
-                        self.dict_update(&tmp, &other)?;
-                        let entries: Vec<(Value, Value)> = tmp
-                            .table
-                            .borrow()
-                            .iter()
-                            .map(|e| (e.key.clone(), e.value.clone()))
-                            .collect();
-                        for (k, v) in entries {
-                            if self.dict_get(&d, &k)?.is_some() {
-                                let key = self.str_of(&k)?;
-                                return Err(self.type_error(format!(
-                                    "{func_name}() got multiple values for keyword argument '{}'",
-                                    key.as_str()
-                                )));
-                            }
-                            self.dict_set(&d, k, v)?;
-                        }
-                    } else {
-                        self.dict_update(&d, &other)?;
-                    }
+                    self.op_dict_update(frame, n, matches!(instr, Instr::DictMerge(_)))?
                 }
                 Instr::UnpackSequence(n) => {
                     let seq = pop!(frame);
                     self.unpack_sequence(frame, seq, n as usize)?;
                 }
-                Instr::UnpackEx(arg) => {
-                    let seq = pop!(frame);
-                    let before = (arg & 0xff) as usize;
-                    let after = (arg >> 8) as usize;
-                    let items = self.collect_for_unpack(&seq)?;
-                    if items.len() < before + after {
-                        return Err(self.value_error(format!(
-                            "not enough values to unpack (expected at least {}, got {})",
-                            before + after,
-                            items.len()
-                        )));
-                    }
-                    let mid_end = items.len() - after;
-                    for v in items[mid_end..].iter().rev() {
-                        frame.stack.push(v.clone());
-                    }
-                    frame
-                        .stack
-                        .push(Value::list(items[before..mid_end].to_vec()));
-                    for v in items[..before].iter().rev() {
-                        frame.stack.push(v.clone());
-                    }
-                }
+                Instr::UnpackEx(arg) => self.op_unpack_ex(frame, arg)?,
                 Instr::ConvertValue(kind) => {
                     let v = pop!(frame);
                     let r = match kind {
@@ -729,49 +659,7 @@ impl Vm {
                     let f = self.make_function(&code_value, &frame.globals)?;
                     frame.stack.push(f);
                 }
-                Instr::SetFunctionAttribute(flag) => {
-                    let func = pop!(frame);
-                    let value = pop!(frame);
-                    let Value::Function(mut f) = func else {
-                        return Err(self.runtime_error("SET_FUNCTION_ATTRIBUTE on a non-function"));
-                    };
-                    if let Some(func) = Rc::get_mut(&mut f) {
-                        match flag {
-                            0x01 => func.defaults = self.collect_iterable(&value)?,
-                            0x02 => {
-                                if let Value::Dict(d) = &value {
-                                    func.kwdefaults = d
-                                        .table
-                                        .borrow()
-                                        .iter()
-                                        .filter_map(|e| match &e.key {
-                                            Value::Str(k) => Some((k.clone(), e.value.clone())),
-                                            _ => None,
-                                        })
-                                        .collect();
-                                }
-                            }
-                            0x04 => {
-                                let flat = self.collect_iterable(&value)?;
-                                let annotations = Rc::new(PyDict {
-                                    table: Default::default(),
-                                });
-                                for pair in flat.chunks(2) {
-                                    if let [k, v] = pair {
-                                        self.dict_set(&annotations, k.clone(), v.clone())?;
-                                    }
-                                }
-                                let key = self.intern("__annotations__");
-                                func.dict
-                                    .borrow_mut()
-                                    .set_str(key, Value::Dict(annotations));
-                            }
-                            0x08 => func.closure = self.collect_iterable(&value)?,
-                            _ => {}
-                        }
-                    }
-                    frame.stack.push(Value::Function(f));
-                }
+                Instr::SetFunctionAttribute(flag) => self.op_set_function_attribute(frame, flag)?,
                 Instr::Call(n) => {
                     let n = n as usize;
                     let len = frame.stack.len();
@@ -780,60 +668,8 @@ impl Vm {
                     frame.stack.truncate(base);
                     frame.stack.push(result);
                 }
-                Instr::CallKw(n) => {
-                    let kwnames = pop!(frame);
-                    let n = n as usize;
-                    let len = frame.stack.len();
-                    let base = len - n - 2;
-                    let Value::Tuple(names) = kwnames else {
-                        return Err(self.runtime_error("CALL_KW without a tuple of names"));
-                    };
-                    let nkw = names.items.len();
-                    let kw: Vec<(Rc<PyStr>, Value)> = names
-                        .items
-                        .iter()
-                        .zip(frame.stack[len - nkw..].iter())
-                        .filter_map(|(k, v)| match k {
-                            Value::Str(s) => Some((s.clone(), v.clone())),
-                            _ => None,
-                        })
-                        .collect();
-                    let callable = frame.stack[base].clone();
-                    let this = &frame.stack[base + 1];
-                    let mut args: Vec<Value> = Vec::with_capacity(n + 1 - nkw);
-                    if !this.is_null() {
-                        args.push(this.clone());
-                    }
-                    args.extend_from_slice(&frame.stack[base + 2..len - nkw]);
-                    frame.stack.truncate(base);
-                    let result = self.call(&callable, &args, &kw)?;
-                    frame.stack.push(result);
-                }
-                Instr::CallFunctionEx(flags) => {
-                    let kwargs = if flags & 1 != 0 {
-                        Some(pop!(frame))
-                    } else {
-                        None
-                    };
-                    let args = pop!(frame);
-                    let _null = pop!(frame);
-                    let callable = pop!(frame);
-                    let args = match &args {
-                        Value::Tuple(t) => t.items.to_vec(),
-                        other => self.collect_iterable(other)?,
-                    };
-                    let mut kw = Vec::new();
-                    if let Some(Value::Dict(d)) = &kwargs {
-                        for e in d.table.borrow().iter() {
-                            match &e.key {
-                                Value::Str(k) => kw.push((k.clone(), e.value.clone())),
-                                _ => return Err(self.type_error("keywords must be strings")),
-                            }
-                        }
-                    }
-                    let result = self.call(&callable, &args, &kw)?;
-                    frame.stack.push(result);
-                }
+                Instr::CallKw(n) => self.op_call_kw(frame, n)?,
+                Instr::CallFunctionEx(flags) => self.op_call_function_ex(frame, flags)?,
                 Instr::LoadBuildClass => {
                     let key = self.intern("__build_class__");
                     let v = self.builtins.table.borrow().get_str(&key).cloned();
@@ -1050,6 +886,194 @@ impl Vm {
                 }
             }
         }
+    }
+
+    /// `DictUpdate` / `DictMerge` (`merge`: duplicate keys are an error).
+    #[inline(never)]
+    fn op_dict_update(&mut self, frame: &mut Frame, n: u32, merge: bool) -> PyResult<()> {
+        let other = pop!(frame);
+        let len = frame.stack.len();
+        let target = frame.stack[len - n as usize].clone();
+        let Value::Dict(d) = target else {
+            return Ok(());
+        };
+        let func_name = if merge {
+            let callable = frame
+                .stack
+                .get(len.wrapping_sub(n as usize + 3))
+                .cloned()
+                .unwrap_or(Value::None);
+            self.callable_name(&callable)
+        } else {
+            String::new()
+        };
+        if !self.is_mapping(&other) {
+            return Err(self.type_error(if merge {
+                format!(
+                    "{func_name}() argument after ** must be a mapping, not {}",
+                    self.type_name(&other)
+                )
+            } else {
+                format!("'{}' object is not a mapping", self.type_name(&other))
+            }));
+        }
+        if merge {
+            let tmp = Rc::new(PyDict {
+                table: Default::default(),
+            });
+            self.dict_update(&tmp, &other)?;
+            let entries: Vec<(Value, Value)> = tmp
+                .table
+                .borrow()
+                .iter()
+                .map(|e| (e.key.clone(), e.value.clone()))
+                .collect();
+            for (k, v) in entries {
+                if self.dict_get(&d, &k)?.is_some() {
+                    let key = self.str_of(&k)?;
+                    return Err(self.type_error(format!(
+                        "{func_name}() got multiple values for keyword argument '{}'",
+                        key.as_str()
+                    )));
+                }
+                self.dict_set(&d, k, v)?;
+            }
+        } else {
+            self.dict_update(&d, &other)?;
+        }
+        Ok(())
+    }
+
+    #[inline(never)]
+    fn op_set_function_attribute(&mut self, frame: &mut Frame, flag: u32) -> PyResult<()> {
+        let func = pop!(frame);
+        let value = pop!(frame);
+        let Value::Function(mut f) = func else {
+            return Err(self.runtime_error("SET_FUNCTION_ATTRIBUTE on a non-function"));
+        };
+        if let Some(func) = Rc::get_mut(&mut f) {
+            match flag {
+                0x01 => func.defaults = self.collect_iterable(&value)?,
+                0x02 => {
+                    if let Value::Dict(d) = &value {
+                        func.kwdefaults = d
+                            .table
+                            .borrow()
+                            .iter()
+                            .filter_map(|e| match &e.key {
+                                Value::Str(k) => Some((k.clone(), e.value.clone())),
+                                _ => None,
+                            })
+                            .collect();
+                    }
+                }
+                0x04 => {
+                    let flat = self.collect_iterable(&value)?;
+                    let annotations = Rc::new(PyDict {
+                        table: Default::default(),
+                    });
+                    for pair in flat.chunks(2) {
+                        if let [k, v] = pair {
+                            self.dict_set(&annotations, k.clone(), v.clone())?;
+                        }
+                    }
+                    let key = self.intern("__annotations__");
+                    func.dict
+                        .borrow_mut()
+                        .set_str(key, Value::Dict(annotations));
+                }
+                0x08 => func.closure = self.collect_iterable(&value)?,
+                _ => {}
+            }
+        }
+        frame.stack.push(Value::Function(f));
+        Ok(())
+    }
+
+    #[inline(never)]
+    fn op_call_kw(&mut self, frame: &mut Frame, n: u32) -> PyResult<()> {
+        let kwnames = pop!(frame);
+        let n = n as usize;
+        let len = frame.stack.len();
+        let base = len - n - 2;
+        let Value::Tuple(names) = kwnames else {
+            return Err(self.runtime_error("CALL_KW without a tuple of names"));
+        };
+        let nkw = names.items.len();
+        let kw: Vec<(Rc<PyStr>, Value)> = names
+            .items
+            .iter()
+            .zip(frame.stack[len - nkw..].iter())
+            .filter_map(|(k, v)| match k {
+                Value::Str(s) => Some((s.clone(), v.clone())),
+                _ => None,
+            })
+            .collect();
+        let callable = frame.stack[base].clone();
+        let this = &frame.stack[base + 1];
+        let mut args: Vec<Value> = Vec::with_capacity(n + 1 - nkw);
+        if !this.is_null() {
+            args.push(this.clone());
+        }
+        args.extend_from_slice(&frame.stack[base + 2..len - nkw]);
+        frame.stack.truncate(base);
+        let result = self.call(&callable, &args, &kw)?;
+        frame.stack.push(result);
+        Ok(())
+    }
+
+    #[inline(never)]
+    fn op_call_function_ex(&mut self, frame: &mut Frame, flags: u32) -> PyResult<()> {
+        let kwargs = if flags & 1 != 0 {
+            Some(pop!(frame))
+        } else {
+            None
+        };
+        let args = pop!(frame);
+        let _null = pop!(frame);
+        let callable = pop!(frame);
+        let args = match &args {
+            Value::Tuple(t) => t.items.to_vec(),
+            other => self.collect_iterable(other)?,
+        };
+        let mut kw = Vec::new();
+        if let Some(Value::Dict(d)) = &kwargs {
+            for e in d.table.borrow().iter() {
+                match &e.key {
+                    Value::Str(k) => kw.push((k.clone(), e.value.clone())),
+                    _ => return Err(self.type_error("keywords must be strings")),
+                }
+            }
+        }
+        let result = self.call(&callable, &args, &kw)?;
+        frame.stack.push(result);
+        Ok(())
+    }
+
+    #[inline(never)]
+    fn op_unpack_ex(&mut self, frame: &mut Frame, arg: u32) -> PyResult<()> {
+        let seq = pop!(frame);
+        let before = (arg & 0xff) as usize;
+        let after = (arg >> 8) as usize;
+        let items = self.collect_for_unpack(&seq)?;
+        if items.len() < before + after {
+            return Err(self.value_error(format!(
+                "not enough values to unpack (expected at least {}, got {})",
+                before + after,
+                items.len()
+            )));
+        }
+        let mid_end = items.len() - after;
+        for v in items[mid_end..].iter().rev() {
+            frame.stack.push(v.clone());
+        }
+        frame
+            .stack
+            .push(Value::list(items[before..mid_end].to_vec()));
+        for v in items[..before].iter().rev() {
+            frame.stack.push(v.clone());
+        }
+        Ok(())
     }
 
     /// `Call(n)` with the callable at `stack[base]`, self-or-NULL at `base + 1`, arguments

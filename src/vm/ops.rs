@@ -158,6 +158,7 @@ impl Vm {
             ErrorKind::ZeroDivisionError => &t.zero_division_error,
             ErrorKind::IndexError => &t.index_error,
             ErrorKind::KeyError => &t.key_error,
+            ErrorKind::MemoryError => &t.memory_error,
         };
         self.new_exc(ty, e.message)
     }
