@@ -12,7 +12,7 @@ use crate::compile::bytecode::{BinaryOperator, CompareOperator, Instr, Intrinsic
 use super::call::FrameResult;
 use super::dict::StrKeys;
 use super::frame::Frame;
-use super::generator::NEVER_AWAITED_PENDING;
+use super::generator::FINALIZERS_PENDING;
 use super::object::{CodeObj, Function, ObjectKind, TracebackEntry};
 use super::ops::simple_eq;
 use super::value::{PyDict, PyStr, Value};
@@ -175,8 +175,8 @@ impl Vm {
                 Instr::Nop => {}
                 Instr::PopTop => {
                     frame.stack.pop();
-                    if NEVER_AWAITED_PENDING.load(Ordering::Relaxed) {
-                        self.report_never_awaited(code, frame.ip);
+                    if FINALIZERS_PENDING.load(Ordering::Relaxed) {
+                        self.run_finalizers(Some((code, frame.ip)));
                     }
                 }
                 Instr::PushNull => frame.stack.push(Value::Null),
@@ -203,8 +203,8 @@ impl Vm {
                 Instr::StoreFast(i) => {
                     let v = pop!(frame);
                     frame.locals[i as usize] = v;
-                    if NEVER_AWAITED_PENDING.load(Ordering::Relaxed) {
-                        self.report_never_awaited(code, frame.ip);
+                    if FINALIZERS_PENDING.load(Ordering::Relaxed) {
+                        self.run_finalizers(Some((code, frame.ip)));
                     }
                 }
                 Instr::DeleteFast(i) => {
@@ -212,8 +212,8 @@ impl Vm {
                         return Err(self.unbound_local(&code.varnames[i as usize]));
                     }
                     frame.locals[i as usize] = Value::Null;
-                    if NEVER_AWAITED_PENDING.load(Ordering::Relaxed) {
-                        self.report_never_awaited(code, frame.ip);
+                    if FINALIZERS_PENDING.load(Ordering::Relaxed) {
+                        self.run_finalizers(Some((code, frame.ip)));
                     }
                 }
                 Instr::LoadName(i) => {
@@ -236,8 +236,8 @@ impl Vm {
                     let name = code.names[i as usize].clone();
                     let dict = frame.locals_dict.as_ref().unwrap_or(&frame.globals);
                     dict.table.borrow_mut().set_str(name, v);
-                    if NEVER_AWAITED_PENDING.load(Ordering::Relaxed) {
-                        self.report_never_awaited(code, frame.ip);
+                    if FINALIZERS_PENDING.load(Ordering::Relaxed) {
+                        self.run_finalizers(Some((code, frame.ip)));
                     }
                 }
                 Instr::DeleteName(i) => {
@@ -248,8 +248,8 @@ impl Vm {
                         return Err(self.name_error(name.as_str()));
                     }
                     drop(removed);
-                    if NEVER_AWAITED_PENDING.load(Ordering::Relaxed) {
-                        self.report_never_awaited(code, frame.ip);
+                    if FINALIZERS_PENDING.load(Ordering::Relaxed) {
+                        self.run_finalizers(Some((code, frame.ip)));
                     }
                 }
                 Instr::LoadGlobal(i) => {
