@@ -47,6 +47,32 @@ fn small_int_op(op: BinaryOperator, x: i64, y: i64) -> Option<i64> {
     }
 }
 
+/// `x op y` for two small ints or two floats when no error or method call is possible;
+/// `None` for any other operands (which must then take the general path).
+#[inline]
+fn unboxed_binary_op(op: BinaryOperator, a: &Value, b: &Value) -> Option<Value> {
+    use BinaryOperator::*;
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => small_int_op(op, *x, *y).map(Value::Int),
+        (Value::Float(x), Value::Float(y)) => match op.base() {
+            Add => Some(Value::Float(x + y)),
+            Subtract => Some(Value::Float(x - y)),
+            Multiply => Some(Value::Float(x * y)),
+            TrueDivide if *y != 0.0 => Some(Value::Float(x / y)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Discards two operands already known to be unboxed (ints, floats) without calling the
+/// generic `Value` destructor: they own nothing, so nothing leaks.
+#[inline(always)]
+fn forget_unboxed(a: Value, b: Value) {
+    std::mem::forget(a);
+    std::mem::forget(b);
+}
+
 /// How `execute` stopped without an error.
 enum Exit {
     Return(Value),
@@ -444,33 +470,12 @@ impl Vm {
                 Instr::BinaryOp(op) => {
                     let b = pop!(frame);
                     let a = pop!(frame);
-                    let r = match (&a, &b, op) {
-                        (Value::Int(x), Value::Int(y), _)
-                            if let Some(r) = small_int_op(op, *x, *y) =>
-                        {
-                            Value::Int(r)
+                    let r = match unboxed_binary_op(op, &a, &b) {
+                        Some(r) => {
+                            forget_unboxed(a, b);
+                            r
                         }
-                        (
-                            Value::Float(x),
-                            Value::Float(y),
-                            BinaryOperator::Add | BinaryOperator::InplaceAdd,
-                        ) => Value::Float(x + y),
-                        (
-                            Value::Float(x),
-                            Value::Float(y),
-                            BinaryOperator::Subtract | BinaryOperator::InplaceSubtract,
-                        ) => Value::Float(x - y),
-                        (
-                            Value::Float(x),
-                            Value::Float(y),
-                            BinaryOperator::Multiply | BinaryOperator::InplaceMultiply,
-                        ) => Value::Float(x * y),
-                        (
-                            Value::Float(x),
-                            Value::Float(y),
-                            BinaryOperator::TrueDivide | BinaryOperator::InplaceTrueDivide,
-                        ) if *y != 0.0 => Value::Float(x / y),
-                        _ => self.binary_op(op, &a, &b)?,
+                        None => self.binary_op(op, &a, &b)?,
                     };
                     frame.stack.push(r);
                 }
@@ -478,14 +483,18 @@ impl Vm {
                     let b = pop!(frame);
                     let a = pop!(frame);
                     let r = match (&a, &b) {
-                        (Value::Int(x), Value::Int(y)) => Value::Bool(match op {
-                            CompareOperator::Lt => x < y,
-                            CompareOperator::Le => x <= y,
-                            CompareOperator::Eq => x == y,
-                            CompareOperator::Ne => x != y,
-                            CompareOperator::Gt => x > y,
-                            CompareOperator::Ge => x >= y,
-                        }),
+                        (Value::Int(x), Value::Int(y)) => {
+                            let r = Value::Bool(match op {
+                                CompareOperator::Lt => x < y,
+                                CompareOperator::Le => x <= y,
+                                CompareOperator::Eq => x == y,
+                                CompareOperator::Ne => x != y,
+                                CompareOperator::Gt => x > y,
+                                CompareOperator::Ge => x >= y,
+                            });
+                            forget_unboxed(a, b);
+                            r
+                        }
                         _ => match (op, simple_eq(&a, &b)) {
                             (CompareOperator::Eq, Some(r)) => Value::Bool(r),
                             (CompareOperator::Ne, Some(r)) => Value::Bool(!r),
