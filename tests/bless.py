@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Regenerates the expected output of every tests/programs/**/*.apy with CPython 3.13.
+"""Regenerates the expected output of every tests/programs/**/*.apy and examples/*.apy
+with CPython 3.13.
 
-For each program: NAME.out gets CPython's exact stdout; NAME.rc the exit status when it
+For each program: NAME.out (beside a test program; in tests/examples/ for an example) gets
+CPython's exact stdout; NAME.rc the exit status when it
 is not 0; NAME.err the last line of stderr when stderr is not empty (that is what
 tests/programs.rs compares). Run from anywhere:  tests/bless.py [PATH...]
 Expected files are never written by hand.
@@ -11,7 +13,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent / "programs"
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS / "programs"
+EXAMPLES = TESTS.parent / "examples"
 PYTHON = ["env", "PYENV_VERSION=3.13.0", "python3.13"]
 
 
@@ -21,7 +25,11 @@ def bless(program: Path) -> None:
         PYTHON + [program.name], cwd=program.parent, capture_output=True, text=True,
         stdin=subprocess.DEVNULL, env=env, timeout=60,
     )
-    stem = program.with_suffix("")
+    if program.parent == EXAMPLES:
+        stem = TESTS / "examples" / program.stem
+        stem.parent.mkdir(exist_ok=True)
+    else:
+        stem = program.with_suffix("")
     Path(f"{stem}.out").write_text(result.stdout)
     rc, err = Path(f"{stem}.rc"), Path(f"{stem}.err")
     if result.returncode:
@@ -33,11 +41,11 @@ def bless(program: Path) -> None:
         err.write_text(lines[-1] + "\n")
     elif err.exists():
         err.unlink()
-    print(f"blessed {program.relative_to(ROOT)} (exit {result.returncode})")
+    print(f"blessed {program.relative_to(TESTS.parent)} (exit {result.returncode})")
 
 
 def main() -> None:
-    targets = [Path(p).resolve() for p in sys.argv[1:]] or [ROOT]
+    targets = [Path(p).resolve() for p in sys.argv[1:]] or [ROOT, EXAMPLES]
     for target in targets:
         programs = [target] if target.is_file() else sorted(target.rglob("*.apy"))
         for program in programs:

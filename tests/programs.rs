@@ -1,6 +1,8 @@
-//! Runs every `tests/programs/**/*.apy` with the apy binary and compares it with what
-//! CPython 3.13 did (files written by `tests/bless.py`): stdout exactly, the exit status
-//! (`.rc`, default 0), and the last line of stderr (`.err`) when there is one.
+//! Runs every `tests/programs/**/*.apy` and every `examples/*.apy` with the apy binary and
+//! compares it with what CPython 3.13 did (files written by `tests/bless.py`): stdout
+//! exactly, the exit status (`.rc`, default 0), and the last line of stderr (`.err`) when
+//! there is one. A test program's expected files sit beside it; an example's are in
+//! `tests/examples/`, so `examples/` holds only what a learner runs.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -19,7 +21,8 @@ fn programs(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn check(program: &Path) -> Result<(), String> {
+/// Runs `program` and compares it with the expected files `expected_stem.{out,rc,err}`.
+fn check(program: &Path, expected_stem: &Path) -> Result<(), String> {
     let dir = program.parent().expect("programs live in folders");
     let output = Command::new(env!("CARGO_BIN_EXE_apy"))
         .arg(program.file_name().expect("a file"))
@@ -27,7 +30,7 @@ fn check(program: &Path) -> Result<(), String> {
         .stdin(Stdio::null())
         .output()
         .map_err(|e| format!("cannot run apy: {e}"))?;
-    let expected = |ext: &str| std::fs::read_to_string(program.with_extension(ext)).ok();
+    let expected = |ext: &str| std::fs::read_to_string(expected_stem.with_extension(ext)).ok();
     let stdout = String::from_utf8_lossy(&output.stdout);
     let want_out = expected("out").ok_or("missing .out: run tests/bless.py")?;
     if stdout != want_out {
@@ -57,19 +60,18 @@ fn check(program: &Path) -> Result<(), String> {
     Ok(())
 }
 
-#[test]
-fn programs_match_cpython() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
+/// Checks every program under `root` against the expected files `expected_for` names.
+fn check_all(root: &Path, expected_for: impl Fn(&Path) -> PathBuf) {
     let mut all = Vec::new();
-    programs(&root, &mut all);
+    programs(root, &mut all);
     all.sort();
     assert!(!all.is_empty(), "no programs under {}", root.display());
     let failures: Vec<String> = all
         .iter()
         .filter_map(|p| {
-            check(p)
+            check(p, &expected_for(p))
                 .err()
-                .map(|e| format!("{}: {e}", p.strip_prefix(&root).unwrap_or(p).display()))
+                .map(|e| format!("{}: {e}", p.strip_prefix(root).unwrap_or(p).display()))
         })
         .collect();
     assert!(
@@ -79,4 +81,19 @@ fn programs_match_cpython() {
         all.len(),
         failures.join("\n\n")
     );
+}
+
+#[test]
+fn programs_match_cpython() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
+    check_all(&root, |program| program.with_extension(""));
+}
+
+#[test]
+fn examples_match_cpython() {
+    let crate_root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let expected_dir = crate_root.join("tests/examples");
+    check_all(&crate_root.join("examples"), |program| {
+        expected_dir.join(program.file_stem().expect("a file name"))
+    });
 }

@@ -12,7 +12,7 @@ use crate::compile::bytecode::{BinaryOperator, CompareOperator, Instr, Intrinsic
 use super::call::FrameResult;
 use super::dict::StrKeys;
 use super::frame::Frame;
-use super::generator::NEVER_AWAITED_PENDING;
+use super::generator::FINALIZERS_PENDING;
 use super::object::{CodeObj, Function, ObjectKind, TracebackEntry};
 use super::ops::simple_eq;
 use super::value::{PyDict, PyStr, Value};
@@ -51,6 +51,16 @@ fn small_int_op(op: BinaryOperator, x: i64, y: i64) -> Option<i64> {
 enum Exit {
     Return(Value),
     Yield(Value),
+}
+
+/// Where an instruction may have dropped the last reference to a generator: run the
+/// finalizers its `Drop` queued (close, "never awaited"), blamed on this instruction.
+macro_rules! finalize_point {
+    ($vm:expr, $frame:expr, $code:expr) => {
+        if FINALIZERS_PENDING.load(Ordering::Relaxed) {
+            $vm.run_finalizers(Some(($code, $frame.ip)));
+        }
+    };
 }
 
 macro_rules! pop {
@@ -175,9 +185,7 @@ impl Vm {
                 Instr::Nop => {}
                 Instr::PopTop => {
                     frame.stack.pop();
-                    if NEVER_AWAITED_PENDING.load(Ordering::Relaxed) {
-                        self.report_never_awaited(code, frame.ip);
-                    }
+                    finalize_point!(self, frame, code);
                 }
                 Instr::PushNull => frame.stack.push(Value::Null),
                 Instr::Copy(n) => {
@@ -203,18 +211,14 @@ impl Vm {
                 Instr::StoreFast(i) => {
                     let v = pop!(frame);
                     frame.locals[i as usize] = v;
-                    if NEVER_AWAITED_PENDING.load(Ordering::Relaxed) {
-                        self.report_never_awaited(code, frame.ip);
-                    }
+                    finalize_point!(self, frame, code);
                 }
                 Instr::DeleteFast(i) => {
                     if frame.locals[i as usize].is_null() {
                         return Err(self.unbound_local(&code.varnames[i as usize]));
                     }
                     frame.locals[i as usize] = Value::Null;
-                    if NEVER_AWAITED_PENDING.load(Ordering::Relaxed) {
-                        self.report_never_awaited(code, frame.ip);
-                    }
+                    finalize_point!(self, frame, code);
                 }
                 Instr::LoadName(i) => {
                     let name = &code.names[i as usize];
@@ -236,9 +240,7 @@ impl Vm {
                     let name = code.names[i as usize].clone();
                     let dict = frame.locals_dict.as_ref().unwrap_or(&frame.globals);
                     dict.table.borrow_mut().set_str(name, v);
-                    if NEVER_AWAITED_PENDING.load(Ordering::Relaxed) {
-                        self.report_never_awaited(code, frame.ip);
-                    }
+                    finalize_point!(self, frame, code);
                 }
                 Instr::DeleteName(i) => {
                     let name = &code.names[i as usize];
@@ -248,9 +250,7 @@ impl Vm {
                         return Err(self.name_error(name.as_str()));
                     }
                     drop(removed);
-                    if NEVER_AWAITED_PENDING.load(Ordering::Relaxed) {
-                        self.report_never_awaited(code, frame.ip);
-                    }
+                    finalize_point!(self, frame, code);
                 }
                 Instr::LoadGlobal(i) => {
                     let name = &code.names[i as usize];
@@ -267,6 +267,7 @@ impl Vm {
                         .table
                         .borrow_mut()
                         .set_str(code.names[i as usize].clone(), v);
+                    finalize_point!(self, frame, code);
                 }
                 Instr::DeleteGlobal(i) => {
                     let name = &code.names[i as usize];
@@ -274,6 +275,8 @@ impl Vm {
                     if removed.is_none() {
                         return Err(self.name_error(name.as_str()));
                     }
+                    drop(removed);
+                    finalize_point!(self, frame, code);
                 }
                 Instr::LoadDeref(i) => {
                     let v = self.cell_get(&frame.cells[i as usize]);
@@ -343,10 +346,12 @@ impl Vm {
                     let obj = pop!(frame);
                     let v = pop!(frame);
                     self.set_attr(&obj, &code.names[i as usize], v)?;
+                    finalize_point!(self, frame, code);
                 }
                 Instr::DeleteAttr(i) => {
                     let obj = pop!(frame);
                     self.del_attr(&obj, &code.names[i as usize])?;
+                    finalize_point!(self, frame, code);
                 }
                 Instr::LoadSuperAttr(i) | Instr::LoadSuperMethod(i) => {
                     let this = pop!(frame);
@@ -381,11 +386,13 @@ impl Vm {
                     let container = pop!(frame);
                     let v = pop!(frame);
                     self.set_item(&container, &key, v)?;
+                    finalize_point!(self, frame, code);
                 }
                 Instr::DeleteSubscr => {
                     let key = pop!(frame);
                     let container = pop!(frame);
                     self.del_item(&container, &key)?;
+                    finalize_point!(self, frame, code);
                 }
                 Instr::BinarySlice => {
                     let stop = pop!(frame);

@@ -9,11 +9,11 @@ use std::io::Write;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::compile::bytecode::Instr;
+use crate::compile::bytecode::{Code, Instr};
 
 use super::call::FrameResult;
 use super::frame::Frame;
-use super::object::{CodeObj, Function, KwArgs, Object, ObjectKind};
+use super::object::{CodeObj, Function, KwArgs, Object, ObjectKind, TracebackEntry};
 use super::value::{PyStr, Value};
 use super::{Exc, PyResult, Vm};
 
@@ -78,25 +78,52 @@ impl Generator {
     }
 }
 
-/// A coroutine freed before it ever ran: CPython warns "coroutine '…' was never awaited"
-/// from its finalizer. `Drop` cannot reach the VM, so it queues the qualname here and the
-/// VM prints the warning at its next safe point ([`Vm::report_never_awaited`]).
+/// What CPython's generator finalizer (`_PyGen_Finalize`) does when the last reference
+/// goes: a coroutine that never ran warns "coroutine '…' was never awaited"; a suspended
+/// generator or coroutine is closed, running its `finally` blocks. `Drop` cannot run Python
+/// code, so it queues the work (moving the suspended frame into a fresh [`Generator`]) and
+/// the VM does it at its next safe point ([`Vm::run_finalizers`]).
 impl Drop for Generator {
     fn drop(&mut self) {
         let state = self.state.get_mut();
-        if self.kind == GenKind::Coroutine && !state.started && state.frame.is_some() {
-            NEVER_AWAITED.with(|q| q.borrow_mut().push(self.qualname.clone()));
-            NEVER_AWAITED_PENDING.store(true, Ordering::Relaxed);
+        if state.frame.is_none() {
+            return;
         }
+        let pending = if !state.started {
+            if self.kind != GenKind::Coroutine {
+                return;
+            }
+            Finalizer::NeverAwaited(self.qualname.clone())
+        } else {
+            Finalizer::Close(Generator {
+                kind: self.kind,
+                code: self.code.clone(),
+                name: self.name.clone(),
+                qualname: self.qualname.clone(),
+                state: RefCell::new(GenState {
+                    frame: state.frame.take(),
+                    running: false,
+                    started: true,
+                    exc_state: std::mem::replace(&mut state.exc_state, Value::None),
+                }),
+            })
+        };
+        FINALIZERS.with(|q| q.borrow_mut().push(pending));
+        FINALIZERS_PENDING.store(true, Ordering::Relaxed);
     }
 }
 
+enum Finalizer {
+    NeverAwaited(Rc<str>),
+    Close(Generator),
+}
+
 thread_local! {
-    static NEVER_AWAITED: RefCell<Vec<Rc<str>>> = const { RefCell::new(Vec::new()) };
+    static FINALIZERS: RefCell<Vec<Finalizer>> = const { RefCell::new(Vec::new()) };
 }
 
 /// A cheap "the queue may be non-empty" flag, checked by the eval loop where values die.
-pub static NEVER_AWAITED_PENDING: AtomicBool = AtomicBool::new(false);
+pub static FINALIZERS_PENDING: AtomicBool = AtomicBool::new(false);
 
 pub fn as_generator(v: &Value) -> Option<&Generator> {
     match v {
@@ -148,13 +175,14 @@ impl Vm {
         }
         let Some(mut frame) = state.frame.take() else {
             drop(state);
-            if let Some(e) = throw {
-                return FrameResult::Err(e);
-            }
+            // `gen_send_ex2`: a finished coroutine refuses even a throw (close() never gets here).
             if generator.kind == GenKind::Coroutine {
                 return FrameResult::Err(
                     self.runtime_error("cannot reuse already awaited coroutine"),
                 );
+            }
+            if let Some(e) = throw {
+                return FrameResult::Err(e);
             }
             return FrameResult::Returned(Value::None);
         };
@@ -211,39 +239,96 @@ impl Vm {
         }
     }
 
-    /// Prints the queued "never awaited" warnings, blamed on the instruction before `ip` in
-    /// `code` (the line that dropped the coroutine), as `warnings.showwarning` formats them.
+    /// Runs the queued generator finalizers. `at` is the code and instruction pointer of
+    /// the frame that dropped them (warnings and tracebacks blame its line); None at shutdown.
     #[cold]
-    pub fn report_never_awaited(&mut self, code: &CodeObj, ip: usize) {
-        NEVER_AWAITED_PENDING.store(false, Ordering::Relaxed);
-        let names = NEVER_AWAITED.with(|q| std::mem::take(&mut *q.borrow_mut()));
-        let line = code
-            .code
-            .locations
-            .get(ip.saturating_sub(1))
-            .map_or(code.code.first_line, |l| l.line);
-        for name in names {
-            let message = format!("coroutine '{name}' was never awaited");
-            let key = (code.code.filename.clone(), line, message);
-            if self.warning_registry.contains(&key) {
-                continue;
+    pub fn run_finalizers(&mut self, at: Option<(&CodeObj, usize)>) {
+        FINALIZERS_PENDING.store(false, Ordering::Relaxed);
+        let place = at.map(|(code, ip)| {
+            let line = code
+                .code
+                .locations
+                .get(ip.saturating_sub(1))
+                .map_or(code.code.first_line, |l| l.line);
+            (code.code.clone(), line)
+        });
+        loop {
+            let pending = FINALIZERS.with(|q| std::mem::take(&mut *q.borrow_mut()));
+            if pending.is_empty() {
+                break;
             }
-            let mut text = format!("{}:{line}: RuntimeWarning: {}\n", key.0, key.2);
-            let source_line = self
-                .sources
-                .get(&key.0)
-                .and_then(|s| s.lines().nth(line.saturating_sub(1) as usize))
-                .map(str::trim);
-            if let Some(source_line) = source_line.filter(|l| !l.is_empty()) {
-                text.push_str(&format!("  {source_line}\n"));
+            for finalizer in pending {
+                match finalizer {
+                    Finalizer::NeverAwaited(name) => self.warn_never_awaited(&name, place.as_ref()),
+                    Finalizer::Close(generator) => self.finalize_close(generator, place.as_ref()),
+                }
             }
-            text.push_str(
-                "RuntimeWarning: Enable tracemalloc to get the object allocation traceback\n",
-            );
-            self.warning_registry.insert(key);
-            self.flush_stdout();
-            let _ = std::io::stderr().write_all(text.as_bytes());
         }
+    }
+
+    /// `_PyErr_WarnUnawaitedCoroutine`, formatted as `warnings.showwarning` prints it, once
+    /// per place (the default action).
+    fn warn_never_awaited(&mut self, name: &str, place: Option<&(Rc<Code>, u32)>) {
+        let message = format!("coroutine '{name}' was never awaited");
+        let Some((code, line)) = place else {
+            self.write_stderr(&format!("<sys>:0: RuntimeWarning: {message}\n"));
+            return;
+        };
+        let key = (code.filename.clone(), *line, message);
+        if self.warning_registry.contains(&key) {
+            return;
+        }
+        let mut text = format!("{}:{line}: RuntimeWarning: {}\n", key.0, key.2);
+        let source_line = self
+            .sources
+            .get(&key.0)
+            .and_then(|s| s.lines().nth(line.saturating_sub(1) as usize))
+            .map(str::trim);
+        if let Some(source_line) = source_line.filter(|l| !l.is_empty()) {
+            text.push_str(&format!("  {source_line}\n"));
+        }
+        text.push_str(
+            "RuntimeWarning: Enable tracemalloc to get the object allocation traceback\n",
+        );
+        self.warning_registry.insert(key);
+        self.write_stderr(&text);
+    }
+
+    /// Closes a freed suspended generator; an error is reported "Exception ignored in" as
+    /// `PyErr_WriteUnraisable` does, with the dropping frame as its traceback if it has none.
+    fn finalize_close(&mut self, generator: Generator, place: Option<&(Rc<Code>, u32)>) {
+        let class = match generator.kind {
+            GenKind::Generator => self.types.generator.clone(),
+            GenKind::Coroutine => self.types.coroutine.clone(),
+            GenKind::AsyncGenerator => self.types.async_generator.clone(),
+        };
+        let object = Value::object(Object::new(class, ObjectKind::Generator(generator)));
+        let Some(g) = as_generator(&object) else {
+            return;
+        };
+        let result = gen_close_impl(self, g);
+        // Whatever happened, the frame dies now without running more code.
+        g.state.borrow_mut().frame = None;
+        let Err(exc) = result else {
+            return;
+        };
+        if let (Some(data), Some((code, line))) = (exc.exc_data(), place)
+            && data.borrow().traceback.is_empty()
+        {
+            data.borrow_mut().traceback.push(TracebackEntry {
+                code: code.clone(),
+                line: *line,
+            });
+        }
+        let repr = self.repr(&object).unwrap_or_default();
+        let mut text = format!("Exception ignored in: {repr}\n");
+        self.format_single(&exc, &mut text);
+        self.write_stderr(&text);
+    }
+
+    fn write_stderr(&mut self, text: &str) {
+        self.flush_stdout();
+        let _ = std::io::stderr().write_all(text.as_bytes());
     }
 
     /// `generator.send(v)` / `next(generator)`: a yielded value, or StopIteration carrying the return value.
@@ -498,6 +583,10 @@ fn throw_args_to_exc(vm: &mut Vm, args: &[Value]) -> PyResult<Exc> {
 fn gen_close_impl(vm: &mut Vm, g: &Generator) -> PyResult<Value> {
     {
         let mut state = g.state.borrow_mut();
+        if state.running {
+            drop(state);
+            return Err(vm.value_error(format!("{} already executing", g.noun())));
+        }
         if state.frame.is_none() {
             return Ok(Value::None);
         }
@@ -569,7 +658,7 @@ pub fn init(vm: &mut Vm) {
     let frame: super::object::Getter = |vm, v| {
         let g = this_gen(vm, std::slice::from_ref(v))?;
         // apy has no frame objects: a live generator stands in for its frame.
-        Ok(if g.is_finished() {
+        Ok(if g.is_finished() && !g.state.borrow().running {
             Value::None
         } else {
             v.clone()

@@ -275,6 +275,7 @@ impl Vm {
         };
         // Module globals die before the interpreter, as at CPython's shutdown.
         globals.table.borrow_mut().clear();
+        self.run_finalizers(None);
         self.flush_stdout();
         status
     }

@@ -61,7 +61,9 @@ impl Vm {
         self.format_single(exc, out);
     }
 
-    fn format_single(&mut self, exc: &Exc, out: &mut String) {
+    /// One exception's traceback and last line, without its chain (as
+    /// `PyErr_WriteUnraisable` prints it).
+    pub fn format_single(&mut self, exc: &Exc, out: &mut String) {
         let entries = exc
             .exc_data()
             .map(|d| d.borrow().traceback.clone())
