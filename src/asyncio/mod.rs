@@ -244,9 +244,12 @@ fn new_sleep0(vm: &mut Vm, _: &[Value], _: &KwArgs) -> PyResult<Value> {
 }
 
 /// The apy half of the module (DESIGN.md decision 3): file name and source, run in order.
-const LIBRARY: [(&str, &str); 2] = [
+const LIBRARY: [(&str, &str); 5] = [
     ("asyncio/__init__.py", include_str!("lib/asyncio.apy")),
     ("asyncio/locks.py", include_str!("lib/locks.apy")),
+    ("asyncio/queues.py", include_str!("lib/queues.apy")),
+    ("asyncio/timeouts.py", include_str!("lib/timeouts.apy")),
+    ("asyncio/taskgroups.py", include_str!("lib/taskgroups.apy")),
 ];
 
 /// Builds the `asyncio` module: the native core, then the library run in its namespace.
@@ -342,8 +345,20 @@ fn run_library(vm: &mut Vm, module: &Value, name: &str, text: &str) -> Result<()
     let code = crate::interp::compile(&source).map_err(|d| format!("{d:?}"))?;
     vm.sources.insert(code.filename.clone(), text.into());
     let code = vm.load_code(&code);
+    // Classes take `__module__` from `__name__`: "asyncio/locks.py" makes Lock's
+    // repr say `asyncio.locks.Lock`, as in CPython. The module is "asyncio" again after.
+    let submodule = name.trim_end_matches(".py").trim_end_matches("/__init__");
+    let name_key = vm.names.name.clone();
+    let set_name = |n: &str| {
+        dict.table
+            .borrow_mut()
+            .set_str(name_key.clone(), Value::str(n))
+    };
+    set_name(&submodule.replace('/', "."));
     let mut frame = crate::vm::frame::Frame::for_module(vm, code, dict.clone());
-    match vm.run_frame(&mut frame, None) {
+    let result = vm.run_frame(&mut frame, None);
+    set_name("asyncio");
+    match result {
         crate::vm::call::FrameResult::Err(e) => Err(vm.format_exception(&e)),
         _ => Ok(()),
     }

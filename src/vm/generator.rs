@@ -200,7 +200,9 @@ impl Vm {
                     generator.noun()
                 )));
             }
-        } else if throw.is_none() {
+        } else {
+            // Pushed on throw() as well, as gen_send_ex2 does: the handler depths of the
+            // exception table count this slot (CLEANUP_THROW inside a `with` relies on it).
             frame.stack.push(value);
         }
         state.started = true;
