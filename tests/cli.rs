@@ -19,7 +19,11 @@ fn apy_in(cwd: &Path, args: &[&str], stdin: &[u8]) -> Output {
     let mut pipe = child.stdin.take().expect("stdin is piped");
     // apy may exit before reading its input (a usage error): a closed pipe is not a failure.
     if let Err(error) = pipe.write_all(stdin) {
-        assert_eq!(error.kind(), std::io::ErrorKind::BrokenPipe, "writing stdin: {error}");
+        assert_eq!(
+            error.kind(),
+            std::io::ErrorKind::BrokenPipe,
+            "writing stdin: {error}"
+        );
     }
     drop(pipe);
     child.wait_with_output().expect("apy finishes")
