@@ -98,7 +98,6 @@ impl Vm {
         func: &Rc<Function>,
         locals: Vec<Value>,
     ) -> PyResult<Value> {
-        let frame = Frame::for_function(self, func, locals);
         let flags = func.code.code.flags;
         if flags.generator || flags.coroutine || flags.async_generator {
             let kind = if flags.async_generator {
@@ -108,9 +107,11 @@ impl Vm {
             } else {
                 GenKind::Generator
             };
+            let frame = Frame::for_function(self, func, locals);
             return Ok(self.new_generator(kind, frame, func));
         }
-        let mut frame = frame;
+        // Built in place: a frame is too big to move around on every call.
+        let mut frame = Frame::for_function(self, func, locals);
         let result = self.run_frame(&mut frame, None);
         self.recycle_frame(frame);
         match result {

@@ -385,6 +385,17 @@ impl Vm {
                     let key = pop!(frame);
                     let container = pop!(frame);
                     let v = pop!(frame);
+                    // `list[i] = v` with an in-range index: no method lookup. The old item
+                    // is dropped after the list's borrow ends.
+                    if let (Value::List(l), Value::Int(i)) = (&container, &key)
+                        && let Ok(mut items) = l.items.try_borrow_mut()
+                        && let Some(slot) = usize::try_from(*i).ok().and_then(|i| items.get_mut(i))
+                    {
+                        let old = std::mem::replace(slot, v);
+                        drop(items);
+                        drop(old);
+                        continue;
+                    }
                     self.set_item(&container, &key, v)?;
                     finalize_point!(self, frame, code);
                 }
@@ -1099,8 +1110,12 @@ impl Vm {
                 && !c.flags.varargs
                 && !c.flags.varkeywords
             {
+                // Popping and reversing moves the arguments without `Drain`'s bookkeeping.
                 let mut locals = self.take_vec(c.varnames.len());
-                locals.extend(frame.stack.drain(args_start..));
+                for _ in 0..nargs {
+                    locals.push(pop!(frame));
+                }
+                locals.reverse();
                 return self.call_function_with_locals(f, locals);
             }
         }

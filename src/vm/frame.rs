@@ -34,6 +34,7 @@ pub struct Frame {
 
 impl Frame {
     /// A frame for calling `func` with already-bound fast locals.
+    #[inline]
     pub fn for_function(vm: &mut Vm, func: &Function, mut locals: Vec<Value>) -> Frame {
         let code = func.code.clone();
         let nlocals = code.code.varnames.len();

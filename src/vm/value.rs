@@ -12,7 +12,6 @@ use num_bigint::BigInt;
 use super::dict::{DictTable, SetTable};
 use super::object::{Function, Object, PyType};
 
-#[derive(Clone)]
 pub enum Value {
     /// The call protocol's "no value" marker (`NULL`); never visible to Python code.
     Null,
@@ -36,6 +35,45 @@ pub enum Value {
 }
 
 const _: () = assert!(std::mem::size_of::<Value>() == 16);
+
+impl Clone for Value {
+    /// Unboxed values are copied inline (the VM clones a local or constant on almost every
+    /// instruction); only reference-counted ones take the out-of-line path.
+    #[inline(always)]
+    fn clone(&self) -> Value {
+        match *self {
+            Value::Int(i) => Value::Int(i),
+            Value::Float(f) => Value::Float(f),
+            Value::Bool(b) => Value::Bool(b),
+            Value::None => Value::None,
+            _ => self.clone_any(),
+        }
+    }
+}
+
+impl Value {
+    #[inline(never)]
+    fn clone_any(&self) -> Value {
+        match self {
+            Value::Null => Value::Null,
+            Value::None => Value::None,
+            Value::NotImplemented => Value::NotImplemented,
+            Value::Ellipsis => Value::Ellipsis,
+            Value::Bool(b) => Value::Bool(*b),
+            Value::Int(i) => Value::Int(*i),
+            Value::Float(f) => Value::Float(*f),
+            Value::BigInt(r) => Value::BigInt(r.clone()),
+            Value::Str(r) => Value::Str(r.clone()),
+            Value::Tuple(r) => Value::Tuple(r.clone()),
+            Value::List(r) => Value::List(r.clone()),
+            Value::Dict(r) => Value::Dict(r.clone()),
+            Value::Set(r) => Value::Set(r.clone()),
+            Value::Type(r) => Value::Type(r.clone()),
+            Value::Function(r) => Value::Function(r.clone()),
+            Value::Object(r) => Value::Object(r.clone()),
+        }
+    }
+}
 
 /// A `str`: UTF-8 text with its hash computed on first use.
 pub struct PyStr {
