@@ -244,12 +244,13 @@ fn new_sleep0(vm: &mut Vm, _: &[Value], _: &KwArgs) -> PyResult<Value> {
 }
 
 /// The apy half of the module (DESIGN.md decision 3): file name and source, run in order.
-const LIBRARY: [(&str, &str); 5] = [
+const LIBRARY: [(&str, &str); 6] = [
     ("asyncio/__init__.py", include_str!("lib/asyncio.apy")),
     ("asyncio/locks.py", include_str!("lib/locks.apy")),
     ("asyncio/queues.py", include_str!("lib/queues.apy")),
     ("asyncio/timeouts.py", include_str!("lib/timeouts.apy")),
     ("asyncio/taskgroups.py", include_str!("lib/taskgroups.apy")),
+    ("asyncio/tasks.py", include_str!("lib/tasks.apy")),
 ];
 
 /// Builds the `asyncio` module: the native core, then the library run in its namespace.
