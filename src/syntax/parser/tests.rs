@@ -360,54 +360,6 @@ fn random_input_never_panics() {
     }
 }
 
-/// Parsing a generated 10,000-line program must take under 50 ms in a release build:
-/// `cargo test --release --lib parse_speed -- --ignored --nocapture`
-#[test]
-#[ignore]
-fn parse_speed() {
-    let block = r#"
-class Shape{i}(Base, metaclass=Meta):
-    """A generated class."""
-    def __init__(self, w, h=2, *rest, scale=1.0, **extra):
-        self.w, self.h = w, h
-        self.items = [x * scale for x in rest if x % 2 == 0]
-
-    async def area(self, unit="cm"):
-        try:
-            value = await compute(self.w * self.h ** 2 - (self.w // 3))
-        except (ValueError, KeyError) as err:
-            raise RuntimeError(f"bad {unit!r}: {err=} {value:>{width}.2f}") from err
-        finally:
-            done = {k: v for k, v in extra.items()}
-        return value if value > 0 else -value
-
-    def walk(self, n):
-        while n > 0:
-            n -= 1
-            if n % 3 == 0 and not n & 1 or n in (1, 2, 3):
-                total += sum(i for i in range(n)) + len("abc" "def")
-            elif n < -1:
-                continue
-        return [*self.items, {**extra}, lambda a, /, b=1: a + b]
-"#;
-    let lines_per_block = block.lines().count();
-    let src: String = (0..10_000 / lines_per_block + 1)
-        .map(|i| block.replace("{i}", &i.to_string()))
-        .collect();
-    let best = (0..5)
-        .map(|_| {
-            let start = std::time::Instant::now();
-            let module = parse_module(&src).expect("generated program parses");
-            let elapsed = start.elapsed();
-            assert!(!module.body.is_empty());
-            elapsed
-        })
-        .min()
-        .unwrap();
-    eprintln!("parsed {} lines in {best:?}", src.lines().count());
-    assert!(best < std::time::Duration::from_millis(50), "{best:?}");
-}
-
 #[test]
 fn tokenizer_errors_win_like_cpython() {
     // CPython tokenizes the rest of the source after a syntax error.
