@@ -120,6 +120,8 @@ pub fn run(source: &SourceFile, argv: &[String]) -> Result<(), Error> {
 /// Runs `source` with explicit sandbox limits (`--max-steps`, `--time-limit`).
 pub fn run_with(source: &SourceFile, config: Config) -> Result<(), Error> {
     let source = source.clone();
+    // Ctrl-C becomes a KeyboardInterrupt in the program instead of killing apy.
+    crate::vm::interrupt::install_handler();
     let worker = std::thread::Builder::new()
         .name("apy".into())
         .stack_size(VM_STACK_BYTES)

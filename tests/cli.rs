@@ -269,3 +269,38 @@ asyncio.run(main())
     let output = apy(&["--clock", "sundial", "-"], program);
     assert_eq!(output.status.code(), Some(2));
 }
+
+/// Ctrl-C raises KeyboardInterrupt in the running code: a handler can catch it, and an
+/// uncaught one prints its traceback and ends apy with 130, as a shell sees python end.
+#[test]
+fn ctrl_c_raises_keyboard_interrupt() {
+    use std::io::{BufRead, BufReader};
+    let dir = scratch_dir("ctrl_c");
+    let program = dir.join("spin.apy");
+    std::fs::write(
+        &program,
+        "try:\n    print('ready', flush=True)\n    while True:\n        pass\n\
+         except KeyboardInterrupt:\n    print('caught', flush=True)\nwhile True:\n    pass\n",
+    )
+    .expect("write the program");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_apy"))
+        .arg(&program)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("apy starts");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout is piped")).lines();
+    let pid = child.id() as libc::pid_t;
+    for expected in ["ready", "caught"] {
+        let line = lines.next().expect("a line").expect("utf-8");
+        assert_eq!(line, expected);
+        // SAFETY: sends SIGINT to the child this test started.
+        unsafe {
+            libc::kill(pid, libc::SIGINT);
+        }
+    }
+    let output = child.wait_with_output().expect("apy finishes");
+    assert_eq!(output.status.code(), Some(130));
+    assert_eq!(last_stderr_line(&output), "KeyboardInterrupt");
+}

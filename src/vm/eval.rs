@@ -199,14 +199,18 @@ impl Vm {
     fn execute(&mut self, frame: &mut Frame, code: &Rc<CodeObj>) -> PyResult<Exit> {
         let instrs: &[Instr] = &code.code.instructions;
         loop {
-            self.steps += 1;
-            if self.steps >= self.next_time_check && self.check_limits() {
-                return Err(self.abort_exception());
-            }
             let Some(&instr) = instrs.get(frame.ip) else {
                 return Err(self.runtime_error("bytecode ran off the end of the code object"));
             };
             frame.ip += 1;
+            // Checked after the fetch, so a KeyboardInterrupt is raised by the instruction
+            // about to run (inside its `try`), not by the one before a jump.
+            self.steps += 1;
+            if self.steps >= self.next_time_check
+                && let Some(stop) = self.check_limits()
+            {
+                return Err(stop);
+            }
             match instr {
                 Instr::Nop => {}
                 Instr::PopTop => {
@@ -1513,16 +1517,6 @@ impl Vm {
             },
             _ => String::new(),
         }
-    }
-
-    /// The exception that stops a program when a sandbox limit is hit (never caught: the
-    /// unwinder skips handlers while `abort` is set).
-    fn abort_exception(&self) -> Exc {
-        let msg = self
-            .abort
-            .as_ref()
-            .map_or_else(String::new, |a| a.to_string());
-        self.new_exc(&self.types.system_exit, msg)
     }
 
     /// The leaf exceptions of a (possibly nested) exception group.

@@ -11,6 +11,7 @@ pub mod eval;
 pub mod exceptions;
 pub mod frame;
 pub mod generator;
+pub mod interrupt;
 pub mod iter;
 pub mod object;
 pub mod ops;
@@ -194,27 +195,29 @@ impl Vm {
         let _ = self.stdout.flush();
     }
 
-    /// Called every `TIME_CHECK_INTERVAL` steps or when `max_steps` is reached: records an
-    /// [`Abort`] when a sandbox limit is exceeded.
+    /// Called every `TIME_CHECK_INTERVAL` steps or when `max_steps` is reached: the exception
+    /// to raise when a sandbox limit is exceeded (recording an [`Abort`], which no handler
+    /// can catch) or when Ctrl-C was pressed (a `KeyboardInterrupt`, which code may catch).
     #[cold]
-    fn check_limits(&mut self) -> bool {
+    fn check_limits(&mut self) -> Option<Exc> {
         if let Some(max) = self.config.max_steps
             && self.steps >= max
         {
             self.abort = Some(Abort::MaxSteps(max));
-            return true;
-        }
-        if let Some(limit) = self.config.time_limit
+        } else if let Some(limit) = self.config.time_limit
             && self.started.elapsed() >= limit
         {
             self.abort = Some(Abort::TimeLimit(limit));
-            return true;
+        }
+        if let Some(abort) = &self.abort {
+            // Never caught: the unwinder skips handlers while `abort` is set.
+            return Some(self.new_exc(&self.types.system_exit, abort.to_string()));
         }
         self.next_time_check = self.steps + TIME_CHECK_INTERVAL;
         if let Some(max) = self.config.max_steps {
             self.next_time_check = self.next_time_check.min(max);
         }
-        false
+        interrupt::take().then(|| self.new_exc_args(&self.types.keyboard_interrupt, vec![]))
     }
 
     /// The exception being handled right now (`sys.exception()`), or None.
@@ -310,6 +313,10 @@ impl Vm {
         }
         let text = self.format_exception(exc);
         let _ = std::io::stderr().write_all(text.as_bytes());
+        if exc.class.is_subtype(&self.types.keyboard_interrupt) {
+            // CPython dies by SIGINT here; a shell shows that as 128 + 2.
+            return 130;
+        }
         1
     }
 }
