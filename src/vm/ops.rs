@@ -1293,31 +1293,18 @@ impl Vm {
             return self.set_item(&base, key, value);
         }
         match container {
-            Value::List(l) => {
-                if let Value::Object(s) = key
-                    && let ObjectKind::Slice { start, stop, step } = &s.kind
-                {
-                    let (start, stop, step) = (start.clone(), stop.clone(), step.clone());
-                    return self.set_list_slice(l, &start, &stop, &step, Some(value));
+            Value::List(l) => match self.list_target(l, key)? {
+                ListTarget::Slice(start, stop, step) => {
+                    self.set_list_slice(l, &start, &stop, &step, Some(value))
                 }
-                let Some(i) = self.index_value(key)? else {
-                    return Err(self.type_error(format!(
-                        "list indices must be integers or slices, not {}",
-                        self.type_name(key)
-                    )));
-                };
-                let mut items = l.items.borrow_mut();
-                let n = items.len() as i64;
-                let j = if i < 0 { i + n } else { i };
-                if j < 0 || j >= n {
-                    drop(items);
-                    return Err(self.index_error("list assignment index out of range"));
+                ListTarget::Index(j) => {
+                    // The old item is dropped after the list's borrow ends, so nothing its
+                    // drop sets off can find the list borrowed.
+                    let old = std::mem::replace(&mut l.items.borrow_mut()[j], value);
+                    drop(old);
+                    Ok(())
                 }
-                let old = std::mem::replace(&mut items[j as usize], value);
-                drop(items);
-                drop(old);
-                Ok(())
-            }
+            },
             Value::Dict(d) => self.dict_set(d, key.clone(), value),
             Value::Object(o) if !o.class.builtin => {
                 match lookup(&o.class, &self.names.setitem.clone()) {
@@ -1337,37 +1324,44 @@ impl Vm {
         }
     }
 
+    /// What `list[key] = v` and `del list[key]` act on: an in-range position, or the parts
+    /// of a slice. Raises CPython's TypeError for other keys and IndexError out of range.
+    fn list_target(&mut self, l: &super::value::PyList, key: &Value) -> PyResult<ListTarget> {
+        if let Value::Object(s) = key
+            && let ObjectKind::Slice { start, stop, step } = &s.kind
+        {
+            return Ok(ListTarget::Slice(start.clone(), stop.clone(), step.clone()));
+        }
+        let Some(i) = self.index_value(key)? else {
+            return Err(self.type_error(format!(
+                "list indices must be integers or slices, not {}",
+                self.type_name(key)
+            )));
+        };
+        let n = l.items.borrow().len() as i64;
+        let j = if i < 0 { i + n } else { i };
+        if j < 0 || j >= n {
+            return Err(self.index_error("list assignment index out of range"));
+        }
+        Ok(ListTarget::Index(j as usize))
+    }
+
     /// `del container[key]`.
     pub fn del_item(&mut self, container: &Value, key: &Value) -> PyResult<()> {
         if let Some(base) = self.base_value(container, &self.names.delitem.clone()) {
             return self.del_item(&base, key);
         }
         match container {
-            Value::List(l) => {
-                if let Value::Object(s) = key
-                    && let ObjectKind::Slice { start, stop, step } = &s.kind
-                {
-                    let (start, stop, step) = (start.clone(), stop.clone(), step.clone());
-                    return self.set_list_slice(l, &start, &stop, &step, None);
+            Value::List(l) => match self.list_target(l, key)? {
+                ListTarget::Slice(start, stop, step) => {
+                    self.set_list_slice(l, &start, &stop, &step, None)
                 }
-                let Some(i) = self.index_value(key)? else {
-                    return Err(self.type_error(format!(
-                        "list indices must be integers or slices, not {}",
-                        self.type_name(key)
-                    )));
-                };
-                let mut items = l.items.borrow_mut();
-                let n = items.len() as i64;
-                let j = if i < 0 { i + n } else { i };
-                if j < 0 || j >= n {
-                    drop(items);
-                    return Err(self.index_error("list assignment index out of range"));
+                ListTarget::Index(j) => {
+                    let old = l.items.borrow_mut().remove(j);
+                    drop(old);
+                    Ok(())
                 }
-                let old = items.remove(j as usize);
-                drop(items);
-                drop(old);
-                Ok(())
-            }
+            },
             Value::Dict(d) => match self.dict_del(d, key)? {
                 Some(_) => Ok(()),
                 None => Err(self.key_error(key.clone())),
@@ -1655,4 +1649,10 @@ fn float_int_cmp(x: f64, n: &Value) -> Option<std::cmp::Ordering> {
         std::cmp::Ordering::Equal if x > floor => Some(std::cmp::Ordering::Greater),
         other => Some(other),
     }
+}
+
+/// The target of an item assignment or deletion in a list (see `Vm::list_target`).
+enum ListTarget {
+    Index(usize),
+    Slice(Value, Value, Value),
 }
