@@ -1311,16 +1311,12 @@ impl Vm {
                     Some(f) => self
                         .call(&f, &[container.clone(), key.clone(), value], &[])
                         .map(drop),
-                    None => Err(self.type_error(format!(
-                        "'{}' object does not support item assignment",
-                        o.class.name
-                    ))),
+                    None => {
+                        Err(self.no_item_support(container, "does not support item assignment"))
+                    }
                 }
             }
-            _ => Err(self.type_error(format!(
-                "'{}' object does not support item assignment",
-                self.type_name(container)
-            ))),
+            _ => Err(self.no_item_support(container, "does not support item assignment")),
         }
     }
 
@@ -1344,6 +1340,13 @@ impl Vm {
             return Err(self.index_error("list assignment index out of range"));
         }
         Ok(ListTarget::Index(j as usize))
+    }
+
+    /// The TypeError for `container[k] = v` / `del container[k]` on a type without them, in
+    /// CPython's words (which differ: "does not support item assignment", "doesn't support
+    /// item deletion"), for built-in and user classes alike.
+    fn no_item_support(&self, container: &Value, what: &str) -> super::Exc {
+        self.type_error(format!("'{}' object {what}", self.type_name(container)))
     }
 
     /// `del container[key]`.
@@ -1371,16 +1374,10 @@ impl Vm {
                     Some(f) => self
                         .call(&f, &[container.clone(), key.clone()], &[])
                         .map(drop),
-                    None => Err(self.type_error(format!(
-                        "'{}' object does not support item deletion",
-                        o.class.name
-                    ))),
+                    None => Err(self.no_item_support(container, "doesn't support item deletion")),
                 }
             }
-            _ => Err(self.type_error(format!(
-                "'{}' object doesn't support item deletion",
-                self.type_name(container)
-            ))),
+            _ => Err(self.no_item_support(container, "doesn't support item deletion")),
         }
     }
 
