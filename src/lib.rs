@@ -20,4 +20,5 @@ pub mod builtins;
 pub mod compile;
 pub mod interp;
 pub mod syntax;
+pub mod trace;
 pub mod vm;
