@@ -206,12 +206,11 @@ fn an_exception_then_a_working_line() {
 fn ctrl_c_interrupts_an_await_and_the_prompt_comes_back() {
     let home = fresh_home("interrupt");
     let mut repl = Repl::start(&home, &[]);
-    repl.keys("await asyncio.sleep(10)\r");
-    repl.expect("await asyncio.sleep(10)");
-    repl.expect("\r\n");
-    // The echo comes just before the editor gives the terminal back; nothing marks the
-    // moment the sleep starts, so leave it a moment to get there.
-    std::thread::sleep(Duration::from_millis(300));
+    // The entry runs only after the editor has given the terminal back, so once
+    // `sleeping` shows, Ctrl-C is a signal, not a key for the editor.
+    repl.keys("print('sleeping'); await asyncio.sleep(10)\r");
+    repl.expect("print('sleeping'); await asyncio.sleep(10)");
+    repl.expect("\r\nsleeping");
     let interrupted_at = Instant::now();
     repl.session.send_control('c').expect("ctrl-c");
     repl.expect("KeyboardInterrupt");
