@@ -21,8 +21,7 @@ use apy::syntax::diagnostics::{Diagnostic, emit_to_stderr};
 #[command(
     name = "apy",
     version,
-    after_help = "Exit status: 0 on success, 1 for a SyntaxError or an uncaught exception, \
-                  2 for a usage error or a file that cannot be opened."
+    after_help = after_help()
 )]
 pub struct Cli {
     /// Run CODE, a program passed in as a string (like `python -c`).
@@ -93,6 +92,11 @@ pub struct Cli {
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub time_limit: Option<std::time::Duration>,
 
+    /// Open the interactive prompt after running FILE or CODE, in its namespace (like
+    /// `python -i`). Without FILE, CODE or -i, apy on a terminal opens the prompt too.
+    #[arg(short = 'i')]
+    pub interactive: bool,
+
     /// FILE is the program to run (`-` reads it from standard input); ARGS become
     /// sys.argv[1:], and switches after FILE belong to them. Without FILE (and without -c)
     /// the program is read from standard input when that is not a terminal. With -c, FILE
@@ -103,6 +107,15 @@ pub struct Cli {
         allow_hyphen_values = true
     )]
     pub program: Vec<OsString>,
+}
+
+/// The text after the switches in `apy --help`: exit statuses, then the REPL's keys.
+fn after_help() -> String {
+    format!(
+        "Exit status: 0 on success, 1 for a SyntaxError or an uncaught exception, \
+         2 for a usage error or a file that cannot be opened.\n\n{}",
+        apy::repl::KEYS_HELP
+    )
 }
 
 /// What to do with the program once it is read.
@@ -116,14 +129,6 @@ enum Mode {
 
 /// Runs apy with these arguments and returns the process exit status.
 pub fn main(cli: Cli) -> ExitCode {
-    let trace = apy::trace::Settings {
-        categories: match (cli.trace, &cli.trace_file) {
-            (Some(Some(mask)), _) => mask,
-            (Some(None), _) | (None, Some(_)) => apy::trace::DEFAULT_CATEGORIES,
-            (None, None) => 0,
-        },
-        file: cli.trace_file.clone(),
-    };
     let mode = if cli.ast {
         Mode::Ast
     } else if let Some(name) = &cli.dis {
@@ -133,6 +138,10 @@ pub fn main(cli: Cli) -> ExitCode {
     } else {
         Mode::Run
     };
+    let no_program = cli.command.is_none() && cli.program.is_empty();
+    if mode == Mode::Run && no_program && (cli.interactive || std::io::stdin().is_terminal()) {
+        return exit_code(apy::repl::run(vm_config(&cli, vec![String::new()]), None));
+    }
     let (source, argv) = match read_program(&cli) {
         Ok(program) => program,
         Err(Unreadable::Usage(message)) => {
@@ -163,17 +172,10 @@ pub fn main(cli: Cli) -> ExitCode {
             },
             Err(diagnostic) => Err(diagnostic),
         },
-        Mode::Run => match interp::run_with(
-            &source,
-            apy::vm::Config {
-                argv,
-                clock: cli.clock,
-                max_steps: cli.max_steps,
-                time_limit: cli.time_limit,
-                trace,
-                explain: cli.explain,
-            },
-        ) {
+        Mode::Run if cli.interactive => {
+            return exit_code(apy::repl::run(vm_config(&cli, argv), Some(source)));
+        }
+        Mode::Run => match interp::run_with(&source, vm_config(&cli, argv)) {
             Ok(()) => Ok(()),
             Err(interp::Error::Diagnostic(diagnostic)) => Err(diagnostic),
             // The VM has already reported the exception or SystemExit message.
@@ -197,6 +199,30 @@ fn no_such_function(code: &apy::compile::Code, name: &str, file: &str) -> String
             names.join(", ")
         )
     }
+}
+
+/// The VM's settings from the switches, with `argv` as `sys.argv`.
+fn vm_config(cli: &Cli, argv: Vec<String>) -> apy::vm::Config {
+    apy::vm::Config {
+        argv,
+        clock: cli.clock,
+        max_steps: cli.max_steps,
+        time_limit: cli.time_limit,
+        trace: apy::trace::Settings {
+            categories: match (cli.trace, &cli.trace_file) {
+                (Some(Some(mask)), _) => mask,
+                (Some(None), _) | (None, Some(_)) => apy::trace::DEFAULT_CATEGORIES,
+                (None, None) => 0,
+            },
+            file: cli.trace_file.clone(),
+        },
+        explain: cli.explain,
+    }
+}
+
+/// A status from the interpreter as the process's exit code (Unix keeps the low byte).
+fn exit_code(status: i32) -> ExitCode {
+    ExitCode::from(status as u8)
 }
 
 /// A `--time-limit` value: a positive number of seconds, fractions allowed.
@@ -260,9 +286,7 @@ fn read_program(cli: &Cli) -> Result<(SourceFile, Vec<String>), Unreadable> {
         }
         None if std::io::stdin().is_terminal() => {
             return Err(Unreadable::Usage(
-                "the interactive prompt is not available yet: \
-                 give a FILE to run, or -c CODE (see apy --help)"
-                    .to_string(),
+                "no program to read: give a FILE, or -c CODE (see apy --help)".to_string(),
             ));
         }
         None => (stdin_name(), read_stdin()?, String::new()),

@@ -153,8 +153,8 @@ struct Tracer {
     /// so no later object can take the same address while its number is remembered.
     ids: HashMap<usize, (Weak<Object>, u32)>,
     next_id: u32,
-    /// The traced loop (its address), its first start time and its iteration count.
-    loop_id: usize,
+    /// The traced loop, its first start time and its iteration count.
+    traced_loop: Weak<Object>,
     epoch: f64,
     iteration: u64,
     in_loop: bool,
@@ -193,15 +193,14 @@ pub fn loop_start(vm: &mut Vm, event_loop: &Value, now: f64) {
 
 #[cold]
 fn cold_loop_start(vm: &mut Vm, event_loop: &Value, now: f64) {
-    let id = match event_loop {
-        Value::Object(o) => Rc::as_ptr(o) as usize,
-        _ => 0,
+    let Value::Object(this_loop) = event_loop else {
+        return;
     };
     TRACER.with(|t| {
         let mut t = t.borrow_mut();
-        if t.loop_id != id {
-            // A loop object stays alive while it runs, so its address names it.
-            t.loop_id = id;
+        // The weak reference keeps the address from being reused by a later loop.
+        if !std::ptr::eq(t.traced_loop.as_ptr(), Rc::as_ptr(this_loop)) {
+            t.traced_loop = Rc::downgrade(this_loop);
             t.epoch = now;
             t.iteration = 0;
         }
