@@ -572,6 +572,24 @@ fn cold_frame_leave(vm: &mut Vm, g: &Generator, frame: &Frame, result: &FrameRes
 
 // ---- describing values without running Python code ------------------------------------
 
+/// What a ready-queue entry runs: `Task-1 step, main()`, `callback f(1)`.
+pub fn describe_ready(entry: &crate::asyncio::event_loop::Ready) -> String {
+    use crate::asyncio::event_loop::Ready;
+    match entry {
+        Ready::Step(task, _) | Ready::Wakeup(task, _) => {
+            format!("{} step, {}", future_name(task), task_coro(task))
+        }
+        Ready::Handle(handle) => match crate::asyncio::event_loop::handle_parts(handle) {
+            Some((callback, args, _)) => format!("callback {}", describe_call(callback, args)),
+            None => "a callback".into(),
+        },
+        Ready::Call(func, future) => format!(
+            "done callback {}",
+            describe_call(func, std::slice::from_ref(future))
+        ),
+    }
+}
+
 /// `0.100`: seconds with three decimals (never `-0.000`).
 fn seconds(t: f64) -> String {
     let t = if t.abs() < 0.0005 { 0.0 } else { t };

@@ -357,7 +357,9 @@ fn run_once(
         let Some(entry) = l.state.borrow_mut().ready.pop_front() else {
             break;
         };
+        let watch = crate::explain::stopwatch().map(|t| (t, crate::trace::describe_ready(&entry)));
         let outcome = run_entry(vm, loop_value, entry);
+        crate::explain::report_slow(vm, watch);
         super::reports::flush(vm);
         outcome?;
         if vm.abort.is_some() {

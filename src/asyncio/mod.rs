@@ -65,6 +65,10 @@ impl Drop for Runtime {
                     "Task was destroyed but it is pending!\ntask: {}>",
                     task::repr_head(data, "pending")
                 );
+                eprint!(
+                    "{}",
+                    task::explain_destroyed_pending(data).unwrap_or_default()
+                );
             }
         }
     }

@@ -273,7 +273,9 @@ impl Vm {
     fn warn_never_awaited(&mut self, name: &str, place: Option<&(Rc<Code>, u32)>) {
         let message = format!("coroutine '{name}' was never awaited");
         let Some((code, line)) = place else {
-            self.write_stderr(&format!("<sys>:0: RuntimeWarning: {message}\n"));
+            let note = crate::explain::on().then(|| crate::explain::never_awaited(name, None));
+            let note = note.unwrap_or_default();
+            self.write_stderr(&format!("<sys>:0: RuntimeWarning: {message}\n{note}"));
             return;
         };
         let key = (code.filename.clone(), *line, message);
@@ -292,6 +294,9 @@ impl Vm {
         text.push_str(
             "RuntimeWarning: Enable tracemalloc to get the object allocation traceback\n",
         );
+        if crate::explain::on() {
+            text.push_str(&crate::explain::never_awaited(name, Some(*line)));
+        }
         self.warning_registry.insert(key);
         self.write_stderr(&text);
     }
