@@ -10,6 +10,7 @@ use std::rc::{Rc, Weak};
 use super::event_loop::{self, Ready, as_loop};
 use super::future::{self, Callback, FutureObj, Status, as_future};
 use super::{check_kw, kwarg, rt};
+use crate::builtins::contextvars;
 use crate::compile::bytecode::Code;
 use crate::vm::call::FrameResult;
 use crate::vm::generator::{GenKind, as_generator};
@@ -27,6 +28,8 @@ pub struct TaskData {
     must_cancel: Cell<bool>,
     num_cancels_requested: Cell<i64>,
     pub log_destroy_pending: Cell<bool>,
+    /// The Context every step runs in: a copy of the creator's, or the `context=` given.
+    context: Value,
 }
 
 fn task_parts(v: &Value) -> Option<(&FutureObj, &TaskData)> {
@@ -47,17 +50,23 @@ pub fn is_coroutine(v: &Value) -> bool {
     as_generator(v).is_some_and(|g| g.kind == GenKind::Coroutine)
 }
 
-/// `Task(coro, loop=loop, name=name)`: registers the task and schedules its first step.
+/// `Task(coro, loop=loop, name=name, context=context)`: registers the task and schedules
+/// its first step.
 pub fn new_task(
     vm: &mut Vm,
     coro: Value,
     event_loop: Value,
     name: Option<Value>,
+    context: Option<Value>,
 ) -> PyResult<Value> {
     if !is_coroutine(&coro) {
         let shown = vm.repr(&coro)?;
         return Err(vm.type_error(format!("a coroutine was expected, got {shown}")));
     }
+    let context = match contextvars::context_arg(vm, context)? {
+        Some(context) => context,
+        None => contextvars::copy_context(vm),
+    };
     let runtime = rt(vm);
     let name = match name {
         Some(n) if !n.is_none() => match n {
@@ -80,6 +89,7 @@ pub fn new_task(
         must_cancel: Cell::new(false),
         num_cancels_requested: Cell::new(0),
         log_destroy_pending: Cell::new(true),
+        context,
     };
     let task = Value::object(Object::new(
         runtime.types.task.clone(),
@@ -106,9 +116,14 @@ pub fn ensure_future(vm: &mut Vm, obj: Value, event_loop: Option<Value>) -> PyRe
             Some(l) if !l.is_none() => l,
             _ => event_loop::get_event_loop(vm)?,
         };
-        return new_task(vm, obj, event_loop, None);
+        return new_task(vm, obj, event_loop, None, None);
     }
     Err(vm.type_error("An asyncio.Future, a coroutine or an awaitable is required"))
+}
+
+/// The context a task's steps run in.
+pub fn context(task: &Value) -> Option<Value> {
+    task_parts(task).map(|(_, data)| data.context.clone())
 }
 
 fn is_cancelled_error(vm: &mut Vm, e: &Exc) -> bool {
@@ -250,7 +265,10 @@ fn handle_yield(
         if vm.truthy(&blocking)? {
             vm.set_attr(&result, &blocking_name, Value::Bool(false))?;
             let wakeup = wakeup_callable(vm, task);
-            vm.call_method(&result, "add_done_callback", &[wakeup])?;
+            let add = vm.intern("add_done_callback");
+            let add = vm.get_attr(&result, &add)?;
+            let context = (vm.intern("context"), data.context.clone());
+            vm.call(&add, &[wakeup], &[context])?;
             *data.fut_waiter.borrow_mut() = result.clone();
             if data.must_cancel.get() {
                 let msg = fut.state.borrow().cancel_message.clone();
@@ -332,7 +350,8 @@ fn task_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         Some(l) if !l.is_none() => l,
         _ => event_loop::get_event_loop(vm)?,
     };
-    new_task(vm, args[1].clone(), event_loop, kwarg(kw, "name"))
+    let context = kwarg(kw, "context");
+    new_task(vm, args[1].clone(), event_loop, kwarg(kw, "name"), context)
 }
 
 /// `Task.cancel(msg)`: cancels the awaited future, or injects CancelledError at the next step.
@@ -490,6 +509,9 @@ pub fn init_type(vm: &mut Vm, task: &Rc<crate::vm::object::PyType>) {
         Ok(this(vm, &a[0])?.1.coro.clone())
     });
     vm.add_method(task, "__repr__", task_repr);
+    vm.add_method(task, "get_context", |vm, a, _| {
+        Ok(this(vm, &a[0])?.1.context.clone())
+    });
     vm.add_getset(
         task,
         "_log_destroy_pending",
