@@ -48,6 +48,11 @@ impl Clock {
         }
     }
 
+    /// True for `--clock virtual`, whose time moves only by jumps.
+    pub fn is_virtual(&self) -> bool {
+        self.kind == ClockKind::Virtual
+    }
+
     /// Lets time pass until `deadline` (nothing is ready before it): sleeps on the real
     /// clock, jumps on the virtual one.
     pub fn wait_until(&self, deadline: f64) {
