@@ -65,6 +65,8 @@ pub struct LoopState {
     running: bool,
     closed: bool,
     debug: bool,
+    /// Debug mode reports callbacks that run this long or longer (seconds).
+    slow_callback_duration: f64,
     /// The task whose step is running (`asyncio.current_task()`).
     pub current_task: Value,
     /// A Python `set_exception_handler` handler, or None.
@@ -123,7 +125,8 @@ pub fn new_loop(vm: &mut Vm) -> Value {
                 stopping: false,
                 running: false,
                 closed: false,
-                debug: false,
+                debug: vm.config.asyncio_debug,
+                slow_callback_duration: 0.1,
                 current_task: Value::None,
                 exception_handler: Value::None,
             }),
@@ -377,7 +380,12 @@ fn run_once(
         let Some(entry) = l.state.borrow_mut().ready.pop_front() else {
             break;
         };
-        let outcome = run_entry(vm, loop_value, entry);
+        let debug = l.state.borrow().debug;
+        let outcome = if debug {
+            run_timed(vm, loop_value, l, entry)
+        } else {
+            run_entry(vm, loop_value, entry)
+        };
         super::reports::flush(vm);
         outcome?;
         if vm.abort.is_some() {
@@ -385,6 +393,28 @@ fn run_once(
         }
     }
     Ok(())
+}
+
+/// `_run_once` in debug mode: runs the entry and, when it held the loop for
+/// `slow_callback_duration` or longer, logs it as the `asyncio` logger does.
+fn run_timed(vm: &mut Vm, loop_value: &Value, l: &LoopObj, entry: Ready) -> PyResult<()> {
+    // `_format_handle`: a task's step or wakeup shows the task itself.
+    let subject = match &entry {
+        Ready::Handle(h) => h.clone(),
+        Ready::Step(t, _) | Ready::Wakeup(t, _) => t.clone(),
+        Ready::Call(func, arg, _) => {
+            new_handle(vm, loop_value, func.clone(), vec![arg.clone()], None, None)
+        }
+    };
+    let started = l.clock.now();
+    let outcome = run_entry(vm, loop_value, entry);
+    let took = l.clock.now() - started;
+    if took >= l.state.borrow().slow_callback_duration {
+        let shown = vm.repr(&subject)?;
+        vm.flush_stdout();
+        eprintln!("Executing {shown} took {took:.3} seconds");
+    }
+    outcome
 }
 
 /// Runs one ready entry in its context (`Handle._run`: `self._context.run(callback)`).
@@ -557,6 +587,10 @@ pub fn format_callback(vm: &mut Vm, func: &Value, args: &[Value], debug: bool) -
                 } else {
                     format!("{}.{fname}", vm.type_name(this))
                 }
+            }
+            // Where CPython defines run_until_complete's callback.
+            ObjectKind::Native(_) if target.is(&rt(vm).stop_callback) => {
+                return Ok("_run_until_complete_cb() at asyncio/base_events.py:182".into());
             }
             ObjectKind::Native(n) => n.name.to_string(),
             _ => vm.repr(&target)?,
@@ -825,6 +859,20 @@ pub fn init_types(
     vm.add_method(loop_type, "is_closed", |vm, a, _| flag(vm, a, |s| s.closed));
     vm.add_method(loop_type, "get_debug", |vm, a, _| flag(vm, a, |s| s.debug));
     vm.add_method(loop_type, "set_debug", loop_set_debug);
+    vm.add_getset(
+        loop_type,
+        "slow_callback_duration",
+        |vm, v| {
+            Ok(Value::Float(
+                this(vm, v)?.state.borrow().slow_callback_duration,
+            ))
+        },
+        Some(|vm, v, new| {
+            let seconds = number(vm, &new)?;
+            this(vm, v)?.state.borrow_mut().slow_callback_duration = seconds;
+            Ok(())
+        }),
+    );
     vm.add_method(loop_type, "create_future", loop_create_future);
     vm.add_method(loop_type, "create_task", loop_create_task);
     vm.add_method(

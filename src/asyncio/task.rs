@@ -106,11 +106,17 @@ pub fn new_task(
     Ok(task)
 }
 
-/// `ensure_future(obj, loop=loop)`: a future as is, a coroutine wrapped in a new task.
+/// `ensure_future(obj, loop=loop)`: a future as is, a coroutine wrapped in a new task, any
+/// other awaitable wrapped in a coroutine (`_wrap_awaitable`) and then in a task.
 pub fn ensure_future(vm: &mut Vm, obj: Value, event_loop: Option<Value>) -> PyResult<Value> {
     if as_future(&obj).is_some() {
         return Ok(obj);
     }
+    let obj = if !is_coroutine(&obj) && is_awaitable(vm, &obj) {
+        wrap_awaitable(vm, obj)?
+    } else {
+        obj
+    };
     if is_coroutine(&obj) {
         let event_loop = match event_loop {
             Some(l) if !l.is_none() => l,
@@ -124,6 +130,25 @@ pub fn ensure_future(vm: &mut Vm, obj: Value, event_loop: Option<Value>) -> PyRe
 /// The context a task's steps run in.
 pub fn context(task: &Value) -> Option<Value> {
     task_parts(task).map(|(_, data)| data.context.clone())
+}
+
+/// `inspect.isawaitable`: a coroutine, a `types.coroutine` generator, or an object whose
+/// class has `__await__`.
+fn is_awaitable(vm: &Vm, v: &Value) -> bool {
+    match as_generator(v) {
+        Some(g) => g.is_awaitable(),
+        None => crate::vm::types::lookup(vm.type_of(v), &vm.names.await_).is_some(),
+    }
+}
+
+/// The library's `_wrap_awaitable(obj)`: a coroutine that awaits `obj`.
+fn wrap_awaitable(vm: &mut Vm, obj: Value) -> PyResult<Value> {
+    let Some(module) = vm.modules.get("asyncio").cloned() else {
+        return Err(vm.runtime_error("the asyncio library is not loaded"));
+    };
+    let name = vm.intern("_wrap_awaitable");
+    let wrapper = vm.get_attr(&module, &name)?;
+    vm.call(&wrapper, &[obj], &[])
 }
 
 fn is_cancelled_error(vm: &mut Vm, e: &Exc) -> bool {

@@ -44,6 +44,8 @@ pub struct Config {
     pub argv: Vec<String>,
     /// The event loop's clock (`--clock real|virtual`).
     pub clock: crate::asyncio::clock::ClockKind,
+    /// Event loops start in asyncio's debug mode (`--asyncio-debug`, `PYTHONASYNCIODEBUG`).
+    pub asyncio_debug: bool,
 }
 
 /// The highest recursion limit `sys.setrecursionlimit` accepts: deeper Python recursion
