@@ -323,13 +323,16 @@ fn run_once(
             vm.flush_stdout();
             select(vm, timeout)?;
             if let Some(deadline) = next_timer.filter(|_| !busy && l.clock.is_virtual()) {
-                l.clock.wait_until(deadline);
+                l.clock.wait_until(deadline, || false);
             }
         }
         None => {
             if let Some(deadline) = next_timer.filter(|_| !busy) {
                 vm.flush_stdout();
-                l.clock.wait_until(deadline);
+                l.clock.wait_until(deadline, || vm.wait_should_end());
+                if let Some(exc) = vm.check_limits() {
+                    return Err(exc);
+                }
             }
         }
     }
