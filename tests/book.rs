@@ -29,6 +29,11 @@
 //! - `apy_differs`: apy disagrees with CPython here; the block shows CPython's output and this
 //!   test checks that apy still differs (remove the tag once apy is fixed).
 //!
+//!
+//! The REPL needs a terminal, so a REPL session is shown as a ```` ```text,repl ```` block,
+//! which must be a run of whole lines from one of the transcripts `tests/repl.rs` snapshots
+//! (`tests/snapshots/repl__*.snap`): those are checked against the real REPL.
+//!
 //! Output blocks are never written by hand: `python3 tests/book_cpython.py --bless` fills them
 //! in (stdout from CPython 3.13, or from apy for `nondeterministic`/`args=` examples; stderr
 //! from apy, since CPython adds caret lines apy does not draw; both from CPython for
@@ -273,6 +278,40 @@ fn chapters() -> Vec<PathBuf> {
         .collect();
     chapters.sort();
     chapters
+}
+
+/// Every ```` ```text,repl ```` block of the book is a run of whole lines of a REPL transcript
+/// that `tests/repl.rs` checks.
+#[test]
+fn every_repl_session_is_a_tested_transcript() {
+    let snapshots = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
+    let transcripts: Vec<String> = std::fs::read_dir(&snapshots)
+        .expect("tests/snapshots exists")
+        .flatten()
+        .filter(|entry| entry.file_name().to_string_lossy().starts_with("repl__"))
+        .filter_map(|entry| std::fs::read_to_string(entry.path()).ok())
+        .map(|text| format!("\n{text}"))
+        .collect();
+    let mut sessions = 0;
+    let mut failures = Vec::new();
+    for chapter in chapters() {
+        let markdown = std::fs::read_to_string(&chapter).expect("readable chapter");
+        let blocks = fenced_blocks(&markdown).expect("chapter parses");
+        for block in blocks.iter().filter(|b| b.info == "text,repl") {
+            sessions += 1;
+            let lines = format!("\n{}", block.body);
+            if !transcripts.iter().any(|t| t.contains(&lines)) {
+                failures.push(format!("{} line {}", chapter.display(), block.line));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "these REPL sessions are not part of any transcript tests/repl.rs checks \
+         (tests/snapshots/repl__*.snap); copy them from one:\n{}",
+        failures.join("\n")
+    );
+    assert!(sessions > 0, "the book shows no REPL session");
 }
 
 #[test]
