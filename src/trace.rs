@@ -460,7 +460,7 @@ fn cold_future_done(vm: &mut Vm, future: &Value) {
             .iter()
             .map(|cb| match cb {
                 Callback::Wakeup(task) => format!("{} wakeup", future_name(task)),
-                Callback::Py(func) => describe_callable(func),
+                Callback::Py(func, _) => describe_callable(func),
             })
             .collect();
         if !callbacks.is_empty() {
@@ -583,7 +583,7 @@ pub fn describe_ready(entry: &crate::asyncio::event_loop::Ready) -> String {
             Some((callback, args, _)) => format!("callback {}", describe_call(callback, args)),
             None => "a callback".into(),
         },
-        Ready::Call(func, future) => format!(
+        Ready::Call(func, future, _) => format!(
             "done callback {}",
             describe_call(func, std::slice::from_ref(future))
         ),

@@ -221,7 +221,13 @@ fn create_task(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kw(vm, "create_task", kw, &["name", "context"])?;
     crate::builtins::check_arity(vm, "create_task", args, 1, 1)?;
     let l = event_loop::running_loop(vm)?;
-    task::new_task(vm, args[0].clone(), l, kwarg(kw, "name"))
+    task::new_task(
+        vm,
+        args[0].clone(),
+        l,
+        kwarg(kw, "name"),
+        kwarg(kw, "context"),
+    )
 }
 
 fn is_future(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
