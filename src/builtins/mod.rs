@@ -106,6 +106,10 @@ pub fn init(vm: &mut Vm) {
             let v = one_arg(vm, "aiter", args, kw)?;
             vm.get_aiter(&v)
         }),
+        ("anext", |vm, args, kw| {
+            check_kwargs(vm, "anext", kw, &[])?;
+            vm.builtin_anext(args)
+        }),
     ];
     for (name, f) in functions {
         let value = vm.native(name, *f);
