@@ -128,7 +128,10 @@ pub fn run_with(source: &SourceFile, config: Config) -> Result<(), Error> {
         .spawn(move || {
             // Values are `Rc`-based: the whole pipeline runs on the interpreter thread.
             let code = compile(&source)?;
-            Ok(Vm::new(config).run_main(&code, &source.text))
+            let mut vm = Vm::new(config);
+            let status = vm.run_main(&code, &source.text);
+            crate::asyncio::shutdown(&mut vm);
+            Ok(status)
         });
     match worker.map(|handle| handle.join()) {
         Ok(Ok(Ok(0))) => Ok(()),

@@ -24,6 +24,8 @@ pub struct AgenFlags {
     pub closed: Cell<bool>,
     pub running_async: Cell<bool>,
     pub finalizer: RefCell<Option<Value>>,
+    /// Revived for the finalizer hook: freed again, it ends quietly (PEP 442 finalizes once).
+    pub finalized: Cell<bool>,
 }
 
 /// `sys.set_asyncgen_hooks` state (`tstate->async_gen_firstiter/finalizer`).
@@ -61,24 +63,34 @@ pub struct ANextAwaitable {
     awaitable: RefCell<Option<Value>>,
 }
 
-/// An `aclose()` awaitable dropped before anyone awaited it warns, as
-/// `async_gen_athrow_finalize` does.
+/// An awaitable dropped before anyone awaited it warns, as `async_gen_asend_finalize` and
+/// `async_gen_athrow_finalize` do.
+fn warn_unawaited(state: AwaitState, agen: &Value, method: &str) {
+    if state != AwaitState::Init {
+        return;
+    }
+    if let Some(g) = as_generator(agen) {
+        super::generator::queue_warning(format!(
+            "coroutine method '{method}' of '{}' was never awaited",
+            g.qualname
+        ));
+    }
+}
+
+impl Drop for ASend {
+    fn drop(&mut self) {
+        warn_unawaited(self.state.get(), &self.agen, "asend");
+    }
+}
+
 impl Drop for AThrow {
     fn drop(&mut self) {
-        if self.state.get() != AwaitState::Init {
-            return;
-        }
-        if let Some(g) = as_generator(&self.agen) {
-            let method = if self.args.is_some() {
-                "athrow"
-            } else {
-                "aclose"
-            };
-            super::generator::queue_warning(format!(
-                "coroutine method '{method}' of '{}' was never awaited",
-                g.qualname
-            ));
-        }
+        let method = if self.args.is_some() {
+            "athrow"
+        } else {
+            "aclose"
+        };
+        warn_unawaited(self.state.get(), &self.agen, method);
     }
 }
 
@@ -467,6 +479,26 @@ impl Vm {
                 awaitable: RefCell::new(None),
             })),
         )))
+    }
+
+    /// `aiter(async_iterable)`.
+    pub fn builtin_aiter(&mut self, v: &Value) -> PyResult<Value> {
+        let name = self.names.aiter.clone();
+        let Some(f) = super::types::lookup(self.type_of(v), &name) else {
+            return Err(self.type_error(format!(
+                "'{}' object is not an async iterable",
+                self.type_name(v)
+            )));
+        };
+        let it = self.call(&f, std::slice::from_ref(v), &[])?;
+        let anext = self.names.anext.clone();
+        if super::types::lookup(self.type_of(&it), &anext).is_none() {
+            return Err(self.type_error(format!(
+                "aiter() returned not an async iterator of type '{}'",
+                self.type_name(&it)
+            )));
+        }
+        Ok(it)
     }
 
     /// `aiter.__anext__()`, with async generators served without a method lookup.

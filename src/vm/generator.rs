@@ -4,7 +4,7 @@
 //! delegation to a `yield from` sub-iterator in [`Vm::gen_throw`], "ignored GeneratorExit"
 //! in [`gen_close`], PEP 479 in the compiler's handler (with a fallback here).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::io::Write;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -90,12 +90,16 @@ impl Generator {
 /// ([`Vm::run_finalizers`]).
 impl Drop for Generator {
     fn drop(&mut self) {
-        if self.state.get_mut().frame.is_none() {
+        if self.state.get_mut().frame.is_none() || self.agen.finalized.get() {
             return;
         }
         let hook = self.agen.finalizer.get_mut().take();
         let pending = match hook {
-            Some(hook) if !self.agen.closed.get() => Finalizer::AsyncGenHook(self.revive(), hook),
+            Some(hook) if !self.agen.closed.get() => {
+                let revived = self.revive();
+                revived.agen.finalized.set(true);
+                Finalizer::AsyncGenHook(revived, hook)
+            }
             _ if !self.state.get_mut().started => {
                 if self.kind != GenKind::Coroutine {
                     return;
@@ -104,8 +108,7 @@ impl Drop for Generator {
             }
             _ => Finalizer::Close(self.revive()),
         };
-        FINALIZERS.with(|q| q.borrow_mut().push(pending));
-        FINALIZERS_PENDING.store(true, Ordering::Relaxed);
+        queue_finalizer(pending);
     }
 }
 
@@ -129,6 +132,7 @@ impl Generator {
                 closed: self.agen.closed.clone(),
                 running_async: self.agen.running_async.clone(),
                 finalizer: RefCell::new(None),
+                finalized: Cell::new(false),
             },
         }
     }
@@ -144,8 +148,15 @@ enum Finalizer {
 
 /// Queues a RuntimeWarning for the next safe point (a never-awaited `aclose()`).
 pub fn queue_warning(message: String) {
-    FINALIZERS.with(|q| q.borrow_mut().push(Finalizer::Warn(message)));
-    FINALIZERS_PENDING.store(true, Ordering::Relaxed);
+    queue_finalizer(Finalizer::Warn(message));
+}
+
+/// Queues work for [`Vm::run_finalizers`]; dropped silently once the thread is ending.
+fn queue_finalizer(pending: Finalizer) {
+    let queued = FINALIZERS.try_with(|q| q.borrow_mut().push(pending));
+    if queued.is_ok() {
+        FINALIZERS_PENDING.store(true, Ordering::Relaxed);
+    }
 }
 
 thread_local! {
