@@ -21,8 +21,7 @@ use apy::syntax::diagnostics::{Diagnostic, emit_to_stderr};
 #[command(
     name = "apy",
     version,
-    after_help = "Exit status: 0 on success, 1 for a SyntaxError or an uncaught exception, \
-                  2 for a usage error or a file that cannot be opened."
+    after_help = after_help()
 )]
 pub struct Cli {
     /// Run CODE, a program passed in as a string (like `python -c`).
@@ -58,6 +57,11 @@ pub struct Cli {
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub time_limit: Option<std::time::Duration>,
 
+    /// Open the interactive prompt after running FILE or CODE, in its namespace (like
+    /// `python -i`). Without FILE, CODE or -i, apy on a terminal opens the prompt too.
+    #[arg(short = 'i')]
+    pub interactive: bool,
+
     /// FILE is the program to run (`-` reads it from standard input); ARGS become
     /// sys.argv[1:], and switches after FILE belong to them. Without FILE (and without -c)
     /// the program is read from standard input when that is not a terminal. With -c, FILE
@@ -68,6 +72,15 @@ pub struct Cli {
         allow_hyphen_values = true
     )]
     pub program: Vec<OsString>,
+}
+
+/// The text after the switches in `apy --help`: exit statuses, then the REPL's keys.
+fn after_help() -> String {
+    format!(
+        "Exit status: 0 on success, 1 for a SyntaxError or an uncaught exception, \
+         2 for a usage error or a file that cannot be opened.\n\n{}",
+        apy::repl::KEYS_HELP
+    )
 }
 
 /// What to do with the program once it is read.
@@ -90,6 +103,10 @@ pub fn main(cli: Cli) -> ExitCode {
     } else {
         Mode::Run
     };
+    let no_program = cli.command.is_none() && cli.program.is_empty();
+    if mode == Mode::Run && no_program && (cli.interactive || std::io::stdin().is_terminal()) {
+        return exit_code(apy::repl::run(vm_config(&cli, vec![String::new()]), None));
+    }
     let (source, argv) = match read_program(&cli) {
         Ok(program) => program,
         Err(Unreadable::Usage(message)) => {
@@ -107,15 +124,10 @@ pub fn main(cli: Cli) -> ExitCode {
         Mode::Check => interp::check(&source),
         Mode::Dis => interp::compile(&source)
             .map(|code| print_ignoring_closed_pipe(&apy::compile::dis::disassemble(&code))),
-        Mode::Run => match interp::run_with(
-            &source,
-            apy::vm::Config {
-                argv,
-                clock: cli.clock,
-                max_steps: cli.max_steps,
-                time_limit: cli.time_limit,
-            },
-        ) {
+        Mode::Run if cli.interactive => {
+            return exit_code(apy::repl::run(vm_config(&cli, argv), Some(source)));
+        }
+        Mode::Run => match interp::run_with(&source, vm_config(&cli, argv)) {
             Ok(()) => Ok(()),
             Err(interp::Error::Diagnostic(diagnostic)) => Err(diagnostic),
             // The VM has already reported the exception or SystemExit message.
@@ -126,6 +138,21 @@ pub fn main(cli: Cli) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(diagnostic) => report(&diagnostic, &source),
     }
+}
+
+/// The VM's settings from the switches, with `argv` as `sys.argv`.
+fn vm_config(cli: &Cli, argv: Vec<String>) -> apy::vm::Config {
+    apy::vm::Config {
+        argv,
+        clock: cli.clock,
+        max_steps: cli.max_steps,
+        time_limit: cli.time_limit,
+    }
+}
+
+/// A status from the interpreter as the process's exit code (Unix keeps the low byte).
+fn exit_code(status: i32) -> ExitCode {
+    ExitCode::from(status as u8)
 }
 
 /// A `--time-limit` value: a positive number of seconds, fractions allowed.
@@ -189,9 +216,7 @@ fn read_program(cli: &Cli) -> Result<(SourceFile, Vec<String>), Unreadable> {
         }
         None if std::io::stdin().is_terminal() => {
             return Err(Unreadable::Usage(
-                "the interactive prompt is not available yet: \
-                 give a FILE to run, or -c CODE (see apy --help)"
-                    .to_string(),
+                "no program to read: give a FILE, or -c CODE (see apy --help)".to_string(),
             ));
         }
         None => (stdin_name(), read_stdin()?, String::new()),

@@ -290,9 +290,20 @@ fn call_later(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     push_timer(vm, &args[0], when, args[2].clone(), args[3..].to_vec())
 }
 
+/// What the loop calls where CPython's `_run_once` calls `self._selector.select(timeout)`:
+/// the REPL waits there for its next input line. `timeout` is how long the loop may block:
+/// `Some(0.0)` when callbacks are ready, the time to the next timer, or `None` when nothing
+/// is scheduled at all. Without a selector the loop just lets time pass until the next timer.
+pub type Selector<'a> = dyn FnMut(&mut Vm, Option<f64>) -> PyResult<()> + 'a;
+
 /// One iteration (`BaseEventLoop._run_once`).
-fn run_once(vm: &mut Vm, loop_value: &Value, l: &LoopObj) -> PyResult<()> {
-    let deadline = {
+fn run_once(
+    vm: &mut Vm,
+    loop_value: &Value,
+    l: &LoopObj,
+    selector: Option<&mut Selector>,
+) -> PyResult<()> {
+    let (busy, next_timer) = {
         let mut st = l.state.borrow_mut();
         while st
             .timers
@@ -301,15 +312,27 @@ fn run_once(vm: &mut Vm, loop_value: &Value, l: &LoopObj) -> PyResult<()> {
         {
             st.timers.pop();
         }
-        if !st.ready.is_empty() || st.stopping {
-            None
-        } else {
-            st.timers.peek().map(|t| t.when)
-        }
+        (
+            !st.ready.is_empty() || st.stopping,
+            st.timers.peek().map(|t| t.when),
+        )
     };
-    if let Some(deadline) = deadline {
-        vm.flush_stdout();
-        l.clock.wait_until(deadline);
+    match selector {
+        Some(select) => {
+            let timeout = match next_timer {
+                _ if busy => Some(0.0),
+                Some(when) => Some((when - l.clock.now()).max(0.0)),
+                None => None,
+            };
+            vm.flush_stdout();
+            select(vm, timeout)?;
+        }
+        None => {
+            if let Some(deadline) = next_timer.filter(|_| !busy) {
+                vm.flush_stdout();
+                l.clock.wait_until(deadline);
+            }
+        }
     }
     let ntodo = {
         let end_time = l.clock.now() + 1e-9;
@@ -507,6 +530,15 @@ pub fn format_callback(vm: &mut Vm, func: &Value, args: &[Value], debug: bool) -
 
 /// `run_forever`.
 pub fn run_forever(vm: &mut Vm, loop_value: &Value) -> PyResult<()> {
+    run_forever_with(vm, loop_value, None)
+}
+
+/// `run_forever` with a [`Selector`] consulted once per iteration (the REPL's input).
+pub fn run_forever_with(
+    vm: &mut Vm,
+    loop_value: &Value,
+    mut selector: Option<&mut Selector>,
+) -> PyResult<()> {
     let l = this(vm, loop_value)?;
     check_closed(vm, l)?;
     if l.state.borrow().running {
@@ -522,7 +554,7 @@ pub fn run_forever(vm: &mut Vm, loop_value: &Value) -> PyResult<()> {
     *runtime.running_loop.borrow_mut() = loop_value.clone();
     let mut result = Ok(());
     loop {
-        if let Err(e) = run_once(vm, loop_value, l) {
+        if let Err(e) = run_once(vm, loop_value, l, selector.as_deref_mut()) {
             result = Err(e);
             break;
         }
