@@ -560,7 +560,7 @@ pub fn init(vm: &mut Vm) {
         vm.async_gen_asend(&agen, Value::None)
     });
     vm.add_method(&agen, "asend", |vm, args, _| {
-        crate::builtins::check_arity(vm, "asend", &args[1..], 1, 1)?;
+        crate::builtins::check_arity(vm, "async_generator.asend", &args[1..], 1, 1)?;
         let agen = this_agen(vm, args)?.clone();
         vm.async_gen_asend(&agen, args[1].clone())
     });
@@ -570,7 +570,12 @@ pub fn init(vm: &mut Vm) {
         vm.async_gen_athrow(&agen, Some(args[1..].to_vec()))
     });
     vm.add_method(&agen, "aclose", |vm, args, _| {
-        crate::builtins::check_arity(vm, "aclose", &args[1..], 0, 0)?;
+        if args.len() > 1 {
+            return Err(vm.type_error(format!(
+                "async_generator.aclose() takes no arguments ({} given)",
+                args.len() - 1
+            )));
+        }
         let agen = this_agen(vm, args)?.clone();
         vm.async_gen_athrow(&agen, None)
     });

@@ -262,12 +262,28 @@ impl Vm {
                 state.exc_state = exc_state;
                 FrameResult::Yielded(v)
             }
+            other => {
+                drop(state);
+                // The frame's locals die with it; what that freed is finalized now, as
+                // CPython's reference counting would (so a finalizer hook's aclose() is
+                // scheduled before the task's own result callbacks).
+                let (code, ip) = (frame.code.clone(), frame.ip);
+                drop(frame);
+                if FINALIZERS_PENDING.load(Ordering::Relaxed) {
+                    self.run_finalizers(Some((&code, ip)));
+                }
+                self.pep479(generator, other)
+            }
+        }
+    }
+
+    /// PEP 479, for code compiled without the compiler's handler.
+    fn pep479(&mut self, generator: &Generator, result: FrameResult) -> FrameResult {
+        match result {
             FrameResult::Err(e)
                 if generator.kind != GenKind::AsyncGenerator
                     && self.exc_matches(&e, &self.types.stop_iteration.clone()) =>
             {
-                drop(state);
-                // PEP 479, for code compiled without the compiler's handler.
                 let new = self.runtime_error(format!("{} raised StopIteration", generator.noun()));
                 if let Some(d) = new.exc_data() {
                     let mut d = d.borrow_mut();
