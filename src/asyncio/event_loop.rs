@@ -319,18 +319,26 @@ fn run_once(
     };
     match selector {
         Some(select) => {
+            // Virtual time never waits: the selector only polls, then time jumps.
             let timeout = match next_timer {
                 _ if busy => Some(0.0),
+                Some(_) if l.clock.is_virtual() => Some(0.0),
                 Some(when) => Some((when - l.clock.now()).max(0.0)),
                 None => None,
             };
             vm.flush_stdout();
             select(vm, timeout)?;
+            if let Some(deadline) = next_timer.filter(|_| !busy && l.clock.is_virtual()) {
+                l.clock.wait_until(deadline, || false);
+            }
         }
         None => {
             if let Some(deadline) = next_timer.filter(|_| !busy) {
                 vm.flush_stdout();
-                l.clock.wait_until(deadline);
+                l.clock.wait_until(deadline, || vm.wait_should_end());
+                if let Some(exc) = vm.check_limits() {
+                    return Err(exc);
+                }
             }
         }
     }

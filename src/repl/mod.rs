@@ -108,8 +108,15 @@ pub fn run(config: crate::vm::Config, startup: Option<SourceFile>) -> i32 {
 }
 
 fn new_editor(events: Sender<Event>) -> rustyline::Result<Editor<helper::ReplHelper, FileHistory>> {
+    // On a terminal the editor talks to it directly (fds 1 and 2 then go to `output`);
+    // otherwise lines are read from stdin as they come (`apy -i FILE < lines`).
+    let behavior = if std::io::stdin().is_terminal() {
+        Behavior::PreferTerm
+    } else {
+        Behavior::Stdio
+    };
     let config = Config::builder()
-        .behavior(Behavior::PreferTerm)
+        .behavior(behavior)
         .auto_add_history(false)
         .history_ignore_dups(true)?
         .completion_type(CompletionType::List)

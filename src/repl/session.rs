@@ -86,6 +86,7 @@ pub fn run(
             break status;
         }
     };
+    eprintln!("exiting apy REPL...");
     // Module globals die before the interpreter, as at CPython's shutdown.
     repl.globals.table.borrow_mut().clear();
     vm.run_finalizers(None);
@@ -279,7 +280,6 @@ impl Repl {
 
     /// Ends the session with `status` once the loop stops.
     fn leave(&mut self, vm: &mut Vm, status: i32) {
-        eprintln!("exiting apy REPL...");
         self.exit_status = Some(status);
         let _ = vm.call_method(&self.event_loop.clone(), "stop", &[]);
     }
