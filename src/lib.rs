@@ -23,4 +23,5 @@ pub mod compile;
 pub mod interp;
 pub mod repl;
 pub mod syntax;
+pub mod trace;
 pub mod vm;

@@ -95,6 +95,11 @@ pub fn as_loop(v: &Value) -> Option<&LoopObj> {
     }
 }
 
+/// A handle's callback, arguments and (for a timer) deadline, for the tracer.
+pub fn handle_parts(v: &Value) -> Option<(&Value, &[Value], Option<f64>)> {
+    as_handle(v).map(|h| (&h.callback, h.args.as_slice(), h.when))
+}
+
 fn as_handle(v: &Value) -> Option<&HandleObj> {
     match v {
         Value::Object(o) => match &o.kind {
@@ -225,6 +230,7 @@ fn call_soon(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         .borrow_mut()
         .ready
         .push_back(Ready::Handle(handle.clone()));
+    crate::trace::call_soon(vm, &handle);
     Ok(handle)
 }
 
@@ -258,6 +264,8 @@ fn push_timer(
         seq,
         handle: handle.clone(),
     });
+    drop(st);
+    crate::trace::timer_scheduled(vm, &handle);
     Ok(handle)
 }
 
@@ -342,11 +350,13 @@ fn run_once(
             }
         }
     }
+    crate::trace::iteration(vm, l.clock.now());
     let ntodo = {
         let end_time = l.clock.now() + 1e-9;
         let mut st = l.state.borrow_mut();
         while st.timers.peek().is_some_and(|t| t.when < end_time) {
             if let Some(t) = st.timers.pop() {
+                crate::trace::timer_fired(vm, &t.handle);
                 st.ready.push_back(Ready::Handle(t.handle));
             }
         }
@@ -369,8 +379,12 @@ fn run_once(
 fn run_entry(vm: &mut Vm, loop_value: &Value, entry: Ready) -> PyResult<()> {
     match entry {
         Ready::Step(t, exc) => task::step(vm, &t, exc),
-        Ready::Wakeup(t, fut) => task::wakeup(vm, &t, &fut),
+        Ready::Wakeup(t, fut) => {
+            crate::trace::task_wakeup(vm, &t, &fut);
+            task::wakeup(vm, &t, &fut)
+        }
         Ready::Call(func, arg) => {
+            crate::trace::run_done_callback(vm, &func, &arg);
             if let Err(e) = vm.call(&func, std::slice::from_ref(&arg), &[]) {
                 if vm.abort.is_some() {
                     return Err(e);
@@ -390,6 +404,7 @@ fn run_entry(vm: &mut Vm, loop_value: &Value, entry: Ready) -> PyResult<()> {
             if handle.cancelled.get() {
                 return Ok(());
             }
+            crate::trace::run_handle(vm, &h);
             if let Err(e) = vm.call(&handle.callback, &handle.args, &[]) {
                 if vm.abort.is_some() {
                     return Err(e);
@@ -560,6 +575,7 @@ pub fn run_forever_with(
     let old_hooks = std::mem::replace(&mut vm.asyncgen_hooks, hooks);
     l.state.borrow_mut().running = true;
     *runtime.running_loop.borrow_mut() = loop_value.clone();
+    crate::trace::loop_start(vm, loop_value, l.clock.now());
     let mut result = Ok(());
     loop {
         if let Err(e) = run_once(vm, loop_value, l, selector.as_deref_mut()) {
@@ -577,6 +593,7 @@ pub fn run_forever_with(
     }
     *runtime.running_loop.borrow_mut() = Value::None;
     vm.asyncgen_hooks = old_hooks;
+    crate::trace::loop_stop(vm);
     result
 }
 

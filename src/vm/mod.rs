@@ -45,6 +45,10 @@ pub struct Config {
     pub argv: Vec<String>,
     /// The event loop's clock (`--clock real|virtual`).
     pub clock: crate::asyncio::clock::ClockKind,
+    /// What `--trace` logs, and where.
+    pub trace: crate::trace::Settings,
+    /// `--explain`: a teaching note under each classic async mistake reported.
+    pub explain: bool,
 }
 
 /// The highest recursion limit `sys.setrecursionlimit` accepts: deeper Python recursion
@@ -186,6 +190,7 @@ impl Vm {
             warning_registry: Default::default(),
             asyncgen_hooks: Default::default(),
         };
+        crate::trace::install(&vm.config.trace);
         types::init_type_methods(&mut vm);
         crate::builtins::init(&mut vm);
         vm
