@@ -42,20 +42,25 @@ pub fn render(text: &str) -> String {
     out
 }
 
-/// After "coroutine 'NAME' was never awaited": `dropped_at` is the line whose instruction
-/// let go of the last reference (the line CPython's warning shows).
-pub fn never_awaited(name: &str, dropped_at: Option<u32>) -> String {
+/// The note after a RuntimeWarning `message` when notes are on and it is "coroutine 'NAME'
+/// was never awaited": `dropped_at` is the line whose instruction let go of the last
+/// reference (the line CPython's warning shows).
+pub fn never_awaited(message: &str, dropped_at: Option<u32>) -> Option<String> {
+    let name = message
+        .strip_prefix("coroutine '")?
+        .strip_suffix("' was never awaited")
+        .filter(|_| on())?;
     let short = name.rsplit('.').next().unwrap_or(name);
     let place = dropped_at.map_or("before the program ended".to_string(), |l| {
         format!("on line {l}")
     });
-    render(&format!(
+    Some(render(&format!(
         "Calling {name}() only made a coroutine object; the body of {short} runs when \
          something awaits that object. This one was dropped {place} without being awaited, \
          so {name}() never ran (that is usually the line that called it). Fix: write \
          `await {short}(...)` inside an async function, or `asyncio.create_task({short}(...))` \
          to run it alongside the caller, keeping a reference to the task."
-    ))
+    )))
 }
 
 /// Who made a task: `Task-1, running main()`, or None at top level.
@@ -129,14 +134,22 @@ pub fn report_slow(vm: &mut crate::vm::Vm, watch: Option<(Instant, String)>) {
     );
 }
 
-/// An async generator whose `async for` ended early (`break`) was finalized by the loop's
-/// hook instead of by the code that used it.
-pub fn abandoned_agen(name: &str) -> String {
-    render(&format!(
-        "The async generator {name}() was left suspended when its `async for` loop ended \
-         early (a break or return), so its cleanup (finally blocks, async with exits) ran \
+/// Prints the note for an async generator the loop's finalizer hook got: one abandoned
+/// un-exhausted (an `async for` left by `break`), closed by the loop instead of its user.
+pub fn abandoned_agen(vm: &mut crate::vm::Vm, agen: &crate::vm::value::Value) {
+    if !on() {
+        return;
+    }
+    let name = crate::vm::generator::as_generator(agen).map_or("?".into(), |g| g.qualname.clone());
+    vm.flush_stdout();
+    eprint!(
+        "{}",
+        render(&format!(
+            "The async generator {name}() was left suspended when its `async for` loop ended \
+         early (a break, a return or an exception), so its cleanup (finally blocks, async with exits) ran \
          later, when the event loop's finalizer hook closed it, not where the loop ended. \
          Fix: close it where you stop using it: `await agen.aclose()` in a finally block \
          (contextlib.aclosing does this in CPython)."
-    ))
+        ))
+    );
 }
