@@ -158,6 +158,8 @@ pub struct Vm {
     /// Warnings already shown, by (file, line, message): each is printed once per place,
     /// as the `warnings` module's default action does (`__warningregistry__`).
     pub warning_registry: std::collections::HashSet<(Rc<str>, u32, String)>,
+    /// The generators whose frames are running, innermost last (for reprs' line numbers).
+    pub running_frames: Vec<generator::RunningFrame>,
 }
 
 impl Vm {
@@ -187,6 +189,7 @@ impl Vm {
             vec_pool: Vec::new(),
             stdout: std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()),
             warning_registry: Default::default(),
+            running_frames: Vec::new(),
         };
         crate::trace::install(&vm.config.trace);
         types::init_type_methods(&mut vm);
