@@ -76,6 +76,7 @@ pub struct LoopState {
 pub struct LoopObj {
     pub state: RefCell<LoopState>,
     clock: Clock,
+    pub asyncgens: RefCell<super::asyncgens::LiveAsyncGens>,
 }
 
 /// A `Handle`/`TimerHandle` (`events.py`).
@@ -136,6 +137,7 @@ pub fn new_loop(vm: &mut Vm) -> Value {
                 exception_handler: Value::None,
             }),
             clock: Clock::new(runtime.clock),
+            asyncgens: Default::default(),
         })),
     ))
 }
@@ -145,6 +147,10 @@ pub fn schedule(_vm: &mut Vm, event_loop: &Value, entry: Ready) {
     if let Some(l) = as_loop(event_loop) {
         l.state.borrow_mut().ready.push_back(entry);
     }
+}
+
+pub fn is_closed(event_loop: &Value) -> bool {
+    as_loop(event_loop).is_some_and(|l| l.state.borrow().closed)
 }
 
 /// `asyncio.get_running_loop()`.
@@ -659,6 +665,8 @@ pub fn run_forever_with(
     if !runtime.running_loop.borrow().is_none() {
         return Err(vm.runtime_error("Cannot run the event loop while another loop is running"));
     }
+    let hooks = super::asyncgens::loop_hooks(vm, loop_value)?;
+    let old_hooks = std::mem::replace(&mut vm.asyncgen_hooks, hooks);
     l.state.borrow_mut().running = true;
     *runtime.running_loop.borrow_mut() = loop_value.clone();
     crate::trace::loop_start(vm, loop_value, l.clock.now());
@@ -678,6 +686,7 @@ pub fn run_forever_with(
         st.running = false;
     }
     *runtime.running_loop.borrow_mut() = Value::None;
+    vm.asyncgen_hooks = old_hooks;
     crate::trace::loop_stop(vm);
     result
 }
@@ -748,12 +757,19 @@ fn loop_close(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         return Ok(Value::None);
     }
     st.closed = true;
+    drop(st);
+    discard_scheduled(l);
+    Ok(Value::None)
+}
+
+/// Drops every scheduled callback (outside the borrow: dropping them may free tasks).
+pub fn discard_scheduled(l: &LoopObj) {
+    let mut st = l.state.borrow_mut();
     let ready = std::mem::take(&mut st.ready);
     let timers = std::mem::take(&mut st.timers);
     drop(st);
     drop(ready);
     drop(timers);
-    Ok(Value::None)
 }
 
 fn flag(vm: &mut Vm, args: &[Value], get: fn(&LoopState) -> bool) -> PyResult<Value> {

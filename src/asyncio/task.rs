@@ -48,6 +48,7 @@ fn this<'a>(vm: &Vm, v: &'a Value) -> PyResult<(&'a FutureObj, &'a TaskData)> {
 
 pub fn is_coroutine(v: &Value) -> bool {
     as_generator(v).is_some_and(|g| g.kind == GenKind::Coroutine)
+        || crate::vm::async_gen::is_agen_awaitable(v)
 }
 
 /// `Task(coro, loop=loop, name=name, context=context)`: registers the task and schedules
@@ -200,13 +201,17 @@ fn run_and_handle_result(
     data: &TaskData,
     exc: Option<Exc>,
 ) -> PyResult<()> {
-    let Some(g) = as_generator(&data.coro) else {
-        return Ok(());
-    };
     crate::trace::task_step(vm, task, exc.as_ref());
-    let outcome = match exc {
-        None => vm.resume(g, Value::None, None),
-        Some(e) => vm.gen_throw(g, e),
+    let outcome = match as_generator(&data.coro) {
+        Some(g) => match exc {
+            None => vm.resume(g, Value::None, None),
+            Some(e) => vm.gen_throw(g, e),
+        },
+        // `agen.aclose()` and its kin, scheduled by the async generator finalizer hook.
+        None => match crate::vm::async_gen::step_awaitable(vm, &data.coro, Value::None, exc) {
+            Some(outcome) => outcome,
+            None => return Ok(()),
+        },
     };
     crate::trace::task_outcome(vm, task, &outcome);
     match outcome {
@@ -436,7 +441,11 @@ fn task_set_name(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 /// `running_line` is where a running coroutine is (`Vm::running_line`), when known.
 fn format_coroutine(data: &TaskData, running_line: Option<u32>) -> String {
     let Some(g) = as_generator(&data.coro) else {
-        return String::new();
+        // `_format_coroutine` of a coroutine-like object such as `agen.aclose()`.
+        return match &data.coro {
+            Value::Object(o) => format!("<{} without __name__>()", o.class.name),
+            _ => String::new(),
+        };
     };
     let st = g.state.borrow();
     let filename = data.code.as_ref().map_or("", |c| &c.filename);

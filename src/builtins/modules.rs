@@ -107,6 +107,20 @@ fn sys_module(vm: &mut Vm) -> Value {
         ),
         ("exit", vm.native("exit", sys_exit)),
         (
+            "set_asyncgen_hooks",
+            vm.native(
+                "set_asyncgen_hooks",
+                crate::vm::async_gen::sys_set_asyncgen_hooks,
+            ),
+        ),
+        (
+            "get_asyncgen_hooks",
+            vm.native(
+                "get_asyncgen_hooks",
+                crate::vm::async_gen::sys_get_asyncgen_hooks,
+            ),
+        ),
+        (
             "getrecursionlimit",
             vm.native("getrecursionlimit", |vm, _, _| {
                 Ok(Value::Int(vm.recursion_limit as i64))

@@ -5,6 +5,7 @@
 //! `frame`s, `generator` the resumable-frame core, `exceptions`/`traceback` the error side.
 //! Mirrors CPython's `Python/ceval.c` and `Objects/`. Never sees the AST or the parser.
 
+pub mod async_gen;
 pub mod call;
 pub mod dict;
 pub mod eval;
@@ -160,6 +161,8 @@ pub struct Vm {
     pub warning_registry: std::collections::HashSet<(Rc<str>, u32, String)>,
     /// The generators whose frames are running, innermost last (for reprs' line numbers).
     pub running_frames: Vec<generator::RunningFrame>,
+    /// `sys.set_asyncgen_hooks` (firstiter, finalizer).
+    pub asyncgen_hooks: async_gen::AsyncGenHooks,
 }
 
 impl Vm {
@@ -190,6 +193,7 @@ impl Vm {
             stdout: std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()),
             warning_registry: Default::default(),
             running_frames: Vec::new(),
+            asyncgen_hooks: Default::default(),
         };
         crate::trace::install(&vm.config.trace);
         types::init_type_methods(&mut vm);
