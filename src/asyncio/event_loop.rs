@@ -399,12 +399,14 @@ fn run_once(
         let Some(entry) = l.state.borrow_mut().ready.pop_front() else {
             break;
         };
+        let watch = crate::explain::stopwatch().map(|t| (t, crate::trace::describe_ready(&entry)));
         let debug = l.state.borrow().debug;
         let outcome = if debug {
             run_timed(vm, loop_value, l, entry)
         } else {
             run_entry(vm, loop_value, entry)
         };
+        crate::explain::report_slow(vm, watch);
         super::reports::flush(vm);
         outcome?;
         if vm.abort.is_some() {
@@ -457,7 +459,7 @@ fn run_entry(vm: &mut Vm, loop_value: &Value, entry: Ready) -> PyResult<()> {
             task::wakeup(vm, &t, &fut)
         }
         Ready::Call(func, arg, _) => {
-            crate::trace::run_done_callback(vm, &func, &arg);
+            crate::trace::run_call(vm, &func, &arg);
             if let Err(e) = vm.call(&func, std::slice::from_ref(&arg), &[]) {
                 if vm.abort.is_some() {
                     return Err(e);

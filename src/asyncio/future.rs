@@ -108,11 +108,16 @@ impl Drop for FutureObj {
                 header: "Task was destroyed but it is pending!",
                 context: format!("task: {}>", super::task::repr_head(task, "pending")),
                 exception: None,
+                note: super::task::explain_destroyed_pending(task),
             });
         }
         if st.log_traceback
             && let Some(exc) = st.exception.take()
         {
+            let note = self
+                .task
+                .as_ref()
+                .and_then(|task| super::task::explain_never_retrieved(task, &exc));
             let head = match &self.task {
                 Some(task) => super::task::repr_head(task, "finished"),
                 None => "<Future finished".to_string(),
@@ -125,6 +130,7 @@ impl Drop for FutureObj {
                 },
                 context: format!("future: {head}"),
                 exception: Some(exc),
+                note,
             });
         }
     }

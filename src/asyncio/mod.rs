@@ -66,6 +66,10 @@ impl Drop for Runtime {
                     "Task was destroyed but it is pending!\ntask: {}>",
                     task::repr_head(data, "pending")
                 );
+                eprint!(
+                    "{}",
+                    task::explain_destroyed_pending(data).unwrap_or_default()
+                );
                 // The collector then frees the loop↔task cycle, and with it the coroutine.
                 if let Some(l) =
                     future::as_future(&t).and_then(|f| event_loop::as_loop(&f.event_loop))

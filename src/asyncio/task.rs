@@ -28,6 +28,10 @@ pub struct TaskData {
     must_cancel: Cell<bool>,
     num_cancels_requested: Cell<i64>,
     pub log_destroy_pending: Cell<bool>,
+    /// `--explain` only: who created the task, and whether a cancellation reached its
+    /// coroutine as CancelledError.
+    created_by: crate::explain::Creator,
+    cancel_delivered: Cell<bool>,
     /// The Context every step runs in: a copy of the creator's, or the `context=` given.
     context: Value,
 }
@@ -82,6 +86,11 @@ pub fn new_task(
     };
     let code = as_generator(&coro)
         .and_then(|g| g.state.borrow().frame.as_ref().map(|f| f.code.code.clone()));
+    let created_by = if crate::explain::on() {
+        creator_of(&event_loop)
+    } else {
+        None
+    };
     let data = TaskData {
         coro,
         code,
@@ -90,6 +99,8 @@ pub fn new_task(
         must_cancel: Cell::new(false),
         num_cancels_requested: Cell::new(0),
         log_destroy_pending: Cell::new(true),
+        created_by,
+        cancel_delivered: Cell::new(false),
         context,
     };
     let task = Value::object(Object::new(
@@ -178,6 +189,10 @@ pub fn step(vm: &mut Vm, task: &Value, exc: Option<Exc>) -> PyResult<()> {
         data.must_cancel.set(false);
     }
     *data.fut_waiter.borrow_mut() = Value::None;
+    if crate::explain::on() && exc.as_ref().is_some_and(|e| is_cancelled_error(vm, e)) {
+        data.cancel_delivered
+            .set(data.num_cancels_requested.get() > 0);
+    }
     let Some(l) = as_loop(&fut.event_loop) else {
         return Ok(());
     };
@@ -216,6 +231,7 @@ fn run_and_handle_result(
     crate::trace::task_outcome(vm, task, &outcome);
     match outcome {
         FrameResult::Returned(v) => {
+            explain_swallowed_cancel(vm, data);
             if data.must_cancel.get() {
                 data.must_cancel.set(false);
                 let msg = fut.state.borrow().cancel_message.clone();
@@ -499,13 +515,61 @@ fn task_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     Ok(Value::str(format!("<{class} {}>", info.join(" "))))
 }
 
+/// `Task-1, running main()`: the task running on `event_loop` now, for `--explain`.
+fn creator_of(event_loop: &Value) -> crate::explain::Creator {
+    let current = as_loop(event_loop)?
+        .state
+        .try_borrow()
+        .ok()?
+        .current_task
+        .clone();
+    let (_, data) = task_parts(&current)?;
+    Some(format!("{}, running {}", name_text(data), coro_text(data)))
+}
+
+fn name_text(data: &TaskData) -> String {
+    match &*data.name.borrow() {
+        Value::Str(s) => s.as_str().to_string(),
+        _ => String::new(),
+    }
+}
+
+fn coro_text(data: &TaskData) -> String {
+    as_generator(&data.coro).map_or(String::new(), |g| format!("{}()", g.qualname))
+}
+
+/// The `--explain` note for "Task was destroyed but it is pending!", when notes are on.
+pub fn explain_destroyed_pending(data: &TaskData) -> Option<String> {
+    crate::explain::on()
+        .then(|| crate::explain::destroyed_pending(&name_text(data), &coro_text(data)))
+}
+
+/// The `--explain` note for "Task exception was never retrieved", when notes are on.
+pub fn explain_never_retrieved(data: &TaskData, exc: &Exc) -> Option<String> {
+    crate::explain::on().then(|| {
+        crate::explain::never_retrieved(
+            &name_text(data),
+            &coro_text(data),
+            &crate::trace::describe(&Value::Object(exc.clone())),
+            &data.created_by,
+        )
+    })
+}
+
+/// A cancellation reached the coroutine, which returned normally without `uncancel()`.
+fn explain_swallowed_cancel(vm: &mut Vm, data: &TaskData) {
+    if crate::explain::on() && data.cancel_delivered.get() && data.num_cancels_requested.get() > 0 {
+        vm.flush_stdout();
+        eprint!(
+            "{}",
+            crate::explain::swallowed_cancel(&name_text(data), &coro_text(data))
+        );
+    }
+}
+
 /// A task's name as a string (`Task-2`); None if `v` is not a task.
 pub fn task_name(v: &Value) -> Option<String> {
-    let (_, data) = task_parts(v)?;
-    match &*data.name.borrow() {
-        Value::Str(s) => Some(s.as_str().to_string()),
-        _ => Some(String::new()),
-    }
+    task_parts(v).map(|(_, data)| name_text(data))
 }
 
 /// `task.cancelling()`: cancellation requests not yet uncancelled (0 for a non-task).

@@ -196,6 +196,7 @@ impl Vm {
             asyncgen_hooks: Default::default(),
         };
         crate::trace::install(&vm.config.trace);
+        crate::explain::install(vm.config.explain);
         types::init_type_methods(&mut vm);
         crate::builtins::init(&mut vm);
         vm
