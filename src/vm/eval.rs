@@ -692,6 +692,7 @@ impl Vm {
                 }
                 Instr::SetFunctionAttribute(flag) => self.op_set_function_attribute(frame, flag)?,
                 Instr::Call(n) => {
+                    self.note_call_site(frame);
                     let n = n as usize;
                     let len = frame.stack.len();
                     let base = len - n - 2;
@@ -699,8 +700,14 @@ impl Vm {
                     frame.stack.truncate(base);
                     frame.stack.push(result);
                 }
-                Instr::CallKw(n) => self.op_call_kw(frame, n)?,
-                Instr::CallFunctionEx(flags) => self.op_call_function_ex(frame, flags)?,
+                Instr::CallKw(n) => {
+                    self.note_call_site(frame);
+                    self.op_call_kw(frame, n)?
+                }
+                Instr::CallFunctionEx(flags) => {
+                    self.note_call_site(frame);
+                    self.op_call_function_ex(frame, flags)?
+                }
                 Instr::LoadBuildClass => {
                     let key = self.intern("__build_class__");
                     let v = self.builtins.table.borrow().get_str(&key).cloned();
@@ -817,6 +824,7 @@ impl Vm {
                 }
                 Instr::YieldValue(_) => return Ok(Exit::Yield(pop!(frame))),
                 Instr::Send(target) => {
+                    self.note_call_site(frame);
                     let v = pop!(frame);
                     let receiver = top!(frame).clone();
                     match self.send_to(&receiver, v)? {

@@ -34,6 +34,17 @@ pub struct GenState {
     pub exc_state: Value,
 }
 
+/// A generator whose frame is running (taken out of its state): where that frame last
+/// called or sent from, so a repr can say which line it is "running at" (`f_lineno`).
+pub struct RunningFrame {
+    /// The generator's address (identity only).
+    generator: usize,
+    /// `Vm::depth` while its own frame executes.
+    depth: usize,
+    /// The frame's `ip` when it last made a call or a send.
+    ip: usize,
+}
+
 pub struct Generator {
     pub kind: GenKind,
     /// The function's code (`gi_code`); also says whether `types.coroutine` made it awaitable.
@@ -253,7 +264,13 @@ impl Vm {
         drop(state);
         crate::trace::frame_enter(self, generator, &frame, throw.as_ref());
         self.exc_info.push(exc_state);
+        self.running_frames.push(RunningFrame {
+            generator: generator as *const Generator as usize,
+            depth: self.depth + 1,
+            ip: frame.ip,
+        });
         let result = self.run_frame(&mut frame, throw);
+        self.running_frames.pop();
         let exc_state = self.exc_info.pop().unwrap_or(Value::None);
         crate::trace::frame_leave(self, generator, &frame, &result);
         let mut state = generator.state.borrow_mut();
@@ -405,6 +422,33 @@ impl Vm {
     fn write_stderr(&mut self, text: &str) {
         self.flush_stdout();
         let _ = std::io::stderr().write_all(text.as_bytes());
+    }
+
+    /// Notes where the running generator's own frame is about to call or send from.
+    #[inline]
+    pub fn note_call_site(&mut self, frame: &Frame) {
+        let depth = self.depth;
+        if let Some(top) = self.running_frames.last_mut()
+            && top.depth == depth
+        {
+            top.ip = frame.ip;
+        }
+    }
+
+    /// The line a running generator's frame is at (its last call or send), if it runs.
+    pub fn running_line(&self, generator: &Generator) -> Option<u32> {
+        let address = generator as *const Generator as usize;
+        let running = self
+            .running_frames
+            .iter()
+            .rev()
+            .find(|r| r.generator == address)?;
+        let code = &generator.code.code;
+        Some(
+            code.locations
+                .get(running.ip.saturating_sub(1))
+                .map_or(code.first_line, |l| l.line),
+        )
     }
 
     /// `generator.send(v)` / `next(generator)`: a yielded value, or StopIteration carrying the return value.

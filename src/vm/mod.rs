@@ -159,6 +159,8 @@ pub struct Vm {
     /// Warnings already shown, by (file, line, message): each is printed once per place,
     /// as the `warnings` module's default action does (`__warningregistry__`).
     pub warning_registry: std::collections::HashSet<(Rc<str>, u32, String)>,
+    /// The generators whose frames are running, innermost last (for reprs' line numbers).
+    pub running_frames: Vec<generator::RunningFrame>,
     /// `sys.set_asyncgen_hooks` (firstiter, finalizer).
     pub asyncgen_hooks: async_gen::AsyncGenHooks,
 }
@@ -190,6 +192,7 @@ impl Vm {
             vec_pool: Vec::new(),
             stdout: std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()),
             warning_registry: Default::default(),
+            running_frames: Vec::new(),
             asyncgen_hooks: Default::default(),
         };
         crate::trace::install(&vm.config.trace);
