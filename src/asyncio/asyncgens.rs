@@ -53,6 +53,8 @@ fn firstiter_hook(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     if let Value::Object(o) = &args[1] {
         live.gens.push(Rc::downgrade(o));
     }
+    drop(live);
+    crate::trace::asyncgen_hook(vm, crate::trace::Hook::FirstIter, &args[1]);
     Ok(Value::None)
 }
 
@@ -60,6 +62,8 @@ fn firstiter_hook(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 fn finalizer_hook(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     crate::builtins::check_arity(vm, "_asyncgen_finalizer_hook", &args[1..], 1, 1)?;
     let loop_value = &args[0];
+    crate::trace::asyncgen_hook(vm, crate::trace::Hook::Finalizer, &args[1]);
+    crate::explain::abandoned_agen(vm, &args[1]);
     live(vm, loop_value)?.borrow_mut().discard(&args[1]);
     if event_loop::is_closed(loop_value) {
         return Ok(Value::None);
@@ -67,7 +71,8 @@ fn finalizer_hook(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let closer = vm.call_method(&args[1], "aclose", &[])?;
     let create_task = vm.intern("create_task");
     let create_task = vm.get_attr(loop_value, &create_task)?;
-    event_loop::schedule(vm, loop_value, Ready::Call(create_task, closer));
+    event_loop::schedule(vm, loop_value, Ready::Call(create_task, closer, None));
+    crate::trace::asyncgen_hook(vm, crate::trace::Hook::AcloseScheduled, &args[1]);
     Ok(Value::None)
 }
 
@@ -79,7 +84,9 @@ fn take_for_shutdown(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value>
         .iter()
         .filter_map(Weak::upgrade)
         .map(Value::Object)
-        .collect();
+        .collect::<Vec<_>>();
+    drop(live);
+    crate::trace::shutdown_asyncgens(vm, gens.len());
     Ok(Value::list(gens))
 }
 

@@ -66,6 +66,10 @@ impl Drop for Runtime {
                     "Task was destroyed but it is pending!\ntask: {}>",
                     task::repr_head(data, "pending")
                 );
+                eprint!(
+                    "{}",
+                    task::explain_destroyed_pending(data).unwrap_or_default()
+                );
                 // The collector then frees the loop↔task cycle, and with it the coroutine.
                 if let Some(l) =
                     future::as_future(&t).and_then(|f| event_loop::as_loop(&f.event_loop))
@@ -235,7 +239,13 @@ fn create_task(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kw(vm, "create_task", kw, &["name", "context"])?;
     crate::builtins::check_arity(vm, "create_task", args, 1, 1)?;
     let l = event_loop::running_loop(vm)?;
-    task::new_task(vm, args[0].clone(), l, kwarg(kw, "name"))
+    task::new_task(
+        vm,
+        args[0].clone(),
+        l,
+        kwarg(kw, "name"),
+        kwarg(kw, "context"),
+    )
 }
 
 fn is_future(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {

@@ -5,6 +5,7 @@
 
 mod collections;
 mod constructors;
+pub mod contextvars;
 pub mod float_repr;
 mod format;
 pub mod format_spec;

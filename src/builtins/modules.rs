@@ -24,6 +24,7 @@ pub fn create(vm: &mut Vm, name: &str) -> Option<Value> {
         "inspect" => super::inspect::inspect_module(vm),
         "types" => super::inspect::types_module(vm),
         "asyncio" => crate::asyncio::module(vm),
+        "contextvars" => super::contextvars::module(vm),
         _ => return None,
     })
 }

@@ -336,7 +336,8 @@ impl Vm {
     /// per place (the default action).
     fn warn_runtime(&mut self, message: String, place: Option<&(Rc<Code>, u32)>) {
         let Some((code, line)) = place else {
-            self.write_stderr(&format!("<sys>:0: RuntimeWarning: {message}\n"));
+            let note = crate::explain::never_awaited(&message, None).unwrap_or_default();
+            self.write_stderr(&format!("<sys>:0: RuntimeWarning: {message}\n{note}"));
             return;
         };
         let key = (code.filename.clone(), *line, message);
@@ -355,6 +356,7 @@ impl Vm {
         text.push_str(
             "RuntimeWarning: Enable tracemalloc to get the object allocation traceback\n",
         );
+        text.push_str(&crate::explain::never_awaited(&key.2, Some(*line)).unwrap_or_default());
         self.warning_registry.insert(key);
         self.write_stderr(&text);
     }

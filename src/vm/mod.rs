@@ -45,6 +45,8 @@ pub struct Config {
     pub argv: Vec<String>,
     /// The event loop's clock (`--clock real|virtual`).
     pub clock: crate::asyncio::clock::ClockKind,
+    /// Event loops start in asyncio's debug mode (`--asyncio-debug`, `PYTHONASYNCIODEBUG`).
+    pub asyncio_debug: bool,
     /// What `--trace` logs, and where.
     pub trace: crate::trace::Settings,
     /// `--explain`: a teaching note under each classic async mistake reported.
@@ -191,6 +193,7 @@ impl Vm {
             asyncgen_hooks: Default::default(),
         };
         crate::trace::install(&vm.config.trace);
+        crate::explain::install(vm.config.explain);
         types::init_type_methods(&mut vm);
         crate::builtins::init(&mut vm);
         vm
