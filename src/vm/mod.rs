@@ -295,7 +295,7 @@ impl Vm {
             g.set_str(self.names.doc.clone(), Value::None);
         }
         let mut frame = frame::Frame::for_module(self, code, globals.clone());
-        let result = self.run_frame(&mut frame, None);
+        let result = self.run_recorded(0, &mut frame, None);
         drop(frame);
         let status = match result {
             call::FrameResult::Err(exc) => self.report_uncaught(&exc),
