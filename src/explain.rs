@@ -23,7 +23,7 @@ pub fn on() -> bool {
 }
 
 /// A note as lines starting `explain| `, wrapped at about 88 columns, ending in a newline.
-pub fn render(text: &str) -> String {
+fn render(text: &str) -> String {
     let mut out = String::new();
     let mut line = String::new();
     for word in text.split_whitespace() {

@@ -10,14 +10,14 @@
 //!
 //! Every line starts with `trace| `. Lines inside a loop iteration are indented by two
 //! spaces; `frames` lines are indented further by the depth of coroutines resuming
-//! coroutines. Times are seconds since the loop started, with three decimals (`t=0.100`);
+//! coroutines. Times are seconds since the loop first started, with three decimals (`t=0.100`);
 //! under `--clock virtual` they are exact. Futures are named by type and a number given on
 //! first mention (`Future#1`), tasks by their name (`Task-2`), coroutines as `main()`, and
 //! places by line only (`line 7`), so a log does not depend on where the file lives. Values
 //! are shown like `repr` for built-in types (cut at 60 characters) and as `<Foo object>`
 //! for instances of user classes, whose `__repr__` is never called.
 //!
-//! | category  | line (after `trace| `)                                               |
+//! | category  | line (after the `trace` prefix)                                      |
 //! |-----------|----------------------------------------------------------------------|
 //! | `loop`    | `loop starts running (virtual clock)` / `loop stops running`         |
 //! | `loop`    | `iteration N, t=T` (N and T count from the loop's first run)         |
@@ -28,8 +28,8 @@
 //! | `tasks`   | `  Task-1 wakes up: Future#1 is done`                                |
 //! | `tasks`   | `  Task-1 step: send None into main()` / `throw X into main()`       |
 //! | `tasks`   | `  Task-2 job() line 4 > sleep() line 20 yielded Future#1: waits for it` (the await chain) |
-//! | `tasks`   | `  Task-1 main() yielded None (a bare yield): steps again soon`      |
-//! | `tasks`   | `  Task-1 main() returned 42` / `raised ValueError('x')` / `... cancelled` |
+//! | `tasks`   | `  Task-1 main() line 11 > sleep() line 14 yielded None (a bare yield): steps again soon` |
+//! | `tasks`   | `  Task-1 main() returned 42` / `raised ValueError('x')` / `raised CancelledError(): cancelled` |
 //! | `tasks`   | `  Task-2 cancel requested by Task-1 (msg='m')`; a `throw CancelledError()` step says `(cancellation delivered)` |
 //! | `futures` | `  Future#1 finished result=None, schedules Task-1 wakeup`           |
 //! | `futures` | `  Future#1 cancelled` / `Task-2 finished exception=ValueError('x')` |

@@ -144,3 +144,35 @@ fn dis_of_a_missing_function_is_none() {
         ]
     );
 }
+
+/// `apy --dis=NAME` on the command line: one function, or a usage error naming the choices.
+#[test]
+fn dis_switch_targets_one_function_or_says_what_there_is() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let path = dir.join("dis_switch.apy");
+    std::fs::write(&path, NESTED).expect("writable");
+    let run = |switch: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_apy"))
+            .arg(switch)
+            .arg(&path)
+            .output()
+            .expect("apy runs")
+    };
+    let found = run("--dis=main");
+    assert_eq!(found.status.code(), Some(0));
+    let listing = String::from_utf8_lossy(&found.stdout);
+    assert!(
+        listing.contains("LOAD_GLOBAL") && listing.contains("(agen)"),
+        "{listing}"
+    );
+    let missing = run("--dis=nope");
+    assert_eq!(missing.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert!(
+        err.contains("no function or class named 'nope'")
+            && err.contains(
+                "it has: Outer, Outer.method, Outer.method.<locals>.<genexpr>, <lambda>, agen, main"
+            ),
+        "{err}"
+    );
+}
