@@ -214,17 +214,19 @@ impl Vm {
         let exc_state = self.exc_info.pop().unwrap_or(Value::None);
         let mut state = generator.state.borrow_mut();
         state.running = false;
+        if let FrameResult::Yielded(v) = result {
+            state.frame = Some(frame);
+            state.exc_state = exc_state;
+            return FrameResult::Yielded(v);
+        }
+        drop(state);
+        // Finished: the frame's buffers serve the next call.
+        self.recycle_frame(*frame);
         match result {
-            FrameResult::Yielded(v) => {
-                state.frame = Some(frame);
-                state.exc_state = exc_state;
-                FrameResult::Yielded(v)
-            }
             FrameResult::Err(e)
                 if generator.kind != GenKind::AsyncGenerator
                     && self.exc_matches(&e, &self.types.stop_iteration.clone()) =>
             {
-                drop(state);
                 // PEP 479, for code compiled without the compiler's handler.
                 let new = self.runtime_error(format!("{} raised StopIteration", generator.noun()));
                 if let Some(d) = new.exc_data() {
