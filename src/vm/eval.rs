@@ -144,7 +144,7 @@ impl Vm {
     /// a Python-to-Python call needs no Rust recursion (as in CPython 3.11+). An exception
     /// no handler of a callee catches is raised again in its caller.
     fn run_frame_unwinding(&mut self, base: &mut Frame, mut throw: Option<Exc>) -> FrameResult {
-        let mut callees = InlineFrames::new(self);
+        let mut callees = InlineFrames::default();
         let result = loop {
             let exc = match throw.take() {
                 Some(e) => e,

@@ -111,20 +111,16 @@ impl Frame {
 /// The frames of the inline calls made while one frame runs (`Vm::run_frame`): a call to
 /// a plain Python function fills the next frame here instead of recursing in Rust.
 /// `frames[..live]` are the running callees (the last one is executing); the frames after
-/// them finished and keep their buffers for the next call.
+/// them finished and keep their buffers for the next call. Starts empty: most runs (a
+/// generator resumed for one step) make no inline call, so the VM's spare vector is only
+/// taken at the first one.
+#[derive(Default)]
 pub struct InlineFrames {
     frames: Vec<Frame>,
     live: usize,
 }
 
 impl InlineFrames {
-    pub fn new(vm: &mut Vm) -> InlineFrames {
-        InlineFrames {
-            frames: std::mem::take(&mut vm.spare_frames),
-            live: 0,
-        }
-    }
-
     /// Whether only the base frame is running.
     #[inline]
     pub fn is_empty(&self) -> bool {
@@ -146,6 +142,9 @@ impl InlineFrames {
     /// until the call ends, as in CPython. The callee becomes the executing frame.
     pub fn push_call(&mut self, vm: &mut Vm, base: &mut Frame, func: &Function, args_start: usize) {
         let live = self.live;
+        if self.frames.capacity() == 0 {
+            self.frames = std::mem::take(&mut vm.spare_frames);
+        }
         if live == self.frames.len() {
             let blank = Frame {
                 stack: vm.take_vec(func.code.code.stack_size as usize),
@@ -200,10 +199,7 @@ impl InlineFrames {
     /// Gives the frame buffers back to the VM once the base frame stops.
     #[inline]
     pub fn finish(mut self, vm: &mut Vm) {
-        if self.frames.is_empty() {
-            if self.frames.capacity() > 0 {
-                vm.spare_frames = self.frames;
-            }
+        if self.frames.capacity() == 0 {
             return;
         }
         for frame in self.frames.drain(..) {
