@@ -21,8 +21,7 @@ use apy::syntax::diagnostics::{Diagnostic, emit_to_stderr};
 #[command(
     name = "apy",
     version,
-    after_help = "Exit status: 0 on success, 1 for a SyntaxError or an uncaught exception, \
-                  2 for a usage error or a file that cannot be opened."
+    after_help = after_help()
 )]
 pub struct Cli {
     /// Run CODE, a program passed in as a string (like `python -c`).
@@ -34,10 +33,45 @@ pub struct Cli {
     #[arg(long, conflicts_with_all = ["check", "dis"])]
     pub ast: bool,
 
-    /// Print the bytecode of every code object (module, functions, classes, comprehensions)
-    /// in the layout of `python3.13 -m dis`, instead of running the program.
-    #[arg(long, conflicts_with = "check")]
-    pub dis: bool,
+    /// Print the bytecode of every code object (module, functions, classes, lambdas,
+    /// comprehensions) in the layout and order of `python3.13 -m dis`, instead of running
+    /// the program; `--dis=NAME` shows one function and what it contains, like
+    /// `dis.dis(NAME)` (a qualified name such as `main` or `Outer.method`). Code objects
+    /// appear `at 0x0001`, `0x0002`, … (their place in the full listing) rather than at a
+    /// memory address, so the output is the same on every run.
+    #[arg(
+        long,
+        value_name = "NAME",
+        num_args = 0..=1,
+        require_equals = true,
+        conflicts_with = "check"
+    )]
+    pub dis: Option<Option<String>>,
+
+    /// Log the event loop's machinery on stderr while the program runs (stdout is
+    /// unchanged): loop iterations, callbacks, task steps, futures, timers, cancellations,
+    /// async-generator hooks, and with `frames` each send/throw into a coroutine frame.
+    /// Choose categories with `--trace=loop,tasks,futures,hooks,frames` (or `all`); plain
+    /// `--trace` is all but `frames`. Each line starts with `trace| `; the format is
+    /// documented in src/trace.rs.
+    #[arg(
+        long,
+        value_name = "CATEGORIES",
+        num_args = 0..=1,
+        require_equals = true,
+        value_parser = apy::trace::parse_categories
+    )]
+    pub trace: Option<Option<u8>>,
+
+    /// Write the `--trace` log to PATH instead of stderr (implies `--trace` if not given).
+    #[arg(long, value_name = "PATH")]
+    pub trace_file: Option<PathBuf>,
+
+    /// After each classic async mistake apy reports (a coroutine never awaited, a task
+    /// exception never retrieved, a task destroyed while pending, …), keep CPython's
+    /// message as it is and add a short teaching note below it on stderr.
+    #[arg(long)]
+    pub explain: bool,
 
     /// Only parse and compile the program: report any SyntaxError and exit with 1, or exit
     /// with 0 when there is none. Nothing runs.
@@ -58,6 +92,11 @@ pub struct Cli {
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub time_limit: Option<std::time::Duration>,
 
+    /// Open the interactive prompt after running FILE or CODE, in its namespace (like
+    /// `python -i`). Without FILE, CODE or -i, apy on a terminal opens the prompt too.
+    #[arg(short = 'i')]
+    pub interactive: bool,
+
     /// FILE is the program to run (`-` reads it from standard input); ARGS become
     /// sys.argv[1:], and switches after FILE belong to them. Without FILE (and without -c)
     /// the program is read from standard input when that is not a terminal. With -c, FILE
@@ -70,26 +109,39 @@ pub struct Cli {
     pub program: Vec<OsString>,
 }
 
+/// The text after the switches in `apy --help`: exit statuses, then the REPL's keys.
+fn after_help() -> String {
+    format!(
+        "Exit status: 0 on success, 1 for a SyntaxError or an uncaught exception, \
+         2 for a usage error or a file that cannot be opened.\n\n{}",
+        apy::repl::KEYS_HELP
+    )
+}
+
 /// What to do with the program once it is read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum Mode {
     Run,
     Check,
     Ast,
-    Dis,
+    Dis(Option<String>),
 }
 
 /// Runs apy with these arguments and returns the process exit status.
 pub fn main(cli: Cli) -> ExitCode {
     let mode = if cli.ast {
         Mode::Ast
-    } else if cli.dis {
-        Mode::Dis
+    } else if let Some(name) = &cli.dis {
+        Mode::Dis(name.clone())
     } else if cli.check {
         Mode::Check
     } else {
         Mode::Run
     };
+    let no_program = cli.command.is_none() && cli.program.is_empty();
+    if mode == Mode::Run && no_program && (cli.interactive || std::io::stdin().is_terminal()) {
+        return exit_code(apy::repl::run(vm_config(&cli, vec![String::new()]), None));
+    }
     let (source, argv) = match read_program(&cli) {
         Ok(program) => program,
         Err(Unreadable::Usage(message)) => {
@@ -100,22 +152,30 @@ pub fn main(cli: Cli) -> ExitCode {
             return report(&diagnostic, &source);
         }
     };
-    let outcome = match mode {
+    let outcome = match &mode {
         Mode::Ast => {
             interp::parse(&source).map(|module| print_ignoring_closed_pipe(&dump_module(&module)))
         }
         Mode::Check => interp::check(&source),
-        Mode::Dis => interp::compile(&source)
+        Mode::Dis(None) => interp::compile(&source)
             .map(|code| print_ignoring_closed_pipe(&apy::compile::dis::disassemble(&code))),
-        Mode::Run => match interp::run_with(
-            &source,
-            apy::vm::Config {
-                argv,
-                clock: cli.clock,
-                max_steps: cli.max_steps,
-                time_limit: cli.time_limit,
+        Mode::Dis(Some(name)) => match interp::compile(&source) {
+            Ok(code) => match apy::compile::dis::disassemble_function(&code, name) {
+                Some(text) => {
+                    print_ignoring_closed_pipe(&text);
+                    Ok(())
+                }
+                None => {
+                    eprintln!("apy: {}", no_such_function(&code, name, &source.name));
+                    return ExitCode::from(2);
+                }
             },
-        ) {
+            Err(diagnostic) => Err(diagnostic),
+        },
+        Mode::Run if cli.interactive => {
+            return exit_code(apy::repl::run(vm_config(&cli, argv), Some(source)));
+        }
+        Mode::Run => match interp::run_with(&source, vm_config(&cli, argv)) {
             Ok(()) => Ok(()),
             Err(interp::Error::Diagnostic(diagnostic)) => Err(diagnostic),
             // The VM has already reported the exception or SystemExit message.
@@ -126,6 +186,43 @@ pub fn main(cli: Cli) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(diagnostic) => report(&diagnostic, &source),
     }
+}
+
+/// The `--dis=NAME` error: what was asked for, and what there is.
+fn no_such_function(code: &apy::compile::Code, name: &str, file: &str) -> String {
+    let names = apy::compile::dis::function_names(code);
+    if names.is_empty() {
+        format!("--dis={name}: {file} defines no functions or classes")
+    } else {
+        format!(
+            "--dis={name}: no function or class named '{name}' in {file}; it has: {}",
+            names.join(", ")
+        )
+    }
+}
+
+/// The VM's settings from the switches, with `argv` as `sys.argv`.
+fn vm_config(cli: &Cli, argv: Vec<String>) -> apy::vm::Config {
+    apy::vm::Config {
+        argv,
+        clock: cli.clock,
+        max_steps: cli.max_steps,
+        time_limit: cli.time_limit,
+        trace: apy::trace::Settings {
+            categories: match (cli.trace, &cli.trace_file) {
+                (Some(Some(mask)), _) => mask,
+                (Some(None), _) | (None, Some(_)) => apy::trace::DEFAULT_CATEGORIES,
+                (None, None) => 0,
+            },
+            file: cli.trace_file.clone(),
+        },
+        explain: cli.explain,
+    }
+}
+
+/// A status from the interpreter as the process's exit code (Unix keeps the low byte).
+fn exit_code(status: i32) -> ExitCode {
+    ExitCode::from(status as u8)
 }
 
 /// A `--time-limit` value: a positive number of seconds, fractions allowed.
@@ -189,9 +286,7 @@ fn read_program(cli: &Cli) -> Result<(SourceFile, Vec<String>), Unreadable> {
         }
         None if std::io::stdin().is_terminal() => {
             return Err(Unreadable::Usage(
-                "the interactive prompt is not available yet: \
-                 give a FILE to run, or -c CODE (see apy --help)"
-                    .to_string(),
+                "no program to read: give a FILE, or -c CODE (see apy --help)".to_string(),
             ));
         }
         None => (stdin_name(), read_stdin()?, String::new()),

@@ -93,6 +93,20 @@ pub fn compile(source: &SourceFile) -> Result<Rc<Code>, Diagnostic> {
         .map_err(|error| compile_diagnostic(&error))
 }
 
+/// Parses and compiles one REPL entry: expression statements print their value and
+/// top-level `await`, `async for` and `async with` are allowed (CPython's
+/// `PyCF_ALLOW_TOP_LEVEL_AWAIT`), which makes the module code a coroutine.
+pub fn compile_interactive(source: &SourceFile) -> Result<Rc<Code>, Diagnostic> {
+    let module = parse(source)?;
+    compile::compile_module(
+        &module,
+        &source.text,
+        &source.name,
+        compile::Mode::Interactive,
+    )
+    .map_err(|error| compile_diagnostic(&error))
+}
+
 /// Everything that happens before the first instruction runs (`apy --check`).
 pub fn check(source: &SourceFile) -> Result<(), Diagnostic> {
     compile(source).map(drop)
@@ -122,14 +136,10 @@ pub fn run_with(source: &SourceFile, config: Config) -> Result<(), Error> {
     let source = source.clone();
     // Ctrl-C becomes a KeyboardInterrupt in the program instead of killing apy.
     crate::vm::interrupt::install_handler();
-    let worker = std::thread::Builder::new()
-        .name("apy".into())
-        .stack_size(VM_STACK_BYTES)
-        .spawn(move || {
-            // Values are `Rc`-based: the whole pipeline runs on the interpreter thread.
-            let code = compile(&source)?;
-            Ok(Vm::new(config).run_main(&code, &source.text))
-        });
+    let worker = spawn_interpreter(move || {
+        let code = compile(&source)?;
+        Ok(Vm::new(config).run_main(&code, &source.text))
+    });
     match worker.map(|handle| handle.join()) {
         Ok(Ok(Ok(0))) => Ok(()),
         Ok(Ok(Ok(status))) => Err(Error::Exited(status)),
@@ -139,4 +149,15 @@ pub fn run_with(source: &SourceFile, config: Config) -> Result<(), Error> {
             Err(Error::Exited(70))
         }
     }
+}
+
+/// Starts `body` on the interpreter thread, whose native stack has room for the deepest
+/// recursion allowed. Values are `Rc`-based: a whole run happens on that one thread.
+pub fn spawn_interpreter<T: Send + 'static>(
+    body: impl FnOnce() -> T + Send + 'static,
+) -> std::io::Result<std::thread::JoinHandle<T>> {
+    std::thread::Builder::new()
+        .name("apy".into())
+        .stack_size(VM_STACK_BYTES)
+        .spawn(body)
 }

@@ -14,10 +14,14 @@
 //!   helpers behind them (float repr, format specs, int ops, CPython-ordered hash tables).
 //! - `asyncio/`  — the native event loop, Future, Task and clocks; `asyncio/lib/*.apy` is the
 //!   library above them, written in apy and compiled at first import.
+//! - `repl/`     — the interactive prompt: line editing, multi-line entries, one event loop
+//!   that keeps running while the prompt waits.
 
 pub mod asyncio;
 pub mod builtins;
 pub mod compile;
 pub mod interp;
+pub mod repl;
 pub mod syntax;
+pub mod trace;
 pub mod vm;

@@ -304,3 +304,49 @@ fn ctrl_c_raises_keyboard_interrupt() {
     assert_eq!(output.status.code(), Some(130));
     assert_eq!(last_stderr_line(&output), "KeyboardInterrupt");
 }
+
+/// Ctrl-C ends the event loop's sleep until its next timer at once, as a signal ends
+/// CPython's `select()`: the program does not wait out `asyncio.sleep(60)`.
+#[test]
+fn ctrl_c_ends_a_sleeping_event_loop() {
+    use std::io::{BufRead, BufReader};
+    let dir = scratch_dir("ctrl_c_sleep");
+    let program = dir.join("sleepy.apy");
+    std::fs::write(
+        &program,
+        "import asyncio\nasync def main():\n    print('sleeping', flush=True)\n    \
+         await asyncio.sleep(60)\nasyncio.run(main())\n",
+    )
+    .expect("write the program");
+    let started = std::time::Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_apy"))
+        .arg(&program)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("apy starts");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout is piped")).lines();
+    let line = lines.next().expect("a line").expect("utf-8");
+    assert_eq!(line, "sleeping");
+    // SAFETY: sends SIGINT to the child this test started.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let output = child.wait_with_output().expect("apy finishes");
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    assert_eq!(output.status.code(), Some(130));
+    assert_eq!(last_stderr_line(&output), "KeyboardInterrupt");
+}
+
+/// `--time-limit` also ends a real-clock sleep that would outlast it.
+#[test]
+fn time_limit_ends_a_sleeping_event_loop() {
+    let started = std::time::Instant::now();
+    let output = apy(
+        &["--time-limit", "1", "-"],
+        b"import asyncio\nasyncio.run(asyncio.sleep(60))\n",
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    assert_ne!(output.status.code(), Some(0), "{}", stderr(&output));
+}

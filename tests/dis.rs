@@ -96,3 +96,51 @@ fn await_and_async_for_and_async_with() {
         "async def main(ait, lock):\n    await sleep(1)\n    async for x in ait:\n        print(x)\n    async with lock as held:\n        return held\n"
     ));
 }
+
+/// Every kind of code object, in `dis.dis` order, under headings with stable addresses.
+const NESTED: &str = "class Outer:\n    def method(self, xs):\n        return (x for x in xs)\n\nf = lambda y: y + 1\n\nasync def agen():\n    yield 1\n\nasync def main():\n    return [x async for x in agen()]\n";
+
+#[test]
+fn every_code_object_in_dis_order() {
+    let listing = dis(NESTED);
+    let headings: Vec<&str> = listing
+        .lines()
+        .filter(|l| l.starts_with("Disassembly of"))
+        .collect();
+    insta::assert_snapshot!(headings.join("\n"));
+}
+
+fn dis_function(source: &str, name: &str) -> Option<String> {
+    let module = parse_module(source).expect("parses");
+    let code = compile_module(&module, source, "t.py", Mode::Exec).expect("compiles");
+    apy::compile::dis::disassemble_function(&code, name)
+}
+
+#[test]
+fn dis_of_one_method_by_qualified_name() {
+    insta::assert_snapshot!(dis_function(NESTED, "Outer.method").expect("found"));
+}
+
+#[test]
+fn dis_of_one_function_by_plain_name() {
+    let by_name = dis_function(NESTED, "method").expect("found");
+    assert_eq!(Some(by_name), dis_function(NESTED, "Outer.method"));
+}
+
+#[test]
+fn dis_of_a_missing_function_is_none() {
+    assert_eq!(dis_function(NESTED, "nope"), None);
+    let module = parse_module(NESTED).expect("parses");
+    let code = compile_module(&module, NESTED, "t.py", Mode::Exec).expect("compiles");
+    assert_eq!(
+        apy::compile::dis::function_names(&code),
+        vec![
+            "Outer",
+            "Outer.method",
+            "Outer.method.<locals>.<genexpr>",
+            "<lambda>",
+            "agen",
+            "main"
+        ]
+    );
+}

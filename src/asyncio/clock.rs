@@ -48,16 +48,25 @@ impl Clock {
         }
     }
 
+    /// True for `--clock virtual`, whose time moves only by jumps.
+    pub fn is_virtual(&self) -> bool {
+        self.kind == ClockKind::Virtual
+    }
+
     /// Lets time pass until `deadline` (nothing is ready before it): sleeps on the real
-    /// clock, jumps on the virtual one.
-    pub fn wait_until(&self, deadline: f64) {
+    /// clock, jumps on the virtual one. A real sleep is cut into short slices and ends early
+    /// once `should_wake` says so (Ctrl-C, or the sandbox's time limit), as CPython's
+    /// `select()` returns early on a signal.
+    pub fn wait_until(&self, deadline: f64, should_wake: impl Fn() -> bool) {
+        const SLICE: f64 = 0.05;
         match self.kind {
-            ClockKind::Real => {
+            ClockKind::Real => loop {
                 let delay = deadline - self.now();
-                if delay > 0.0 {
-                    std::thread::sleep(std::time::Duration::from_secs_f64(delay.min(1e6)));
+                if delay <= 0.0 || should_wake() {
+                    break;
                 }
-            }
+                std::thread::sleep(std::time::Duration::from_secs_f64(delay.min(SLICE)));
+            },
             ClockKind::Virtual => {
                 if deadline > self.virtual_now.get() {
                     self.virtual_now.set(deadline);

@@ -94,6 +94,11 @@ pub fn as_loop(v: &Value) -> Option<&LoopObj> {
     }
 }
 
+/// A handle's callback, arguments and (for a timer) deadline, for the tracer.
+pub fn handle_parts(v: &Value) -> Option<(&Value, &[Value], Option<f64>)> {
+    as_handle(v).map(|h| (&h.callback, h.args.as_slice(), h.when))
+}
+
 fn as_handle(v: &Value) -> Option<&HandleObj> {
     match v {
         Value::Object(o) => match &o.kind {
@@ -219,6 +224,7 @@ fn call_soon(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         .borrow_mut()
         .ready
         .push_back(Ready::Handle(handle.clone()));
+    crate::trace::call_soon(vm, &handle);
     Ok(handle)
 }
 
@@ -252,6 +258,8 @@ fn push_timer(
         seq,
         handle: handle.clone(),
     });
+    drop(st);
+    crate::trace::timer_scheduled(vm, &handle);
     Ok(handle)
 }
 
@@ -284,9 +292,20 @@ fn call_later(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     push_timer(vm, &args[0], when, args[2].clone(), args[3..].to_vec())
 }
 
+/// What the loop calls where CPython's `_run_once` calls `self._selector.select(timeout)`:
+/// the REPL waits there for its next input line. `timeout` is how long the loop may block:
+/// `Some(0.0)` when callbacks are ready, the time to the next timer, or `None` when nothing
+/// is scheduled at all. Without a selector the loop just lets time pass until the next timer.
+pub type Selector<'a> = dyn FnMut(&mut Vm, Option<f64>) -> PyResult<()> + 'a;
+
 /// One iteration (`BaseEventLoop._run_once`).
-fn run_once(vm: &mut Vm, loop_value: &Value, l: &LoopObj) -> PyResult<()> {
-    let deadline = {
+fn run_once(
+    vm: &mut Vm,
+    loop_value: &Value,
+    l: &LoopObj,
+    selector: Option<&mut Selector>,
+) -> PyResult<()> {
+    let (busy, next_timer) = {
         let mut st = l.state.borrow_mut();
         while st
             .timers
@@ -295,21 +314,43 @@ fn run_once(vm: &mut Vm, loop_value: &Value, l: &LoopObj) -> PyResult<()> {
         {
             st.timers.pop();
         }
-        if !st.ready.is_empty() || st.stopping {
-            None
-        } else {
-            st.timers.peek().map(|t| t.when)
-        }
+        (
+            !st.ready.is_empty() || st.stopping,
+            st.timers.peek().map(|t| t.when),
+        )
     };
-    if let Some(deadline) = deadline {
-        vm.flush_stdout();
-        l.clock.wait_until(deadline);
+    match selector {
+        Some(select) => {
+            // Virtual time never waits: the selector only polls, then time jumps.
+            let timeout = match next_timer {
+                _ if busy => Some(0.0),
+                Some(_) if l.clock.is_virtual() => Some(0.0),
+                Some(when) => Some((when - l.clock.now()).max(0.0)),
+                None => None,
+            };
+            vm.flush_stdout();
+            select(vm, timeout)?;
+            if let Some(deadline) = next_timer.filter(|_| !busy && l.clock.is_virtual()) {
+                l.clock.wait_until(deadline, || false);
+            }
+        }
+        None => {
+            if let Some(deadline) = next_timer.filter(|_| !busy) {
+                vm.flush_stdout();
+                l.clock.wait_until(deadline, || vm.wait_should_end());
+                if let Some(exc) = vm.check_limits() {
+                    return Err(exc);
+                }
+            }
+        }
     }
+    crate::trace::iteration(vm, l.clock.now());
     let ntodo = {
         let end_time = l.clock.now() + 1e-9;
         let mut st = l.state.borrow_mut();
         while st.timers.peek().is_some_and(|t| t.when < end_time) {
             if let Some(t) = st.timers.pop() {
+                crate::trace::timer_fired(vm, &t.handle);
                 st.ready.push_back(Ready::Handle(t.handle));
             }
         }
@@ -332,8 +373,12 @@ fn run_once(vm: &mut Vm, loop_value: &Value, l: &LoopObj) -> PyResult<()> {
 fn run_entry(vm: &mut Vm, loop_value: &Value, entry: Ready) -> PyResult<()> {
     match entry {
         Ready::Step(t, exc) => task::step(vm, &t, exc),
-        Ready::Wakeup(t, fut) => task::wakeup(vm, &t, &fut),
+        Ready::Wakeup(t, fut) => {
+            crate::trace::task_wakeup(vm, &t, &fut);
+            task::wakeup(vm, &t, &fut)
+        }
         Ready::Call(func, arg) => {
+            crate::trace::run_done_callback(vm, &func, &arg);
             if let Err(e) = vm.call(&func, std::slice::from_ref(&arg), &[]) {
                 if vm.abort.is_some() {
                     return Err(e);
@@ -353,6 +398,7 @@ fn run_entry(vm: &mut Vm, loop_value: &Value, entry: Ready) -> PyResult<()> {
             if handle.cancelled.get() {
                 return Ok(());
             }
+            crate::trace::run_handle(vm, &h);
             if let Err(e) = vm.call(&handle.callback, &handle.args, &[]) {
                 if vm.abort.is_some() {
                     return Err(e);
@@ -501,6 +547,15 @@ pub fn format_callback(vm: &mut Vm, func: &Value, args: &[Value], debug: bool) -
 
 /// `run_forever`.
 pub fn run_forever(vm: &mut Vm, loop_value: &Value) -> PyResult<()> {
+    run_forever_with(vm, loop_value, None)
+}
+
+/// `run_forever` with a [`Selector`] consulted once per iteration (the REPL's input).
+pub fn run_forever_with(
+    vm: &mut Vm,
+    loop_value: &Value,
+    mut selector: Option<&mut Selector>,
+) -> PyResult<()> {
     let l = this(vm, loop_value)?;
     check_closed(vm, l)?;
     if l.state.borrow().running {
@@ -512,9 +567,10 @@ pub fn run_forever(vm: &mut Vm, loop_value: &Value) -> PyResult<()> {
     }
     l.state.borrow_mut().running = true;
     *runtime.running_loop.borrow_mut() = loop_value.clone();
+    crate::trace::loop_start(vm, loop_value, l.clock.now());
     let mut result = Ok(());
     loop {
-        if let Err(e) = run_once(vm, loop_value, l) {
+        if let Err(e) = run_once(vm, loop_value, l, selector.as_deref_mut()) {
             result = Err(e);
             break;
         }
@@ -528,6 +584,7 @@ pub fn run_forever(vm: &mut Vm, loop_value: &Value) -> PyResult<()> {
         st.running = false;
     }
     *runtime.running_loop.borrow_mut() = Value::None;
+    crate::trace::loop_stop(vm);
     result
 }
 

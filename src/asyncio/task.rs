@@ -92,6 +92,9 @@ pub fn new_task(
         }
         tasks.push(Rc::downgrade(o));
     }
+    let creator =
+        as_loop(&event_loop).map_or(Value::None, |l| l.state.borrow().current_task.clone());
+    crate::trace::task_created(vm, &task, &creator);
     event_loop::schedule(vm, &event_loop, Ready::Step(task.clone(), None));
     Ok(task)
 }
@@ -160,10 +163,12 @@ fn run_and_handle_result(
     let Some(g) = as_generator(&data.coro) else {
         return Ok(());
     };
+    crate::trace::task_step(vm, task, exc.as_ref());
     let outcome = match exc {
         None => vm.resume(g, Value::None, None),
         Some(e) => vm.gen_throw(g, e),
     };
+    crate::trace::task_outcome(vm, task, &outcome);
     match outcome {
         FrameResult::Returned(v) => {
             if data.must_cancel.get() {
@@ -348,6 +353,7 @@ fn task_cancel(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     if fut.status() != Status::Pending {
         return Ok(Value::Bool(false));
     }
+    crate::trace::cancel_requested(vm, &args[0], &msg);
     data.num_cancels_requested
         .set(data.num_cancels_requested.get() + 1);
     let waiter = data.fut_waiter.borrow().clone();
@@ -433,6 +439,25 @@ fn task_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     info.insert(2, format!("coro=<{}>", format_coroutine(data)));
     let class = vm.type_name(&args[0]);
     Ok(Value::str(format!("<{class} {}>", info.join(" "))))
+}
+
+/// A task's name as a string (`Task-2`); None if `v` is not a task.
+pub fn task_name(v: &Value) -> Option<String> {
+    let (_, data) = task_parts(v)?;
+    match &*data.name.borrow() {
+        Value::Str(s) => Some(s.as_str().to_string()),
+        _ => Some(String::new()),
+    }
+}
+
+/// `task.cancelling()`: cancellation requests not yet uncancelled (0 for a non-task).
+pub fn cancelling(v: &Value) -> i64 {
+    task_parts(v).map_or(0, |(_, data)| data.num_cancels_requested.get())
+}
+
+/// The coroutine a task drives; None if `v` is not a task.
+pub fn task_coro(v: &Value) -> Option<Value> {
+    task_parts(v).map(|(_, data)| data.coro.clone())
 }
 
 /// `asyncio.current_task(loop=None)`.

@@ -2,9 +2,11 @@
 //!
 //! Mirrors `Lib/dis.py` (3.13): a line-number column, `L1:` labels for jump and handler
 //! targets, opnames in CPython's spelling, the numeric argument and its meaning in
-//! parentheses, then `ExceptionTable:`; nested code objects follow, depth first. Code
-//! objects are shown without an address so the output is stable. Knows nothing of the VM;
-//! constants are shown with the same pure `repr` helpers the built-in types use.
+//! parentheses, then `ExceptionTable:`; nested code objects follow, depth first, each under
+//! CPython's `Disassembly of <code object f at 0x…, file "x.py", line 3>:` heading. Instead of
+//! a memory address each code object gets its position in that listing (the module is
+//! `0x0000`, the first nested one `0x0001`, …), so the output is stable. Knows nothing of the
+//! VM; constants are shown with the same pure `repr` helpers the built-in types use.
 
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -16,20 +18,91 @@ use crate::builtins::str_ops::str_repr;
 const OPNAME_WIDTH: usize = 20;
 const OPARG_WIDTH: usize = 5;
 
-/// Disassemble `code` and every code object among its constants.
+/// Disassemble `code` and every code object among its constants (`dis.dis(module)`).
 pub fn disassemble(code: &Code) -> String {
+    let addresses = Addresses::of(code);
     let mut out = String::new();
-    disassemble_one(code, &mut out);
-    for c in &code.constants {
-        if let Constant::Code(inner) = c {
-            let _ = write!(out, "\nDisassembly of {}:\n", code_repr(inner));
-            out.push_str(&disassemble(inner));
-        }
-    }
+    disassemble_recursive(code, &addresses, &mut out);
     out
 }
 
-fn disassemble_one(code: &Code, out: &mut String) {
+/// `dis.dis(f)` for each function, class body, lambda or comprehension of `module` whose
+/// qualified name is `name` (`main`, `Outer.method`, `f.<locals>.<lambda>`), or failing
+/// that whose plain name is `name`. None when there is no such code object.
+pub fn disassemble_function(module: &Code, name: &str) -> Option<String> {
+    let addresses = Addresses::of(module);
+    let nested = || addresses.order.iter().skip(1).copied();
+    let mut found: Vec<&Code> = nested().filter(|c| &*c.qualname == name).collect();
+    if found.is_empty() {
+        found = nested().filter(|c| &*c.name == name).collect();
+    }
+    let mut out = String::new();
+    for (k, code) in found.iter().enumerate() {
+        if k > 0 {
+            let _ = write!(out, "\nDisassembly of {}:\n", addresses.code_repr(code));
+        }
+        disassemble_recursive(code, &addresses, &mut out);
+    }
+    (!found.is_empty()).then_some(out)
+}
+
+/// The qualified names of every code object nested in `module`, in listing order: what
+/// `--dis=NAME` accepts.
+pub fn function_names(module: &Code) -> Vec<String> {
+    let addresses = Addresses::of(module);
+    addresses.order[1..]
+        .iter()
+        .map(|c| c.qualname.to_string())
+        .collect()
+}
+
+/// `dis._disassemble_recursive`: this code object, then each nested one under its heading.
+fn disassemble_recursive(code: &Code, addresses: &Addresses, out: &mut String) {
+    disassemble_one(code, addresses, out);
+    for c in &code.constants {
+        if let Constant::Code(inner) = c {
+            let _ = write!(out, "\nDisassembly of {}:\n", addresses.code_repr(inner));
+            disassemble_recursive(inner, addresses, out);
+        }
+    }
+}
+
+/// The stand-in addresses: every code object of a module in listing order (depth first),
+/// numbered from the module's 0.
+struct Addresses<'a> {
+    order: Vec<&'a Code>,
+}
+
+impl<'a> Addresses<'a> {
+    fn of(module: &'a Code) -> Addresses<'a> {
+        fn walk<'a>(code: &'a Code, order: &mut Vec<&'a Code>) {
+            order.push(code);
+            for c in &code.constants {
+                if let Constant::Code(inner) = c {
+                    walk(inner, order);
+                }
+            }
+        }
+        let mut order = Vec::new();
+        walk(module, &mut order);
+        Addresses { order }
+    }
+
+    /// `<code object f at 0x0003, file "x.py", line 3>`: CPython's repr, numbered.
+    fn code_repr(&self, code: &Code) -> String {
+        let number = self
+            .order
+            .iter()
+            .position(|c| std::ptr::eq(*c, code))
+            .unwrap_or(0);
+        format!(
+            "<code object {} at 0x{number:04x}, file \"{}\", line {}>",
+            code.name, code.filename, code.first_line
+        )
+    }
+}
+
+fn disassemble_one(code: &Code, addresses: &Addresses, out: &mut String) {
     let mut targets = BTreeSet::new();
     for instr in &code.instructions {
         if let Some(t) = instr.jump_target() {
@@ -72,7 +145,7 @@ fn disassemble_one(code: &Code, out: &mut String) {
                 arg,
                 w = OPARG_WIDTH.saturating_sub(excess)
             ));
-            if let Some(detail) = argrepr(code, instr, &label_of) {
+            if let Some(detail) = argrepr(code, instr, addresses, &label_of) {
                 fields.push(format!("({detail})"));
             }
         }
@@ -94,14 +167,6 @@ fn disassemble_one(code: &Code, out: &mut String) {
             );
         }
     }
-}
-
-/// `<code object f, file "x.py", line 3>`: CPython's repr without the address.
-pub fn code_repr(code: &Code) -> String {
-    format!(
-        "<code object {}, file \"{}\", line {}>",
-        code.name, code.filename, code.first_line
-    )
 }
 
 /// CPython's name for the instruction (`LoadFastAndClear` → `LOAD_FAST_AND_CLEAR`).
@@ -199,7 +264,12 @@ fn oparg(instr: &Instr) -> Option<u32> {
     })
 }
 
-fn argrepr(code: &Code, instr: &Instr, label_of: &dyn Fn(u32) -> Option<usize>) -> Option<String> {
+fn argrepr(
+    code: &Code,
+    instr: &Instr,
+    addresses: &Addresses,
+    label_of: &dyn Fn(u32) -> Option<usize>,
+) -> Option<String> {
     use Instr::*;
     let name = |i: u32| code.names.get(i as usize).map(|s| s.to_string());
     let var = |i: u32| code.varnames.get(i as usize).map(|s| s.to_string());
@@ -211,7 +281,10 @@ fn argrepr(code: &Code, instr: &Instr, label_of: &dyn Fn(u32) -> Option<usize>) 
             .map(|s| s.to_string())
     };
     match *instr {
-        LoadConst(i) | ReturnConst(i) => code.constants.get(i as usize).map(constant_repr),
+        LoadConst(i) | ReturnConst(i) => code
+            .constants
+            .get(i as usize)
+            .map(|c| constant_repr(c, addresses)),
         LoadFast(i) | LoadFastAndClear(i) | StoreFast(i) | DeleteFast(i) => var(i),
         LoadName(i) | StoreName(i) | DeleteName(i) | LoadGlobal(i) | StoreGlobal(i)
         | DeleteGlobal(i) | LoadAttr(i) | StoreAttr(i) | DeleteAttr(i) | LoadSuperAttr(i)
@@ -250,7 +323,7 @@ fn argrepr(code: &Code, instr: &Instr, label_of: &dyn Fn(u32) -> Option<usize>) 
 }
 
 /// A constant as Python's `repr` shows it.
-pub fn constant_repr(c: &Constant) -> String {
+fn constant_repr(c: &Constant, addresses: &Addresses) -> String {
     match c {
         Constant::None => "None".into(),
         Constant::Bool(true) => "True".into(),
@@ -261,13 +334,13 @@ pub fn constant_repr(c: &Constant) -> String {
         Constant::Float(f) => float_repr(*f),
         Constant::Str(s) => str_repr(s),
         Constant::Tuple(items) => {
-            let parts: Vec<String> = items.iter().map(constant_repr).collect();
+            let parts: Vec<String> = items.iter().map(|c| constant_repr(c, addresses)).collect();
             if parts.len() == 1 {
                 format!("({},)", parts[0])
             } else {
                 format!("({})", parts.join(", "))
             }
         }
-        Constant::Code(code) => code_repr(code),
+        Constant::Code(code) => addresses.code_repr(code),
     }
 }

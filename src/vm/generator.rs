@@ -209,9 +209,11 @@ impl Vm {
         state.running = true;
         let exc_state = std::mem::replace(&mut state.exc_state, Value::None);
         drop(state);
+        crate::trace::frame_enter(self, generator, &frame, throw.as_ref());
         self.exc_info.push(exc_state);
         let result = self.run_frame(&mut frame, throw);
         let exc_state = self.exc_info.pop().unwrap_or(Value::None);
+        crate::trace::frame_leave(self, generator, &frame, &result);
         let mut state = generator.state.borrow_mut();
         state.running = false;
         if let FrameResult::Yielded(v) = result {

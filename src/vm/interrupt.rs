@@ -20,6 +20,11 @@ pub fn install_handler() {
     }
 }
 
+/// True while a Ctrl-C waits to be reported, without clearing it.
+pub fn pending() -> bool {
+    INTERRUPTED.load(Ordering::Relaxed)
+}
+
 /// True once per Ctrl-C: clears the flag it reports.
 pub fn take() -> bool {
     INTERRUPTED.swap(false, Ordering::Relaxed)

@@ -44,6 +44,10 @@ pub struct Config {
     pub argv: Vec<String>,
     /// The event loop's clock (`--clock real|virtual`).
     pub clock: crate::asyncio::clock::ClockKind,
+    /// What `--trace` logs, and where.
+    pub trace: crate::trace::Settings,
+    /// `--explain`: a teaching note under each classic async mistake reported.
+    pub explain: bool,
 }
 
 /// The highest recursion limit `sys.setrecursionlimit` accepts: deeper Python recursion
@@ -186,6 +190,7 @@ impl Vm {
             stdout: std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()),
             warning_registry: Default::default(),
         };
+        crate::trace::install(&vm.config.trace);
         types::init_type_methods(&mut vm);
         crate::builtins::init(&mut vm);
         vm
@@ -203,7 +208,7 @@ impl Vm {
     /// to raise when a sandbox limit is exceeded (recording an [`Abort`], which no handler
     /// can catch) or when Ctrl-C was pressed (a `KeyboardInterrupt`, which code may catch).
     #[cold]
-    fn check_limits(&mut self) -> Option<Exc> {
+    pub(crate) fn check_limits(&mut self) -> Option<Exc> {
         if let Some(max) = self.config.max_steps
             && self.steps >= max
         {
@@ -222,6 +227,16 @@ impl Vm {
             self.next_time_check = self.next_time_check.min(max);
         }
         interrupt::take().then(|| self.new_exc_args(&self.types.keyboard_interrupt, vec![]))
+    }
+
+    /// True when a blocking wait (the event loop sleeping until its next timer) should end
+    /// early so that [`Vm::check_limits`] can raise: Ctrl-C was pressed or time is up.
+    pub fn wait_should_end(&self) -> bool {
+        interrupt::pending()
+            || self
+                .config
+                .time_limit
+                .is_some_and(|limit| self.started.elapsed() >= limit)
     }
 
     /// The exception being handled right now (`sys.exception()`), or None.

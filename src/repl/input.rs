@@ -1,0 +1,116 @@
+//! When is a REPL entry complete? The lines typed so far in, a [`Decision`] out: run them,
+//! ask for another line (`... `), or report a syntax error. The parser decides, through its
+//! `Incomplete`/`IncompleteBlock` error kinds, as CPython's `codeop` asks its compiler;
+//! a compound statement ends at an empty line, as in CPython's interactive mode.
+//! Depends only on `syntax`.
+
+use crate::syntax::ast::{Stmt, StmtKind};
+use crate::syntax::error::{SyntaxError, SyntaxErrorKind};
+use crate::syntax::parse_module;
+
+/// What to do with the lines of an entry typed so far.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// The entry is complete: compile and run it.
+    Run,
+    /// More lines could complete it: show the `... ` prompt.
+    NeedMore,
+    /// Wrong whatever follows (the compiler reports it, with its span, when asked to run).
+    Invalid,
+}
+
+/// Decides about `lines`, the entry's lines without their newlines; the last one is the
+/// line just typed.
+pub fn decide(lines: &[String]) -> Decision {
+    let last_is_blank = lines.last().is_none_or(|l| l.trim().is_empty());
+    match parse_module(&entry_text(lines)) {
+        Ok(module) => match module.body.last() {
+            // `if x: y` or a `def` keeps going until an empty line, as in CPython.
+            Some(stmt) if is_compound(stmt) && !last_is_blank => Decision::NeedMore,
+            _ => Decision::Run,
+        },
+        Err(error) if wants_more(&error, last_is_blank) => Decision::NeedMore,
+        Err(_) => Decision::Invalid,
+    }
+}
+
+/// The source text of an entry: its lines, each ended by a newline.
+pub fn entry_text(lines: &[String]) -> String {
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// An open bracket, string or `\` always waits for more; a missing indented block waits
+/// only until an empty line, which makes it CPython's "expected an indented block".
+fn wants_more(error: &SyntaxError, last_is_blank: bool) -> bool {
+    match error.kind {
+        SyntaxErrorKind::Incomplete => true,
+        SyntaxErrorKind::IncompleteBlock => !last_is_blank,
+        _ => false,
+    }
+}
+
+/// A statement with a block, which only an empty line ends at the prompt.
+fn is_compound(stmt: &Stmt) -> bool {
+    matches!(
+        stmt.kind,
+        StmtKind::If { .. }
+            | StmtKind::While { .. }
+            | StmtKind::For { .. }
+            | StmtKind::With { .. }
+            | StmtKind::Try { .. }
+            | StmtKind::FunctionDef(_)
+            | StmtKind::ClassDef(_)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decide_text(text: &str) -> Decision {
+        let lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+        decide(&lines)
+    }
+
+    #[test]
+    fn a_simple_statement_runs_at_once() {
+        assert_eq!(decide_text("x = 1"), Decision::Run);
+        assert_eq!(decide_text("await asyncio.sleep(1)"), Decision::Run);
+        assert_eq!(decide_text(""), Decision::Run);
+    }
+
+    #[test]
+    fn open_brackets_strings_and_backslashes_ask_for_more() {
+        assert_eq!(decide_text("x = (1,"), Decision::NeedMore);
+        assert_eq!(decide_text("x = (1,\n"), Decision::NeedMore);
+        assert_eq!(decide_text("x = (1,\n2)"), Decision::Run);
+        assert_eq!(decide_text("s = '''a"), Decision::NeedMore);
+        assert_eq!(decide_text("s = '''a\nb'''"), Decision::Run);
+        assert_eq!(decide_text("x = 1 + \\"), Decision::NeedMore);
+    }
+
+    #[test]
+    fn a_block_ends_at_an_empty_line() {
+        assert_eq!(decide_text("async def f():"), Decision::NeedMore);
+        assert_eq!(
+            decide_text("async def f():\n    return 5"),
+            Decision::NeedMore
+        );
+        assert_eq!(decide_text("async def f():\n    return 5\n"), Decision::Run);
+        assert_eq!(decide_text("if x: y"), Decision::NeedMore);
+        assert_eq!(decide_text("for i in x:\n    if i:\n"), Decision::Invalid);
+        assert_eq!(decide_text("class C:\n    x = 1\n"), Decision::Run);
+    }
+
+    #[test]
+    fn an_empty_line_where_a_block_is_expected_is_an_error() {
+        assert_eq!(decide_text("if x:\n"), Decision::Invalid);
+    }
+
+    #[test]
+    fn wrong_input_is_reported_at_once() {
+        assert_eq!(decide_text("x = 1 +"), Decision::Invalid);
+        assert_eq!(decide_text(")"), Decision::Invalid);
+        assert_eq!(decide_text("    x = 1"), Decision::Invalid);
+    }
+}

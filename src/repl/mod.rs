@@ -1,0 +1,133 @@
+//! The REPL: `apy` on a terminal, or `apy -i FILE` after the file has run. Lines typed at
+//! the prompt in, their effects and results out, as in `python -m asyncio`: one event loop
+//! for the session keeps running tasks while the prompt waits, and top-level `await` works.
+//!
+//! Two threads: this one edits lines with rustyline (history, colours, completion) and
+//! the interpreter thread (`session`) runs the loop and asks for a line whenever it wants
+//! one. `input` decides when an entry is complete; `output` prints the program's output
+//! above the prompt. Mirrors `Lib/asyncio/__main__.py` and `Lib/code.py`.
+
+pub mod helper;
+pub mod input;
+mod output;
+mod session;
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::mpsc::{Sender, channel};
+
+use rustyline::error::ReadlineError;
+use rustyline::history::FileHistory;
+use rustyline::{Behavior, CompletionType, Config, Editor};
+
+use crate::interp::SourceFile;
+
+/// What the input thread tells the interpreter thread.
+pub enum Event {
+    /// A line typed at the prompt, without its newline.
+    Line(String),
+    /// Ctrl-C at the prompt.
+    Interrupted,
+    /// Ctrl-D on an empty line (or the terminal went away).
+    Eof,
+    /// Tab after this dotted name: the interpreter answers with the full replacements.
+    Complete(String, Sender<Vec<String>>),
+}
+
+/// The prompt to show for the next line: `>>> ` for a new entry, `... ` to go on.
+pub type Prompt = &'static str;
+
+/// The keys the REPL knows, for `apy --help`.
+pub const KEYS_HELP: &str = "\
+Interactive prompt (apy with no FILE on a terminal, or apy -i FILE):
+  Enter         run the entry; a block (def, if, for, ...) ends at an empty line
+  Tab           complete names, keywords and attributes after a dot; indent at line start
+  Up / Down     previous / next line in the history (kept in ~/.apy_history)
+  Ctrl-R        search the history
+  Ctrl-C        clear the line at the prompt; stop running code (KeyboardInterrupt)
+  Ctrl-D        leave (on an empty line), as exit() does
+  Ctrl-A / E    start / end of the line;  Ctrl-W / K / U  delete word / to end / to start
+Top-level await works at the prompt; tasks keep running while it waits.";
+
+/// Runs a REPL session (after `startup`, the file of `apy -i FILE`) and returns the
+/// process exit status.
+pub fn run(config: crate::vm::Config, startup: Option<SourceFile>) -> i32 {
+    crate::vm::interrupt::install_handler();
+    let (events, event_queue) = channel::<Event>();
+    let (asks, ask_queue) = channel::<Prompt>();
+    let mut editor = match new_editor(events.clone()) {
+        Ok(editor) => editor,
+        Err(error) => {
+            eprintln!("apy: cannot start the interactive prompt: {error}");
+            return 1;
+        }
+    };
+    let history = history_path();
+    if let Some(path) = &history {
+        let _ = editor.load_history(path);
+    }
+    // Output is routed above the prompt only when it would reach the terminal anyway.
+    let capture = if std::io::stdout().is_terminal() {
+        editor
+            .create_external_printer()
+            .ok()
+            .and_then(output::Capture::start)
+    } else {
+        None
+    };
+    let worker =
+        crate::interp::spawn_interpreter(move || session::run(config, startup, asks, event_queue));
+    let Ok(worker) = worker else {
+        eprintln!("apy: internal error: the interpreter thread failed to start");
+        return 70;
+    };
+    for prompt in ask_queue {
+        if let Some(capture) = &capture {
+            capture.drain();
+        }
+        let event = match editor.readline(prompt) {
+            Ok(line) => {
+                if !line.trim().is_empty()
+                    && editor.add_history_entry(line.as_str()).is_ok()
+                    && let Some(path) = &history
+                {
+                    let _ = editor.append_history(path);
+                }
+                Event::Line(line)
+            }
+            Err(ReadlineError::Interrupted) => Event::Interrupted,
+            Err(_) => Event::Eof,
+        };
+        if events.send(event).is_err() {
+            break;
+        }
+    }
+    let status = worker.join().unwrap_or(70);
+    drop(capture);
+    status
+}
+
+fn new_editor(events: Sender<Event>) -> rustyline::Result<Editor<helper::ReplHelper, FileHistory>> {
+    // On a terminal the editor talks to it directly (fds 1 and 2 then go to `output`);
+    // otherwise lines are read from stdin as they come (`apy -i FILE < lines`).
+    let behavior = if std::io::stdin().is_terminal() {
+        Behavior::PreferTerm
+    } else {
+        Behavior::Stdio
+    };
+    let config = Config::builder()
+        .behavior(behavior)
+        .auto_add_history(false)
+        .history_ignore_dups(true)?
+        .completion_type(CompletionType::List)
+        .build();
+    let mut editor = Editor::with_config(config)?;
+    editor.set_helper(Some(helper::ReplHelper::new(events)));
+    Ok(editor)
+}
+
+/// `~/.apy_history`, with `~` taken from `$HOME`.
+fn history_path() -> Option<PathBuf> {
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
+    Some(PathBuf::from(home).join(".apy_history"))
+}

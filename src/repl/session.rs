@@ -1,0 +1,487 @@
+//! The interpreter thread's side of the REPL: prompts asked for, events (lines, Ctrl-C,
+//! Ctrl-D, completion questions) in; entries run in one `__main__` namespace on one event
+//! loop. The loop runs for the whole session; this module is its selector, so tasks keep
+//! running while the prompt waits. An entry with top-level `await` becomes a Task that the
+//! loop drives; the next prompt waits for it. Mirrors `Lib/asyncio/__main__.py`.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
+
+use super::helper::KEYWORDS;
+use super::input::{self, Decision};
+use super::{Event, Prompt};
+use crate::asyncio::future::{self, Status};
+use crate::asyncio::{event_loop, task};
+use crate::interp::{self, SourceFile};
+use crate::syntax::diagnostics::emit_to_stderr;
+use crate::vm::call::FrameResult;
+use crate::vm::dict::{DictTable, StrKeys};
+use crate::vm::frame::Frame;
+use crate::vm::generator::GenKind;
+use crate::vm::object::Function;
+use crate::vm::value::{PyDict, Value};
+use crate::vm::{Config, Exc, PyResult, Vm, interrupt};
+
+/// The file name of every entry, in tracebacks and diagnostics.
+const STDIN: &str = "<stdin>";
+
+/// How often a running entry looks for Ctrl-C while the loop has nothing to do.
+const INTERRUPT_POLL: Duration = Duration::from_millis(20);
+
+struct Repl {
+    globals: Rc<PyDict>,
+    event_loop: Value,
+    asks: Sender<Prompt>,
+    events: Receiver<Event>,
+    /// The lines of the entry typed so far.
+    lines: Vec<String>,
+    /// Whether a prompt is out (the input thread is reading a line).
+    asked: bool,
+    /// The Task running the current entry (one with top-level `await`).
+    task: Option<Value>,
+    /// Ctrl-C cancelled `task`: its end is shown as `KeyboardInterrupt`.
+    interrupted: bool,
+    /// Set when the session ends, with the process exit status.
+    exit_status: Option<i32>,
+}
+
+/// Runs the session: the `-i` file, the banner, then entries until Ctrl-D or `exit()`.
+pub fn run(
+    config: Config,
+    startup: Option<SourceFile>,
+    asks: Sender<Prompt>,
+    events: Receiver<Event>,
+) -> i32 {
+    let mut vm = Vm::new(config);
+    let globals = main_namespace(&mut vm);
+    let mut repl = Repl {
+        globals,
+        event_loop: Value::None,
+        asks,
+        events,
+        lines: Vec::new(),
+        asked: false,
+        task: None,
+        interrupted: false,
+        exit_status: None,
+    };
+    if let Err(e) = repl.start(&mut vm, startup) {
+        return vm.report_uncaught(&e);
+    }
+    let event_loop = repl.event_loop.clone();
+    let status = loop {
+        let outcome = event_loop::run_forever_with(
+            &mut vm,
+            &event_loop,
+            Some(&mut |vm: &mut Vm, timeout| repl.select(vm, timeout)),
+        );
+        if let Some(status) = repl.exit_status {
+            break status;
+        }
+        if let Err(e) = outcome
+            && let Some(status) = repl.escaped(&mut vm, e)
+        {
+            break status;
+        }
+    };
+    eprintln!("exiting apy REPL...");
+    // Module globals die before the interpreter, as at CPython's shutdown.
+    repl.globals.table.borrow_mut().clear();
+    vm.run_finalizers(None);
+    vm.flush_stdout();
+    status
+}
+
+/// A fresh `__main__` namespace.
+fn main_namespace(vm: &mut Vm) -> Rc<PyDict> {
+    let globals = Rc::new(PyDict {
+        table: RefCell::new(DictTable::new()),
+    });
+    {
+        let mut table = globals.table.borrow_mut();
+        table.set_str(vm.names.name.clone(), Value::Str(vm.names.main.clone()));
+        table.set_str(vm.names.doc.clone(), Value::None);
+    }
+    globals
+}
+
+impl Repl {
+    /// Runs the `-i` file (or shows the banner and imports asyncio), then makes the
+    /// session's event loop, as `python -m asyncio` does.
+    fn start(&mut self, vm: &mut Vm, startup: Option<SourceFile>) -> PyResult<()> {
+        match startup {
+            Some(file) => self.run_file(vm, &file),
+            None => {
+                eprintln!(
+                    "apy {} REPL: async Python, printing what CPython 3.13 prints\n\
+                     Use \"await\" directly instead of \"asyncio.run()\".\n\
+                     Type \"exit()\" or press Ctrl-D to leave; \"apy --help\" lists the keys.\n\
+                     >>> import asyncio",
+                    env!("CARGO_PKG_VERSION")
+                );
+                self.execute(vm, "import asyncio\n".to_string())?;
+            }
+        }
+        // The loop's types come with the asyncio module: import it before making the loop.
+        vm.import_module("asyncio")?;
+        let sys = vm.import_module("sys")?;
+        let exit_name = vm.intern("exit");
+        let exit = vm.get_attr(&sys, &exit_name)?;
+        for name in ["exit", "quit"] {
+            let key = vm.intern(name);
+            vm.builtins.table.borrow_mut().set_str(key, exit.clone());
+        }
+        self.event_loop = event_loop::new_loop(vm);
+        let asyncio = vm.import_module("asyncio")?;
+        vm.call_method(
+            &asyncio,
+            "set_event_loop",
+            std::slice::from_ref(&self.event_loop),
+        )?;
+        Ok(())
+    }
+
+    /// `apy -i FILE`: runs the file in the session's namespace; its errors are reported
+    /// and the prompt opens all the same, as `python -i` does.
+    fn run_file(&mut self, vm: &mut Vm, file: &SourceFile) {
+        let code = match interp::compile(file) {
+            Ok(code) => code,
+            Err(diagnostic) => {
+                emit_to_stderr(&diagnostic, &file.name, &file.text);
+                return;
+            }
+        };
+        vm.sources
+            .insert(code.filename.clone(), file.text.as_str().into());
+        let code = vm.load_code(&code);
+        let mut frame = Frame::for_module(vm, code, self.globals.clone());
+        let result = vm.run_frame(&mut frame, None);
+        drop(frame);
+        vm.run_finalizers(None);
+        if let FrameResult::Err(e) = result {
+            vm.report_uncaught(&e);
+        }
+        vm.flush_stdout();
+    }
+
+    /// The loop's selector: called once per iteration with how long the loop may wait.
+    /// Finishes the entry whose task ended, asks for a line when none is running, and
+    /// waits for the next event (a line runs right here, inside the running loop).
+    fn select(&mut self, vm: &mut Vm, timeout: Option<f64>) -> PyResult<()> {
+        self.finish_task(vm)?;
+        if self.task.is_some() {
+            self.wait_running(vm, timeout);
+            return Ok(());
+        }
+        if !self.asked {
+            vm.flush_stdout();
+            let prompt = if self.lines.is_empty() {
+                ">>> "
+            } else {
+                "... "
+            };
+            if self.asks.send(prompt).is_err() {
+                self.leave(vm, 0);
+                return Ok(());
+            }
+            self.asked = true;
+        }
+        let deadline = timeout.map(|t| Instant::now() + Duration::from_secs_f64(t.min(1e6)));
+        loop {
+            let event = match deadline {
+                None => self
+                    .events
+                    .recv()
+                    .map_err(|_| RecvTimeoutError::Disconnected),
+                Some(at) => self
+                    .events
+                    .recv_timeout(at.saturating_duration_since(Instant::now())),
+            };
+            match event {
+                Err(RecvTimeoutError::Timeout) => return Ok(()),
+                Ok(Event::Complete(word, reply)) => {
+                    let _ = reply.send(self.completions(vm, &word));
+                }
+                Ok(Event::Interrupted) => {
+                    self.asked = false;
+                    self.lines.clear();
+                    // The editor has moved to a new line already.
+                    eprintln!("KeyboardInterrupt");
+                    return Ok(());
+                }
+                Ok(Event::Line(line)) => {
+                    self.asked = false;
+                    // A paste brings several lines at once: each goes in as if typed.
+                    for line in line.split('\n') {
+                        self.feed(vm, line.trim_end_matches('\r').to_string())?;
+                    }
+                    return Ok(());
+                }
+                Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
+                    self.asked = false;
+                    self.leave(vm, 0);
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// While an entry's task runs, the loop's idle time passes here, watching for Ctrl-C
+    /// (which cancels the task, as `python -m asyncio` does).
+    fn wait_running(&mut self, vm: &mut Vm, timeout: Option<f64>) {
+        let deadline = timeout.map(|t| Instant::now() + Duration::from_secs_f64(t.min(1e6)));
+        loop {
+            if interrupt::take() {
+                self.interrupt(vm);
+                return;
+            }
+            let left = deadline.map(|at| at.saturating_duration_since(Instant::now()));
+            match left {
+                Some(left) if left.is_zero() => return,
+                Some(left) => std::thread::sleep(left.min(INTERRUPT_POLL)),
+                None => std::thread::sleep(INTERRUPT_POLL),
+            }
+        }
+    }
+
+    /// Ctrl-C while an entry runs: its task is cancelled and its end reported as
+    /// `KeyboardInterrupt`; with no task running, the interrupt is just reported.
+    fn interrupt(&mut self, vm: &mut Vm) {
+        match &self.task {
+            Some(t) if future::as_future(t).is_some_and(|f| f.status() == Status::Pending) => {
+                let t = t.clone();
+                if vm.call_method(&t, "cancel", &[]).is_ok() {
+                    self.interrupted = true;
+                }
+            }
+            Some(_) => {}
+            None => {
+                vm.flush_stdout();
+                eprintln!("\nKeyboardInterrupt");
+            }
+        }
+    }
+
+    /// An exception that stopped the loop: `SystemExit` ends the session (its status is
+    /// returned), `KeyboardInterrupt` interrupts the running entry, anything else is shown.
+    fn escaped(&mut self, vm: &mut Vm, e: Exc) -> Option<i32> {
+        if vm.exc_matches(&e, &vm.types.system_exit.clone()) {
+            return Some(vm.report_uncaught(&e));
+        }
+        if vm.exc_matches(&e, &vm.types.keyboard_interrupt.clone()) {
+            self.interrupt(vm);
+        } else {
+            show_exception(vm, &e);
+        }
+        None
+    }
+
+    /// Ends the session with `status` once the loop stops.
+    fn leave(&mut self, vm: &mut Vm, status: i32) {
+        self.exit_status = Some(status);
+        let _ = vm.call_method(&self.event_loop.clone(), "stop", &[]);
+    }
+
+    /// Adds a typed line to the entry and runs the entry once it is complete.
+    fn feed(&mut self, vm: &mut Vm, line: String) -> PyResult<()> {
+        if self.lines.is_empty() && line.trim().is_empty() {
+            return Ok(());
+        }
+        self.lines.push(line);
+        match input::decide(&self.lines) {
+            Decision::NeedMore => Ok(()),
+            Decision::Run | Decision::Invalid => {
+                let text = input::entry_text(&std::mem::take(&mut self.lines));
+                self.execute(vm, text)
+            }
+        }
+    }
+
+    /// Compiles and runs one entry. Without `await` it runs at once; with it, its code is a
+    /// coroutine that runs as a Task on the session's loop. Only `SystemExit` comes back as
+    /// an error: it ends the session.
+    fn execute(&mut self, vm: &mut Vm, text: String) -> PyResult<()> {
+        let source = SourceFile {
+            name: STDIN.to_string(),
+            text,
+        };
+        let code = match interp::compile_interactive(&source) {
+            Ok(code) => code,
+            Err(diagnostic) => {
+                vm.flush_stdout();
+                emit_to_stderr(&diagnostic, &source.name, &source.text);
+                return Ok(());
+            }
+        };
+        let code = vm.load_code(&code);
+        let mut frame = Frame::for_module(vm, code.clone(), self.globals.clone());
+        if code.code.flags.coroutine {
+            // `types.FunctionType(code, globals)()` in `python -m asyncio`.
+            let module_function = Function {
+                code: code.clone(),
+                globals: self.globals.clone(),
+                name: RefCell::new(vm.intern("<module>")),
+                qualname: RefCell::new("<module>".into()),
+                defaults: Vec::new(),
+                kwdefaults: Vec::new(),
+                closure: Vec::new(),
+                dict: RefCell::new(DictTable::new()),
+            };
+            let coroutine = vm.new_generator(GenKind::Coroutine, frame, &module_function);
+            match task::new_task(vm, coroutine, self.event_loop.clone(), None) {
+                Ok(t) => self.task = Some(t),
+                Err(e) => return report(vm, e),
+            }
+            return Ok(());
+        }
+        let result = vm.run_frame(&mut frame, None);
+        drop(frame);
+        vm.run_finalizers(None);
+        match result {
+            FrameResult::Err(e) => report(vm, e),
+            _ => Ok(()),
+        }
+    }
+
+    /// Reports how the entry's task ended, once it has: its exception, or
+    /// `KeyboardInterrupt` when Ctrl-C cancelled it.
+    fn finish_task(&mut self, vm: &mut Vm) -> PyResult<()> {
+        let Some(t) = &self.task else {
+            return Ok(());
+        };
+        if future::as_future(t).is_some_and(|f| f.status() == Status::Pending) {
+            return Ok(());
+        }
+        let t = t.clone();
+        self.task = None;
+        let interrupted = std::mem::take(&mut self.interrupted);
+        match vm.call_method(&t, "result", &[]) {
+            Ok(_) => Ok(()),
+            Err(_) if interrupted => {
+                vm.flush_stdout();
+                eprintln!("\nKeyboardInterrupt");
+                Ok(())
+            }
+            Err(e) => report(vm, e),
+        }
+    }
+
+    /// What Tab offers for `word`: attributes of the object a dotted name leads to, or
+    /// keywords and names in scope, as CPython's `rlcompleter` does (callables get `(`).
+    fn completions(&self, vm: &mut Vm, word: &str) -> Vec<String> {
+        if word.is_empty() {
+            return Vec::new();
+        }
+        let mut found: Vec<String> = Vec::new();
+        match word.rsplit_once('.') {
+            Some((path, prefix)) => {
+                let Some(target) = self.lookup(vm, path) else {
+                    return Vec::new();
+                };
+                for name in attribute_names(vm, &target) {
+                    let hidden = name.starts_with('_') && !prefix.starts_with('_');
+                    if name.starts_with(prefix) && !hidden {
+                        let key = vm.intern(&name);
+                        let value = vm.get_attr_opt(&target, &key).ok().flatten();
+                        found.push(format!("{path}.{name}{}", call_suffix(vm, value)));
+                    }
+                }
+            }
+            None => {
+                for keyword in KEYWORDS.iter().filter(|k| k.starts_with(word)) {
+                    found.push(match *keyword {
+                        "finally" | "try" => format!("{keyword}:"),
+                        "False" | "None" | "True" | "break" | "continue" | "pass" | "else" => {
+                            keyword.to_string()
+                        }
+                        _ => format!("{keyword} "),
+                    });
+                }
+                let mut names: Vec<(String, Value)> = Vec::new();
+                for table in [&self.globals, &vm.builtins.clone()] {
+                    for entry in table.table.borrow().iter() {
+                        if let Value::Str(name) = &entry.key
+                            && name.as_str().starts_with(word)
+                            && !names.iter().any(|(n, _)| n == name.as_str())
+                        {
+                            names.push((name.as_str().to_string(), entry.value.clone()));
+                        }
+                    }
+                }
+                for (name, value) in names {
+                    if !KEYWORDS.contains(&name.as_str()) {
+                        found.push(format!("{name}{}", call_suffix(vm, Some(value))));
+                    }
+                }
+            }
+        }
+        found.sort();
+        found.dedup();
+        found
+    }
+
+    /// The value a dotted name leads to: a global or builtin, then attributes.
+    fn lookup(&self, vm: &mut Vm, path: &str) -> Option<Value> {
+        let mut parts = path.split('.');
+        let first = vm.intern(parts.next()?);
+        let mut value = self
+            .globals
+            .table
+            .borrow()
+            .get_str(&first)
+            .cloned()
+            .or_else(|| vm.builtins.table.borrow().get_str(&first).cloned())?;
+        for part in parts {
+            let key = vm.intern(part);
+            value = vm.get_attr_opt(&value, &key).ok().flatten()?;
+        }
+        Some(value)
+    }
+}
+
+/// `dir(value)`, as strings.
+fn attribute_names(vm: &mut Vm, value: &Value) -> Vec<String> {
+    let dir_name = vm.intern("dir");
+    let Some(dir) = vm.builtins.table.borrow().get_str(&dir_name).cloned() else {
+        return Vec::new();
+    };
+    match vm.call(&dir, std::slice::from_ref(value), &[]) {
+        Ok(Value::List(list)) => list
+            .items
+            .borrow()
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn call_suffix(vm: &Vm, value: Option<Value>) -> &'static str {
+    match value {
+        Some(v) if crate::builtins::is_callable(vm, &v) => "(",
+        _ => "",
+    }
+}
+
+/// Shows an entry's exception: `SystemExit` goes back up to end the session;
+/// `KeyboardInterrupt` is one line, as in CPython's REPL; anything else a traceback.
+fn report(vm: &mut Vm, e: Exc) -> PyResult<()> {
+    if vm.exc_matches(&e, &vm.types.system_exit.clone()) {
+        return Err(e);
+    }
+    if vm.exc_matches(&e, &vm.types.keyboard_interrupt.clone()) {
+        vm.flush_stdout();
+        eprintln!("\nKeyboardInterrupt");
+    } else {
+        show_exception(vm, &e);
+    }
+    Ok(())
+}
+
+fn show_exception(vm: &mut Vm, e: &Exc) {
+    vm.flush_stdout();
+    let text = vm.format_exception(e);
+    eprint!("{text}");
+}

@@ -1,0 +1,341 @@
+//! The REPL, driven as a person drives it: through a pseudo-terminal (rexpect), with
+//! keystrokes in and the screen's text out. Each test waits for what it expects (never a
+//! fixed time where something can be waited for) and snapshots the transcript with insta,
+//! after removing terminal escapes and carriage returns. `HOME` points at a fresh folder,
+//! so the history file is the test's own. The last test feeds every conformance program to
+//! the REPL line by line (through a pipe, for speed) and checks that nothing panics.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rexpect::reader::Options;
+use rexpect::session::{PtySession, spawn_with_options};
+
+/// How long any one expected text may take to appear.
+const TIMEOUT_MS: u64 = 20_000;
+
+struct Repl {
+    session: PtySession,
+    transcript: String,
+}
+
+impl Repl {
+    /// Starts `apy` (plus `args`) on a terminal with `home` as `$HOME`, and waits for the
+    /// first prompt.
+    fn start(home: &Path, args: &[&str]) -> Repl {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_apy"));
+        command
+            .args(args)
+            .env("HOME", home)
+            .env("NO_COLOR", "1")
+            .env("TERM", "xterm");
+        let options = Options::new().timeout_ms(Some(TIMEOUT_MS));
+        let session = spawn_with_options(command, options).expect("apy starts on a pty");
+        let mut repl = Repl {
+            session,
+            transcript: String::new(),
+        };
+        if args.is_empty() {
+            // The banner ends with the `>>> import asyncio` that python -m asyncio shows.
+            repl.expect(">>> import asyncio\r\n");
+        }
+        repl.expect(">>> ");
+        repl
+    }
+
+    /// Waits for `text`, adding what came before it (and it) to the transcript.
+    fn expect(&mut self, text: &str) {
+        match self.session.exp_string(text) {
+            Ok(before) => {
+                self.transcript.push_str(&before);
+                self.transcript.push_str(text);
+            }
+            Err(error) => panic!(
+                "waiting for {text:?}: {error}\ntranscript so far:\n{}",
+                self.transcript
+            ),
+        }
+    }
+
+    /// Sends keystrokes to the terminal.
+    fn keys(&mut self, keys: &str) {
+        self.session.send(keys).expect("typing");
+        self.session.flush().expect("typing");
+    }
+
+    /// Types `line` and Enter, then waits for the next prompt (`>>> ` or `... `).
+    fn enter(&mut self, line: &str, next_prompt: &str) {
+        self.keys(&format!("{line}\r"));
+        self.expect(line);
+        self.expect("\r\n");
+        self.expect(next_prompt);
+    }
+
+    /// Ends the session with Ctrl-D and returns the transcript, cleaned for a snapshot.
+    fn finish(mut self) -> String {
+        self.session.send_control('d').expect("ctrl-d");
+        self.expect("exiting apy REPL...");
+        let rest = self.session.exp_eof().unwrap_or_default();
+        self.transcript.push_str(&rest);
+        clean(&self.transcript)
+    }
+}
+
+/// The transcript as a person would see it on the screen: the terminal output replayed
+/// on a grid (carriage returns, clearing to the end of the line and cursor moves are what
+/// the line editor uses to redraw), as UTF-8 again (the pty reader hands out one char per
+/// byte), with trailing blanks trimmed.
+fn clean(text: &str) -> String {
+    let bytes: Vec<u8> = text.chars().map(|c| c as u32 as u8).collect();
+    let text = String::from_utf8_lossy(&bytes);
+    let mut screen: Vec<Vec<char>> = vec![Vec::new()];
+    let (mut row, mut col) = (0usize, 0usize);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' => col = 0,
+            '\n' => {
+                row += 1;
+                col = 0;
+                if screen.len() <= row {
+                    screen.push(Vec::new());
+                }
+            }
+            '\x1b' => {
+                // A CSI sequence: parameters, then one final letter.
+                if chars.peek() != Some(&'[') {
+                    continue;
+                }
+                chars.next();
+                let mut params = String::new();
+                let mut last = ' ';
+                for c in chars.by_ref() {
+                    if c.is_ascii_alphabetic() || c == '~' {
+                        last = c;
+                        break;
+                    }
+                    params.push(c);
+                }
+                let n: usize = params.parse().unwrap_or(1);
+                match last {
+                    'C' => col += n,
+                    'D' => col = col.saturating_sub(n),
+                    'K' => screen[row].truncate(col),
+                    _ => {}
+                }
+            }
+            c if c.is_control() => {}
+            c => {
+                let line = &mut screen[row];
+                while line.len() < col {
+                    line.push(' ');
+                }
+                if col < line.len() {
+                    line[col] = c;
+                } else {
+                    line.push(c);
+                }
+                col += 1;
+            }
+        }
+    }
+    screen
+        .iter()
+        .map(|line| line.iter().collect::<String>().trim_end().to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A fresh, empty folder to serve as `$HOME`.
+fn fresh_home(name: &str) -> PathBuf {
+    let home = std::env::temp_dir().join(format!("apy-repl-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).expect("temp home");
+    home
+}
+
+#[test]
+fn a_multi_line_async_def_then_await() {
+    let home = fresh_home("multi");
+    let mut repl = Repl::start(&home, &[]);
+    repl.enter("async def f(x):", "... ");
+    repl.enter("    await asyncio.sleep(0.01)", "... ");
+    repl.enter("    return x * 2", "... ");
+    repl.enter("", ">>> ");
+    repl.enter("await f(21)", ">>> ");
+    repl.enter("_ + 1", ">>> ");
+    insta::assert_snapshot!(repl.finish());
+}
+
+#[test]
+fn a_background_task_prints_while_the_prompt_waits() {
+    let home = fresh_home("background");
+    let mut repl = Repl::start(&home, &[]);
+    repl.enter("async def tick():", "... ");
+    repl.enter("    for i in range(3):", "... ");
+    repl.enter("        await asyncio.sleep(0.1)", "... ");
+    repl.enter("        print('tick', i)", "... ");
+    repl.enter("", ">>> ");
+    repl.enter("t = asyncio.create_task(tick())", ">>> ");
+    // Nothing is typed: the task runs while the prompt waits, printing above it.
+    repl.expect("tick 0");
+    repl.expect("tick 1");
+    repl.expect("tick 2");
+    repl.expect(">>> ");
+    repl.enter("t.done()", ">>> ");
+    insta::assert_snapshot!(repl.finish());
+}
+
+#[test]
+fn an_exception_then_a_working_line() {
+    let home = fresh_home("exception");
+    let mut repl = Repl::start(&home, &[]);
+    repl.enter("1 / 0", ">>> ");
+    repl.enter("def g():", "... ");
+    repl.enter("    raise ValueError('bad')", "... ");
+    repl.enter("", ">>> ");
+    repl.enter("g()", ">>> ");
+    repl.enter("x = 1 +", ">>> ");
+    repl.enter("x = 6 * 7", ">>> ");
+    repl.enter("x", ">>> ");
+    insta::assert_snapshot!(repl.finish());
+}
+
+#[test]
+fn ctrl_c_interrupts_an_await_and_the_prompt_comes_back() {
+    let home = fresh_home("interrupt");
+    let mut repl = Repl::start(&home, &[]);
+    // The entry runs only after the editor has given the terminal back, so once
+    // `sleeping` shows, Ctrl-C is a signal, not a key for the editor.
+    repl.keys("print('sleeping'); await asyncio.sleep(10)\r");
+    repl.expect("print('sleeping'); await asyncio.sleep(10)");
+    repl.expect("\r\nsleeping");
+    let interrupted_at = Instant::now();
+    repl.session.send_control('c').expect("ctrl-c");
+    repl.expect("KeyboardInterrupt");
+    repl.expect(">>> ");
+    assert!(
+        interrupted_at.elapsed() < Duration::from_secs(5),
+        "Ctrl-C did not stop the sleep"
+    );
+    // Ctrl-C at the prompt drops the line being typed.
+    repl.keys("forgotten");
+    repl.expect("forgotten");
+    repl.session.send_control('c').expect("ctrl-c");
+    repl.expect("KeyboardInterrupt");
+    repl.expect(">>> ");
+    repl.enter("1 + 1", ">>> ");
+    insta::assert_snapshot!(repl.finish());
+}
+
+#[test]
+fn history_is_recalled_after_a_restart() {
+    let home = fresh_home("history");
+    let mut first = Repl::start(&home, &[]);
+    first.enter("40 + 2", ">>> ");
+    first.finish();
+    assert!(home.join(".apy_history").exists(), "no ~/.apy_history");
+    let mut second = Repl::start(&home, &[]);
+    // Up arrow, then Enter: the line from the first session runs again.
+    second.keys("\x1b[A");
+    second.expect("40 + 2");
+    second.keys("\r");
+    second.expect("42");
+    second.expect(">>> ");
+    insta::assert_snapshot!(second.finish());
+}
+
+#[test]
+fn tab_completes_an_attribute_after_a_dot() {
+    let home = fresh_home("complete");
+    let mut repl = Repl::start(&home, &[]);
+    repl.keys("asyncio.cr\t");
+    repl.expect("asyncio.create_task(");
+    repl.enter("asyncio.sleep(0)).get_name()", ">>> ");
+    insta::assert_snapshot!(repl.finish());
+}
+
+#[test]
+fn i_runs_a_file_then_opens_the_prompt_in_its_namespace() {
+    let home = fresh_home("inspect");
+    let file = home.join("prog.apy");
+    std::fs::write(
+        &file,
+        "async def double(x):\n    return 2 * x\nname = 'prog'\n",
+    )
+    .expect("write");
+    let mut repl = Repl::start(&home, &["-i", file.to_str().expect("utf-8 path")]);
+    repl.enter("name", ">>> ");
+    repl.enter("await double(4)", ">>> ");
+    insta::assert_snapshot!(repl.finish());
+}
+
+/// The conformance corpus beside the repository (`../shared/conformance`), if it is there.
+fn conformance_programs() -> Vec<PathBuf> {
+    fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, found);
+            } else if path.extension().is_some_and(|e| e == "apy" || e == "py")
+                && !path.ends_with("run.py")
+                && !path.ends_with("regen.py")
+            {
+                found.push(path);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"),
+        &mut found,
+    );
+    found.sort();
+    found
+}
+
+#[test]
+fn no_conformance_program_fed_line_by_line_makes_the_repl_panic() {
+    let programs = conformance_programs();
+    if programs.is_empty() {
+        eprintln!("skipped: no ../shared/conformance beside the repository");
+        return;
+    }
+    let home = fresh_home("no-panic");
+    let mut panicked = Vec::new();
+    for program in &programs {
+        let text = std::fs::read_to_string(program).unwrap_or_default();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_apy"))
+            .args(["-i", "--clock", "virtual", "--time-limit", "10"])
+            .env("HOME", &home)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("apy starts");
+        let mut stdin = child.stdin.take().expect("stdin");
+        // Lines go in as typed; a write fails only when the REPL has already left.
+        let writer = std::thread::spawn(move || {
+            use std::io::Write;
+            let _ = stdin.write_all(text.as_bytes());
+            let _ = stdin.write_all(b"\n\n");
+        });
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // A program that waits forever at the prompt is not a panic: it is stopped here.
+        let _ = child.kill();
+        let output = child.wait_with_output().expect("apy ends");
+        let _ = writer.join();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if output.status.code() == Some(101) || stderr.contains("panicked") {
+            panicked.push(format!("{}:\n{stderr}", program.display()));
+        }
+    }
+    assert!(panicked.is_empty(), "{}", panicked.join("\n"));
+}

@@ -1,0 +1,92 @@
+//! `apy --trace`: the machinery log of the programs in `tests/trace/*.apy` (four of them
+//! copied from the conformance seeds), one insta snapshot per program and `--trace` mode,
+//! with the program's own output interleaved as a reader sees it on a terminal. Each run
+//! also checks that tracing leaves stdout and the exit status exactly as they are without it.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn apy(args: &[&str], program: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_apy"))
+        .args(args)
+        .arg(program)
+        .output()
+        .expect("apy runs")
+}
+
+/// Runs apy with stdout and stderr on one pipe, as a terminal shows them.
+fn apy_interleaved(args: &[&str], program: &Path) -> String {
+    let (mut reader, writer) = std::io::pipe().expect("a pipe");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_apy"))
+        .args(args)
+        .arg(program)
+        .stdout(writer.try_clone().expect("a second pipe end"))
+        .stderr(writer)
+        .spawn()
+        .expect("apy starts");
+    let mut text = String::new();
+    reader.read_to_string(&mut text).expect("utf-8 output");
+    child.wait().expect("apy finishes");
+    text
+}
+
+/// The log of a `--trace` run with the program's output between its lines, after checking
+/// that stdout and the exit status match a plain run.
+fn traced(mode: &str, program: &Path) -> String {
+    let plain = apy(&["--clock", "virtual"], program);
+    let traced = apy(&[mode, "--clock", "virtual"], program);
+    assert_eq!(
+        String::from_utf8_lossy(&traced.stdout),
+        String::from_utf8_lossy(&plain.stdout),
+        "{mode} changed stdout of {}",
+        program.display()
+    );
+    assert_eq!(traced.status.code(), plain.status.code());
+    // Tracebacks name the program by its absolute path.
+    apy_interleaved(&[mode, "--clock", "virtual"], program)
+        .replace(env!("CARGO_MANIFEST_DIR"), "[ROOT]")
+}
+
+#[test]
+fn each_program_traces_loop_tasks_futures_and_hooks() {
+    insta::glob!("trace/*.apy", |path| {
+        insta::assert_snapshot!(traced("--trace", path));
+    });
+}
+
+#[test]
+fn frames_show_each_send_and_throw_with_its_line() {
+    let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/trace/cancel_resource.apy");
+    insta::assert_snapshot!(traced("--trace=tasks,frames", &program));
+}
+
+#[test]
+fn trace_file_takes_the_log_off_stderr() {
+    let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/trace/future_demo.apy");
+    let log = Path::new(env!("CARGO_TARGET_TMPDIR")).join("future_demo.trace");
+    let out = apy(
+        &[
+            "--trace-file",
+            log.to_str().expect("utf-8 path"),
+            "--clock",
+            "virtual",
+        ],
+        &program,
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "wake up!\n");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    let text = std::fs::read_to_string(&log).expect("the trace file was written");
+    let both = traced("--trace", &program);
+    let trace_lines: Vec<&str> = both.lines().filter(|l| l.starts_with("trace| ")).collect();
+    assert_eq!(text, trace_lines.join("\n") + "\n");
+}
+
+#[test]
+fn an_unknown_category_is_a_usage_error() {
+    let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/trace/future_demo.apy");
+    let out = apy(&["--trace=loop,timers"], &program);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown trace category 'timers'"), "{err}");
+}
