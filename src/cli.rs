@@ -97,6 +97,12 @@ pub struct Cli {
     #[arg(short = 'i')]
     pub interactive: bool,
 
+    /// Start every event loop in asyncio's debug mode, as `PYTHONASYNCIODEBUG=1` does (apy
+    /// honours that variable too): a callback or task step that holds the loop for 100 ms
+    /// or longer is reported on stderr.
+    #[arg(long)]
+    pub asyncio_debug: bool,
+
     /// FILE is the program to run (`-` reads it from standard input); ARGS become
     /// sys.argv[1:], and switches after FILE belong to them. Without FILE (and without -c)
     /// the program is read from standard input when that is not a terminal. With -c, FILE
@@ -208,6 +214,8 @@ fn vm_config(cli: &Cli, argv: Vec<String>) -> apy::vm::Config {
         clock: cli.clock,
         max_steps: cli.max_steps,
         time_limit: cli.time_limit,
+        asyncio_debug: cli.asyncio_debug
+            || std::env::var_os("PYTHONASYNCIODEBUG").is_some_and(|v| !v.is_empty()),
         trace: apy::trace::Settings {
             categories: match (cli.trace, &cli.trace_file) {
                 (Some(Some(mask)), _) => mask,

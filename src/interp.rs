@@ -138,7 +138,10 @@ pub fn run_with(source: &SourceFile, config: Config) -> Result<(), Error> {
     crate::vm::interrupt::install_handler();
     let worker = spawn_interpreter(move || {
         let code = compile(&source)?;
-        Ok(Vm::new(config).run_main(&code, &source.text))
+        let mut vm = Vm::new(config);
+        let status = vm.run_main(&code, &source.text);
+        crate::asyncio::shutdown(&mut vm);
+        Ok(status)
     });
     match worker.map(|handle| handle.join()) {
         Ok(Ok(Ok(0))) => Ok(()),

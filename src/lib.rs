@@ -20,6 +20,7 @@
 pub mod asyncio;
 pub mod builtins;
 pub mod compile;
+pub mod explain;
 pub mod interp;
 pub mod repl;
 pub mod syntax;

@@ -23,7 +23,7 @@
 //! | `loop`    | `iteration N, t=T` (N and T count from the loop's first run)         |
 //! | `loop`    | `  call_soon f(args)` / `  timer scheduled (t=T): f(args)`           |
 //! | `loop`    | `  timer fires (t=T): f(args)` / `  run (t=T): f(args)` (a timer)    |
-//! | `loop`    | `  run f(args)` (a handle) / `  run done callback f(Future#1)`       |
+//! | `loop`    | `  run f(args)` (a handle, or a done callback `f(Future#1)`)         |
 //! | `tasks`   | `  Task-2 created for job() by Task-1`                               |
 //! | `tasks`   | `  Task-1 wakes up: Future#1 is done`                                |
 //! | `tasks`   | `  Task-1 step: send None into main()` / `throw X into main()`       |
@@ -295,14 +295,12 @@ fn cold_handle(vm: &mut Vm, what: &str, handle: &Value) {
     emit(vm, 0, &text);
 }
 
-/// The loop runs a future's done callback, `func(future)`.
+/// The loop runs one of its own calls `func(arg)` (a future's done callback, or the
+/// finalizer hook's `create_task(agen.aclose())`).
 #[inline]
-pub fn run_done_callback(vm: &mut Vm, func: &Value, future: &Value) {
+pub fn run_call(vm: &mut Vm, func: &Value, arg: &Value) {
     if on(Category::Loop) {
-        let text = format!(
-            "run done callback {}",
-            describe_call(func, std::slice::from_ref(future))
-        );
+        let text = format!("run {}", describe_call(func, std::slice::from_ref(arg)));
         emit(vm, 0, &text);
     }
 }
@@ -460,7 +458,7 @@ fn cold_future_done(vm: &mut Vm, future: &Value) {
             .iter()
             .map(|cb| match cb {
                 Callback::Wakeup(task) => format!("{} wakeup", future_name(task)),
-                Callback::Py(func) => describe_callable(func),
+                Callback::Py(func, _) => describe_callable(func),
             })
             .collect();
         if !callbacks.is_empty() {
@@ -571,6 +569,24 @@ fn cold_frame_leave(vm: &mut Vm, g: &Generator, frame: &Frame, result: &FrameRes
 }
 
 // ---- describing values without running Python code ------------------------------------
+
+/// What a ready-queue entry runs: `Task-1 step, main()`, `callback f(1)`.
+pub fn describe_ready(entry: &crate::asyncio::event_loop::Ready) -> String {
+    use crate::asyncio::event_loop::Ready;
+    match entry {
+        Ready::Step(task, _) | Ready::Wakeup(task, _) => {
+            format!("{} step, {}", future_name(task), task_coro(task))
+        }
+        Ready::Handle(handle) => match crate::asyncio::event_loop::handle_parts(handle) {
+            Some((callback, args, _)) => format!("callback {}", describe_call(callback, args)),
+            None => "a callback".into(),
+        },
+        Ready::Call(func, future, _) => format!(
+            "callback {}",
+            describe_call(func, std::slice::from_ref(future))
+        ),
+    }
+}
 
 /// `0.100`: seconds with three decimals (never `-0.000`).
 fn seconds(t: f64) -> String {

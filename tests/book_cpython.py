@@ -131,9 +131,14 @@ def without_carets(text):
     return "".join(l for l in text.splitlines(keepends=True) if not CARET_LINE.match(l))
 
 
+WARNING_PLACE = re.compile(r"^\S+:\d+: (?=\w*Warning: )")
+
+
 def last_line(text):
+    """The last line of stderr, without the `file:line: ` a warning starts with: apy's
+    library files and their line numbers are not CPython's."""
     lines = text.strip().splitlines()
-    return lines[-1] if lines else ""
+    return WARNING_PLACE.sub("", lines[-1]) if lines else ""
 
 
 def check(all_examples, verbose):

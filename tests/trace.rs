@@ -90,3 +90,42 @@ fn an_unknown_category_is_a_usage_error() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("unknown trace category 'timers'"), "{err}");
 }
+
+/// stderr with `ms` durations blanked (`held the event loop for 253 ms` varies by machine).
+fn steady_durations(text: &str) -> String {
+    text.lines()
+        .map(|line| match line.find(" for ").zip(line.find(" ms")) {
+            Some((start, end)) if start < end => {
+                format!("{} for N{}", &line[..start], &line[end..])
+            }
+            _ => line.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn explain_adds_a_note_under_each_mistake_and_changes_nothing_else() {
+    insta::glob!("explain/*.apy", |path| {
+        let plain = apy(&["--clock", "virtual"], path);
+        let explained = apy(&["--explain", "--clock", "virtual"], path);
+        assert_eq!(explained.stdout, plain.stdout);
+        assert_eq!(explained.status.code(), plain.status.code());
+        let stderr = String::from_utf8_lossy(&explained.stderr);
+        let without_notes: Vec<&str> = stderr
+            .lines()
+            .filter(|l| !l.starts_with("explain| "))
+            .collect();
+        let plain_stderr = String::from_utf8_lossy(&plain.stderr);
+        assert_eq!(without_notes, plain_stderr.lines().collect::<Vec<_>>());
+        assert!(
+            stderr.contains("explain| "),
+            "no note for {}",
+            path.display()
+        );
+        let both = apy_interleaved(&["--explain", "--clock", "virtual"], path);
+        insta::assert_snapshot!(steady_durations(
+            &both.replace(env!("CARGO_MANIFEST_DIR"), "[ROOT]")
+        ));
+    });
+}

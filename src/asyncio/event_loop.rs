@@ -13,6 +13,7 @@ use std::rc::Rc;
 use super::clock::Clock;
 use super::future::{self, Callback};
 use super::{check_kw, kwarg, rt, task};
+use crate::builtins::contextvars;
 use crate::vm::object::{KwArgs, Object, ObjectKind};
 use crate::vm::value::Value;
 use crate::vm::{Exc, PyResult, Vm};
@@ -21,8 +22,8 @@ use crate::vm::{Exc, PyResult, Vm};
 /// loop's own work (a future's done callback, a task's step or wakeup), kept allocation-free.
 pub enum Ready {
     Handle(Value),
-    /// A done callback: `func(future)`.
-    Call(Value, Value),
+    /// A done callback: `func(future)`, in its context (None: a fresh empty one).
+    Call(Value, Value, Option<Value>),
     /// `task.__step(exc)`.
     Step(Value, Option<Exc>),
     /// `task.__wakeup(future)`.
@@ -64,6 +65,8 @@ pub struct LoopState {
     running: bool,
     closed: bool,
     debug: bool,
+    /// Debug mode reports callbacks that run this long or longer (seconds).
+    slow_callback_duration: f64,
     /// The task whose step is running (`asyncio.current_task()`).
     pub current_task: Value,
     /// A Python `set_exception_handler` handler, or None.
@@ -73,6 +76,7 @@ pub struct LoopState {
 pub struct LoopObj {
     pub state: RefCell<LoopState>,
     clock: Clock,
+    pub asyncgens: RefCell<super::asyncgens::LiveAsyncGens>,
 }
 
 /// A `Handle`/`TimerHandle` (`events.py`).
@@ -82,6 +86,8 @@ pub struct HandleObj {
     args: Vec<Value>,
     cancelled: Cell<bool>,
     when: Option<f64>,
+    /// The context the callback runs in (None: a fresh empty one, made when asked for).
+    context: RefCell<Option<Value>>,
 }
 
 pub fn as_loop(v: &Value) -> Option<&LoopObj> {
@@ -125,11 +131,13 @@ pub fn new_loop(vm: &mut Vm) -> Value {
                 stopping: false,
                 running: false,
                 closed: false,
-                debug: false,
+                debug: vm.config.asyncio_debug,
+                slow_callback_duration: 0.1,
                 current_task: Value::None,
                 exception_handler: Value::None,
             }),
             clock: Clock::new(runtime.clock),
+            asyncgens: Default::default(),
         })),
     ))
 }
@@ -139,6 +147,10 @@ pub fn schedule(_vm: &mut Vm, event_loop: &Value, entry: Ready) {
     if let Some(l) = as_loop(event_loop) {
         l.state.borrow_mut().ready.push_back(entry);
     }
+}
+
+pub fn is_closed(event_loop: &Value) -> bool {
+    as_loop(event_loop).is_some_and(|l| l.state.borrow().closed)
 }
 
 /// `asyncio.get_running_loop()`.
@@ -182,6 +194,7 @@ fn new_handle(
     callback: Value,
     args: Vec<Value>,
     when: Option<f64>,
+    context: Option<Value>,
 ) -> Value {
     let runtime = rt(vm);
     let ty = if when.is_some() {
@@ -197,6 +210,7 @@ fn new_handle(
             args,
             cancelled: Cell::new(false),
             when,
+            context: RefCell::new(context),
         })),
     ))
 }
@@ -219,7 +233,15 @@ fn call_soon(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let l = this(vm, &args[0])?;
     check_closed(vm, l)?;
     check_callback(vm, &args[1], "call_soon")?;
-    let handle = new_handle(vm, &args[0], args[1].clone(), args[2..].to_vec(), None);
+    let context = contextvars::context_arg(vm, kwarg(kw, "context"))?;
+    let handle = new_handle(
+        vm,
+        &args[0],
+        args[1].clone(),
+        args[2..].to_vec(),
+        None,
+        context,
+    );
     l.state
         .borrow_mut()
         .ready
@@ -247,9 +269,10 @@ fn push_timer(
     when: f64,
     callback: Value,
     args: Vec<Value>,
+    context: Option<Value>,
 ) -> PyResult<Value> {
     let l = this(vm, loop_value)?;
-    let handle = new_handle(vm, loop_value, callback, args, Some(when));
+    let handle = new_handle(vm, loop_value, callback, args, Some(when), context);
     let mut st = l.state.borrow_mut();
     st.seq += 1;
     let seq = st.seq;
@@ -274,7 +297,15 @@ fn call_at(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_closed(vm, l)?;
     let when = number(vm, &args[1])?;
     check_callback(vm, &args[2], "call_at")?;
-    push_timer(vm, &args[0], when, args[2].clone(), args[3..].to_vec())
+    let context = contextvars::context_arg(vm, kwarg(kw, "context"))?;
+    push_timer(
+        vm,
+        &args[0],
+        when,
+        args[2].clone(),
+        args[3..].to_vec(),
+        context,
+    )
 }
 
 fn call_later(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
@@ -289,7 +320,15 @@ fn call_later(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let delay = number(vm, &args[1])?;
     check_callback(vm, &args[2], "call_later")?;
     let when = l.clock.now() + delay;
-    push_timer(vm, &args[0], when, args[2].clone(), args[3..].to_vec())
+    let context = contextvars::context_arg(vm, kwarg(kw, "context"))?;
+    push_timer(
+        vm,
+        &args[0],
+        when,
+        args[2].clone(),
+        args[3..].to_vec(),
+        context,
+    )
 }
 
 /// What the loop calls where CPython's `_run_once` calls `self._selector.select(timeout)`:
@@ -360,7 +399,14 @@ fn run_once(
         let Some(entry) = l.state.borrow_mut().ready.pop_front() else {
             break;
         };
-        let outcome = run_entry(vm, loop_value, entry);
+        let watch = crate::explain::stopwatch().map(|t| (t, crate::trace::describe_ready(&entry)));
+        let debug = l.state.borrow().debug;
+        let outcome = if debug {
+            run_timed(vm, loop_value, l, entry)
+        } else {
+            run_entry(vm, loop_value, entry)
+        };
+        crate::explain::report_slow(vm, watch);
         super::reports::flush(vm);
         outcome?;
         if vm.abort.is_some() {
@@ -370,15 +416,50 @@ fn run_once(
     Ok(())
 }
 
+/// `_run_once` in debug mode: runs the entry and, when it held the loop for
+/// `slow_callback_duration` or longer, logs it as the `asyncio` logger does.
+fn run_timed(vm: &mut Vm, loop_value: &Value, l: &LoopObj, entry: Ready) -> PyResult<()> {
+    // `_format_handle`: a task's step or wakeup shows the task itself.
+    let subject = match &entry {
+        Ready::Handle(h) => h.clone(),
+        Ready::Step(t, _) | Ready::Wakeup(t, _) => t.clone(),
+        Ready::Call(func, arg, _) => {
+            new_handle(vm, loop_value, func.clone(), vec![arg.clone()], None, None)
+        }
+    };
+    let started = l.clock.now();
+    let outcome = run_entry(vm, loop_value, entry);
+    let took = l.clock.now() - started;
+    if took >= l.state.borrow().slow_callback_duration {
+        let shown = vm.repr(&subject)?;
+        vm.flush_stdout();
+        eprintln!("Executing {shown} took {took:.3} seconds");
+    }
+    outcome
+}
+
+/// Runs one ready entry in its context (`Handle._run`: `self._context.run(callback)`).
 fn run_entry(vm: &mut Vm, loop_value: &Value, entry: Ready) -> PyResult<()> {
+    let context = match &entry {
+        Ready::Handle(h) => as_handle(h).and_then(|h| h.context.borrow().clone()),
+        Ready::Call(_, _, context) => context.clone(),
+        Ready::Step(t, _) | Ready::Wakeup(t, _) => task::context(t),
+    };
+    let _entered = match contextvars::enter(vm, context.as_ref()) {
+        Ok(entered) => entered,
+        Err(e) => {
+            let text = format!("Exception in callback {}", describe_entry(vm, &entry)?);
+            return report_callback_error(vm, loop_value, text, None, e);
+        }
+    };
     match entry {
         Ready::Step(t, exc) => task::step(vm, &t, exc),
         Ready::Wakeup(t, fut) => {
             crate::trace::task_wakeup(vm, &t, &fut);
             task::wakeup(vm, &t, &fut)
         }
-        Ready::Call(func, arg) => {
-            crate::trace::run_done_callback(vm, &func, &arg);
+        Ready::Call(func, arg, _) => {
+            crate::trace::run_call(vm, &func, &arg);
             if let Err(e) = vm.call(&func, std::slice::from_ref(&arg), &[]) {
                 if vm.abort.is_some() {
                     return Err(e);
@@ -386,7 +467,8 @@ fn run_entry(vm: &mut Vm, loop_value: &Value, entry: Ready) -> PyResult<()> {
                 let debug = debug_of(loop_value);
                 let shown = format_callback(vm, &func, std::slice::from_ref(&arg), debug)?;
                 let text = format!("Exception in callback {shown}");
-                let handle = new_handle(vm, loop_value, func.clone(), vec![arg.clone()], None);
+                let handle =
+                    new_handle(vm, loop_value, func.clone(), vec![arg.clone()], None, None);
                 report_callback_error(vm, loop_value, text, Some(handle), e)?;
             }
             Ok(())
@@ -411,6 +493,22 @@ fn run_entry(vm: &mut Vm, loop_value: &Value, entry: Ready) -> PyResult<()> {
             }
             Ok(())
         }
+    }
+}
+
+/// How CPython's "Exception in callback …" names an entry.
+fn describe_entry(vm: &mut Vm, entry: &Ready) -> PyResult<String> {
+    match entry {
+        Ready::Handle(h) => match as_handle(h) {
+            Some(handle) => format_callback(vm, &handle.callback, &handle.args, false),
+            None => vm.repr(h),
+        },
+        Ready::Call(func, arg, _) => format_callback(vm, func, std::slice::from_ref(arg), false),
+        Ready::Step(t, _) => Ok(format!(
+            "<_asyncio.TaskStepMethWrapper object at {:#x}>()",
+            t.address()
+        )),
+        Ready::Wakeup(..) => Ok("Task.task_wakeup()".into()),
     }
 }
 
@@ -516,6 +614,10 @@ pub fn format_callback(vm: &mut Vm, func: &Value, args: &[Value], debug: bool) -
                     format!("{}.{fname}", vm.type_name(this))
                 }
             }
+            // Where CPython defines run_until_complete's callback.
+            ObjectKind::Native(_) if target.is(&rt(vm).stop_callback) => {
+                return Ok("_run_until_complete_cb() at asyncio/base_events.py:182".into());
+            }
             ObjectKind::Native(n) => n.name.to_string(),
             _ => vm.repr(&target)?,
         },
@@ -565,6 +667,8 @@ pub fn run_forever_with(
     if !runtime.running_loop.borrow().is_none() {
         return Err(vm.runtime_error("Cannot run the event loop while another loop is running"));
     }
+    let hooks = super::asyncgens::loop_hooks(vm, loop_value)?;
+    let old_hooks = std::mem::replace(&mut vm.asyncgen_hooks, hooks);
     l.state.borrow_mut().running = true;
     *runtime.running_loop.borrow_mut() = loop_value.clone();
     crate::trace::loop_start(vm, loop_value, l.clock.now());
@@ -584,6 +688,7 @@ pub fn run_forever_with(
         st.running = false;
     }
     *runtime.running_loop.borrow_mut() = Value::None;
+    vm.asyncgen_hooks = old_hooks;
     crate::trace::loop_stop(vm);
     result
 }
@@ -619,13 +724,13 @@ pub fn run_until_complete(vm: &mut Vm, loop_value: &Value, awaitable: Value) -> 
         return Err(vm.type_error("An asyncio.Future, a coroutine or an awaitable is required"));
     };
     let stopper = rt(vm).stop_callback.clone();
-    future::add_callback(vm, &fut, native, Callback::Py(stopper.clone()));
+    future::add_callback(vm, &fut, native, Callback::Py(stopper.clone(), None));
     let outcome = run_forever(vm, loop_value);
     native
         .state
         .borrow_mut()
         .callbacks
-        .retain(|cb| !matches!(cb, Callback::Py(f) if f.is(&stopper)));
+        .retain(|cb| !matches!(cb, Callback::Py(f, _) if f.is(&stopper)));
     outcome?;
     if native.status() == future::Status::Pending {
         return Err(vm.runtime_error("Event loop stopped before Future completed."));
@@ -654,12 +759,19 @@ fn loop_close(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         return Ok(Value::None);
     }
     st.closed = true;
+    drop(st);
+    discard_scheduled(l);
+    Ok(Value::None)
+}
+
+/// Drops every scheduled callback (outside the borrow: dropping them may free tasks).
+pub fn discard_scheduled(l: &LoopObj) {
+    let mut st = l.state.borrow_mut();
     let ready = std::mem::take(&mut st.ready);
     let timers = std::mem::take(&mut st.timers);
     drop(st);
     drop(ready);
     drop(timers);
-    Ok(Value::None)
 }
 
 fn flag(vm: &mut Vm, args: &[Value], get: fn(&LoopState) -> bool) -> PyResult<Value> {
@@ -687,7 +799,14 @@ fn loop_create_task(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value>
     crate::builtins::check_arity(vm, "create_task", args, 2, 2)?;
     let l = this(vm, &args[0])?;
     check_closed(vm, l)?;
-    task::new_task(vm, args[1].clone(), args[0].clone(), kwarg(kw, "name"))
+    let context = kwarg(kw, "context");
+    task::new_task(
+        vm,
+        args[1].clone(),
+        args[0].clone(),
+        kwarg(kw, "name"),
+        context,
+    )
 }
 
 fn loop_set_exception_handler(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
@@ -778,6 +897,20 @@ pub fn init_types(
     vm.add_method(loop_type, "is_closed", |vm, a, _| flag(vm, a, |s| s.closed));
     vm.add_method(loop_type, "get_debug", |vm, a, _| flag(vm, a, |s| s.debug));
     vm.add_method(loop_type, "set_debug", loop_set_debug);
+    vm.add_getset(
+        loop_type,
+        "slow_callback_duration",
+        |vm, v| {
+            Ok(Value::Float(
+                this(vm, v)?.state.borrow().slow_callback_duration,
+            ))
+        },
+        Some(|vm, v, new| {
+            let seconds = number(vm, &new)?;
+            this(vm, v)?.state.borrow_mut().slow_callback_duration = seconds;
+            Ok(())
+        }),
+    );
     vm.add_method(loop_type, "create_future", loop_create_future);
     vm.add_method(loop_type, "create_task", loop_create_task);
     vm.add_method(
@@ -804,6 +937,18 @@ pub fn init_types(
         Ok(Value::Bool(handle_of(vm, &a[0])?.cancelled.get()))
     });
     vm.add_method(handle, "__repr__", handle_repr);
+    vm.add_method(handle, "get_context", |vm, a, _| {
+        let h = handle_of(vm, &a[0])?;
+        let context = h.context.borrow().clone();
+        Ok(match context {
+            Some(context) => context,
+            None => {
+                let empty = contextvars::empty_context(vm);
+                *h.context.borrow_mut() = Some(empty.clone());
+                empty
+            }
+        })
+    });
     vm.add_method(timer, "when", |vm, a, _| {
         Ok(Value::Float(handle_of(vm, &a[0])?.when.unwrap_or(0.0)))
     });

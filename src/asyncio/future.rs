@@ -28,11 +28,22 @@ impl Status {
     }
 }
 
-/// A done callback: a Python callable called with the future, or a task's wakeup.
+/// A done callback: a Python callable called with the future in the context captured
+/// when it was added (None: a fresh empty one), or a task's wakeup.
 #[derive(Clone)]
 pub enum Callback {
-    Py(Value),
+    Py(Value, Option<Value>),
     Wakeup(Value),
+}
+
+impl Callback {
+    /// The loop entry that runs this callback for the finished future `fut`.
+    fn into_ready(self, fut: &Value) -> Ready {
+        match self {
+            Callback::Py(f, context) => Ready::Call(f, fut.clone(), context),
+            Callback::Wakeup(task) => Ready::Wakeup(task, fut.clone()),
+        }
+    }
 }
 
 pub struct FutState {
@@ -97,11 +108,16 @@ impl Drop for FutureObj {
                 header: "Task was destroyed but it is pending!",
                 context: format!("task: {}>", super::task::repr_head(task, "pending")),
                 exception: None,
+                note: super::task::explain_destroyed_pending(task),
             });
         }
         if st.log_traceback
             && let Some(exc) = st.exception.take()
         {
+            let note = self
+                .task
+                .as_ref()
+                .and_then(|task| super::task::explain_never_retrieved(task, &exc));
             let head = match &self.task {
                 Some(task) => super::task::repr_head(task, "finished"),
                 None => "<Future finished".to_string(),
@@ -114,6 +130,7 @@ impl Drop for FutureObj {
                 },
                 context: format!("future: {head}"),
                 exception: Some(exc),
+                note,
             });
         }
     }
@@ -201,11 +218,7 @@ fn schedule_callbacks(vm: &mut Vm, this_value: &Value, fut: &FutureObj) {
     crate::trace::future_done(vm, this_value);
     let callbacks = std::mem::take(&mut fut.state.borrow_mut().callbacks);
     for cb in callbacks {
-        let entry = match cb {
-            Callback::Py(f) => Ready::Call(f, this_value.clone()),
-            Callback::Wakeup(task) => Ready::Wakeup(task, this_value.clone()),
-        };
-        event_loop::schedule(vm, &fut.event_loop, entry);
+        event_loop::schedule(vm, &fut.event_loop, cb.into_ready(this_value));
     }
 }
 
@@ -285,11 +298,7 @@ pub fn result(vm: &mut Vm, fut: &FutureObj) -> PyResult<Value> {
 pub fn add_callback(vm: &mut Vm, this_value: &Value, fut: &FutureObj, cb: Callback) {
     let done = fut.status() != Status::Pending;
     if done {
-        let entry = match cb {
-            Callback::Py(f) => Ready::Call(f, this_value.clone()),
-            Callback::Wakeup(task) => Ready::Wakeup(task, this_value.clone()),
-        };
-        event_loop::schedule(vm, &fut.event_loop, entry);
+        event_loop::schedule(vm, &fut.event_loop, cb.into_ready(this_value));
     } else {
         fut.state.borrow_mut().callbacks.push(cb);
     }
@@ -352,7 +361,8 @@ fn fut_add_done_callback(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<V
     super::check_kw(vm, "add_done_callback", kw, &["context"])?;
     crate::builtins::check_arity(vm, "add_done_callback", args, 2, 2)?;
     let fut = this(vm, &args[0])?;
-    add_callback(vm, &args[0], fut, Callback::Py(args[1].clone()));
+    let context = crate::builtins::contextvars::context_arg(vm, kwarg(kw, "context"))?;
+    add_callback(vm, &args[0], fut, Callback::Py(args[1].clone(), context));
     Ok(Value::None)
 }
 
@@ -364,7 +374,7 @@ fn fut_remove_done_callback(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult
     let mut removed = 0;
     for cb in callbacks {
         let same = match &cb {
-            Callback::Py(f) => f.is(&args[1]) || vm.eq(f, &args[1])?,
+            Callback::Py(f, _) => f.is(&args[1]) || vm.eq(f, &args[1])?,
             Callback::Wakeup(_) => false,
         };
         if same {
@@ -464,7 +474,7 @@ pub fn repr_info(vm: &mut Vm, fut: &FutureObj) -> PyResult<Vec<String>> {
             .iter()
             .map(|cb| match cb {
                 Callback::Wakeup(_) => Ok("Task.task_wakeup()".to_string()),
-                Callback::Py(f) => super::event_loop::format_callback(
+                Callback::Py(f, _) => super::event_loop::format_callback(
                     vm,
                     f,
                     &[],

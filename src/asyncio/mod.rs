@@ -3,6 +3,7 @@
 //! at first import, as CPython keeps them in `Lib/asyncio`. Mirrors `Lib/asyncio/__init__.py`
 //! and `events.py`'s module functions. The VM sees this module only through `module()`.
 
+pub mod asyncgens;
 pub mod clock;
 pub mod event_loop;
 pub mod future;
@@ -65,6 +66,16 @@ impl Drop for Runtime {
                     "Task was destroyed but it is pending!\ntask: {}>",
                     task::repr_head(data, "pending")
                 );
+                eprint!(
+                    "{}",
+                    task::explain_destroyed_pending(data).unwrap_or_default()
+                );
+                // The collector then frees the loop↔task cycle, and with it the coroutine.
+                if let Some(l) =
+                    future::as_future(&t).and_then(|f| event_loop::as_loop(&f.event_loop))
+                {
+                    event_loop::discard_scheduled(l);
+                }
             }
         }
     }
@@ -72,6 +83,16 @@ impl Drop for Runtime {
 
 thread_local! {
     static RUNTIME: RefCell<Option<Rc<Runtime>>> = const { RefCell::new(None) };
+}
+
+/// Interpreter exit: frees the asyncio runtime (reporting the tasks still pending, as
+/// CPython's collector does at exit), then runs what freeing them queued, such as the
+/// warning for an `aclose()` a finalizer hook scheduled but no loop ever ran.
+pub fn shutdown(vm: &mut Vm) {
+    let runtime = RUNTIME.with(|r| r.borrow_mut().take());
+    drop(runtime);
+    vm.run_finalizers(None);
+    vm.flush_stdout();
 }
 
 /// The asyncio runtime of this interpreter thread, made on first use.
@@ -127,6 +148,7 @@ fn new_runtime(vm: &mut Vm) -> Runtime {
     future::init_iter_type(vm, &future_iter);
     task::init_type(vm, &task);
     event_loop::init_types(vm, &event_loop, &handle, &timer_handle);
+    asyncgens::init_types(vm, &event_loop);
     vm.add_method(&sleep0, "__await__", |_, a, _| Ok(a[0].clone()));
     vm.add_method(&sleep0, "__iter__", |_, a, _| Ok(a[0].clone()));
     vm.add_method(&sleep0, "__next__", sleep0_next);
@@ -217,7 +239,13 @@ fn create_task(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kw(vm, "create_task", kw, &["name", "context"])?;
     crate::builtins::check_arity(vm, "create_task", args, 1, 1)?;
     let l = event_loop::running_loop(vm)?;
-    task::new_task(vm, args[0].clone(), l, kwarg(kw, "name"))
+    task::new_task(
+        vm,
+        args[0].clone(),
+        l,
+        kwarg(kw, "name"),
+        kwarg(kw, "context"),
+    )
 }
 
 fn is_future(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {

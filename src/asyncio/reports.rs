@@ -14,6 +14,8 @@ pub struct Report {
     pub header: &'static str,
     pub context: String,
     pub exception: Option<Exc>,
+    /// The `--explain` note printed after the report.
+    pub note: Option<String>,
 }
 
 /// The queue; prints what is still queued when the interpreter thread ends.
@@ -28,6 +30,7 @@ impl Drop for Queue {
                 text.push_str(&format!("\n{}", plain_exception_line(e)));
             }
             eprintln!("{text}");
+            eprint!("{}", report.note.unwrap_or_default());
         }
     }
 }
@@ -64,6 +67,7 @@ pub fn flush(vm: &mut Vm) {
         } else {
             text.push('\n');
         }
+        text.push_str(report.note.as_deref().unwrap_or_default());
         eprint!("{text}");
     }
 }

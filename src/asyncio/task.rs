@@ -10,6 +10,7 @@ use std::rc::{Rc, Weak};
 use super::event_loop::{self, Ready, as_loop};
 use super::future::{self, Callback, FutureObj, Status, as_future};
 use super::{check_kw, kwarg, rt};
+use crate::builtins::contextvars;
 use crate::compile::bytecode::Code;
 use crate::vm::call::FrameResult;
 use crate::vm::generator::{GenKind, as_generator};
@@ -27,6 +28,12 @@ pub struct TaskData {
     must_cancel: Cell<bool>,
     num_cancels_requested: Cell<i64>,
     pub log_destroy_pending: Cell<bool>,
+    /// `--explain` only: who created the task, and whether a cancellation reached its
+    /// coroutine as CancelledError.
+    created_by: crate::explain::Creator,
+    cancel_delivered: Cell<bool>,
+    /// The Context every step runs in: a copy of the creator's, or the `context=` given.
+    context: Value,
 }
 
 fn task_parts(v: &Value) -> Option<(&FutureObj, &TaskData)> {
@@ -45,19 +52,26 @@ fn this<'a>(vm: &Vm, v: &'a Value) -> PyResult<(&'a FutureObj, &'a TaskData)> {
 
 pub fn is_coroutine(v: &Value) -> bool {
     as_generator(v).is_some_and(|g| g.kind == GenKind::Coroutine)
+        || crate::vm::async_gen::is_agen_awaitable(v)
 }
 
-/// `Task(coro, loop=loop, name=name)`: registers the task and schedules its first step.
+/// `Task(coro, loop=loop, name=name, context=context)`: registers the task and schedules
+/// its first step.
 pub fn new_task(
     vm: &mut Vm,
     coro: Value,
     event_loop: Value,
     name: Option<Value>,
+    context: Option<Value>,
 ) -> PyResult<Value> {
     if !is_coroutine(&coro) {
         let shown = vm.repr(&coro)?;
         return Err(vm.type_error(format!("a coroutine was expected, got {shown}")));
     }
+    let context = match contextvars::context_arg(vm, context)? {
+        Some(context) => context,
+        None => contextvars::copy_context(vm),
+    };
     let runtime = rt(vm);
     let name = match name {
         Some(n) if !n.is_none() => match n {
@@ -72,6 +86,11 @@ pub fn new_task(
     };
     let code = as_generator(&coro)
         .and_then(|g| g.state.borrow().frame.as_ref().map(|f| f.code.code.clone()));
+    let created_by = if crate::explain::on() {
+        creator_of(&event_loop)
+    } else {
+        None
+    };
     let data = TaskData {
         coro,
         code,
@@ -80,6 +99,9 @@ pub fn new_task(
         must_cancel: Cell::new(false),
         num_cancels_requested: Cell::new(0),
         log_destroy_pending: Cell::new(true),
+        created_by,
+        cancel_delivered: Cell::new(false),
+        context,
     };
     let task = Value::object(Object::new(
         runtime.types.task.clone(),
@@ -99,19 +121,49 @@ pub fn new_task(
     Ok(task)
 }
 
-/// `ensure_future(obj, loop=loop)`: a future as is, a coroutine wrapped in a new task.
+/// `ensure_future(obj, loop=loop)`: a future as is, a coroutine wrapped in a new task, any
+/// other awaitable wrapped in a coroutine (`_wrap_awaitable`) and then in a task.
 pub fn ensure_future(vm: &mut Vm, obj: Value, event_loop: Option<Value>) -> PyResult<Value> {
     if as_future(&obj).is_some() {
         return Ok(obj);
     }
+    let obj = if !is_coroutine(&obj) && is_awaitable(vm, &obj) {
+        wrap_awaitable(vm, obj)?
+    } else {
+        obj
+    };
     if is_coroutine(&obj) {
         let event_loop = match event_loop {
             Some(l) if !l.is_none() => l,
             _ => event_loop::get_event_loop(vm)?,
         };
-        return new_task(vm, obj, event_loop, None);
+        return new_task(vm, obj, event_loop, None, None);
     }
     Err(vm.type_error("An asyncio.Future, a coroutine or an awaitable is required"))
+}
+
+/// The context a task's steps run in.
+pub fn context(task: &Value) -> Option<Value> {
+    task_parts(task).map(|(_, data)| data.context.clone())
+}
+
+/// `inspect.isawaitable`: a coroutine, a `types.coroutine` generator, or an object whose
+/// class has `__await__`.
+fn is_awaitable(vm: &Vm, v: &Value) -> bool {
+    match as_generator(v) {
+        Some(g) => g.is_awaitable(),
+        None => crate::vm::types::lookup(vm.type_of(v), &vm.names.await_).is_some(),
+    }
+}
+
+/// The library's `_wrap_awaitable(obj)`: a coroutine that awaits `obj`.
+fn wrap_awaitable(vm: &mut Vm, obj: Value) -> PyResult<Value> {
+    let Some(module) = vm.modules.get("asyncio").cloned() else {
+        return Err(vm.runtime_error("the asyncio library is not loaded"));
+    };
+    let name = vm.intern("_wrap_awaitable");
+    let wrapper = vm.get_attr(&module, &name)?;
+    vm.call(&wrapper, &[obj], &[])
 }
 
 fn is_cancelled_error(vm: &mut Vm, e: &Exc) -> bool {
@@ -137,6 +189,10 @@ pub fn step(vm: &mut Vm, task: &Value, exc: Option<Exc>) -> PyResult<()> {
         data.must_cancel.set(false);
     }
     *data.fut_waiter.borrow_mut() = Value::None;
+    if crate::explain::on() && exc.as_ref().is_some_and(|e| is_cancelled_error(vm, e)) {
+        data.cancel_delivered
+            .set(data.num_cancels_requested.get() > 0);
+    }
     let Some(l) = as_loop(&fut.event_loop) else {
         return Ok(());
     };
@@ -160,17 +216,22 @@ fn run_and_handle_result(
     data: &TaskData,
     exc: Option<Exc>,
 ) -> PyResult<()> {
-    let Some(g) = as_generator(&data.coro) else {
-        return Ok(());
-    };
     crate::trace::task_step(vm, task, exc.as_ref());
-    let outcome = match exc {
-        None => vm.resume(g, Value::None, None),
-        Some(e) => vm.gen_throw(g, e),
+    let outcome = match as_generator(&data.coro) {
+        Some(g) => match exc {
+            None => vm.resume(g, Value::None, None),
+            Some(e) => vm.gen_throw(g, e),
+        },
+        // `agen.aclose()` and its kin, scheduled by the async generator finalizer hook.
+        None => match crate::vm::async_gen::step_awaitable(vm, &data.coro, Value::None, exc) {
+            Some(outcome) => outcome,
+            None => return Ok(()),
+        },
     };
     crate::trace::task_outcome(vm, task, &outcome);
     match outcome {
         FrameResult::Returned(v) => {
+            explain_swallowed_cancel(vm, data);
             if data.must_cancel.get() {
                 data.must_cancel.set(false);
                 let msg = fut.state.borrow().cancel_message.clone();
@@ -255,7 +316,10 @@ fn handle_yield(
         if vm.truthy(&blocking)? {
             vm.set_attr(&result, &blocking_name, Value::Bool(false))?;
             let wakeup = wakeup_callable(vm, task);
-            vm.call_method(&result, "add_done_callback", &[wakeup])?;
+            let add = vm.intern("add_done_callback");
+            let add = vm.get_attr(&result, &add)?;
+            let context = (vm.intern("context"), data.context.clone());
+            vm.call(&add, &[wakeup], &[context])?;
             *data.fut_waiter.borrow_mut() = result.clone();
             if data.must_cancel.get() {
                 let msg = fut.state.borrow().cancel_message.clone();
@@ -337,7 +401,8 @@ fn task_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         Some(l) if !l.is_none() => l,
         _ => event_loop::get_event_loop(vm)?,
     };
-    new_task(vm, args[1].clone(), event_loop, kwarg(kw, "name"))
+    let context = kwarg(kw, "context");
+    new_task(vm, args[1].clone(), event_loop, kwarg(kw, "name"), context)
 }
 
 /// `Task.cancel(msg)`: cancels the awaited future, or injects CancelledError at the next step.
@@ -391,7 +456,11 @@ fn task_set_name(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 /// `_format_coroutine`: `main() running at file:12` or `job() done, defined at file:3`.
 fn format_coroutine(data: &TaskData) -> String {
     let Some(g) = as_generator(&data.coro) else {
-        return String::new();
+        // `_format_coroutine` of a coroutine-like object such as `agen.aclose()`.
+        return match &data.coro {
+            Value::Object(o) => format!("<{} without __name__>()", o.class.name),
+            _ => String::new(),
+        };
     };
     let st = g.state.borrow();
     let filename = data.code.as_ref().map_or("", |c| &c.filename);
@@ -441,13 +510,61 @@ fn task_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     Ok(Value::str(format!("<{class} {}>", info.join(" "))))
 }
 
+/// `Task-1, running main()`: the task running on `event_loop` now, for `--explain`.
+fn creator_of(event_loop: &Value) -> crate::explain::Creator {
+    let current = as_loop(event_loop)?
+        .state
+        .try_borrow()
+        .ok()?
+        .current_task
+        .clone();
+    let (_, data) = task_parts(&current)?;
+    Some(format!("{}, running {}", name_text(data), coro_text(data)))
+}
+
+fn name_text(data: &TaskData) -> String {
+    match &*data.name.borrow() {
+        Value::Str(s) => s.as_str().to_string(),
+        _ => String::new(),
+    }
+}
+
+fn coro_text(data: &TaskData) -> String {
+    as_generator(&data.coro).map_or(String::new(), |g| format!("{}()", g.qualname))
+}
+
+/// The `--explain` note for "Task was destroyed but it is pending!", when notes are on.
+pub fn explain_destroyed_pending(data: &TaskData) -> Option<String> {
+    crate::explain::on()
+        .then(|| crate::explain::destroyed_pending(&name_text(data), &coro_text(data)))
+}
+
+/// The `--explain` note for "Task exception was never retrieved", when notes are on.
+pub fn explain_never_retrieved(data: &TaskData, exc: &Exc) -> Option<String> {
+    crate::explain::on().then(|| {
+        crate::explain::never_retrieved(
+            &name_text(data),
+            &coro_text(data),
+            &crate::trace::describe(&Value::Object(exc.clone())),
+            &data.created_by,
+        )
+    })
+}
+
+/// A cancellation reached the coroutine, which returned normally without `uncancel()`.
+fn explain_swallowed_cancel(vm: &mut Vm, data: &TaskData) {
+    if crate::explain::on() && data.cancel_delivered.get() && data.num_cancels_requested.get() > 0 {
+        vm.flush_stdout();
+        eprint!(
+            "{}",
+            crate::explain::swallowed_cancel(&name_text(data), &coro_text(data))
+        );
+    }
+}
+
 /// A task's name as a string (`Task-2`); None if `v` is not a task.
 pub fn task_name(v: &Value) -> Option<String> {
-    let (_, data) = task_parts(v)?;
-    match &*data.name.borrow() {
-        Value::Str(s) => Some(s.as_str().to_string()),
-        _ => Some(String::new()),
-    }
+    task_parts(v).map(|(_, data)| name_text(data))
 }
 
 /// `task.cancelling()`: cancellation requests not yet uncancelled (0 for a non-task).
@@ -515,6 +632,9 @@ pub fn init_type(vm: &mut Vm, task: &Rc<crate::vm::object::PyType>) {
         Ok(this(vm, &a[0])?.1.coro.clone())
     });
     vm.add_method(task, "__repr__", task_repr);
+    vm.add_method(task, "get_context", |vm, a, _| {
+        Ok(this(vm, &a[0])?.1.context.clone())
+    });
     vm.add_getset(
         task,
         "_log_destroy_pending",

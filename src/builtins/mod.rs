@@ -5,6 +5,7 @@
 
 mod collections;
 mod constructors;
+pub mod contextvars;
 pub mod float_repr;
 mod format;
 pub mod format_spec;
@@ -104,7 +105,11 @@ pub fn init(vm: &mut Vm) {
         ("__build_class__", builtin_build_class),
         ("aiter", |vm, args, kw| {
             let v = one_arg(vm, "aiter", args, kw)?;
-            vm.get_aiter(&v)
+            vm.builtin_aiter(&v)
+        }),
+        ("anext", |vm, args, kw| {
+            check_kwargs(vm, "anext", kw, &[])?;
+            vm.builtin_anext(args)
         }),
     ];
     for (name, f) in functions {

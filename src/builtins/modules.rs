@@ -24,6 +24,7 @@ pub fn create(vm: &mut Vm, name: &str) -> Option<Value> {
         "inspect" => super::inspect::inspect_module(vm),
         "types" => super::inspect::types_module(vm),
         "asyncio" => crate::asyncio::module(vm),
+        "contextvars" => super::contextvars::module(vm),
         _ => return None,
     })
 }
@@ -105,6 +106,20 @@ fn sys_module(vm: &mut Vm) -> Value {
             ]),
         ),
         ("exit", vm.native("exit", sys_exit)),
+        (
+            "set_asyncgen_hooks",
+            vm.native(
+                "set_asyncgen_hooks",
+                crate::vm::async_gen::sys_set_asyncgen_hooks,
+            ),
+        ),
+        (
+            "get_asyncgen_hooks",
+            vm.native(
+                "get_asyncgen_hooks",
+                crate::vm::async_gen::sys_get_asyncgen_hooks,
+            ),
+        ),
         (
             "getrecursionlimit",
             vm.native("getrecursionlimit", |vm, _, _| {

@@ -71,11 +71,12 @@ impl Frame {
         }
     }
 
-    /// Drops what a finished frame holds, keeping its buffers.
+    /// Drops what a finished frame holds, keeping its buffers: locals, cells, then the
+    /// value stack, in CPython's order (`_PyFrame_ClearLocals`).
     fn clear(&mut self) {
-        self.stack.clear();
         self.locals.clear();
         self.cells.clear();
+        self.stack.clear();
     }
 
     /// A frame running a module body, with `globals` as its namespace.
@@ -221,14 +222,9 @@ impl Vm {
 
     /// Gives a finished frame's buffers back for the next call.
     #[inline]
-    pub fn recycle_frame(&mut self, frame: Frame) {
-        let Frame {
-            mut stack,
-            mut locals,
-            ..
-        } = frame;
-        stack.clear();
-        locals.clear();
+    pub fn recycle_frame(&mut self, mut frame: Frame) {
+        frame.clear();
+        let Frame { stack, locals, .. } = frame;
         if self.vec_pool.len() < VEC_POOL_LIMIT {
             self.vec_pool.push(stack);
             self.vec_pool.push(locals);

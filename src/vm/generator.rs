@@ -4,13 +4,14 @@
 //! delegation to a `yield from` sub-iterator in [`Vm::gen_throw`], "ignored GeneratorExit"
 //! in [`gen_close`], PEP 479 in the compiler's handler (with a fallback here).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::io::Write;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::compile::bytecode::{Code, Instr};
 
+use super::async_gen::{AgenFlags, step_awaitable};
 use super::call::FrameResult;
 use super::frame::Frame;
 use super::object::{CodeObj, Function, KwArgs, Object, ObjectKind, TracebackEntry};
@@ -40,6 +41,8 @@ pub struct Generator {
     pub name: Rc<PyStr>,
     pub qualname: Rc<str>,
     pub state: RefCell<GenState>,
+    /// Async generators only: hooks, `ag_closed`, `ag_running_async`.
+    pub agen: AgenFlags,
 }
 
 impl Generator {
@@ -79,43 +82,81 @@ impl Generator {
 }
 
 /// What CPython's generator finalizer (`_PyGen_Finalize`) does when the last reference
-/// goes: a coroutine that never ran warns "coroutine '…' was never awaited"; a suspended
-/// generator or coroutine is closed, running its `finally` blocks. `Drop` cannot run Python
-/// code, so it queues the work (moving the suspended frame into a fresh [`Generator`]) and
-/// the VM does it at its next safe point ([`Vm::run_finalizers`]).
+/// goes: an async generator first iterated under a finalizer hook, and neither exhausted
+/// nor closed, is handed to that hook, still resumable; a coroutine that never ran warns
+/// "coroutine '…' was never awaited"; a suspended generator is closed, running its
+/// `finally` blocks. `Drop` cannot run Python code, so it queues the work (moving the
+/// frame into a fresh [`Generator`]) and the VM does it at its next safe point
+/// ([`Vm::run_finalizers`]).
 impl Drop for Generator {
     fn drop(&mut self) {
-        let state = self.state.get_mut();
-        if state.frame.is_none() {
+        if self.state.get_mut().frame.is_none() || self.agen.finalized.get() {
             return;
         }
-        let pending = if !state.started {
-            if self.kind != GenKind::Coroutine {
-                return;
+        let hook = self.agen.finalizer.get_mut().take();
+        let pending = match hook {
+            Some(hook) if !self.agen.closed.get() => {
+                let revived = self.revive();
+                revived.agen.finalized.set(true);
+                Finalizer::AsyncGenHook(revived, hook)
             }
-            Finalizer::NeverAwaited(self.qualname.clone())
-        } else {
-            Finalizer::Close(Generator {
-                kind: self.kind,
-                code: self.code.clone(),
-                name: self.name.clone(),
-                qualname: self.qualname.clone(),
-                state: RefCell::new(GenState {
-                    frame: state.frame.take(),
-                    running: false,
-                    started: true,
-                    exc_state: std::mem::replace(&mut state.exc_state, Value::None),
-                }),
-            })
+            _ if !self.state.get_mut().started => {
+                if self.kind != GenKind::Coroutine {
+                    return;
+                }
+                Finalizer::Warn(format!("coroutine '{}' was never awaited", self.qualname))
+            }
+            _ => Finalizer::Close(self.revive()),
         };
-        FINALIZERS.with(|q| q.borrow_mut().push(pending));
-        FINALIZERS_PENDING.store(true, Ordering::Relaxed);
+        queue_finalizer(pending);
+    }
+}
+
+impl Generator {
+    /// A generator that takes over this one's frame and state (this one is being freed).
+    fn revive(&mut self) -> Generator {
+        let state = self.state.get_mut();
+        Generator {
+            kind: self.kind,
+            code: self.code.clone(),
+            name: self.name.clone(),
+            qualname: self.qualname.clone(),
+            state: RefCell::new(GenState {
+                frame: state.frame.take(),
+                running: false,
+                started: state.started,
+                exc_state: std::mem::replace(&mut state.exc_state, Value::None),
+            }),
+            agen: AgenFlags {
+                hooks_inited: self.agen.hooks_inited.clone(),
+                closed: self.agen.closed.clone(),
+                running_async: self.agen.running_async.clone(),
+                finalizer: RefCell::new(None),
+                finalized: Cell::new(false),
+            },
+        }
     }
 }
 
 enum Finalizer {
-    NeverAwaited(Rc<str>),
+    /// A RuntimeWarning ("coroutine '…' was never awaited" and its kin).
+    Warn(String),
     Close(Generator),
+    /// Call the async generator finalizer hook with the revived generator.
+    AsyncGenHook(Generator, Value),
+}
+
+/// Queues a RuntimeWarning for the next safe point (a never-awaited `aclose()`).
+pub fn queue_warning(message: String) {
+    queue_finalizer(Finalizer::Warn(message));
+}
+
+/// Queues work for [`Vm::run_finalizers`]; dropped silently once the thread is ending.
+fn queue_finalizer(pending: Finalizer) {
+    let queued = FINALIZERS.try_with(|q| q.borrow_mut().push(pending));
+    if queued.is_ok() {
+        FINALIZERS_PENDING.store(true, Ordering::Relaxed);
+    }
 }
 
 thread_local! {
@@ -155,6 +196,7 @@ impl Vm {
                     started: false,
                     exc_state: Value::None,
                 }),
+                agen: AgenFlags::default(),
             }),
         ))
     }
@@ -216,20 +258,35 @@ impl Vm {
         crate::trace::frame_leave(self, generator, &frame, &result);
         let mut state = generator.state.borrow_mut();
         state.running = false;
-        if let FrameResult::Yielded(v) = result {
-            state.frame = Some(frame);
-            state.exc_state = exc_state;
-            return FrameResult::Yielded(v);
+        match result {
+            FrameResult::Yielded(v) => {
+                state.frame = Some(frame);
+                state.exc_state = exc_state;
+                FrameResult::Yielded(v)
+            }
+            other => {
+                drop(state);
+                // The frame's locals die with it; what that freed is finalized now, as
+                // CPython's reference counting would (so a finalizer hook's aclose() is
+                // scheduled before the task's own result callbacks). Its buffers serve the
+                // next call.
+                let (code, ip) = (frame.code.clone(), frame.ip);
+                self.recycle_frame(*frame);
+                if FINALIZERS_PENDING.load(Ordering::Relaxed) {
+                    self.run_finalizers(Some((&code, ip)));
+                }
+                self.pep479(generator, other)
+            }
         }
-        drop(state);
-        // Finished: the frame's buffers serve the next call.
-        self.recycle_frame(*frame);
+    }
+
+    /// PEP 479, for code compiled without the compiler's handler.
+    fn pep479(&mut self, generator: &Generator, result: FrameResult) -> FrameResult {
         match result {
             FrameResult::Err(e)
                 if generator.kind != GenKind::AsyncGenerator
                     && self.exc_matches(&e, &self.types.stop_iteration.clone()) =>
             {
-                // PEP 479, for code compiled without the compiler's handler.
                 let new = self.runtime_error(format!("{} raised StopIteration", generator.noun()));
                 if let Some(d) = new.exc_data() {
                     let mut d = d.borrow_mut();
@@ -263,8 +320,14 @@ impl Vm {
             }
             for finalizer in pending {
                 match finalizer {
-                    Finalizer::NeverAwaited(name) => self.warn_never_awaited(&name, place.as_ref()),
+                    Finalizer::Warn(message) => self.warn_runtime(message, place.as_ref()),
                     Finalizer::Close(generator) => self.finalize_close(generator, place.as_ref()),
+                    Finalizer::AsyncGenHook(generator, hook) => {
+                        let object = self.generator_object(generator);
+                        if let Err(exc) = self.call(&hook, std::slice::from_ref(&object), &[]) {
+                            self.write_unraisable(&object, exc, place.as_ref());
+                        }
+                    }
                 }
             }
         }
@@ -272,10 +335,10 @@ impl Vm {
 
     /// `_PyErr_WarnUnawaitedCoroutine`, formatted as `warnings.showwarning` prints it, once
     /// per place (the default action).
-    fn warn_never_awaited(&mut self, name: &str, place: Option<&(Rc<Code>, u32)>) {
-        let message = format!("coroutine '{name}' was never awaited");
+    fn warn_runtime(&mut self, message: String, place: Option<&(Rc<Code>, u32)>) {
         let Some((code, line)) = place else {
-            self.write_stderr(&format!("<sys>:0: RuntimeWarning: {message}\n"));
+            let note = crate::explain::never_awaited(&message, None).unwrap_or_default();
+            self.write_stderr(&format!("<sys>:0: RuntimeWarning: {message}\n{note}"));
             return;
         };
         let key = (code.filename.clone(), *line, message);
@@ -294,6 +357,7 @@ impl Vm {
         text.push_str(
             "RuntimeWarning: Enable tracemalloc to get the object allocation traceback\n",
         );
+        text.push_str(&crate::explain::never_awaited(&key.2, Some(*line)).unwrap_or_default());
         self.warning_registry.insert(key);
         self.write_stderr(&text);
     }
@@ -301,21 +365,30 @@ impl Vm {
     /// Closes a freed suspended generator; an error is reported "Exception ignored in" as
     /// `PyErr_WriteUnraisable` does, with the dropping frame as its traceback if it has none.
     fn finalize_close(&mut self, generator: Generator, place: Option<&(Rc<Code>, u32)>) {
-        let class = match generator.kind {
-            GenKind::Generator => self.types.generator.clone(),
-            GenKind::Coroutine => self.types.coroutine.clone(),
-            GenKind::AsyncGenerator => self.types.async_generator.clone(),
-        };
-        let object = Value::object(Object::new(class, ObjectKind::Generator(generator)));
+        let object = self.generator_object(generator);
         let Some(g) = as_generator(&object) else {
             return;
         };
         let result = gen_close_impl(self, g);
         // Whatever happened, the frame dies now without running more code.
         g.state.borrow_mut().frame = None;
-        let Err(exc) = result else {
-            return;
+        if let Err(exc) = result {
+            self.write_unraisable(&object, exc, place);
+        }
+    }
+
+    fn generator_object(&mut self, generator: Generator) -> Value {
+        let class = match generator.kind {
+            GenKind::Generator => self.types.generator.clone(),
+            GenKind::Coroutine => self.types.coroutine.clone(),
+            GenKind::AsyncGenerator => self.types.async_generator.clone(),
         };
+        Value::object(Object::new(class, ObjectKind::Generator(generator)))
+    }
+
+    /// `PyErr_WriteUnraisable(object)`: "Exception ignored in: …" and the traceback, with the
+    /// dropping frame as its traceback if it has none.
+    fn write_unraisable(&mut self, object: &Value, exc: Exc, place: Option<&(Rc<Code>, u32)>) {
         if let (Some(data), Some((code, line))) = (exc.exc_data(), place)
             && data.borrow().traceback.is_empty()
         {
@@ -324,7 +397,7 @@ impl Vm {
                 line: *line,
             });
         }
-        let repr = self.repr(&object).unwrap_or_default();
+        let repr = self.repr(object).unwrap_or_default();
         let mut text = format!("Exception ignored in: {repr}\n");
         self.format_single(&exc, &mut text);
         self.write_stderr(&text);
@@ -356,6 +429,8 @@ impl Vm {
                 }
             } else if let Some(sub_gen) = as_generator(&sub) {
                 Some(self.gen_throw(sub_gen, exc.clone()))
+            } else if let Some(r) = step_awaitable(self, &sub, Value::None, Some(exc.clone())) {
+                Some(r)
             } else {
                 let throw_name = self.names.throw.clone();
                 match self.get_attr_opt(&sub, &throw_name) {
@@ -398,6 +473,9 @@ impl Vm {
     pub fn send_to(&mut self, receiver: &Value, v: Value) -> PyResult<FrameResult> {
         if let Some(g) = as_generator(receiver) {
             return Ok(self.resume(g, v, None));
+        }
+        if let Some(r) = step_awaitable(self, receiver, v.clone(), None) {
+            return Ok(r);
         }
         let result = if v.is_none() {
             let next = self.names.next.clone();
@@ -453,6 +531,9 @@ impl Vm {
             }
             return Ok(v);
         }
+        if super::async_gen::is_agen_awaitable(&v) {
+            return Ok(v);
+        }
         let await_name = self.names.await_.clone();
         let method = super::types::lookup(self.type_of(&v), &await_name);
         let Some(method) = method else {
@@ -497,19 +578,13 @@ impl Vm {
     }
 
     pub fn get_anext(&mut self, aiter: &Value) -> PyResult<Value> {
-        let name = self.names.anext.clone();
-        let Some(f) = super::types::lookup(self.type_of(aiter), &name) else {
-            return Err(self.type_error(format!(
-                "'async for' requires an iterator with __anext__ method, got {}",
-                self.type_name(aiter)
-            )));
-        };
-        let awaitable = self.call(&f, std::slice::from_ref(aiter), &[])?;
+        let awaitable = self.anext_awaitable_of(aiter)?;
         self.get_awaitable(awaitable, 0)
     }
 
-    /// `INTRINSIC_ASYNC_GEN_WRAP`: async generators are driven by the asyncio layer, which
-    /// replaces this identity wrapper.
+    /// `INTRINSIC_ASYNC_GEN_WRAP`: the identity. An async generator's own yields are told
+    /// from the ones of the awaits inside it by where the frame stopped (the instruction
+    /// before its YIELD_VALUE), so no wrapper object is made per item.
     pub fn async_gen_wrap(&mut self, v: Value) -> Value {
         v
     }
@@ -544,7 +619,7 @@ fn gen_throw(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 
 /// The exception `throw(typ[, val[, tb]])` raises (`_gen_throw` with
 /// `PyErr_NormalizeException`); the 2- and 3-argument forms are deprecated but still work.
-fn throw_args_to_exc(vm: &mut Vm, args: &[Value]) -> PyResult<Exc> {
+pub fn throw_args_to_exc(vm: &mut Vm, args: &[Value]) -> PyResult<Exc> {
     match args.len() {
         0 => return Err(vm.type_error("throw expected at least 1 argument, got 0")),
         1..=3 => {}
@@ -629,6 +704,9 @@ pub fn init(vm: &mut Vm) {
         vm.add_method(ty, "send", gen_send);
         vm.add_method(ty, "throw", gen_throw);
         vm.add_method(ty, "close", gen_close);
+    }
+    let async_generator = vm.types.async_generator.clone();
+    for ty in [&generator, &coroutine, &async_generator] {
         vm.add_getset(
             ty,
             "__name__",
@@ -720,4 +798,13 @@ pub fn init(vm: &mut Vm) {
             vm.add_getset(ty, name, getter, None);
         }
     }
+    // `ag_running` is the async-level flag, added with the async methods.
+    let async_attrs = ["ag_frame", "ag_suspended", "ag_code", "ag_await"];
+    for (name, getter) in async_attrs
+        .into_iter()
+        .zip([frame, suspended, code, yield_from])
+    {
+        vm.add_getset(&async_generator, name, getter, None);
+    }
+    super::async_gen::init(vm);
 }

@@ -5,6 +5,7 @@
 //! `frame`s, `generator` the resumable-frame core, `exceptions`/`traceback` the error side.
 //! Mirrors CPython's `Python/ceval.c` and `Objects/`. Never sees the AST or the parser.
 
+pub mod async_gen;
 pub mod call;
 pub mod dict;
 pub mod eval;
@@ -44,6 +45,8 @@ pub struct Config {
     pub argv: Vec<String>,
     /// The event loop's clock (`--clock real|virtual`).
     pub clock: crate::asyncio::clock::ClockKind,
+    /// Event loops start in asyncio's debug mode (`--asyncio-debug`, `PYTHONASYNCIODEBUG`).
+    pub asyncio_debug: bool,
     /// What `--trace` logs, and where.
     pub trace: crate::trace::Settings,
     /// `--explain`: a teaching note under each classic async mistake reported.
@@ -159,6 +162,8 @@ pub struct Vm {
     /// Warnings already shown, by (file, line, message): each is printed once per place,
     /// as the `warnings` module's default action does (`__warningregistry__`).
     pub warning_registry: std::collections::HashSet<(Rc<str>, u32, String)>,
+    /// `sys.set_asyncgen_hooks` (firstiter, finalizer).
+    pub asyncgen_hooks: async_gen::AsyncGenHooks,
 }
 
 impl Vm {
@@ -189,8 +194,10 @@ impl Vm {
             spare_frames: Vec::new(),
             stdout: std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()),
             warning_registry: Default::default(),
+            asyncgen_hooks: Default::default(),
         };
         crate::trace::install(&vm.config.trace);
+        crate::explain::install(vm.config.explain);
         types::init_type_methods(&mut vm);
         crate::builtins::init(&mut vm);
         vm

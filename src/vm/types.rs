@@ -23,7 +23,8 @@ builtin_types! {
     object, type_, none, not_implemented, ellipsis, bool, int, float, str, tuple, list, dict,
     set, frozenset, function, builtin_function, method, cell, code, module, range, slice,
     property, classmethod, staticmethod, super_, getset_descriptor, partial, generator,
-    coroutine, async_generator, list_iterator, tuple_iterator, str_iterator, range_iterator,
+    coroutine, async_generator, async_generator_asend, async_generator_athrow, anext_awaitable,
+    asyncgen_hooks, list_iterator, tuple_iterator, str_iterator, range_iterator,
     dict_keyiterator, dict_valueiterator, dict_itemiterator, set_iterator, reversed,
     enumerate, zip, map, filter, callable_iterator, dict_keys, dict_values, dict_items,
     // exceptions
@@ -120,7 +121,10 @@ impl BuiltinTypes {
         let value_error = e("ValueError", &exception);
         let warning = e("Warning", &exception);
         let base_exception_group = e("BaseExceptionGroup", &base_exception);
+        let tuple = b("tuple");
         BuiltinTypes {
+            asyncgen_hooks: t("asyncgen_hooks", &[&tuple], Builtin),
+            tuple,
             type_: b("type"),
             none: b("NoneType"),
             not_implemented: b("NotImplementedType"),
@@ -128,7 +132,6 @@ impl BuiltinTypes {
             bool: t("bool", &[&int], Builtin),
             float: b("float"),
             str: b("str"),
-            tuple: b("tuple"),
             list: b("list"),
             dict: b("dict"),
             set: b("set"),
@@ -150,6 +153,9 @@ impl BuiltinTypes {
             generator: b("generator"),
             coroutine: b("coroutine"),
             async_generator: b("async_generator"),
+            async_generator_asend: b("async_generator_asend"),
+            async_generator_athrow: b("async_generator_athrow"),
+            anext_awaitable: b("anext_awaitable"),
             list_iterator: b("list_iterator"),
             tuple_iterator: b("tuple_iterator"),
             str_iterator: b("str_ascii_iterator"),
