@@ -599,10 +599,18 @@ pub fn future_name(v: &Value) -> String {
     if let Some(name) = crate::asyncio::task::task_name(v) {
         return name;
     }
+    match v {
+        Value::Object(o) => format!("{}#{}", o.class.name, object_number(v)),
+        _ => describe(v),
+    }
+}
+
+/// A number for `v`, given on first mention (1, 2, …): a stable stand-in for its address.
+pub fn object_number(v: &Value) -> u32 {
     let Value::Object(o) = v else {
-        return describe(v);
+        return 0;
     };
-    let id = TRACER.with(|t| {
+    TRACER.with(|t| {
         let mut t = t.borrow_mut();
         let key = Rc::as_ptr(o) as usize;
         if let Some((_, id)) = t.ids.get(&key) {
@@ -612,8 +620,7 @@ pub fn future_name(v: &Value) -> String {
         let id = t.next_id;
         t.ids.insert(key, (Rc::downgrade(o), id));
         id
-    });
-    format!("{}#{id}", o.class.name)
+    })
 }
 
 /// `main()`: the coroutine a task drives.

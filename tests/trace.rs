@@ -129,3 +129,20 @@ fn explain_adds_a_note_under_each_mistake_and_changes_nothing_else() {
         ));
     });
 }
+
+/// `asyncio.print_call_graph()` as CPython 3.14 prints it: each task, its coroutine chain
+/// innermost first, and who awaits it (ids numbered under the virtual clock).
+#[test]
+fn print_call_graph_shows_who_awaits_whom() {
+    let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/graph/call_graph.apy");
+    let out = apy(&["--clock", "virtual"], &program);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    insta::assert_snapshot!(
+        String::from_utf8_lossy(&out.stdout).replace(env!("CARGO_MANIFEST_DIR"), "[ROOT]")
+    );
+}

@@ -71,7 +71,8 @@ fn finalizer_hook(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let closer = vm.call_method(&args[1], "aclose", &[])?;
     let create_task = vm.intern("create_task");
     let create_task = vm.get_attr(loop_value, &create_task)?;
-    event_loop::schedule(vm, loop_value, Ready::Call(create_task, closer, None));
+    let context = crate::builtins::contextvars::capture(vm);
+    event_loop::schedule(vm, loop_value, Ready::Call(create_task, closer, context));
     crate::trace::asyncgen_hook(vm, crate::trace::Hook::AcloseScheduled, &args[1]);
     Ok(Value::None)
 }

@@ -86,6 +86,8 @@ pub struct HandleObj {
     args: Vec<Value>,
     cancelled: Cell<bool>,
     when: Option<f64>,
+    /// Where it was made, in debug mode (`_source_traceback[-1]`).
+    created_at: Option<String>,
     /// The context the callback runs in (None: a fresh empty one, made when asked for).
     context: RefCell<Option<Value>>,
 }
@@ -210,6 +212,7 @@ fn new_handle(
             args,
             cancelled: Cell::new(false),
             when,
+            created_at: created_at(vm, event_loop),
             context: RefCell::new(context),
         })),
     ))
@@ -582,6 +585,15 @@ fn default_exception_handler(vm: &mut Vm, context: &[(&str, Value)]) -> PyResult
     Ok(())
 }
 
+/// In debug mode, where the Python code making a handle or future is (`file:line`).
+pub fn created_at(vm: &Vm, event_loop: &Value) -> Option<String> {
+    if debug_of(event_loop) {
+        vm.call_site()
+    } else {
+        None
+    }
+}
+
 /// Whether `event_loop` is in debug mode (callback reprs then show their arguments).
 pub fn debug_of(event_loop: &Value) -> bool {
     as_loop(event_loop).is_some_and(|l| l.state.borrow().debug)
@@ -871,6 +883,9 @@ fn handle_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     }
     if !h.cancelled.get() {
         info.push(format_callback(vm, &h.callback, &h.args, debug)?);
+    }
+    if let Some(place) = &h.created_at {
+        info.push(format!("created at {place}"));
     }
     Ok(Value::str(format!("<{}>", info.join(" "))))
 }

@@ -66,11 +66,15 @@ pub struct FutureObj {
     pub state: RefCell<FutState>,
     /// Some for a Task.
     pub task: Option<super::task::TaskData>,
+    /// Where `Future()` was called, in debug mode (`_source_traceback[-1]`). Futures and
+    /// tasks made by asyncio's own functions have none: CPython's point into its library.
+    created_at: Option<String>,
 }
 
 impl FutureObj {
     pub fn new(event_loop: Value, task: Option<super::task::TaskData>) -> FutureObj {
         FutureObj {
+            created_at: None,
             event_loop,
             state: RefCell::new(FutState {
                 status: Status::Pending,
@@ -180,7 +184,12 @@ fn future_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         _ => event_loop::get_event_loop(vm)?,
     };
     if is_base {
-        return Ok(new_future(vm, event_loop));
+        let mut fut = FutureObj::new(event_loop, None);
+        fut.created_at = event_loop::created_at(vm, &fut.event_loop);
+        return Ok(Value::object(Object::new(
+            future_type,
+            ObjectKind::Other(Box::new(fut)),
+        )));
     }
     // A subclass written in apy (`_GatheringFuture`): instances get a `__dict__`.
     Ok(Value::object(Object::with_dict(
@@ -487,6 +496,9 @@ pub fn repr_info(vm: &mut Vm, fut: &FutureObj) -> PyResult<Vec<String>> {
             n => format!("{}, <{} more>, {}", names[0], n - 2, names[n - 1]),
         };
         info.push(format!("cb=[{shown}]"));
+    }
+    if let Some(place) = &fut.created_at {
+        info.push(format!("created at {place}"));
     }
     Ok(info)
 }

@@ -7,6 +7,7 @@ pub mod asyncgens;
 pub mod clock;
 pub mod event_loop;
 pub mod future;
+pub mod graph;
 pub mod reports;
 pub mod task;
 
@@ -272,13 +273,14 @@ fn new_sleep0(vm: &mut Vm, _: &[Value], _: &KwArgs) -> PyResult<Value> {
 }
 
 /// The apy half of the module (DESIGN.md decision 3): file name and source, run in order.
-const LIBRARY: [(&str, &str); 6] = [
+const LIBRARY: [(&str, &str); 7] = [
     ("asyncio/__init__.py", include_str!("lib/asyncio.apy")),
     ("asyncio/locks.py", include_str!("lib/locks.apy")),
     ("asyncio/queues.py", include_str!("lib/queues.apy")),
     ("asyncio/timeouts.py", include_str!("lib/timeouts.apy")),
     ("asyncio/taskgroups.py", include_str!("lib/taskgroups.apy")),
     ("asyncio/tasks.py", include_str!("lib/tasks.apy")),
+    ("asyncio/graph.py", include_str!("lib/graph.apy")),
 ];
 
 /// Builds the `asyncio` module: the native core, then the library run in its namespace.
@@ -351,6 +353,7 @@ pub fn module(vm: &mut Vm) -> Value {
         ("isfuture", vm.native("isfuture", is_future)),
         ("_sleep0", vm.native("_sleep0", new_sleep0)),
     ];
+    let attrs = attrs.into_iter().chain(graph::natives(vm)).collect();
     let module = vm.new_module("asyncio", attrs);
     for (name, text) in LIBRARY {
         if let Err(message) = run_library(vm, &module, name, text) {

@@ -454,7 +454,8 @@ fn task_set_name(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 }
 
 /// `_format_coroutine`: `main() running at file:12` or `job() done, defined at file:3`.
-fn format_coroutine(data: &TaskData) -> String {
+/// `running_line` is where a running coroutine is (`Vm::running_line`), when known.
+fn format_coroutine(data: &TaskData, running_line: Option<u32>) -> String {
     let Some(g) = as_generator(&data.coro) else {
         // `_format_coroutine` of a coroutine-like object such as `agen.aclose()`.
         return match &data.coro {
@@ -469,7 +470,7 @@ fn format_coroutine(data: &TaskData) -> String {
         (None, true) => format!(
             "{}() running at {filename}:{}",
             g.qualname,
-            data.code.as_ref().map_or(0, |c| c.first_line)
+            running_line.unwrap_or_else(|| data.code.as_ref().map_or(0, |c| c.first_line))
         ),
         (None, false) => format!(
             "{}() done, defined at {filename}:{}",
@@ -488,7 +489,7 @@ pub fn repr_head(data: &TaskData, status: &str) -> String {
     };
     format!(
         "<Task {status} name='{name}' coro=<{}>",
-        format_coroutine(data)
+        format_coroutine(data, None)
     )
 }
 
@@ -505,7 +506,11 @@ fn task_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         let shown = vm.repr(&waiter)?;
         info.insert(2, format!("wait_for={shown}"));
     }
-    info.insert(2, format!("coro=<{}>", format_coroutine(data)));
+    let running_line = as_generator(&data.coro).and_then(|g| vm.running_line(g));
+    info.insert(
+        2,
+        format!("coro=<{}>", format_coroutine(data, running_line)),
+    );
     let class = vm.type_name(&args[0]);
     Ok(Value::str(format!("<{class} {}>", info.join(" "))))
 }

@@ -765,6 +765,7 @@ impl Vm {
                         self.op_set_function_attribute(frame, flag)?
                     }
                     Instr::Call(n) => {
+                        self.note_call_site(frame);
                         let n = n as usize;
                         let len = frame.stack.len();
                         let callable_at = len - n - 2;
@@ -777,8 +778,14 @@ impl Vm {
                         frame.stack.truncate(callable_at);
                         frame.stack.push(result);
                     }
-                    Instr::CallKw(n) => self.op_call_kw(frame, n)?,
-                    Instr::CallFunctionEx(flags) => self.op_call_function_ex(frame, flags)?,
+                    Instr::CallKw(n) => {
+                        self.note_call_site(frame);
+                        self.op_call_kw(frame, n)?
+                    }
+                    Instr::CallFunctionEx(flags) => {
+                        self.note_call_site(frame);
+                        self.op_call_function_ex(frame, flags)?
+                    }
                     Instr::LoadBuildClass => {
                         let key = self.intern("__build_class__");
                         let v = self.builtins.table.borrow().get_str(&key).cloned();
@@ -905,6 +912,7 @@ impl Vm {
                         return Ok(Exit::Yield(v));
                     }
                     Instr::Send(target) => {
+                        self.note_call_site(frame);
                         let v = pop!(frame);
                         let receiver = top!(frame).clone();
                         match self.send_to(&receiver, v)? {

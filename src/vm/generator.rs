@@ -34,6 +34,27 @@ pub struct GenState {
     pub exc_state: Value,
 }
 
+/// A generator (or the main module) whose frame is running: where that frame last called
+/// or sent from, so a repr can say which line it is "running at" (`f_lineno`).
+pub struct RunningFrame {
+    /// The generator's address (identity only).
+    generator: usize,
+    code: Rc<CodeObj>,
+    /// `Vm::depth` while its own frame executes.
+    depth: usize,
+    /// The frame's `ip` when it last made a call or a send.
+    ip: usize,
+}
+
+impl RunningFrame {
+    fn line(&self) -> u32 {
+        let code = &self.code.code;
+        code.locations
+            .get(self.ip.saturating_sub(1))
+            .map_or(code.first_line, |l| l.line)
+    }
+}
+
 pub struct Generator {
     pub kind: GenKind,
     /// The function's code (`gi_code`); also says whether `types.coroutine` made it awaitable.
@@ -253,7 +274,8 @@ impl Vm {
         drop(state);
         crate::trace::frame_enter(self, generator, &frame, throw.as_ref());
         self.exc_info.push(exc_state);
-        let result = self.run_frame(&mut frame, throw);
+        let owner = generator as *const Generator as usize;
+        let result = self.run_recorded(owner, &mut frame, throw);
         let exc_state = self.exc_info.pop().unwrap_or(Value::None);
         crate::trace::frame_leave(self, generator, &frame, &result);
         let mut state = generator.state.borrow_mut();
@@ -406,6 +428,57 @@ impl Vm {
     fn write_stderr(&mut self, text: &str) {
         self.flush_stdout();
         let _ = std::io::stderr().write_all(text.as_bytes());
+    }
+
+    /// Runs `frame` with a [`RunningFrame`] record; `owner` is its generator's address, or 0
+    /// for the main module's frame.
+    pub fn run_recorded(
+        &mut self,
+        owner: usize,
+        frame: &mut Frame,
+        throw: Option<Exc>,
+    ) -> FrameResult {
+        self.running_frames.push(RunningFrame {
+            generator: owner,
+            code: frame.code.clone(),
+            depth: self.depth + 1,
+            ip: frame.ip,
+        });
+        let result = self.run_frame(frame, throw);
+        self.running_frames.pop();
+        result
+    }
+
+    /// Notes where the running generator's own frame is about to call or send from.
+    #[inline]
+    pub fn note_call_site(&mut self, frame: &Frame) {
+        let depth = self.depth;
+        if let Some(top) = self.running_frames.last_mut()
+            && top.depth == depth
+        {
+            top.ip = frame.ip;
+        }
+    }
+
+    /// The line a running generator's frame is at (its last call or send), if it runs.
+    pub fn running_line(&self, generator: &Generator) -> Option<u32> {
+        let address = generator as *const Generator as usize;
+        let running = self
+            .running_frames
+            .iter()
+            .rev()
+            .find(|r| r.generator == address)?;
+        Some(running.line())
+    }
+
+    /// `file:line` of the innermost Python frame when that is a running generator's (or the
+    /// main module's) frame calling a native function (debug mode's "created at"; apy keeps no other stack).
+    pub fn call_site(&self) -> Option<String> {
+        let top = self
+            .running_frames
+            .last()
+            .filter(|r| r.depth == self.depth)?;
+        Some(format!("{}:{}", top.code.code.filename, top.line()))
     }
 
     /// `generator.send(v)` / `next(generator)`: a yielded value, or StopIteration carrying the return value.

@@ -162,6 +162,8 @@ pub struct Vm {
     /// Warnings already shown, by (file, line, message): each is printed once per place,
     /// as the `warnings` module's default action does (`__warningregistry__`).
     pub warning_registry: std::collections::HashSet<(Rc<str>, u32, String)>,
+    /// The generators whose frames are running, innermost last (for reprs' line numbers).
+    pub running_frames: Vec<generator::RunningFrame>,
     /// `sys.set_asyncgen_hooks` (firstiter, finalizer).
     pub asyncgen_hooks: async_gen::AsyncGenHooks,
 }
@@ -194,6 +196,7 @@ impl Vm {
             spare_frames: Vec::new(),
             stdout: std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()),
             warning_registry: Default::default(),
+            running_frames: Vec::new(),
             asyncgen_hooks: Default::default(),
         };
         crate::trace::install(&vm.config.trace);
@@ -303,7 +306,7 @@ impl Vm {
             g.set_str(self.names.doc.clone(), Value::None);
         }
         let mut frame = frame::Frame::for_module(self, code, globals.clone());
-        let result = self.run_frame(&mut frame, None);
+        let result = self.run_recorded(0, &mut frame, None);
         drop(frame);
         let status = match result {
             call::FrameResult::Err(exc) => self.report_uncaught(&exc),
