@@ -270,19 +270,12 @@ asyncio.run(main())
     assert_eq!(output.status.code(), Some(2));
 }
 
-/// Ctrl-C raises KeyboardInterrupt in the running code: a handler can catch it, and an
-/// uncaught one prints its traceback and ends apy with 130, as a shell sees python end.
-#[test]
-fn ctrl_c_raises_keyboard_interrupt() {
+/// Runs `source` as a program file and sends Ctrl-C each time it prints the next of
+/// `cues` on stdout; returns how apy ended.
+fn interrupt_at_cues(name: &str, source: &str, cues: &[&str]) -> Output {
     use std::io::{BufRead, BufReader};
-    let dir = scratch_dir("ctrl_c");
-    let program = dir.join("spin.apy");
-    std::fs::write(
-        &program,
-        "try:\n    print('ready', flush=True)\n    while True:\n        pass\n\
-         except KeyboardInterrupt:\n    print('caught', flush=True)\nwhile True:\n    pass\n",
-    )
-    .expect("write the program");
+    let program = scratch_dir(name).join("program.apy");
+    std::fs::write(&program, source).expect("write the program");
     let mut child = Command::new(env!("CARGO_BIN_EXE_apy"))
         .arg(&program)
         .stdin(Stdio::null())
@@ -291,16 +284,27 @@ fn ctrl_c_raises_keyboard_interrupt() {
         .spawn()
         .expect("apy starts");
     let mut lines = BufReader::new(child.stdout.take().expect("stdout is piped")).lines();
-    let pid = child.id() as libc::pid_t;
-    for expected in ["ready", "caught"] {
+    for cue in cues {
         let line = lines.next().expect("a line").expect("utf-8");
-        assert_eq!(line, expected);
+        assert_eq!(&line, cue);
         // SAFETY: sends SIGINT to the child this test started.
         unsafe {
-            libc::kill(pid, libc::SIGINT);
+            libc::kill(child.id() as libc::pid_t, libc::SIGINT);
         }
     }
-    let output = child.wait_with_output().expect("apy finishes");
+    child.wait_with_output().expect("apy finishes")
+}
+
+/// Ctrl-C raises KeyboardInterrupt in the running code: a handler can catch it, and an
+/// uncaught one prints its traceback and ends apy with 130, as a shell sees python end.
+#[test]
+fn ctrl_c_raises_keyboard_interrupt() {
+    let output = interrupt_at_cues(
+        "ctrl_c",
+        "try:\n    print('ready', flush=True)\n    while True:\n        pass\n\
+         except KeyboardInterrupt:\n    print('caught', flush=True)\nwhile True:\n    pass\n",
+        &["ready", "caught"],
+    );
     assert_eq!(output.status.code(), Some(130));
     assert_eq!(last_stderr_line(&output), "KeyboardInterrupt");
 }
@@ -309,31 +313,13 @@ fn ctrl_c_raises_keyboard_interrupt() {
 /// CPython's `select()`: the program does not wait out `asyncio.sleep(60)`.
 #[test]
 fn ctrl_c_ends_a_sleeping_event_loop() {
-    use std::io::{BufRead, BufReader};
-    let dir = scratch_dir("ctrl_c_sleep");
-    let program = dir.join("sleepy.apy");
-    std::fs::write(
-        &program,
+    let started = std::time::Instant::now();
+    let output = interrupt_at_cues(
+        "ctrl_c_sleep",
         "import asyncio\nasync def main():\n    print('sleeping', flush=True)\n    \
          await asyncio.sleep(60)\nasyncio.run(main())\n",
-    )
-    .expect("write the program");
-    let started = std::time::Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_apy"))
-        .arg(&program)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("apy starts");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout is piped")).lines();
-    let line = lines.next().expect("a line").expect("utf-8");
-    assert_eq!(line, "sleeping");
-    // SAFETY: sends SIGINT to the child this test started.
-    unsafe {
-        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
-    }
-    let output = child.wait_with_output().expect("apy finishes");
+        &["sleeping"],
+    );
     assert!(started.elapsed() < std::time::Duration::from_secs(30));
     assert_eq!(output.status.code(), Some(130));
     assert_eq!(last_stderr_line(&output), "KeyboardInterrupt");

@@ -282,18 +282,24 @@ fn athrow_send(vm: &mut Vm, o: &AThrow, arg: Value) -> FrameResult {
                 vm.runtime_error("can't send non-None value to a just-started coroutine"),
             );
         }
-        let exc = match &o.args {
-            None => generator_exit(vm),
-            Some(args) => match throw_args_to_exc(vm, args) {
-                Ok(e) => e,
-                Err(e) => return FrameResult::Err(e),
-            },
-        };
         o.state.set(AwaitState::Iter);
         g.agen.running_async.set(true);
-        if o.args.is_none() {
-            g.agen.closed.set(true);
-        }
+        // Bad athrow() arguments fail here and leave the generator marked running, as
+        // CPython's PyArg_UnpackTuple failure does.
+        let exc = match &o.args {
+            None => {
+                g.agen.closed.set(true);
+                generator_exit(vm)
+            }
+            Some(args) => {
+                let unpacked = crate::builtins::check_arity(vm, "athrow", args, 1, 3)
+                    .and_then(|()| throw_args_to_exc(vm, args));
+                match unpacked {
+                    Ok(e) => e,
+                    Err(e) => return FrameResult::Err(e),
+                }
+            }
+        };
         vm.gen_throw(g, exc)
     } else {
         vm.resume(g, arg, None)
@@ -433,7 +439,7 @@ impl Vm {
     }
 
     /// `agen.__anext__()` / `agen.asend(value)`.
-    pub fn async_gen_asend(&mut self, agen: &Value, value: Value) -> PyResult<Value> {
+    fn async_gen_asend(&mut self, agen: &Value, value: Value) -> PyResult<Value> {
         self.async_gen_init_hooks(agen)?;
         Ok(Value::object(Object::new(
             self.types.async_generator_asend.clone(),
@@ -565,7 +571,6 @@ pub fn init(vm: &mut Vm) {
         vm.async_gen_asend(&agen, args[1].clone())
     });
     vm.add_method(&agen, "athrow", |vm, args, _| {
-        crate::builtins::check_arity(vm, "athrow", &args[1..], 1, 3)?;
         let agen = this_agen(vm, args)?.clone();
         vm.async_gen_athrow(&agen, Some(args[1..].to_vec()))
     });
