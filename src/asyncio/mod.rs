@@ -273,8 +273,9 @@ fn new_sleep0(vm: &mut Vm, _: &[Value], _: &KwArgs) -> PyResult<Value> {
 }
 
 /// The apy half of the module (DESIGN.md decision 3): file name and source, run in order.
-const LIBRARY: [(&str, &str); 7] = [
+const LIBRARY: [(&str, &str); 8] = [
     ("asyncio/__init__.py", include_str!("lib/asyncio.apy")),
+    ("asyncio/runners.py", include_str!("lib/runners.apy")),
     ("asyncio/locks.py", include_str!("lib/locks.apy")),
     ("asyncio/queues.py", include_str!("lib/queues.apy")),
     ("asyncio/timeouts.py", include_str!("lib/timeouts.apy")),

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use super::check_arity;
 use crate::compile::bytecode::CodeFlags;
 use crate::vm::generator::{GenKind, as_generator};
-use crate::vm::object::{CodeObj, Function, KwArgs, ObjectKind};
+use crate::vm::object::{CodeObj, Function, GlobalSlot, KwArgs, ObjectKind};
 use crate::vm::types::lookup;
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
@@ -193,6 +193,7 @@ fn types_coroutine(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         names: func.code.names.clone(),
         varnames: func.code.varnames.clone(),
         cellnames: func.code.cellnames.clone(),
+        global_cache: GlobalSlot::empty_cache(func.code.names.len()),
     };
     Ok(Value::Function(Rc::new(Function {
         code: Rc::new(code_obj),

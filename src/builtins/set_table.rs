@@ -676,11 +676,39 @@ const DICT_MIN_SIZE: usize = 8;
 /// vector of entries kept in insertion order. Deleting leaves a hole (skipped by iteration,
 /// squeezed out when the table is rebuilt); updating an existing key keeps its position and
 /// its original key object.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct DictTable<K, V> {
     indices: Vec<usize>,
     entries: Vec<Option<DictEntry<K, V>>>,
     used: usize,
+    /// Changes whenever the table may have changed, to a number no table state had before
+    /// (`ma_version_tag`): a cache holding a version and an entry position stays valid
+    /// while the version is the same.
+    version: u64,
+}
+
+thread_local! {
+    static NEXT_DICT_VERSION: std::cell::Cell<u64> = const { std::cell::Cell::new(1) };
+}
+
+/// A dict version never handed out before (never 0).
+fn next_dict_version() -> u64 {
+    NEXT_DICT_VERSION.with(|next| {
+        let version = next.get();
+        next.set(version + 1);
+        version
+    })
+}
+
+impl<K: Clone, V: Clone> Clone for DictTable<K, V> {
+    fn clone(&self) -> Self {
+        DictTable {
+            indices: self.indices.clone(),
+            entries: self.entries.clone(),
+            used: self.used,
+            version: next_dict_version(),
+        }
+    }
 }
 
 impl<K, V> Default for DictTable<K, V> {
@@ -695,7 +723,14 @@ impl<K, V> DictTable<K, V> {
             indices: vec![INDEX_EMPTY; DICT_MIN_SIZE],
             entries: Vec::new(),
             used: 0,
+            version: next_dict_version(),
         }
+    }
+
+    /// The table's version: equal versions mean equal contents at equal positions.
+    #[inline]
+    pub fn version(&self) -> u64 {
+        self.version
     }
 
     pub fn len(&self) -> usize {
@@ -779,6 +814,7 @@ impl<K, V> DictTable<K, V> {
 
     /// Mutable access to the value at position `at`.
     pub fn value_mut(&mut self, at: usize) -> Option<&mut V> {
+        self.version = next_dict_version();
         self.entries
             .get_mut(at)
             .and_then(Option::as_mut)
@@ -793,7 +829,9 @@ impl<K, V> DictTable<K, V> {
         value: V,
         mut eq: impl FnMut(&K, &K) -> Result<bool, E>,
     ) -> Result<Option<V>, E> {
-        let free_slot = match self.find(&key, hash, &mut eq)? {
+        let found = self.find(&key, hash, &mut eq)?;
+        self.version = next_dict_version();
+        let free_slot = match found {
             Ok(slot) => {
                 let at = self.indices[slot];
                 let entry = self.entries[at].as_mut().map(|entry| &mut entry.value);
@@ -860,6 +898,7 @@ impl<K, V> DictTable<K, V> {
         let Ok(slot) = self.find(key, hash, &mut eq)? else {
             return Ok(None);
         };
+        self.version = next_dict_version();
         let at = self.indices[slot];
         self.indices[slot] = INDEX_DUMMY;
         self.used -= 1;
@@ -870,6 +909,7 @@ impl<K, V> DictTable<K, V> {
 
     /// `d.popitem()`: the last inserted pair.
     pub fn pop_last(&mut self) -> Option<(K, V)> {
+        self.version = next_dict_version();
         while let Some(last) = self.entries.pop() {
             let Some(entry) = last else { continue };
             let position = self.entries.len();
@@ -904,6 +944,7 @@ impl<K, V> DictTable<K, V> {
 
     /// Mutable entries in insertion order (values only should change).
     pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut DictEntry<K, V>> {
+        self.version = next_dict_version();
         self.entries.iter_mut().flatten()
     }
 }

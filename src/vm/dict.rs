@@ -14,6 +14,8 @@ pub type SetTable = crate::builtins::set_table::SetTable<Value>;
 /// Lookups by `str` key (interned or not), which never need user code.
 pub trait StrKeys {
     fn get_str(&self, key: &PyStr) -> Option<&Value>;
+    /// The entry position of `key` (for [`DictTable::entry`]).
+    fn position_str(&self, key: &PyStr) -> Option<usize>;
     fn set_str(&mut self, key: Rc<PyStr>, value: Value);
     fn remove_str(&mut self, key: &PyStr) -> Option<Value>;
     fn keys(&self) -> Vec<Value>;
@@ -38,6 +40,13 @@ impl StrKeys for DictTable {
     fn get_str(&self, key: &PyStr) -> Option<&Value> {
         // The probe key is only ever handed to the comparison, which uses `key` itself.
         unwrap(self.get(&Value::Null, key.hash(), |stored, _| {
+            str_key_eq(stored, key)
+        }))
+    }
+
+    #[inline]
+    fn position_str(&self, key: &PyStr) -> Option<usize> {
+        unwrap(self.position(&Value::Null, key.hash(), |stored, _| {
             str_key_eq(stored, key)
         }))
     }

@@ -11,9 +11,9 @@ use crate::compile::bytecode::{BinaryOperator, CompareOperator, Instr, Intrinsic
 
 use super::call::FrameResult;
 use super::dict::StrKeys;
-use super::frame::Frame;
+use super::frame::{Frame, InlineFrames};
 use super::generator::FINALIZERS_PENDING;
-use super::object::{CodeObj, Function, ObjectKind, TracebackEntry};
+use super::object::{CodeObj, Function, GlobalSlot, ObjectKind, TracebackEntry};
 use super::ops::simple_eq;
 use super::value::{PyDict, PyStr, Value};
 use super::{Exc, PyResult, Vm};
@@ -73,6 +73,27 @@ fn forget_unboxed(a: Value, b: Value) {
     std::mem::forget(b);
 }
 
+/// For `Call(n)` with the callable at `stack[base]`: the function to call inline and where
+/// its arguments (self included) start, when the callable is a plain Python function (not
+/// a generator or coroutine) called with exactly its positional parameters.
+#[inline]
+fn inline_call(frame: &Frame, base: usize) -> Option<(Rc<Function>, usize)> {
+    let Value::Function(f) = frame.stack.get(base)? else {
+        return None;
+    };
+    let has_self = !frame.stack.get(base + 1)?.is_null();
+    let args_start = if has_self { base + 1 } else { base + 2 };
+    let c = &f.code.code;
+    let simple = frame.stack.len() - args_start == c.argcount as usize
+        && c.kwonlyargcount == 0
+        && !c.flags.varargs
+        && !c.flags.varkeywords
+        && !c.flags.generator
+        && !c.flags.coroutine
+        && !c.flags.async_generator;
+    simple.then(|| (f.clone(), args_start))
+}
+
 /// How `execute` stopped without an error.
 enum Exit {
     Return(Value),
@@ -119,53 +140,76 @@ impl Vm {
         result
     }
 
-    fn run_frame_unwinding(&mut self, frame: &mut Frame, mut throw: Option<Exc>) -> FrameResult {
-        let code = frame.code.clone();
-        loop {
+    /// Runs `base` and, inline, the plain Python functions it calls ([`InlineFrames`]), so
+    /// a Python-to-Python call needs no Rust recursion (as in CPython 3.11+). An exception
+    /// no handler of a callee catches is raised again in its caller.
+    fn run_frame_unwinding(&mut self, base: &mut Frame, mut throw: Option<Exc>) -> FrameResult {
+        let mut callees = InlineFrames::default();
+        let result = loop {
             let exc = match throw.take() {
                 Some(e) => e,
-                None => match self.execute(frame, &code) {
-                    Ok(Exit::Return(v)) => return FrameResult::Returned(v),
-                    Ok(Exit::Yield(v)) => return FrameResult::Yielded(v),
+                None => match self.execute(base, &mut callees) {
+                    Ok(Exit::Return(v)) => break FrameResult::Returned(v),
+                    Ok(Exit::Yield(v)) => break FrameResult::Yielded(v),
                     Err(e) => e,
                 },
             };
-            let lasti = frame.ip.saturating_sub(1);
-            if frame.reraising {
-                frame.reraising = false;
-            } else if let Some(data) = exc.exc_data() {
-                let fresh = data.borrow().traceback.is_empty();
-                let line = code
-                    .code
-                    .locations
-                    .get(lasti)
-                    .map_or(code.code.first_line, |l| l.line);
-                data.borrow_mut().traceback.push(TracebackEntry {
-                    code: code.code.clone(),
-                    line,
-                });
-                if fresh {
-                    self.set_context(&exc);
-                }
-            }
-            if self.abort.is_some() {
-                return FrameResult::Err(exc);
-            }
-            let handler = code
-                .code
-                .exception_table
-                .iter()
-                .find(|e| (e.start as usize) <= lasti && lasti < e.end as usize);
-            let Some(handler) = handler else {
-                return FrameResult::Err(exc);
+            let Some(escaped) = self.unwind(callees.current(base), exc) else {
+                continue;
             };
-            frame.stack.truncate(handler.depth as usize);
-            if handler.push_lasti {
-                frame.stack.push(Value::Int(lasti as i64));
+            if callees.is_empty() {
+                break FrameResult::Err(escaped);
             }
-            frame.stack.push(Value::Object(exc));
-            frame.ip = handler.target as usize;
+            // The exception leaves an inline callee: it is raised again in its caller, at
+            // the call instruction.
+            callees.pop_call(self, base);
+            throw = Some(escaped);
+        };
+        callees.finish(self);
+        result
+    }
+
+    /// Adds `frame`'s traceback entry to `exc` and jumps to the handler covering the failed
+    /// instruction; gives `exc` back when no handler in this frame catches it.
+    fn unwind(&mut self, frame: &mut Frame, exc: Exc) -> Option<Exc> {
+        let code = &frame.code;
+        let lasti = frame.ip.saturating_sub(1);
+        if frame.reraising {
+            frame.reraising = false;
+        } else if let Some(data) = exc.exc_data() {
+            let fresh = data.borrow().traceback.is_empty();
+            let line = code
+                .code
+                .locations
+                .get(lasti)
+                .map_or(code.code.first_line, |l| l.line);
+            data.borrow_mut().traceback.push(TracebackEntry {
+                code: code.code.clone(),
+                line,
+            });
+            if fresh {
+                self.set_context(&exc);
+            }
         }
+        if self.abort.is_some() {
+            return Some(exc);
+        }
+        let handler = code
+            .code
+            .exception_table
+            .iter()
+            .find(|e| (e.start as usize) <= lasti && lasti < e.end as usize);
+        let Some(handler) = handler else {
+            return Some(exc);
+        };
+        let (depth, push_lasti, target) = (handler.depth, handler.push_lasti, handler.target);
+        frame.stack.truncate(depth as usize);
+        if push_lasti {
+            frame.stack.push(Value::Int(lasti as i64));
+        }
+        frame.stack.push(Value::Object(exc));
+        frame.ip = target as usize;
+        None
     }
 
     /// Implicit chaining: the exception being handled becomes `exc.__context__`
@@ -196,732 +240,783 @@ impl Vm {
         }
     }
 
-    fn execute(&mut self, frame: &mut Frame, code: &Rc<CodeObj>) -> PyResult<Exit> {
-        let instrs: &[Instr] = &code.code.instructions;
-        loop {
-            let Some(&instr) = instrs.get(frame.ip) else {
-                return Err(self.runtime_error("bytecode ran off the end of the code object"));
-            };
-            frame.ip += 1;
-            // Checked after the fetch, so a KeyboardInterrupt is raised by the instruction
-            // about to run (inside its `try`), not by the one before a jump.
-            self.steps += 1;
-            if self.steps >= self.next_time_check
-                && let Some(stop) = self.check_limits()
-            {
-                return Err(stop);
-            }
-            match instr {
-                Instr::Nop => {}
-                Instr::PopTop => {
-                    frame.stack.pop();
-                    finalize_point!(self, frame, code);
+    /// Runs the executing frame until `base` returns or yields: a call to a plain Python
+    /// function makes the callee the executing frame; its return resumes the caller.
+    fn execute(&mut self, base: &mut Frame, callees: &mut InlineFrames) -> PyResult<Exit> {
+        'frames: loop {
+            let frame = callees.current(base);
+            let code = frame.code.clone();
+            let code = &code;
+            let instrs: &[Instr] = &code.code.instructions;
+            // The instruction pointer lives in a register; `frame.ip` gets each new value
+            // before the instruction runs, for tracebacks, handlers and suspension.
+            let mut ip = frame.ip;
+            loop {
+                let Some(&instr) = instrs.get(ip) else {
+                    return Err(self.runtime_error("bytecode ran off the end of the code object"));
+                };
+                ip += 1;
+                frame.ip = ip;
+                // Checked after the fetch, so a KeyboardInterrupt is raised by the instruction
+                // about to run (inside its `try`), not by the one before a jump.
+                self.steps += 1;
+                if self.steps >= self.next_time_check
+                    && let Some(stop) = self.check_limits()
+                {
+                    return Err(stop);
                 }
-                Instr::PushNull => frame.stack.push(Value::Null),
-                Instr::Copy(n) => {
-                    let v = frame.stack[frame.stack.len() - n as usize].clone();
-                    frame.stack.push(v);
-                }
-                Instr::Swap(n) => {
-                    let len = frame.stack.len();
-                    frame.stack.swap(len - 1, len - n as usize);
-                }
-                Instr::LoadConst(i) => frame.stack.push(code.consts[i as usize].clone()),
-                Instr::LoadFast(i) => {
-                    let v = &frame.locals[i as usize];
-                    if v.is_null() {
-                        return Err(self.unbound_local(&code.varnames[i as usize]));
+                match instr {
+                    Instr::Nop => {}
+                    Instr::PopTop => {
+                        frame.stack.pop();
+                        finalize_point!(self, frame, code);
                     }
-                    frame.stack.push(v.clone());
-                }
-                Instr::LoadFastAndClear(i) => {
-                    let v = std::mem::replace(&mut frame.locals[i as usize], Value::Null);
-                    frame.stack.push(v);
-                }
-                Instr::StoreFast(i) => {
-                    let v = pop!(frame);
-                    frame.locals[i as usize] = v;
-                    finalize_point!(self, frame, code);
-                }
-                Instr::DeleteFast(i) => {
-                    if frame.locals[i as usize].is_null() {
-                        return Err(self.unbound_local(&code.varnames[i as usize]));
+                    Instr::PushNull => frame.stack.push(Value::Null),
+                    Instr::Copy(n) => {
+                        let v = frame.stack[frame.stack.len() - n as usize].clone();
+                        frame.stack.push(v);
                     }
-                    frame.locals[i as usize] = Value::Null;
-                    finalize_point!(self, frame, code);
-                }
-                Instr::LoadName(i) => {
-                    let name = &code.names[i as usize];
-                    let local = frame
-                        .locals_dict
-                        .as_ref()
-                        .and_then(|d| d.table.borrow().get_str(name).cloned());
-                    let v = match local {
-                        Some(v) => v,
-                        None => match self.load_global(&frame.globals, name) {
-                            Ok(v) => v,
-                            Err(e) => return Err(self.suggest_name(e, frame, name)),
-                        },
-                    };
-                    frame.stack.push(v);
-                }
-                Instr::StoreName(i) => {
-                    let v = pop!(frame);
-                    let name = code.names[i as usize].clone();
-                    let dict = frame.locals_dict.as_ref().unwrap_or(&frame.globals);
-                    dict.table.borrow_mut().set_str(name, v);
-                    finalize_point!(self, frame, code);
-                }
-                Instr::DeleteName(i) => {
-                    let name = &code.names[i as usize];
-                    let dict = frame.locals_dict.as_ref().unwrap_or(&frame.globals);
-                    let removed = dict.table.borrow_mut().remove_str(name);
-                    if removed.is_none() {
-                        return Err(self.name_error(name.as_str()));
+                    Instr::Swap(n) => {
+                        let len = frame.stack.len();
+                        frame.stack.swap(len - 1, len - n as usize);
                     }
-                    drop(removed);
-                    finalize_point!(self, frame, code);
-                }
-                Instr::LoadGlobal(i) => {
-                    let name = &code.names[i as usize];
-                    let v = match self.load_global(&frame.globals, name) {
-                        Ok(v) => v,
-                        Err(e) => return Err(self.suggest_name(e, frame, name)),
-                    };
-                    frame.stack.push(v);
-                }
-                Instr::StoreGlobal(i) => {
-                    let v = pop!(frame);
-                    frame
-                        .globals
-                        .table
-                        .borrow_mut()
-                        .set_str(code.names[i as usize].clone(), v);
-                    finalize_point!(self, frame, code);
-                }
-                Instr::DeleteGlobal(i) => {
-                    let name = &code.names[i as usize];
-                    let removed = frame.globals.table.borrow_mut().remove_str(name);
-                    if removed.is_none() {
-                        return Err(self.name_error(name.as_str()));
+                    Instr::LoadConst(i) => frame.stack.push(code.consts[i as usize].clone()),
+                    Instr::LoadFast(i) => {
+                        let v = &frame.locals[i as usize];
+                        if v.is_null() {
+                            return Err(self.unbound_local(&code.varnames[i as usize]));
+                        }
+                        frame.stack.push(v.clone());
                     }
-                    drop(removed);
-                    finalize_point!(self, frame, code);
-                }
-                Instr::LoadDeref(i) => {
-                    let v = self.cell_get(&frame.cells[i as usize]);
-                    if v.is_null() {
-                        return Err(self.unbound_deref(code, i as usize));
+                    Instr::LoadFastAndClear(i) => {
+                        let v = std::mem::replace(&mut frame.locals[i as usize], Value::Null);
+                        frame.stack.push(v);
                     }
-                    frame.stack.push(v);
-                }
-                Instr::StoreDeref(i) => {
-                    let v = pop!(frame);
-                    self.cell_set(&frame.cells[i as usize], v);
-                }
-                Instr::DeleteDeref(i) => {
-                    if self.cell_get(&frame.cells[i as usize]).is_null() {
-                        return Err(self.unbound_deref(code, i as usize));
+                    Instr::StoreFast(i) => {
+                        let v = pop!(frame);
+                        frame.locals[i as usize] = v;
+                        finalize_point!(self, frame, code);
                     }
-                    self.cell_set(&frame.cells[i as usize], Value::Null);
-                }
-                Instr::SetupAnnotations => {
-                    let key = self.intern("__annotations__");
-                    let dict = frame.locals_dict.as_ref().unwrap_or(&frame.globals);
-                    if dict.table.borrow().get_str(&key).is_none() {
-                        dict.table
-                            .borrow_mut()
-                            .set_str(key, Value::dict(Default::default()));
+                    Instr::DeleteFast(i) => {
+                        if frame.locals[i as usize].is_null() {
+                            return Err(self.unbound_local(&code.varnames[i as usize]));
+                        }
+                        frame.locals[i as usize] = Value::Null;
+                        finalize_point!(self, frame, code);
                     }
-                }
-                Instr::LoadLocals => {
-                    let locals = match &frame.locals_dict {
-                        Some(d) => Value::Dict(d.clone()),
-                        None => return Err(self.runtime_error("no locals found")),
-                    };
-                    frame.stack.push(locals);
-                }
-                Instr::LoadClosure(i) => frame.stack.push(frame.cells[i as usize].clone()),
-                Instr::LoadFromDictOrDeref(i) => {
-                    let mapping = pop!(frame);
-                    let name = code.cellnames[i as usize].clone();
-                    let found = match &mapping {
-                        Value::Dict(d) => d.table.borrow().get_str(&name).cloned(),
-                        _ => None,
-                    };
-                    let v = match found {
-                        Some(v) => v,
-                        None => {
-                            let v = self.cell_get(&frame.cells[i as usize]);
-                            if v.is_null() {
-                                return Err(self.unbound_deref(code, i as usize));
+                    Instr::LoadName(i) => {
+                        let name = &code.names[i as usize];
+                        let local = frame
+                            .locals_dict
+                            .as_ref()
+                            .and_then(|d| d.table.borrow().get_str(name).cloned());
+                        let v = match local {
+                            Some(v) => v,
+                            None => match self.load_global(&frame.globals, name) {
+                                Ok(v) => v,
+                                Err(e) => return Err(self.suggest_name(e, frame, name)),
+                            },
+                        };
+                        frame.stack.push(v);
+                    }
+                    Instr::StoreName(i) => {
+                        let v = pop!(frame);
+                        let name = code.names[i as usize].clone();
+                        let dict = frame.locals_dict.as_ref().unwrap_or(&frame.globals);
+                        dict.table.borrow_mut().set_str(name, v);
+                        finalize_point!(self, frame, code);
+                    }
+                    Instr::DeleteName(i) => {
+                        let name = &code.names[i as usize];
+                        let dict = frame.locals_dict.as_ref().unwrap_or(&frame.globals);
+                        let removed = dict.table.borrow_mut().remove_str(name);
+                        if removed.is_none() {
+                            return Err(self.name_error(name.as_str()));
+                        }
+                        drop(removed);
+                        finalize_point!(self, frame, code);
+                    }
+                    Instr::LoadGlobal(i) => {
+                        let v = match self.cached_global(code, &frame.globals, i as usize) {
+                            Some(v) => v,
+                            None => {
+                                let name = &code.names[i as usize];
+                                match self.load_global(&frame.globals, name) {
+                                    Ok(v) => v,
+                                    Err(e) => return Err(self.suggest_name(e, frame, name)),
+                                }
                             }
-                            v
-                        }
-                    };
-                    frame.stack.push(v);
-                }
-                Instr::LoadAttr(i) => {
-                    let obj = pop!(frame);
-                    let v = self.get_attr(&obj, &code.names[i as usize])?;
-                    frame.stack.push(v);
-                }
-                Instr::LoadMethod(i) => {
-                    let obj = pop!(frame);
-                    let (m, this) = self.load_method(&obj, &code.names[i as usize])?;
-                    frame.stack.push(m);
-                    frame.stack.push(this);
-                }
-                Instr::StoreAttr(i) => {
-                    let obj = pop!(frame);
-                    let v = pop!(frame);
-                    self.set_attr(&obj, &code.names[i as usize], v)?;
-                    finalize_point!(self, frame, code);
-                }
-                Instr::DeleteAttr(i) => {
-                    let obj = pop!(frame);
-                    self.del_attr(&obj, &code.names[i as usize])?;
-                    finalize_point!(self, frame, code);
-                }
-                Instr::LoadSuperAttr(i) | Instr::LoadSuperMethod(i) => {
-                    let this = pop!(frame);
-                    let class = pop!(frame);
-                    let global_super = pop!(frame);
-                    let name = &code.names[i as usize];
-                    let is_method = matches!(instr, Instr::LoadSuperMethod(_));
-                    let (attr, self_arg) =
-                        self.load_super(global_super, class, this, name, is_method)?;
-                    frame.stack.push(attr);
-                    if is_method {
-                        frame.stack.push(self_arg);
+                        };
+                        frame.stack.push(v);
                     }
-                }
-                Instr::BinarySubscr => {
-                    let key = pop!(frame);
-                    let container = pop!(frame);
-                    let fast = match (&container, &key) {
-                        (Value::List(l), Value::Int(i)) if *i >= 0 => {
-                            l.items.borrow().get(*i as usize).cloned()
-                        }
-                        _ => None,
-                    };
-                    let v = match fast {
-                        Some(v) => v,
-                        None => self.get_item(&container, &key)?,
-                    };
-                    frame.stack.push(v);
-                }
-                Instr::StoreSubscr => {
-                    let key = pop!(frame);
-                    let container = pop!(frame);
-                    let v = pop!(frame);
-                    // `list[i] = v` with an in-range index: no method lookup. The old item
-                    // is dropped after the list's borrow ends.
-                    if let (Value::List(l), Value::Int(i)) = (&container, &key)
-                        && let Ok(mut items) = l.items.try_borrow_mut()
-                        && let Some(slot) = usize::try_from(*i).ok().and_then(|i| items.get_mut(i))
-                    {
-                        let old = std::mem::replace(slot, v);
-                        drop(items);
-                        drop(old);
-                        continue;
+                    Instr::StoreGlobal(i) => {
+                        let v = pop!(frame);
+                        frame
+                            .globals
+                            .table
+                            .borrow_mut()
+                            .set_str(code.names[i as usize].clone(), v);
+                        finalize_point!(self, frame, code);
                     }
-                    self.set_item(&container, &key, v)?;
-                    finalize_point!(self, frame, code);
-                }
-                Instr::DeleteSubscr => {
-                    let key = pop!(frame);
-                    let container = pop!(frame);
-                    self.del_item(&container, &key)?;
-                    finalize_point!(self, frame, code);
-                }
-                Instr::BinarySlice => {
-                    let stop = pop!(frame);
-                    let start = pop!(frame);
-                    let container = pop!(frame);
-                    let v = self.get_slice(&container, &start, &stop, &Value::None)?;
-                    frame.stack.push(v);
-                }
-                Instr::StoreSlice => {
-                    let stop = pop!(frame);
-                    let start = pop!(frame);
-                    let container = pop!(frame);
-                    let v = pop!(frame);
-                    let slice = self.new_slice(start, stop, Value::None);
-                    self.set_item(&container, &slice, v)?;
-                }
-                Instr::BuildSlice(n) => {
-                    let step = if n == 3 { pop!(frame) } else { Value::None };
-                    let stop = pop!(frame);
-                    let start = pop!(frame);
-                    frame.stack.push(self.new_slice(start, stop, step));
-                }
-                Instr::UnaryNegative => {
-                    let v = pop!(frame);
-                    let r = self.unary_op("-", &v)?;
-                    frame.stack.push(r);
-                }
-                Instr::UnaryInvert => {
-                    let v = pop!(frame);
-                    let r = self.unary_op("~", &v)?;
-                    frame.stack.push(r);
-                }
-                Instr::UnaryNot => {
-                    let v = pop!(frame);
-                    let b = self.truthy(&v)?;
-                    frame.stack.push(Value::Bool(!b));
-                }
-                Instr::BinaryOp(op) => {
-                    let b = pop!(frame);
-                    let a = pop!(frame);
-                    let r = match unboxed_binary_op(op, &a, &b) {
-                        Some(r) => {
-                            forget_unboxed(a, b);
-                            r
+                    Instr::DeleteGlobal(i) => {
+                        let name = &code.names[i as usize];
+                        let removed = frame.globals.table.borrow_mut().remove_str(name);
+                        if removed.is_none() {
+                            return Err(self.name_error(name.as_str()));
                         }
-                        None => self.binary_op(op, &a, &b)?,
-                    };
-                    frame.stack.push(r);
-                }
-                Instr::CompareOp(op) => {
-                    let b = pop!(frame);
-                    let a = pop!(frame);
-                    let r = match (&a, &b) {
-                        (Value::Int(x), Value::Int(y)) => {
-                            let r = Value::Bool(match op {
-                                CompareOperator::Lt => x < y,
-                                CompareOperator::Le => x <= y,
-                                CompareOperator::Eq => x == y,
-                                CompareOperator::Ne => x != y,
-                                CompareOperator::Gt => x > y,
-                                CompareOperator::Ge => x >= y,
-                            });
-                            forget_unboxed(a, b);
-                            r
-                        }
-                        _ => match (op, simple_eq(&a, &b)) {
-                            (CompareOperator::Eq, Some(r)) => Value::Bool(r),
-                            (CompareOperator::Ne, Some(r)) => Value::Bool(!r),
-                            _ => self.compare(op, &a, &b)?,
-                        },
-                    };
-                    frame.stack.push(r);
-                }
-                Instr::IsOp(invert) => {
-                    let b = pop!(frame);
-                    let a = pop!(frame);
-                    frame.stack.push(Value::Bool(a.is(&b) != (invert != 0)));
-                }
-                Instr::ContainsOp(invert) => {
-                    let container = pop!(frame);
-                    let item = pop!(frame);
-                    let r = self.contains(&container, &item)?;
-                    frame.stack.push(Value::Bool(r != (invert != 0)));
-                }
-                Instr::CallIntrinsic1(which) => {
-                    let v = pop!(frame);
-                    let r = self.intrinsic1(which, v, code)?;
-                    frame.stack.push(r);
-                }
-                Instr::BuildTuple(n) => {
-                    let items = frame.stack.split_off(frame.stack.len() - n as usize);
-                    frame.stack.push(Value::tuple(items));
-                }
-                Instr::BuildList(n) => {
-                    let items = frame.stack.split_off(frame.stack.len() - n as usize);
-                    frame.stack.push(Value::list(items));
-                }
-                Instr::BuildSet(n) => {
-                    let items = frame.stack.split_off(frame.stack.len() - n as usize);
-                    let set = self.new_set(items, false)?;
-                    frame.stack.push(set);
-                }
-                Instr::BuildMap(n) => {
-                    let items = frame.stack.split_off(frame.stack.len() - 2 * n as usize);
-                    let d = Rc::new(PyDict {
-                        table: Default::default(),
-                    });
-                    let mut it = items.into_iter();
-                    while let (Some(k), Some(v)) = (it.next(), it.next()) {
-                        self.dict_set(&d, k, v)?;
+                        drop(removed);
+                        finalize_point!(self, frame, code);
                     }
-                    frame.stack.push(Value::Dict(d));
-                }
-                Instr::BuildString(n) => {
-                    let items = frame.stack.split_off(frame.stack.len() - n as usize);
-                    let mut s = String::new();
-                    for item in &items {
-                        if let Value::Str(p) = item {
-                            s.push_str(p.as_str());
+                    Instr::LoadDeref(i) => {
+                        let v = self.cell_get(&frame.cells[i as usize]);
+                        if v.is_null() {
+                            return Err(self.unbound_deref(code, i as usize));
+                        }
+                        frame.stack.push(v);
+                    }
+                    Instr::StoreDeref(i) => {
+                        let v = pop!(frame);
+                        self.cell_set(&frame.cells[i as usize], v);
+                    }
+                    Instr::DeleteDeref(i) => {
+                        if self.cell_get(&frame.cells[i as usize]).is_null() {
+                            return Err(self.unbound_deref(code, i as usize));
+                        }
+                        self.cell_set(&frame.cells[i as usize], Value::Null);
+                    }
+                    Instr::SetupAnnotations => {
+                        let key = self.intern("__annotations__");
+                        let dict = frame.locals_dict.as_ref().unwrap_or(&frame.globals);
+                        if dict.table.borrow().get_str(&key).is_none() {
+                            dict.table
+                                .borrow_mut()
+                                .set_str(key, Value::dict(Default::default()));
                         }
                     }
-                    frame.stack.push(Value::str(s));
-                }
-                Instr::ListAppend(n) => {
-                    let v = pop!(frame);
-                    if let Value::List(l) = &frame.stack[frame.stack.len() - n as usize] {
-                        l.items.borrow_mut().push(v);
+                    Instr::LoadLocals => {
+                        let locals = match &frame.locals_dict {
+                            Some(d) => Value::Dict(d.clone()),
+                            None => return Err(self.runtime_error("no locals found")),
+                        };
+                        frame.stack.push(locals);
                     }
-                }
-                Instr::SetAdd(n) => {
-                    let v = pop!(frame);
-                    if let Value::Set(s) = frame.stack[frame.stack.len() - n as usize].clone() {
-                        self.set_add(&s, v)?;
+                    Instr::LoadClosure(i) => frame.stack.push(frame.cells[i as usize].clone()),
+                    Instr::LoadFromDictOrDeref(i) => {
+                        let mapping = pop!(frame);
+                        let name = code.cellnames[i as usize].clone();
+                        let found = match &mapping {
+                            Value::Dict(d) => d.table.borrow().get_str(&name).cloned(),
+                            _ => None,
+                        };
+                        let v = match found {
+                            Some(v) => v,
+                            None => {
+                                let v = self.cell_get(&frame.cells[i as usize]);
+                                if v.is_null() {
+                                    return Err(self.unbound_deref(code, i as usize));
+                                }
+                                v
+                            }
+                        };
+                        frame.stack.push(v);
                     }
-                }
-                Instr::MapAdd(n) => {
-                    let v = pop!(frame);
-                    let k = pop!(frame);
-                    if let Value::Dict(d) = frame.stack[frame.stack.len() - n as usize].clone() {
-                        self.dict_set(&d, k, v)?;
+                    Instr::LoadAttr(i) => {
+                        let obj = pop!(frame);
+                        let v = self.get_attr(&obj, &code.names[i as usize])?;
+                        frame.stack.push(v);
                     }
-                }
-                Instr::ListExtend(n) => {
-                    let iterable = pop!(frame);
-                    let target = frame.stack[frame.stack.len() - n as usize].clone();
-                    let items = match self.collect_iterable(&iterable) {
-                        Ok(items) => items,
-                        Err(e)
-                            if self.exc_matches(&e, &self.types.type_error.clone())
-                                && !self.is_iterable(&iterable) =>
+                    Instr::LoadMethod(i) => {
+                        let obj = pop!(frame);
+                        let (m, this) = self.load_method(&obj, &code.names[i as usize])?;
+                        frame.stack.push(m);
+                        frame.stack.push(this);
+                    }
+                    Instr::StoreAttr(i) => {
+                        let obj = pop!(frame);
+                        let v = pop!(frame);
+                        self.set_attr(&obj, &code.names[i as usize], v)?;
+                        finalize_point!(self, frame, code);
+                    }
+                    Instr::DeleteAttr(i) => {
+                        let obj = pop!(frame);
+                        self.del_attr(&obj, &code.names[i as usize])?;
+                        finalize_point!(self, frame, code);
+                    }
+                    Instr::LoadSuperAttr(i) | Instr::LoadSuperMethod(i) => {
+                        let this = pop!(frame);
+                        let class = pop!(frame);
+                        let global_super = pop!(frame);
+                        let name = &code.names[i as usize];
+                        let is_method = matches!(instr, Instr::LoadSuperMethod(_));
+                        let (attr, self_arg) =
+                            self.load_super(global_super, class, this, name, is_method)?;
+                        frame.stack.push(attr);
+                        if is_method {
+                            frame.stack.push(self_arg);
+                        }
+                    }
+                    Instr::BinarySubscr => {
+                        let key = pop!(frame);
+                        let container = pop!(frame);
+                        let fast = match (&container, &key) {
+                            (Value::List(l), Value::Int(i)) if *i >= 0 => {
+                                l.items.borrow().get(*i as usize).cloned()
+                            }
+                            _ => None,
+                        };
+                        let v = match fast {
+                            Some(v) => v,
+                            None => self.get_item(&container, &key)?,
+                        };
+                        frame.stack.push(v);
+                    }
+                    Instr::StoreSubscr => {
+                        let key = pop!(frame);
+                        let container = pop!(frame);
+                        let v = pop!(frame);
+                        // `list[i] = v` with an in-range index: no method lookup. The old item
+                        // is dropped after the list's borrow ends.
+                        if let (Value::List(l), Value::Int(i)) = (&container, &key)
+                            && let Ok(mut items) = l.items.try_borrow_mut()
+                            && let Some(slot) =
+                                usize::try_from(*i).ok().and_then(|i| items.get_mut(i))
                         {
-                            return Err(self.type_error(format!(
-                                "Value after * must be an iterable, not {}",
-                                self.type_name(&iterable)
-                            )));
+                            let old = std::mem::replace(slot, v);
+                            drop(items);
+                            drop(old);
+                            continue;
                         }
-                        Err(e) => return Err(e),
-                    };
-                    if let Value::List(l) = target {
-                        l.items.borrow_mut().extend(items);
+                        self.set_item(&container, &key, v)?;
+                        finalize_point!(self, frame, code);
                     }
-                }
-                Instr::SetUpdate(n) => {
-                    let iterable = pop!(frame);
-                    let target = frame.stack[frame.stack.len() - n as usize].clone();
-                    if let Value::Set(s) = target {
-                        for item in self.collect_iterable(&iterable)? {
-                            self.set_add(&s, item)?;
+                    Instr::DeleteSubscr => {
+                        let key = pop!(frame);
+                        let container = pop!(frame);
+                        self.del_item(&container, &key)?;
+                        finalize_point!(self, frame, code);
+                    }
+                    Instr::BinarySlice => {
+                        let stop = pop!(frame);
+                        let start = pop!(frame);
+                        let container = pop!(frame);
+                        let v = self.get_slice(&container, &start, &stop, &Value::None)?;
+                        frame.stack.push(v);
+                    }
+                    Instr::StoreSlice => {
+                        let stop = pop!(frame);
+                        let start = pop!(frame);
+                        let container = pop!(frame);
+                        let v = pop!(frame);
+                        let slice = self.new_slice(start, stop, Value::None);
+                        self.set_item(&container, &slice, v)?;
+                    }
+                    Instr::BuildSlice(n) => {
+                        let step = if n == 3 { pop!(frame) } else { Value::None };
+                        let stop = pop!(frame);
+                        let start = pop!(frame);
+                        frame.stack.push(self.new_slice(start, stop, step));
+                    }
+                    Instr::UnaryNegative => {
+                        let v = pop!(frame);
+                        let r = self.unary_op("-", &v)?;
+                        frame.stack.push(r);
+                    }
+                    Instr::UnaryInvert => {
+                        let v = pop!(frame);
+                        let r = self.unary_op("~", &v)?;
+                        frame.stack.push(r);
+                    }
+                    Instr::UnaryNot => {
+                        let v = pop!(frame);
+                        let b = self.truthy(&v)?;
+                        frame.stack.push(Value::Bool(!b));
+                    }
+                    Instr::BinaryOp(op) => {
+                        let b = pop!(frame);
+                        let a = pop!(frame);
+                        let r = match unboxed_binary_op(op, &a, &b) {
+                            Some(r) => {
+                                forget_unboxed(a, b);
+                                r
+                            }
+                            None => self.binary_op(op, &a, &b)?,
+                        };
+                        frame.stack.push(r);
+                    }
+                    Instr::CompareOp(op) => {
+                        let b = pop!(frame);
+                        let a = pop!(frame);
+                        let r = match (&a, &b) {
+                            (Value::Int(x), Value::Int(y)) => {
+                                let r = Value::Bool(match op {
+                                    CompareOperator::Lt => x < y,
+                                    CompareOperator::Le => x <= y,
+                                    CompareOperator::Eq => x == y,
+                                    CompareOperator::Ne => x != y,
+                                    CompareOperator::Gt => x > y,
+                                    CompareOperator::Ge => x >= y,
+                                });
+                                forget_unboxed(a, b);
+                                r
+                            }
+                            _ => match (op, simple_eq(&a, &b)) {
+                                (CompareOperator::Eq, Some(r)) => Value::Bool(r),
+                                (CompareOperator::Ne, Some(r)) => Value::Bool(!r),
+                                _ => self.compare(op, &a, &b)?,
+                            },
+                        };
+                        frame.stack.push(r);
+                    }
+                    Instr::IsOp(invert) => {
+                        let b = pop!(frame);
+                        let a = pop!(frame);
+                        frame.stack.push(Value::Bool(a.is(&b) != (invert != 0)));
+                    }
+                    Instr::ContainsOp(invert) => {
+                        let container = pop!(frame);
+                        let item = pop!(frame);
+                        let r = self.contains(&container, &item)?;
+                        frame.stack.push(Value::Bool(r != (invert != 0)));
+                    }
+                    Instr::CallIntrinsic1(which) => {
+                        let v = pop!(frame);
+                        let r = self.intrinsic1(which, v, code)?;
+                        frame.stack.push(r);
+                    }
+                    Instr::BuildTuple(n) => {
+                        let items = frame.stack.split_off(frame.stack.len() - n as usize);
+                        frame.stack.push(Value::tuple(items));
+                    }
+                    Instr::BuildList(n) => {
+                        let items = frame.stack.split_off(frame.stack.len() - n as usize);
+                        frame.stack.push(Value::list(items));
+                    }
+                    Instr::BuildSet(n) => {
+                        let items = frame.stack.split_off(frame.stack.len() - n as usize);
+                        let set = self.new_set(items, false)?;
+                        frame.stack.push(set);
+                    }
+                    Instr::BuildMap(n) => {
+                        let items = frame.stack.split_off(frame.stack.len() - 2 * n as usize);
+                        let d = Rc::new(PyDict {
+                            table: Default::default(),
+                        });
+                        let mut it = items.into_iter();
+                        while let (Some(k), Some(v)) = (it.next(), it.next()) {
+                            self.dict_set(&d, k, v)?;
+                        }
+                        frame.stack.push(Value::Dict(d));
+                    }
+                    Instr::BuildString(n) => {
+                        let items = frame.stack.split_off(frame.stack.len() - n as usize);
+                        let mut s = String::new();
+                        for item in &items {
+                            if let Value::Str(p) = item {
+                                s.push_str(p.as_str());
+                            }
+                        }
+                        frame.stack.push(Value::str(s));
+                    }
+                    Instr::ListAppend(n) => {
+                        let v = pop!(frame);
+                        if let Value::List(l) = &frame.stack[frame.stack.len() - n as usize] {
+                            l.items.borrow_mut().push(v);
                         }
                     }
-                }
-                Instr::DictUpdate(n) | Instr::DictMerge(n) => {
-                    self.op_dict_update(frame, n, matches!(instr, Instr::DictMerge(_)))?
-                }
-                Instr::UnpackSequence(n) => {
-                    let seq = pop!(frame);
-                    self.unpack_sequence(frame, seq, n as usize)?;
-                }
-                Instr::UnpackEx(arg) => self.op_unpack_ex(frame, arg)?,
-                Instr::ConvertValue(kind) => {
-                    let v = pop!(frame);
-                    let r = match kind {
-                        1 => Value::Str(self.str_of(&v)?),
-                        2 => Value::str(self.repr(&v)?),
-                        _ => Value::str(self.ascii(&v)?),
-                    };
-                    frame.stack.push(r);
-                }
-                Instr::FormatSimple => {
-                    let v = pop!(frame);
-                    let r = match v {
-                        Value::Str(_) => v,
-                        other => self.format_value(&other, "")?,
-                    };
-                    frame.stack.push(r);
-                }
-                Instr::FormatWithSpec => {
-                    let spec = pop!(frame);
-                    let v = pop!(frame);
-                    let spec = spec.as_str().unwrap_or("").to_owned();
-                    let r = self.format_value(&v, &spec)?;
-                    frame.stack.push(r);
-                }
-                Instr::Jump(target) => frame.ip = target as usize,
-                Instr::PopJumpIfFalse(target) => {
-                    let v = pop!(frame);
-                    let b = match v {
-                        Value::Bool(b) => b,
-                        other => self.truthy(&other)?,
-                    };
-                    if !b {
-                        frame.ip = target as usize;
-                    }
-                }
-                Instr::PopJumpIfTrue(target) => {
-                    let v = pop!(frame);
-                    let b = match v {
-                        Value::Bool(b) => b,
-                        other => self.truthy(&other)?,
-                    };
-                    if b {
-                        frame.ip = target as usize;
-                    }
-                }
-                Instr::PopJumpIfNone(target) => {
-                    if pop!(frame).is_none() {
-                        frame.ip = target as usize;
-                    }
-                }
-                Instr::PopJumpIfNotNone(target) => {
-                    if !pop!(frame).is_none() {
-                        frame.ip = target as usize;
-                    }
-                }
-                Instr::GetIter => {
-                    let v = pop!(frame);
-                    let it = self.get_iter(&v)?;
-                    frame.stack.push(it);
-                }
-                Instr::ForIter(target) => {
-                    let next = self.next(top!(frame))?;
-                    match next {
-                        Some(v) => frame.stack.push(v),
-                        None => {
-                            frame.stack.pop();
-                            frame.ip = target as usize;
+                    Instr::SetAdd(n) => {
+                        let v = pop!(frame);
+                        if let Value::Set(s) = frame.stack[frame.stack.len() - n as usize].clone() {
+                            self.set_add(&s, v)?;
                         }
                     }
-                }
-                Instr::ReturnValue => return Ok(Exit::Return(pop!(frame))),
-                Instr::ReturnConst(i) => return Ok(Exit::Return(code.consts[i as usize].clone())),
-                Instr::MakeFunction => {
-                    let code_value = pop!(frame);
-                    let f = self.make_function(&code_value, &frame.globals)?;
-                    frame.stack.push(f);
-                }
-                Instr::SetFunctionAttribute(flag) => self.op_set_function_attribute(frame, flag)?,
-                Instr::Call(n) => {
-                    self.note_call_site(frame);
-                    let n = n as usize;
-                    let len = frame.stack.len();
-                    let base = len - n - 2;
-                    let result = self.call_from_stack(frame, base)?;
-                    frame.stack.truncate(base);
-                    frame.stack.push(result);
-                }
-                Instr::CallKw(n) => {
-                    self.note_call_site(frame);
-                    self.op_call_kw(frame, n)?
-                }
-                Instr::CallFunctionEx(flags) => {
-                    self.note_call_site(frame);
-                    self.op_call_function_ex(frame, flags)?
-                }
-                Instr::LoadBuildClass => {
-                    let key = self.intern("__build_class__");
-                    let v = self.builtins.table.borrow().get_str(&key).cloned();
-                    match v {
-                        Some(v) => frame.stack.push(v),
-                        None => {
-                            return Err(self.new_exc(
-                                &self.types.name_error.clone(),
-                                "__build_class__ not found",
-                            ));
+                    Instr::MapAdd(n) => {
+                        let v = pop!(frame);
+                        let k = pop!(frame);
+                        if let Value::Dict(d) = frame.stack[frame.stack.len() - n as usize].clone()
+                        {
+                            self.dict_set(&d, k, v)?;
                         }
                     }
-                }
-                Instr::RaiseVarargs(n) => {
-                    let cause = if n == 2 { Some(pop!(frame)) } else { None };
-                    if n == 0 {
-                        return match self.current_exception() {
+                    Instr::ListExtend(n) => {
+                        let iterable = pop!(frame);
+                        let target = frame.stack[frame.stack.len() - n as usize].clone();
+                        let items = match self.collect_iterable(&iterable) {
+                            Ok(items) => items,
+                            Err(e)
+                                if self.exc_matches(&e, &self.types.type_error.clone())
+                                    && !self.is_iterable(&iterable) =>
+                            {
+                                return Err(self.type_error(format!(
+                                    "Value after * must be an iterable, not {}",
+                                    self.type_name(&iterable)
+                                )));
+                            }
+                            Err(e) => return Err(e),
+                        };
+                        if let Value::List(l) = target {
+                            l.items.borrow_mut().extend(items);
+                        }
+                    }
+                    Instr::SetUpdate(n) => {
+                        let iterable = pop!(frame);
+                        let target = frame.stack[frame.stack.len() - n as usize].clone();
+                        if let Value::Set(s) = target {
+                            for item in self.collect_iterable(&iterable)? {
+                                self.set_add(&s, item)?;
+                            }
+                        }
+                    }
+                    Instr::DictUpdate(n) | Instr::DictMerge(n) => {
+                        self.op_dict_update(frame, n, matches!(instr, Instr::DictMerge(_)))?
+                    }
+                    Instr::UnpackSequence(n) => {
+                        let seq = pop!(frame);
+                        self.unpack_sequence(frame, seq, n as usize)?;
+                    }
+                    Instr::UnpackEx(arg) => self.op_unpack_ex(frame, arg)?,
+                    Instr::ConvertValue(kind) => {
+                        let v = pop!(frame);
+                        let r = match kind {
+                            1 => Value::Str(self.str_of(&v)?),
+                            2 => Value::str(self.repr(&v)?),
+                            _ => Value::str(self.ascii(&v)?),
+                        };
+                        frame.stack.push(r);
+                    }
+                    Instr::FormatSimple => {
+                        let v = pop!(frame);
+                        let r = match v {
+                            Value::Str(_) => v,
+                            other => self.format_value(&other, "")?,
+                        };
+                        frame.stack.push(r);
+                    }
+                    Instr::FormatWithSpec => {
+                        let spec = pop!(frame);
+                        let v = pop!(frame);
+                        let spec = spec.as_str().unwrap_or("").to_owned();
+                        let r = self.format_value(&v, &spec)?;
+                        frame.stack.push(r);
+                    }
+                    Instr::Jump(target) => ip = target as usize,
+                    Instr::PopJumpIfFalse(target) => {
+                        let v = pop!(frame);
+                        let b = match v {
+                            Value::Bool(b) => b,
+                            other => self.truthy(&other)?,
+                        };
+                        if !b {
+                            ip = target as usize;
+                        }
+                    }
+                    Instr::PopJumpIfTrue(target) => {
+                        let v = pop!(frame);
+                        let b = match v {
+                            Value::Bool(b) => b,
+                            other => self.truthy(&other)?,
+                        };
+                        if b {
+                            ip = target as usize;
+                        }
+                    }
+                    Instr::PopJumpIfNone(target) => {
+                        if pop!(frame).is_none() {
+                            ip = target as usize;
+                        }
+                    }
+                    Instr::PopJumpIfNotNone(target) => {
+                        if !pop!(frame).is_none() {
+                            ip = target as usize;
+                        }
+                    }
+                    Instr::GetIter => {
+                        let v = pop!(frame);
+                        let it = self.get_iter(&v)?;
+                        frame.stack.push(it);
+                    }
+                    Instr::ForIter(target) => {
+                        let next = self.next(top!(frame))?;
+                        match next {
+                            Some(v) => frame.stack.push(v),
+                            None => {
+                                frame.stack.pop();
+                                ip = target as usize;
+                            }
+                        }
+                    }
+                    Instr::ReturnValue | Instr::ReturnConst(_) => {
+                        let v = match instr {
+                            Instr::ReturnConst(i) => code.consts[i as usize].clone(),
+                            _ => pop!(frame),
+                        };
+                        if callees.is_empty() {
+                            return Ok(Exit::Return(v));
+                        }
+                        callees.pop_call(self, base);
+                        callees.current(base).stack.push(v);
+                        continue 'frames;
+                    }
+                    Instr::MakeFunction => {
+                        let code_value = pop!(frame);
+                        let f = self.make_function(&code_value, &frame.globals)?;
+                        frame.stack.push(f);
+                    }
+                    Instr::SetFunctionAttribute(flag) => {
+                        self.op_set_function_attribute(frame, flag)?
+                    }
+                    Instr::Call(n) => {
+                        self.note_call_site(frame);
+                        let n = n as usize;
+                        let len = frame.stack.len();
+                        let callable_at = len - n - 2;
+                        if let Some((func, args_start)) = inline_call(frame, callable_at) {
+                            self.enter_recursion()?;
+                            callees.push_call(self, base, &func, args_start);
+                            continue 'frames;
+                        }
+                        let result = self.call_from_stack(frame, callable_at)?;
+                        frame.stack.truncate(callable_at);
+                        frame.stack.push(result);
+                    }
+                    Instr::CallKw(n) => {
+                        self.note_call_site(frame);
+                        self.op_call_kw(frame, n)?
+                    }
+                    Instr::CallFunctionEx(flags) => {
+                        self.note_call_site(frame);
+                        self.op_call_function_ex(frame, flags)?
+                    }
+                    Instr::LoadBuildClass => {
+                        let key = self.intern("__build_class__");
+                        let v = self.builtins.table.borrow().get_str(&key).cloned();
+                        match v {
+                            Some(v) => frame.stack.push(v),
+                            None => {
+                                return Err(self.new_exc(
+                                    &self.types.name_error.clone(),
+                                    "__build_class__ not found",
+                                ));
+                            }
+                        }
+                    }
+                    Instr::RaiseVarargs(n) => {
+                        let cause = if n == 2 { Some(pop!(frame)) } else { None };
+                        if n == 0 {
+                            return match self.current_exception() {
+                                Value::Object(e) => {
+                                    frame.reraising = true;
+                                    Err(e)
+                                }
+                                _ => Err(self.runtime_error("No active exception to reraise")),
+                            };
+                        }
+                        let v = pop!(frame);
+                        let exc = self.make_raisable(v)?;
+                        if let Some(cause) = cause {
+                            let cause = match cause {
+                                Value::None => Value::None,
+                                other => {
+                                    Value::Object(self.make_raisable(other).map_err(|_| {
+                                        self.type_error(
+                                            "exception causes must derive from BaseException",
+                                        )
+                                    })?)
+                                }
+                            };
+                            if let Some(d) = exc.exc_data() {
+                                let mut d = d.borrow_mut();
+                                d.cause = cause;
+                                d.suppress_context = true;
+                            }
+                        }
+                        self.set_context(&exc);
+                        return Err(exc);
+                    }
+                    Instr::Reraise(_) => {
+                        // The saved lasti below the exception only matters for the frame's line
+                        // number; handler lookup uses this instruction, and a re-raise adds no
+                        // traceback entry, so apy does not need it.
+                        let exc = pop!(frame);
+                        frame.reraising = true;
+                        return match exc {
+                            Value::Object(e) if e.exc_data().is_some() => Err(e),
+                            _ => Err(self.runtime_error("RERAISE of a non-exception")),
+                        };
+                    }
+                    Instr::PushExcInfo => {
+                        let exc = pop!(frame);
+                        let slot = self
+                            .exc_info
+                            .last_mut()
+                            .expect("the exception stack is never empty");
+                        let prev = std::mem::replace(slot, exc.clone());
+                        frame.stack.push(prev);
+                        frame.stack.push(exc);
+                    }
+                    Instr::PopExcept => {
+                        let prev = pop!(frame);
+                        if let Some(slot) = self.exc_info.last_mut() {
+                            *slot = prev;
+                        }
+                    }
+                    Instr::CheckExcMatch => {
+                        let ty = pop!(frame);
+                        let exc = top!(frame).clone();
+                        let r = self.exception_matches(&exc, &ty)?;
+                        frame.stack.push(Value::Bool(r));
+                    }
+                    Instr::CheckEgMatch => {
+                        let ty = pop!(frame);
+                        let exc = pop!(frame);
+                        let (rest, matched) = self.split_exception_group(&exc, &ty)?;
+                        frame.stack.push(rest);
+                        frame.stack.push(matched);
+                    }
+                    Instr::PrepReraiseStar => {
+                        let excs = pop!(frame);
+                        let orig = pop!(frame);
+                        let result = self.prep_reraise_star(&orig, &excs)?;
+                        frame.stack.push(result);
+                    }
+                    Instr::LoadAssertionError => frame
+                        .stack
+                        .push(Value::Type(self.types.assertion_error.clone())),
+                    Instr::BeforeWith => {
+                        let mgr = pop!(frame);
+                        let (exit, result) = self.enter_context(&mgr, false)?;
+                        frame.stack.push(exit);
+                        frame.stack.push(result);
+                    }
+                    Instr::WithExceptStart => {
+                        let len = frame.stack.len();
+                        let exit = frame.stack[len - 4].clone();
+                        let exc = frame.stack[len - 1].clone();
+                        let ty = Value::Type(self.type_of(&exc).clone());
+                        let tb = match &exc {
+                            Value::Object(o)
+                                if o.exc_data()
+                                    .is_some_and(|d| !d.borrow().traceback.is_empty()) =>
+                            {
+                                exc.clone()
+                            }
+                            _ => Value::None,
+                        };
+                        let r = self.call(&exit, &[ty, exc, tb], &[])?;
+                        frame.stack.push(r);
+                    }
+                    Instr::YieldValue(_) => {
+                        let v = pop!(frame);
+                        if !callees.is_empty() {
+                            return Err(self.runtime_error("plain function yielded"));
+                        }
+                        return Ok(Exit::Yield(v));
+                    }
+                    Instr::Send(target) => {
+                        self.note_call_site(frame);
+                        let v = pop!(frame);
+                        let receiver = top!(frame).clone();
+                        match self.send_to(&receiver, v)? {
+                            FrameResult::Yielded(y) => frame.stack.push(y),
+                            FrameResult::Returned(r) => {
+                                frame.stack.push(r);
+                                ip = target as usize;
+                            }
+                            FrameResult::Err(e) => return Err(e),
+                        }
+                    }
+                    Instr::EndSend => {
+                        let v = pop!(frame);
+                        frame.stack.pop();
+                        frame.stack.push(v);
+                    }
+                    Instr::GetYieldFromIter => {
+                        let v = pop!(frame);
+                        let it = self.yield_from_iter(v, code)?;
+                        frame.stack.push(it);
+                    }
+                    Instr::GetAwaitable(where_) => {
+                        let v = pop!(frame);
+                        let it = self.get_awaitable(v, where_)?;
+                        frame.stack.push(it);
+                    }
+                    Instr::GetAiter => {
+                        let v = pop!(frame);
+                        let it = self.get_aiter(&v)?;
+                        frame.stack.push(it);
+                    }
+                    Instr::GetAnext => {
+                        let aiter = top!(frame).clone();
+                        let awaitable = self.get_anext(&aiter)?;
+                        frame.stack.push(awaitable);
+                    }
+                    Instr::EndAsyncFor => {
+                        let exc = pop!(frame);
+                        frame.stack.pop();
+                        match exc {
+                            Value::Object(e)
+                                if self
+                                    .exc_matches(&e, &self.types.stop_async_iteration.clone()) => {}
                             Value::Object(e) => {
                                 frame.reraising = true;
-                                Err(e)
+                                return Err(e);
                             }
-                            _ => Err(self.runtime_error("No active exception to reraise")),
+                            _ => {}
+                        }
+                    }
+                    Instr::BeforeAsyncWith => {
+                        let mgr = pop!(frame);
+                        let (exit, awaitable) = self.enter_context(&mgr, true)?;
+                        frame.stack.push(exit);
+                        frame.stack.push(awaitable);
+                    }
+                    Instr::CleanupThrow => {
+                        let exc = pop!(frame);
+                        match exc {
+                            Value::Object(e)
+                                if self.exc_matches(&e, &self.types.stop_iteration.clone()) =>
+                            {
+                                frame.stack.pop();
+                                frame.stack.pop();
+                                let value =
+                                    self.exc_args(&e).into_iter().next().unwrap_or(Value::None);
+                                frame.stack.push(Value::None);
+                                frame.stack.push(value);
+                            }
+                            Value::Object(e) => {
+                                frame.reraising = true;
+                                return Err(e);
+                            }
+                            _ => {
+                                return Err(
+                                    self.runtime_error("CLEANUP_THROW without an exception")
+                                );
+                            }
+                        }
+                    }
+                    Instr::ImportName(i) => {
+                        let _fromlist = pop!(frame);
+                        let _level = pop!(frame);
+                        let m = self.import_module(code.names[i as usize].as_str())?;
+                        frame.stack.push(m);
+                    }
+                    Instr::ImportFrom(i) => {
+                        let module = top!(frame).clone();
+                        let name = &code.names[i as usize];
+                        let v = match self.get_attr_opt(&module, name)? {
+                            Some(v) => v,
+                            None => {
+                                let mname = self.module_name(&module);
+                                return Err(self.new_exc(
+                                    &self.types.import_error.clone(),
+                                    format!(
+                                        "cannot import name '{}' from '{mname}' (unknown location)",
+                                        name.as_str()
+                                    ),
+                                ));
+                            }
                         };
+                        frame.stack.push(v);
                     }
-                    let v = pop!(frame);
-                    let exc = self.make_raisable(v)?;
-                    if let Some(cause) = cause {
-                        let cause = match cause {
-                            Value::None => Value::None,
-                            other => Value::Object(self.make_raisable(other).map_err(|_| {
-                                self.type_error("exception causes must derive from BaseException")
-                            })?),
-                        };
-                        if let Some(d) = exc.exc_data() {
-                            let mut d = d.borrow_mut();
-                            d.cause = cause;
-                            d.suppress_context = true;
-                        }
-                    }
-                    self.set_context(&exc);
-                    return Err(exc);
-                }
-                Instr::Reraise(_) => {
-                    // The saved lasti below the exception only matters for the frame's line
-                    // number; handler lookup uses this instruction, and a re-raise adds no
-                    // traceback entry, so apy does not need it.
-                    let exc = pop!(frame);
-                    frame.reraising = true;
-                    return match exc {
-                        Value::Object(e) if e.exc_data().is_some() => Err(e),
-                        _ => Err(self.runtime_error("RERAISE of a non-exception")),
-                    };
-                }
-                Instr::PushExcInfo => {
-                    let exc = pop!(frame);
-                    let slot = self
-                        .exc_info
-                        .last_mut()
-                        .expect("the exception stack is never empty");
-                    let prev = std::mem::replace(slot, exc.clone());
-                    frame.stack.push(prev);
-                    frame.stack.push(exc);
-                }
-                Instr::PopExcept => {
-                    let prev = pop!(frame);
-                    if let Some(slot) = self.exc_info.last_mut() {
-                        *slot = prev;
-                    }
-                }
-                Instr::CheckExcMatch => {
-                    let ty = pop!(frame);
-                    let exc = top!(frame).clone();
-                    let r = self.exception_matches(&exc, &ty)?;
-                    frame.stack.push(Value::Bool(r));
-                }
-                Instr::CheckEgMatch => {
-                    let ty = pop!(frame);
-                    let exc = pop!(frame);
-                    let (rest, matched) = self.split_exception_group(&exc, &ty)?;
-                    frame.stack.push(rest);
-                    frame.stack.push(matched);
-                }
-                Instr::PrepReraiseStar => {
-                    let excs = pop!(frame);
-                    let orig = pop!(frame);
-                    let result = self.prep_reraise_star(&orig, &excs)?;
-                    frame.stack.push(result);
-                }
-                Instr::LoadAssertionError => frame
-                    .stack
-                    .push(Value::Type(self.types.assertion_error.clone())),
-                Instr::BeforeWith => {
-                    let mgr = pop!(frame);
-                    let (exit, result) = self.enter_context(&mgr, false)?;
-                    frame.stack.push(exit);
-                    frame.stack.push(result);
-                }
-                Instr::WithExceptStart => {
-                    let len = frame.stack.len();
-                    let exit = frame.stack[len - 4].clone();
-                    let exc = frame.stack[len - 1].clone();
-                    let ty = Value::Type(self.type_of(&exc).clone());
-                    let tb = match &exc {
-                        Value::Object(o)
-                            if o.exc_data()
-                                .is_some_and(|d| !d.borrow().traceback.is_empty()) =>
-                        {
-                            exc.clone()
-                        }
-                        _ => Value::None,
-                    };
-                    let r = self.call(&exit, &[ty, exc, tb], &[])?;
-                    frame.stack.push(r);
-                }
-                Instr::YieldValue(_) => return Ok(Exit::Yield(pop!(frame))),
-                Instr::Send(target) => {
-                    self.note_call_site(frame);
-                    let v = pop!(frame);
-                    let receiver = top!(frame).clone();
-                    match self.send_to(&receiver, v)? {
-                        FrameResult::Yielded(y) => frame.stack.push(y),
-                        FrameResult::Returned(r) => {
-                            frame.stack.push(r);
-                            frame.ip = target as usize;
-                        }
-                        FrameResult::Err(e) => return Err(e),
-                    }
-                }
-                Instr::EndSend => {
-                    let v = pop!(frame);
-                    frame.stack.pop();
-                    frame.stack.push(v);
-                }
-                Instr::GetYieldFromIter => {
-                    let v = pop!(frame);
-                    let it = self.yield_from_iter(v, code)?;
-                    frame.stack.push(it);
-                }
-                Instr::GetAwaitable(where_) => {
-                    let v = pop!(frame);
-                    let it = self.get_awaitable(v, where_)?;
-                    frame.stack.push(it);
-                }
-                Instr::GetAiter => {
-                    let v = pop!(frame);
-                    let it = self.get_aiter(&v)?;
-                    frame.stack.push(it);
-                }
-                Instr::GetAnext => {
-                    let aiter = top!(frame).clone();
-                    let awaitable = self.get_anext(&aiter)?;
-                    frame.stack.push(awaitable);
-                }
-                Instr::EndAsyncFor => {
-                    let exc = pop!(frame);
-                    frame.stack.pop();
-                    match exc {
-                        Value::Object(e)
-                            if self.exc_matches(&e, &self.types.stop_async_iteration.clone()) => {}
-                        Value::Object(e) => {
-                            frame.reraising = true;
-                            return Err(e);
-                        }
-                        _ => {}
-                    }
-                }
-                Instr::BeforeAsyncWith => {
-                    let mgr = pop!(frame);
-                    let (exit, awaitable) = self.enter_context(&mgr, true)?;
-                    frame.stack.push(exit);
-                    frame.stack.push(awaitable);
-                }
-                Instr::CleanupThrow => {
-                    let exc = pop!(frame);
-                    match exc {
-                        Value::Object(e)
-                            if self.exc_matches(&e, &self.types.stop_iteration.clone()) =>
-                        {
-                            frame.stack.pop();
-                            frame.stack.pop();
-                            let value = self.exc_args(&e).into_iter().next().unwrap_or(Value::None);
-                            frame.stack.push(Value::None);
-                            frame.stack.push(value);
-                        }
-                        Value::Object(e) => {
-                            frame.reraising = true;
-                            return Err(e);
-                        }
-                        _ => return Err(self.runtime_error("CLEANUP_THROW without an exception")),
-                    }
-                }
-                Instr::ImportName(i) => {
-                    let _fromlist = pop!(frame);
-                    let _level = pop!(frame);
-                    let m = self.import_module(code.names[i as usize].as_str())?;
-                    frame.stack.push(m);
-                }
-                Instr::ImportFrom(i) => {
-                    let module = top!(frame).clone();
-                    let name = &code.names[i as usize];
-                    let v = match self.get_attr_opt(&module, name)? {
-                        Some(v) => v,
-                        None => {
-                            let mname = self.module_name(&module);
-                            return Err(self.new_exc(
-                                &self.types.import_error.clone(),
-                                format!(
-                                    "cannot import name '{}' from '{mname}' (unknown location)",
-                                    name.as_str()
-                                ),
-                            ));
-                        }
-                    };
-                    frame.stack.push(v);
                 }
             }
         }
@@ -1161,6 +1256,41 @@ impl Vm {
             closure: Vec::new(),
             dict: Default::default(),
         })))
+    }
+
+    /// `LOAD_GLOBAL` of `code.names[i]` through its cache: the value, found again at the
+    /// remembered entry position when neither dict changed since, or looked up and
+    /// remembered. None when the name is in neither dict.
+    #[inline]
+    fn cached_global(&self, code: &CodeObj, globals: &PyDict, i: usize) -> Option<Value> {
+        let slot = code.global_cache.get(i)?;
+        let globals = globals.table.borrow();
+        let builtins = self.builtins.table.borrow();
+        let cached = slot.get();
+        if cached.globals_version == globals.version()
+            && cached.builtins_version == builtins.version()
+        {
+            let table = if cached.in_builtins {
+                &builtins
+            } else {
+                &globals
+            };
+            if let Some(entry) = table.entry(cached.index) {
+                return Some(entry.value.clone());
+            }
+        }
+        let name = code.names.get(i)?;
+        let (table, in_builtins, index) = match globals.position_str(name) {
+            Some(index) => (&globals, false, index),
+            None => (&builtins, true, builtins.position_str(name)?),
+        };
+        slot.set(GlobalSlot {
+            globals_version: globals.version(),
+            builtins_version: builtins.version(),
+            in_builtins,
+            index,
+        });
+        table.entry(index).map(|entry| entry.value.clone())
     }
 
     #[inline]

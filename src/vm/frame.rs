@@ -9,7 +9,7 @@ use std::rc::Rc;
 use crate::compile::bytecode::{Code, Constant};
 
 use super::Vm;
-use super::object::{CodeObj, Function, Object, ObjectKind};
+use super::object::{CodeObj, Function, GlobalSlot, Object, ObjectKind};
 use super::value::{PyDict, Value};
 
 /// How many spare value buffers the VM keeps for new frames.
@@ -35,31 +35,48 @@ pub struct Frame {
 impl Frame {
     /// A frame for calling `func` with already-bound fast locals.
     #[inline]
-    pub fn for_function(vm: &mut Vm, func: &Function, mut locals: Vec<Value>) -> Frame {
-        let code = func.code.clone();
-        let nlocals = code.code.varnames.len();
-        if locals.len() < nlocals {
-            locals.resize(nlocals, Value::Null);
-        }
-        let mut cells = Vec::with_capacity(code.cellnames.len());
-        for arg in &code.code.cell2arg {
-            let initial = match arg {
-                Some(i) => locals.get(*i as usize).cloned().unwrap_or(Value::Null),
-                None => Value::Null,
-            };
-            cells.push(vm.new_cell(initial));
-        }
-        cells.extend(func.closure.iter().cloned());
-        Frame {
-            stack: vm.take_vec(code.code.stack_size as usize),
-            code,
+    pub fn for_function(vm: &mut Vm, func: &Function, locals: Vec<Value>) -> Frame {
+        let mut frame = Frame {
+            stack: vm.take_vec(func.code.code.stack_size as usize),
+            code: func.code.clone(),
             globals: func.globals.clone(),
             locals_dict: None,
             locals,
-            cells,
+            cells: Vec::new(),
             ip: 0,
             reraising: false,
+        };
+        frame.make_cells(vm, func);
+        frame
+    }
+
+    /// Pads the fast locals to the code's size and makes the cells: one per cell variable
+    /// (holding its argument when it is one), then the function's closure.
+    #[inline]
+    fn make_cells(&mut self, vm: &Vm, func: &Function) {
+        let code = &func.code;
+        let nlocals = code.code.varnames.len();
+        if self.locals.len() < nlocals {
+            self.locals.resize(nlocals, Value::Null);
         }
+        for arg in &code.code.cell2arg {
+            let initial = match arg {
+                Some(i) => self.locals.get(*i as usize).cloned().unwrap_or(Value::Null),
+                None => Value::Null,
+            };
+            self.cells.push(vm.new_cell(initial));
+        }
+        if !func.closure.is_empty() {
+            self.cells.extend(func.closure.iter().cloned());
+        }
+    }
+
+    /// Drops what a finished frame holds, keeping its buffers: locals, cells, then the
+    /// value stack, in CPython's order (`_PyFrame_ClearLocals`).
+    fn clear(&mut self) {
+        self.locals.clear();
+        self.cells.clear();
+        self.stack.clear();
     }
 
     /// A frame running a module body, with `globals` as its namespace.
@@ -92,6 +109,107 @@ impl Frame {
     }
 }
 
+/// The frames of the inline calls made while one frame runs (`Vm::run_frame`): a call to
+/// a plain Python function fills the next frame here instead of recursing in Rust.
+/// `frames[..live]` are the running callees (the last one is executing); the frames after
+/// them finished and keep their buffers for the next call. Starts empty: most runs (a
+/// generator resumed for one step) make no inline call, so the VM's spare vector is only
+/// taken at the first one.
+#[derive(Default)]
+pub struct InlineFrames {
+    frames: Vec<Frame>,
+    live: usize,
+}
+
+impl InlineFrames {
+    /// Whether only the base frame is running.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    /// The executing frame: the innermost callee, or `base` when there is none.
+    #[inline]
+    pub fn current<'a>(&'a mut self, base: &'a mut Frame) -> &'a mut Frame {
+        match self.live.checked_sub(1) {
+            Some(last) => &mut self.frames[last],
+            None => base,
+        }
+    }
+
+    /// Starts a call of `func` from the executing frame, whose stack ends with the
+    /// callable, then self-or-NULL and the arguments from `args_start`: the arguments (self
+    /// included) move into the callee's locals; the callable stays on the caller's stack
+    /// until the call ends, as in CPython. The callee becomes the executing frame.
+    pub fn push_call(&mut self, vm: &mut Vm, base: &mut Frame, func: &Function, args_start: usize) {
+        let live = self.live;
+        if self.frames.capacity() == 0 {
+            self.frames = std::mem::take(&mut vm.spare_frames);
+        }
+        if live == self.frames.len() {
+            let blank = Frame {
+                stack: vm.take_vec(func.code.code.stack_size as usize),
+                code: func.code.clone(),
+                globals: func.globals.clone(),
+                locals_dict: None,
+                locals: vm.take_vec(func.code.code.varnames.len()),
+                cells: Vec::new(),
+                ip: 0,
+                reraising: false,
+            };
+            self.frames.push(blank);
+        }
+        let (running, spare) = self.frames.split_at_mut(live);
+        let caller = match running.last_mut() {
+            Some(f) => f,
+            None => base,
+        };
+        let Some(callee) = spare.first_mut() else {
+            return;
+        };
+        callee.code = func.code.clone();
+        callee.globals = func.globals.clone();
+        callee.ip = 0;
+        callee.reraising = false;
+        // Popped and reversed: cheaper than `drain` for a handful of arguments.
+        while caller.stack.len() > args_start {
+            if let Some(arg) = caller.stack.pop() {
+                callee.locals.push(arg);
+            }
+        }
+        callee.locals.reverse();
+        if caller.stack.last().is_some_and(Value::is_null) {
+            caller.stack.pop();
+        }
+        callee.make_cells(vm, func);
+        self.live += 1;
+    }
+
+    /// Ends the executing callee (after it returned or let an exception escape): its
+    /// caller executes again, without the callable it kept during the call.
+    pub fn pop_call(&mut self, vm: &mut Vm, base: &mut Frame) {
+        let Some(last) = self.live.checked_sub(1) else {
+            return;
+        };
+        self.frames[last].clear();
+        self.live = last;
+        vm.leave_recursion();
+        self.current(base).stack.pop();
+    }
+
+    /// Gives the frame buffers back to the VM once the base frame stops.
+    #[inline]
+    pub fn finish(mut self, vm: &mut Vm) {
+        if self.frames.capacity() == 0 {
+            return;
+        }
+        for frame in self.frames.drain(..) {
+            vm.recycle_frame(frame);
+        }
+        vm.spare_frames = self.frames;
+    }
+}
+
 impl Vm {
     /// An empty value vector, reusing the buffer of a finished frame when there is one.
     #[inline]
@@ -104,14 +222,9 @@ impl Vm {
 
     /// Gives a finished frame's buffers back for the next call.
     #[inline]
-    pub fn recycle_frame(&mut self, frame: Frame) {
-        let Frame {
-            mut stack,
-            mut locals,
-            ..
-        } = frame;
-        stack.clear();
-        locals.clear();
+    pub fn recycle_frame(&mut self, mut frame: Frame) {
+        frame.clear();
+        let Frame { stack, locals, .. } = frame;
         if self.vec_pool.len() < VEC_POOL_LIMIT {
             self.vec_pool.push(stack);
             self.vec_pool.push(locals);
@@ -138,6 +251,7 @@ impl Vm {
             .map(|n| self.intern(n))
             .collect();
         Rc::new(CodeObj {
+            global_cache: GlobalSlot::empty_cache(code.names.len()),
             code: code.clone(),
             consts,
             names,

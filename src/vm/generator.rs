@@ -290,9 +290,10 @@ impl Vm {
                 drop(state);
                 // The frame's locals die with it; what that freed is finalized now, as
                 // CPython's reference counting would (so a finalizer hook's aclose() is
-                // scheduled before the task's own result callbacks).
+                // scheduled before the task's own result callbacks). Its buffers serve the
+                // next call.
                 let (code, ip) = (frame.code.clone(), frame.ip);
-                drop(frame);
+                self.recycle_frame(*frame);
                 if FINALIZERS_PENDING.load(Ordering::Relaxed) {
                     self.run_finalizers(Some((&code, ip)));
                 }

@@ -155,6 +155,9 @@ pub struct Vm {
     pub repr_stack: Vec<usize>,
     /// Spare value buffers for frames' stacks and locals (no allocation per call).
     pub vec_pool: Vec<Vec<value::Value>>,
+    /// An empty vector with room for inline call frames (`frame::InlineFrames`), kept
+    /// between runs so it is allocated once.
+    pub spare_frames: Vec<frame::Frame>,
     pub stdout: std::io::BufWriter<std::io::Stdout>,
     /// Warnings already shown, by (file, line, message): each is printed once per place,
     /// as the `warnings` module's default action does (`__warningregistry__`).
@@ -190,6 +193,7 @@ impl Vm {
             abort: None,
             repr_stack: Vec::new(),
             vec_pool: Vec::new(),
+            spare_frames: Vec::new(),
             stdout: std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()),
             warning_registry: Default::default(),
             running_frames: Vec::new(),
@@ -256,17 +260,24 @@ impl Vm {
     }
 
     /// Enters one level of (Python or native) recursion.
+    #[inline]
     pub fn enter_recursion(&mut self) -> PyResult<()> {
         if self.depth >= self.recursion_limit {
-            return Err(self.new_exc(
-                &self.types.recursion_error.clone(),
-                "maximum recursion depth exceeded",
-            ));
+            return Err(self.recursion_error());
         }
         self.depth += 1;
         Ok(())
     }
 
+    #[cold]
+    fn recursion_error(&self) -> Exc {
+        self.new_exc(
+            &self.types.recursion_error.clone(),
+            "maximum recursion depth exceeded",
+        )
+    }
+
+    #[inline]
     pub fn leave_recursion(&mut self) {
         self.depth -= 1;
     }

@@ -108,6 +108,26 @@ pub struct CodeObj {
     pub varnames: Vec<Rc<PyStr>>,
     /// cellvars ++ freevars, interned.
     pub cellnames: Vec<Rc<PyStr>>,
+    /// One `LOAD_GLOBAL` cache per name (see [`GlobalSlot`]).
+    pub global_cache: Box<[std::cell::Cell<GlobalSlot>]>,
+}
+
+/// Where `LOAD_GLOBAL` last found a name: an entry position in the globals or the builtins
+/// dict, valid while both dicts keep the versions it was found at (CPython's LOAD_GLOBAL
+/// inline cache). Holds no reference, so caching never keeps a value alive.
+#[derive(Clone, Copy, Default)]
+pub struct GlobalSlot {
+    pub globals_version: u64,
+    pub builtins_version: u64,
+    pub in_builtins: bool,
+    pub index: usize,
+}
+
+impl GlobalSlot {
+    /// Empty caches for a code object with `names` names (version 0 never matches).
+    pub fn empty_cache(names: usize) -> Box<[std::cell::Cell<GlobalSlot>]> {
+        (0..names).map(|_| Default::default()).collect()
+    }
 }
 
 /// A Python function (`PyFunctionObject`).
