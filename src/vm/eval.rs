@@ -248,15 +248,11 @@ impl Vm {
             let code = frame.code.clone();
             let code = &code;
             let instrs: &[Instr] = &code.code.instructions;
-            // The instruction pointer lives in a register; `frame.ip` gets each new value
-            // before the instruction runs, for tracebacks, handlers and suspension.
-            let mut ip = frame.ip;
             loop {
-                let Some(&instr) = instrs.get(ip) else {
+                let Some(&instr) = instrs.get(frame.ip) else {
                     return Err(self.runtime_error("bytecode ran off the end of the code object"));
                 };
-                ip += 1;
-                frame.ip = ip;
+                frame.ip += 1;
                 // Checked after the fetch, so a KeyboardInterrupt is raised by the instruction
                 // about to run (inside its `try`), not by the one before a jump.
                 self.steps += 1;
@@ -698,7 +694,7 @@ impl Vm {
                         let r = self.format_value(&v, &spec)?;
                         frame.stack.push(r);
                     }
-                    Instr::Jump(target) => ip = target as usize,
+                    Instr::Jump(target) => frame.ip = target as usize,
                     Instr::PopJumpIfFalse(target) => {
                         let v = pop!(frame);
                         let b = match v {
@@ -706,7 +702,7 @@ impl Vm {
                             other => self.truthy(&other)?,
                         };
                         if !b {
-                            ip = target as usize;
+                            frame.ip = target as usize;
                         }
                     }
                     Instr::PopJumpIfTrue(target) => {
@@ -716,17 +712,17 @@ impl Vm {
                             other => self.truthy(&other)?,
                         };
                         if b {
-                            ip = target as usize;
+                            frame.ip = target as usize;
                         }
                     }
                     Instr::PopJumpIfNone(target) => {
                         if pop!(frame).is_none() {
-                            ip = target as usize;
+                            frame.ip = target as usize;
                         }
                     }
                     Instr::PopJumpIfNotNone(target) => {
                         if !pop!(frame).is_none() {
-                            ip = target as usize;
+                            frame.ip = target as usize;
                         }
                     }
                     Instr::GetIter => {
@@ -740,7 +736,7 @@ impl Vm {
                             Some(v) => frame.stack.push(v),
                             None => {
                                 frame.stack.pop();
-                                ip = target as usize;
+                                frame.ip = target as usize;
                             }
                         }
                     }
@@ -919,7 +915,7 @@ impl Vm {
                             FrameResult::Yielded(y) => frame.stack.push(y),
                             FrameResult::Returned(r) => {
                                 frame.stack.push(r);
-                                ip = target as usize;
+                                frame.ip = target as usize;
                             }
                             FrameResult::Err(e) => return Err(e),
                         }
