@@ -1,7 +1,8 @@
 //! Runs every `tests/programs/**/*.apy` and every `examples/*.apy` with the apy binary and
 //! compares it with what CPython 3.13 did (files written by `tests/bless.py`): stdout
 //! exactly, the exit status (`.rc`, default 0), and the last line of stderr (`.err`) when
-//! there is one. A test program's expected files sit beside it; an example's are in
+//! there is one; for the programs under `tracebacks/`, the whole of stderr (`.stderr`). A
+//! test program's expected files sit beside it; an example's are in
 //! `tests/examples/`, so `examples/` holds only what a learner runs.
 
 use std::path::{Path, PathBuf};
@@ -47,8 +48,15 @@ fn check(program: &Path, expected_stem: &Path) -> Result<(), String> {
     if rc != want_rc {
         return Err(format!("exit status {rc}, expected {want_rc}"));
     }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if let Some(want_stderr) = expected("stderr")
+        && stderr.replace(&format!("{}/", dir.display()), "") != want_stderr
+    {
+        return Err(format!(
+            "stderr differs:\n--- got\n{stderr}\n--- expected\n{want_stderr}"
+        ));
+    }
     if let Some(want_err) = expected("err") {
-        let stderr = String::from_utf8_lossy(&output.stderr);
         let last = stderr.lines().last().unwrap_or("");
         if last != want_err.trim_end() {
             return Err(format!(

@@ -287,6 +287,24 @@ fn group_parts(vm: &mut Vm, v: &Value) -> PyResult<(Value, Vec<Value>)> {
     Ok((message, items))
 }
 
+/// The sub-exceptions of an exception group, or None when `exc` is not a group (for the
+/// traceback printer, which must not fail: a broken `args` reads as no members).
+pub(crate) fn group_members(vm: &mut Vm, exc: &Exc) -> Option<Vec<Exc>> {
+    if !exc.class.is_subtype(&vm.types.base_exception_group) {
+        return None;
+    }
+    let items = group_parts(vm, &Value::Object(exc.clone())).map_or(vec![], |(_, items)| items);
+    Some(
+        items
+            .into_iter()
+            .filter_map(|item| match item {
+                Value::Object(o) if o.exc_data().is_some() => Some(o),
+                _ => None,
+            })
+            .collect(),
+    )
+}
+
 pub fn init(vm: &mut Vm) {
     let base = vm.types.base_exception.clone();
     vm.add_static(&base, "__new__", exc_new);

@@ -1,7 +1,9 @@
 //! Rendering an uncaught exception as CPython does on stderr (`Lib/traceback.py`,
 //! `Python/pythonrun.c`): the chain of causes and contexts with their separator lines, each
 //! `Traceback (most recent call last):` block with `File "…", line N, in name` and the
-//! source line, then `TypeName: message` and any notes.
+//! source line, then `TypeName: message` and any notes. Exception groups are drawn as
+//! `traceback.TracebackException.format` draws them: each member in a numbered box,
+//! indented by a `| ` margin per level of nesting.
 
 use std::rc::Rc;
 
@@ -26,17 +28,50 @@ fn push_repeats(out: &mut String, repeats: usize) {
 const CONTEXT_SEPARATOR: &str =
     "\nDuring handling of the above exception, another exception occurred:\n\n";
 
+/// How many members of a group are drawn before "and N more exceptions", and how deep
+/// groups nest before "... (max_group_depth is 10)" (`TracebackException`'s defaults).
+const MAX_GROUP_WIDTH: usize = 15;
+const MAX_GROUP_DEPTH: usize = 10;
+
+/// `traceback._ExceptionPrintContext`: where in a drawing of nested groups we are.
+#[derive(Default)]
+struct PrintContext {
+    group_depth: usize,
+    /// The last member's box still needs its closing line (an inner group may close it).
+    need_close: bool,
+    seen: Vec<*const Object>,
+}
+
+impl PrintContext {
+    fn indent(&self) -> String {
+        " ".repeat(2 * self.group_depth)
+    }
+
+    /// Appends `text`, every line of it behind the current margin (`margin` then a space,
+    /// once inside a group).
+    fn emit(&self, out: &mut String, text: &str, margin: char) {
+        if self.group_depth == 0 {
+            out.push_str(text);
+            return;
+        }
+        let prefix = format!("{}{margin} ", self.indent());
+        for line in text.split_inclusive('\n') {
+            out.push_str(&prefix);
+            out.push_str(line);
+        }
+    }
+}
+
 impl Vm {
     /// The full text CPython prints for an uncaught `exc`.
     pub fn format_exception(&mut self, exc: &Exc) -> String {
         let mut out = String::new();
-        let mut seen: Vec<*const Object> = Vec::new();
-        self.format_chain(exc, &mut out, &mut seen);
+        self.format_chain(exc, &mut out, &mut PrintContext::default());
         out
     }
 
-    fn format_chain(&mut self, exc: &Exc, out: &mut String, seen: &mut Vec<*const Object>) {
-        seen.push(Rc::as_ptr(exc));
+    fn format_chain(&mut self, exc: &Exc, out: &mut String, ctx: &mut PrintContext) {
+        ctx.seen.push(Rc::as_ptr(exc));
         if let Some(data) = exc.exc_data() {
             let (cause, context, suppress) = {
                 let d = data.borrow();
@@ -44,57 +79,145 @@ impl Vm {
             };
             match (&cause, &context) {
                 (Value::Object(c), _)
-                    if c.exc_data().is_some() && !seen.contains(&Rc::as_ptr(c)) =>
+                    if c.exc_data().is_some() && !ctx.seen.contains(&Rc::as_ptr(c)) =>
                 {
-                    self.format_chain(c, out, seen);
-                    out.push_str(CAUSE_SEPARATOR);
+                    self.format_chain(c, out, ctx);
+                    ctx.emit(out, CAUSE_SEPARATOR, '|');
                 }
                 (_, Value::Object(c))
-                    if !suppress && c.exc_data().is_some() && !seen.contains(&Rc::as_ptr(c)) =>
+                    if !suppress
+                        && c.exc_data().is_some()
+                        && !ctx.seen.contains(&Rc::as_ptr(c)) =>
                 {
-                    self.format_chain(c, out, seen);
-                    out.push_str(CONTEXT_SEPARATOR);
+                    self.format_chain(c, out, ctx);
+                    ctx.emit(out, CONTEXT_SEPARATOR, '|');
                 }
                 _ => {}
             }
         }
-        self.format_single(exc, out);
+        match crate::vm::exceptions::group_members(self, exc) {
+            None => {
+                let mut text = String::new();
+                self.format_single(exc, &mut text);
+                ctx.emit(out, &text, '|');
+            }
+            Some(_) if ctx.group_depth > MAX_GROUP_DEPTH => {
+                let text = format!("... (max_group_depth is {MAX_GROUP_DEPTH})\n");
+                ctx.emit(out, &text, '|');
+            }
+            Some(members) => self.format_group(exc, &members, out, ctx),
+        }
+    }
+
+    /// A group: its own traceback and line, then each member in a numbered box.
+    fn format_group(
+        &mut self,
+        exc: &Exc,
+        members: &[Exc],
+        out: &mut String,
+        ctx: &mut PrintContext,
+    ) {
+        let top_level = ctx.group_depth == 0;
+        if top_level {
+            ctx.group_depth += 1;
+        }
+        let frames = self.format_frames(exc);
+        if !frames.is_empty() {
+            let heading = "Exception Group Traceback (most recent call last):\n";
+            ctx.emit(out, heading, if top_level { '+' } else { '|' });
+            ctx.emit(out, &frames, '|');
+        }
+        let mut text = String::new();
+        self.format_exception_only(exc, &mut text);
+        ctx.emit(out, &text, '|');
+        let shown = members.len().min(MAX_GROUP_WIDTH + 1);
+        ctx.need_close = false;
+        for (i, member) in members.iter().take(shown).enumerate() {
+            let last = i + 1 == shown;
+            if last {
+                ctx.need_close = true;
+            }
+            let truncated = i >= MAX_GROUP_WIDTH;
+            let title = if truncated {
+                "...".to_string()
+            } else {
+                (i + 1).to_string()
+            };
+            let corner = if i == 0 { "+-" } else { "  " };
+            out.push_str(&format!(
+                "{}{corner}+---------------- {title} ----------------\n",
+                ctx.indent()
+            ));
+            ctx.group_depth += 1;
+            if truncated {
+                let remaining = members.len() - MAX_GROUP_WIDTH;
+                let s = if remaining > 1 { "s" } else { "" };
+                ctx.emit(out, &format!("and {remaining} more exception{s}\n"), '|');
+            } else {
+                self.format_chain(member, out, ctx);
+            }
+            if last && ctx.need_close {
+                out.push_str(&format!(
+                    "{}+------------------------------------\n",
+                    ctx.indent()
+                ));
+                ctx.need_close = false;
+            }
+            ctx.group_depth -= 1;
+        }
+        if top_level {
+            ctx.group_depth = 0;
+        }
     }
 
     /// One exception's traceback and last line, without its chain (as
     /// `PyErr_WriteUnraisable` prints it).
     pub fn format_single(&mut self, exc: &Exc, out: &mut String) {
+        let frames = self.format_frames(exc);
+        if !frames.is_empty() {
+            out.push_str("Traceback (most recent call last):\n");
+            out.push_str(&frames);
+        }
+        self.format_exception_only(exc, out);
+    }
+
+    /// The `File "…", line N, in name` entries of `exc`'s traceback, oldest first, with
+    /// their source lines; runs of the same frame and line collapse after three, as
+    /// `traceback.py` does.
+    fn format_frames(&mut self, exc: &Exc) -> String {
         let entries = exc
             .exc_data()
             .map(|d| d.borrow().traceback.clone())
             .unwrap_or_default();
-        if !entries.is_empty() {
-            out.push_str("Traceback (most recent call last):\n");
-            // Runs of the same frame and line collapse after three, as `traceback.py` does.
-            let mut previous: Option<(&str, u32, &str)> = None;
-            let mut repeats = 0;
-            for entry in entries.iter().rev() {
-                let key = (&*entry.code.filename, entry.line, &*entry.code.name);
-                if previous == Some(key) {
-                    repeats += 1;
-                } else {
-                    push_repeats(out, repeats);
-                    previous = Some(key);
-                    repeats = 1;
-                }
-                if repeats > TRACEBACK_RECURSIVE_CUTOFF {
-                    continue;
-                }
-                out.push_str(&format!(
-                    "  File \"{}\", line {}, in {}\n",
-                    entry.code.filename, entry.line, entry.code.name
-                ));
-                if let Some(line) = self.source_line(&entry.code.filename, entry.line) {
-                    out.push_str(&format!("    {line}\n"));
-                }
+        let mut out = String::new();
+        let mut previous: Option<(&str, u32, &str)> = None;
+        let mut repeats = 0;
+        for entry in entries.iter().rev() {
+            let key = (&*entry.code.filename, entry.line, &*entry.code.name);
+            if previous == Some(key) {
+                repeats += 1;
+            } else {
+                push_repeats(&mut out, repeats);
+                previous = Some(key);
+                repeats = 1;
             }
-            push_repeats(out, repeats);
+            if repeats > TRACEBACK_RECURSIVE_CUTOFF {
+                continue;
+            }
+            out.push_str(&format!(
+                "  File \"{}\", line {}, in {}\n",
+                entry.code.filename, entry.line, entry.code.name
+            ));
+            if let Some(line) = self.source_line(&entry.code.filename, entry.line) {
+                out.push_str(&format!("    {line}\n"));
+            }
         }
+        push_repeats(&mut out, repeats);
+        out
+    }
+
+    /// `TypeName: message` and the exception's notes, a line each.
+    fn format_exception_only(&mut self, exc: &Exc, out: &mut String) {
         out.push_str(&self.exception_last_line(exc));
         out.push('\n');
         let notes_key = self.names.notes.clone();
