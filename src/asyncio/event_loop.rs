@@ -290,39 +290,35 @@ fn push_timer(
 }
 
 fn call_at(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    check_kw(vm, "call_at", kw, &["context"])?;
-    if args.len() < 3 {
-        return Err(
-            vm.type_error("call_at() missing required positional arguments: 'when' and 'callback'")
-        );
-    }
-    let l = this(vm, &args[0])?;
-    check_closed(vm, l)?;
-    let when = number(vm, &args[1])?;
-    check_callback(vm, &args[2], "call_at")?;
-    let context = contextvars::context_arg(vm, kwarg(kw, "context"))?;
-    push_timer(
-        vm,
-        &args[0],
-        when,
-        args[2].clone(),
-        args[3..].to_vec(),
-        context,
-    )
+    schedule_timer(vm, args, kw, ("call_at", "when"), |_, when| when)
 }
 
 fn call_later(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    check_kw(vm, "call_later", kw, &["context"])?;
+    schedule_timer(vm, args, kw, ("call_later", "delay"), |l, delay| {
+        l.clock.now() + delay
+    })
+}
+
+/// `loop.call_at(when, callback, *args, context=None)` and `call_later(delay, …)`: the
+/// checks both make, then a timer at the deadline `deadline` makes of the number given.
+fn schedule_timer(
+    vm: &mut Vm,
+    args: &[Value],
+    kw: &KwArgs,
+    (method, number_name): (&str, &str),
+    deadline: fn(&LoopObj, f64) -> f64,
+) -> PyResult<Value> {
+    check_kw(vm, method, kw, &["context"])?;
     if args.len() < 3 {
-        return Err(vm.type_error(
-            "call_later() missing required positional arguments: 'delay' and 'callback'",
-        ));
+        return Err(vm.type_error(format!(
+            "{method}() missing required positional arguments: '{number_name}' and 'callback'"
+        )));
     }
     let l = this(vm, &args[0])?;
     check_closed(vm, l)?;
-    let delay = number(vm, &args[1])?;
-    check_callback(vm, &args[2], "call_later")?;
-    let when = l.clock.now() + delay;
+    let number = number(vm, &args[1])?;
+    check_callback(vm, &args[2], method)?;
+    let when = deadline(l, number);
     let context = contextvars::context_arg(vm, kwarg(kw, "context"))?;
     push_timer(
         vm,

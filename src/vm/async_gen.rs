@@ -191,30 +191,36 @@ fn generator_exit(vm: &Vm) -> Exc {
     vm.new_exc_args(&vm.types.generator_exit, vec![])
 }
 
+/// What `asend`'s send and throw check first (`async_gen_asend_send`/`_throw`): a used-up
+/// awaitable, or a fresh one whose generator is already running, is an error; a fresh one
+/// starts iterating. `Ok(true)` when it was fresh.
+fn asend_start(vm: &mut Vm, o: &ASend, g: &Generator) -> Result<bool, FrameResult> {
+    match o.state.get() {
+        AwaitState::Closed => Err(FrameResult::Err(
+            vm.runtime_error("cannot reuse already awaited __anext__()/asend()"),
+        )),
+        AwaitState::Init if g.agen.running_async.get() => {
+            o.state.set(AwaitState::Closed);
+            Err(FrameResult::Err(vm.runtime_error(
+                "anext(): asynchronous generator is already running",
+            )))
+        }
+        AwaitState::Init => {
+            o.state.set(AwaitState::Iter);
+            Ok(true)
+        }
+        AwaitState::Iter => Ok(false),
+    }
+}
+
 /// `async_gen_asend_send`.
 fn asend_send(vm: &mut Vm, o: &ASend, arg: Value) -> FrameResult {
     let g = agen_of(&o.agen);
-    let mut arg = arg;
-    match o.state.get() {
-        AwaitState::Closed => {
-            return FrameResult::Err(
-                vm.runtime_error("cannot reuse already awaited __anext__()/asend()"),
-            );
-        }
-        AwaitState::Init => {
-            if g.agen.running_async.get() {
-                o.state.set(AwaitState::Closed);
-                return FrameResult::Err(
-                    vm.runtime_error("anext(): asynchronous generator is already running"),
-                );
-            }
-            if arg.is_none() {
-                arg = o.value.clone();
-            }
-            o.state.set(AwaitState::Iter);
-        }
-        AwaitState::Iter => {}
-    }
+    let arg = match asend_start(vm, o, g) {
+        Err(refused) => return refused,
+        Ok(true) if arg.is_none() => o.value.clone(),
+        Ok(_) => arg,
+    };
     g.agen.running_async.set(true);
     let raw = vm.resume(g, arg, None);
     let result = unwrap(vm, g, raw);
@@ -227,23 +233,10 @@ fn asend_send(vm: &mut Vm, o: &ASend, arg: Value) -> FrameResult {
 /// `async_gen_asend_throw`.
 fn asend_throw(vm: &mut Vm, o: &ASend, exc: Exc) -> FrameResult {
     let g = agen_of(&o.agen);
-    match o.state.get() {
-        AwaitState::Closed => {
-            return FrameResult::Err(
-                vm.runtime_error("cannot reuse already awaited __anext__()/asend()"),
-            );
-        }
-        AwaitState::Init => {
-            if g.agen.running_async.get() {
-                o.state.set(AwaitState::Closed);
-                return FrameResult::Err(
-                    vm.runtime_error("anext(): asynchronous generator is already running"),
-                );
-            }
-            o.state.set(AwaitState::Iter);
-            g.agen.running_async.set(true);
-        }
-        AwaitState::Iter => {}
+    match asend_start(vm, o, g) {
+        Err(refused) => return refused,
+        Ok(true) => g.agen.running_async.set(true),
+        Ok(false) => {}
     }
     let raw = vm.gen_throw(g, exc);
     let result = unwrap(vm, g, raw);
