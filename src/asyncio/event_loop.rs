@@ -452,10 +452,16 @@ fn run_entry(vm: &mut Vm, loop_value: &Value, entry: Ready) -> PyResult<()> {
         }
     };
     match entry {
-        Ready::Step(t, exc) => task::step(vm, &t, exc),
+        Ready::Step(t, exc) => {
+            let outcome = task::step(vm, &t, exc);
+            task::keep_context(&t);
+            outcome
+        }
         Ready::Wakeup(t, fut) => {
             crate::trace::task_wakeup(vm, &t, &fut);
-            task::wakeup(vm, &t, &fut)
+            let outcome = task::wakeup(vm, &t, &fut);
+            task::keep_context(&t);
+            outcome
         }
         Ready::Call(func, arg, _) => {
             crate::trace::run_call(vm, &func, &arg);

@@ -23,6 +23,7 @@ pub struct TaskData {
     pub coro: Value,
     /// The coroutine's code, for "done, defined at file:line" once its frame is gone.
     code: Option<Rc<Code>>,
+    /// A str, or `Int(n)` for an automatic `Task-n` not yet read (see `name_value`).
     name: RefCell<Value>,
     fut_waiter: RefCell<Value>,
     must_cancel: Cell<bool>,
@@ -33,7 +34,10 @@ pub struct TaskData {
     created_by: crate::explain::Creator,
     cancel_delivered: Cell<bool>,
     /// The Context every step runs in: a copy of the creator's, or the `context=` given.
-    context: Value,
+    /// None stands for a copy of an empty context that nothing has looked at yet: most
+    /// tasks never use contextvars, so the object is made only when needed
+    /// (`context_value`, or `keep_context` after a step that set a variable).
+    context: RefCell<Option<Value>>,
 }
 
 fn task_parts(v: &Value) -> Option<(&FutureObj, &TaskData)> {
@@ -68,10 +72,7 @@ pub fn new_task(
         let shown = vm.repr(&coro)?;
         return Err(vm.type_error(format!("a coroutine was expected, got {shown}")));
     }
-    let context = match contextvars::context_arg(vm, context)? {
-        Some(context) => context,
-        None => contextvars::copy_context(vm),
-    };
+    let context = RefCell::new(contextvars::context_arg(vm, context)?);
     let runtime = rt(vm);
     let name = match name {
         Some(n) if !n.is_none() => match n {
@@ -79,9 +80,11 @@ pub fn new_task(
             other => Value::Str(vm.str_of(&other)?),
         },
         _ => {
+            // Only the number is kept; `name_value` makes the string when it is first
+            // read, as `_asynciomodule.c` does (most tasks are never asked their name).
             let n = runtime.task_counter.get() + 1;
             runtime.task_counter.set(n);
-            Value::str(format!("Task-{n}"))
+            Value::Int(i64::try_from(n).unwrap_or(i64::MAX))
         }
     };
     let code = as_generator(&coro)
@@ -142,9 +145,39 @@ pub fn ensure_future(vm: &mut Vm, obj: Value, event_loop: Option<Value>) -> PyRe
     Err(vm.type_error("An asyncio.Future, a coroutine or an awaitable is required"))
 }
 
-/// The context a task's steps run in.
+/// The context a task's steps run in; None for a fresh empty one.
 pub fn context(task: &Value) -> Option<Value> {
-    task_parts(task).map(|(_, data)| data.context.clone())
+    task_parts(task).and_then(|(_, data)| data.context.borrow().clone())
+}
+
+/// After a step that ran in a fresh empty context: if the step made that context (it set
+/// a variable or asked for the current context), the task keeps it for its next steps.
+pub fn keep_context(task: &Value) {
+    if let Some((_, data)) = task_parts(task) {
+        let mut context = data.context.borrow_mut();
+        if context.is_none() {
+            *context = contextvars::current_if_made();
+        }
+    }
+}
+
+/// The task's Context object, made on first need: while the task's step runs, the
+/// current context (which the step then goes on using), otherwise a new empty one.
+fn context_value(vm: &mut Vm, task: &Value) -> Value {
+    let Some((fut, data)) = task_parts(task) else {
+        return Value::None;
+    };
+    if let Some(context) = data.context.borrow().clone() {
+        return context;
+    }
+    let stepping = as_loop(&fut.event_loop).is_some_and(|l| l.state.borrow().current_task.is(task));
+    let context = if stepping {
+        contextvars::current_context(vm)
+    } else {
+        contextvars::empty_context(vm)
+    };
+    *data.context.borrow_mut() = Some(context.clone());
+    context
 }
 
 /// `inspect.isawaitable`: a coroutine, a `types.coroutine` generator, or an object whose
@@ -318,7 +351,7 @@ fn handle_yield(
             let wakeup = wakeup_callable(vm, task);
             let add = vm.intern("add_done_callback");
             let add = vm.get_attr(&result, &add)?;
-            let context = (vm.intern("context"), data.context.clone());
+            let context = (vm.intern("context"), context_value(vm, task));
             vm.call(&add, &[wakeup], &[context])?;
             *data.fut_waiter.borrow_mut() = result.clone();
             if data.must_cancel.get() {
@@ -483,12 +516,9 @@ fn format_coroutine(data: &TaskData, running_line: Option<u32>) -> String {
 /// `<Task STATUS name='…' coro=<…>`, without the closing `>`: what the reports about a
 /// freed task show (no VM needed).
 pub fn repr_head(data: &TaskData, status: &str) -> String {
-    let name = match &*data.name.borrow() {
-        Value::Str(s) => s.as_str().to_string(),
-        _ => String::new(),
-    };
     format!(
-        "<Task {status} name='{name}' coro=<{}>",
+        "<Task {status} name='{}' coro=<{}>",
+        name_text(data),
         format_coroutine(data, None)
     )
 }
@@ -499,7 +529,7 @@ fn task_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     if data.num_cancels_requested.get() > 0 && fut.status() == Status::Pending {
         info[0] = "cancelling".into();
     }
-    let name = data.name.borrow().clone();
+    let name = name_value(data);
     info.insert(1, format!("name={}", vm.repr(&name)?));
     let waiter = data.fut_waiter.borrow().clone();
     if !waiter.is_none() {
@@ -530,8 +560,18 @@ fn creator_of(event_loop: &Value) -> crate::explain::Creator {
 fn name_text(data: &TaskData) -> String {
     match &*data.name.borrow() {
         Value::Str(s) => s.as_str().to_string(),
+        Value::Int(n) => format!("Task-{n}"),
         _ => String::new(),
     }
+}
+
+/// `task.get_name()`: the name, made from the task's number on first read and kept.
+fn name_value(data: &TaskData) -> Value {
+    let mut name = data.name.borrow_mut();
+    if let Value::Int(n) = *name {
+        *name = Value::str(format!("Task-{n}"));
+    }
+    name.clone()
 }
 
 fn coro_text(data: &TaskData) -> String {
@@ -630,7 +670,7 @@ pub fn init_type(vm: &mut Vm, task: &Rc<crate::vm::object::PyType>) {
         Ok(Value::Int(this(vm, &a[0])?.1.num_cancels_requested.get()))
     });
     vm.add_method(task, "get_name", |vm, a, _| {
-        Ok(this(vm, &a[0])?.1.name.borrow().clone())
+        Ok(name_value(this(vm, &a[0])?.1))
     });
     vm.add_method(task, "set_name", task_set_name);
     vm.add_method(task, "get_coro", |vm, a, _| {
@@ -638,7 +678,8 @@ pub fn init_type(vm: &mut Vm, task: &Rc<crate::vm::object::PyType>) {
     });
     vm.add_method(task, "__repr__", task_repr);
     vm.add_method(task, "get_context", |vm, a, _| {
-        Ok(this(vm, &a[0])?.1.context.clone())
+        this(vm, &a[0])?;
+        Ok(context_value(vm, &a[0]))
     });
     vm.add_getset(
         task,

@@ -111,13 +111,18 @@ fn current_vars() -> Option<Vars> {
 }
 
 /// The current context as an object, made (empty) on first need (`context_get`).
-fn current_context(vm: &mut Vm) -> Value {
+pub fn current_context(vm: &mut Vm) -> Value {
     if let Some(ctx) = CURRENT.with(|c| c.borrow().clone()) {
         return ctx;
     }
     let ctx = empty_context(vm);
     CURRENT.with(|c| *c.borrow_mut() = Some(ctx.clone()));
     ctx
+}
+
+/// The current context if it exists as an object (None: a fresh empty one not made yet).
+pub fn current_if_made() -> Option<Value> {
+    CURRENT.with(|c| c.borrow().clone())
 }
 
 /// A new empty Context (`Context()`).
