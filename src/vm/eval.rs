@@ -14,7 +14,7 @@ use super::dict::StrKeys;
 use super::frame::{Frame, InlineFrames};
 use super::generator::FINALIZERS_PENDING;
 use super::object::{CodeObj, Function, GlobalSlot, ObjectKind, TracebackEntry};
-use super::ops::simple_eq;
+use super::ops::{compare_native, simple_eq};
 use super::value::{PyDict, PyStr, Value};
 use super::{Exc, PyResult, Vm};
 
@@ -544,14 +544,7 @@ impl Vm {
                         let a = pop!(frame);
                         let r = match (&a, &b) {
                             (Value::Int(x), Value::Int(y)) => {
-                                let r = Value::Bool(match op {
-                                    CompareOperator::Lt => x < y,
-                                    CompareOperator::Le => x <= y,
-                                    CompareOperator::Eq => x == y,
-                                    CompareOperator::Ne => x != y,
-                                    CompareOperator::Gt => x > y,
-                                    CompareOperator::Ge => x >= y,
-                                });
+                                let r = Value::Bool(compare_native(op, x, y));
                                 forget_unboxed(a, b);
                                 r
                             }

@@ -595,7 +595,9 @@ impl Vm {
         use CompareOperator::*;
         match (a, b) {
             (Value::Int(x), Value::Int(y)) => return Ok(Value::Bool(cmp_result(op, x.cmp(y)))),
-            (Value::Float(x), Value::Float(y)) => return Ok(Value::Bool(float_cmp(op, *x, *y))),
+            (Value::Float(x), Value::Float(y)) => {
+                return Ok(Value::Bool(compare_native(op, *x, *y)));
+            }
             _ => {}
         }
         if let Some(r) = self.builtin_compare(op, a, b)? {
@@ -1611,7 +1613,10 @@ fn cmp_result(op: CompareOperator, ord: std::cmp::Ordering) -> bool {
     }
 }
 
-fn float_cmp(op: CompareOperator, x: f64, y: f64) -> bool {
+/// `x op y` for two numbers of one native type (ints in the dispatch loop's fast path,
+/// floats here; a NaN compares false except under `!=`, as in Python).
+#[inline]
+pub(crate) fn compare_native<T: PartialOrd>(op: CompareOperator, x: T, y: T) -> bool {
     match op {
         CompareOperator::Lt => x < y,
         CompareOperator::Le => x <= y,
