@@ -839,12 +839,7 @@ fn loop_call_exception_handler(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyRes
         return Err(vm.type_error("context must be a dict"));
     };
     let mut context: Vec<(&str, Value)> = Vec::new();
-    let items: Vec<(Value, Value)> = d
-        .table
-        .borrow()
-        .iter()
-        .map(|e| (e.key.clone(), e.value.clone()))
-        .collect();
+    let items: Vec<(Value, Value)> = d.table.borrow().snapshot();
     let keys: Vec<String> = items
         .iter()
         .map(|(k, _)| k.as_str().unwrap_or("?").to_string())

@@ -321,19 +321,10 @@ fn handle_yield(
             } else {
                 other.state.borrow_mut().blocking = false;
                 future::add_callback(vm, &result, other, Callback::Wakeup(task.clone()));
-                *data.fut_waiter.borrow_mut() = result.clone();
-                if data.must_cancel.get() {
-                    let msg = fut.state.borrow().cancel_message.clone();
-                    if cancel_any(vm, &result, msg)? {
-                        data.must_cancel.set(false);
-                    }
-                }
+                wait_on(vm, fut, data, &result)?;
             }
         } else {
-            let (t, r) = (vm.repr(task)?, vm.repr(&result)?);
-            let e = vm.runtime_error(format!(
-                "yield was used instead of yield from in task {t} with {r}"
-            ));
+            let e = yield_instead_of_yield_from(vm, task, &result)?;
             reschedule(vm, Some(e));
         }
         return Ok(());
@@ -353,18 +344,9 @@ fn handle_yield(
             let add = vm.get_attr(&result, &add)?;
             let context = (vm.intern("context"), context_value(vm, task));
             vm.call(&add, &[wakeup], &[context])?;
-            *data.fut_waiter.borrow_mut() = result.clone();
-            if data.must_cancel.get() {
-                let msg = fut.state.borrow().cancel_message.clone();
-                if cancel_any(vm, &result, msg)? {
-                    data.must_cancel.set(false);
-                }
-            }
+            wait_on(vm, fut, data, &result)?;
         } else {
-            let (t, r) = (vm.repr(task)?, vm.repr(&result)?);
-            let e = vm.runtime_error(format!(
-                "yield was used instead of yield from in task {t} with {r}"
-            ));
+            let e = yield_instead_of_yield_from(vm, task, &result)?;
             reschedule(vm, Some(e));
         }
         return Ok(());
@@ -380,6 +362,27 @@ fn handle_yield(
     };
     reschedule(vm, Some(e));
     Ok(())
+}
+
+/// The task now waits on `result`; a cancellation requested before it got there goes on
+/// to that future (`__step_run_and_handle_result`).
+fn wait_on(vm: &mut Vm, fut: &FutureObj, data: &TaskData, result: &Value) -> PyResult<()> {
+    *data.fut_waiter.borrow_mut() = result.clone();
+    if data.must_cancel.get() {
+        let msg = fut.state.borrow().cancel_message.clone();
+        if cancel_any(vm, result, msg)? {
+            data.must_cancel.set(false);
+        }
+    }
+    Ok(())
+}
+
+/// The RuntimeError for a future yielded without its blocking flag set.
+fn yield_instead_of_yield_from(vm: &mut Vm, task: &Value, result: &Value) -> PyResult<Exc> {
+    let (t, r) = (vm.repr(task)?, vm.repr(result)?);
+    Ok(vm.runtime_error(format!(
+        "yield was used instead of yield from in task {t} with {r}"
+    )))
 }
 
 /// `fut.cancel(msg=msg)` on a native or duck-typed future.

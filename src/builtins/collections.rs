@@ -18,6 +18,16 @@ struct Deque {
     maxlen: Option<usize>,
 }
 
+/// `extend`/`extendleft`: every item of the iterable, each added by `push`.
+fn extend(vm: &mut Vm, args: &[Value], push: fn(&Deque, Value)) -> PyResult<Value> {
+    let items = vm.collect_iterable(args.get(1).unwrap_or(&Value::None))?;
+    let d = deque_of(vm, &args[0])?;
+    for v in items {
+        push(d, v);
+    }
+    Ok(Value::None)
+}
+
 fn deque_of<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a Deque> {
     if let Value::Object(o) = v
         && let ObjectKind::Other(any) = &o.kind
@@ -157,20 +167,10 @@ fn deque_type(vm: &mut Vm) -> Rc<PyType> {
         Ok(Value::None)
     });
     vm.add_method(&ty, "extend", |vm, args, _| {
-        let items = vm.collect_iterable(args.get(1).unwrap_or(&Value::None))?;
-        let d = deque_of(vm, &args[0])?;
-        for v in items {
-            d.push_back(v);
-        }
-        Ok(Value::None)
+        extend(vm, args, Deque::push_back)
     });
     vm.add_method(&ty, "extendleft", |vm, args, _| {
-        let items = vm.collect_iterable(args.get(1).unwrap_or(&Value::None))?;
-        let d = deque_of(vm, &args[0])?;
-        for v in items {
-            d.push_front(v);
-        }
-        Ok(Value::None)
+        extend(vm, args, Deque::push_front)
     });
     vm.add_method(&ty, "pop", |vm, args, _| {
         let popped = deque_of(vm, &args[0])?.items.borrow_mut().pop_back();

@@ -885,12 +885,7 @@ fn builtin_build_class(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Val
         vm.cell_set(&cell, Value::Type(cls.clone()));
     }
     // __set_name__ on attributes, then the parent's __init_subclass__.
-    let attrs: Vec<(Value, Value)> = cls
-        .dict
-        .borrow()
-        .iter()
-        .map(|e| (e.key.clone(), e.value.clone()))
-        .collect();
+    let attrs: Vec<(Value, Value)> = cls.dict.borrow().snapshot();
     for (k, v) in attrs {
         if let Value::Object(o) = &v
             && !o.class.builtin

@@ -700,6 +700,16 @@ fn next_dict_version() -> u64 {
     })
 }
 
+impl<K: Clone, V: Clone> DictTable<K, V> {
+    /// The entries copied out in insertion order: what code iterates over when each step
+    /// may run Python code that changes the dict (or needs it borrowed mutably).
+    pub fn snapshot(&self) -> Vec<(K, V)> {
+        self.iter()
+            .map(|e| (e.key.clone(), e.value.clone()))
+            .collect()
+    }
+}
+
 impl<K: Clone, V: Clone> Clone for DictTable<K, V> {
     fn clone(&self) -> Self {
         DictTable {

@@ -337,12 +337,7 @@ fn maketrans(vm: &mut Vm, args: &[Value]) -> PyResult<Value> {
                 vm.type_error("if you give only one argument to maketrans it must be a dict")
             );
         };
-        let entries: Vec<(Value, Value)> = mapping
-            .table
-            .borrow()
-            .iter()
-            .map(|e| (e.key.clone(), e.value.clone()))
-            .collect();
+        let entries: Vec<(Value, Value)> = mapping.table.borrow().snapshot();
         for (key, value) in entries {
             let key = match &key {
                 Value::Str(k) => {

@@ -1045,12 +1045,7 @@ impl Vm {
                 table: Default::default(),
             });
             self.dict_update(&tmp, &other)?;
-            let entries: Vec<(Value, Value)> = tmp
-                .table
-                .borrow()
-                .iter()
-                .map(|e| (e.key.clone(), e.value.clone()))
-                .collect();
+            let entries: Vec<(Value, Value)> = tmp.table.borrow().snapshot();
             for (k, v) in entries {
                 if self.dict_get(&d, &k)?.is_some() {
                     let key = self.str_of(&k)?;
@@ -1308,13 +1303,7 @@ impl Vm {
         }
         candidates.extend(frame.globals.table.borrow().keys());
         candidates.extend(self.builtins.table.borrow().keys());
-        let names = candidates.iter().filter_map(Value::as_str);
-        let suggestion =
-            crate::builtins::suggestions::suggest(name.as_str(), names).map(str::to_string);
-        if let Some(d) = exc.exc_data() {
-            d.borrow_mut().suggestion = suggestion;
-        }
-        exc
+        super::exceptions::with_suggestion(exc, name, &candidates)
     }
 
     fn unbound_local(&self, name: &PyStr) -> Exc {

@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use super::dict::StrKeys;
 use super::object::{ExcData, KwArgs, Object, ObjectKind, PyType};
-use super::value::Value;
+use super::value::{PyStr, Value};
 use super::{Exc, PyResult, Vm};
 
 impl Vm {
@@ -285,6 +285,18 @@ fn group_parts(vm: &mut Vm, v: &Value) -> PyResult<(Value, Vec<Value>)> {
         None => vec![],
     };
     Ok((message, items))
+}
+
+/// `exc` (a NameError or AttributeError for `name`) with the "Did you mean" of the
+/// closest of `candidates` attached, when one is close enough.
+pub(crate) fn with_suggestion(exc: Exc, name: &PyStr, candidates: &[Value]) -> Exc {
+    let names = candidates.iter().filter_map(Value::as_str);
+    let suggestion =
+        crate::builtins::suggestions::suggest(name.as_str(), names).map(str::to_string);
+    if let Some(d) = exc.exc_data() {
+        d.borrow_mut().suggestion = suggestion;
+    }
+    exc
 }
 
 /// The sub-exceptions of an exception group, or None when `exc` is not a group (for the

@@ -790,12 +790,7 @@ impl Vm {
         if x.table.borrow().len() != y.table.borrow().len() {
             return Ok(false);
         }
-        let entries: Vec<(Value, Value)> = x
-            .table
-            .borrow()
-            .iter()
-            .map(|e| (e.key.clone(), e.value.clone()))
-            .collect();
+        let entries: Vec<(Value, Value)> = x.table.borrow().snapshot();
         for (k, v) in entries {
             match self.dict_get(y, &k)? {
                 Some(w) => {
@@ -994,12 +989,7 @@ impl Vm {
     /// `dict.update(other)`: a mapping or an iterable of pairs.
     pub fn dict_update(&mut self, d: &PyDict, other: &Value) -> PyResult<()> {
         if let Value::Dict(o) = other {
-            let entries: Vec<(Value, Value)> = o
-                .table
-                .borrow()
-                .iter()
-                .map(|e| (e.key.clone(), e.value.clone()))
-                .collect();
+            let entries: Vec<(Value, Value)> = o.table.borrow().snapshot();
             for (k, v) in entries {
                 self.dict_set(d, k, v)?;
             }

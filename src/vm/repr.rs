@@ -48,12 +48,7 @@ impl Vm {
                 }
             }
             Value::Dict(d) => {
-                let entries: Vec<(Value, Value)> = d
-                    .table
-                    .borrow()
-                    .iter()
-                    .map(|e| (e.key.clone(), e.value.clone()))
-                    .collect();
+                let entries: Vec<(Value, Value)> = d.table.borrow().snapshot();
                 if entries.is_empty() {
                     return Ok("{}".into());
                 }

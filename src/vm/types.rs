@@ -485,13 +485,7 @@ impl Vm {
         for base in self.type_of(obj).mro() {
             candidates.extend(base.dict.borrow().keys());
         }
-        let names = candidates.iter().filter_map(Value::as_str);
-        let suggestion =
-            crate::builtins::suggestions::suggest(name.as_str(), names).map(str::to_string);
-        if let Some(d) = exc.exc_data() {
-            d.borrow_mut().suggestion = suggestion;
-        }
-        exc
+        super::exceptions::with_suggestion(exc, name, &candidates)
     }
 
     fn no_attribute_plain(&mut self, obj: &Value, name: &PyStr) -> super::Exc {
