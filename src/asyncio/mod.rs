@@ -8,6 +8,7 @@ pub mod clock;
 pub mod event_loop;
 pub mod future;
 pub mod graph;
+pub mod queues;
 pub mod reports;
 pub mod task;
 
@@ -354,7 +355,11 @@ pub fn module(vm: &mut Vm) -> Value {
         ("isfuture", vm.native("isfuture", is_future)),
         ("_sleep0", vm.native("_sleep0", new_sleep0)),
     ];
-    let attrs = attrs.into_iter().chain(graph::natives(vm)).collect();
+    let attrs = attrs
+        .into_iter()
+        .chain(graph::natives(vm))
+        .chain(queues::natives(vm))
+        .collect();
     let module = vm.new_module("asyncio", attrs);
     for (name, text) in LIBRARY {
         if let Err(message) = run_library(vm, &module, name, text) {

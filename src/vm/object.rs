@@ -52,40 +52,19 @@ pub struct PyType {
     pub lookup_cache: RefCell<LookupCache>,
 }
 
-/// A type's memo of attribute lookups along its MRO (CPython's type attribute cache). Keys
-/// are the addresses of the name strings, which the cache keeps alive.
+/// A type's memo of attribute lookups along its MRO (CPython's type attribute cache): a
+/// table indexed by the address of the name string (which the entry keeps alive), two
+/// entries per name. Made on a type's first lookup.
 #[derive(Default)]
 pub struct LookupCache {
     pub version: u64,
-    pub entries: std::collections::HashMap<usize, (Rc<PyStr>, Option<Value>), BuildPtrHasher>,
+    pub entries: Option<Box<[LookupEntry; LOOKUP_CACHE_SIZE]>>,
 }
 
-/// Hashes a pointer-sized key with one multiplication.
-#[derive(Default, Clone, Copy)]
-pub struct BuildPtrHasher;
+pub const LOOKUP_CACHE_SIZE: usize = 129;
 
-pub struct PtrHasher(u64);
-
-impl std::hash::BuildHasher for BuildPtrHasher {
-    type Hasher = PtrHasher;
-    fn build_hasher(&self) -> PtrHasher {
-        PtrHasher(0)
-    }
-}
-
-impl std::hash::Hasher for PtrHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ *b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_usize(&mut self, n: usize) {
-        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 7;
-    }
-}
+/// A name and what the MRO lookup found for it (None: not found).
+pub type LookupEntry = Option<(Rc<PyStr>, Option<Value>)>;
 
 impl PyType {
     pub fn mro(&self) -> Vec<Rc<PyType>> {

@@ -8,7 +8,9 @@ use std::rc::Rc;
 
 use super::dict::DictTable;
 use super::dict::StrKeys;
-use super::object::{Getter, Layout, NativeFn, NativeFunction, Object, ObjectKind, PyType, Setter};
+use super::object::{
+    Getter, LOOKUP_CACHE_SIZE, Layout, NativeFn, NativeFunction, Object, ObjectKind, PyType, Setter,
+};
 use super::value::{PyStr, Value};
 use super::{Interner, PyResult, Vm};
 
@@ -277,23 +279,51 @@ pub fn invalidate_lookup_caches() {
 #[inline]
 pub fn lookup(ty: &PyType, name: &Rc<PyStr>) -> Option<Value> {
     let version = TYPE_VERSION.with(Cell::get);
-    let key = Rc::as_ptr(name) as usize;
+    let slot = cache_slot(name);
     {
         let cache = ty.lookup_cache.borrow();
         if cache.version == version
-            && let Some((_, hit)) = cache.entries.get(&key)
+            && let Some(entries) = &cache.entries
         {
-            return hit.clone();
+            for entry in &entries[slot..slot + 2] {
+                if let Some((key, hit)) = entry
+                    && Rc::ptr_eq(key, name)
+                {
+                    return hit.clone();
+                }
+            }
         }
     }
+    lookup_and_remember(ty, name, version, slot)
+}
+
+/// The cache miss: the MRO walk. Its result goes first in the name's pair of entries,
+/// and the entry that was first moves second (so two names sharing a slot both stay).
+#[cold]
+#[inline(never)]
+fn lookup_and_remember(ty: &PyType, name: &Rc<PyStr>, version: u64, slot: usize) -> Option<Value> {
     let found = lookup_uncached(ty, name);
     let mut cache = ty.lookup_cache.borrow_mut();
     if cache.version != version {
-        cache.entries.clear();
         cache.version = version;
+        if let Some(entries) = &mut cache.entries {
+            entries.iter_mut().for_each(|e| *e = None);
+        }
     }
-    cache.entries.insert(key, (name.clone(), found.clone()));
+    let entries = cache
+        .entries
+        .get_or_insert_with(|| Box::new(std::array::from_fn(|_| None)));
+    entries[slot + 1] = entries[slot].take();
+    entries[slot] = Some((name.clone(), found.clone()));
     found
+}
+
+/// The first of the two cache entries a name may occupy: its address, scrambled by one
+/// multiplication (the table has one spare entry at the end for the last pair).
+#[inline]
+fn cache_slot(name: &Rc<PyStr>) -> usize {
+    let addr = Rc::as_ptr(name) as usize as u64;
+    (addr.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 57) as usize % (LOOKUP_CACHE_SIZE - 1)
 }
 
 fn lookup_uncached(ty: &PyType, name: &PyStr) -> Option<Value> {
@@ -512,6 +542,25 @@ impl Vm {
 
     /// `obj.name`, or `None` when the attribute does not exist (no AttributeError built).
     pub fn get_attr_opt(&mut self, obj: &Value, name: &Rc<PyStr>) -> PyResult<Option<Value>> {
+        // The common case first: an instance with a `__dict__`, its type cached.
+        if let Value::Object(o) = obj
+            && let Some(dict) = &o.dict
+            && !matches!(o.kind, ObjectKind::Module { .. } | ObjectKind::Super { .. })
+        {
+            let descr = lookup(&o.class, name);
+            if let Some(d) = &descr
+                && is_data_descriptor(d)
+            {
+                return self.bind_to_instance(d.clone(), obj).map(Some);
+            }
+            if let Some(v) = dict.table.borrow().get_str(name) {
+                return Ok(Some(v.clone()));
+            }
+            return match descr {
+                Some(d) => self.bind_to_instance(d, obj).map(Some),
+                None => self.missing_attr(obj, name),
+            };
+        }
         match obj {
             Value::Type(t) => return self.type_get_attr(t, name),
             Value::Object(o) => match &o.kind {
@@ -553,6 +602,13 @@ impl Vm {
         if let Some(d) = descr {
             return self.bind_to_instance(d, obj).map(Some);
         }
+        self.missing_attr(obj, name)
+    }
+
+    /// What `obj.name` gives when neither the instance nor its type has `name`: the
+    /// result of a user class's `__getattr__`, else None.
+    fn missing_attr(&mut self, obj: &Value, name: &Rc<PyStr>) -> PyResult<Option<Value>> {
+        let ty = self.type_of(obj).clone();
         if !ty.builtin
             && let Some(getattr) = lookup(&ty, &self.names.getattr.clone())
         {

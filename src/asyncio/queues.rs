@@ -1,0 +1,274 @@
+//! The bookkeeping half of `asyncio.Queue` and `asyncio.Event`, natively: `qsize empty full
+//! put_nowait get_nowait _put _get _wakeup_next` and Event's `is_set set clear`, installed
+//! into the apy classes of `lib/queues.apy` and `lib/locks.apy`, which keep the coroutines
+//! (`put get join wait`), the reprs and the rare paths. Each function is its
+//! `Lib/asyncio/queues.py` / `locks.py` body, step by step: attributes are read from the
+//! instance and every method a subclass may override (`full`, `_put`, `_get`, …) is called
+//! through it, so LifoQueue, PriorityQueue and user subclasses behave as in CPython.
+//! Measured in issue #6 (pingpong): the apy versions cost ~43k of the ~79k machine
+//! instructions per round trip. Depends on the VM's attribute and call API and on `future`.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::future::{self, Status, as_future};
+use super::rt;
+use crate::compile::bytecode::{BinaryOperator, CompareOperator};
+use crate::vm::object::{KwArgs, NativeFn, NativeFunction, Object, ObjectKind};
+use crate::vm::value::{PyStr, Value};
+use crate::vm::{PyResult, Vm};
+
+macro_rules! names {
+    ($($field:ident = $text:literal),* $(,)?) => {
+        /// The attribute and method names these functions use, interned once.
+        struct Names { $($field: Rc<PyStr>,)* }
+
+        fn make_names(vm: &mut Vm) -> Names {
+            Names { $($field: vm.intern($text),)* }
+        }
+    };
+}
+
+names! {
+    queue = "_queue", maxsize = "_maxsize", is_shutdown = "_is_shutdown",
+    getters = "_getters", putters = "_putters", unfinished_tasks = "_unfinished_tasks",
+    finished = "_finished", waiters = "_waiters", value = "_value",
+    qsize = "qsize", full = "full", empty = "empty", put = "_put", get = "_get",
+    wakeup_next = "_wakeup_next", clear = "clear", append = "append", popleft = "popleft",
+    done = "done", set_result = "set_result",
+}
+
+thread_local! {
+    static NAMES: RefCell<Option<Rc<Names>>> = const { RefCell::new(None) };
+}
+
+fn names(vm: &mut Vm) -> Rc<Names> {
+    if let Some(n) = NAMES.with(|n| n.borrow().clone()) {
+        return n;
+    }
+    let n = Rc::new(make_names(vm));
+    NAMES.with(|cell| *cell.borrow_mut() = Some(n.clone()));
+    n
+}
+
+/// `obj.name(*args)` for at most one argument.
+fn call(vm: &mut Vm, obj: &Value, name: &Rc<PyStr>, args: &[Value]) -> PyResult<Value> {
+    let (f, this) = vm.load_method(obj, name)?;
+    match (this.is_null(), args) {
+        (true, _) => vm.call(&f, args, &[]),
+        (false, []) => vm.call(&f, &[this], &[]),
+        (false, [arg]) => vm.call(&f, &[this, arg.clone()], &[]),
+        (false, _) => {
+            let mut all = vec![this];
+            all.extend_from_slice(args);
+            vm.call(&f, &all, &[])
+        }
+    }
+}
+
+/// `raise NAME`, for the exception classes `lib/queues.apy` defines.
+fn raise(vm: &mut Vm, class: &str) -> PyResult<Value> {
+    let Some(module) = vm.modules.get("asyncio").cloned() else {
+        return Err(vm.runtime_error("the asyncio library is not loaded"));
+    };
+    let name = vm.intern(class);
+    let class = vm.get_attr(&module, &name)?;
+    Err(vm.make_raisable(class)?)
+}
+
+/// The exact `asyncio.Future` inside `v` (not a subclass, which may override its methods).
+fn plain_future<'a>(vm: &mut Vm, v: &'a Value) -> Option<&'a future::FutureObj> {
+    let future_type = rt(vm).types.future.clone();
+    as_future(v).filter(|_| Rc::ptr_eq(vm.type_of(v), &future_type))
+}
+
+/// `Queue.qsize`: `len(self._queue)`.
+fn qsize(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let n = names(vm);
+    let queue = vm.get_attr(&args[0], &n.queue)?;
+    Ok(Value::Int(vm.len(&queue)? as i64))
+}
+
+/// `Queue.empty`: `not self._queue`.
+fn empty(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let n = names(vm);
+    let queue = vm.get_attr(&args[0], &n.queue)?;
+    Ok(Value::Bool(!vm.truthy(&queue)?))
+}
+
+/// `Queue.full`: never when `maxsize <= 0` (unbounded), else `self.qsize() >= maxsize`.
+fn full(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let n = names(vm);
+    let this = &args[0];
+    let maxsize = vm.get_attr(this, &n.maxsize)?;
+    let unbounded = match maxsize {
+        Value::Int(m) => m <= 0,
+        _ => {
+            let le = vm.compare(CompareOperator::Le, &maxsize, &Value::Int(0))?;
+            vm.truthy(&le)?
+        }
+    };
+    if unbounded {
+        return Ok(Value::Bool(false));
+    }
+    let size = call(vm, this, &n.qsize, &[])?;
+    let maxsize = vm.get_attr(this, &n.maxsize)?;
+    vm.compare(CompareOperator::Ge, &size, &maxsize)
+}
+
+fn is_shutdown(vm: &mut Vm, n: &Names, this: &Value) -> PyResult<bool> {
+    let flag = vm.get_attr(this, &n.is_shutdown)?;
+    vm.truthy(&flag)
+}
+
+/// `Queue.put_nowait`: store the item, count it as unfinished, wake the oldest getter.
+fn put_nowait(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    crate::builtins::check_arity(vm, "put_nowait", args, 2, 2)?;
+    let n = names(vm);
+    let (this, item) = (&args[0], &args[1]);
+    if is_shutdown(vm, &n, this)? {
+        return raise(vm, "QueueShutDown");
+    }
+    let full = call(vm, this, &n.full, &[])?;
+    if vm.truthy(&full)? {
+        return raise(vm, "QueueFull");
+    }
+    call(vm, this, &n.put, std::slice::from_ref(item))?;
+    let unfinished = vm.get_attr(this, &n.unfinished_tasks)?;
+    let unfinished = vm.binary_op(BinaryOperator::InplaceAdd, &unfinished, &Value::Int(1))?;
+    vm.set_attr(this, &n.unfinished_tasks, unfinished)?;
+    let finished = vm.get_attr(this, &n.finished)?;
+    call(vm, &finished, &n.clear, &[])?;
+    let getters = vm.get_attr(this, &n.getters)?;
+    call(vm, this, &n.wakeup_next, &[getters])?;
+    Ok(Value::None)
+}
+
+/// `Queue.get_nowait`: take the next item and wake the oldest putter.
+fn get_nowait(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    crate::builtins::check_arity(vm, "get_nowait", args, 1, 1)?;
+    let n = names(vm);
+    let this = &args[0];
+    let empty = call(vm, this, &n.empty, &[])?;
+    if vm.truthy(&empty)? {
+        if is_shutdown(vm, &n, this)? {
+            return raise(vm, "QueueShutDown");
+        }
+        return raise(vm, "QueueEmpty");
+    }
+    let item = call(vm, this, &n.get, &[])?;
+    let putters = vm.get_attr(this, &n.putters)?;
+    call(vm, this, &n.wakeup_next, &[putters])?;
+    Ok(item)
+}
+
+/// `Queue._put`: `self._queue.append(item)`.
+fn put(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    crate::builtins::check_arity(vm, "_put", args, 2, 2)?;
+    let n = names(vm);
+    let queue = vm.get_attr(&args[0], &n.queue)?;
+    call(vm, &queue, &n.append, &args[1..])
+}
+
+/// `Queue._get`: `self._queue.popleft()`.
+fn get(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let n = names(vm);
+    let queue = vm.get_attr(&args[0], &n.queue)?;
+    call(vm, &queue, &n.popleft, &[])
+}
+
+/// `Queue._wakeup_next(waiters)`: pop waiters, oldest first, until one that is not done
+/// yet (a cancelled one already left) has been woken.
+fn wakeup_next(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    crate::builtins::check_arity(vm, "_wakeup_next", args, 2, 2)?;
+    let waiters = &args[1];
+    while vm.truthy(waiters)? {
+        let waiter = match waiters {
+            Value::List(l) => l.items.borrow_mut().remove(0),
+            _ => vm.call_method(waiters, "pop", &[Value::Int(0)])?,
+        };
+        if wake(vm, &waiter, Value::None)? {
+            break;
+        }
+    }
+    Ok(Value::None)
+}
+
+/// `if not waiter.done(): waiter.set_result(result)`; whether it was woken.
+fn wake(vm: &mut Vm, waiter: &Value, result: Value) -> PyResult<bool> {
+    if let Some(fut) = plain_future(vm, waiter) {
+        if fut.status() != Status::Pending {
+            return Ok(false);
+        }
+        future::set_result(vm, waiter, fut, result)?;
+        return Ok(true);
+    }
+    let n = names(vm);
+    let done = call(vm, waiter, &n.done, &[])?;
+    if vm.truthy(&done)? {
+        return Ok(false);
+    }
+    call(vm, waiter, &n.set_result, &[result])?;
+    Ok(true)
+}
+
+/// `Event.is_set`: `self._value`.
+fn event_is_set(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let n = names(vm);
+    vm.get_attr(&args[0], &n.value)
+}
+
+/// `Event.set`: wakes every waiter not yet done, in the order they came.
+fn event_set(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let n = names(vm);
+    let this = &args[0];
+    let value = vm.get_attr(this, &n.value)?;
+    if !vm.truthy(&value)? {
+        vm.set_attr(this, &n.value, Value::Bool(true))?;
+        let waiters = vm.get_attr(this, &n.waiters)?;
+        let iter = vm.get_iter(&waiters)?;
+        while let Some(fut) = vm.next(&iter)? {
+            wake(vm, &fut, Value::Bool(true))?;
+        }
+    }
+    Ok(Value::None)
+}
+
+/// `Event.clear`: `self._value = False`.
+fn event_clear(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let n = names(vm);
+    vm.set_attr(&args[0], &n.value, Value::Bool(false))?;
+    Ok(Value::None)
+}
+
+/// A method of an apy class written in Rust (binds `self` like a `def`).
+fn method(vm: &Vm, owner: &str, name: &'static str, func: NativeFn) -> Value {
+    Value::object(Object::new(
+        vm.types.builtin_function.clone(),
+        ObjectKind::Native(NativeFunction {
+            name,
+            func,
+            is_method: true,
+            owner: Some(owner.into()),
+        }),
+    ))
+}
+
+/// The natives, as `(name, value)` pairs for the module; the apy classes take them in.
+pub fn natives(vm: &Vm) -> Vec<(&'static str, Value)> {
+    let q = |name, func| method(vm, "Queue", name, func);
+    let e = |name, func| method(vm, "Event", name, func);
+    vec![
+        ("_queue_qsize", q("qsize", qsize)),
+        ("_queue_empty", q("empty", empty)),
+        ("_queue_full", q("full", full)),
+        ("_queue_put_nowait", q("put_nowait", put_nowait)),
+        ("_queue_get_nowait", q("get_nowait", get_nowait)),
+        ("_queue_put", q("_put", put)),
+        ("_queue_get", q("_get", get)),
+        ("_queue_wakeup_next", q("_wakeup_next", wakeup_next)),
+        ("_event_is_set", e("is_set", event_is_set)),
+        ("_event_set", e("set", event_set)),
+        ("_event_clear", e("clear", event_clear)),
+    ]
+}
