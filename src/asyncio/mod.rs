@@ -8,7 +8,7 @@ pub mod clock;
 pub mod event_loop;
 pub mod future;
 pub mod graph;
-pub mod queues;
+pub mod primitives;
 pub mod reports;
 pub mod task;
 
@@ -30,7 +30,6 @@ pub struct AsyncTypes {
     pub abstract_event_loop: Rc<PyType>,
     pub handle: Rc<PyType>,
     pub timer_handle: Rc<PyType>,
-    pub sleep0: Rc<PyType>,
     pub cancelled_error: Rc<PyType>,
     pub invalid_state_error: Rc<PyType>,
 }
@@ -141,7 +140,6 @@ fn new_runtime(vm: &mut Vm) -> Runtime {
     );
     let handle = class_in(vm, "Handle", vec![object.clone()], "asyncio.events");
     let timer_handle = class_in(vm, "TimerHandle", vec![handle.clone()], "asyncio.events");
-    let sleep0 = class_in(vm, "_Sleep0", vec![object], "asyncio.tasks");
     let base_exception = vm.types.base_exception.clone();
     let exception = vm.types.exception.clone();
     let cancelled_error = exception_class(vm, "CancelledError", &base_exception);
@@ -151,14 +149,6 @@ fn new_runtime(vm: &mut Vm) -> Runtime {
     task::init_type(vm, &task);
     event_loop::init_types(vm, &event_loop, &handle, &timer_handle);
     asyncgens::init_types(vm, &event_loop);
-    vm.add_method(&sleep0, "__await__", |_, a, _| Ok(a[0].clone()));
-    vm.add_method(&sleep0, "__iter__", |_, a, _| Ok(a[0].clone()));
-    vm.add_method(&sleep0, "__next__", sleep0_next);
-    vm.add_method(&sleep0, "send", |vm, a, _| sleep0_next(vm, &a[..1], &[]));
-    vm.add_method(&sleep0, "throw", |vm, a, _| {
-        crate::builtins::check_arity(vm, "throw", a, 2, 4)?;
-        Err(vm.make_raisable(a[1].clone())?)
-    });
     Runtime {
         types: AsyncTypes {
             future,
@@ -168,7 +158,6 @@ fn new_runtime(vm: &mut Vm) -> Runtime {
             abstract_event_loop,
             handle,
             timer_handle,
-            sleep0,
             cancelled_error,
             invalid_state_error,
         },
@@ -179,24 +168,6 @@ fn new_runtime(vm: &mut Vm) -> Runtime {
         task_counter: Cell::new(0),
         tasks: RefCell::new(Vec::new()),
         stop_callback: event_loop::stop_callback(vm),
-    }
-}
-
-/// `__sleep0()`'s bare `yield`: yields None once, then returns.
-fn sleep0_next(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    let done = match &args[0] {
-        Value::Object(o) => match &o.kind {
-            ObjectKind::Other(any) => any.downcast_ref::<Cell<bool>>(),
-            _ => None,
-        },
-        _ => None,
-    };
-    match done {
-        Some(flag) if !flag.get() => {
-            flag.set(true);
-            Ok(Value::None)
-        }
-        _ => Err(vm.stop_iteration(Value::None)),
     }
 }
 
@@ -263,14 +234,6 @@ fn is_future(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
                 .get_attr_opt(&args[0], &name)?
                 .is_none_or(|v| v.is_none()),
     ))
-}
-
-fn new_sleep0(vm: &mut Vm, _: &[Value], _: &KwArgs) -> PyResult<Value> {
-    let ty = rt(vm).types.sleep0.clone();
-    Ok(Value::object(Object::new(
-        ty,
-        ObjectKind::Other(Box::new(Cell::new(false))),
-    )))
 }
 
 /// The apy half of the module (DESIGN.md decision 3): file name and source, run in order.
@@ -353,12 +316,11 @@ pub fn module(vm: &mut Vm) -> Value {
             }),
         ),
         ("isfuture", vm.native("isfuture", is_future)),
-        ("_sleep0", vm.native("_sleep0", new_sleep0)),
     ];
     let attrs = attrs
         .into_iter()
         .chain(graph::natives(vm))
-        .chain(queues::natives(vm))
+        .chain(primitives::natives(vm))
         .collect();
     let module = vm.new_module("asyncio", attrs);
     for (name, text) in LIBRARY {

@@ -1,7 +1,7 @@
-//! The bookkeeping half of `asyncio.Queue` and `asyncio.Event`, natively: `qsize empty full
-//! put_nowait get_nowait _put _get _wakeup_next` and Event's `is_set set clear`, installed
+//! The bookkeeping half of asyncio's Queue, Event, Lock and Semaphore, natively: the plain
+//! methods that run on every hand-off (`put_nowait`, `get_nowait`, `release`, …), installed
 //! into the apy classes of `lib/queues.apy` and `lib/locks.apy`, which keep the coroutines
-//! (`put get join wait`), the reprs and the rare paths. Each function is its
+//! (`put get join wait acquire`), the reprs and the rare paths. Each function is its
 //! `Lib/asyncio/queues.py` / `locks.py` body, step by step: attributes are read from the
 //! instance and every method a subclass may override (`full`, `_put`, `_get`, …) is called
 //! through it, so LifoQueue, PriorityQueue and user subclasses behave as in CPython.
@@ -35,7 +35,8 @@ names! {
     finished = "_finished", waiters = "_waiters", value = "_value",
     qsize = "qsize", full = "full", empty = "empty", put = "_put", get = "_get",
     wakeup_next = "_wakeup_next", clear = "clear", append = "append", popleft = "popleft",
-    done = "done", set_result = "set_result",
+    done = "done", set_result = "set_result", cancelled = "cancelled", locked = "_locked",
+    wake_up_first = "_wake_up_first", wake_up_next = "_wake_up_next",
 }
 
 thread_local! {
@@ -241,6 +242,124 @@ fn event_clear(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     Ok(Value::None)
 }
 
+/// `all(w.cancelled() for w in waiters)`: whether no waiter is still queued (Lock.acquire's
+/// fairness test).
+fn all_cancelled(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    crate::builtins::check_arity(vm, "_all_cancelled", args, 1, 1)?;
+    let n = names(vm);
+    let iter = vm.get_iter(&args[0])?;
+    while let Some(w) = vm.next(&iter)? {
+        let cancelled = match plain_future(vm, &w) {
+            Some(fut) => fut.status() == Status::Cancelled,
+            None => {
+                let c = call(vm, &w, &n.cancelled, &[])?;
+                vm.truthy(&c)?
+            }
+        };
+        if !cancelled {
+            return Ok(Value::Bool(false));
+        }
+    }
+    Ok(Value::Bool(true))
+}
+
+/// `Lock.locked`: `self._locked`.
+fn lock_locked(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let n = names(vm);
+    vm.get_attr(&args[0], &n.locked)
+}
+
+/// `Lock.release`: unlock and hand the lock to the first waiter.
+fn lock_release(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let n = names(vm);
+    let this = &args[0];
+    let locked = vm.get_attr(this, &n.locked)?;
+    if !vm.truthy(&locked)? {
+        return Err(vm.runtime_error("Lock is not acquired."));
+    }
+    vm.set_attr(this, &n.locked, Value::Bool(false))?;
+    call(vm, this, &n.wake_up_first, &[])?;
+    Ok(Value::None)
+}
+
+/// `Lock._wake_up_first`: wake the head of the queue; a done future there is already on
+/// its way.
+fn lock_wake_up_first(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let n = names(vm);
+    let waiters = vm.get_attr(&args[0], &n.waiters)?;
+    if !vm.truthy(&waiters)? {
+        return Ok(Value::None);
+    }
+    let first = match &waiters {
+        Value::List(l) => l.items.borrow().first().cloned(),
+        _ => {
+            let iter = vm.get_iter(&waiters)?;
+            vm.next(&iter)?
+        }
+    };
+    if let Some(fut) = first {
+        wake(vm, &fut, Value::Bool(true))?;
+    }
+    Ok(Value::None)
+}
+
+/// `Semaphore.locked`: no units left, or someone (not cancelled) queued first.
+fn semaphore_locked(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let n = names(vm);
+    let this = &args[0];
+    let value = vm.get_attr(this, &n.value)?;
+    let none_left = vm.compare(CompareOperator::Eq, &value, &Value::Int(0))?;
+    if vm.truthy(&none_left)? {
+        return Ok(none_left);
+    }
+    let waiters = vm.get_attr(this, &n.waiters)?;
+    if !vm.truthy(&waiters)? {
+        return Ok(Value::Bool(false));
+    }
+    let all_cancelled = all_cancelled(vm, &[waiters], &[])?;
+    Ok(Value::Bool(!vm.truthy(&all_cancelled)?))
+}
+
+/// `Semaphore.release`: one more unit, given to the next waiter if there is one.
+fn semaphore_release(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let n = names(vm);
+    let this = &args[0];
+    let value = vm.get_attr(this, &n.value)?;
+    let value = vm.binary_op(BinaryOperator::InplaceAdd, &value, &Value::Int(1))?;
+    vm.set_attr(this, &n.value, value)?;
+    call(vm, this, &n.wake_up_next, &[])?;
+    Ok(Value::None)
+}
+
+/// `Semaphore._wake_up_next`: reserve a unit for the first waiter not yet woken; whether
+/// there was one.
+fn semaphore_wake_up_next(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let n = names(vm);
+    let this = &args[0];
+    let waiters = vm.get_attr(this, &n.waiters)?;
+    if !vm.truthy(&waiters)? {
+        return Ok(Value::Bool(false));
+    }
+    let iter = vm.get_iter(&waiters)?;
+    while let Some(fut) = vm.next(&iter)? {
+        let done = match plain_future(vm, &fut) {
+            Some(f) => f.status() != Status::Pending,
+            None => {
+                let d = call(vm, &fut, &n.done, &[])?;
+                vm.truthy(&d)?
+            }
+        };
+        if !done {
+            let value = vm.get_attr(this, &n.value)?;
+            let value = vm.binary_op(BinaryOperator::InplaceSubtract, &value, &Value::Int(1))?;
+            vm.set_attr(this, &n.value, value)?;
+            wake(vm, &fut, Value::Bool(true))?;
+            return Ok(Value::Bool(true));
+        }
+    }
+    Ok(Value::Bool(false))
+}
+
 /// A method of an apy class written in Rust (binds `self` like a `def`).
 fn method(vm: &Vm, owner: &str, name: &'static str, func: NativeFn) -> Value {
     Value::object(Object::new(
@@ -258,6 +377,8 @@ fn method(vm: &Vm, owner: &str, name: &'static str, func: NativeFn) -> Value {
 pub fn natives(vm: &Vm) -> Vec<(&'static str, Value)> {
     let q = |name, func| method(vm, "Queue", name, func);
     let e = |name, func| method(vm, "Event", name, func);
+    let l = |name, func| method(vm, "Lock", name, func);
+    let s = |name, func| method(vm, "Semaphore", name, func);
     vec![
         ("_queue_qsize", q("qsize", qsize)),
         ("_queue_empty", q("empty", empty)),
@@ -270,5 +391,18 @@ pub fn natives(vm: &Vm) -> Vec<(&'static str, Value)> {
         ("_event_is_set", e("is_set", event_is_set)),
         ("_event_set", e("set", event_set)),
         ("_event_clear", e("clear", event_clear)),
+        ("_lock_locked", l("locked", lock_locked)),
+        ("_lock_release", l("release", lock_release)),
+        (
+            "_lock_wake_up_first",
+            l("_wake_up_first", lock_wake_up_first),
+        ),
+        ("_semaphore_locked", s("locked", semaphore_locked)),
+        ("_semaphore_release", s("release", semaphore_release)),
+        (
+            "_semaphore_wake_up_next",
+            s("_wake_up_next", semaphore_wake_up_next),
+        ),
+        ("_all_cancelled", vm.native("_all_cancelled", all_cancelled)),
     ]
 }
