@@ -120,7 +120,8 @@ impl Frame {
 /// taken at the first one.
 #[derive(Default)]
 pub struct InlineFrames {
-    /// Boxed, so lending a generator's frame swaps two pointers.
+    /// Boxed, so lending a generator's frame (kept boxed by its generator) swaps two pointers.
+    #[allow(clippy::vec_box)]
     frames: Vec<Box<Frame>>,
     links: Vec<Link>,
     live: usize,
@@ -166,7 +167,7 @@ impl InlineFrames {
     #[inline]
     pub fn current<'a>(&'a mut self, base: &'a mut Frame) -> &'a mut Frame {
         match self.live.checked_sub(1) {
-            Some(last) => &mut *self.frames[last],
+            Some(last) => &mut self.frames[last],
             None => base,
         }
     }
