@@ -132,7 +132,8 @@ impl Vm {
         let argcount = code.argcount as usize;
         let kwonly = code.kwonlyargcount as usize;
         let posonly = code.posonlyargcount as usize;
-        let mut locals = vec![Value::Null; code.varnames.len()];
+        let mut locals = self.take_vec(code.varnames.len());
+        locals.resize(code.varnames.len(), Value::Null);
         let npos = args.len().min(argcount);
         locals[..npos].clone_from_slice(&args[..npos]);
         let mut slot = argcount + kwonly;

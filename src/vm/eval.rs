@@ -11,9 +11,9 @@ use crate::compile::bytecode::{BinaryOperator, CompareOperator, Instr, Intrinsic
 
 use super::call::FrameResult;
 use super::dict::StrKeys;
-use super::frame::{Frame, InlineFrames};
-use super::generator::FINALIZERS_PENDING;
-use super::object::{CodeObj, Function, GlobalSlot, ObjectKind, TracebackEntry};
+use super::frame::{AfterGenerator, Frame, InlineFrames};
+use super::generator::{FINALIZERS_PENDING, GenKind};
+use super::object::{CodeObj, Function, GlobalSlot, Object, ObjectKind, TracebackEntry};
 use super::ops::{compare_native, simple_eq};
 use super::value::{PyDict, PyStr, Value};
 use super::{Exc, PyResult, Vm};
@@ -94,6 +94,41 @@ fn inline_call(frame: &Frame, base: usize) -> Option<(Rc<Function>, usize)> {
     simple.then(|| (f.clone(), args_start))
 }
 
+/// For `Send` (`most`: Coroutine) or `ForIter` (`most`: Generator): the generator object
+/// behind `receiver` when its frame can be lent to [`InlineFrames`]: a generator, or for
+/// `Send` also a coroutine (an async generator's steps go through its awaitables).
+#[inline]
+fn inline_generator(receiver: &Value, most: GenKind) -> Option<Rc<Object>> {
+    let Value::Object(o) = receiver else {
+        return None;
+    };
+    let ObjectKind::Generator(g) = &o.kind else {
+        return None;
+    };
+    let lendable = g.kind == GenKind::Generator || g.kind == most;
+    lendable.then(|| o.clone())
+}
+
+/// Continues the frame that sent into (or iterated) a generator with what the generator did:
+/// a yielded value is pushed for the next instruction; a return ends the `Send` loop with
+/// its value, or the `for` loop; an exception is given back to raise at the instruction.
+#[inline]
+fn resume_caller(caller: &mut Frame, result: FrameResult, after: AfterGenerator) -> PyResult<()> {
+    match (result, after) {
+        (FrameResult::Yielded(v), _) => caller.stack.push(v),
+        (FrameResult::Returned(v), AfterGenerator::Send(target)) => {
+            caller.stack.push(v);
+            caller.ip = target as usize;
+        }
+        (FrameResult::Returned(_), AfterGenerator::ForIter(target)) => {
+            caller.stack.pop();
+            caller.ip = target as usize;
+        }
+        (FrameResult::Err(e), _) => return Err(e),
+    }
+    Ok(())
+}
+
 /// How `execute` stopped without an error.
 enum Exit {
     Return(Value),
@@ -143,7 +178,11 @@ impl Vm {
     /// Runs `base` and, inline, the plain Python functions it calls ([`InlineFrames`]), so
     /// a Python-to-Python call needs no Rust recursion (as in CPython 3.11+). An exception
     /// no handler of a callee catches is raised again in its caller.
-    fn run_frame_unwinding(&mut self, base: &mut Frame, mut throw: Option<Exc>) -> FrameResult {
+    pub(super) fn run_frame_unwinding(
+        &mut self,
+        base: &mut Frame,
+        mut throw: Option<Exc>,
+    ) -> FrameResult {
         let mut callees = InlineFrames::default();
         let result = loop {
             let exc = match throw.take() {
@@ -161,12 +200,65 @@ impl Vm {
                 break FrameResult::Err(escaped);
             }
             // The exception leaves an inline callee: it is raised again in its caller, at
-            // the call instruction.
-            callees.pop_call(self, base);
-            throw = Some(escaped);
+            // the call (or send) instruction.
+            if callees.generator_on_top() {
+                throw = self
+                    .leave_generator(&mut callees, base, FrameResult::Err(escaped))
+                    .err();
+            } else {
+                callees.pop_call(self, base);
+                throw = Some(escaped);
+            }
         };
         callees.finish(self);
         result
+    }
+
+    /// Resumes `generator` with `value` on `callees`, one level deeper: its frame becomes the
+    /// executing one. When it refuses to run (already executing, finished, a non-None first
+    /// send) the caller gets that outcome at once.
+    fn enter_generator(
+        &mut self,
+        callees: &mut InlineFrames,
+        base: &mut Frame,
+        generator: Rc<Object>,
+        value: Value,
+        after: AfterGenerator,
+    ) -> PyResult<()> {
+        let ObjectKind::Generator(g) = &generator.kind else {
+            return Err(self.runtime_error("lent frame of a non-generator"));
+        };
+        self.enter_recursion()?;
+        match self.start_resume(g, value, None) {
+            Ok(frame) => {
+                callees.push_generator(self, generator, frame, after);
+                Ok(())
+            }
+            Err(refused) => {
+                self.leave_recursion();
+                resume_caller(callees.current(base), refused.with_throw(None), after)
+            }
+        }
+    }
+
+    /// The executing frame, a generator's lent frame, yielded, returned or raised
+    /// (`result`): the frame goes back to its generator ([`Vm::finish_resume`]) and its
+    /// caller resumes with the outcome; an exception is given back to raise in the caller.
+    fn leave_generator(
+        &mut self,
+        callees: &mut InlineFrames,
+        base: &mut Frame,
+        result: FrameResult,
+    ) -> PyResult<()> {
+        let Some((generator, frame, after)) = callees.pop_generator() else {
+            return Err(self.runtime_error("plain function yielded"));
+        };
+        let ObjectKind::Generator(g) = &generator.kind else {
+            return Err(self.runtime_error("lent frame of a non-generator"));
+        };
+        let result = self.finish_resume(g, frame, result);
+        self.leave_recursion();
+        resume_caller(callees.current(base), result, after)
     }
 
     /// Adds `frame`'s traceback entry to `exc` and jumps to the handler covering the failed
@@ -724,6 +816,11 @@ impl Vm {
                         frame.stack.push(it);
                     }
                     Instr::ForIter(target) => {
+                        if let Some(generator) = inline_generator(top!(frame), GenKind::Generator) {
+                            let after = AfterGenerator::ForIter(target);
+                            self.enter_generator(callees, base, generator, Value::None, after)?;
+                            continue 'frames;
+                        }
                         let next = self.next(top!(frame))?;
                         match next {
                             Some(v) => frame.stack.push(v),
@@ -741,8 +838,12 @@ impl Vm {
                         if callees.is_empty() {
                             return Ok(Exit::Return(v));
                         }
-                        callees.pop_call(self, base);
-                        callees.current(base).stack.push(v);
+                        if callees.generator_on_top() {
+                            self.leave_generator(callees, base, FrameResult::Returned(v))?;
+                        } else {
+                            callees.pop_call(self, base);
+                            callees.current(base).stack.push(v);
+                        }
                         continue 'frames;
                     }
                     Instr::MakeFunction => {
@@ -895,14 +996,20 @@ impl Vm {
                     }
                     Instr::YieldValue(_) => {
                         let v = pop!(frame);
-                        if !callees.is_empty() {
-                            return Err(self.runtime_error("plain function yielded"));
+                        if callees.is_empty() {
+                            return Ok(Exit::Yield(v));
                         }
-                        return Ok(Exit::Yield(v));
+                        self.leave_generator(callees, base, FrameResult::Yielded(v))?;
+                        continue 'frames;
                     }
                     Instr::Send(target) => {
                         self.note_call_site(frame);
                         let v = pop!(frame);
+                        if let Some(generator) = inline_generator(top!(frame), GenKind::Coroutine) {
+                            let after = AfterGenerator::Send(target);
+                            self.enter_generator(callees, base, generator, v, after)?;
+                            continue 'frames;
+                        }
                         let receiver = top!(frame).clone();
                         match self.send_to(&receiver, v)? {
                             FrameResult::Yielded(y) => frame.stack.push(y),

@@ -110,15 +110,44 @@ impl Frame {
 }
 
 /// The frames of the inline calls made while one frame runs (`Vm::run_frame`): a call to
-/// a plain Python function fills the next frame here instead of recursing in Rust.
-/// `frames[..live]` are the running callees (the last one is executing); the frames after
-/// them finished and keep their buffers for the next call. Starts empty: most runs (a
-/// generator resumed for one step) make no inline call, so the VM's spare vector is only
+/// a plain Python function fills the next frame here instead of recursing in Rust, and a
+/// `Send` or `ForIter` into a generator or coroutine lends its frame here for one step (as
+/// CPython's `SEND_GEN`/`FOR_ITER_GEN` push the generator's frame), so a whole `await` chain
+/// runs, suspends and resumes in one Rust loop. `frames[..live]` are the running callees
+/// (the last one is executing); the frames after them finished and keep their buffers for
+/// the next call. `links[i]` says how `frames[i]` got there. Starts empty: most runs (a
+/// generator resumed for one step) make no inline call, so the VM's spare stack is only
 /// taken at the first one.
 #[derive(Default)]
 pub struct InlineFrames {
-    frames: Vec<Frame>,
+    /// Boxed, so lending a generator's frame (kept boxed by its generator) swaps two pointers.
+    #[allow(clippy::vec_box)]
+    frames: Vec<Box<Frame>>,
+    links: Vec<Link>,
     live: usize,
+}
+
+/// How a frame on [`InlineFrames`] was entered, which says how its end resumes its caller.
+enum Link {
+    /// A plain function call: the caller keeps the callable until the call ends.
+    Call,
+    /// A generator's frame, lent while it runs; `home` is the generator's frame box, holding
+    /// the slot's spare frame meanwhile.
+    Generator {
+        generator: Rc<Object>,
+        home: Box<Frame>,
+        after: AfterGenerator,
+    },
+}
+
+/// The instruction that lent a generator's frame to [`InlineFrames`]: where the caller goes
+/// when the generator returns.
+#[derive(Clone, Copy)]
+pub enum AfterGenerator {
+    /// `Send(target)`: the return value is pushed and the caller jumps to `target`.
+    Send(u32),
+    /// `ForIter(target)`: the iterator is popped and the caller jumps to `target`.
+    ForIter(u32),
 }
 
 impl InlineFrames {
@@ -126,6 +155,12 @@ impl InlineFrames {
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.live == 0
+    }
+
+    /// Whether the executing frame is a generator's lent frame.
+    #[inline]
+    pub fn generator_on_top(&self) -> bool {
+        matches!(self.links.last(), Some(Link::Generator { .. }))
     }
 
     /// The executing frame: the innermost callee, or `base` when there is none.
@@ -137,31 +172,36 @@ impl InlineFrames {
         }
     }
 
+    /// Makes sure `frames[live]` exists, taking the VM's spare stack at the first call.
+    fn reserve_slot(&mut self, vm: &mut Vm, code: &Rc<CodeObj>, globals: &Rc<PyDict>) {
+        if self.frames.capacity() == 0 {
+            *self = std::mem::take(&mut vm.spare_frames);
+        }
+        if self.live == self.frames.len() {
+            let blank = Frame {
+                stack: vm.take_vec(code.code.stack_size as usize),
+                code: code.clone(),
+                globals: globals.clone(),
+                locals_dict: None,
+                locals: vm.take_vec(code.code.varnames.len()),
+                cells: Vec::new(),
+                ip: 0,
+                reraising: false,
+            };
+            self.frames.push(Box::new(blank));
+        }
+    }
+
     /// Starts a call of `func` from the executing frame, whose stack ends with the
     /// callable, then self-or-NULL and the arguments from `args_start`: the arguments (self
     /// included) move into the callee's locals; the callable stays on the caller's stack
     /// until the call ends, as in CPython. The callee becomes the executing frame.
     pub fn push_call(&mut self, vm: &mut Vm, base: &mut Frame, func: &Function, args_start: usize) {
+        self.reserve_slot(vm, &func.code, &func.globals);
         let live = self.live;
-        if self.frames.capacity() == 0 {
-            self.frames = std::mem::take(&mut vm.spare_frames);
-        }
-        if live == self.frames.len() {
-            let blank = Frame {
-                stack: vm.take_vec(func.code.code.stack_size as usize),
-                code: func.code.clone(),
-                globals: func.globals.clone(),
-                locals_dict: None,
-                locals: vm.take_vec(func.code.code.varnames.len()),
-                cells: Vec::new(),
-                ip: 0,
-                reraising: false,
-            };
-            self.frames.push(blank);
-        }
         let (running, spare) = self.frames.split_at_mut(live);
         let caller = match running.last_mut() {
-            Some(f) => f,
+            Some(f) => &mut **f,
             None => base,
         };
         let Some(callee) = spare.first_mut() else {
@@ -182,6 +222,7 @@ impl InlineFrames {
             caller.stack.pop();
         }
         callee.make_cells(vm, func);
+        self.links.push(Link::Call);
         self.live += 1;
     }
 
@@ -192,21 +233,58 @@ impl InlineFrames {
             return;
         };
         self.frames[last].clear();
+        self.links.pop();
         self.live = last;
         vm.leave_recursion();
         self.current(base).stack.pop();
     }
 
-    /// Gives the frame buffers back to the VM once the base frame stops.
+    /// Lends `generator`'s suspended `frame` (taken out by `Vm::start_resume`) to this stack:
+    /// it becomes the executing frame.
+    pub fn push_generator(
+        &mut self,
+        vm: &mut Vm,
+        generator: Rc<Object>,
+        mut frame: Box<Frame>,
+        after: AfterGenerator,
+    ) {
+        self.reserve_slot(vm, &frame.code, &frame.globals);
+        std::mem::swap(&mut self.frames[self.live], &mut frame);
+        self.links.push(Link::Generator {
+            generator,
+            home: frame,
+            after,
+        });
+        self.live += 1;
+    }
+
+    /// Takes the executing generator frame back off this stack (it yielded, returned or
+    /// raised), for `Vm::finish_resume`; its caller executes again. None when the executing
+    /// frame is not a generator's.
+    pub fn pop_generator(&mut self) -> Option<(Rc<Object>, Box<Frame>, AfterGenerator)> {
+        if !self.generator_on_top() {
+            return None;
+        }
+        let Some(Link::Generator {
+            generator,
+            mut home,
+            after,
+        }) = self.links.pop()
+        else {
+            return None;
+        };
+        self.live -= 1;
+        std::mem::swap(&mut self.frames[self.live], &mut home);
+        Some((generator, home, after))
+    }
+
+    /// Gives the (finished, cleared) frames back to the VM once the base frame stops, for
+    /// the next run to reuse.
     #[inline]
-    pub fn finish(mut self, vm: &mut Vm) {
-        if self.frames.capacity() == 0 {
-            return;
+    pub fn finish(self, vm: &mut Vm) {
+        if self.frames.capacity() != 0 {
+            vm.spare_frames = self;
         }
-        for frame in self.frames.drain(..) {
-            vm.recycle_frame(frame);
-        }
-        vm.spare_frames = self.frames;
     }
 }
 

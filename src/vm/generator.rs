@@ -34,6 +34,24 @@ pub struct GenState {
     pub exc_state: Value,
 }
 
+/// Why [`Vm::start_resume`] did not start a generator's frame.
+pub enum Refused {
+    /// It cannot run now (already executing, reused coroutine, bad first send).
+    Err(Exc),
+    /// It has finished, or is thrown into before it started: the send ends it at once.
+    Finished,
+}
+
+impl Refused {
+    /// What the refused resume returns: a thrown exception comes straight back out.
+    pub(super) fn with_throw(self, throw: Option<Exc>) -> FrameResult {
+        match (self, throw) {
+            (Refused::Err(e), _) | (Refused::Finished, Some(e)) => FrameResult::Err(e),
+            (Refused::Finished, None) => FrameResult::Returned(Value::None),
+        }
+    }
+}
+
 /// A generator (or the main module) whose frame is running: where that frame last called
 /// or sent from, so a repr can say which line it is "running at" (`f_lineno`).
 pub struct RunningFrame {
@@ -229,39 +247,61 @@ impl Vm {
         value: Value,
         throw: Option<Exc>,
     ) -> FrameResult {
+        if let Err(e) = self.enter_recursion() {
+            return FrameResult::Err(e);
+        }
+        let result = match self.start_resume(generator, value, throw.as_ref()) {
+            Ok(mut frame) => {
+                let result = self.run_frame_unwinding(&mut frame, throw);
+                self.finish_resume(generator, frame, result)
+            }
+            Err(refused) => refused.with_throw(throw),
+        };
+        self.leave_recursion();
+        result
+    }
+
+    /// Takes the suspended frame out of `generator` to run it one recursion level deeper than
+    /// the caller (already entered), with `value` pushed as the result of its `yield`; or says
+    /// why it cannot run. Marks it running, gives it its own exception state and
+    /// [`RunningFrame`] record. [`Vm::finish_resume`] undoes all of this.
+    pub fn start_resume(
+        &mut self,
+        generator: &Generator,
+        value: Value,
+        throw: Option<&Exc>,
+    ) -> Result<Box<Frame>, Refused> {
         let mut state = generator.state.borrow_mut();
         if state.running {
             drop(state);
-            return FrameResult::Err(
+            return Err(Refused::Err(
                 self.value_error(format!("{} already executing", generator.noun())),
-            );
+            ));
         }
         let Some(mut frame) = state.frame.take() else {
             drop(state);
             // `gen_send_ex2`: a finished coroutine refuses even a throw (close() never gets here).
             if generator.kind == GenKind::Coroutine {
-                return FrameResult::Err(
+                return Err(Refused::Err(
                     self.runtime_error("cannot reuse already awaited coroutine"),
-                );
+                ));
             }
-            if let Some(e) = throw {
-                return FrameResult::Err(e);
-            }
-            return FrameResult::Returned(Value::None);
+            return Err(Refused::Finished);
         };
         if !state.started {
-            if let Some(e) = throw {
+            if throw.is_some() {
                 // Thrown into a generator that never ran: it ends without running any code.
                 drop(state);
-                return FrameResult::Err(e);
+                drop(frame);
+                return Err(Refused::Finished);
             }
             if !value.is_none() {
                 state.frame = Some(frame);
                 drop(state);
-                return FrameResult::Err(self.type_error(format!(
+                return Err(Refused::Err(self.type_error(format!(
                     "can't send non-None value to a just-started {}",
                     generator.noun()
-                )));
+                ))));
             }
         } else {
             // Pushed on throw() as well, as gen_send_ex2 does: the handler depths of the
@@ -272,10 +312,21 @@ impl Vm {
         state.running = true;
         let exc_state = std::mem::replace(&mut state.exc_state, Value::None);
         drop(state);
-        crate::trace::frame_enter(self, generator, &frame, throw.as_ref());
+        crate::trace::frame_enter(self, generator, &frame, throw);
         self.exc_info.push(exc_state);
-        let owner = generator as *const Generator as usize;
-        let result = self.run_recorded(owner, &mut frame, throw);
+        self.push_running_frame(generator as *const Generator as usize, &frame);
+        Ok(frame)
+    }
+
+    /// Gives `frame` back to `generator` after it ran ([`Vm::start_resume`]): kept when it
+    /// yielded; freed when it returned or raised, PEP 479 applied to what it raised.
+    pub fn finish_resume(
+        &mut self,
+        generator: &Generator,
+        frame: Box<Frame>,
+        result: FrameResult,
+    ) -> FrameResult {
+        self.running_frames.pop();
         let exc_state = self.exc_info.pop().unwrap_or(Value::None);
         crate::trace::frame_leave(self, generator, &frame, &result);
         let mut state = generator.state.borrow_mut();
@@ -430,23 +481,27 @@ impl Vm {
         let _ = std::io::stderr().write_all(text.as_bytes());
     }
 
-    /// Runs `frame` with a [`RunningFrame`] record; `owner` is its generator's address, or 0
-    /// for the main module's frame.
-    pub fn run_recorded(
-        &mut self,
-        owner: usize,
-        frame: &mut Frame,
-        throw: Option<Exc>,
-    ) -> FrameResult {
+    /// Runs the main module's `frame` with a [`RunningFrame`] record (owner 0).
+    pub fn run_main_recorded(&mut self, frame: &mut Frame) -> FrameResult {
+        if let Err(e) = self.enter_recursion() {
+            return FrameResult::Err(e);
+        }
+        self.push_running_frame(0, frame);
+        let result = self.run_frame_unwinding(frame, None);
+        self.running_frames.pop();
+        self.leave_recursion();
+        result
+    }
+
+    /// Records that the frame of the generator at address `owner` (0: the main module) runs
+    /// at the current recursion depth.
+    fn push_running_frame(&mut self, owner: usize, frame: &Frame) {
         self.running_frames.push(RunningFrame {
             generator: owner,
             code: frame.code.clone(),
-            depth: self.depth + 1,
+            depth: self.depth,
             ip: frame.ip,
         });
-        let result = self.run_frame(frame, throw);
-        self.running_frames.pop();
-        result
     }
 
     /// Notes where the running generator's own frame is about to call or send from.

@@ -157,7 +157,7 @@ pub struct Vm {
     pub vec_pool: Vec<Vec<value::Value>>,
     /// An empty vector with room for inline call frames (`frame::InlineFrames`), kept
     /// between runs so it is allocated once.
-    pub spare_frames: Vec<frame::Frame>,
+    pub spare_frames: frame::InlineFrames,
     pub stdout: std::io::BufWriter<std::io::Stdout>,
     /// Warnings already shown, by (file, line, message): each is printed once per place,
     /// as the `warnings` module's default action does (`__warningregistry__`).
@@ -193,7 +193,7 @@ impl Vm {
             abort: None,
             repr_stack: Vec::new(),
             vec_pool: Vec::new(),
-            spare_frames: Vec::new(),
+            spare_frames: frame::InlineFrames::default(),
             stdout: std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()),
             warning_registry: Default::default(),
             running_frames: Vec::new(),
@@ -306,7 +306,7 @@ impl Vm {
             g.set_str(self.names.doc.clone(), Value::None);
         }
         let mut frame = frame::Frame::for_module(self, code, globals.clone());
-        let result = self.run_recorded(0, &mut frame, None);
+        let result = self.run_main_recorded(&mut frame);
         drop(frame);
         let status = match result {
             call::FrameResult::Err(exc) => self.report_uncaught(&exc),
