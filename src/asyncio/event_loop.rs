@@ -601,6 +601,17 @@ pub fn debug_of(event_loop: &Value) -> bool {
     as_loop(event_loop).is_some_and(|l| l.state.borrow().debug)
 }
 
+/// The name of a function written in Rust.
+fn native_name(v: &Value) -> Option<&'static str> {
+    match v {
+        Value::Object(o) => match &o.kind {
+            ObjectKind::Native(n) => Some(n.name),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// `format_helpers._format_callback_source`: `name() at file:line`; the arguments are
 /// shown only in debug mode, as in 3.13.
 pub fn format_callback(vm: &mut Vm, func: &Value, args: &[Value], debug: bool) -> PyResult<String> {
@@ -620,7 +631,10 @@ pub fn format_callback(vm: &mut Vm, func: &Value, args: &[Value], debug: bool) -
             ObjectKind::BoundMethod { func, this } => {
                 let fname = match func {
                     Value::Function(f) => f.qualname.borrow().to_string(),
-                    other => vm.repr(other)?,
+                    other => match native_name(other) {
+                        Some(name) => name.to_string(),
+                        None => vm.repr(other)?,
+                    },
                 };
                 if matches!(func, Value::Function(_)) {
                     fname

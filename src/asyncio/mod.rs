@@ -7,6 +7,7 @@ pub mod asyncgens;
 pub mod clock;
 pub mod event_loop;
 pub mod future;
+pub mod gather;
 pub mod graph;
 pub mod primitives;
 pub mod reports;
@@ -32,6 +33,8 @@ pub struct AsyncTypes {
     pub timer_handle: Rc<PyType>,
     pub cancelled_error: Rc<PyType>,
     pub invalid_state_error: Rc<PyType>,
+    /// The closure of gather's done callback (`gather::closure_type`).
+    pub gathering: Rc<PyType>,
 }
 
 /// Process-wide asyncio state (`events.py`'s running-loop registry and policy, `tasks.py`'s
@@ -49,6 +52,8 @@ pub struct Runtime {
     pub tasks: RefCell<Vec<Weak<Object>>>,
     /// The callback `run_until_complete` uses to stop the loop.
     pub stop_callback: Value,
+    /// gather's `_done_callback`, bound to each gather's closure.
+    pub done_callback: Value,
 }
 
 impl Drop for Runtime {
@@ -160,6 +165,7 @@ fn new_runtime(vm: &mut Vm) -> Runtime {
             timer_handle,
             cancelled_error,
             invalid_state_error,
+            gathering: gather::closure_type(vm),
         },
         clock: vm.config.clock,
         running_loop: RefCell::new(Value::None),
@@ -168,6 +174,7 @@ fn new_runtime(vm: &mut Vm) -> Runtime {
         task_counter: Cell::new(0),
         tasks: RefCell::new(Vec::new()),
         stop_callback: event_loop::stop_callback(vm),
+        done_callback: gather::done_callback_function(vm),
     }
 }
 
@@ -316,6 +323,7 @@ pub fn module(vm: &mut Vm) -> Value {
             }),
         ),
         ("isfuture", vm.native("isfuture", is_future)),
+        ("gather", vm.native("gather", gather::gather)),
     ];
     let attrs = attrs
         .into_iter()
