@@ -8,6 +8,7 @@
 //! Measured in issue #6 (pingpong): the apy versions cost ~43k of the ~79k machine
 //! instructions per round trip. Depends on the VM's attribute and call API and on `future`.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -83,22 +84,99 @@ fn plain_future<'a>(vm: &mut Vm, v: &'a Value) -> Option<&'a future::FutureObj> 
     as_future(v).filter(|_| Rc::ptr_eq(vm.type_of(v), &future_type))
 }
 
+/// The arguments of a method written in Python as `def qualname(self, *params)` (every
+/// parameter required, positional or keyword), bound in order, `self` first (the VM has
+/// checked it is there); or the TypeError CPython raises for that call.
+#[inline]
+fn bind<'a>(
+    vm: &Vm,
+    qualname: &str,
+    params: &[&str],
+    args: &'a [Value],
+    kw: &KwArgs,
+) -> PyResult<Cow<'a, [Value]>> {
+    if kw.is_empty() && args.len() == params.len() + 1 {
+        return Ok(Cow::Borrowed(args));
+    }
+    bind_slow(vm, qualname, params, args, kw).map(Cow::Owned)
+}
+
+/// [`bind`] for keyword arguments or a wrong count.
+#[cold]
+fn bind_slow(
+    vm: &Vm,
+    qualname: &str,
+    params: &[&str],
+    args: &[Value],
+    kw: &KwArgs,
+) -> PyResult<Vec<Value>> {
+    let takes = params.len() + 1;
+    if args.len() > takes {
+        let plural = if takes == 1 { "" } else { "s" };
+        let were = if args.len() == 1 { "was" } else { "were" };
+        return Err(vm.type_error(format!(
+            "{qualname}() takes {takes} positional argument{plural} but {} {were} given",
+            args.len()
+        )));
+    }
+    let mut bound: Vec<Option<Value>> = args.iter().cloned().map(Some).collect();
+    bound.resize(takes, None);
+    for (key, value) in kw {
+        let Some(i) = params.iter().position(|p| *p == key.as_str()) else {
+            return Err(vm.type_error(format!(
+                "{qualname}() got an unexpected keyword argument '{}'",
+                key.as_str()
+            )));
+        };
+        if bound[i + 1].is_some() {
+            return Err(vm.type_error(format!(
+                "{qualname}() got multiple values for argument '{}'",
+                key.as_str()
+            )));
+        }
+        bound[i + 1] = Some(value.clone());
+    }
+    let missing: Vec<String> = params
+        .iter()
+        .zip(&bound[1..])
+        .filter(|(_, v)| v.is_none())
+        .map(|(p, _)| format!("'{p}'"))
+        .collect();
+    if !missing.is_empty() {
+        let n = missing.len();
+        let names = match missing.as_slice() {
+            [one] => one.clone(),
+            [init @ .., last] if n == 2 => format!("{} and {last}", init.join(", ")),
+            [init @ .., last] => format!("{}, and {last}", init.join(", ")),
+            [] => String::new(),
+        };
+        let s = if n == 1 { "" } else { "s" };
+        return Err(vm.type_error(format!(
+            "{qualname}() missing {n} required positional argument{s}: {names}"
+        )));
+    }
+    Ok(bound.into_iter().flatten().collect())
+}
+
 /// `Queue.qsize`: `len(self._queue)`.
-fn qsize(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+fn qsize(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let args = &*bind(vm, "Queue.qsize", &[], args, kw)?;
     let n = names(vm);
     let queue = vm.get_attr(&args[0], &n.queue)?;
     Ok(Value::Int(vm.len(&queue)? as i64))
 }
 
 /// `Queue.empty`: `not self._queue`.
-fn empty(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+fn empty(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let args = &*bind(vm, "Queue.empty", &[], args, kw)?;
     let n = names(vm);
     let queue = vm.get_attr(&args[0], &n.queue)?;
     Ok(Value::Bool(!vm.truthy(&queue)?))
 }
 
 /// `Queue.full`: never when `maxsize <= 0` (unbounded), else `self.qsize() >= maxsize`.
-fn full(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+fn full(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let args = &*bind(vm, "Queue.full", &[], args, kw)?;
     let n = names(vm);
     let this = &args[0];
     let maxsize = vm.get_attr(this, &n.maxsize)?;
@@ -123,8 +201,8 @@ fn is_shutdown(vm: &mut Vm, n: &Names, this: &Value) -> PyResult<bool> {
 }
 
 /// `Queue.put_nowait`: store the item, count it as unfinished, wake the oldest getter.
-fn put_nowait(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::builtins::check_arity(vm, "put_nowait", args, 2, 2)?;
+fn put_nowait(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let args = &*bind(vm, "Queue.put_nowait", &["item"], args, kw)?;
     let n = names(vm);
     let (this, item) = (&args[0], &args[1]);
     if is_shutdown(vm, &n, this)? {
@@ -146,8 +224,8 @@ fn put_nowait(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 }
 
 /// `Queue.get_nowait`: take the next item and wake the oldest putter.
-fn get_nowait(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::builtins::check_arity(vm, "get_nowait", args, 1, 1)?;
+fn get_nowait(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let args = &*bind(vm, "Queue.get_nowait", &[], args, kw)?;
     let n = names(vm);
     let this = &args[0];
     let empty = call(vm, this, &n.empty, &[])?;
@@ -164,15 +242,16 @@ fn get_nowait(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 }
 
 /// `Queue._put`: `self._queue.append(item)`.
-fn put(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::builtins::check_arity(vm, "_put", args, 2, 2)?;
+fn put(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let args = &*bind(vm, "Queue._put", &["item"], args, kw)?;
     let n = names(vm);
     let queue = vm.get_attr(&args[0], &n.queue)?;
     call(vm, &queue, &n.append, &args[1..])
 }
 
 /// `Queue._get`: `self._queue.popleft()`.
-fn get(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+fn get(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let args = &*bind(vm, "Queue._get", &[], args, kw)?;
     let n = names(vm);
     let queue = vm.get_attr(&args[0], &n.queue)?;
     call(vm, &queue, &n.popleft, &[])
@@ -180,8 +259,8 @@ fn get(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 
 /// `Queue._wakeup_next(waiters)`: pop waiters, oldest first, until one that is not done
 /// yet (a cancelled one already left) has been woken.
-fn wakeup_next(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::builtins::check_arity(vm, "_wakeup_next", args, 2, 2)?;
+fn wakeup_next(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let args = &*bind(vm, "Queue._wakeup_next", &["waiters"], args, kw)?;
     let waiters = &args[1];
     while vm.truthy(waiters)? {
         let waiter = match waiters {
@@ -214,13 +293,15 @@ fn wake(vm: &mut Vm, waiter: &Value, result: Value) -> PyResult<bool> {
 }
 
 /// `Event.is_set`: `self._value`.
-fn event_is_set(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+fn event_is_set(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let args = &*bind(vm, "Event.is_set", &[], args, kw)?;
     let n = names(vm);
     vm.get_attr(&args[0], &n.value)
 }
 
 /// `Event.set`: wakes every waiter not yet done, in the order they came.
-fn event_set(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+fn event_set(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let args = &*bind(vm, "Event.set", &[], args, kw)?;
     let n = names(vm);
     let this = &args[0];
     let value = vm.get_attr(this, &n.value)?;
@@ -236,7 +317,8 @@ fn event_set(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 }
 
 /// `Event.clear`: `self._value = False`.
-fn event_clear(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+fn event_clear(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let args = &*bind(vm, "Event.clear", &[], args, kw)?;
     let n = names(vm);
     vm.set_attr(&args[0], &n.value, Value::Bool(false))?;
     Ok(Value::None)
@@ -264,13 +346,15 @@ fn all_cancelled(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 }
 
 /// `Lock.locked`: `self._locked`.
-fn lock_locked(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+fn lock_locked(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let args = &*bind(vm, "Lock.locked", &[], args, kw)?;
     let n = names(vm);
     vm.get_attr(&args[0], &n.locked)
 }
 
 /// `Lock.release`: unlock and hand the lock to the first waiter.
-fn lock_release(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+fn lock_release(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let args = &*bind(vm, "Lock.release", &[], args, kw)?;
     let n = names(vm);
     let this = &args[0];
     let locked = vm.get_attr(this, &n.locked)?;
@@ -284,7 +368,8 @@ fn lock_release(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 
 /// `Lock._wake_up_first`: wake the head of the queue; a done future there is already on
 /// its way.
-fn lock_wake_up_first(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+fn lock_wake_up_first(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let args = &*bind(vm, "Lock._wake_up_first", &[], args, kw)?;
     let n = names(vm);
     let waiters = vm.get_attr(&args[0], &n.waiters)?;
     if !vm.truthy(&waiters)? {
@@ -304,7 +389,8 @@ fn lock_wake_up_first(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value
 }
 
 /// `Semaphore.locked`: no units left, or someone (not cancelled) queued first.
-fn semaphore_locked(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+fn semaphore_locked(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let args = &*bind(vm, "Semaphore.locked", &[], args, kw)?;
     let n = names(vm);
     let this = &args[0];
     let value = vm.get_attr(this, &n.value)?;
@@ -321,7 +407,8 @@ fn semaphore_locked(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> 
 }
 
 /// `Semaphore.release`: one more unit, given to the next waiter if there is one.
-fn semaphore_release(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+fn semaphore_release(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let args = &*bind(vm, "Semaphore.release", &[], args, kw)?;
     let n = names(vm);
     let this = &args[0];
     let value = vm.get_attr(this, &n.value)?;
@@ -333,7 +420,8 @@ fn semaphore_release(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value>
 
 /// `Semaphore._wake_up_next`: reserve a unit for the first waiter not yet woken; whether
 /// there was one.
-fn semaphore_wake_up_next(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+fn semaphore_wake_up_next(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let args = &*bind(vm, "Semaphore._wake_up_next", &[], args, kw)?;
     let n = names(vm);
     let this = &args[0];
     let waiters = vm.get_attr(this, &n.waiters)?;
