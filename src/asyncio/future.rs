@@ -320,6 +320,11 @@ fn fut_result(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 
 fn fut_exception(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let fut = this(vm, &args[0])?;
+    exception(vm, fut)
+}
+
+/// `exception()`: the exception (marked retrieved) or None; CancelledError if cancelled.
+pub fn exception(vm: &mut Vm, fut: &FutureObj) -> PyResult<Value> {
     match fut.status() {
         Status::Cancelled => Err(make_cancelled_error(vm, fut)),
         Status::Pending => Err(invalid_state(vm, "Exception is not set.")),

@@ -9,12 +9,13 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use super::future::{self, Callback, Status, as_future};
+use super::primitives::{self, Names};
 use super::{check_kw, event_loop, kwarg, rt, task};
 use crate::builtins::contextvars;
 use crate::vm::dict::DictTable;
 use crate::vm::object::{KwArgs, Layout, Object, ObjectKind, PyType};
-use crate::vm::types::make_type;
-use crate::vm::value::{PyDict, Value};
+use crate::vm::types::{lookup, make_type};
+use crate::vm::value::{PyDict, PyStr, Value};
 use crate::vm::{PyResult, Vm};
 
 /// The variables `gather`'s `_done_callback` closes over.
@@ -54,45 +55,81 @@ pub fn done_callback_function(vm: &Vm) -> Value {
     vm.native("_done_callback", done_callback)
 }
 
-/// The native future of `v` when `v` is exactly a Future or a Task (no subclass whose
-/// methods may be overridden).
-fn plain<'a>(vm: &mut Vm, v: &'a Value) -> Option<&'a future::FutureObj> {
-    let runtime = rt(vm);
+/// The native future of `v` when its type's `name` is still `asyncio.Future`'s own method
+/// (a Future, a Task, or a subclass such as `_GatheringFuture` that does not override it):
+/// then that method's work can be done here directly.
+fn native_for<'a>(vm: &mut Vm, v: &'a Value, name: &Rc<PyStr>) -> Option<&'a future::FutureObj> {
+    let fut = as_future(v)?;
+    let future_type = rt(vm).types.future.clone();
     let ty = vm.type_of(v);
-    let exact = Rc::ptr_eq(ty, &runtime.types.future) || Rc::ptr_eq(ty, &runtime.types.task);
-    as_future(v).filter(|_| exact)
+    if Rc::ptr_eq(ty, &future_type) {
+        return Some(fut);
+    }
+    let own = lookup(ty, name)?;
+    let base = lookup(&future_type, name)?;
+    own.is(&base).then_some(fut)
 }
 
-fn is_done(vm: &mut Vm, fut: &Value) -> PyResult<bool> {
-    match plain(vm, fut) {
+/// `fut.name(*args)` through the names `primitives` keeps.
+fn call(vm: &mut Vm, fut: &Value, name: &Rc<PyStr>, args: &[Value]) -> PyResult<Value> {
+    primitives::call(vm, fut, name, args)
+}
+
+fn is_done(vm: &mut Vm, n: &Names, fut: &Value) -> PyResult<bool> {
+    match native_for(vm, fut, &n.done) {
         Some(f) => Ok(f.status() != Status::Pending),
         None => {
-            let r = vm.call_method(fut, "done", &[])?;
+            let r = call(vm, fut, &n.done, &[])?;
             vm.truthy(&r)
         }
     }
 }
 
-fn is_cancelled(vm: &mut Vm, fut: &Value) -> PyResult<bool> {
-    match plain(vm, fut) {
+fn is_cancelled(vm: &mut Vm, n: &Names, fut: &Value) -> PyResult<bool> {
+    match native_for(vm, fut, &n.cancelled) {
         Some(f) => Ok(f.status() == Status::Cancelled),
         None => {
-            let r = vm.call_method(fut, "cancelled", &[])?;
+            let r = call(vm, fut, &n.cancelled, &[])?;
             vm.truthy(&r)
         }
     }
 }
 
 /// `fut.exception()`: the exception or None.
-fn exception_of(vm: &mut Vm, fut: &Value) -> PyResult<Value> {
-    vm.call_method(fut, "exception", &[])
+fn exception_of(vm: &mut Vm, n: &Names, fut: &Value) -> PyResult<Value> {
+    match native_for(vm, fut, &n.exception) {
+        Some(f) => future::exception(vm, f),
+        None => call(vm, fut, &n.exception, &[]),
+    }
+}
+
+/// `fut.result()`.
+fn result_of(vm: &mut Vm, n: &Names, fut: &Value) -> PyResult<Value> {
+    match native_for(vm, fut, &n.result) {
+        Some(f) => future::result(vm, f),
+        None => call(vm, fut, &n.result, &[]),
+    }
 }
 
 /// `fut._make_cancelled_error()`.
-fn cancelled_error(vm: &mut Vm, fut: &Value) -> PyResult<Value> {
-    match plain(vm, fut) {
+fn cancelled_error(vm: &mut Vm, n: &Names, fut: &Value) -> PyResult<Value> {
+    match native_for(vm, fut, &n.make_cancelled_error) {
         Some(f) => Ok(Value::Object(future::make_cancelled_error(vm, f))),
-        None => vm.call_method(fut, "_make_cancelled_error", &[]),
+        None => call(vm, fut, &n.make_cancelled_error, &[]),
+    }
+}
+
+/// `outer.set_result(v)` / `outer.set_exception(v)`.
+fn complete(vm: &mut Vm, n: &Names, outer: &Value, exception: bool, v: Value) -> PyResult<()> {
+    let name = if exception {
+        &n.set_exception
+    } else {
+        &n.set_result
+    };
+    match native_for(vm, outer, name) {
+        Some(f) if exception => future::set_exception(vm, outer, f, v),
+        Some(f) => future::set_result(vm, outer, f, v),
+        None => call(vm, outer, name, &[v]).map(drop),
     }
 }
 
@@ -106,6 +143,7 @@ pub fn gather(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         vm.call_method(&outer, "set_result", &[Value::list(vec![])])?;
         return Ok(outer);
     }
+    let n = primitives::names(vm);
     let children = Value::list(Vec::with_capacity(args.len()));
     let state = Value::object(Object::new(
         rt(vm).types.gathering.clone(),
@@ -133,18 +171,17 @@ pub fn gather(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             None => {
                 let fut = task::ensure_future(vm, arg.clone(), event_loop.clone())?;
                 if event_loop.is_none() {
-                    event_loop = Some(loop_of(vm, &fut)?);
+                    event_loop = Some(loop_of(vm, &n, &fut)?);
                 }
                 if !fut.is(arg) {
-                    let name = vm.intern("_log_destroy_pending");
-                    vm.set_attr(&fut, &name, Value::Bool(false))?;
+                    vm.set_attr(&fut, &n.log_destroy_pending, Value::Bool(false))?;
                 }
                 g.nfuts.set(g.nfuts.get() + 1);
                 vm.dict_set(&arg_to_fut, arg.clone(), fut.clone())?;
-                if is_done(vm, &fut)? {
+                if is_done(vm, &n, &fut)? {
                     done_futs.push(fut.clone());
                 } else {
-                    add_done_callback(vm, &fut, &callback)?;
+                    add_done_callback(vm, &n, &fut, &callback)?;
                 }
                 fut
             }
@@ -153,7 +190,7 @@ pub fn gather(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             l.items.borrow_mut().push(fut);
         }
     }
-    let outer = gathering_future(vm, children, event_loop.unwrap_or(Value::None))?;
+    let outer = gathering_future(vm, &n, children, event_loop.unwrap_or(Value::None))?;
     *g.outer.borrow_mut() = outer.clone();
     for fut in done_futs {
         done_callback(vm, &[state.clone(), fut], &[])?;
@@ -162,36 +199,38 @@ pub fn gather(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 }
 
 /// `futures._get_loop(fut)`.
-fn loop_of(vm: &mut Vm, fut: &Value) -> PyResult<Value> {
-    match as_future(fut) {
+fn loop_of(vm: &mut Vm, n: &Names, fut: &Value) -> PyResult<Value> {
+    match native_for(vm, fut, &n.get_loop) {
         Some(f) => Ok(f.event_loop.clone()),
-        None => vm.call_method(fut, "get_loop", &[]),
+        None => call(vm, fut, &n.get_loop, &[]),
     }
 }
 
 /// `fut.add_done_callback(callback)`.
-fn add_done_callback(vm: &mut Vm, fut: &Value, callback: &Value) -> PyResult<()> {
-    match plain(vm, fut) {
+fn add_done_callback(vm: &mut Vm, n: &Names, fut: &Value, callback: &Value) -> PyResult<()> {
+    match native_for(vm, fut, &n.add_done_callback) {
         Some(f) => {
             let context = contextvars::context_arg(vm, None)?;
             future::add_callback(vm, fut, f, Callback::Py(callback.clone(), context));
             Ok(())
         }
-        None => vm
-            .call_method(fut, "add_done_callback", std::slice::from_ref(callback))
-            .map(drop),
+        None => call(
+            vm,
+            fut,
+            &n.add_done_callback,
+            std::slice::from_ref(callback),
+        )
+        .map(drop),
     }
 }
 
 /// `_GatheringFuture(children, loop=loop)`, the apy class.
-fn gathering_future(vm: &mut Vm, children: Value, event_loop: Value) -> PyResult<Value> {
+fn gathering_future(vm: &mut Vm, n: &Names, children: Value, event_loop: Value) -> PyResult<Value> {
     let Some(module) = vm.modules.get("asyncio").cloned() else {
         return Err(vm.runtime_error("the asyncio library is not loaded"));
     };
-    let name = vm.intern("_GatheringFuture");
-    let class = vm.get_attr(&module, &name)?;
-    let loop_kw = vm.intern("loop");
-    vm.call(&class, &[children], &[(loop_kw, event_loop)])
+    let class = vm.get_attr(&module, &n.gathering_future)?;
+    vm.call(&class, &[children], &[(n.loop_.clone(), event_loop)])
 }
 
 /// `_done_callback(fut)`: counts the child in; the first failure (unless
@@ -202,23 +241,24 @@ pub fn done_callback(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value>
         return Ok(Value::None);
     };
     let fut = &args[1];
+    let n = primitives::names(vm);
     g.nfinished.set(g.nfinished.get() + 1);
     let outer = g.outer.borrow().clone();
-    if outer.is_none() || is_done(vm, &outer)? {
-        if !is_cancelled(vm, fut)? {
+    if outer.is_none() || is_done(vm, &n, &outer)? {
+        if !is_cancelled(vm, &n, fut)? {
             // Marks the exception retrieved.
-            exception_of(vm, fut)?;
+            exception_of(vm, &n, fut)?;
         }
         return Ok(Value::None);
     }
     if !vm.truthy(&g.return_exceptions.clone())? {
-        let exc = if is_cancelled(vm, fut)? {
-            cancelled_error(vm, fut)?
+        let exc = if is_cancelled(vm, &n, fut)? {
+            cancelled_error(vm, &n, fut)?
         } else {
-            exception_of(vm, fut)?
+            exception_of(vm, &n, fut)?
         };
         if !exc.is_none() {
-            vm.call_method(&outer, "set_exception", &[exc])?;
+            complete(vm, &n, &outer, true, exc)?;
             return Ok(Value::None);
         }
     }
@@ -228,29 +268,27 @@ pub fn done_callback(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value>
     let children = vm.collect_iterable(&g.children)?;
     let mut results = Vec::with_capacity(children.len());
     for child in &children {
-        let res = if is_cancelled(vm, child)? {
-            let name = vm.intern("_cancel_message");
-            let msg = vm.get_attr(child, &name)?;
+        let res = if is_cancelled(vm, &n, child)? {
+            let msg = vm.get_attr(child, &n.cancel_message)?;
             let msg = if msg.is_none() { Value::str("") } else { msg };
             let class = Value::Type(rt(vm).types.cancelled_error.clone());
             vm.call(&class, &[msg], &[])?
         } else {
-            match exception_of(vm, child)? {
-                Value::None => vm.call_method(child, "result", &[])?,
+            match exception_of(vm, &n, child)? {
+                Value::None => result_of(vm, &n, child)?,
                 exc => exc,
             }
         };
         results.push(res);
     }
-    let name = vm.intern("_cancel_requested");
-    let cancel_requested = vm.get_attr(&outer, &name)?;
+    let cancel_requested = vm.get_attr(&outer, &n.cancel_requested)?;
     if vm.truthy(&cancel_requested)? {
         // As in tasks.py, `fut` is the last child here (the loop above rebinds it).
         let last = children.last().unwrap_or(fut);
-        let exc = cancelled_error(vm, last)?;
-        vm.call_method(&outer, "set_exception", &[exc])?;
+        let exc = cancelled_error(vm, &n, last)?;
+        complete(vm, &n, &outer, true, exc)?;
     } else {
-        vm.call_method(&outer, "set_result", &[Value::list(results)])?;
+        complete(vm, &n, &outer, false, Value::list(results))?;
     }
     Ok(Value::None)
 }

@@ -21,8 +21,8 @@ use crate::vm::{PyResult, Vm};
 
 macro_rules! names {
     ($($field:ident = $text:literal),* $(,)?) => {
-        /// The attribute and method names these functions use, interned once.
-        struct Names { $($field: Rc<PyStr>,)* }
+        /// The attribute and method names these functions (and `gather`) use, interned once.
+        pub(super) struct Names { $(pub(super) $field: Rc<PyStr>,)* }
 
         fn make_names(vm: &mut Vm) -> Names {
             Names { $($field: vm.intern($text),)* }
@@ -38,13 +38,18 @@ names! {
     wakeup_next = "_wakeup_next", clear = "clear", append = "append", popleft = "popleft",
     done = "done", set_result = "set_result", cancelled = "cancelled", locked = "_locked",
     wake_up_first = "_wake_up_first", wake_up_next = "_wake_up_next",
+    exception = "exception", result = "result", set_exception = "set_exception",
+    make_cancelled_error = "_make_cancelled_error", cancel_message = "_cancel_message",
+    cancel_requested = "_cancel_requested", log_destroy_pending = "_log_destroy_pending",
+    add_done_callback = "add_done_callback", get_loop = "get_loop",
+    gathering_future = "_GatheringFuture", loop_ = "loop",
 }
 
 thread_local! {
     static NAMES: RefCell<Option<Rc<Names>>> = const { RefCell::new(None) };
 }
 
-fn names(vm: &mut Vm) -> Rc<Names> {
+pub(super) fn names(vm: &mut Vm) -> Rc<Names> {
     if let Some(n) = NAMES.with(|n| n.borrow().clone()) {
         return n;
     }
@@ -54,7 +59,7 @@ fn names(vm: &mut Vm) -> Rc<Names> {
 }
 
 /// `obj.name(*args)` for at most one argument.
-fn call(vm: &mut Vm, obj: &Value, name: &Rc<PyStr>, args: &[Value]) -> PyResult<Value> {
+pub(super) fn call(vm: &mut Vm, obj: &Value, name: &Rc<PyStr>, args: &[Value]) -> PyResult<Value> {
     let (f, this) = vm.load_method(obj, name)?;
     match (this.is_null(), args) {
         (true, _) => vm.call(&f, args, &[]),
