@@ -5,10 +5,10 @@ with CPython 3.13.
 For each program: NAME.out (beside a test program; in tests/examples/ for an example) gets
 CPython's exact stdout; NAME.rc the exit status when it
 is not 0; NAME.err the last line of stderr when stderr is not empty (that is what
-tests/programs.rs compares). Programs under tests/programs/tracebacks/ also get NAME.stderr,
-the whole of CPython's stderr without the `~~^^` lines it draws under a call (apy draws
+tests/programs.rs compares). Programs under tests/programs/tracebacks/ and
+tests/programs/warnings/ also get NAME.stderr, the whole of CPython's stderr without the `~~^^` lines it draws under a call (apy draws
 none) and with paths relative to the program's folder, for tests of how tracebacks are
-laid out. Run from anywhere:  tests/bless.py [PATH...]
+laid out and warnings worded. Run from anywhere:  tests/bless.py [PATH...]
 Expected files are never written by hand.
 """
 import os
@@ -20,7 +20,7 @@ from pathlib import Path
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS / "programs"
 EXAMPLES = TESTS.parent / "examples"
-TRACEBACKS = ROOT / "tracebacks"
+WHOLE_STDERR = [ROOT / "tracebacks", ROOT / "warnings"]
 CARETS = re.compile(r"^[\s|]*[~^]+\s*$")
 PYTHON = ["env", "PYENV_VERSION=3.13.0", "python3.13"]
 
@@ -47,7 +47,7 @@ def bless(program: Path) -> None:
         err.write_text(lines[-1] + "\n")
     elif err.exists():
         err.unlink()
-    if TRACEBACKS in program.parents:
+    if any(folder in program.parents for folder in WHOLE_STDERR):
         drawn = [l for l in result.stderr.splitlines(keepends=True) if not CARETS.match(l)]
         # Paths are kept relative to the program's folder, so a clone anywhere compares.
         Path(f"{stem}.stderr").write_text("".join(drawn).replace(f"{program.parent}/", ""))

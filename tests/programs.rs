@@ -1,7 +1,7 @@
 //! Runs every `tests/programs/**/*.apy` and every `examples/*.apy` with the apy binary and
 //! compares it with what CPython 3.13 did (files written by `tests/bless.py`): stdout
 //! exactly, the exit status (`.rc`, default 0), and the last line of stderr (`.err`) when
-//! there is one; for the programs under `tracebacks/`, the whole of stderr (`.stderr`). A
+//! there is one; for the programs under `tracebacks/` and `warnings/`, the whole of stderr (`.stderr`). A
 //! test program's expected files sit beside it; an example's are in
 //! `tests/examples/`, so `examples/` holds only what a learner runs.
 

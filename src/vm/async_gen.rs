@@ -11,7 +11,7 @@ use std::cell::{Cell, RefCell};
 use crate::compile::bytecode::{Instr, Intrinsic1};
 
 use super::call::FrameResult;
-use super::generator::{GenKind, Generator, as_generator, throw_args_to_exc};
+use super::generator::{GenKind, Generator, as_generator, throw_args_to_exc, warn_throw_signature};
 use super::object::{KwArgs, Object, ObjectKind};
 use super::value::Value;
 use super::{Exc, PyResult, Vm};
@@ -540,6 +540,7 @@ fn awaitable_send(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 }
 
 fn awaitable_throw(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    warn_throw_signature(vm, "throw", &args[1..]);
     let exc = throw_args_to_exc(vm, &args[1..])?;
     match step_awaitable(vm, &args[0], Value::None, Some(exc)) {
         Some(r) => frame_result(vm, r),
@@ -565,6 +566,7 @@ pub fn init(vm: &mut Vm) {
     });
     vm.add_method(&agen, "athrow", |vm, args, _| {
         let agen = this_agen(vm, args)?.clone();
+        warn_throw_signature(vm, "athrow", &args[1..]);
         vm.async_gen_athrow(&agen, Some(args[1..].to_vec()))
     });
     vm.add_method(&agen, "aclose", |vm, args, _| {

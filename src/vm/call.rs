@@ -381,7 +381,7 @@ impl Vm {
         Ok(obj)
     }
 
-    fn is_native(&self, v: &Value, f: super::object::NativeFn) -> bool {
+    pub fn is_native(&self, v: &Value, f: super::object::NativeFn) -> bool {
         match v {
             Value::Object(o) => match &o.kind {
                 ObjectKind::Native(n) => std::ptr::fn_addr_eq(n.func, f),

@@ -10,12 +10,15 @@ use std::sync::atomic::Ordering;
 use crate::compile::bytecode::{BinaryOperator, CompareOperator, Instr, Intrinsic1};
 
 use super::call::FrameResult;
+use super::call::object_new;
 use super::dict::StrKeys;
 use super::frame::{AfterGenerator, Frame, InlineFrames};
 use super::generator::{FINALIZERS_PENDING, GenKind};
 use super::object::{CodeObj, Function, GlobalSlot, Object, ObjectKind, TracebackEntry};
 use super::ops::{compare_native, simple_eq};
+use super::types;
 use super::value::{PyDict, PyStr, Value};
+use super::warnings::CallSite;
 use super::{Exc, PyResult, Vm};
 
 /// `x op y` for two small ints when the result is a small int and no error is possible
@@ -83,15 +86,61 @@ fn inline_call(frame: &Frame, base: usize) -> Option<(Rc<Function>, usize)> {
     };
     let has_self = !frame.stack.get(base + 1)?.is_null();
     let args_start = if has_self { base + 1 } else { base + 2 };
+    takes_exactly(f, frame.stack.len() - args_start).then(|| (f.clone(), args_start))
+}
+
+/// Whether a call of `f` with `nargs` positional arguments can run inline: `f` is a plain
+/// function (not a generator or coroutine) with exactly that many positional parameters.
+#[inline]
+fn takes_exactly(f: &Function, nargs: usize) -> bool {
     let c = &f.code.code;
-    let simple = frame.stack.len() - args_start == c.argcount as usize
+    nargs == c.argcount as usize
         && c.kwonlyargcount == 0
         && !c.flags.varargs
         && !c.flags.varkeywords
         && !c.flags.generator
         && !c.flags.coroutine
-        && !c.flags.async_generator;
-    simple.then(|| (f.clone(), args_start))
+        && !c.flags.async_generator
+}
+
+impl Vm {
+    /// For `Call(n)` with a class at `stack[base]` (and NULL above it): when the class is
+    /// made by `object.__new__` and initialised by a Python `__init__` taking exactly the
+    /// call's positional arguments, makes the instance, puts it in the NULL's place as
+    /// `self`, and gives the `__init__` to run inline with it.
+    #[inline]
+    fn inline_init(&self, frame: &mut Frame, base: usize) -> Option<(Rc<Function>, Value)> {
+        let Value::Type(cls) = frame.stack.get(base)? else {
+            return None;
+        };
+        if cls.builtin || !frame.stack.get(base + 1)?.is_null() {
+            return None;
+        }
+        let new = types::lookup(cls, &self.names.new)?;
+        if !self.is_native(&new, object_new) {
+            return None;
+        }
+        let Value::Function(init) = types::lookup(cls, &self.names.init)? else {
+            return None;
+        };
+        if !takes_exactly(&init, frame.stack.len() - (base + 1)) {
+            return None;
+        }
+        let instance = self.new_instance(cls);
+        frame.stack[base + 1] = instance.clone();
+        Some((init, instance))
+    }
+
+    /// What a class call whose `__init__` ran inline evaluates to.
+    fn init_result(&self, returned: Value, instance: Value) -> PyResult<Value> {
+        if !returned.is_none() {
+            return Err(self.type_error(format!(
+                "__init__() should return None, not '{}'",
+                self.type_name(&returned)
+            )));
+        }
+        Ok(instance)
+    }
 }
 
 /// For `Send` (`most`: Coroutine) or `ForIter` (`most`: Generator): the generator object
@@ -112,7 +161,7 @@ fn inline_generator(receiver: &Value, most: GenKind) -> Option<Rc<Object>> {
 /// Continues the frame that sent into (or iterated) a generator with what the generator did:
 /// a yielded value is pushed for the next instruction; a return ends the `Send` loop with
 /// its value, or the `for` loop; an exception is given back to raise at the instruction.
-#[inline]
+#[inline(always)]
 fn resume_caller(caller: &mut Frame, result: FrameResult, after: AfterGenerator) -> PyResult<()> {
     match (result, after) {
         (FrameResult::Yielded(v), _) => caller.stack.push(v),
@@ -841,7 +890,10 @@ impl Vm {
                         if callees.generator_on_top() {
                             self.leave_generator(callees, base, FrameResult::Returned(v))?;
                         } else {
-                            callees.pop_call(self, base);
+                            let v = match callees.pop_call(self, base) {
+                                Some(instance) => self.init_result(v, instance)?,
+                                None => v,
+                            };
                             callees.current(base).stack.push(v);
                         }
                         continue 'frames;
@@ -864,16 +916,23 @@ impl Vm {
                             callees.push_call(self, base, &func, args_start);
                             continue 'frames;
                         }
+                        if let Some((init, instance)) = self.inline_init(frame, callable_at) {
+                            self.enter_recursion()?;
+                            let args_start = callable_at + 1;
+                            callees.push_init(self, base, &init, args_start, instance);
+                            continue 'frames;
+                        }
+                        self.caller = Some(CallSite::new(frame, self.depth));
                         let result = self.call_from_stack(frame, callable_at)?;
                         frame.stack.truncate(callable_at);
                         frame.stack.push(result);
                     }
                     Instr::CallKw(n) => {
-                        self.note_call_site(frame);
+                        self.note_native_call(frame);
                         self.op_call_kw(frame, n)?
                     }
                     Instr::CallFunctionEx(flags) => {
-                        self.note_call_site(frame);
+                        self.note_native_call(frame);
                         self.op_call_function_ex(frame, flags)?
                     }
                     Instr::LoadBuildClass => {

@@ -115,7 +115,8 @@ impl Frame {
 /// CPython's `SEND_GEN`/`FOR_ITER_GEN` push the generator's frame), so a whole `await` chain
 /// runs, suspends and resumes in one Rust loop. `frames[..live]` are the running callees
 /// (the last one is executing); the frames after them finished and keep their buffers for
-/// the next call. `links[i]` says how `frames[i]` got there. Starts empty: most runs (a
+/// the next call. `links` says how the frames not entered by a plain call got there
+/// (plain calls, the common case, cost no entry). Starts empty: most runs (a
 /// generator resumed for one step) make no inline call, so the VM's spare stack is only
 /// taken at the first one.
 #[derive(Default)]
@@ -123,14 +124,23 @@ pub struct InlineFrames {
     /// Boxed, so lending a generator's frame (kept boxed by its generator) swaps two pointers.
     #[allow(clippy::vec_box)]
     frames: Vec<Box<Frame>>,
-    links: Vec<Link>,
+    links: Vec<Lent>,
     live: usize,
 }
 
-/// How a frame on [`InlineFrames`] was entered, which says how its end resumes its caller.
+/// A frame on [`InlineFrames`] entered otherwise than by a plain function call (where
+/// the caller keeps the callable until the call ends, and gets the return value).
+struct Lent {
+    /// The frame's index in `frames`.
+    at: usize,
+    link: Link,
+}
+
+/// How a [`Lent`] frame was entered, which says how its end resumes its caller.
 enum Link {
-    /// A plain function call: the caller keeps the callable until the call ends.
-    Call,
+    /// A class call running its Python `__init__` on `instance` (CPython's
+    /// `CALL_ALLOC_AND_ENTER_INIT`): the call's value is the instance.
+    Init(Value),
     /// A generator's frame, lent while it runs; `home` is the generator's frame box, holding
     /// the slot's spare frame meanwhile.
     Generator {
@@ -160,7 +170,10 @@ impl InlineFrames {
     /// Whether the executing frame is a generator's lent frame.
     #[inline]
     pub fn generator_on_top(&self) -> bool {
-        matches!(self.links.last(), Some(Link::Generator { .. }))
+        matches!(
+            self.links.last(),
+            Some(Lent { at, link: Link::Generator { .. } }) if at + 1 == self.live
+        )
     }
 
     /// The executing frame: the innermost callee, or `base` when there is none.
@@ -173,29 +186,40 @@ impl InlineFrames {
     }
 
     /// Makes sure `frames[live]` exists, taking the VM's spare stack at the first call.
+    #[inline(always)]
     fn reserve_slot(&mut self, vm: &mut Vm, code: &Rc<CodeObj>, globals: &Rc<PyDict>) {
+        if self.live == self.frames.len() {
+            self.grow(vm, code, globals);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, vm: &mut Vm, code: &Rc<CodeObj>, globals: &Rc<PyDict>) {
         if self.frames.capacity() == 0 {
             *self = std::mem::take(&mut vm.spare_frames);
+            if self.live < self.frames.len() {
+                return;
+            }
         }
-        if self.live == self.frames.len() {
-            let blank = Frame {
-                stack: vm.take_vec(code.code.stack_size as usize),
-                code: code.clone(),
-                globals: globals.clone(),
-                locals_dict: None,
-                locals: vm.take_vec(code.code.varnames.len()),
-                cells: Vec::new(),
-                ip: 0,
-                reraising: false,
-            };
-            self.frames.push(Box::new(blank));
-        }
+        let blank = Frame {
+            stack: vm.take_vec(code.code.stack_size as usize),
+            code: code.clone(),
+            globals: globals.clone(),
+            locals_dict: None,
+            locals: vm.take_vec(code.code.varnames.len()),
+            cells: Vec::new(),
+            ip: 0,
+            reraising: false,
+        };
+        self.frames.push(Box::new(blank));
     }
 
     /// Starts a call of `func` from the executing frame, whose stack ends with the
     /// callable, then self-or-NULL and the arguments from `args_start`: the arguments (self
     /// included) move into the callee's locals; the callable stays on the caller's stack
     /// until the call ends, as in CPython. The callee becomes the executing frame.
+    #[inline(always)]
     pub fn push_call(&mut self, vm: &mut Vm, base: &mut Frame, func: &Function, args_start: usize) {
         self.reserve_slot(vm, &func.code, &func.globals);
         let live = self.live;
@@ -222,25 +246,57 @@ impl InlineFrames {
             caller.stack.pop();
         }
         callee.make_cells(vm, func);
-        self.links.push(Link::Call);
         self.live += 1;
     }
 
+    /// A class call running `init` inline as the `__init__` of `instance`, which is on the
+    /// caller's stack as `self` at `args_start` ([`InlineFrames::push_call`]); the call's
+    /// value is the instance (CPython's `CALL_ALLOC_AND_ENTER_INIT`).
+    pub fn push_init(
+        &mut self,
+        vm: &mut Vm,
+        base: &mut Frame,
+        init: &Function,
+        args_start: usize,
+        instance: Value,
+    ) {
+        self.push_call(vm, base, init, args_start);
+        self.links.push(Lent {
+            at: self.live - 1,
+            link: Link::Init(instance),
+        });
+    }
+
     /// Ends the executing callee (after it returned or let an exception escape): its
-    /// caller executes again, without the callable it kept during the call.
-    pub fn pop_call(&mut self, vm: &mut Vm, base: &mut Frame) {
-        let Some(last) = self.live.checked_sub(1) else {
-            return;
-        };
+    /// caller executes again, without the callable it kept during the call. Gives back the
+    /// instance of a class call.
+    #[inline(always)]
+    pub fn pop_call(&mut self, vm: &mut Vm, base: &mut Frame) -> Option<Value> {
+        let last = self.live.checked_sub(1)?;
         self.frames[last].clear();
-        self.links.pop();
         self.live = last;
         vm.leave_recursion();
         self.current(base).stack.pop();
+        if self.links.last().is_some_and(|l| l.at == last) {
+            return self.pop_init();
+        }
+        None
+    }
+
+    #[cold]
+    fn pop_init(&mut self) -> Option<Value> {
+        match self.links.pop() {
+            Some(Lent {
+                link: Link::Init(instance),
+                ..
+            }) => Some(instance),
+            _ => None,
+        }
     }
 
     /// Lends `generator`'s suspended `frame` (taken out by `Vm::start_resume`) to this stack:
     /// it becomes the executing frame.
+    #[inline(always)]
     pub fn push_generator(
         &mut self,
         vm: &mut Vm,
@@ -250,10 +306,13 @@ impl InlineFrames {
     ) {
         self.reserve_slot(vm, &frame.code, &frame.globals);
         std::mem::swap(&mut self.frames[self.live], &mut frame);
-        self.links.push(Link::Generator {
-            generator,
-            home: frame,
-            after,
+        self.links.push(Lent {
+            at: self.live,
+            link: Link::Generator {
+                generator,
+                home: frame,
+                after,
+            },
         });
         self.live += 1;
     }
@@ -261,14 +320,19 @@ impl InlineFrames {
     /// Takes the executing generator frame back off this stack (it yielded, returned or
     /// raised), for `Vm::finish_resume`; its caller executes again. None when the executing
     /// frame is not a generator's.
+    #[inline(always)]
     pub fn pop_generator(&mut self) -> Option<(Rc<Object>, Box<Frame>, AfterGenerator)> {
         if !self.generator_on_top() {
             return None;
         }
-        let Some(Link::Generator {
-            generator,
-            mut home,
-            after,
+        let Some(Lent {
+            link:
+                Link::Generator {
+                    generator,
+                    mut home,
+                    after,
+                },
+            ..
         }) = self.links.pop()
         else {
             return None;

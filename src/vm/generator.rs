@@ -5,7 +5,6 @@
 //! in [`gen_close`], PEP 479 in the compiler's handler (with a fallback here).
 
 use std::cell::{Cell, RefCell};
-use std::io::Write;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -16,6 +15,7 @@ use super::call::FrameResult;
 use super::frame::Frame;
 use super::object::{CodeObj, Function, KwArgs, Object, ObjectKind, TracebackEntry};
 use super::value::{PyStr, Value};
+use super::warnings::CallSite;
 use super::{Exc, PyResult, Vm};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -265,6 +265,7 @@ impl Vm {
     /// the caller (already entered), with `value` pushed as the result of its `yield`; or says
     /// why it cannot run. Marks it running, gives it its own exception state and
     /// [`RunningFrame`] record. [`Vm::finish_resume`] undoes all of this.
+    #[inline(always)]
     pub fn start_resume(
         &mut self,
         generator: &Generator,
@@ -320,6 +321,7 @@ impl Vm {
 
     /// Gives `frame` back to `generator` after it ran ([`Vm::start_resume`]): kept when it
     /// yielded; freed when it returned or raised, PEP 479 applied to what it raised.
+    #[inline(always)]
     pub fn finish_resume(
         &mut self,
         generator: &Generator,
@@ -339,18 +341,28 @@ impl Vm {
             }
             other => {
                 drop(state);
-                // The frame's locals die with it; what that freed is finalized now, as
-                // CPython's reference counting would (so a finalizer hook's aclose() is
-                // scheduled before the task's own result callbacks). Its buffers serve the
-                // next call.
-                let (code, ip) = (frame.code.clone(), frame.ip);
-                self.recycle_frame(*frame);
-                if FINALIZERS_PENDING.load(Ordering::Relaxed) {
-                    self.run_finalizers(Some((&code, ip)));
-                }
-                self.pep479(generator, other)
+                self.finish_ended(generator, *frame, other)
             }
         }
+    }
+
+    /// The end of [`Vm::finish_resume`] for a frame that returned or raised. The frame's
+    /// locals die with it; what that freed is finalized now, as CPython's reference counting
+    /// would (so a finalizer hook's aclose() is scheduled before the task's own result
+    /// callbacks). Its buffers serve the next call.
+    #[inline(never)]
+    fn finish_ended(
+        &mut self,
+        generator: &Generator,
+        frame: Frame,
+        result: FrameResult,
+    ) -> FrameResult {
+        let (code, ip) = (frame.code.clone(), frame.ip);
+        self.recycle_frame(frame);
+        if FINALIZERS_PENDING.load(Ordering::Relaxed) {
+            self.run_finalizers(Some((&code, ip)));
+        }
+        self.pep479(generator, result)
     }
 
     /// PEP 479, for code compiled without the compiler's handler.
@@ -414,25 +426,17 @@ impl Vm {
             self.write_stderr(&format!("<sys>:0: RuntimeWarning: {message}\n{note}"));
             return;
         };
-        let key = (code.filename.clone(), *line, message);
-        if self.warning_registry.contains(&key) {
-            return;
-        }
-        let mut text = format!("{}:{line}: RuntimeWarning: {}\n", key.0, key.2);
-        let source_line = self
-            .sources
-            .get(&key.0)
-            .and_then(|s| s.lines().nth(line.saturating_sub(1) as usize))
-            .map(str::trim);
-        if let Some(source_line) = source_line.filter(|l| !l.is_empty()) {
-            text.push_str(&format!("  {source_line}\n"));
-        }
-        text.push_str(
-            "RuntimeWarning: Enable tracemalloc to get the object allocation traceback\n",
+        let extra = format!(
+            "RuntimeWarning: Enable tracemalloc to get the object allocation traceback\n{}",
+            crate::explain::never_awaited(&message, Some(*line)).unwrap_or_default()
         );
-        text.push_str(&crate::explain::never_awaited(&key.2, Some(*line)).unwrap_or_default());
-        self.warning_registry.insert(key);
-        self.write_stderr(&text);
+        self.warn_at(
+            "RuntimeWarning",
+            &message,
+            code.filename.clone(),
+            *line,
+            &extra,
+        );
     }
 
     /// Closes a freed suspended generator; an error is reported "Exception ignored in" as
@@ -476,11 +480,6 @@ impl Vm {
         self.write_stderr(&text);
     }
 
-    fn write_stderr(&mut self, text: &str) {
-        self.flush_stdout();
-        let _ = std::io::stderr().write_all(text.as_bytes());
-    }
-
     /// Runs the main module's `frame` with a [`RunningFrame`] record (owner 0).
     pub fn run_main_recorded(&mut self, frame: &mut Frame) -> FrameResult {
         if let Err(e) = self.enter_recursion() {
@@ -495,6 +494,7 @@ impl Vm {
 
     /// Records that the frame of the generator at address `owner` (0: the main module) runs
     /// at the current recursion depth.
+    #[inline(always)]
     fn push_running_frame(&mut self, owner: usize, frame: &Frame) {
         self.running_frames.push(RunningFrame {
             generator: owner,
@@ -504,7 +504,8 @@ impl Vm {
         });
     }
 
-    /// Notes where the running generator's own frame is about to call or send from.
+    /// Notes that `frame` is about to make a call or a send: the line a running generator
+    /// is at.
     #[inline]
     pub fn note_call_site(&mut self, frame: &Frame) {
         let depth = self.depth;
@@ -513,6 +514,14 @@ impl Vm {
         {
             top.ip = frame.ip;
         }
+    }
+
+    /// Notes that `frame` is about to call a native function (or one that is not run
+    /// inline): also where a warning that call gives is blamed ([`Vm::warn_caller`]).
+    #[inline]
+    pub fn note_native_call(&mut self, frame: &Frame) {
+        self.note_call_site(frame);
+        self.caller = Some(CallSite::new(frame, self.depth));
     }
 
     /// The line a running generator's frame is at (its last call or send), if it runs.
@@ -737,6 +746,7 @@ fn gen_send(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 
 fn gen_throw(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let g = this_gen(vm, args)?;
+    warn_throw_signature(vm, "throw", &args[1..]);
     let exc = throw_args_to_exc(vm, &args[1..])?;
     match vm.gen_throw(g, exc) {
         FrameResult::Yielded(v) => Ok(v),
@@ -747,6 +757,20 @@ fn gen_throw(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 
 /// The exception `throw(typ[, val[, tb]])` raises (`_gen_throw` with
 /// `PyErr_NormalizeException`); the 2- and 3-argument forms are deprecated but still work.
+/// CPython 3.12 deprecated `throw(type, value[, traceback])`: called so, `method` warns
+/// (and works as before).
+pub fn warn_throw_signature(vm: &mut Vm, method: &str, args: &[Value]) {
+    if (2..=3).contains(&args.len()) {
+        vm.warn_caller(
+            "DeprecationWarning",
+            &format!(
+                "the (type, exc, tb) signature of {method}() is deprecated, \
+                 use the single-arg signature instead."
+            ),
+        );
+    }
+}
+
 pub fn throw_args_to_exc(vm: &mut Vm, args: &[Value]) -> PyResult<Exc> {
     match args.len() {
         0 => return Err(vm.type_error("throw expected at least 1 argument, got 0")),

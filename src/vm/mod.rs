@@ -20,6 +20,7 @@ pub mod repr;
 pub mod traceback;
 pub mod types;
 pub mod value;
+pub mod warnings;
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -164,6 +165,8 @@ pub struct Vm {
     pub warning_registry: std::collections::HashSet<(Rc<str>, u32, String)>,
     /// The generators whose frames are running, innermost last (for reprs' line numbers).
     pub running_frames: Vec<generator::RunningFrame>,
+    /// Where the native call now running was made from, for its warnings.
+    pub caller: Option<warnings::CallSite>,
     /// `sys.set_asyncgen_hooks` (firstiter, finalizer).
     pub asyncgen_hooks: async_gen::AsyncGenHooks,
 }
@@ -197,6 +200,7 @@ impl Vm {
             stdout: std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()),
             warning_registry: Default::default(),
             running_frames: Vec::new(),
+            caller: None,
             asyncgen_hooks: Default::default(),
         };
         crate::trace::install(&vm.config.trace);

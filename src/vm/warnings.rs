@@ -1,0 +1,82 @@
+//! Warnings written to stderr as CPython's default `warnings.showwarning` does:
+//! `file:line: Category: message`, then the source line, once per place and message (the
+//! default filter's "default" action). apy has no `warnings` module: the warnings it
+//! emits are fixed (RuntimeWarning for a coroutine never awaited, DeprecationWarning for
+//! the three-argument `throw()`/`athrow()`). Nothing here runs Python code.
+
+use std::io::Write;
+use std::rc::Rc;
+
+use super::Vm;
+use super::frame::Frame;
+use super::object::CodeObj;
+
+/// Where the innermost Python frame made the native call now running (`Vm::caller`).
+pub struct CallSite {
+    code: Rc<CodeObj>,
+    /// The frame's `ip` after the call instruction.
+    ip: usize,
+    /// `Vm::depth` of that frame: a native call runs at its caller's depth.
+    depth: usize,
+}
+
+impl CallSite {
+    pub fn new(frame: &Frame, depth: usize) -> CallSite {
+        CallSite {
+            code: frame.code.clone(),
+            ip: frame.ip,
+            depth,
+        }
+    }
+}
+
+impl Vm {
+    /// Writes `category: message` blamed on the Python line making the native call now
+    /// running (CPython's `stacklevel=1`); nothing when no Python frame made it.
+    pub fn warn_caller(&mut self, category: &str, message: &str) {
+        let Some(site) = self.caller.as_ref().filter(|s| s.depth == self.depth) else {
+            return;
+        };
+        let code = &site.code.code;
+        let line = code
+            .locations
+            .get(site.ip.saturating_sub(1))
+            .map_or(code.first_line, |l| l.line);
+        let filename = code.filename.clone();
+        self.warn_at(category, message, filename, line, "");
+    }
+
+    /// Writes `category: message` blamed on `line` of `filename`, then `extra`, unless that
+    /// place already gave this message.
+    pub fn warn_at(
+        &mut self,
+        category: &str,
+        message: &str,
+        filename: Rc<str>,
+        line: u32,
+        extra: &str,
+    ) {
+        let key = (filename, line, message.to_string());
+        if self.warning_registry.contains(&key) {
+            return;
+        }
+        let mut text = format!("{}:{line}: {category}: {message}\n", key.0);
+        let source_line = self
+            .sources
+            .get(&key.0)
+            .and_then(|s| s.lines().nth(line.saturating_sub(1) as usize))
+            .map(str::trim);
+        if let Some(source_line) = source_line.filter(|l| !l.is_empty()) {
+            text.push_str(&format!("  {source_line}\n"));
+        }
+        text.push_str(extra);
+        self.warning_registry.insert(key);
+        self.write_stderr(&text);
+    }
+
+    /// Writes `text` to stderr after what print() has buffered.
+    pub fn write_stderr(&mut self, text: &str) {
+        self.flush_stdout();
+        let _ = std::io::stderr().write_all(text.as_bytes());
+    }
+}
