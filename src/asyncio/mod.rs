@@ -1,5 +1,6 @@
-//! The `asyncio` module: a native core (event loop, Future, Task, clocks) with the layers
-//! above it (`run`, `sleep`, `gather`) written in apy itself in `lib/asyncio.apy`, compiled
+//! The `asyncio` module: a native core (event loop, Future, Task, clocks, `gather`, and the
+//! per-item bookkeeping of the queues and locks in `primitives`) with the layers above it
+//! (`run`, `sleep`, Queue, Lock, TaskGroup, …) written in apy itself in `lib/*.apy`, compiled
 //! at first import, as CPython keeps them in `Lib/asyncio`. Mirrors `Lib/asyncio/__init__.py`
 //! and `events.py`'s module functions. The VM sees this module only through `module()`.
 
