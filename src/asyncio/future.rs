@@ -4,11 +4,13 @@
 //! extends it (see `task.rs`). Knows the loop only through `event_loop::schedule`.
 
 use std::cell::RefCell;
+use std::rc::Rc;
 
 use super::event_loop::{self, Ready};
 use super::{kwarg, rt};
+use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, Object, ObjectKind};
-use crate::vm::value::Value;
+use crate::vm::value::{PyStr, Value};
 use crate::vm::{Exc, PyResult, Vm};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -145,6 +147,29 @@ pub fn as_future(v: &Value) -> Option<&FutureObj> {
     match v {
         Value::Object(o) => match &o.kind {
             ObjectKind::Other(any) => any.downcast_ref::<FutureObj>(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The native future inside `v` when `v.name` is still `asyncio.Future`'s own method (not
+/// overridden by a subclass or shadowed on the instance): a native caller may then do that
+/// method's work directly.
+pub fn with_own_method<'a>(v: &'a Value, name: &Rc<PyStr>) -> Option<&'a FutureObj> {
+    let fut = as_future(v)?;
+    let Value::Object(o) = v else {
+        return None;
+    };
+    if o.dict
+        .as_ref()
+        .is_some_and(|d| d.table.borrow().get_str(name).is_some())
+    {
+        return None;
+    }
+    match crate::vm::types::lookup(&o.class, name) {
+        Some(Value::Object(m)) => match &m.kind {
+            ObjectKind::Native(n) if n.owner.as_deref() == Some("Future") => Some(fut),
             _ => None,
         },
         _ => None,

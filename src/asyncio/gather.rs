@@ -8,13 +8,13 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use super::future::{self, Callback, Status, as_future};
+use super::future::{self, Callback, Status};
 use super::primitives::{self, Names};
 use super::{check_kw, event_loop, kwarg, rt, task};
 use crate::builtins::contextvars;
 use crate::vm::dict::DictTable;
 use crate::vm::object::{KwArgs, Layout, Object, ObjectKind, PyType};
-use crate::vm::types::{lookup, make_type};
+use crate::vm::types::make_type;
 use crate::vm::value::{PyDict, PyStr, Value};
 use crate::vm::{PyResult, Vm};
 
@@ -55,28 +55,13 @@ pub fn done_callback_function(vm: &Vm) -> Value {
     vm.native("_done_callback", done_callback)
 }
 
-/// The native future of `v` when its type's `name` is still `asyncio.Future`'s own method
-/// (a Future, a Task, or a subclass such as `_GatheringFuture` that does not override it):
-/// then that method's work can be done here directly.
-fn native_for<'a>(vm: &mut Vm, v: &'a Value, name: &Rc<PyStr>) -> Option<&'a future::FutureObj> {
-    let fut = as_future(v)?;
-    let future_type = rt(vm).types.future.clone();
-    let ty = vm.type_of(v);
-    if Rc::ptr_eq(ty, &future_type) {
-        return Some(fut);
-    }
-    let own = lookup(ty, name)?;
-    let base = lookup(&future_type, name)?;
-    own.is(&base).then_some(fut)
-}
-
 /// `fut.name(*args)` through the names `primitives` keeps.
 fn call(vm: &mut Vm, fut: &Value, name: &Rc<PyStr>, args: &[Value]) -> PyResult<Value> {
     primitives::call(vm, fut, name, args)
 }
 
 fn is_done(vm: &mut Vm, n: &Names, fut: &Value) -> PyResult<bool> {
-    match native_for(vm, fut, &n.done) {
+    match future::with_own_method(fut, &n.done) {
         Some(f) => Ok(f.status() != Status::Pending),
         None => {
             let r = call(vm, fut, &n.done, &[])?;
@@ -86,7 +71,7 @@ fn is_done(vm: &mut Vm, n: &Names, fut: &Value) -> PyResult<bool> {
 }
 
 fn is_cancelled(vm: &mut Vm, n: &Names, fut: &Value) -> PyResult<bool> {
-    match native_for(vm, fut, &n.cancelled) {
+    match future::with_own_method(fut, &n.cancelled) {
         Some(f) => Ok(f.status() == Status::Cancelled),
         None => {
             let r = call(vm, fut, &n.cancelled, &[])?;
@@ -97,7 +82,7 @@ fn is_cancelled(vm: &mut Vm, n: &Names, fut: &Value) -> PyResult<bool> {
 
 /// `fut.exception()`: the exception or None.
 fn exception_of(vm: &mut Vm, n: &Names, fut: &Value) -> PyResult<Value> {
-    match native_for(vm, fut, &n.exception) {
+    match future::with_own_method(fut, &n.exception) {
         Some(f) => future::exception(vm, f),
         None => call(vm, fut, &n.exception, &[]),
     }
@@ -105,7 +90,7 @@ fn exception_of(vm: &mut Vm, n: &Names, fut: &Value) -> PyResult<Value> {
 
 /// `fut.result()`.
 fn result_of(vm: &mut Vm, n: &Names, fut: &Value) -> PyResult<Value> {
-    match native_for(vm, fut, &n.result) {
+    match future::with_own_method(fut, &n.result) {
         Some(f) => future::result(vm, f),
         None => call(vm, fut, &n.result, &[]),
     }
@@ -113,7 +98,7 @@ fn result_of(vm: &mut Vm, n: &Names, fut: &Value) -> PyResult<Value> {
 
 /// `fut._make_cancelled_error()`.
 fn cancelled_error(vm: &mut Vm, n: &Names, fut: &Value) -> PyResult<Value> {
-    match native_for(vm, fut, &n.make_cancelled_error) {
+    match future::with_own_method(fut, &n.make_cancelled_error) {
         Some(f) => Ok(Value::Object(future::make_cancelled_error(vm, f))),
         None => call(vm, fut, &n.make_cancelled_error, &[]),
     }
@@ -126,7 +111,7 @@ fn complete(vm: &mut Vm, n: &Names, outer: &Value, exception: bool, v: Value) ->
     } else {
         &n.set_result
     };
-    match native_for(vm, outer, name) {
+    match future::with_own_method(outer, name) {
         Some(f) if exception => future::set_exception(vm, outer, f, v),
         Some(f) => future::set_result(vm, outer, f, v),
         None => call(vm, outer, name, &[v]).map(drop),
@@ -200,7 +185,7 @@ pub fn gather(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 /// `futures._get_loop(fut)`.
 fn loop_of(vm: &mut Vm, n: &Names, fut: &Value) -> PyResult<Value> {
-    match native_for(vm, fut, &n.get_loop) {
+    match future::with_own_method(fut, &n.get_loop) {
         Some(f) => Ok(f.event_loop.clone()),
         None => call(vm, fut, &n.get_loop, &[]),
     }
@@ -208,7 +193,7 @@ fn loop_of(vm: &mut Vm, n: &Names, fut: &Value) -> PyResult<Value> {
 
 /// `fut.add_done_callback(callback)`.
 fn add_done_callback(vm: &mut Vm, n: &Names, fut: &Value, callback: &Value) -> PyResult<()> {
-    match native_for(vm, fut, &n.add_done_callback) {
+    match future::with_own_method(fut, &n.add_done_callback) {
         Some(f) => {
             let context = contextvars::context_arg(vm, None)?;
             future::add_callback(vm, fut, f, Callback::Py(callback.clone(), context));

@@ -12,8 +12,7 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::future::{self, Status, as_future};
-use super::rt;
+use super::future::{self, Status};
 use crate::compile::bytecode::{BinaryOperator, CompareOperator};
 use crate::vm::object::{KwArgs, NativeFn, NativeFunction, Object, ObjectKind};
 use crate::vm::value::{PyStr, Value};
@@ -81,12 +80,6 @@ fn raise(vm: &mut Vm, class: &str) -> PyResult<Value> {
     let name = vm.intern(class);
     let class = vm.get_attr(&module, &name)?;
     Err(vm.make_raisable(class)?)
-}
-
-/// The exact `asyncio.Future` inside `v` (not a subclass, which may override its methods).
-fn plain_future<'a>(vm: &mut Vm, v: &'a Value) -> Option<&'a future::FutureObj> {
-    let future_type = rt(vm).types.future.clone();
-    as_future(v).filter(|_| Rc::ptr_eq(vm.type_of(v), &future_type))
 }
 
 /// The arguments of a method written in Python as `def qualname(self, *params)` (every
@@ -281,14 +274,16 @@ fn wakeup_next(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 /// `if not waiter.done(): waiter.set_result(result)`; whether it was woken.
 fn wake(vm: &mut Vm, waiter: &Value, result: Value) -> PyResult<bool> {
-    if let Some(fut) = plain_future(vm, waiter) {
+    let n = names(vm);
+    if let Some(fut) = future::with_own_method(waiter, &n.done)
+        .and_then(|_| future::with_own_method(waiter, &n.set_result))
+    {
         if fut.status() != Status::Pending {
             return Ok(false);
         }
         future::set_result(vm, waiter, fut, result)?;
         return Ok(true);
     }
-    let n = names(vm);
     let done = call(vm, waiter, &n.done, &[])?;
     if vm.truthy(&done)? {
         return Ok(false);
@@ -336,7 +331,7 @@ fn all_cancelled(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let n = names(vm);
     let iter = vm.get_iter(&args[0])?;
     while let Some(w) = vm.next(&iter)? {
-        let cancelled = match plain_future(vm, &w) {
+        let cancelled = match future::with_own_method(&w, &n.cancelled) {
             Some(fut) => fut.status() == Status::Cancelled,
             None => {
                 let c = call(vm, &w, &n.cancelled, &[])?;
@@ -435,7 +430,7 @@ fn semaphore_wake_up_next(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<
     }
     let iter = vm.get_iter(&waiters)?;
     while let Some(fut) = vm.next(&iter)? {
-        let done = match plain_future(vm, &fut) {
+        let done = match future::with_own_method(&fut, &n.done) {
             Some(f) => f.status() != Status::Pending,
             None => {
                 let d = call(vm, &fut, &n.done, &[])?;
