@@ -6,6 +6,7 @@
 //! async_tree. Depends on `future`, `task` and the VM's attribute and call API.
 
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::future::{self, Callback, Status};
@@ -13,6 +14,7 @@ use super::primitives::{self, Names};
 use super::{check_kw, event_loop, kwarg, rt, task};
 use crate::builtins::contextvars;
 use crate::vm::dict::DictTable;
+use crate::vm::generator::{GenKind, as_generator};
 use crate::vm::object::{KwArgs, Layout, Object, ObjectKind, PyType};
 use crate::vm::types::make_type;
 use crate::vm::value::{PyDict, PyStr, Value};
@@ -145,13 +147,11 @@ pub fn gather(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     };
     let function = rt(vm).done_callback.clone();
     let callback = vm.bound_method(function, state.clone());
-    let arg_to_fut = PyDict {
-        table: RefCell::new(DictTable::new()),
-    };
+    let mut arg_to_fut = ArgToFut::for_args(args);
     let mut done_futs = Vec::new();
     let mut event_loop: Option<Value> = None;
     for arg in args {
-        let fut = match vm.dict_get(&arg_to_fut, arg)? {
+        let fut = match arg_to_fut.get(vm, arg)? {
             Some(fut) => fut,
             None => {
                 let fut = task::ensure_future(vm, arg.clone(), event_loop.clone())?;
@@ -162,7 +162,7 @@ pub fn gather(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
                     vm.set_attr(&fut, &n.log_destroy_pending, Value::Bool(false))?;
                 }
                 g.nfuts.set(g.nfuts.get() + 1);
-                vm.dict_set(&arg_to_fut, arg.clone(), fut.clone())?;
+                arg_to_fut.set(vm, arg, fut.clone())?;
                 if is_done(vm, &n, &fut)? {
                     done_futs.push(fut.clone());
                 } else {
@@ -181,6 +181,46 @@ pub fn gather(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         done_callback(vm, &[state.clone(), fut], &[])?;
     }
     Ok(outer)
+}
+
+/// gather's `arg_to_fut` dict. Coroutine objects hash and compare by identity (their
+/// type keeps `object`'s `__hash__` and `__eq__`), so when every argument is one, a map
+/// by address does the dict's work without calling into the VM.
+enum ArgToFut {
+    Coroutines(HashMap<usize, Value>),
+    Dict(PyDict),
+}
+
+impl ArgToFut {
+    fn for_args(args: &[Value]) -> ArgToFut {
+        let coroutines = args
+            .iter()
+            .all(|a| as_generator(a).is_some_and(|g| g.kind == GenKind::Coroutine));
+        if coroutines {
+            ArgToFut::Coroutines(HashMap::with_capacity(args.len()))
+        } else {
+            ArgToFut::Dict(PyDict {
+                table: RefCell::new(DictTable::new()),
+            })
+        }
+    }
+
+    fn get(&self, vm: &mut Vm, arg: &Value) -> PyResult<Option<Value>> {
+        match self {
+            ArgToFut::Coroutines(map) => Ok(map.get(&arg.address()).cloned()),
+            ArgToFut::Dict(dict) => vm.dict_get(dict, arg),
+        }
+    }
+
+    fn set(&mut self, vm: &mut Vm, arg: &Value, fut: Value) -> PyResult<()> {
+        match self {
+            ArgToFut::Coroutines(map) => {
+                map.insert(arg.address(), fut);
+                Ok(())
+            }
+            ArgToFut::Dict(dict) => vm.dict_set(dict, arg.clone(), fut),
+        }
+    }
 }
 
 /// `futures._get_loop(fut)`.
