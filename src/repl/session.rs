@@ -329,7 +329,7 @@ impl Repl {
                 closure: Vec::new(),
                 dict: RefCell::new(DictTable::new()),
             };
-            let coroutine = vm.new_generator(GenKind::Coroutine, frame, &module_function);
+            let coroutine = vm.new_generator(GenKind::Coroutine, Box::new(frame), &module_function);
             match task::new_task(vm, coroutine, self.event_loop.clone(), None, None) {
                 Ok(t) => self.task = Some(t),
                 Err(e) => return report(vm, e),

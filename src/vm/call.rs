@@ -107,7 +107,7 @@ impl Vm {
             } else {
                 GenKind::Generator
             };
-            let frame = Frame::for_function(self, func, locals);
+            let frame = self.boxed_frame(func, locals);
             return Ok(self.new_generator(kind, frame, func));
         }
         // Built in place: a frame is too big to move around on every call.

@@ -15,6 +15,9 @@ use super::value::{PyDict, Value};
 /// How many spare value buffers the VM keeps for new frames.
 const VEC_POOL_LIMIT: usize = 64;
 
+/// How many finished generator frames the VM keeps for new generators.
+const FRAME_POOL_LIMIT: usize = 32;
+
 pub struct Frame {
     pub code: Rc<CodeObj>,
     pub globals: Rc<PyDict>,
@@ -56,8 +59,9 @@ impl Frame {
     fn make_cells(&mut self, vm: &Vm, func: &Function) {
         let code = &func.code;
         let nlocals = code.code.varnames.len();
-        if self.locals.len() < nlocals {
-            self.locals.resize(nlocals, Value::Null);
+        // Pushed one by one: cheaper than `resize` for the few a frame has.
+        while self.locals.len() < nlocals {
+            self.locals.push(Value::Null);
         }
         for arg in &code.code.cell2arg {
             let initial = match arg {
@@ -359,6 +363,35 @@ impl Vm {
         match self.vec_pool.pop() {
             Some(v) => v,
             None => Vec::with_capacity(capacity.max(8)),
+        }
+    }
+
+    /// A boxed frame for a generator of `func`, reusing a finished generator's box and
+    /// value stack when there is one.
+    #[inline]
+    pub fn boxed_frame(&mut self, func: &Function, locals: Vec<Value>) -> Box<Frame> {
+        let Some(mut frame) = self.frame_pool.pop() else {
+            return Box::new(Frame::for_function(self, func, locals));
+        };
+        frame.code = func.code.clone();
+        frame.globals = func.globals.clone();
+        frame.ip = 0;
+        frame.reraising = false;
+        let spare = std::mem::replace(&mut frame.locals, locals);
+        if self.vec_pool.len() < VEC_POOL_LIMIT {
+            self.vec_pool.push(spare);
+        }
+        frame.make_cells(self, func);
+        frame
+    }
+
+    /// Gives a finished generator's frame back, box and buffers, for the next generator.
+    #[inline]
+    pub fn recycle_boxed_frame(&mut self, mut frame: Box<Frame>) {
+        frame.clear();
+        frame.locals_dict = None;
+        if self.frame_pool.len() < FRAME_POOL_LIMIT {
+            self.frame_pool.push(frame);
         }
     }
 

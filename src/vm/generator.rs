@@ -216,7 +216,7 @@ pub fn as_generator(v: &Value) -> Option<&Generator> {
 }
 
 impl Vm {
-    pub fn new_generator(&mut self, kind: GenKind, frame: Frame, func: &Function) -> Value {
+    pub fn new_generator(&mut self, kind: GenKind, frame: Box<Frame>, func: &Function) -> Value {
         let class = match kind {
             GenKind::Generator => self.types.generator.clone(),
             GenKind::Coroutine => self.types.coroutine.clone(),
@@ -230,7 +230,7 @@ impl Vm {
                 name: func.name.borrow().clone(),
                 qualname: func.qualname.borrow().clone(),
                 state: RefCell::new(GenState {
-                    frame: Some(Box::new(frame)),
+                    frame: Some(frame),
                     running: false,
                     started: false,
                     exc_state: Value::None,
@@ -341,7 +341,7 @@ impl Vm {
             }
             other => {
                 drop(state);
-                self.finish_ended(generator, *frame, other)
+                self.finish_ended(generator, frame, other)
             }
         }
     }
@@ -354,11 +354,11 @@ impl Vm {
     fn finish_ended(
         &mut self,
         generator: &Generator,
-        frame: Frame,
+        frame: Box<Frame>,
         result: FrameResult,
     ) -> FrameResult {
         let (code, ip) = (frame.code.clone(), frame.ip);
-        self.recycle_frame(frame);
+        self.recycle_boxed_frame(frame);
         if FINALIZERS_PENDING.load(Ordering::Relaxed) {
             self.run_finalizers(Some((&code, ip)));
         }

@@ -156,6 +156,8 @@ pub struct Vm {
     pub repr_stack: Vec<usize>,
     /// Spare value buffers for frames' stacks and locals (no allocation per call).
     pub vec_pool: Vec<Vec<value::Value>>,
+    /// Finished generator frames, kept boxed for new generators (`Vm::boxed_frame`).
+    pub frame_pool: Vec<Box<frame::Frame>>,
     /// An empty vector with room for inline call frames (`frame::InlineFrames`), kept
     /// between runs so it is allocated once.
     pub spare_frames: frame::InlineFrames,
@@ -196,6 +198,7 @@ impl Vm {
             abort: None,
             repr_stack: Vec::new(),
             vec_pool: Vec::new(),
+            frame_pool: Vec::new(),
             spare_frames: frame::InlineFrames::default(),
             stdout: std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()),
             warning_registry: Default::default(),
