@@ -63,6 +63,18 @@ pub struct LookupCache {
 
 pub const LOOKUP_CACHE_SIZE: usize = 129;
 
+impl LookupCache {
+    /// An empty cache whose table is allocated now, with its type: most types are made at
+    /// start-up, and a table first allocated late (a 3 KiB block, after many small frees)
+    /// made glibc consolidate the whole heap (~28M instructions in async_tree).
+    pub fn made_now() -> RefCell<LookupCache> {
+        RefCell::new(LookupCache {
+            version: 0,
+            entries: Some(Box::new(std::array::from_fn(|_| None))),
+        })
+    }
+}
+
 /// A name and what the MRO lookup found for it (None: not found).
 pub type LookupEntry = Option<(Rc<PyStr>, Option<Value>)>;
 

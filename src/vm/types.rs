@@ -9,7 +9,8 @@ use std::rc::Rc;
 use super::dict::DictTable;
 use super::dict::StrKeys;
 use super::object::{
-    Getter, LOOKUP_CACHE_SIZE, Layout, NativeFn, NativeFunction, Object, ObjectKind, PyType, Setter,
+    Getter, LOOKUP_CACHE_SIZE, Layout, LookupCache, NativeFn, NativeFunction, Object, ObjectKind,
+    PyType, Setter,
 };
 use super::value::{PyStr, Value};
 use super::{Interner, PyResult, Vm};
@@ -53,7 +54,7 @@ pub fn make_type(name: &str, bases: Vec<Rc<PyType>>, layout: Layout, builtin: bo
         dict: RefCell::new(DictTable::new()),
         layout,
         builtin,
-        lookup_cache: Default::default(),
+        lookup_cache: LookupCache::made_now(),
     });
     let mut mro = vec![ty.clone()];
     mro.extend(mro_tail);
@@ -885,7 +886,7 @@ impl Vm {
             dict: RefCell::new(ns),
             layout,
             builtin: false,
-            lookup_cache: Default::default(),
+            lookup_cache: LookupCache::made_now(),
         });
         let mut mro = vec![ty.clone()];
         mro.extend(tail);
