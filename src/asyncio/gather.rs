@@ -156,17 +156,17 @@ pub fn gather(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             None => {
                 let fut = task::ensure_future(vm, arg.clone(), event_loop.clone())?;
                 if event_loop.is_none() {
-                    event_loop = Some(loop_of(vm, &n, &fut)?);
+                    event_loop = Some(loop_of(vm, n, &fut)?);
                 }
                 if !fut.is(arg) {
                     vm.set_attr(&fut, &n.log_destroy_pending, Value::Bool(false))?;
                 }
                 g.nfuts.set(g.nfuts.get() + 1);
                 arg_to_fut.set(vm, arg, fut.clone())?;
-                if is_done(vm, &n, &fut)? {
+                if is_done(vm, n, &fut)? {
                     done_futs.push(fut.clone());
                 } else {
-                    add_done_callback(vm, &n, &fut, &callback)?;
+                    add_done_callback(vm, n, &fut, &callback)?;
                 }
                 fut
             }
@@ -175,7 +175,7 @@ pub fn gather(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             l.items.borrow_mut().push(fut);
         }
     }
-    let outer = gathering_future(vm, &n, children, event_loop.unwrap_or(Value::None))?;
+    let outer = gathering_future(vm, n, children, event_loop.unwrap_or(Value::None))?;
     *g.outer.borrow_mut() = outer.clone();
     for fut in done_futs {
         done_callback(vm, &[state.clone(), fut], &[])?;
@@ -269,21 +269,21 @@ pub fn done_callback(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value>
     let n = primitives::names(vm);
     g.nfinished.set(g.nfinished.get() + 1);
     let outer = g.outer.borrow().clone();
-    if outer.is_none() || is_done(vm, &n, &outer)? {
-        if !is_cancelled(vm, &n, fut)? {
+    if outer.is_none() || is_done(vm, n, &outer)? {
+        if !is_cancelled(vm, n, fut)? {
             // Marks the exception retrieved.
-            exception_of(vm, &n, fut)?;
+            exception_of(vm, n, fut)?;
         }
         return Ok(Value::None);
     }
     if !vm.truthy(&g.return_exceptions.clone())? {
-        let exc = if is_cancelled(vm, &n, fut)? {
-            cancelled_error(vm, &n, fut)?
+        let exc = if is_cancelled(vm, n, fut)? {
+            cancelled_error(vm, n, fut)?
         } else {
-            exception_of(vm, &n, fut)?
+            exception_of(vm, n, fut)?
         };
         if !exc.is_none() {
-            complete(vm, &n, &outer, true, exc)?;
+            complete(vm, n, &outer, true, exc)?;
             return Ok(Value::None);
         }
     }
@@ -293,14 +293,14 @@ pub fn done_callback(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value>
     let children = vm.collect_iterable(&g.children)?;
     let mut results = Vec::with_capacity(children.len());
     for child in &children {
-        let res = if is_cancelled(vm, &n, child)? {
+        let res = if is_cancelled(vm, n, child)? {
             let msg = vm.get_attr(child, &n.cancel_message)?;
             let msg = if msg.is_none() { Value::str("") } else { msg };
             let class = Value::Type(rt(vm).types.cancelled_error.clone());
             vm.call(&class, &[msg], &[])?
         } else {
-            match exception_of(vm, &n, child)? {
-                Value::None => result_of(vm, &n, child)?,
+            match exception_of(vm, n, child)? {
+                Value::None => result_of(vm, n, child)?,
                 exc => exc,
             }
         };
@@ -310,10 +310,10 @@ pub fn done_callback(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value>
     if vm.truthy(&cancel_requested)? {
         // As in tasks.py, `fut` is the last child here (the loop above rebinds it).
         let last = children.last().unwrap_or(fut);
-        let exc = cancelled_error(vm, &n, last)?;
-        complete(vm, &n, &outer, true, exc)?;
+        let exc = cancelled_error(vm, n, last)?;
+        complete(vm, n, &outer, true, exc)?;
     } else {
-        complete(vm, &n, &outer, false, Value::list(results))?;
+        complete(vm, n, &outer, false, Value::list(results))?;
     }
     Ok(Value::None)
 }

@@ -9,7 +9,7 @@
 //! instructions per round trip. Depends on the VM's attribute and call API and on `future`.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::rc::Rc;
 
 use super::future::{self, Status};
@@ -45,15 +45,16 @@ names! {
 }
 
 thread_local! {
-    static NAMES: RefCell<Option<Rc<Names>>> = const { RefCell::new(None) };
+    /// Made once per thread and kept for its life (a few dozen interned strings).
+    static NAMES: Cell<Option<&'static Names>> = const { Cell::new(None) };
 }
 
-pub(super) fn names(vm: &mut Vm) -> Rc<Names> {
-    if let Some(n) = NAMES.with(|n| n.borrow().clone()) {
+pub(super) fn names(vm: &mut Vm) -> &'static Names {
+    if let Some(n) = NAMES.with(Cell::get) {
         return n;
     }
-    let n = Rc::new(make_names(vm));
-    NAMES.with(|cell| *cell.borrow_mut() = Some(n.clone()));
+    let n: &'static Names = Box::leak(Box::new(make_names(vm)));
+    NAMES.with(|cell| cell.set(Some(n)));
     n
 }
 
@@ -203,7 +204,7 @@ fn put_nowait(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let args = &*bind(vm, "Queue.put_nowait", &["item"], args, kw)?;
     let n = names(vm);
     let (this, item) = (&args[0], &args[1]);
-    if is_shutdown(vm, &n, this)? {
+    if is_shutdown(vm, n, this)? {
         return raise(vm, "QueueShutDown");
     }
     let full = call(vm, this, &n.full, &[])?;
@@ -228,7 +229,7 @@ fn get_nowait(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let this = &args[0];
     let empty = call(vm, this, &n.empty, &[])?;
     if vm.truthy(&empty)? {
-        if is_shutdown(vm, &n, this)? {
+        if is_shutdown(vm, n, this)? {
             return raise(vm, "QueueShutDown");
         }
         return raise(vm, "QueueEmpty");
