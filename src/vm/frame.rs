@@ -102,14 +102,14 @@ impl Frame {
         }
     }
 
-    /// The line being executed (for tracebacks).
+    /// The line being executed (for tracebacks); a frame that has not started (a new
+    /// generator's) is at its `def` line, as CPython's is at its RESUME.
     pub fn line(&self) -> u32 {
-        let at = self.ip.saturating_sub(1);
-        self.code
-            .code
-            .locations
-            .get(at)
-            .map_or(self.code.code.first_line, |l| l.line)
+        let code = &self.code.code;
+        match self.ip.checked_sub(1) {
+            Some(at) => code.locations.get(at).map_or(code.first_line, |l| l.line),
+            None => code.first_line,
+        }
     }
 }
 

@@ -252,7 +252,9 @@ impl Vm {
         }
         let result = match self.start_resume(generator, value, throw.as_ref()) {
             Ok(mut frame) => {
+                self.push_running_frame(generator as *const Generator as usize, &frame);
                 let result = self.run_frame_unwinding(&mut frame, throw);
+                self.running_frames.pop();
                 self.finish_resume(generator, frame, result)
             }
             Err(refused) => refused.with_throw(throw),
@@ -263,8 +265,9 @@ impl Vm {
 
     /// Takes the suspended frame out of `generator` to run it one recursion level deeper than
     /// the caller (already entered), with `value` pushed as the result of its `yield`; or says
-    /// why it cannot run. Marks it running, gives it its own exception state and
-    /// [`RunningFrame`] record. [`Vm::finish_resume`] undoes all of this.
+    /// why it cannot run. Marks it running and gives it its own exception state;
+    /// [`Vm::finish_resume`] undoes this. (Only a frame resumed from native code, the one a
+    /// task's repr asks about, also gets a [`RunningFrame`] record.)
     #[inline(always)]
     pub fn start_resume(
         &mut self,
@@ -315,7 +318,6 @@ impl Vm {
         drop(state);
         crate::trace::frame_enter(self, generator, &frame, throw);
         self.exc_info.push(exc_state);
-        self.push_running_frame(generator as *const Generator as usize, &frame);
         Ok(frame)
     }
 
@@ -328,7 +330,6 @@ impl Vm {
         frame: Box<Frame>,
         result: FrameResult,
     ) -> FrameResult {
-        self.running_frames.pop();
         let exc_state = self.exc_info.pop().unwrap_or(Value::None);
         crate::trace::frame_leave(self, generator, &frame, &result);
         let mut state = generator.state.borrow_mut();
@@ -535,14 +536,16 @@ impl Vm {
         Some(running.line())
     }
 
-    /// `file:line` of the innermost Python frame when that is a running generator's (or the
-    /// main module's) frame calling a native function (debug mode's "created at"; apy keeps no other stack).
+    /// `file:line` of the innermost Python frame calling the native function now running
+    /// (debug mode's "created at"): a generator resumed from native code (or the main
+    /// module) when it is that frame, else the line of the call the frame made.
     pub fn call_site(&self) -> Option<String> {
-        let top = self
-            .running_frames
-            .last()
-            .filter(|r| r.depth == self.depth)?;
-        Some(format!("{}:{}", top.code.code.filename, top.line()))
+        match self.running_frames.last() {
+            Some(top) if top.depth == self.depth => {
+                Some(format!("{}:{}", top.code.code.filename, top.line()))
+            }
+            _ => self.caller_location(),
+        }
     }
 
     /// `generator.send(v)` / `next(generator)`: a yielded value, or StopIteration carrying the return value.

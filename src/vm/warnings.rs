@@ -34,16 +34,25 @@ impl Vm {
     /// Writes `category: message` blamed on the Python line making the native call now
     /// running (CPython's `stacklevel=1`); nothing when no Python frame made it.
     pub fn warn_caller(&mut self, category: &str, message: &str) {
-        let Some(site) = self.caller.as_ref().filter(|s| s.depth == self.depth) else {
-            return;
-        };
+        if let Some((filename, line)) = self.caller_line() {
+            self.warn_at(category, message, filename, line, "");
+        }
+    }
+
+    /// `file:line` of the Python line making the native call now running, if one is.
+    pub fn caller_location(&self) -> Option<String> {
+        let (filename, line) = self.caller_line()?;
+        Some(format!("{filename}:{line}"))
+    }
+
+    fn caller_line(&self) -> Option<(Rc<str>, u32)> {
+        let site = self.caller.as_ref().filter(|s| s.depth == self.depth)?;
         let code = &site.code.code;
         let line = code
             .locations
             .get(site.ip.saturating_sub(1))
             .map_or(code.first_line, |l| l.line);
-        let filename = code.filename.clone();
-        self.warn_at(category, message, filename, line, "");
+        Some((code.filename.clone(), line))
     }
 
     /// Writes `category: message` blamed on `line` of `filename`, then `extra`, unless that
