@@ -669,6 +669,13 @@ pub fn init_type(vm: &mut Vm, task: &Rc<crate::vm::object::PyType>) {
     vm.add_static(task, "__new__", task_new);
     vm.add_method(task, "cancel", task_cancel);
     vm.add_method(task, "uncancel", task_uncancel);
+    // Only the task's coroutine decides its outcome (`_asyncio.Task` rejects these).
+    vm.add_method(task, "set_result", |vm, _, _| {
+        Err(vm.runtime_error("Task does not support set_result operation"))
+    });
+    vm.add_method(task, "set_exception", |vm, _, _| {
+        Err(vm.runtime_error("Task does not support set_exception operation"))
+    });
     vm.add_method(task, "cancelling", |vm, a, _| {
         Ok(Value::Int(this(vm, &a[0])?.1.num_cancels_requested.get()))
     });
