@@ -223,7 +223,7 @@ impl InlineFrames {
     /// callable, then self-or-NULL and the arguments from `args_start`: the arguments (self
     /// included) move into the callee's locals; the callable stays on the caller's stack
     /// until the call ends, as in CPython. The callee becomes the executing frame.
-    #[inline(always)]
+    #[inline(never)]
     pub fn push_call(&mut self, vm: &mut Vm, base: &mut Frame, func: &Function, args_start: usize) {
         self.reserve_slot(vm, &func.code, &func.globals);
         let live = self.live;
