@@ -8,6 +8,7 @@ use std::rc::Rc;
 
 use super::event_loop::{self, Ready};
 use super::{kwarg, rt};
+use crate::vm::call::FrameResult;
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, Object, ObjectKind};
 use crate::vm::value::{PyStr, Value};
@@ -443,30 +444,55 @@ fn fut_await(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 /// The iterator behind `await future` (`FutureIter` in `_asynciomodule.c`).
 struct FutureIter(Value);
 
-fn iter_next(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    let it = match &args[0] {
+fn future_iter(v: &Value) -> Option<&FutureIter> {
+    match v {
         Value::Object(o) => match &o.kind {
             ObjectKind::Other(any) => any.downcast_ref::<FutureIter>(),
             _ => None,
         },
         _ => None,
+    }
+}
+
+/// One step of `await future` (`FutureIter_am_send`; what is sent is ignored): the future
+/// itself while it is pending, then its result as the await's value.
+fn iter_step(vm: &mut Vm, FutureIter(fut_value): &FutureIter) -> FrameResult {
+    let fut = match this(vm, fut_value) {
+        Ok(fut) => fut,
+        Err(e) => return FrameResult::Err(e),
     };
-    let Some(FutureIter(fut_value)) = it else {
-        return Err(vm.type_error("expected a future iterator"));
-    };
-    let fut = this(vm, fut_value)?;
     let mut st = fut.state.borrow_mut();
     if st.status == Status::Pending {
         if st.blocking {
             drop(st);
-            return Err(vm.runtime_error("await wasn't used with future"));
+            return FrameResult::Err(vm.runtime_error("await wasn't used with future"));
         }
         st.blocking = true;
-        return Ok(fut_value.clone());
+        return FrameResult::Yielded(fut_value.clone());
     }
     drop(st);
-    let v = result(vm, fut)?;
-    Err(vm.stop_iteration(v))
+    match result(vm, fut) {
+        Ok(v) => FrameResult::Returned(v),
+        Err(e) => FrameResult::Err(e),
+    }
+}
+
+/// The VM's `Send` into a future's iterator, without the `__next__` call and the
+/// StopIteration object that would carry the result ([`Vm::native_send`]).
+pub fn send_to_future_iter(vm: &mut Vm, receiver: &Value) -> Option<FrameResult> {
+    let it = future_iter(receiver)?;
+    Some(iter_step(vm, it))
+}
+
+fn iter_next(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let Some(it) = future_iter(&args[0]) else {
+        return Err(vm.type_error("expected a future iterator"));
+    };
+    match iter_step(vm, it) {
+        FrameResult::Yielded(v) => Ok(v),
+        FrameResult::Returned(v) => Err(vm.stop_iteration(v)),
+        FrameResult::Err(e) => Err(e),
+    }
 }
 
 fn iter_send(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {

@@ -152,6 +152,7 @@ fn new_runtime(vm: &mut Vm) -> Runtime {
     let invalid_state_error = exception_class(vm, "InvalidStateError", &exception);
     future::init_type(vm, &future);
     future::init_iter_type(vm, &future_iter);
+    vm.native_send = future::send_to_future_iter;
     task::init_type(vm, &task);
     event_loop::init_types(vm, &event_loop, &handle, &timer_handle);
     asyncgens::init_types(vm, &event_loop);

@@ -614,6 +614,9 @@ impl Vm {
         if let Some(g) = as_generator(receiver) {
             return Ok(self.resume(g, v, None));
         }
+        if let Some(r) = (self.native_send)(self, receiver) {
+            return Ok(r);
+        }
         if let Some(r) = step_awaitable(self, receiver, v.clone(), None) {
             return Ok(r);
         }

@@ -169,6 +169,9 @@ pub struct Vm {
     pub running_frames: Vec<generator::RunningFrame>,
     /// Where the native call now running was made from, for its warnings.
     pub caller: Option<warnings::CallSite>,
+    /// A library's own `Send` step for its native awaitables' iterators (asyncio's future
+    /// iterator), tried before the `__next__`/`send` protocol; None when not one of them.
+    pub native_send: fn(&mut Vm, &Value) -> Option<call::FrameResult>,
     /// `sys.set_asyncgen_hooks` (firstiter, finalizer).
     pub asyncgen_hooks: async_gen::AsyncGenHooks,
 }
@@ -204,6 +207,7 @@ impl Vm {
             warning_registry: Default::default(),
             running_frames: Vec::new(),
             caller: None,
+            native_send: |_, _| None,
             asyncgen_hooks: Default::default(),
         };
         crate::trace::install(&vm.config.trace);
