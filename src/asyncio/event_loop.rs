@@ -93,13 +93,7 @@ pub struct HandleObj {
 }
 
 pub fn as_loop(v: &Value) -> Option<&LoopObj> {
-    match v {
-        Value::Object(o) => match &o.kind {
-            ObjectKind::Other(any) => any.downcast_ref::<LoopObj>(),
-            _ => None,
-        },
-        _ => None,
-    }
+    v.native::<LoopObj>()
 }
 
 /// A handle's callback, arguments and (for a timer) deadline, for the tracer.
@@ -108,13 +102,7 @@ pub fn handle_parts(v: &Value) -> Option<(&Value, &[Value], Option<f64>)> {
 }
 
 fn as_handle(v: &Value) -> Option<&HandleObj> {
-    match v {
-        Value::Object(o) => match &o.kind {
-            ObjectKind::Other(any) => any.downcast_ref::<HandleObj>(),
-            _ => None,
-        },
-        _ => None,
-    }
+    v.native::<HandleObj>()
 }
 
 fn this<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a LoopObj> {

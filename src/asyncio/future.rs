@@ -145,13 +145,7 @@ impl Drop for FutureObj {
 
 /// The native future inside `v`, if `v` is a Future or Task.
 pub fn as_future(v: &Value) -> Option<&FutureObj> {
-    match v {
-        Value::Object(o) => match &o.kind {
-            ObjectKind::Other(any) => any.downcast_ref::<FutureObj>(),
-            _ => None,
-        },
-        _ => None,
-    }
+    v.native::<FutureObj>()
 }
 
 /// The native future inside `v` when `v.name` is still `asyncio.Future`'s own method (not
@@ -444,16 +438,6 @@ fn fut_await(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 /// The iterator behind `await future` (`FutureIter` in `_asynciomodule.c`).
 struct FutureIter(Value);
 
-fn future_iter(v: &Value) -> Option<&FutureIter> {
-    match v {
-        Value::Object(o) => match &o.kind {
-            ObjectKind::Other(any) => any.downcast_ref::<FutureIter>(),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
 /// One step of `await future` (`FutureIter_am_send`; what is sent is ignored): the future
 /// itself while it is pending, then its result as the await's value.
 fn iter_step(vm: &mut Vm, FutureIter(fut_value): &FutureIter) -> FrameResult {
@@ -480,12 +464,12 @@ fn iter_step(vm: &mut Vm, FutureIter(fut_value): &FutureIter) -> FrameResult {
 /// The VM's `Send` into a future's iterator, without the `__next__` call and the
 /// StopIteration object that would carry the result ([`Vm::native_send`]).
 pub fn send_to_future_iter(vm: &mut Vm, receiver: &Value) -> Option<FrameResult> {
-    let it = future_iter(receiver)?;
+    let it = receiver.native::<FutureIter>()?;
     Some(iter_step(vm, it))
 }
 
 fn iter_next(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    let Some(it) = future_iter(&args[0]) else {
+    let Some(it) = args[0].native::<FutureIter>() else {
         return Err(vm.type_error("expected a future iterator"));
     };
     match iter_step(vm, it) {

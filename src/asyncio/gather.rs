@@ -32,13 +32,7 @@ struct Gathering {
 }
 
 fn gathering(v: &Value) -> Option<&Gathering> {
-    match v {
-        Value::Object(o) => match &o.kind {
-            ObjectKind::Other(any) => any.downcast_ref::<Gathering>(),
-            _ => None,
-        },
-        _ => None,
-    }
+    v.native::<Gathering>()
 }
 
 /// The type of the callback's closure: named so that the callback, a method of it, shows

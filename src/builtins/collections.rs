@@ -29,13 +29,8 @@ fn extend(vm: &mut Vm, args: &[Value], push: fn(&Deque, Value)) -> PyResult<Valu
 }
 
 fn deque_of<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a Deque> {
-    if let Value::Object(o) = v
-        && let ObjectKind::Other(any) = &o.kind
-        && let Some(d) = any.downcast_ref::<Deque>()
-    {
-        return Ok(d);
-    }
-    Err(vm.type_error("descriptor requires a 'collections.deque' object"))
+    v.native::<Deque>()
+        .ok_or_else(|| vm.type_error("descriptor requires a 'collections.deque' object"))
 }
 
 impl Deque {

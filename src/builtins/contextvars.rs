@@ -61,16 +61,6 @@ fn types(vm: &mut Vm) -> Rc<Types> {
     t
 }
 
-fn payload<T: 'static>(v: &Value) -> Option<&T> {
-    match v {
-        Value::Object(o) => match &o.kind {
-            ObjectKind::Other(any) => any.downcast_ref::<T>(),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
 fn descriptor_error(vm: &Vm, class: &str, v: &Value) -> crate::vm::Exc {
     vm.type_error(format!(
         "descriptor requires a '_contextvars.{class}' object but received a '{}'",
@@ -79,15 +69,16 @@ fn descriptor_error(vm: &Vm, class: &str, v: &Value) -> crate::vm::Exc {
 }
 
 fn context_of<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a ContextObj> {
-    payload(v).ok_or_else(|| descriptor_error(vm, "Context", v))
+    v.native().ok_or_else(|| descriptor_error(vm, "Context", v))
 }
 
 fn var_of<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a VarObj> {
-    payload(v).ok_or_else(|| descriptor_error(vm, "ContextVar", v))
+    v.native()
+        .ok_or_else(|| descriptor_error(vm, "ContextVar", v))
 }
 
 fn token_of<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a TokenObj> {
-    payload(v).ok_or_else(|| descriptor_error(vm, "Token", v))
+    v.native().ok_or_else(|| descriptor_error(vm, "Token", v))
 }
 
 fn new_context(vm: &mut Vm, vars: Vars) -> Value {
@@ -105,7 +96,7 @@ fn current_vars() -> Option<Vars> {
     CURRENT.with(|c| {
         c.borrow()
             .as_ref()
-            .and_then(payload::<ContextObj>)
+            .and_then(|v| v.native::<ContextObj>())
             .map(|ctx| ctx.vars.borrow().clone())
     })
 }
@@ -150,7 +141,7 @@ pub fn capture(vm: &mut Vm) -> Option<Value> {
 pub fn context_arg(vm: &mut Vm, arg: Option<Value>) -> PyResult<Option<Value>> {
     match arg {
         None | Some(Value::None) => Ok(capture(vm)),
-        Some(ctx) if payload::<ContextObj>(&ctx).is_some() => Ok(Some(ctx)),
+        Some(ctx) if ctx.native::<ContextObj>().is_some() => Ok(Some(ctx)),
         Some(other) => Err(vm.type_error(format!(
             "an instance of Context was expected, got {}",
             vm.type_name(&other)
@@ -169,7 +160,7 @@ impl Drop for Entered {
         let previous = self.previous.take();
         let _ = CURRENT.try_with(|c| {
             let left = c.replace(previous);
-            if let Some(ctx) = left.as_ref().and_then(payload::<ContextObj>) {
+            if let Some(ctx) = left.as_ref().and_then(|v| v.native::<ContextObj>()) {
                 ctx.entered.set(false);
             }
         });
@@ -289,7 +280,7 @@ fn var_reset(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kwargs(vm, "ContextVar.reset", kw, &[])?;
     exactly_one(vm, "reset", args)?;
     var_of(vm, &args[0])?;
-    let Some(token) = payload::<TokenObj>(&args[1]) else {
+    let Some(token) = args[1].native::<TokenObj>() else {
         let shown = vm.repr(&args[1])?;
         return Err(vm.type_error(format!("expected an instance of Token, got {shown}")));
     };
@@ -338,7 +329,7 @@ fn token_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 /// The context's variable key: a ContextVar, else TypeError.
 fn key_arg(vm: &mut Vm, key: Option<&Value>) -> PyResult<Value> {
     match key {
-        Some(k) if payload::<VarObj>(k).is_some() => Ok(k.clone()),
+        Some(k) if k.native::<VarObj>().is_some() => Ok(k.clone()),
         Some(k) => {
             let shown = vm.repr(k)?;
             Err(vm.type_error(format!("a ContextVar key was expected, got {shown}")))
@@ -395,7 +386,7 @@ fn context_list(vm: &Vm, v: &Value, part: fn(&(Value, Value)) -> Value) -> PyRes
 
 fn context_eq(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let mine = vars_of(vm, &args[0])?;
-    let Some(other) = args.get(1).and_then(payload::<ContextObj>) else {
+    let Some(other) = args.get(1).and_then(|v| v.native::<ContextObj>()) else {
         return Ok(Value::NotImplemented);
     };
     let theirs = other.vars.borrow().clone();

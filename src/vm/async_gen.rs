@@ -94,16 +94,6 @@ impl Drop for AThrow {
     }
 }
 
-fn other<T: 'static>(v: &Value) -> Option<&T> {
-    match v {
-        Value::Object(o) => match &o.kind {
-            ObjectKind::Other(any) => any.downcast_ref::<T>(),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
 fn agen_of(v: &Value) -> &Generator {
     match as_generator(v) {
         Some(g) => g,
@@ -113,7 +103,7 @@ fn agen_of(v: &Value) -> &Generator {
 
 /// Is `v` one of the awaitables this module makes (a coroutine in `collections.abc` terms)?
 pub fn is_agen_awaitable(v: &Value) -> bool {
-    other::<ASend>(v).is_some() || other::<AThrow>(v).is_some()
+    v.native::<ASend>().is_some() || v.native::<AThrow>().is_some()
 }
 
 /// Sends `arg` (or throws `throw`) into one of this module's awaitables; None for any
@@ -124,19 +114,19 @@ pub fn step_awaitable(
     arg: Value,
     throw: Option<Exc>,
 ) -> Option<FrameResult> {
-    if let Some(o) = other::<ASend>(v) {
+    if let Some(o) = v.native::<ASend>() {
         return Some(match throw {
             None => asend_send(vm, o, arg),
             Some(e) => asend_throw(vm, o, e),
         });
     }
-    if let Some(o) = other::<AThrow>(v) {
+    if let Some(o) = v.native::<AThrow>() {
         return Some(match throw {
             None => athrow_send(vm, o, arg),
             Some(e) => athrow_throw(vm, o, e),
         });
     }
-    if let Some(o) = other::<ANextAwaitable>(v) {
+    if let Some(o) = v.native::<ANextAwaitable>() {
         return Some(anext_step(vm, o, arg, throw));
     }
     None
@@ -355,9 +345,13 @@ fn athrow_result(vm: &mut Vm, o: &AThrow, g: &Generator, raw: FrameResult) -> Fr
 
 /// `close()` of an asend/athrow awaitable: GeneratorExit thrown in must end it.
 fn awaitable_close(vm: &mut Vm, v: &Value) -> PyResult<Value> {
-    let closed = other::<ASend>(v)
+    let closed = v
+        .native::<ASend>()
         .map(|o| o.state.get() == AwaitState::Closed)
-        .or_else(|| other::<AThrow>(v).map(|o| o.state.get() == AwaitState::Closed))
+        .or_else(|| {
+            v.native::<AThrow>()
+                .map(|o| o.state.get() == AwaitState::Closed)
+        })
         .unwrap_or(false);
     if closed {
         return Ok(Value::None);

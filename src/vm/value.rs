@@ -138,6 +138,18 @@ pub struct PySet {
 }
 
 impl Value {
+    /// The native payload of type `T` of an object made by a library in Rust
+    /// (`ObjectKind::Other`): a future, a loop, a deque, …
+    pub fn native<T: 'static>(&self) -> Option<&T> {
+        match self {
+            Value::Object(o) => match &o.kind {
+                super::object::ObjectKind::Other(any) => any.downcast_ref::<T>(),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     pub fn str(text: impl Into<Box<str>>) -> Value {
         Value::Str(Rc::new(PyStr::new(text)))
     }
