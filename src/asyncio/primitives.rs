@@ -14,7 +14,7 @@ use std::rc::Rc;
 
 use super::future::{self, Status};
 use crate::compile::bytecode::{BinaryOperator, CompareOperator};
-use crate::vm::object::{KwArgs, NativeFn, NativeFunction, Object, ObjectKind};
+use crate::vm::object::KwArgs;
 use crate::vm::value::{PyStr, Value};
 use crate::vm::{PyResult, Vm};
 
@@ -449,25 +449,12 @@ fn semaphore_wake_up_next(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<
     Ok(Value::Bool(false))
 }
 
-/// A method of an apy class written in Rust (binds `self` like a `def`).
-fn method(vm: &Vm, owner: &str, name: &'static str, func: NativeFn) -> Value {
-    Value::object(Object::new(
-        vm.types.builtin_function.clone(),
-        ObjectKind::Native(NativeFunction {
-            name,
-            func,
-            is_method: true,
-            owner: Some(owner.into()),
-        }),
-    ))
-}
-
 /// The natives, as `(name, value)` pairs for the module; the apy classes take them in.
 pub fn natives(vm: &Vm) -> Vec<(&'static str, Value)> {
-    let q = |name, func| method(vm, "Queue", name, func);
-    let e = |name, func| method(vm, "Event", name, func);
-    let l = |name, func| method(vm, "Lock", name, func);
-    let s = |name, func| method(vm, "Semaphore", name, func);
+    let q = |name, func| vm.native_method("Queue".into(), name, func);
+    let e = |name, func| vm.native_method("Event".into(), name, func);
+    let l = |name, func| vm.native_method("Lock".into(), name, func);
+    let s = |name, func| vm.native_method("Semaphore".into(), name, func);
     vec![
         ("_queue_qsize", q("qsize", qsize)),
         ("_queue_empty", q("empty", empty)),

@@ -394,17 +394,22 @@ impl Vm {
         ))
     }
 
-    /// Adds a method written in Rust to a type (`PyMethodDef`).
-    pub fn add_method(&mut self, ty: &Rc<PyType>, name: &'static str, func: NativeFn) {
-        let method = Value::object(Object::new(
+    /// A method written in Rust of the type named `owner`, binding `self` like a `def`.
+    pub fn native_method(&self, owner: Rc<str>, name: &'static str, func: NativeFn) -> Value {
+        Value::object(Object::new(
             self.types.builtin_function.clone(),
             ObjectKind::Native(NativeFunction {
                 name,
                 func,
                 is_method: true,
-                owner: Some(ty.name.clone()),
+                owner: Some(owner),
             }),
-        ));
+        ))
+    }
+
+    /// Adds a method written in Rust to a type (`PyMethodDef`).
+    pub fn add_method(&mut self, ty: &Rc<PyType>, name: &'static str, func: NativeFn) {
+        let method = self.native_method(ty.name.clone(), name, func);
         let key = self.intern(name);
         ty.dict.borrow_mut().set_str(key, method);
         invalidate_lookup_caches();
