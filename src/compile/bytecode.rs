@@ -624,3 +624,14 @@ pub struct Code {
     /// Maximum depth of the value stack.
     pub stack_size: u32,
 }
+
+impl Code {
+    /// The line of the instruction before `ip`, the one running or last run (a frame's
+    /// `f_lineno`); the first line when `ip` is 0, a frame that has not started.
+    pub fn line_before(&self, ip: usize) -> u32 {
+        match ip.checked_sub(1) {
+            Some(at) => self.locations.get(at).map_or(self.first_line, |l| l.line),
+            None => self.first_line,
+        }
+    }
+}

@@ -372,13 +372,18 @@ impl Vm {
                 self.call(&init, &all, kw)?
             }
         };
-        if !result.is_none() {
+        self.init_result(result, obj)
+    }
+
+    /// What a class call evaluates to once `__init__` returned `returned` on `instance`.
+    pub fn init_result(&self, returned: Value, instance: Value) -> PyResult<Value> {
+        if !returned.is_none() {
             return Err(self.type_error(format!(
                 "__init__() should return None, not '{}'",
-                self.type_name(&result)
+                self.type_name(&returned)
             )));
         }
-        Ok(obj)
+        Ok(instance)
     }
 
     pub fn is_native(&self, v: &Value, f: super::object::NativeFn) -> bool {

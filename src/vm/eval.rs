@@ -18,7 +18,6 @@ use super::object::{CodeObj, Function, GlobalSlot, Object, ObjectKind, Traceback
 use super::ops::{compare_native, simple_eq};
 use super::types;
 use super::value::{PyDict, PyStr, Value};
-use super::warnings::CallSite;
 use super::{Exc, PyResult, Vm};
 
 /// `x op y` for two small ints when the result is a small int and no error is possible
@@ -89,18 +88,23 @@ fn inline_call(frame: &Frame, base: usize) -> Option<(Rc<Function>, usize)> {
     takes_exactly(f, frame.stack.len() - args_start).then(|| (f.clone(), args_start))
 }
 
-/// Whether a call of `f` with `nargs` positional arguments can run inline: `f` is a plain
-/// function (not a generator or coroutine) with exactly that many positional parameters.
+/// Whether `f` has exactly `nargs` positional parameters and no others, so the arguments
+/// are its first fast locals as they are.
 #[inline]
-fn takes_exactly(f: &Function, nargs: usize) -> bool {
+fn binds_positionally(f: &Function, nargs: usize) -> bool {
     let c = &f.code.code;
     nargs == c.argcount as usize
         && c.kwonlyargcount == 0
         && !c.flags.varargs
         && !c.flags.varkeywords
-        && !c.flags.generator
-        && !c.flags.coroutine
-        && !c.flags.async_generator
+}
+
+/// Whether a call of `f` with `nargs` positional arguments can run inline: `f` is a plain
+/// function (not a generator or coroutine) that [`binds_positionally`].
+#[inline]
+fn takes_exactly(f: &Function, nargs: usize) -> bool {
+    let flags = &f.code.code.flags;
+    binds_positionally(f, nargs) && !flags.generator && !flags.coroutine && !flags.async_generator
 }
 
 impl Vm {
@@ -129,17 +133,6 @@ impl Vm {
         let instance = self.new_instance(cls);
         frame.stack[base + 1] = instance.clone();
         Some((init, instance))
-    }
-
-    /// What a class call whose `__init__` ran inline evaluates to.
-    fn init_result(&self, returned: Value, instance: Value) -> PyResult<Value> {
-        if !returned.is_none() {
-            return Err(self.type_error(format!(
-                "__init__() should return None, not '{}'",
-                self.type_name(&returned)
-            )));
-        }
-        Ok(instance)
     }
 }
 
@@ -216,12 +209,7 @@ impl Vm {
     /// Runs `frame` until it returns or yields. With `throw`, the exception is raised at the
     /// frame's current position first (generator `throw()`).
     pub fn run_frame(&mut self, frame: &mut Frame, throw: Option<Exc>) -> FrameResult {
-        if let Err(e) = self.enter_recursion() {
-            return FrameResult::Err(e);
-        }
-        let result = self.run_frame_unwinding(frame, throw);
-        self.leave_recursion();
-        result
+        self.frame_deeper(|vm| vm.run_frame_unwinding(frame, throw))
     }
 
     /// Runs `base` and, inline, the plain Python functions it calls ([`InlineFrames`]), so
@@ -319,11 +307,7 @@ impl Vm {
             frame.reraising = false;
         } else if let Some(data) = exc.exc_data() {
             let fresh = data.borrow().traceback.is_empty();
-            let line = code
-                .code
-                .locations
-                .get(lasti)
-                .map_or(code.code.first_line, |l| l.line);
+            let line = code.code.line_before(frame.ip);
             data.borrow_mut().traceback.push(TracebackEntry {
                 code: code.code.clone(),
                 line,
@@ -922,7 +906,7 @@ impl Vm {
                             callees.push_init(self, base, &init, args_start, instance);
                             continue 'frames;
                         }
-                        self.caller = Some(CallSite::new(frame, self.depth));
+                        self.note_caller(frame);
                         let result = self.call_from_stack(frame, callable_at)?;
                         frame.stack.truncate(callable_at);
                         frame.stack.push(result);
@@ -1370,14 +1354,9 @@ impl Vm {
         let callable = std::mem::replace(&mut frame.stack[base], Value::Null);
         if let Value::Function(f) = &callable {
             let nargs = frame.stack.len() - args_start;
-            let c = &f.code.code;
-            if nargs == c.argcount as usize
-                && c.kwonlyargcount == 0
-                && !c.flags.varargs
-                && !c.flags.varkeywords
-            {
+            if binds_positionally(f, nargs) {
                 // Popping and reversing moves the arguments without `Drain`'s bookkeeping.
-                let mut locals = self.take_vec(c.varnames.len());
+                let mut locals = self.take_vec(f.code.code.varnames.len());
                 for _ in 0..nargs {
                     locals.push(pop!(frame));
                 }

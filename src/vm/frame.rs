@@ -53,6 +53,15 @@ impl Frame {
         frame
     }
 
+    /// Readies a finished frame (buffers kept, cleared) to run `func` from its start.
+    #[inline]
+    fn restart(&mut self, func: &Function) {
+        self.code = func.code.clone();
+        self.globals = func.globals.clone();
+        self.ip = 0;
+        self.reraising = false;
+    }
+
     /// Pads the fast locals to the code's size and makes the cells: one per cell variable
     /// (holding its argument when it is one), then the function's closure.
     #[inline]
@@ -105,11 +114,7 @@ impl Frame {
     /// The line being executed (for tracebacks); a frame that has not started (a new
     /// generator's) is at its `def` line, as CPython's is at its RESUME.
     pub fn line(&self) -> u32 {
-        let code = &self.code.code;
-        match self.ip.checked_sub(1) {
-            Some(at) => code.locations.get(at).map_or(code.first_line, |l| l.line),
-            None => code.first_line,
-        }
+        self.code.code.line_before(self.ip)
     }
 }
 
@@ -235,10 +240,7 @@ impl InlineFrames {
         let Some(callee) = spare.first_mut() else {
             return;
         };
-        callee.code = func.code.clone();
-        callee.globals = func.globals.clone();
-        callee.ip = 0;
-        callee.reraising = false;
+        callee.restart(func);
         // Popped and reversed: cheaper than `drain` for a handful of arguments.
         while caller.stack.len() > args_start {
             if let Some(arg) = caller.stack.pop() {
@@ -373,10 +375,7 @@ impl Vm {
         let Some(mut frame) = self.frame_pool.pop() else {
             return Box::new(Frame::for_function(self, func, locals));
         };
-        frame.code = func.code.clone();
-        frame.globals = func.globals.clone();
-        frame.ip = 0;
-        frame.reraising = false;
+        frame.restart(func);
         let spare = std::mem::replace(&mut frame.locals, locals);
         if self.vec_pool.len() < VEC_POOL_LIMIT {
             self.vec_pool.push(spare);

@@ -66,10 +66,7 @@ pub struct RunningFrame {
 
 impl RunningFrame {
     fn line(&self) -> u32 {
-        let code = &self.code.code;
-        code.locations
-            .get(self.ip.saturating_sub(1))
-            .map_or(code.first_line, |l| l.line)
+        self.code.code.line_before(self.ip)
     }
 }
 
@@ -247,20 +244,16 @@ impl Vm {
         value: Value,
         throw: Option<Exc>,
     ) -> FrameResult {
-        if let Err(e) = self.enter_recursion() {
-            return FrameResult::Err(e);
-        }
-        let result = match self.start_resume(generator, value, throw.as_ref()) {
-            Ok(mut frame) => {
-                self.push_running_frame(generator as *const Generator as usize, &frame);
-                let result = self.run_frame_unwinding(&mut frame, throw);
-                self.running_frames.pop();
-                self.finish_resume(generator, frame, result)
-            }
-            Err(refused) => refused.with_throw(throw),
-        };
-        self.leave_recursion();
-        result
+        self.frame_deeper(
+            |vm| match vm.start_resume(generator, value, throw.as_ref()) {
+                Ok(mut frame) => {
+                    let owner = generator as *const Generator as usize;
+                    let result = vm.run_recorded(owner, &mut frame, throw);
+                    vm.finish_resume(generator, frame, result)
+                }
+                Err(refused) => refused.with_throw(throw),
+            },
+        )
     }
 
     /// Takes the suspended frame out of `generator` to run it one recursion level deeper than
@@ -391,14 +384,7 @@ impl Vm {
     #[cold]
     pub fn run_finalizers(&mut self, at: Option<(&CodeObj, usize)>) {
         FINALIZERS_PENDING.store(false, Ordering::Relaxed);
-        let place = at.map(|(code, ip)| {
-            let line = code
-                .code
-                .locations
-                .get(ip.saturating_sub(1))
-                .map_or(code.code.first_line, |l| l.line);
-            (code.code.clone(), line)
-        });
+        let place = at.map(|(code, ip)| (code.code.clone(), code.code.line_before(ip)));
         loop {
             let pending = FINALIZERS.with(|q| std::mem::take(&mut *q.borrow_mut()));
             if pending.is_empty() {
@@ -483,26 +469,21 @@ impl Vm {
 
     /// Runs the main module's `frame` with a [`RunningFrame`] record (owner 0).
     pub fn run_main_recorded(&mut self, frame: &mut Frame) -> FrameResult {
-        if let Err(e) = self.enter_recursion() {
-            return FrameResult::Err(e);
-        }
-        self.push_running_frame(0, frame);
-        let result = self.run_frame_unwinding(frame, None);
-        self.running_frames.pop();
-        self.leave_recursion();
-        result
+        self.frame_deeper(|vm| vm.run_recorded(0, frame, None))
     }
 
-    /// Records that the frame of the generator at address `owner` (0: the main module) runs
-    /// at the current recursion depth.
-    #[inline(always)]
-    fn push_running_frame(&mut self, owner: usize, frame: &Frame) {
+    /// Runs `frame`, the frame of the generator at address `owner` (0: the main module),
+    /// at the current recursion depth with a [`RunningFrame`] record.
+    fn run_recorded(&mut self, owner: usize, frame: &mut Frame, throw: Option<Exc>) -> FrameResult {
         self.running_frames.push(RunningFrame {
             generator: owner,
             code: frame.code.clone(),
             depth: self.depth,
             ip: frame.ip,
         });
+        let result = self.run_frame_unwinding(frame, throw);
+        self.running_frames.pop();
+        result
     }
 
     /// Notes that `frame` is about to make a call or a send: the line a running generator
@@ -522,6 +503,13 @@ impl Vm {
     #[inline]
     pub fn note_native_call(&mut self, frame: &Frame) {
         self.note_call_site(frame);
+        self.note_caller(frame);
+    }
+
+    /// Only the second half of [`Vm::note_native_call`], for a call instruction that noted
+    /// its call site already.
+    #[inline]
+    pub fn note_caller(&mut self, frame: &Frame) {
         self.caller = Some(CallSite::new(frame, self.depth));
     }
 

@@ -293,6 +293,19 @@ impl Vm {
         self.depth -= 1;
     }
 
+    /// Runs a frame with `run` one recursion level deeper (RecursionError when too deep).
+    pub fn frame_deeper(
+        &mut self,
+        run: impl FnOnce(&mut Vm) -> call::FrameResult,
+    ) -> call::FrameResult {
+        if let Err(e) = self.enter_recursion() {
+            return call::FrameResult::Err(e);
+        }
+        let result = run(self);
+        self.leave_recursion();
+        result
+    }
+
     /// Runs `f` one recursion level deeper (for native code that recurses: reprs, `==`).
     pub fn nested<T>(&mut self, f: impl FnOnce(&mut Vm) -> PyResult<T>) -> PyResult<T> {
         self.enter_recursion()?;

@@ -48,11 +48,7 @@ impl Vm {
     fn caller_line(&self) -> Option<(Rc<str>, u32)> {
         let site = self.caller.as_ref().filter(|s| s.depth == self.depth)?;
         let code = &site.code.code;
-        let line = code
-            .locations
-            .get(site.ip.saturating_sub(1))
-            .map_or(code.first_line, |l| l.line);
-        Some((code.filename.clone(), line))
+        Some((code.filename.clone(), code.line_before(site.ip)))
     }
 
     /// Writes `category: message` blamed on `line` of `filename`, then `extra`, unless that
