@@ -489,10 +489,7 @@ impl Vm {
                         finalize_point!(self, frame, code);
                     }
                     Instr::LoadDeref(i) => {
-                        let v = self.cell_get(&frame.cells[i as usize]);
-                        if v.is_null() {
-                            return Err(self.unbound_deref(code, i as usize));
-                        }
+                        let v = self.load_deref(frame, code, i as usize)?;
                         frame.stack.push(v);
                     }
                     Instr::StoreDeref(i) => {
@@ -531,13 +528,7 @@ impl Vm {
                         };
                         let v = match found {
                             Some(v) => v,
-                            None => {
-                                let v = self.cell_get(&frame.cells[i as usize]);
-                                if v.is_null() {
-                                    return Err(self.unbound_deref(code, i as usize));
-                                }
-                                v
-                            }
+                            None => self.load_deref(frame, code, i as usize)?,
                         };
                         frame.stack.push(v);
                     }
@@ -1459,6 +1450,15 @@ impl Vm {
                 name.as_str()
             ),
         )
+    }
+
+    /// The value in cell `i` of `frame`, or the NameError for an unbound one.
+    fn load_deref(&self, frame: &Frame, code: &CodeObj, i: usize) -> PyResult<Value> {
+        let v = self.cell_get(&frame.cells[i]);
+        if v.is_null() {
+            return Err(self.unbound_deref(code, i));
+        }
+        Ok(v)
     }
 
     fn unbound_deref(&self, code: &CodeObj, i: usize) -> Exc {
