@@ -9,12 +9,15 @@
 //! instructions per round trip. Depends on the VM's attribute and call API and on `future`.
 
 use std::borrow::Cow;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use super::future::{self, Status};
+use crate::builtins::collections;
 use crate::compile::bytecode::{BinaryOperator, CompareOperator};
-use crate::vm::object::KwArgs;
+use crate::vm::dict::{DictTable, StrKeys};
+use crate::vm::object::{KwArgs, NativeFn, PyType};
+use crate::vm::types::{ClassMemo, lookup, resolves_to_native};
 use crate::vm::value::{PyStr, Value};
 use crate::vm::{PyResult, Vm};
 
@@ -42,6 +45,8 @@ names! {
     cancel_requested = "_cancel_requested", log_destroy_pending = "_log_destroy_pending",
     add_done_callback = "add_done_callback", get_loop = "get_loop",
     gathering_future = "_GatheringFuture", loop_ = "loop",
+    put_nowait = "put_nowait", get_nowait = "get_nowait", is_set = "is_set", set = "set",
+    release = "release", locked_method = "locked",
 }
 
 thread_local! {
@@ -81,6 +86,180 @@ fn raise(vm: &mut Vm, class: &str) -> PyResult<Value> {
     let name = vm.intern(class);
     let class = vm.get_attr(&module, &name)?;
     Err(vm.make_raisable(class)?)
+}
+
+// ---- fast paths -----------------------------------------------------------------------
+//
+// Each native below first tries to do its work directly on the instance's `__dict__`: when
+// the instance's class still has every native method of its protocol (no subclass override,
+// remembered per class by a `ClassMemo`) and its `__dict__` holds exactly the attributes
+// `__init__` made (so none shadows a method), with the plain types `__init__` gave them.
+// Anything else (a subclass, a replaced attribute, an error to raise) takes the general path,
+// which is the library's body step by step. A fast path decides before it changes anything.
+
+/// The positions, in an instance's `__dict__`, of the attributes a class's `__init__` sets.
+struct Fields<'a, const N: usize> {
+    table: &'a RefCell<DictTable>,
+    at: [usize; N],
+}
+
+impl<const N: usize> Fields<'_, N> {
+    /// The instance's `__dict__` when it holds exactly `names` (usually at positions 0..N,
+    /// the order `__init__` set them in).
+    fn of<'a>(this: &'a Value, names: [&Rc<PyStr>; N]) -> Option<Fields<'a, N>> {
+        let Value::Object(o) = this else {
+            return None;
+        };
+        let table = &o.dict.as_ref()?.table;
+        let t = table.borrow();
+        if t.len() != N {
+            return None;
+        }
+        let mut at = [0; N];
+        for (i, name) in names.iter().enumerate() {
+            at[i] = match t.entry(i) {
+                Some(e) if matches!(&e.key, Value::Str(k) if Rc::ptr_eq(k, name)) => i,
+                _ => t.position_str(name)?,
+            };
+        }
+        Some(Fields { table, at })
+    }
+
+    fn get(&self, field: usize) -> Value {
+        let t = self.table.borrow();
+        t.entry(self.at[field])
+            .map_or(Value::None, |e| e.value.clone())
+    }
+
+    /// Replaces a field whose old value is a plain int or bool (dropping it runs no code).
+    fn set(&self, field: usize, value: Value) {
+        let mut t = self.table.borrow_mut();
+        if let Some(slot) = t.value_mut(self.at[field]) {
+            *slot = value;
+        }
+    }
+}
+
+thread_local! {
+    static PLAIN_QUEUE: ClassMemo = ClassMemo::default();
+    static PLAIN_EVENT: ClassMemo = ClassMemo::default();
+    static PLAIN_LOCK: ClassMemo = ClassMemo::default();
+    static PLAIN_SEMAPHORE: ClassMemo = ClassMemo::default();
+}
+
+/// Whether `class` has each of `methods` as the given native, and no class attribute named
+/// like one of the instance's `fields` (a property there would take precedence).
+fn class_is_plain(
+    class: &PyType,
+    methods: &[(&Rc<PyStr>, NativeFn)],
+    fields: &[&Rc<PyStr>],
+) -> bool {
+    methods
+        .iter()
+        .all(|(name, func)| resolves_to_native(class, name, *func))
+        && fields.iter().all(|name| lookup(class, name).is_none())
+}
+
+/// `Queue.__init__`'s attributes, in the order it sets them.
+const MAXSIZE: usize = 0;
+const GETTERS: usize = 1;
+const PUTTERS: usize = 2;
+const UNFINISHED: usize = 3;
+const FINISHED: usize = 4;
+const QUEUE: usize = 5;
+const SHUTDOWN: usize = 6;
+
+fn queue_fields(n: &Names) -> [&Rc<PyStr>; 7] {
+    [
+        &n.maxsize,
+        &n.getters,
+        &n.putters,
+        &n.unfinished_tasks,
+        &n.finished,
+        &n.queue,
+        &n.is_shutdown,
+    ]
+}
+
+/// A Queue (not LifoQueue/PriorityQueue, not a subclass changing any native) as `__init__`
+/// left it.
+fn plain_queue<'a>(n: &Names, this: &'a Value) -> Option<Fields<'a, 7>> {
+    let Value::Object(o) = this else {
+        return None;
+    };
+    let methods: [(&Rc<PyStr>, NativeFn); 8] = [
+        (&n.qsize, qsize),
+        (&n.empty, empty),
+        (&n.full, full),
+        (&n.put_nowait, put_nowait),
+        (&n.get_nowait, get_nowait),
+        (&n.put, put),
+        (&n.get, get),
+        (&n.wakeup_next, wakeup_next),
+    ];
+    let plain = PLAIN_QUEUE
+        .with(|memo| memo.passes(&o.class, |c| class_is_plain(c, &methods, &queue_fields(n))));
+    if !plain {
+        return None;
+    }
+    Fields::of(this, queue_fields(n))
+}
+
+/// The number of items of a plain queue whose `_queue` is a plain deque.
+fn plain_queue_len(vm: &mut Vm, n: &Names, this: &Value) -> Option<usize> {
+    let q = plain_queue(n, this)?;
+    let items = q.get(QUEUE);
+    collections::plain_deque(vm, &items).map(|d| d.len())
+}
+
+/// `Event.__init__`'s, `Lock.__init__`'s and `Semaphore.__init__`'s attributes.
+const WAITERS: usize = 0;
+const STATE: usize = 1;
+
+/// An Event, Lock or Semaphore (per `memo` and its natives) as `__init__` left it: its
+/// `_waiters` and its `_value`/`_locked`.
+fn plain_primitive<'a>(
+    memo: &'static std::thread::LocalKey<ClassMemo>,
+    methods: &[(&Rc<PyStr>, NativeFn)],
+    state: &Rc<PyStr>,
+    n: &Names,
+    this: &'a Value,
+) -> Option<Fields<'a, 2>> {
+    let Value::Object(o) = this else {
+        return None;
+    };
+    let fields = [&n.waiters, state];
+    if !memo.with(|memo| memo.passes(&o.class, |c| class_is_plain(c, methods, &fields))) {
+        return None;
+    }
+    Fields::of(this, fields)
+}
+
+fn plain_event<'a>(n: &Names, this: &'a Value) -> Option<Fields<'a, 2>> {
+    let methods: [(&Rc<PyStr>, NativeFn); 3] = [
+        (&n.is_set, event_is_set),
+        (&n.set, event_set),
+        (&n.clear, event_clear),
+    ];
+    plain_primitive(&PLAIN_EVENT, &methods, &n.value, n, this)
+}
+
+fn plain_lock<'a>(n: &Names, this: &'a Value) -> Option<Fields<'a, 2>> {
+    let methods: [(&Rc<PyStr>, NativeFn); 3] = [
+        (&n.locked_method, lock_locked),
+        (&n.release, lock_release),
+        (&n.wake_up_first, lock_wake_up_first),
+    ];
+    plain_primitive(&PLAIN_LOCK, &methods, &n.locked, n, this)
+}
+
+fn plain_semaphore<'a>(n: &Names, this: &'a Value) -> Option<Fields<'a, 2>> {
+    let methods: [(&Rc<PyStr>, NativeFn); 3] = [
+        (&n.locked_method, semaphore_locked),
+        (&n.release, semaphore_release),
+        (&n.wake_up_next, semaphore_wake_up_next),
+    ];
+    plain_primitive(&PLAIN_SEMAPHORE, &methods, &n.value, n, this)
 }
 
 /// The arguments of a method written in Python as `def qualname(self, *params)` (every
@@ -161,6 +340,9 @@ fn bind_slow(
 fn qsize(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let args = &*bind(vm, "Queue.qsize", &[], args, kw)?;
     let n = names(vm);
+    if let Some(len) = plain_queue_len(vm, n, &args[0]) {
+        return Ok(Value::Int(len as i64));
+    }
     let queue = vm.get_attr(&args[0], &n.queue)?;
     Ok(Value::Int(vm.len(&queue)? as i64))
 }
@@ -169,6 +351,9 @@ fn qsize(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 fn empty(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let args = &*bind(vm, "Queue.empty", &[], args, kw)?;
     let n = names(vm);
+    if let Some(len) = plain_queue_len(vm, n, &args[0]) {
+        return Ok(Value::Bool(len == 0));
+    }
     let queue = vm.get_attr(&args[0], &n.queue)?;
     Ok(Value::Bool(!vm.truthy(&queue)?))
 }
@@ -178,6 +363,9 @@ fn full(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let args = &*bind(vm, "Queue.full", &[], args, kw)?;
     let n = names(vm);
     let this = &args[0];
+    if let Some(full) = plain_queue_full(vm, n, this) {
+        return Ok(Value::Bool(full));
+    }
     let maxsize = vm.get_attr(this, &n.maxsize)?;
     let unbounded = match maxsize {
         Value::Int(m) => m <= 0,
@@ -194,6 +382,20 @@ fn full(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     vm.compare(CompareOperator::Ge, &size, &maxsize)
 }
 
+/// `full()` of a plain queue with an int `_maxsize`.
+fn plain_queue_full(vm: &mut Vm, n: &Names, this: &Value) -> Option<bool> {
+    let q = plain_queue(n, this)?;
+    let Value::Int(maxsize) = q.get(MAXSIZE) else {
+        return None;
+    };
+    if maxsize <= 0 {
+        return Some(false);
+    }
+    let items = q.get(QUEUE);
+    let len = collections::plain_deque(vm, &items)?.len();
+    Some(len as i64 >= maxsize)
+}
+
 fn is_shutdown(vm: &mut Vm, n: &Names, this: &Value) -> PyResult<bool> {
     let flag = vm.get_attr(this, &n.is_shutdown)?;
     vm.truthy(&flag)
@@ -204,6 +406,9 @@ fn put_nowait(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let args = &*bind(vm, "Queue.put_nowait", &["item"], args, kw)?;
     let n = names(vm);
     let (this, item) = (&args[0], &args[1]);
+    if let Some(done) = plain_put_nowait(vm, n, this, item) {
+        return done;
+    }
     if is_shutdown(vm, n, this)? {
         return raise(vm, "QueueShutDown");
     }
@@ -222,11 +427,39 @@ fn put_nowait(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     Ok(Value::None)
 }
 
+/// [`put_nowait`] on a plain queue that is open and has room (else None: the general path
+/// raises).
+fn plain_put_nowait(vm: &mut Vm, n: &Names, this: &Value, item: &Value) -> Option<PyResult<Value>> {
+    let q = plain_queue(n, this)?;
+    if !matches!(q.get(SHUTDOWN), Value::Bool(false)) || plain_queue_full(vm, n, this)? {
+        return None;
+    }
+    let items = q.get(QUEUE);
+    let deque = collections::plain_deque(vm, &items)?;
+    let Value::Int(unfinished) = q.get(UNFINISHED) else {
+        return None;
+    };
+    let unfinished = unfinished.checked_add(1)?;
+    let finished = q.get(FINISHED);
+    let event = plain_event(n, &finished)?;
+    let getters = q.get(GETTERS);
+    if !matches!(getters, Value::List(_)) || !matches!(event.get(STATE), Value::Bool(_)) {
+        return None;
+    }
+    deque.push_back(item.clone());
+    q.set(UNFINISHED, Value::Int(unfinished));
+    event.set(STATE, Value::Bool(false));
+    Some(wakeup_first_pending(vm, &getters).map(|()| Value::None))
+}
+
 /// `Queue.get_nowait`: take the next item and wake the oldest putter.
 fn get_nowait(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let args = &*bind(vm, "Queue.get_nowait", &[], args, kw)?;
     let n = names(vm);
     let this = &args[0];
+    if let Some(item) = plain_get_nowait(vm, n, this) {
+        return item;
+    }
     let empty = call(vm, this, &n.empty, &[])?;
     if vm.truthy(&empty)? {
         if is_shutdown(vm, n, this)? {
@@ -238,6 +471,19 @@ fn get_nowait(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let putters = vm.get_attr(this, &n.putters)?;
     call(vm, this, &n.wakeup_next, &[putters])?;
     Ok(item)
+}
+
+/// [`get_nowait`] on a plain queue that has an item (else None: the general path raises).
+fn plain_get_nowait(vm: &mut Vm, n: &Names, this: &Value) -> Option<PyResult<Value>> {
+    let q = plain_queue(n, this)?;
+    let items = q.get(QUEUE);
+    let deque = collections::plain_deque(vm, &items)?;
+    let putters = q.get(PUTTERS);
+    if !matches!(putters, Value::List(_)) {
+        return None;
+    }
+    let item = deque.pop_front()?;
+    Some(wakeup_first_pending(vm, &putters).map(|()| item))
 }
 
 /// `Queue._put`: `self._queue.append(item)`.
@@ -260,7 +506,12 @@ fn get(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 /// yet (a cancelled one already left) has been woken.
 fn wakeup_next(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let args = &*bind(vm, "Queue._wakeup_next", &["waiters"], args, kw)?;
-    let waiters = &args[1];
+    wakeup_first_pending(vm, &args[1])?;
+    Ok(Value::None)
+}
+
+/// The body of `_wakeup_next(waiters)`.
+fn wakeup_first_pending(vm: &mut Vm, waiters: &Value) -> PyResult<()> {
     while vm.truthy(waiters)? {
         let waiter = match waiters {
             Value::List(l) => l.items.borrow_mut().remove(0),
@@ -270,7 +521,7 @@ fn wakeup_next(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             break;
         }
     }
-    Ok(Value::None)
+    Ok(())
 }
 
 /// `if not waiter.done(): waiter.set_result(result)`; whether it was woken.
@@ -297,6 +548,9 @@ fn wake(vm: &mut Vm, waiter: &Value, result: Value) -> PyResult<bool> {
 fn event_is_set(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let args = &*bind(vm, "Event.is_set", &[], args, kw)?;
     let n = names(vm);
+    if let Some(event) = plain_event(n, &args[0]) {
+        return Ok(event.get(STATE));
+    }
     vm.get_attr(&args[0], &n.value)
 }
 
@@ -305,6 +559,23 @@ fn event_set(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let args = &*bind(vm, "Event.set", &[], args, kw)?;
     let n = names(vm);
     let this = &args[0];
+    if let Some(event) = plain_event(n, this)
+        && let Value::Bool(set) = event.get(STATE)
+        && let Value::List(waiters) = event.get(WAITERS)
+    {
+        if !set {
+            event.set(STATE, Value::Bool(true));
+            let mut i = 0;
+            loop {
+                let Some(fut) = waiters.items.borrow().get(i).cloned() else {
+                    break;
+                };
+                i += 1;
+                wake(vm, &fut, Value::Bool(true))?;
+            }
+        }
+        return Ok(Value::None);
+    }
     let value = vm.get_attr(this, &n.value)?;
     if !vm.truthy(&value)? {
         vm.set_attr(this, &n.value, Value::Bool(true))?;
@@ -321,6 +592,12 @@ fn event_set(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 fn event_clear(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let args = &*bind(vm, "Event.clear", &[], args, kw)?;
     let n = names(vm);
+    if let Some(event) = plain_event(n, &args[0])
+        && matches!(event.get(STATE), Value::Bool(_))
+    {
+        event.set(STATE, Value::Bool(false));
+        return Ok(Value::None);
+    }
     vm.set_attr(&args[0], &n.value, Value::Bool(false))?;
     Ok(Value::None)
 }
@@ -350,6 +627,9 @@ fn all_cancelled(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 fn lock_locked(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let args = &*bind(vm, "Lock.locked", &[], args, kw)?;
     let n = names(vm);
+    if let Some(lock) = plain_lock(n, &args[0]) {
+        return Ok(lock.get(STATE));
+    }
     vm.get_attr(&args[0], &n.locked)
 }
 
@@ -358,6 +638,16 @@ fn lock_release(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let args = &*bind(vm, "Lock.release", &[], args, kw)?;
     let n = names(vm);
     let this = &args[0];
+    if let Some(lock) = plain_lock(n, this)
+        && matches!(lock.get(STATE), Value::Bool(true))
+    {
+        let waiters = lock.get(WAITERS);
+        if matches!(waiters, Value::None | Value::List(_)) {
+            lock.set(STATE, Value::Bool(false));
+            wake_first_waiter(vm, &waiters)?;
+            return Ok(Value::None);
+        }
+    }
     let locked = vm.get_attr(this, &n.locked)?;
     if !vm.truthy(&locked)? {
         return Err(vm.runtime_error("Lock is not acquired."));
@@ -373,20 +663,26 @@ fn lock_wake_up_first(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Valu
     let args = &*bind(vm, "Lock._wake_up_first", &[], args, kw)?;
     let n = names(vm);
     let waiters = vm.get_attr(&args[0], &n.waiters)?;
-    if !vm.truthy(&waiters)? {
-        return Ok(Value::None);
+    wake_first_waiter(vm, &waiters)?;
+    Ok(Value::None)
+}
+
+/// The body of `Lock._wake_up_first` given `self._waiters`.
+fn wake_first_waiter(vm: &mut Vm, waiters: &Value) -> PyResult<()> {
+    if !vm.truthy(waiters)? {
+        return Ok(());
     }
-    let first = match &waiters {
+    let first = match waiters {
         Value::List(l) => l.items.borrow().first().cloned(),
         _ => {
-            let iter = vm.get_iter(&waiters)?;
+            let iter = vm.get_iter(waiters)?;
             vm.next(&iter)?
         }
     };
     if let Some(fut) = first {
         wake(vm, &fut, Value::Bool(true))?;
     }
-    Ok(Value::None)
+    Ok(())
 }
 
 /// `Semaphore.locked`: no units left, or someone (not cancelled) queued first.
@@ -412,6 +708,17 @@ fn semaphore_release(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value
     let args = &*bind(vm, "Semaphore.release", &[], args, kw)?;
     let n = names(vm);
     let this = &args[0];
+    if let Some(sem) = plain_semaphore(n, this)
+        && let Value::Int(value) = sem.get(STATE)
+        && let Some(value) = value.checked_add(1)
+    {
+        let waiters = sem.get(WAITERS);
+        if matches!(waiters, Value::None | Value::List(_)) {
+            sem.set(STATE, Value::Int(value));
+            wake_up_next_plain(vm, n, this, &waiters)?;
+            return Ok(Value::None);
+        }
+    }
     let value = vm.get_attr(this, &n.value)?;
     let value = vm.binary_op(BinaryOperator::InplaceAdd, &value, &Value::Int(1))?;
     vm.set_attr(this, &n.value, value)?;
@@ -447,6 +754,46 @@ fn semaphore_wake_up_next(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<
         }
     }
     Ok(Value::Bool(false))
+}
+
+/// `Semaphore._wake_up_next` on a plain semaphore whose `_waiters` is None or a list.
+fn wake_up_next_plain(vm: &mut Vm, n: &Names, this: &Value, waiters: &Value) -> PyResult<bool> {
+    let Value::List(list) = waiters else {
+        return Ok(false);
+    };
+    let mut i = 0;
+    loop {
+        let Some(fut) = list.items.borrow().get(i).cloned() else {
+            return Ok(false);
+        };
+        i += 1;
+        let done = match future::with_own_method(&fut, &n.done) {
+            Some(f) => f.status() != Status::Pending,
+            None => {
+                let d = call(vm, &fut, &n.done, &[])?;
+                vm.truthy(&d)?
+            }
+        };
+        if !done {
+            // (A waiter's own `done()` may have run code that changed the semaphore.)
+            match plain_semaphore(n, this) {
+                Some(sem)
+                    if let Value::Int(value) = sem.get(STATE)
+                        && value > i64::MIN =>
+                {
+                    sem.set(STATE, Value::Int(value - 1));
+                }
+                _ => {
+                    let value = vm.get_attr(this, &n.value)?;
+                    let value =
+                        vm.binary_op(BinaryOperator::InplaceSubtract, &value, &Value::Int(1))?;
+                    vm.set_attr(this, &n.value, value)?;
+                }
+            }
+            wake(vm, &fut, Value::Bool(true))?;
+            return Ok(true);
+        }
+    }
 }
 
 /// The natives, as `(name, value)` pairs for the module; the apy classes take them in.

@@ -9,11 +9,11 @@ use std::rc::Rc;
 use super::{check_arity, check_kwargs, kwarg};
 use crate::compile::bytecode::CompareOperator;
 use crate::vm::object::{KwArgs, Layout, Object, ObjectKind, PyType};
-use crate::vm::types::make_type;
+use crate::vm::types::{ClassMemo, lookup, make_type, resolves_to_native};
 use crate::vm::value::{PyList, Value};
 use crate::vm::{PyResult, Vm};
 
-struct Deque {
+pub struct Deque {
     items: RefCell<VecDeque<Value>>,
     maxlen: Option<usize>,
 }
@@ -34,7 +34,20 @@ fn deque_of<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a Deque> {
 }
 
 impl Deque {
-    fn push_back(&self, v: Value) {
+    pub fn len(&self) -> usize {
+        self.items.borrow().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.borrow().is_empty()
+    }
+
+    pub fn pop_front(&self) -> Option<Value> {
+        self.items.borrow_mut().pop_front()
+    }
+
+    /// `append`: at the right end, dropping from the left beyond `maxlen`.
+    pub fn push_back(&self, v: Value) {
         let mut items = self.items.borrow_mut();
         if self.maxlen == Some(0) {
             return;
@@ -103,6 +116,46 @@ fn empty_error(vm: &Vm, what: &str) -> crate::vm::Exc {
     vm.index_error(format!("{what} from an empty deque"))
 }
 
+fn deque_len(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    Ok(Value::Int(deque_of(vm, &args[0])?.len() as i64))
+}
+
+fn deque_append(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "append", args, 2, 2)?;
+    deque_of(vm, &args[0])?.push_back(args[1].clone());
+    Ok(Value::None)
+}
+
+fn deque_popleft(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let popped = deque_of(vm, &args[0])?.pop_front();
+    popped.ok_or_else(|| empty_error(vm, "pop"))
+}
+
+thread_local! {
+    static PLAIN_DEQUE: ClassMemo = ClassMemo::default();
+}
+
+/// The deque `v` when its class still has the native `__len__`, `append` and `popleft` and
+/// no `__bool__` (a plain `collections.deque`, or a subclass that changes none of them):
+/// native callers (asyncio's Queue) may then use it directly, as those methods would.
+pub fn plain_deque<'a>(vm: &mut Vm, v: &'a Value) -> Option<&'a Deque> {
+    let Value::Object(o) = v else {
+        return None;
+    };
+    let deque = v.native::<Deque>()?;
+    let plain = PLAIN_DEQUE.with(|memo| {
+        memo.passes(&o.class, |class| {
+            let (len, bool_) = (vm.names.len.clone(), vm.names.bool_.clone());
+            let (append, popleft) = (vm.intern("append"), vm.intern("popleft"));
+            lookup(class, &bool_).is_none()
+                && resolves_to_native(class, &len, deque_len)
+                && resolves_to_native(class, &append, deque_append)
+                && resolves_to_native(class, &popleft, deque_popleft)
+        })
+    });
+    plain.then_some(deque)
+}
+
 fn deque_type(vm: &mut Vm) -> Rc<PyType> {
     let ty = make_type(
         "deque",
@@ -113,11 +166,7 @@ fn deque_type(vm: &mut Vm) -> Rc<PyType> {
     vm.set_type_attr(&ty, "__module__", Value::str("collections"));
     vm.add_static(&ty, "__new__", deque_new);
     vm.add_method(&ty, "__repr__", deque_repr);
-    vm.add_method(&ty, "__len__", |vm, args, _| {
-        Ok(Value::Int(
-            deque_of(vm, &args[0])?.items.borrow().len() as i64
-        ))
-    });
+    vm.add_method(&ty, "__len__", deque_len);
     vm.add_method(&ty, "__iter__", |vm, args, _| {
         let items: Vec<Value> = deque_of(vm, &args[0])?
             .items
@@ -151,11 +200,7 @@ fn deque_type(vm: &mut Vm) -> Rc<PyType> {
             }
         }
     });
-    vm.add_method(&ty, "append", |vm, args, _| {
-        check_arity(vm, "append", args, 2, 2)?;
-        deque_of(vm, &args[0])?.push_back(args[1].clone());
-        Ok(Value::None)
-    });
+    vm.add_method(&ty, "append", deque_append);
     vm.add_method(&ty, "appendleft", |vm, args, _| {
         check_arity(vm, "appendleft", args, 2, 2)?;
         deque_of(vm, &args[0])?.push_front(args[1].clone());
@@ -171,10 +216,7 @@ fn deque_type(vm: &mut Vm) -> Rc<PyType> {
         let popped = deque_of(vm, &args[0])?.items.borrow_mut().pop_back();
         popped.ok_or_else(|| empty_error(vm, "pop"))
     });
-    vm.add_method(&ty, "popleft", |vm, args, _| {
-        let popped = deque_of(vm, &args[0])?.items.borrow_mut().pop_front();
-        popped.ok_or_else(|| empty_error(vm, "pop"))
-    });
+    vm.add_method(&ty, "popleft", deque_popleft);
     vm.add_method(&ty, "clear", |vm, args, _| {
         let old = std::mem::take(&mut *deque_of(vm, &args[0])?.items.borrow_mut());
         drop(old);

@@ -3,7 +3,7 @@
 //! (`sys`, `time`, `functools`). Mirrors `Python/bltinmodule.c`. Works on the VM's value
 //! model through `Vm` methods only; never touches frames or bytecode.
 
-mod collections;
+pub mod collections;
 mod constructors;
 pub mod contextvars;
 pub mod float_repr;

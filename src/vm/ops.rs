@@ -509,6 +509,12 @@ impl Vm {
         if let ObjectKind::DictView { dict, .. } = &o.kind {
             return Ok(!dict.table.borrow().is_empty());
         }
+        // A deque's `__len__` without the call (asyncio's Queue tests `not self._queue`).
+        if let ObjectKind::Other(_) = &o.kind
+            && let Some(deque) = crate::builtins::collections::plain_deque(self, v)
+        {
+            return Ok(!deque.is_empty());
+        }
         if o.class.builtin {
             return Ok(true);
         }

@@ -327,6 +327,44 @@ fn cache_slot(name: &Rc<PyStr>) -> usize {
     (addr.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 57) as usize % (LOOKUP_CACHE_SIZE - 1)
 }
 
+/// Whether `class.name` is still the built-in method `func` (found along the MRO, not
+/// overridden by a subclass or replaced): a native caller may then do its work directly.
+pub fn resolves_to_native(class: &PyType, name: &Rc<PyStr>, func: NativeFn) -> bool {
+    match lookup(class, name) {
+        Some(Value::Object(m)) => {
+            matches!(&m.kind, ObjectKind::Native(n) if std::ptr::fn_addr_eq(n.func, func))
+        }
+        _ => false,
+    }
+}
+
+/// The last class that passed a (costly) check of its attributes, remembered while no type
+/// dict changes: e.g. "this queue class still has the native `_put`, `_get`, …". Holds a
+/// weak reference, so the class's address cannot be reused by another while remembered.
+#[derive(Default)]
+pub struct ClassMemo {
+    last: RefCell<(std::rc::Weak<PyType>, u64)>,
+}
+
+impl ClassMemo {
+    /// Whether `class` passes `check`, run only when `class` is not the one remembered.
+    #[inline]
+    pub fn passes(&self, class: &Rc<PyType>, check: impl FnOnce(&PyType) -> bool) -> bool {
+        let version = TYPE_VERSION.with(Cell::get);
+        {
+            let last = self.last.borrow();
+            if last.1 == version && std::ptr::eq(last.0.as_ptr(), Rc::as_ptr(class)) {
+                return true;
+            }
+        }
+        if !check(class) {
+            return false;
+        }
+        *self.last.borrow_mut() = (Rc::downgrade(class), version);
+        true
+    }
+}
+
 fn lookup_uncached(ty: &PyType, name: &PyStr) -> Option<Value> {
     if let Some(v) = ty.dict.borrow().get_str(name) {
         return Some(v.clone());
