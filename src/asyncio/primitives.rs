@@ -115,10 +115,11 @@ impl<const N: usize> Fields<'_, N> {
         if t.len() != N {
             return None;
         }
+        let entries = t.entries();
         let mut at = [0; N];
         for (i, name) in names.iter().enumerate() {
-            at[i] = match t.entry(i) {
-                Some(e) if matches!(&e.key, Value::Str(k) if Rc::ptr_eq(k, name)) => i,
+            at[i] = match entries.get(i) {
+                Some(Some(e)) if matches!(&e.key, Value::Str(k) if Rc::ptr_eq(k, name)) => i,
                 _ => t.position_str(name)?,
             };
         }
@@ -141,10 +142,10 @@ impl<const N: usize> Fields<'_, N> {
 }
 
 thread_local! {
-    static PLAIN_QUEUE: ClassMemo = ClassMemo::default();
-    static PLAIN_EVENT: ClassMemo = ClassMemo::default();
-    static PLAIN_LOCK: ClassMemo = ClassMemo::default();
-    static PLAIN_SEMAPHORE: ClassMemo = ClassMemo::default();
+    static PLAIN_QUEUE: ClassMemo = const { ClassMemo::new() };
+    static PLAIN_EVENT: ClassMemo = const { ClassMemo::new() };
+    static PLAIN_LOCK: ClassMemo = const { ClassMemo::new() };
+    static PLAIN_SEMAPHORE: ClassMemo = const { ClassMemo::new() };
 }
 
 /// Whether `class` has each of `methods` as the given native, and no class attribute named
@@ -363,7 +364,7 @@ fn full(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let args = &*bind(vm, "Queue.full", &[], args, kw)?;
     let n = names(vm);
     let this = &args[0];
-    if let Some(full) = plain_queue_full(vm, n, this) {
+    if let Some(full) = plain_queue(n, this).and_then(|q| plain_queue_full(vm, &q)) {
         return Ok(Value::Bool(full));
     }
     let maxsize = vm.get_attr(this, &n.maxsize)?;
@@ -383,8 +384,7 @@ fn full(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 }
 
 /// `full()` of a plain queue with an int `_maxsize`.
-fn plain_queue_full(vm: &mut Vm, n: &Names, this: &Value) -> Option<bool> {
-    let q = plain_queue(n, this)?;
+fn plain_queue_full(vm: &mut Vm, q: &Fields<7>) -> Option<bool> {
     let Value::Int(maxsize) = q.get(MAXSIZE) else {
         return None;
     };
@@ -431,7 +431,7 @@ fn put_nowait(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 /// raises).
 fn plain_put_nowait(vm: &mut Vm, n: &Names, this: &Value, item: &Value) -> Option<PyResult<Value>> {
     let q = plain_queue(n, this)?;
-    if !matches!(q.get(SHUTDOWN), Value::Bool(false)) || plain_queue_full(vm, n, this)? {
+    if !matches!(q.get(SHUTDOWN), Value::Bool(false)) || plain_queue_full(vm, &q)? {
         return None;
     }
     let items = q.get(QUEUE);

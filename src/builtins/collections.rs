@@ -132,7 +132,7 @@ fn deque_popleft(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 }
 
 thread_local! {
-    static PLAIN_DEQUE: ClassMemo = ClassMemo::default();
+    static PLAIN_DEQUE: ClassMemo = const { ClassMemo::new() };
 }
 
 /// The deque `v` when its class still has the native `__len__`, `append` and `popleft` and

@@ -817,6 +817,11 @@ impl<K, V> DictTable<K, V> {
             .map(|entry| &entry.value))
     }
 
+    /// The entries by position (None for a hole), in insertion order.
+    pub fn entries(&self) -> &[Option<DictEntry<K, V>>] {
+        &self.entries
+    }
+
     /// The entry at position `at`, if it is not a hole.
     pub fn entry(&self, at: usize) -> Option<&DictEntry<K, V>> {
         self.entries.get(at).and_then(Option::as_ref)

@@ -341,27 +341,41 @@ pub fn resolves_to_native(class: &PyType, name: &Rc<PyStr>, func: NativeFn) -> b
 /// The last class that passed a (costly) check of its attributes, remembered while no type
 /// dict changes: e.g. "this queue class still has the native `_put`, `_get`, …". Holds a
 /// weak reference, so the class's address cannot be reused by another while remembered.
-#[derive(Default)]
 pub struct ClassMemo {
-    last: RefCell<(std::rc::Weak<PyType>, u64)>,
+    class: Cell<*const PyType>,
+    version: Cell<u64>,
+    keep: RefCell<std::rc::Weak<PyType>>,
 }
 
 impl ClassMemo {
+    pub const fn new() -> ClassMemo {
+        ClassMemo {
+            class: Cell::new(std::ptr::null()),
+            version: Cell::new(0),
+            keep: RefCell::new(std::rc::Weak::new()),
+        }
+    }
+
     /// Whether `class` passes `check`, run only when `class` is not the one remembered.
     #[inline]
     pub fn passes(&self, class: &Rc<PyType>, check: impl FnOnce(&PyType) -> bool) -> bool {
         let version = TYPE_VERSION.with(Cell::get);
-        {
-            let last = self.last.borrow();
-            if last.1 == version && std::ptr::eq(last.0.as_ptr(), Rc::as_ptr(class)) {
-                return true;
-            }
+        if self.version.get() == version && std::ptr::eq(self.class.get(), Rc::as_ptr(class)) {
+            return true;
         }
         if !check(class) {
             return false;
         }
-        *self.last.borrow_mut() = (Rc::downgrade(class), version);
+        *self.keep.borrow_mut() = Rc::downgrade(class);
+        self.class.set(Rc::as_ptr(class));
+        self.version.set(version);
         true
+    }
+}
+
+impl Default for ClassMemo {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
