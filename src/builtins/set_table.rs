@@ -681,6 +681,10 @@ pub struct DictTable<K, V> {
     indices: Vec<usize>,
     entries: Vec<Option<DictEntry<K, V>>>,
     used: usize,
+    /// One bit per key ever added since the last rebuild, chosen by its hash: a clear bit
+    /// proves a key absent without probing (a one-word Bloom filter; lookups that miss, such
+    /// as an instance dict checked for a method's name, are common).
+    key_bits: u64,
     /// Changes whenever the table may have changed, to a number no table state had before
     /// (`ma_version_tag`): a cache holding a version and an entry position stays valid
     /// while the version is the same.
@@ -716,6 +720,7 @@ impl<K: Clone, V: Clone> Clone for DictTable<K, V> {
             indices: self.indices.clone(),
             entries: self.entries.clone(),
             used: self.used,
+            key_bits: self.key_bits,
             version: next_dict_version(),
         }
     }
@@ -733,6 +738,7 @@ impl<K, V> DictTable<K, V> {
             indices: vec![INDEX_EMPTY; DICT_MIN_SIZE],
             entries: Vec::new(),
             used: 0,
+            key_bits: 0,
             version: next_dict_version(),
         }
     }
@@ -791,13 +797,23 @@ impl<K, V> DictTable<K, V> {
         }
     }
 
+    /// The bit of [`DictTable::key_bits`] for a hash.
+    #[inline]
+    fn key_bit(hash: i64) -> u64 {
+        1 << ((hash as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58)
+    }
+
     /// The position (in `entries`) of the entry for `key`.
+    #[inline]
     pub fn position<E>(
         &self,
         key: &K,
         hash: i64,
         mut eq: impl FnMut(&K, &K) -> Result<bool, E>,
     ) -> Result<Option<usize>, E> {
+        if self.key_bits & Self::key_bit(hash) == 0 {
+            return Ok(None);
+        }
         Ok(self
             .find(key, hash, &mut eq)?
             .ok()
@@ -860,6 +876,7 @@ impl<K, V> DictTable<K, V> {
             return Ok(None);
         }
         self.indices[free_slot] = self.entries.len();
+        self.key_bits |= Self::key_bit(hash);
         self.entries.push(Some(DictEntry { hash, key, value }));
         self.used += 1;
         Ok(None)
@@ -869,6 +886,7 @@ impl<K, V> DictTable<K, V> {
     fn push_entry(&mut self, entry: DictEntry<K, V>) {
         let slot = self.free_index_slot(entry.hash);
         self.indices[slot] = self.entries.len();
+        self.key_bits |= Self::key_bit(entry.hash);
         self.entries.push(Some(entry));
         self.used += 1;
     }
@@ -898,6 +916,7 @@ impl<K, V> DictTable<K, V> {
         let old_entries = std::mem::take(&mut self.entries);
         self.indices = vec![INDEX_EMPTY; size];
         self.used = 0;
+        self.key_bits = 0;
         for entry in old_entries.into_iter().flatten() {
             self.push_entry(entry);
         }

@@ -534,19 +534,19 @@ impl Vm {
                     }
                     Instr::LoadAttr(i) => {
                         let obj = pop!(frame);
-                        let v = self.get_attr(&obj, &code.names[i as usize])?;
+                        let v = self.load_attr_cached(code, i as usize, &obj)?;
                         frame.stack.push(v);
                     }
                     Instr::LoadMethod(i) => {
                         let obj = pop!(frame);
-                        let (m, this) = self.load_method(&obj, &code.names[i as usize])?;
+                        let (m, this) = self.load_method_cached(code, i as usize, &obj)?;
                         frame.stack.push(m);
                         frame.stack.push(this);
                     }
                     Instr::StoreAttr(i) => {
                         let obj = pop!(frame);
                         let v = pop!(frame);
-                        self.set_attr(&obj, &code.names[i as usize], v)?;
+                        self.store_attr_cached(code, i as usize, &obj, v)?;
                         finalize_point!(self, frame, code);
                     }
                     Instr::DeleteAttr(i) => {
@@ -1383,7 +1383,7 @@ impl Vm {
     /// remembered. None when the name is in neither dict.
     #[inline]
     fn cached_global(&self, code: &CodeObj, globals: &PyDict, i: usize) -> Option<Value> {
-        let slot = code.global_cache.get(i)?;
+        let slot = code.global_cache.globals.get(i)?;
         let globals = globals.table.borrow();
         let builtins = self.builtins.table.borrow();
         let cached = slot.get();
@@ -1722,8 +1722,13 @@ impl Vm {
             )));
         };
         let exit = self.bind_value(exit, mgr);
-        let enter = self.bind_value(enter, mgr);
-        let result = self.call(&enter, &[], &[])?;
+        // `enter` is called at once: a method gets `mgr` as its first argument instead of
+        // being bound first (what a bound method's call would do, without making one).
+        let result = if types::is_plain_method(&enter) {
+            self.call(&enter, std::slice::from_ref(mgr), &[])?
+        } else {
+            self.call(&enter, &[], &[])?
+        };
         if is_async {
             let awaitable = self.get_awaitable(result, 1)?;
             return Ok((exit, awaitable));
@@ -1733,12 +1738,10 @@ impl Vm {
 
     /// Binds a function found on a type to `obj` (for implicit dunder calls).
     fn bind_value(&self, f: Value, obj: &Value) -> Value {
-        match &f {
-            Value::Function(_) => self.bound_method(f, obj.clone()),
-            Value::Object(o) if matches!(&o.kind, ObjectKind::Native(n) if n.is_method) => {
-                self.bound_method(f, obj.clone())
-            }
-            _ => f,
+        if types::is_plain_method(&f) {
+            self.bound_method(f, obj.clone())
+        } else {
+            f
         }
     }
 

@@ -6,6 +6,7 @@
 //! Mirrors CPython's `Python/ceval.c` and `Objects/`. Never sees the AST or the parser.
 
 pub mod async_gen;
+pub mod attr_cache;
 pub mod call;
 pub mod dict;
 pub mod eval;

@@ -10,6 +10,7 @@ use std::rc::Rc;
 
 use crate::compile::bytecode::Code;
 
+use super::attr_cache::AttrSlot;
 use super::dict::DictTable;
 use super::generator::Generator;
 use super::value::{PyDict, PyStr, Value};
@@ -99,8 +100,15 @@ pub struct CodeObj {
     pub varnames: Vec<Rc<PyStr>>,
     /// cellvars ++ freevars, interned.
     pub cellnames: Vec<Rc<PyStr>>,
-    /// One `LOAD_GLOBAL` cache per name (see [`GlobalSlot`]).
-    pub global_cache: Box<[std::cell::Cell<GlobalSlot>]>,
+    /// The inline caches, one per name (see [`NameCaches`]).
+    pub global_cache: NameCaches,
+}
+
+/// A code object's inline caches, one of each per name: `LOAD_GLOBAL`'s ([`GlobalSlot`])
+/// and the attribute instructions' ([`AttrSlot`]).
+pub struct NameCaches {
+    pub globals: Box<[std::cell::Cell<GlobalSlot>]>,
+    pub attrs: Box<[RefCell<AttrSlot>]>,
 }
 
 /// Where `LOAD_GLOBAL` last found a name: an entry position in the globals or the builtins
@@ -116,8 +124,11 @@ pub struct GlobalSlot {
 
 impl GlobalSlot {
     /// Empty caches for a code object with `names` names (version 0 never matches).
-    pub fn empty_cache(names: usize) -> Box<[std::cell::Cell<GlobalSlot>]> {
-        (0..names).map(|_| Default::default()).collect()
+    pub fn empty_cache(names: usize) -> NameCaches {
+        NameCaches {
+            globals: (0..names).map(|_| Default::default()).collect(),
+            attrs: AttrSlot::empty_cache(names),
+        }
     }
 }
 

@@ -271,6 +271,12 @@ thread_local! {
     static TYPE_VERSION: Cell<u64> = const { Cell::new(1) };
 }
 
+/// The current type version: equal versions mean no type dict changed in between.
+#[inline]
+pub fn type_version() -> u64 {
+    TYPE_VERSION.with(Cell::get)
+}
+
 /// Marks every type's lookup cache stale (after a type dict changed).
 pub fn invalidate_lookup_caches() {
     TYPE_VERSION.with(|v| v.set(v.get() + 1));
@@ -390,6 +396,15 @@ fn lookup_uncached(ty: &PyType, name: &PyStr) -> Option<Value> {
         }
     }
     None
+}
+
+/// A function or a built-in method: found on a type, it binds the instance as `self`.
+pub fn is_plain_method(v: &Value) -> bool {
+    match v {
+        Value::Function(_) => true,
+        Value::Object(o) => matches!(&o.kind, ObjectKind::Native(n) if n.is_method),
+        _ => false,
+    }
 }
 
 fn is_data_descriptor(v: &Value) -> bool {
@@ -756,23 +771,18 @@ impl Vm {
         let ty = self.type_of(obj);
         if !matches!(obj, Value::Type(_)) {
             let descr = lookup(ty, name);
-            if let Some(d) = &descr {
-                let is_plain_method = match d {
-                    Value::Function(_) => true,
-                    Value::Object(o) => matches!(&o.kind, ObjectKind::Native(n) if n.is_method),
+            if let Some(d) = &descr
+                && is_plain_method(d)
+            {
+                let shadowed = match obj {
+                    Value::Object(o) => o
+                        .dict
+                        .as_ref()
+                        .is_some_and(|dict| dict.table.borrow().get_str(name).is_some()),
                     _ => false,
                 };
-                if is_plain_method {
-                    let shadowed = match obj {
-                        Value::Object(o) => o
-                            .dict
-                            .as_ref()
-                            .is_some_and(|dict| dict.table.borrow().get_str(name).is_some()),
-                        _ => false,
-                    };
-                    if !shadowed {
-                        return Ok((d.clone(), obj.clone()));
-                    }
+                if !shadowed {
+                    return Ok((d.clone(), obj.clone()));
                 }
             }
         }

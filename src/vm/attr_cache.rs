@@ -1,0 +1,246 @@
+//! Inline caches for `LOAD_ATTR`, `LOAD_ATTR` (method form) and `STORE_ATTR`: per name of a
+//! code object, what the receiver's class had under that name when last looked up, and
+//! where the instance's `__dict__` held it (CPython's `LOAD_ATTR_INSTANCE_VALUE`,
+//! `LOAD_ATTR_METHOD_WITH_VALUES` and `STORE_ATTR_INSTANCE_VALUE` specialisations, keyed by
+//! name rather than by instruction). A memo is valid while the class is the same and no type
+//! dict changed; anything it does not cover takes the general path in `types`. Holds no
+//! strong reference, so caching never keeps a value alive.
+
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+
+use super::dict::{DictTable, StrKeys};
+use super::object::{CodeObj, Function, Object, ObjectKind, PyType};
+use super::types::{is_plain_method, lookup, type_version};
+use super::value::{PyStr, Value};
+use super::{PyResult, Vm};
+
+/// What a class had under a name.
+#[derive(Default)]
+enum OnClass {
+    /// Not looked up yet, or something the general path handles (a descriptor, a class
+    /// variable, a class with its own `__setattr__`).
+    #[default]
+    General,
+    /// Nothing: the attribute can only come from the instance's `__dict__` (or
+    /// `__getattr__`), and storing it goes straight into the `__dict__`.
+    Nothing,
+    /// A method (a function or built-in method), unless the instance shadows it.
+    Method(WeakMethod),
+}
+
+/// A method, held weakly.
+enum WeakMethod {
+    Function(Weak<Function>),
+    Native(Weak<Object>),
+}
+
+impl WeakMethod {
+    fn new(v: &Value) -> Option<WeakMethod> {
+        match v {
+            Value::Function(f) => Some(WeakMethod::Function(Rc::downgrade(f))),
+            Value::Object(o) => Some(WeakMethod::Native(Rc::downgrade(o))),
+            _ => None,
+        }
+    }
+
+    fn get(&self) -> Option<Value> {
+        match self {
+            WeakMethod::Function(f) => f.upgrade().map(Value::Function),
+            WeakMethod::Native(o) => o.upgrade().map(Value::Object),
+        }
+    }
+}
+
+/// The memo for one name of a code object.
+#[derive(Default)]
+pub struct AttrSlot {
+    /// The receiver's class (weak: its address cannot be reused by another while held) and
+    /// the type version the lookup was made at.
+    class: Weak<PyType>,
+    version: u64,
+    on_class: OnClass,
+    /// Where the receiver's `__dict__` last held the name: a hint, checked by key identity.
+    hint: usize,
+}
+
+impl AttrSlot {
+    /// Empty memos for a code object with `names` names.
+    pub fn empty_cache(names: usize) -> Box<[RefCell<AttrSlot>]> {
+        (0..names).map(|_| Default::default()).collect()
+    }
+}
+
+/// A receiver the cache covers: its class and its `__dict__` (if any). Types, modules,
+/// functions and `super` objects have attribute rules of their own.
+#[inline]
+fn receiver<'a>(
+    vm: &'a Vm,
+    obj: &'a Value,
+) -> Option<(&'a Rc<PyType>, Option<&'a RefCell<DictTable>>)> {
+    match obj {
+        Value::Object(o) => match o.kind {
+            ObjectKind::Module { .. } | ObjectKind::Super { .. } => None,
+            _ => Some((&o.class, o.dict.as_ref().map(|d| &d.table))),
+        },
+        Value::Type(_) | Value::Function(_) => None,
+        other => Some((vm.type_of(other), None)),
+    }
+}
+
+/// The value of `name` in `dict`, trying the hinted position first.
+#[inline]
+fn dict_value(dict: &RefCell<DictTable>, name: &Rc<PyStr>, hint: &mut usize) -> Option<Value> {
+    let table = dict.borrow();
+    if let Some(Some(e)) = table.entries().get(*hint)
+        && matches!(&e.key, Value::Str(k) if Rc::ptr_eq(k, name))
+    {
+        return Some(e.value.clone());
+    }
+    let at = table.position_str(name)?;
+    *hint = at;
+    table.entry(at).map(|e| e.value.clone())
+}
+
+/// What `slot` knows about `class.name`, refreshed when stale.
+#[inline]
+fn on_class<'s>(
+    slot: &'s mut AttrSlot,
+    class: &Rc<PyType>,
+    name: &Rc<PyStr>,
+    setattr: &Rc<PyStr>,
+) -> &'s OnClass {
+    let version = type_version();
+    if slot.version != version || !std::ptr::eq(slot.class.as_ptr(), Rc::as_ptr(class)) {
+        let custom_setattr =
+            !class.builtin && matches!(lookup(class, setattr), Some(Value::Function(_)));
+        slot.on_class = match lookup(class, name) {
+            None if !custom_setattr => OnClass::Nothing,
+            Some(m) if is_plain_method(&m) => {
+                WeakMethod::new(&m).map_or(OnClass::General, OnClass::Method)
+            }
+            _ => OnClass::General,
+        };
+        slot.class = Rc::downgrade(class);
+        slot.version = version;
+    }
+    &slot.on_class
+}
+
+impl Vm {
+    /// `LOAD_ATTR` of `code.names[i]` on `obj`.
+    pub fn load_attr_cached(&mut self, code: &CodeObj, i: usize, obj: &Value) -> PyResult<Value> {
+        if let Some(v) = self.cached_attr(code, i, obj, false) {
+            return Ok(v.0);
+        }
+        self.get_attr(obj, &code.names[i])
+    }
+
+    /// `LOAD_ATTR` (method form) of `code.names[i]` on `obj`: the callable and the `self` to
+    /// pass (Null when the callable is already bound).
+    pub fn load_method_cached(
+        &mut self,
+        code: &CodeObj,
+        i: usize,
+        obj: &Value,
+    ) -> PyResult<(Value, Value)> {
+        if let Some(found) = self.cached_attr(code, i, obj, true) {
+            return Ok(found);
+        }
+        self.load_method(obj, &code.names[i])
+    }
+
+    /// The attribute through the memo, when it covers `obj`: `(value, Null)`, or for a
+    /// method `(method, obj)` when `unbound`, else `(bound method, Null)`.
+    fn cached_attr(
+        &mut self,
+        code: &CodeObj,
+        i: usize,
+        obj: &Value,
+        unbound: bool,
+    ) -> Option<(Value, Value)> {
+        let (class, dict) = receiver(self, obj)?;
+        let name = code.names.get(i)?;
+        let mut slot = code.global_cache.attrs.get(i)?.borrow_mut();
+        let found = match on_class(&mut slot, class, name, &self.names.setattr) {
+            OnClass::General => return None,
+            OnClass::Nothing => {
+                return dict_value(dict?, name, &mut slot.hint).map(|v| (v, Value::Null));
+            }
+            OnClass::Method(m) => m.get()?,
+        };
+        drop(slot);
+        // (The name is rarely in the instance's `__dict__`: no position hint for it.)
+        if let Some(dict) = dict
+            && let Some(shadowing) = dict.borrow().get_str(name)
+        {
+            return Some((shadowing.clone(), Value::Null));
+        }
+        Some(if unbound {
+            (found, obj.clone())
+        } else {
+            (self.bound_method(found, obj.clone()), Value::Null)
+        })
+    }
+
+    /// `STORE_ATTR` of `code.names[i]` on `obj`.
+    pub fn store_attr_cached(
+        &mut self,
+        code: &CodeObj,
+        i: usize,
+        obj: &Value,
+        value: Value,
+    ) -> PyResult<()> {
+        let value = match self.store_in_dict(code, i, obj, value) {
+            Ok(()) => return Ok(()),
+            Err(value) => value,
+        };
+        self.set_attr(obj, &code.names[i], value)
+    }
+
+    /// Stores into the instance's `__dict__` when the memo says the class has nothing under
+    /// the name and no `__setattr__` of its own; gives the value back otherwise.
+    fn store_in_dict(
+        &mut self,
+        code: &CodeObj,
+        i: usize,
+        obj: &Value,
+        value: Value,
+    ) -> Result<(), Value> {
+        let Some((class, Some(dict))) = receiver(self, obj) else {
+            return Err(value);
+        };
+        let (Some(name), Some(slot)) = (code.names.get(i), code.global_cache.attrs.get(i)) else {
+            return Err(value);
+        };
+        let mut slot = slot.borrow_mut();
+        if !matches!(
+            on_class(&mut slot, class, name, &self.names.setattr),
+            OnClass::Nothing
+        ) {
+            return Err(value);
+        }
+        let mut table = dict.borrow_mut();
+        let at = match table.entries().get(slot.hint) {
+            Some(Some(e)) if matches!(&e.key, Value::Str(k) if Rc::ptr_eq(k, name)) => {
+                Some(slot.hint)
+            }
+            _ => table.position_str(name),
+        };
+        let old = match at.and_then(|at| table.value_mut(at)) {
+            Some(v) => std::mem::replace(v, value),
+            None => {
+                table.set_str(name.clone(), value);
+                slot.hint = table.entries().len() - 1;
+                return Ok(());
+            }
+        };
+        if let Some(at) = at {
+            slot.hint = at;
+        }
+        drop(table);
+        drop(slot);
+        drop(old);
+        Ok(())
+    }
+}
