@@ -92,52 +92,50 @@ fn raise(vm: &mut Vm, class: &str) -> PyResult<Value> {
 //
 // Each native below first tries to do its work directly on the instance's `__dict__`: when
 // the instance's class still has every native method of its protocol (no subclass override,
-// remembered per class by a `ClassMemo`) and its `__dict__` holds exactly the attributes
-// `__init__` made (so none shadows a method), with the plain types `__init__` gave them.
-// Anything else (a subclass, a replaced attribute, an error to raise) takes the general path,
-// which is the library's body step by step. A fast path decides before it changes anything.
+// remembered per class by a `ClassMemo`), no instance attribute shadows a method the body
+// calls through `self`, and the attributes it reads have the plain types `__init__` gave
+// them. Anything else (a subclass, a replaced attribute, an error to raise) takes the
+// general path, which is the library's body step by step. A fast path decides before it
+// changes anything.
 
-/// The positions, in an instance's `__dict__`, of the attributes a class's `__init__` sets.
-struct Fields<'a, const N: usize> {
+/// An instance attribute: its name and the position `__init__` gives it in the `__dict__`
+/// (where it is looked for first).
+type Field<'n> = (&'n Rc<PyStr>, usize);
+
+/// The `__dict__` of an instance whose class passed its protocol's memo.
+struct Fields<'a> {
     table: &'a RefCell<DictTable>,
-    at: [usize; N],
 }
 
-impl<const N: usize> Fields<'_, N> {
-    /// The instance's `__dict__` when it holds exactly `names` (usually at positions 0..N,
-    /// the order `__init__` set them in).
-    fn of<'a>(this: &'a Value, names: [&Rc<PyStr>; N]) -> Option<Fields<'a, N>> {
-        let Value::Object(o) = this else {
-            return None;
-        };
-        let table = &o.dict.as_ref()?.table;
-        let t = table.borrow();
-        if t.len() != N {
-            return None;
+impl Fields<'_> {
+    fn position(table: &DictTable, (name, at): Field) -> Option<usize> {
+        match table.entries().get(at) {
+            Some(Some(e)) if matches!(&e.key, Value::Str(k) if Rc::ptr_eq(k, name)) => Some(at),
+            _ => table.position_str(name),
         }
-        let entries = t.entries();
-        let mut at = [0; N];
-        for (i, name) in names.iter().enumerate() {
-            at[i] = match entries.get(i) {
-                Some(Some(e)) if matches!(&e.key, Value::Str(k) if Rc::ptr_eq(k, name)) => i,
-                _ => t.position_str(name)?,
-            };
-        }
-        Some(Fields { table, at })
     }
 
-    fn get(&self, field: usize) -> Value {
+    fn get(&self, field: Field) -> Option<Value> {
         let t = self.table.borrow();
-        t.entry(self.at[field])
-            .map_or(Value::None, |e| e.value.clone())
+        let at = Self::position(&t, field)?;
+        t.entry(at).map(|e| e.value.clone())
     }
 
-    /// Replaces a field whose old value is a plain int or bool (dropping it runs no code).
-    fn set(&self, field: usize, value: Value) {
+    /// Replaces a field the fast path has read as a plain int or bool (dropping it runs no
+    /// code).
+    fn set(&self, field: Field, value: Value) {
         let mut t = self.table.borrow_mut();
-        if let Some(slot) = t.value_mut(self.at[field]) {
+        if let Some(at) = Self::position(&t, field)
+            && let Some(slot) = t.value_mut(at)
+        {
             *slot = value;
         }
+    }
+
+    /// Whether an instance attribute has one of these method names (and so shadows it).
+    fn shadows(&self, methods: &[&Rc<PyStr>]) -> bool {
+        let t = self.table.borrow();
+        methods.iter().any(|name| t.get_str(name).is_some())
     }
 }
 
@@ -146,6 +144,21 @@ thread_local! {
     static PLAIN_EVENT: ClassMemo = const { ClassMemo::new() };
     static PLAIN_LOCK: ClassMemo = const { ClassMemo::new() };
     static PLAIN_SEMAPHORE: ClassMemo = const { ClassMemo::new() };
+}
+
+/// The `__dict__` of `this` when its class passes `memo` (checked by `check` when it is
+/// not the class remembered).
+fn plain<'a>(
+    memo: &'static std::thread::LocalKey<ClassMemo>,
+    this: &'a Value,
+    check: impl FnOnce(&PyType) -> bool,
+) -> Option<Fields<'a>> {
+    let Value::Object(o) = this else {
+        return None;
+    };
+    let table = &o.dict.as_ref()?.table;
+    memo.with(|memo| memo.passes(&o.class, check))
+        .then_some(Fields { table })
 }
 
 /// Whether `class` has each of `methods` as the given native, and no class attribute named
@@ -170,46 +183,35 @@ const FINISHED: usize = 4;
 const QUEUE: usize = 5;
 const SHUTDOWN: usize = 6;
 
-fn queue_fields(n: &Names) -> [&Rc<PyStr>; 7] {
-    [
-        &n.maxsize,
-        &n.getters,
-        &n.putters,
-        &n.unfinished_tasks,
-        &n.finished,
-        &n.queue,
-        &n.is_shutdown,
-    ]
-}
-
-/// A Queue (not LifoQueue/PriorityQueue, not a subclass changing any native) as `__init__`
-/// left it.
-fn plain_queue<'a>(n: &Names, this: &'a Value) -> Option<Fields<'a, 7>> {
-    let Value::Object(o) = this else {
-        return None;
-    };
-    let methods: [(&Rc<PyStr>, NativeFn); 8] = [
-        (&n.qsize, qsize),
-        (&n.empty, empty),
-        (&n.full, full),
-        (&n.put_nowait, put_nowait),
-        (&n.get_nowait, get_nowait),
-        (&n.put, put),
-        (&n.get, get),
-        (&n.wakeup_next, wakeup_next),
-    ];
-    let plain = PLAIN_QUEUE
-        .with(|memo| memo.passes(&o.class, |c| class_is_plain(c, &methods, &queue_fields(n))));
-    if !plain {
-        return None;
-    }
-    Fields::of(this, queue_fields(n))
+/// A Queue (not LifoQueue/PriorityQueue, not a subclass changing any native).
+fn plain_queue<'a>(n: &Names, this: &'a Value) -> Option<Fields<'a>> {
+    plain(&PLAIN_QUEUE, this, |class| {
+        let methods: [(&Rc<PyStr>, NativeFn); 8] = [
+            (&n.qsize, qsize),
+            (&n.empty, empty),
+            (&n.full, full),
+            (&n.put_nowait, put_nowait),
+            (&n.get_nowait, get_nowait),
+            (&n.put, put),
+            (&n.get, get),
+            (&n.wakeup_next, wakeup_next),
+        ];
+        let fields = [
+            &n.maxsize,
+            &n.getters,
+            &n.putters,
+            &n.unfinished_tasks,
+            &n.finished,
+            &n.queue,
+            &n.is_shutdown,
+        ];
+        class_is_plain(class, &methods, &fields)
+    })
 }
 
 /// The number of items of a plain queue whose `_queue` is a plain deque.
 fn plain_queue_len(vm: &mut Vm, n: &Names, this: &Value) -> Option<usize> {
-    let q = plain_queue(n, this)?;
-    let items = q.get(QUEUE);
+    let items = plain_queue(n, this)?.get((&n.queue, QUEUE))?;
     collections::plain_deque(vm, &items).map(|d| d.len())
 }
 
@@ -217,26 +219,21 @@ fn plain_queue_len(vm: &mut Vm, n: &Names, this: &Value) -> Option<usize> {
 const WAITERS: usize = 0;
 const STATE: usize = 1;
 
-/// An Event, Lock or Semaphore (per `memo` and its natives) as `__init__` left it: its
-/// `_waiters` and its `_value`/`_locked`.
+/// An Event, Lock or Semaphore (per `memo` and its natives), whose `_waiters` and
+/// `_value`/`_locked` (`state`) are read from the `__dict__`.
 fn plain_primitive<'a>(
     memo: &'static std::thread::LocalKey<ClassMemo>,
-    methods: &[(&Rc<PyStr>, NativeFn)],
+    methods: &[(&Rc<PyStr>, NativeFn); 3],
     state: &Rc<PyStr>,
     n: &Names,
     this: &'a Value,
-) -> Option<Fields<'a, 2>> {
-    let Value::Object(o) = this else {
-        return None;
-    };
-    let fields = [&n.waiters, state];
-    if !memo.with(|memo| memo.passes(&o.class, |c| class_is_plain(c, methods, &fields))) {
-        return None;
-    }
-    Fields::of(this, fields)
+) -> Option<Fields<'a>> {
+    plain(memo, this, |class| {
+        class_is_plain(class, methods, &[&n.waiters, state])
+    })
 }
 
-fn plain_event<'a>(n: &Names, this: &'a Value) -> Option<Fields<'a, 2>> {
+fn plain_event<'a>(n: &Names, this: &'a Value) -> Option<Fields<'a>> {
     let methods: [(&Rc<PyStr>, NativeFn); 3] = [
         (&n.is_set, event_is_set),
         (&n.set, event_set),
@@ -245,7 +242,7 @@ fn plain_event<'a>(n: &Names, this: &'a Value) -> Option<Fields<'a, 2>> {
     plain_primitive(&PLAIN_EVENT, &methods, &n.value, n, this)
 }
 
-fn plain_lock<'a>(n: &Names, this: &'a Value) -> Option<Fields<'a, 2>> {
+fn plain_lock<'a>(n: &Names, this: &'a Value) -> Option<Fields<'a>> {
     let methods: [(&Rc<PyStr>, NativeFn); 3] = [
         (&n.locked_method, lock_locked),
         (&n.release, lock_release),
@@ -254,7 +251,7 @@ fn plain_lock<'a>(n: &Names, this: &'a Value) -> Option<Fields<'a, 2>> {
     plain_primitive(&PLAIN_LOCK, &methods, &n.locked, n, this)
 }
 
-fn plain_semaphore<'a>(n: &Names, this: &'a Value) -> Option<Fields<'a, 2>> {
+fn plain_semaphore<'a>(n: &Names, this: &'a Value) -> Option<Fields<'a>> {
     let methods: [(&Rc<PyStr>, NativeFn); 3] = [
         (&n.locked_method, semaphore_locked),
         (&n.release, semaphore_release),
@@ -364,7 +361,10 @@ fn full(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let args = &*bind(vm, "Queue.full", &[], args, kw)?;
     let n = names(vm);
     let this = &args[0];
-    if let Some(full) = plain_queue(n, this).and_then(|q| plain_queue_full(vm, &q)) {
+    if let Some(q) = plain_queue(n, this)
+        && !q.shadows(&[&n.qsize])
+        && let Some(full) = plain_queue_full(vm, n, &q)
+    {
         return Ok(Value::Bool(full));
     }
     let maxsize = vm.get_attr(this, &n.maxsize)?;
@@ -383,15 +383,15 @@ fn full(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     vm.compare(CompareOperator::Ge, &size, &maxsize)
 }
 
-/// `full()` of a plain queue with an int `_maxsize`.
-fn plain_queue_full(vm: &mut Vm, q: &Fields<7>) -> Option<bool> {
-    let Value::Int(maxsize) = q.get(MAXSIZE) else {
+/// `full()` of a plain queue with an int `_maxsize` (whose `qsize` is not shadowed).
+fn plain_queue_full(vm: &mut Vm, n: &Names, q: &Fields) -> Option<bool> {
+    let Value::Int(maxsize) = q.get((&n.maxsize, MAXSIZE))? else {
         return None;
     };
     if maxsize <= 0 {
         return Some(false);
     }
-    let items = q.get(QUEUE);
+    let items = q.get((&n.queue, QUEUE))?;
     let len = collections::plain_deque(vm, &items)?.len();
     Some(len as i64 >= maxsize)
 }
@@ -431,24 +431,30 @@ fn put_nowait(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 /// raises).
 fn plain_put_nowait(vm: &mut Vm, n: &Names, this: &Value, item: &Value) -> Option<PyResult<Value>> {
     let q = plain_queue(n, this)?;
-    if !matches!(q.get(SHUTDOWN), Value::Bool(false)) || plain_queue_full(vm, &q)? {
+    if q.shadows(&[&n.full, &n.qsize, &n.put, &n.wakeup_next])
+        || !matches!(q.get((&n.is_shutdown, SHUTDOWN))?, Value::Bool(false))
+        || plain_queue_full(vm, n, &q)?
+    {
         return None;
     }
-    let items = q.get(QUEUE);
+    let items = q.get((&n.queue, QUEUE))?;
     let deque = collections::plain_deque(vm, &items)?;
-    let Value::Int(unfinished) = q.get(UNFINISHED) else {
+    let Value::Int(unfinished) = q.get((&n.unfinished_tasks, UNFINISHED))? else {
         return None;
     };
     let unfinished = unfinished.checked_add(1)?;
-    let finished = q.get(FINISHED);
+    let finished = q.get((&n.finished, FINISHED))?;
     let event = plain_event(n, &finished)?;
-    let getters = q.get(GETTERS);
-    if !matches!(getters, Value::List(_)) || !matches!(event.get(STATE), Value::Bool(_)) {
+    let getters = q.get((&n.getters, GETTERS))?;
+    if event.shadows(&[&n.clear])
+        || !matches!(getters, Value::List(_))
+        || !matches!(event.get((&n.value, STATE))?, Value::Bool(_))
+    {
         return None;
     }
     deque.push_back(item.clone());
-    q.set(UNFINISHED, Value::Int(unfinished));
-    event.set(STATE, Value::Bool(false));
+    q.set((&n.unfinished_tasks, UNFINISHED), Value::Int(unfinished));
+    event.set((&n.value, STATE), Value::Bool(false));
     Some(wakeup_first_pending(vm, &getters).map(|()| Value::None))
 }
 
@@ -476,9 +482,12 @@ fn get_nowait(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 /// [`get_nowait`] on a plain queue that has an item (else None: the general path raises).
 fn plain_get_nowait(vm: &mut Vm, n: &Names, this: &Value) -> Option<PyResult<Value>> {
     let q = plain_queue(n, this)?;
-    let items = q.get(QUEUE);
+    if q.shadows(&[&n.empty, &n.get, &n.wakeup_next]) {
+        return None;
+    }
+    let items = q.get((&n.queue, QUEUE))?;
     let deque = collections::plain_deque(vm, &items)?;
-    let putters = q.get(PUTTERS);
+    let putters = q.get((&n.putters, PUTTERS))?;
     if !matches!(putters, Value::List(_)) {
         return None;
     }
@@ -548,8 +557,8 @@ fn wake(vm: &mut Vm, waiter: &Value, result: Value) -> PyResult<bool> {
 fn event_is_set(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let args = &*bind(vm, "Event.is_set", &[], args, kw)?;
     let n = names(vm);
-    if let Some(event) = plain_event(n, &args[0]) {
-        return Ok(event.get(STATE));
+    if let Some(value) = plain_event(n, &args[0]).and_then(|e| e.get((&n.value, STATE))) {
+        return Ok(value);
     }
     vm.get_attr(&args[0], &n.value)
 }
@@ -560,11 +569,11 @@ fn event_set(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let n = names(vm);
     let this = &args[0];
     if let Some(event) = plain_event(n, this)
-        && let Value::Bool(set) = event.get(STATE)
-        && let Value::List(waiters) = event.get(WAITERS)
+        && let Some(Value::Bool(set)) = event.get((&n.value, STATE))
+        && let Some(Value::List(waiters)) = event.get((&n.waiters, WAITERS))
     {
         if !set {
-            event.set(STATE, Value::Bool(true));
+            event.set((&n.value, STATE), Value::Bool(true));
             let mut i = 0;
             loop {
                 let Some(fut) = waiters.items.borrow().get(i).cloned() else {
@@ -593,9 +602,9 @@ fn event_clear(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let args = &*bind(vm, "Event.clear", &[], args, kw)?;
     let n = names(vm);
     if let Some(event) = plain_event(n, &args[0])
-        && matches!(event.get(STATE), Value::Bool(_))
+        && matches!(event.get((&n.value, STATE)), Some(Value::Bool(_)))
     {
-        event.set(STATE, Value::Bool(false));
+        event.set((&n.value, STATE), Value::Bool(false));
         return Ok(Value::None);
     }
     vm.set_attr(&args[0], &n.value, Value::Bool(false))?;
@@ -627,8 +636,8 @@ fn all_cancelled(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 fn lock_locked(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let args = &*bind(vm, "Lock.locked", &[], args, kw)?;
     let n = names(vm);
-    if let Some(lock) = plain_lock(n, &args[0]) {
-        return Ok(lock.get(STATE));
+    if let Some(locked) = plain_lock(n, &args[0]).and_then(|l| l.get((&n.locked, STATE))) {
+        return Ok(locked);
     }
     vm.get_attr(&args[0], &n.locked)
 }
@@ -639,14 +648,14 @@ fn lock_release(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let n = names(vm);
     let this = &args[0];
     if let Some(lock) = plain_lock(n, this)
-        && matches!(lock.get(STATE), Value::Bool(true))
+        && !lock.shadows(&[&n.wake_up_first])
+        && matches!(lock.get((&n.locked, STATE)), Some(Value::Bool(true)))
+        && let Some(waiters) = lock.get((&n.waiters, WAITERS))
+        && matches!(waiters, Value::None | Value::List(_))
     {
-        let waiters = lock.get(WAITERS);
-        if matches!(waiters, Value::None | Value::List(_)) {
-            lock.set(STATE, Value::Bool(false));
-            wake_first_waiter(vm, &waiters)?;
-            return Ok(Value::None);
-        }
+        lock.set((&n.locked, STATE), Value::Bool(false));
+        wake_first_waiter(vm, &waiters)?;
+        return Ok(Value::None);
     }
     let locked = vm.get_attr(this, &n.locked)?;
     if !vm.truthy(&locked)? {
@@ -690,6 +699,23 @@ fn semaphore_locked(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value>
     let args = &*bind(vm, "Semaphore.locked", &[], args, kw)?;
     let n = names(vm);
     let this = &args[0];
+    if let Some(sem) = plain_semaphore(n, this)
+        && let Some(Value::Int(value)) = sem.get((&n.value, STATE))
+        && let Some(waiters) = sem.get((&n.waiters, WAITERS))
+    {
+        match &waiters {
+            _ if value == 0 => return Ok(Value::Bool(true)),
+            Value::None => return Ok(Value::Bool(false)),
+            Value::List(list) if list.items.borrow().is_empty() => {
+                return Ok(Value::Bool(false));
+            }
+            Value::List(_) => {
+                let all_cancelled = all_cancelled(vm, &[waiters], &[])?;
+                return Ok(Value::Bool(!vm.truthy(&all_cancelled)?));
+            }
+            _ => {}
+        }
+    }
     let value = vm.get_attr(this, &n.value)?;
     let none_left = vm.compare(CompareOperator::Eq, &value, &Value::Int(0))?;
     if vm.truthy(&none_left)? {
@@ -709,15 +735,15 @@ fn semaphore_release(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value
     let n = names(vm);
     let this = &args[0];
     if let Some(sem) = plain_semaphore(n, this)
-        && let Value::Int(value) = sem.get(STATE)
+        && !sem.shadows(&[&n.wake_up_next])
+        && let Some(Value::Int(value)) = sem.get((&n.value, STATE))
         && let Some(value) = value.checked_add(1)
+        && let Some(waiters) = sem.get((&n.waiters, WAITERS))
+        && matches!(waiters, Value::None | Value::List(_))
     {
-        let waiters = sem.get(WAITERS);
-        if matches!(waiters, Value::None | Value::List(_)) {
-            sem.set(STATE, Value::Int(value));
-            wake_up_next_plain(vm, n, this, &waiters)?;
-            return Ok(Value::None);
-        }
+        sem.set((&n.value, STATE), Value::Int(value));
+        wake_up_next_plain(vm, n, this, &waiters)?;
+        return Ok(Value::None);
     }
     let value = vm.get_attr(this, &n.value)?;
     let value = vm.binary_op(BinaryOperator::InplaceAdd, &value, &Value::Int(1))?;
@@ -778,10 +804,10 @@ fn wake_up_next_plain(vm: &mut Vm, n: &Names, this: &Value, waiters: &Value) -> 
             // (A waiter's own `done()` may have run code that changed the semaphore.)
             match plain_semaphore(n, this) {
                 Some(sem)
-                    if let Value::Int(value) = sem.get(STATE)
+                    if let Some(Value::Int(value)) = sem.get((&n.value, STATE))
                         && value > i64::MIN =>
                 {
-                    sem.set(STATE, Value::Int(value - 1));
+                    sem.set((&n.value, STATE), Value::Int(value - 1));
                 }
                 _ => {
                     let value = vm.get_attr(this, &n.value)?;

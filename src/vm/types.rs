@@ -369,6 +369,16 @@ impl ClassMemo {
         if self.version.get() == version && std::ptr::eq(self.class.get(), Rc::as_ptr(class)) {
             return true;
         }
+        self.check_and_remember(class, version, check)
+    }
+
+    #[inline(never)]
+    fn check_and_remember(
+        &self,
+        class: &Rc<PyType>,
+        version: u64,
+        check: impl FnOnce(&PyType) -> bool,
+    ) -> bool {
         if !check(class) {
             return false;
         }
