@@ -1,7 +1,7 @@
 //! The evaluation loop: runs one [`Frame`] until it returns, yields or raises
 //! (`Python/ceval.c`, `Python/bytecodes.c`). Exceptions unwind through the code object's
 //! exception table; each frame an exception passes through adds a traceback entry. Sandbox
-//! limits (`max_steps`, `time_limit`) are checked by one counter compare per instruction.
+//! limits (`max_steps`, `time_limit`) cost one countdown per instruction.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -380,8 +380,8 @@ impl Vm {
                 frame.ip += 1;
                 // Checked after the fetch, so a KeyboardInterrupt is raised by the instruction
                 // about to run (inside its `try`), not by the one before a jump.
-                self.steps += 1;
-                if self.steps >= self.next_time_check
+                self.countdown -= 1;
+                if self.countdown == 0
                     && let Some(stop) = self.check_limits()
                 {
                     return Err(stop);

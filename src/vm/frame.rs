@@ -331,7 +331,7 @@ impl InlineFrames {
         if !self.generator_on_top() {
             return None;
         }
-        let Some(Lent {
+        let Lent {
             link:
                 Link::Generator {
                     generator,
@@ -339,7 +339,7 @@ impl InlineFrames {
                     after,
                 },
             ..
-        }) = self.links.pop()
+        } = self.links.pop()?
         else {
             return None;
         };

@@ -269,41 +269,59 @@ impl Vm {
         throw: Option<&Exc>,
     ) -> Result<Box<Frame>, Refused> {
         let mut state = generator.state.borrow_mut();
+        if state.running || !state.started {
+            drop(state);
+            return self.start_unusual(generator, value, throw);
+        }
+        let Some(mut frame) = state.frame.take() else {
+            drop(state);
+            return Err(self.refuse_finished(generator));
+        };
+        state.running = true;
+        let exc_state = std::mem::replace(&mut state.exc_state, Value::None);
+        drop(state);
+        // Pushed on throw() as well, as gen_send_ex2 does: the handler depths of the
+        // exception table count this slot (CLEANUP_THROW inside a `with` relies on it).
+        frame.stack.push(value);
+        crate::trace::frame_enter(self, generator, &frame, throw);
+        self.exc_info.push(exc_state);
+        Ok(frame)
+    }
+
+    /// [`Vm::start_resume`] of a generator that is running or has not started yet: the
+    /// refusals ("already executing", a non-None first send, a throw before the start), or
+    /// the first run.
+    #[inline(never)]
+    fn start_unusual(
+        &mut self,
+        generator: &Generator,
+        value: Value,
+        throw: Option<&Exc>,
+    ) -> Result<Box<Frame>, Refused> {
+        let mut state = generator.state.borrow_mut();
         if state.running {
             drop(state);
             return Err(Refused::Err(
                 self.value_error(format!("{} already executing", generator.noun())),
             ));
         }
-        let Some(mut frame) = state.frame.take() else {
+        let Some(frame) = state.frame.take() else {
             drop(state);
-            // `gen_send_ex2`: a finished coroutine refuses even a throw (close() never gets here).
-            if generator.kind == GenKind::Coroutine {
-                return Err(Refused::Err(
-                    self.runtime_error("cannot reuse already awaited coroutine"),
-                ));
-            }
-            return Err(Refused::Finished);
+            return Err(self.refuse_finished(generator));
         };
-        if !state.started {
-            if throw.is_some() {
-                // Thrown into a generator that never ran: it ends without running any code.
-                drop(state);
-                drop(frame);
-                return Err(Refused::Finished);
-            }
-            if !value.is_none() {
-                state.frame = Some(frame);
-                drop(state);
-                return Err(Refused::Err(self.type_error(format!(
-                    "can't send non-None value to a just-started {}",
-                    generator.noun()
-                ))));
-            }
-        } else {
-            // Pushed on throw() as well, as gen_send_ex2 does: the handler depths of the
-            // exception table count this slot (CLEANUP_THROW inside a `with` relies on it).
-            frame.stack.push(value);
+        if throw.is_some() {
+            // Thrown into a generator that never ran: it ends without running any code.
+            drop(state);
+            drop(frame);
+            return Err(Refused::Finished);
+        }
+        if !value.is_none() {
+            state.frame = Some(frame);
+            drop(state);
+            return Err(Refused::Err(self.type_error(format!(
+                "can't send non-None value to a just-started {}",
+                generator.noun()
+            ))));
         }
         state.started = true;
         state.running = true;
@@ -312,6 +330,16 @@ impl Vm {
         crate::trace::frame_enter(self, generator, &frame, throw);
         self.exc_info.push(exc_state);
         Ok(frame)
+    }
+
+    /// A finished generator refuses to run: a send ends it at once, except that a finished
+    /// coroutine refuses even a throw (`gen_send_ex2`; close() never gets here).
+    #[cold]
+    fn refuse_finished(&mut self, generator: &Generator) -> Refused {
+        if generator.kind == GenKind::Coroutine {
+            return Refused::Err(self.runtime_error("cannot reuse already awaited coroutine"));
+        }
+        Refused::Finished
     }
 
     /// Gives `frame` back to `generator` after it ran ([`Vm::start_resume`]): kept when it
@@ -323,14 +351,18 @@ impl Vm {
         frame: Box<Frame>,
         result: FrameResult,
     ) -> FrameResult {
-        let exc_state = self.exc_info.pop().unwrap_or(Value::None);
+        let exc_state = match self.exc_info.pop() {
+            Some(v) => v,
+            None => Value::None,
+        };
         crate::trace::frame_leave(self, generator, &frame, &result);
         let mut state = generator.state.borrow_mut();
         state.running = false;
         match result {
             FrameResult::Yielded(v) => {
                 state.frame = Some(frame);
-                state.exc_state = exc_state;
+                // Emptied by start_resume: nothing to drop.
+                std::mem::replace(&mut state.exc_state, exc_state).discard();
                 FrameResult::Yielded(v)
             }
             other => {
@@ -652,10 +684,11 @@ impl Vm {
         if let Some(g) = as_generator(&v)
             && g.is_awaitable()
         {
+            // A coroutine not started yet (the usual `await f()`) cannot be awaited already.
             if g.kind == GenKind::Coroutine
+                && g.state.borrow().started
                 && let Some(sub) = g.yield_from()
                 && !sub.is_none()
-                && g.state.borrow().started
                 && !g.is_finished()
             {
                 return Err(self.runtime_error("coroutine is being awaited already"));

@@ -148,8 +148,13 @@ pub struct Vm {
     /// generator (`_PyErr_StackItem` chain). `None` entries mean "nothing handled here".
     pub exc_info: Vec<Value>,
     pub config: Config,
-    pub steps: u64,
-    next_time_check: u64,
+    /// Instructions run before the current check window ([`Vm::check_limits`]).
+    steps: u64,
+    /// The length of the current check window, and the instructions left in it: `execute`
+    /// counts down, and calls `check_limits` when it reaches 0 (one decrement and test
+    /// per instruction). Never 0 between instructions.
+    window: u64,
+    countdown: u64,
     started: Instant,
     /// Set when a sandbox limit stops the program; unwinding then skips every handler.
     pub abort: Option<Abort>,
@@ -182,6 +187,9 @@ impl Vm {
         let mut interner = Interner::default();
         let names = Names::new(&mut interner);
         let types = types::BuiltinTypes::new(&mut interner);
+        let first_window = config
+            .max_steps
+            .map_or(TIME_CHECK_INTERVAL, |max| max.clamp(1, TIME_CHECK_INTERVAL));
         let builtins = Rc::new(PyDict {
             table: Default::default(),
         });
@@ -197,7 +205,8 @@ impl Vm {
             exc_info: vec![Value::None],
             config,
             steps: 0,
-            next_time_check: TIME_CHECK_INTERVAL,
+            window: first_window,
+            countdown: first_window,
             started: Instant::now(),
             abort: None,
             repr_stack: Vec::new(),
@@ -226,11 +235,13 @@ impl Vm {
         let _ = self.stdout.flush();
     }
 
-    /// Called every `TIME_CHECK_INTERVAL` steps or when `max_steps` is reached: the exception
-    /// to raise when a sandbox limit is exceeded (recording an [`Abort`], which no handler
-    /// can catch) or when Ctrl-C was pressed (a `KeyboardInterrupt`, which code may catch).
+    /// Called every `TIME_CHECK_INTERVAL` steps or when `max_steps` is reached (the
+    /// countdown ran out): the exception to raise when a sandbox limit is exceeded
+    /// (recording an [`Abort`], which no handler can catch) or when Ctrl-C was pressed (a
+    /// `KeyboardInterrupt`, which code may catch).
     #[cold]
     pub(crate) fn check_limits(&mut self) -> Option<Exc> {
+        self.steps += self.window;
         if let Some(max) = self.config.max_steps
             && self.steps >= max
         {
@@ -241,14 +252,24 @@ impl Vm {
             self.abort = Some(Abort::TimeLimit(limit));
         }
         if let Some(abort) = &self.abort {
-            // Never caught: the unwinder skips handlers while `abort` is set.
-            return Some(self.new_exc(&self.types.system_exit, abort.to_string()));
+            // Never caught: the unwinder skips handlers while `abort` is set. Checked again
+            // at every instruction.
+            let message = abort.to_string();
+            self.start_window(1);
+            return Some(self.new_exc(&self.types.system_exit, message));
         }
-        self.next_time_check = self.steps + TIME_CHECK_INTERVAL;
-        if let Some(max) = self.config.max_steps {
-            self.next_time_check = self.next_time_check.min(max);
-        }
+        let left = match self.config.max_steps {
+            Some(max) => (max - self.steps).min(TIME_CHECK_INTERVAL),
+            None => TIME_CHECK_INTERVAL,
+        };
+        self.start_window(left);
         interrupt::take().then(|| self.new_exc_args(&self.types.keyboard_interrupt, vec![]))
+    }
+
+    /// Starts a check window of `length` (at least 1) instructions.
+    fn start_window(&mut self, length: u64) {
+        self.window = length.max(1);
+        self.countdown = self.window;
     }
 
     /// True when a blocking wait (the event loop sleeping until its next timer) should end

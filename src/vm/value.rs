@@ -194,6 +194,23 @@ impl Value {
         matches!(self, Value::Null)
     }
 
+    /// Drops `self`, deciding inline whether there is anything to free: only a
+    /// reference-counted value takes the out-of-line drop (for the hot paths that discard
+    /// mostly small ints and singletons, such as a finished frame's locals).
+    #[inline(always)]
+    pub fn discard(self) {
+        match self {
+            Value::Null
+            | Value::None
+            | Value::NotImplemented
+            | Value::Ellipsis
+            | Value::Bool(_)
+            | Value::Int(_)
+            | Value::Float(_) => std::mem::forget(self),
+            other => drop(other),
+        }
+    }
+
     pub fn is_none(&self) -> bool {
         matches!(self, Value::None)
     }
