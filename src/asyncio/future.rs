@@ -10,7 +10,8 @@ use super::event_loop::{self, Ready};
 use super::{kwarg, rt};
 use crate::vm::call::FrameResult;
 use crate::vm::dict::StrKeys;
-use crate::vm::object::{KwArgs, Object, ObjectKind};
+use crate::vm::object::{KwArgs, Object, ObjectKind, PyType};
+use crate::vm::types::ClassMemo;
 use crate::vm::value::{PyStr, Value};
 use crate::vm::{Exc, PyResult, Vm};
 
@@ -156,6 +157,14 @@ pub fn with_own_method<'a>(v: &'a Value, name: &Rc<PyStr>) -> Option<&'a FutureO
     let Value::Object(o) = v else {
         return None;
     };
+    // (A Task has methods of its own: it never passes.)
+    let no_attributes = o.dict.as_ref().is_none_or(|d| d.table.borrow().is_empty());
+    if fut.task.is_none()
+        && no_attributes
+        && PLAIN_FUTURE.with(|memo| memo.passes(&o.class, keeps_future_methods))
+    {
+        return Some(fut);
+    }
     if o.dict
         .as_ref()
         .is_some_and(|d| d.table.borrow().get_str(name).is_some())
@@ -169,6 +178,38 @@ pub fn with_own_method<'a>(v: &'a Value, name: &Rc<PyStr>) -> Option<&'a FutureO
         },
         _ => None,
     }
+}
+
+thread_local! {
+    static PLAIN_FUTURE: ClassMemo = const { ClassMemo::new() };
+}
+
+/// Future's methods that natives may do the work of directly ([`with_own_method`]).
+const FUTURE_METHODS: [&str; 11] = [
+    "result",
+    "exception",
+    "done",
+    "cancelled",
+    "cancel",
+    "set_result",
+    "set_exception",
+    "add_done_callback",
+    "remove_done_callback",
+    "get_loop",
+    "_make_cancelled_error",
+];
+
+/// Whether `class` has every one of [`FUTURE_METHODS`] from `asyncio.Future` itself (true
+/// of Future, not of Task, which has its own `cancel`, `set_result`, …).
+fn keeps_future_methods(class: &PyType) -> bool {
+    FUTURE_METHODS.iter().all(|name| {
+        match crate::vm::types::lookup_uncached(class, &PyStr::new(*name)) {
+            Some(Value::Object(m)) => {
+                matches!(&m.kind, ObjectKind::Native(n) if n.owner.as_deref() == Some("Future"))
+            }
+            _ => false,
+        }
+    })
 }
 
 fn this<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a FutureObj> {

@@ -115,10 +115,37 @@ impl Fields<'_> {
         }
     }
 
-    fn get(&self, field: Field) -> Option<Value> {
+    /// `f` of the field's value, if the instance has the field.
+    fn with<R>(&self, field: Field, f: impl FnOnce(&Value) -> R) -> Option<R> {
         let t = self.table.borrow();
         let at = Self::position(&t, field)?;
-        t.entry(at).map(|e| e.value.clone())
+        t.entry(at).map(|e| f(&e.value))
+    }
+
+    fn get(&self, field: Field) -> Option<Value> {
+        self.with(field, Value::clone)
+    }
+
+    /// The field's value when it is a plain int.
+    fn int(&self, field: Field) -> Option<i64> {
+        match self.with(field, |v| match v {
+            Value::Int(i) => Some(*i),
+            _ => None,
+        }) {
+            Some(Some(i)) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// The field's value when it is a bool.
+    fn bool(&self, field: Field) -> Option<bool> {
+        match self.with(field, |v| match v {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }) {
+            Some(Some(b)) => Some(b),
+            _ => None,
+        }
     }
 
     /// Replaces a field the fast path has read as a plain int or bool (dropping it runs no
@@ -385,9 +412,7 @@ fn full(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 /// `full()` of a plain queue with an int `_maxsize` (whose `qsize` is not shadowed).
 fn plain_queue_full(vm: &mut Vm, n: &Names, q: &Fields) -> Option<bool> {
-    let Value::Int(maxsize) = q.get((&n.maxsize, MAXSIZE))? else {
-        return None;
-    };
+    let maxsize = q.int((&n.maxsize, MAXSIZE))?;
     if maxsize <= 0 {
         return Some(false);
     }
@@ -432,23 +457,20 @@ fn put_nowait(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 fn plain_put_nowait(vm: &mut Vm, n: &Names, this: &Value, item: &Value) -> Option<PyResult<Value>> {
     let q = plain_queue(n, this)?;
     if q.shadows(&[&n.full, &n.qsize, &n.put, &n.wakeup_next])
-        || !matches!(q.get((&n.is_shutdown, SHUTDOWN))?, Value::Bool(false))
+        || q.bool((&n.is_shutdown, SHUTDOWN))?
         || plain_queue_full(vm, n, &q)?
     {
         return None;
     }
     let items = q.get((&n.queue, QUEUE))?;
     let deque = collections::plain_deque(vm, &items)?;
-    let Value::Int(unfinished) = q.get((&n.unfinished_tasks, UNFINISHED))? else {
-        return None;
-    };
-    let unfinished = unfinished.checked_add(1)?;
+    let unfinished = q.int((&n.unfinished_tasks, UNFINISHED))?.checked_add(1)?;
     let finished = q.get((&n.finished, FINISHED))?;
     let event = plain_event(n, &finished)?;
     let getters = q.get((&n.getters, GETTERS))?;
     if event.shadows(&[&n.clear])
         || !matches!(getters, Value::List(_))
-        || !matches!(event.get((&n.value, STATE))?, Value::Bool(_))
+        || event.bool((&n.value, STATE)).is_none()
     {
         return None;
     }
@@ -569,7 +591,7 @@ fn event_set(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let n = names(vm);
     let this = &args[0];
     if let Some(event) = plain_event(n, this)
-        && let Some(Value::Bool(set)) = event.get((&n.value, STATE))
+        && let Some(set) = event.bool((&n.value, STATE))
         && let Some(Value::List(waiters)) = event.get((&n.waiters, WAITERS))
     {
         if !set {
@@ -602,7 +624,7 @@ fn event_clear(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let args = &*bind(vm, "Event.clear", &[], args, kw)?;
     let n = names(vm);
     if let Some(event) = plain_event(n, &args[0])
-        && matches!(event.get((&n.value, STATE)), Some(Value::Bool(_)))
+        && event.bool((&n.value, STATE)).is_some()
     {
         event.set((&n.value, STATE), Value::Bool(false));
         return Ok(Value::None);
@@ -649,7 +671,7 @@ fn lock_release(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let this = &args[0];
     if let Some(lock) = plain_lock(n, this)
         && !lock.shadows(&[&n.wake_up_first])
-        && matches!(lock.get((&n.locked, STATE)), Some(Value::Bool(true)))
+        && lock.bool((&n.locked, STATE)) == Some(true)
         && let Some(waiters) = lock.get((&n.waiters, WAITERS))
         && matches!(waiters, Value::None | Value::List(_))
     {
@@ -700,7 +722,7 @@ fn semaphore_locked(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value>
     let n = names(vm);
     let this = &args[0];
     if let Some(sem) = plain_semaphore(n, this)
-        && let Some(Value::Int(value)) = sem.get((&n.value, STATE))
+        && let Some(value) = sem.int((&n.value, STATE))
         && let Some(waiters) = sem.get((&n.waiters, WAITERS))
     {
         match &waiters {
@@ -736,8 +758,7 @@ fn semaphore_release(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value
     let this = &args[0];
     if let Some(sem) = plain_semaphore(n, this)
         && !sem.shadows(&[&n.wake_up_next])
-        && let Some(Value::Int(value)) = sem.get((&n.value, STATE))
-        && let Some(value) = value.checked_add(1)
+        && let Some(value) = sem.int((&n.value, STATE)).and_then(|v| v.checked_add(1))
         && let Some(waiters) = sem.get((&n.waiters, WAITERS))
         && matches!(waiters, Value::None | Value::List(_))
     {
@@ -804,7 +825,7 @@ fn wake_up_next_plain(vm: &mut Vm, n: &Names, this: &Value, waiters: &Value) -> 
             // (A waiter's own `done()` may have run code that changed the semaphore.)
             match plain_semaphore(n, this) {
                 Some(sem)
-                    if let Some(Value::Int(value)) = sem.get((&n.value, STATE))
+                    if let Some(value) = sem.int((&n.value, STATE))
                         && value > i64::MIN =>
                 {
                     sem.set((&n.value, STATE), Value::Int(value - 1));

@@ -344,12 +344,14 @@ pub fn resolves_to_native(class: &PyType, name: &Rc<PyStr>, func: NativeFn) -> b
     }
 }
 
-/// The last class that passed a (costly) check of its attributes, remembered while no type
-/// dict changes: e.g. "this queue class still has the native `_put`, `_get`, …". Holds a
-/// weak reference, so the class's address cannot be reused by another while remembered.
+/// The last class a (costly) check of its attributes was run on, and its outcome,
+/// remembered while no type dict changes: e.g. "this queue class still has the native
+/// `_put`, `_get`, …". Holds a weak reference, so the class's address cannot be reused by
+/// another while remembered.
 pub struct ClassMemo {
     class: Cell<*const PyType>,
     version: Cell<u64>,
+    passed: Cell<bool>,
     keep: RefCell<std::rc::Weak<PyType>>,
 }
 
@@ -358,6 +360,7 @@ impl ClassMemo {
         ClassMemo {
             class: Cell::new(std::ptr::null()),
             version: Cell::new(0),
+            passed: Cell::new(false),
             keep: RefCell::new(std::rc::Weak::new()),
         }
     }
@@ -367,7 +370,7 @@ impl ClassMemo {
     pub fn passes(&self, class: &Rc<PyType>, check: impl FnOnce(&PyType) -> bool) -> bool {
         let version = TYPE_VERSION.with(Cell::get);
         if self.version.get() == version && std::ptr::eq(self.class.get(), Rc::as_ptr(class)) {
-            return true;
+            return self.passed.get();
         }
         self.check_and_remember(class, version, check)
     }
@@ -379,13 +382,12 @@ impl ClassMemo {
         version: u64,
         check: impl FnOnce(&PyType) -> bool,
     ) -> bool {
-        if !check(class) {
-            return false;
-        }
+        let passed = check(class);
         *self.keep.borrow_mut() = Rc::downgrade(class);
         self.class.set(Rc::as_ptr(class));
         self.version.set(version);
-        true
+        self.passed.set(passed);
+        passed
     }
 }
 
@@ -395,7 +397,8 @@ impl Default for ClassMemo {
     }
 }
 
-fn lookup_uncached(ty: &PyType, name: &PyStr) -> Option<Value> {
+/// [`lookup`] without the cache (for a name that is not interned, looked up once).
+pub fn lookup_uncached(ty: &PyType, name: &PyStr) -> Option<Value> {
     if let Some(v) = ty.dict.borrow().get_str(name) {
         return Some(v.clone());
     }
