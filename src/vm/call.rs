@@ -128,6 +128,12 @@ impl Vm {
         args: &[Value],
         kw: &KwArgs,
     ) -> PyResult<Vec<Value>> {
+        if kw.is_empty() && binds_positionally(func, args.len()) {
+            // The frame pads the rest of its locals ([`Frame::for_function`]).
+            let mut locals = self.take_vec(func.code.code.varnames.len());
+            locals.extend_from_slice(args);
+            return Ok(locals);
+        }
         let code = &func.code.code;
         let argcount = code.argcount as usize;
         let kwonly = code.kwonlyargcount as usize;
@@ -442,4 +448,15 @@ pub fn object_init(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> 
         }
     }
     Ok(Value::None)
+}
+
+/// Whether `f` has exactly `nargs` positional parameters and no others, so the arguments
+/// are its first fast locals as they are.
+#[inline]
+pub(super) fn binds_positionally(f: &Function, nargs: usize) -> bool {
+    let c = &f.code.code;
+    nargs == c.argcount as usize
+        && c.kwonlyargcount == 0
+        && !c.flags.varargs
+        && !c.flags.varkeywords
 }

@@ -10,7 +10,7 @@ use std::sync::atomic::Ordering;
 use crate::compile::bytecode::{BinaryOperator, CompareOperator, Instr, Intrinsic1};
 
 use super::call::FrameResult;
-use super::call::object_new;
+use super::call::{binds_positionally, object_new};
 use super::dict::StrKeys;
 use super::frame::{AfterGenerator, Frame, InlineFrames};
 use super::generator::{FINALIZERS_PENDING, GenKind};
@@ -86,17 +86,6 @@ fn inline_call(frame: &Frame, base: usize) -> Option<(Rc<Function>, usize)> {
     let has_self = !frame.stack.get(base + 1)?.is_null();
     let args_start = if has_self { base + 1 } else { base + 2 };
     takes_exactly(f, frame.stack.len() - args_start).then(|| (f.clone(), args_start))
-}
-
-/// Whether `f` has exactly `nargs` positional parameters and no others, so the arguments
-/// are its first fast locals as they are.
-#[inline]
-fn binds_positionally(f: &Function, nargs: usize) -> bool {
-    let c = &f.code.code;
-    nargs == c.argcount as usize
-        && c.kwonlyargcount == 0
-        && !c.flags.varargs
-        && !c.flags.varkeywords
 }
 
 /// Whether a call of `f` with `nargs` positional arguments can run inline: `f` is a plain
@@ -265,7 +254,10 @@ impl Vm {
         let ObjectKind::Generator(g) = &generator.kind else {
             return Err(self.runtime_error("lent frame of a non-generator"));
         };
-        self.enter_recursion()?;
+        if let Err(e) = self.enter_recursion() {
+            self.end_if_unstarted(g);
+            return Err(e);
+        }
         match self.start_resume(g, value, None) {
             Ok(frame) => {
                 callees.push_generator(self, generator, frame, after);
@@ -296,6 +288,76 @@ impl Vm {
         let result = self.finish_resume(g, frame, result);
         self.leave_recursion();
         resume_caller(callees.current(base), result, after)
+    }
+
+    /// A value sent into a generator that is itself suspended in a `yield from`/`await`
+    /// send loop goes straight on down: its `Jump` back to the `Send` and that `Send` into
+    /// the next generator run here, level after level, without a trip through the dispatch
+    /// loop (the chain of an `await` resumes in one go). Stops where anything else is next:
+    /// a receiver that is not a generator (a Future's iterator), or a check of the limits due.
+    #[inline(always)]
+    fn send_down_chain(&mut self, callees: &mut InlineFrames, base: &mut Frame) -> PyResult<()> {
+        let frame = callees.current(base);
+        if matches!(
+            frame.code.code.instructions.get(frame.ip),
+            Some(Instr::Jump(_))
+        ) {
+            return self.send_down_chain_from_jump(callees, base);
+        }
+        Ok(())
+    }
+
+    /// [`Vm::send_down_chain`] once the executing frame's next instruction is a `Jump`.
+    fn send_down_chain_from_jump(
+        &mut self,
+        callees: &mut InlineFrames,
+        base: &mut Frame,
+    ) -> PyResult<()> {
+        loop {
+            let frame = callees.current(base);
+            let instrs = &frame.code.code.instructions;
+            let Some(&Instr::Jump(send_at)) = instrs.get(frame.ip) else {
+                return Ok(());
+            };
+            let Some(&Instr::Send(target)) = instrs.get(send_at as usize) else {
+                return Ok(());
+            };
+            let Some(receiver) = frame.stack.len().checked_sub(2) else {
+                return Ok(());
+            };
+            if self.countdown <= 2 {
+                return Ok(());
+            }
+            let Some(generator) = inline_generator(&frame.stack[receiver], GenKind::Coroutine)
+            else {
+                return Ok(());
+            };
+            self.countdown -= 2;
+            frame.ip = send_at as usize + 1;
+            self.note_call_site(frame);
+            let v = pop!(frame);
+            self.enter_generator(callees, base, generator, v, AfterGenerator::Send(target))?;
+        }
+    }
+
+    /// The way back up of [`Vm::send_down_chain`]: a value yielded to a generator's frame
+    /// that is suspended in a send loop, and whose next instruction yields it on, leaves
+    /// that frame too, without a trip through the dispatch loop.
+    fn yield_up_chain(&mut self, callees: &mut InlineFrames, base: &mut Frame) -> PyResult<()> {
+        while callees.generator_on_top() && self.countdown > 1 {
+            let frame = callees.current(base);
+            if !matches!(
+                frame.code.code.instructions.get(frame.ip),
+                Some(Instr::YieldValue(_))
+            ) {
+                return Ok(());
+            }
+            self.countdown -= 1;
+            frame.ip += 1;
+            let v = pop!(frame);
+            self.leave_generator(callees, base, FrameResult::Yielded(v))?;
+        }
+        Ok(())
     }
 
     /// Adds `frame`'s traceback entry to `exc` and jumps to the handler covering the failed
@@ -843,6 +905,7 @@ impl Vm {
                         if let Some(generator) = inline_generator(top!(frame), GenKind::Generator) {
                             let after = AfterGenerator::ForIter(target);
                             self.enter_generator(callees, base, generator, Value::None, after)?;
+                            self.send_down_chain(callees, base)?;
                             continue 'frames;
                         }
                         let next = self.next(top!(frame))?;
@@ -1034,6 +1097,7 @@ impl Vm {
                             return Ok(Exit::Yield(v));
                         }
                         self.leave_generator(callees, base, FrameResult::Yielded(v))?;
+                        self.yield_up_chain(callees, base)?;
                         continue 'frames;
                     }
                     Instr::Send(target) => {
@@ -1042,6 +1106,7 @@ impl Vm {
                         if let Some(generator) = inline_generator(top!(frame), GenKind::Coroutine) {
                             let after = AfterGenerator::Send(target);
                             self.enter_generator(callees, base, generator, v, after)?;
+                            self.send_down_chain(callees, base)?;
                             continue 'frames;
                         }
                         let receiver = top!(frame).clone();

@@ -244,16 +244,36 @@ impl Vm {
         value: Value,
         throw: Option<Exc>,
     ) -> FrameResult {
-        self.frame_deeper(
-            |vm| match vm.start_resume(generator, value, throw.as_ref()) {
-                Ok(mut frame) => {
-                    let owner = generator as *const Generator as usize;
-                    let result = vm.run_recorded(owner, &mut frame, throw);
-                    vm.finish_resume(generator, frame, result)
-                }
-                Err(refused) => refused.with_throw(throw),
-            },
-        )
+        if let Err(e) = self.enter_recursion() {
+            self.end_if_unstarted(generator);
+            return FrameResult::Err(e);
+        }
+        let result = match self.start_resume(generator, value, throw.as_ref()) {
+            Ok(mut frame) => {
+                let owner = generator as *const Generator as usize;
+                let result = self.run_recorded(owner, &mut frame, throw);
+                self.finish_resume(generator, frame, result)
+            }
+            Err(refused) => refused.with_throw(throw),
+        };
+        self.leave_recursion();
+        result
+    }
+
+    /// A generator that failed to start (a RecursionError as its frame was pushed) has run
+    /// and ended, as in CPython, where the frame is pushed before the check: it is closed,
+    /// and gives no "never awaited" warning when freed.
+    pub(super) fn end_if_unstarted(&mut self, generator: &Generator) {
+        let mut state = generator.state.borrow_mut();
+        if state.started || state.running {
+            return;
+        }
+        state.started = true;
+        let frame = state.frame.take();
+        drop(state);
+        if let Some(frame) = frame {
+            self.recycle_boxed_frame(frame);
+        }
     }
 
     /// Takes the suspended frame out of `generator` to run it one recursion level deeper than
