@@ -6,7 +6,7 @@
 //! dict changed; anything it does not cover takes the general path in `types`. Holds no
 //! strong reference, so caching never keeps a value alive.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
 use super::dict::{DictTable, StrKeys};
@@ -53,21 +53,64 @@ impl WeakMethod {
 }
 
 /// The memo for one name of a code object.
-#[derive(Default)]
 pub struct AttrSlot {
-    /// The receiver's class (weak: its address cannot be reused by another while held) and
-    /// the type version the lookup was made at.
-    class: Weak<PyType>,
-    version: u64,
-    on_class: OnClass,
+    /// The receiver's class and the type version the lookup was made at.
+    class: Cell<*const PyType>,
+    version: Cell<u64>,
+    /// What the class had, and the class held weakly (so that its address cannot be reused
+    /// by another class while remembered).
+    found: RefCell<(OnClass, Weak<PyType>)>,
     /// Where the receiver's `__dict__` last held the name: a hint, checked by key identity.
-    hint: usize,
+    hint: Cell<usize>,
+}
+
+impl Default for AttrSlot {
+    fn default() -> Self {
+        AttrSlot {
+            class: Cell::new(std::ptr::null()),
+            version: Cell::new(0),
+            found: RefCell::new((OnClass::General, Weak::new())),
+            hint: Cell::new(0),
+        }
+    }
 }
 
 impl AttrSlot {
     /// Empty memos for a code object with `names` names.
-    pub fn empty_cache(names: usize) -> Box<[RefCell<AttrSlot>]> {
+    pub fn empty_cache(names: usize) -> Box<[AttrSlot]> {
         (0..names).map(|_| Default::default()).collect()
+    }
+
+    /// What the memo knows about `class.name`, refreshed when stale.
+    #[inline]
+    fn on_class(
+        &self,
+        class: &Rc<PyType>,
+        name: &Rc<PyStr>,
+        setattr: &Rc<PyStr>,
+    ) -> std::cell::Ref<'_, (OnClass, Weak<PyType>)> {
+        if self.version.get() != type_version()
+            || !std::ptr::eq(self.class.get(), Rc::as_ptr(class))
+        {
+            self.refresh(class, name, setattr);
+        }
+        self.found.borrow()
+    }
+
+    #[inline(never)]
+    fn refresh(&self, class: &Rc<PyType>, name: &Rc<PyStr>, setattr: &Rc<PyStr>) {
+        let custom_setattr =
+            !class.builtin && matches!(lookup(class, setattr), Some(Value::Function(_)));
+        let on_class = match lookup(class, name) {
+            None if !custom_setattr => OnClass::Nothing,
+            Some(m) if is_plain_method(&m) => {
+                WeakMethod::new(&m).map_or(OnClass::General, OnClass::Method)
+            }
+            _ => OnClass::General,
+        };
+        *self.found.borrow_mut() = (on_class, Rc::downgrade(class));
+        self.class.set(Rc::as_ptr(class));
+        self.version.set(type_version());
     }
 }
 
@@ -90,41 +133,16 @@ fn receiver<'a>(
 
 /// The value of `name` in `dict`, trying the hinted position first.
 #[inline]
-fn dict_value(dict: &RefCell<DictTable>, name: &Rc<PyStr>, hint: &mut usize) -> Option<Value> {
+fn dict_value(dict: &RefCell<DictTable>, name: &Rc<PyStr>, hint: &Cell<usize>) -> Option<Value> {
     let table = dict.borrow();
-    if let Some(Some(e)) = table.entries().get(*hint)
+    if let Some(Some(e)) = table.entries().get(hint.get())
         && matches!(&e.key, Value::Str(k) if Rc::ptr_eq(k, name))
     {
         return Some(e.value.clone());
     }
     let at = table.position_str(name)?;
-    *hint = at;
+    hint.set(at);
     table.entry(at).map(|e| e.value.clone())
-}
-
-/// What `slot` knows about `class.name`, refreshed when stale.
-#[inline]
-fn on_class<'s>(
-    slot: &'s mut AttrSlot,
-    class: &Rc<PyType>,
-    name: &Rc<PyStr>,
-    setattr: &Rc<PyStr>,
-) -> &'s OnClass {
-    let version = type_version();
-    if slot.version != version || !std::ptr::eq(slot.class.as_ptr(), Rc::as_ptr(class)) {
-        let custom_setattr =
-            !class.builtin && matches!(lookup(class, setattr), Some(Value::Function(_)));
-        slot.on_class = match lookup(class, name) {
-            None if !custom_setattr => OnClass::Nothing,
-            Some(m) if is_plain_method(&m) => {
-                WeakMethod::new(&m).map_or(OnClass::General, OnClass::Method)
-            }
-            _ => OnClass::General,
-        };
-        slot.class = Rc::downgrade(class);
-        slot.version = version;
-    }
-    &slot.on_class
 }
 
 impl Vm {
@@ -161,15 +179,14 @@ impl Vm {
     ) -> Option<(Value, Value)> {
         let (class, dict) = receiver(self, obj)?;
         let name = code.names.get(i)?;
-        let mut slot = code.global_cache.attrs.get(i)?.borrow_mut();
-        let found = match on_class(&mut slot, class, name, &self.names.setattr) {
+        let slot = code.global_cache.attrs.get(i)?;
+        let found = match &slot.on_class(class, name, &self.names.setattr).0 {
             OnClass::General => return None,
             OnClass::Nothing => {
-                return dict_value(dict?, name, &mut slot.hint).map(|v| (v, Value::Null));
+                return dict_value(dict?, name, &slot.hint).map(|v| (v, Value::Null));
             }
             OnClass::Method(m) => m.get()?,
         };
-        drop(slot);
         // (The name is rarely in the instance's `__dict__`: no position hint for it.)
         if let Some(dict) = dict
             && let Some(shadowing) = dict.borrow().get_str(name)
@@ -213,33 +230,30 @@ impl Vm {
         let (Some(name), Some(slot)) = (code.names.get(i), code.global_cache.attrs.get(i)) else {
             return Err(value);
         };
-        let mut slot = slot.borrow_mut();
         if !matches!(
-            on_class(&mut slot, class, name, &self.names.setattr),
+            slot.on_class(class, name, &self.names.setattr).0,
             OnClass::Nothing
         ) {
             return Err(value);
         }
         let mut table = dict.borrow_mut();
-        let at = match table.entries().get(slot.hint) {
-            Some(Some(e)) if matches!(&e.key, Value::Str(k) if Rc::ptr_eq(k, name)) => {
-                Some(slot.hint)
-            }
+        let hint = slot.hint.get();
+        let at = match table.entries().get(hint) {
+            Some(Some(e)) if matches!(&e.key, Value::Str(k) if Rc::ptr_eq(k, name)) => Some(hint),
             _ => table.position_str(name),
         };
         let old = match at.and_then(|at| table.value_mut(at)) {
             Some(v) => std::mem::replace(v, value),
             None => {
                 table.set_str(name.clone(), value);
-                slot.hint = table.entries().len() - 1;
+                slot.hint.set(table.entries().len() - 1);
                 return Ok(());
             }
         };
         if let Some(at) = at {
-            slot.hint = at;
+            slot.hint.set(at);
         }
         drop(table);
-        drop(slot);
         drop(old);
         Ok(())
     }

@@ -108,7 +108,7 @@ pub struct CodeObj {
 /// and the attribute instructions' ([`AttrSlot`]).
 pub struct NameCaches {
     pub globals: Box<[std::cell::Cell<GlobalSlot>]>,
-    pub attrs: Box<[RefCell<AttrSlot>]>,
+    pub attrs: Box<[AttrSlot]>,
 }
 
 /// Where `LOAD_GLOBAL` last found a name: an entry position in the globals or the builtins
