@@ -103,6 +103,26 @@ impl Signature {
         }
     }
 
+    /// Only check that `args` and `kw` fit the parameters (what [`Signature::bind`] raises
+    /// when they do not), for a method that reads `args` itself: no allocation when all is
+    /// positional and the count fits.
+    #[inline]
+    pub fn check(&self, vm: &Vm, args: &[Value], kw: &KwArgs) -> PyResult<()> {
+        let given = args.len();
+        let fits = kw.is_empty()
+            && match self.style {
+                Style::NoArgs => given == 0,
+                Style::One => given == 1,
+                Style::Positional | Style::Keywords => {
+                    self.required <= given && given <= self.params.len()
+                }
+            };
+        if fits {
+            return Ok(());
+        }
+        self.bind(vm, args, kw).map(drop)
+    }
+
     /// Bind `args` and `kw` to the parameters: `None` for an omitted optional one.
     pub fn bind(&self, vm: &Vm, args: &[Value], kw: &KwArgs) -> PyResult<Vec<Option<Value>>> {
         let given = args.len();

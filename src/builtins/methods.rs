@@ -78,7 +78,7 @@ fn this_set<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a Rc<PySet>> {
 fn list_methods(vm: &mut Vm) {
     let list = vm.types.list.clone();
     vm.add_method(&list, "append", |vm, args, kw| {
-        Signature::one("list", "append").bind(vm, &args[1..], kw)?;
+        Signature::one("list", "append").check(vm, &args[1..], kw)?;
         this_list(vm, args)?
             .items
             .borrow_mut()
@@ -86,14 +86,14 @@ fn list_methods(vm: &mut Vm) {
         Ok(Value::None)
     });
     vm.add_method(&list, "extend", |vm, args, kw| {
-        Signature::one("list", "extend").bind(vm, &args[1..], kw)?;
+        Signature::one("list", "extend").check(vm, &args[1..], kw)?;
         let l = this_list(vm, args)?.clone();
         let items = vm.collect_iterable(args.get(1).unwrap_or(&Value::None))?;
         l.items.borrow_mut().extend(items);
         Ok(Value::None)
     });
     vm.add_method(&list, "pop", |vm, args, kw| {
-        Signature::positional("list", "pop", &["index"], 0).bind(vm, &args[1..], kw)?;
+        Signature::positional("list", "pop", &["index"], 0).check(vm, &args[1..], kw)?;
         let l = this_list(vm, args)?;
         let index = match args.get(1) {
             Some(i) => vm.expect_index(i)?,
@@ -131,7 +131,7 @@ fn list_methods(vm: &mut Vm) {
         Ok(Value::None)
     });
     vm.add_method(&list, "remove", |vm, args, kw| {
-        Signature::one("list", "remove").bind(vm, &args[1..], kw)?;
+        Signature::one("list", "remove").check(vm, &args[1..], kw)?;
         let l = this_list(vm, args)?.clone();
         let target = args.get(1).cloned().unwrap_or(Value::None);
         let mut i = 0;
@@ -158,7 +158,7 @@ fn list_methods(vm: &mut Vm) {
         seq_index(vm, &items, args, "list")
     });
     vm.add_method(&list, "count", |vm, args, kw| {
-        Signature::one("list", "count").bind(vm, &args[1..], kw)?;
+        Signature::one("list", "count").check(vm, &args[1..], kw)?;
         let items = this_list(vm, args)?.items.borrow().clone();
         seq_count(vm, &items, args)
     });
@@ -184,16 +184,16 @@ fn list_methods(vm: &mut Vm) {
         Ok(Value::None)
     });
     vm.add_method(&list, "reverse", |vm, args, kw| {
-        Signature::no_args("list", "reverse").bind(vm, &args[1..], kw)?;
+        Signature::no_args("list", "reverse").check(vm, &args[1..], kw)?;
         this_list(vm, args)?.items.borrow_mut().reverse();
         Ok(Value::None)
     });
     vm.add_method(&list, "copy", |vm, args, kw| {
-        Signature::no_args("list", "copy").bind(vm, &args[1..], kw)?;
+        Signature::no_args("list", "copy").check(vm, &args[1..], kw)?;
         Ok(Value::list(this_list(vm, args)?.items.borrow().clone()))
     });
     vm.add_method(&list, "clear", |vm, args, kw| {
-        Signature::no_args("list", "clear").bind(vm, &args[1..], kw)?;
+        Signature::no_args("list", "clear").check(vm, &args[1..], kw)?;
         let old = std::mem::take(&mut *this_list(vm, args)?.items.borrow_mut());
         drop(old);
         Ok(Value::None)
@@ -212,7 +212,7 @@ fn list_methods(vm: &mut Vm) {
         seq_index(vm, &items, args, "tuple")
     });
     vm.add_method(&tuple, "count", |vm, args, kw| {
-        Signature::one("tuple", "count").bind(vm, &args[1..], kw)?;
+        Signature::one("tuple", "count").check(vm, &args[1..], kw)?;
         let Some(Value::Tuple(t)) = args.first() else {
             return Err(vm.type_error("descriptor requires a 'tuple' object"));
         };
@@ -277,22 +277,22 @@ fn dict_view(vm: &Vm, d: &Rc<PyDict>, kind: DictViewKind) -> Value {
 fn dict_methods(vm: &mut Vm) {
     let dict = vm.types.dict.clone();
     vm.add_method(&dict, "get", |vm, args, kw| {
-        Signature::positional("dict", "get", &["key", "default"], 1).bind(vm, &args[1..], kw)?;
+        Signature::positional("dict", "get", &["key", "default"], 1).check(vm, &args[1..], kw)?;
         let d = this_dict(vm, args)?.clone();
         Ok(vm
             .dict_get(&d, &args[1])?
             .unwrap_or_else(|| args.get(2).cloned().unwrap_or(Value::None)))
     });
     vm.add_method(&dict, "keys", |vm, args, kw| {
-        Signature::no_args("dict", "keys").bind(vm, &args[1..], kw)?;
+        Signature::no_args("dict", "keys").check(vm, &args[1..], kw)?;
         Ok(dict_view(vm, this_dict(vm, args)?, DictViewKind::Keys))
     });
     vm.add_method(&dict, "values", |vm, args, kw| {
-        Signature::no_args("dict", "values").bind(vm, &args[1..], kw)?;
+        Signature::no_args("dict", "values").check(vm, &args[1..], kw)?;
         Ok(dict_view(vm, this_dict(vm, args)?, DictViewKind::Values))
     });
     vm.add_method(&dict, "items", |vm, args, kw| {
-        Signature::no_args("dict", "items").bind(vm, &args[1..], kw)?;
+        Signature::no_args("dict", "items").check(vm, &args[1..], kw)?;
         Ok(dict_view(vm, this_dict(vm, args)?, DictViewKind::Items))
     });
     vm.add_method(&dict, "setdefault", |vm, args, kw| {
@@ -320,7 +320,7 @@ fn dict_methods(vm: &mut Vm) {
         Ok(Value::None)
     });
     vm.add_method(&dict, "pop", |vm, args, kw| {
-        Signature::positional("dict", "pop", &["key", "default"], 1).bind(vm, &args[1..], kw)?;
+        Signature::positional("dict", "pop", &["key", "default"], 1).check(vm, &args[1..], kw)?;
         let d = this_dict(vm, args)?.clone();
         match vm.dict_del(&d, &args[1])? {
             Some(v) => Ok(v),
@@ -331,7 +331,7 @@ fn dict_methods(vm: &mut Vm) {
         }
     });
     vm.add_method(&dict, "popitem", |vm, args, kw| {
-        Signature::no_args("dict", "popitem").bind(vm, &args[1..], kw)?;
+        Signature::no_args("dict", "popitem").check(vm, &args[1..], kw)?;
         let d = this_dict(vm, args)?.clone();
         let last = vm.table_mut(&d.table)?.pop_last();
         match last {
@@ -340,18 +340,18 @@ fn dict_methods(vm: &mut Vm) {
         }
     });
     vm.add_method(&dict, "copy", |vm, args, kw| {
-        Signature::no_args("dict", "copy").bind(vm, &args[1..], kw)?;
+        Signature::no_args("dict", "copy").check(vm, &args[1..], kw)?;
         Ok(Value::dict(this_dict(vm, args)?.table.borrow().clone()))
     });
     vm.add_method(&dict, "clear", |vm, args, kw| {
-        Signature::no_args("dict", "clear").bind(vm, &args[1..], kw)?;
+        Signature::no_args("dict", "clear").check(vm, &args[1..], kw)?;
         let d = this_dict(vm, args)?;
         let old = std::mem::take(&mut *vm.table_mut(&d.table)?);
         drop(old);
         Ok(Value::None)
     });
     vm.add_static(&dict, "fromkeys", |vm, args, kw| {
-        Signature::positional("dict", "fromkeys", &["iterable", "value"], 1).bind(vm, args, kw)?;
+        Signature::positional("dict", "fromkeys", &["iterable", "value"], 1).check(vm, args, kw)?;
         let keys = vm.collect_iterable(args.first().unwrap_or(&Value::None))?;
         let value = args.get(1).cloned().unwrap_or(Value::None);
         let d = Rc::new(PyDict {
@@ -367,23 +367,23 @@ fn dict_methods(vm: &mut Vm) {
 fn set_methods(vm: &mut Vm) {
     let set = vm.types.set.clone();
     vm.add_method(&set, "add", |vm, args, kw| {
-        Signature::one("set", "add").bind(vm, &args[1..], kw)?;
+        Signature::one("set", "add").check(vm, &args[1..], kw)?;
         let s = this_set(vm, args)?.clone();
         vm.set_add(&s, args[1].clone())?;
         Ok(Value::None)
     });
     vm.add_method(&set, "discard", |vm, args, kw| {
-        Signature::one("set", "discard").bind(vm, &args[1..], kw)?;
+        Signature::one("set", "discard").check(vm, &args[1..], kw)?;
         set_remove(vm, args, false)?;
         Ok(Value::None)
     });
     vm.add_method(&set, "remove", |vm, args, kw| {
-        Signature::one("set", "remove").bind(vm, &args[1..], kw)?;
+        Signature::one("set", "remove").check(vm, &args[1..], kw)?;
         set_remove(vm, args, true)?;
         Ok(Value::None)
     });
     vm.add_method(&set, "pop", |vm, args, kw| {
-        Signature::no_args("set", "pop").bind(vm, &args[1..], kw)?;
+        Signature::no_args("set", "pop").check(vm, &args[1..], kw)?;
         let s = this_set(vm, args)?;
         let popped = vm.table_mut(&s.table)?.pop();
         match popped {
@@ -392,7 +392,7 @@ fn set_methods(vm: &mut Vm) {
         }
     });
     vm.add_method(&set, "clear", |vm, args, kw| {
-        Signature::no_args("set", "clear").bind(vm, &args[1..], kw)?;
+        Signature::no_args("set", "clear").check(vm, &args[1..], kw)?;
         let set = this_set(vm, args)?;
         let old = std::mem::take(&mut *vm.table_mut(&set.table)?);
         drop(old);

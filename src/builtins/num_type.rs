@@ -32,7 +32,7 @@ fn int_method(
     f: fn(&Int) -> Value,
 ) -> PyResult<Value> {
     let n = this_int(vm, args.first())?;
-    Signature::no_args("int", name).bind(vm, &args[1..], &[])?;
+    Signature::no_args("int", name).check(vm, &args[1..], &[])?;
     Ok(f(&n))
 }
 
@@ -82,12 +82,12 @@ pub fn init(vm: &mut Vm) {
     let float = vm.types.float.clone();
     vm.add_method(&float, "is_integer", |vm, args, _| {
         let x = this_float(vm, args.first())?;
-        Signature::no_args("float", "is_integer").bind(vm, &args[1..], &[])?;
+        Signature::no_args("float", "is_integer").check(vm, &args[1..], &[])?;
         Ok(Value::Bool(x.is_finite() && x.fract() == 0.0))
     });
     vm.add_method(&float, "as_integer_ratio", |vm, args, _| {
         let x = this_float(vm, args.first())?;
-        Signature::no_args("float", "as_integer_ratio").bind(vm, &args[1..], &[])?;
+        Signature::no_args("float", "as_integer_ratio").check(vm, &args[1..], &[])?;
         let (numerator, denominator) = int_ops::float_as_integer_ratio(x).or_raise(vm)?;
         Ok(Value::tuple(vec![
             from_int(numerator),
@@ -96,12 +96,12 @@ pub fn init(vm: &mut Vm) {
     });
     vm.add_method(&float, "hex", |vm, args, _| {
         let x = this_float(vm, args.first())?;
-        Signature::no_args("float", "hex").bind(vm, &args[1..], &[])?;
+        Signature::no_args("float", "hex").check(vm, &args[1..], &[])?;
         Ok(Value::str(int_ops::float_hex(x)))
     });
     vm.add_method(&float, "conjugate", |vm, args, _| {
         let x = this_float(vm, args.first())?;
-        Signature::no_args("float", "conjugate").bind(vm, &args[1..], &[])?;
+        Signature::no_args("float", "conjugate").check(vm, &args[1..], &[])?;
         Ok(Value::Float(x))
     });
     vm.add_getset(

@@ -51,7 +51,7 @@ pub fn init(vm: &mut Vm) {
     let range = vm.types.range.clone();
     vm.add_method(&range, "index", |vm, args, _| {
         let bounds = this(vm, args)?;
-        Signature::one("range", "index").bind(vm, &args[1..], &[])?;
+        Signature::one("range", "index").check(vm, &args[1..], &[])?;
         match position(vm, bounds, &args[1])? {
             Some(index) => Ok(Value::Int(index)),
             None => {
@@ -62,7 +62,7 @@ pub fn init(vm: &mut Vm) {
     });
     vm.add_method(&range, "count", |vm, args, _| {
         let bounds = this(vm, args)?;
-        Signature::one("range", "count").bind(vm, &args[1..], &[])?;
+        Signature::one("range", "count").check(vm, &args[1..], &[])?;
         if to_int(&args[1]).is_some() {
             return Ok(Value::Int(i64::from(
                 position(vm, bounds, &args[1])?.is_some(),

@@ -291,7 +291,7 @@ fn symmetric_difference(vm: &mut Vm, args: &[Value], update: bool) -> PyResult<V
         "symmetric_difference"
     };
     let s = this(vm, args, "set")?;
-    Signature::one("set", name).bind(vm, &args[1..], &[])?;
+    Signature::one("set", name).check(vm, &args[1..], &[])?;
     let table = if matches!(&args[1], Value::Set(o) if Rc::ptr_eq(o, &s)) {
         SetTable::new()
     } else {
@@ -314,7 +314,7 @@ fn symmetric_difference(vm: &mut Vm, args: &[Value], update: bool) -> PyResult<V
 /// `s.issubset(other)` / `s.issuperset(other)` / `s.isdisjoint(other)`.
 fn relation(vm: &mut Vm, args: &[Value], name: &'static str) -> PyResult<Value> {
     let s = this(vm, args, "set")?;
-    Signature::one("set", name).bind(vm, &args[1..], &[])?;
+    Signature::one("set", name).check(vm, &args[1..], &[])?;
     let mine = s.table.borrow().clone();
     let eq_result = match (name, &args[1]) {
         ("issubset", Value::Set(o)) => {
@@ -350,14 +350,14 @@ pub fn init(vm: &mut Vm) {
     for ty in [vm.types.set.clone(), vm.types.frozenset.clone()] {
         vm.add_method(&ty, "copy", |vm, args, _| {
             let s = this(vm, args, "set")?;
-            Signature::no_args("set", "copy").bind(vm, &args[1..], &[])?;
+            Signature::no_args("set", "copy").check(vm, &args[1..], &[])?;
             if s.frozen {
                 return Ok(Value::Set(s));
             }
             Ok(set_value(s.table.borrow().copy(), false))
         });
         vm.add_method(&ty, "union", |vm, args, kw| {
-            Signature::positional("set", "union", &[], 0).bind(vm, &[], kw)?;
+            Signature::positional("set", "union", &[], 0).check(vm, &[], kw)?;
             union(vm, args)
         });
         vm.add_method(&ty, "intersection", |vm, args, _| {

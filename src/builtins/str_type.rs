@@ -229,7 +229,7 @@ fn justify_method(vm: &mut Vm, args: &[Value], kw: &KwArgs, name: &'static str) 
 fn partition_method(vm: &mut Vm, args: &[Value], reverse: bool) -> PyResult<Value> {
     let name = if reverse { "rpartition" } else { "partition" };
     let s = this(vm, args)?;
-    Signature::one("str", name).bind(vm, &args[1..], &[])?;
+    Signature::one("str", name).check(vm, &args[1..], &[])?;
     let sep = str_arg(vm, &args[1], |t| format!("must be str, not {t}"))?;
     let (head, middle, tail) =
         str_ops::partition(s.as_str(), sep.as_str(), reverse).or_raise(vm)?;
@@ -248,7 +248,7 @@ fn remove_affix(vm: &mut Vm, args: &[Value], at_end: bool) -> PyResult<Value> {
         "removeprefix"
     };
     let s = this(vm, args)?;
-    Signature::one("str", name).bind(vm, &args[1..], &[])?;
+    Signature::one("str", name).check(vm, &args[1..], &[])?;
     let affix = str_arg(vm, &args[1], |t| {
         format!("{name}() argument must be str, not {t}")
     })?;
@@ -263,7 +263,7 @@ fn remove_affix(vm: &mut Vm, args: &[Value], at_end: bool) -> PyResult<Value> {
 
 fn join_method(vm: &mut Vm, args: &[Value]) -> PyResult<Value> {
     let s = this(vm, args)?;
-    Signature::one("str", "join").bind(vm, &args[1..], &[])?;
+    Signature::one("str", "join").check(vm, &args[1..], &[])?;
     if !vm.is_iterable(&args[1]) {
         return Err(vm.type_error("can only join an iterable"));
     }
@@ -309,7 +309,7 @@ fn text_method(
     f: fn(&str) -> String,
 ) -> PyResult<Value> {
     let s = this(vm, args)?;
-    Signature::no_args("str", name).bind(vm, &args[1..], &[])?;
+    Signature::no_args("str", name).check(vm, &args[1..], &[])?;
     Ok(Value::str(f(s.as_str())))
 }
 
@@ -321,13 +321,13 @@ fn predicate(
     f: fn(&str) -> bool,
 ) -> PyResult<Value> {
     let s = this(vm, args)?;
-    Signature::no_args("str", name).bind(vm, &args[1..], &[])?;
+    Signature::no_args("str", name).check(vm, &args[1..], &[])?;
     Ok(Value::Bool(f(s.as_str())))
 }
 
 /// `str.maketrans(x[, y[, z]])`: a dict from code points to code points, strs or None.
 fn maketrans(vm: &mut Vm, args: &[Value]) -> PyResult<Value> {
-    Signature::positional("str", "maketrans", &["x", "y", "z"], 1).bind(vm, args, &[])?;
+    Signature::positional("str", "maketrans", &["x", "y", "z"], 1).check(vm, args, &[])?;
     let table = Rc::new(crate::vm::value::PyDict {
         table: Default::default(),
     });
@@ -384,7 +384,7 @@ fn maketrans(vm: &mut Vm, args: &[Value]) -> PyResult<Value> {
 /// (`LookupError`) keeps it, None deletes it, an int or str replaces it.
 fn translate(vm: &mut Vm, args: &[Value]) -> PyResult<Value> {
     let s = this(vm, args)?;
-    Signature::one("str", "translate").bind(vm, &args[1..], &[])?;
+    Signature::one("str", "translate").check(vm, &args[1..], &[])?;
     let mut out = String::with_capacity(s.as_str().len());
     for c in s.as_str().chars() {
         let replacement = match vm.get_item(&args[1], &Value::Int(i64::from(u32::from(c)))) {
@@ -475,7 +475,7 @@ pub fn init(vm: &mut Vm) {
     });
     vm.add_method(&ty, "zfill", |vm, args, _| {
         let s = this(vm, args)?;
-        Signature::one("str", "zfill").bind(vm, &args[1..], &[])?;
+        Signature::one("str", "zfill").check(vm, &args[1..], &[])?;
         let width = width_arg(vm, &args[1])?;
         Ok(same_or_new(&s, &str_ops::zfill(s.as_str(), width)))
     });
@@ -516,12 +516,12 @@ pub fn init(vm: &mut Vm) {
     });
     vm.add_method(&ty, "format_map", |vm, args, _| {
         let s = this(vm, args)?;
-        Signature::one("str", "format_map").bind(vm, &args[1..], &[])?;
+        Signature::one("str", "format_map").check(vm, &args[1..], &[])?;
         format::str_format_map(vm, s.as_str(), &args[1]).map(Value::str)
     });
     vm.add_method(&ty, "__format__", |vm, args, _| {
         let s = this(vm, args)?;
-        Signature::one("str", "__format__").bind(vm, &args[1..], &[])?;
+        Signature::one("str", "__format__").check(vm, &args[1..], &[])?;
         let spec = str_arg(vm, &args[1], |t| {
             format!("__format__() argument must be str, not {t}")
         })?;
@@ -529,7 +529,7 @@ pub fn init(vm: &mut Vm) {
     });
     vm.add_method(&ty, "__mod__", |vm, args, _| {
         let s = this(vm, args)?;
-        Signature::one("str", "__mod__").bind(vm, &args[1..], &[])?;
+        Signature::one("str", "__mod__").check(vm, &args[1..], &[])?;
         format::printf_format(vm, &Value::Str(s), &args[1])
     });
     text_methods!(vm, &ty,
