@@ -50,11 +50,54 @@ impl Callback {
     }
 }
 
+/// Done callbacks in registration order. The first is kept inline: most futures get exactly
+/// one (the wakeup of the task awaiting it), and then need no allocation for it.
+#[derive(Clone, Default)]
+pub struct Callbacks {
+    /// None only while `rest` is empty too.
+    first: Option<Callback>,
+    rest: Vec<Callback>,
+}
+
+impl Callbacks {
+    pub fn push(&mut self, cb: Callback) {
+        if self.first.is_none() {
+            self.first = Some(cb);
+        } else {
+            self.rest.push(cb);
+        }
+    }
+
+    pub fn retain(&mut self, keep: impl FnMut(&Callback) -> bool) {
+        let all = std::mem::take(self);
+        for cb in all.into_iter().filter(keep) {
+            self.push(cb);
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Callback> {
+        self.first.iter().chain(&self.rest)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.first.is_none()
+    }
+}
+
+impl IntoIterator for Callbacks {
+    type Item = Callback;
+    type IntoIter = std::iter::Chain<std::option::IntoIter<Callback>, std::vec::IntoIter<Callback>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.first.into_iter().chain(self.rest)
+    }
+}
+
 pub struct FutState {
     pub status: Status,
     pub result: Value,
     pub exception: Option<Exc>,
-    pub callbacks: Vec<Callback>,
+    pub callbacks: Callbacks,
     pub cancel_message: Value,
     /// The CancelledError that cancelled a task, re-raised by `result()`.
     pub cancelled_exc: Option<Exc>,
@@ -84,7 +127,7 @@ impl FutureObj {
                 status: Status::Pending,
                 result: Value::None,
                 exception: None,
-                callbacks: Vec::new(),
+                callbacks: Callbacks::default(),
                 cancel_message: Value::None,
                 cancelled_exc: None,
                 blocking: false,
@@ -445,7 +488,7 @@ fn fut_remove_done_callback(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult
     crate::builtins::check_arity(vm, "remove_done_callback", args, 2, 2)?;
     let fut = this(vm, &args[0])?;
     let callbacks = std::mem::take(&mut fut.state.borrow_mut().callbacks);
-    let mut kept = Vec::with_capacity(callbacks.len());
+    let mut kept = Callbacks::default();
     let mut removed = 0;
     for cb in callbacks {
         let same = match &cb {
