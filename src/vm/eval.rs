@@ -471,7 +471,7 @@ impl Vm {
                 match instr {
                     Instr::Nop => {}
                     Instr::PopTop => {
-                        frame.stack.pop();
+                        pop!(frame).discard();
                         finalize_point!(self, frame, code);
                     }
                     Instr::PushNull => frame.stack.push(Value::Null),
@@ -497,7 +497,7 @@ impl Vm {
                     }
                     Instr::StoreFast(i) => {
                         let v = pop!(frame);
-                        frame.locals[i as usize] = v;
+                        std::mem::replace(&mut frame.locals[i as usize], v).discard();
                         finalize_point!(self, frame, code);
                     }
                     Instr::DeleteFast(i) => {
