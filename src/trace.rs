@@ -551,6 +551,14 @@ pub fn frame_leave(vm: &mut Vm, g: &Generator, frame: &Frame, result: &FrameResu
     }
 }
 
+/// [`frame_leave`] for a frame that yielded `value`.
+#[inline]
+pub fn frame_yield(vm: &mut Vm, g: &Generator, frame: &Frame, value: &Value) {
+    if on(Category::Frames) && g.kind != GenKind::Generator {
+        cold_frame_leave(vm, g, frame, &FrameResult::Yielded(value.clone()));
+    }
+}
+
 #[cold]
 fn cold_frame_leave(vm: &mut Vm, g: &Generator, frame: &Frame, result: &FrameResult) {
     let depth = TRACER.with(|t| {

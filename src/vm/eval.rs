@@ -290,6 +290,26 @@ impl Vm {
         resume_caller(callees.current(base), result, after)
     }
 
+    /// [`Vm::leave_generator`] for the commonest outcome, a yield: the frame goes back to
+    /// its generator, suspended, and the value to its caller.
+    fn leave_yielding(
+        &mut self,
+        callees: &mut InlineFrames,
+        base: &mut Frame,
+        value: Value,
+    ) -> PyResult<()> {
+        let Some((generator, frame, _)) = callees.pop_generator() else {
+            return Err(self.runtime_error("plain function yielded"));
+        };
+        let ObjectKind::Generator(g) = &generator.kind else {
+            return Err(self.runtime_error("lent frame of a non-generator"));
+        };
+        self.suspend(g, frame, &value);
+        self.leave_recursion();
+        callees.current(base).stack.push(value);
+        Ok(())
+    }
+
     /// A value sent into a generator that is itself suspended in a `yield from`/`await`
     /// send loop goes straight on down: its `Jump` back to the `Send` and that `Send` into
     /// the next generator run here, level after level, without a trip through the dispatch
@@ -355,7 +375,7 @@ impl Vm {
             self.countdown -= 1;
             frame.ip += 1;
             let v = pop!(frame);
-            self.leave_generator(callees, base, FrameResult::Yielded(v))?;
+            self.leave_yielding(callees, base, v)?;
         }
         Ok(())
     }
@@ -451,7 +471,7 @@ impl Vm {
                 match instr {
                     Instr::Nop => {}
                     Instr::PopTop => {
-                        frame.stack.pop();
+                        pop!(frame).discard();
                         finalize_point!(self, frame, code);
                     }
                     Instr::PushNull => frame.stack.push(Value::Null),
@@ -477,7 +497,7 @@ impl Vm {
                     }
                     Instr::StoreFast(i) => {
                         let v = pop!(frame);
-                        frame.locals[i as usize] = v;
+                        std::mem::replace(&mut frame.locals[i as usize], v).discard();
                         finalize_point!(self, frame, code);
                     }
                     Instr::DeleteFast(i) => {
@@ -1096,7 +1116,7 @@ impl Vm {
                         if callees.is_empty() {
                             return Ok(Exit::Yield(v));
                         }
-                        self.leave_generator(callees, base, FrameResult::Yielded(v))?;
+                        self.leave_yielding(callees, base, v)?;
                         self.yield_up_chain(callees, base)?;
                         continue 'frames;
                     }

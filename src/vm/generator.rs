@@ -392,6 +392,22 @@ impl Vm {
         }
     }
 
+    /// [`Vm::finish_resume`] of a frame that yielded `value`: the generator keeps it,
+    /// suspended, with its exception state.
+    #[inline(always)]
+    pub fn suspend(&mut self, generator: &Generator, frame: Box<Frame>, value: &Value) {
+        let exc_state = match self.exc_info.pop() {
+            Some(v) => v,
+            None => Value::None,
+        };
+        crate::trace::frame_yield(self, generator, &frame, value);
+        let mut state = generator.state.borrow_mut();
+        state.running = false;
+        state.frame = Some(frame);
+        // Emptied by start_resume: nothing to drop.
+        std::mem::replace(&mut state.exc_state, exc_state).discard();
+    }
+
     /// The end of [`Vm::finish_resume`] for a frame that returned or raised. The frame's
     /// locals die with it; what that freed is finalized now, as CPython's reference counting
     /// would (so a finalizer hook's aclose() is scheduled before the task's own result
