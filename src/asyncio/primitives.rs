@@ -238,8 +238,15 @@ fn plain_queue<'a>(n: &Names, this: &'a Value) -> Option<Fields<'a>> {
 
 /// The number of items of a plain queue whose `_queue` is a plain deque.
 fn plain_queue_len(vm: &mut Vm, n: &Names, this: &Value) -> Option<usize> {
-    let items = plain_queue(n, this)?.get((&n.queue, QUEUE))?;
-    collections::plain_deque(vm, &items).map(|d| d.len())
+    let q = plain_queue(n, this)?;
+    deque_len(vm, n, &q)
+}
+
+/// The length of a plain queue's `_queue` when it is a plain deque (read in place).
+fn deque_len(vm: &mut Vm, n: &Names, q: &Fields) -> Option<usize> {
+    q.with((&n.queue, QUEUE), |items| {
+        collections::plain_deque(vm, items).map(|d| d.len())
+    })?
 }
 
 /// `Event.__init__`'s, `Lock.__init__`'s and `Semaphore.__init__`'s attributes.
@@ -416,9 +423,7 @@ fn plain_queue_full(vm: &mut Vm, n: &Names, q: &Fields) -> Option<bool> {
     if maxsize <= 0 {
         return Some(false);
     }
-    let items = q.get((&n.queue, QUEUE))?;
-    let len = collections::plain_deque(vm, &items)?.len();
-    Some(len as i64 >= maxsize)
+    Some(deque_len(vm, n, q)? as i64 >= maxsize)
 }
 
 fn is_shutdown(vm: &mut Vm, n: &Names, this: &Value) -> PyResult<bool> {
