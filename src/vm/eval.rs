@@ -125,6 +125,18 @@ impl Vm {
     }
 }
 
+/// Whether `v` is a coroutine that has not started (the operand of most `await`s).
+#[inline]
+fn is_unstarted_coroutine(v: &Value) -> bool {
+    let Value::Object(o) = v else {
+        return false;
+    };
+    let ObjectKind::Generator(g) = &o.kind else {
+        return false;
+    };
+    g.kind == GenKind::Coroutine && !g.state.borrow().started
+}
+
 /// For `Send` (`most`: Coroutine) or `ForIter` (`most`: Generator): the generator object
 /// behind `receiver` when its frame can be lent to [`InlineFrames`]: a generator, or for
 /// `Send` also a coroutine (an async generator's steps go through its awaitables).
@@ -1150,9 +1162,12 @@ impl Vm {
                         frame.stack.push(it);
                     }
                     Instr::GetAwaitable(where_) => {
-                        let v = pop!(frame);
-                        let it = self.get_awaitable(v, where_)?;
-                        frame.stack.push(it);
+                        // `await f()`: a coroutine not started yet is its own awaitable.
+                        if !is_unstarted_coroutine(top!(frame)) {
+                            let v = pop!(frame);
+                            let it = self.get_awaitable(v, where_)?;
+                            frame.stack.push(it);
+                        }
                     }
                     Instr::GetAiter => {
                         let v = pop!(frame);
