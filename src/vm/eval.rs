@@ -322,6 +322,25 @@ impl Vm {
         Ok(())
     }
 
+    /// [`Vm::leave_generator`] for a return: the generator has ended, its frame is
+    /// released, and the caller's `Send` or `ForIter` ends with the value.
+    fn leave_returning(
+        &mut self,
+        callees: &mut InlineFrames,
+        base: &mut Frame,
+        value: Value,
+    ) -> PyResult<()> {
+        let Some((generator, frame, after)) = callees.pop_generator() else {
+            return Err(self.runtime_error("returned from a frame that is not lent"));
+        };
+        let ObjectKind::Generator(g) = &generator.kind else {
+            return Err(self.runtime_error("lent frame of a non-generator"));
+        };
+        self.end_returned(g, frame, &value);
+        self.leave_recursion();
+        resume_caller(callees.current(base), FrameResult::Returned(value), after)
+    }
+
     /// A value sent into a generator that is itself suspended in a `yield from`/`await`
     /// send loop goes straight on down: its `Jump` back to the `Send` and that `Send` into
     /// the next generator run here, level after level, without a trip through the dispatch
@@ -958,7 +977,7 @@ impl Vm {
                             return Ok(Exit::Return(v));
                         }
                         if callees.generator_on_top() {
-                            self.leave_generator(callees, base, FrameResult::Returned(v))?;
+                            self.leave_returning(callees, base, v)?;
                         } else {
                             let v = match callees.pop_call(self, base) {
                                 Some(instance) => self.init_result(v, instance)?,

@@ -97,6 +97,13 @@ impl Frame {
         }
     }
 
+    /// Drops what a finished generator's frame holds ([`Frame::clear`], and its names
+    /// dict); its code and `ip` stay, to say where it ended.
+    pub fn release(&mut self) {
+        self.clear();
+        self.locals_dict = None;
+    }
+
     /// Drops what a finished frame holds, keeping its buffers: locals, cells, then the
     /// value stack, in CPython's order (`_PyFrame_ClearLocals`).
     fn clear(&mut self) {
@@ -400,8 +407,13 @@ impl Vm {
     /// Gives a finished generator's frame back, box and buffers, for the next generator.
     #[inline]
     pub fn recycle_boxed_frame(&mut self, mut frame: Box<Frame>) {
-        frame.clear();
-        frame.locals_dict = None;
+        frame.release();
+        self.keep_boxed_frame(frame);
+    }
+
+    /// Keeps a released frame ([`Frame::release`]) for the next generator.
+    #[inline]
+    pub fn keep_boxed_frame(&mut self, frame: Box<Frame>) {
         if self.frame_pool.len() < FRAME_POOL_LIMIT {
             self.frame_pool.push(frame);
         }
