@@ -559,6 +559,14 @@ pub fn frame_yield(vm: &mut Vm, g: &Generator, frame: &Frame, value: &Value) {
     }
 }
 
+/// [`frame_leave`] for a frame that returned `value`.
+#[inline]
+pub fn frame_return(vm: &mut Vm, g: &Generator, frame: &Frame, value: &Value) {
+    if on(Category::Frames) && g.kind != GenKind::Generator {
+        cold_frame_leave(vm, g, frame, &FrameResult::Returned(value.clone()));
+    }
+}
+
 #[cold]
 fn cold_frame_leave(vm: &mut Vm, g: &Generator, frame: &Frame, result: &FrameResult) {
     let depth = TRACER.with(|t| {

@@ -125,6 +125,18 @@ impl Vm {
     }
 }
 
+/// Whether `v` is a coroutine that has not started (the operand of most `await`s).
+#[inline]
+fn is_unstarted_coroutine(v: &Value) -> bool {
+    let Value::Object(o) = v else {
+        return false;
+    };
+    let ObjectKind::Generator(g) = &o.kind else {
+        return false;
+    };
+    g.kind == GenKind::Coroutine && !g.state.borrow().started
+}
+
 /// For `Send` (`most`: Coroutine) or `ForIter` (`most`: Generator): the generator object
 /// behind `receiver` when its frame can be lent to [`InlineFrames`]: a generator, or for
 /// `Send` also a coroutine (an async generator's steps go through its awaitables).
@@ -308,6 +320,25 @@ impl Vm {
         self.leave_recursion();
         callees.current(base).stack.push(value);
         Ok(())
+    }
+
+    /// [`Vm::leave_generator`] for a return: the generator has ended, its frame is
+    /// released, and the caller's `Send` or `ForIter` ends with the value.
+    fn leave_returning(
+        &mut self,
+        callees: &mut InlineFrames,
+        base: &mut Frame,
+        value: Value,
+    ) -> PyResult<()> {
+        let Some((generator, frame, after)) = callees.pop_generator() else {
+            return Err(self.runtime_error("returned from a frame that is not lent"));
+        };
+        let ObjectKind::Generator(g) = &generator.kind else {
+            return Err(self.runtime_error("lent frame of a non-generator"));
+        };
+        self.end_returned(g, frame, &value);
+        self.leave_recursion();
+        resume_caller(callees.current(base), FrameResult::Returned(value), after)
     }
 
     /// A value sent into a generator that is itself suspended in a `yield from`/`await`
@@ -946,7 +977,7 @@ impl Vm {
                             return Ok(Exit::Return(v));
                         }
                         if callees.generator_on_top() {
-                            self.leave_generator(callees, base, FrameResult::Returned(v))?;
+                            self.leave_returning(callees, base, v)?;
                         } else {
                             let v = match callees.pop_call(self, base) {
                                 Some(instance) => self.init_result(v, instance)?,
@@ -1150,9 +1181,12 @@ impl Vm {
                         frame.stack.push(it);
                     }
                     Instr::GetAwaitable(where_) => {
-                        let v = pop!(frame);
-                        let it = self.get_awaitable(v, where_)?;
-                        frame.stack.push(it);
+                        // `await f()`: a coroutine not started yet is its own awaitable.
+                        if !is_unstarted_coroutine(top!(frame)) {
+                            let v = pop!(frame);
+                            let it = self.get_awaitable(v, where_)?;
+                            frame.stack.push(it);
+                        }
                     }
                     Instr::GetAiter => {
                         let v = pop!(frame);

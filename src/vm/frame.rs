@@ -63,9 +63,22 @@ impl Frame {
     }
 
     /// Pads the fast locals to the code's size and makes the cells: one per cell variable
-    /// (holding its argument when it is one), then the function's closure.
-    #[inline]
+    /// (holding its argument when it is one), then the function's closure. Nothing to do
+    /// (decided inline) when the arguments are all the locals and there are no cells.
+    #[inline(always)]
     fn make_cells(&mut self, vm: &Vm, func: &Function) {
+        let code = &func.code.code;
+        if self.locals.len() == code.varnames.len()
+            && code.cell2arg.is_empty()
+            && func.closure.is_empty()
+        {
+            return;
+        }
+        self.pad_locals_and_make_cells(vm, func);
+    }
+
+    #[inline(never)]
+    fn pad_locals_and_make_cells(&mut self, vm: &Vm, func: &Function) {
         let code = &func.code;
         let nlocals = code.code.varnames.len();
         // Pushed one by one: cheaper than `resize` for the few a frame has.
@@ -84,12 +97,19 @@ impl Frame {
         }
     }
 
+    /// Drops what a finished generator's frame holds ([`Frame::clear`], and its names
+    /// dict); its code and `ip` stay, to say where it ended.
+    pub fn release(&mut self) {
+        self.clear();
+        self.locals_dict = None;
+    }
+
     /// Drops what a finished frame holds, keeping its buffers: locals, cells, then the
     /// value stack, in CPython's order (`_PyFrame_ClearLocals`).
     fn clear(&mut self) {
-        self.locals.clear();
+        Value::clear_all(&mut self.locals);
         self.cells.clear();
-        self.stack.clear();
+        Value::clear_all(&mut self.stack);
     }
 
     /// A frame running a module body, with `globals` as its namespace.
@@ -387,8 +407,13 @@ impl Vm {
     /// Gives a finished generator's frame back, box and buffers, for the next generator.
     #[inline]
     pub fn recycle_boxed_frame(&mut self, mut frame: Box<Frame>) {
-        frame.clear();
-        frame.locals_dict = None;
+        frame.release();
+        self.keep_boxed_frame(frame);
+    }
+
+    /// Keeps a released frame ([`Frame::release`]) for the next generator.
+    #[inline]
+    pub fn keep_boxed_frame(&mut self, frame: Box<Frame>) {
         if self.frame_pool.len() < FRAME_POOL_LIMIT {
             self.frame_pool.push(frame);
         }

@@ -419,12 +419,30 @@ impl Vm {
         frame: Box<Frame>,
         result: FrameResult,
     ) -> FrameResult {
-        let (code, ip) = (frame.code.clone(), frame.ip);
-        self.recycle_boxed_frame(frame);
-        if FINALIZERS_PENDING.load(Ordering::Relaxed) {
-            self.run_finalizers(Some((&code, ip)));
-        }
+        self.release_ended(frame);
         self.pep479(generator, result)
+    }
+
+    /// A generator's frame that returned or raised: its locals die now, and what that
+    /// freed is finalized at once; the frame is kept for the next generator.
+    #[inline(always)]
+    fn release_ended(&mut self, mut frame: Box<Frame>) {
+        frame.release();
+        if FINALIZERS_PENDING.load(Ordering::Relaxed) {
+            self.run_finalizers(Some((&frame.code, frame.ip)));
+        }
+        self.keep_boxed_frame(frame);
+    }
+
+    /// [`Vm::finish_resume`] of a frame that returned `value`.
+    #[inline(always)]
+    pub fn end_returned(&mut self, generator: &Generator, frame: Box<Frame>, value: &Value) {
+        if let Some(exc_state) = self.exc_info.pop() {
+            exc_state.discard();
+        }
+        crate::trace::frame_return(self, generator, &frame, value);
+        generator.state.borrow_mut().running = false;
+        self.release_ended(frame);
     }
 
     /// PEP 479, for code compiled without the compiler's handler.

@@ -194,20 +194,45 @@ impl Value {
         matches!(self, Value::Null)
     }
 
+    /// Whether this value owns nothing on the heap (no destructor to run).
+    #[inline(always)]
+    pub fn is_unboxed(&self) -> bool {
+        matches!(
+            self,
+            Value::Null
+                | Value::None
+                | Value::NotImplemented
+                | Value::Ellipsis
+                | Value::Bool(_)
+                | Value::Int(_)
+                | Value::Float(_)
+        )
+    }
+
+    /// Empties `values` front to back, as a frame's locals are cleared, calling the
+    /// out-of-line destructor only for the reference-counted ones.
+    #[inline(always)]
+    pub fn clear_all(values: &mut Vec<Value>) {
+        for v in values.iter_mut() {
+            if !v.is_unboxed() {
+                drop(std::mem::replace(v, Value::Null));
+            }
+        }
+        // All unboxed now: forgetting them leaks nothing.
+        while let Some(v) = values.pop() {
+            std::mem::forget(v);
+        }
+    }
+
     /// Drops `self`, deciding inline whether there is anything to free: only a
     /// reference-counted value takes the out-of-line drop (for the hot paths that discard
     /// mostly small ints and singletons, such as a finished frame's locals).
     #[inline(always)]
     pub fn discard(self) {
-        match self {
-            Value::Null
-            | Value::None
-            | Value::NotImplemented
-            | Value::Ellipsis
-            | Value::Bool(_)
-            | Value::Int(_)
-            | Value::Float(_) => std::mem::forget(self),
-            other => drop(other),
+        if self.is_unboxed() {
+            std::mem::forget(self);
+        } else {
+            drop(self);
         }
     }
 
