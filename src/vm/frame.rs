@@ -56,8 +56,13 @@ impl Frame {
     /// Readies a finished frame (buffers kept, cleared) to run `func` from its start.
     #[inline]
     fn restart(&mut self, func: &Function) {
-        self.code = func.code.clone();
-        self.globals = func.globals.clone();
+        // Often the same function as last time (recursion, a generator's frame reused).
+        if !Rc::ptr_eq(&self.code, &func.code) {
+            self.code = func.code.clone();
+        }
+        if !Rc::ptr_eq(&self.globals, &func.globals) {
+            self.globals = func.globals.clone();
+        }
         self.ip = 0;
         self.reraising = false;
     }
