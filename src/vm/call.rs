@@ -98,15 +98,7 @@ impl Vm {
         func: &Rc<Function>,
         locals: Vec<Value>,
     ) -> PyResult<Value> {
-        let flags = func.code.code.flags;
-        if flags.generator || flags.coroutine || flags.async_generator {
-            let kind = if flags.async_generator {
-                GenKind::AsyncGenerator
-            } else if flags.coroutine {
-                GenKind::Coroutine
-            } else {
-                GenKind::Generator
-            };
+        if let Some(kind) = generator_kind(func) {
             let frame = self.boxed_frame(func, locals);
             return Ok(self.new_generator(kind, frame, func));
         }
@@ -459,4 +451,19 @@ pub(super) fn binds_positionally(f: &Function, nargs: usize) -> bool {
         && c.kwonlyargcount == 0
         && !c.flags.varargs
         && !c.flags.varkeywords
+}
+
+/// What calling `f` makes instead of running it: a generator, coroutine or async generator.
+#[inline]
+pub(super) fn generator_kind(f: &Function) -> Option<GenKind> {
+    let flags = &f.code.code.flags;
+    if flags.async_generator {
+        Some(GenKind::AsyncGenerator)
+    } else if flags.coroutine {
+        Some(GenKind::Coroutine)
+    } else if flags.generator {
+        Some(GenKind::Generator)
+    } else {
+        None
+    }
 }

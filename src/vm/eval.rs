@@ -10,9 +10,9 @@ use std::sync::atomic::Ordering;
 use crate::compile::bytecode::{BinaryOperator, CompareOperator, Instr, Intrinsic1};
 
 use super::call::FrameResult;
-use super::call::{binds_positionally, object_new};
+use super::call::{binds_positionally, generator_kind, object_new};
 use super::dict::StrKeys;
-use super::frame::{AfterGenerator, Frame, InlineFrames};
+use super::frame::{AfterGenerator, Frame, InlineFrames, move_arguments};
 use super::generator::{FINALIZERS_PENDING, GenKind};
 use super::object::{CodeObj, Function, GlobalSlot, Object, ObjectKind, TracebackEntry};
 use super::ops::{compare_native, simple_eq};
@@ -1011,7 +1011,6 @@ impl Vm {
                             callees.push_init(self, base, &init, args_start, instance);
                             continue 'frames;
                         }
-                        self.note_caller(frame);
                         let result = self.call_from_stack(frame, callable_at)?;
                         frame.stack.truncate(callable_at);
                         frame.stack.push(result);
@@ -1461,16 +1460,22 @@ impl Vm {
     fn call_from_stack(&mut self, frame: &mut Frame, base: usize) -> PyResult<Value> {
         let has_self = !frame.stack[base + 1].is_null();
         let args_start = if has_self { base + 1 } else { base + 2 };
+        if let Value::Function(f) = &frame.stack[base]
+            && let Some(kind) = generator_kind(f)
+            && binds_positionally(f, frame.stack.len() - args_start)
+        {
+            // Making a generator or coroutine runs no code: no call site to note.
+            let f = f.clone();
+            let generator_frame = self.boxed_frame_from_stack(&f, &mut frame.stack, args_start);
+            return Ok(self.new_generator(kind, generator_frame, &f));
+        }
+        self.note_caller(frame);
         let callable = std::mem::replace(&mut frame.stack[base], Value::Null);
         if let Value::Function(f) = &callable {
             let nargs = frame.stack.len() - args_start;
             if binds_positionally(f, nargs) {
-                // Popping and reversing moves the arguments without `Drain`'s bookkeeping.
                 let mut locals = self.take_vec(f.code.code.varnames.len());
-                for _ in 0..nargs {
-                    locals.push(pop!(frame));
-                }
-                locals.reverse();
+                move_arguments(&mut frame.stack, args_start, &mut locals);
                 return self.call_function_with_locals(f, locals);
             }
         }

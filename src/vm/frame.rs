@@ -138,6 +138,18 @@ impl Frame {
     }
 }
 
+/// Moves `stack[args_start..]` onto the end of `locals` (empty), in order. Popped and
+/// reversed: cheaper than `drain` for a handful of arguments.
+#[inline(always)]
+pub fn move_arguments(stack: &mut Vec<Value>, args_start: usize, locals: &mut Vec<Value>) {
+    while stack.len() > args_start {
+        if let Some(arg) = stack.pop() {
+            locals.push(arg);
+        }
+    }
+    locals.reverse();
+}
+
 /// The frames of the inline calls made while one frame runs (`Vm::run_frame`): a call to
 /// a plain Python function fills the next frame here instead of recursing in Rust, and a
 /// `Send` or `ForIter` into a generator or coroutine lends its frame here for one step (as
@@ -261,13 +273,7 @@ impl InlineFrames {
             return;
         };
         callee.restart(func);
-        // Popped and reversed: cheaper than `drain` for a handful of arguments.
-        while caller.stack.len() > args_start {
-            if let Some(arg) = caller.stack.pop() {
-                callee.locals.push(arg);
-            }
-        }
-        callee.locals.reverse();
+        move_arguments(&mut caller.stack, args_start, &mut callee.locals);
         if caller.stack.last().is_some_and(Value::is_null) {
             caller.stack.pop();
         }
@@ -400,6 +406,24 @@ impl Vm {
         if self.vec_pool.len() < VEC_POOL_LIMIT {
             self.vec_pool.push(spare);
         }
+        frame.make_cells(self, func);
+        frame
+    }
+
+    /// [`Vm::boxed_frame`] with the arguments moved off `stack` from `args_start`.
+    pub fn boxed_frame_from_stack(
+        &mut self,
+        func: &Function,
+        stack: &mut Vec<Value>,
+        args_start: usize,
+    ) -> Box<Frame> {
+        let Some(mut frame) = self.frame_pool.pop() else {
+            let mut locals = self.take_vec(func.code.code.varnames.len());
+            move_arguments(stack, args_start, &mut locals);
+            return Box::new(Frame::for_function(self, func, locals));
+        };
+        frame.restart(func);
+        move_arguments(stack, args_start, &mut frame.locals);
         frame.make_cells(self, func);
         frame
     }
