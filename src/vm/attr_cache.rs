@@ -145,59 +145,58 @@ fn dict_value(dict: &RefCell<DictTable>, name: &Rc<PyStr>, hint: &Cell<usize>) -
     table.entry(at).map(|e| e.value.clone())
 }
 
+/// What the memo found for an attribute.
+enum Found {
+    /// The attribute's value.
+    Value(Value),
+    /// A method of the class, to be bound to (or called with) the receiver.
+    Method(Value),
+}
+
 impl Vm {
     /// `LOAD_ATTR` of `code.names[i]` on `obj`.
     pub fn load_attr_cached(&mut self, code: &CodeObj, i: usize, obj: &Value) -> PyResult<Value> {
-        if let Some(v) = self.cached_attr(code, i, obj, false) {
-            return Ok(v.0);
+        match self.cached_attr(code, i, obj) {
+            Some(Found::Value(v)) => Ok(v),
+            Some(Found::Method(m)) => Ok(self.bound_method(m, obj.clone())),
+            None => self.get_attr(obj, &code.names[i]),
         }
-        self.get_attr(obj, &code.names[i])
     }
 
     /// `LOAD_ATTR` (method form) of `code.names[i]` on `obj`: the callable and the `self` to
-    /// pass (Null when the callable is already bound).
+    /// pass (Null when the callable is already bound). Takes the receiver, which becomes
+    /// that `self`.
     pub fn load_method_cached(
         &mut self,
         code: &CodeObj,
         i: usize,
-        obj: &Value,
+        obj: Value,
     ) -> PyResult<(Value, Value)> {
-        if let Some(found) = self.cached_attr(code, i, obj, true) {
-            return Ok(found);
+        match self.cached_attr(code, i, &obj) {
+            Some(Found::Value(v)) => Ok((v, Value::Null)),
+            Some(Found::Method(m)) => Ok((m, obj)),
+            None => self.load_method(&obj, &code.names[i]),
         }
-        self.load_method(obj, &code.names[i])
     }
 
-    /// The attribute through the memo, when it covers `obj`: `(value, Null)`, or for a
-    /// method `(method, obj)` when `unbound`, else `(bound method, Null)`.
-    fn cached_attr(
-        &mut self,
-        code: &CodeObj,
-        i: usize,
-        obj: &Value,
-        unbound: bool,
-    ) -> Option<(Value, Value)> {
+    /// The attribute through the memo, when it covers `obj`.
+    #[inline]
+    fn cached_attr(&mut self, code: &CodeObj, i: usize, obj: &Value) -> Option<Found> {
         let (class, dict) = receiver(self, obj)?;
         let name = code.names.get(i)?;
         let slot = code.global_cache.attrs.get(i)?;
         let found = match &slot.on_class(class, name, &self.names.setattr).0 {
             OnClass::General => return None,
-            OnClass::Nothing => {
-                return dict_value(dict?, name, &slot.hint).map(|v| (v, Value::Null));
-            }
+            OnClass::Nothing => return dict_value(dict?, name, &slot.hint).map(Found::Value),
             OnClass::Method(m) => m.get()?,
         };
         // (The name is rarely in the instance's `__dict__`: no position hint for it.)
         if let Some(dict) = dict
             && let Some(shadowing) = dict.borrow().get_str(name)
         {
-            return Some((shadowing.clone(), Value::Null));
+            return Some(Found::Value(shadowing.clone()));
         }
-        Some(if unbound {
-            (found, obj.clone())
-        } else {
-            (self.bound_method(found, obj.clone()), Value::Null)
-        })
+        Some(Found::Method(found))
     }
 
     /// `STORE_ATTR` of `code.names[i]` on `obj`.

@@ -652,7 +652,7 @@ impl Vm {
                     }
                     Instr::LoadMethod(i) => {
                         let obj = pop!(frame);
-                        let (m, this) = self.load_method_cached(code, i as usize, &obj)?;
+                        let (m, this) = self.load_method_cached(code, i as usize, obj)?;
                         frame.stack.push(m);
                         frame.stack.push(this);
                     }
