@@ -200,12 +200,7 @@ pub fn with_own_method<'a>(v: &'a Value, name: &Rc<PyStr>) -> Option<&'a FutureO
     let Value::Object(o) = v else {
         return None;
     };
-    // (A Task has methods of its own: it never passes.)
-    let no_attributes = o.dict.as_ref().is_none_or(|d| d.table.borrow().is_empty());
-    if fut.task.is_none()
-        && no_attributes
-        && PLAIN_FUTURE.with(|memo| memo.passes(&o.class, keeps_future_methods))
-    {
+    if is_plain(fut, o) {
         return Some(fut);
     }
     if o.dict
@@ -225,6 +220,24 @@ pub fn with_own_method<'a>(v: &'a Value, name: &Rc<PyStr>) -> Option<&'a FutureO
 
 thread_local! {
     static PLAIN_FUTURE: ClassMemo = const { ClassMemo::new() };
+}
+
+/// The native future inside `v` when it has every one of Future's own methods
+/// ([`FUTURE_METHODS`], none overridden or shadowed): [`with_own_method`] for all of them
+/// at once.
+pub fn plain_future(v: &Value) -> Option<&FutureObj> {
+    let fut = as_future(v)?;
+    let Value::Object(o) = v else {
+        return None;
+    };
+    is_plain(fut, o).then_some(fut)
+}
+
+fn is_plain(fut: &FutureObj, o: &Object) -> bool {
+    // (A Task has methods of its own: it never passes.)
+    fut.task.is_none()
+        && o.dict.as_ref().is_none_or(|d| d.table.borrow().is_empty())
+        && PLAIN_FUTURE.with(|memo| memo.passes(&o.class, keeps_future_methods))
 }
 
 /// Future's methods that natives may do the work of directly ([`with_own_method`]).

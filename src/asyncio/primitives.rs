@@ -563,9 +563,10 @@ fn wakeup_first_pending(vm: &mut Vm, waiters: &Value) -> PyResult<()> {
 /// `if not waiter.done(): waiter.set_result(result)`; whether it was woken.
 fn wake(vm: &mut Vm, waiter: &Value, result: Value) -> PyResult<bool> {
     let n = names(vm);
-    if let Some(fut) = future::with_own_method(waiter, &n.done)
-        .and_then(|_| future::with_own_method(waiter, &n.set_result))
-    {
+    if let Some(fut) = future::plain_future(waiter).or_else(|| {
+        future::with_own_method(waiter, &n.done)
+            .and_then(|_| future::with_own_method(waiter, &n.set_result))
+    }) {
         if fut.status() != Status::Pending {
             return Ok(false);
         }
@@ -643,20 +644,37 @@ fn event_clear(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 fn all_cancelled(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     crate::builtins::check_arity(vm, "_all_cancelled", args, 1, 1)?;
     let n = names(vm);
+    // A list is walked by index, as its iterator would (seeing it grow), without making one.
+    if let Value::List(list) = &args[0] {
+        let mut i = 0;
+        loop {
+            let Some(w) = list.items.borrow().get(i).cloned() else {
+                return Ok(Value::Bool(true));
+            };
+            i += 1;
+            if !is_cancelled(vm, n, &w)? {
+                return Ok(Value::Bool(false));
+            }
+        }
+    }
     let iter = vm.get_iter(&args[0])?;
     while let Some(w) = vm.next(&iter)? {
-        let cancelled = match future::with_own_method(&w, &n.cancelled) {
-            Some(fut) => fut.status() == Status::Cancelled,
-            None => {
-                let c = call(vm, &w, &n.cancelled, &[])?;
-                vm.truthy(&c)?
-            }
-        };
-        if !cancelled {
+        if !is_cancelled(vm, n, &w)? {
             return Ok(Value::Bool(false));
         }
     }
     Ok(Value::Bool(true))
+}
+
+/// `w.cancelled()`, done directly for a future that has Future's own method.
+fn is_cancelled(vm: &mut Vm, n: &Names, w: &Value) -> PyResult<bool> {
+    match future::with_own_method(w, &n.cancelled) {
+        Some(fut) => Ok(fut.status() == Status::Cancelled),
+        None => {
+            let c = call(vm, w, &n.cancelled, &[])?;
+            vm.truthy(&c)
+        }
+    }
 }
 
 /// `Lock.locked`: `self._locked`.
