@@ -282,17 +282,50 @@ impl Vm {
         }
     }
 
-    /// The executing frame, a generator's lent frame, yielded, returned or raised
-    /// (`result`): the frame goes back to its generator ([`Vm::finish_resume`]) and its
-    /// caller resumes with the outcome; an exception is given back to raise in the caller.
+    /// The executing frame, a generator's lent frame, raised (`result`): the frame goes
+    /// back to its generator ([`Vm::finish_resume`]) and the exception to its caller.
     fn leave_generator(
         &mut self,
         callees: &mut InlineFrames,
         base: &mut Frame,
         result: FrameResult,
     ) -> PyResult<()> {
+        self.leave_lent(callees, base, result)
+    }
+
+    /// [`Vm::leave_lent`] for the commonest outcome, a yield.
+    fn leave_yielding(
+        &mut self,
+        callees: &mut InlineFrames,
+        base: &mut Frame,
+        value: Value,
+    ) -> PyResult<()> {
+        self.leave_lent(callees, base, FrameResult::Yielded(value))
+    }
+
+    /// [`Vm::leave_lent`] for a return.
+    fn leave_returning(
+        &mut self,
+        callees: &mut InlineFrames,
+        base: &mut Frame,
+        value: Value,
+    ) -> PyResult<()> {
+        self.leave_lent(callees, base, FrameResult::Returned(value))
+    }
+
+    /// The executing frame, a generator's lent frame, yielded, returned or raised
+    /// (`result`): the frame goes back to its generator ([`Vm::finish_resume`]) and its
+    /// caller resumes with the outcome; an exception is given back to raise in the caller.
+    /// Inlined into one wrapper per outcome, so each takes a short path of its own.
+    #[inline(always)]
+    fn leave_lent(
+        &mut self,
+        callees: &mut InlineFrames,
+        base: &mut Frame,
+        result: FrameResult,
+    ) -> PyResult<()> {
         let Some((generator, frame, after)) = callees.pop_generator() else {
-            return Err(self.runtime_error("plain function yielded"));
+            return Err(self.runtime_error("the executing frame is not a generator's"));
         };
         let ObjectKind::Generator(g) = &generator.kind else {
             return Err(self.runtime_error("lent frame of a non-generator"));
@@ -300,45 +333,6 @@ impl Vm {
         let result = self.finish_resume(g, frame, result);
         self.leave_recursion();
         resume_caller(callees.current(base), result, after)
-    }
-
-    /// [`Vm::leave_generator`] for the commonest outcome, a yield: the frame goes back to
-    /// its generator, suspended, and the value to its caller.
-    fn leave_yielding(
-        &mut self,
-        callees: &mut InlineFrames,
-        base: &mut Frame,
-        value: Value,
-    ) -> PyResult<()> {
-        let Some((generator, frame, _)) = callees.pop_generator() else {
-            return Err(self.runtime_error("plain function yielded"));
-        };
-        let ObjectKind::Generator(g) = &generator.kind else {
-            return Err(self.runtime_error("lent frame of a non-generator"));
-        };
-        self.suspend(g, frame, &value);
-        self.leave_recursion();
-        callees.current(base).stack.push(value);
-        Ok(())
-    }
-
-    /// [`Vm::leave_generator`] for a return: the generator has ended, its frame is
-    /// released, and the caller's `Send` or `ForIter` ends with the value.
-    fn leave_returning(
-        &mut self,
-        callees: &mut InlineFrames,
-        base: &mut Frame,
-        value: Value,
-    ) -> PyResult<()> {
-        let Some((generator, frame, after)) = callees.pop_generator() else {
-            return Err(self.runtime_error("returned from a frame that is not lent"));
-        };
-        let ObjectKind::Generator(g) = &generator.kind else {
-            return Err(self.runtime_error("lent frame of a non-generator"));
-        };
-        self.end_returned(g, frame, &value);
-        self.leave_recursion();
-        resume_caller(callees.current(base), FrameResult::Returned(value), after)
     }
 
     /// A value sent into a generator that is itself suspended in a `yield from`/`await`

@@ -371,31 +371,34 @@ impl Vm {
         frame: Box<Frame>,
         result: FrameResult,
     ) -> FrameResult {
-        let exc_state = match self.exc_info.pop() {
-            Some(v) => v,
-            None => Value::None,
-        };
-        crate::trace::frame_leave(self, generator, &frame, &result);
-        let mut state = generator.state.borrow_mut();
-        state.running = false;
         match result {
             FrameResult::Yielded(v) => {
-                state.frame = Some(frame);
-                // Emptied by start_resume: nothing to drop.
-                std::mem::replace(&mut state.exc_state, exc_state).discard();
+                self.suspend(generator, frame, &v);
                 FrameResult::Yielded(v)
             }
-            other => {
-                drop(state);
-                self.finish_ended(generator, frame, other)
+            FrameResult::Returned(v) => {
+                self.end_returned(generator, frame, &v);
+                FrameResult::Returned(v)
             }
+            FrameResult::Err(e) => self.end_raised(generator, frame, e),
         }
+    }
+
+    /// [`Vm::finish_resume`] of a frame that raised `exc`.
+    #[inline(never)]
+    fn end_raised(&mut self, generator: &Generator, frame: Box<Frame>, exc: Exc) -> FrameResult {
+        let result = FrameResult::Err(exc);
+        self.exc_info.pop();
+        crate::trace::frame_leave(self, generator, &frame, &result);
+        generator.state.borrow_mut().running = false;
+        self.release_ended(frame);
+        self.pep479(generator, result)
     }
 
     /// [`Vm::finish_resume`] of a frame that yielded `value`: the generator keeps it,
     /// suspended, with its exception state.
     #[inline(always)]
-    pub fn suspend(&mut self, generator: &Generator, frame: Box<Frame>, value: &Value) {
+    fn suspend(&mut self, generator: &Generator, frame: Box<Frame>, value: &Value) {
         let exc_state = match self.exc_info.pop() {
             Some(v) => v,
             None => Value::None,
@@ -406,21 +409,6 @@ impl Vm {
         state.frame = Some(frame);
         // Emptied by start_resume: nothing to drop.
         std::mem::replace(&mut state.exc_state, exc_state).discard();
-    }
-
-    /// The end of [`Vm::finish_resume`] for a frame that returned or raised. The frame's
-    /// locals die with it; what that freed is finalized now, as CPython's reference counting
-    /// would (so a finalizer hook's aclose() is scheduled before the task's own result
-    /// callbacks). Its buffers serve the next call.
-    #[inline(never)]
-    fn finish_ended(
-        &mut self,
-        generator: &Generator,
-        frame: Box<Frame>,
-        result: FrameResult,
-    ) -> FrameResult {
-        self.release_ended(frame);
-        self.pep479(generator, result)
     }
 
     /// A generator's frame that returned or raised: its locals die now, and what that
@@ -436,7 +424,7 @@ impl Vm {
 
     /// [`Vm::finish_resume`] of a frame that returned `value`.
     #[inline(always)]
-    pub fn end_returned(&mut self, generator: &Generator, frame: Box<Frame>, value: &Value) {
+    fn end_returned(&mut self, generator: &Generator, frame: Box<Frame>, value: &Value) {
         if let Some(exc_state) = self.exc_info.pop() {
             exc_state.discard();
         }
