@@ -289,59 +289,27 @@ impl Vm {
         throw: Option<&Exc>,
     ) -> Result<Box<Frame>, Refused> {
         let mut state = generator.state.borrow_mut();
-        if state.running || !state.started {
+        if state.running {
             drop(state);
-            return self.start_unusual(generator, value, throw);
+            return Err(self.refuse_running(generator));
         }
         let Some(mut frame) = state.frame.take() else {
             drop(state);
             return Err(self.refuse_finished(generator));
         };
-        state.running = true;
-        let exc_state = std::mem::replace(&mut state.exc_state, Value::None);
-        drop(state);
-        // Pushed on throw() as well, as gen_send_ex2 does: the handler depths of the
-        // exception table count this slot (CLEANUP_THROW inside a `with` relies on it).
-        frame.stack.push(value);
-        crate::trace::frame_enter(self, generator, &frame, throw);
-        self.exc_info.push(exc_state);
-        Ok(frame)
-    }
-
-    /// [`Vm::start_resume`] of a generator that is running or has not started yet: the
-    /// refusals ("already executing", a non-None first send, a throw before the start), or
-    /// the first run.
-    #[inline(never)]
-    fn start_unusual(
-        &mut self,
-        generator: &Generator,
-        value: Value,
-        throw: Option<&Exc>,
-    ) -> Result<Box<Frame>, Refused> {
-        let mut state = generator.state.borrow_mut();
-        if state.running {
-            drop(state);
-            return Err(Refused::Err(
-                self.value_error(format!("{} already executing", generator.noun())),
-            ));
-        }
-        let Some(frame) = state.frame.take() else {
-            drop(state);
-            return Err(self.refuse_finished(generator));
-        };
-        if throw.is_some() {
+        if state.started {
+            // Pushed on throw() as well, as gen_send_ex2 does: the handler depths of the
+            // exception table count this slot (CLEANUP_THROW inside a `with` relies on it).
+            frame.stack.push(value);
+        } else if throw.is_some() {
             // Thrown into a generator that never ran: it ends without running any code.
             drop(state);
-            drop(frame);
+            self.recycle_boxed_frame(frame);
             return Err(Refused::Finished);
-        }
-        if !value.is_none() {
+        } else if !value.is_none() {
             state.frame = Some(frame);
             drop(state);
-            return Err(Refused::Err(self.type_error(format!(
-                "can't send non-None value to a just-started {}",
-                generator.noun()
-            ))));
+            return Err(self.refuse_first_value(generator));
         }
         state.started = true;
         state.running = true;
@@ -350,6 +318,19 @@ impl Vm {
         crate::trace::frame_enter(self, generator, &frame, throw);
         self.exc_info.push(exc_state);
         Ok(frame)
+    }
+
+    #[cold]
+    fn refuse_running(&mut self, generator: &Generator) -> Refused {
+        Refused::Err(self.value_error(format!("{} already executing", generator.noun())))
+    }
+
+    #[cold]
+    fn refuse_first_value(&mut self, generator: &Generator) -> Refused {
+        Refused::Err(self.type_error(format!(
+            "can't send non-None value to a just-started {}",
+            generator.noun()
+        )))
     }
 
     /// A finished generator refuses to run: a send ends it at once, except that a finished
