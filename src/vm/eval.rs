@@ -263,6 +263,20 @@ impl Vm {
         value: Value,
         after: AfterGenerator,
     ) -> PyResult<()> {
+        self.enter_lent(callees, base, generator, value, after)
+    }
+
+    /// [`Vm::enter_generator`], inlined where a loop enters level after level
+    /// ([`Vm::send_down_chain`]).
+    #[inline(always)]
+    fn enter_lent(
+        &mut self,
+        callees: &mut InlineFrames,
+        base: &mut Frame,
+        generator: Rc<Object>,
+        value: Value,
+        after: AfterGenerator,
+    ) -> PyResult<()> {
         let ObjectKind::Generator(g) = &generator.kind else {
             return Err(self.runtime_error("lent frame of a non-generator"));
         };
@@ -381,7 +395,7 @@ impl Vm {
             frame.ip = send_at as usize + 1;
             self.note_call_site(frame);
             let v = pop!(frame);
-            self.enter_generator(callees, base, generator, v, AfterGenerator::Send(target))?;
+            self.enter_lent(callees, base, generator, v, AfterGenerator::Send(target))?;
         }
     }
 
@@ -400,7 +414,7 @@ impl Vm {
             self.countdown -= 1;
             frame.ip += 1;
             let v = pop!(frame);
-            self.leave_yielding(callees, base, v)?;
+            self.leave_lent(callees, base, FrameResult::Yielded(v))?;
         }
         Ok(())
     }
