@@ -252,9 +252,8 @@ impl Vm {
         result
     }
 
-    /// Resumes `generator` with `value` on `callees`, one level deeper: its frame becomes the
-    /// executing one. When it refuses to run (already executing, finished, a non-None first
-    /// send) the caller gets that outcome at once.
+    /// Resumes `generator` with `value` on `callees` ([`Vm::enter_lent`]), and on down the
+    /// chain when it is suspended in a send loop itself ([`Vm::send_down_chain`]).
     fn enter_generator(
         &mut self,
         callees: &mut InlineFrames,
@@ -263,11 +262,13 @@ impl Vm {
         value: Value,
         after: AfterGenerator,
     ) -> PyResult<()> {
-        self.enter_lent(callees, base, generator, value, after)
+        self.enter_lent(callees, base, generator, value, after)?;
+        self.send_down_chain(callees, base)
     }
 
-    /// [`Vm::enter_generator`], inlined where a loop enters level after level
-    /// ([`Vm::send_down_chain`]).
+    /// Resumes `generator` with `value` on `callees`, one level deeper: its frame becomes the
+    /// executing one. When it refuses to run (already executing, finished, a non-None first
+    /// send) the caller gets that outcome at once.
     #[inline(always)]
     fn enter_lent(
         &mut self,
@@ -307,14 +308,16 @@ impl Vm {
         self.leave_lent(callees, base, result)
     }
 
-    /// [`Vm::leave_lent`] for the commonest outcome, a yield.
+    /// [`Vm::leave_lent`] for the commonest outcome, a yield, and on up the chain while
+    /// the caller yields it on ([`Vm::yield_up_chain`]).
     fn leave_yielding(
         &mut self,
         callees: &mut InlineFrames,
         base: &mut Frame,
         value: Value,
     ) -> PyResult<()> {
-        self.leave_lent(callees, base, FrameResult::Yielded(value))
+        self.leave_lent(callees, base, FrameResult::Yielded(value))?;
+        self.yield_up_chain(callees, base)
     }
 
     /// [`Vm::leave_lent`] for a return.
@@ -356,22 +359,6 @@ impl Vm {
     /// a receiver that is not a generator (a Future's iterator), or a check of the limits due.
     #[inline(always)]
     fn send_down_chain(&mut self, callees: &mut InlineFrames, base: &mut Frame) -> PyResult<()> {
-        let frame = callees.current(base);
-        if matches!(
-            frame.code.code.instructions.get(frame.ip),
-            Some(Instr::Jump(_))
-        ) {
-            return self.send_down_chain_from_jump(callees, base);
-        }
-        Ok(())
-    }
-
-    /// [`Vm::send_down_chain`] once the executing frame's next instruction is a `Jump`.
-    fn send_down_chain_from_jump(
-        &mut self,
-        callees: &mut InlineFrames,
-        base: &mut Frame,
-    ) -> PyResult<()> {
         loop {
             let frame = callees.current(base);
             let instrs = &frame.code.code.instructions;
@@ -402,6 +389,7 @@ impl Vm {
     /// The way back up of [`Vm::send_down_chain`]: a value yielded to a generator's frame
     /// that is suspended in a send loop, and whose next instruction yields it on, leaves
     /// that frame too, without a trip through the dispatch loop.
+    #[inline(always)]
     fn yield_up_chain(&mut self, callees: &mut InlineFrames, base: &mut Frame) -> PyResult<()> {
         while callees.generator_on_top() && self.countdown > 1 {
             let frame = callees.current(base);
@@ -964,7 +952,6 @@ impl Vm {
                         if let Some(generator) = inline_generator(top!(frame), GenKind::Generator) {
                             let after = AfterGenerator::ForIter(target);
                             self.enter_generator(callees, base, generator, Value::None, after)?;
-                            self.send_down_chain(callees, base)?;
                             continue 'frames;
                         }
                         let next = self.next(top!(frame))?;
@@ -1155,7 +1142,6 @@ impl Vm {
                             return Ok(Exit::Yield(v));
                         }
                         self.leave_yielding(callees, base, v)?;
-                        self.yield_up_chain(callees, base)?;
                         continue 'frames;
                     }
                     Instr::Send(target) => {
@@ -1164,7 +1150,6 @@ impl Vm {
                         if let Some(generator) = inline_generator(top!(frame), GenKind::Coroutine) {
                             let after = AfterGenerator::Send(target);
                             self.enter_generator(callees, base, generator, v, after)?;
-                            self.send_down_chain(callees, base)?;
                             continue 'frames;
                         }
                         let receiver = top!(frame).clone();
