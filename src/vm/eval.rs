@@ -252,10 +252,25 @@ impl Vm {
         result
     }
 
+    /// Resumes `generator` with `value` on `callees` ([`Vm::enter_lent`]), and on down the
+    /// chain when it is suspended in a send loop itself ([`Vm::send_down_chain`]).
+    fn enter_generator(
+        &mut self,
+        callees: &mut InlineFrames,
+        base: &mut Frame,
+        generator: Rc<Object>,
+        value: Value,
+        after: AfterGenerator,
+    ) -> PyResult<()> {
+        self.enter_lent(callees, base, generator, value, after)?;
+        self.send_down_chain(callees, base)
+    }
+
     /// Resumes `generator` with `value` on `callees`, one level deeper: its frame becomes the
     /// executing one. When it refuses to run (already executing, finished, a non-None first
     /// send) the caller gets that outcome at once.
-    fn enter_generator(
+    #[inline(always)]
+    fn enter_lent(
         &mut self,
         callees: &mut InlineFrames,
         base: &mut Frame,
@@ -282,17 +297,52 @@ impl Vm {
         }
     }
 
-    /// The executing frame, a generator's lent frame, yielded, returned or raised
-    /// (`result`): the frame goes back to its generator ([`Vm::finish_resume`]) and its
-    /// caller resumes with the outcome; an exception is given back to raise in the caller.
+    /// The executing frame, a generator's lent frame, raised (`result`): the frame goes
+    /// back to its generator ([`Vm::finish_resume`]) and the exception to its caller.
     fn leave_generator(
         &mut self,
         callees: &mut InlineFrames,
         base: &mut Frame,
         result: FrameResult,
     ) -> PyResult<()> {
+        self.leave_lent(callees, base, result)
+    }
+
+    /// [`Vm::leave_lent`] for the commonest outcome, a yield, and on up the chain while
+    /// the caller yields it on ([`Vm::yield_up_chain`]).
+    fn leave_yielding(
+        &mut self,
+        callees: &mut InlineFrames,
+        base: &mut Frame,
+        value: Value,
+    ) -> PyResult<()> {
+        self.leave_lent(callees, base, FrameResult::Yielded(value))?;
+        self.yield_up_chain(callees, base)
+    }
+
+    /// [`Vm::leave_lent`] for a return.
+    fn leave_returning(
+        &mut self,
+        callees: &mut InlineFrames,
+        base: &mut Frame,
+        value: Value,
+    ) -> PyResult<()> {
+        self.leave_lent(callees, base, FrameResult::Returned(value))
+    }
+
+    /// The executing frame, a generator's lent frame, yielded, returned or raised
+    /// (`result`): the frame goes back to its generator ([`Vm::finish_resume`]) and its
+    /// caller resumes with the outcome; an exception is given back to raise in the caller.
+    /// Inlined into one wrapper per outcome, so each takes a short path of its own.
+    #[inline(always)]
+    fn leave_lent(
+        &mut self,
+        callees: &mut InlineFrames,
+        base: &mut Frame,
+        result: FrameResult,
+    ) -> PyResult<()> {
         let Some((generator, frame, after)) = callees.pop_generator() else {
-            return Err(self.runtime_error("plain function yielded"));
+            return Err(self.runtime_error("the executing frame is not a generator's"));
         };
         let ObjectKind::Generator(g) = &generator.kind else {
             return Err(self.runtime_error("lent frame of a non-generator"));
@@ -302,45 +352,6 @@ impl Vm {
         resume_caller(callees.current(base), result, after)
     }
 
-    /// [`Vm::leave_generator`] for the commonest outcome, a yield: the frame goes back to
-    /// its generator, suspended, and the value to its caller.
-    fn leave_yielding(
-        &mut self,
-        callees: &mut InlineFrames,
-        base: &mut Frame,
-        value: Value,
-    ) -> PyResult<()> {
-        let Some((generator, frame, _)) = callees.pop_generator() else {
-            return Err(self.runtime_error("plain function yielded"));
-        };
-        let ObjectKind::Generator(g) = &generator.kind else {
-            return Err(self.runtime_error("lent frame of a non-generator"));
-        };
-        self.suspend(g, frame, &value);
-        self.leave_recursion();
-        callees.current(base).stack.push(value);
-        Ok(())
-    }
-
-    /// [`Vm::leave_generator`] for a return: the generator has ended, its frame is
-    /// released, and the caller's `Send` or `ForIter` ends with the value.
-    fn leave_returning(
-        &mut self,
-        callees: &mut InlineFrames,
-        base: &mut Frame,
-        value: Value,
-    ) -> PyResult<()> {
-        let Some((generator, frame, after)) = callees.pop_generator() else {
-            return Err(self.runtime_error("returned from a frame that is not lent"));
-        };
-        let ObjectKind::Generator(g) = &generator.kind else {
-            return Err(self.runtime_error("lent frame of a non-generator"));
-        };
-        self.end_returned(g, frame, &value);
-        self.leave_recursion();
-        resume_caller(callees.current(base), FrameResult::Returned(value), after)
-    }
-
     /// A value sent into a generator that is itself suspended in a `yield from`/`await`
     /// send loop goes straight on down: its `Jump` back to the `Send` and that `Send` into
     /// the next generator run here, level after level, without a trip through the dispatch
@@ -348,22 +359,6 @@ impl Vm {
     /// a receiver that is not a generator (a Future's iterator), or a check of the limits due.
     #[inline(always)]
     fn send_down_chain(&mut self, callees: &mut InlineFrames, base: &mut Frame) -> PyResult<()> {
-        let frame = callees.current(base);
-        if matches!(
-            frame.code.code.instructions.get(frame.ip),
-            Some(Instr::Jump(_))
-        ) {
-            return self.send_down_chain_from_jump(callees, base);
-        }
-        Ok(())
-    }
-
-    /// [`Vm::send_down_chain`] once the executing frame's next instruction is a `Jump`.
-    fn send_down_chain_from_jump(
-        &mut self,
-        callees: &mut InlineFrames,
-        base: &mut Frame,
-    ) -> PyResult<()> {
         loop {
             let frame = callees.current(base);
             let instrs = &frame.code.code.instructions;
@@ -387,13 +382,14 @@ impl Vm {
             frame.ip = send_at as usize + 1;
             self.note_call_site(frame);
             let v = pop!(frame);
-            self.enter_generator(callees, base, generator, v, AfterGenerator::Send(target))?;
+            self.enter_lent(callees, base, generator, v, AfterGenerator::Send(target))?;
         }
     }
 
     /// The way back up of [`Vm::send_down_chain`]: a value yielded to a generator's frame
     /// that is suspended in a send loop, and whose next instruction yields it on, leaves
     /// that frame too, without a trip through the dispatch loop.
+    #[inline(always)]
     fn yield_up_chain(&mut self, callees: &mut InlineFrames, base: &mut Frame) -> PyResult<()> {
         while callees.generator_on_top() && self.countdown > 1 {
             let frame = callees.current(base);
@@ -406,7 +402,7 @@ impl Vm {
             self.countdown -= 1;
             frame.ip += 1;
             let v = pop!(frame);
-            self.leave_yielding(callees, base, v)?;
+            self.leave_lent(callees, base, FrameResult::Yielded(v))?;
         }
         Ok(())
     }
@@ -956,7 +952,6 @@ impl Vm {
                         if let Some(generator) = inline_generator(top!(frame), GenKind::Generator) {
                             let after = AfterGenerator::ForIter(target);
                             self.enter_generator(callees, base, generator, Value::None, after)?;
-                            self.send_down_chain(callees, base)?;
                             continue 'frames;
                         }
                         let next = self.next(top!(frame))?;
@@ -1147,7 +1142,6 @@ impl Vm {
                             return Ok(Exit::Yield(v));
                         }
                         self.leave_yielding(callees, base, v)?;
-                        self.yield_up_chain(callees, base)?;
                         continue 'frames;
                     }
                     Instr::Send(target) => {
@@ -1156,7 +1150,6 @@ impl Vm {
                         if let Some(generator) = inline_generator(top!(frame), GenKind::Coroutine) {
                             let after = AfterGenerator::Send(target);
                             self.enter_generator(callees, base, generator, v, after)?;
-                            self.send_down_chain(callees, base)?;
                             continue 'frames;
                         }
                         let receiver = top!(frame).clone();

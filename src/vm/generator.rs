@@ -289,59 +289,27 @@ impl Vm {
         throw: Option<&Exc>,
     ) -> Result<Box<Frame>, Refused> {
         let mut state = generator.state.borrow_mut();
-        if state.running || !state.started {
+        if state.running {
             drop(state);
-            return self.start_unusual(generator, value, throw);
+            return Err(self.refuse_running(generator));
         }
         let Some(mut frame) = state.frame.take() else {
             drop(state);
             return Err(self.refuse_finished(generator));
         };
-        state.running = true;
-        let exc_state = std::mem::replace(&mut state.exc_state, Value::None);
-        drop(state);
-        // Pushed on throw() as well, as gen_send_ex2 does: the handler depths of the
-        // exception table count this slot (CLEANUP_THROW inside a `with` relies on it).
-        frame.stack.push(value);
-        crate::trace::frame_enter(self, generator, &frame, throw);
-        self.exc_info.push(exc_state);
-        Ok(frame)
-    }
-
-    /// [`Vm::start_resume`] of a generator that is running or has not started yet: the
-    /// refusals ("already executing", a non-None first send, a throw before the start), or
-    /// the first run.
-    #[inline(never)]
-    fn start_unusual(
-        &mut self,
-        generator: &Generator,
-        value: Value,
-        throw: Option<&Exc>,
-    ) -> Result<Box<Frame>, Refused> {
-        let mut state = generator.state.borrow_mut();
-        if state.running {
-            drop(state);
-            return Err(Refused::Err(
-                self.value_error(format!("{} already executing", generator.noun())),
-            ));
-        }
-        let Some(frame) = state.frame.take() else {
-            drop(state);
-            return Err(self.refuse_finished(generator));
-        };
-        if throw.is_some() {
+        if state.started {
+            // Pushed on throw() as well, as gen_send_ex2 does: the handler depths of the
+            // exception table count this slot (CLEANUP_THROW inside a `with` relies on it).
+            frame.stack.push(value);
+        } else if throw.is_some() {
             // Thrown into a generator that never ran: it ends without running any code.
             drop(state);
-            drop(frame);
+            self.recycle_boxed_frame(frame);
             return Err(Refused::Finished);
-        }
-        if !value.is_none() {
+        } else if !value.is_none() {
             state.frame = Some(frame);
             drop(state);
-            return Err(Refused::Err(self.type_error(format!(
-                "can't send non-None value to a just-started {}",
-                generator.noun()
-            ))));
+            return Err(self.refuse_first_value(generator));
         }
         state.started = true;
         state.running = true;
@@ -350,6 +318,19 @@ impl Vm {
         crate::trace::frame_enter(self, generator, &frame, throw);
         self.exc_info.push(exc_state);
         Ok(frame)
+    }
+
+    #[cold]
+    fn refuse_running(&mut self, generator: &Generator) -> Refused {
+        Refused::Err(self.value_error(format!("{} already executing", generator.noun())))
+    }
+
+    #[cold]
+    fn refuse_first_value(&mut self, generator: &Generator) -> Refused {
+        Refused::Err(self.type_error(format!(
+            "can't send non-None value to a just-started {}",
+            generator.noun()
+        )))
     }
 
     /// A finished generator refuses to run: a send ends it at once, except that a finished
@@ -371,31 +352,34 @@ impl Vm {
         frame: Box<Frame>,
         result: FrameResult,
     ) -> FrameResult {
-        let exc_state = match self.exc_info.pop() {
-            Some(v) => v,
-            None => Value::None,
-        };
-        crate::trace::frame_leave(self, generator, &frame, &result);
-        let mut state = generator.state.borrow_mut();
-        state.running = false;
         match result {
             FrameResult::Yielded(v) => {
-                state.frame = Some(frame);
-                // Emptied by start_resume: nothing to drop.
-                std::mem::replace(&mut state.exc_state, exc_state).discard();
+                self.suspend(generator, frame, &v);
                 FrameResult::Yielded(v)
             }
-            other => {
-                drop(state);
-                self.finish_ended(generator, frame, other)
+            FrameResult::Returned(v) => {
+                self.end_returned(generator, frame, &v);
+                FrameResult::Returned(v)
             }
+            FrameResult::Err(e) => self.end_raised(generator, frame, e),
         }
+    }
+
+    /// [`Vm::finish_resume`] of a frame that raised `exc`.
+    #[inline(never)]
+    fn end_raised(&mut self, generator: &Generator, frame: Box<Frame>, exc: Exc) -> FrameResult {
+        let result = FrameResult::Err(exc);
+        self.exc_info.pop();
+        crate::trace::frame_leave(self, generator, &frame, &result);
+        generator.state.borrow_mut().running = false;
+        self.release_ended(frame);
+        self.pep479(generator, result)
     }
 
     /// [`Vm::finish_resume`] of a frame that yielded `value`: the generator keeps it,
     /// suspended, with its exception state.
     #[inline(always)]
-    pub fn suspend(&mut self, generator: &Generator, frame: Box<Frame>, value: &Value) {
+    fn suspend(&mut self, generator: &Generator, frame: Box<Frame>, value: &Value) {
         let exc_state = match self.exc_info.pop() {
             Some(v) => v,
             None => Value::None,
@@ -406,21 +390,6 @@ impl Vm {
         state.frame = Some(frame);
         // Emptied by start_resume: nothing to drop.
         std::mem::replace(&mut state.exc_state, exc_state).discard();
-    }
-
-    /// The end of [`Vm::finish_resume`] for a frame that returned or raised. The frame's
-    /// locals die with it; what that freed is finalized now, as CPython's reference counting
-    /// would (so a finalizer hook's aclose() is scheduled before the task's own result
-    /// callbacks). Its buffers serve the next call.
-    #[inline(never)]
-    fn finish_ended(
-        &mut self,
-        generator: &Generator,
-        frame: Box<Frame>,
-        result: FrameResult,
-    ) -> FrameResult {
-        self.release_ended(frame);
-        self.pep479(generator, result)
     }
 
     /// A generator's frame that returned or raised: its locals die now, and what that
@@ -436,7 +405,7 @@ impl Vm {
 
     /// [`Vm::finish_resume`] of a frame that returned `value`.
     #[inline(always)]
-    pub fn end_returned(&mut self, generator: &Generator, frame: Box<Frame>, value: &Value) {
+    fn end_returned(&mut self, generator: &Generator, frame: Box<Frame>, value: &Value) {
         if let Some(exc_state) = self.exc_info.pop() {
             exc_state.discard();
         }
