@@ -56,3 +56,18 @@ fn a_program_within_its_budget_finishes_normally() {
         Ok(())
     );
 }
+
+#[test]
+fn max_steps_counts_every_instruction_exactly() {
+    // `x = 1` compiles to LOAD_CONST, STORE_NAME, RETURN_CONST (see `apy --dis`).
+    let run = |max| {
+        let config = Config {
+            max_steps: Some(max),
+            ..Config::default()
+        };
+        run_with(&source("x = 1\n"), config)
+    };
+    assert_eq!(run(3), Ok(()));
+    assert_eq!(run(2), Err(Error::Exited(1)));
+    assert_eq!(run(0), Err(Error::Exited(1)));
+}

@@ -187,9 +187,9 @@ impl Vm {
         let mut interner = Interner::default();
         let names = Names::new(&mut interner);
         let types = types::BuiltinTypes::new(&mut interner);
-        let first_window = config
-            .max_steps
-            .map_or(TIME_CHECK_INTERVAL, |max| max.clamp(1, TIME_CHECK_INTERVAL));
+        let first_window = config.max_steps.map_or(TIME_CHECK_INTERVAL, |max| {
+            max.saturating_add(1).min(TIME_CHECK_INTERVAL)
+        });
         let builtins = Rc::new(PyDict {
             table: Default::default(),
         });
@@ -241,9 +241,10 @@ impl Vm {
     /// `KeyboardInterrupt`, which code may catch).
     #[cold]
     pub(crate) fn check_limits(&mut self) -> Option<Exc> {
+        // Counts the instruction about to run: the one past the limit stops the program.
         self.steps += self.window;
         if let Some(max) = self.config.max_steps
-            && self.steps >= max
+            && self.steps > max
         {
             self.abort = Some(Abort::MaxSteps(max));
         } else if let Some(limit) = self.config.time_limit
@@ -259,7 +260,7 @@ impl Vm {
             return Some(self.new_exc(&self.types.system_exit, message));
         }
         let left = match self.config.max_steps {
-            Some(max) => (max - self.steps).min(TIME_CHECK_INTERVAL),
+            Some(max) => (max + 1 - self.steps).min(TIME_CHECK_INTERVAL),
             None => TIME_CHECK_INTERVAL,
         };
         self.start_window(left);
