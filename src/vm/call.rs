@@ -120,10 +120,13 @@ impl Vm {
         args: &[Value],
         kw: &KwArgs,
     ) -> PyResult<Vec<Value>> {
-        if kw.is_empty() && binds_positionally(func, args.len()) {
+        if kw.is_empty()
+            && let Some(missing) = defaults_missing(func, args.len())
+        {
             // The frame pads the rest of its locals ([`Frame::for_function`]).
             let mut locals = self.take_vec(func.code.code.varnames.len());
             locals.extend_from_slice(args);
+            locals.extend_from_slice(&func.defaults[func.defaults.len() - missing..]);
             return Ok(locals);
         }
         let code = &func.code.code;
@@ -440,6 +443,17 @@ pub fn object_init(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> 
         }
     }
     Ok(Value::None)
+}
+
+/// For `nargs` positional arguments and no keywords to `f`, which has only positional
+/// parameters: how many of its last parameters take their defaults (None when the
+/// arguments do not fit that way, and the general binding must say why).
+#[inline]
+fn defaults_missing(f: &Function, nargs: usize) -> Option<usize> {
+    let c = &f.code.code;
+    let simple = c.kwonlyargcount == 0 && !c.flags.varargs && !c.flags.varkeywords;
+    let missing = (c.argcount as usize).checked_sub(nargs)?;
+    (simple && missing <= f.defaults.len()).then_some(missing)
 }
 
 /// Whether `f` has exactly `nargs` positional parameters and no others, so the arguments
