@@ -543,27 +543,17 @@ fn cold_frame_enter(vm: &mut Vm, g: &Generator, frame: &Frame, throw: Option<&Ex
     emit(vm, 2 * depth, &text);
 }
 
-/// The frame entered by [`frame_enter`] suspended, returned or raised, at `frame`'s line.
+/// The frame entered by [`frame_enter`] suspended, returned or raised (`outcome`, made
+/// only when the category is on), at `frame`'s line.
 #[inline]
-pub fn frame_leave(vm: &mut Vm, g: &Generator, frame: &Frame, result: &FrameResult) {
+pub fn frame_leave(
+    vm: &mut Vm,
+    g: &Generator,
+    frame: &Frame,
+    outcome: impl FnOnce() -> FrameResult,
+) {
     if on(Category::Frames) && g.kind != GenKind::Generator {
-        cold_frame_leave(vm, g, frame, result);
-    }
-}
-
-/// [`frame_leave`] for a frame that yielded `value`.
-#[inline]
-pub fn frame_yield(vm: &mut Vm, g: &Generator, frame: &Frame, value: &Value) {
-    if on(Category::Frames) && g.kind != GenKind::Generator {
-        cold_frame_leave(vm, g, frame, &FrameResult::Yielded(value.clone()));
-    }
-}
-
-/// [`frame_leave`] for a frame that returned `value`.
-#[inline]
-pub fn frame_return(vm: &mut Vm, g: &Generator, frame: &Frame, value: &Value) {
-    if on(Category::Frames) && g.kind != GenKind::Generator {
-        cold_frame_leave(vm, g, frame, &FrameResult::Returned(value.clone()));
+        cold_frame_leave(vm, g, frame, &outcome());
     }
 }
 

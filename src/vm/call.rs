@@ -460,11 +460,7 @@ fn defaults_missing(f: &Function, nargs: usize) -> Option<usize> {
 /// are its first fast locals as they are.
 #[inline]
 pub(super) fn binds_positionally(f: &Function, nargs: usize) -> bool {
-    let c = &f.code.code;
-    nargs == c.argcount as usize
-        && c.kwonlyargcount == 0
-        && !c.flags.varargs
-        && !c.flags.varkeywords
+    defaults_missing(f, nargs) == Some(0)
 }
 
 /// What calling `f` makes instead of running it: a generator, coroutine or async generator.

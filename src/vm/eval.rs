@@ -9,11 +9,10 @@ use std::sync::atomic::Ordering;
 
 use crate::compile::bytecode::{BinaryOperator, CompareOperator, Instr, Intrinsic1};
 
-use super::call::FrameResult;
-use super::call::{binds_positionally, generator_kind, object_new};
+use super::call::{FrameResult, binds_positionally, generator_kind, object_new};
 use super::dict::StrKeys;
 use super::frame::{AfterGenerator, Frame, InlineFrames, move_arguments};
-use super::generator::{FINALIZERS_PENDING, GenKind};
+use super::generator::{FINALIZERS_PENDING, GenKind, as_generator};
 use super::object::{CodeObj, Function, GlobalSlot, Object, ObjectKind, TracebackEntry};
 use super::ops::{compare_native, simple_eq};
 use super::types;
@@ -92,8 +91,7 @@ fn inline_call(frame: &Frame, base: usize) -> Option<(Rc<Function>, usize)> {
 /// function (not a generator or coroutine) that [`binds_positionally`].
 #[inline]
 fn takes_exactly(f: &Function, nargs: usize) -> bool {
-    let flags = &f.code.code.flags;
-    binds_positionally(f, nargs) && !flags.generator && !flags.coroutine && !flags.async_generator
+    binds_positionally(f, nargs) && generator_kind(f).is_none()
 }
 
 impl Vm {
@@ -128,13 +126,7 @@ impl Vm {
 /// Whether `v` is a coroutine that has not started (the operand of most `await`s).
 #[inline]
 fn is_unstarted_coroutine(v: &Value) -> bool {
-    let Value::Object(o) = v else {
-        return false;
-    };
-    let ObjectKind::Generator(g) = &o.kind else {
-        return false;
-    };
-    g.kind == GenKind::Coroutine && !g.state.borrow().started
+    as_generator(v).is_some_and(|g| g.kind == GenKind::Coroutine && !g.state.borrow().started)
 }
 
 /// For `Send` (`most`: Coroutine) or `ForIter` (`most`: Generator): the generator object

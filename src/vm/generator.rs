@@ -368,12 +368,31 @@ impl Vm {
     /// [`Vm::finish_resume`] of a frame that raised `exc`.
     #[inline(never)]
     fn end_raised(&mut self, generator: &Generator, frame: Box<Frame>, exc: Exc) -> FrameResult {
-        let result = FrameResult::Err(exc);
-        self.exc_info.pop();
-        crate::trace::frame_leave(self, generator, &frame, &result);
+        self.end_frame(generator, frame, || FrameResult::Err(exc.clone()));
+        self.pep479(generator, FrameResult::Err(exc))
+    }
+
+    /// [`Vm::finish_resume`] of a frame that returned `value`.
+    #[inline(always)]
+    fn end_returned(&mut self, generator: &Generator, frame: Box<Frame>, value: &Value) {
+        self.end_frame(generator, frame, || FrameResult::Returned(value.clone()));
+    }
+
+    /// The end of a frame that returned or raised (`outcome`, for the trace): its exception
+    /// state goes, and the frame is released ([`Vm::release_ended`]).
+    #[inline(always)]
+    fn end_frame(
+        &mut self,
+        generator: &Generator,
+        frame: Box<Frame>,
+        outcome: impl FnOnce() -> FrameResult,
+    ) {
+        if let Some(exc_state) = self.exc_info.pop() {
+            exc_state.discard();
+        }
+        crate::trace::frame_leave(self, generator, &frame, outcome);
         generator.state.borrow_mut().running = false;
         self.release_ended(frame);
-        self.pep479(generator, result)
     }
 
     /// [`Vm::finish_resume`] of a frame that yielded `value`: the generator keeps it,
@@ -384,7 +403,9 @@ impl Vm {
             Some(v) => v,
             None => Value::None,
         };
-        crate::trace::frame_yield(self, generator, &frame, value);
+        crate::trace::frame_leave(self, generator, &frame, || {
+            FrameResult::Yielded(value.clone())
+        });
         let mut state = generator.state.borrow_mut();
         state.running = false;
         state.frame = Some(frame);
@@ -401,17 +422,6 @@ impl Vm {
             self.run_finalizers(Some((&frame.code, frame.ip)));
         }
         self.keep_boxed_frame(frame);
-    }
-
-    /// [`Vm::finish_resume`] of a frame that returned `value`.
-    #[inline(always)]
-    fn end_returned(&mut self, generator: &Generator, frame: Box<Frame>, value: &Value) {
-        if let Some(exc_state) = self.exc_info.pop() {
-            exc_state.discard();
-        }
-        crate::trace::frame_return(self, generator, &frame, value);
-        generator.state.borrow_mut().running = false;
-        self.release_ended(frame);
     }
 
     /// PEP 479, for code compiled without the compiler's handler.
@@ -805,8 +815,6 @@ fn gen_throw(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     }
 }
 
-/// The exception `throw(typ[, val[, tb]])` raises (`_gen_throw` with
-/// `PyErr_NormalizeException`); the 2- and 3-argument forms are deprecated but still work.
 /// CPython 3.12 deprecated `throw(type, value[, traceback])`: called so, `method` warns
 /// (and works as before).
 pub fn warn_throw_signature(vm: &mut Vm, method: &str, args: &[Value]) {
@@ -821,6 +829,8 @@ pub fn warn_throw_signature(vm: &mut Vm, method: &str, args: &[Value]) {
     }
 }
 
+/// The exception `throw(typ[, val[, tb]])` raises (`_gen_throw` with
+/// `PyErr_NormalizeException`); the 2- and 3-argument forms are deprecated but still work.
 pub fn throw_args_to_exc(vm: &mut Vm, args: &[Value]) -> PyResult<Exc> {
     match args.len() {
         0 => return Err(vm.type_error("throw expected at least 1 argument, got 0")),
