@@ -162,7 +162,7 @@ fn dis_switch_targets_one_function_or_says_what_there_is() {
     assert_eq!(found.status.code(), Some(0));
     let listing = String::from_utf8_lossy(&found.stdout);
     assert!(
-        listing.contains("LOAD_GLOBAL") && listing.contains("(agen)"),
+        listing.contains("LOAD_GLOBAL") && listing.contains("(agen + NULL)"),
         "{listing}"
     );
     let missing = run("--dis=nope");

@@ -43,6 +43,13 @@ pub enum Instr {
     LoadFastAndClear(u32),
     /// `(v -- )` locals[i] = v. Storing NULL (from LoadFastAndClear) unbinds the slot.
     StoreFast(u32),
+    /// `( -- locals[i >> 4] locals[i & 15])`: CPython 3.13's superinstruction for two
+    /// `LoadFast`s in a row on one line (see `fuse_superinstructions` in the compiler).
+    LoadFastLoadFast(u32),
+    /// `(v -- locals[i & 15])` with locals[i >> 4] = v: `StoreFast` then `LoadFast`.
+    StoreFastLoadFast(u32),
+    /// `(v2 v1 -- )` locals[i >> 4] = v1, then locals[i & 15] = v2: two `StoreFast`s.
+    StoreFastStoreFast(u32),
     /// Unbind locals[i]; UnboundLocalError if already unbound.
     DeleteFast(u32),
     /// `( -- v)` look names[i] up in locals dict, then globals, then builtins (module and
@@ -53,6 +60,9 @@ pub enum Instr {
     DeleteName(u32),
     /// `( -- v)` look names[i] up in globals then builtins. NameError if absent.
     LoadGlobal(u32),
+    /// `( -- v NULL)`: `LoadGlobal` then `PushNull`, for calling a global. CPython 3.13
+    /// has one LOAD_GLOBAL with the low bit of its argument set, and `--dis` shows it so.
+    LoadGlobalNull(u32),
     StoreGlobal(u32),
     DeleteGlobal(u32),
     /// `( -- v)` the contents of cell i (cells = cellvars ++ freevars). Raises
@@ -329,11 +339,13 @@ impl Instr {
             | DeleteFast(_)
             | DeleteName(_)
             | DeleteGlobal(_)
-            | DeleteDeref(_) => 0,
+            | DeleteDeref(_)
+            | StoreFastLoadFast(_) => 0,
             PushNull | Copy(_) | LoadConst(_) | LoadFast(_) | LoadFastAndClear(_) | LoadName(_)
             | LoadGlobal(_) | LoadDeref(_) | LoadClosure(_) | LoadLocals | LoadMethod(_)
             | LoadBuildClass | PushExcInfo | LoadAssertionError | BeforeWith | WithExceptStart
             | GetAnext | BeforeAsyncWith | ImportFrom(_) => 1,
+            LoadFastLoadFast(_) | LoadGlobalNull(_) => 2,
             PopTop
             | StoreFast(_)
             | StoreName(_)
@@ -365,8 +377,13 @@ impl Instr {
             | ImportName(_)
             | CleanupThrow
             | PrepReraiseStar => -1,
-            StoreAttr(_) | DeleteSubscr | LoadSuperAttr(_) | BinarySlice | MapAdd(_)
-            | EndAsyncFor => -2,
+            StoreAttr(_)
+            | DeleteSubscr
+            | LoadSuperAttr(_)
+            | BinarySlice
+            | MapAdd(_)
+            | EndAsyncFor
+            | StoreFastStoreFast(_) => -2,
             StoreSubscr => -3,
             StoreSlice => -4,
             BuildSlice(n) | BuildTuple(n) | BuildList(n) | BuildSet(n) | BuildString(n) => {

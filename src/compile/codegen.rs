@@ -2332,13 +2332,15 @@ impl<'a> Codegen<'a> {
             && !keywords.iter().any(|k| k.arg.is_none());
         if let (ExprKind::Attribute { value, attr }, true) = (&func.kind, simple) {
             self.at(func.span, |c| -> CompileResult<()> {
-                let i = c.attr_index(&attr.name);
+                // The receiver's names come first in `co_names`, as in CPython.
                 if let Some(first_arg) = c.zero_arg_super(value) {
                     c.load_super_args(&first_arg, value.span)?;
+                    let i = c.attr_index(&attr.name);
                     c.on_attr_line(attr);
                     c.emit(Instr::LoadSuperMethod(i));
                 } else {
                     c.expr(value)?;
+                    let i = c.attr_index(&attr.name);
                     c.on_attr_line(attr);
                     c.emit(Instr::LoadMethod(i));
                 }
@@ -2680,7 +2682,7 @@ impl<'a> Codegen<'a> {
         }
         let (stack_size, reachable) = stack_depth(&mut u, &labels)
             .ok_or_else(|| internal("inconsistent stack depth", u.loc.span))?;
-        let new_index = remove_dead_code(&mut u, reachable);
+        let new_index = remove_dead_code(&mut u, reachable, &labels);
         let n = u.instrs.len();
         let mut exception_table: Vec<ExceptionTableEntry> = Vec::new();
         let mut i = 0;
@@ -2760,10 +2762,10 @@ fn move_cold_code_to_end(u: &mut Unit<'_>) -> Vec<u32> {
     moved
 }
 
-/// Drop the instructions no path reaches and the jumps to where execution would go anyway
-/// (CPython's `remove_unreachable` and `remove_redundant_jumps`). Returns, for each old
-/// index (and the end), the new index of the first instruction kept from there on.
-fn remove_dead_code(u: &mut Unit<'_>, mut keep: Vec<bool>) -> Vec<u32> {
+/// Drop what no path reaches and each jump to the instruction that follows it anyway, fuse
+/// CPython's superinstructions, and renumber the jumps. Returns, for each old position (and
+/// the end), its new one.
+fn remove_dead_code(u: &mut Unit<'_>, mut keep: Vec<bool>, labels: &[u32]) -> Vec<u32> {
     let n = u.instrs.len();
     loop {
         // next_kept[i]: the first kept instruction at or after i.
@@ -2784,6 +2786,7 @@ fn remove_dead_code(u: &mut Unit<'_>, mut keep: Vec<bool>) -> Vec<u32> {
             break;
         }
     }
+    fuse_superinstructions(u, &mut keep, labels);
     let mut new_index = Vec::with_capacity(n + 1);
     let mut count = 0u32;
     for &k in &keep {
@@ -2803,6 +2806,54 @@ fn remove_dead_code(u: &mut Unit<'_>, mut keep: Vec<bool>) -> Vec<u32> {
         }
     }
     new_index
+}
+
+/// CPython 3.13's superinstructions (`insert_superinstructions` in `Python/flowgraph.c`),
+/// plus its LOAD_GLOBAL that pushes the call's NULL: two kept instructions in a row become
+/// one when nothing jumps to the second and no handler starts there. Fast-local pairs must
+/// also share a line and an exception handler (a `LoadFast` can raise), and both slots must
+/// fit in four bits.
+fn fuse_superinstructions(u: &mut Unit<'_>, keep: &mut [bool], labels: &[u32]) {
+    let n = u.instrs.len();
+    let mut jumped_to = vec![false; n + 1];
+    for (i, instr) in u.instrs.iter().enumerate() {
+        if let (true, Some(t)) = (keep[i], instr.jump_target()) {
+            jumped_to[t as usize] = true;
+        }
+    }
+    for handler in &u.handlers {
+        jumped_to[labels[handler.target.0 as usize] as usize] = true;
+    }
+    let kept: Vec<usize> = (0..n).filter(|&i| keep[i]).collect();
+    let mut pairs = kept.windows(2);
+    while let Some(&[first, second]) = pairs.next() {
+        // A jump may name a dropped instruction: it lands on the next kept one.
+        if (first + 1..=second).any(|i| jumped_to[i]) {
+            continue;
+        }
+        let same_place = u.locs[first].line == u.locs[second].line
+            && u.handler_at[first] == u.handler_at[second];
+        let nibbles = |a: u32, b: u32| (a < 16 && b < 16).then_some(a << 4 | b);
+        let fused = match (u.instrs[first], u.instrs[second]) {
+            (Instr::LoadGlobal(i), Instr::PushNull) => Some(Instr::LoadGlobalNull(i)),
+            (Instr::LoadFast(a), Instr::LoadFast(b)) if same_place => {
+                nibbles(a, b).map(Instr::LoadFastLoadFast)
+            }
+            (Instr::StoreFast(a), Instr::LoadFast(b)) if same_place => {
+                nibbles(a, b).map(Instr::StoreFastLoadFast)
+            }
+            (Instr::StoreFast(a), Instr::StoreFast(b)) if same_place => {
+                nibbles(a, b).map(Instr::StoreFastStoreFast)
+            }
+            _ => None,
+        };
+        if let Some(fused) = fused {
+            u.instrs[first] = fused;
+            keep[second] = false;
+            // The second instruction is used up: it cannot start another pair.
+            pairs.next();
+        }
+    }
 }
 
 /// Walk every path through the code (CPython's `calculate_stackdepth`), giving each handler
@@ -3099,7 +3150,7 @@ mod tests {
     fn global_loads(code: &Code, name: &str) -> Vec<usize> {
         positions(
             code,
-            |i| matches!(i, Instr::LoadGlobal(n) if &*code.names[*n as usize] == name),
+            |i| matches!(i, Instr::LoadGlobal(n) | Instr::LoadGlobalNull(n) if &*code.names[*n as usize] == name),
         )
     }
 
@@ -3146,13 +3197,14 @@ mod tests {
         let f = function(
             "def f():\n    for x in y:\n        try:\n            break\n        finally:\n            h()\n    for x in y:\n        try:\n            continue\n        finally:\n            k()\n",
         );
-        // break: the finally body, pop the iterator, go past the loop (here the next loop).
+        // break: the finally body (h+NULL, CALL, POP_TOP), pop the iterator, go past the
+        // loop (here the next loop).
         let h = global_loads(&f, "h")[0];
-        assert_eq!(f.instructions[h + 4], Instr::PopTop);
-        assert_eq!(global_loads(&f, "y")[1], h + 5);
+        assert_eq!(f.instructions[h + 3], Instr::PopTop);
+        assert_eq!(global_loads(&f, "y")[1], h + 4);
         // continue: the finally body, then jump back to FOR_ITER (the iterator stays).
         let k = global_loads(&f, "k")[0];
-        let Instr::Jump(t) = f.instructions[k + 4] else {
+        let Instr::Jump(t) = f.instructions[k + 3] else {
             panic!("expected a jump after the finally body");
         };
         assert!(matches!(f.instructions[t as usize], Instr::ForIter(_)));
@@ -3173,6 +3225,50 @@ mod tests {
         assert_eq!(
             f.instructions[row.target as usize + 1],
             Instr::WithExceptStart
+        );
+    }
+
+    #[test]
+    fn superinstructions_pair_fast_locals_on_one_line_and_globals_with_their_null() {
+        let f = function("def f(a, b):\n    c = a + b\n    return c, g(c)\n");
+        assert_eq!(
+            f.instructions[..3],
+            [
+                Instr::LoadFastLoadFast(1),
+                Instr::BinaryOp(BinaryOperator::Add),
+                Instr::StoreFast(2),
+            ]
+        );
+        // The store ends line 2; line 3's load starts on its own.
+        assert_eq!(f.instructions[3], Instr::LoadFast(2));
+        assert!(f.instructions.contains(&Instr::LoadGlobalNull(0)));
+        assert!(!f.instructions.contains(&Instr::PushNull));
+        // `x = y = v`: one store after the other.
+        let f = function("def f(v):\n    x = y = v\n");
+        assert!(
+            f.instructions
+                .contains(&Instr::StoreFastStoreFast(1 << 4 | 2))
+        );
+    }
+
+    #[test]
+    fn superinstructions_leave_jump_targets_and_wide_slots_alone() {
+        // `b` after the conditional expression is where its first branch jumps to.
+        let f = function("def f(a, b, c):\n    return (a if c else b), a\n");
+        assert!(
+            !f.instructions
+                .iter()
+                .any(|i| matches!(i, Instr::LoadFastLoadFast(_)))
+        );
+        // Slot 16 does not fit in four bits.
+        let params: Vec<String> = (0..17).map(|i| format!("p{i}")).collect();
+        let f = function(&format!(
+            "def f({}):\n    return p15 + p16\n",
+            params.join(", ")
+        ));
+        assert_eq!(
+            f.instructions[..2],
+            [Instr::LoadFast(15), Instr::LoadFast(16)]
         );
     }
 

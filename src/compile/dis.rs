@@ -175,6 +175,7 @@ fn opname(instr: &Instr, index: u32) -> String {
         Instr::Jump(t) if *t <= index => return "JUMP_BACKWARD".into(),
         Instr::Jump(_) => return "JUMP_FORWARD".into(),
         Instr::LoadMethod(_) => return "LOAD_ATTR".into(),
+        Instr::LoadGlobalNull(_) => return "LOAD_GLOBAL".into(),
         Instr::LoadSuperMethod(_) => return "LOAD_SUPER_ATTR".into(),
         Instr::CallIntrinsic1(_) => return "CALL_INTRINSIC_1".into(),
         Instr::PrepReraiseStar => return "CALL_INTRINSIC_2".into(),
@@ -205,7 +206,9 @@ fn oparg(instr: &Instr) -> Option<u32> {
         | LoadName(n)
         | StoreName(n)
         | DeleteName(n)
-        | LoadGlobal(n)
+        | LoadFastLoadFast(n)
+        | StoreFastLoadFast(n)
+        | StoreFastStoreFast(n)
         | StoreGlobal(n)
         | DeleteGlobal(n)
         | LoadDeref(n)
@@ -213,12 +216,8 @@ fn oparg(instr: &Instr) -> Option<u32> {
         | DeleteDeref(n)
         | LoadClosure(n)
         | LoadFromDictOrDeref(n)
-        | LoadAttr(n)
-        | LoadMethod(n)
         | StoreAttr(n)
         | DeleteAttr(n)
-        | LoadSuperAttr(n)
-        | LoadSuperMethod(n)
         | BuildSlice(n)
         | IsOp(n)
         | ContainsOp(n)
@@ -255,6 +254,14 @@ fn oparg(instr: &Instr) -> Option<u32> {
         | GetAwaitable(n)
         | ImportName(n)
         | ImportFrom(n) => n,
+        // CPython keeps a flag in the low bit: push NULL (LOAD_GLOBAL), load a method
+        // (LOAD_ATTR).
+        LoadGlobal(n) | LoadAttr(n) => n << 1,
+        LoadGlobalNull(n) | LoadMethod(n) => n << 1 | 1,
+        // Two flags for LOAD_SUPER_ATTR: load a method, and super() with two arguments
+        // (apy compiles only the zero-argument form to it).
+        LoadSuperAttr(n) => n << 2,
+        LoadSuperMethod(n) => n << 2 | 1,
         BinaryOp(op) => op as u32,
         CompareOp(op) => op as u32,
         // CPython numbers intrinsics from 1 (0 is INTRINSIC_1_INVALID).
@@ -286,6 +293,10 @@ fn argrepr(
             .get(i as usize)
             .map(|c| constant_repr(c, addresses)),
         LoadFast(i) | LoadFastAndClear(i) | StoreFast(i) | DeleteFast(i) => var(i),
+        LoadFastLoadFast(i) | StoreFastLoadFast(i) | StoreFastStoreFast(i) => {
+            Some(format!("{}, {}", var(i >> 4)?, var(i & 15)?))
+        }
+        LoadGlobalNull(i) => name(i).map(|n| format!("{n} + NULL")),
         LoadName(i) | StoreName(i) | DeleteName(i) | LoadGlobal(i) | StoreGlobal(i)
         | DeleteGlobal(i) | LoadAttr(i) | StoreAttr(i) | DeleteAttr(i) | LoadSuperAttr(i)
         | ImportName(i) | ImportFrom(i) => name(i),

@@ -180,6 +180,41 @@ macro_rules! finalize_point {
     };
 }
 
+/// `LoadFast(i)`: push local i, or raise UnboundLocalError.
+macro_rules! load_fast {
+    ($vm:expr, $frame:expr, $code:expr, $i:expr) => {{
+        let i = $i as usize;
+        let v = &$frame.locals[i];
+        if v.is_null() {
+            return Err($vm.unbound_local(&$code.varnames[i]));
+        }
+        $frame.stack.push(v.clone());
+    }};
+}
+
+/// `StoreFast(i)`: pop into local i.
+macro_rules! store_fast {
+    ($vm:expr, $frame:expr, $code:expr, $i:expr) => {{
+        let v = pop!($frame);
+        std::mem::replace(&mut $frame.locals[$i as usize], v).discard();
+        finalize_point!($vm, $frame, $code);
+    }};
+}
+
+/// Pops the top of the stack as a truth value (`bool(v)`), without the generic destructor
+/// when it is a bool.
+macro_rules! pop_truth {
+    ($vm:expr, $frame:expr) => {{
+        let v = pop!($frame);
+        let b = match v {
+            Value::Bool(b) => b,
+            ref other => $vm.truthy(other)?,
+        };
+        v.discard();
+        b
+    }};
+}
+
 macro_rules! pop {
     ($frame:expr) => {
         match $frame.stack.pop() {
@@ -503,22 +538,24 @@ impl Vm {
                         frame.stack.swap(len - 1, len - n as usize);
                     }
                     Instr::LoadConst(i) => frame.stack.push(code.consts[i as usize].clone()),
-                    Instr::LoadFast(i) => {
-                        let v = &frame.locals[i as usize];
-                        if v.is_null() {
-                            return Err(self.unbound_local(&code.varnames[i as usize]));
-                        }
-                        frame.stack.push(v.clone());
+                    Instr::LoadFast(i) => load_fast!(self, frame, code, i),
+                    Instr::LoadFastLoadFast(pair) => {
+                        load_fast!(self, frame, code, pair >> 4);
+                        load_fast!(self, frame, code, pair & 15);
+                    }
+                    Instr::StoreFastLoadFast(pair) => {
+                        store_fast!(self, frame, code, pair >> 4);
+                        load_fast!(self, frame, code, pair & 15);
+                    }
+                    Instr::StoreFastStoreFast(pair) => {
+                        store_fast!(self, frame, code, pair >> 4);
+                        store_fast!(self, frame, code, pair & 15);
                     }
                     Instr::LoadFastAndClear(i) => {
                         let v = std::mem::replace(&mut frame.locals[i as usize], Value::Null);
                         frame.stack.push(v);
                     }
-                    Instr::StoreFast(i) => {
-                        let v = pop!(frame);
-                        std::mem::replace(&mut frame.locals[i as usize], v).discard();
-                        finalize_point!(self, frame, code);
-                    }
+                    Instr::StoreFast(i) => store_fast!(self, frame, code, i),
                     Instr::DeleteFast(i) => {
                         if frame.locals[i as usize].is_null() {
                             return Err(self.unbound_local(&code.varnames[i as usize]));
@@ -558,7 +595,7 @@ impl Vm {
                         drop(removed);
                         finalize_point!(self, frame, code);
                     }
-                    Instr::LoadGlobal(i) => {
+                    Instr::LoadGlobal(i) | Instr::LoadGlobalNull(i) => {
                         let v = match self.cached_global(code, &frame.globals, i as usize) {
                             Some(v) => v,
                             None => {
@@ -570,6 +607,9 @@ impl Vm {
                             }
                         };
                         frame.stack.push(v);
+                        if matches!(instr, Instr::LoadGlobalNull(_)) {
+                            frame.stack.push(Value::Null);
+                        }
                     }
                     Instr::StoreGlobal(i) => {
                         let v = pop!(frame);
@@ -906,21 +946,13 @@ impl Vm {
                     }
                     Instr::Jump(target) => frame.ip = target as usize,
                     Instr::PopJumpIfFalse(target) => {
-                        let v = pop!(frame);
-                        let b = match v {
-                            Value::Bool(b) => b,
-                            other => self.truthy(&other)?,
-                        };
+                        let b = pop_truth!(self, frame);
                         if !b {
                             frame.ip = target as usize;
                         }
                     }
                     Instr::PopJumpIfTrue(target) => {
-                        let v = pop!(frame);
-                        let b = match v {
-                            Value::Bool(b) => b,
-                            other => self.truthy(&other)?,
-                        };
+                        let b = pop_truth!(self, frame);
                         if b {
                             frame.ip = target as usize;
                         }
