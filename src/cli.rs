@@ -16,6 +16,20 @@ use apy::interp::{self, SourceFile};
 use apy::syntax::ast_dump::dump_module;
 use apy::syntax::diagnostics::{Diagnostic, emit_to_stderr};
 
+/// A bug in apy (a Rust panic) ends the process with the panic's message, the program's
+/// output so far, a last line saying so, and exit status 70 (`EX_SOFTWARE`). The hook does
+/// it all because release builds abort on a panic (`panic = "abort"` in Cargo.toml):
+/// nothing unwinds back to the thread that waits for the interpreter.
+fn exit_70_on_internal_error() {
+    let report_panic = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        apy::vm::flush_program_stdout();
+        report_panic(info);
+        eprintln!("apy: internal error: this is a bug in apy, not in the program");
+        std::process::exit(70);
+    }));
+}
+
 /// A teaching interpreter for async Python: it prints what CPython 3.13 prints.
 #[derive(Debug, Parser)]
 #[command(
@@ -135,6 +149,7 @@ enum Mode {
 
 /// Runs apy with these arguments and returns the process exit status.
 pub fn main(cli: Cli) -> ExitCode {
+    exit_70_on_internal_error();
     let mode = if cli.ast {
         Mode::Ast
     } else if let Some(name) = &cli.dis {

@@ -167,7 +167,6 @@ pub struct Vm {
     /// An empty vector with room for inline call frames (`frame::InlineFrames`), kept
     /// between runs so it is allocated once.
     pub spare_frames: frame::InlineFrames,
-    pub stdout: std::io::BufWriter<std::io::Stdout>,
     /// Warnings already shown, by (file, line, message): each is printed once per place,
     /// as the `warnings` module's default action does (`__warningregistry__`).
     pub warning_registry: std::collections::HashSet<(Rc<str>, u32, String)>,
@@ -180,6 +179,31 @@ pub struct Vm {
     pub native_send: fn(&mut Vm, &Value) -> Option<call::FrameResult>,
     /// `sys.set_asyncgen_hooks` (firstiter, finalizer).
     pub asyncgen_hooks: async_gen::AsyncGenHooks,
+}
+
+thread_local! {
+    /// What the program prints, buffered. Kept per thread rather than in the `Vm`, so
+    /// that the binary's panic hook, which runs on the interpreter thread with no `Vm` at
+    /// hand, can still write out the program's output before apy exits on a bug.
+    static PROGRAM_STDOUT: std::cell::RefCell<std::io::BufWriter<std::io::Stdout>> =
+        std::cell::RefCell::new(std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()));
+}
+
+/// Writes out what the program printed so far (a no-op if a write is under way).
+pub fn flush_program_stdout() {
+    PROGRAM_STDOUT.with(|out| {
+        if let Ok(mut out) = out.try_borrow_mut() {
+            let _ = out.flush();
+        }
+    });
+}
+
+impl Drop for Vm {
+    /// The program's output is written out when its interpreter goes away, as it was
+    /// when the buffer was a field of the `Vm`.
+    fn drop(&mut self) {
+        flush_program_stdout();
+    }
 }
 
 impl Vm {
@@ -213,7 +237,6 @@ impl Vm {
             vec_pool: Vec::new(),
             frame_pool: Vec::new(),
             spare_frames: frame::InlineFrames::default(),
-            stdout: std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()),
             warning_registry: Default::default(),
             running_frames: Vec::new(),
             caller: None,
@@ -232,7 +255,16 @@ impl Vm {
     }
 
     pub fn flush_stdout(&mut self) {
-        let _ = self.stdout.flush();
+        flush_program_stdout();
+    }
+
+    /// Adds `s` to what the program prints (`print`, `sys.stdout.write`).
+    pub fn write_stdout(&mut self, s: &str) {
+        PROGRAM_STDOUT.with(|out| {
+            if let Ok(mut out) = out.try_borrow_mut() {
+                let _ = out.write_all(s.as_bytes());
+            }
+        });
     }
 
     /// Called every `TIME_CHECK_INTERVAL` steps or when `max_steps` is reached (the

@@ -309,11 +309,6 @@ impl Vm {
         }
         crate::builtins::format_spec(self, v, spec).map(Value::str)
     }
-
-    pub fn write_stdout(&mut self, s: &str) {
-        use std::io::Write;
-        let _ = self.stdout.write_all(s.as_bytes());
-    }
 }
 
 fn is_native(f: &Value, native: super::object::NativeFn) -> bool {
