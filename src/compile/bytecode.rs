@@ -44,7 +44,7 @@ pub enum Instr {
     /// `(v -- )` locals[i] = v. Storing NULL (from LoadFastAndClear) unbinds the slot.
     StoreFast(u32),
     /// `( -- locals[i >> 4] locals[i & 15])`: CPython 3.13's superinstruction for two
-    /// `LoadFast`s in a row on one line (see `fuse_superinstructions` in the compiler).
+    /// `LoadFast`s in a row on one line (see `compile::peephole`).
     LoadFastLoadFast(u32),
     /// `(v -- locals[i & 15])` with locals[i >> 4] = v: `StoreFast` then `LoadFast`.
     StoreFastLoadFast(u32),

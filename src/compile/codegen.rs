@@ -14,6 +14,7 @@ use num_traits::ToPrimitive;
 use super::Mode;
 use super::bytecode::*;
 use super::error::{CompileError, CompileResult};
+use super::peephole::{self, Listing};
 use super::scope::{Binding, ScopeId, ScopeKind, SymbolTable, mangle};
 use crate::syntax::ast::{
     self, Alias, ClassDef, CmpOp, Comprehension, ExceptHandler, Expr, ExprKind, FStringPart,
@@ -2682,7 +2683,17 @@ impl<'a> Codegen<'a> {
         }
         let (stack_size, reachable) = stack_depth(&mut u, &labels)
             .ok_or_else(|| internal("inconsistent stack depth", u.loc.span))?;
-        let new_index = remove_dead_code(&mut u, reachable, &labels);
+        let handler_entries: Vec<usize> = u
+            .handlers
+            .iter()
+            .map(|h| labels[h.target.0 as usize] as usize)
+            .collect();
+        let listing = Listing {
+            instrs: &mut u.instrs,
+            locs: &mut u.locs,
+            handler_at: &mut u.handler_at,
+        };
+        let new_index = peephole::optimize(listing, reachable, &handler_entries);
         let n = u.instrs.len();
         let mut exception_table: Vec<ExceptionTableEntry> = Vec::new();
         let mut i = 0;
@@ -2760,100 +2771,6 @@ fn move_cold_code_to_end(u: &mut Unit<'_>) -> Vec<u32> {
         setup.at = moved[setup.at as usize];
     }
     moved
-}
-
-/// Drop what no path reaches and each jump to the instruction that follows it anyway, fuse
-/// CPython's superinstructions, and renumber the jumps. Returns, for each old position (and
-/// the end), its new one.
-fn remove_dead_code(u: &mut Unit<'_>, mut keep: Vec<bool>, labels: &[u32]) -> Vec<u32> {
-    let n = u.instrs.len();
-    loop {
-        // next_kept[i]: the first kept instruction at or after i.
-        let mut next_kept = vec![n; n + 1];
-        for i in (0..n).rev() {
-            next_kept[i] = if keep[i] { i } else { next_kept[i + 1] };
-        }
-        let mut changed = false;
-        for i in 0..n {
-            if let (true, Instr::Jump(t)) = (keep[i], u.instrs[i])
-                && next_kept[i + 1] == next_kept[t as usize]
-            {
-                keep[i] = false;
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
-    fuse_superinstructions(u, &mut keep, labels);
-    let mut new_index = Vec::with_capacity(n + 1);
-    let mut count = 0u32;
-    for &k in &keep {
-        new_index.push(count);
-        count += k as u32;
-    }
-    new_index.push(count);
-    let mut k = keep.iter();
-    u.instrs.retain(|_| *k.next().unwrap_or(&false));
-    let mut k = keep.iter();
-    u.locs.retain(|_| *k.next().unwrap_or(&false));
-    let mut k = keep.iter();
-    u.handler_at.retain(|_| *k.next().unwrap_or(&false));
-    for instr in &mut u.instrs {
-        if let Some(t) = instr.jump_target() {
-            *instr = instr.with_jump_target(new_index[t as usize]);
-        }
-    }
-    new_index
-}
-
-/// CPython 3.13's superinstructions (`insert_superinstructions` in `Python/flowgraph.c`),
-/// plus its LOAD_GLOBAL that pushes the call's NULL: two kept instructions in a row become
-/// one when nothing jumps to the second and no handler starts there. Fast-local pairs must
-/// also share a line and an exception handler (a `LoadFast` can raise), and both slots must
-/// fit in four bits.
-fn fuse_superinstructions(u: &mut Unit<'_>, keep: &mut [bool], labels: &[u32]) {
-    let n = u.instrs.len();
-    let mut jumped_to = vec![false; n + 1];
-    for (i, instr) in u.instrs.iter().enumerate() {
-        if let (true, Some(t)) = (keep[i], instr.jump_target()) {
-            jumped_to[t as usize] = true;
-        }
-    }
-    for handler in &u.handlers {
-        jumped_to[labels[handler.target.0 as usize] as usize] = true;
-    }
-    let kept: Vec<usize> = (0..n).filter(|&i| keep[i]).collect();
-    let mut pairs = kept.windows(2);
-    while let Some(&[first, second]) = pairs.next() {
-        // A jump may name a dropped instruction: it lands on the next kept one.
-        if (first + 1..=second).any(|i| jumped_to[i]) {
-            continue;
-        }
-        let same_place = u.locs[first].line == u.locs[second].line
-            && u.handler_at[first] == u.handler_at[second];
-        let nibbles = |a: u32, b: u32| (a < 16 && b < 16).then_some(a << 4 | b);
-        let fused = match (u.instrs[first], u.instrs[second]) {
-            (Instr::LoadGlobal(i), Instr::PushNull) => Some(Instr::LoadGlobalNull(i)),
-            (Instr::LoadFast(a), Instr::LoadFast(b)) if same_place => {
-                nibbles(a, b).map(Instr::LoadFastLoadFast)
-            }
-            (Instr::StoreFast(a), Instr::LoadFast(b)) if same_place => {
-                nibbles(a, b).map(Instr::StoreFastLoadFast)
-            }
-            (Instr::StoreFast(a), Instr::StoreFast(b)) if same_place => {
-                nibbles(a, b).map(Instr::StoreFastStoreFast)
-            }
-            _ => None,
-        };
-        if let Some(fused) = fused {
-            u.instrs[first] = fused;
-            keep[second] = false;
-            // The second instruction is used up: it cannot start another pair.
-            pairs.next();
-        }
-    }
 }
 
 /// Walk every path through the code (CPython's `calculate_stackdepth`), giving each handler
@@ -3225,50 +3142,6 @@ mod tests {
         assert_eq!(
             f.instructions[row.target as usize + 1],
             Instr::WithExceptStart
-        );
-    }
-
-    #[test]
-    fn superinstructions_pair_fast_locals_on_one_line_and_globals_with_their_null() {
-        let f = function("def f(a, b):\n    c = a + b\n    return c, g(c)\n");
-        assert_eq!(
-            f.instructions[..3],
-            [
-                Instr::LoadFastLoadFast(1),
-                Instr::BinaryOp(BinaryOperator::Add),
-                Instr::StoreFast(2),
-            ]
-        );
-        // The store ends line 2; line 3's load starts on its own.
-        assert_eq!(f.instructions[3], Instr::LoadFast(2));
-        assert!(f.instructions.contains(&Instr::LoadGlobalNull(0)));
-        assert!(!f.instructions.contains(&Instr::PushNull));
-        // `x = y = v`: one store after the other.
-        let f = function("def f(v):\n    x = y = v\n");
-        assert!(
-            f.instructions
-                .contains(&Instr::StoreFastStoreFast(1 << 4 | 2))
-        );
-    }
-
-    #[test]
-    fn superinstructions_leave_jump_targets_and_wide_slots_alone() {
-        // `b` after the conditional expression is where its first branch jumps to.
-        let f = function("def f(a, b, c):\n    return (a if c else b), a\n");
-        assert!(
-            !f.instructions
-                .iter()
-                .any(|i| matches!(i, Instr::LoadFastLoadFast(_)))
-        );
-        // Slot 16 does not fit in four bits.
-        let params: Vec<String> = (0..17).map(|i| format!("p{i}")).collect();
-        let f = function(&format!(
-            "def f({}):\n    return p15 + p16\n",
-            params.join(", ")
-        ));
-        assert_eq!(
-            f.instructions[..2],
-            [Instr::LoadFast(15), Instr::LoadFast(16)]
         );
     }
 

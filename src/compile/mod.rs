@@ -1,13 +1,15 @@
 //! The compiler: [`crate::syntax::ast::Module`] in, [`bytecode::Code`] out.
 //!
 //! `scope` builds symbol tables (CPython's `Python/symtable.c`), `codegen` emits bytecode
-//! (`Python/compile.c`, `Python/flowgraph.c`), `dis` prints it like `python3.13 -m dis`.
+//! (`Python/compile.c`, `Python/flowgraph.c`), `peephole` does flowgraph.c's last
+//! rewrites, `dis` prints it like `python3.13 -m dis`.
 //! Nothing here knows about runtime values or the VM.
 
 pub mod bytecode;
 pub mod codegen;
 pub mod dis;
 pub mod error;
+pub mod peephole;
 pub mod scope;
 
 use std::rc::Rc;

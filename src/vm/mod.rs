@@ -243,6 +243,10 @@ impl Vm {
             native_send: |_, _| None,
             asyncgen_hooks: Default::default(),
         };
+        // The output buffer is made now, while the heap is small: made at the first print,
+        // late in a run, its 64 KiB would first have malloc consolidate every small block
+        // freed so far.
+        PROGRAM_STDOUT.with(|_| ());
         crate::trace::install(&vm.config.trace);
         crate::explain::install(vm.config.explain);
         types::init_type_methods(&mut vm);
