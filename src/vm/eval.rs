@@ -1188,7 +1188,8 @@ impl Vm {
                     }
                     Instr::EndSend => {
                         let v = pop!(frame);
-                        frame.stack.pop();
+                        let receiver = pop!(frame);
+                        self.recycle_generator(receiver);
                         frame.stack.push(v);
                     }
                     Instr::GetYieldFromIter => {

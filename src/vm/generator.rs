@@ -202,12 +202,19 @@ thread_local! {
 /// A cheap "the queue may be non-empty" flag, checked by the eval loop where values die.
 pub static FINALIZERS_PENDING: AtomicBool = AtomicBool::new(false);
 
+/// Finished generator objects kept by [`Vm::recycle_generator`].
+const GENERATOR_POOL_LIMIT: usize = 32;
+
+fn as_generator_object(o: &Object) -> Option<&Generator> {
+    match &o.kind {
+        ObjectKind::Generator(g) => Some(g),
+        _ => None,
+    }
+}
+
 pub fn as_generator(v: &Value) -> Option<&Generator> {
     match v {
-        Value::Object(o) => match &o.kind {
-            ObjectKind::Generator(g) => Some(g),
-            _ => None,
-        },
+        Value::Object(o) => as_generator_object(o),
         _ => None,
     }
 }
@@ -219,22 +226,43 @@ impl Vm {
             GenKind::Coroutine => self.types.coroutine.clone(),
             GenKind::AsyncGenerator => self.types.async_generator.clone(),
         };
-        Value::object(Object::new(
-            class,
-            ObjectKind::Generator(Generator {
-                kind,
-                code: func.code.clone(),
-                name: func.name.borrow().clone(),
-                qualname: func.qualname.borrow().clone(),
-                state: RefCell::new(GenState {
-                    frame: Some(frame),
-                    running: false,
-                    started: false,
-                    exc_state: Value::None,
-                }),
-                agen: AgenFlags::default(),
+        let generator = ObjectKind::Generator(Generator {
+            kind,
+            code: func.code.clone(),
+            name: func.name.borrow().clone(),
+            qualname: func.qualname.borrow().clone(),
+            state: RefCell::new(GenState {
+                frame: Some(frame),
+                running: false,
+                started: false,
+                exc_state: Value::None,
             }),
-        ))
+            agen: AgenFlags::default(),
+        });
+        if let Some(mut recycled) = self.generator_pool.pop()
+            && let Some(object) = Rc::get_mut(&mut recycled)
+        {
+            object.class = class;
+            object.dict = None;
+            object.kind = generator;
+            return Value::Object(recycled);
+        }
+        Value::object(Object::new(class, generator))
+    }
+
+    /// Drops `v`, keeping it for [`Vm::new_generator`] when it is a finished generator
+    /// that nothing else refers to (a coroutine at the end of its `await`): being finished,
+    /// it has nothing left to finalize, and no one can tell it is not freed.
+    #[inline]
+    pub fn recycle_generator(&mut self, v: Value) {
+        if let Value::Object(object) = v
+            && self.generator_pool.len() < GENERATOR_POOL_LIMIT
+            && Rc::strong_count(&object) == 1
+            && Rc::weak_count(&object) == 0
+            && as_generator_object(&object).is_some_and(Generator::is_finished)
+        {
+            self.generator_pool.push(object);
+        }
     }
 
     /// Resumes `gen` with `value` sent in, or with `throw` raised at its suspension point.

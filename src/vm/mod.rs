@@ -164,6 +164,10 @@ pub struct Vm {
     pub vec_pool: Vec<Vec<value::Value>>,
     /// Finished generator frames, kept boxed for new generators (`Vm::boxed_frame`).
     pub frame_pool: Vec<Box<frame::Frame>>,
+    /// Finished generator objects nothing else refers to, kept for new generators: a
+    /// coroutine awaited to its end makes room for the next one without a free and a malloc
+    /// (`Vm::recycle_generator`).
+    pub generator_pool: Vec<Rc<Object>>,
     /// An empty vector with room for inline call frames (`frame::InlineFrames`), kept
     /// between runs so it is allocated once.
     pub spare_frames: frame::InlineFrames,
@@ -236,6 +240,7 @@ impl Vm {
             repr_stack: Vec::new(),
             vec_pool: Vec::new(),
             frame_pool: Vec::new(),
+            generator_pool: Vec::new(),
             spare_frames: frame::InlineFrames::default(),
             warning_registry: Default::default(),
             running_frames: Vec::new(),
