@@ -146,9 +146,14 @@ fn inline_generator(receiver: &Value, most: GenKind) -> Option<Rc<Object>> {
 
 /// Continues the frame that sent into (or iterated) a generator with what the generator did:
 /// a yielded value is pushed for the next instruction; a return ends the `Send` loop with
-/// its value, or the `for` loop; an exception is given back to raise at the instruction.
+/// its value, or the `for` loop, whose exhausted iterator comes back (for
+/// [`Vm::recycle_generator`]); an exception is given back to raise at the instruction.
 #[inline(always)]
-fn resume_caller(caller: &mut Frame, result: FrameResult, after: AfterGenerator) -> PyResult<()> {
+fn resume_caller(
+    caller: &mut Frame,
+    result: FrameResult,
+    after: AfterGenerator,
+) -> PyResult<Option<Value>> {
     match (result, after) {
         (FrameResult::Yielded(v), _) => caller.stack.push(v),
         (FrameResult::Returned(v), AfterGenerator::Send(target)) => {
@@ -156,12 +161,12 @@ fn resume_caller(caller: &mut Frame, result: FrameResult, after: AfterGenerator)
             caller.ip = target as usize;
         }
         (FrameResult::Returned(_), AfterGenerator::ForIter(target)) => {
-            caller.stack.pop();
             caller.ip = target as usize;
+            return Ok(caller.stack.pop());
         }
         (FrameResult::Err(e), _) => return Err(e),
     }
-    Ok(())
+    Ok(None)
 }
 
 /// How `execute` stopped without an error.
@@ -319,7 +324,7 @@ impl Vm {
             }
             Err(refused) => {
                 self.leave_recursion();
-                resume_caller(callees.current(base), refused.with_throw(None), after)
+                resume_caller(callees.current(base), refused.with_throw(None), after).map(drop)
             }
         }
     }
@@ -376,7 +381,13 @@ impl Vm {
         };
         let result = self.finish_resume(g, frame, result);
         self.leave_recursion();
-        resume_caller(callees.current(base), result, after)
+        // The frame's own reference goes first: a `for` loop's generator may then be the
+        // last one's, and be reused.
+        drop(generator);
+        if let Some(exhausted) = resume_caller(callees.current(base), result, after)? {
+            self.recycle_generator(exhausted);
+        }
+        Ok(())
     }
 
     /// A value sent into a generator that is itself suspended in a `yield from`/`await`
