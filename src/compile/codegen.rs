@@ -3034,20 +3034,8 @@ fn check_keywords(keywords: &[Keyword]) -> CompileResult<()> {
 mod tests {
     use super::*;
     use crate::compile::compile_module;
+    use crate::compile::first_function as function;
     use crate::syntax::parse_module;
-
-    /// The code object of the first function defined in `source`.
-    fn function(source: &str) -> Rc<Code> {
-        let module = parse_module(source).expect("parses");
-        let code = compile_module(&module, source, "t.py", Mode::Exec).expect("compiles");
-        code.constants
-            .iter()
-            .find_map(|c| match c {
-                Constant::Code(f) => Some(f.clone()),
-                _ => None,
-            })
-            .expect("a function")
-    }
 
     /// The handler row covering instruction `i`, if any.
     fn handler_of(code: &Code, i: usize) -> Option<ExceptionTableEntry> {

@@ -42,6 +42,20 @@ pub fn compile_module(
     codegen::Codegen::new(&table, source, filename, mode).compile_module(module)
 }
 
+/// The code object of the first function defined in `source` (for the compiler's tests).
+#[cfg(test)]
+pub(crate) fn first_function(source: &str) -> Rc<Code> {
+    let module = crate::syntax::parse_module(source).expect("parses");
+    let code = compile_module(&module, source, "t.py", Mode::Exec).expect("compiles");
+    code.constants
+        .iter()
+        .find_map(|c| match c {
+            bytecode::Constant::Code(f) => Some(f.clone()),
+            _ => None,
+        })
+        .expect("a function")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

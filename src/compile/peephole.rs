@@ -262,24 +262,8 @@ fn fuse_superinstructions(listing: &mut Listing, keep: &mut [bool], blocks: &Blo
 
 #[cfg(test)]
 mod tests {
-    use std::rc::Rc;
-
-    use crate::compile::bytecode::{BinaryOperator, Code, Constant, Instr};
-    use crate::compile::{Mode, compile_module};
-    use crate::syntax::parse_module;
-
-    /// The code object of the first function defined in `source`.
-    fn function(source: &str) -> Rc<Code> {
-        let module = parse_module(source).expect("parses");
-        let code = compile_module(&module, source, "t.py", Mode::Exec).expect("compiles");
-        code.constants
-            .iter()
-            .find_map(|c| match c {
-                Constant::Code(f) => Some(f.clone()),
-                _ => None,
-            })
-            .expect("a function")
-    }
+    use crate::compile::bytecode::{BinaryOperator, Instr};
+    use crate::compile::first_function as function;
 
     #[test]
     fn superinstructions_pair_fast_locals_on_one_line_and_globals_with_their_null() {
