@@ -12,7 +12,7 @@ use crate::compile::bytecode::{BinaryOperator, CompareOperator, Instr, Intrinsic
 use super::call::{FrameResult, binds_positionally, generator_kind, object_new};
 use super::dict::StrKeys;
 use super::frame::{AfterGenerator, Frame, InlineFrames, move_arguments};
-use super::generator::{FINALIZERS_PENDING, GenKind, as_generator};
+use super::generator::{FINALIZERS_PENDING, GenKind, as_generator, is_send_method};
 use super::object::{CodeObj, Function, GlobalSlot, Object, ObjectKind, TracebackEntry};
 use super::ops::{compare_native, simple_eq};
 use super::types;
@@ -147,9 +147,11 @@ fn inline_generator(receiver: &Value, most: GenKind) -> Option<Rc<Object>> {
 /// Continues the frame that sent into (or iterated) a generator with what the generator did:
 /// a yielded value is pushed for the next instruction; a return ends the `Send` loop with
 /// its value, or the `for` loop, whose exhausted iterator comes back (for
-/// [`Vm::recycle_generator`]); an exception is given back to raise at the instruction.
+/// [`Vm::recycle_generator`]), or raises StopIteration at a `send()` call; an exception is
+/// given back to raise at the instruction.
 #[inline(always)]
 fn resume_caller(
+    vm: &Vm,
     caller: &mut Frame,
     result: FrameResult,
     after: AfterGenerator,
@@ -164,6 +166,7 @@ fn resume_caller(
             caller.ip = target as usize;
             return Ok(caller.stack.pop());
         }
+        (FrameResult::Returned(v), AfterGenerator::Call) => return Err(vm.stop_iteration(v)),
         (FrameResult::Err(e), _) => return Err(e),
     }
     Ok(None)
@@ -324,7 +327,8 @@ impl Vm {
             }
             Err(refused) => {
                 self.leave_recursion();
-                resume_caller(callees.current(base), refused.with_throw(None), after).map(drop)
+                resume_caller(self, callees.current(base), refused.with_throw(None), after)
+                    .map(drop)
             }
         }
     }
@@ -384,7 +388,7 @@ impl Vm {
         // The frame's own reference goes first: a `for` loop's generator may then be the
         // last one's, and be reused.
         drop(generator);
-        if let Some(exhausted) = resume_caller(callees.current(base), result, after)? {
+        if let Some(exhausted) = resume_caller(self, callees.current(base), result, after)? {
             self.recycle_generator(exhausted);
         }
         Ok(())
@@ -1039,6 +1043,23 @@ impl Vm {
                             self.enter_recursion()?;
                             let args_start = callable_at + 1;
                             callees.push_init(self, base, &init, args_start, instance);
+                            continue 'frames;
+                        }
+                        // `generator.send(v)`: the generator's frame runs here, as for `Send`.
+                        if n == 1
+                            && is_send_method(&frame.stack[callable_at])
+                            && let Some(generator) =
+                                inline_generator(&frame.stack[callable_at + 1], GenKind::Coroutine)
+                        {
+                            let v = pop!(frame);
+                            frame.stack.truncate(callable_at);
+                            self.enter_generator(
+                                callees,
+                                base,
+                                generator,
+                                v,
+                                AfterGenerator::Call,
+                            )?;
                             continue 'frames;
                         }
                         let result = self.call_from_stack(frame, callable_at)?;

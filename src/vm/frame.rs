@@ -204,6 +204,9 @@ pub enum AfterGenerator {
     Send(u32),
     /// `ForIter(target)`: the iterator is popped and the caller jumps to `target`.
     ForIter(u32),
+    /// `Call` of `generator.send(value)`: a yielded value is the call's result, and a
+    /// return raises `StopIteration(value)` at the call.
+    Call,
 }
 
 impl InlineFrames {

@@ -826,6 +826,13 @@ fn gen_next(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     vm.gen_send(g, Value::None)
 }
 
+/// Whether `f` is the `send` method of generators and coroutines, which the eval loop's
+/// `Call` runs inline when the generator can lend it its frame.
+pub fn is_send_method(f: &Value) -> bool {
+    matches!(f, Value::Object(o) if matches!(&o.kind, ObjectKind::Native(n)
+        if std::ptr::fn_addr_eq(n.func, gen_send as super::object::NativeFn)))
+}
+
 fn gen_send(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let g = this_gen(vm, args)?;
     let v = args.get(1).cloned().unwrap_or(Value::None);
