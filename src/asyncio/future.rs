@@ -200,7 +200,7 @@ pub fn with_own_method<'a>(v: &'a Value, name: &Rc<PyStr>) -> Option<&'a FutureO
     let Value::Object(o) = v else {
         return None;
     };
-    if is_plain(fut, o) {
+    if is_plain(fut, o) || is_plain_task_inheriting(fut, o, name) {
         return Some(fut);
     }
     if o.dict
@@ -220,6 +220,7 @@ pub fn with_own_method<'a>(v: &'a Value, name: &Rc<PyStr>) -> Option<&'a FutureO
 
 thread_local! {
     static PLAIN_FUTURE: ClassMemo = const { ClassMemo::new() };
+    static PLAIN_TASK: ClassMemo = const { ClassMemo::new() };
 }
 
 /// The native future inside `v` when it has every one of Future's own methods
@@ -240,6 +241,26 @@ fn is_plain(fut: &FutureObj, o: &Object) -> bool {
         && PLAIN_FUTURE.with(|memo| memo.passes(&o.class, keeps_future_methods))
 }
 
+/// A Task of a class that keeps the Future methods Task inherits ([`INHERITED_BY_TASK`],
+/// none overridden or shadowed), asked for one of them: `gather` asks each child Task.
+fn is_plain_task_inheriting(fut: &FutureObj, o: &Object, name: &PyStr) -> bool {
+    fut.task.is_some()
+        && INHERITED_BY_TASK.contains(&name.as_str())
+        && o.dict.as_ref().is_none_or(|d| d.table.borrow().is_empty())
+        && PLAIN_TASK.with(|memo| memo.passes(&o.class, |c| keeps_methods(c, &INHERITED_BY_TASK)))
+}
+
+/// The methods of Future that Task does not override.
+const INHERITED_BY_TASK: [&str; 7] = [
+    "result",
+    "exception",
+    "done",
+    "cancelled",
+    "add_done_callback",
+    "remove_done_callback",
+    "get_loop",
+];
+
 /// Future's methods that natives may do the work of directly ([`with_own_method`]).
 const FUTURE_METHODS: [&str; 11] = [
     "result",
@@ -258,14 +279,19 @@ const FUTURE_METHODS: [&str; 11] = [
 /// Whether `class` has every one of [`FUTURE_METHODS`] from `asyncio.Future` itself (true
 /// of Future, not of Task, which has its own `cancel`, `set_result`, …).
 fn keeps_future_methods(class: &PyType) -> bool {
-    FUTURE_METHODS.iter().all(|name| {
-        match crate::vm::types::lookup_uncached(class, &PyStr::new(*name)) {
+    keeps_methods(class, &FUTURE_METHODS)
+}
+
+/// Whether `class` has each of `methods` from `asyncio.Future` itself.
+fn keeps_methods(class: &PyType, methods: &[&str]) -> bool {
+    methods.iter().all(
+        |name| match crate::vm::types::lookup_uncached(class, &PyStr::new(*name)) {
             Some(Value::Object(m)) => {
                 matches!(&m.kind, ObjectKind::Native(n) if n.owner.as_deref() == Some("Future"))
             }
             _ => false,
-        }
-    })
+        },
+    )
 }
 
 fn this<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a FutureObj> {

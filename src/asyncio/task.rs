@@ -14,7 +14,7 @@ use crate::builtins::contextvars;
 use crate::compile::bytecode::Code;
 use crate::vm::call::FrameResult;
 use crate::vm::generator::{GenKind, as_generator};
-use crate::vm::object::{KwArgs, Object, ObjectKind};
+use crate::vm::object::{KwArgs, Object, ObjectKind, PyType};
 use crate::vm::value::Value;
 use crate::vm::{Exc, PyResult, Vm};
 
@@ -68,6 +68,19 @@ pub fn new_task(
     name: Option<Value>,
     context: Option<Value>,
 ) -> PyResult<Value> {
+    new_task_of(vm, None, coro, event_loop, name, context)
+}
+
+/// [`new_task`] of class `subclass` (a subclass of Task written in apy, whose instances
+/// get a `__dict__`), or of Task itself when None.
+fn new_task_of(
+    vm: &mut Vm,
+    subclass: Option<Rc<PyType>>,
+    coro: Value,
+    event_loop: Value,
+    name: Option<Value>,
+    context: Option<Value>,
+) -> PyResult<Value> {
     if !is_coroutine(&coro) {
         let shown = vm.repr(&coro)?;
         return Err(vm.type_error(format!("a coroutine was expected, got {shown}")));
@@ -106,10 +119,11 @@ pub fn new_task(
         cancel_delivered: Cell::new(false),
         context,
     };
-    let task = Value::object(Object::new(
-        runtime.types.task.clone(),
-        ObjectKind::Other(Box::new(FutureObj::new(event_loop.clone(), Some(data)))),
-    ));
+    let kind = ObjectKind::Other(Box::new(FutureObj::new(event_loop.clone(), Some(data))));
+    let task = Value::object(match subclass {
+        Some(class) if !Rc::ptr_eq(&class, &runtime.types.task) => Object::with_dict(class, kind),
+        _ => Object::new(runtime.types.task.clone(), kind),
+    });
     if let Value::Object(o) = &task {
         let mut tasks = runtime.tasks.borrow_mut();
         if tasks.len() >= 64 && tasks.len().is_power_of_two() {
@@ -438,7 +452,12 @@ fn task_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         _ => event_loop::get_event_loop(vm)?,
     };
     let context = kwarg(kw, "context");
-    new_task(vm, args[1].clone(), event_loop, kwarg(kw, "name"), context)
+    let class = match &args[0] {
+        Value::Type(t) => Some(t.clone()),
+        _ => None,
+    };
+    let name = kwarg(kw, "name");
+    new_task_of(vm, class, args[1].clone(), event_loop, name, context)
 }
 
 /// `Task.cancel(msg)`: cancels the awaited future, or injects CancelledError at the next step.
