@@ -11,7 +11,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use super::bytecode::{Code, Constant, Instr};
+use super::bytecode::{Code, CompareOperator, Constant, Instr};
 use crate::builtins::float_repr::float_repr;
 use crate::builtins::str_ops::str_repr;
 
@@ -138,14 +138,18 @@ fn disassemble_one(code: &Code, addresses: &Addresses, out: &mut String) {
         fields.push("   ".to_string());
         let name = opname(instr, i as u32);
         fields.push(format!("{name:<OPNAME_WIDTH$}"));
-        if let Some(arg) = oparg(instr) {
+        let to_bool = matches!(
+            code.instructions.get(i + 1),
+            Some(Instr::PopJumpIfFalse(_) | Instr::PopJumpIfTrue(_) | Instr::UnaryNot)
+        );
+        if let Some(arg) = oparg(instr, to_bool) {
             let excess = name.len().saturating_sub(OPNAME_WIDTH);
             fields.push(format!(
                 "{:>w$}",
                 arg,
                 w = OPARG_WIDTH.saturating_sub(excess)
             ));
-            if let Some(detail) = argrepr(code, instr, addresses, &label_of) {
+            if let Some(detail) = argrepr(code, instr, to_bool, addresses, &label_of) {
                 fields.push(format!("({detail})"));
             }
         }
@@ -193,7 +197,9 @@ fn opname(instr: &Instr, index: u32) -> String {
     out
 }
 
-fn oparg(instr: &Instr) -> Option<u32> {
+/// An instruction's argument as CPython 3.13 encodes it. `to_bool`: the next instruction
+/// takes the value as a truth value (a branch or `not`), which CPython marks in COMPARE_OP.
+fn oparg(instr: &Instr, to_bool: bool) -> Option<u32> {
     use Instr::*;
     Some(match *instr {
         Copy(n)
@@ -263,7 +269,7 @@ fn oparg(instr: &Instr) -> Option<u32> {
         LoadSuperAttr(n) => n << 2,
         LoadSuperMethod(n) => n << 2 | 1,
         BinaryOp(op) => op as u32,
-        CompareOp(op) => op as u32,
+        CompareOp(op) => compare_oparg(op, to_bool),
         // CPython numbers intrinsics from 1 (0 is INTRINSIC_1_INVALID).
         CallIntrinsic1(f) => f as u32 + 1,
         PrepReraiseStar => 1,
@@ -271,9 +277,27 @@ fn oparg(instr: &Instr) -> Option<u32> {
     })
 }
 
+/// COMPARE_OP's argument in CPython 3.13: the operator's place in `dis.cmp_op` shifted
+/// left by 5, the outcomes it accepts (2 less, 4 greater, 8 equal, and 1 unordered for
+/// `!=`), and 16 when its result goes straight to a branch or `not` (CPython's TO_BOOL
+/// folded into it, shown as `bool(<)`).
+fn compare_oparg(op: CompareOperator, to_bool: bool) -> u32 {
+    use CompareOperator::*;
+    let accepts = match op {
+        Lt => 2,
+        Le => 2 | 8,
+        Eq => 8,
+        Ne => 1 | 2 | 4,
+        Gt => 4,
+        Ge => 4 | 8,
+    };
+    (op as u32) << 5 | accepts | u32::from(to_bool) << 4
+}
+
 fn argrepr(
     code: &Code,
     instr: &Instr,
+    to_bool: bool,
     addresses: &Addresses,
     label_of: &dyn Fn(u32) -> Option<usize>,
 ) -> Option<String> {
@@ -307,6 +331,7 @@ fn argrepr(
         Jump(t) | PopJumpIfFalse(t) | PopJumpIfTrue(t) | PopJumpIfNone(t) | PopJumpIfNotNone(t)
         | ForIter(t) | Send(t) => label_of(t).map(|k| format!("to L{k}")),
         BinaryOp(op) => Some(op.symbol().to_string()),
+        CompareOp(op) if to_bool => Some(format!("bool({})", op.symbol())),
         CompareOp(op) => Some(op.symbol().to_string()),
         IsOp(n) => Some(if n == 0 { "is" } else { "is not" }.to_string()),
         ContainsOp(n) => Some(if n == 0 { "in" } else { "not in" }.to_string()),
