@@ -63,6 +63,13 @@ fn loop_with_break_and_else() {
 }
 
 #[test]
+fn comparisons_tuple_stores_and_paired_locals() {
+    insta::assert_snapshot!(dis(
+        "def f(a, b):\n    x = a < b; x = a <= b; x = a == b; x = a != b; x = a > b; x = a >= b\n    if a < b: pass\n    y = not (a >= b)\n    while a != b:\n        a, b = b, a + b\n    return a < b and b\n"
+    ));
+}
+
+#[test]
 fn try_except_finally() {
     insta::assert_snapshot!(dis(
         "def f():\n    try:\n        g()\n    except ValueError as e:\n        print(e)\n    else:\n        return 1\n    finally:\n        print('done')\n"
