@@ -341,6 +341,12 @@ fn builtin_iter(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     vm.get_iter(&args[0])
 }
 
+/// Whether `f` is the built-in `next`, whose call on a generator the eval loop runs inline.
+pub fn is_builtin_next(f: &Value) -> bool {
+    matches!(f, Value::Object(o) if matches!(&o.kind, ObjectKind::Native(n)
+        if std::ptr::fn_addr_eq(n.func, builtin_next as crate::vm::object::NativeFn)))
+}
+
 fn builtin_next(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kwargs(vm, "next", kw, &[])?;
     check_arity(vm, "next", args, 1, 2)?;

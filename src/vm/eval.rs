@@ -87,6 +87,26 @@ fn inline_call(frame: &Frame, base: usize) -> Option<(Rc<Function>, usize)> {
     takes_exactly(f, frame.stack.len() - args_start).then(|| (f.clone(), args_start))
 }
 
+/// For `Call(n)` with the callable at `stack[base]`: the generator whose frame the call
+/// runs, and whether it sends the call's argument, when the call is `generator.send(v)`
+/// (of a generator or coroutine) or `next(generator)` (the built-in, on a plain generator).
+#[inline]
+fn inline_send(frame: &Frame, base: usize, n: usize) -> Option<(Rc<Object>, bool)> {
+    if n != 1 {
+        return None;
+    }
+    let [callable, this, arg] = frame.stack.get(base..base + 3)? else {
+        return None;
+    };
+    if is_send_method(callable) {
+        return inline_generator(this, GenKind::Coroutine).map(|g| (g, true));
+    }
+    if this.is_null() && crate::builtins::is_builtin_next(callable) {
+        return inline_generator(arg, GenKind::Generator).map(|g| (g, false));
+    }
+    None
+}
+
 /// Whether a call of `f` with `nargs` positional arguments can run inline: `f` is a plain
 /// function (not a generator or coroutine) that [`binds_positionally`].
 #[inline]
@@ -1045,21 +1065,13 @@ impl Vm {
                             callees.push_init(self, base, &init, args_start, instance);
                             continue 'frames;
                         }
-                        // `generator.send(v)`: the generator's frame runs here, as for `Send`.
-                        if n == 1
-                            && is_send_method(&frame.stack[callable_at])
-                            && let Some(generator) =
-                                inline_generator(&frame.stack[callable_at + 1], GenKind::Coroutine)
-                        {
-                            let v = pop!(frame);
+                        // `generator.send(v)` and `next(generator)`: the generator's frame
+                        // runs here, as for `Send`.
+                        if let Some((generator, sends_arg)) = inline_send(frame, callable_at, n) {
+                            let v = if sends_arg { pop!(frame) } else { Value::None };
                             frame.stack.truncate(callable_at);
-                            self.enter_generator(
-                                callees,
-                                base,
-                                generator,
-                                v,
-                                AfterGenerator::Call,
-                            )?;
+                            let after = AfterGenerator::Call;
+                            self.enter_generator(callees, base, generator, v, after)?;
                             continue 'frames;
                         }
                         let result = self.call_from_stack(frame, callable_at)?;
