@@ -34,6 +34,18 @@ pub struct GenState {
     pub exc_state: Value,
 }
 
+impl GenState {
+    /// The state of a generator that has not run yet.
+    fn before_start(frame: Box<Frame>) -> GenState {
+        GenState {
+            frame: Some(frame),
+            running: false,
+            started: false,
+            exc_state: Value::None,
+        }
+    }
+}
+
 /// Why [`Vm::start_resume`] did not start a generator's frame.
 pub enum Refused {
     /// It cannot run now (already executing, reused coroutine, bad first send).
@@ -149,6 +161,37 @@ impl Drop for Generator {
 }
 
 impl Generator {
+    /// A new generator of `func`, about to run `frame` from its start.
+    fn start(kind: GenKind, func: &Function, frame: Box<Frame>) -> Generator {
+        Generator {
+            kind,
+            code: func.code.clone(),
+            name: func.name.borrow().clone(),
+            qualname: func.qualname.borrow().clone(),
+            state: RefCell::new(GenState::before_start(frame)),
+            agen: AgenFlags::default(),
+        }
+    }
+
+    /// This finished generator made new, as [`Generator::start`] would make it: the fields
+    /// that are already the same (the same function's code and names, usually) are kept.
+    fn restart(&mut self, kind: GenKind, func: &Function, frame: Box<Frame>) {
+        self.kind = kind;
+        if !Rc::ptr_eq(&self.code, &func.code) {
+            self.code = func.code.clone();
+        }
+        let name = func.name.borrow();
+        if !Rc::ptr_eq(&self.name, &name) {
+            self.name = name.clone();
+        }
+        let qualname = func.qualname.borrow();
+        if !Rc::ptr_eq(&self.qualname, &qualname) {
+            self.qualname = qualname.clone();
+        }
+        *self.state.get_mut() = GenState::before_start(frame);
+        self.agen = AgenFlags::default();
+    }
+
     /// A generator that takes over this one's frame and state (this one is being freed).
     fn revive(&mut self) -> Generator {
         let state = self.state.get_mut();
@@ -222,32 +265,25 @@ pub fn as_generator(v: &Value) -> Option<&Generator> {
 impl Vm {
     pub fn new_generator(&mut self, kind: GenKind, frame: Box<Frame>, func: &Function) -> Value {
         let class = match kind {
-            GenKind::Generator => self.types.generator.clone(),
-            GenKind::Coroutine => self.types.coroutine.clone(),
-            GenKind::AsyncGenerator => self.types.async_generator.clone(),
+            GenKind::Generator => &self.types.generator,
+            GenKind::Coroutine => &self.types.coroutine,
+            GenKind::AsyncGenerator => &self.types.async_generator,
         };
-        let generator = ObjectKind::Generator(Generator {
-            kind,
-            code: func.code.clone(),
-            name: func.name.borrow().clone(),
-            qualname: func.qualname.borrow().clone(),
-            state: RefCell::new(GenState {
-                frame: Some(frame),
-                running: false,
-                started: false,
-                exc_state: Value::None,
-            }),
-            agen: AgenFlags::default(),
-        });
         if let Some(mut recycled) = self.generator_pool.pop()
             && let Some(object) = Rc::get_mut(&mut recycled)
         {
-            object.class = class;
+            if !Rc::ptr_eq(&object.class, class) {
+                object.class = class.clone();
+            }
             object.dict = None;
-            object.kind = generator;
+            match &mut object.kind {
+                ObjectKind::Generator(old) => old.restart(kind, func, frame),
+                other => *other = ObjectKind::Generator(Generator::start(kind, func, frame)),
+            }
             return Value::Object(recycled);
         }
-        Value::object(Object::new(class, generator))
+        let generator = ObjectKind::Generator(Generator::start(kind, func, frame));
+        Value::object(Object::new(class.clone(), generator))
     }
 
     /// Drops `v`, keeping it for [`Vm::new_generator`] when it is a finished generator
