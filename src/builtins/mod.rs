@@ -343,8 +343,7 @@ fn builtin_iter(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 /// Whether `f` is the built-in `next`, whose call on a generator the eval loop runs inline.
 pub fn is_builtin_next(f: &Value) -> bool {
-    matches!(f, Value::Object(o) if matches!(&o.kind, ObjectKind::Native(n)
-        if std::ptr::fn_addr_eq(n.func, builtin_next as crate::vm::object::NativeFn)))
+    crate::vm::object::is_native_fn(f, builtin_next)
 }
 
 fn builtin_next(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {

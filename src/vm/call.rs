@@ -390,9 +390,8 @@ impl Vm {
     pub fn is_native(&self, v: &Value, f: super::object::NativeFn) -> bool {
         match v {
             Value::Object(o) => match &o.kind {
-                ObjectKind::Native(n) => std::ptr::fn_addr_eq(n.func, f),
                 ObjectKind::StaticMethod(inner) => self.is_native(inner, f),
-                _ => false,
+                _ => super::object::is_native_fn(v, f),
             },
             _ => false,
         }

@@ -269,17 +269,16 @@ impl Vm {
             GenKind::Coroutine => &self.types.coroutine,
             GenKind::AsyncGenerator => &self.types.async_generator,
         };
+        // The pool holds only finished generators, that nothing else refers to.
         if let Some(mut recycled) = self.generator_pool.pop()
             && let Some(object) = Rc::get_mut(&mut recycled)
+            && let ObjectKind::Generator(old) = &mut object.kind
         {
+            old.restart(kind, func, frame);
             if !Rc::ptr_eq(&object.class, class) {
                 object.class = class.clone();
             }
             object.dict = None;
-            match &mut object.kind {
-                ObjectKind::Generator(old) => old.restart(kind, func, frame),
-                other => *other = ObjectKind::Generator(Generator::start(kind, func, frame)),
-            }
             return Value::Object(recycled);
         }
         let generator = ObjectKind::Generator(Generator::start(kind, func, frame));
@@ -865,8 +864,7 @@ fn gen_next(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 /// Whether `f` is the `send` method of generators and coroutines, which the eval loop's
 /// `Call` runs inline when the generator can lend it its frame.
 pub fn is_send_method(f: &Value) -> bool {
-    matches!(f, Value::Object(o) if matches!(&o.kind, ObjectKind::Native(n)
-        if std::ptr::fn_addr_eq(n.func, gen_send as super::object::NativeFn)))
+    super::object::is_native_fn(f, gen_send)
 }
 
 fn gen_send(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {

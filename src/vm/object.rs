@@ -22,6 +22,11 @@ pub type KwArgs = [(Rc<PyStr>, Value)];
 /// A built-in function body. Methods receive `self` as `args[0]`.
 pub type NativeFn = fn(&mut Vm, &[Value], &KwArgs) -> PyResult<Value>;
 
+/// Whether `v` is the built-in function or method `f` itself (compared by address).
+pub fn is_native_fn(v: &Value, f: NativeFn) -> bool {
+    matches!(v, Value::Object(o) if matches!(&o.kind, ObjectKind::Native(n) if std::ptr::fn_addr_eq(n.func, f)))
+}
+
 /// Getter and setter of a computed attribute (`PyGetSetDef`).
 pub type Getter = fn(&mut Vm, &Value) -> PyResult<Value>;
 pub type Setter = fn(&mut Vm, &Value, Value) -> PyResult<()>;

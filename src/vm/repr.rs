@@ -9,7 +9,7 @@ use crate::builtins::float_repr::float_repr;
 use crate::builtins::str_ops::{escape_non_ascii, str_repr};
 
 use super::generator::GenKind;
-use super::object::{DictViewKind, KwArgs, ObjectKind};
+use super::object::{DictViewKind, KwArgs, ObjectKind, is_native_fn};
 use super::types::lookup;
 use super::value::{PyStr, Value};
 use super::{PyResult, Vm};
@@ -105,7 +105,7 @@ impl Vm {
     }
 
     fn is_object_repr(&self, f: &Value) -> bool {
-        matches!(f, Value::Object(o) if matches!(&o.kind, ObjectKind::Native(n) if std::ptr::fn_addr_eq(n.func, object_repr as super::object::NativeFn)))
+        is_native_fn(f, object_repr)
     }
 
     /// Runs `f` unless `v` is already being repr'd further up (then `None`).
@@ -269,7 +269,7 @@ impl Vm {
             Value::Object(o) => {
                 let f = lookup(&o.class, &self.names.str.clone());
                 match f {
-                    Some(f) if !is_native(&f, object_str) => {
+                    Some(f) if !is_native_fn(&f, object_str) => {
                         let r = self.nested(|vm| vm.call(&f, std::slice::from_ref(v), &[]))?;
                         match r {
                             Value::Str(s) => Ok(s),
@@ -309,10 +309,6 @@ impl Vm {
         }
         crate::builtins::format_spec(self, v, spec).map(Value::str)
     }
-}
-
-fn is_native(f: &Value, native: super::object::NativeFn) -> bool {
-    matches!(f, Value::Object(o) if matches!(&o.kind, ObjectKind::Native(n) if std::ptr::fn_addr_eq(n.func, native)))
 }
 
 /// `object.__repr__`.

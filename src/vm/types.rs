@@ -336,12 +336,7 @@ fn cache_slot(name: &Rc<PyStr>) -> usize {
 /// Whether `class.name` is still the built-in method `func` (found along the MRO, not
 /// overridden by a subclass or replaced): a native caller may then do its work directly.
 pub fn resolves_to_native(class: &PyType, name: &Rc<PyStr>, func: NativeFn) -> bool {
-    match lookup(class, name) {
-        Some(Value::Object(m)) => {
-            matches!(&m.kind, ObjectKind::Native(n) if std::ptr::fn_addr_eq(n.func, func))
-        }
-        _ => false,
-    }
+    lookup(class, name).is_some_and(|m| super::object::is_native_fn(&m, func))
 }
 
 /// The last class a (costly) check of its attributes was run on, and its outcome,
