@@ -87,6 +87,57 @@ fn inline_call(frame: &Frame, base: usize) -> Option<(Rc<Function>, usize)> {
     takes_exactly(f, frame.stack.len() - args_start).then(|| (f.clone(), args_start))
 }
 
+/// A call whose result is awaited (or delegated to) at once, run fused
+/// ([`Vm::start_first_step`]).
+struct AwaitedCall {
+    func: Rc<Function>,
+    kind: GenKind,
+    callable_at: usize,
+    args_start: usize,
+    /// Where the `Send` of the `await` is, and its target.
+    send_at: usize,
+    target: u32,
+}
+
+/// For `Call(n)` with the callable at `stack[base]`: the call, when it is `await f(…)` of
+/// a coroutine function or `yield from g(…)` of a generator function, called with exactly
+/// its positional parameters: the call is followed by `GetAwaitable` (or
+/// `GetYieldFromIter`), `LoadConst(None)` and the `Send` of the send loop. Those three
+/// would do nothing but send None into the new generator, so they are skipped.
+#[inline]
+fn awaited_call(frame: &Frame, code: &CodeObj, base: usize) -> Option<AwaitedCall> {
+    let Value::Function(f) = frame.stack.get(base)? else {
+        return None;
+    };
+    let kind = generator_kind(f)?;
+    let instrs = &code.code.instructions;
+    let ip = frame.ip;
+    let fetches = matches!(
+        (kind, instrs.get(ip)?),
+        (GenKind::Coroutine, Instr::GetAwaitable(_))
+            | (GenKind::Generator, Instr::GetYieldFromIter)
+    );
+    let &Instr::LoadConst(none) = instrs.get(ip + 1)? else {
+        return None;
+    };
+    let &Instr::Send(target) = instrs.get(ip + 2)? else {
+        return None;
+    };
+    if !fetches || !code.consts.get(none as usize)?.is_none() {
+        return None;
+    }
+    let has_self = !frame.stack.get(base + 1)?.is_null();
+    let args_start = if has_self { base + 1 } else { base + 2 };
+    binds_positionally(f, frame.stack.len() - args_start).then(|| AwaitedCall {
+        func: f.clone(),
+        kind,
+        callable_at: base,
+        args_start,
+        send_at: ip + 2,
+        target,
+    })
+}
+
 /// For `Call(n)` with the callable at `stack[base]`: the generator whose frame the call
 /// runs, and whether it sends the call's argument, when the call is `generator.send(v)`
 /// (of a generator or coroutine) or `next(generator)` (the built-in, on a plain generator).
@@ -350,6 +401,41 @@ impl Vm {
                 resume_caller(self, callees.current(base), refused.with_throw(None), after)
                     .map(drop)
             }
+        }
+    }
+
+    /// Runs an [`AwaitedCall`] fused: makes the generator and starts its first step at
+    /// once, as the skipped `Send` would (the recursion limit checked by the caller).
+    fn start_first_step(
+        &mut self,
+        callees: &mut InlineFrames,
+        base: &mut Frame,
+        call: AwaitedCall,
+    ) {
+        let AwaitedCall {
+            func,
+            kind,
+            callable_at,
+            args_start,
+            send_at,
+            target,
+        } = call;
+        self.depth += 1;
+        let generator = self.new_first_stepping(kind, &func);
+        let home = self.spare_boxed_frame(&func);
+        callees.push_first_step(
+            self,
+            base,
+            &func,
+            (callable_at, args_start),
+            generator.clone(),
+            home,
+            send_at,
+            AfterGenerator::Send(target),
+        );
+        self.exc_info.push(Value::None);
+        if let ObjectKind::Generator(g) = &generator.kind {
+            crate::trace::frame_enter(self, g, callees.current(base), None);
         }
     }
 
@@ -1063,6 +1149,12 @@ impl Vm {
                             self.enter_recursion()?;
                             let args_start = callable_at + 1;
                             callees.push_init(self, base, &init, args_start, instance);
+                            continue 'frames;
+                        }
+                        if let Some(call) = awaited_call(frame, code, callable_at)
+                            && self.depth < self.recursion_limit
+                        {
+                            self.start_first_step(callees, base, call);
                             continue 'frames;
                         }
                         // `generator.send(v)` and `next(generator)`: the generator's frame

@@ -53,6 +53,20 @@ impl Frame {
         frame
     }
 
+    /// A frame with empty buffers, to be readied for a call ([`Frame::restart`]).
+    fn blank(vm: &mut Vm, code: &Rc<CodeObj>, globals: &Rc<PyDict>) -> Frame {
+        Frame {
+            stack: vm.take_vec(code.code.stack_size as usize),
+            code: code.clone(),
+            globals: globals.clone(),
+            locals_dict: None,
+            locals: vm.take_vec(code.code.varnames.len()),
+            cells: Vec::new(),
+            ip: 0,
+            reraising: false,
+        }
+    }
+
     /// Readies a finished frame (buffers kept, cleared) to run `func` from its start.
     #[inline]
     fn restart(&mut self, func: &Function) {
@@ -251,17 +265,7 @@ impl InlineFrames {
                 return;
             }
         }
-        let blank = Frame {
-            stack: vm.take_vec(code.code.stack_size as usize),
-            code: code.clone(),
-            globals: globals.clone(),
-            locals_dict: None,
-            locals: vm.take_vec(code.code.varnames.len()),
-            cells: Vec::new(),
-            ip: 0,
-            reraising: false,
-        };
-        self.frames.push(Box::new(blank));
+        self.frames.push(Box::new(Frame::blank(vm, code, globals)));
     }
 
     /// Starts a call of `func` from the executing frame, whose stack ends with the
@@ -270,22 +274,68 @@ impl InlineFrames {
     /// until the call ends, as in CPython. The callee becomes the executing frame.
     #[inline(never)]
     pub fn push_call(&mut self, vm: &mut Vm, base: &mut Frame, func: &Function, args_start: usize) {
+        let caller = self.ready_callee(vm, base, func, args_start);
+        if caller.stack.last().is_some_and(Value::is_null) {
+            caller.stack.pop();
+        }
+        self.live += 1;
+    }
+
+    /// Readies the spare frame `frames[live]` to run `func` from its start, with the
+    /// arguments (self included) moved off the executing frame's stack from `args_start`;
+    /// gives back that executing frame, the caller.
+    #[inline(always)]
+    fn ready_callee<'a>(
+        &'a mut self,
+        vm: &mut Vm,
+        base: &'a mut Frame,
+        func: &Function,
+        args_start: usize,
+    ) -> &'a mut Frame {
         self.reserve_slot(vm, &func.code, &func.globals);
-        let live = self.live;
-        let (running, spare) = self.frames.split_at_mut(live);
+        let (running, spare) = self.frames.split_at_mut(self.live);
         let caller = match running.last_mut() {
             Some(f) => &mut **f,
             None => base,
         };
-        let Some(callee) = spare.first_mut() else {
-            return;
-        };
-        callee.restart(func);
-        move_arguments(&mut caller.stack, args_start, &mut callee.locals);
-        if caller.stack.last().is_some_and(Value::is_null) {
-            caller.stack.pop();
+        if let Some(callee) = spare.first_mut() {
+            callee.restart(func);
+            move_arguments(&mut caller.stack, args_start, &mut callee.locals);
+            callee.make_cells(vm, func);
         }
-        callee.make_cells(vm, func);
+        caller
+    }
+
+    /// `await f(…)` (or `yield from f(…)`) of a coroutine (or generator) function `func`,
+    /// fused: the new `generator`'s first step starts at once, its frame made in place
+    /// like a plain call's ([`InlineFrames::ready_callee`]) instead of being boxed, handed
+    /// to the generator and lent back. The caller is left as its `Send` at `send_at` leaves
+    /// it: the generator on its stack where the callable was, about to yield on what comes
+    /// up. `home` is the box the generator keeps its frame in when it suspends.
+    #[allow(clippy::too_many_arguments)]
+    pub fn push_first_step(
+        &mut self,
+        vm: &mut Vm,
+        base: &mut Frame,
+        func: &Function,
+        (callable_at, args_start): (usize, usize),
+        generator: Rc<Object>,
+        home: Box<Frame>,
+        send_at: usize,
+        after: AfterGenerator,
+    ) {
+        let caller = self.ready_callee(vm, base, func, args_start);
+        caller.stack.truncate(callable_at);
+        caller.stack.push(Value::Object(generator.clone()));
+        caller.ip = send_at + 1;
+        self.links.push(Lent {
+            at: self.live,
+            link: Link::Generator {
+                generator,
+                home,
+                after,
+            },
+        });
         self.live += 1;
     }
 
@@ -434,6 +484,16 @@ impl Vm {
         move_arguments(stack, args_start, &mut frame.locals);
         frame.make_cells(self, func);
         frame
+    }
+
+    /// A box for a generator of `func` to keep its frame in: a finished generator's, or
+    /// a new one with empty buffers.
+    #[inline]
+    pub fn spare_boxed_frame(&mut self, func: &Function) -> Box<Frame> {
+        match self.frame_pool.pop() {
+            Some(frame) => frame,
+            None => Box::new(Frame::blank(self, &func.code, &func.globals)),
+        }
     }
 
     /// Gives a finished generator's frame back, box and buffers, for the next generator.

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::compile::bytecode::{Code, Instr};
 
 use super::async_gen::{AgenFlags, step_awaitable};
-use super::call::FrameResult;
+use super::call::{FrameResult, binds_positionally, generator_kind};
 use super::frame::Frame;
 use super::object::{CodeObj, Function, KwArgs, Object, ObjectKind, TracebackEntry};
 use super::value::{PyStr, Value};
@@ -41,6 +41,17 @@ impl GenState {
             frame: Some(frame),
             running: false,
             started: false,
+            exc_state: Value::None,
+        }
+    }
+
+    /// The state of a generator whose first step is running now, its frame lent out
+    /// ([`Vm::new_first_stepping`]): as [`Vm::start_resume`] leaves one.
+    fn first_step() -> GenState {
+        GenState {
+            frame: None,
+            running: true,
+            started: true,
             exc_state: Value::None,
         }
     }
@@ -161,21 +172,21 @@ impl Drop for Generator {
 }
 
 impl Generator {
-    /// A new generator of `func`, about to run `frame` from its start.
-    fn start(kind: GenKind, func: &Function, frame: Box<Frame>) -> Generator {
+    /// A new generator of `func`, in `state`.
+    fn start(kind: GenKind, func: &Function, state: GenState) -> Generator {
         Generator {
             kind,
             code: func.code.clone(),
             name: func.name.borrow().clone(),
             qualname: func.qualname.borrow().clone(),
-            state: RefCell::new(GenState::before_start(frame)),
+            state: RefCell::new(state),
             agen: AgenFlags::default(),
         }
     }
 
     /// This finished generator made new, as [`Generator::start`] would make it: the fields
     /// that are already the same (the same function's code and names, usually) are kept.
-    fn restart(&mut self, kind: GenKind, func: &Function, frame: Box<Frame>) {
+    fn restart(&mut self, kind: GenKind, func: &Function, state: GenState) {
         self.kind = kind;
         if !Rc::ptr_eq(&self.code, &func.code) {
             self.code = func.code.clone();
@@ -188,7 +199,7 @@ impl Generator {
         if !Rc::ptr_eq(&self.qualname, &qualname) {
             self.qualname = qualname.clone();
         }
-        *self.state.get_mut() = GenState::before_start(frame);
+        *self.state.get_mut() = state;
         self.agen = AgenFlags::default();
     }
 
@@ -264,6 +275,24 @@ pub fn as_generator(v: &Value) -> Option<&Generator> {
 
 impl Vm {
     pub fn new_generator(&mut self, kind: GenKind, frame: Box<Frame>, func: &Function) -> Value {
+        Value::Object(self.generator_in_state(kind, func, GenState::before_start(frame)))
+    }
+
+    /// A new generator of `func` whose first step runs now, its frame made in place by the
+    /// caller and lent to it (`await f()` fused, [`InlineFrames::push_first_step`]):
+    /// started, running, and as yet without a frame of its own.
+    ///
+    /// [`InlineFrames::push_first_step`]: super::frame::InlineFrames::push_first_step
+    pub fn new_first_stepping(&mut self, kind: GenKind, func: &Function) -> Rc<Object> {
+        self.generator_in_state(kind, func, GenState::first_step())
+    }
+
+    fn generator_in_state(
+        &mut self,
+        kind: GenKind,
+        func: &Function,
+        state: GenState,
+    ) -> Rc<Object> {
         let class = match kind {
             GenKind::Generator => &self.types.generator,
             GenKind::Coroutine => &self.types.coroutine,
@@ -274,15 +303,15 @@ impl Vm {
             && let Some(object) = Rc::get_mut(&mut recycled)
             && let ObjectKind::Generator(old) = &mut object.kind
         {
-            old.restart(kind, func, frame);
+            old.restart(kind, func, state);
             if !Rc::ptr_eq(&object.class, class) {
                 object.class = class.clone();
             }
             object.dict = None;
-            return Value::Object(recycled);
+            return recycled;
         }
-        let generator = ObjectKind::Generator(Generator::start(kind, func, frame));
-        Value::object(Object::new(class.clone(), generator))
+        let generator = ObjectKind::Generator(Generator::start(kind, func, state));
+        Rc::new(Object::new(class.clone(), generator))
     }
 
     /// Drops `v`, keeping it for [`Vm::new_generator`] when it is a finished generator
@@ -813,6 +842,18 @@ impl Vm {
             };
             return Err(self.type_error(detail));
         };
+        if let Value::Function(f) = &method
+            && generator_kind(f) == Some(GenKind::Generator)
+            && !f.code.code.flags.iterable_coroutine
+            && binds_positionally(f, 1)
+        {
+            // `__await__` written as a generator function, the usual way: the call makes a
+            // plain generator, an iterator, with no code run and nothing to check.
+            let mut locals = self.take_vec(f.code.code.varnames.len());
+            locals.push(v);
+            let frame = self.boxed_frame(f, locals);
+            return Ok(self.new_generator(GenKind::Generator, frame, f));
+        }
         let it = self.call(&method, std::slice::from_ref(&v), &[])?;
         if as_generator(&it).is_some_and(Generator::is_awaitable) {
             return Err(self.type_error("__await__() returned a coroutine"));
