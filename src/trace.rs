@@ -512,22 +512,19 @@ pub fn shutdown_asyncgens(vm: &mut Vm, count: usize) {
 // ---- frames ---------------------------------------------------------------------------
 
 /// `send`/`throw` into a coroutine or async-generator frame, suspended at `frame`'s line
-/// (the value sent is on top of its stack, or there is none yet on the first send).
+/// (or not started yet), with `sent` (None on a throw).
 #[inline]
-pub fn frame_enter(vm: &mut Vm, g: &Generator, frame: &Frame, throw: Option<&Exc>) {
+pub fn frame_enter(vm: &mut Vm, g: &Generator, frame: &Frame, sent: &Value, throw: Option<&Exc>) {
     if on(Category::Frames) && g.kind != GenKind::Generator {
-        cold_frame_enter(vm, g, frame, throw);
+        cold_frame_enter(vm, g, frame, sent, throw);
     }
 }
 
 #[cold]
-fn cold_frame_enter(vm: &mut Vm, g: &Generator, frame: &Frame, throw: Option<&Exc>) {
+fn cold_frame_enter(vm: &mut Vm, g: &Generator, frame: &Frame, sent: &Value, throw: Option<&Exc>) {
     let what = match throw {
         Some(e) => format!("throw {}", describe_exc(e)),
-        None => format!(
-            "send {}",
-            frame.stack.last().map_or("None".into(), describe)
-        ),
+        None => format!("send {}", describe(sent)),
     };
     let depth = TRACER.with(|t| {
         let mut t = t.borrow_mut();

@@ -215,6 +215,22 @@ fn inline_generator(receiver: &Value, most: GenKind) -> Option<Rc<Object>> {
     lendable.then(|| o.clone())
 }
 
+/// For a generator's `frame` resumed (with nothing pushed yet) in a `yield from`/`await`
+/// send loop, at its `Jump` back to the `Send`: the generator it sends to, when that one's
+/// frame can be lent too, with where the `Send` is and its target.
+#[inline(always)]
+fn sends_on(frame: &Frame) -> Option<(Rc<Object>, usize, u32)> {
+    let instrs = &frame.code.code.instructions;
+    let &Instr::Jump(send_at) = instrs.get(frame.ip)? else {
+        return None;
+    };
+    let &Instr::Send(target) = instrs.get(send_at as usize)? else {
+        return None;
+    };
+    let sub = inline_generator(frame.stack.last()?, GenKind::Coroutine)?;
+    Some((sub, send_at as usize, target))
+}
+
 /// Continues the frame that sent into (or iterated) a generator with what the generator did:
 /// a yielded value is pushed for the next instruction; a return ends the `Send` loop with
 /// its value, or the `for` loop, whose exhausted iterator comes back (for
@@ -358,49 +374,57 @@ impl Vm {
         result
     }
 
-    /// Resumes `generator` with `value` on `callees` ([`Vm::enter_lent`]), and on down the
-    /// chain when it is suspended in a send loop itself ([`Vm::send_down_chain`]).
+    /// Resumes `generator` with `value` on `callees`, one level deeper: its frame becomes the
+    /// executing one. When it refuses to run (already executing, finished, a non-None first
+    /// send) the caller gets that outcome at once.
+    ///
+    /// A frame suspended in a `yield from`/`await` send loop over another generator sends
+    /// `value` straight on down ([`sends_on`]): its `Jump` back to the `Send` and that `Send`
+    /// run here, level after level, without a trip through the dispatch loop and without
+    /// `value` pushed and popped at each level (the chain of an `await` resumes in one go).
+    /// Stops where anything else is next: a receiver that is not a generator (a Future's
+    /// iterator), or a check of the limits due.
     fn enter_generator(
         &mut self,
         callees: &mut InlineFrames,
         base: &mut Frame,
-        generator: Rc<Object>,
+        mut generator: Rc<Object>,
         value: Value,
-        after: AfterGenerator,
+        mut after: AfterGenerator,
     ) -> PyResult<()> {
-        self.enter_lent(callees, base, generator, value, after)?;
-        self.send_down_chain(callees, base)
-    }
-
-    /// Resumes `generator` with `value` on `callees`, one level deeper: its frame becomes the
-    /// executing one. When it refuses to run (already executing, finished, a non-None first
-    /// send) the caller gets that outcome at once.
-    #[inline(always)]
-    fn enter_lent(
-        &mut self,
-        callees: &mut InlineFrames,
-        base: &mut Frame,
-        generator: Rc<Object>,
-        value: Value,
-        after: AfterGenerator,
-    ) -> PyResult<()> {
-        let ObjectKind::Generator(g) = &generator.kind else {
-            return Err(self.runtime_error("lent frame of a non-generator"));
-        };
-        if let Err(e) = self.enter_recursion() {
-            self.end_if_unstarted(g);
-            return Err(e);
-        }
-        match self.start_resume(g, value, None) {
-            Ok(frame) => {
+        loop {
+            let ObjectKind::Generator(g) = &generator.kind else {
+                return Err(self.runtime_error("lent frame of a non-generator"));
+            };
+            if let Err(e) = self.enter_recursion() {
+                self.end_if_unstarted(g);
+                return Err(e);
+            }
+            let (mut frame, resumed) = match self.take_frame(g, &value, None) {
+                Ok(taken) => taken,
+                Err(refused) => {
+                    self.leave_recursion();
+                    let caller = callees.current(base);
+                    return resume_caller(self, caller, refused.with_throw(None), after).map(drop);
+                }
+            };
+            let delegate = if resumed && self.countdown > 2 {
+                sends_on(&frame)
+            } else {
+                None
+            };
+            let Some((sub, send_at, target)) = delegate else {
+                if resumed {
+                    frame.stack.push(value);
+                }
                 callees.push_generator(self, generator, frame, after);
-                Ok(())
-            }
-            Err(refused) => {
-                self.leave_recursion();
-                resume_caller(self, callees.current(base), refused.with_throw(None), after)
-                    .map(drop)
-            }
+                return Ok(());
+            };
+            self.countdown -= 2;
+            frame.ip = send_at + 1;
+            callees.push_generator(self, generator, frame, after);
+            generator = sub;
+            after = AfterGenerator::Send(target);
         }
     }
 
@@ -435,7 +459,7 @@ impl Vm {
         );
         self.exc_info.push(Value::None);
         if let ObjectKind::Generator(g) = &generator.kind {
-            crate::trace::frame_enter(self, g, callees.current(base), None);
+            crate::trace::frame_enter(self, g, callees.current(base), &Value::None, None);
         }
     }
 
@@ -450,16 +474,37 @@ impl Vm {
         self.leave_lent(callees, base, result)
     }
 
-    /// [`Vm::leave_lent`] for the commonest outcome, a yield, and on up the chain while
-    /// the caller yields it on ([`Vm::yield_up_chain`]).
+    /// The executing frame, a generator's lent frame, yielded `value`: the frame goes back
+    /// to its generator, suspended, and its caller continues with `value`. A caller that is
+    /// a generator's frame in a send loop, whose next instruction yields `value` on, leaves
+    /// too, level after level, without a trip through the dispatch loop and without `value`
+    /// pushed and popped at each level: the way back up of [`Vm::enter_generator`].
     fn leave_yielding(
         &mut self,
         callees: &mut InlineFrames,
         base: &mut Frame,
         value: Value,
     ) -> PyResult<()> {
-        self.leave_lent(callees, base, FrameResult::Yielded(value))?;
-        self.yield_up_chain(callees, base)
+        loop {
+            let Some((generator, frame, _)) = callees.pop_generator() else {
+                return Err(self.runtime_error("the executing frame is not a generator's"));
+            };
+            let ObjectKind::Generator(g) = &generator.kind else {
+                return Err(self.runtime_error("lent frame of a non-generator"));
+            };
+            self.suspend(g, frame, &value);
+            self.leave_recursion();
+            drop(generator);
+            let yields_on = callees.generator_on_top() && self.countdown > 1;
+            let caller = callees.current(base);
+            let instrs = &caller.code.code.instructions;
+            if !(yields_on && matches!(instrs.get(caller.ip), Some(Instr::YieldValue(_)))) {
+                caller.stack.push(value);
+                return Ok(());
+            }
+            self.countdown -= 1;
+            caller.ip += 1;
+        }
     }
 
     /// [`Vm::leave_lent`] for a return.
@@ -496,61 +541,6 @@ impl Vm {
         drop(generator);
         if let Some(exhausted) = resume_caller(self, callees.current(base), result, after)? {
             self.recycle_generator(exhausted);
-        }
-        Ok(())
-    }
-
-    /// A value sent into a generator that is itself suspended in a `yield from`/`await`
-    /// send loop goes straight on down: its `Jump` back to the `Send` and that `Send` into
-    /// the next generator run here, level after level, without a trip through the dispatch
-    /// loop (the chain of an `await` resumes in one go). Stops where anything else is next:
-    /// a receiver that is not a generator (a Future's iterator), or a check of the limits due.
-    #[inline(always)]
-    fn send_down_chain(&mut self, callees: &mut InlineFrames, base: &mut Frame) -> PyResult<()> {
-        loop {
-            let frame = callees.current(base);
-            let instrs = &frame.code.code.instructions;
-            let Some(&Instr::Jump(send_at)) = instrs.get(frame.ip) else {
-                return Ok(());
-            };
-            let Some(&Instr::Send(target)) = instrs.get(send_at as usize) else {
-                return Ok(());
-            };
-            let Some(receiver) = frame.stack.len().checked_sub(2) else {
-                return Ok(());
-            };
-            if self.countdown <= 2 {
-                return Ok(());
-            }
-            let Some(generator) = inline_generator(&frame.stack[receiver], GenKind::Coroutine)
-            else {
-                return Ok(());
-            };
-            self.countdown -= 2;
-            frame.ip = send_at as usize + 1;
-            self.note_call_site(frame);
-            let v = pop!(frame);
-            self.enter_lent(callees, base, generator, v, AfterGenerator::Send(target))?;
-        }
-    }
-
-    /// The way back up of [`Vm::send_down_chain`]: a value yielded to a generator's frame
-    /// that is suspended in a send loop, and whose next instruction yields it on, leaves
-    /// that frame too, without a trip through the dispatch loop.
-    #[inline(always)]
-    fn yield_up_chain(&mut self, callees: &mut InlineFrames, base: &mut Frame) -> PyResult<()> {
-        while callees.generator_on_top() && self.countdown > 1 {
-            let frame = callees.current(base);
-            if !matches!(
-                frame.code.code.instructions.get(frame.ip),
-                Some(Instr::YieldValue(_))
-            ) {
-                return Ok(());
-            }
-            self.countdown -= 1;
-            frame.ip += 1;
-            let v = pop!(frame);
-            self.leave_lent(callees, base, FrameResult::Yielded(v))?;
         }
         Ok(())
     }

@@ -380,36 +380,55 @@ impl Vm {
         value: Value,
         throw: Option<&Exc>,
     ) -> Result<Box<Frame>, Refused> {
+        let (mut frame, resumed) = self.take_frame(generator, &value, throw)?;
+        if resumed {
+            // Pushed on throw() as well, as gen_send_ex2 does: the handler depths of the
+            // exception table count this slot (CLEANUP_THROW inside a `with` relies on it).
+            frame.stack.push(value);
+        }
+        Ok(frame)
+    }
+
+    /// [`Vm::start_resume`] but for pushing `value`: the frame, and whether it was
+    /// suspended at a `yield` (where `value` goes) rather than not started yet. The caller
+    /// pushes `value`, or sends it straight on down a `yield from`/`await` chain.
+    #[inline(always)]
+    pub(super) fn take_frame(
+        &mut self,
+        generator: &Generator,
+        value: &Value,
+        throw: Option<&Exc>,
+    ) -> Result<(Box<Frame>, bool), Refused> {
         let mut state = generator.state.borrow_mut();
         if state.running {
             drop(state);
             return Err(self.refuse_running(generator));
         }
-        let Some(mut frame) = state.frame.take() else {
+        let Some(frame) = state.frame.take() else {
             drop(state);
             return Err(self.refuse_finished(generator));
         };
-        if state.started {
-            // Pushed on throw() as well, as gen_send_ex2 does: the handler depths of the
-            // exception table count this slot (CLEANUP_THROW inside a `with` relies on it).
-            frame.stack.push(value);
-        } else if throw.is_some() {
-            // Thrown into a generator that never ran: it ends without running any code.
-            drop(state);
-            self.recycle_boxed_frame(frame);
-            return Err(Refused::Finished);
-        } else if !value.is_none() {
-            state.frame = Some(frame);
-            drop(state);
-            return Err(self.refuse_first_value(generator));
+        let resumed = state.started;
+        if !resumed {
+            if throw.is_some() {
+                // Thrown into a generator that never ran: it ends without running any code.
+                drop(state);
+                self.recycle_boxed_frame(frame);
+                return Err(Refused::Finished);
+            }
+            if !value.is_none() {
+                state.frame = Some(frame);
+                drop(state);
+                return Err(self.refuse_first_value(generator));
+            }
         }
         state.started = true;
         state.running = true;
         let exc_state = std::mem::replace(&mut state.exc_state, Value::None);
         drop(state);
-        crate::trace::frame_enter(self, generator, &frame, throw);
+        crate::trace::frame_enter(self, generator, &frame, value, throw);
         self.exc_info.push(exc_state);
-        Ok(frame)
+        Ok((frame, resumed))
     }
 
     #[cold]
@@ -490,7 +509,7 @@ impl Vm {
     /// [`Vm::finish_resume`] of a frame that yielded `value`: the generator keeps it,
     /// suspended, with its exception state.
     #[inline(always)]
-    fn suspend(&mut self, generator: &Generator, frame: Box<Frame>, value: &Value) {
+    pub(super) fn suspend(&mut self, generator: &Generator, frame: Box<Frame>, value: &Value) {
         let exc_state = match self.exc_info.pop() {
             Some(v) => v,
             None => Value::None,
