@@ -671,13 +671,23 @@ pub struct DictEntry<K, V> {
 const INDEX_EMPTY: usize = usize::MAX;
 const INDEX_DUMMY: usize = usize::MAX - 1;
 const DICT_MIN_SIZE: usize = 8;
+/// How many entry positions (holes included) a table without an index table holds.
+const SMALL_DICT: usize = 8;
 
 /// CPython's compact dict: a sparse index table probed by hash, pointing into a dense
 /// vector of entries kept in insertion order. Deleting leaves a hole (skipped by iteration,
 /// squeezed out when the table is rebuilt); updating an existing key keeps its position and
 /// its original key object.
+///
+/// A table of up to [`SMALL_DICT`] entries (an instance's `__dict__`, keyword arguments)
+/// that never had one deleted has no index table: its entries are searched in order. That
+/// compares the same keys (those of equal hash) in the same order as CPython's probe, and
+/// saves an allocation. The first deletion gives it the index table it would have had
+/// ([`DictTable::index_entries`]): the dummy slot a deletion leaves changes where a later
+/// key of the same hash goes, and so the order of comparisons.
 #[derive(Debug)]
 pub struct DictTable<K, V> {
+    /// Empty while the table is small (and then `entries` has no holes).
     indices: Vec<usize>,
     entries: Vec<Option<DictEntry<K, V>>>,
     used: usize,
@@ -732,10 +742,17 @@ impl<K, V> Default for DictTable<K, V> {
     }
 }
 
+/// Where [`DictTable::find`] found a key, or where it would go. An index slot is None
+/// while the table has no index table.
+enum Lookup {
+    Found { at: usize, slot: Option<usize> },
+    Missing(Option<usize>),
+}
+
 impl<K, V> DictTable<K, V> {
     pub fn new() -> Self {
         DictTable {
-            indices: vec![INDEX_EMPTY; DICT_MIN_SIZE],
+            indices: Vec::new(),
             entries: Vec::new(),
             used: 0,
             key_bits: 0,
@@ -762,20 +779,32 @@ impl<K, V> DictTable<K, V> {
         self.indices.len() * 2 / 3
     }
 
-    /// Probe for `key`: `Ok(Ok(index slot))` if found, `Ok(Err(free index slot))` if not.
+    /// Looks `key` up: by a search of the entries in order while the table is small, else
+    /// by probing the index table.
     fn find<E>(
         &self,
         key: &K,
         hash: i64,
         eq: &mut impl FnMut(&K, &K) -> Result<bool, E>,
-    ) -> Result<Result<usize, usize>, E> {
+    ) -> Result<Lookup, E> {
+        if self.indices.is_empty() {
+            for (at, entry) in self.entries.iter().enumerate() {
+                if let Some(entry) = entry
+                    && entry.hash == hash
+                    && eq(&entry.key, key)?
+                {
+                    return Ok(Lookup::Found { at, slot: None });
+                }
+            }
+            return Ok(Lookup::Missing(None));
+        }
         let mask = self.indices.len() - 1;
         let mut perturb = hash as u64;
         let mut slot = (hash as u64 as usize) & mask;
         let mut free_slot = None;
         loop {
             match self.indices[slot] {
-                INDEX_EMPTY => return Ok(Err(free_slot.unwrap_or(slot))),
+                INDEX_EMPTY => return Ok(Lookup::Missing(Some(free_slot.unwrap_or(slot)))),
                 INDEX_DUMMY => {
                     free_slot.get_or_insert(slot);
                 }
@@ -784,7 +813,10 @@ impl<K, V> DictTable<K, V> {
                         && entry.hash == hash
                         && eq(&entry.key, key)?
                     {
-                        return Ok(Ok(slot));
+                        return Ok(Lookup::Found {
+                            at: entry_index,
+                            slot: Some(slot),
+                        });
                     }
                 }
             }
@@ -814,10 +846,10 @@ impl<K, V> DictTable<K, V> {
         if self.key_bits & Self::key_bit(hash) == 0 {
             return Ok(None);
         }
-        Ok(self
-            .find(key, hash, &mut eq)?
-            .ok()
-            .map(|slot| self.indices[slot]))
+        Ok(match self.find(key, hash, &mut eq)? {
+            Lookup::Found { at, .. } => Some(at),
+            Lookup::Missing(_) => None,
+        })
     }
 
     /// `d.get(key)`.
@@ -863,23 +895,51 @@ impl<K, V> DictTable<K, V> {
         let found = self.find(&key, hash, &mut eq)?;
         self.version = next_dict_version();
         let free_slot = match found {
-            Ok(slot) => {
-                let at = self.indices[slot];
+            Lookup::Found { at, .. } => {
                 let entry = self.entries[at].as_mut().map(|entry| &mut entry.value);
                 return Ok(entry.map(|old| std::mem::replace(old, value)));
             }
-            Err(free_slot) => free_slot,
+            Lookup::Missing(free_slot) => free_slot,
+        };
+        let entry = DictEntry { hash, key, value };
+        let slot = match free_slot {
+            Some(slot) => slot,
+            None if self.entries.len() < SMALL_DICT => {
+                self.key_bits |= Self::key_bit(hash);
+                self.entries.push(Some(entry));
+                self.used += 1;
+                return Ok(None);
+            }
+            None => {
+                self.index_entries();
+                self.free_index_slot(hash)
+            }
         };
         if self.entries.len() >= self.usable() {
             self.rebuild(self.used * 3);
-            self.push_entry(DictEntry { hash, key, value });
+            self.push_entry(entry);
             return Ok(None);
         }
-        self.indices[free_slot] = self.entries.len();
+        self.indices[slot] = self.entries.len();
         self.key_bits |= Self::key_bit(hash);
-        self.entries.push(Some(DictEntry { hash, key, value }));
+        self.entries.push(Some(entry));
         self.used += 1;
         Ok(None)
+    }
+
+    /// Gives a small table the index table it would have had all along: its entries go in
+    /// again in order, the index table growing where CPython's would have.
+    fn index_entries(&mut self) {
+        let entries = std::mem::take(&mut self.entries);
+        self.indices = vec![INDEX_EMPTY; DICT_MIN_SIZE];
+        self.used = 0;
+        self.key_bits = 0;
+        for entry in entries.into_iter().flatten() {
+            if self.entries.len() >= self.usable() {
+                self.rebuild(self.used * 3);
+            }
+            self.push_entry(entry);
+        }
     }
 
     /// Append an entry whose key is known to be absent, after a rebuild.
@@ -893,10 +953,15 @@ impl<K, V> DictTable<K, V> {
 
     /// The first empty index slot on `hash`'s probe sequence (the table has no dummies).
     fn free_index_slot(&self, hash: i64) -> usize {
+        self.probe(hash, |index| index == INDEX_EMPTY)
+    }
+
+    /// The first index slot on `hash`'s probe sequence whose content is `wanted`.
+    fn probe(&self, hash: i64, wanted: impl Fn(usize) -> bool) -> usize {
         let mask = self.indices.len() - 1;
         let mut perturb = hash as u64;
         let mut slot = (hash as u64 as usize) & mask;
-        while self.indices[slot] != INDEX_EMPTY {
+        while !wanted(self.indices[slot]) {
             perturb >>= PERTURB_SHIFT;
             slot = (slot
                 .wrapping_mul(5)
@@ -929,11 +994,15 @@ impl<K, V> DictTable<K, V> {
         hash: i64,
         mut eq: impl FnMut(&K, &K) -> Result<bool, E>,
     ) -> Result<Option<(K, V)>, E> {
-        let Ok(slot) = self.find(key, hash, &mut eq)? else {
+        let Lookup::Found { at, slot } = self.find(key, hash, &mut eq)? else {
             return Ok(None);
         };
         self.version = next_dict_version();
-        let at = self.indices[slot];
+        let slot = slot.unwrap_or_else(|| {
+            // Positions stay as they were: a small table has no holes.
+            self.index_entries();
+            self.probe(hash, |index| index == at)
+        });
         self.indices[slot] = INDEX_DUMMY;
         self.used -= 1;
         Ok(self.entries[at]
@@ -1192,5 +1261,72 @@ mod tests {
         assert_eq!(dict.get(&2, hash_of(2), int_eq).unwrap(), Some(&"b"));
         let keys: Vec<i64> = dict.iter().map(|e| e.key).collect();
         assert_eq!(keys, [1, 2, 3]);
+    }
+
+    fn dict_keys(dict: &DictTable<i64, i64>) -> Vec<i64> {
+        dict.iter().map(|e| e.key).collect()
+    }
+
+    #[test]
+    fn small_dict_has_no_index_until_it_outgrows_it() {
+        let mut dict: DictTable<i64, i64> = DictTable::new();
+        for k in 0..SMALL_DICT as i64 {
+            dict.insert(k, hash_of(k), k * 10, int_eq).unwrap();
+        }
+        assert!(dict.indices.is_empty());
+        assert_eq!(dict.get(&5, hash_of(5), int_eq).unwrap(), Some(&50));
+        assert_eq!(dict.position(&7, hash_of(7), int_eq).unwrap(), Some(7));
+        assert_eq!(dict.get(&8, hash_of(8), int_eq).unwrap(), None);
+        dict.insert(8, hash_of(8), 80, int_eq).unwrap();
+        assert!(!dict.indices.is_empty());
+        assert_eq!(dict_keys(&dict), (0..=8).collect::<Vec<_>>());
+        for k in 0..=8 {
+            assert_eq!(dict.get(&k, hash_of(k), int_eq).unwrap(), Some(&(k * 10)));
+        }
+    }
+
+    #[test]
+    fn deleting_from_a_small_dict_gives_it_the_index_it_would_have_had() {
+        // 1, 9 and 17 share a hash: deleting 9 leaves a dummy slot that 25 then takes, so
+        // a lookup of 25 compares it before 17, as CPython's probe does.
+        let mut small: DictTable<i64, i64> = DictTable::new();
+        let mut indexed: DictTable<i64, i64> = DictTable::new();
+        indexed.indices = vec![INDEX_EMPTY; DICT_MIN_SIZE];
+        for dict in [&mut small, &mut indexed] {
+            for k in [1, 2, 9, 3, 17, 4] {
+                dict.insert(k, k % 8, k, int_eq).unwrap();
+            }
+        }
+        assert!(small.indices.is_empty());
+        for dict in [&mut small, &mut indexed] {
+            assert_eq!(dict.remove(&9, 1, int_eq).unwrap(), Some((9, 9)));
+            dict.insert(25, 1, 25, int_eq).unwrap();
+        }
+        assert_eq!(small.indices, indexed.indices);
+        let mut compared = Vec::new();
+        let found = small.get(&17, 1, |stored, probe| {
+            compared.push(*stored);
+            Ok::<_, ()>(stored == probe)
+        });
+        assert_eq!(found.unwrap(), Some(&17));
+        assert_eq!(compared, [1, 25, 17]);
+        assert_eq!(dict_keys(&small), [1, 2, 3, 17, 4, 25]);
+        assert_eq!(small.pop_last(), Some((25, 25)));
+    }
+
+    #[test]
+    fn small_dict_compares_equal_hashes_in_insertion_order() {
+        // Keys 1, 9 and 17 share a hash here: only they are compared, first inserted first.
+        let mut dict: DictTable<i64, i64> = DictTable::new();
+        for k in [1, 2, 9, 3, 17] {
+            dict.insert(k, k % 8, k, int_eq).unwrap();
+        }
+        let mut compared = Vec::new();
+        let found = dict.get(&17, 1, |stored, probe| {
+            compared.push(*stored);
+            Ok::<_, ()>(stored == probe)
+        });
+        assert_eq!(found.unwrap(), Some(&17));
+        assert_eq!(compared, [1, 9, 17]);
     }
 }
