@@ -110,22 +110,13 @@ fn awaited_call(frame: &Frame, code: &CodeObj, base: usize) -> Option<AwaitedCal
         return None;
     };
     let kind = generator_kind(f)?;
-    let instrs = &code.code.instructions;
     let ip = frame.ip;
     let fetches = matches!(
-        (kind, instrs.get(ip)?),
+        (kind, code.code.instructions.get(ip)?),
         (GenKind::Coroutine, Instr::GetAwaitable(_))
             | (GenKind::Generator, Instr::GetYieldFromIter)
     );
-    let &Instr::LoadConst(none) = instrs.get(ip + 1)? else {
-        return None;
-    };
-    let &Instr::Send(target) = instrs.get(ip + 2)? else {
-        return None;
-    };
-    if !fetches || !code.consts.get(none as usize)?.is_none() {
-        return None;
-    }
+    let (send_at, target) = sends_none_first(code, ip + 1).filter(|_| fetches)?;
     let has_self = !frame.stack.get(base + 1)?.is_null();
     let args_start = if has_self { base + 1 } else { base + 2 };
     binds_positionally(f, frame.stack.len() - args_start).then(|| AwaitedCall {
@@ -133,9 +124,26 @@ fn awaited_call(frame: &Frame, code: &CodeObj, base: usize) -> Option<AwaitedCal
         kind,
         callable_at: base,
         args_start,
-        send_at: ip + 2,
+        send_at,
         target,
     })
+}
+
+/// `LoadConst(None)` then `Send` at `ip`: the start of the send loop of an `await` or a
+/// `yield from`, where the first value sent is None. Where that `Send` is, and its target.
+#[inline]
+fn sends_none_first(code: &CodeObj, ip: usize) -> Option<(usize, u32)> {
+    let instrs = &code.code.instructions;
+    let &Instr::LoadConst(none) = instrs.get(ip)? else {
+        return None;
+    };
+    let &Instr::Send(target) = instrs.get(ip + 1)? else {
+        return None;
+    };
+    code.consts
+        .get(none as usize)?
+        .is_none()
+        .then_some((ip + 1, target))
 }
 
 /// For `Call(n)` with the callable at `stack[base]`: the generator whose frame the call
@@ -426,6 +434,24 @@ impl Vm {
             generator = sub;
             after = AfterGenerator::Send(target);
         }
+    }
+
+    /// For `GetAwaitable` with the awaited object on top of the stack: `await obj` of an
+    /// object whose `__await__` is a generator function, when the send loop follows. The
+    /// call of `__await__` is made like an [`AwaitedCall`], `obj` its argument.
+    #[inline]
+    fn awaited_await_method(&self, frame: &Frame, code: &CodeObj) -> Option<AwaitedCall> {
+        let func = self.await_generator_function(frame.stack.last()?)?;
+        let (send_at, target) = sends_none_first(code, frame.ip)?;
+        let at = frame.stack.len() - 1;
+        Some(AwaitedCall {
+            func,
+            kind: GenKind::Generator,
+            callable_at: at,
+            args_start: at,
+            send_at,
+            target,
+        })
     }
 
     /// Runs an [`AwaitedCall`] fused: makes the generator and starts its first step at
@@ -1326,6 +1352,12 @@ impl Vm {
                     Instr::GetAwaitable(where_) => {
                         // `await f()`: a coroutine not started yet is its own awaitable.
                         if !is_unstarted_coroutine(top!(frame)) {
+                            if let Some(call) = self.awaited_await_method(frame, code)
+                                && self.depth < self.recursion_limit
+                            {
+                                self.start_first_step(callees, base, call);
+                                continue 'frames;
+                            }
                             let v = pop!(frame);
                             let it = self.get_awaitable(v, where_)?;
                             frame.stack.push(it);

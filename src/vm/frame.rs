@@ -82,15 +82,15 @@ impl Frame {
     }
 
     /// Pads the fast locals to the code's size and makes the cells: one per cell variable
-    /// (holding its argument when it is one), then the function's closure. Nothing to do
-    /// (decided inline) when the arguments are all the locals and there are no cells.
+    /// (holding its argument when it is one), then the function's closure. Decided inline
+    /// when there are no cells: at most some locals to pad (a function's own variables).
     #[inline(always)]
     fn make_cells(&mut self, vm: &Vm, func: &Function) {
         let code = &func.code.code;
-        if self.locals.len() == code.varnames.len()
-            && code.cell2arg.is_empty()
-            && func.closure.is_empty()
-        {
+        if code.cell2arg.is_empty() && func.closure.is_empty() {
+            while self.locals.len() < code.varnames.len() {
+                self.locals.push(Value::Null);
+            }
             return;
         }
         self.pad_locals_and_make_cells(vm, func);
@@ -325,7 +325,12 @@ impl InlineFrames {
         after: AfterGenerator,
     ) {
         let caller = self.ready_callee(vm, base, func, args_start);
-        caller.stack.truncate(callable_at);
+        // The callable and its self-or-NULL make way for the generator.
+        while caller.stack.len() > callable_at {
+            if let Some(v) = caller.stack.pop() {
+                v.discard();
+            }
+        }
         caller.stack.push(Value::Object(generator.clone()));
         caller.ip = send_at + 1;
         self.links.push(Lent {

@@ -861,17 +861,11 @@ impl Vm {
             };
             return Err(self.type_error(detail));
         };
-        if let Value::Function(f) = &method
-            && generator_kind(f) == Some(GenKind::Generator)
-            && !f.code.code.flags.iterable_coroutine
-            && binds_positionally(f, 1)
-        {
-            // `__await__` written as a generator function, the usual way: the call makes a
-            // plain generator, an iterator, with no code run and nothing to check.
+        if let Some(f) = self.await_generator_function(&v) {
             let mut locals = self.take_vec(f.code.code.varnames.len());
             locals.push(v);
-            let frame = self.boxed_frame(f, locals);
-            return Ok(self.new_generator(GenKind::Generator, frame, f));
+            let frame = self.boxed_frame(&f, locals);
+            return Ok(self.new_generator(GenKind::Generator, frame, &f));
         }
         let it = self.call(&method, std::slice::from_ref(&v), &[])?;
         if as_generator(&it).is_some_and(Generator::is_awaitable) {
@@ -884,6 +878,23 @@ impl Vm {
             )));
         }
         Ok(it)
+    }
+
+    /// The `__await__` of `v`'s class when it is a generator function taking just `self`,
+    /// the usual way to write one: awaiting `v` makes a plain generator, an iterator, with
+    /// no code run and nothing to check.
+    pub(super) fn await_generator_function(&self, v: &Value) -> Option<Rc<Function>> {
+        if as_generator(v).is_some() || super::async_gen::is_agen_awaitable(v) {
+            return None;
+        }
+        let method = super::types::lookup(self.type_of(v), &self.names.await_)?;
+        let Value::Function(f) = method else {
+            return None;
+        };
+        let plain = generator_kind(&f) == Some(GenKind::Generator)
+            && !f.code.code.flags.iterable_coroutine
+            && binds_positionally(&f, 1);
+        plain.then_some(f)
     }
 
     pub fn get_aiter(&mut self, v: &Value) -> PyResult<Value> {
