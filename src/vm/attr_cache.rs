@@ -62,6 +62,9 @@ pub struct AttrSlot {
     found: RefCell<(OnClass, Weak<PyType>)>,
     /// Where the receiver's `__dict__` last held the name: a hint, checked by key identity.
     hint: Cell<usize>,
+    /// `found` is [`OnClass::Nothing`], readable without borrowing it (for
+    /// [`instance_attr_hit`]).
+    nothing_on_class: Cell<bool>,
 }
 
 impl Default for AttrSlot {
@@ -71,6 +74,7 @@ impl Default for AttrSlot {
             version: Cell::new(0),
             found: RefCell::new((OnClass::General, Weak::new())),
             hint: Cell::new(0),
+            nothing_on_class: Cell::new(false),
         }
     }
 }
@@ -108,6 +112,8 @@ impl AttrSlot {
             }
             _ => OnClass::General,
         };
+        self.nothing_on_class
+            .set(matches!(on_class, OnClass::Nothing));
         *self.found.borrow_mut() = (on_class, Rc::downgrade(class));
         self.class.set(Rc::as_ptr(class));
         self.version.set(type_version());
@@ -143,6 +149,32 @@ fn dict_value(dict: &RefCell<DictTable>, name: &Rc<PyStr>, hint: &Cell<usize>) -
     let at = table.position_str(name)?;
     hint.set(at);
     table.entry(at).map(|e| e.value.clone())
+}
+
+/// `LOAD_ATTR` of `code.names[i]` on `obj` in its commonest case, decided inline: an
+/// attribute of an instance whose class has nothing under the name, at the `__dict__`
+/// position the memo remembers (CPython's `LOAD_ATTR_INSTANCE_VALUE`). None sends the
+/// lookup the general way, [`Vm::load_attr_cached`].
+#[inline(always)]
+pub fn instance_attr_hit(code: &CodeObj, i: usize, obj: &Value) -> Option<Value> {
+    let Value::Object(o) = obj else {
+        return None;
+    };
+    let dict = o.dict.as_ref()?;
+    let slot = code.global_cache.attrs.get(i)?;
+    let fresh = slot.nothing_on_class.get()
+        && std::ptr::eq(slot.class.get(), Rc::as_ptr(&o.class))
+        && slot.version.get() == type_version()
+        && !matches!(o.kind, ObjectKind::Module { .. } | ObjectKind::Super { .. });
+    if !fresh {
+        return None;
+    }
+    let table = dict.table.try_borrow().ok()?;
+    let entry = table.entries().get(slot.hint.get())?.as_ref()?;
+    match &entry.key {
+        Value::Str(k) if Rc::ptr_eq(k, code.names.get(i)?) => Some(entry.value.clone()),
+        _ => None,
+    }
 }
 
 /// What the memo found for an attribute.

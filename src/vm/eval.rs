@@ -9,6 +9,7 @@ use std::sync::atomic::Ordering;
 
 use crate::compile::bytecode::{BinaryOperator, CompareOperator, Instr, Intrinsic1};
 
+use super::attr_cache::instance_attr_hit;
 use super::call::{FrameResult, binds_positionally, generator_kind, object_new};
 use super::dict::StrKeys;
 use super::frame::{AfterGenerator, Frame, InlineFrames, move_arguments};
@@ -812,7 +813,10 @@ impl Vm {
                     }
                     Instr::LoadAttr(i) => {
                         let obj = pop!(frame);
-                        let v = self.load_attr_cached(code, i as usize, &obj)?;
+                        let v = match instance_attr_hit(code, i as usize, &obj) {
+                            Some(v) => v,
+                            None => self.load_attr_cached(code, i as usize, &obj)?,
+                        };
                         frame.stack.push(v);
                     }
                     Instr::LoadMethod(i) => {
