@@ -473,15 +473,14 @@ impl Vm {
         } = call;
         self.depth += 1;
         let generator = self.new_first_stepping(kind, &func);
-        let home = self.spare_boxed_frame(&func);
+        // The caller goes on after the `Send`, as it would once the generator yields.
+        callees.current(base).ip = send_at + 1;
         callees.push_first_step(
             self,
             base,
             &func,
             (callable_at, args_start),
             generator.clone(),
-            home,
-            send_at,
             AfterGenerator::Send(target),
         );
         self.exc_info.push(Value::None);

@@ -309,10 +309,9 @@ impl InlineFrames {
     /// `await f(…)` (or `yield from f(…)`) of a coroutine (or generator) function `func`,
     /// fused: the new `generator`'s first step starts at once, its frame made in place
     /// like a plain call's ([`InlineFrames::ready_callee`]) instead of being boxed, handed
-    /// to the generator and lent back. The caller is left as its `Send` at `send_at` leaves
-    /// it: the generator on its stack where the callable was, about to yield on what comes
-    /// up. `home` is the box the generator keeps its frame in when it suspends.
-    #[allow(clippy::too_many_arguments)]
+    /// to the generator and lent back (the generator gets a box of its own to suspend
+    /// into). The generator takes the place of the callable on the caller's stack, where
+    /// the skipped `Send` would have it.
     pub fn push_first_step(
         &mut self,
         vm: &mut Vm,
@@ -320,10 +319,9 @@ impl InlineFrames {
         func: &Function,
         (callable_at, args_start): (usize, usize),
         generator: Rc<Object>,
-        home: Box<Frame>,
-        send_at: usize,
         after: AfterGenerator,
     ) {
+        let home = vm.spare_boxed_frame(func);
         let caller = self.ready_callee(vm, base, func, args_start);
         // The callable and its self-or-NULL make way for the generator.
         while caller.stack.len() > callable_at {
@@ -332,7 +330,6 @@ impl InlineFrames {
             }
         }
         caller.stack.push(Value::Object(generator.clone()));
-        caller.ip = send_at + 1;
         self.links.push(Lent {
             at: self.live,
             link: Link::Generator {

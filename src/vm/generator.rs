@@ -256,6 +256,15 @@ thread_local! {
 /// A cheap "the queue may be non-empty" flag, checked by the eval loop where values die.
 pub static FINALIZERS_PENDING: AtomicBool = AtomicBool::new(false);
 
+/// Whether `f` is a generator function taking just `self` (not made awaitable by
+/// `types.coroutine`): as an `__await__`, calling it makes a plain generator, an iterator,
+/// with no code run and nothing to check.
+fn generates_from_self(f: &Function) -> bool {
+    generator_kind(f) == Some(GenKind::Generator)
+        && !f.code.code.flags.iterable_coroutine
+        && binds_positionally(f, 1)
+}
+
 /// Finished generator objects kept by [`Vm::recycle_generator`].
 const GENERATOR_POOL_LIMIT: usize = 32;
 
@@ -861,11 +870,13 @@ impl Vm {
             };
             return Err(self.type_error(detail));
         };
-        if let Some(f) = self.await_generator_function(&v) {
+        if let Value::Function(f) = &method
+            && generates_from_self(f)
+        {
             let mut locals = self.take_vec(f.code.code.varnames.len());
             locals.push(v);
-            let frame = self.boxed_frame(&f, locals);
-            return Ok(self.new_generator(GenKind::Generator, frame, &f));
+            let frame = self.boxed_frame(f, locals);
+            return Ok(self.new_generator(GenKind::Generator, frame, f));
         }
         let it = self.call(&method, std::slice::from_ref(&v), &[])?;
         if as_generator(&it).is_some_and(Generator::is_awaitable) {
@@ -880,21 +891,16 @@ impl Vm {
         Ok(it)
     }
 
-    /// The `__await__` of `v`'s class when it is a generator function taking just `self`,
-    /// the usual way to write one: awaiting `v` makes a plain generator, an iterator, with
-    /// no code run and nothing to check.
+    /// The `__await__` of `v`'s class when it is a generator function taking just `self`
+    /// ([`generates_from_self`]), the usual way to write one.
     pub(super) fn await_generator_function(&self, v: &Value) -> Option<Rc<Function>> {
         if as_generator(v).is_some() || super::async_gen::is_agen_awaitable(v) {
             return None;
         }
-        let method = super::types::lookup(self.type_of(v), &self.names.await_)?;
-        let Value::Function(f) = method else {
-            return None;
-        };
-        let plain = generator_kind(&f) == Some(GenKind::Generator)
-            && !f.code.code.flags.iterable_coroutine
-            && binds_positionally(&f, 1);
-        plain.then_some(f)
+        match super::types::lookup(self.type_of(v), &self.names.await_)? {
+            Value::Function(f) if generates_from_self(&f) => Some(f),
+            _ => None,
+        }
     }
 
     pub fn get_aiter(&mut self, v: &Value) -> PyResult<Value> {
