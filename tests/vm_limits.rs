@@ -71,3 +71,32 @@ fn max_steps_counts_every_instruction_exactly() {
     assert_eq!(run(2), Err(Error::Exited(1)));
     assert_eq!(run(0), Err(Error::Exited(1)));
 }
+
+/// The smallest budget `text` finishes in.
+fn steps_needed(text: &str) -> u64 {
+    let finishes = |max| {
+        let config = Config {
+            max_steps: Some(max),
+            ..Config::default()
+        };
+        run_with(&source(text), config).is_ok()
+    };
+    (1..1000).find(|&max| finishes(max)).unwrap_or(0)
+}
+
+#[test]
+fn max_steps_counts_the_instructions_a_fused_await_skips() {
+    // `yield from g()` runs g's first step straight from the CALL, skipping
+    // GET_YIELD_FROM_ITER, LOAD_CONST and SEND; they still count. As `apy --dis` lists
+    // them: 9 module instructions to the FOR_ITER, f's LOAD_GLOBAL, CALL and the three
+    // skipped, g's RETURN_CONST, f's END_SEND and RETURN_VALUE, the module's RETURN_CONST.
+    let delegating = "def g():\n    return 1\n    yield\n\n\ndef f():\n    \
+                      return (yield from g())\n\n\nfor _ in f():\n    pass\n";
+    assert_eq!(steps_needed(delegating), 20);
+    // `await T()` runs T.__await__'s first step from GET_AWAITABLE, skipping LOAD_CONST
+    // and SEND: 42 steps, as when each instruction ran on its own.
+    let awaiting = "class T:\n    def __await__(self):\n        return 1\n        yield\n\n\n\
+                    async def f():\n    return await T()\n\n\n\
+                    try:\n    f().send(None)\nexcept StopIteration:\n    pass\n";
+    assert_eq!(steps_needed(awaiting), 42);
+}

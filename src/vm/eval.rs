@@ -98,6 +98,9 @@ struct AwaitedCall {
     /// Where the `Send` of the `await` is, and its target.
     send_at: usize,
     target: u32,
+    /// How many instructions running it fused skips: they still count as run (a step of
+    /// `--max-steps` each).
+    skipped: u64,
 }
 
 /// For `Call(n)` with the callable at `stack[base]`: the call, when it is `await f(…)` of
@@ -127,6 +130,7 @@ fn awaited_call(frame: &Frame, code: &CodeObj, base: usize) -> Option<AwaitedCal
         args_start,
         send_at,
         target,
+        skipped: 3,
     })
 }
 
@@ -452,11 +456,19 @@ impl Vm {
             args_start: at,
             send_at,
             target,
+            skipped: 2,
         })
     }
 
-    /// Runs an [`AwaitedCall`] fused: makes the generator and starts its first step at
-    /// once, as the skipped `Send` would (the recursion limit checked by the caller).
+    /// Whether `call` can run fused: its frame is within the recursion limit, and the
+    /// instructions it skips are not the ones where the limits are due to be checked.
+    #[inline]
+    fn can_fuse(&self, call: &AwaitedCall) -> bool {
+        self.depth < self.recursion_limit && self.countdown > call.skipped
+    }
+
+    /// Runs an [`AwaitedCall`] fused ([`Vm::can_fuse`]): makes the generator and starts its
+    /// first step at once, as the skipped `Send` would.
     fn start_first_step(
         &mut self,
         callees: &mut InlineFrames,
@@ -470,7 +482,9 @@ impl Vm {
             args_start,
             send_at,
             target,
+            skipped,
         } = call;
+        self.countdown -= skipped;
         self.depth += 1;
         let generator = self.new_first_stepping(kind, &func);
         // The caller goes on after the `Send`, as it would once the generator yields.
@@ -1171,7 +1185,7 @@ impl Vm {
                             continue 'frames;
                         }
                         if let Some(call) = awaited_call(frame, code, callable_at)
-                            && self.depth < self.recursion_limit
+                            && self.can_fuse(&call)
                         {
                             self.start_first_step(callees, base, call);
                             continue 'frames;
@@ -1356,7 +1370,7 @@ impl Vm {
                         // `await f()`: a coroutine not started yet is its own awaitable.
                         if !is_unstarted_coroutine(top!(frame)) {
                             if let Some(call) = self.awaited_await_method(frame, code)
-                                && self.depth < self.recursion_limit
+                                && self.can_fuse(&call)
                             {
                                 self.start_first_step(callees, base, call);
                                 continue 'frames;
