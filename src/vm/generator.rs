@@ -1053,6 +1053,41 @@ fn gen_close(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     gen_close_impl(vm, g)
 }
 
+/// What `coroutine.__await__()` returns (`coroutine_wrapper`): an iterator over the
+/// coroutine's steps, with its `send`, `throw` and `close`.
+struct CoroutineWrapper {
+    coroutine: Value,
+}
+
+fn coro_await(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let coroutine = this_gen(vm, args)?;
+    if coroutine.kind != GenKind::Coroutine {
+        return Err(vm.type_error("descriptor '__await__' requires a 'coroutine' object"));
+    }
+    let wrapper = CoroutineWrapper {
+        coroutine: args[0].clone(),
+    };
+    Ok(Value::object(Object::new(
+        vm.types.coroutine_wrapper.clone(),
+        ObjectKind::Other(Box::new(wrapper)),
+    )))
+}
+
+/// The coroutine a `coroutine_wrapper` method was called on (`args[0]`) steps.
+fn wrapped_coroutine(vm: &Vm, args: &[Value]) -> PyResult<Value> {
+    match args.first().and_then(Value::native::<CoroutineWrapper>) {
+        Some(wrapper) => Ok(wrapper.coroutine.clone()),
+        None => Err(vm.type_error("descriptor requires a 'coroutine_wrapper' object")),
+    }
+}
+
+/// `args` with the wrapper replaced by its coroutine, for the coroutine's own method.
+fn with_coroutine(vm: &Vm, args: &[Value]) -> PyResult<Vec<Value>> {
+    let mut args = args.to_vec();
+    args[0] = wrapped_coroutine(vm, &args)?;
+    Ok(args)
+}
+
 pub fn init(vm: &mut Vm) {
     let generator = vm.types.generator.clone();
     let coroutine = vm.types.coroutine.clone();
@@ -1086,7 +1121,21 @@ pub fn init(vm: &mut Vm) {
             None,
         );
     }
-    vm.add_method(&coroutine, "__await__", |_, args, _| Ok(args[0].clone()));
+    vm.add_method(&coroutine, "__await__", coro_await);
+    let wrapper = vm.types.coroutine_wrapper.clone();
+    vm.add_method(&wrapper, "__iter__", |_, args, _| Ok(args[0].clone()));
+    vm.add_method(&wrapper, "__next__", |vm, args, kw| {
+        gen_next(vm, &[wrapped_coroutine(vm, args)?], kw)
+    });
+    vm.add_method(&wrapper, "send", |vm, args, kw| {
+        gen_send(vm, &with_coroutine(vm, args)?, kw)
+    });
+    vm.add_method(&wrapper, "throw", |vm, args, kw| {
+        gen_throw(vm, &with_coroutine(vm, args)?, kw)
+    });
+    vm.add_method(&wrapper, "close", |vm, args, kw| {
+        gen_close(vm, &[wrapped_coroutine(vm, args)?], kw)
+    });
     let running: super::object::Getter = |vm, v| {
         Ok(Value::Bool(
             this_gen(vm, std::slice::from_ref(v))?
