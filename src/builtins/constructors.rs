@@ -527,7 +527,7 @@ fn object_getattribute(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Valu
         return Err(vm.type_error("attribute name must be string"));
     };
     let name = vm.intern(name.as_str());
-    vm.get_attr(&args[0], &name)
+    vm.object_get_attr(&args[0], &name)
 }
 
 fn object_format(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {

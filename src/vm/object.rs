@@ -65,6 +65,9 @@ pub struct PyType {
 pub struct LookupCache {
     pub version: u64,
     pub entries: Option<Box<[LookupEntry; LOOKUP_CACHE_SIZE]>>,
+    /// Whether the type has a `__getattribute__` of its own, and the type version that
+    /// was true at ([`super::types::has_own_getattribute`]).
+    pub own_getattribute: Option<(u64, bool)>,
 }
 
 pub const LOOKUP_CACHE_SIZE: usize = 129;
@@ -77,6 +80,7 @@ impl LookupCache {
         RefCell::new(LookupCache {
             version: 0,
             entries: Some(Box::new(std::array::from_fn(|_| None))),
+            own_getattribute: None,
         })
     }
 }

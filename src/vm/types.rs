@@ -305,6 +305,23 @@ pub fn lookup(ty: &PyType, name: &Rc<PyStr>) -> Option<Value> {
     lookup_and_remember(ty, name, version, slot)
 }
 
+/// Whether `ty` is a user class with a `__getattribute__` written in Python (`name`),
+/// remembered per type until a type dict changes: asked on every general attribute lookup.
+pub fn has_own_getattribute(ty: &PyType, name: &Rc<PyStr>) -> bool {
+    if ty.builtin {
+        return false;
+    }
+    let version = TYPE_VERSION.with(Cell::get);
+    if let Some((at, own)) = ty.lookup_cache.borrow().own_getattribute
+        && at == version
+    {
+        return own;
+    }
+    let own = matches!(lookup(ty, name), Some(Value::Function(_)));
+    ty.lookup_cache.borrow_mut().own_getattribute = Some((version, own));
+    own
+}
+
 /// The cache miss: the MRO walk. Its result goes first in the name's pair of entries,
 /// and the entry that was first moves second (so two names sharing a slot both stay).
 #[cold]
@@ -622,8 +639,64 @@ impl Vm {
         self.attribute_error(msg)
     }
 
-    /// `obj.name`, or `None` when the attribute does not exist (no AttributeError built).
+    /// `obj.name`, or `None` when the attribute does not exist (no AttributeError built;
+    /// a class's own `__getattribute__` raises its own).
     pub fn get_attr_opt(&mut self, obj: &Value, name: &Rc<PyStr>) -> PyResult<Option<Value>> {
+        if let Some(getattribute) = self.custom_getattribute(obj) {
+            return self.call_getattribute(&getattribute, obj, name).map(Some);
+        }
+        self.generic_get_attr(obj, name, true)
+    }
+
+    /// A user class's own `__getattribute__` for `obj`, which then decides every attribute
+    /// lookup on it (special methods, looked up on the type, excepted).
+    fn custom_getattribute(&self, obj: &Value) -> Option<Value> {
+        let Value::Object(o) = obj else {
+            return None;
+        };
+        if !has_own_getattribute(&o.class, &self.names.getattribute) {
+            return None;
+        }
+        lookup(&o.class, &self.names.getattribute)
+    }
+
+    /// `slot_tp_getattr_hook`: the class's `__getattribute__`, and its `__getattr__` when
+    /// that raises AttributeError.
+    fn call_getattribute(
+        &mut self,
+        getattribute: &Value,
+        obj: &Value,
+        name: &Rc<PyStr>,
+    ) -> PyResult<Value> {
+        let args = [obj.clone(), Value::Str(name.clone())];
+        match self.call(getattribute, &args, &[]) {
+            Err(e) if self.exc_matches(&e, &self.types.attribute_error.clone()) => {
+                match self.missing_attr(obj, name)? {
+                    Some(v) => Ok(v),
+                    None => Err(e),
+                }
+            }
+            result => result,
+        }
+    }
+
+    /// `object.__getattribute__(obj, name)` (`PyObject_GenericGetAttr`): the instance, its
+    /// type and their descriptors, without the class's `__getattr__`.
+    pub fn object_get_attr(&mut self, obj: &Value, name: &Rc<PyStr>) -> PyResult<Value> {
+        match self.generic_get_attr(obj, name, false)? {
+            Some(v) => Ok(v),
+            None => Err(self.no_attribute(obj, name)),
+        }
+    }
+
+    /// The lookup `object.__getattribute__` makes, then (with `use_getattr`) the class's
+    /// `__getattr__` for a name it does not find.
+    fn generic_get_attr(
+        &mut self,
+        obj: &Value,
+        name: &Rc<PyStr>,
+        use_getattr: bool,
+    ) -> PyResult<Option<Value>> {
         // The common case first: an instance with a `__dict__`, its type cached.
         if let Value::Object(o) = obj
             && let Some(dict) = &o.dict
@@ -640,7 +713,8 @@ impl Vm {
             }
             return match descr {
                 Some(d) => self.bind_to_instance(d, obj).map(Some),
-                None => self.missing_attr(obj, name),
+                None if use_getattr => self.missing_attr(obj, name),
+                None => Ok(None),
             };
         }
         match obj {
@@ -683,6 +757,9 @@ impl Vm {
         }
         if let Some(d) = descr {
             return self.bind_to_instance(d, obj).map(Some);
+        }
+        if !use_getattr {
+            return Ok(None);
         }
         self.missing_attr(obj, name)
     }
@@ -778,7 +855,7 @@ impl Vm {
     /// method when the attribute is a plain method on the type (`LOAD_ATTR` method form).
     pub fn load_method(&mut self, obj: &Value, name: &Rc<PyStr>) -> PyResult<(Value, Value)> {
         let ty = self.type_of(obj);
-        if !matches!(obj, Value::Type(_)) {
+        if !matches!(obj, Value::Type(_)) && self.custom_getattribute(obj).is_none() {
             let descr = lookup(ty, name);
             if let Some(d) = &descr
                 && is_plain_method(d)
