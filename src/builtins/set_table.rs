@@ -1267,6 +1267,17 @@ mod tests {
         dict.iter().map(|e| e.key).collect()
     }
 
+    /// The keys `key` (stored with `hash`) is compared with until the lookup finds it.
+    fn compared_to_find(dict: &DictTable<i64, i64>, key: i64, hash: i64) -> Vec<i64> {
+        let mut compared = Vec::new();
+        let found = dict.get(&key, hash, |stored, probe| {
+            compared.push(*stored);
+            Ok::<_, ()>(stored == probe)
+        });
+        assert_eq!(found.unwrap(), Some(&key));
+        compared
+    }
+
     #[test]
     fn small_dict_has_no_index_until_it_outgrows_it() {
         let mut dict: DictTable<i64, i64> = DictTable::new();
@@ -1303,13 +1314,7 @@ mod tests {
             dict.insert(25, 1, 25, int_eq).unwrap();
         }
         assert_eq!(small.indices, indexed.indices);
-        let mut compared = Vec::new();
-        let found = small.get(&17, 1, |stored, probe| {
-            compared.push(*stored);
-            Ok::<_, ()>(stored == probe)
-        });
-        assert_eq!(found.unwrap(), Some(&17));
-        assert_eq!(compared, [1, 25, 17]);
+        assert_eq!(compared_to_find(&small, 17, 1), [1, 25, 17]);
         assert_eq!(dict_keys(&small), [1, 2, 3, 17, 4, 25]);
         assert_eq!(small.pop_last(), Some((25, 25)));
     }
@@ -1321,12 +1326,6 @@ mod tests {
         for k in [1, 2, 9, 3, 17] {
             dict.insert(k, k % 8, k, int_eq).unwrap();
         }
-        let mut compared = Vec::new();
-        let found = dict.get(&17, 1, |stored, probe| {
-            compared.push(*stored);
-            Ok::<_, ()>(stored == probe)
-        });
-        assert_eq!(found.unwrap(), Some(&17));
-        assert_eq!(compared, [1, 9, 17]);
+        assert_eq!(compared_to_find(&dict, 17, 1), [1, 9, 17]);
     }
 }

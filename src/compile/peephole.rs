@@ -61,18 +61,21 @@ pub fn optimize(mut listing: Listing, mut keep: Vec<bool>, handler_entries: &[us
         count += k as u32;
     }
     new_index.push(count);
-    let mut k = keep.iter();
-    listing.instrs.retain(|_| *k.next().unwrap_or(&false));
-    let mut k = keep.iter();
-    listing.locs.retain(|_| *k.next().unwrap_or(&false));
-    let mut k = keep.iter();
-    listing.handler_at.retain(|_| *k.next().unwrap_or(&false));
+    retain_kept(listing.instrs, &keep);
+    retain_kept(listing.locs, &keep);
+    retain_kept(listing.handler_at, &keep);
     for instr in listing.instrs.iter_mut() {
         if let Some(t) = instr.jump_target() {
             *instr = instr.with_jump_target(new_index[t as usize]);
         }
     }
     new_index
+}
+
+/// Keeps the elements of `items` whose `keep` is true.
+fn retain_kept<T>(items: &mut Vec<T>, keep: &[bool]) {
+    let mut k = keep.iter();
+    items.retain(|_| *k.next().unwrap_or(&false));
 }
 
 /// Where control can arrive other than from the previous instruction: jump targets and

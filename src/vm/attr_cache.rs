@@ -13,7 +13,7 @@ use super::dict::{DictTable, StrKeys};
 use super::object::{CodeObj, Function, Object, ObjectKind, PyType};
 use super::types::{has_own_getattribute, is_plain_method, lookup, type_version};
 use super::value::{PyStr, Value};
-use super::{PyResult, Vm};
+use super::{Names, PyResult, Vm};
 
 /// What a class had under a name.
 #[derive(Default)]
@@ -91,28 +91,23 @@ impl AttrSlot {
         &self,
         class: &Rc<PyType>,
         name: &Rc<PyStr>,
-        hooks: (&Rc<PyStr>, &Rc<PyStr>),
+        names: &Names,
     ) -> std::cell::Ref<'_, (OnClass, Weak<PyType>)> {
         if self.version.get() != type_version()
             || !std::ptr::eq(self.class.get(), Rc::as_ptr(class))
         {
-            self.refresh(class, name, hooks);
+            self.refresh(class, name, names);
         }
         self.found.borrow()
     }
 
     #[inline(never)]
-    fn refresh(
-        &self,
-        class: &Rc<PyType>,
-        name: &Rc<PyStr>,
-        (setattr, getattribute): (&Rc<PyStr>, &Rc<PyStr>),
-    ) {
+    fn refresh(&self, class: &Rc<PyType>, name: &Rc<PyStr>, names: &Names) {
         let custom_setattr =
-            !class.builtin && matches!(lookup(class, setattr), Some(Value::Function(_)));
+            !class.builtin && matches!(lookup(class, &names.setattr), Some(Value::Function(_)));
         let on_class = match lookup(class, name) {
             // A class's own `__getattribute__` decides every lookup: the general path.
-            _ if has_own_getattribute(class, getattribute) => OnClass::General,
+            _ if has_own_getattribute(class, &names.getattribute) => OnClass::General,
             None if !custom_setattr => OnClass::Nothing,
             Some(m) if is_plain_method(&m) => {
                 WeakMethod::new(&m).map_or(OnClass::General, OnClass::Method)
@@ -224,8 +219,7 @@ impl Vm {
         let (class, dict) = receiver(self, obj)?;
         let name = code.names.get(i)?;
         let slot = code.global_cache.attrs.get(i)?;
-        let hooks = (&self.names.setattr, &self.names.getattribute);
-        let found = match &slot.on_class(class, name, hooks).0 {
+        let found = match &slot.on_class(class, name, &self.names).0 {
             OnClass::General => return None,
             OnClass::Nothing => return dict_value(dict?, name, &slot.hint).map(Found::Value),
             OnClass::Method(m) => m.get()?,
@@ -269,11 +263,7 @@ impl Vm {
         let (Some(name), Some(slot)) = (code.names.get(i), code.global_cache.attrs.get(i)) else {
             return Err(value);
         };
-        if !matches!(
-            slot.on_class(class, name, (&self.names.setattr, &self.names.getattribute))
-                .0,
-            OnClass::Nothing
-        ) {
+        if !matches!(slot.on_class(class, name, &self.names).0, OnClass::Nothing) {
             return Err(value);
         }
         let mut table = dict.borrow_mut();

@@ -375,9 +375,7 @@ impl Vm {
             // The exception leaves an inline callee: it is raised again in its caller, at
             // the call (or send) instruction.
             if callees.generator_on_top() {
-                throw = self
-                    .leave_generator(&mut callees, base, FrameResult::Err(escaped))
-                    .err();
+                throw = self.leave_raising(&mut callees, base, escaped).err();
             } else {
                 callees.pop_call(self, base);
                 throw = Some(escaped);
@@ -503,15 +501,15 @@ impl Vm {
         }
     }
 
-    /// The executing frame, a generator's lent frame, raised (`result`): the frame goes
-    /// back to its generator ([`Vm::finish_resume`]) and the exception to its caller.
-    fn leave_generator(
+    /// [`Vm::leave_lent`] for an exception that escaped: it is given back, to raise in the
+    /// caller.
+    fn leave_raising(
         &mut self,
         callees: &mut InlineFrames,
         base: &mut Frame,
-        result: FrameResult,
+        exc: Exc,
     ) -> PyResult<()> {
-        self.leave_lent(callees, base, result)
+        self.leave_lent(callees, base, FrameResult::Err(exc))
     }
 
     /// The executing frame, a generator's lent frame, yielded `value`: the frame goes back
@@ -557,10 +555,10 @@ impl Vm {
         self.leave_lent(callees, base, FrameResult::Returned(value))
     }
 
-    /// The executing frame, a generator's lent frame, yielded, returned or raised
-    /// (`result`): the frame goes back to its generator ([`Vm::finish_resume`]) and its
-    /// caller resumes with the outcome; an exception is given back to raise in the caller.
-    /// Inlined into one wrapper per outcome, so each takes a short path of its own.
+    /// The executing frame, a generator's lent frame, returned or raised (`result`): the
+    /// frame goes back to its generator ([`Vm::finish_resume`]) and its caller resumes with
+    /// the outcome; an exception is given back to raise in the caller. Inlined into one
+    /// wrapper per outcome, so each takes a short path of its own.
     #[inline(always)]
     fn leave_lent(
         &mut self,

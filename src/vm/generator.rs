@@ -873,10 +873,10 @@ impl Vm {
         if let Value::Function(f) = &method
             && generates_from_self(f)
         {
+            // Makes the generator; nothing runs, and it is an iterator.
             let mut locals = self.take_vec(f.code.code.varnames.len());
             locals.push(v);
-            let frame = self.boxed_frame(f, locals);
-            return Ok(self.new_generator(GenKind::Generator, frame, f));
+            return self.call_function_with_locals(f, locals);
         }
         let it = self.call(&method, std::slice::from_ref(&v), &[])?;
         if as_generator(&it).is_some_and(Generator::is_awaitable) {
@@ -1073,18 +1073,14 @@ fn coro_await(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     )))
 }
 
-/// The coroutine a `coroutine_wrapper` method was called on (`args[0]`) steps.
-fn wrapped_coroutine(vm: &Vm, args: &[Value]) -> PyResult<Value> {
-    match args.first().and_then(Value::native::<CoroutineWrapper>) {
-        Some(wrapper) => Ok(wrapper.coroutine.clone()),
-        None => Err(vm.type_error("descriptor requires a 'coroutine_wrapper' object")),
-    }
-}
-
-/// `args` with the wrapper replaced by its coroutine, for the coroutine's own method.
+/// The arguments of a `coroutine_wrapper` method with the wrapper (`args[0]`) replaced by
+/// the coroutine it steps, for the coroutine's own method.
 fn with_coroutine(vm: &Vm, args: &[Value]) -> PyResult<Vec<Value>> {
+    let Some(wrapper) = args.first().and_then(Value::native::<CoroutineWrapper>) else {
+        return Err(vm.type_error("descriptor requires a 'coroutine_wrapper' object"));
+    };
     let mut args = args.to_vec();
-    args[0] = wrapped_coroutine(vm, &args)?;
+    args[0] = wrapper.coroutine.clone();
     Ok(args)
 }
 
@@ -1125,7 +1121,7 @@ pub fn init(vm: &mut Vm) {
     let wrapper = vm.types.coroutine_wrapper.clone();
     vm.add_method(&wrapper, "__iter__", |_, args, _| Ok(args[0].clone()));
     vm.add_method(&wrapper, "__next__", |vm, args, kw| {
-        gen_next(vm, &[wrapped_coroutine(vm, args)?], kw)
+        gen_next(vm, &with_coroutine(vm, args)?, kw)
     });
     vm.add_method(&wrapper, "send", |vm, args, kw| {
         gen_send(vm, &with_coroutine(vm, args)?, kw)
@@ -1134,7 +1130,7 @@ pub fn init(vm: &mut Vm) {
         gen_throw(vm, &with_coroutine(vm, args)?, kw)
     });
     vm.add_method(&wrapper, "close", |vm, args, kw| {
-        gen_close(vm, &[wrapped_coroutine(vm, args)?], kw)
+        gen_close(vm, &with_coroutine(vm, args)?, kw)
     });
     let running: super::object::Getter = |vm, v| {
         Ok(Value::Bool(
