@@ -232,7 +232,7 @@ fn inline_generator(receiver: &Value, most: GenKind) -> Option<Rc<Object>> {
 /// send loop, at its `Jump` back to the `Send`: the generator it sends to, when that one's
 /// frame can be lent too, with where the `Send` is and its target.
 #[inline(always)]
-fn sends_on(frame: &Frame) -> Option<(Rc<Object>, usize, u32)> {
+pub(super) fn sends_on(frame: &Frame) -> Option<(Rc<Object>, usize, u32)> {
     let instrs = &frame.code.code.instructions;
     let &Instr::Jump(send_at) = instrs.get(frame.ip)? else {
         return None;
@@ -389,12 +389,13 @@ impl Vm {
     /// executing one. When it refuses to run (already executing, finished, a non-None first
     /// send) the caller gets that outcome at once.
     ///
-    /// A frame suspended in a `yield from`/`await` send loop over another generator sends
-    /// `value` straight on down ([`sends_on`]): its `Jump` back to the `Send` and that `Send`
-    /// run here, level after level, without a trip through the dispatch loop and without
-    /// `value` pushed and popped at each level (the chain of an `await` resumes in one go).
-    /// Stops where anything else is next: a receiver that is not a generator (a Future's
-    /// iterator), or a check of the limits due.
+    /// A generator suspended in a `yield from`/`await` send loop over another generator is
+    /// passed straight through ([`Vm::pass_through`]): its frame stays suspended, and
+    /// `value` goes on down to the generator it sends to, level after level, without a trip
+    /// through the dispatch loop (the chain of an `await` resumes in one go). Its `Jump`
+    /// back to the `Send` and that `Send` count as run. Stops where anything else is next:
+    /// a receiver that is not a generator (a Future's iterator), or a check of the limits
+    /// due.
     fn enter_generator(
         &mut self,
         callees: &mut InlineFrames,
@@ -404,39 +405,68 @@ impl Vm {
         mut after: AfterGenerator,
     ) -> PyResult<()> {
         loop {
-            let ObjectKind::Generator(g) = &generator.kind else {
-                return Err(self.runtime_error("lent frame of a non-generator"));
-            };
             if let Err(e) = self.enter_recursion() {
-                self.end_if_unstarted(g);
+                if let ObjectKind::Generator(g) = &generator.kind {
+                    self.end_if_unstarted(g);
+                }
+                self.lend_passed(callees)?;
                 return Err(e);
             }
-            let (mut frame, resumed) = match self.take_frame(g, &value, None) {
-                Ok(taken) => taken,
-                Err(refused) => {
-                    self.leave_recursion();
-                    let caller = callees.current(base);
-                    return resume_caller(self, caller, refused.with_throw(None), after).map(drop);
+            if self.countdown <= 2 {
+                break;
+            }
+            match self.pass_through(generator, &value, after) {
+                Ok((passed, sub, target)) => {
+                    self.countdown -= 2;
+                    callees.push_passed(passed);
+                    generator = sub;
+                    after = AfterGenerator::Send(target);
                 }
-            };
-            let delegate = if resumed && self.countdown > 2 {
-                sends_on(&frame)
-            } else {
-                None
-            };
-            let Some((sub, send_at, target)) = delegate else {
+                Err(not_passed) => {
+                    generator = not_passed;
+                    break;
+                }
+            }
+        }
+        let ObjectKind::Generator(g) = &generator.kind else {
+            return Err(self.runtime_error("lent frame of a non-generator"));
+        };
+        match self.take_frame(g, &value, None) {
+            Ok((mut frame, resumed)) => {
                 if resumed {
                     frame.stack.push(value);
                 }
                 callees.push_generator(self, generator, frame, after);
-                return Ok(());
-            };
-            self.countdown -= 2;
-            frame.ip = send_at + 1;
-            callees.push_generator(self, generator, frame, after);
-            generator = sub;
-            after = AfterGenerator::Send(target);
+                Ok(())
+            }
+            Err(refused) => {
+                self.leave_recursion();
+                self.lend_passed(callees)?;
+                let caller = callees.current(base);
+                resume_caller(self, caller, refused.with_throw(None), after).map(drop)
+            }
         }
+    }
+
+    /// The generator passed through last ([`Vm::pass_through`]), if the frame it sent to
+    /// has just left `callees`, goes on after all: its frame is lent as the executing one,
+    /// about to go on from its `Send`.
+    #[inline(never)]
+    fn lend_passed(&mut self, callees: &mut InlineFrames) -> PyResult<()> {
+        let Some(passed) = callees.passed_on_top() else {
+            return Ok(());
+        };
+        let (generator, after) = (passed.generator.clone(), passed.after);
+        callees.drop_passed();
+        let frame = match &generator.kind {
+            ObjectKind::Generator(g) => self.take_passed_frame(g),
+            _ => None,
+        };
+        let Some(frame) = frame else {
+            return Err(self.runtime_error("a generator passed through lost its frame"));
+        };
+        callees.push_generator(self, generator, frame, after);
+        Ok(())
     }
 
     /// For `GetAwaitable` with the awaited object on top of the stack: `await obj` of an
@@ -533,6 +563,18 @@ impl Vm {
             self.suspend(g, frame, &value);
             self.leave_recursion();
             drop(generator);
+            // The generators the send passed through suspend again, each yielding `value`
+            // on (its `YieldValue` counts as run), unless a check of the limits is due.
+            while let Some(passed) = callees.passed_on_top() {
+                if self.countdown <= 1 {
+                    self.lend_passed(callees)?;
+                    callees.current(base).stack.push(value);
+                    return Ok(());
+                }
+                self.countdown -= 1;
+                self.unpass(passed, &value);
+                callees.drop_passed();
+            }
             let yields_on = callees.generator_on_top() && self.countdown > 1;
             let caller = callees.current(base);
             let instrs = &caller.code.code.instructions;
@@ -577,6 +619,9 @@ impl Vm {
         // The frame's own reference goes first: a `for` loop's generator may then be the
         // last one's, and be reused.
         drop(generator);
+        if callees.passed_on_top().is_some() {
+            self.lend_passed(callees)?;
+        }
         if let Some(exhausted) = resume_caller(self, callees.current(base), result, after)? {
             self.recycle_generator(exhausted);
         }

@@ -176,7 +176,8 @@ pub fn move_arguments(stack: &mut Vec<Value>, args_start: usize, locals: &mut Ve
 /// runs, suspends and resumes in one Rust loop. `frames[..live]` are the running callees
 /// (the last one is executing); the frames after them finished and keep their buffers for
 /// the next call. `links` says how the frames not entered by a plain call got there
-/// (plain calls, the common case, cost no entry). Starts empty: most runs (a
+/// (plain calls, the common case, cost no entry), and which generators a send went
+/// straight through on its way down an `await` chain ([`Link::Passed`]). Starts empty: most runs (a
 /// generator resumed for one step) make no inline call, so the VM's spare stack is only
 /// taken at the first one.
 #[derive(Default)]
@@ -189,7 +190,9 @@ pub struct InlineFrames {
 }
 
 /// A frame on [`InlineFrames`] entered otherwise than by a plain function call (where
-/// the caller keeps the callable until the call ends, and gets the return value).
+/// the caller keeps the callable until the call ends, and gets the return value), or a
+/// generator passed through on the way to one. Four words: it is copied whole as it is
+/// pushed and popped, and a larger or oddly laid out one costs store-forwarding stalls.
 struct Lent {
     /// The frame's index in `frames`.
     at: usize,
@@ -208,6 +211,20 @@ enum Link {
         home: Box<Frame>,
         after: AfterGenerator,
     },
+    /// A generator a send passed straight through on its way down a `yield from`/`await`
+    /// chain (`Vm::pass_through`): running, its frame left suspended in the generator
+    /// (it would only send the value on and yield back up what comes), below the frame lent
+    /// at `at`. It goes on only if that frame returns or raises (`Vm::lend_passed`).
+    Passed(Passed),
+}
+
+/// A generator passed through ([`Link::Passed`]). It has no exception state (a send into
+/// one suspended in an `except` block is not passed through), so it needs none on the
+/// VM's stack while it runs: a None there changes nothing for `sys.exception()`.
+pub struct Passed {
+    pub generator: Rc<Object>,
+    /// How its caller goes on when it ends, as for a lent frame.
+    pub after: AfterGenerator,
 }
 
 /// The instruction that lent a generator's frame to [`InlineFrames`]: where the caller goes
@@ -222,6 +239,8 @@ pub enum AfterGenerator {
     /// return raises `StopIteration(value)` at the call.
     Call,
 }
+
+const _: () = assert!(std::mem::size_of::<Lent>() == 32);
 
 impl InlineFrames {
     /// Whether only the base frame is running.
@@ -260,7 +279,12 @@ impl InlineFrames {
     #[inline(never)]
     fn grow(&mut self, vm: &mut Vm, code: &Rc<CodeObj>, globals: &Rc<PyDict>) {
         if self.frames.capacity() == 0 {
-            *self = std::mem::take(&mut vm.spare_frames);
+            // The links so far (generators passed through) stay; the spare's are empty.
+            let spare = std::mem::take(&mut vm.spare_frames);
+            self.frames = spare.frames;
+            if self.links.is_empty() {
+                self.links = spare.links;
+            }
             if self.live < self.frames.len() {
                 return;
             }
@@ -407,6 +431,35 @@ impl InlineFrames {
             },
         });
         self.live += 1;
+    }
+
+    /// Notes that the send into the frame about to be lent passed through `passed`.
+    #[inline(always)]
+    pub fn push_passed(&mut self, passed: Passed) {
+        self.links.push(Lent {
+            at: self.live,
+            link: Link::Passed(passed),
+        });
+    }
+
+    /// The innermost generator passed through on the way to the frame lent last, once that
+    /// frame has left (`live` is back to its slot).
+    #[inline(always)]
+    pub fn passed_on_top(&self) -> Option<&Passed> {
+        match self.links.last() {
+            Some(Lent {
+                at,
+                link: Link::Passed(passed),
+            }) if *at == self.live => Some(passed),
+            _ => None,
+        }
+    }
+
+    /// Drops the link [`InlineFrames::passed_on_top`] gave, in place (read through a
+    /// reference and dropped here, it is never copied out).
+    #[inline(always)]
+    pub fn drop_passed(&mut self) {
+        self.links.truncate(self.links.len().saturating_sub(1));
     }
 
     /// Takes the executing generator frame back off this stack (it yielded, returned or

@@ -12,7 +12,8 @@ use crate::compile::bytecode::{Code, Instr};
 
 use super::async_gen::{AgenFlags, step_awaitable};
 use super::call::{FrameResult, binds_positionally, generator_kind};
-use super::frame::Frame;
+use super::eval::sends_on;
+use super::frame::{AfterGenerator, Frame, Passed};
 use super::object::{CodeObj, Function, KwArgs, Object, ObjectKind, TracebackEntry};
 use super::value::{PyStr, Value};
 use super::warnings::CallSite;
@@ -113,11 +114,12 @@ impl Generator {
         }
     }
 
-    /// The sub-iterator a suspended `yield from`/`await` is delegating to (`_PyGen_yf`).
+    /// The sub-iterator a suspended `yield from`/`await` is delegating to (`_PyGen_yf`);
+    /// None while the generator runs, its frame lent out or passed through.
     pub fn yield_from(&self) -> Option<Value> {
         let state = self.state.borrow();
         let frame = state.frame.as_ref()?;
-        if !state.started || frame.ip < 2 {
+        if !state.started || state.running || frame.ip < 2 {
             return None;
         }
         let instrs = &frame.code.code.instructions;
@@ -438,6 +440,72 @@ impl Vm {
         crate::trace::frame_enter(self, generator, &frame, value, throw);
         self.exc_info.push(exc_state);
         Ok((frame, resumed))
+    }
+
+    /// A send of `value` into `generator` that passes straight through it: when it is
+    /// suspended in a `yield from`/`await` send loop over a generator whose frame can be
+    /// lent ([`sends_on`]), and not in an `except` block (its exception state is None), it
+    /// becomes running, as [`Vm::take_frame`] would make it, but its frame stays suspended
+    /// where it is, untouched. Gives what [`Link::Passed`] keeps (`after` says how its
+    /// caller goes on), the generator to send on to, and its `Send`'s target; or gives the
+    /// generator back when it must run (or refuse to) instead.
+    ///
+    /// [`Link::Passed`]: super::frame::Link::Passed
+    #[inline(always)]
+    pub(super) fn pass_through(
+        &mut self,
+        generator: Rc<Object>,
+        value: &Value,
+        after: AfterGenerator,
+    ) -> Result<(Passed, Rc<Object>, u32), Rc<Object>> {
+        let ObjectKind::Generator(g) = &generator.kind else {
+            return Err(generator);
+        };
+        let mut state = g.state.borrow_mut();
+        let delegate = match state.frame.as_deref() {
+            Some(frame) if state.started && !state.running && state.exc_state.is_none() => {
+                sends_on(frame)
+            }
+            _ => None,
+        };
+        let Some((sub, _, target)) = delegate else {
+            drop(state);
+            return Err(generator);
+        };
+        state.running = true;
+        if let Some(frame) = state.frame.as_deref() {
+            crate::trace::frame_enter(self, g, frame, value, None);
+        }
+        drop(state);
+        Ok((Passed { generator, after }, sub, target))
+    }
+
+    /// A generator passed through ([`Vm::pass_through`]) suspends again as `value` comes
+    /// back up the chain: [`Vm::suspend`], with its frame still in place.
+    #[inline(always)]
+    pub(super) fn unpass(&mut self, passed: &Passed, value: &Value) {
+        let ObjectKind::Generator(g) = &passed.generator.kind else {
+            return;
+        };
+        let mut state = g.state.borrow_mut();
+        if let Some(frame) = state.frame.as_deref() {
+            crate::trace::frame_leave(self, g, frame, || FrameResult::Yielded(value.clone()));
+        }
+        state.running = false;
+        drop(state);
+        self.leave_recursion();
+    }
+
+    /// Takes the frame out of a generator passed through ([`Vm::pass_through`]) that must
+    /// go on after all (what it sent to returned, raised or refused to run): it is then as
+    /// [`Vm::take_frame`] leaves one, its frame about to go on from its `Send`.
+    pub(super) fn take_passed_frame(&mut self, generator: &Generator) -> Option<Box<Frame>> {
+        let mut frame = generator.state.borrow_mut().frame.take()?;
+        self.exc_info.push(Value::None);
+        if let Some(&Instr::Jump(send_at)) = frame.code.code.instructions.get(frame.ip) {
+            frame.ip = send_at as usize + 1;
+        }
+        Some(frame)
     }
 
     #[cold]
@@ -1151,11 +1219,7 @@ pub fn init(vm: &mut Vm) {
     };
     let yield_from: super::object::Getter = |vm, v| {
         let g = this_gen(vm, std::slice::from_ref(v))?;
-        Ok(if g.state.borrow().running {
-            Value::None
-        } else {
-            g.yield_from().unwrap_or(Value::None)
-        })
+        Ok(g.yield_from().unwrap_or(Value::None))
     };
     let suspended: super::object::Getter = |vm, v| {
         let g = this_gen(vm, std::slice::from_ref(v))?;
