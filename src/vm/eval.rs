@@ -228,11 +228,11 @@ fn inline_generator(receiver: &Value, most: GenKind) -> Option<Rc<Object>> {
     lendable.then(|| o.clone())
 }
 
-/// For a generator's `frame` resumed (with nothing pushed yet) in a `yield from`/`await`
-/// send loop, at its `Jump` back to the `Send`: the generator it sends to, when that one's
-/// frame can be lent too, with where the `Send` is and its target.
+/// For a generator's `frame` suspended in a `yield from`/`await` send loop, at its `Jump`
+/// back to the `Send`: the generator it sends to, when that one's frame can be lent too,
+/// and the `Send`'s target.
 #[inline(always)]
-pub(super) fn sends_on(frame: &Frame) -> Option<(Rc<Object>, usize, u32)> {
+pub(super) fn sends_on(frame: &Frame) -> Option<(Rc<Object>, u32)> {
     let instrs = &frame.code.code.instructions;
     let &Instr::Jump(send_at) = instrs.get(frame.ip)? else {
         return None;
@@ -241,7 +241,7 @@ pub(super) fn sends_on(frame: &Frame) -> Option<(Rc<Object>, usize, u32)> {
         return None;
     };
     let sub = inline_generator(frame.stack.last()?, GenKind::Coroutine)?;
-    Some((sub, send_at as usize, target))
+    Some((sub, target))
 }
 
 /// Continues the frame that sent into (or iterated) a generator with what the generator did:

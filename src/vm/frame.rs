@@ -177,9 +177,9 @@ pub fn move_arguments(stack: &mut Vec<Value>, args_start: usize, locals: &mut Ve
 /// (the last one is executing); the frames after them finished and keep their buffers for
 /// the next call. `links` says how the frames not entered by a plain call got there
 /// (plain calls, the common case, cost no entry), and which generators a send went
-/// straight through on its way down an `await` chain ([`Link::Passed`]). Starts empty: most runs (a
-/// generator resumed for one step) make no inline call, so the VM's spare stack is only
-/// taken at the first one.
+/// straight through on its way down an `await` chain ([`Link::Passed`]). Starts empty:
+/// most runs (a generator resumed for one step) make no inline call, so the VM's spare
+/// stack is only taken at the first one.
 #[derive(Default)]
 pub struct InlineFrames {
     /// Boxed, so lending a generator's frame (kept boxed by its generator) swaps two pointers.

@@ -468,7 +468,7 @@ impl Vm {
             }
             _ => None,
         };
-        let Some((sub, _, target)) = delegate else {
+        let Some((sub, target)) = delegate else {
             drop(state);
             return Err(generator);
         };
