@@ -431,11 +431,8 @@ impl Vm {
         let ObjectKind::Generator(g) = &generator.kind else {
             return Err(self.runtime_error("lent frame of a non-generator"));
         };
-        match self.take_frame(g, &value, None) {
-            Ok((mut frame, resumed)) => {
-                if resumed {
-                    frame.stack.push(value);
-                }
+        match self.start_resume(g, value, None) {
+            Ok(frame) => {
                 callees.push_generator(self, generator, frame, after);
                 Ok(())
             }

@@ -391,31 +391,12 @@ impl Vm {
         value: Value,
         throw: Option<&Exc>,
     ) -> Result<Box<Frame>, Refused> {
-        let (mut frame, resumed) = self.take_frame(generator, &value, throw)?;
-        if resumed {
-            // Pushed on throw() as well, as gen_send_ex2 does: the handler depths of the
-            // exception table count this slot (CLEANUP_THROW inside a `with` relies on it).
-            frame.stack.push(value);
-        }
-        Ok(frame)
-    }
-
-    /// [`Vm::start_resume`] but for pushing `value`: the frame, and whether it was
-    /// suspended at a `yield` (where `value` goes) rather than not started yet. The caller
-    /// pushes `value`, or sends it straight on down a `yield from`/`await` chain.
-    #[inline(always)]
-    pub(super) fn take_frame(
-        &mut self,
-        generator: &Generator,
-        value: &Value,
-        throw: Option<&Exc>,
-    ) -> Result<(Box<Frame>, bool), Refused> {
         let mut state = generator.state.borrow_mut();
         if state.running {
             drop(state);
             return Err(self.refuse_running(generator));
         }
-        let Some(frame) = state.frame.take() else {
+        let Some(mut frame) = state.frame.take() else {
             drop(state);
             return Err(self.refuse_finished(generator));
         };
@@ -437,15 +418,20 @@ impl Vm {
         state.running = true;
         let exc_state = std::mem::replace(&mut state.exc_state, Value::None);
         drop(state);
-        crate::trace::frame_enter(self, generator, &frame, value, throw);
+        crate::trace::frame_enter(self, generator, &frame, &value, throw);
         self.exc_info.push(exc_state);
-        Ok((frame, resumed))
+        if resumed {
+            // Pushed on throw() as well, as gen_send_ex2 does: the handler depths of the
+            // exception table count this slot (CLEANUP_THROW inside a `with` relies on it).
+            frame.stack.push(value);
+        }
+        Ok(frame)
     }
 
     /// A send of `value` into `generator` that passes straight through it: when it is
     /// suspended in a `yield from`/`await` send loop over a generator whose frame can be
     /// lent ([`sends_on`]), and not in an `except` block (its exception state is None), it
-    /// becomes running, as [`Vm::take_frame`] would make it, but its frame stays suspended
+    /// becomes running, as [`Vm::start_resume`] would make it, but its frame stays suspended
     /// where it is, untouched. Gives what [`Link::Passed`] keeps (`after` says how its
     /// caller goes on), the generator to send on to, and its `Send`'s target; or gives the
     /// generator back when it must run (or refuse to) instead.
@@ -461,22 +447,24 @@ impl Vm {
         let ObjectKind::Generator(g) = &generator.kind else {
             return Err(generator);
         };
-        let mut state = g.state.borrow_mut();
+        let mut guard = g.state.borrow_mut();
+        let state = &mut *guard;
         let delegate = match state.frame.as_deref() {
             Some(frame) if state.started && !state.running && state.exc_state.is_none() => {
-                sends_on(frame)
+                let delegate = sends_on(frame);
+                if delegate.is_some() {
+                    crate::trace::frame_enter(self, g, frame, value, None);
+                }
+                delegate
             }
             _ => None,
         };
         let Some((sub, target)) = delegate else {
-            drop(state);
+            drop(guard);
             return Err(generator);
         };
         state.running = true;
-        if let Some(frame) = state.frame.as_deref() {
-            crate::trace::frame_enter(self, g, frame, value, None);
-        }
-        drop(state);
+        drop(guard);
         Ok((Passed { generator, after }, sub, target))
     }
 
@@ -498,7 +486,7 @@ impl Vm {
 
     /// Takes the frame out of a generator passed through ([`Vm::pass_through`]) that must
     /// go on after all (what it sent to returned, raised or refused to run): it is then as
-    /// [`Vm::take_frame`] leaves one, its frame about to go on from its `Send`.
+    /// [`Vm::start_resume`] leaves one, its frame about to go on from its `Send`.
     pub(super) fn take_passed_frame(&mut self, generator: &Generator) -> Option<Box<Frame>> {
         let mut frame = generator.state.borrow_mut().frame.take()?;
         self.exc_info.push(Value::None);
