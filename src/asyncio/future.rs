@@ -203,9 +203,8 @@ pub fn with_own_method<'a>(v: &'a Value, name: &Rc<PyStr>) -> Option<&'a FutureO
     if is_plain(fut, o) || is_plain_task_inheriting(fut, o, name) {
         return Some(fut);
     }
-    if o.dict
-        .as_ref()
-        .is_some_and(|d| d.table.borrow().get_str(name).is_some())
+    if o.attrs()
+        .is_some_and(|t| t.borrow().get_str(name).is_some())
     {
         return None;
     }
@@ -237,7 +236,7 @@ pub fn plain_future(v: &Value) -> Option<&FutureObj> {
 fn is_plain(fut: &FutureObj, o: &Object) -> bool {
     // (A Task has methods of its own: it never passes.)
     fut.task.is_none()
-        && o.dict.as_ref().is_none_or(|d| d.table.borrow().is_empty())
+        && o.attrs().is_none_or(|t| t.borrow().is_empty())
         && PLAIN_FUTURE.with(|memo| memo.passes(&o.class, keeps_future_methods))
 }
 
@@ -246,7 +245,7 @@ fn is_plain(fut: &FutureObj, o: &Object) -> bool {
 fn is_plain_task_inheriting(fut: &FutureObj, o: &Object, name: &PyStr) -> bool {
     fut.task.is_some()
         && INHERITED_BY_TASK.contains(&name.as_str())
-        && o.dict.as_ref().is_none_or(|d| d.table.borrow().is_empty())
+        && o.attrs().is_none_or(|t| t.borrow().is_empty())
         && PLAIN_TASK.with(|memo| memo.passes(&o.class, |c| keeps_methods(c, &INHERITED_BY_TASK)))
 }
 

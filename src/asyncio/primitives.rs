@@ -183,7 +183,7 @@ fn plain<'a>(
     let Value::Object(o) = this else {
         return None;
     };
-    let table = &o.dict.as_ref()?.table;
+    let table = o.attrs()?;
     memo.with(|memo| memo.passes(&o.class, check))
         .then_some(Fields { table })
 }

@@ -797,8 +797,8 @@ fn builtin_dir(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     };
     match v {
         Value::Object(o) => {
-            if let Some(d) = &o.dict {
-                add_table(&d.table.borrow());
+            if let Some(attrs) = o.attrs() {
+                add_table(&attrs.borrow());
             }
             if let ObjectKind::Module { dict, .. } = &o.kind {
                 add_table(&dict.table.borrow());

@@ -132,7 +132,7 @@ fn receiver<'a>(
     match obj {
         Value::Object(o) => match o.kind {
             ObjectKind::Module { .. } | ObjectKind::Super { .. } => None,
-            _ => Some((&o.class, o.dict.as_ref().map(|d| &d.table))),
+            _ => Some((&o.class, o.attrs())),
         },
         Value::Type(_) | Value::Function(_) => None,
         other => Some((vm.type_of(other), None)),
@@ -162,7 +162,7 @@ pub fn instance_attr_hit(code: &CodeObj, i: usize, obj: &Value) -> Option<Value>
     let Value::Object(o) = obj else {
         return None;
     };
-    let dict = o.dict.as_ref()?;
+    let attrs = o.attrs()?;
     let slot = code.global_cache.attrs.get(i)?;
     let fresh = slot.nothing_on_class.get()
         && std::ptr::eq(slot.class.get(), Rc::as_ptr(&o.class))
@@ -171,7 +171,7 @@ pub fn instance_attr_hit(code: &CodeObj, i: usize, obj: &Value) -> Option<Value>
     if !fresh {
         return None;
     }
-    let table = dict.table.try_borrow().ok()?;
+    let table = attrs.try_borrow().ok()?;
     let entry = table.entries().get(slot.hint.get())?.as_ref()?;
     match &entry.key {
         Value::Str(k) if Rc::ptr_eq(k, code.names.get(i)?) => Some(entry.value.clone()),

@@ -401,7 +401,10 @@ impl Vm {
     pub fn new_instance(&self, cls: &Rc<PyType>) -> Value {
         match cls.layout {
             Layout::Exception => Value::Object(self.new_exc_args(cls, vec![])),
-            _ => Value::object(Object::with_dict(cls.clone(), ObjectKind::Plain)),
+            _ if Rc::ptr_eq(cls, &self.types.object) => {
+                Value::object(Object::new(cls.clone(), ObjectKind::Bare))
+            }
+            _ => Value::object(Object::plain(cls.clone())),
         }
     }
 }

@@ -10,7 +10,7 @@ use std::sync::atomic::Ordering;
 use crate::compile::bytecode::{BinaryOperator, CompareOperator, Instr, Intrinsic1};
 
 use super::attr_cache::instance_attr_hit;
-use super::call::{FrameResult, binds_positionally, generator_kind, object_new};
+use super::call::{FrameResult, binds_positionally, generator_kind};
 use super::dict::StrKeys;
 use super::frame::{AfterGenerator, Frame, InlineFrames, move_arguments};
 use super::generator::{FINALIZERS_PENDING, GenKind, as_generator, is_send_method};
@@ -191,13 +191,7 @@ impl Vm {
         if cls.builtin || !frame.stack.get(base + 1)?.is_null() {
             return None;
         }
-        let new = types::lookup(cls, &self.names.new)?;
-        if !self.is_native(&new, object_new) {
-            return None;
-        }
-        let Value::Function(init) = types::lookup(cls, &self.names.init)? else {
-            return None;
-        };
+        let init = types::inline_init(self, cls)?;
         if !takes_exactly(&init, frame.stack.len() - (base + 1)) {
             return None;
         }

@@ -195,15 +195,14 @@ fn add_note(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         return Err(vm.type_error(format!("note must be a str, not '{}'", vm.type_name(&note))));
     }
     let key = vm.names.notes.clone();
-    let dict = exc.dict.as_ref().expect("exceptions have a __dict__");
-    let notes = dict.table.borrow().get_str(&key).cloned();
+    let Some(attrs) = exc.attrs() else {
+        return Err(vm.runtime_error("an exception without a __dict__"));
+    };
+    let notes = attrs.borrow().get_str(&key).cloned();
     match notes {
         Some(Value::List(l)) => l.items.borrow_mut().push(note),
         Some(_) => return Err(vm.type_error("Cannot add note: __notes__ is not a list")),
-        None => dict
-            .table
-            .borrow_mut()
-            .set_str(key, Value::list(vec![note])),
+        None => attrs.borrow_mut().set_str(key, Value::list(vec![note])),
     }
     Ok(Value::None)
 }

@@ -318,7 +318,7 @@ impl Vm {
             if !Rc::ptr_eq(&object.class, class) {
                 object.class = class.clone();
             }
-            object.dict = None;
+            object.clear_dict();
             return recycled;
         }
         let generator = ObjectKind::Generator(Generator::start(kind, func, state));

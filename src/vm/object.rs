@@ -5,7 +5,7 @@
 //! carry a `__dict__`. Depends only on `value`, `dict` and the bytecode definitions.
 
 use std::any::Any;
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
 
 use crate::compile::bytecode::Code;
@@ -68,6 +68,10 @@ pub struct LookupCache {
     /// Whether the type has a `__getattribute__` of its own, and the type version that
     /// was true at ([`super::types::has_own_getattribute`]).
     pub own_getattribute: Option<(u64, bool)>,
+    /// The `__init__` a class call runs inline when the class is made by `object.__new__`
+    /// and initialised by a Python `__init__` (None when it is not), and the type version
+    /// that was true at ([`super::types::inline_init`]).
+    pub inline_init: Option<(u64, Option<Rc<Function>>)>,
 }
 
 pub const LOOKUP_CACHE_SIZE: usize = 129;
@@ -81,6 +85,7 @@ impl LookupCache {
             version: 0,
             entries: Some(Box::new(std::array::from_fn(|_| None))),
             own_getattribute: None,
+            inline_init: None,
         })
     }
 }
@@ -264,8 +269,12 @@ pub enum IterState {
 }
 
 pub enum ObjectKind {
-    /// An instance of a user class (or of `object`): just its `__dict__`.
-    Plain,
+    /// An instance of a user class (or of `object`): just its attributes, kept here until
+    /// something asks for the `__dict__` object ([`Object::dict_object`]), which then holds
+    /// them instead. Kept inside the object, they cost no allocation of their own.
+    Plain(RefCell<DictTable>),
+    /// An instance of `object` itself, which has no attributes at all.
+    Bare,
     Exception(RefCell<ExcData>),
     Native(NativeFunction),
     BoundMethod {
@@ -322,8 +331,9 @@ pub enum ObjectKind {
 
 pub struct Object {
     pub class: Rc<PyType>,
-    /// `__dict__`, for instances of user classes and exceptions.
-    pub dict: Option<Rc<PyDict>>,
+    /// `__dict__`: set when the object is made, for exceptions and the other objects with
+    /// attributes; for a plain instance, made from its attributes when first asked for.
+    dict: OnceCell<Rc<PyDict>>,
     pub kind: ObjectKind,
 }
 
@@ -331,19 +341,61 @@ impl Object {
     pub fn new(class: Rc<PyType>, kind: ObjectKind) -> Object {
         Object {
             class,
-            dict: None,
+            dict: OnceCell::new(),
             kind,
         }
     }
 
+    /// An object with a `__dict__` of its own beside `kind`.
     pub fn with_dict(class: Rc<PyType>, kind: ObjectKind) -> Object {
         Object {
             class,
-            dict: Some(Rc::new(PyDict {
+            dict: OnceCell::from(Rc::new(PyDict {
                 table: RefCell::new(DictTable::new()),
             })),
             kind,
         }
+    }
+
+    /// An instance of a user class (or of `object`), with no attributes yet.
+    pub fn plain(class: Rc<PyType>) -> Object {
+        Object::new(class, ObjectKind::Plain(RefCell::new(DictTable::new())))
+    }
+
+    /// The table of the object's attributes (its `__dict__`), if it has one.
+    #[inline]
+    pub fn attrs(&self) -> Option<&RefCell<DictTable>> {
+        match (self.dict.get(), &self.kind) {
+            (Some(dict), _) => Some(&dict.table),
+            (None, ObjectKind::Plain(table)) => Some(table),
+            _ => None,
+        }
+    }
+
+    /// The `__dict__` object, made now for a plain instance that had none: its attributes
+    /// move into it, and it is the same dict from then on.
+    pub fn dict_object(&self) -> Option<Rc<PyDict>> {
+        if let Some(dict) = self.dict.get() {
+            return Some(dict.clone());
+        }
+        let ObjectKind::Plain(table) = &self.kind else {
+            return None;
+        };
+        let table = std::mem::take(&mut *table.borrow_mut());
+        Some(
+            self.dict
+                .get_or_init(|| {
+                    Rc::new(PyDict {
+                        table: RefCell::new(table),
+                    })
+                })
+                .clone(),
+        )
+    }
+
+    /// Forgets the `__dict__` of an object about to be reused (a recycled generator).
+    pub fn clear_dict(&mut self) {
+        self.dict.take();
     }
 
     /// The built-in value a user subclass instance extends (`class Stack(list)`).

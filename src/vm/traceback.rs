@@ -222,9 +222,8 @@ impl Vm {
         out.push('\n');
         let notes_key = self.names.notes.clone();
         let notes = exc
-            .dict
-            .as_ref()
-            .and_then(|d| d.table.borrow().get_str(&notes_key).cloned());
+            .attrs()
+            .and_then(|t| t.borrow().get_str(&notes_key).cloned());
         if let Some(Value::List(notes)) = notes {
             for note in notes.items.borrow().clone() {
                 match self.str_of(&note) {

@@ -9,8 +9,8 @@ use std::rc::Rc;
 use super::dict::DictTable;
 use super::dict::StrKeys;
 use super::object::{
-    Getter, LOOKUP_CACHE_SIZE, Layout, LookupCache, NativeFn, NativeFunction, Object, ObjectKind,
-    PyType, Setter,
+    Function, Getter, LOOKUP_CACHE_SIZE, Layout, LookupCache, NativeFn, NativeFunction, Object,
+    ObjectKind, PyType, Setter,
 };
 use super::value::{PyStr, Value};
 use super::{Interner, PyResult, Vm};
@@ -323,6 +323,27 @@ pub fn has_own_getattribute(ty: &PyType, name: &Rc<PyStr>) -> bool {
     own
 }
 
+/// For a call of user class `ty`: its `__init__`, when instances are made by
+/// `object.__new__` and initialised by a function written in Python (what a class call can
+/// run inline, as CPython's `CALL_ALLOC_AND_ENTER_INIT` does). Remembered per type until a
+/// type dict changes: asked on every such call.
+pub fn inline_init(vm: &Vm, ty: &PyType) -> Option<Rc<Function>> {
+    let version = TYPE_VERSION.with(Cell::get);
+    if let Some((at, init)) = &ty.lookup_cache.borrow().inline_init
+        && *at == version
+    {
+        return init.clone();
+    }
+    let made_by_object_new =
+        lookup(ty, &vm.names.new).is_some_and(|new| vm.is_native(&new, super::call::object_new));
+    let init = match lookup(ty, &vm.names.init) {
+        Some(Value::Function(init)) if made_by_object_new => Some(init),
+        _ => None,
+    };
+    ty.lookup_cache.borrow_mut().inline_init = Some((version, init.clone()));
+    init
+}
+
 /// The cache miss: the MRO walk. Its result goes first in the name's pair of entries,
 /// and the entry that was first moves second (so two names sharing a slot both stay).
 #[cold]
@@ -598,8 +619,8 @@ impl Vm {
         let mut candidates: Vec<Value> = Vec::new();
         match obj {
             Value::Object(o) => {
-                if let Some(d) = &o.dict {
-                    candidates.extend(d.table.borrow().keys());
+                if let Some(attrs) = o.attrs() {
+                    candidates.extend(attrs.borrow().keys());
                 }
                 if let ObjectKind::Module { dict, .. } = &o.kind {
                     candidates.extend(dict.table.borrow().keys());
@@ -700,7 +721,7 @@ impl Vm {
     ) -> PyResult<Option<Value>> {
         // The common case first: an instance with a `__dict__`, its type cached.
         if let Value::Object(o) = obj
-            && let Some(dict) = &o.dict
+            && let Some(attrs) = o.attrs()
             && !matches!(o.kind, ObjectKind::Module { .. } | ObjectKind::Super { .. })
         {
             let descr = lookup(&o.class, name);
@@ -709,7 +730,7 @@ impl Vm {
             {
                 return self.bind_to_instance(d.clone(), obj).map(Some);
             }
-            if let Some(v) = dict.table.borrow().get_str(name) {
+            if let Some(v) = attrs.borrow().get_str(name) {
                 return Ok(Some(v.clone()));
             }
             return match descr {
@@ -746,10 +767,7 @@ impl Vm {
             return self.bind_to_instance(d.clone(), obj).map(Some);
         }
         let instance_value = match obj {
-            Value::Object(o) => o
-                .dict
-                .as_ref()
-                .and_then(|d| d.table.borrow().get_str(name).cloned()),
+            Value::Object(o) => o.attrs().and_then(|t| t.borrow().get_str(name).cloned()),
             Value::Function(f) => f.dict.borrow().get_str(name).cloned(),
             _ => None,
         };
@@ -863,9 +881,8 @@ impl Vm {
             {
                 let shadowed = match obj {
                     Value::Object(o) => o
-                        .dict
-                        .as_ref()
-                        .is_some_and(|dict| dict.table.borrow().get_str(name).is_some()),
+                        .attrs()
+                        .is_some_and(|t| t.borrow().get_str(name).is_some()),
                     _ => false,
                 };
                 if !shadowed {
@@ -969,19 +986,16 @@ impl Vm {
             }
         }
         let dict = match obj {
-            Value::Object(o) => o.dict.as_ref().map(|d| &d.table),
+            Value::Object(o) => o.attrs(),
             Value::Function(f) => Some(&f.dict),
             _ => None,
         };
         let Some(dict) = dict else {
-            return Err(match value {
-                Some(_) => self.attribute_error(format!(
-                    "'{}' object has no attribute '{}' and no __dict__ for setting new attributes",
-                    ty.name,
-                    name.as_str()
-                )),
-                None => self.no_attribute(obj, name),
-            });
+            return Err(self.attribute_error(format!(
+                "'{}' object has no attribute '{}' and no __dict__ for setting new attributes",
+                ty.name,
+                name.as_str()
+            )));
         };
         match value {
             Some(v) => dict.borrow_mut().set_str(name.clone(), v),
@@ -1156,8 +1170,8 @@ pub fn init_type_methods(vm: &mut Vm) {
         &object,
         "__dict__",
         |vm, v| match v {
-            Value::Object(o) if o.dict.is_some() => {
-                Ok(o.dict.clone().map_or(Value::None, Value::Dict))
+            Value::Object(o) if o.attrs().is_some() => {
+                Ok(o.dict_object().map_or(Value::None, Value::Dict))
             }
             Value::Function(f) => Ok(Value::dict(f.dict.borrow().clone())),
             _ => Err(vm.no_attribute(v, &PyStr::new("__dict__"))),
