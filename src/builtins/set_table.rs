@@ -760,6 +760,14 @@ impl<K, V> DictTable<K, V> {
         }
     }
 
+    /// An empty table with room for `capacity` entries before it must grow.
+    pub fn with_capacity(capacity: usize) -> Self {
+        DictTable {
+            entries: Vec::with_capacity(capacity),
+            ..Self::new()
+        }
+    }
+
     /// The table's version: equal versions mean equal contents at equal positions.
     #[inline]
     pub fn version(&self) -> u64 {

@@ -10,7 +10,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
 use super::dict::{DictTable, StrKeys};
-use super::object::{CodeObj, Function, Object, ObjectKind, PyType};
+use super::object::{CodeObj, Function, MAX_ATTRS_HINT, Object, ObjectKind, PyType};
 use super::types::{has_own_getattribute, is_plain_method, lookup, type_version};
 use super::value::{PyStr, Value};
 use super::{Names, PyResult, Vm};
@@ -276,7 +276,11 @@ impl Vm {
             Some(v) => std::mem::replace(v, value),
             None => {
                 table.set_str(name.clone(), value);
-                slot.hint.set(table.entries().len() - 1);
+                let len = table.entries().len();
+                slot.hint.set(len - 1);
+                if len > class.instance_attrs.get().into() && len <= MAX_ATTRS_HINT {
+                    class.instance_attrs.set(len as u8);
+                }
                 return Ok(());
             }
         };

@@ -5,7 +5,7 @@
 //! carry a `__dict__`. Depends only on `value`, `dict` and the bytecode definitions.
 
 use std::any::Any;
-use std::cell::{OnceCell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::Rc;
 
 use crate::compile::bytecode::Code;
@@ -56,7 +56,15 @@ pub struct PyType {
     pub builtin: bool,
     /// Results of MRO lookups (`types::lookup`), valid while no type dict changes.
     pub lookup_cache: RefCell<LookupCache>,
+    /// The most attributes an instance has been seen to take on by attribute assignment
+    /// (up to [`MAX_ATTRS_HINT`]): room for that many is made with each new instance, so
+    /// its `__init__` does not grow the table step by step (CPython sizes an instance's
+    /// values from its class's shared keys the same way).
+    pub instance_attrs: Cell<u8>,
 }
+
+/// The largest number of attributes made room for in advance ([`PyType::instance_attrs`]).
+pub const MAX_ATTRS_HINT: usize = 16;
 
 /// A type's memo of attribute lookups along its MRO (CPython's type attribute cache): a
 /// table indexed by the address of the name string (which the entry keeps alive), two
@@ -357,9 +365,11 @@ impl Object {
         }
     }
 
-    /// An instance of a user class (or of `object`), with no attributes yet.
+    /// An instance of a user class, with no attributes yet but room for as many as its
+    /// class's instances have taken on.
     pub fn plain(class: Rc<PyType>) -> Object {
-        Object::new(class, ObjectKind::Plain(RefCell::new(DictTable::new())))
+        let table = DictTable::with_capacity(class.instance_attrs.get().into());
+        Object::new(class, ObjectKind::Plain(RefCell::new(table)))
     }
 
     /// The table of the object's attributes (its `__dict__`), if it has one.

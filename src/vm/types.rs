@@ -56,6 +56,7 @@ pub fn make_type(name: &str, bases: Vec<Rc<PyType>>, layout: Layout, builtin: bo
         layout,
         builtin,
         lookup_cache: LookupCache::made_now(),
+        instance_attrs: Cell::new(0),
     });
     let mut mro = vec![ty.clone()];
     mro.extend(mro_tail);
@@ -1055,6 +1056,7 @@ impl Vm {
             layout,
             builtin: false,
             lookup_cache: LookupCache::made_now(),
+            instance_attrs: Cell::new(0),
         });
         let mut mro = vec![ty.clone()];
         mro.extend(tail);
