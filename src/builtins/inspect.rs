@@ -188,6 +188,7 @@ fn types_coroutine(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let mut code = (*func.code.code).clone();
     code.flags.iterable_coroutine = true;
     let code_obj = CodeObj {
+        quick: func.code.quick.clone(),
         code: Rc::new(code),
         consts: func.code.consts.clone(),
         names: func.code.names.clone(),

@@ -266,7 +266,27 @@ pub enum Instr {
     ImportName(u32),
     /// `(module -- module attr)` `from module import names[i]`.
     ImportFrom(u32),
+
+    // ---- quickened forms -------------------------------------------------------------------
+    // Never made by the compiler, so never in `Code::instructions` or `--dis`: the VM makes
+    // them in the copy of a code object's instructions it runs (`vm::quicken`), as CPython
+    // specialises instructions in place where `dis` does not look. Each stands in for the
+    // `LOAD_FAST` it replaces and runs the instructions after it too, which stay in place
+    // for any jump into them.
+    /// `LOAD_FAST local; LOAD_ATTR name`, as `(local, name)`.
+    LoadFastLoadAttr(u8, u32),
+    /// `LOAD_FAST local; LOAD_ATTR name` in its method form (`LoadMethod`).
+    LoadFastLoadMethod(u8, u32),
+    /// `LOAD_FAST local; LOAD_CONST constant; BINARY_OP op`, as `(op, local | constant << 16)`.
+    LoadFastConstBinaryOp(BinaryOperator, u32),
+    /// `LOAD_FAST local; LOAD_CONST constant; COMPARE_OP op`, as `(op, local | constant << 16)`.
+    LoadFastConstCompareOp(CompareOperator, u32),
 }
+
+// Instructions are copied on every dispatch: they must stay one word. (The quickened forms
+// keep their operands where the others do, a byte after the tag and a word at offset 4, so
+// the dispatch loop decodes no more fields than before.)
+const _: () = assert!(std::mem::size_of::<Instr>() == 8);
 
 impl Instr {
     /// The jump target of a jumping instruction.
@@ -341,11 +361,29 @@ impl Instr {
             | DeleteGlobal(_)
             | DeleteDeref(_)
             | StoreFastLoadFast(_) => 0,
-            PushNull | Copy(_) | LoadConst(_) | LoadFast(_) | LoadFastAndClear(_) | LoadName(_)
-            | LoadGlobal(_) | LoadDeref(_) | LoadClosure(_) | LoadLocals | LoadMethod(_)
-            | LoadBuildClass | PushExcInfo | LoadAssertionError | BeforeWith | WithExceptStart
-            | GetAnext | BeforeAsyncWith | ImportFrom(_) => 1,
-            LoadFastLoadFast(_) | LoadGlobalNull(_) => 2,
+            PushNull
+            | Copy(_)
+            | LoadConst(_)
+            | LoadFast(_)
+            | LoadFastAndClear(_)
+            | LoadName(_)
+            | LoadGlobal(_)
+            | LoadDeref(_)
+            | LoadClosure(_)
+            | LoadLocals
+            | LoadMethod(_)
+            | LoadBuildClass
+            | PushExcInfo
+            | LoadAssertionError
+            | BeforeWith
+            | WithExceptStart
+            | GetAnext
+            | BeforeAsyncWith
+            | ImportFrom(_)
+            | LoadFastLoadAttr(..)
+            | LoadFastConstBinaryOp(..)
+            | LoadFastConstCompareOp(..) => 1,
+            LoadFastLoadFast(_) | LoadGlobalNull(_) | LoadFastLoadMethod(..) => 2,
             PopTop
             | StoreFast(_)
             | StoreName(_)

@@ -16,13 +16,14 @@ use super::frame::{AfterGenerator, Frame, InlineFrames, move_arguments};
 use super::generator::{FINALIZERS_PENDING, GenKind, as_generator, is_send_method};
 use super::object::{CodeObj, Function, GlobalSlot, Object, ObjectKind, TracebackEntry};
 use super::ops::{compare_native, simple_eq};
+use super::quicken;
 use super::types;
 use super::value::{PyDict, PyStr, Value};
 use super::{Exc, PyResult, Vm};
 
 /// `x op y` for two small ints when the result is a small int and no error is possible
 /// (overflow, zero divisors and negative shifts take the general path).
-#[inline]
+#[inline(always)]
 fn small_int_op(op: BinaryOperator, x: i64, y: i64) -> Option<i64> {
     use BinaryOperator::*;
     match op.base() {
@@ -51,7 +52,7 @@ fn small_int_op(op: BinaryOperator, x: i64, y: i64) -> Option<i64> {
 
 /// `x op y` for two small ints or two floats when no error or method call is possible;
 /// `None` for any other operands (which must then take the general path).
-#[inline]
+#[inline(always)]
 fn unboxed_binary_op(op: BinaryOperator, a: &Value, b: &Value) -> Option<Value> {
     use BinaryOperator::*;
     match (a, b) {
@@ -199,6 +200,20 @@ impl Vm {
         frame.stack[base + 1] = instance.clone();
         Some((init, instance))
     }
+}
+
+/// For a quickened instruction (`vm::quicken`) standing for `LOAD_FAST local` and the
+/// `more` instructions after it: whether it runs them all now. It does when the local is
+/// bound and the steps left before the limits are checked outlast the run; it then counts
+/// those steps and moves `ip` to the run's last instruction.
+#[inline(always)]
+fn runs_whole(vm: &mut Vm, frame: &mut Frame, local: usize, more: u64) -> bool {
+    if vm.countdown <= more || frame.locals[local].is_null() {
+        return false;
+    }
+    vm.countdown -= more;
+    frame.ip += more as usize;
+    true
 }
 
 /// Whether `v` is a coroutine that has not started (the operand of most `await`s).
@@ -693,7 +708,7 @@ impl Vm {
             let frame = callees.current(base);
             let code = frame.code.clone();
             let code = &code;
-            let instrs: &[Instr] = &code.code.instructions;
+            let instrs: &[Instr] = &code.quick;
             loop {
                 let Some(&instr) = instrs.get(frame.ip) else {
                     return Err(self.runtime_error("bytecode ran off the end of the code object"));
@@ -724,6 +739,77 @@ impl Vm {
                     }
                     Instr::LoadConst(i) => frame.stack.push(code.consts[i as usize].clone()),
                     Instr::LoadFast(i) => load_fast!(self, frame, code, i),
+                    // The quickened runs (`vm::quicken`): all of the run when every step
+                    // of it can be counted and the local is bound, else the LOAD_FAST
+                    // alone. `ip` is moved to the run's last instruction before it works,
+                    // so errors and tracebacks see that instruction running.
+                    Instr::LoadFastLoadAttr(local, name) => {
+                        let local = local as usize;
+                        if !runs_whole(self, frame, local, 1) {
+                            load_fast!(self, frame, code, local);
+                        } else {
+                            let obj = &frame.locals[local];
+                            let v = match instance_attr_hit(code, name as usize, obj) {
+                                Some(v) => v,
+                                None => {
+                                    let obj = obj.clone();
+                                    self.load_attr_cached(code, name as usize, &obj)?
+                                }
+                            };
+                            frame.stack.push(v);
+                        }
+                    }
+                    Instr::LoadFastLoadMethod(local, name) => {
+                        let local = local as usize;
+                        if !runs_whole(self, frame, local, 1) {
+                            load_fast!(self, frame, code, local);
+                        } else {
+                            let obj = frame.locals[local].clone();
+                            let (m, this) = self.load_method_cached(code, name as usize, obj)?;
+                            frame.stack.push(m);
+                            frame.stack.push(this);
+                        }
+                    }
+                    Instr::LoadFastConstBinaryOp(op, operands) => {
+                        let (local, constant) = quicken::unpack(operands);
+                        if !runs_whole(self, frame, local, 2) {
+                            load_fast!(self, frame, code, local);
+                        } else {
+                            let a = &frame.locals[local];
+                            let b = &code.consts[constant];
+                            let r = match unboxed_binary_op(op, a, b) {
+                                Some(r) => r,
+                                None => {
+                                    let a = a.clone();
+                                    self.binary_op(op, &a, b)?
+                                }
+                            };
+                            frame.stack.push(r);
+                        }
+                    }
+                    Instr::LoadFastConstCompareOp(op, operands) => {
+                        let (local, constant) = quicken::unpack(operands);
+                        if !runs_whole(self, frame, local, 2) {
+                            load_fast!(self, frame, code, local);
+                        } else {
+                            let a = &frame.locals[local];
+                            let b = &code.consts[constant];
+                            let r = match (a, b) {
+                                (Value::Int(x), Value::Int(y)) => {
+                                    Value::Bool(compare_native(op, x, y))
+                                }
+                                _ => {
+                                    let a = a.clone();
+                                    match (op, simple_eq(&a, b)) {
+                                        (CompareOperator::Eq, Some(r)) => Value::Bool(r),
+                                        (CompareOperator::Ne, Some(r)) => Value::Bool(!r),
+                                        _ => self.compare(op, &a, b)?,
+                                    }
+                                }
+                            };
+                            frame.stack.push(r);
+                        }
+                    }
                     Instr::LoadFastLoadFast(pair) => {
                         load_fast!(self, frame, code, pair >> 4);
                         load_fast!(self, frame, code, pair & 15);

@@ -598,6 +598,7 @@ impl Vm {
             .collect();
         Rc::new(CodeObj {
             global_cache: GlobalSlot::empty_cache(code.names.len()),
+            quick: super::quicken::quicken(&code.instructions),
             code: code.clone(),
             consts,
             names,

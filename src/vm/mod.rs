@@ -17,6 +17,7 @@ pub mod interrupt;
 pub mod iter;
 pub mod object;
 pub mod ops;
+pub mod quicken;
 pub mod repr;
 pub mod traceback;
 pub mod types;

@@ -8,7 +8,7 @@ use std::any::Any;
 use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::Rc;
 
-use crate::compile::bytecode::Code;
+use crate::compile::bytecode::{Code, Instr};
 
 use super::attr_cache::AttrSlot;
 use super::dict::DictTable;
@@ -117,6 +117,8 @@ impl PyType {
 /// and its names interned, done once when the enclosing code is loaded.
 pub struct CodeObj {
     pub code: Rc<Code>,
+    /// The instructions the VM runs: `code.instructions` quickened ([`super::quicken`]).
+    pub quick: Box<[Instr]>,
     pub consts: Vec<Value>,
     pub names: Vec<Rc<PyStr>>,
     pub varnames: Vec<Rc<PyStr>>,
