@@ -281,6 +281,10 @@ pub enum Instr {
     LoadFastConstBinaryOp(BinaryOperator, u32),
     /// `LOAD_FAST local; LOAD_CONST constant; COMPARE_OP op`, as `(op, local | constant << 16)`.
     LoadFastConstCompareOp(CompareOperator, u32),
+    /// `LOAD_FAST_LOAD_FAST pair; BINARY_OP op`, as `(op, pair)`.
+    LoadFastLoadFastBinaryOp(BinaryOperator, u32),
+    /// `LOAD_FAST_LOAD_FAST pair; COMPARE_OP op`, as `(op, pair)`.
+    LoadFastLoadFastCompareOp(CompareOperator, u32),
 }
 
 // Instructions are copied on every dispatch: they must stay one word. (The quickened forms
@@ -382,7 +386,9 @@ impl Instr {
             | ImportFrom(_)
             | LoadFastLoadAttr(..)
             | LoadFastConstBinaryOp(..)
-            | LoadFastConstCompareOp(..) => 1,
+            | LoadFastConstCompareOp(..)
+            | LoadFastLoadFastBinaryOp(..)
+            | LoadFastLoadFastCompareOp(..) => 1,
             LoadFastLoadFast(_) | LoadGlobalNull(_) | LoadFastLoadMethod(..) => 2,
             PopTop
             | StoreFast(_)

@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 
-use crate::compile::bytecode::{BinaryOperator, CompareOperator, Instr, Intrinsic1};
+use crate::compile::bytecode::{BinaryOperator, Instr, Intrinsic1};
 
 use super::attr_cache::instance_attr_hit;
 use super::call::{FrameResult, binds_positionally, generator_kind};
@@ -15,7 +15,7 @@ use super::dict::StrKeys;
 use super::frame::{AfterGenerator, Frame, InlineFrames, move_arguments};
 use super::generator::{FINALIZERS_PENDING, GenKind, as_generator, is_send_method};
 use super::object::{CodeObj, Function, GlobalSlot, Object, ObjectKind, TracebackEntry};
-use super::ops::{compare_native, simple_eq};
+use super::ops::compare_native;
 use super::quicken;
 use super::types;
 use super::value::{PyDict, PyStr, Value};
@@ -202,18 +202,40 @@ impl Vm {
     }
 }
 
-/// For a quickened instruction (`vm::quicken`) standing for `LOAD_FAST local` and the
-/// `more` instructions after it: whether it runs them all now. It does when the local is
+/// For a quickened instruction (`vm::quicken`) standing for a load of `locals` and the
+/// `more` instructions after it: whether it runs them all now. It does when the locals are
 /// bound and the steps left before the limits are checked outlast the run; it then counts
 /// those steps and moves `ip` to the run's last instruction.
 #[inline(always)]
-fn runs_whole(vm: &mut Vm, frame: &mut Frame, local: usize, more: u64) -> bool {
-    if vm.countdown <= more || frame.locals[local].is_null() {
+fn runs_whole<const N: usize>(
+    vm: &mut Vm,
+    frame: &mut Frame,
+    locals: [usize; N],
+    more: u64,
+) -> bool {
+    if vm.countdown <= more || locals.iter().any(|&l| frame.locals[l].is_null()) {
         return false;
     }
     vm.countdown -= more;
     frame.ip += more as usize;
     true
+}
+
+/// The end of a comparison run (`vm::quicken`) whose result is the plain bool `b`: pushes
+/// it, or when a `POP_JUMP_IF_FALSE`/`POP_JUMP_IF_TRUE` is next and its step can be
+/// counted before the limits are due, runs that branch now.
+#[inline(always)]
+fn push_or_branch(vm: &mut Vm, frame: &mut Frame, instrs: &[Instr], b: bool) {
+    let taken = match instrs.get(frame.ip) {
+        Some(&Instr::PopJumpIfFalse(target)) if vm.countdown > 1 => (!b).then_some(target),
+        Some(&Instr::PopJumpIfTrue(target)) if vm.countdown > 1 => b.then_some(target),
+        _ => return frame.stack.push(Value::Bool(b)),
+    };
+    vm.countdown -= 1;
+    frame.ip = match taken {
+        Some(target) => target as usize,
+        None => frame.ip + 1,
+    };
 }
 
 /// Whether `v` is a coroutine that has not started (the operand of most `await`s).
@@ -745,7 +767,7 @@ impl Vm {
                     // so errors and tracebacks see that instruction running.
                     Instr::LoadFastLoadAttr(local, name) => {
                         let local = local as usize;
-                        if !runs_whole(self, frame, local, 1) {
+                        if !runs_whole(self, frame, [local], 1) {
                             load_fast!(self, frame, code, local);
                         } else {
                             let obj = &frame.locals[local];
@@ -761,7 +783,7 @@ impl Vm {
                     }
                     Instr::LoadFastLoadMethod(local, name) => {
                         let local = local as usize;
-                        if !runs_whole(self, frame, local, 1) {
+                        if !runs_whole(self, frame, [local], 1) {
                             load_fast!(self, frame, code, local);
                         } else {
                             let obj = frame.locals[local].clone();
@@ -772,7 +794,7 @@ impl Vm {
                     }
                     Instr::LoadFastConstBinaryOp(op, operands) => {
                         let (local, constant) = quicken::unpack(operands);
-                        if !runs_whole(self, frame, local, 2) {
+                        if !runs_whole(self, frame, [local], 2) {
                             load_fast!(self, frame, code, local);
                         } else {
                             let a = &frame.locals[local];
@@ -789,25 +811,53 @@ impl Vm {
                     }
                     Instr::LoadFastConstCompareOp(op, operands) => {
                         let (local, constant) = quicken::unpack(operands);
-                        if !runs_whole(self, frame, local, 2) {
+                        if !runs_whole(self, frame, [local], 2) {
                             load_fast!(self, frame, code, local);
                         } else {
                             let a = &frame.locals[local];
                             let b = &code.consts[constant];
-                            let r = match (a, b) {
-                                (Value::Int(x), Value::Int(y)) => {
-                                    Value::Bool(compare_native(op, x, y))
-                                }
-                                _ => {
-                                    let a = a.clone();
-                                    match (op, simple_eq(&a, b)) {
-                                        (CompareOperator::Eq, Some(r)) => Value::Bool(r),
-                                        (CompareOperator::Ne, Some(r)) => Value::Bool(!r),
-                                        _ => self.compare(op, &a, b)?,
-                                    }
+                            if let (Value::Int(x), Value::Int(y)) = (a, b) {
+                                let r = compare_native(op, x, y);
+                                push_or_branch(self, frame, instrs, r);
+                            } else {
+                                let a = a.clone();
+                                let r = self.compare_values(op, &a, b)?;
+                                frame.stack.push(r);
+                            }
+                        }
+                    }
+                    Instr::LoadFastLoadFastBinaryOp(op, pair) => {
+                        let (x, y) = ((pair >> 4) as usize, (pair & 15) as usize);
+                        if !runs_whole(self, frame, [x, y], 1) {
+                            load_fast!(self, frame, code, x);
+                            load_fast!(self, frame, code, y);
+                        } else {
+                            let (a, b) = (&frame.locals[x], &frame.locals[y]);
+                            let r = match unboxed_binary_op(op, a, b) {
+                                Some(r) => r,
+                                None => {
+                                    let (a, b) = (a.clone(), b.clone());
+                                    self.binary_op(op, &a, &b)?
                                 }
                             };
                             frame.stack.push(r);
+                        }
+                    }
+                    Instr::LoadFastLoadFastCompareOp(op, pair) => {
+                        let (x, y) = ((pair >> 4) as usize, (pair & 15) as usize);
+                        if !runs_whole(self, frame, [x, y], 1) {
+                            load_fast!(self, frame, code, x);
+                            load_fast!(self, frame, code, y);
+                        } else {
+                            let (a, b) = (&frame.locals[x], &frame.locals[y]);
+                            if let (Value::Int(x), Value::Int(y)) = (a, b) {
+                                let r = compare_native(op, x, y);
+                                push_or_branch(self, frame, instrs, r);
+                            } else {
+                                let (a, b) = (a.clone(), b.clone());
+                                let r = self.compare_values(op, &a, &b)?;
+                                frame.stack.push(r);
+                            }
                         }
                     }
                     Instr::LoadFastLoadFast(pair) => {
@@ -1079,11 +1129,7 @@ impl Vm {
                                 forget_unboxed(a, b);
                                 r
                             }
-                            _ => match (op, simple_eq(&a, &b)) {
-                                (CompareOperator::Eq, Some(r)) => Value::Bool(r),
-                                (CompareOperator::Ne, Some(r)) => Value::Bool(!r),
-                                _ => self.compare(op, &a, &b)?,
-                            },
+                            _ => self.compare_values(op, &a, &b)?,
                         };
                         frame.stack.push(r);
                     }

@@ -596,6 +596,17 @@ impl Vm {
         self.truthy(&r)
     }
 
+    /// `COMPARE_OP`'s general path: `==` and `!=` of values whose equality needs no method
+    /// call ([`simple_eq`]) directly, anything else through [`Vm::compare`].
+    #[inline]
+    pub fn compare_values(&mut self, op: CompareOperator, a: &Value, b: &Value) -> PyResult<Value> {
+        match (op, simple_eq(a, b)) {
+            (CompareOperator::Eq, Some(r)) => Ok(Value::Bool(r)),
+            (CompareOperator::Ne, Some(r)) => Ok(Value::Bool(!r)),
+            _ => self.compare(op, a, b),
+        }
+    }
+
     /// `a op b` (`PyObject_RichCompare`).
     pub fn compare(&mut self, op: CompareOperator, a: &Value, b: &Value) -> PyResult<Value> {
         use CompareOperator::*;

@@ -1,6 +1,8 @@
 //! Quickening: the copy of a code object's instructions that the VM runs, with some common
-//! runs of instructions that start with `LOAD_FAST` replaced, at the `LOAD_FAST`, by one
-//! instruction that does the whole run ([`Instr::LoadFastLoadAttr`] and its kin).
+//! runs of instructions that start with `LOAD_FAST` (or `LOAD_FAST_LOAD_FAST`) replaced, at
+//! that first instruction, by one that does the whole run ([`Instr::LoadFastLoadAttr`] and
+//! its kin). A comparison run also takes the `POP_JUMP_IF_FALSE`/`POP_JUMP_IF_TRUE` after
+//! it, if there is one, when its result is a plain bool.
 //!
 //! CPython specialises instructions in place as they run, where `dis` does not look; apy
 //! does it once, when a code object is loaded, and `--dis` shows the compiler's
@@ -9,7 +11,7 @@
 //! or a line table sees the same instructions at the same places. The VM runs a quickened
 //! instruction as the run only when it can account for it exactly (every instruction of
 //! the run still counts as a step, and a local that is unbound raises at the `LOAD_FAST`);
-//! otherwise it runs just the `LOAD_FAST`, and the rest of the run follows one by one.
+//! otherwise it runs just the first instruction, and the rest of the run follows one by one.
 
 use crate::compile::bytecode::Instr;
 
@@ -18,10 +20,18 @@ use crate::compile::bytecode::Instr;
 pub fn quicken(instrs: &[Instr]) -> Box<[Instr]> {
     let mut quick: Box<[Instr]> = instrs.into();
     for (at, slot) in quick.iter_mut().enumerate() {
+        let next = instrs.get(at + 1).copied();
+        if let Instr::LoadFastLoadFast(pair) = *slot {
+            *slot = match next {
+                Some(Instr::BinaryOp(op)) => Instr::LoadFastLoadFastBinaryOp(op, pair),
+                Some(Instr::CompareOp(op)) => Instr::LoadFastLoadFastCompareOp(op, pair),
+                _ => continue,
+            };
+            continue;
+        }
         let Instr::LoadFast(local) = *slot else {
             continue;
         };
-        let next = instrs.get(at + 1).copied();
         let after = instrs.get(at + 2).copied();
         let run = match (next, after) {
             (Some(Instr::LoadAttr(name)), _) => u8::try_from(local)
@@ -66,6 +76,7 @@ mod tests {
         match instr {
             Instr::LoadFastLoadAttr(..) | Instr::LoadFastLoadMethod(..) => 1,
             Instr::LoadFastConstBinaryOp(..) | Instr::LoadFastConstCompareOp(..) => 2,
+            Instr::LoadFastLoadFastBinaryOp(..) | Instr::LoadFastLoadFastCompareOp(..) => 1,
             _ => 0,
         }
     }
@@ -111,6 +122,32 @@ mod tests {
             }
         }
         assert_eq!(replaced, 3);
+    }
+
+    #[test]
+    fn a_pair_of_loads_takes_the_operator_after_it() {
+        let f = function("def f(a, b):\n    while a < b:\n        a = a * b\n");
+        let quick = quicken(&f.instructions);
+        let ops: Vec<_> = quick
+            .iter()
+            .zip(&f.instructions)
+            .filter(|(q, original)| q != original)
+            .map(|(q, original)| (*q, *original))
+            .collect();
+        assert!(
+            ops.iter()
+                .all(|(_, original)| matches!(original, Instr::LoadFastLoadFast(_)))
+        );
+        assert!(
+            ops.iter().any(|(q, _)| matches!(
+                q,
+                Instr::LoadFastLoadFastCompareOp(CompareOperator::Lt, _)
+            ))
+        );
+        assert!(ops.iter().any(|(q, _)| matches!(
+            q,
+            Instr::LoadFastLoadFastBinaryOp(BinaryOperator::Multiply, _)
+        )));
     }
 
     #[test]
