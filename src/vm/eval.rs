@@ -221,9 +221,18 @@ fn runs_whole<const N: usize>(
     true
 }
 
-/// The end of a comparison run (`vm::quicken`) whose result is the plain bool `b`: pushes
-/// it, or when a `POP_JUMP_IF_FALSE`/`POP_JUMP_IF_TRUE` is next and its step can be
-/// counted before the limits are due, runs that branch now.
+/// `a op b` for a quickened run, its operands read where they are (a local, a constant).
+#[inline(always)]
+fn binary_in_place(vm: &mut Vm, op: BinaryOperator, a: &Value, b: &Value) -> PyResult<Value> {
+    match unboxed_binary_op(op, a, b) {
+        Some(r) => Ok(r),
+        None => vm.binary_op(op, a, b),
+    }
+}
+
+/// The end of a comparison run whose result is the plain bool `b`: pushes it, or, when a
+/// `POP_JUMP_IF_FALSE`/`POP_JUMP_IF_TRUE` is next whose step can be counted before the
+/// limits are due, runs that branch now.
 #[inline(always)]
 fn push_or_branch(vm: &mut Vm, frame: &mut Frame, instrs: &[Instr], b: bool) {
     let taken = match instrs.get(frame.ip) {
@@ -352,6 +361,21 @@ macro_rules! pop_truth {
         v.discard();
         b
     }};
+}
+
+/// `a op b` for a quickened comparison run, its operands read where they are (locals, a
+/// constant): two ints are compared at once and may take the branch after the run
+/// ([`push_or_branch`]); anything else goes the general way and is pushed.
+macro_rules! compare_in_place {
+    ($vm:expr, $frame:expr, $instrs:expr, $op:expr, $a:expr, $b:expr) => {
+        if let (Value::Int(x), Value::Int(y)) = ($a, $b) {
+            let r = compare_native($op, x, y);
+            push_or_branch($vm, $frame, $instrs, r);
+        } else {
+            let r = $vm.compare_values($op, $a, $b)?;
+            $frame.stack.push(r);
+        }
+    };
 }
 
 macro_rules! pop {
@@ -797,15 +821,8 @@ impl Vm {
                         if !runs_whole(self, frame, [local], 2) {
                             load_fast!(self, frame, code, local);
                         } else {
-                            let a = &frame.locals[local];
-                            let b = &code.consts[constant];
-                            let r = match unboxed_binary_op(op, a, b) {
-                                Some(r) => r,
-                                None => {
-                                    let a = a.clone();
-                                    self.binary_op(op, &a, b)?
-                                }
-                            };
+                            let (a, b) = (&frame.locals[local], &code.consts[constant]);
+                            let r = binary_in_place(self, op, a, b)?;
                             frame.stack.push(r);
                         }
                     }
@@ -814,16 +831,8 @@ impl Vm {
                         if !runs_whole(self, frame, [local], 2) {
                             load_fast!(self, frame, code, local);
                         } else {
-                            let a = &frame.locals[local];
-                            let b = &code.consts[constant];
-                            if let (Value::Int(x), Value::Int(y)) = (a, b) {
-                                let r = compare_native(op, x, y);
-                                push_or_branch(self, frame, instrs, r);
-                            } else {
-                                let a = a.clone();
-                                let r = self.compare_values(op, &a, b)?;
-                                frame.stack.push(r);
-                            }
+                            let (a, b) = (&frame.locals[local], &code.consts[constant]);
+                            compare_in_place!(self, frame, instrs, op, a, b);
                         }
                     }
                     Instr::LoadFastLoadFastBinaryOp(op, pair) => {
@@ -832,14 +841,7 @@ impl Vm {
                             load_fast!(self, frame, code, x);
                             load_fast!(self, frame, code, y);
                         } else {
-                            let (a, b) = (&frame.locals[x], &frame.locals[y]);
-                            let r = match unboxed_binary_op(op, a, b) {
-                                Some(r) => r,
-                                None => {
-                                    let (a, b) = (a.clone(), b.clone());
-                                    self.binary_op(op, &a, &b)?
-                                }
-                            };
+                            let r = binary_in_place(self, op, &frame.locals[x], &frame.locals[y])?;
                             frame.stack.push(r);
                         }
                     }
@@ -850,14 +852,7 @@ impl Vm {
                             load_fast!(self, frame, code, y);
                         } else {
                             let (a, b) = (&frame.locals[x], &frame.locals[y]);
-                            if let (Value::Int(x), Value::Int(y)) = (a, b) {
-                                let r = compare_native(op, x, y);
-                                push_or_branch(self, frame, instrs, r);
-                            } else {
-                                let (a, b) = (a.clone(), b.clone());
-                                let r = self.compare_values(op, &a, &b)?;
-                                frame.stack.push(r);
-                            }
+                            compare_in_place!(self, frame, instrs, op, a, b);
                         }
                     }
                     Instr::LoadFastLoadFast(pair) => {
