@@ -459,6 +459,8 @@ impl Vm {
         value: Value,
         mut after: AfterGenerator,
     ) -> PyResult<()> {
+        // (Asked once: nothing that runs on the way down can turn tracing on or off.)
+        let traced = crate::trace::on(crate::trace::Category::Frames);
         loop {
             if let Err(e) = self.enter_recursion() {
                 if let ObjectKind::Generator(g) = &generator.kind {
@@ -470,7 +472,7 @@ impl Vm {
             if self.countdown <= 2 {
                 break;
             }
-            match self.pass_through(generator, &value, after) {
+            match self.pass_through(generator, &value, after, traced) {
                 Ok((passed, sub, target)) => {
                     self.countdown -= 2;
                     callees.push_passed(passed);
@@ -605,6 +607,7 @@ impl Vm {
         base: &mut Frame,
         value: Value,
     ) -> PyResult<()> {
+        let traced = crate::trace::on(crate::trace::Category::Frames);
         loop {
             let Some((generator, frame, _)) = callees.pop_generator() else {
                 return Err(self.runtime_error("the executing frame is not a generator's"));
@@ -624,7 +627,7 @@ impl Vm {
                     return Ok(());
                 }
                 self.countdown -= 1;
-                self.unpass(passed, &value);
+                self.unpass(passed, &value, traced);
                 callees.drop_passed();
             }
             let yields_on = callees.generator_on_top() && self.countdown > 1;

@@ -455,11 +455,17 @@ impl InlineFrames {
         }
     }
 
-    /// Drops the link [`InlineFrames::passed_on_top`] gave, in place (read through a
-    /// reference and dropped here, it is never copied out).
+    /// Drops the link [`InlineFrames::passed_on_top`] gave (popped: of a `Passed`, only
+    /// the generator needs dropping, without `truncate`'s loop over the tail).
     #[inline(always)]
     pub fn drop_passed(&mut self) {
-        self.links.truncate(self.links.len().saturating_sub(1));
+        if let Some(Lent {
+            link: Link::Passed(passed),
+            ..
+        }) = self.links.pop()
+        {
+            drop(passed.generator);
+        }
     }
 
     /// Takes the executing generator frame back off this stack (it yielded, returned or

@@ -434,7 +434,8 @@ impl Vm {
     /// becomes running, as [`Vm::start_resume`] would make it, but its frame stays suspended
     /// where it is, untouched. Gives what [`Link::Passed`] keeps (`after` says how its
     /// caller goes on), the generator to send on to, and its `Send`'s target; or gives the
-    /// generator back when it must run (or refuse to) instead.
+    /// generator back when it must run (or refuse to) instead. `traced`: whether frame
+    /// events are traced, asked once for the whole chain.
     ///
     /// [`Link::Passed`]: super::frame::Link::Passed
     #[inline(always)]
@@ -443,6 +444,7 @@ impl Vm {
         generator: Rc<Object>,
         value: &Value,
         after: AfterGenerator,
+        traced: bool,
     ) -> Result<(Passed, Rc<Object>, u32), Rc<Object>> {
         let ObjectKind::Generator(g) = &generator.kind else {
             return Err(generator);
@@ -452,7 +454,7 @@ impl Vm {
         let delegate = match state.frame.as_deref() {
             Some(frame) if state.started && !state.running && state.exc_state.is_none() => {
                 let delegate = sends_on(frame);
-                if delegate.is_some() {
+                if traced && delegate.is_some() {
                     crate::trace::frame_enter(self, g, frame, value, None);
                 }
                 delegate
@@ -471,12 +473,12 @@ impl Vm {
     /// A generator passed through ([`Vm::pass_through`]) suspends again as `value` comes
     /// back up the chain: [`Vm::suspend`], with its frame still in place.
     #[inline(always)]
-    pub(super) fn unpass(&mut self, passed: &Passed, value: &Value) {
+    pub(super) fn unpass(&mut self, passed: &Passed, value: &Value, traced: bool) {
         let ObjectKind::Generator(g) = &passed.generator.kind else {
             return;
         };
         let mut state = g.state.borrow_mut();
-        if let Some(frame) = state.frame.as_deref() {
+        if traced && let Some(frame) = state.frame.as_deref() {
             crate::trace::frame_leave(self, g, frame, || FrameResult::Yielded(value.clone()));
         }
         state.running = false;
