@@ -285,6 +285,8 @@ pub enum Instr {
     LoadFastLoadFastBinaryOp(BinaryOperator, u32),
     /// `LOAD_FAST_LOAD_FAST pair; COMPARE_OP op`, as `(op, pair)`.
     LoadFastLoadFastCompareOp(CompareOperator, u32),
+    /// `LOAD_FAST_LOAD_FAST pair; STORE_ATTR name` (`self.x = x`), as `(pair, name)`.
+    LoadFastLoadFastStoreAttr(u8, u32),
 }
 
 // Instructions are copied on every dispatch: they must stay one word. (The quickened forms
@@ -364,7 +366,8 @@ impl Instr {
             | DeleteName(_)
             | DeleteGlobal(_)
             | DeleteDeref(_)
-            | StoreFastLoadFast(_) => 0,
+            | StoreFastLoadFast(_)
+            | LoadFastLoadFastStoreAttr(..) => 0,
             PushNull
             | Copy(_)
             | LoadConst(_)

@@ -378,6 +378,22 @@ macro_rules! compare_in_place {
     };
 }
 
+/// The end of an operator run: pushes its result `r`, or, when a `STORE_FAST` is next and
+/// its step can be counted before the limits are due, stores `r` there now.
+macro_rules! push_or_store {
+    ($vm:expr, $frame:expr, $code:expr, $instrs:expr, $r:expr) => {
+        match $instrs.get($frame.ip) {
+            Some(&Instr::StoreFast(i)) if $vm.countdown > 1 => {
+                $vm.countdown -= 1;
+                $frame.ip += 1;
+                std::mem::replace(&mut $frame.locals[i as usize], $r).discard();
+                finalize_point!($vm, $frame, $code);
+            }
+            _ => $frame.stack.push($r),
+        }
+    };
+}
+
 macro_rules! pop {
     ($frame:expr) => {
         match $frame.stack.pop() {
@@ -826,7 +842,7 @@ impl Vm {
                         } else {
                             let (a, b) = (&frame.locals[local], &code.consts[constant]);
                             let r = binary_in_place(self, op, a, b)?;
-                            frame.stack.push(r);
+                            push_or_store!(self, frame, code, instrs, r);
                         }
                     }
                     Instr::LoadFastConstCompareOp(op, operands) => {
@@ -845,7 +861,7 @@ impl Vm {
                             load_fast!(self, frame, code, y);
                         } else {
                             let r = binary_in_place(self, op, &frame.locals[x], &frame.locals[y])?;
-                            frame.stack.push(r);
+                            push_or_store!(self, frame, code, instrs, r);
                         }
                     }
                     Instr::LoadFastLoadFastCompareOp(op, pair) => {
@@ -856,6 +872,17 @@ impl Vm {
                         } else {
                             let (a, b) = (&frame.locals[x], &frame.locals[y]);
                             compare_in_place!(self, frame, instrs, op, a, b);
+                        }
+                    }
+                    Instr::LoadFastLoadFastStoreAttr(pair, name) => {
+                        let (x, y) = ((pair >> 4) as usize, (pair & 15) as usize);
+                        if !runs_whole(self, frame, [x, y], 1) {
+                            load_fast!(self, frame, code, x);
+                            load_fast!(self, frame, code, y);
+                        } else {
+                            let v = frame.locals[x].clone();
+                            self.store_attr_cached(code, name as usize, &frame.locals[y], v)?;
+                            finalize_point!(self, frame, code);
                         }
                     }
                     Instr::LoadFastLoadFast(pair) => {

@@ -2,7 +2,8 @@
 //! runs of instructions that start with `LOAD_FAST` (or `LOAD_FAST_LOAD_FAST`) replaced, at
 //! that first instruction, by one that does the whole run ([`Instr::LoadFastLoadAttr`] and
 //! its kin). A comparison run also takes the `POP_JUMP_IF_FALSE`/`POP_JUMP_IF_TRUE` after
-//! it, if there is one, when its result is a plain bool.
+//! it, if there is one, when its result is a plain bool, and an operator run the
+//! `STORE_FAST` after it.
 //!
 //! CPython specialises instructions in place as they run, where `dis` does not look; apy
 //! does it once, when a code object is loaded, and `--dis` shows the compiler's
@@ -25,6 +26,10 @@ pub fn quicken(instrs: &[Instr]) -> Box<[Instr]> {
             *slot = match next {
                 Some(Instr::BinaryOp(op)) => Instr::LoadFastLoadFastBinaryOp(op, pair),
                 Some(Instr::CompareOp(op)) => Instr::LoadFastLoadFastCompareOp(op, pair),
+                Some(Instr::StoreAttr(name)) => match u8::try_from(pair) {
+                    Ok(pair) => Instr::LoadFastLoadFastStoreAttr(pair, name),
+                    Err(_) => continue,
+                },
                 _ => continue,
             };
             continue;
@@ -76,7 +81,9 @@ mod tests {
         match instr {
             Instr::LoadFastLoadAttr(..) | Instr::LoadFastLoadMethod(..) => 1,
             Instr::LoadFastConstBinaryOp(..) | Instr::LoadFastConstCompareOp(..) => 2,
-            Instr::LoadFastLoadFastBinaryOp(..) | Instr::LoadFastLoadFastCompareOp(..) => 1,
+            Instr::LoadFastLoadFastBinaryOp(..)
+            | Instr::LoadFastLoadFastCompareOp(..)
+            | Instr::LoadFastLoadFastStoreAttr(..) => 1,
             _ => 0,
         }
     }
@@ -126,7 +133,7 @@ mod tests {
 
     #[test]
     fn a_pair_of_loads_takes_the_operator_after_it() {
-        let f = function("def f(a, b):\n    while a < b:\n        a = a * b\n");
+        let f = function("def f(a, b):\n    while a < b:\n        a = a * b\n        b.x = a\n");
         let quick = quicken(&f.instructions);
         let ops: Vec<_> = quick
             .iter()
@@ -148,6 +155,10 @@ mod tests {
             q,
             Instr::LoadFastLoadFastBinaryOp(BinaryOperator::Multiply, _)
         )));
+        assert!(
+            ops.iter()
+                .any(|(q, _)| matches!(q, Instr::LoadFastLoadFastStoreAttr(..)))
+        );
     }
 
     #[test]
