@@ -273,7 +273,8 @@ fn inline_generator(receiver: &Value, most: GenKind) -> Option<Rc<Object>> {
 /// and the `Send`'s target.
 #[inline(always)]
 pub(super) fn sends_on(frame: &Frame) -> Option<(Rc<Object>, u32)> {
-    let instrs = &frame.code.code.instructions;
+    // The quickened copy is one load closer, and differs only where a run starts.
+    let instrs = &frame.code.quick;
     let &Instr::Jump(send_at) = instrs.get(frame.ip)? else {
         return None;
     };
@@ -648,7 +649,7 @@ impl Vm {
             }
             let yields_on = callees.generator_on_top() && self.countdown > 1;
             let caller = callees.current(base);
-            let instrs = &caller.code.code.instructions;
+            let instrs = &caller.code.quick;
             if !(yields_on && matches!(instrs.get(caller.ip), Some(Instr::YieldValue(_)))) {
                 caller.stack.push(value);
                 return Ok(());
