@@ -777,9 +777,13 @@ fn builtin_vars(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kwargs(vm, "vars", kw, &[])?;
     check_arity(vm, "vars", args, 1, 1)?;
     let key = vm.names.dict.clone();
-    match vm.get_attr_opt(&args[0], &key)? {
-        Some(d) => Ok(d),
-        None => Err(vm.type_error("vars() argument must have __dict__ attribute")),
+    // As `PyObject_GetOptionalAttr`: an AttributeError (from `object`'s `__dict__` getter,
+    // say) means there is none.
+    let attribute_error = vm.types.attribute_error.clone();
+    match vm.get_attr_opt(&args[0], &key) {
+        Ok(Some(d)) => Ok(d),
+        Err(e) if !vm.exc_matches(&e, &attribute_error) => Err(e),
+        _ => Err(vm.type_error("vars() argument must have __dict__ attribute")),
     }
 }
 
