@@ -713,6 +713,7 @@ impl Vm {
             data.borrow_mut().traceback.push(TracebackEntry {
                 code: code.code.clone(),
                 line,
+                span: code.code.locations.get(lasti).map(|l| l.span),
             });
             if fresh {
                 self.set_context(&exc);

@@ -702,6 +702,7 @@ impl Vm {
             data.borrow_mut().traceback.push(TracebackEntry {
                 code: code.clone(),
                 line: *line,
+                span: None,
             });
         }
         let repr = self.repr(object).unwrap_or_default();

@@ -9,6 +9,7 @@ use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::Rc;
 
 use crate::compile::bytecode::{Code, Instr};
+use crate::syntax::ast::Span;
 
 use super::attr_cache::AttrSlot;
 use super::dict::DictTable;
@@ -196,6 +197,9 @@ pub struct ExcData {
 pub struct TracebackEntry {
     pub code: Rc<Code>,
     pub line: u32,
+    /// Where in the source the instruction that failed is (None when the entry was made
+    /// without one): a traceback shows every line of it, as CPython's does.
+    pub span: Option<Span>,
 }
 
 pub struct Range {

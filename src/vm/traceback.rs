@@ -8,9 +8,10 @@
 use std::rc::Rc;
 
 use super::dict::StrKeys;
-use super::object::Object;
+use super::object::{Object, TracebackEntry};
 use super::value::Value;
 use super::{Exc, Vm};
+use crate::syntax::ast::{Expr, ExprKind, StmtKind};
 
 const CAUSE_SEPARATOR: &str =
     "\nThe above exception was the direct cause of the following exception:\n\n";
@@ -208,7 +209,7 @@ impl Vm {
                 "  File \"{}\", line {}, in {}\n",
                 entry.code.filename, entry.line, entry.code.name
             ));
-            if let Some(line) = self.source_line(&entry.code.filename, entry.line) {
+            for line in self.source_lines(entry) {
                 out.push_str(&format!("    {line}\n"));
             }
         }
@@ -253,14 +254,107 @@ impl Vm {
         }
     }
 
-    fn source_line(&self, filename: &str, line: u32) -> Option<String> {
-        let text = self.sources.get(filename)?;
-        let line = text.lines().nth(line.checked_sub(1)? as usize)?;
-        let trimmed = line.trim();
-        if trimmed.is_empty() {
-            None
-        } else {
-            Some(trimmed.to_string())
+    /// The source lines an entry shows, as `traceback.py` prints them: those of the failed
+    /// instruction's span when it starts on the entry's line (else just that line),
+    /// dedented together. Of a span of many lines, only the first, the last and those
+    /// around its anchors ([`anchor_lines`]), with `...<N lines>...` for the rest. None at
+    /// all when they are blank or the source is unknown.
+    fn source_lines(&self, entry: &TracebackEntry) -> Vec<String> {
+        let Some(text) = self.sources.get(&*entry.code.filename) else {
+            return Vec::new();
+        };
+        let line_of = |offset: u32| {
+            let before = text.get(..offset as usize).unwrap_or(text);
+            before.matches('\n').count() as u32 + 1
+        };
+        let span = entry
+            .span
+            .filter(|span| span.end > span.start && line_of(span.start) == entry.line);
+        let last = span.map_or(entry.line, |span| line_of(span.end - 1));
+        let lines: Vec<&str> = text
+            .lines()
+            .skip(entry.line.saturating_sub(1) as usize)
+            .take((last + 1).saturating_sub(entry.line) as usize)
+            .map(str::trim_end)
+            .collect();
+        if lines.iter().all(|l| l.is_empty()) {
+            return Vec::new();
         }
+        let margin = lines
+            .iter()
+            .filter(|l| !l.is_empty())
+            .map(|l| l.len() - l.trim_start().len())
+            .min()
+            .unwrap_or(0);
+        let dedented: Vec<&str> = lines
+            .iter()
+            .map(|l| l.get(margin..).unwrap_or(""))
+            .collect();
+        let n = dedented.len();
+        let mut significant = vec![0, n - 1];
+        let segment = span.and_then(|span| text.get(span.start as usize..span.end as usize));
+        if let Some((left, right)) = segment.and_then(anchor_lines) {
+            for anchor in [left, right] {
+                significant.extend([anchor.saturating_sub(1), anchor, anchor + 1]);
+            }
+        }
+        significant.retain(|&i| i < n);
+        significant.sort_unstable();
+        significant.dedup();
+        let mut shown = Vec::new();
+        for (k, &i) in significant.iter().enumerate() {
+            match k.checked_sub(1).map(|k| i - significant[k]) {
+                Some(2) => shown.push(dedented[i - 1].to_string()),
+                Some(gap) if gap > 2 => shown.push(format!("...<{} lines>...", gap - 1)),
+                _ => {}
+            }
+            shown.push(dedented[i].to_string());
+        }
+        shown
+    }
+}
+
+/// The anchors `traceback.py` finds in the source of a failed expression, as lines counted
+/// from its first (`_extract_caret_anchors_from_line_segment`): a binary operator's line
+/// (twice), or the line of a call's `(` or a subscript's `[` and the expression's last.
+/// None for any other expression, or source that does not parse as one.
+fn anchor_lines(segment: &str) -> Option<(usize, usize)> {
+    // Parenthesised, as CPython does, so that an expression over several lines parses.
+    const OPENING: usize = "(\n".len();
+    let wrapped = format!("(\n{segment}\n)");
+    let module = crate::syntax::parse_module(&wrapped).ok()?;
+    let [statement] = module.body.as_slice() else {
+        return None;
+    };
+    let StmtKind::Expr(expr) = &statement.kind else {
+        return None;
+    };
+    let line_at = |at: usize| segment.get(..at).unwrap_or(segment).matches('\n').count();
+    let last = segment.matches('\n').count();
+    // The first character from the end of `part` on that `stop` accepts, past comments
+    // and line continuations (`increment_until`).
+    let find_after = |part: &Expr, stop: fn(char) -> bool| {
+        let mut at = (part.span.end as usize).checked_sub(OPENING)?;
+        while let Some(c) = segment.get(at..)?.chars().next() {
+            if c == '#' || c == '\\' {
+                at += segment.get(at..)?.find('\n')? + 1;
+            } else if stop(c) {
+                return Some(at);
+            } else {
+                at += c.len_utf8();
+            }
+        }
+        None
+    };
+    match &expr.kind {
+        ExprKind::BinOp { left, .. } => {
+            let operator = line_at(find_after(left, |c| !c.is_whitespace() && c != ')')?);
+            Some((operator, operator))
+        }
+        ExprKind::Subscript { value, .. } => {
+            Some((line_at(find_after(value, |c| c == '[')?), last))
+        }
+        ExprKind::Call { func, .. } => Some((line_at(find_after(func, |c| c == '(')?), last)),
+        _ => None,
     }
 }
