@@ -221,6 +221,12 @@ fn runs_whole<const N: usize>(
     true
 }
 
+/// The two locals of a `LOAD_FAST_LOAD_FAST` pair (and of the runs that start with one).
+#[inline(always)]
+fn nibbles(pair: u32) -> [usize; 2] {
+    [(pair >> 4) as usize, (pair & 15) as usize]
+}
+
 /// `a op b` for a quickened run, its operands read where they are (a local, a constant).
 #[inline(always)]
 fn binary_in_place(vm: &mut Vm, op: BinaryOperator, a: &Value, b: &Value) -> PyResult<Value> {
@@ -361,6 +367,25 @@ macro_rules! pop_truth {
         };
         v.discard();
         b
+    }};
+}
+
+/// A quickened instruction (`vm::quicken`) standing for loads of `locals` and the `more`
+/// instructions after them: when [`runs_whole`] says it may, runs `body` with the locals'
+/// values bound to the pattern (borrowed where they are: `ip` is already at the run's
+/// last instruction, so errors and tracebacks see that instruction running); otherwise
+/// just the loads, and the rest of the run follows one by one.
+macro_rules! quickened_run {
+    ($vm:expr, $frame:expr, $code:expr, $locals:expr, $more:expr, |$values:pat_param| $body:block) => {{
+        let locals = $locals;
+        if runs_whole($vm, $frame, locals, $more) {
+            let $values = locals.map(|l| &$frame.locals[l]);
+            $body
+        } else {
+            for l in locals {
+                load_fast!($vm, $frame, $code, l);
+            }
+        }
     }};
 }
 
@@ -691,6 +716,7 @@ impl Vm {
         // The frame's own reference goes first: a `for` loop's generator may then be the
         // last one's, and be reused.
         drop(generator);
+        // (Checked here so that the common case makes no call to the out-of-line lend.)
         if callees.passed_on_top().is_some() {
             self.lend_passed(callees)?;
         }
@@ -806,16 +832,9 @@ impl Vm {
                     }
                     Instr::LoadConst(i) => frame.stack.push(code.consts[i as usize].clone()),
                     Instr::LoadFast(i) => load_fast!(self, frame, code, i),
-                    // The quickened runs (`vm::quicken`): all of the run when every step
-                    // of it can be counted and the local is bound, else the LOAD_FAST
-                    // alone. `ip` is moved to the run's last instruction before it works,
-                    // so errors and tracebacks see that instruction running.
+                    // The quickened runs (`vm::quicken`), through `quickened_run!`.
                     Instr::LoadFastLoadAttr(local, name) => {
-                        let local = local as usize;
-                        if !runs_whole(self, frame, [local], 1) {
-                            load_fast!(self, frame, code, local);
-                        } else {
-                            let obj = &frame.locals[local];
+                        quickened_run!(self, frame, code, [local as usize], 1, |[obj]| {
                             let v = match instance_attr_hit(code, name as usize, obj) {
                                 Some(v) => v,
                                 None => {
@@ -824,72 +843,51 @@ impl Vm {
                                 }
                             };
                             frame.stack.push(v);
-                        }
+                        });
                     }
                     Instr::LoadFastLoadMethod(local, name) => {
-                        let local = local as usize;
-                        if !runs_whole(self, frame, [local], 1) {
-                            load_fast!(self, frame, code, local);
-                        } else {
-                            let obj = frame.locals[local].clone();
+                        quickened_run!(self, frame, code, [local as usize], 1, |[obj]| {
+                            let obj = obj.clone();
                             let (m, this) = self.load_method_cached(code, name as usize, obj)?;
                             frame.stack.push(m);
                             frame.stack.push(this);
-                        }
+                        });
                     }
                     Instr::LoadFastConstBinaryOp(op, operands) => {
                         let (local, constant) = quicken::unpack(operands);
-                        if !runs_whole(self, frame, [local], 2) {
-                            load_fast!(self, frame, code, local);
-                        } else {
-                            let (a, b) = (&frame.locals[local], &code.consts[constant]);
-                            let r = binary_in_place(self, op, a, b)?;
+                        quickened_run!(self, frame, code, [local], 2, |[a]| {
+                            let r = binary_in_place(self, op, a, &code.consts[constant])?;
                             push_or_store!(self, frame, code, instrs, r);
-                        }
+                        });
                     }
                     Instr::LoadFastConstCompareOp(op, operands) => {
                         let (local, constant) = quicken::unpack(operands);
-                        if !runs_whole(self, frame, [local], 2) {
-                            load_fast!(self, frame, code, local);
-                        } else {
-                            let (a, b) = (&frame.locals[local], &code.consts[constant]);
-                            compare_in_place!(self, frame, instrs, op, a, b);
-                        }
+                        quickened_run!(self, frame, code, [local], 2, |[a]| {
+                            compare_in_place!(self, frame, instrs, op, a, &code.consts[constant]);
+                        });
                     }
                     Instr::LoadFastLoadFastBinaryOp(op, pair) => {
-                        let (x, y) = ((pair >> 4) as usize, (pair & 15) as usize);
-                        if !runs_whole(self, frame, [x, y], 1) {
-                            load_fast!(self, frame, code, x);
-                            load_fast!(self, frame, code, y);
-                        } else {
-                            let r = binary_in_place(self, op, &frame.locals[x], &frame.locals[y])?;
+                        quickened_run!(self, frame, code, nibbles(pair), 1, |[a, b]| {
+                            let r = binary_in_place(self, op, a, b)?;
                             push_or_store!(self, frame, code, instrs, r);
-                        }
+                        });
                     }
                     Instr::LoadFastLoadFastCompareOp(op, pair) => {
-                        let (x, y) = ((pair >> 4) as usize, (pair & 15) as usize);
-                        if !runs_whole(self, frame, [x, y], 1) {
-                            load_fast!(self, frame, code, x);
-                            load_fast!(self, frame, code, y);
-                        } else {
-                            let (a, b) = (&frame.locals[x], &frame.locals[y]);
+                        quickened_run!(self, frame, code, nibbles(pair), 1, |[a, b]| {
                             compare_in_place!(self, frame, instrs, op, a, b);
-                        }
+                        });
                     }
                     Instr::LoadFastLoadFastStoreAttr(pair, name) => {
-                        let (x, y) = ((pair >> 4) as usize, (pair & 15) as usize);
-                        if !runs_whole(self, frame, [x, y], 1) {
-                            load_fast!(self, frame, code, x);
-                            load_fast!(self, frame, code, y);
-                        } else {
-                            let v = frame.locals[x].clone();
-                            self.store_attr_cached(code, name as usize, &frame.locals[y], v)?;
+                        quickened_run!(self, frame, code, nibbles(pair.into()), 1, |[v, obj]| {
+                            let v = v.clone();
+                            self.store_attr_cached(code, name as usize, obj, v)?;
                             finalize_point!(self, frame, code);
-                        }
+                        });
                     }
                     Instr::LoadFastLoadFast(pair) => {
-                        load_fast!(self, frame, code, pair >> 4);
-                        load_fast!(self, frame, code, pair & 15);
+                        for l in nibbles(pair) {
+                            load_fast!(self, frame, code, l);
+                        }
                     }
                     Instr::StoreFastLoadFast(pair) => {
                         store_fast!(self, frame, code, pair >> 4);

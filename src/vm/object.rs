@@ -283,7 +283,7 @@ pub enum IterState {
 }
 
 pub enum ObjectKind {
-    /// An instance of a user class (or of `object`): just its attributes, kept here until
+    /// An instance of a user class: just its attributes, kept here until
     /// something asks for the `__dict__` object ([`Object::dict_object`]), which then holds
     /// them instead. Kept inside the object, they cost no allocation of their own.
     Plain(RefCell<DictTable>),
@@ -397,7 +397,8 @@ impl Object {
         let ObjectKind::Plain(table) = &self.kind else {
             return None;
         };
-        let table = std::mem::take(&mut *table.borrow_mut());
+        // (Never borrowed here in practice; if it were, there would be no dict to give.)
+        let table = std::mem::take(&mut *table.try_borrow_mut().ok()?);
         Some(
             self.dict
                 .get_or_init(|| {
