@@ -19,6 +19,7 @@
 
 pub mod asyncio;
 pub mod builtins;
+pub mod common;
 pub mod compile;
 pub mod explain;
 pub mod interp;

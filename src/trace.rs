@@ -748,13 +748,11 @@ fn describe_full(v: &Value) -> String {
         Value::Bool(true) => "True".into(),
         Value::Bool(false) => "False".into(),
         Value::Int(i) => i.to_string(),
-        Value::Float(f) => crate::builtins::float_repr::float_repr(*f),
+        Value::Float(f) => crate::common::float_repr::float_repr(*f),
         Value::BigInt(i) => i.to_string(),
         Value::Str(s) => {
             // Long strings keep their two ends, as `reprlib.repr` shows them.
-            let shown: Vec<char> = crate::builtins::str_ops::str_repr(s.as_str())
-                .chars()
-                .collect();
+            let shown: Vec<char> = crate::common::chars::str_repr(s.as_str()).chars().collect();
             if shown.len() <= 40 {
                 shown.into_iter().collect()
             } else {

@@ -48,7 +48,7 @@ fn int_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         let Value::Str(s) = x else {
             return Err(vm.type_error("int() can't convert non-string with explicit base"));
         };
-        return super::int_ops::parse_int(s.as_str(), b as u32)
+        return crate::common::int_ops::parse_int(s.as_str(), b as u32)
             .map(from_int)
             .map_err(|e| vm.op_error(e));
     }
@@ -64,7 +64,7 @@ fn int_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             }
             Ok(super::float_to_int(f.trunc()))
         }
-        Value::Str(s) => super::int_ops::parse_int(s.as_str(), 10)
+        Value::Str(s) => crate::common::int_ops::parse_int(s.as_str(), 10)
             .map(from_int)
             .map_err(|e| vm.op_error(e)),
         other => {
@@ -98,7 +98,7 @@ fn float_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             Some(f) => Ok(Value::Float(f)),
             None => Err(vm.overflow_error("int too large to convert to float")),
         },
-        Value::Str(s) => super::int_ops::parse_float(s.as_str())
+        Value::Str(s) => crate::common::int_ops::parse_float(s.as_str())
             .map(Value::Float)
             .map_err(|e| vm.op_error(e)),
         other => {

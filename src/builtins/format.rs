@@ -2,11 +2,11 @@
 //! format-spec mini-language (`format_spec`), and the value operations its `%` formatting
 //! (`str_ops::percent_format`) and `str.format` (`str_format`) call back into.
 
-use super::format_spec::{format_float, format_int, format_str};
-use super::int_ops::Int;
-use super::op_error::{ErrorKind, OpError};
-use super::str_format::{FormatArgs, FormatValue, format_str_method};
-use super::str_ops::{OperandKind, PercentArgs, PercentOperand, percent_format};
+use crate::common::format_spec::{format_float, format_int, format_str};
+use crate::common::int_ops::Int;
+use crate::common::op_error::{ErrorKind, OpError};
+use crate::common::str_format::{FormatArgs, FormatValue, format_str_method};
+use crate::common::str_ops::{OperandKind, PercentArgs, PercentOperand, percent_format};
 use crate::vm::dict::StrKeys;
 use crate::vm::object::KwArgs;
 use crate::vm::ops::to_int;

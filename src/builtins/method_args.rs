@@ -7,7 +7,7 @@
 //! keywords: `Python/getargs.c`, `Python/modsupport.c`). Knows only the VM's value and
 //! exception constructors.
 
-use super::op_error::OpResult;
+use crate::common::op_error::OpResult;
 use crate::vm::object::KwArgs;
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
@@ -173,7 +173,7 @@ impl Signature {
             let position = self.params.iter().position(|p| *p == key.as_str());
             let Some(position) = position.filter(|p| *p >= self.positional_only) else {
                 let keywords = self.params[self.positional_only..].iter().copied();
-                let hint = match super::suggestions::suggest(key.as_str(), keywords) {
+                let hint = match crate::common::suggestions::suggest(key.as_str(), keywords) {
                     Some(close) => format!(". Did you mean '{close}'?"),
                     None => String::new(),
                 };

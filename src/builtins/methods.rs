@@ -34,7 +34,7 @@ pub fn sort_values(
     if reverse {
         pairs.reverse();
     }
-    super::list_sort::timsort(&mut pairs, |a, b| less(vm, &a.0, &b.0))?;
+    crate::common::list_sort::timsort(&mut pairs, |a, b| less(vm, &a.0, &b.0))?;
     if reverse {
         pairs.reverse();
     }

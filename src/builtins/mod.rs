@@ -6,24 +6,17 @@
 pub mod collections;
 mod constructors;
 pub mod contextvars;
-pub mod float_repr;
 mod format;
-pub mod format_spec;
 mod inspect;
-pub mod int_ops;
-pub mod list_sort;
 pub mod method_args;
 mod methods;
 pub mod modules;
 mod num_type;
-pub mod op_error;
 mod range_type;
-pub mod set_table;
 pub mod set_type;
-pub mod str_format;
-pub mod str_ops;
 mod str_type;
 
+use crate::common::int_ops;
 use std::io::{BufRead, Write};
 use std::rc::Rc;
 
@@ -959,5 +952,3 @@ impl Vm {
         ))
     }
 }
-
-pub mod suggestions;

@@ -9,8 +9,9 @@ use std::rc::Rc;
 
 use super::format;
 use super::method_args::{OrRaise, Signature};
-use super::op_error::check_text_len;
-use super::str_ops::{self, CharClass, StripSide};
+use crate::common::chars::{self, CharClass};
+use crate::common::op_error::check_text_len;
+use crate::common::str_ops::{self, StripSide};
 use crate::vm::object::KwArgs;
 use crate::vm::value::{PyStr, Value};
 use crate::vm::{PyResult, Vm};
@@ -541,17 +542,17 @@ pub fn init(vm: &mut Vm) {
         "casefold" => str_ops::casefold,
     );
     predicates!(vm, &ty,
-        "isdigit" => |s| str_ops::is_all(s, CharClass::Digit),
-        "isdecimal" => |s| str_ops::is_all(s, CharClass::Decimal),
-        "isnumeric" => |s| str_ops::is_all(s, CharClass::Numeric),
-        "isalpha" => |s| str_ops::is_all(s, CharClass::Alpha),
-        "isalnum" => |s| str_ops::is_all(s, CharClass::Alnum),
-        "isspace" => |s| str_ops::is_all(s, CharClass::Space),
-        "isascii" => |s| str_ops::is_all(s, CharClass::Ascii),
-        "isprintable" => |s| str_ops::is_all(s, CharClass::Printable),
-        "isupper" => str_ops::is_upper,
-        "islower" => str_ops::is_lower,
-        "istitle" => str_ops::is_title,
-        "isidentifier" => str_ops::is_identifier,
+        "isdigit" => |s| chars::is_all(s, CharClass::Digit),
+        "isdecimal" => |s| chars::is_all(s, CharClass::Decimal),
+        "isnumeric" => |s| chars::is_all(s, CharClass::Numeric),
+        "isalpha" => |s| chars::is_all(s, CharClass::Alpha),
+        "isalnum" => |s| chars::is_all(s, CharClass::Alnum),
+        "isspace" => |s| chars::is_all(s, CharClass::Space),
+        "isascii" => |s| chars::is_all(s, CharClass::Ascii),
+        "isprintable" => |s| chars::is_all(s, CharClass::Printable),
+        "isupper" => chars::is_upper,
+        "islower" => chars::is_lower,
+        "istitle" => chars::is_title,
+        "isidentifier" => chars::is_identifier,
     );
 }

@@ -12,8 +12,8 @@ use std::collections::BTreeSet;
 use std::fmt::Write;
 
 use super::bytecode::{Code, CompareOperator, Constant, Instr};
-use crate::builtins::float_repr::float_repr;
-use crate::builtins::str_ops::str_repr;
+use crate::common::chars::str_repr;
+use crate::common::float_repr::float_repr;
 
 const OPNAME_WIDTH: usize = 20;
 const OPARG_WIDTH: usize = 5;

@@ -6,8 +6,8 @@
 //! does not keep (`ctx`, `type_comment`, `kind`, positions) are left out. Depends on the AST
 //! and on the pure `repr` helpers of `builtins` (no VM values).
 
-use crate::builtins::float_repr::float_repr;
-use crate::builtins::str_ops::str_repr;
+use crate::common::chars::str_repr;
+use crate::common::float_repr::float_repr;
 
 use super::ast::{
     Alias, BinOp, BoolOp, ClassDef, CmpOp, Comprehension, Constant, ExceptHandler, Expr, ExprKind,

@@ -8,8 +8,8 @@ use std::rc::Rc;
 
 use super::value::{PyStr, Value};
 
-pub type DictTable = crate::builtins::set_table::DictTable<Value, Value>;
-pub type SetTable = crate::builtins::set_table::SetTable<Value>;
+pub type DictTable = crate::common::set_table::DictTable<Value, Value>;
+pub type SetTable = crate::common::set_table::SetTable<Value>;
 
 /// Lookups by `str` key (interned or not), which never need user code.
 pub trait StrKeys {

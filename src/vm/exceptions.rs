@@ -290,8 +290,7 @@ fn group_parts(vm: &mut Vm, v: &Value) -> PyResult<(Value, Vec<Value>)> {
 /// closest of `candidates` attached, when one is close enough.
 pub(crate) fn with_suggestion(exc: Exc, name: &PyStr, candidates: &[Value]) -> Exc {
     let names = candidates.iter().filter_map(Value::as_str);
-    let suggestion =
-        crate::builtins::suggestions::suggest(name.as_str(), names).map(str::to_string);
+    let suggestion = crate::common::suggestions::suggest(name.as_str(), names).map(str::to_string);
     if let Some(d) = exc.exc_data() {
         d.borrow_mut().suggestion = suggestion;
     }

@@ -14,9 +14,9 @@ use crate::compile::bytecode::{BinaryOperator, CompareOperator};
 use std::cell::{RefCell, RefMut};
 use std::convert::Infallible;
 
-use crate::builtins::int_ops::{self, Int, IntOrFloat};
-use crate::builtins::op_error::{ErrorKind, OpError};
-use crate::builtins::set_table::{HASH_NONE, hash_float, hash_int, hash_tuple};
+use crate::common::int_ops::{self, Int, IntOrFloat};
+use crate::common::op_error::{ErrorKind, OpError};
+use crate::common::set_table::{HASH_NONE, hash_float, hash_int, hash_tuple};
 
 use super::dict::{StrKeys, set_keys};
 use super::object::ObjectKind;

@@ -5,8 +5,8 @@
 
 use std::rc::Rc;
 
-use crate::builtins::float_repr::float_repr;
-use crate::builtins::str_ops::{escape_non_ascii, str_repr};
+use crate::common::chars::{escape_non_ascii, str_repr};
+use crate::common::float_repr::float_repr;
 
 use super::generator::GenKind;
 use super::object::{DictViewKind, KwArgs, ObjectKind, is_native_fn};
@@ -25,7 +25,7 @@ impl Vm {
             Value::Bool(b) => if *b { "True" } else { "False" }.into(),
             Value::Int(n) => n.to_string(),
             Value::BigInt(n) => {
-                crate::builtins::int_ops::bigint_to_decimal(n).map_err(|e| self.op_error(e))?
+                crate::common::int_ops::bigint_to_decimal(n).map_err(|e| self.op_error(e))?
             }
             Value::Float(f) => float_repr(*f),
             Value::Str(s) => str_repr(s.as_str()),

@@ -12,8 +12,8 @@ use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{FromPrimitive, One, Signed, ToPrimitive, Zero};
 
+use super::chars::{decimal_digit_value, is_python_whitespace, str_repr};
 use super::op_error::{OpError, OpResult};
-use super::str_ops::{decimal_digit_value, is_python_whitespace, str_repr};
 
 /// CPython's default `sys.get_int_max_str_digits()`.
 pub const MAX_STR_DIGITS: usize = 4300;

@@ -208,7 +208,7 @@ fn render_field<V: FormatValue>(
         Some('r') => Some(value.to_repr(cx).map_err(Failure::Raised)?),
         Some('a') => {
             let repr = value.to_repr(cx).map_err(Failure::Raised)?;
-            Some(super::str_ops::escape_non_ascii(&repr))
+            Some(super::chars::escape_non_ascii(&repr))
         }
         Some(other) => {
             let shown = if other.is_ascii_graphic() {
@@ -383,7 +383,7 @@ mod tests {
         }
         fn to_repr(&self, cx: &mut ()) -> Result<String, OpError> {
             Ok(match self {
-                Value::Str(s) => super::super::str_ops::str_repr(s),
+                Value::Str(s) => super::super::chars::str_repr(s),
                 other => other.to_str(cx)?,
             })
         }

@@ -1,0 +1,27 @@
+//! The ground floor: value-free helpers that every stage above may use and that use nothing
+//! above them. Each works on plain Rust data (`&str`, `char`, `f64`, `i64`/`BigInt`, generic
+//! hash tables) and reports failures as an [`op_error::OpError`] that the VM turns into a
+//! Python exception. Nothing here knows what a Python value, a frame or the VM is; RustPython
+//! keeps the same kind of code in its `common` crate.
+//!
+//! - `chars`       — character classes (`isspace`, digits, printable) and `repr` of a string
+//! - `int_ops`     — int arithmetic on `i64` with `BigInt` overflow, `int()` parsing
+//! - `float_repr`  — `repr(float)` and float formatting (`Python/dtoa.c`, `pystrtod.c`)
+//! - `format_spec` — the format-spec mini-language (`format(x, spec)`, f-string specs)
+//! - `str_ops`     — the algorithms behind `str` methods and the `%` operator
+//! - `str_format`  — `str.format` field parsing
+//! - `set_table`   — dict and set hash tables in CPython's iteration order
+//! - `list_sort`   — timsort (`Objects/listsort.txt`)
+//! - `op_error`    — the errors these helpers return, by exception class
+//! - `suggestions` — "Did you mean …?" (`Python/suggestions.c`)
+
+pub mod chars;
+pub mod float_repr;
+pub mod format_spec;
+pub mod int_ops;
+pub mod list_sort;
+pub mod op_error;
+pub mod set_table;
+pub mod str_format;
+pub mod str_ops;
+pub mod suggestions;
