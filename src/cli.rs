@@ -95,7 +95,7 @@ pub struct Cli {
     /// The event loop's clock: `real` monotonic time, or `virtual` time that jumps straight
     /// to the next timer whenever nothing is ready (sleeps take no wall time).
     #[arg(long, value_name = "real|virtual", default_value = "real")]
-    pub clock: apy::asyncio::clock::ClockKind,
+    pub clock: apy::common::clock::ClockKind,
 
     /// Stop the program with an error (exit status 1) after it has run N bytecode
     /// instructions: a guard for untrusted or runaway code.
@@ -161,7 +161,7 @@ pub fn main(cli: Cli) -> ExitCode {
     };
     let no_program = cli.command.is_none() && cli.program.is_empty();
     if mode == Mode::Run && no_program && (cli.interactive || std::io::stdin().is_terminal()) {
-        return exit_code(apy::repl::run(vm_config(&cli, vec![String::new()]), None));
+        return exit_code(apy::repl::run(run_config(&cli, vec![String::new()]), None));
     }
     let (source, argv) = match read_program(&cli) {
         Ok(program) => program,
@@ -194,9 +194,9 @@ pub fn main(cli: Cli) -> ExitCode {
             Err(diagnostic) => Err(diagnostic),
         },
         Mode::Run if cli.interactive => {
-            return exit_code(apy::repl::run(vm_config(&cli, argv), Some(source)));
+            return exit_code(apy::repl::run(run_config(&cli, argv), Some(source)));
         }
-        Mode::Run => match interp::run_with(&source, vm_config(&cli, argv)) {
+        Mode::Run => match interp::run_with(&source, run_config(&cli, argv)) {
             Ok(()) => Ok(()),
             Err(interp::Error::Diagnostic(diagnostic)) => Err(diagnostic),
             // The VM has already reported the exception or SystemExit message.
@@ -222,13 +222,15 @@ fn no_such_function(code: &apy::compile::Code, name: &str, file: &str) -> String
     }
 }
 
-/// The VM's settings from the switches, with `argv` as `sys.argv`.
-fn vm_config(cli: &Cli, argv: Vec<String>) -> apy::vm::Config {
-    apy::vm::Config {
-        argv,
-        clock: cli.clock,
-        max_steps: cli.max_steps,
-        time_limit: cli.time_limit,
+/// The run's settings from the switches, with `argv` as `sys.argv`.
+fn run_config(cli: &Cli, argv: Vec<String>) -> interp::Config {
+    interp::Config {
+        vm: apy::vm::Config {
+            argv,
+            clock: cli.clock,
+            max_steps: cli.max_steps,
+            time_limit: cli.time_limit,
+        },
         asyncio_debug: cli.asyncio_debug
             || std::env::var_os("PYTHONASYNCIODEBUG").is_some_and(|v| !v.is_empty()),
         trace: apy::trace::Settings {

@@ -2,7 +2,10 @@
 //! [`Error`] that stopped it) out: decode → parse → compile → VM.
 //!
 //! Mirrors what CPython's `Python/pythonrun.c` does for a file. The CLI (`cli.rs`) and the
-//! REPL call only this module. The program's own output and its uncaught exceptions go to
+//! REPL call only this module. It is also the embedder: [`new_vm`] hands a bare VM its
+//! `builtins`, its native modules (asyncio among them), its compile hook and the trace and
+//! explain switches, so that no layer below has to reach up for them (starlark-rust's
+//! `GlobalsBuilder`, handed to its evaluator, is the model). The program's own output and its uncaught exceptions go to
 //! stdout/stderr from the VM; syntax errors come back as diagnostics for the caller to show.
 //! The VM runs on a thread with a large native stack, so that recursion up to the (capped)
 //! recursion limit never overflows it.
@@ -13,7 +16,7 @@ use crate::compile::{self, Code, CompileError};
 use crate::syntax::ast::{Module, Span};
 use crate::syntax::diagnostics::Diagnostic;
 use crate::syntax::parse_module;
-use crate::vm::{Config, Vm};
+use crate::vm::Vm;
 
 /// The interpreter thread's native stack: room for `vm::MAX_RECURSION_LIMIT` nested calls.
 const VM_STACK_BYTES: usize = 1 << 30;
@@ -81,6 +84,54 @@ impl From<Diagnostic> for Error {
     }
 }
 
+/// Everything a run is configured by: the VM's own settings (limits, `sys.argv`, clock) and
+/// the switches of the layers the embedder wires in.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    pub vm: crate::vm::Config,
+    /// Event loops start in asyncio's debug mode (`--asyncio-debug`, `PYTHONASYNCIODEBUG`).
+    pub asyncio_debug: bool,
+    /// What `--trace` logs, and where.
+    pub trace: crate::trace::Settings,
+    /// `--explain`: a teaching note under each classic async mistake reported.
+    pub explain: bool,
+}
+
+impl From<crate::vm::Config> for Config {
+    /// A run with these VM settings and every other switch off.
+    fn from(vm: crate::vm::Config) -> Config {
+        Config {
+            vm,
+            ..Config::default()
+        }
+    }
+}
+
+/// A VM ready to run programs: the built-in types (`Vm::new`), then the `builtins` module
+/// and its native modules, asyncio, the compile hook, and the trace and explain switches.
+pub fn new_vm(config: Config) -> Vm {
+    crate::trace::install(&config.trace);
+    crate::explain::install(config.explain);
+    let mut vm = Vm::new(config.vm);
+    vm.compile = compile_at_run_time;
+    crate::builtins::install(&mut vm);
+    crate::asyncio::install(
+        &mut vm,
+        crate::asyncio::Settings {
+            debug: config.asyncio_debug,
+        },
+    );
+    vm
+}
+
+/// The VM's compile hook: source text compiled as a module of its own.
+fn compile_at_run_time(name: &str, text: &str) -> Result<Rc<Code>, Diagnostic> {
+    compile(&SourceFile {
+        name: name.into(),
+        text: text.into(),
+    })
+}
+
 /// Parses `source` (`apy --ast`).
 pub fn parse(source: &SourceFile) -> Result<Module, Diagnostic> {
     parse_module(&source.text).map_err(Diagnostic::from)
@@ -125,7 +176,10 @@ pub fn run(source: &SourceFile, argv: &[String]) -> Result<(), Error> {
     run_with(
         source,
         Config {
-            argv: argv.to_vec(),
+            vm: crate::vm::Config {
+                argv: argv.to_vec(),
+                ..Default::default()
+            },
             ..Config::default()
         },
     )
@@ -138,7 +192,7 @@ pub fn run_with(source: &SourceFile, config: Config) -> Result<(), Error> {
     crate::vm::interrupt::install_handler();
     let worker = spawn_interpreter(move || {
         let code = compile(&source)?;
-        let mut vm = Vm::new(config);
+        let mut vm = new_vm(config);
         let status = vm.run_main(&code, &source.text);
         crate::asyncio::shutdown(&mut vm);
         Ok(status)

@@ -46,9 +46,11 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::rc::{Rc, Weak};
 
-use crate::vm::call::FrameResult;
 use crate::vm::frame::Frame;
-use crate::vm::generator::{GenKind, Generator, as_generator};
+use crate::vm::frame::FrameResult;
+use crate::vm::frame::GenKind;
+use crate::vm::frame::Generator;
+use crate::vm::generator::as_generator;
 use crate::vm::object::{Object, ObjectKind};
 use crate::vm::value::Value;
 use crate::vm::{Exc, Vm};
@@ -207,8 +209,8 @@ fn cold_loop_start(vm: &mut Vm, event_loop: &Value, now: f64) {
         t.in_loop = false;
     });
     let clock = match vm.config.clock {
-        crate::asyncio::clock::ClockKind::Real => "real",
-        crate::asyncio::clock::ClockKind::Virtual => "virtual",
+        crate::common::clock::ClockKind::Real => "real",
+        crate::common::clock::ClockKind::Virtual => "virtual",
     };
     emit(vm, 0, &format!("loop starts running ({clock} clock)"));
 }

@@ -23,7 +23,7 @@ fn max_steps_stops_a_loop_that_catches_everything() {
         ..Config::default()
     };
     assert_eq!(
-        run_with(&source(STUBBORN_LOOP), config),
+        run_with(&source(STUBBORN_LOOP), config.into()),
         Err(Error::Exited(1))
     );
 }
@@ -36,7 +36,7 @@ fn time_limit_stops_an_endless_loop() {
         ..Config::default()
     };
     assert_eq!(
-        run_with(&source(STUBBORN_LOOP), config),
+        run_with(&source(STUBBORN_LOOP), config.into()),
         Err(Error::Exited(1))
     );
     assert!(started.elapsed() < Duration::from_secs(5));
@@ -51,7 +51,7 @@ fn a_program_within_its_budget_finishes_normally() {
     assert_eq!(
         run_with(
             &source("total = 0\nfor i in range(100):\n    total += i\n"),
-            config
+            config.into()
         ),
         Ok(())
     );
@@ -65,7 +65,7 @@ fn max_steps_counts_every_instruction_exactly() {
             max_steps: Some(max),
             ..Config::default()
         };
-        run_with(&source("x = 1\n"), config)
+        run_with(&source("x = 1\n"), config.into())
     };
     assert_eq!(run(3), Ok(()));
     assert_eq!(run(2), Err(Error::Exited(1)));
@@ -79,7 +79,7 @@ fn steps_needed(text: &str) -> u64 {
             max_steps: Some(max),
             ..Config::default()
         };
-        run_with(&source(text), config).is_ok()
+        run_with(&source(text), config.into()).is_ok()
     };
     (1..1000).find(|&max| finishes(max)).unwrap_or(0)
 }

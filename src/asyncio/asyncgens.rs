@@ -7,7 +7,8 @@
 use std::rc::{Rc, Weak};
 
 use super::event_loop::{self, Ready};
-use crate::vm::async_gen::AsyncGenHooks;
+
+use crate::vm::AsyncGenHooks;
 use crate::vm::object::{KwArgs, Object, PyType};
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};

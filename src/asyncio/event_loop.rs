@@ -10,10 +10,10 @@ use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 use std::rc::Rc;
 
-use super::clock::Clock;
 use super::future::{self, Callback};
 use super::{check_kw, kwarg, rt, task};
 use crate::builtins::contextvars;
+use crate::common::clock::Clock;
 use crate::vm::object::{KwArgs, Object, ObjectKind};
 use crate::vm::value::Value;
 use crate::vm::{Exc, PyResult, Vm};
@@ -121,7 +121,7 @@ pub fn new_loop(vm: &mut Vm) -> Value {
                 stopping: false,
                 running: false,
                 closed: false,
-                debug: vm.config.asyncio_debug,
+                debug: runtime.debug,
                 slow_callback_duration: 0.1,
                 current_task: Value::None,
                 exception_handler: Value::None,
@@ -537,7 +537,7 @@ pub fn call_exception_handler(
 ) -> PyResult<()> {
     let handler =
         as_loop(loop_value).map_or(Value::None, |l| l.state.borrow().exception_handler.clone());
-    let dict = Value::dict(crate::vm::dict::DictTable::new());
+    let dict = Value::dict(crate::vm::value::DictTable::new());
     if let Value::Dict(d) = &dict {
         for (k, v) in &context {
             let key = vm.intern(k);

@@ -8,8 +8,9 @@ use std::rc::Rc;
 
 use super::event_loop::{self, Ready};
 use super::{kwarg, rt};
-use crate::vm::call::FrameResult;
+
 use crate::vm::dict::StrKeys;
+use crate::vm::frame::FrameResult;
 use crate::vm::object::{KwArgs, Object, ObjectKind, PyType};
 use crate::vm::types::ClassMemo;
 use crate::vm::value::{PyStr, Value};

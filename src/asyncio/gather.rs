@@ -13,10 +13,12 @@ use super::future::{self, Callback, Status};
 use super::primitives::{self, Names};
 use super::{check_kw, event_loop, kwarg, rt, task};
 use crate::builtins::contextvars;
-use crate::vm::dict::DictTable;
-use crate::vm::generator::{GenKind, as_generator};
+
+use crate::vm::frame::GenKind;
+use crate::vm::generator::as_generator;
 use crate::vm::object::{KwArgs, Layout, Object, ObjectKind, PyType};
 use crate::vm::types::make_type;
+use crate::vm::value::DictTable;
 use crate::vm::value::{PyDict, PyStr, Value};
 use crate::vm::{PyResult, Vm};
 

@@ -7,7 +7,8 @@
 
 use super::future::{Callback, as_future};
 use super::task;
-use crate::vm::generator::{GenKind, as_generator};
+use crate::vm::frame::GenKind;
+use crate::vm::generator::as_generator;
 use crate::vm::object::KwArgs;
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
@@ -67,7 +68,7 @@ fn awaited_by(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 /// first mention (the numbering `--trace` gives futures).
 fn graph_id(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     crate::builtins::check_arity(vm, "_graph_id", args, 1, 1)?;
-    if vm.config.clock == super::clock::ClockKind::Virtual {
+    if vm.config.clock == crate::common::clock::ClockKind::Virtual {
         return Ok(Value::Int(crate::trace::object_number(&args[0]).into()));
     }
     Ok(Value::Int(args[0].address() as i64))

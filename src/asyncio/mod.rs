@@ -2,10 +2,10 @@
 //! per-item bookkeeping of the queues and locks in `primitives`) with the layers above it
 //! (`run`, `sleep`, Queue, Lock, TaskGroup, …) written in apy itself in `lib/*.apy`, compiled
 //! at first import, as CPython keeps them in `Lib/asyncio`. Mirrors `Lib/asyncio/__init__.py`
-//! and `events.py`'s module functions. The VM sees this module only through `module()`.
+//! and `events.py`'s module functions. The VM never sees this module: the embedder `install`s it, and `import asyncio` calls
+//! [`module`].
 
 pub mod asyncgens;
-pub mod clock;
 pub mod event_loop;
 pub mod future;
 pub mod gather;
@@ -17,11 +17,30 @@ pub mod task;
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
-use crate::vm::dict::{DictTable, StrKeys};
+use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, Layout, Object, ObjectKind, PyType};
 use crate::vm::types::make_type;
+use crate::vm::value::DictTable;
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
+
+/// asyncio's own switches, given by the embedder ([`install`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Settings {
+    /// New event loops start in debug mode (`--asyncio-debug`, `PYTHONASYNCIODEBUG`).
+    pub debug: bool,
+}
+
+thread_local! {
+    static SETTINGS: Cell<Settings> = const { Cell::new(Settings { debug: false }) };
+}
+
+/// Makes `import asyncio` available in `vm`, with these settings: the embedder's one call
+/// into this module before a run.
+pub fn install(vm: &mut Vm, settings: Settings) {
+    SETTINGS.with(|s| s.set(settings));
+    vm.register_module("asyncio", module);
+}
 
 /// The asyncio classes, made once per interpreter thread.
 pub struct AsyncTypes {
@@ -42,7 +61,9 @@ pub struct AsyncTypes {
 /// task registry and name counter).
 pub struct Runtime {
     pub types: AsyncTypes,
-    pub clock: clock::ClockKind,
+    pub clock: crate::common::clock::ClockKind,
+    /// New loops start in debug mode ([`Settings::debug`]).
+    pub debug: bool,
     pub running_loop: RefCell<Value>,
     /// The loop `set_event_loop` set (the policy's current loop).
     pub event_loop: RefCell<Value>,
@@ -170,6 +191,7 @@ fn new_runtime(vm: &mut Vm) -> Runtime {
             gathering: gather::closure_type(vm),
         },
         clock: vm.config.clock,
+        debug: SETTINGS.with(Cell::get).debug,
         running_loop: RefCell::new(Value::None),
         event_loop: RefCell::new(Value::None),
         event_loop_set: Cell::new(false),
@@ -348,11 +370,7 @@ fn run_library(vm: &mut Vm, module: &Value, name: &str, text: &str) -> Result<()
     let ObjectKind::Module { dict, .. } = &m.kind else {
         return Err("not a module".into());
     };
-    let source = crate::interp::SourceFile {
-        name: name.into(),
-        text: text.into(),
-    };
-    let code = crate::interp::compile(&source).map_err(|d| format!("{d:?}"))?;
+    let code = (vm.compile)(name, text).map_err(|d| format!("{d:?}"))?;
     vm.sources.insert(code.filename.clone(), text.into());
     let code = vm.load_code(&code);
     // Classes take `__module__` from `__name__`: "asyncio/locks.py" makes Lock's
@@ -369,7 +387,7 @@ fn run_library(vm: &mut Vm, module: &Value, name: &str, text: &str) -> Result<()
     let result = vm.run_frame(&mut frame, None);
     set_name("asyncio");
     match result {
-        crate::vm::call::FrameResult::Err(e) => Err(vm.format_exception(&e)),
+        crate::vm::frame::FrameResult::Err(e) => Err(vm.format_exception(&e)),
         _ => Ok(()),
     }
 }

@@ -15,9 +15,10 @@ use std::rc::Rc;
 use super::future::{self, Status};
 use crate::builtins::collections;
 use crate::compile::bytecode::{BinaryOperator, CompareOperator};
-use crate::vm::dict::{DictTable, StrKeys};
+use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, NativeFn, PyType};
 use crate::vm::types::{ClassMemo, lookup, resolves_to_native};
+use crate::vm::value::DictTable;
 use crate::vm::value::{PyStr, Value};
 use crate::vm::{PyResult, Vm};
 

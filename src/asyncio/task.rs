@@ -12,8 +12,10 @@ use super::future::{self, Callback, FutureObj, Status, as_future};
 use super::{check_kw, kwarg, rt};
 use crate::builtins::contextvars;
 use crate::compile::bytecode::Code;
-use crate::vm::call::FrameResult;
-use crate::vm::generator::{GenKind, as_generator};
+
+use crate::vm::frame::FrameResult;
+use crate::vm::frame::GenKind;
+use crate::vm::generator::as_generator;
 use crate::vm::object::{KwArgs, Object, ObjectKind, PyType};
 use crate::vm::value::Value;
 use crate::vm::{Exc, PyResult, Vm};

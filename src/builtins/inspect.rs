@@ -7,7 +7,8 @@ use std::rc::Rc;
 
 use super::check_arity;
 use crate::compile::bytecode::CodeFlags;
-use crate::vm::generator::{GenKind, as_generator};
+use crate::vm::frame::GenKind;
+use crate::vm::generator::as_generator;
 use crate::vm::object::{CodeObj, Function, GlobalSlot, KwArgs, ObjectKind};
 use crate::vm::types::lookup;
 use crate::vm::value::Value;

@@ -31,10 +31,8 @@ use crate::vm::value::{PyDict, Value};
 use crate::vm::{PyResult, Vm};
 
 /// Installs everything into `vm.builtins` and the built-in types.
-pub fn init(vm: &mut Vm) {
-    crate::vm::exceptions::init(vm);
-    crate::vm::iter::init(vm);
-    crate::vm::generator::init(vm);
+pub fn install(vm: &mut Vm) {
+    modules::register(vm);
     constructors::init(vm);
     methods::init(vm);
     str_type::init(vm);
@@ -785,7 +783,7 @@ fn builtin_dir(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_arity(vm, "dir", args, 1, 1)?;
     let v = &args[0];
     let mut names: Vec<String> = Vec::new();
-    let mut add_table = |table: &crate::vm::dict::DictTable| {
+    let mut add_table = |table: &crate::vm::value::DictTable| {
         for e in table.iter() {
             if let Value::Str(s) = &e.key {
                 names.push(s.as_str().to_string());
@@ -874,7 +872,7 @@ fn builtin_build_class(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Val
     let mut frame = crate::vm::frame::Frame::for_function(vm, body, Vec::new());
     frame.locals_dict = Some(ns.clone());
     match vm.run_frame(&mut frame, None) {
-        crate::vm::call::FrameResult::Err(e) => return Err(e),
+        crate::vm::frame::FrameResult::Err(e) => return Err(e),
         _ => drop(frame),
     }
     let mut table = ns.table.borrow().clone();
@@ -913,42 +911,4 @@ fn builtin_build_class(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Val
         }
     }
     Ok(Value::Type(cls))
-}
-
-/// Imports a built-in module by name ("No module named 'x'" otherwise).
-impl Vm {
-    pub fn import_module(&mut self, name: &str) -> PyResult<Value> {
-        if let Some(m) = self.modules.get(name) {
-            return Ok(m.clone());
-        }
-        let Some(module) = modules::create(self, name) else {
-            return Err(self.new_exc(
-                &self.types.module_not_found_error.clone(),
-                format!("No module named '{name}'"),
-            ));
-        };
-        self.modules.insert(name.to_string(), module.clone());
-        Ok(module)
-    }
-
-    /// A new module object with the given attributes.
-    pub fn new_module(&mut self, name: &str, attrs: Vec<(&str, Value)>) -> Value {
-        let dict = Rc::new(PyDict {
-            table: Default::default(),
-        });
-        dict.table
-            .borrow_mut()
-            .set_str(self.names.name.clone(), Value::str(name));
-        for (k, v) in attrs {
-            let key = self.intern(k);
-            dict.table.borrow_mut().set_str(key, v);
-        }
-        Value::object(crate::vm::object::Object::new(
-            self.types.module.clone(),
-            ObjectKind::Module {
-                name: name.into(),
-                dict,
-            },
-        ))
-    }
 }

@@ -4,29 +4,30 @@
 //! `Modules/timemodule.c`, `Modules/_functoolsmodule.c`.
 
 use std::rc::Rc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::{Stream, check_arity, check_kwargs, write_stream};
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, Object, ObjectKind};
 use crate::vm::types::make_type;
 use crate::vm::value::Value;
-use crate::vm::{PyResult, Vm};
+use crate::vm::{ModuleMaker, PyResult, Vm};
 
-/// Builds the module `name`, or None when apy has no such module.
-pub fn create(vm: &mut Vm, name: &str) -> Option<Value> {
-    Some(match name {
-        "sys" => sys_module(vm),
-        "time" => time_module(vm),
-        "functools" => functools_module(vm),
-        "collections" => super::collections::collections_module(vm),
-        "heapq" => super::collections::heapq_module(vm),
-        "inspect" => super::inspect::inspect_module(vm),
-        "types" => super::inspect::types_module(vm),
-        "asyncio" => crate::asyncio::module(vm),
-        "contextvars" => super::contextvars::module(vm),
-        _ => return None,
-    })
+/// Registers the native modules of this folder with `vm`, each made on its first import.
+pub fn register(vm: &mut Vm) {
+    let modules: [(&'static str, ModuleMaker); 8] = [
+        ("sys", sys_module),
+        ("time", time_module),
+        ("functools", functools_module),
+        ("collections", super::collections::collections_module),
+        ("heapq", super::collections::heapq_module),
+        ("inspect", super::inspect::inspect_module),
+        ("types", super::inspect::types_module),
+        ("contextvars", super::contextvars::module),
+    ];
+    for (name, make) in modules {
+        vm.register_module(name, make);
+    }
 }
 
 /// The standard stream behind a `sys.stdout`/`sys.stderr` object.
@@ -182,14 +183,6 @@ fn sys_setrecursionlimit(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<V
     Ok(Value::None)
 }
 
-thread_local! {
-    static PROCESS_START: Instant = Instant::now();
-}
-
-pub fn seconds_since_start() -> f64 {
-    PROCESS_START.with(|start| start.elapsed().as_secs_f64())
-}
-
 fn time_module(vm: &mut Vm) -> Value {
     let attrs = vec![
         (
@@ -215,25 +208,29 @@ fn time_module(vm: &mut Vm) -> Value {
         (
             "monotonic",
             vm.native("monotonic", |_, _, _| {
-                Ok(Value::Float(seconds_since_start()))
+                Ok(Value::Float(crate::common::clock::seconds_since_start()))
             }),
         ),
         (
             "perf_counter",
             vm.native("perf_counter", |_, _, _| {
-                Ok(Value::Float(seconds_since_start()))
+                Ok(Value::Float(crate::common::clock::seconds_since_start()))
             }),
         ),
         (
             "monotonic_ns",
             vm.native("monotonic_ns", |_, _, _| {
-                Ok(Value::Int((seconds_since_start() * 1e9) as i64))
+                Ok(Value::Int(
+                    (crate::common::clock::seconds_since_start() * 1e9) as i64,
+                ))
             }),
         ),
         (
             "perf_counter_ns",
             vm.native("perf_counter_ns", |_, _, _| {
-                Ok(Value::Int((seconds_since_start() * 1e9) as i64))
+                Ok(Value::Int(
+                    (crate::common::clock::seconds_since_start() * 1e9) as i64,
+                ))
             }),
         ),
         ("sleep", vm.native("sleep", time_sleep)),
@@ -333,7 +330,7 @@ fn functools_module(vm: &mut Vm) -> Value {
             &partial,
             "keywords",
             |_, v| {
-                let table = crate::vm::dict::DictTable::new();
+                let table = crate::vm::value::DictTable::new();
                 let d = Value::dict(table);
                 if let (Some((_, _, kwargs)), Value::Dict(dict)) = (partial_parts(v), &d) {
                     for (k, val) in kwargs {

@@ -8,8 +8,9 @@ use std::rc::Rc;
 
 use super::method_args::Signature;
 use crate::compile::bytecode::BinaryOperator;
-use crate::vm::dict::SetTable;
+
 use crate::vm::object::{DictViewKind, ObjectKind};
+use crate::vm::value::SetTable;
 use crate::vm::value::{PySet, Value};
 use crate::vm::{PyResult, Vm};
 

@@ -5,6 +5,7 @@
 //! keeps the same kind of code in its `common` crate.
 //!
 //! - `chars`       — character classes (`isspace`, digits, printable) and `repr` of a string
+//! - `clock`       — the real and the virtual clock (`--clock`), and the process start time
 //! - `int_ops`     — int arithmetic on `i64` with `BigInt` overflow, `int()` parsing
 //! - `float_repr`  — `repr(float)` and float formatting (`Python/dtoa.c`, `pystrtod.c`)
 //! - `format_spec` — the format-spec mini-language (`format(x, spec)`, f-string specs)
@@ -16,6 +17,7 @@
 //! - `suggestions` — "Did you mean …?" (`Python/suggestions.c`)
 
 pub mod chars;
+pub mod clock;
 pub mod float_repr;
 pub mod format_spec;
 pub mod int_ops;

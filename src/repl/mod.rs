@@ -51,7 +51,7 @@ Top-level await works at the prompt; tasks keep running while it waits.";
 
 /// Runs a REPL session (after `startup`, the file of `apy -i FILE`) and returns the
 /// process exit status.
-pub fn run(config: crate::vm::Config, startup: Option<SourceFile>) -> i32 {
+pub fn run(config: crate::interp::Config, startup: Option<SourceFile>) -> i32 {
     crate::vm::interrupt::install_handler();
     let (events, event_queue) = channel::<Event>();
     let (asks, ask_queue) = channel::<Prompt>();

@@ -16,13 +16,17 @@ use crate::asyncio::future::{self, Status};
 use crate::asyncio::{event_loop, task};
 use crate::interp::{self, SourceFile};
 use crate::syntax::diagnostics::emit_to_stderr;
-use crate::vm::call::FrameResult;
-use crate::vm::dict::{DictTable, StrKeys};
+
+use crate::vm::dict::StrKeys;
 use crate::vm::frame::Frame;
-use crate::vm::generator::GenKind;
+
+use crate::interp::Config;
+use crate::vm::frame::FrameResult;
+use crate::vm::frame::GenKind;
 use crate::vm::object::Function;
+use crate::vm::value::DictTable;
 use crate::vm::value::{PyDict, Value};
-use crate::vm::{Config, Exc, PyResult, Vm, interrupt};
+use crate::vm::{Exc, PyResult, Vm, interrupt};
 
 /// The file name of every entry, in tracebacks and diagnostics.
 const STDIN: &str = "<stdin>";
@@ -54,7 +58,7 @@ pub fn run(
     asks: Sender<Prompt>,
     events: Receiver<Event>,
 ) -> i32 {
-    let mut vm = Vm::new(config);
+    let mut vm = interp::new_vm(config);
     let globals = main_namespace(&mut vm);
     let mut repl = Repl {
         globals,

@@ -10,30 +10,13 @@ use std::cell::{Cell, RefCell};
 
 use crate::compile::bytecode::{Instr, Intrinsic1};
 
-use super::call::FrameResult;
-use super::generator::{GenKind, Generator, as_generator, throw_args_to_exc, warn_throw_signature};
+use super::generator::{as_generator, throw_args_to_exc, warn_throw_signature};
 use super::object::{KwArgs, Object, ObjectKind};
 use super::value::Value;
 use super::{Exc, PyResult, Vm};
-
-/// The async-generator part of a generator's state (`ag_hooks_inited`, `ag_closed`,
-/// `ag_running_async`, and the finalizer hook captured at first iteration).
-#[derive(Default)]
-pub struct AgenFlags {
-    pub hooks_inited: Cell<bool>,
-    pub closed: Cell<bool>,
-    pub running_async: Cell<bool>,
-    pub finalizer: RefCell<Option<Value>>,
-    /// Revived for the finalizer hook: freed again, it ends quietly (PEP 442 finalizes once).
-    pub finalized: Cell<bool>,
-}
-
-/// `sys.set_asyncgen_hooks` state (`tstate->async_gen_firstiter/finalizer`).
-#[derive(Default)]
-pub struct AsyncGenHooks {
-    pub firstiter: Option<Value>,
-    pub finalizer: Option<Value>,
-}
+use crate::vm::frame::FrameResult;
+use crate::vm::frame::GenKind;
+use crate::vm::frame::Generator;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum AwaitState {

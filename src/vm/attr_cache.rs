@@ -9,31 +9,15 @@
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
-use super::dict::{DictTable, StrKeys};
-use super::object::{CodeObj, Function, MAX_ATTRS_HINT, Object, ObjectKind, PyType};
+use super::dict::StrKeys;
+use super::object::{CodeObj, MAX_ATTRS_HINT, ObjectKind, PyType};
 use super::types::{has_own_getattribute, is_plain_method, lookup, type_version};
 use super::value::{PyStr, Value};
 use super::{Names, PyResult, Vm};
-
-/// What a class had under a name.
-#[derive(Default)]
-enum OnClass {
-    /// Not looked up yet, or something the general path handles (a descriptor, a class
-    /// variable, a class with its own `__setattr__`).
-    #[default]
-    General,
-    /// Nothing: the attribute can only come from the instance's `__dict__` (or
-    /// `__getattr__`), and storing it goes straight into the `__dict__`.
-    Nothing,
-    /// A method (a function or built-in method), unless the instance shadows it.
-    Method(WeakMethod),
-}
-
-/// A method, held weakly.
-enum WeakMethod {
-    Function(Weak<Function>),
-    Native(Weak<Object>),
-}
+use crate::vm::object::AttrSlot;
+use crate::vm::object::OnClass;
+use crate::vm::object::WeakMethod;
+use crate::vm::value::DictTable;
 
 impl WeakMethod {
     fn new(v: &Value) -> Option<WeakMethod> {
@@ -48,33 +32,6 @@ impl WeakMethod {
         match self {
             WeakMethod::Function(f) => f.upgrade().map(Value::Function),
             WeakMethod::Native(o) => o.upgrade().map(Value::Object),
-        }
-    }
-}
-
-/// The memo for one name of a code object.
-pub struct AttrSlot {
-    /// The receiver's class and the type version the lookup was made at.
-    class: Cell<*const PyType>,
-    version: Cell<u64>,
-    /// What the class had, and the class held weakly (so that its address cannot be reused
-    /// by another class while remembered).
-    found: RefCell<(OnClass, Weak<PyType>)>,
-    /// Where the receiver's `__dict__` last held the name: a hint, checked by key identity.
-    hint: Cell<usize>,
-    /// `found` is [`OnClass::Nothing`], readable without borrowing it (for
-    /// [`instance_attr_hit`]).
-    nothing_on_class: Cell<bool>,
-}
-
-impl Default for AttrSlot {
-    fn default() -> Self {
-        AttrSlot {
-            class: Cell::new(std::ptr::null()),
-            version: Cell::new(0),
-            found: RefCell::new((OnClass::General, Weak::new())),
-            hint: Cell::new(0),
-            nothing_on_class: Cell::new(false),
         }
     }
 }

@@ -7,18 +7,13 @@ use std::rc::Rc;
 
 use super::dict::StrKeys;
 use super::frame::Frame;
-use super::generator::GenKind;
+
 use super::object::{Function, KwArgs, Layout, Object, ObjectKind, PyType};
 use super::types::lookup;
 use super::value::{PyStr, Value};
 use super::{PyResult, Vm};
-
-/// The outcome of running a frame until it stops.
-pub enum FrameResult {
-    Returned(Value),
-    Yielded(Value),
-    Err(super::Exc),
-}
+use crate::vm::frame::FrameResult;
+use crate::vm::frame::GenKind;
 
 impl Vm {
     /// `f(*args, **kw)`.

@@ -7,9 +7,8 @@ use std::convert::Infallible;
 use std::rc::Rc;
 
 use super::value::{PyStr, Value};
-
-pub type DictTable = crate::common::set_table::DictTable<Value, Value>;
-pub type SetTable = crate::common::set_table::SetTable<Value>;
+use crate::vm::value::DictTable;
+use crate::vm::value::SetTable;
 
 /// Lookups by `str` key (interned or not), which never need user code.
 pub trait StrKeys {

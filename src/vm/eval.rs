@@ -10,16 +10,18 @@ use std::sync::atomic::Ordering;
 use crate::compile::bytecode::{BinaryOperator, Instr, Intrinsic1};
 
 use super::attr_cache::instance_attr_hit;
-use super::call::{FrameResult, binds_positionally, generator_kind};
+use super::call::{binds_positionally, generator_kind};
 use super::dict::StrKeys;
 use super::frame::{AfterGenerator, Frame, InlineFrames, move_arguments};
-use super::generator::{FINALIZERS_PENDING, GenKind, as_generator, is_send_method};
+use super::generator::{FINALIZERS_PENDING, as_generator, is_send_method};
 use super::object::{CodeObj, Function, GlobalSlot, Object, ObjectKind, TracebackEntry};
 use super::ops::compare_native;
 use super::quicken;
 use super::types;
 use super::value::{PyDict, PyStr, Value};
 use super::{Exc, PyResult, Vm};
+use crate::vm::frame::FrameResult;
+use crate::vm::frame::GenKind;
 
 /// `x op y` for two small ints when the result is a small int and no error is possible
 /// (overflow, zero divisors and negative shifts take the general path).

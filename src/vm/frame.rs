@@ -10,7 +10,8 @@ use crate::compile::bytecode::{Code, Constant};
 
 use super::Vm;
 use super::object::{CodeObj, Function, GlobalSlot, Object, ObjectKind};
-use super::value::{PyDict, Value};
+use super::value::{PyDict, PyStr, Value};
+use std::cell::Cell;
 
 /// How many spare value buffers the VM keeps for new frames.
 const VEC_POOL_LIMIT: usize = 64;
@@ -635,4 +636,71 @@ impl Vm {
             }
         }
     }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GenKind {
+    Generator,
+    Coroutine,
+    AsyncGenerator,
+}
+
+pub struct GenState {
+    /// The suspended frame; taken out while running, None once finished.
+    pub frame: Option<Box<Frame>>,
+    pub running: bool,
+    pub started: bool,
+    /// The exception this generator was handling when it suspended.
+    pub exc_state: Value,
+}
+
+/// A generator (or the main module) whose frame is running: where that frame last called
+/// or sent from, so a repr can say which line it is "running at" (`f_lineno`).
+pub struct RunningFrame {
+    /// The generator's address (identity only).
+    pub(super) generator: usize,
+    pub(super) code: Rc<CodeObj>,
+    /// `Vm::depth` while its own frame executes.
+    pub(super) depth: usize,
+    /// The frame's `ip` when it last made a call or a send.
+    pub(super) ip: usize,
+}
+
+pub struct Generator {
+    pub kind: GenKind,
+    /// The function's code (`gi_code`); also says whether `types.coroutine` made it awaitable.
+    pub code: Rc<CodeObj>,
+    pub name: Rc<PyStr>,
+    pub qualname: Rc<str>,
+    pub state: RefCell<GenState>,
+    /// Async generators only: hooks, `ag_closed`, `ag_running_async`.
+    pub agen: AgenFlags,
+}
+
+/// The async-generator part of a generator's state (`ag_hooks_inited`, `ag_closed`,
+/// `ag_running_async`, and the finalizer hook captured at first iteration).
+#[derive(Default)]
+pub struct AgenFlags {
+    pub hooks_inited: Cell<bool>,
+    pub closed: Cell<bool>,
+    pub running_async: Cell<bool>,
+    pub finalizer: RefCell<Option<Value>>,
+    /// Revived for the finalizer hook: freed again, it ends quietly (PEP 442 finalizes once).
+    pub finalized: Cell<bool>,
+}
+
+/// The outcome of running a frame until it stops.
+pub enum FrameResult {
+    Returned(Value),
+    Yielded(Value),
+    Err(super::Exc),
+}
+
+/// Where the innermost Python frame made the native call now running (`Vm::caller`).
+pub struct CallSite {
+    pub(super) code: Rc<CodeObj>,
+    /// The frame's `ip` after the call instruction.
+    pub(super) ip: usize,
+    /// `Vm::depth` of that frame: a native call runs at its caller's depth.
+    pub(super) depth: usize,
 }

@@ -10,30 +10,21 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::compile::bytecode::{Code, Instr};
 
-use super::async_gen::{AgenFlags, step_awaitable};
-use super::call::{FrameResult, binds_positionally, generator_kind};
+use super::async_gen::step_awaitable;
+use super::call::{binds_positionally, generator_kind};
 use super::eval::sends_on;
 use super::frame::{AfterGenerator, Frame, Passed};
 use super::object::{CodeObj, Function, KwArgs, Object, ObjectKind, TracebackEntry};
-use super::value::{PyStr, Value};
-use super::warnings::CallSite;
+use super::value::Value;
+
 use super::{Exc, PyResult, Vm};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GenKind {
-    Generator,
-    Coroutine,
-    AsyncGenerator,
-}
-
-pub struct GenState {
-    /// The suspended frame; taken out while running, None once finished.
-    pub frame: Option<Box<Frame>>,
-    pub running: bool,
-    pub started: bool,
-    /// The exception this generator was handling when it suspended.
-    pub exc_state: Value,
-}
+use crate::vm::frame::AgenFlags;
+use crate::vm::frame::CallSite;
+use crate::vm::frame::FrameResult;
+use crate::vm::frame::GenKind;
+use crate::vm::frame::GenState;
+use crate::vm::frame::Generator;
+use crate::vm::frame::RunningFrame;
 
 impl GenState {
     /// The state of a generator that has not run yet.
@@ -76,33 +67,10 @@ impl Refused {
     }
 }
 
-/// A generator (or the main module) whose frame is running: where that frame last called
-/// or sent from, so a repr can say which line it is "running at" (`f_lineno`).
-pub struct RunningFrame {
-    /// The generator's address (identity only).
-    generator: usize,
-    code: Rc<CodeObj>,
-    /// `Vm::depth` while its own frame executes.
-    depth: usize,
-    /// The frame's `ip` when it last made a call or a send.
-    ip: usize,
-}
-
 impl RunningFrame {
     fn line(&self) -> u32 {
         self.code.code.line_before(self.ip)
     }
-}
-
-pub struct Generator {
-    pub kind: GenKind,
-    /// The function's code (`gi_code`); also says whether `types.coroutine` made it awaitable.
-    pub code: Rc<CodeObj>,
-    pub name: Rc<PyStr>,
-    pub qualname: Rc<str>,
-    pub state: RefCell<GenState>,
-    /// Async generators only: hooks, `ag_closed`, `ag_running_async`.
-    pub agen: AgenFlags,
 }
 
 impl Generator {

@@ -6,12 +6,12 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::call::FrameResult;
 use super::dict::StrKeys;
 use super::object::{DictViewKind, IterState, KwArgs, Object, ObjectKind, PyType};
 use super::types::lookup;
 use super::value::Value;
 use super::{PyResult, Vm};
+use crate::vm::frame::FrameResult;
 
 impl Vm {
     pub fn new_iter(&self, class: &Rc<PyType>, state: IterState) -> Value {
@@ -76,7 +76,7 @@ impl Vm {
                     },
                 ),
                 ObjectKind::Iter(_) => v.clone(),
-                ObjectKind::Generator(g) if g.kind == super::generator::GenKind::Generator => {
+                ObjectKind::Generator(g) if g.kind == crate::vm::frame::GenKind::Generator => {
                     v.clone()
                 }
                 ObjectKind::DictView { dict, kind } => {
@@ -156,7 +156,7 @@ impl Vm {
         match v {
             Value::Object(o) => match &o.kind {
                 ObjectKind::Iter(_) => true,
-                ObjectKind::Generator(g) => g.kind == super::generator::GenKind::Generator,
+                ObjectKind::Generator(g) => g.kind == crate::vm::frame::GenKind::Generator,
                 _ => lookup(&o.class, &self.names.next).is_some(),
             },
             _ => false,

@@ -13,12 +13,14 @@ pub mod eval;
 pub mod exceptions;
 pub mod frame;
 pub mod generator;
+pub mod import;
 pub mod interrupt;
 pub mod iter;
 pub mod object;
 pub mod ops;
 pub mod quicken;
 pub mod repr;
+pub mod run;
 pub mod traceback;
 pub mod types;
 pub mod value;
@@ -29,7 +31,9 @@ use std::io::Write;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use dict::StrKeys;
+use crate::common::clock::ClockKind;
+use crate::compile::bytecode::Code;
+use crate::syntax::diagnostics::Diagnostic;
 use object::Object;
 use value::{PyDict, PyStr, Value};
 
@@ -37,7 +41,9 @@ use value::{PyDict, PyStr, Value};
 pub type Exc = Rc<Object>;
 pub type PyResult<T> = Result<T, Exc>;
 
-/// Sandbox switches and limits for one run.
+/// What the VM itself is configured by: its limits, `sys.argv` and its clock. The
+/// embedder's own switches (`--trace`, `--explain`, asyncio's debug mode) are in
+/// `interp::Config`.
 #[derive(Clone, Debug, Default)]
 pub struct Config {
     /// Stop the program after this many instructions.
@@ -46,15 +52,18 @@ pub struct Config {
     pub time_limit: Option<Duration>,
     /// `sys.argv`.
     pub argv: Vec<String>,
-    /// The event loop's clock (`--clock real|virtual`).
-    pub clock: crate::asyncio::clock::ClockKind,
-    /// Event loops start in asyncio's debug mode (`--asyncio-debug`, `PYTHONASYNCIODEBUG`).
-    pub asyncio_debug: bool,
-    /// What `--trace` logs, and where.
-    pub trace: crate::trace::Settings,
-    /// `--explain`: a teaching note under each classic async mistake reported.
-    pub explain: bool,
+    /// The clock timers and the event loop run on (`--clock real|virtual`).
+    pub clock: ClockKind,
 }
+
+/// Builds a native module on its first import (`sys`, `asyncio`, …). The embedder
+/// registers one per name ([`Vm::register_module`]); the VM knows none of them itself.
+pub type ModuleMaker = fn(&mut Vm) -> Value;
+
+/// Compiles source text while the program runs (the asyncio library's `.apy` files): the
+/// file name shown in tracebacks, the text; a syntax error comes back as its diagnostic.
+/// The embedder, which owns the parser and the compiler, provides it ([`Vm::compile`]).
+pub type CompileHook = fn(name: &str, text: &str) -> Result<Rc<Code>, Diagnostic>;
 
 /// The highest recursion limit `sys.setrecursionlimit` accepts: deeper Python recursion
 /// would exhaust the interpreter thread's native stack.
@@ -133,7 +142,7 @@ impl Interner {
 }
 
 pub struct Vm {
-    pub types: types::BuiltinTypes,
+    pub types: object::BuiltinTypes,
     pub names: Names,
     pub interner: Interner,
     /// The `builtins` module's namespace.
@@ -176,14 +185,18 @@ pub struct Vm {
     /// as the `warnings` module's default action does (`__warningregistry__`).
     pub warning_registry: std::collections::HashSet<(Rc<str>, u32, String)>,
     /// The generators whose frames are running, innermost last (for reprs' line numbers).
-    pub running_frames: Vec<generator::RunningFrame>,
+    pub running_frames: Vec<frame::RunningFrame>,
     /// Where the native call now running was made from, for its warnings.
-    pub caller: Option<warnings::CallSite>,
+    pub caller: Option<frame::CallSite>,
     /// A library's own `Send` step for its native awaitables' iterators (asyncio's future
     /// iterator), tried before the `__next__`/`send` protocol; None when not one of them.
-    pub native_send: fn(&mut Vm, &Value) -> Option<call::FrameResult>,
+    pub native_send: fn(&mut Vm, &Value) -> Option<frame::FrameResult>,
     /// `sys.set_asyncgen_hooks` (firstiter, finalizer).
-    pub asyncgen_hooks: async_gen::AsyncGenHooks,
+    pub asyncgen_hooks: AsyncGenHooks,
+    /// The native modules `import` can make, by name (filled in by the embedder).
+    pub native_modules: HashMap<&'static str, ModuleMaker>,
+    /// How to compile source at run time (set by the embedder).
+    pub compile: CompileHook,
 }
 
 thread_local! {
@@ -212,54 +225,6 @@ impl Drop for Vm {
 }
 
 impl Vm {
-    pub fn new(config: Config) -> Vm {
-        let mut interner = Interner::default();
-        let names = Names::new(&mut interner);
-        let types = types::BuiltinTypes::new(&mut interner);
-        let first_window = config.max_steps.map_or(TIME_CHECK_INTERVAL, |max| {
-            max.saturating_add(1).min(TIME_CHECK_INTERVAL)
-        });
-        let builtins = Rc::new(PyDict {
-            table: Default::default(),
-        });
-        let mut vm = Vm {
-            types,
-            names,
-            interner,
-            builtins,
-            modules: HashMap::new(),
-            sources: HashMap::new(),
-            depth: 0,
-            recursion_limit: 1000,
-            exc_info: vec![Value::None],
-            config,
-            steps: 0,
-            window: first_window,
-            countdown: first_window,
-            started: Instant::now(),
-            abort: None,
-            repr_stack: Vec::new(),
-            vec_pool: Vec::new(),
-            frame_pool: Vec::new(),
-            generator_pool: Vec::new(),
-            spare_frames: frame::InlineFrames::default(),
-            warning_registry: Default::default(),
-            running_frames: Vec::new(),
-            caller: None,
-            native_send: |_, _| None,
-            asyncgen_hooks: Default::default(),
-        };
-        // The output buffer is made now, while the heap is small: made at the first print,
-        // late in a run, its 64 KiB would first have malloc consolidate every small block
-        // freed so far.
-        PROGRAM_STDOUT.with(|_| ());
-        crate::trace::install(&vm.config.trace);
-        crate::explain::install(vm.config.explain);
-        types::init_type_methods(&mut vm);
-        crate::builtins::init(&mut vm);
-        vm
-    }
-
     pub fn intern(&mut self, text: &str) -> Rc<PyStr> {
         self.interner.intern(text)
     }
@@ -361,10 +326,10 @@ impl Vm {
     /// Runs a frame with `run` one recursion level deeper (RecursionError when too deep).
     pub fn frame_deeper(
         &mut self,
-        run: impl FnOnce(&mut Vm) -> call::FrameResult,
-    ) -> call::FrameResult {
+        run: impl FnOnce(&mut Vm) -> frame::FrameResult,
+    ) -> frame::FrameResult {
         if let Err(e) = self.enter_recursion() {
-            return call::FrameResult::Err(e);
+            return frame::FrameResult::Err(e);
         }
         let result = run(self);
         self.leave_recursion();
@@ -380,68 +345,9 @@ impl Vm {
     }
 }
 
-impl Vm {
-    /// Runs `code` as the `__main__` module and reports how it ended: the exit status, after
-    /// printing any uncaught exception's traceback on stderr (`Python/pythonrun.c`).
-    pub fn run_main(&mut self, code: &Rc<crate::compile::bytecode::Code>, source: &str) -> i32 {
-        self.sources.insert(code.filename.clone(), source.into());
-        let code = self.load_code(code);
-        let globals = Rc::new(PyDict {
-            table: Default::default(),
-        });
-        {
-            let mut g = globals.table.borrow_mut();
-            g.set_str(self.names.name.clone(), Value::Str(self.names.main.clone()));
-            g.set_str(self.names.doc.clone(), Value::None);
-        }
-        let mut frame = frame::Frame::for_module(self, code, globals.clone());
-        let result = self.run_main_recorded(&mut frame);
-        drop(frame);
-        let status = match result {
-            call::FrameResult::Err(exc) => self.report_uncaught(&exc),
-            _ => 0,
-        };
-        // Module globals die before the interpreter, as at CPython's shutdown.
-        globals.table.borrow_mut().clear();
-        self.run_finalizers(None);
-        self.flush_stdout();
-        status
-    }
-
-    /// Prints an exception that ended the program and returns the exit status.
-    pub fn report_uncaught(&mut self, exc: &Exc) -> i32 {
-        self.flush_stdout();
-        if let Some(abort) = self.abort.clone() {
-            eprintln!("{abort}");
-            return 1;
-        }
-        if exc.class.is_subtype(&self.types.system_exit) {
-            let args = self.exc_args(exc);
-            let code = match args.len() {
-                0 => Value::None,
-                1 => args[0].clone(),
-                _ => Value::tuple(args),
-            };
-            return match code {
-                Value::None => 0,
-                Value::Int(n) => n as i32,
-                Value::Bool(b) => b as i32,
-                other => {
-                    let text = self
-                        .str_of(&other)
-                        .map(|s| s.as_str().to_string())
-                        .unwrap_or_default();
-                    eprintln!("{text}");
-                    1
-                }
-            };
-        }
-        let text = self.format_exception(exc);
-        let _ = std::io::stderr().write_all(text.as_bytes());
-        if exc.class.is_subtype(&self.types.keyboard_interrupt) {
-            // CPython dies by SIGINT here; a shell shows that as 128 + 2.
-            return 130;
-        }
-        1
-    }
+/// `sys.set_asyncgen_hooks` state (`tstate->async_gen_firstiter/finalizer`).
+#[derive(Default)]
+pub struct AsyncGenHooks {
+    pub firstiter: Option<Value>,
+    pub finalizer: Option<Value>,
 }

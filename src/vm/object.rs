@@ -6,16 +6,15 @@
 
 use std::any::Any;
 use std::cell::{Cell, OnceCell, RefCell};
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 
 use crate::compile::bytecode::{Code, Instr};
 use crate::syntax::ast::Span;
 
-use super::attr_cache::AttrSlot;
-use super::dict::DictTable;
-use super::generator::Generator;
 use super::value::{PyDict, PyStr, Value};
 use super::{PyResult, Vm};
+use crate::vm::frame::Generator;
+use crate::vm::value::DictTable;
 
 /// Keyword arguments of a call, in call order.
 pub type KwArgs = [(Rc<PyStr>, Value)];
@@ -429,4 +428,77 @@ impl Object {
             _ => None,
         }
     }
+}
+
+/// What a class had under a name.
+#[derive(Default)]
+pub(super) enum OnClass {
+    /// Not looked up yet, or something the general path handles (a descriptor, a class
+    /// variable, a class with its own `__setattr__`).
+    #[default]
+    General,
+    /// Nothing: the attribute can only come from the instance's `__dict__` (or
+    /// `__getattr__`), and storing it goes straight into the `__dict__`.
+    Nothing,
+    /// A method (a function or built-in method), unless the instance shadows it.
+    Method(WeakMethod),
+}
+
+/// A method, held weakly.
+pub(super) enum WeakMethod {
+    Function(Weak<Function>),
+    Native(Weak<Object>),
+}
+
+/// The memo for one name of a code object.
+pub struct AttrSlot {
+    /// The receiver's class and the type version the lookup was made at.
+    pub(super) class: Cell<*const PyType>,
+    pub(super) version: Cell<u64>,
+    /// What the class had, and the class held weakly (so that its address cannot be reused
+    /// by another class while remembered).
+    pub(super) found: RefCell<(OnClass, Weak<PyType>)>,
+    /// Where the receiver's `__dict__` last held the name: a hint, checked by key identity.
+    pub(super) hint: Cell<usize>,
+    /// `found` is [`OnClass::Nothing`], readable without borrowing it (for
+    /// [`instance_attr_hit`]).
+    pub(super) nothing_on_class: Cell<bool>,
+}
+
+impl Default for AttrSlot {
+    fn default() -> Self {
+        AttrSlot {
+            class: Cell::new(std::ptr::null()),
+            version: Cell::new(0),
+            found: RefCell::new((OnClass::General, Weak::new())),
+            hint: Cell::new(0),
+            nothing_on_class: Cell::new(false),
+        }
+    }
+}
+
+macro_rules! builtin_types {
+    ($($field:ident),* $(,)?) => {
+        /// Every built-in type, including the exception hierarchy.
+        pub struct BuiltinTypes { $(pub $field: Rc<PyType>,)* }
+    };
+}
+
+builtin_types! {
+    object, type_, none, not_implemented, ellipsis, bool, int, float, str, tuple, list, dict,
+    set, frozenset, function, builtin_function, method, cell, code, module, range, slice,
+    property, classmethod, staticmethod, super_, getset_descriptor, partial, generator,
+    coroutine, coroutine_wrapper, async_generator, async_generator_asend,
+    async_generator_athrow, anext_awaitable,
+    asyncgen_hooks, list_iterator, tuple_iterator, str_iterator, range_iterator,
+    dict_keyiterator, dict_valueiterator, dict_itemiterator, set_iterator, reversed,
+    enumerate, zip, map, filter, callable_iterator, dict_keys, dict_values, dict_items,
+    // exceptions
+    base_exception, base_exception_group, generator_exit, keyboard_interrupt, system_exit,
+    exception, arithmetic_error, floating_point_error, overflow_error, zero_division_error,
+    assertion_error, attribute_error, eof_error, exception_group, import_error,
+    module_not_found_error, lookup_error, index_error, key_error, memory_error, name_error,
+    unbound_local_error, os_error, timeout_error, runtime_error, not_implemented_error,
+    recursion_error, stop_async_iteration, stop_iteration, syntax_error, type_error,
+    value_error, unicode_error, warning, runtime_warning, deprecation_warning, user_warning,
 }

@@ -8,11 +8,11 @@ use std::rc::Rc;
 use crate::common::chars::{escape_non_ascii, str_repr};
 use crate::common::float_repr::float_repr;
 
-use super::generator::GenKind;
 use super::object::{DictViewKind, KwArgs, ObjectKind, is_native_fn};
 use super::types::lookup;
 use super::value::{PyStr, Value};
 use super::{PyResult, Vm};
+use crate::vm::frame::GenKind;
 
 impl Vm {
     /// `repr(v)`.

@@ -6,7 +6,6 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use super::dict::DictTable;
 use super::dict::StrKeys;
 use super::object::{
     Function, Getter, LOOKUP_CACHE_SIZE, Layout, LookupCache, NativeFn, NativeFunction, Object,
@@ -14,32 +13,8 @@ use super::object::{
 };
 use super::value::{PyStr, Value};
 use super::{Interner, PyResult, Vm};
-
-macro_rules! builtin_types {
-    ($($field:ident),* $(,)?) => {
-        /// Every built-in type, including the exception hierarchy.
-        pub struct BuiltinTypes { $(pub $field: Rc<PyType>,)* }
-    };
-}
-
-builtin_types! {
-    object, type_, none, not_implemented, ellipsis, bool, int, float, str, tuple, list, dict,
-    set, frozenset, function, builtin_function, method, cell, code, module, range, slice,
-    property, classmethod, staticmethod, super_, getset_descriptor, partial, generator,
-    coroutine, coroutine_wrapper, async_generator, async_generator_asend,
-    async_generator_athrow, anext_awaitable,
-    asyncgen_hooks, list_iterator, tuple_iterator, str_iterator, range_iterator,
-    dict_keyiterator, dict_valueiterator, dict_itemiterator, set_iterator, reversed,
-    enumerate, zip, map, filter, callable_iterator, dict_keys, dict_values, dict_items,
-    // exceptions
-    base_exception, base_exception_group, generator_exit, keyboard_interrupt, system_exit,
-    exception, arithmetic_error, floating_point_error, overflow_error, zero_division_error,
-    assertion_error, attribute_error, eof_error, exception_group, import_error,
-    module_not_found_error, lookup_error, index_error, key_error, memory_error, name_error,
-    unbound_local_error, os_error, timeout_error, runtime_error, not_implemented_error,
-    recursion_error, stop_async_iteration, stop_iteration, syntax_error, type_error,
-    value_error, unicode_error, warning, runtime_warning, deprecation_warning, user_warning,
-}
+use crate::vm::object::BuiltinTypes;
+use crate::vm::value::DictTable;
 
 /// Creates a type with an empty dict and the MRO of single-or-multiple `bases`.
 pub fn make_type(name: &str, bases: Vec<Rc<PyType>>, layout: Layout, builtin: bool) -> Rc<PyType> {

@@ -9,7 +9,6 @@ use std::rc::Rc;
 
 use num_bigint::BigInt;
 
-use super::dict::{DictTable, SetTable};
 use super::object::{Function, Object, PyType};
 
 /// Laid out as two words, a full-word tag then the payload (`repr(C, u64)`), so that every
@@ -300,3 +299,7 @@ impl Value {
         }
     }
 }
+
+pub type DictTable = crate::common::set_table::DictTable<Value, Value>;
+
+pub type SetTable = crate::common::set_table::SetTable<Value>;

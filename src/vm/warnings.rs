@@ -9,16 +9,7 @@ use std::rc::Rc;
 
 use super::Vm;
 use super::frame::Frame;
-use super::object::CodeObj;
-
-/// Where the innermost Python frame made the native call now running (`Vm::caller`).
-pub struct CallSite {
-    code: Rc<CodeObj>,
-    /// The frame's `ip` after the call instruction.
-    ip: usize,
-    /// `Vm::depth` of that frame: a native call runs at its caller's depth.
-    depth: usize,
-}
+use crate::vm::frame::CallSite;
 
 impl CallSite {
     pub fn new(frame: &Frame, depth: usize) -> CallSite {

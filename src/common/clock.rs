@@ -1,9 +1,21 @@
 //! The event loop's clock: real monotonic time (`time.monotonic()`, as
 //! `Lib/asyncio/base_events.py`'s `BaseEventLoop.time`) or a virtual clock that stands still
 //! within a loop iteration and jumps straight to the next timer when nothing is ready.
-//! Depends on nothing but the `time` module's process start.
+//! Value-free: the VM's `Config` says which clock a run uses, the event loop keeps a [`Clock`],
+//! and `time.monotonic()`/`perf_counter()` read [`seconds_since_start`].
 
 use std::cell::Cell;
+use std::time::Instant;
+
+thread_local! {
+    static PROCESS_START: Instant = Instant::now();
+}
+
+/// Real monotonic seconds since the interpreter thread started: `time.monotonic()`, and the
+/// real clock's "now".
+pub fn seconds_since_start() -> f64 {
+    PROCESS_START.with(|start| start.elapsed().as_secs_f64())
+}
 
 /// Which clock `--clock` selects.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -37,13 +49,13 @@ impl Clock {
     pub fn new(kind: ClockKind) -> Clock {
         Clock {
             kind,
-            virtual_now: Cell::new(crate::builtins::modules::seconds_since_start()),
+            virtual_now: Cell::new(seconds_since_start()),
         }
     }
 
     pub fn now(&self) -> f64 {
         match self.kind {
-            ClockKind::Real => crate::builtins::modules::seconds_since_start(),
+            ClockKind::Real => seconds_since_start(),
             ClockKind::Virtual => self.virtual_now.get(),
         }
     }

@@ -1,0 +1,149 @@
+//! A VM's life: made with its built-in types ([`Vm::new`]), then running the `__main__`
+//! module and reporting how it ended, as CPython's `Python/pythonrun.c` does: the exit
+//! status, after the traceback of an uncaught exception or `SystemExit`'s code.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::rc::Rc;
+use std::time::Instant;
+
+use crate::compile::bytecode::Code;
+use crate::syntax::diagnostics::Diagnostic;
+
+use super::dict::StrKeys;
+use super::exceptions::init as init_exceptions;
+use super::frame::{Frame, FrameResult, InlineFrames};
+use super::generator::init as init_generators;
+use super::iter::init as init_iterators;
+use super::object::BuiltinTypes;
+use super::types::init_type_methods;
+use super::value::{PyDict, Value};
+use super::{Config, Exc, Interner, ModuleMaker, Names, PROGRAM_STDOUT, TIME_CHECK_INTERVAL, Vm};
+
+impl Vm {
+    /// A VM with the built-in types and their core methods, and nothing else: the
+    /// embedder (`interp::new_vm`) then installs the `builtins` module, the native modules
+    /// and the compile hook.
+    pub fn new(config: Config) -> Vm {
+        let mut interner = Interner::default();
+        let names = Names::new(&mut interner);
+        let types = BuiltinTypes::new(&mut interner);
+        let first_window = config.max_steps.map_or(TIME_CHECK_INTERVAL, |max| {
+            max.saturating_add(1).min(TIME_CHECK_INTERVAL)
+        });
+        let builtins = Rc::new(PyDict {
+            table: Default::default(),
+        });
+        let mut vm = Vm {
+            types,
+            names,
+            interner,
+            builtins,
+            modules: HashMap::new(),
+            sources: HashMap::new(),
+            depth: 0,
+            recursion_limit: 1000,
+            exc_info: vec![Value::None],
+            config,
+            steps: 0,
+            window: first_window,
+            countdown: first_window,
+            started: Instant::now(),
+            abort: None,
+            repr_stack: Vec::new(),
+            vec_pool: Vec::new(),
+            frame_pool: Vec::new(),
+            generator_pool: Vec::new(),
+            spare_frames: InlineFrames::default(),
+            warning_registry: Default::default(),
+            running_frames: Vec::new(),
+            caller: None,
+            native_send: |_, _| None,
+            asyncgen_hooks: Default::default(),
+            native_modules: HashMap::new(),
+            compile: |name, _| {
+                let message = format!("{name}: this interpreter cannot compile at run time");
+                Err(Diagnostic::syntax_error(message, Default::default()))
+            },
+        };
+        // The output buffer is made now, while the heap is small: made at the first print,
+        // late in a run, its 64 KiB would first have malloc consolidate every small block
+        // freed so far.
+        PROGRAM_STDOUT.with(|_| ());
+        init_type_methods(&mut vm);
+        init_exceptions(&mut vm);
+        init_iterators(&mut vm);
+        init_generators(&mut vm);
+        vm
+    }
+
+    /// Makes `import name` build a module with `make` (on first import; then it is in
+    /// `sys.modules`).
+    pub fn register_module(&mut self, name: &'static str, make: ModuleMaker) {
+        self.native_modules.insert(name, make);
+    }
+
+    /// Runs `code` as the `__main__` module and reports how it ended: the exit status, after
+    /// printing any uncaught exception's traceback on stderr (`Python/pythonrun.c`).
+    pub fn run_main(&mut self, code: &Rc<Code>, source: &str) -> i32 {
+        self.sources.insert(code.filename.clone(), source.into());
+        let code = self.load_code(code);
+        let globals = Rc::new(PyDict {
+            table: Default::default(),
+        });
+        {
+            let mut g = globals.table.borrow_mut();
+            g.set_str(self.names.name.clone(), Value::Str(self.names.main.clone()));
+            g.set_str(self.names.doc.clone(), Value::None);
+        }
+        let mut frame = Frame::for_module(self, code, globals.clone());
+        let result = self.run_main_recorded(&mut frame);
+        drop(frame);
+        let status = match result {
+            FrameResult::Err(exc) => self.report_uncaught(&exc),
+            _ => 0,
+        };
+        // Module globals die before the interpreter, as at CPython's shutdown.
+        globals.table.borrow_mut().clear();
+        self.run_finalizers(None);
+        self.flush_stdout();
+        status
+    }
+
+    /// Prints an exception that ended the program and returns the exit status.
+    pub fn report_uncaught(&mut self, exc: &Exc) -> i32 {
+        self.flush_stdout();
+        if let Some(abort) = self.abort.clone() {
+            eprintln!("{abort}");
+            return 1;
+        }
+        if exc.class.is_subtype(&self.types.system_exit) {
+            let args = self.exc_args(exc);
+            let code = match args.len() {
+                0 => Value::None,
+                1 => args[0].clone(),
+                _ => Value::tuple(args),
+            };
+            return match code {
+                Value::None => 0,
+                Value::Int(n) => n as i32,
+                Value::Bool(b) => b as i32,
+                other => {
+                    let text = self
+                        .str_of(&other)
+                        .map(|s| s.as_str().to_string())
+                        .unwrap_or_default();
+                    eprintln!("{text}");
+                    1
+                }
+            };
+        }
+        let text = self.format_exception(exc);
+        let _ = std::io::stderr().write_all(text.as_bytes());
+        if exc.class.is_subtype(&self.types.keyboard_interrupt) {
+            // CPython dies by SIGINT here; a shell shows that as 128 + 2.
+            return 130;
+        }
+        1
+    }
+}
