@@ -1,0 +1,343 @@
+//! Functions, lambdas and classes: a `def`, `lambda` or `class` node in; its body compiled
+//! as a nested code object in a unit of its own, then the bytecode that builds the function
+//! (defaults, annotations, closure) or calls `__build_class__`, out. Mirrors CPython 3.13's
+//! `compiler_function`, `compiler_lambda`, `compiler_class`, `compiler_make_closure`,
+//! `compiler_default_arguments` and `compiler_visit_annotations` (`Python/compile.c`).
+
+use std::rc::Rc;
+
+use super::{Codegen, Ctx, internal};
+use crate::compile::bytecode::{Code, Constant, Instr, Intrinsic1};
+use crate::compile::error::CompileResult;
+use crate::compile::scope::{ScopeId, mangle};
+use crate::syntax::ast::{
+    self, ClassDef, Expr, ExprKind, FunctionDef, Param, Parameters, Span, Stmt, StmtKind,
+};
+
+impl<'a> Codegen<'a> {
+    /// The implicit `return None` at the end of a body, unless the body cannot get there.
+    pub(super) fn return_none_if_reachable(&mut self) {
+        let u = self.unit();
+        let end = u.instrs.len() as u32;
+        let label_at_end = u.labels.contains(&Some(end));
+        if label_at_end || !u.instrs.last().is_some_and(Instr::is_terminator) {
+            let i = self.const_index(Constant::None);
+            self.emit(Instr::ReturnConst(i));
+        }
+    }
+
+    /// Push the values `MakeFunction` needs for a closure, then make the function.
+    /// `attrs` holds the `SetFunctionAttribute` flags of values already pushed.
+    pub(super) fn make_function(
+        &mut self,
+        code: Rc<Code>,
+        mut attrs: u32,
+        span: Span,
+    ) -> CompileResult<()> {
+        if !code.freevars.is_empty() {
+            for name in code.freevars.iter() {
+                let i = self
+                    .cell_index(name)
+                    .ok_or_else(|| internal(&format!("no cell for free '{name}'"), span))?;
+                self.emit(Instr::LoadClosure(i));
+            }
+            self.emit(Instr::BuildTuple(code.freevars.len() as u32));
+            attrs |= 0x08;
+        }
+        self.load_const(Constant::Code(code));
+        self.emit(Instr::MakeFunction);
+        for flag in [0x08, 0x04, 0x02, 0x01] {
+            if attrs & flag != 0 {
+                self.emit(Instr::SetFunctionAttribute(flag));
+            }
+        }
+        Ok(())
+    }
+
+    /// Evaluate defaults (a tuple) and keyword-only defaults (a dict) at def time.
+    fn defaults(&mut self, params: &'a Parameters) -> CompileResult<u32> {
+        let mut attrs = 0;
+        let positional: Vec<&Expr> = params
+            .posonly
+            .iter()
+            .chain(&params.args)
+            .filter_map(|p| p.default.as_ref())
+            .collect();
+        if !positional.is_empty() {
+            for d in &positional {
+                self.expr(d)?;
+            }
+            self.emit(Instr::BuildTuple(positional.len() as u32));
+            attrs |= 0x01;
+        }
+        let kw: Vec<&Param> = params
+            .kwonly
+            .iter()
+            .filter(|p| p.default.is_some())
+            .collect();
+        if !kw.is_empty() {
+            for p in &kw {
+                let name = mangle(self.unit().private.as_deref(), &p.name.name).into_owned();
+                self.load_const(Constant::Str(name.into()));
+                if let Some(d) = &p.default {
+                    self.expr(d)?;
+                }
+            }
+            self.emit(Instr::BuildMap(kw.len() as u32));
+            attrs |= 0x02;
+        }
+        Ok(attrs)
+    }
+
+    /// Evaluate parameter and return annotations at def time into a flat
+    /// `(name, value, …)` tuple, in CPython's order (`compiler_visit_annotations`).
+    fn annotations(
+        &mut self,
+        params: &'a Parameters,
+        returns: Option<&'a Expr>,
+    ) -> CompileResult<u32> {
+        let all = params
+            .args
+            .iter()
+            .chain(&params.posonly)
+            .chain(&params.vararg)
+            .chain(&params.kwonly)
+            .chain(&params.kwarg)
+            .filter_map(|p| Some((p.name.name.as_str(), p.annotation.as_ref()?)))
+            .chain(returns.map(|r| ("return", r)));
+        let mut n = 0;
+        for (name, annotation) in all {
+            let name = mangle(self.unit().private.as_deref(), name).into_owned();
+            self.load_const(Constant::Str(name.into()));
+            self.expr(annotation)?;
+            n += 1;
+        }
+        if n == 0 {
+            return Ok(0);
+        }
+        self.emit(Instr::BuildTuple(2 * n));
+        Ok(0x04)
+    }
+
+    pub(super) fn scope_of<T>(&self, node: &T, span: Span) -> CompileResult<ScopeId> {
+        self.table
+            .scope_of(node)
+            .ok_or_else(|| internal("scope not found", span))
+    }
+
+    pub(super) fn function_def(&mut self, def: &'a FunctionDef, span: Span) -> CompileResult<()> {
+        for d in &def.decorators {
+            self.expr(d)?;
+        }
+        let first = def.decorators.first().map_or(span, |d| d.span);
+        let scope = self.scope_of(def, span)?;
+        let attrs =
+            self.defaults(&def.params)? | self.annotations(&def.params, def.returns.as_ref())?;
+        self.push_unit(scope, &def.name.name, def.name.span);
+        self.u().first_line = self.lines.line_of(first.start);
+        self.set_arg_counts(&def.params);
+        // The first constant of a function is its docstring (or None), as in CPython 3.13.
+        let doc = docstring(&def.body).map_or(Constant::None, |d| Constant::Str(d.into()));
+        self.const_index(doc);
+        self.function_body(|c| c.body(&def.body))?;
+        let code = self.assemble()?;
+        self.make_function(code, attrs, span)?;
+        for _ in &def.decorators {
+            self.emit(Instr::Call(0));
+        }
+        self.name_op(&def.name.name, Ctx::Store, span)
+    }
+
+    fn set_arg_counts(&mut self, params: &'a Parameters) {
+        let u = self.u();
+        u.posonlyargcount = params.posonly.len() as u32;
+        u.argcount = (params.posonly.len() + params.args.len()) as u32;
+        u.kwonlyargcount = params.kwonly.len() as u32;
+        u.flags.varargs = params.vararg.is_some();
+        u.flags.varkeywords = params.kwarg.is_some();
+    }
+
+    /// Compile a function-like body, wrapped in the PEP 479 handler for generators and
+    /// coroutines (CPython's `compiler_wrap_in_stopiteration_handler`), then `return None`.
+    pub(super) fn function_body(
+        &mut self,
+        body: impl FnOnce(&mut Self) -> CompileResult<()>,
+    ) -> CompileResult<()> {
+        let f = self.unit().flags;
+        let wrap = f.generator || f.coroutine || f.async_generator;
+        let handler = self.new_label();
+        if wrap {
+            self.push_handler(handler, true, 0);
+        }
+        body(self)?;
+        self.return_none_if_reachable();
+        if wrap {
+            self.pop_handler();
+            self.bind(handler);
+            self.u().cold += 1;
+            self.emit(Instr::CallIntrinsic1(Intrinsic1::StopIterationError));
+            self.emit(Instr::Reraise(1));
+            self.u().cold -= 1;
+        }
+        Ok(())
+    }
+
+    pub(super) fn class_def(&mut self, class: &'a ClassDef, span: Span) -> CompileResult<()> {
+        for d in &class.decorators {
+            self.expr(d)?;
+        }
+        let first = class.decorators.first().map_or(span, |d| d.span);
+        let scope = self.scope_of(class, span)?;
+        self.emit(Instr::LoadBuildClass);
+        self.emit(Instr::PushNull);
+        self.push_unit(scope, &class.name.name, class.name.span);
+        let first_line = self.lines.line_of(first.start);
+        self.u().first_line = first_line;
+        self.at(class.name.span, |c| -> CompileResult<()> {
+            c.name_op("__name__", Ctx::Load, span)?;
+            c.name_op("__module__", Ctx::Store, span)?;
+            let qualname = c.unit().qualname.clone();
+            c.load_const(Constant::Str(qualname));
+            c.name_op("__qualname__", Ctx::Store, span)?;
+            c.load_const(Constant::Int(first_line as i64));
+            c.name_op("__firstlineno__", Ctx::Store, span)
+        })?;
+        let body = match docstring(&class.body) {
+            Some(doc) => {
+                self.at(class.body[0].span, |c| {
+                    c.load_const(Constant::Str(doc.into()));
+                    c.name_op("__doc__", Ctx::Store, span)
+                })?;
+                &class.body[1..]
+            }
+            None => &class.body[..],
+        };
+        if has_annotations(&class.body) {
+            self.emit(Instr::SetupAnnotations);
+        }
+        self.body(body)?;
+        self.u().loc = self.location(class.name.span);
+        if self.table.scopes[scope].needs_class_closure {
+            let i = self
+                .cell_index("__class__")
+                .ok_or_else(|| internal("no __class__ cell", span))?;
+            self.emit(Instr::LoadClosure(i));
+            self.emit(Instr::Copy(1));
+            self.name_op("__classcell__", Ctx::Store, span)?;
+            self.emit(Instr::ReturnValue);
+        } else {
+            self.return_none_if_reachable();
+        }
+        let code = self.assemble()?;
+        self.make_function(code, 0, span)?;
+        self.load_const(Constant::Str(class.name.name.as_str().into()));
+        self.call_args(2, &class.bases, &class.keywords, span)?;
+        for _ in &class.decorators {
+            self.emit(Instr::Call(0));
+        }
+        self.name_op(&class.name.name, Ctx::Store, span)
+    }
+
+    pub(super) fn lambda(
+        &mut self,
+        expr: &'a Expr,
+        params: &'a Parameters,
+        body: &'a Expr,
+    ) -> CompileResult<()> {
+        let scope = self.scope_of(expr, expr.span)?;
+        let attrs = self.defaults(params)?;
+        self.push_unit(scope, "<lambda>", expr.span);
+        self.set_arg_counts(params);
+        // None first, so a lambda never has a docstring.
+        self.const_index(Constant::None);
+        self.function_body(|c| {
+            c.expr(body)?;
+            c.emit(Instr::ReturnValue);
+            Ok(())
+        })?;
+        let code = self.assemble()?;
+        self.make_function(code, attrs, expr.span)
+    }
+}
+
+/// Does a module or class body annotate anything (outside nested defs and classes)?
+/// CPython's `find_ann`.
+pub(super) fn has_annotations(body: &[Stmt]) -> bool {
+    body.iter().any(|s| match &s.kind {
+        StmtKind::AnnAssign { .. } => true,
+        StmtKind::If { body, orelse, .. }
+        | StmtKind::While { body, orelse, .. }
+        | StmtKind::For { body, orelse, .. } => has_annotations(body) || has_annotations(orelse),
+        StmtKind::With { body, .. } => has_annotations(body),
+        StmtKind::Try {
+            body,
+            handlers,
+            orelse,
+            finalbody,
+            ..
+        } => {
+            has_annotations(body)
+                || handlers.iter().any(|h| has_annotations(&h.body))
+                || has_annotations(orelse)
+                || has_annotations(finalbody)
+        }
+        _ => false,
+    })
+}
+
+pub(super) fn docstring(body: &[Stmt]) -> Option<&str> {
+    match body.first().map(|s| &s.kind) {
+        Some(StmtKind::Expr(Expr {
+            kind: ExprKind::Constant(ast::Constant::Str(s)),
+            ..
+        })) => Some(s),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::compile::Mode;
+    use crate::compile::bytecode::{Instr, Intrinsic1};
+    use crate::compile::codegen::tests::{global_loads, handler_of};
+    use crate::compile::compile_module;
+    use crate::compile::first_function as function;
+    use crate::syntax::parse_module;
+
+    #[test]
+    fn generators_get_the_stop_iteration_handler_around_the_body() {
+        let f = function("def f():\n    yield 1\n");
+        assert!(f.flags.generator);
+        let row = handler_of(&f, 0).expect("covered from the start");
+        assert!(row.push_lasti);
+        assert_eq!(
+            f.instructions[row.target as usize],
+            Instr::CallIntrinsic1(Intrinsic1::StopIterationError)
+        );
+        let plain = function("def f():\n    return 1\n");
+        assert!(plain.exception_table.is_empty());
+    }
+
+    #[test]
+    fn annotations_are_evaluated_at_def_time_and_in_module_bodies() {
+        let source = "def f(x: int, *, y: str = 'a') -> list:\n    z: int = 1\nv: int = 5\n";
+        let module = parse_module(source).expect("parses");
+        let code = compile_module(&module, source, "t.py", Mode::Exec).expect("compiles");
+        let ins = &code.instructions;
+        assert_eq!(ins[0], Instr::SetupAnnotations);
+        assert!(ins.contains(&Instr::BuildTuple(6)));
+        let make = ins
+            .iter()
+            .position(|i| *i == Instr::MakeFunction)
+            .expect("def");
+        assert_eq!(ins[make + 1], Instr::SetFunctionAttribute(0x04));
+        assert_eq!(ins[make + 2], Instr::SetFunctionAttribute(0x02));
+        assert!(ins.ends_with(&[
+            Instr::StoreSubscr,
+            Instr::ReturnConst(code.constants.len() as u32 - 1)
+        ]));
+        // Inside the function the annotation of `z` is not evaluated.
+        let f = function(source);
+        assert!(global_loads(&f, "int").is_empty());
+    }
+}

@@ -1,0 +1,644 @@
+//! Expressions: an [`Expr`] in, the bytecode that leaves its value on the stack out; also
+//! jumps on an expression's truth, comparison chains, displays, f-strings, the `await` loop
+//! and literal folding. Mirrors CPython 3.13's `compiler_visit_expr1`, `compiler_jump_if`,
+//! `compiler_compare`, `starunpack_helper`, `compiler_dict`, `compiler_joined_str` and
+//! `compiler_add_yield_from` (`Python/compile.c`).
+
+use std::rc::Rc;
+
+use num_traits::ToPrimitive;
+
+use super::compr::CompKind;
+use super::{Codegen, Ctx, LabelId, err, internal};
+use crate::compile::Mode;
+use crate::compile::bytecode::{BinaryOperator, CompareOperator, Constant, Instr, Intrinsic1};
+use crate::compile::error::CompileResult;
+use crate::compile::scope::ScopeKind;
+use crate::syntax::ast::{self, CmpOp, Expr, ExprKind, FStringPart, UnaryOp};
+
+impl<'a> Codegen<'a> {
+    pub(super) fn expr(&mut self, expr: &'a Expr) -> CompileResult<()> {
+        self.at(expr.span, |c| c.expr_inner(expr))
+    }
+
+    fn expr_inner(&mut self, expr: &'a Expr) -> CompileResult<()> {
+        let span = expr.span;
+        match &expr.kind {
+            ExprKind::BoolOp { op, values } => {
+                let end = self.new_label();
+                let jump = match op {
+                    ast::BoolOp::And => Instr::PopJumpIfFalse,
+                    ast::BoolOp::Or => Instr::PopJumpIfTrue,
+                };
+                let (last, init) = values
+                    .split_last()
+                    .ok_or_else(|| internal("empty bool op", span))?;
+                for v in init {
+                    self.expr(v)?;
+                    self.emit(Instr::Copy(1));
+                    self.jump(jump, end);
+                    self.emit(Instr::PopTop);
+                }
+                self.expr(last)?;
+                self.bind(end);
+                Ok(())
+            }
+            ExprKind::NamedExpr { target, value } => {
+                self.expr(value)?;
+                self.emit(Instr::Copy(1));
+                self.store(target)
+            }
+            ExprKind::BinOp { left, op, right } => {
+                self.expr(left)?;
+                self.expr(right)?;
+                self.emit(Instr::BinaryOp(binary_operator(*op)));
+                Ok(())
+            }
+            ExprKind::UnaryOp { op, operand } => {
+                if *op == UnaryOp::USub
+                    && let ExprKind::Constant(c) = &operand.kind
+                    && let Some(folded) = negate_constant(c)
+                {
+                    self.load_const(folded);
+                    return Ok(());
+                }
+                self.expr(operand)?;
+                self.emit(match op {
+                    UnaryOp::Invert => Instr::UnaryInvert,
+                    UnaryOp::Not => Instr::UnaryNot,
+                    UnaryOp::USub => Instr::UnaryNegative,
+                    UnaryOp::UAdd => Instr::CallIntrinsic1(Intrinsic1::UnaryPositive),
+                });
+                Ok(())
+            }
+            ExprKind::Lambda { params, body } => self.lambda(expr, params, body),
+            ExprKind::IfExp { test, body, orelse } => {
+                let next = self.new_label();
+                let end = self.new_label();
+                self.jump_if(test, false, next)?;
+                self.expr(body)?;
+                self.jump(Instr::Jump, end);
+                self.bind(next);
+                self.expr(orelse)?;
+                self.bind(end);
+                Ok(())
+            }
+            ExprKind::Dict { keys, values } => self.dict(keys, values),
+            ExprKind::Set(elts) => self.starunpack(elts, 0, Collection::Set),
+            ExprKind::List(elts) => self.starunpack(elts, 0, Collection::List),
+            ExprKind::Tuple(elts) => {
+                if let Some(c) = constant_tuple(elts) {
+                    self.load_const(c);
+                    Ok(())
+                } else {
+                    self.starunpack(elts, 0, Collection::Tuple)
+                }
+            }
+            ExprKind::ListComp { elt, generators } => {
+                self.comprehension(expr, CompKind::List, generators, elt, None)
+            }
+            ExprKind::SetComp { elt, generators } => {
+                self.comprehension(expr, CompKind::Set, generators, elt, None)
+            }
+            ExprKind::DictComp {
+                key,
+                value,
+                generators,
+            } => self.comprehension(expr, CompKind::Dict, generators, key, Some(value)),
+            ExprKind::GeneratorExp { elt, generators } => {
+                self.comprehension(expr, CompKind::Generator, generators, elt, None)
+            }
+            ExprKind::Await(value) => {
+                let u = self.unit();
+                let top_level = self.mode == Mode::Interactive && u.kind == ScopeKind::Module;
+                if !top_level {
+                    if !u.kind.is_function_like() {
+                        return err("'await' outside function", span);
+                    }
+                    if matches!(u.kind, ScopeKind::Function | ScopeKind::Lambda) && !u.is_async() {
+                        return err("'await' outside async function", span);
+                    }
+                }
+                self.expr(value)?;
+                self.emit(Instr::GetAwaitable(0));
+                self.load_none();
+                self.yield_from_loop();
+                Ok(())
+            }
+            ExprKind::Yield(value) => {
+                if !self.unit().kind.is_function_like() {
+                    return err("'yield' outside function", span);
+                }
+                match value {
+                    Some(v) => self.expr(v)?,
+                    None => self.load_none(),
+                }
+                if self.unit().flags.async_generator {
+                    self.emit(Instr::CallIntrinsic1(Intrinsic1::AsyncGenWrap));
+                }
+                self.emit(Instr::YieldValue(0));
+                Ok(())
+            }
+            ExprKind::YieldFrom(value) => {
+                if !self.unit().kind.is_function_like() {
+                    return err("'yield' outside function", span);
+                }
+                if self.unit().is_async() {
+                    return err("'yield from' inside async function", span);
+                }
+                self.expr(value)?;
+                self.emit(Instr::GetYieldFromIter);
+                self.load_none();
+                self.yield_from_loop();
+                Ok(())
+            }
+            ExprKind::Compare {
+                left,
+                ops,
+                comparators,
+            } => self.compare(left, ops, comparators),
+            ExprKind::Call {
+                func,
+                args,
+                keywords,
+            } => self.call(func, args, keywords, span),
+            ExprKind::FString(parts) => self.fstring(parts),
+            ExprKind::Constant(c) => {
+                self.load_const(constant(c));
+                Ok(())
+            }
+            ExprKind::Attribute { value, attr } => {
+                if let Some(first_arg) = self.zero_arg_super(value) {
+                    self.load_super_args(&first_arg, value.span)?;
+                    let i = self.attr_index(&attr.name);
+                    self.on_attr_line(attr);
+                    self.emit(Instr::LoadSuperAttr(i));
+                    return Ok(());
+                }
+                self.expr(value)?;
+                let i = self.attr_index(&attr.name);
+                self.on_attr_line(attr);
+                self.emit(Instr::LoadAttr(i));
+                Ok(())
+            }
+            ExprKind::Subscript { value, slice } => {
+                self.expr(value)?;
+                if let Some((lower, upper)) = two_part_slice(slice) {
+                    self.slice_bound(lower)?;
+                    self.slice_bound(upper)?;
+                    self.emit(Instr::BinarySlice);
+                } else {
+                    self.expr(slice)?;
+                    self.emit(Instr::BinarySubscr);
+                }
+                Ok(())
+            }
+            ExprKind::Starred(_) => err("can't use starred expression here", span),
+            ExprKind::Name(name) => self.name_op(name, Ctx::Load, span),
+            ExprKind::Slice { lower, upper, step } => {
+                self.slice_bound(lower.as_deref())?;
+                self.slice_bound(upper.as_deref())?;
+                match step {
+                    Some(s) => {
+                        self.expr(s)?;
+                        self.emit(Instr::BuildSlice(3));
+                    }
+                    None => self.emit(Instr::BuildSlice(2)),
+                }
+                Ok(())
+            }
+        }
+    }
+
+    pub(super) fn slice_bound(&mut self, bound: Option<&'a Expr>) -> CompileResult<()> {
+        match bound {
+            Some(e) => self.expr(e),
+            None => {
+                self.load_none();
+                Ok(())
+            }
+        }
+    }
+
+    /// The `SEND`/`YIELD_VALUE` loop of `await` and `yield from` (CPython's
+    /// `compiler_add_yield_from`): `(receiver value -- result)`.
+    pub(super) fn yield_from_loop(&mut self) {
+        let send = self.new_label();
+        let fail = self.new_label();
+        let exit = self.new_label();
+        self.bind(send);
+        self.jump(Instr::Send, exit);
+        self.push_handler(fail, false, 0);
+        self.emit(Instr::YieldValue(1));
+        self.pop_handler();
+        self.jump(Instr::Jump, send);
+        self.bind(fail);
+        self.emit(Instr::CleanupThrow);
+        self.bind(exit);
+        self.emit(Instr::EndSend);
+    }
+
+    /// Jump to `target` when `expr`'s truth equals `cond` (CPython's `compiler_jump_if`).
+    pub(super) fn jump_if(
+        &mut self,
+        expr: &'a Expr,
+        cond: bool,
+        target: LabelId,
+    ) -> CompileResult<()> {
+        match &expr.kind {
+            // `x is None` / `x is not None`: PopJumpIfNone / PopJumpIfNotNone.
+            ExprKind::Compare {
+                left,
+                ops,
+                comparators,
+            } if ops.len() == 1
+                && matches!(ops[0], CmpOp::Is | CmpOp::IsNot)
+                && matches!(comparators[0].kind, ExprKind::Constant(ast::Constant::None)) =>
+            {
+                self.expr(left)?;
+                let jump_if_none = (ops[0] == CmpOp::Is) == cond;
+                self.at(expr.span, |c| {
+                    c.jump(
+                        if jump_if_none {
+                            Instr::PopJumpIfNone
+                        } else {
+                            Instr::PopJumpIfNotNone
+                        },
+                        target,
+                    )
+                });
+                Ok(())
+            }
+            ExprKind::UnaryOp {
+                op: UnaryOp::Not,
+                operand,
+            } => self.jump_if(operand, !cond, target),
+            ExprKind::BoolOp { op, values } => {
+                let is_or = *op == ast::BoolOp::Or;
+                let (last, init) = values
+                    .split_last()
+                    .ok_or_else(|| internal("empty bool op", expr.span))?;
+                let next = if cond != is_or {
+                    Some(self.new_label())
+                } else {
+                    None
+                };
+                for v in init {
+                    self.jump_if(v, is_or, next.unwrap_or(target))?;
+                }
+                self.jump_if(last, cond, target)?;
+                if let Some(n) = next {
+                    self.bind(n);
+                }
+                Ok(())
+            }
+            ExprKind::Compare {
+                left,
+                ops,
+                comparators,
+            } if ops.len() > 1 => self.at(expr.span, |c| {
+                let cleanup = c.new_label();
+                c.expr(left)?;
+                let n = ops.len();
+                for i in 0..n - 1 {
+                    c.expr(&comparators[i])?;
+                    c.emit(Instr::Swap(2));
+                    c.emit(Instr::Copy(2));
+                    c.compare_op(ops[i]);
+                    c.jump(Instr::PopJumpIfFalse, cleanup);
+                }
+                c.expr(&comparators[n - 1])?;
+                c.compare_op(ops[n - 1]);
+                c.jump(
+                    if cond {
+                        Instr::PopJumpIfTrue
+                    } else {
+                        Instr::PopJumpIfFalse
+                    },
+                    target,
+                );
+                let end = c.new_label();
+                c.jump(Instr::Jump, end);
+                c.bind(cleanup);
+                c.emit(Instr::PopTop);
+                if !cond {
+                    c.jump(Instr::Jump, target);
+                }
+                c.bind(end);
+                Ok(())
+            }),
+            _ => {
+                self.expr(expr)?;
+                self.at(expr.span, |c| {
+                    c.jump(
+                        if cond {
+                            Instr::PopJumpIfTrue
+                        } else {
+                            Instr::PopJumpIfFalse
+                        },
+                        target,
+                    )
+                });
+                Ok(())
+            }
+        }
+    }
+
+    fn compare_op(&mut self, op: CmpOp) {
+        self.emit(match op {
+            CmpOp::Eq => Instr::CompareOp(CompareOperator::Eq),
+            CmpOp::NotEq => Instr::CompareOp(CompareOperator::Ne),
+            CmpOp::Lt => Instr::CompareOp(CompareOperator::Lt),
+            CmpOp::LtE => Instr::CompareOp(CompareOperator::Le),
+            CmpOp::Gt => Instr::CompareOp(CompareOperator::Gt),
+            CmpOp::GtE => Instr::CompareOp(CompareOperator::Ge),
+            CmpOp::Is => Instr::IsOp(0),
+            CmpOp::IsNot => Instr::IsOp(1),
+            CmpOp::In => Instr::ContainsOp(0),
+            CmpOp::NotIn => Instr::ContainsOp(1),
+        });
+    }
+
+    /// `a < b < c`: each operand evaluated once; the chain stops at the first false.
+    fn compare(
+        &mut self,
+        left: &'a Expr,
+        ops: &[CmpOp],
+        comparators: &'a [Expr],
+    ) -> CompileResult<()> {
+        self.expr(left)?;
+        let n = ops.len();
+        if n == 0 {
+            return Ok(());
+        }
+        let cleanup = self.new_label();
+        for i in 0..n - 1 {
+            self.expr(&comparators[i])?;
+            self.emit(Instr::Swap(2));
+            self.emit(Instr::Copy(2));
+            self.compare_op(ops[i]);
+            self.emit(Instr::Copy(1));
+            self.jump(Instr::PopJumpIfFalse, cleanup);
+            self.emit(Instr::PopTop);
+        }
+        self.expr(&comparators[n - 1])?;
+        self.compare_op(ops[n - 1]);
+        if n > 1 {
+            let end = self.new_label();
+            self.jump(Instr::Jump, end);
+            self.bind(cleanup);
+            self.emit(Instr::Swap(2));
+            self.emit(Instr::PopTop);
+            self.bind(end);
+        }
+        Ok(())
+    }
+
+    /// `[a, *b, c]`, `(a, *b)`, `{a, *b}`; `pushed` items are already on the stack.
+    pub(super) fn starunpack(
+        &mut self,
+        elts: &'a [Expr],
+        pushed: u32,
+        kind: Collection,
+    ) -> CompileResult<()> {
+        let has_star = elts.iter().any(|e| matches!(e.kind, ExprKind::Starred(_)));
+        if !has_star {
+            for e in elts {
+                self.expr(e)?;
+            }
+            let n = elts.len() as u32 + pushed;
+            self.emit(match kind {
+                Collection::Tuple => Instr::BuildTuple(n),
+                Collection::List => Instr::BuildList(n),
+                Collection::Set => Instr::BuildSet(n),
+            });
+            return Ok(());
+        }
+        let mut built = false;
+        for (i, e) in elts.iter().enumerate() {
+            if let ExprKind::Starred(inner) = &e.kind {
+                if !built {
+                    let n = i as u32 + pushed;
+                    self.emit(match kind {
+                        Collection::Set => Instr::BuildSet(n),
+                        _ => Instr::BuildList(n),
+                    });
+                    built = true;
+                }
+                self.expr(inner)?;
+                self.emit(match kind {
+                    Collection::Set => Instr::SetUpdate(1),
+                    _ => Instr::ListExtend(1),
+                });
+            } else {
+                self.expr(e)?;
+                if built {
+                    self.emit(match kind {
+                        Collection::Set => Instr::SetAdd(1),
+                        _ => Instr::ListAppend(1),
+                    });
+                }
+            }
+        }
+        if kind == Collection::Tuple {
+            self.emit(Instr::CallIntrinsic1(Intrinsic1::ListToTuple));
+        }
+        Ok(())
+    }
+
+    fn dict(&mut self, keys: &'a [Option<Expr>], values: &'a [Expr]) -> CompileResult<()> {
+        let mut have_dict = false;
+        let mut pending = 0;
+        for (key, value) in keys.iter().zip(values) {
+            match key {
+                Some(k) => {
+                    self.expr(k)?;
+                    self.expr(value)?;
+                    pending += 1;
+                }
+                None => {
+                    if pending > 0 {
+                        self.emit(Instr::BuildMap(pending));
+                        if have_dict {
+                            self.emit(Instr::DictUpdate(1));
+                        }
+                        have_dict = true;
+                        pending = 0;
+                    }
+                    if !have_dict {
+                        self.emit(Instr::BuildMap(0));
+                        have_dict = true;
+                    }
+                    self.expr(value)?;
+                    self.emit(Instr::DictUpdate(1));
+                }
+            }
+        }
+        if pending > 0 || !have_dict {
+            self.emit(Instr::BuildMap(pending));
+            if have_dict {
+                self.emit(Instr::DictUpdate(1));
+            }
+        }
+        Ok(())
+    }
+
+    fn fstring(&mut self, parts: &'a [FStringPart]) -> CompileResult<()> {
+        let mut n = 0;
+        for part in parts {
+            match part {
+                FStringPart::Literal(s) if s.is_empty() => {}
+                FStringPart::Literal(s) => {
+                    self.load_const(Constant::Str(s.as_str().into()));
+                    n += 1;
+                }
+                FStringPart::Formatted(f) => {
+                    self.expr(&f.value)?;
+                    if let Some(conv) = f.conversion {
+                        self.emit(Instr::ConvertValue(match conv {
+                            'r' => 2,
+                            'a' => 3,
+                            _ => 1,
+                        }));
+                    }
+                    match &f.format_spec {
+                        Some(spec) => {
+                            self.fstring(spec)?;
+                            self.emit(Instr::FormatWithSpec);
+                        }
+                        None => self.emit(Instr::FormatSimple),
+                    }
+                    n += 1;
+                }
+            }
+        }
+        match n {
+            0 => self.load_const(Constant::Str("".into())),
+            1 => {}
+            _ => self.emit(Instr::BuildString(n)),
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Collection {
+    Tuple,
+    List,
+    Set,
+}
+
+/// The `BinaryOp` operator of `a op b`.
+fn binary_operator(op: ast::BinOp) -> BinaryOperator {
+    use BinaryOperator as B;
+    match op {
+        ast::BinOp::Add => B::Add,
+        ast::BinOp::Sub => B::Subtract,
+        ast::BinOp::Mult => B::Multiply,
+        ast::BinOp::MatMult => B::MatrixMultiply,
+        ast::BinOp::Div => B::TrueDivide,
+        ast::BinOp::Mod => B::Remainder,
+        ast::BinOp::Pow => B::Power,
+        ast::BinOp::LShift => B::Lshift,
+        ast::BinOp::RShift => B::Rshift,
+        ast::BinOp::BitOr => B::Or,
+        ast::BinOp::BitXor => B::Xor,
+        ast::BinOp::BitAnd => B::And,
+        ast::BinOp::FloorDiv => B::FloorDivide,
+    }
+}
+
+/// `a[lo:hi]` without a step compiles to `BinarySlice`/`StoreSlice`.
+pub(super) fn two_part_slice(slice: &Expr) -> Option<(Option<&Expr>, Option<&Expr>)> {
+    match &slice.kind {
+        ExprKind::Slice {
+            lower,
+            upper,
+            step: None,
+        } => Some((lower.as_deref(), upper.as_deref())),
+        _ => None,
+    }
+}
+
+fn constant(c: &ast::Constant) -> Constant {
+    match c {
+        ast::Constant::None => Constant::None,
+        ast::Constant::Bool(b) => Constant::Bool(*b),
+        ast::Constant::Ellipsis => Constant::Ellipsis,
+        ast::Constant::Int(i) => match i.to_i64() {
+            Some(v) => Constant::Int(v),
+            None => Constant::BigInt(Rc::new(i.clone())),
+        },
+        ast::Constant::Float(f) => Constant::Float(*f),
+        ast::Constant::Str(s) => Constant::Str(s.as_str().into()),
+    }
+}
+
+/// A literal, or a negated number literal, as one constant.
+pub(super) fn folded_constant(e: &Expr) -> Option<Constant> {
+    match &e.kind {
+        ExprKind::Constant(c) => Some(constant(c)),
+        ExprKind::UnaryOp {
+            op: UnaryOp::USub,
+            operand,
+        } => match &operand.kind {
+            ExprKind::Constant(c) => negate_constant(c),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `-1`, `-2.5`: CPython folds the sign into the constant.
+fn negate_constant(c: &ast::Constant) -> Option<Constant> {
+    match c {
+        ast::Constant::Int(i) => Some(constant(&ast::Constant::Int(-i))),
+        ast::Constant::Float(f) => Some(Constant::Float(-f)),
+        _ => None,
+    }
+}
+
+/// `(1, 'a', None)` is one constant, as in CPython.
+fn constant_tuple(elts: &[Expr]) -> Option<Constant> {
+    let items: Option<Vec<Constant>> = elts.iter().map(folded_constant).collect();
+    items.map(|v| Constant::Tuple(v.into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::compile::bytecode::{CompareOperator, Instr};
+    use crate::compile::codegen::tests::{global_loads, handler_of, positions};
+    use crate::compile::first_function as function;
+
+    #[test]
+    fn await_is_a_send_loop_whose_yield_is_covered_by_cleanup_throw() {
+        let f = function("async def f():\n    await x\n");
+        assert!(f.flags.coroutine);
+        let y = positions(&f, |i| matches!(i, Instr::YieldValue(1)))[0];
+        assert!(matches!(f.instructions[y - 1], Instr::Send(_)));
+        let row = handler_of(&f, y).expect("covered");
+        assert_eq!(f.instructions[row.target as usize], Instr::CleanupThrow);
+        assert_eq!((row.depth, row.push_lasti), (2, false));
+    }
+
+    #[test]
+    fn chained_comparison_evaluates_each_operand_once() {
+        let f = function("def f():\n    return a < b() < c\n");
+        assert_eq!(global_loads(&f, "b").len(), 1);
+        assert_eq!(
+            positions(&f, |i| matches!(i, Instr::CompareOp(CompareOperator::Lt))).len(),
+            2
+        );
+    }
+
+    #[test]
+    fn is_none_tests_jump_on_none_directly() {
+        let f = function(
+            "def f(x):\n    if x is None:\n        return 1\n    while x is not None:\n        x = g()\n",
+        );
+        let has = |want: fn(&Instr) -> bool| f.instructions.iter().any(want);
+        assert!(has(|i| matches!(i, Instr::PopJumpIfNotNone(_))));
+        assert!(has(|i| matches!(i, Instr::PopJumpIfNone(_))));
+        assert!(!has(|i| matches!(i, Instr::IsOp(_))));
+    }
+}
