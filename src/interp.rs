@@ -117,7 +117,7 @@ pub fn new_vm(config: Config) -> Vm {
     crate::builtins::install(&mut vm);
     crate::asyncio::install(
         &mut vm,
-        crate::asyncio::Settings {
+        crate::asyncio::runtime::Settings {
             debug: config.asyncio_debug,
         },
     );

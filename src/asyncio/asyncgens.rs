@@ -6,39 +6,11 @@
 
 use std::rc::{Rc, Weak};
 
-use super::event_loop::{self, Ready};
+use super::event_loop::{self, LiveAsyncGens, Ready};
 
-use crate::vm::AsyncGenHooks;
-use crate::vm::object::{KwArgs, Object, PyType};
+use crate::vm::object::{KwArgs, PyType};
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
-
-/// `self._asyncgens` (a WeakSet in CPython, kept in first-iteration order here) and
-/// `self._asyncgens_shutdown_called`.
-#[derive(Default)]
-pub struct LiveAsyncGens {
-    gens: Vec<Weak<Object>>,
-    shutdown_called: bool,
-}
-
-impl LiveAsyncGens {
-    fn discard(&mut self, agen: &Value) {
-        if let Value::Object(o) = agen {
-            self.gens
-                .retain(|w| w.strong_count() > 0 && !std::ptr::eq(w.as_ptr(), Rc::as_ptr(o)));
-        }
-    }
-}
-
-/// The hooks `run_forever` installs: the loop's bound hook methods.
-pub fn loop_hooks(vm: &mut Vm, loop_value: &Value) -> PyResult<AsyncGenHooks> {
-    let firstiter = vm.intern("_asyncgen_firstiter_hook");
-    let finalizer = vm.intern("_asyncgen_finalizer_hook");
-    Ok(AsyncGenHooks {
-        firstiter: Some(vm.get_attr(loop_value, &firstiter)?),
-        finalizer: Some(vm.get_attr(loop_value, &finalizer)?),
-    })
-}
 
 fn live<'a>(vm: &Vm, loop_value: &'a Value) -> PyResult<&'a std::cell::RefCell<LiveAsyncGens>> {
     event_loop::as_loop(loop_value)

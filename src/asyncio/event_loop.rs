@@ -8,15 +8,16 @@
 use std::cell::{Cell, RefCell};
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 
 use super::future::{self, Callback};
-use super::{check_kw, kwarg, rt, task};
+use super::runtime::rt;
+use super::{check_kw, kwarg, task};
 use crate::builtins::contextvars;
 use crate::common::clock::Clock;
 use crate::vm::object::{KwArgs, Object, ObjectKind};
 use crate::vm::value::Value;
-use crate::vm::{Exc, PyResult, Vm};
+use crate::vm::{AsyncGenHooks, Exc, PyResult, Vm};
 
 /// What the loop runs next. Only `Handle` is visible to Python; the other entries are the
 /// loop's own work (a future's done callback, a task's step or wakeup), kept allocation-free.
@@ -76,7 +77,7 @@ pub struct LoopState {
 pub struct LoopObj {
     pub state: RefCell<LoopState>,
     clock: Clock,
-    pub asyncgens: RefCell<super::asyncgens::LiveAsyncGens>,
+    pub asyncgens: RefCell<LiveAsyncGens>,
 }
 
 /// A `Handle`/`TimerHandle` (`events.py`).
@@ -683,7 +684,7 @@ pub fn run_forever_with(
     if !runtime.running_loop.borrow().is_none() {
         return Err(vm.runtime_error("Cannot run the event loop while another loop is running"));
     }
-    let hooks = super::asyncgens::loop_hooks(vm, loop_value)?;
+    let hooks = asyncgen_hooks(vm, loop_value)?;
     let old_hooks = std::mem::replace(&mut vm.asyncgen_hooks, hooks);
     l.state.borrow_mut().running = true;
     *runtime.running_loop.borrow_mut() = loop_value.clone();
@@ -971,4 +972,31 @@ pub fn init_types(
 /// The native callable `run_until_complete` adds to stop the loop when its future is done.
 pub fn stop_callback(vm: &Vm) -> Value {
     vm.native("_run_until_complete_cb", stop_loop_callback)
+}
+
+/// `self._asyncgens` (a WeakSet in CPython, kept in first-iteration order here) and
+/// `self._asyncgens_shutdown_called`.
+#[derive(Default)]
+pub struct LiveAsyncGens {
+    pub(super) gens: Vec<Weak<Object>>,
+    pub(super) shutdown_called: bool,
+}
+
+impl LiveAsyncGens {
+    pub(super) fn discard(&mut self, agen: &Value) {
+        if let Value::Object(o) = agen {
+            self.gens
+                .retain(|w| w.strong_count() > 0 && !std::ptr::eq(w.as_ptr(), Rc::as_ptr(o)));
+        }
+    }
+}
+
+/// The hooks `run_forever` installs: the loop's bound hook methods (`asyncgens.rs`).
+fn asyncgen_hooks(vm: &mut Vm, loop_value: &Value) -> PyResult<AsyncGenHooks> {
+    let firstiter = vm.intern("_asyncgen_firstiter_hook");
+    let finalizer = vm.intern("_asyncgen_finalizer_hook");
+    Ok(AsyncGenHooks {
+        firstiter: Some(vm.get_attr(loop_value, &firstiter)?),
+        finalizer: Some(vm.get_attr(loop_value, &finalizer)?),
+    })
 }

@@ -7,7 +7,8 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::event_loop::{self, Ready};
-use super::{kwarg, rt};
+use super::kwarg;
+use super::runtime::rt;
 
 use crate::vm::dict::StrKeys;
 use crate::vm::frame::FrameResult;

@@ -11,7 +11,8 @@ use std::rc::Rc;
 
 use super::future::{self, Callback, Status};
 use super::primitives::{self, Names};
-use super::{check_kw, event_loop, kwarg, rt, task};
+use super::runtime::rt;
+use super::{check_kw, event_loop, kwarg, task};
 use crate::builtins::contextvars;
 
 use crate::vm::frame::GenKind;
@@ -37,20 +38,23 @@ fn gathering(v: &Value) -> Option<&Gathering> {
     v.native::<Gathering>()
 }
 
-/// The type of the callback's closure: named so that the callback, a method of it, shows
-/// as `gather.<locals>._done_callback` (in `--trace` too), as the closure does in CPython.
-pub fn closure_type(vm: &Vm) -> Rc<PyType> {
-    make_type(
-        "gather.<locals>",
-        vec![vm.types.object.clone()],
-        Layout::Builtin,
-        true,
-    )
-}
-
-/// The callback itself, bound to a closure each time (`_done_callback`).
-pub fn done_callback_function(vm: &Vm) -> Value {
-    vm.native("_done_callback", done_callback)
+/// The type of the callback's closure, and the callback itself (`_done_callback`), bound to
+/// a closure each time: the type is named so that the callback, a method of it, shows as
+/// `gather.<locals>._done_callback` (in `--trace` too), as the closure does in CPython.
+/// Made once per runtime.
+fn closure(vm: &mut Vm) -> (Rc<PyType>, Value) {
+    rt(vm)
+        .gather
+        .get_or_init(|| {
+            let closure_type = make_type(
+                "gather.<locals>",
+                vec![vm.types.object.clone()],
+                Layout::Builtin,
+                true,
+            );
+            (closure_type, vm.native("_done_callback", done_callback))
+        })
+        .clone()
 }
 
 /// `fut.name(*args)` through the names `primitives` keeps.
@@ -127,9 +131,10 @@ pub fn gather(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         return Ok(outer);
     }
     let n = primitives::names(vm);
+    let (closure_type, function) = closure(vm);
     let children = Value::list(Vec::with_capacity(args.len()));
     let state = Value::object(Object::new(
-        rt(vm).types.gathering.clone(),
+        closure_type,
         ObjectKind::Other(Box::new(Gathering {
             children: children.clone(),
             nfuts: Cell::new(0),
@@ -141,7 +146,6 @@ pub fn gather(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let Some(g) = gathering(&state) else {
         return Ok(Value::None);
     };
-    let function = rt(vm).done_callback.clone();
     let callback = vm.bound_method(function, state.clone());
     let mut arg_to_fut = ArgToFut::for_args(args);
     let mut done_futs = Vec::new();
