@@ -15,12 +15,11 @@ pub mod reports;
 pub mod runtime;
 pub mod task;
 
-
-use runtime::rt;
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, ObjectKind};
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
+use runtime::rt;
 
 /// Makes `import asyncio` available in `vm`, with these settings: the embedder's one call
 /// into this module before a run.

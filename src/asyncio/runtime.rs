@@ -8,11 +8,11 @@ use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::{Rc, Weak};
 
 use super::{event_loop, future, task};
+use crate::vm::Vm;
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{Layout, Object, PyType};
 use crate::vm::types::make_type;
 use crate::vm::value::{DictTable, Value};
-use crate::vm::Vm;
 
 /// asyncio's own switches, given by the embedder ([`install`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

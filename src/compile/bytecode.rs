@@ -687,9 +687,32 @@ pub struct Code {
     pub exception_table: Vec<ExceptionTableEntry>,
     /// Maximum depth of the value stack.
     pub stack_size: u32,
+    /// The caret anchors of this code's binary operations, calls and subscripts, by the
+    /// expression's span, for tracebacks.
+    pub anchors: Vec<(Span, Anchors)>,
+}
+
+/// Where `traceback.py` anchors its carets under a failed expression: for `a + b` the
+/// operator (`left..right`), for `f(x)` and `x[i]` the opening bracket (`left`) and the
+/// expression's end (`right`). Byte offsets in the source. CPython finds them by parsing the
+/// failed segment again (`_extract_caret_anchors_from_line_segment`); apy's compiler, which
+/// has the syntax tree at hand, records them, so that tracebacks need no parser.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Anchors {
+    pub left: u32,
+    pub right: u32,
 }
 
 impl Code {
+    /// The caret anchors of the expression at `span`, if it is a binary operation, a call
+    /// or a subscript.
+    pub fn anchors_at(&self, span: Span) -> Option<Anchors> {
+        self.anchors
+            .iter()
+            .find(|(at, _)| *at == span)
+            .map(|&(_, anchors)| anchors)
+    }
+
     /// The line of the instruction before `ip`, the one running or last run (a frame's
     /// `f_lineno`); the first line when `ip` is 0, a frame that has not started.
     pub fn line_before(&self, ip: usize) -> u32 {

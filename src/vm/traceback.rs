@@ -11,7 +11,6 @@ use super::dict::StrKeys;
 use super::object::{Object, TracebackEntry};
 use super::value::Value;
 use super::{Exc, Vm};
-use crate::syntax::ast::{Expr, ExprKind, StmtKind};
 
 const CAUSE_SEPARATOR: &str =
     "\nThe above exception was the direct cause of the following exception:\n\n";
@@ -257,8 +256,9 @@ impl Vm {
     /// The source lines an entry shows, as `traceback.py` prints them: those of the failed
     /// instruction's span when it starts on the entry's line (else just that line),
     /// dedented together. Of a span of many lines, only the first, the last and those
-    /// around its anchors ([`anchor_lines`]), with `...<N lines>...` for the rest. None at
-    /// all when they are blank or the source is unknown.
+    /// around its caret anchors (which the compiler recorded: `Code::anchors`), with
+    /// `...<N lines>...` for the rest. None at all when they are blank or the source is
+    /// unknown.
     fn source_lines(&self, entry: &TracebackEntry) -> Vec<String> {
         let Some(text) = self.sources.get(&*entry.code.filename) else {
             return Vec::new();
@@ -292,9 +292,14 @@ impl Vm {
             .collect();
         let n = dedented.len();
         let mut significant = vec![0, n - 1];
-        let segment = span.and_then(|span| text.get(span.start as usize..span.end as usize));
-        if let Some((left, right)) = segment.and_then(anchor_lines) {
-            for anchor in [left, right] {
+        // The lines of the caret anchors, counted from the span's first: a binary
+        // operator's line (twice), or a call's `(` or a subscript's `[` and the last line.
+        let anchors = span.and_then(|span| Some((span, entry.code.anchors_at(span)?)));
+        if let Some((span, anchors)) = anchors {
+            let first = line_of(span.start);
+            let right = anchors.right.max(anchors.left + 1) - 1;
+            for anchor in [line_of(anchors.left), line_of(right)] {
+                let anchor = (anchor - first) as usize;
                 significant.extend([anchor.saturating_sub(1), anchor, anchor + 1]);
             }
         }
@@ -311,50 +316,5 @@ impl Vm {
             shown.push(dedented[i].to_string());
         }
         shown
-    }
-}
-
-/// The anchors `traceback.py` finds in the source of a failed expression, as lines counted
-/// from its first (`_extract_caret_anchors_from_line_segment`): a binary operator's line
-/// (twice), or the line of a call's `(` or a subscript's `[` and the expression's last.
-/// None for any other expression, or source that does not parse as one.
-fn anchor_lines(segment: &str) -> Option<(usize, usize)> {
-    // Parenthesised, as CPython does, so that an expression over several lines parses.
-    const OPENING: usize = "(\n".len();
-    let wrapped = format!("(\n{segment}\n)");
-    let module = crate::syntax::parse_module(&wrapped).ok()?;
-    let [statement] = module.body.as_slice() else {
-        return None;
-    };
-    let StmtKind::Expr(expr) = &statement.kind else {
-        return None;
-    };
-    let line_at = |at: usize| segment.get(..at).unwrap_or(segment).matches('\n').count();
-    let last = segment.matches('\n').count();
-    // The first character from the end of `part` on that `stop` accepts, past comments
-    // and line continuations (`increment_until`).
-    let find_after = |part: &Expr, stop: fn(char) -> bool| {
-        let mut at = (part.span.end as usize).checked_sub(OPENING)?;
-        while let Some(c) = segment.get(at..)?.chars().next() {
-            if c == '#' || c == '\\' {
-                at += segment.get(at..)?.find('\n')? + 1;
-            } else if stop(c) {
-                return Some(at);
-            } else {
-                at += c.len_utf8();
-            }
-        }
-        None
-    };
-    match &expr.kind {
-        ExprKind::BinOp { left, .. } => {
-            let operator = line_at(find_after(left, |c| !c.is_whitespace() && c != ')')?);
-            Some((operator, operator))
-        }
-        ExprKind::Subscript { value, .. } => {
-            Some((line_at(find_after(value, |c| c == '[')?), last))
-        }
-        ExprKind::Call { func, .. } => Some((line_at(find_after(func, |c| c == '(')?), last)),
-        _ => None,
     }
 }

@@ -110,6 +110,7 @@ impl<'a> Codegen<'a> {
             freevars: u.freevars,
             exception_table,
             stack_size,
+            anchors: u.anchors,
         }))
     }
 }

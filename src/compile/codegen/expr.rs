@@ -11,14 +11,49 @@ use num_traits::ToPrimitive;
 use super::compr::CompKind;
 use super::{Codegen, Ctx, LabelId, err, internal};
 use crate::compile::Mode;
-use crate::compile::bytecode::{BinaryOperator, CompareOperator, Constant, Instr, Intrinsic1};
+use crate::compile::bytecode::{
+    Anchors, BinaryOperator, CompareOperator, Constant, Instr, Intrinsic1,
+};
 use crate::compile::error::CompileResult;
 use crate::compile::scope::ScopeKind;
 use crate::syntax::ast::{self, CmpOp, Expr, ExprKind, FStringPart, UnaryOp};
 
 impl<'a> Codegen<'a> {
     pub(super) fn expr(&mut self, expr: &'a Expr) -> CompileResult<()> {
+        self.note_anchors(expr);
         self.at(expr.span, |c| c.expr_inner(expr))
+    }
+
+    /// Records where a traceback's carets go under `expr`, a binary operation, a call or a
+    /// subscript, as `traceback.py`'s `_extract_caret_anchors_from_line_segment` finds them.
+    pub(super) fn note_anchors(&mut self, expr: &Expr) {
+        let source = self.source;
+        let end = expr.span.end;
+        let anchors = match &expr.kind {
+            ExprKind::BinOp { left, .. } => {
+                // The first character past `left` that is not space or `)`; the operator
+                // is one or two characters long.
+                let at = char_after(source, left.span.end, |c| !c.is_whitespace() && c != ')');
+                at.map(|left| {
+                    let next = source
+                        .get(left as usize + 1..)
+                        .and_then(|s| s.chars().next());
+                    let two = next.is_some_and(|c| !c.is_whitespace() && c != '\\' && c != '#');
+                    Anchors {
+                        left,
+                        right: left + 1 + two as u32,
+                    }
+                })
+            }
+            ExprKind::Subscript { value, .. } => char_after(source, value.span.end, |c| c == '[')
+                .map(|left| Anchors { left, right: end }),
+            ExprKind::Call { func, .. } => char_after(source, func.span.end, |c| c == '(')
+                .map(|left| Anchors { left, right: end }),
+            _ => None,
+        };
+        if let Some(anchors) = anchors {
+            self.u().anchors.push((expr.span, anchors));
+        }
     }
 
     fn expr_inner(&mut self, expr: &'a Expr) -> CompileResult<()> {
@@ -641,4 +676,20 @@ mod tests {
         assert!(has(|i| matches!(i, Instr::PopJumpIfNone(_))));
         assert!(!has(|i| matches!(i, Instr::IsOp(_))));
     }
+}
+
+/// The offset of the first character from `from` on that `stop` accepts, past comments and
+/// line continuations (`traceback.py`'s `increment_until`).
+fn char_after(source: &str, from: u32, stop: fn(char) -> bool) -> Option<u32> {
+    let mut at = from as usize;
+    while let Some(c) = source.get(at..)?.chars().next() {
+        if c == '#' || c == '\\' {
+            at += source.get(at..)?.find('\n')? + 1;
+        } else if stop(c) {
+            return u32::try_from(at).ok();
+        } else {
+            at += c.len_utf8();
+        }
+    }
+    None
 }

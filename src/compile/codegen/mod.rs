@@ -161,6 +161,8 @@ struct Unit<'a> {
     fblocks: Vec<FBlock<'a>>,
     /// Inlined comprehensions being compiled, innermost last.
     comp_chain: Vec<ScopeId>,
+    /// Caret anchors of the expressions compiled so far ([`Code::anchors`]).
+    anchors: Vec<(Span, Anchors)>,
     loc: Location,
     /// The innermost enclosing class name, which mangles `__private` names.
     private: Option<Rc<str>>,
@@ -174,6 +176,8 @@ impl Unit<'_> {
 
 pub struct Codegen<'a> {
     table: &'a SymbolTable,
+    /// The source text, where caret anchors are looked for.
+    source: &'a str,
     lines: LineIndex,
     filename: Rc<str>,
     mode: Mode,
@@ -189,9 +193,10 @@ fn internal(what: &str, span: Span) -> CompileError {
 }
 
 impl<'a> Codegen<'a> {
-    pub fn new(table: &'a SymbolTable, source: &str, filename: &str, mode: Mode) -> Codegen<'a> {
+    pub fn new(table: &'a SymbolTable, source: &'a str, filename: &str, mode: Mode) -> Codegen<'a> {
         Codegen {
             table,
+            source,
             lines: LineIndex::new(source),
             filename: filename.into(),
             mode,
@@ -323,6 +328,7 @@ impl<'a> Codegen<'a> {
             freevars,
             fblocks: Vec::new(),
             comp_chain: Vec::new(),
+            anchors: Vec::new(),
             loc,
             private,
         });

@@ -11,6 +11,7 @@ use crate::syntax::ast::{self, Expr, ExprKind, Span};
 
 impl<'a> Codegen<'a> {
     pub(super) fn store(&mut self, target: &'a Expr) -> CompileResult<()> {
+        self.note_anchors(target);
         self.at(target.span, |c| c.store_inner(target))
     }
 
@@ -78,6 +79,7 @@ impl<'a> Codegen<'a> {
     }
 
     pub(super) fn delete(&mut self, target: &'a Expr) -> CompileResult<()> {
+        self.note_anchors(target);
         self.at(target.span, |c| match &target.kind {
             ExprKind::Name(name) => c.name_op(name, Ctx::Del, target.span),
             ExprKind::Attribute { value, attr } => {
