@@ -639,6 +639,22 @@ fn constant_tuple(elts: &[Expr]) -> Option<Constant> {
     items.map(|v| Constant::Tuple(v.into()))
 }
 
+/// The offset of the first character from `from` on that `stop` accepts, past comments and
+/// line continuations (`traceback.py`'s `increment_until`).
+fn char_after(source: &str, from: u32, stop: fn(char) -> bool) -> Option<u32> {
+    let mut at = from as usize;
+    while let Some(c) = source.get(at..)?.chars().next() {
+        if c == '#' || c == '\\' {
+            at += source.get(at..)?.find('\n')? + 1;
+        } else if stop(c) {
+            return u32::try_from(at).ok();
+        } else {
+            at += c.len_utf8();
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use crate::compile::bytecode::{CompareOperator, Instr};
@@ -676,20 +692,4 @@ mod tests {
         assert!(has(|i| matches!(i, Instr::PopJumpIfNone(_))));
         assert!(!has(|i| matches!(i, Instr::IsOp(_))));
     }
-}
-
-/// The offset of the first character from `from` on that `stop` accepts, past comments and
-/// line continuations (`traceback.py`'s `increment_until`).
-fn char_after(source: &str, from: u32, stop: fn(char) -> bool) -> Option<u32> {
-    let mut at = from as usize;
-    while let Some(c) = source.get(at..)?.chars().next() {
-        if c == '#' || c == '\\' {
-            at += source.get(at..)?.find('\n')? + 1;
-        } else if stop(c) {
-            return u32::try_from(at).ok();
-        } else {
-            at += c.len_utf8();
-        }
-    }
-    None
 }
