@@ -102,7 +102,17 @@ fn is_future(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     ))
 }
 
-/// The apy half of the module (DESIGN.md decision 3): file name and source, run in order.
+/// The apy half of the module (DESIGN.md decision 3): file name and source, each run in the
+/// module's namespace in this order, because each file may use what the ones before it
+/// define when it runs (a later file's functions may use anything, once all have run):
+/// - `__init__` first: `run`, `sleep`, `_GatheringFuture`, `_cancel_all_tasks`, the loop's
+///   shutdown coroutines — the core the others call;
+/// - `runners` (`Runner` uses `_cancel_all_tasks`), `locks`, `queues`, `timeouts`;
+/// - `taskgroups`, then `tasks` (`wait` and `as_completed` use `Queue`, and timeouts's
+///   `_release_waiter`);
+/// - `graph` last: `print_call_graph` reads tasks and futures only.
+///
+/// A new file goes after everything it uses at import time.
 const LIBRARY: [(&str, &str); 8] = [
     ("asyncio/__init__.py", include_str!("lib/asyncio.apy")),
     ("asyncio/runners.py", include_str!("lib/runners.apy")),
