@@ -13,6 +13,7 @@ pub mod graph;
 pub mod primitives;
 pub mod reports;
 pub mod task;
+pub mod trace;
 
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
@@ -153,6 +154,7 @@ fn new_runtime(vm: &mut Vm) -> Runtime {
     future::init_type(vm, &future);
     future::init_iter_type(vm, &future_iter);
     vm.native_send = future::send_to_future_iter;
+    crate::vm::trace::name_objects_with(trace::object_name);
     task::init_type(vm, &task);
     event_loop::init_types(vm, &event_loop, &handle, &timer_handle);
     asyncgens::init_types(vm, &event_loop);

@@ -11,6 +11,7 @@ pub mod call;
 pub mod dict;
 pub mod eval;
 pub mod exceptions;
+pub mod explain;
 pub mod frame;
 pub mod generator;
 pub mod interrupt;
@@ -19,6 +20,7 @@ pub mod object;
 pub mod ops;
 pub mod quicken;
 pub mod repr;
+pub mod trace;
 pub mod traceback;
 pub mod types;
 pub mod value;
@@ -51,7 +53,7 @@ pub struct Config {
     /// Event loops start in asyncio's debug mode (`--asyncio-debug`, `PYTHONASYNCIODEBUG`).
     pub asyncio_debug: bool,
     /// What `--trace` logs, and where.
-    pub trace: crate::trace::Settings,
+    pub trace: crate::common::trace::Settings,
     /// `--explain`: a teaching note under each classic async mistake reported.
     pub explain: bool,
 }
@@ -253,8 +255,8 @@ impl Vm {
         // late in a run, its 64 KiB would first have malloc consolidate every small block
         // freed so far.
         PROGRAM_STDOUT.with(|_| ());
-        crate::trace::install(&vm.config.trace);
-        crate::explain::install(vm.config.explain);
+        crate::common::trace::install(&vm.config.trace);
+        crate::common::explain::install(vm.config.explain);
         types::init_type_methods(&mut vm);
         crate::builtins::init(&mut vm);
         vm
