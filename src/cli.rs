@@ -67,13 +67,13 @@ pub struct Cli {
     /// async-generator hooks, and with `frames` each send/throw into a coroutine frame.
     /// Choose categories with `--trace=loop,tasks,futures,hooks,frames` (or `all`); plain
     /// `--trace` is all but `frames`. Each line starts with `trace| `; the format is
-    /// documented in src/trace.rs.
+    /// documented in src/common/trace.rs.
     #[arg(
         long,
         value_name = "CATEGORIES",
         num_args = 0..=1,
         require_equals = true,
-        value_parser = apy::trace::parse_categories
+        value_parser = apy::common::trace::parse_categories
     )]
     pub trace: Option<Option<u8>>,
 
@@ -233,10 +233,10 @@ fn run_config(cli: &Cli, argv: Vec<String>) -> interp::Config {
         },
         asyncio_debug: cli.asyncio_debug
             || std::env::var_os("PYTHONASYNCIODEBUG").is_some_and(|v| !v.is_empty()),
-        trace: apy::trace::Settings {
+        trace: apy::common::trace::Settings {
             categories: match (cli.trace, &cli.trace_file) {
                 (Some(Some(mask)), _) => mask,
-                (Some(None), _) | (None, Some(_)) => apy::trace::DEFAULT_CATEGORIES,
+                (Some(None), _) | (None, Some(_)) => apy::common::trace::DEFAULT_CATEGORIES,
                 (None, None) => 0,
             },
             file: cli.trace_file.clone(),

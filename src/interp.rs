@@ -92,7 +92,7 @@ pub struct Config {
     /// Event loops start in asyncio's debug mode (`--asyncio-debug`, `PYTHONASYNCIODEBUG`).
     pub asyncio_debug: bool,
     /// What `--trace` logs, and where.
-    pub trace: crate::trace::Settings,
+    pub trace: crate::common::trace::Settings,
     /// `--explain`: a teaching note under each classic async mistake reported.
     pub explain: bool,
 }
@@ -110,8 +110,8 @@ impl From<crate::vm::Config> for Config {
 /// A VM ready to run programs: the built-in types (`Vm::new`), then the `builtins` module
 /// and its native modules, asyncio, the compile hook, and the trace and explain switches.
 pub fn new_vm(config: Config) -> Vm {
-    crate::trace::install(&config.trace);
-    crate::explain::install(config.explain);
+    crate::common::trace::install(&config.trace);
+    crate::common::explain::install(config.explain);
     let mut vm = Vm::new(config.vm);
     vm.compile = compile_at_run_time;
     crate::builtins::install(&mut vm);

@@ -16,14 +16,15 @@
 //!   library above them, written in apy and compiled at first import.
 //! - `repl/`     — the interactive prompt: line editing, multi-line entries, one event loop
 //!   that keeps running while the prompt waits.
+//! - `common/`   — value-free helpers at the bottom, among them the sinks of `--trace` (its
+//!   format is documented in `common/trace.rs`) and `--explain`; their events and notes are
+//!   worded beside what they describe, in `vm/` (frames, coroutines) and `asyncio/`.
 
 pub mod asyncio;
 pub mod builtins;
 pub mod common;
 pub mod compile;
-pub mod explain;
 pub mod interp;
 pub mod repl;
 pub mod syntax;
-pub mod trace;
 pub mod vm;

@@ -27,7 +27,7 @@ fn firstiter_hook(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         live.gens.push(Rc::downgrade(o));
     }
     drop(live);
-    crate::trace::asyncgen_hook(vm, crate::trace::Hook::FirstIter, &args[1]);
+    super::trace::asyncgen_hook(vm, super::trace::Hook::FirstIter, &args[1]);
     Ok(Value::None)
 }
 
@@ -35,8 +35,8 @@ fn firstiter_hook(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 fn finalizer_hook(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     crate::builtins::check_arity(vm, "_asyncgen_finalizer_hook", &args[1..], 1, 1)?;
     let loop_value = &args[0];
-    crate::trace::asyncgen_hook(vm, crate::trace::Hook::Finalizer, &args[1]);
-    crate::explain::abandoned_agen(vm, &args[1]);
+    super::trace::asyncgen_hook(vm, super::trace::Hook::Finalizer, &args[1]);
+    crate::vm::explain::abandoned_agen(vm, &args[1]);
     live(vm, loop_value)?.borrow_mut().discard(&args[1]);
     if event_loop::is_closed(loop_value) {
         return Ok(Value::None);
@@ -46,7 +46,7 @@ fn finalizer_hook(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let create_task = vm.get_attr(loop_value, &create_task)?;
     let context = crate::builtins::contextvars::capture(vm);
     event_loop::schedule(vm, loop_value, Ready::Call(create_task, closer, context));
-    crate::trace::asyncgen_hook(vm, crate::trace::Hook::AcloseScheduled, &args[1]);
+    super::trace::asyncgen_hook(vm, super::trace::Hook::AcloseScheduled, &args[1]);
     Ok(Value::None)
 }
 
@@ -60,7 +60,7 @@ fn take_for_shutdown(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value>
         .map(Value::Object)
         .collect::<Vec<_>>();
     drop(live);
-    crate::trace::shutdown_asyncgens(vm, gens.len());
+    super::trace::shutdown_asyncgens(vm, gens.len());
     Ok(Value::list(gens))
 }
 

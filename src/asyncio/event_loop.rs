@@ -238,7 +238,7 @@ fn call_soon(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         .borrow_mut()
         .ready
         .push_back(Ready::Handle(handle.clone()));
-    crate::trace::call_soon(vm, &handle);
+    super::trace::call_soon(vm, &handle);
     Ok(handle)
 }
 
@@ -274,7 +274,7 @@ fn push_timer(
         handle: handle.clone(),
     });
     drop(st);
-    crate::trace::timer_scheduled(vm, &handle);
+    super::trace::timer_scheduled(vm, &handle);
     Ok(handle)
 }
 
@@ -371,13 +371,13 @@ fn run_once(
             }
         }
     }
-    crate::trace::iteration(vm, l.clock.now());
+    super::trace::iteration(vm, l.clock.now());
     let ntodo = {
         let end_time = l.clock.now() + 1e-9;
         let mut st = l.state.borrow_mut();
         while st.timers.peek().is_some_and(|t| t.when < end_time) {
             if let Some(t) = st.timers.pop() {
-                crate::trace::timer_fired(vm, &t.handle);
+                super::trace::timer_fired(vm, &t.handle);
                 st.ready.push_back(Ready::Handle(t.handle));
             }
         }
@@ -387,14 +387,14 @@ fn run_once(
         let Some(entry) = l.state.borrow_mut().ready.pop_front() else {
             break;
         };
-        let watch = crate::explain::stopwatch().map(|t| (t, crate::trace::describe_ready(&entry)));
+        let watch = super::reports::stopwatch().map(|t| (t, super::trace::describe_ready(&entry)));
         let debug = l.state.borrow().debug;
         let outcome = if debug {
             run_timed(vm, loop_value, l, entry)
         } else {
             run_entry(vm, loop_value, entry)
         };
-        crate::explain::report_slow(vm, watch);
+        super::reports::report_slow(vm, watch);
         super::reports::flush(vm);
         outcome?;
         if vm.abort.is_some() {
@@ -447,13 +447,13 @@ fn run_entry(vm: &mut Vm, loop_value: &Value, entry: Ready) -> PyResult<()> {
             outcome
         }
         Ready::Wakeup(t, fut) => {
-            crate::trace::task_wakeup(vm, &t, &fut);
+            super::trace::task_wakeup(vm, &t, &fut);
             let outcome = task::wakeup(vm, &t, &fut);
             task::keep_context(&t);
             outcome
         }
         Ready::Call(func, arg, _) => {
-            crate::trace::run_call(vm, &func, &arg);
+            super::trace::run_call(vm, &func, &arg);
             if let Err(e) = vm.call(&func, std::slice::from_ref(&arg), &[]) {
                 if vm.abort.is_some() {
                     return Err(e);
@@ -474,7 +474,7 @@ fn run_entry(vm: &mut Vm, loop_value: &Value, entry: Ready) -> PyResult<()> {
             if handle.cancelled.get() {
                 return Ok(());
             }
-            crate::trace::run_handle(vm, &h);
+            super::trace::run_handle(vm, &h);
             if let Err(e) = vm.call(&handle.callback, &handle.args, &[]) {
                 if vm.abort.is_some() {
                     return Err(e);
@@ -688,7 +688,7 @@ pub fn run_forever_with(
     let old_hooks = std::mem::replace(&mut vm.asyncgen_hooks, hooks);
     l.state.borrow_mut().running = true;
     *runtime.running_loop.borrow_mut() = loop_value.clone();
-    crate::trace::loop_start(vm, loop_value, l.clock.now());
+    super::trace::loop_start(vm, loop_value, l.clock.now());
     let mut result = Ok(());
     loop {
         if let Err(e) = run_once(vm, loop_value, l, selector.as_deref_mut()) {
@@ -706,7 +706,7 @@ pub fn run_forever_with(
     }
     *runtime.running_loop.borrow_mut() = Value::None;
     vm.asyncgen_hooks = old_hooks;
-    crate::trace::loop_stop(vm);
+    super::trace::loop_stop(vm);
     result
 }
 

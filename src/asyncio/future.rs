@@ -368,7 +368,7 @@ pub fn make_cancelled_error(vm: &mut Vm, fut: &FutureObj) -> Exc {
 
 /// Schedules every done callback with `call_soon`, in registration order.
 fn schedule_callbacks(vm: &mut Vm, this_value: &Value, fut: &FutureObj) {
-    crate::trace::future_done(vm, this_value);
+    super::trace::future_done(vm, this_value);
     let callbacks = std::mem::take(&mut fut.state.borrow_mut().callbacks);
     for cb in callbacks {
         event_loop::schedule(vm, &fut.event_loop, cb.into_ready(this_value));

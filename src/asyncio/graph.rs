@@ -69,7 +69,7 @@ fn awaited_by(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 fn graph_id(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     crate::builtins::check_arity(vm, "_graph_id", args, 1, 1)?;
     if vm.config.clock == crate::common::clock::ClockKind::Virtual {
-        return Ok(Value::Int(crate::trace::object_number(&args[0]).into()));
+        return Ok(Value::Int(crate::vm::trace::object_number(&args[0]).into()));
     }
     Ok(Value::Int(args[0].address() as i64))
 }

@@ -14,6 +14,7 @@ pub mod primitives;
 pub mod reports;
 pub mod runtime;
 pub mod task;
+pub mod trace;
 
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, ObjectKind};
@@ -26,6 +27,8 @@ use runtime::rt;
 pub fn install(vm: &mut Vm, settings: runtime::Settings) {
     runtime::configure(settings);
     vm.register_module("asyncio", module);
+    // The frames log names the futures and tasks coroutines yield (`Future#1`).
+    crate::vm::trace::name_objects_with(trace::object_name);
 }
 
 /// Interpreter exit: frees the asyncio runtime (reporting the tasks still pending, as

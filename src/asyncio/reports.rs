@@ -2,9 +2,16 @@
 //! retrieved", "Task was destroyed but it is pending!"), as `Lib/asyncio/futures.py`'s and
 //! `tasks.py`'s `__del__` log them. A `Drop` only queues a report (STYLE.md principle 8);
 //! the loop prints the queue after each callback, and whatever is left at thread exit.
+//!
+//! Below them, the `--explain` notes about tasks and the loop: after those two reports, for
+//! a cancellation a coroutine swallowed, and for a callback that held the loop too long.
+//! The switch and the notes' layout are in `common/explain.rs`; the notes about coroutines
+//! and async generators are in `vm/explain.rs`.
 
 use std::cell::RefCell;
+use std::time::{Duration, Instant};
 
+use crate::common::explain::{on, render};
 use crate::vm::value::Value;
 use crate::vm::{Exc, Vm};
 
@@ -94,4 +101,77 @@ fn first_arg(e: &Exc) -> Option<String> {
         Value::Tuple(t) => t.items.first().and_then(|a| a.as_str()).map(str::to_string),
         _ => None,
     }
+}
+
+// ---- `--explain` notes ------------------------------------------------------------------
+
+/// Who made a task: `Task-1, running main()`, or None at top level.
+pub type Creator = Option<String>;
+
+/// After "Task exception was never retrieved".
+pub fn never_retrieved(task: &str, coro: &str, exception: &str, creator: &Creator) -> String {
+    let made = match creator {
+        Some(by) => format!("{task} was created by {by}."),
+        None => format!("{task} was created outside any task."),
+    };
+    render(&format!(
+        "{task} ran {coro} and ended with {exception}, but nothing awaited the task or \
+         called its result() or exception(), so the error surfaced only when the task was \
+         freed. {made} Fix: await the task (or gather it) where its outcome matters, or add \
+         a done callback that checks task.exception()."
+    ))
+}
+
+/// After "Task was destroyed but it is pending!".
+pub fn destroyed_pending(task: &str, coro: &str) -> String {
+    render(&format!(
+        "{task} (running {coro}) was still waiting when it was freed: the event loop stopped, \
+         or the last reference to the task went away, before it finished, so the rest of \
+         {coro} never ran. Fix: keep a reference to every task you create and await them \
+         (asyncio.gather, or an asyncio.TaskGroup) before the main coroutine returns."
+    ))
+}
+
+/// A cancelled task whose coroutine caught CancelledError and returned normally (CPython
+/// reports nothing here).
+pub fn swallowed_cancel(task: &str, coro: &str) -> String {
+    render(&format!(
+        "{task} was cancelled, but {coro} caught the CancelledError and returned normally, \
+         so whoever cancelled it (a timeout, a TaskGroup, asyncio.run at exit) cannot tell \
+         the cancellation took effect. Fix: after cleaning up in `except \
+         asyncio.CancelledError:`, `raise` it again (or call uncancel() on the task if the \
+         cancellation is truly dealt with)."
+    ))
+}
+
+/// How long one callback may hold the loop before a note (asyncio's debug-mode threshold).
+pub const SLOW_CALLBACK: Duration = Duration::from_millis(100);
+
+/// Starts timing one callback when notes are on.
+#[inline]
+pub fn stopwatch() -> Option<Instant> {
+    if on() { Some(Instant::now()) } else { None }
+}
+
+/// Prints the note for a callback (`what`: `Task-1 step, main()`) that ran longer than
+/// [`SLOW_CALLBACK`] since it started; `watch` is None when notes are off.
+pub fn report_slow(vm: &mut Vm, watch: Option<(Instant, String)>) {
+    let Some((started, what)) = watch else {
+        return;
+    };
+    let took = started.elapsed();
+    if took <= SLOW_CALLBACK {
+        return;
+    }
+    vm.flush_stdout();
+    eprint!(
+        "{}",
+        render(&format!(
+            "{what} held the event loop for {} ms: no other task or callback could run \
+         meanwhile. Something in it blocks instead of awaiting (time.sleep(), a long \
+         computation). Fix: `await asyncio.sleep(...)` instead of time.sleep(...), or split \
+         long work with `await asyncio.sleep(0)` between the pieces.",
+            took.as_millis()
+        ))
+    );
 }

@@ -11,6 +11,7 @@ use super::event_loop::{self, Ready, as_loop};
 use super::future::{self, Callback, FutureObj, Status, as_future};
 use super::{check_kw, kwarg, rt};
 use crate::builtins::contextvars;
+use crate::common::explain;
 use crate::compile::bytecode::Code;
 
 use crate::vm::frame::FrameResult;
@@ -33,7 +34,7 @@ pub struct TaskData {
     pub log_destroy_pending: Cell<bool>,
     /// `--explain` only: who created the task, and whether a cancellation reached its
     /// coroutine as CancelledError.
-    created_by: crate::explain::Creator,
+    created_by: super::reports::Creator,
     cancel_delivered: Cell<bool>,
     /// The Context every step runs in: a copy of the creator's, or the `context=` given.
     /// None stands for a copy of an empty context that nothing has looked at yet: most
@@ -104,7 +105,7 @@ fn new_task_of(
     };
     let code = as_generator(&coro)
         .and_then(|g| g.state.borrow().frame.as_ref().map(|f| f.code.code.clone()));
-    let created_by = if crate::explain::on() {
+    let created_by = if explain::on() {
         creator_of(&event_loop)
     } else {
         None
@@ -135,7 +136,7 @@ fn new_task_of(
     }
     let creator =
         as_loop(&event_loop).map_or(Value::None, |l| l.state.borrow().current_task.clone());
-    crate::trace::task_created(vm, &task, &creator);
+    super::trace::task_created(vm, &task, &creator);
     event_loop::schedule(vm, &event_loop, Ready::Step(task.clone(), None));
     Ok(task)
 }
@@ -238,7 +239,7 @@ pub fn step(vm: &mut Vm, task: &Value, exc: Option<Exc>) -> PyResult<()> {
         data.must_cancel.set(false);
     }
     *data.fut_waiter.borrow_mut() = Value::None;
-    if crate::explain::on() && exc.as_ref().is_some_and(|e| is_cancelled_error(vm, e)) {
+    if explain::on() && exc.as_ref().is_some_and(|e| is_cancelled_error(vm, e)) {
         data.cancel_delivered
             .set(data.num_cancels_requested.get() > 0);
     }
@@ -265,7 +266,7 @@ fn run_and_handle_result(
     data: &TaskData,
     exc: Option<Exc>,
 ) -> PyResult<()> {
-    crate::trace::task_step(vm, task, exc.as_ref());
+    super::trace::task_step(vm, task, exc.as_ref());
     let outcome = match as_generator(&data.coro) {
         Some(g) => match exc {
             None => vm.resume(g, Value::None, None),
@@ -277,7 +278,7 @@ fn run_and_handle_result(
             None => return Ok(()),
         },
     };
-    crate::trace::task_outcome(vm, task, &outcome);
+    super::trace::task_outcome(vm, task, &outcome);
     match outcome {
         FrameResult::Returned(v) => {
             explain_swallowed_cancel(vm, data);
@@ -475,7 +476,7 @@ fn task_cancel(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     if fut.status() != Status::Pending {
         return Ok(Value::Bool(false));
     }
-    crate::trace::cancel_requested(vm, &args[0], &msg);
+    super::trace::cancel_requested(vm, &args[0], &msg);
     data.num_cancels_requested
         .set(data.num_cancels_requested.get() + 1);
     let waiter = data.fut_waiter.borrow().clone();
@@ -570,7 +571,7 @@ fn task_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 }
 
 /// `Task-1, running main()`: the task running on `event_loop` now, for `--explain`.
-fn creator_of(event_loop: &Value) -> crate::explain::Creator {
+fn creator_of(event_loop: &Value) -> super::reports::Creator {
     let current = as_loop(event_loop)?
         .state
         .try_borrow()
@@ -604,17 +605,16 @@ fn coro_text(data: &TaskData) -> String {
 
 /// The `--explain` note for "Task was destroyed but it is pending!", when notes are on.
 pub fn explain_destroyed_pending(data: &TaskData) -> Option<String> {
-    crate::explain::on()
-        .then(|| crate::explain::destroyed_pending(&name_text(data), &coro_text(data)))
+    explain::on().then(|| super::reports::destroyed_pending(&name_text(data), &coro_text(data)))
 }
 
 /// The `--explain` note for "Task exception was never retrieved", when notes are on.
 pub fn explain_never_retrieved(data: &TaskData, exc: &Exc) -> Option<String> {
-    crate::explain::on().then(|| {
-        crate::explain::never_retrieved(
+    explain::on().then(|| {
+        super::reports::never_retrieved(
             &name_text(data),
             &coro_text(data),
-            &crate::trace::describe(&Value::Object(exc.clone())),
+            &crate::vm::trace::describe(&Value::Object(exc.clone())),
             &data.created_by,
         )
     })
@@ -622,11 +622,11 @@ pub fn explain_never_retrieved(data: &TaskData, exc: &Exc) -> Option<String> {
 
 /// A cancellation reached the coroutine, which returned normally without `uncancel()`.
 fn explain_swallowed_cancel(vm: &mut Vm, data: &TaskData) {
-    if crate::explain::on() && data.cancel_delivered.get() && data.num_cancels_requested.get() > 0 {
+    if explain::on() && data.cancel_delivered.get() && data.num_cancels_requested.get() > 0 {
         vm.flush_stdout();
         eprint!(
             "{}",
-            crate::explain::swallowed_cancel(&name_text(data), &coro_text(data))
+            super::reports::swallowed_cancel(&name_text(data), &coro_text(data))
         );
     }
 }

@@ -15,9 +15,14 @@
 //! - `list_sort`   — timsort (`Objects/listsort.txt`)
 //! - `op_error`    — the errors these helpers return, by exception class
 //! - `suggestions` — "Did you mean …?" (`Python/suggestions.c`)
+//! - `trace`       — the `--trace` log's sink: categories, this thread's mask, the writer
+//!   (stderr or `--trace-file`, indentation); the events are worded in `vm/trace.rs` and
+//!   `asyncio/trace.rs`, and its module doc holds the log's format
+//! - `explain`     — the `--explain` switch and the layout of a teaching note
 
 pub mod chars;
 pub mod clock;
+pub mod explain;
 pub mod float_repr;
 pub mod format_spec;
 pub mod int_ops;
@@ -27,3 +32,4 @@ pub mod set_table;
 pub mod str_format;
 pub mod str_ops;
 pub mod suggestions;
+pub mod trace;

@@ -504,7 +504,7 @@ impl Vm {
         mut after: AfterGenerator,
     ) -> PyResult<()> {
         // (Asked once: nothing that runs on the way down can turn tracing on or off.)
-        let traced = crate::trace::on(crate::trace::Category::Frames);
+        let traced = crate::common::trace::on(crate::common::trace::Category::Frames);
         loop {
             if let Err(e) = self.enter_recursion() {
                 if let ObjectKind::Generator(g) = &generator.kind {
@@ -625,7 +625,7 @@ impl Vm {
         );
         self.exc_info.push(Value::None);
         if let ObjectKind::Generator(g) = &generator.kind {
-            crate::trace::frame_enter(self, g, callees.current(base), &Value::None, None);
+            super::trace::frame_enter(self, g, callees.current(base), &Value::None, None);
         }
     }
 
@@ -651,7 +651,7 @@ impl Vm {
         base: &mut Frame,
         value: Value,
     ) -> PyResult<()> {
-        let traced = crate::trace::on(crate::trace::Category::Frames);
+        let traced = crate::common::trace::on(crate::common::trace::Category::Frames);
         loop {
             let Some((generator, frame, _)) = callees.pop_generator() else {
                 return Err(self.runtime_error("the executing frame is not a generator's"));

@@ -386,7 +386,7 @@ impl Vm {
         state.running = true;
         let exc_state = std::mem::replace(&mut state.exc_state, Value::None);
         drop(state);
-        crate::trace::frame_enter(self, generator, &frame, &value, throw);
+        super::trace::frame_enter(self, generator, &frame, &value, throw);
         self.exc_info.push(exc_state);
         if resumed {
             // Pushed on throw() as well, as gen_send_ex2 does: the handler depths of the
@@ -423,7 +423,7 @@ impl Vm {
             Some(frame) if state.started && !state.running && state.exc_state.is_none() => {
                 let delegate = sends_on(frame);
                 if traced && delegate.is_some() {
-                    crate::trace::frame_enter(self, g, frame, value, None);
+                    super::trace::frame_enter(self, g, frame, value, None);
                 }
                 delegate
             }
@@ -447,7 +447,7 @@ impl Vm {
         };
         let mut state = g.state.borrow_mut();
         if traced && let Some(frame) = state.frame.as_deref() {
-            crate::trace::frame_leave(self, g, frame, || FrameResult::Yielded(value.clone()));
+            super::trace::frame_leave(self, g, frame, || FrameResult::Yielded(value.clone()));
         }
         state.running = false;
         drop(state);
@@ -536,7 +536,7 @@ impl Vm {
         if let Some(exc_state) = self.exc_info.pop() {
             exc_state.discard();
         }
-        crate::trace::frame_leave(self, generator, &frame, outcome);
+        super::trace::frame_leave(self, generator, &frame, outcome);
         generator.state.borrow_mut().running = false;
         self.release_ended(frame);
     }
@@ -549,7 +549,7 @@ impl Vm {
             Some(v) => v,
             None => Value::None,
         };
-        crate::trace::frame_leave(self, generator, &frame, || {
+        super::trace::frame_leave(self, generator, &frame, || {
             FrameResult::Yielded(value.clone())
         });
         let mut state = generator.state.borrow_mut();
@@ -620,13 +620,13 @@ impl Vm {
     /// per place (the default action).
     fn warn_runtime(&mut self, message: String, place: Option<&(Rc<Code>, u32)>) {
         let Some((code, line)) = place else {
-            let note = crate::explain::never_awaited(&message, None).unwrap_or_default();
+            let note = super::explain::never_awaited(&message, None).unwrap_or_default();
             self.write_stderr(&format!("<sys>:0: RuntimeWarning: {message}\n{note}"));
             return;
         };
         let extra = format!(
             "RuntimeWarning: Enable tracemalloc to get the object allocation traceback\n{}",
-            crate::explain::never_awaited(&message, Some(*line)).unwrap_or_default()
+            super::explain::never_awaited(&message, Some(*line)).unwrap_or_default()
         );
         self.warn_at(
             "RuntimeWarning",
