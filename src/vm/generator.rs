@@ -12,7 +12,7 @@ use crate::compile::bytecode::{Code, Instr};
 
 use super::async_gen::step_awaitable;
 use super::call::{binds_positionally, generator_kind};
-use super::eval::sends_on;
+use super::fast_calls::sends_on;
 use super::frame::{AfterGenerator, Frame, Passed};
 use super::object::{CodeObj, Function, KwArgs, Object, ObjectKind, TracebackEntry};
 use super::value::Value;

@@ -1,30 +1,43 @@
 //! The virtual machine: code objects in, program behaviour (output, exceptions) out.
 //!
 //! `value`/`object` define what a Python value is, `types` the type objects and attribute
-//! lookup, `ops` the operators, `call` the call protocol, `eval` the dispatch loop over heap
-//! `frame`s, `generator` the resumable-frame core, `exceptions`/`traceback` the error side.
+//! lookup, `ops` the arithmetic operators, `compare` comparisons, hashing and `in`,
+//! `containers` subscripts, slices and the dict/set tables, `call` the call protocol, `eval`
+//! the dispatch loop over heap `frame`s, with `fast_calls` and `fast_ops` the fast paths that
+//! short-cut its plain protocol, and `scopes`, `unpack`, `context_managers`, `intrinsics` and
+//! `exception_groups` what its instructions do beyond the stack; `generator` the
+//! resumable-frame core, `exceptions`/`traceback` the error side.
 //! Mirrors CPython's `Python/ceval.c` and `Objects/`. Never sees the AST or the parser.
 
 pub mod async_gen;
 pub mod attr_cache;
 pub mod call;
+pub mod compare;
+pub mod containers;
+pub mod context_managers;
 pub mod dict;
 pub mod eval;
+pub mod exception_groups;
 pub mod exceptions;
 pub mod explain;
+pub mod fast_calls;
+pub mod fast_ops;
 pub mod frame;
 pub mod generator;
 pub mod import;
 pub mod interrupt;
+pub mod intrinsics;
 pub mod iter;
 pub mod object;
 pub mod ops;
 pub mod quicken;
 pub mod repr;
 pub mod run;
+pub mod scopes;
 pub mod trace;
 pub mod traceback;
 pub mod types;
+pub mod unpack;
 pub mod value;
 pub mod warnings;
 

@@ -1,0 +1,192 @@
+//! Fast paths of the operators: unboxed ints and floats computed in the dispatch loop with
+//! no method lookup, and the quickened runs (`vm::quicken`) that do a few instructions at
+//! once with their operands read where they are (locals, constants). In: the operands; out:
+//! the result pushed, stored or branched on. Mirrors CPython's specialised instructions
+//! (`BINARY_OP_ADD_INT`, `COMPARE_OP_INT`, `LOAD_FAST_LOAD_FAST` in `Python/bytecodes.c`).
+//!
+//! | instruction: fast path                  | short-cuts (the plain protocol, its file)                  | applies when                                                                    |
+//! |-----------------------------------------|------------------------------------------------------------|---------------------------------------------------------------------------------|
+//! | `BinaryOp`: [`unboxed_binary_op`]       | `Vm::binary_op` (`ops.rs`), then the operands' destructors | two small ints, result small, no error; two floats, `+ - * /`, no error         |
+//! | quickened run: [`quickened_run!`]       | its instructions one at a time through the dispatch loop   | the locals are bound and the limits are not due within the run ([`runs_whole`]) |
+//! | … operator run: [`binary_in_place`]     | `LoadFast`/`LoadConst` pushes, `BinaryOp`                  | as `unboxed_binary_op` (else `Vm::binary_op` on the operands in place)          |
+//! | … comparison run: [`compare_in_place!`] | `LoadFast`/`LoadConst` pushes, `CompareOp` (`compare.rs`)  | two small ints (else `Vm::compare_values` in place)                             |
+//! | … then [`push_or_branch`]               | push, then `PopJumpIfFalse`/`PopJumpIfTrue` and `truthy`   | the jump is next and its step is not where the limits are due                   |
+//! | … then [`push_or_store!`]               | push, then `StoreFast`                                     | the store is next and its step is not where the limits are due                  |
+//!
+//! (The attribute runs, `LoadFastLoadAttr` and friends, use `quickened_run!` with the
+//! attribute caches of `attr_cache.rs`; `CompareOp` of two small ints is one line in
+//! `execute`.) The three macros stay macros: they expand inside `execute`, returning from it
+//! (`?`, an unbound local) and using its `load_fast!`/`finalize_point!`, which they name by
+//! path; and they borrow operands from `frame.locals` while writing `frame`, which a
+//! function taking both could not.
+
+use crate::compile::bytecode::{BinaryOperator, Instr};
+
+use super::frame::Frame;
+use super::value::Value;
+use super::{PyResult, Vm};
+
+/// `x op y` for two small ints when the result is a small int and no error is possible
+/// (overflow, zero divisors and negative shifts take the general path).
+#[inline(always)]
+fn small_int_op(op: BinaryOperator, x: i64, y: i64) -> Option<i64> {
+    use BinaryOperator::*;
+    match op.base() {
+        Add => x.checked_add(y),
+        Subtract => x.checked_sub(y),
+        Multiply => x.checked_mul(y),
+        FloorDivide if y != 0 && !(x == i64::MIN && y == -1) => {
+            Some(x.div_euclid(y) - i64::from(y < 0 && x.rem_euclid(y) != 0))
+        }
+        Remainder if y != 0 && !(x == i64::MIN && y == -1) => {
+            let r = x % y;
+            Some(if r != 0 && ((r < 0) != (y < 0)) {
+                r + y
+            } else {
+                r
+            })
+        }
+        And => Some(x & y),
+        Or => Some(x | y),
+        Xor => Some(x ^ y),
+        Rshift if (0..64).contains(&y) => Some(x >> y),
+        Lshift if (0..63).contains(&y) && (x << y) >> y == x => Some(x << y),
+        _ => None,
+    }
+}
+
+/// `x op y` for two small ints or two floats when no error or method call is possible;
+/// `None` for any other operands (which must then take the general path).
+#[inline(always)]
+pub(super) fn unboxed_binary_op(op: BinaryOperator, a: &Value, b: &Value) -> Option<Value> {
+    use BinaryOperator::*;
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => small_int_op(op, *x, *y).map(Value::Int),
+        (Value::Float(x), Value::Float(y)) => match op.base() {
+            Add => Some(Value::Float(x + y)),
+            Subtract => Some(Value::Float(x - y)),
+            Multiply => Some(Value::Float(x * y)),
+            TrueDivide if *y != 0.0 => Some(Value::Float(x / y)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Discards two operands already known to be unboxed (ints, floats) without calling the
+/// generic `Value` destructor: they own nothing, so nothing leaks.
+#[inline(always)]
+pub(super) fn forget_unboxed(a: Value, b: Value) {
+    std::mem::forget(a);
+    std::mem::forget(b);
+}
+
+/// For a quickened instruction (`vm::quicken`) standing for a load of `locals` and the
+/// `more` instructions after it: whether it runs them all now. It does when the locals are
+/// bound and the steps left before the limits are checked outlast the run; it then counts
+/// those steps and moves `ip` to the run's last instruction.
+#[inline(always)]
+pub(super) fn runs_whole<const N: usize>(
+    vm: &mut Vm,
+    frame: &mut Frame,
+    locals: [usize; N],
+    more: u64,
+) -> bool {
+    if vm.countdown <= more || locals.iter().any(|&l| frame.locals[l].is_null()) {
+        return false;
+    }
+    vm.countdown -= more;
+    frame.ip += more as usize;
+    true
+}
+
+/// The two locals of a `LOAD_FAST_LOAD_FAST` pair (and of the runs that start with one).
+#[inline(always)]
+pub(super) fn nibbles(pair: u32) -> [usize; 2] {
+    [(pair >> 4) as usize, (pair & 15) as usize]
+}
+
+/// `a op b` for a quickened run, its operands read where they are (a local, a constant).
+#[inline(always)]
+pub(super) fn binary_in_place(
+    vm: &mut Vm,
+    op: BinaryOperator,
+    a: &Value,
+    b: &Value,
+) -> PyResult<Value> {
+    match unboxed_binary_op(op, a, b) {
+        Some(r) => Ok(r),
+        None => vm.binary_op(op, a, b),
+    }
+}
+
+/// The end of a comparison run whose result is the plain bool `b`: pushes it, or, when a
+/// `POP_JUMP_IF_FALSE`/`POP_JUMP_IF_TRUE` is next whose step can be counted before the
+/// limits are due, runs that branch now.
+#[inline(always)]
+pub(super) fn push_or_branch(vm: &mut Vm, frame: &mut Frame, instrs: &[Instr], b: bool) {
+    let taken = match instrs.get(frame.ip) {
+        Some(&Instr::PopJumpIfFalse(target)) if vm.countdown > 1 => (!b).then_some(target),
+        Some(&Instr::PopJumpIfTrue(target)) if vm.countdown > 1 => b.then_some(target),
+        _ => return frame.stack.push(Value::Bool(b)),
+    };
+    vm.countdown -= 1;
+    frame.ip = match taken {
+        Some(target) => target as usize,
+        None => frame.ip + 1,
+    };
+}
+
+/// A quickened instruction (`vm::quicken`) standing for loads of `locals` and the `more`
+/// instructions after them: when [`runs_whole`] says it may, runs `body` with the locals'
+/// values bound to the pattern (borrowed where they are: `ip` is already at the run's
+/// last instruction, so errors and tracebacks see that instruction running); otherwise
+/// just the loads, and the rest of the run follows one by one.
+macro_rules! quickened_run {
+    ($vm:expr, $frame:expr, $code:expr, $locals:expr, $more:expr, |$values:pat_param| $body:block) => {{
+        let locals = $locals;
+        if $crate::vm::fast_ops::runs_whole($vm, $frame, locals, $more) {
+            let $values = locals.map(|l| &$frame.locals[l]);
+            $body
+        } else {
+            for l in locals {
+                $crate::vm::eval::load_fast!($vm, $frame, $code, l);
+            }
+        }
+    }};
+}
+
+/// `a op b` for a quickened comparison run, its operands read where they are (locals, a
+/// constant): two ints are compared at once and may take the branch after the run
+/// ([`push_or_branch`]); anything else goes the general way and is pushed.
+macro_rules! compare_in_place {
+    ($vm:expr, $frame:expr, $instrs:expr, $op:expr, $a:expr, $b:expr) => {
+        if let ($crate::vm::value::Value::Int(x), $crate::vm::value::Value::Int(y)) = ($a, $b) {
+            let r = $crate::vm::compare::compare_native($op, x, y);
+            $crate::vm::fast_ops::push_or_branch($vm, $frame, $instrs, r);
+        } else {
+            let r = $vm.compare_values($op, $a, $b)?;
+            $frame.stack.push(r);
+        }
+    };
+}
+
+/// The end of an operator run: pushes its result `r`, or, when a `STORE_FAST` is next and
+/// its step can be counted before the limits are due, stores `r` there now.
+macro_rules! push_or_store {
+    ($vm:expr, $frame:expr, $code:expr, $instrs:expr, $r:expr) => {
+        match $instrs.get($frame.ip) {
+            Some(&$crate::compile::bytecode::Instr::StoreFast(i)) if $vm.countdown > 1 => {
+                $vm.countdown -= 1;
+                $frame.ip += 1;
+                std::mem::replace(&mut $frame.locals[i as usize], $r).discard();
+                $crate::vm::eval::finalize_point!($vm, $frame, $code);
+            }
+            _ => $frame.stack.push($r),
+        }
+    };
+}
+
+pub(super) use compare_in_place;
+pub(super) use push_or_store;
+pub(super) use quickened_run;

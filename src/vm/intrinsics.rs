@@ -1,0 +1,80 @@
+//! `CALL_INTRINSIC_1`: the one-operand operations too rare for an instruction of their own
+//! (print an interactive result, `import *`, StopIteration leaving a generator, the async
+//! generator wrap, unary `+`, list to tuple). In: the operand and the running code object;
+//! out: the result. Mirrors `Python/intrinsics.c`.
+
+use crate::compile::bytecode::Intrinsic1;
+
+use super::dict::StrKeys;
+use super::object::CodeObj;
+use super::value::Value;
+use super::{PyResult, Vm};
+
+impl Vm {
+    pub(super) fn intrinsic1(
+        &mut self,
+        which: Intrinsic1,
+        v: Value,
+        code: &CodeObj,
+    ) -> PyResult<Value> {
+        Ok(match which {
+            Intrinsic1::Print => {
+                if !v.is_none() {
+                    let r = self.repr(&v)?;
+                    self.write_stdout(&r);
+                    self.write_stdout("\n");
+                    let key = self.intern("_");
+                    self.builtins.table.borrow_mut().set_str(key, v);
+                }
+                Value::None
+            }
+            Intrinsic1::ImportStar => {
+                return Err(self.new_exc(
+                    &self.types.syntax_error.clone(),
+                    "'import *' is not supported in apy",
+                ));
+            }
+            Intrinsic1::StopIterationError => {
+                let flags = code.code.flags;
+                let Value::Object(e) = &v else { return Ok(v) };
+                let (msg, matches) = if flags.async_generator {
+                    if self.exc_matches(e, &self.types.stop_async_iteration.clone()) {
+                        ("async generator raised StopAsyncIteration", true)
+                    } else {
+                        (
+                            "async generator raised StopIteration",
+                            self.exc_matches(e, &self.types.stop_iteration.clone()),
+                        )
+                    }
+                } else if flags.coroutine {
+                    (
+                        "coroutine raised StopIteration",
+                        self.exc_matches(e, &self.types.stop_iteration.clone()),
+                    )
+                } else {
+                    (
+                        "generator raised StopIteration",
+                        self.exc_matches(e, &self.types.stop_iteration.clone()),
+                    )
+                };
+                if !matches {
+                    return Ok(v);
+                }
+                let new = self.runtime_error(msg);
+                if let Some(d) = new.exc_data() {
+                    let mut d = d.borrow_mut();
+                    d.cause = v.clone();
+                    d.context = v.clone();
+                    d.suppress_context = true;
+                }
+                Value::Object(new)
+            }
+            Intrinsic1::AsyncGenWrap => self.async_gen_wrap(v),
+            Intrinsic1::UnaryPositive => self.unary_op("+", &v)?,
+            Intrinsic1::ListToTuple => match &v {
+                Value::List(l) => Value::tuple(l.items.borrow().clone()),
+                _ => v,
+            },
+        })
+    }
+}

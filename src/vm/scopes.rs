@@ -1,0 +1,198 @@
+//! Name lookup for the load, store and delete instructions that are not fast locals:
+//! globals through their cache and then builtins (`LOAD_GLOBAL`, `LOAD_NAME`), cells
+//! (`LOAD_DEREF`), `super().name` (`LOAD_SUPER_ATTR`), and the NameError/UnboundLocalError
+//! they raise, with "Did you mean" suggestions. In: a frame's code and dicts; out: values.
+//! Mirrors those instructions in `Python/bytecodes.c` and `super_getattro`
+//! (`Objects/typeobject.c`).
+
+use std::rc::Rc;
+
+use super::dict::StrKeys;
+use super::frame::Frame;
+use super::object::{CodeObj, GlobalSlot, ObjectKind};
+use super::value::{PyDict, PyStr, Value};
+use super::{Exc, PyResult, Vm};
+
+impl Vm {
+    /// `LOAD_GLOBAL` of `code.names[i]` through its cache: the value, found again at the
+    /// remembered entry position when neither dict changed since, or looked up and
+    /// remembered. None when the name is in neither dict.
+    #[inline]
+    pub(super) fn cached_global(
+        &self,
+        code: &CodeObj,
+        globals: &PyDict,
+        i: usize,
+    ) -> Option<Value> {
+        let slot = code.global_cache.globals.get(i)?;
+        let globals = globals.table.borrow();
+        let builtins = self.builtins.table.borrow();
+        let cached = slot.get();
+        if cached.globals_version == globals.version()
+            && cached.builtins_version == builtins.version()
+        {
+            let table = if cached.in_builtins {
+                &builtins
+            } else {
+                &globals
+            };
+            if let Some(entry) = table.entry(cached.index) {
+                return Some(entry.value.clone());
+            }
+        }
+        let name = code.names.get(i)?;
+        let (table, in_builtins, index) = match globals.position_str(name) {
+            Some(index) => (&globals, false, index),
+            None => (&builtins, true, builtins.position_str(name)?),
+        };
+        slot.set(GlobalSlot {
+            globals_version: globals.version(),
+            builtins_version: builtins.version(),
+            in_builtins,
+            index,
+        });
+        table.entry(index).map(|entry| entry.value.clone())
+    }
+
+    #[inline]
+    pub(super) fn load_global(&mut self, globals: &PyDict, name: &Rc<PyStr>) -> PyResult<Value> {
+        if let Some(v) = globals.table.borrow().get_str(name) {
+            return Ok(v.clone());
+        }
+        if let Some(v) = self.builtins.table.borrow().get_str(name) {
+            return Ok(v.clone());
+        }
+        Err(self.name_error(name.as_str()))
+    }
+
+    /// Adds "Did you mean …?" to a NameError: the closest of the frame's local, global and
+    /// built-in names.
+    #[cold]
+    pub(super) fn suggest_name(&self, exc: Exc, frame: &Frame, name: &PyStr) -> Exc {
+        let mut candidates: Vec<Value> = Vec::new();
+        for (slot, var) in frame.locals.iter().zip(frame.code.varnames.iter()) {
+            if !slot.is_null() {
+                candidates.push(Value::Str(var.clone()));
+            }
+        }
+        if let Some(d) = &frame.locals_dict {
+            candidates.extend(d.table.borrow().keys());
+        }
+        candidates.extend(frame.globals.table.borrow().keys());
+        candidates.extend(self.builtins.table.borrow().keys());
+        super::exceptions::with_suggestion(exc, name, &candidates)
+    }
+
+    pub(super) fn unbound_local(&self, name: &PyStr) -> Exc {
+        self.new_exc(
+            &self.types.unbound_local_error,
+            format!(
+                "cannot access local variable '{}' where it is not associated with a value",
+                name.as_str()
+            ),
+        )
+    }
+
+    /// The value in cell `i` of `frame`, or the NameError for an unbound one.
+    pub(super) fn load_deref(&self, frame: &Frame, code: &CodeObj, i: usize) -> PyResult<Value> {
+        let v = self.cell_get(&frame.cells[i]);
+        if v.is_null() {
+            return Err(self.unbound_deref(code, i));
+        }
+        Ok(v)
+    }
+
+    pub(super) fn unbound_deref(&self, code: &CodeObj, i: usize) -> Exc {
+        let name = code.cellnames[i].as_str();
+        if i < code.code.cellvars.len() {
+            self.unbound_local(&code.cellnames[i])
+        } else {
+            self.new_exc(
+                &self.types.name_error,
+                format!("cannot access free variable '{name}' where it is not associated with a value in enclosing scope"),
+            )
+        }
+    }
+
+    pub fn cell_get(&self, cell: &Value) -> Value {
+        match cell {
+            Value::Object(o) => match &o.kind {
+                ObjectKind::Cell(c) => c.borrow().clone(),
+                _ => Value::Null,
+            },
+            _ => Value::Null,
+        }
+    }
+
+    pub fn cell_set(&self, cell: &Value, v: Value) {
+        if let Value::Object(o) = cell
+            && let ObjectKind::Cell(c) = &o.kind
+        {
+            let old = c.replace(v);
+            drop(old);
+        }
+    }
+
+    pub(super) fn load_super(
+        &mut self,
+        global_super: Value,
+        class: Value,
+        this: Value,
+        name: &Rc<PyStr>,
+        is_method: bool,
+    ) -> PyResult<(Value, Value)> {
+        let is_builtin_super =
+            matches!(&global_super, Value::Type(t) if Rc::ptr_eq(t, &self.types.super_));
+        if !is_builtin_super {
+            let sup = self.call(&global_super, &[class, this], &[])?;
+            let attr = self.get_attr(&sup, name)?;
+            return Ok((attr, Value::Null));
+        }
+        let Value::Type(cls) = &class else {
+            return Err(
+                self.type_error("super(type, obj): obj must be an instance or subtype of type")
+            );
+        };
+        self.check_super_args(cls, &this)?;
+        if is_method && !matches!(this, Value::Type(_)) {
+            // Plain functions found along the MRO are returned unbound with self separately.
+            let start = self.type_of(&this).mro();
+            let pos = start
+                .iter()
+                .position(|t| Rc::ptr_eq(t, cls))
+                .map_or(start.len(), |p| p + 1);
+            for base in &start[pos..] {
+                let found = base.dict.borrow().get_str(name).cloned();
+                if let Some(attr) = found {
+                    if matches!(attr, Value::Function(_)) {
+                        return Ok((attr, this));
+                    }
+                    break;
+                }
+            }
+        }
+        match self.super_lookup(cls, &this, name)? {
+            Some(v) => Ok((v, Value::Null)),
+            None => Err(self.attribute_error(format!(
+                "'super' object has no attribute '{}'",
+                name.as_str()
+            ))),
+        }
+    }
+
+    pub fn check_super_args(
+        &mut self,
+        cls: &Rc<super::object::PyType>,
+        this: &Value,
+    ) -> PyResult<()> {
+        let ok = match this {
+            Value::Type(t) => t.is_subtype(cls) || self.type_of(this).is_subtype(cls),
+            other => self.type_of(other).is_subtype(cls),
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(self.type_error("super(type, obj): obj must be an instance or subtype of type"))
+        }
+    }
+}
