@@ -117,7 +117,7 @@ pub fn new_vm(config: Config) -> Vm {
     crate::builtins::install(&mut vm);
     crate::asyncio::install(
         &mut vm,
-        crate::asyncio::runtime::Settings {
+        crate::asyncio::event_loop::Settings {
             debug: config.asyncio_debug,
         },
     );

@@ -6,9 +6,9 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use super::event_loop::rt;
 use super::event_loop::{self, Ready};
 use super::kwarg;
-use super::runtime::rt;
 
 use crate::vm::dict::StrKeys;
 use crate::vm::frame::FrameResult;

@@ -9,9 +9,9 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use super::event_loop::rt;
 use super::future::{self, Callback, Status};
 use super::primitives::{self, Names};
-use super::runtime::rt;
 use super::{check_kw, event_loop, kwarg, task};
 use crate::builtins::contextvars;
 

@@ -12,7 +12,6 @@ pub mod gather;
 pub mod graph;
 pub mod primitives;
 pub mod reports;
-pub mod runtime;
 pub mod task;
 pub mod trace;
 
@@ -20,12 +19,12 @@ use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, ObjectKind};
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
-use runtime::rt;
+use event_loop::rt;
 
 /// Makes `import asyncio` available in `vm`, with these settings: the embedder's one call
 /// into this module before a run.
-pub fn install(vm: &mut Vm, settings: runtime::Settings) {
-    runtime::configure(settings);
+pub fn install(vm: &mut Vm, settings: event_loop::Settings) {
+    event_loop::configure(settings);
     vm.register_module("asyncio", module);
     // The frames log names the futures and tasks coroutines yield (`Future#1`).
     crate::vm::trace::name_objects_with(trace::object_name);
@@ -35,7 +34,7 @@ pub fn install(vm: &mut Vm, settings: runtime::Settings) {
 /// CPython's collector does at exit), then runs what freeing them queued, such as the
 /// warning for an `aclose()` a finalizer hook scheduled but no loop ever ran.
 pub fn shutdown(vm: &mut Vm) {
-    drop(runtime::take());
+    drop(event_loop::take());
     vm.run_finalizers(None);
     vm.flush_stdout();
 }
@@ -129,7 +128,7 @@ const LIBRARY: [(&str, &str); 8] = [
 
 /// Builds the `asyncio` module: the native core, then the library run in its namespace.
 pub fn module(vm: &mut Vm) -> Value {
-    runtime::reset();
+    event_loop::reset();
     let runtime = rt(vm);
     asyncgens::init_types(vm, &runtime.types.event_loop);
     let t = &runtime.types;
