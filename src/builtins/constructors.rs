@@ -7,7 +7,7 @@ use std::rc::Rc;
 use num_bigint::BigInt;
 use num_traits::ToPrimitive;
 
-use super::{check_arity, check_kwargs, kwarg};
+use crate::vm::args::{check_arity, check_kwargs, kwarg};
 use crate::vm::call::{object_init, object_new};
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{IterState, KwArgs, Object, ObjectKind, PyType};
@@ -194,7 +194,7 @@ fn set_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         // frozenset(f) is f itself, as in CPython.
         Some(Value::Set(s)) if frozen && s.frozen => Ok(args[0].clone()),
         Some(iterable) => Ok(Value::set(
-            super::set_type::table_from(vm, iterable)?,
+            crate::vm::set_ops::table_from(vm, iterable)?,
             frozen,
         )),
         None => Ok(Value::set(Default::default(), frozen)),

@@ -5,9 +5,9 @@
 
 use std::rc::Rc;
 
-use super::method_args::Signature;
-use super::{check_kwargs, kwarg};
 use crate::compile::bytecode::CompareOperator;
+use crate::vm::args::Signature;
+use crate::vm::args::{check_kwargs, kwarg};
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{DictViewKind, Object, ObjectKind};
 use crate::vm::value::{PyDict, PyList, PySet, Value};

@@ -6,9 +6,7 @@
 pub mod collections;
 mod constructors;
 pub mod contextvars;
-mod format;
 mod inspect;
-pub mod method_args;
 mod methods;
 pub mod modules;
 mod num_type;
@@ -20,10 +18,10 @@ use crate::common::int_ops;
 use std::io::{BufRead, Write};
 use std::rc::Rc;
 
-pub use format::{format_spec, printf_format};
 pub use methods::sort_values;
 
 use crate::compile::bytecode::{BinaryOperator, CompareOperator};
+use crate::vm::args::{check_arity, check_kwargs, kwarg};
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{IterState, KwArgs, NativeFn, ObjectKind};
 use crate::vm::ops::{from_int, to_int};
@@ -53,7 +51,7 @@ pub fn install(vm: &mut Vm) {
         ("isinstance", builtin_isinstance),
         ("issubclass", builtin_issubclass),
         ("iter", builtin_iter),
-        ("next", builtin_next),
+        ("next", crate::vm::iter::builtin_next),
         ("sorted", builtin_sorted),
         ("sum", builtin_sum),
         ("min", |vm, args, kw| {
@@ -83,7 +81,7 @@ pub fn install(vm: &mut Vm) {
         }),
         ("callable", |vm, args, kw| {
             let v = one_arg(vm, "callable", args, kw)?;
-            Ok(Value::Bool(is_callable(vm, &v)))
+            Ok(Value::Bool(vm.is_callable(&v)))
         }),
         ("getattr", builtin_getattr),
         ("setattr", builtin_setattr),
@@ -150,69 +148,10 @@ fn set_builtin(vm: &mut Vm, name: &str, value: Value) {
     vm.builtins.table.borrow_mut().set_str(key, value);
 }
 
-/// A keyword argument by name.
-pub fn kwarg(kw: &KwArgs, name: &str) -> Option<Value> {
-    kw.iter()
-        .find(|(k, _)| k.as_str() == name)
-        .map(|(_, v)| v.clone())
-}
-
-/// Rejects keyword arguments other than `allowed`.
-pub fn check_kwargs(vm: &Vm, fname: &str, kw: &KwArgs, allowed: &[&str]) -> PyResult<()> {
-    for (k, _) in kw {
-        if !allowed.contains(&k.as_str()) {
-            if allowed.is_empty() {
-                return Err(vm.type_error(format!("{fname}() takes no keyword arguments")));
-            }
-            return Err(vm.type_error(format!(
-                "{fname}() got an unexpected keyword argument '{}'",
-                k.as_str()
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// Checks the positional argument count (`f() takes exactly one argument (2 given)` style).
-pub fn check_arity(vm: &Vm, fname: &str, args: &[Value], min: usize, max: usize) -> PyResult<()> {
-    let n = args.len();
-    if n >= min && n <= max {
-        return Ok(());
-    }
-    Err(vm.type_error(if min == max && min == 1 {
-        format!("{fname}() takes exactly one argument ({n} given)")
-    } else if min == max {
-        format!("{fname} expected {min} arguments, got {n}")
-    } else if n < min {
-        format!(
-            "{fname} expected at least {min} argument{}, got {n}",
-            if min == 1 { "" } else { "s" }
-        )
-    } else {
-        format!(
-            "{fname} expected at most {max} argument{}, got {n}",
-            if max == 1 { "" } else { "s" }
-        )
-    }))
-}
-
 fn one_arg(vm: &Vm, fname: &str, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kwargs(vm, fname, kw, &[])?;
     check_arity(vm, fname, args, 1, 1)?;
     Ok(args[0].clone())
-}
-
-pub fn is_callable(vm: &Vm, v: &Value) -> bool {
-    match v {
-        Value::Function(_) | Value::Type(_) => true,
-        Value::Object(o) => {
-            matches!(
-                o.kind,
-                ObjectKind::Native(_) | ObjectKind::BoundMethod { .. } | ObjectKind::Partial { .. }
-            ) || crate::vm::types::lookup(&o.class, &vm.names.call).is_some()
-        }
-        _ => false,
-    }
 }
 
 /// Where `print` and `sys.stdout.write` send text.
@@ -318,7 +257,7 @@ fn builtin_iter(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kwargs(vm, "iter", kw, &[])?;
     check_arity(vm, "iter", args, 1, 2)?;
     if args.len() == 2 {
-        if !is_callable(vm, &args[0]) {
+        if !vm.is_callable(&args[0]) {
             return Err(vm.type_error("iter(v, w): v must be callable"));
         }
         return Ok(vm.new_iter(
@@ -330,38 +269,6 @@ fn builtin_iter(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         ));
     }
     vm.get_iter(&args[0])
-}
-
-/// Whether `f` is the built-in `next`, whose call on a generator the eval loop runs inline.
-pub fn is_builtin_next(f: &Value) -> bool {
-    crate::vm::object::is_native_fn(f, builtin_next)
-}
-
-fn builtin_next(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    check_kwargs(vm, "next", kw, &[])?;
-    check_arity(vm, "next", args, 1, 2)?;
-    let it = &args[0];
-    if !vm.is_iterator(it) {
-        return Err(vm.type_error(format!("'{}' object is not an iterator", vm.type_name(it))));
-    }
-    // Generators and user iterators: keep StopIteration's value when there is no default.
-    if args.len() == 1 {
-        if let Some(g) = crate::vm::generator::as_generator(it) {
-            return vm.gen_send(g, Value::None);
-        }
-        if let Value::Object(o) = it
-            && !matches!(o.kind, ObjectKind::Iter(_))
-        {
-            return vm.call_method(it, "__next__", &[]);
-        }
-    }
-    match vm.next(it)? {
-        Some(v) => Ok(v),
-        None => match args.get(1) {
-            Some(default) => Ok(default.clone()),
-            None => Err(vm.stop_iteration(Value::None)),
-        },
-    }
 }
 
 fn builtin_sorted(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {

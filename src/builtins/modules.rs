@@ -6,7 +6,8 @@
 use std::rc::Rc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::{Stream, check_arity, check_kwargs, write_stream};
+use super::{Stream, write_stream};
+use crate::vm::args::{check_arity, check_kwargs};
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, Object, ObjectKind};
 use crate::vm::types::make_type;
@@ -265,7 +266,7 @@ fn partial_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         return Err(vm.type_error("type 'partial' takes at least one argument"));
     }
     let func = args[1].clone();
-    if !super::is_callable(vm, &func) {
+    if !vm.is_callable(&func) {
         return Err(vm.type_error("the first argument must be callable"));
     }
     Ok(Value::object(Object::new(

@@ -4,8 +4,8 @@
 //! Mirrors the method tables of `Objects/longobject.c` and `Objects/floatobject.c`.
 //! Installs itself with [`init`].
 
-use super::method_args::{OrRaise, Signature};
 use crate::common::int_ops::{self, Int};
+use crate::vm::args::{OrRaise, Signature};
 use crate::vm::ops::{from_int, to_int};
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};

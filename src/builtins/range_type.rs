@@ -2,7 +2,7 @@
 //! `==` over the elements for anything else, as `Objects/rangeobject.c` does.
 //! Installs itself with [`init`].
 
-use super::method_args::Signature;
+use crate::vm::args::Signature;
 use crate::vm::object::{ObjectKind, Range};
 use crate::vm::ops::to_int;
 use crate::vm::value::Value;

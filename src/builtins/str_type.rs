@@ -7,11 +7,11 @@
 
 use std::rc::Rc;
 
-use super::format;
-use super::method_args::{OrRaise, Signature};
 use crate::common::chars::{self, CharClass};
 use crate::common::op_error::check_text_len;
 use crate::common::str_ops::{self, StripSide};
+use crate::vm::args::{OrRaise, Signature};
+use crate::vm::format;
 use crate::vm::object::KwArgs;
 use crate::vm::value::{PyStr, Value};
 use crate::vm::{PyResult, Vm};

@@ -3,14 +3,19 @@
 //! `value`/`object` define what a Python value is, `types` the type objects and attribute
 //! lookup, `ops` the operators, `call` the call protocol, `eval` the dispatch loop over heap
 //! `frame`s, `generator` the resumable-frame core, `exceptions`/`traceback` the error side.
+//! What the operators need of the built-in types is here too: `format` (`format()`, `str %`),
+//! `set_ops` (the set algebra), `iter` (the iterator protocol, with `next()`); `args` binds
+//! and checks the arguments of every native function and method.
 //! Mirrors CPython's `Python/ceval.c` and `Objects/`. Never sees the AST or the parser.
 
+pub mod args;
 pub mod async_gen;
 pub mod attr_cache;
 pub mod call;
 pub mod dict;
 pub mod eval;
 pub mod exceptions;
+pub mod format;
 pub mod frame;
 pub mod generator;
 pub mod import;
@@ -21,6 +26,7 @@ pub mod ops;
 pub mod quicken;
 pub mod repr;
 pub mod run;
+pub mod set_ops;
 pub mod traceback;
 pub mod types;
 pub mod value;
