@@ -62,7 +62,7 @@ fn int_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             if f.is_infinite() {
                 return Err(vm.overflow_error("cannot convert float infinity to integer"));
             }
-            Ok(super::float_to_int(f.trunc()))
+            Ok(super::num_type::float_to_int(f.trunc()))
         }
         Value::Str(s) => crate::common::int_ops::parse_int(s.as_str(), 10)
             .map(from_int)

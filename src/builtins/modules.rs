@@ -3,10 +3,10 @@
 //! `inspect` and `types` live in `inspect.rs`. Mirrors `Python/sysmodule.c`,
 //! `Modules/timemodule.c`, `Modules/_functoolsmodule.c`.
 
+use std::io::Write;
 use std::rc::Rc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::{Stream, write_stream};
 use crate::vm::args::{check_arity, check_kwargs};
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, Object, ObjectKind};
@@ -28,6 +28,22 @@ pub fn register(vm: &mut Vm) {
     ];
     for (name, make) in modules {
         vm.register_module(name, make);
+    }
+}
+
+/// Where `print` and `sys.stdout.write` send text.
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+pub fn write_stream(vm: &mut Vm, stream: &Stream, text: &str) {
+    match stream {
+        Stream::Stdout => vm.write_stdout(text),
+        Stream::Stderr => {
+            vm.flush_stdout();
+            let _ = std::io::stderr().write_all(text.as_bytes());
+        }
     }
 }
 

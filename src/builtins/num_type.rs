@@ -10,6 +10,11 @@ use crate::vm::ops::{from_int, to_int};
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
 
+/// An integral float as an int value.
+pub fn float_to_int(f: f64) -> Value {
+    int_ops::float_to_int(f).map_or(Value::Int(0), from_int)
+}
+
 /// The int `self` (bools are ints), as a plain int.
 fn this_int(vm: &Vm, value: Option<&Value>) -> PyResult<Int> {
     value
