@@ -7,7 +7,7 @@ use crate::common::int_ops;
 use std::io::BufRead;
 use std::rc::Rc;
 
-use super::methods::sort_values;
+use super::list_type::sort_values;
 use super::modules::{stream_of, write_stream};
 use crate::compile::bytecode::{BinaryOperator, CompareOperator};
 use crate::vm::args::{check_arity, check_kwargs, kwarg};

@@ -4,33 +4,38 @@
 //! `contextvars`). Works on the VM's value model through `Vm` methods only; never touches
 //! frames or bytecode. [`install`] is the one way in: it runs each file's `init`.
 //!
-//! Each file below imports the VM, never this one (`vm/args.rs` checks their arguments):
+//! Each file below imports the VM, never this one (`vm/args.rs` checks their arguments).
+//! A built-in type's constructor, methods and attributes are in one file, in tables, so
+//! adding `list.foo` is one line in `list_type.rs`'s table and one function beside it:
 //!
 //! - `functions.rs` — the built-in functions, one table (`Python/bltinmodule.c`).
-//! - `constructors.rs` — the constructors (`__new__`/`__init__`) of the built-in types, and
-//!   the methods of `object`, `property`, `classmethod`, `staticmethod`.
-//! - `methods.rs` — the methods of `list`, `tuple`, `dict`, and `set`'s `add`/`remove`/….
-//! - `str_type.rs`, `num_type.rs` (`int`, `float`), `range_type.rs`, `set_type.rs` — the
-//!   methods of those types.
+//! - `list_type.rs`, `tuple_type.rs`, `dict_type.rs`, `set_type.rs` (`set`, `frozenset`),
+//!   `str_type.rs`, `num_type.rs` (`int`, `bool`, `float`), `range_type.rs` — those types.
+//! - `classes.rs` — `object`, `type`, and the small classes without a file of their own:
+//!   `slice`, `enumerate`, `zip`, `map`, `filter`, `reversed`, `super`, `property`,
+//!   `classmethod`, `staticmethod`.
 //! - `modules.rs` — `sys` (with its standard streams), `time`, `functools`, and the table of
 //!   native modules; `collections.rs` (`deque`, `heapq`), `inspect.rs` (`inspect`, `types`),
 //!   `contextvars.rs`.
 //!
-//! The operators of the built-in types are the VM's protocol (`vm/ops.rs`, their `repr` in
-//! `vm/repr.rs`), as are `format()` and `str %` (`vm/format.rs`), the set algebra
-//! (`vm/set_ops.rs`) and `next()` (`vm/iter.rs`).
+//! What the VM's own protocols need is in `vm/`: the operators of the built-in types
+//! (`vm/ops.rs`) and their `repr` (`vm/repr.rs`), `format()` and `str %` (`vm/format.rs`),
+//! the set algebra (`vm/set_ops.rs`), `next()` and iteration (`vm/iter.rs`), the hash table
+//! (`vm/dict.rs`).
 
+mod classes;
 pub mod collections;
-mod constructors;
 pub mod contextvars;
+mod dict_type;
 mod functions;
 mod inspect;
-mod methods;
+mod list_type;
 mod modules;
 mod num_type;
 mod range_type;
 mod set_type;
 mod str_type;
+mod tuple_type;
 
 use crate::vm::Vm;
 use crate::vm::dict::StrKeys;
@@ -39,10 +44,12 @@ use crate::vm::value::Value;
 /// Installs everything into `vm.builtins` and the built-in types.
 pub fn install(vm: &mut Vm) {
     modules::register(vm);
-    constructors::init(vm);
-    methods::init(vm);
-    str_type::init(vm);
+    classes::init(vm);
+    list_type::init(vm);
+    tuple_type::init(vm);
+    dict_type::init(vm);
     set_type::init(vm);
+    str_type::init(vm);
     num_type::init(vm);
     range_type::init(vm);
     for (name, f) in functions::FUNCTIONS {

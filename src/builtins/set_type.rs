@@ -1,15 +1,178 @@
-//! The methods and operators of `set` and `frozenset` with CPython's algorithms, so that
-//! results iterate in CPython's order: the table algebra lives in `set_table`; this module
-//! binds arguments, accepts any iterable where CPython does, and calls `__eq__`/`__hash__`
-//! through the VM. Mirrors `Objects/setobject.c`'s method table. Installs itself with
-//! [`init`]; the VM's operators call [`binary`] and [`in_place`].
+//! `set` and `frozenset`: their constructor and their methods, in tables by kind
+//! ([`ELEMENT_METHODS`], [`ALGEBRA_METHODS`], [`UPDATE_METHODS`]), with CPython's algorithms
+//! so that results iterate in CPython's order. The table algebra lives in
+//! `common::set_table`, its use on values (any iterable where CPython takes one, `__eq__` and
+//! `__hash__` through the VM) in `vm/set_ops.rs`; this file binds the methods' arguments.
+//! Mirrors `Objects/setobject.c` (`set_methods`, `frozenset_methods`). Operators (`|`, `&`,
+//! `-`, `^`, their in-place forms, `==`, `<=`, `in`): the VM's protocol in `vm/ops.rs` over
+//! `vm/set_ops.rs`; `repr`: `vm/repr.rs`. Installs itself with [`init`].
 
 use std::rc::Rc;
 
-use crate::vm::args::Signature;
+use crate::vm::args::{Signature, check_arity, check_kwargs, split_cls};
+use crate::vm::object::{KwArgs, NativeFn};
 use crate::vm::set_ops::{intersect, subtract, table_from, update_table};
 use crate::vm::value::{PySet, SetTable, Value};
 use crate::vm::{PyResult, Vm};
+
+/// The methods of `set` that add or remove one element, or all.
+const ELEMENT_METHODS: &[(&str, NativeFn)] = &[
+    ("add", add),
+    ("discard", |vm, args, kw| {
+        Signature::one("set", "discard").check(vm, &args[1..], kw)?;
+        set_remove(vm, args, false)?;
+        Ok(Value::None)
+    }),
+    ("remove", |vm, args, kw| {
+        Signature::one("set", "remove").check(vm, &args[1..], kw)?;
+        set_remove(vm, args, true)?;
+        Ok(Value::None)
+    }),
+    ("pop", pop),
+    ("clear", clear),
+];
+
+/// The methods of both `set` and `frozenset`: copies, new sets from others, comparisons.
+const ALGEBRA_METHODS: &[(&str, NativeFn)] = &[
+    ("copy", copy),
+    ("union", |vm, args, kw| {
+        Signature::positional("set", "union", &[], 0).check(vm, &[], kw)?;
+        union(vm, args)
+    }),
+    ("intersection", |vm, args, _| intersection(vm, args, false)),
+    ("difference", |vm, args, _| difference(vm, args, false)),
+    ("symmetric_difference", |vm, args, _| {
+        symmetric_difference(vm, args, false)
+    }),
+    ("issubset", |vm, args, _| relation(vm, args, "issubset")),
+    ("issuperset", |vm, args, _| relation(vm, args, "issuperset")),
+    ("isdisjoint", |vm, args, _| relation(vm, args, "isdisjoint")),
+];
+
+/// The in-place forms of the algebra, `set`'s only.
+const UPDATE_METHODS: &[(&str, NativeFn)] = &[
+    ("update", update),
+    ("intersection_update", |vm, args, _| {
+        intersection(vm, args, true)
+    }),
+    ("difference_update", |vm, args, _| {
+        difference(vm, args, true)
+    }),
+    ("symmetric_difference_update", |vm, args, _| {
+        symmetric_difference(vm, args, true)
+    }),
+];
+
+/// Installs the constructors and methods of `set` and `frozenset`.
+pub fn init(vm: &mut Vm) {
+    let (set, frozenset) = (vm.types.set.clone(), vm.types.frozenset.clone());
+    vm.add_static(&set, "__new__", set_new);
+    vm.add_static(&frozenset, "__new__", set_new);
+    // Mutable containers fill subclass instances in `__init__`, as CPython does.
+    vm.add_method(&set, "__init__", set_init);
+    for methods in [ELEMENT_METHODS, ALGEBRA_METHODS, UPDATE_METHODS] {
+        for (name, f) in methods {
+            vm.add_method(&set, name, *f);
+        }
+    }
+    for (name, f) in ALGEBRA_METHODS {
+        vm.add_method(&frozenset, name, *f);
+    }
+}
+
+/// `set(iterable)` and `frozenset(iterable)`.
+fn set_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let (cls, args) = split_cls(vm, args)?;
+    if !cls.builtin && cls.is_subtype(&vm.types.set) {
+        return vm.new_set(vec![], false);
+    }
+    let frozen = cls.is_subtype(&vm.types.frozenset);
+    let name = if frozen { "frozenset" } else { "set" };
+    check_kwargs(vm, name, kw, &[])?;
+    check_arity(vm, name, args, 0, 1)?;
+    match args.first() {
+        // frozenset(f) is f itself, as in CPython.
+        Some(Value::Set(s)) if frozen && s.frozen => Ok(args[0].clone()),
+        Some(iterable) => Ok(Value::set(table_from(vm, iterable)?, frozen)),
+        None => Ok(Value::set(Default::default(), frozen)),
+    }
+}
+
+fn set_init(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let Some(Value::Set(s)) = args.first() else {
+        return Ok(Value::None);
+    };
+    let s = s.clone();
+    if let Some(src) = args.get(1) {
+        for item in vm.collect_iterable(src)? {
+            vm.set_add(&s, item)?;
+        }
+    }
+    Ok(Value::None)
+}
+
+/// The set `self` of an element method (CPython's shorter wording there).
+fn this_set<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a Rc<PySet>> {
+    match args.first() {
+        Some(Value::Set(s)) => Ok(s),
+        _ => Err(vm.type_error("descriptor requires a 'set' object")),
+    }
+}
+
+fn add(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::one("set", "add").check(vm, &args[1..], kw)?;
+    let s = this_set(vm, args)?.clone();
+    vm.set_add(&s, args[1].clone())?;
+    Ok(Value::None)
+}
+
+/// `s.discard(x)` / `s.remove(x)` (which raises KeyError when `x` is missing).
+fn set_remove(vm: &mut Vm, args: &[Value], must_exist: bool) -> PyResult<()> {
+    let s = this_set(vm, args)?.clone();
+    if !vm.set_discard(&s, &args[1])? && must_exist {
+        return Err(vm.key_error(args[1].clone()));
+    }
+    Ok(())
+}
+
+fn pop(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::no_args("set", "pop").check(vm, &args[1..], kw)?;
+    let s = this_set(vm, args)?;
+    let popped = vm.table_mut(&s.table)?.pop();
+    match popped {
+        Some(key) => Ok(key),
+        None => Err(vm.key_error(Value::str("pop from an empty set"))),
+    }
+}
+
+fn clear(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::no_args("set", "clear").check(vm, &args[1..], kw)?;
+    let set = this_set(vm, args)?;
+    let old = std::mem::take(&mut *vm.table_mut(&set.table)?);
+    drop(old);
+    Ok(Value::None)
+}
+
+fn copy(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let s = this(vm, args, "set")?;
+    Signature::no_args("set", "copy").check(vm, &args[1..], &[])?;
+    if s.frozen {
+        return Ok(Value::Set(s));
+    }
+    Ok(Value::set(s.table.borrow().copy(), false))
+}
+
+fn update(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let s = this(vm, args, "set")?;
+    let mut table = s.table.borrow().clone();
+    for other in &args[1..] {
+        if !matches!(other, Value::Set(o) if Rc::ptr_eq(o, &s)) {
+            update_table(vm, &mut table, other)?;
+        }
+    }
+    *vm.table_mut(&s.table)? = table;
+    Ok(Value::None)
+}
 
 /// The set `self` of a method call (`set` or `frozenset`).
 fn this(vm: &Vm, args: &[Value], owner: &str) -> PyResult<Rc<PySet>> {
@@ -155,59 +318,4 @@ fn relation(vm: &mut Vm, args: &[Value], name: &'static str) -> PyResult<Value> 
         }
     };
     Ok(Value::Bool(eq_result))
-}
-
-/// Installs the methods of `set` and `frozenset`.
-pub fn init(vm: &mut Vm) {
-    for ty in [vm.types.set.clone(), vm.types.frozenset.clone()] {
-        vm.add_method(&ty, "copy", |vm, args, _| {
-            let s = this(vm, args, "set")?;
-            Signature::no_args("set", "copy").check(vm, &args[1..], &[])?;
-            if s.frozen {
-                return Ok(Value::Set(s));
-            }
-            Ok(Value::set(s.table.borrow().copy(), false))
-        });
-        vm.add_method(&ty, "union", |vm, args, kw| {
-            Signature::positional("set", "union", &[], 0).check(vm, &[], kw)?;
-            union(vm, args)
-        });
-        vm.add_method(&ty, "intersection", |vm, args, _| {
-            intersection(vm, args, false)
-        });
-        vm.add_method(&ty, "difference", |vm, args, _| difference(vm, args, false));
-        vm.add_method(&ty, "symmetric_difference", |vm, args, _| {
-            symmetric_difference(vm, args, false)
-        });
-        vm.add_method(&ty, "issubset", |vm, args, _| {
-            relation(vm, args, "issubset")
-        });
-        vm.add_method(&ty, "issuperset", |vm, args, _| {
-            relation(vm, args, "issuperset")
-        });
-        vm.add_method(&ty, "isdisjoint", |vm, args, _| {
-            relation(vm, args, "isdisjoint")
-        });
-    }
-    let set = vm.types.set.clone();
-    vm.add_method(&set, "update", |vm, args, _| {
-        let s = this(vm, args, "set")?;
-        let mut table = s.table.borrow().clone();
-        for other in &args[1..] {
-            if !matches!(other, Value::Set(o) if Rc::ptr_eq(o, &s)) {
-                update_table(vm, &mut table, other)?;
-            }
-        }
-        *vm.table_mut(&s.table)? = table;
-        Ok(Value::None)
-    });
-    vm.add_method(&set, "intersection_update", |vm, args, _| {
-        intersection(vm, args, true)
-    });
-    vm.add_method(&set, "difference_update", |vm, args, _| {
-        difference(vm, args, true)
-    });
-    vm.add_method(&set, "symmetric_difference_update", |vm, args, _| {
-        symmetric_difference(vm, args, true)
-    });
 }

@@ -9,7 +9,9 @@
 //! [`check_kwargs`] for the built-in functions' `PyArg_UnpackTuple` and
 //! `_PyArg_NoKeywords` style. Knows only the VM's value and exception constructors.
 
-use super::object::KwArgs;
+use std::rc::Rc;
+
+use super::object::{KwArgs, PyType};
 use super::value::Value;
 use super::{PyResult, Vm};
 use crate::common::op_error::OpResult;
@@ -255,4 +257,12 @@ pub fn check_arity(vm: &Vm, fname: &str, args: &[Value], min: usize, max: usize)
             if max == 1 { "" } else { "s" }
         )
     }))
+}
+
+/// Splits `(cls, *args)` as passed to a `__new__`.
+pub fn split_cls<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<(Rc<PyType>, &'a [Value])> {
+    match args.first() {
+        Some(Value::Type(t)) => Ok((t.clone(), &args[1..])),
+        _ => Err(vm.type_error("__new__(X): X is not a type object")),
+    }
 }
