@@ -1,9 +1,11 @@
-//! The methods of `str`, on top of the algorithms in `str_ops` and the formatting in
-//! `format`: argument binding and conversion with CPython's messages, results as values.
+//! `str`: its constructor and its methods, listed in order in [`init`], on top of the
+//! algorithms in `common::str_ops` and the formatting in `vm/format.rs`: argument binding
+//! and conversion with CPython's messages, results as values.
 //!
 //! In: `self` (a str value) and the call's arguments. Out: values or VM exceptions.
-//! Mirrors the method table of `Objects/unicodeobject.c` (`unicode_methods`). Installs
-//! itself with [`init`]; knows the VM only through `Vm` methods.
+//! Mirrors the method table of `Objects/unicodeobject.c` (`unicode_methods`). Operators
+//! (`+`, `*`, `%`, `==`, `in`, `[i]`): the VM's protocol in `vm/ops.rs`; `repr`:
+//! `vm/repr.rs`. Installs itself with [`init`]; knows the VM only through `Vm` methods.
 
 use std::rc::Rc;
 
