@@ -509,8 +509,7 @@ impl Vm {
         if let ObjectKind::DictView { dict, .. } = &o.kind {
             return Ok(!dict.table.borrow().is_empty());
         }
-        // A native container's length without the `__len__` call (a deque's: asyncio's
-        // Queue tests `not self._queue`).
+        // A native length without the call (a deque: asyncio's Queue tests `not self._queue`).
         if let ObjectKind::Other(_) = &o.kind
             && let Some(len) = o.class.native_len.get().and_then(|len| len(self, v))
         {
