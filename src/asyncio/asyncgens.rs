@@ -21,7 +21,7 @@ fn live<'a>(vm: &Vm, loop_value: &'a Value) -> PyResult<&'a std::cell::RefCell<L
 /// `_asyncgen_firstiter_hook(agen)`. After shutdown CPython warns with a ResourceWarning,
 /// which the default filters hide, so only the bookkeeping shows.
 fn firstiter_hook(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::builtins::check_arity(vm, "_asyncgen_firstiter_hook", &args[1..], 1, 1)?;
+    crate::vm::args::check_arity(vm, "_asyncgen_firstiter_hook", &args[1..], 1, 1)?;
     let mut live = live(vm, &args[0])?.borrow_mut();
     if let Value::Object(o) = &args[1] {
         live.gens.push(Rc::downgrade(o));
@@ -33,7 +33,7 @@ fn firstiter_hook(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 
 /// `_asyncgen_finalizer_hook(agen)`: `call_soon_threadsafe(self.create_task, agen.aclose())`.
 fn finalizer_hook(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::builtins::check_arity(vm, "_asyncgen_finalizer_hook", &args[1..], 1, 1)?;
+    crate::vm::args::check_arity(vm, "_asyncgen_finalizer_hook", &args[1..], 1, 1)?;
     let loop_value = &args[0];
     super::trace::asyncgen_hook(vm, super::trace::Hook::Finalizer, &args[1]);
     crate::vm::explain::abandoned_agen(vm, &args[1]);

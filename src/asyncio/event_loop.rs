@@ -211,7 +211,7 @@ fn new_handle(
 }
 
 fn check_callback(vm: &mut Vm, callback: &Value, method: &str) -> PyResult<()> {
-    if !crate::builtins::is_callable(vm, callback) {
+    if !vm.is_callable(callback) {
         let shown = vm.repr(callback)?;
         return Err(vm.type_error(format!(
             "a callable object was expected by {method}(), got {shown}"
@@ -759,7 +759,7 @@ pub fn run_until_complete(vm: &mut Vm, loop_value: &Value, awaitable: Value) -> 
 }
 
 fn loop_run_until_complete(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::builtins::check_arity(vm, "run_until_complete", args, 2, 2)?;
+    crate::vm::args::check_arity(vm, "run_until_complete", args, 2, 2)?;
     run_until_complete(vm, &args[0], args[1].clone())
 }
 
@@ -803,7 +803,7 @@ fn loop_time(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 }
 
 fn loop_set_debug(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::builtins::check_arity(vm, "set_debug", args, 2, 2)?;
+    crate::vm::args::check_arity(vm, "set_debug", args, 2, 2)?;
     let on = vm.truthy(&args[1])?;
     this(vm, &args[0])?.state.borrow_mut().debug = on;
     Ok(Value::None)
@@ -816,7 +816,7 @@ fn loop_create_future(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value
 
 fn loop_create_task(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kw(vm, "create_task", kw, &["name", "context"])?;
-    crate::builtins::check_arity(vm, "create_task", args, 2, 2)?;
+    crate::vm::args::check_arity(vm, "create_task", args, 2, 2)?;
     let l = this(vm, &args[0])?;
     check_closed(vm, l)?;
     let context = kwarg(kw, "context");
@@ -830,7 +830,7 @@ fn loop_create_task(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value>
 }
 
 fn loop_set_exception_handler(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::builtins::check_arity(vm, "set_exception_handler", args, 2, 2)?;
+    crate::vm::args::check_arity(vm, "set_exception_handler", args, 2, 2)?;
     this(vm, &args[0])?.state.borrow_mut().exception_handler = args[1].clone();
     Ok(Value::None)
 }
@@ -840,7 +840,7 @@ fn loop_get_exception_handler(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResu
 }
 
 fn loop_call_exception_handler(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::builtins::check_arity(vm, "call_exception_handler", args, 2, 2)?;
+    crate::vm::args::check_arity(vm, "call_exception_handler", args, 2, 2)?;
     let Value::Dict(d) = &args[1] else {
         return Err(vm.type_error("context must be a dict"));
     };

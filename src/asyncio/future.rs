@@ -502,14 +502,14 @@ fn fut_cancel(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 }
 
 fn fut_set_result(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::builtins::check_arity(vm, "set_result", args, 2, 2)?;
+    crate::vm::args::check_arity(vm, "set_result", args, 2, 2)?;
     let fut = this(vm, &args[0])?;
     set_result(vm, &args[0], fut, args[1].clone())?;
     Ok(Value::None)
 }
 
 fn fut_set_exception(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::builtins::check_arity(vm, "set_exception", args, 2, 2)?;
+    crate::vm::args::check_arity(vm, "set_exception", args, 2, 2)?;
     let fut = this(vm, &args[0])?;
     set_exception(vm, &args[0], fut, args[1].clone())?;
     Ok(Value::None)
@@ -517,7 +517,7 @@ fn fut_set_exception(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value>
 
 fn fut_add_done_callback(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     super::check_kw(vm, "add_done_callback", kw, &["context"])?;
-    crate::builtins::check_arity(vm, "add_done_callback", args, 2, 2)?;
+    crate::vm::args::check_arity(vm, "add_done_callback", args, 2, 2)?;
     let fut = this(vm, &args[0])?;
     let context = crate::builtins::contextvars::context_arg(vm, kwarg(kw, "context"))?;
     add_callback(vm, &args[0], fut, Callback::Py(args[1].clone(), context));
@@ -525,7 +525,7 @@ fn fut_add_done_callback(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<V
 }
 
 fn fut_remove_done_callback(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::builtins::check_arity(vm, "remove_done_callback", args, 2, 2)?;
+    crate::vm::args::check_arity(vm, "remove_done_callback", args, 2, 2)?;
     let fut = this(vm, &args[0])?;
     let callbacks = std::mem::take(&mut fut.state.borrow_mut().callbacks);
     let mut kept = Callbacks::default();
@@ -609,7 +609,7 @@ fn iter_send(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 /// `throw(exc)`: the exception is raised at the `yield` inside `__await__`, i.e. out of here.
 fn iter_throw(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::builtins::check_arity(vm, "throw", args, 2, 4)?;
+    crate::vm::args::check_arity(vm, "throw", args, 2, 4)?;
     Err(vm.make_raisable(args[1].clone())?)
 }
 

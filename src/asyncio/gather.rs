@@ -261,7 +261,7 @@ fn gathering_future(vm: &mut Vm, n: &Names, children: Value, event_loop: Value) 
 /// `_done_callback(fut)`: counts the child in; the first failure (unless
 /// `return_exceptions`) or the last child completes the outer future.
 pub fn done_callback(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::builtins::check_arity(vm, "_done_callback", args, 2, 2)?;
+    crate::vm::args::check_arity(vm, "_done_callback", args, 2, 2)?;
     let Some(g) = gathering(&args[0]) else {
         return Ok(Value::None);
     };

@@ -16,7 +16,7 @@ use crate::vm::{PyResult, Vm};
 /// `_call_stack(future)`: `(filename, line, qualname, tag)` for each coroutine the task's
 /// await chain goes through, innermost first; tag is `async` or `async generator`.
 fn call_stack(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::builtins::check_arity(vm, "_call_stack", args, 1, 1)?;
+    crate::vm::args::check_arity(vm, "_call_stack", args, 1, 1)?;
     let mut entries = Vec::new();
     let mut current = task::task_coro(&args[0]);
     while let Some(g) = current.as_ref().and_then(as_generator) {
@@ -49,7 +49,7 @@ fn call_stack(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 /// `_awaited_by(future)`: the tasks whose wakeup waits on `future` (3.14's
 /// `_asyncio_awaited_by`), in the order they started waiting.
 fn awaited_by(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::builtins::check_arity(vm, "_awaited_by", args, 1, 1)?;
+    crate::vm::args::check_arity(vm, "_awaited_by", args, 1, 1)?;
     let tasks = as_future(&args[0]).map_or(Vec::new(), |f| {
         f.state
             .borrow()
@@ -67,7 +67,7 @@ fn awaited_by(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 /// `_graph_id(future)`: `id(future)`, or under the virtual clock its number in order of
 /// first mention (the numbering `--trace` gives futures).
 fn graph_id(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::builtins::check_arity(vm, "_graph_id", args, 1, 1)?;
+    crate::vm::args::check_arity(vm, "_graph_id", args, 1, 1)?;
     if vm.config.clock == crate::common::clock::ClockKind::Virtual {
         return Ok(Value::Int(crate::vm::trace::object_number(&args[0]).into()));
     }

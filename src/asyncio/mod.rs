@@ -48,7 +48,7 @@ pub fn kwarg(kw: &KwArgs, name: &str) -> Option<Value> {
 
 /// Rejects keyword arguments outside `allowed`.
 pub fn check_kw(vm: &Vm, fname: &str, kw: &KwArgs, allowed: &[&str]) -> PyResult<()> {
-    crate::builtins::check_kwargs(vm, fname, kw, allowed)
+    crate::vm::args::check_kwargs(vm, fname, kw, allowed)
 }
 
 fn loop_arg(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> Option<Value> {
@@ -57,7 +57,7 @@ fn loop_arg(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> Option<Value> {
 }
 
 fn set_event_loop(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::builtins::check_arity(vm, "set_event_loop", args, 1, 1)?;
+    crate::vm::args::check_arity(vm, "set_event_loop", args, 1, 1)?;
     if !args[0].is_none() && event_loop::as_loop(&args[0]).is_none() {
         let shown = vm.type_name(&args[0]);
         return Err(vm.type_error(format!(
@@ -72,13 +72,13 @@ fn set_event_loop(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 
 fn ensure_future(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kw(vm, "ensure_future", kw, &["loop"])?;
-    crate::builtins::check_arity(vm, "ensure_future", args, 1, 1)?;
+    crate::vm::args::check_arity(vm, "ensure_future", args, 1, 1)?;
     task::ensure_future(vm, args[0].clone(), kwarg(kw, "loop"))
 }
 
 fn create_task(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kw(vm, "create_task", kw, &["name", "context"])?;
-    crate::builtins::check_arity(vm, "create_task", args, 1, 1)?;
+    crate::vm::args::check_arity(vm, "create_task", args, 1, 1)?;
     let l = event_loop::running_loop(vm)?;
     task::new_task(
         vm,
@@ -90,7 +90,7 @@ fn create_task(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 }
 
 fn is_future(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::builtins::check_arity(vm, "isfuture", args, 1, 1)?;
+    crate::vm::args::check_arity(vm, "isfuture", args, 1, 1)?;
     if future::as_future(&args[0]).is_some() {
         return Ok(Value::Bool(true));
     }
@@ -190,7 +190,7 @@ pub fn module(vm: &mut Vm) -> Value {
         (
             "iscoroutine",
             vm.native("iscoroutine", |vm, a, _| {
-                crate::builtins::check_arity(vm, "iscoroutine", a, 1, 1)?;
+                crate::vm::args::check_arity(vm, "iscoroutine", a, 1, 1)?;
                 Ok(Value::Bool(task::is_coroutine(&a[0])))
             }),
         ),

@@ -643,7 +643,7 @@ fn event_clear(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 /// `all(w.cancelled() for w in waiters)`: whether no waiter is still queued (Lock.acquire's
 /// fairness test).
 fn all_cancelled(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::builtins::check_arity(vm, "_all_cancelled", args, 1, 1)?;
+    crate::vm::args::check_arity(vm, "_all_cancelled", args, 1, 1)?;
     let n = names(vm);
     // A list is walked by index, as its iterator would (seeing it grow), without making one.
     if let Value::List(list) = &args[0] {

@@ -420,7 +420,7 @@ fn cancel_any(vm: &mut Vm, fut: &Value, msg: Value) -> PyResult<bool> {
 /// The task's wakeup as a Python callable (`functools.partial(wakeup, task)`).
 fn wakeup_callable(vm: &mut Vm, task: &Value) -> Value {
     let func = vm.native("task_wakeup", |vm, args, _| {
-        crate::builtins::check_arity(vm, "task_wakeup", args, 2, 2)?;
+        crate::vm::args::check_arity(vm, "task_wakeup", args, 2, 2)?;
         wakeup(vm, &args[0], &args[1])?;
         Ok(Value::None)
     });
@@ -449,7 +449,7 @@ pub fn wakeup(vm: &mut Vm, task: &Value, fut: &Value) -> PyResult<()> {
 
 fn task_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kw(vm, "Task", kw, &["loop", "name", "context", "eager_start"])?;
-    crate::builtins::check_arity(vm, "Task", args, 2, 2)?;
+    crate::vm::args::check_arity(vm, "Task", args, 2, 2)?;
     let event_loop = match kwarg(kw, "loop") {
         Some(l) if !l.is_none() => l,
         _ => event_loop::get_event_loop(vm)?,
@@ -502,7 +502,7 @@ fn task_uncancel(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 }
 
 fn task_set_name(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::builtins::check_arity(vm, "set_name", args, 2, 2)?;
+    crate::vm::args::check_arity(vm, "set_name", args, 2, 2)?;
     let name = match &args[1] {
         Value::Str(_) => args[1].clone(),
         other => Value::Str(vm.str_of(other)?),

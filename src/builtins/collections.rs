@@ -6,8 +6,8 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use super::{check_arity, check_kwargs, kwarg};
 use crate::compile::bytecode::CompareOperator;
+use crate::vm::args::{check_arity, check_kwargs, kwarg};
 use crate::vm::object::{KwArgs, Layout, Object, ObjectKind, PyType};
 use crate::vm::types::{ClassMemo, lookup, make_type, resolves_to_native};
 use crate::vm::value::{PyList, Value};
@@ -156,6 +156,11 @@ pub fn plain_deque<'a>(vm: &mut Vm, v: &'a Value) -> Option<&'a Deque> {
     plain.then_some(deque)
 }
 
+/// The deque type's length slot (`PyType::native_len`): a plain deque's, read in place.
+fn plain_deque_len(vm: &mut Vm, v: &Value) -> Option<usize> {
+    plain_deque(vm, v).map(Deque::len)
+}
+
 fn deque_type(vm: &mut Vm) -> Rc<PyType> {
     let ty = make_type(
         "deque",
@@ -164,6 +169,7 @@ fn deque_type(vm: &mut Vm) -> Rc<PyType> {
         false,
     );
     vm.set_type_attr(&ty, "__module__", Value::str("collections"));
+    ty.native_len.set(Some(plain_deque_len));
     vm.add_static(&ty, "__new__", deque_new);
     vm.add_method(&ty, "__repr__", deque_repr);
     vm.add_method(&ty, "__len__", deque_len);

@@ -5,8 +5,8 @@
 
 use std::rc::Rc;
 
-use super::check_arity;
 use crate::compile::bytecode::CodeFlags;
+use crate::vm::args::check_arity;
 use crate::vm::frame::GenKind;
 use crate::vm::generator::as_generator;
 use crate::vm::object::{CodeObj, Function, GlobalSlot, KwArgs, ObjectKind};
@@ -179,7 +179,7 @@ fn types_coroutine(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     check_arity(vm, "coroutine", args, 1, 1)?;
     let func = match &args[0] {
         Value::Function(f) => f.clone(),
-        other if super::is_callable(vm, other) => return Ok(other.clone()),
+        other if vm.is_callable(other) => return Ok(other.clone()),
         _ => return Err(vm.type_error("types.coroutine() expects a callable")),
     };
     let flags = func.code.code.flags;

@@ -3,10 +3,11 @@
 //! `inspect` and `types` live in `inspect.rs`. Mirrors `Python/sysmodule.c`,
 //! `Modules/timemodule.c`, `Modules/_functoolsmodule.c`.
 
+use std::io::Write;
 use std::rc::Rc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::{Stream, check_arity, check_kwargs, write_stream};
+use crate::vm::args::{check_arity, check_kwargs};
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, Object, ObjectKind};
 use crate::vm::types::make_type;
@@ -27,6 +28,22 @@ pub fn register(vm: &mut Vm) {
     ];
     for (name, make) in modules {
         vm.register_module(name, make);
+    }
+}
+
+/// Where `print` and `sys.stdout.write` send text.
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+pub fn write_stream(vm: &mut Vm, stream: &Stream, text: &str) {
+    match stream {
+        Stream::Stdout => vm.write_stdout(text),
+        Stream::Stderr => {
+            vm.flush_stdout();
+            let _ = std::io::stderr().write_all(text.as_bytes());
+        }
     }
 }
 
@@ -265,7 +282,7 @@ fn partial_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         return Err(vm.type_error("type 'partial' takes at least one argument"));
     }
     let func = args[1].clone();
-    if !super::is_callable(vm, &func) {
+    if !vm.is_callable(&func) {
         return Err(vm.type_error("the first argument must be callable"));
     }
     Ok(Value::object(Object::new(

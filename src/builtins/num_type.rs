@@ -1,14 +1,218 @@
-//! The methods and attributes of `int` (and so `bool`) and `float`: `bit_length`,
-//! `bit_count`, `as_integer_ratio`, `is_integer`, `hex`, `conjugate`, `real`, `imag`,
-//! `numerator`, `denominator`. Arithmetic itself is the VM's operators over `int_ops`.
-//! Mirrors the method tables of `Objects/longobject.c` and `Objects/floatobject.c`.
+//! `int` (and so `bool`) and `float`: their constructors, and their methods and attributes
+//! in one table each ([`INT_METHODS`]/[`INT_GETSETS`], [`FLOAT_METHODS`]/[`FLOAT_GETSETS`]):
+//! `bit_length`, `bit_count`, `as_integer_ratio`, `is_integer`, `hex`, `conjugate`, `real`,
+//! `imag`, `numerator`, `denominator`. Mirrors `Objects/longobject.c`, `Objects/boolobject.c`
+//! and `Objects/floatobject.c`. Arithmetic, comparisons and hashing are the VM's operators
+//! (`vm/ops.rs`) over `common::int_ops`; `repr`: `vm/repr.rs`; `format()`: `vm/format.rs`.
 //! Installs itself with [`init`].
 
-use super::method_args::{OrRaise, Signature};
+use num_traits::ToPrimitive;
+
 use crate::common::int_ops::{self, Int};
+use crate::vm::args::{OrRaise, Signature, check_arity, check_kwargs, kwarg, split_cls};
+use crate::vm::object::{Getter, KwArgs, NativeFn};
 use crate::vm::ops::{from_int, to_int};
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
+
+/// The methods of `int`, by name.
+const INT_METHODS: &[(&str, NativeFn)] = &[
+    ("bit_length", |vm, args, _| {
+        int_method(
+            vm,
+            args,
+            "bit_length",
+            |n| Value::Int(n.bit_length() as i64),
+        )
+    }),
+    ("bit_count", |vm, args, _| {
+        int_method(vm, args, "bit_count", |n| {
+            let magnitude = int_ops::abs(n).to_radix(2, false);
+            Value::Int(magnitude.bytes().filter(|b| *b == b'1').count() as i64)
+        })
+    }),
+    ("conjugate", |vm, args, _| {
+        int_method(vm, args, "conjugate", |n| from_int(n.clone()))
+    }),
+    ("is_integer", |vm, args, _| {
+        int_method(vm, args, "is_integer", |_| Value::Bool(true))
+    }),
+    ("as_integer_ratio", |vm, args, _| {
+        int_method(vm, args, "as_integer_ratio", |n| {
+            Value::tuple(vec![from_int(n.clone()), Value::Int(1)])
+        })
+    }),
+];
+
+/// The attributes of `int`, by name.
+const INT_GETSETS: &[(&str, Getter)] = &[
+    ("real", |vm, v| Ok(from_int(this_int(vm, Some(v))?))),
+    ("numerator", |vm, v| Ok(from_int(this_int(vm, Some(v))?))),
+    ("imag", |_, _| Ok(Value::Int(0))),
+    ("denominator", |_, _| Ok(Value::Int(1))),
+];
+
+/// The methods of `float`, by name.
+const FLOAT_METHODS: &[(&str, NativeFn)] = &[
+    ("is_integer", |vm, args, _| {
+        let x = this_float(vm, args.first())?;
+        Signature::no_args("float", "is_integer").check(vm, &args[1..], &[])?;
+        Ok(Value::Bool(x.is_finite() && x.fract() == 0.0))
+    }),
+    ("as_integer_ratio", |vm, args, _| {
+        let x = this_float(vm, args.first())?;
+        Signature::no_args("float", "as_integer_ratio").check(vm, &args[1..], &[])?;
+        let (numerator, denominator) = int_ops::float_as_integer_ratio(x).or_raise(vm)?;
+        Ok(Value::tuple(vec![
+            from_int(numerator),
+            from_int(denominator),
+        ]))
+    }),
+    ("hex", |vm, args, _| {
+        let x = this_float(vm, args.first())?;
+        Signature::no_args("float", "hex").check(vm, &args[1..], &[])?;
+        Ok(Value::str(int_ops::float_hex(x)))
+    }),
+    ("conjugate", |vm, args, _| {
+        let x = this_float(vm, args.first())?;
+        Signature::no_args("float", "conjugate").check(vm, &args[1..], &[])?;
+        Ok(Value::Float(x))
+    }),
+];
+
+/// The attributes of `float`, by name.
+const FLOAT_GETSETS: &[(&str, Getter)] = &[
+    ("real", |vm, v| Ok(Value::Float(this_float(vm, Some(v))?))),
+    ("imag", |_, _| Ok(Value::Float(0.0))),
+];
+
+/// Installs the constructors, methods and attributes of `int`, `bool` and `float`.
+pub fn init(vm: &mut Vm) {
+    let (int, bool_, float) = (
+        vm.types.int.clone(),
+        vm.types.bool.clone(),
+        vm.types.float.clone(),
+    );
+    vm.add_static(&int, "__new__", int_new);
+    vm.add_static(&float, "__new__", float_new);
+    vm.add_static(&bool_, "__new__", bool_new);
+    for (name, f) in INT_METHODS {
+        vm.add_method(&int, name, *f);
+    }
+    for (name, get) in INT_GETSETS {
+        vm.add_getset(&int, name, *get, None);
+    }
+    for (name, f) in FLOAT_METHODS {
+        vm.add_method(&float, name, *f);
+    }
+    for (name, get) in FLOAT_GETSETS {
+        vm.add_getset(&float, name, *get, None);
+    }
+}
+
+/// The argument of a numeric conversion, seen through a subclass instance
+/// (`float(Celsius(21.5))` converts the float it extends).
+fn numeric_arg(v: &Value) -> Value {
+    match v {
+        Value::Object(o) => o.builtin_base().cloned().unwrap_or_else(|| v.clone()),
+        _ => v.clone(),
+    }
+}
+
+fn int_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let (_, args) = split_cls(vm, args)?;
+    check_kwargs(vm, "int", kw, &["base"])?;
+    check_arity(vm, "int", args, 0, 2)?;
+    let base = args.get(1).cloned().or_else(|| kwarg(kw, "base"));
+    let Some(x) = args.first().map(numeric_arg) else {
+        return Ok(Value::Int(0));
+    };
+    let x = &x;
+    if let Some(base) = base {
+        let b = vm.expect_index(&base)?;
+        let Value::Str(s) = x else {
+            return Err(vm.type_error("int() can't convert non-string with explicit base"));
+        };
+        return int_ops::parse_int(s.as_str(), b as u32)
+            .map(from_int)
+            .map_err(|e| vm.op_error(e));
+    }
+    match x {
+        Value::Int(_) | Value::BigInt(_) => Ok(x.clone()),
+        Value::Bool(b) => Ok(Value::Int(*b as i64)),
+        Value::Float(f) => {
+            if f.is_nan() {
+                return Err(vm.value_error("cannot convert float NaN to integer"));
+            }
+            if f.is_infinite() {
+                return Err(vm.overflow_error("cannot convert float infinity to integer"));
+            }
+            Ok(float_to_int(f.trunc()))
+        }
+        Value::Str(s) => int_ops::parse_int(s.as_str(), 10)
+            .map(from_int)
+            .map_err(|e| vm.op_error(e)),
+        other => {
+            for name in ["__int__", "__index__"] {
+                let key = vm.intern(name);
+                if let Some(f) = vm.special_method(other, &key) {
+                    return vm.call(&f, std::slice::from_ref(other), &[]);
+                }
+            }
+            Err(vm.type_error(format!(
+                "int() argument must be a string, a bytes-like object or a real number, not '{}'",
+                vm.type_name(other)
+            )))
+        }
+    }
+}
+
+fn float_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let (_, args) = split_cls(vm, args)?;
+    check_kwargs(vm, "float", kw, &[])?;
+    check_arity(vm, "float", args, 0, 1)?;
+    let Some(x) = args.first().map(numeric_arg) else {
+        return Ok(Value::Float(0.0));
+    };
+    let x = &x;
+    match x {
+        Value::Float(_) => Ok(x.clone()),
+        Value::Int(n) => Ok(Value::Float(*n as f64)),
+        Value::Bool(b) => Ok(Value::Float(*b as i64 as f64)),
+        Value::BigInt(b) => match b.to_f64().filter(|f| f.is_finite()) {
+            Some(f) => Ok(Value::Float(f)),
+            None => Err(vm.overflow_error("int too large to convert to float")),
+        },
+        Value::Str(s) => int_ops::parse_float(s.as_str())
+            .map(Value::Float)
+            .map_err(|e| vm.op_error(e)),
+        other => {
+            let key = vm.names.float.clone();
+            if let Some(f) = vm.special_method(other, &key) {
+                return vm.call(&f, std::slice::from_ref(other), &[]);
+            }
+            Err(vm.type_error(format!(
+                "float() argument must be a string or a real number, not '{}'",
+                vm.type_name(other)
+            )))
+        }
+    }
+}
+
+fn bool_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let (_, args) = split_cls(vm, args)?;
+    check_kwargs(vm, "bool", kw, &[])?;
+    check_arity(vm, "bool", args, 0, 1)?;
+    match args.first() {
+        None => Ok(Value::Bool(false)),
+        Some(v) => Ok(Value::Bool(vm.truthy(v)?)),
+    }
+}
+
+/// An integral float as an int value.
+fn float_to_int(f: f64) -> Value {
+    int_ops::float_to_int(f).map_or(Value::Int(0), from_int)
+}
 
 /// The int `self` (bools are ints), as a plain int.
 fn this_int(vm: &Vm, value: Option<&Value>) -> PyResult<Int> {
@@ -34,81 +238,4 @@ fn int_method(
     let n = this_int(vm, args.first())?;
     Signature::no_args("int", name).check(vm, &args[1..], &[])?;
     Ok(f(&n))
-}
-
-/// Installs the methods of `int` and `float`.
-pub fn init(vm: &mut Vm) {
-    let int = vm.types.int.clone();
-    vm.add_method(&int, "bit_length", |vm, args, _| {
-        int_method(
-            vm,
-            args,
-            "bit_length",
-            |n| Value::Int(n.bit_length() as i64),
-        )
-    });
-    vm.add_method(&int, "bit_count", |vm, args, _| {
-        int_method(vm, args, "bit_count", |n| {
-            let magnitude = int_ops::abs(n).to_radix(2, false);
-            Value::Int(magnitude.bytes().filter(|b| *b == b'1').count() as i64)
-        })
-    });
-    vm.add_method(&int, "conjugate", |vm, args, _| {
-        int_method(vm, args, "conjugate", |n| from_int(n.clone()))
-    });
-    vm.add_method(&int, "is_integer", |vm, args, _| {
-        int_method(vm, args, "is_integer", |_| Value::Bool(true))
-    });
-    vm.add_method(&int, "as_integer_ratio", |vm, args, _| {
-        int_method(vm, args, "as_integer_ratio", |n| {
-            Value::tuple(vec![from_int(n.clone()), Value::Int(1)])
-        })
-    });
-    vm.add_getset(
-        &int,
-        "real",
-        |vm, v| Ok(from_int(this_int(vm, Some(v))?)),
-        None,
-    );
-    vm.add_getset(
-        &int,
-        "numerator",
-        |vm, v| Ok(from_int(this_int(vm, Some(v))?)),
-        None,
-    );
-    vm.add_getset(&int, "imag", |_, _| Ok(Value::Int(0)), None);
-    vm.add_getset(&int, "denominator", |_, _| Ok(Value::Int(1)), None);
-
-    let float = vm.types.float.clone();
-    vm.add_method(&float, "is_integer", |vm, args, _| {
-        let x = this_float(vm, args.first())?;
-        Signature::no_args("float", "is_integer").check(vm, &args[1..], &[])?;
-        Ok(Value::Bool(x.is_finite() && x.fract() == 0.0))
-    });
-    vm.add_method(&float, "as_integer_ratio", |vm, args, _| {
-        let x = this_float(vm, args.first())?;
-        Signature::no_args("float", "as_integer_ratio").check(vm, &args[1..], &[])?;
-        let (numerator, denominator) = int_ops::float_as_integer_ratio(x).or_raise(vm)?;
-        Ok(Value::tuple(vec![
-            from_int(numerator),
-            from_int(denominator),
-        ]))
-    });
-    vm.add_method(&float, "hex", |vm, args, _| {
-        let x = this_float(vm, args.first())?;
-        Signature::no_args("float", "hex").check(vm, &args[1..], &[])?;
-        Ok(Value::str(int_ops::float_hex(x)))
-    });
-    vm.add_method(&float, "conjugate", |vm, args, _| {
-        let x = this_float(vm, args.first())?;
-        Signature::no_args("float", "conjugate").check(vm, &args[1..], &[])?;
-        Ok(Value::Float(x))
-    });
-    vm.add_getset(
-        &float,
-        "real",
-        |vm, v| Ok(Value::Float(this_float(vm, Some(v))?)),
-        None,
-    );
-    vm.add_getset(&float, "imag", |_, _| Ok(Value::Float(0.0)), None);
 }

@@ -1,18 +1,178 @@
-//! The methods and operators of `set` and `frozenset` with CPython's algorithms, so that
-//! results iterate in CPython's order: the table algebra lives in `set_table`; this module
-//! binds arguments, accepts any iterable where CPython does, and calls `__eq__`/`__hash__`
-//! through the VM. Mirrors `Objects/setobject.c`'s method table. Installs itself with
-//! [`init`]; the VM's operators call [`binary`] and [`in_place`].
+//! `set` and `frozenset`: their constructor and their methods, in tables by kind
+//! ([`ELEMENT_METHODS`], [`ALGEBRA_METHODS`], [`UPDATE_METHODS`]), with CPython's algorithms
+//! so that results iterate in CPython's order. The table algebra lives in
+//! `common::set_table`, its use on values (any iterable where CPython takes one, `__eq__` and
+//! `__hash__` through the VM) in `vm/set_ops.rs`; this file binds the methods' arguments.
+//! Mirrors `Objects/setobject.c` (`set_methods`, `frozenset_methods`). Operators (`|`, `&`,
+//! `-`, `^`, their in-place forms, `==`, `<=`, `in`): the VM's protocol in `vm/ops.rs` over
+//! `vm/set_ops.rs`; `repr`: `vm/repr.rs`. Installs itself with [`init`].
 
 use std::rc::Rc;
 
-use super::method_args::Signature;
-use crate::compile::bytecode::BinaryOperator;
-
-use crate::vm::object::{DictViewKind, ObjectKind};
-use crate::vm::value::SetTable;
-use crate::vm::value::{PySet, Value};
+use crate::vm::args::{Signature, check_arity, check_kwargs, split_cls};
+use crate::vm::object::{KwArgs, NativeFn};
+use crate::vm::set_ops::{intersect, subtract, table_from, update_table};
+use crate::vm::value::{PySet, SetTable, Value};
 use crate::vm::{PyResult, Vm};
+
+/// The methods of `set` that add or remove one element, or all.
+const ELEMENT_METHODS: &[(&str, NativeFn)] = &[
+    ("add", add),
+    ("discard", |vm, args, kw| {
+        Signature::one("set", "discard").check(vm, &args[1..], kw)?;
+        set_remove(vm, args, false)?;
+        Ok(Value::None)
+    }),
+    ("remove", |vm, args, kw| {
+        Signature::one("set", "remove").check(vm, &args[1..], kw)?;
+        set_remove(vm, args, true)?;
+        Ok(Value::None)
+    }),
+    ("pop", pop),
+    ("clear", clear),
+];
+
+/// The methods of both `set` and `frozenset`: copies, new sets from others, comparisons.
+const ALGEBRA_METHODS: &[(&str, NativeFn)] = &[
+    ("copy", copy),
+    ("union", |vm, args, kw| {
+        Signature::positional("set", "union", &[], 0).check(vm, &[], kw)?;
+        union(vm, args)
+    }),
+    ("intersection", |vm, args, _| intersection(vm, args, false)),
+    ("difference", |vm, args, _| difference(vm, args, false)),
+    ("symmetric_difference", |vm, args, _| {
+        symmetric_difference(vm, args, false)
+    }),
+    ("issubset", |vm, args, _| relation(vm, args, "issubset")),
+    ("issuperset", |vm, args, _| relation(vm, args, "issuperset")),
+    ("isdisjoint", |vm, args, _| relation(vm, args, "isdisjoint")),
+];
+
+/// The in-place forms of the algebra, `set`'s only.
+const UPDATE_METHODS: &[(&str, NativeFn)] = &[
+    ("update", update),
+    ("intersection_update", |vm, args, _| {
+        intersection(vm, args, true)
+    }),
+    ("difference_update", |vm, args, _| {
+        difference(vm, args, true)
+    }),
+    ("symmetric_difference_update", |vm, args, _| {
+        symmetric_difference(vm, args, true)
+    }),
+];
+
+/// Installs the constructors and methods of `set` and `frozenset`.
+pub fn init(vm: &mut Vm) {
+    let (set, frozenset) = (vm.types.set.clone(), vm.types.frozenset.clone());
+    vm.add_static(&set, "__new__", set_new);
+    vm.add_static(&frozenset, "__new__", set_new);
+    // Mutable containers fill subclass instances in `__init__`, as CPython does.
+    vm.add_method(&set, "__init__", set_init);
+    for methods in [ELEMENT_METHODS, ALGEBRA_METHODS, UPDATE_METHODS] {
+        for (name, f) in methods {
+            vm.add_method(&set, name, *f);
+        }
+    }
+    for (name, f) in ALGEBRA_METHODS {
+        vm.add_method(&frozenset, name, *f);
+    }
+}
+
+/// `set(iterable)` and `frozenset(iterable)`.
+fn set_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let (cls, args) = split_cls(vm, args)?;
+    if !cls.builtin && cls.is_subtype(&vm.types.set) {
+        return vm.new_set(vec![], false);
+    }
+    let frozen = cls.is_subtype(&vm.types.frozenset);
+    let name = if frozen { "frozenset" } else { "set" };
+    check_kwargs(vm, name, kw, &[])?;
+    check_arity(vm, name, args, 0, 1)?;
+    match args.first() {
+        // frozenset(f) is f itself, as in CPython.
+        Some(Value::Set(s)) if frozen && s.frozen => Ok(args[0].clone()),
+        Some(iterable) => Ok(Value::set(table_from(vm, iterable)?, frozen)),
+        None => Ok(Value::set(Default::default(), frozen)),
+    }
+}
+
+fn set_init(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let Some(Value::Set(s)) = args.first() else {
+        return Ok(Value::None);
+    };
+    let s = s.clone();
+    if let Some(src) = args.get(1) {
+        for item in vm.collect_iterable(src)? {
+            vm.set_add(&s, item)?;
+        }
+    }
+    Ok(Value::None)
+}
+
+/// The set `self` of an element method (CPython's shorter wording there).
+fn this_set<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a Rc<PySet>> {
+    match args.first() {
+        Some(Value::Set(s)) => Ok(s),
+        _ => Err(vm.type_error("descriptor requires a 'set' object")),
+    }
+}
+
+fn add(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::one("set", "add").check(vm, &args[1..], kw)?;
+    let s = this_set(vm, args)?.clone();
+    vm.set_add(&s, args[1].clone())?;
+    Ok(Value::None)
+}
+
+/// `s.discard(x)` / `s.remove(x)` (which raises KeyError when `x` is missing).
+fn set_remove(vm: &mut Vm, args: &[Value], must_exist: bool) -> PyResult<()> {
+    let s = this_set(vm, args)?.clone();
+    if !vm.set_discard(&s, &args[1])? && must_exist {
+        return Err(vm.key_error(args[1].clone()));
+    }
+    Ok(())
+}
+
+fn pop(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::no_args("set", "pop").check(vm, &args[1..], kw)?;
+    let s = this_set(vm, args)?;
+    let popped = vm.table_mut(&s.table)?.pop();
+    match popped {
+        Some(key) => Ok(key),
+        None => Err(vm.key_error(Value::str("pop from an empty set"))),
+    }
+}
+
+fn clear(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::no_args("set", "clear").check(vm, &args[1..], kw)?;
+    let set = this_set(vm, args)?;
+    let old = std::mem::take(&mut *vm.table_mut(&set.table)?);
+    drop(old);
+    Ok(Value::None)
+}
+
+fn copy(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let s = this(vm, args, "set")?;
+    Signature::no_args("set", "copy").check(vm, &args[1..], &[])?;
+    if s.frozen {
+        return Ok(Value::Set(s));
+    }
+    Ok(Value::set(s.table.borrow().copy(), false))
+}
+
+fn update(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let s = this(vm, args, "set")?;
+    let mut table = s.table.borrow().clone();
+    for other in &args[1..] {
+        if !matches!(other, Value::Set(o) if Rc::ptr_eq(o, &s)) {
+            update_table(vm, &mut table, other)?;
+        }
+    }
+    *vm.table_mut(&s.table)? = table;
+    Ok(Value::None)
+}
 
 /// The set `self` of a method call (`set` or `frozenset`).
 fn this(vm: &Vm, args: &[Value], owner: &str) -> PyResult<Rc<PySet>> {
@@ -23,159 +183,6 @@ fn this(vm: &Vm, args: &[Value], owner: &str) -> PyResult<Rc<PySet>> {
             other.map_or_else(|| "nothing".into(), |v| vm.type_name(v))
         ))),
     }
-}
-
-/// A new set or frozenset value holding `table`.
-fn set_value(table: SetTable, frozen: bool) -> Value {
-    Value::set(table, frozen)
-}
-
-/// `set(iterable)` the way `set_update_internal` fills an empty table: a set is merged, a
-/// dict's keys are added after one up-front resize, anything else is added item by item.
-pub fn table_from(vm: &mut Vm, iterable: &Value) -> PyResult<SetTable> {
-    let mut table = SetTable::new();
-    update_table(vm, &mut table, iterable)?;
-    Ok(table)
-}
-
-/// `set_update_internal(table, other)`.
-fn update_table(vm: &mut Vm, table: &mut SetTable, other: &Value) -> PyResult<()> {
-    match other {
-        Value::Set(s) => {
-            let other = s.table.borrow();
-            table.merge(&other, |a, b| vm.keys_equal(a, b))
-        }
-        Value::Dict(d) => {
-            let keys: Vec<(Value, i64)> = d
-                .table
-                .borrow()
-                .iter()
-                .map(|e| (e.key.clone(), e.hash))
-                .collect();
-            table.reserve_for_dict(keys.len());
-            for (key, hash) in keys {
-                table.insert(key, hash, |a, b| vm.keys_equal(a, b))?;
-            }
-            Ok(())
-        }
-        _ => {
-            for item in vm.collect_iterable(other)? {
-                let hash = vm.hash(&item)?;
-                table.insert(item, hash, |a, b| vm.keys_equal(a, b))?;
-            }
-            Ok(())
-        }
-    }
-}
-
-/// A `dict_keys` or `dict_items` view, which supports the set operators.
-pub fn is_set_like_view(value: &Value) -> bool {
-    matches!(value, Value::Object(o)
-        if matches!(o.kind, ObjectKind::DictView { kind: DictViewKind::Keys | DictViewKind::Items, .. }))
-}
-
-fn view_len(value: &Value) -> Option<usize> {
-    match value {
-        Value::Object(o) => match &o.kind {
-            ObjectKind::DictView { dict, .. } => Some(dict.table.borrow().len()),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// `set(operand)` as `dictviews_to_set` builds it: a keys view goes through its dict.
-fn view_to_table(vm: &mut Vm, operand: &Value) -> PyResult<SetTable> {
-    if let Value::Object(o) = operand
-        && let ObjectKind::DictView {
-            dict,
-            kind: DictViewKind::Keys,
-        } = &o.kind
-    {
-        return table_from(vm, &Value::Dict(dict.clone()));
-    }
-    table_from(vm, operand)
-}
-
-/// `a | b`, `a & b`, `a - b`, `a ^ b` where one side is a dict keys/items view
-/// (`dictviews_or`, `_PyDictView_Intersect`, …): always a new `set`.
-pub fn view_binary(vm: &mut Vm, op: BinaryOperator, a: &Value, b: &Value) -> PyResult<Value> {
-    if op == BinaryOperator::And {
-        return view_intersection(vm, a, b);
-    }
-    let mut table = view_to_table(vm, a)?;
-    match op {
-        BinaryOperator::Or => update_table(vm, &mut table, b)?,
-        BinaryOperator::Subtract => subtract(vm, &mut table, b)?,
-        _ => {
-            let toggles = match b {
-                Value::Set(s) => s.table.borrow().clone(),
-                other => table_from(vm, other)?,
-            };
-            table.symmetric_difference_update(&toggles, |p, q| vm.keys_equal(p, q))?;
-        }
-    }
-    Ok(set_value(table, false))
-}
-
-/// `_PyDictView_Intersect`: walk the smaller operand, keep what the view contains.
-fn view_intersection(vm: &mut Vm, a: &Value, b: &Value) -> PyResult<Value> {
-    let (mut view, mut other) = if is_set_like_view(a) { (a, b) } else { (b, a) };
-    let view_size = view_len(view).unwrap_or(0);
-    if let Value::Set(s) = other
-        && !s.frozen
-        && view_size <= s.table.borrow().len()
-    {
-        let mine = s.table.borrow().clone();
-        return Ok(set_value(intersect(vm, &mine, view)?, false));
-    }
-    if is_set_like_view(other) && view_len(other).unwrap_or(0) > view_size {
-        std::mem::swap(&mut view, &mut other);
-    }
-    let mut table = SetTable::new();
-    for item in vm.collect_iterable(other)? {
-        if vm.contains(view, &item)? {
-            let hash = vm.hash(&item)?;
-            table.insert(item, hash, |p, q| vm.keys_equal(p, q))?;
-        }
-    }
-    Ok(set_value(table, false))
-}
-
-/// `x | y`, `x & y`, `x - y`, `x ^ y` for two sets; the result has `x`'s type.
-pub fn binary(vm: &mut Vm, op: BinaryOperator, x: &PySet, y: &PySet) -> PyResult<Value> {
-    let (a, b) = (x.table.borrow(), y.table.borrow());
-    let eq = |p: &Value, q: &Value| vm.keys_equal(p, q);
-    let table = match op {
-        BinaryOperator::Or => a.union(&b, eq)?,
-        BinaryOperator::And => a.intersection(&b, eq)?,
-        BinaryOperator::Subtract => a.difference(&b, eq)?,
-        _ => a.symmetric_difference(&b, eq)?,
-    };
-    Ok(set_value(table, x.frozen))
-}
-
-/// `x |= y`, `x &= y`, `x -= y`, `x ^= y` for a set `x` and a set `y`, in place.
-pub fn in_place(vm: &mut Vm, op: BinaryOperator, x: &PySet, y: &PySet) -> PyResult<()> {
-    if std::ptr::eq(x, y) {
-        // s |= s and s &= s change nothing; s -= s and s ^= s empty it.
-        if matches!(op, BinaryOperator::Subtract | BinaryOperator::Xor) {
-            let old = std::mem::take(&mut *vm.table_mut(&x.table)?);
-            drop(old);
-        }
-        return Ok(());
-    }
-    let other = y.table.borrow().clone();
-    let mut table = x.table.borrow().clone();
-    let eq = |p: &Value, q: &Value| vm.keys_equal(p, q);
-    match op {
-        BinaryOperator::Or => table.merge(&other, eq)?,
-        BinaryOperator::And => table.intersection_update(&other, eq)?,
-        BinaryOperator::Subtract => table.difference_update(&other, eq)?,
-        _ => table.symmetric_difference_update(&other, eq)?,
-    }
-    *vm.table_mut(&x.table)? = table;
-    Ok(())
 }
 
 /// `s.union(*others)`: a copy of `s` updated with each.
@@ -190,26 +197,7 @@ fn union(vm: &mut Vm, args: &[Value]) -> PyResult<Value> {
         }
         update_table(vm, &mut table, other)?;
     }
-    Ok(set_value(table, s.frozen))
-}
-
-/// `set_intersection(so, other)` for any iterable `other`.
-fn intersect(vm: &mut Vm, table: &SetTable, other: &Value) -> PyResult<SetTable> {
-    if let Value::Set(o) = other {
-        let o = o.table.borrow();
-        return table.intersection(&o, |a, b| vm.keys_equal(a, b));
-    }
-    let mut result = SetTable::new();
-    for item in vm.collect_iterable(other)? {
-        let hash = vm.hash(&item)?;
-        if table.contains(&item, hash, |a, b| vm.keys_equal(a, b))? {
-            result.insert(item, hash, |a, b| vm.keys_equal(a, b))?;
-            if result.len() >= table.len() {
-                break;
-            }
-        }
-    }
-    Ok(result)
+    Ok(Value::set(table, s.frozen))
 }
 
 /// `s.intersection(*others)`.
@@ -228,21 +216,7 @@ fn intersection(vm: &mut Vm, args: &[Value], update: bool) -> PyResult<Value> {
         *vm.table_mut(&s.table)? = table;
         return Ok(Value::None);
     }
-    Ok(set_value(table, s.frozen))
-}
-
-/// `set_difference_update_internal(table, other)` for any iterable `other`.
-fn subtract(vm: &mut Vm, table: &mut SetTable, other: &Value) -> PyResult<()> {
-    if let Value::Set(o) = other {
-        let o = o.table.borrow();
-        return table.difference_update(&o, |a, b| vm.keys_equal(a, b));
-    }
-    for item in vm.collect_iterable(other)? {
-        let hash = vm.hash(&item)?;
-        table.remove(&item, hash, |a, b| vm.keys_equal(a, b))?;
-    }
-    table.purge_dummies();
-    Ok(())
+    Ok(Value::set(table, s.frozen))
 }
 
 /// `s.difference(*others)` / `s.difference_update(*others)`.
@@ -280,7 +254,7 @@ fn difference(vm: &mut Vm, args: &[Value], update: bool) -> PyResult<Value> {
         *vm.table_mut(&s.table)? = table;
         return Ok(Value::None);
     }
-    Ok(set_value(table, s.frozen))
+    Ok(Value::set(table, s.frozen))
 }
 
 /// `s.symmetric_difference(other)` (a copy of `other` toggled by `s`) and
@@ -309,7 +283,7 @@ fn symmetric_difference(vm: &mut Vm, args: &[Value], update: bool) -> PyResult<V
         *vm.table_mut(&s.table)? = table;
         return Ok(Value::None);
     }
-    Ok(set_value(table, s.frozen))
+    Ok(Value::set(table, s.frozen))
 }
 
 /// `s.issubset(other)` / `s.issuperset(other)` / `s.isdisjoint(other)`.
@@ -344,59 +318,4 @@ fn relation(vm: &mut Vm, args: &[Value], name: &'static str) -> PyResult<Value> 
         }
     };
     Ok(Value::Bool(eq_result))
-}
-
-/// Installs the methods of `set` and `frozenset`.
-pub fn init(vm: &mut Vm) {
-    for ty in [vm.types.set.clone(), vm.types.frozenset.clone()] {
-        vm.add_method(&ty, "copy", |vm, args, _| {
-            let s = this(vm, args, "set")?;
-            Signature::no_args("set", "copy").check(vm, &args[1..], &[])?;
-            if s.frozen {
-                return Ok(Value::Set(s));
-            }
-            Ok(set_value(s.table.borrow().copy(), false))
-        });
-        vm.add_method(&ty, "union", |vm, args, kw| {
-            Signature::positional("set", "union", &[], 0).check(vm, &[], kw)?;
-            union(vm, args)
-        });
-        vm.add_method(&ty, "intersection", |vm, args, _| {
-            intersection(vm, args, false)
-        });
-        vm.add_method(&ty, "difference", |vm, args, _| difference(vm, args, false));
-        vm.add_method(&ty, "symmetric_difference", |vm, args, _| {
-            symmetric_difference(vm, args, false)
-        });
-        vm.add_method(&ty, "issubset", |vm, args, _| {
-            relation(vm, args, "issubset")
-        });
-        vm.add_method(&ty, "issuperset", |vm, args, _| {
-            relation(vm, args, "issuperset")
-        });
-        vm.add_method(&ty, "isdisjoint", |vm, args, _| {
-            relation(vm, args, "isdisjoint")
-        });
-    }
-    let set = vm.types.set.clone();
-    vm.add_method(&set, "update", |vm, args, _| {
-        let s = this(vm, args, "set")?;
-        let mut table = s.table.borrow().clone();
-        for other in &args[1..] {
-            if !matches!(other, Value::Set(o) if Rc::ptr_eq(o, &s)) {
-                update_table(vm, &mut table, other)?;
-            }
-        }
-        *vm.table_mut(&s.table)? = table;
-        Ok(Value::None)
-    });
-    vm.add_method(&set, "intersection_update", |vm, args, _| {
-        intersection(vm, args, true)
-    });
-    vm.add_method(&set, "difference_update", |vm, args, _| {
-        difference(vm, args, true)
-    });
-    vm.add_method(&set, "symmetric_difference_update", |vm, args, _| {
-        symmetric_difference(vm, args, true)
-    });
 }

@@ -1,20 +1,32 @@
-//! The methods of `str`, on top of the algorithms in `str_ops` and the formatting in
-//! `format`: argument binding and conversion with CPython's messages, results as values.
+//! `str`: its constructor and its methods, listed in order in [`init`], on top of the
+//! algorithms in `common::str_ops` and the formatting in `vm/format.rs`: argument binding
+//! and conversion with CPython's messages, results as values.
 //!
 //! In: `self` (a str value) and the call's arguments. Out: values or VM exceptions.
-//! Mirrors the method table of `Objects/unicodeobject.c` (`unicode_methods`). Installs
-//! itself with [`init`]; knows the VM only through `Vm` methods.
+//! Mirrors the method table of `Objects/unicodeobject.c` (`unicode_methods`). Operators
+//! (`+`, `*`, `%`, `==`, `in`, `[i]`): the VM's protocol in `vm/ops.rs`; `repr`:
+//! `vm/repr.rs`. Installs itself with [`init`]; knows the VM only through `Vm` methods.
 
 use std::rc::Rc;
 
-use super::format;
-use super::method_args::{OrRaise, Signature};
 use crate::common::chars::{self, CharClass};
 use crate::common::op_error::check_text_len;
 use crate::common::str_ops::{self, StripSide};
+use crate::vm::args::{OrRaise, Signature, check_kwargs, kwarg, split_cls};
+use crate::vm::format;
 use crate::vm::object::KwArgs;
 use crate::vm::value::{PyStr, Value};
 use crate::vm::{PyResult, Vm};
+
+/// `str(object)`.
+fn str_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let (_, args) = split_cls(vm, args)?;
+    check_kwargs(vm, "str", kw, &["object"])?;
+    match args.first().cloned().or_else(|| kwarg(kw, "object")) {
+        None => Ok(Value::str("")),
+        Some(v) => Ok(Value::Str(vm.str_of(&v)?)),
+    }
+}
 
 /// The str `self` of a method call.
 fn this(vm: &Vm, args: &[Value]) -> PyResult<Rc<PyStr>> {
@@ -421,9 +433,10 @@ macro_rules! predicates {
     };
 }
 
-/// Installs the methods of `str`.
+/// Installs the constructor and methods of `str`.
 pub fn init(vm: &mut Vm) {
     let ty = vm.types.str.clone();
+    vm.add_static(&ty, "__new__", str_new);
     vm.add_method(&ty, "split", |vm, args, kw| {
         split_method(vm, args, kw, false)
     });

@@ -464,7 +464,7 @@ fn attribute_names(vm: &mut Vm, value: &Value) -> Vec<String> {
 
 fn call_suffix(vm: &Vm, value: Option<Value>) -> &'static str {
     match value {
-        Some(v) if crate::builtins::is_callable(vm, &v) => "(",
+        Some(v) if vm.is_callable(&v) => "(",
         _ => "",
     }
 }

@@ -258,7 +258,7 @@ fn athrow_send(vm: &mut Vm, o: &AThrow, arg: Value) -> FrameResult {
                 generator_exit(vm)
             }
             Some(args) => {
-                let unpacked = crate::builtins::check_arity(vm, "athrow", args, 1, 3)
+                let unpacked = super::args::check_arity(vm, "athrow", args, 1, 3)
                     .and_then(|()| throw_args_to_exc(vm, args));
                 match unpacked {
                     Ok(e) => e,
@@ -435,7 +435,7 @@ impl Vm {
 
     /// `anext(aiterator[, default])`.
     pub fn builtin_anext(&mut self, args: &[Value]) -> PyResult<Value> {
-        crate::builtins::check_arity(self, "anext", args, 1, 2)?;
+        super::args::check_arity(self, "anext", args, 1, 2)?;
         let aiter = &args[0];
         let name = self.names.anext.clone();
         if super::types::lookup(self.type_of(aiter), &name).is_none() {
@@ -537,7 +537,7 @@ pub fn init(vm: &mut Vm) {
         vm.async_gen_asend(&agen, Value::None)
     });
     vm.add_method(&agen, "asend", |vm, args, _| {
-        crate::builtins::check_arity(vm, "async_generator.asend", &args[1..], 1, 1)?;
+        super::args::check_arity(vm, "async_generator.asend", &args[1..], 1, 1)?;
         let agen = this_agen(vm, args)?.clone();
         vm.async_gen_asend(&agen, args[1].clone())
     });
@@ -607,7 +607,7 @@ pub fn sys_set_asyncgen_hooks(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyRes
     for (name, v) in ["firstiter", "finalizer"].iter().zip(&given) {
         if let Some(v) = v
             && !v.is_none()
-            && !crate::builtins::is_callable(vm, v)
+            && !vm.is_callable(v)
         {
             return Err(vm.type_error(format!("callable {name} expected, got {}", vm.type_name(v))));
         }
@@ -625,7 +625,7 @@ pub fn sys_set_asyncgen_hooks(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyRes
 
 /// `sys.get_asyncgen_hooks()`: the `asyncgen_hooks(firstiter=…, finalizer=…)` struct sequence.
 pub fn sys_get_asyncgen_hooks(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    crate::builtins::check_kwargs(vm, "sys.get_asyncgen_hooks", kw, &[])?;
+    super::args::check_kwargs(vm, "sys.get_asyncgen_hooks", kw, &[])?;
     if !args.is_empty() {
         return Err(vm.type_error(format!(
             "sys.get_asyncgen_hooks() takes no arguments ({} given)",

@@ -392,6 +392,23 @@ impl Vm {
         }
     }
 
+    /// `callable(v)` (`PyCallable_Check`): a function, a class, a built-in, a bound method,
+    /// a partial, or an instance whose class has `__call__`.
+    pub fn is_callable(&self, v: &Value) -> bool {
+        match v {
+            Value::Function(_) | Value::Type(_) => true,
+            Value::Object(o) => {
+                matches!(
+                    o.kind,
+                    ObjectKind::Native(_)
+                        | ObjectKind::BoundMethod { .. }
+                        | ObjectKind::Partial { .. }
+                ) || lookup(&o.class, &self.names.call).is_some()
+            }
+            _ => false,
+        }
+    }
+
     /// A fresh instance of a user class (`object.__new__(cls)`).
     pub fn new_instance(&self, cls: &Rc<PyType>) -> Value {
         match cls.layout {

@@ -212,7 +212,7 @@ pub(super) fn inline_send(frame: &Frame, base: usize, n: usize) -> Option<(Rc<Ob
     if is_send_method(callable) {
         return inline_generator(this, GenKind::Coroutine).map(|g| (g, true));
     }
-    if this.is_null() && crate::builtins::is_builtin_next(callable) {
+    if this.is_null() && super::iter::is_builtin_next(callable) {
         return inline_generator(arg, GenKind::Generator).map(|g| (g, false));
     }
     None

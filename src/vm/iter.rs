@@ -6,6 +6,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use super::args::{check_arity, check_kwargs};
 use super::dict::StrKeys;
 use super::object::{DictViewKind, IterState, KwArgs, Object, ObjectKind, PyType};
 use super::types::lookup;
@@ -456,5 +457,37 @@ pub fn init(vm: &mut Vm) {
     for ty in &iterators {
         vm.add_method(ty, "__next__", iter_next);
         vm.add_method(ty, "__iter__", iter_self);
+    }
+}
+
+/// Whether `f` is the built-in `next`, whose call on a generator the eval loop runs inline.
+pub fn is_builtin_next(f: &Value) -> bool {
+    super::object::is_native_fn(f, builtin_next)
+}
+
+/// `next(iterator[, default])` (`builtin_next`), installed by `builtins`.
+pub fn builtin_next(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "next", kw, &[])?;
+    check_arity(vm, "next", args, 1, 2)?;
+    let it = &args[0];
+    if !vm.is_iterator(it) {
+        return Err(vm.type_error(format!("'{}' object is not an iterator", vm.type_name(it))));
+    }
+    // Generators and user iterators: keep StopIteration's value when there is no default.
+    if args.len() == 1
+        && let Value::Object(o) = it
+    {
+        match &o.kind {
+            ObjectKind::Generator(g) => return vm.gen_send(g, Value::None),
+            ObjectKind::Iter(_) => {}
+            _ => return vm.call_method(it, "__next__", &[]),
+        }
+    }
+    match vm.next(it)? {
+        Some(v) => Ok(v),
+        None => match args.get(1) {
+            Some(default) => Ok(default.clone()),
+            None => Err(vm.stop_iteration(Value::None)),
+        },
     }
 }

@@ -7,8 +7,12 @@
 //! short-cut its plain protocol, and `scopes`, `unpack`, `context_managers`, `intrinsics` and
 //! `exception_groups` what its instructions do beyond the stack; `generator` the
 //! resumable-frame core, `exceptions`/`traceback` the error side.
+//! What the operators need of the built-in types is here too: `format` (`format()`, `str %`),
+//! `set_ops` (the set algebra), `iter` (the iterator protocol, with `next()`); `args` binds
+//! and checks the arguments of every native function and method.
 //! Mirrors CPython's `Python/ceval.c` and `Objects/`. Never sees the AST or the parser.
 
+pub mod args;
 pub mod async_gen;
 pub mod attr_cache;
 pub mod call;
@@ -22,6 +26,7 @@ pub mod exceptions;
 pub mod explain;
 pub mod fast_calls;
 pub mod fast_ops;
+pub mod format;
 pub mod frame;
 pub mod generator;
 pub mod import;
@@ -34,6 +39,7 @@ pub mod quicken;
 pub mod repr;
 pub mod run;
 pub mod scopes;
+pub mod set_ops;
 pub mod trace;
 pub mod traceback;
 pub mod types;

@@ -27,6 +27,11 @@ pub fn is_native_fn(v: &Value, f: NativeFn) -> bool {
     matches!(v, Value::Object(o) if matches!(&o.kind, ObjectKind::Native(n) if std::ptr::fn_addr_eq(n.func, f)))
 }
 
+/// A native type's length of an instance, read without calling `__len__` (CPython's
+/// `sq_length` slot); None when the instance's class counts differently (it overrides
+/// `__len__` or adds `__bool__`), so the caller takes the general path.
+pub type LenSlot = fn(&mut Vm, &Value) -> Option<usize>;
+
 /// Getter and setter of a computed attribute (`PyGetSetDef`).
 pub type Getter = fn(&mut Vm, &Value) -> PyResult<Value>;
 pub type Setter = fn(&mut Vm, &Value, Value) -> PyResult<()>;
@@ -61,6 +66,9 @@ pub struct PyType {
     /// its `__init__` does not grow the table step by step (CPython sizes an instance's
     /// values from its class's shared keys the same way).
     pub instance_attrs: Cell<u8>,
+    /// How the truth test reads an instance's length without a call, if the type (or a
+    /// base) is a native container that set one ([`LenSlot`]; a deque).
+    pub native_len: Cell<Option<LenSlot>>,
 }
 
 /// The largest number of attributes made room for in advance ([`PyType::instance_attrs`]).

@@ -5,7 +5,7 @@
 //! (`Objects/abstract.c`), `PyObject_IsTrue` (`Objects/object.c`) and `PyObject_Size`.
 //! Comparisons are in `compare`, subscripts and the dict/set tables in `containers`.
 
-use crate::builtins::set_type;
+use super::set_ops;
 use std::rc::Rc;
 
 use num_traits::Signed;
@@ -317,7 +317,7 @@ impl Vm {
                 let Value::Set(other) = b else {
                     return Ok(None);
                 };
-                set_type::in_place(self, op.base(), s, other)?;
+                set_ops::in_place(self, op.base(), s, other)?;
                 Ok(Some(a.clone()))
             }
             (BinaryOperator::InplaceOr, Value::Dict(d)) => {
@@ -379,14 +379,14 @@ impl Vm {
             (Multiply, n, Value::Str(_) | Value::List(_) | Value::Tuple(_)) if is_int(n) => {
                 Some(self.repeat(b, n)?)
             }
-            (Remainder, Value::Str(_), _) => Some(crate::builtins::printf_format(self, a, b)?),
+            (Remainder, Value::Str(_), _) => Some(super::format::printf_format(self, a, b)?),
             (Or | And | Subtract | Xor, Value::Set(x), Value::Set(y)) => {
                 Some(self.set_op(op, x, y)?)
             }
             (Or | And | Subtract | Xor, _, _)
-                if set_type::is_set_like_view(a) || set_type::is_set_like_view(b) =>
+                if set_ops::is_set_like_view(a) || set_ops::is_set_like_view(b) =>
             {
-                Some(set_type::view_binary(self, op, a, b)?)
+                Some(set_ops::view_binary(self, op, a, b)?)
             }
             (Or, Value::Dict(x), Value::Dict(_)) => {
                 let d = Rc::new(PyDict {
@@ -432,7 +432,7 @@ impl Vm {
     }
 
     fn set_op(&mut self, op: BinaryOperator, x: &PySet, y: &PySet) -> PyResult<Value> {
-        set_type::binary(self, op, x, y)
+        set_ops::binary(self, op, x, y)
     }
 
     /// `-a`, `+a`, `~a`.
@@ -495,11 +495,11 @@ impl Vm {
         if let ObjectKind::DictView { dict, .. } = &o.kind {
             return Ok(!dict.table.borrow().is_empty());
         }
-        // A deque's `__len__` without the call (asyncio's Queue tests `not self._queue`).
+        // A native length without the call (a deque: asyncio's Queue tests `not self._queue`).
         if let ObjectKind::Other(_) = &o.kind
-            && let Some(deque) = crate::builtins::collections::plain_deque(self, v)
+            && let Some(len) = o.class.native_len.get().and_then(|len| len(self, v))
         {
-            return Ok(!deque.is_empty());
+            return Ok(len != 0);
         }
         if o.class.builtin {
             return Ok(true);

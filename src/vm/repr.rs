@@ -307,7 +307,7 @@ impl Vm {
         if spec.is_empty() {
             return Ok(Value::Str(self.str_of(v)?));
         }
-        crate::builtins::format_spec(self, v, spec).map(Value::str)
+        super::format::format_spec(self, v, spec).map(Value::str)
     }
 }
 

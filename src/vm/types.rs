@@ -32,6 +32,7 @@ pub fn make_type(name: &str, bases: Vec<Rc<PyType>>, layout: Layout, builtin: bo
         builtin,
         lookup_cache: LookupCache::made_now(),
         instance_attrs: Cell::new(0),
+        native_len: Cell::new(mro_tail.iter().find_map(|base| base.native_len.get())),
     });
     let mut mro = vec![ty.clone()];
     mro.extend(mro_tail);
@@ -1032,6 +1033,7 @@ impl Vm {
             builtin: false,
             lookup_cache: LookupCache::made_now(),
             instance_attrs: Cell::new(0),
+            native_len: Cell::new(tail.iter().find_map(|base| base.native_len.get())),
         });
         let mut mro = vec![ty.clone()];
         mro.extend(tail);

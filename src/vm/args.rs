@@ -1,16 +1,20 @@
-//! Plumbing for the methods of the built-in types: argument binding with CPython's error
-//! wording, and turning the runtime library's errors into exceptions.
+//! The one place that binds and checks the arguments of native functions and methods, with
+//! CPython's wording (`Python/getargs.c`, `Python/modsupport.c`), and turns the runtime
+//! library's errors into exceptions.
 //!
-//! In: a method's declared parameters and the positional/keyword arguments of a call (self
+//! In: a function's declared parameters and the positional/keyword arguments of a call (self
 //! excluded). Out: one slot per parameter, or the `TypeError` CPython raises for that
-//! calling convention (`METH_NOARGS`, `METH_O`, Argument Clinic positional-only or with
-//! keywords: `Python/getargs.c`, `Python/modsupport.c`). Knows only the VM's value and
-//! exception constructors.
+//! calling convention: [`Signature`] for the methods of the built-in types (`METH_NOARGS`,
+//! `METH_O`, Argument Clinic positional-only or with keywords), [`check_arity`] and
+//! [`check_kwargs`] for the built-in functions' `PyArg_UnpackTuple` and
+//! `_PyArg_NoKeywords` style. Knows only the VM's value and exception constructors.
 
+use std::rc::Rc;
+
+use super::object::{KwArgs, PyType};
+use super::value::Value;
+use super::{PyResult, Vm};
 use crate::common::op_error::OpResult;
-use crate::vm::object::KwArgs;
-use crate::vm::value::Value;
-use crate::vm::{PyResult, Vm};
 
 /// `helper(...).or_raise(vm)?`: a runtime-library error as the VM exception.
 pub trait OrRaise<T> {
@@ -206,5 +210,59 @@ impl Signature {
             )));
         }
         Ok(slots)
+    }
+}
+
+/// A keyword argument by name.
+pub fn kwarg(kw: &KwArgs, name: &str) -> Option<Value> {
+    kw.iter()
+        .find(|(k, _)| k.as_str() == name)
+        .map(|(_, v)| v.clone())
+}
+
+/// Rejects keyword arguments other than `allowed`.
+pub fn check_kwargs(vm: &Vm, fname: &str, kw: &KwArgs, allowed: &[&str]) -> PyResult<()> {
+    for (k, _) in kw {
+        if !allowed.contains(&k.as_str()) {
+            if allowed.is_empty() {
+                return Err(vm.type_error(format!("{fname}() takes no keyword arguments")));
+            }
+            return Err(vm.type_error(format!(
+                "{fname}() got an unexpected keyword argument '{}'",
+                k.as_str()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Checks the positional argument count (`f() takes exactly one argument (2 given)` style).
+pub fn check_arity(vm: &Vm, fname: &str, args: &[Value], min: usize, max: usize) -> PyResult<()> {
+    let n = args.len();
+    if n >= min && n <= max {
+        return Ok(());
+    }
+    Err(vm.type_error(if min == max && min == 1 {
+        format!("{fname}() takes exactly one argument ({n} given)")
+    } else if min == max {
+        format!("{fname} expected {min} arguments, got {n}")
+    } else if n < min {
+        format!(
+            "{fname} expected at least {min} argument{}, got {n}",
+            if min == 1 { "" } else { "s" }
+        )
+    } else {
+        format!(
+            "{fname} expected at most {max} argument{}, got {n}",
+            if max == 1 { "" } else { "s" }
+        )
+    }))
+}
+
+/// Splits `(cls, *args)` as passed to a `__new__`.
+pub fn split_cls<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<(Rc<PyType>, &'a [Value])> {
+    match args.first() {
+        Some(Value::Type(t)) => Ok((t.clone(), &args[1..])),
+        _ => Err(vm.type_error("__new__(X): X is not a type object")),
     }
 }

@@ -1,17 +1,20 @@
-//! The VM side of text formatting: `format(v, spec)` dispatching to the runtime library's
-//! format-spec mini-language (`format_spec`), and the value operations its `%` formatting
-//! (`str_ops::percent_format`) and `str.format` (`str_format`) call back into.
+//! The glue between values and the runtime library's text formatting: `format(v, spec)` for
+//! the built-in types over the format-spec mini-language (`common::format_spec`), `str % args`
+//! ([`printf_format`], `PyUnicode_Format`) and `str.format` over `common::str_ops` and
+//! `common::str_format`, and the value operations (str, repr, items, attributes) those call
+//! back into. Used by the VM's `%` operator and `format()`, and by `str`'s methods.
 
 use crate::common::format_spec::{format_float, format_int, format_str};
 use crate::common::int_ops::Int;
 use crate::common::op_error::{ErrorKind, OpError};
 use crate::common::str_format::{FormatArgs, FormatValue, format_str_method};
 use crate::common::str_ops::{OperandKind, PercentArgs, PercentOperand, percent_format};
-use crate::vm::dict::StrKeys;
-use crate::vm::object::KwArgs;
-use crate::vm::ops::to_int;
-use crate::vm::value::Value;
-use crate::vm::{Exc, PyResult, Vm};
+
+use super::dict::StrKeys;
+use super::object::KwArgs;
+use super::ops::to_int;
+use super::value::Value;
+use super::{Exc, PyResult, Vm};
 
 /// `format(v, spec)` for the built-in types.
 pub fn format_spec(vm: &mut Vm, v: &Value, spec: &str) -> PyResult<String> {
@@ -181,7 +184,7 @@ pub fn printf_format(vm: &mut Vm, text: &Value, args: &Value) -> PyResult<Value>
                 Value::Str(_) => false,
                 v => {
                     let t = vm.type_of(v);
-                    !t.builtin && crate::vm::types::lookup(t, &vm.names.getitem).is_some()
+                    !t.builtin && super::types::lookup(t, &vm.names.getitem).is_some()
                 }
             };
             percent_format(

@@ -1,0 +1,467 @@
+//! `object`, `type`, and the small built-in classes that have no file of their own: `slice`,
+//! the iterator classes `enumerate`, `zip`, `map`, `filter`, `reversed` (their `__next__` is
+//! the VM's, `vm/iter.rs`), `super`, `property`, `classmethod`, `staticmethod`. Their
+//! constructors (each type's `tp_new` in `Objects/`), and their methods and attributes in one
+//! table per class. `object.__new__`/`__init__` and `type.__call__` are the VM's call protocol
+//! (`vm/call.rs`), `object.__repr__`/`__str__` its `vm/repr.rs`. Installs itself with
+//! [`init`].
+
+use std::rc::Rc;
+
+use crate::vm::args::{check_arity, check_kwargs, kwarg, split_cls};
+use crate::vm::call::{object_init, object_new};
+use crate::vm::dict::StrKeys;
+use crate::vm::object::{Getter, IterState, KwArgs, NativeFn, Object, ObjectKind, PyType};
+use crate::vm::repr::{object_repr, object_str};
+use crate::vm::types::lookup;
+use crate::vm::value::Value;
+use crate::vm::{PyResult, Vm};
+
+fn slice_new(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let (_, args) = split_cls(vm, args)?;
+    Ok(match args {
+        [stop] => vm.new_slice(Value::None, stop.clone(), Value::None),
+        [start, stop] => vm.new_slice(start.clone(), stop.clone(), Value::None),
+        [start, stop, step] => vm.new_slice(start.clone(), stop.clone(), step.clone()),
+        _ => {
+            return Err(vm.type_error(format!(
+                "slice expected at least 1 argument, got {}",
+                args.len()
+            )));
+        }
+    })
+}
+
+fn type_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let (_, args) = split_cls(vm, args)?;
+    match args {
+        [v] => Ok(Value::Type(vm.type_of(v).clone())),
+        [Value::Str(name), Value::Tuple(bases), Value::Dict(ns)] => {
+            let _ = kw;
+            let mut base_types = Vec::new();
+            for b in bases.items.iter() {
+                match b {
+                    Value::Type(t) => base_types.push(t.clone()),
+                    other => {
+                        return Err(vm.type_error(format!(
+                            "bases must be types, not {}",
+                            vm.type_name(other)
+                        )));
+                    }
+                }
+            }
+            let mut table = ns.table.borrow().clone();
+            if table.get_str(&vm.names.module).is_none() {
+                table.set_str(vm.names.module.clone(), Value::str("__main__"));
+            }
+            Ok(Value::Type(vm.new_class(
+                name.as_str(),
+                base_types,
+                table,
+            )?))
+        }
+        _ => Err(vm.type_error("type() takes 1 or 3 arguments")),
+    }
+}
+
+fn iterator_args<'a>(vm: &Vm, name: &str, args: &'a [Value], min: usize) -> PyResult<&'a [Value]> {
+    let (_, rest) = split_cls(vm, args)?;
+    if rest.len() < min {
+        return Err(vm.type_error(format!(
+            "{name}() must have at least {min} argument{}.",
+            if min == 1 { "" } else { "s" }
+        )));
+    }
+    Ok(rest)
+}
+
+fn enumerate_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let (_, args) = split_cls(vm, args)?;
+    check_kwargs(vm, "enumerate", kw, &["iterable", "start"])?;
+    let Some(iterable) = args.first().cloned().or_else(|| kwarg(kw, "iterable")) else {
+        return Err(vm.type_error("enumerate() missing required argument 'iterable' (pos 1)"));
+    };
+    let start = args
+        .get(1)
+        .cloned()
+        .or_else(|| kwarg(kw, "start"))
+        .unwrap_or(Value::Int(0));
+    if vm.index_value(&start)?.is_none() {
+        return Err(vm.type_error(format!(
+            "'{}' object cannot be interpreted as an integer",
+            vm.type_name(&start)
+        )));
+    }
+    let iter = vm.get_iter(&iterable)?;
+    Ok(vm.new_iter(
+        &vm.types.enumerate.clone(),
+        IterState::Enumerate { iter, count: start },
+    ))
+}
+
+fn zip_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let (_, args) = split_cls(vm, args)?;
+    check_kwargs(vm, "zip", kw, &["strict"])?;
+    let strict = match kwarg(kw, "strict") {
+        Some(v) => vm.truthy(&v)?,
+        None => false,
+    };
+    let mut iters = Vec::with_capacity(args.len());
+    for (i, a) in args.iter().enumerate() {
+        match vm.get_iter(a) {
+            Ok(it) => iters.push(it),
+            Err(_) => {
+                return Err(
+                    vm.type_error(format!("zip argument #{} must support iteration", i + 1))
+                );
+            }
+        }
+    }
+    Ok(vm.new_iter(&vm.types.zip.clone(), IterState::Zip { iters, strict }))
+}
+
+fn map_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "map", kw, &[])?;
+    let args = iterator_args(vm, "map", args, 2)?;
+    let func = args[0].clone();
+    let mut iters = Vec::new();
+    for a in &args[1..] {
+        iters.push(vm.get_iter(a)?);
+    }
+    Ok(vm.new_iter(&vm.types.map.clone(), IterState::Map { func, iters }))
+}
+
+fn filter_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "filter", kw, &[])?;
+    let (_, rest) = split_cls(vm, args)?;
+    if rest.len() != 2 {
+        return Err(vm.type_error(format!("filter expected 2 arguments, got {}", rest.len())));
+    }
+    let iter = vm.get_iter(&rest[1])?;
+    Ok(vm.new_iter(
+        &vm.types.filter.clone(),
+        IterState::Filter {
+            func: rest[0].clone(),
+            iter,
+        },
+    ))
+}
+
+fn reversed_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "reversed", kw, &[])?;
+    let (_, rest) = split_cls(vm, args)?;
+    if rest.len() != 1 {
+        return Err(vm.type_error(format!("reversed expected 1 argument, got {}", rest.len())));
+    }
+    let seq = rest[0].clone();
+    let reversible = match &seq {
+        Value::List(_) | Value::Tuple(_) | Value::Str(_) => true,
+        Value::Object(o) if matches!(o.kind, ObjectKind::Range(_)) => true,
+        Value::Dict(d) => {
+            let keys = d.table.borrow().keys();
+            let n = keys.len();
+            return Ok(vm.new_iter(
+                &vm.types.reversed.clone(),
+                IterState::Reversed {
+                    seq: Value::list(keys),
+                    index: n,
+                },
+            ));
+        }
+        Value::Object(o) if !o.class.builtin => {
+            let key = vm.names.reversed.clone();
+            if let Some(f) = lookup(&o.class, &key) {
+                return vm.call(&f, std::slice::from_ref(&seq), &[]);
+            }
+            lookup(&o.class, &vm.names.len.clone()).is_some()
+                && lookup(&o.class, &vm.names.getitem.clone()).is_some()
+        }
+        _ => false,
+    };
+    if !reversible {
+        return Err(vm.type_error(format!("'{}' object is not reversible", vm.type_name(&seq))));
+    }
+    let n = vm.len(&seq)?;
+    Ok(vm.new_iter(
+        &vm.types.reversed.clone(),
+        IterState::Reversed { seq, index: n },
+    ))
+}
+
+fn super_new(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let (_, rest) = split_cls(vm, args)?;
+    match rest {
+        [Value::Type(cls), obj] => {
+            vm.check_super_args(cls, obj)?;
+            Ok(Value::object(Object::new(
+                vm.types.super_.clone(),
+                ObjectKind::Super {
+                    this_class: cls.clone(),
+                    obj: obj.clone(),
+                },
+            )))
+        }
+        [] => Err(vm.runtime_error("super(): no arguments")),
+        [other, ..] if !matches!(other, Value::Type(_)) => Err(vm.type_error(format!(
+            "super() argument 1 must be a type, not {}",
+            vm.type_name(other)
+        ))),
+        _ => Err(vm.runtime_error("super(): apy supports super() and super(type, obj)")),
+    }
+}
+
+fn property_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let (_, rest) = split_cls(vm, args)?;
+    check_kwargs(vm, "property", kw, &["fget", "fset", "fdel", "doc"])?;
+    let get = |i: usize, name: &str| {
+        rest.get(i)
+            .cloned()
+            .or_else(|| kwarg(kw, name))
+            .unwrap_or(Value::None)
+    };
+    Ok(new_property(
+        vm,
+        get(0, "fget"),
+        get(1, "fset"),
+        get(2, "fdel"),
+    ))
+}
+
+fn new_property(vm: &Vm, fget: Value, fset: Value, fdel: Value) -> Value {
+    Value::object(Object::new(
+        vm.types.property.clone(),
+        ObjectKind::Property { fget, fset, fdel },
+    ))
+}
+
+fn property_parts(vm: &Vm, v: &Value) -> PyResult<(Value, Value, Value)> {
+    match v {
+        Value::Object(o) => match &o.kind {
+            ObjectKind::Property { fget, fset, fdel } => {
+                Ok((fget.clone(), fset.clone(), fdel.clone()))
+            }
+            _ => Err(vm.type_error("descriptor requires a 'property' object")),
+        },
+        _ => Err(vm.type_error("descriptor requires a 'property' object")),
+    }
+}
+
+fn wrapper_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let (cls, rest) = split_cls(vm, args)?;
+    let is_class = Rc::ptr_eq(&cls, &vm.types.classmethod);
+    let name = if is_class {
+        "classmethod"
+    } else {
+        "staticmethod"
+    };
+    check_kwargs(vm, name, kw, &[])?;
+    check_arity(vm, name, rest, 1, 1)?;
+    let f = rest[0].clone();
+    let kind = if is_class {
+        ObjectKind::ClassMethod(f)
+    } else {
+        ObjectKind::StaticMethod(f)
+    };
+    Ok(Value::object(Object::new(cls, kind)))
+}
+
+fn object_eq(_: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    Ok(if args.len() == 2 && args[0].is(&args[1]) {
+        Value::Bool(true)
+    } else {
+        Value::NotImplemented
+    })
+}
+
+fn object_ne(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    if args.len() != 2 {
+        return Ok(Value::NotImplemented);
+    }
+    let r = vm.compare(
+        crate::compile::bytecode::CompareOperator::Eq,
+        &args[0],
+        &args[1],
+    )?;
+    match r {
+        Value::NotImplemented => Ok(r),
+        other => Ok(Value::Bool(!vm.truthy(&other)?)),
+    }
+}
+
+fn object_hash(_: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    Ok(Value::Int((args[0].address() >> 4) as i64))
+}
+
+fn object_setattr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "__setattr__", args, 3, 3)?;
+    let Value::Str(name) = &args[1] else {
+        return Err(vm.type_error("attribute name must be string"));
+    };
+    let name = vm.intern(name.as_str());
+    vm.generic_set_attr(&args[0], &name, Some(args[2].clone()))?;
+    Ok(Value::None)
+}
+
+fn object_delattr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "__delattr__", args, 2, 2)?;
+    let Value::Str(name) = &args[1] else {
+        return Err(vm.type_error("attribute name must be string"));
+    };
+    let name = vm.intern(name.as_str());
+    vm.generic_set_attr(&args[0], &name, None)?;
+    Ok(Value::None)
+}
+
+fn object_getattribute(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "__getattribute__", args, 2, 2)?;
+    let Value::Str(name) = &args[1] else {
+        return Err(vm.type_error("attribute name must be string"));
+    };
+    let name = vm.intern(name.as_str());
+    vm.object_get_attr(&args[0], &name)
+}
+
+fn object_format(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "__format__", args, 2, 2)?;
+    if args[1].as_str().is_some_and(|s| !s.is_empty()) {
+        return Err(vm.type_error(format!(
+            "unsupported format string passed to {}.__format__",
+            vm.type_name(&args[0])
+        )));
+    }
+    Ok(Value::Str(vm.str_of(&args[0])?))
+}
+
+/// The methods of `object`, by name (`object_methods` and the slots of `PyBaseObject_Type`).
+const OBJECT_METHODS: &[(&str, NativeFn)] = &[
+    ("__init__", object_init),
+    ("__repr__", object_repr),
+    ("__str__", object_str),
+    ("__eq__", object_eq),
+    ("__ne__", object_ne),
+    ("__hash__", object_hash),
+    ("__setattr__", object_setattr),
+    ("__delattr__", object_delattr),
+    ("__getattribute__", object_getattribute),
+    ("__format__", object_format),
+];
+
+/// The methods of `property`, by name.
+const PROPERTY_METHODS: &[(&str, NativeFn)] = &[
+    ("getter", |vm, args, _| {
+        let (_, fset, fdel) = property_parts(vm, &args[0])?;
+        Ok(new_property(
+            vm,
+            args.get(1).cloned().unwrap_or(Value::None),
+            fset,
+            fdel,
+        ))
+    }),
+    ("setter", |vm, args, _| {
+        let (fget, _, fdel) = property_parts(vm, &args[0])?;
+        Ok(new_property(
+            vm,
+            fget,
+            args.get(1).cloned().unwrap_or(Value::None),
+            fdel,
+        ))
+    }),
+    ("deleter", |vm, args, _| {
+        let (fget, fset, _) = property_parts(vm, &args[0])?;
+        Ok(new_property(
+            vm,
+            fget,
+            fset,
+            args.get(1).cloned().unwrap_or(Value::None),
+        ))
+    }),
+    ("__get__", |vm, args, _| {
+        let (fget, _, _) = property_parts(vm, &args[0])?;
+        match args.get(1) {
+            None | Some(Value::None) => Ok(args[0].clone()),
+            Some(obj) => vm.call(&fget, std::slice::from_ref(obj), &[]),
+        }
+    }),
+];
+
+/// The attributes of `property`, by name.
+const PROPERTY_GETSETS: &[(&str, Getter)] = &[
+    ("fget", |vm, v| Ok(property_parts(vm, v)?.0)),
+    ("fset", |vm, v| Ok(property_parts(vm, v)?.1)),
+    ("fdel", |vm, v| Ok(property_parts(vm, v)?.2)),
+];
+
+/// The attributes of `slice`, by name.
+const SLICE_GETSETS: &[(&str, Getter)] = &[
+    ("start", |_, v| Ok(slice_field(v, 0))),
+    ("stop", |_, v| Ok(slice_field(v, 1))),
+    ("step", |_, v| Ok(slice_field(v, 2))),
+];
+
+/// Installs the constructors, methods and attributes of the classes of this file.
+pub fn init(vm: &mut Vm) {
+    let t = &vm.types;
+    let news: Vec<(Rc<PyType>, NativeFn)> = vec![
+        (t.slice.clone(), slice_new),
+        (t.type_.clone(), type_new),
+        (t.enumerate.clone(), enumerate_new),
+        (t.zip.clone(), zip_new),
+        (t.map.clone(), map_new),
+        (t.filter.clone(), filter_new),
+        (t.reversed.clone(), reversed_new),
+        (t.super_.clone(), super_new),
+        (t.property.clone(), property_new),
+        (t.classmethod.clone(), wrapper_new),
+        (t.staticmethod.clone(), wrapper_new),
+        (t.object.clone(), object_new),
+    ];
+    for (ty, f) in news {
+        vm.add_static(&ty, "__new__", f);
+    }
+    let object = vm.types.object.clone();
+    for (name, f) in OBJECT_METHODS {
+        vm.add_method(&object, name, *f);
+    }
+    let init_subclass = vm.native("__init_subclass__", |_, _, _| Ok(Value::None));
+    let wrapped = Value::object(Object::new(
+        vm.types.classmethod.clone(),
+        ObjectKind::ClassMethod(init_subclass),
+    ));
+    vm.set_type_attr(&object, "__init_subclass__", wrapped);
+
+    let property = vm.types.property.clone();
+    for (name, f) in PROPERTY_METHODS {
+        vm.add_method(&property, name, *f);
+    }
+    for (name, get) in PROPERTY_GETSETS {
+        vm.add_getset(&property, name, *get, None);
+    }
+    for ty in [vm.types.classmethod.clone(), vm.types.staticmethod.clone()] {
+        vm.add_getset(
+            &ty,
+            "__func__",
+            |_, v| match v {
+                Value::Object(o) => match &o.kind {
+                    ObjectKind::ClassMethod(f) | ObjectKind::StaticMethod(f) => Ok(f.clone()),
+                    _ => Ok(Value::None),
+                },
+                _ => Ok(Value::None),
+            },
+            None,
+        );
+    }
+    let slice = vm.types.slice.clone();
+    for (name, get) in SLICE_GETSETS {
+        vm.add_getset(&slice, name, *get, None);
+    }
+}
+
+fn slice_field(v: &Value, i: usize) -> Value {
+    match v {
+        Value::Object(o) => match &o.kind {
+            ObjectKind::Slice { start, stop, step } => [start, stop, step][i].clone(),
+            _ => Value::None,
+        },
+        _ => Value::None,
+    }
+}

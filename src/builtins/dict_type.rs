@@ -1,0 +1,192 @@
+//! `dict`: its constructor and its methods, in one table ([`METHODS`], plus the class method
+//! `fromkeys`). Mirrors `Objects/dictobject.c` (`mapp_methods`). The hash table itself is
+//! the VM's (`vm/dict.rs`: `dict_get`, `dict_set`, `dict_update`, …); operators (`|`, `==`,
+//! `in`, `[k]`) and the views' set operators: `vm/ops.rs`, `vm/set_ops.rs`; `repr`:
+//! `vm/repr.rs`. Installs itself with [`init`].
+
+use std::rc::Rc;
+
+use crate::vm::args::{Signature, split_cls};
+use crate::vm::dict::StrKeys;
+use crate::vm::object::{DictViewKind, KwArgs, NativeFn, Object, ObjectKind};
+use crate::vm::value::{PyDict, Value};
+use crate::vm::{PyResult, Vm};
+
+/// The methods of `dict`, by name.
+const METHODS: &[(&str, NativeFn)] = &[
+    ("get", get),
+    ("keys", keys),
+    ("values", values),
+    ("items", items),
+    ("setdefault", setdefault),
+    ("update", update),
+    ("pop", pop),
+    ("popitem", popitem),
+    ("copy", copy),
+    ("clear", clear),
+];
+
+/// Installs `dict`'s constructor and methods.
+pub fn init(vm: &mut Vm) {
+    let dict = vm.types.dict.clone();
+    vm.add_static(&dict, "__new__", dict_new);
+    // Mutable containers fill subclass instances in `__init__`, as CPython does.
+    vm.add_method(&dict, "__init__", dict_init);
+    for (name, f) in METHODS {
+        vm.add_method(&dict, name, *f);
+    }
+    vm.add_static(&dict, "fromkeys", fromkeys);
+}
+
+fn dict_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let (cls, args) = split_cls(vm, args)?;
+    if !cls.builtin {
+        return Ok(Value::dict(Default::default()));
+    }
+    if args.len() > 1 {
+        return Err(vm.type_error(format!(
+            "dict expected at most 1 argument, got {}",
+            args.len()
+        )));
+    }
+    let d = Rc::new(PyDict {
+        table: Default::default(),
+    });
+    if let Some(src) = args.first() {
+        vm.dict_update(&d, src)?;
+    }
+    for (k, v) in kw {
+        d.table.borrow_mut().set_str(k.clone(), v.clone());
+    }
+    Ok(Value::Dict(d))
+}
+
+fn dict_init(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let Some(Value::Dict(d)) = args.first() else {
+        return Ok(Value::None);
+    };
+    let d = d.clone();
+    if let Some(src) = args.get(1) {
+        vm.dict_update(&d, src)?;
+    }
+    for (k, v) in kw {
+        d.table.borrow_mut().set_str(k.clone(), v.clone());
+    }
+    Ok(Value::None)
+}
+
+fn this_dict<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a Rc<PyDict>> {
+    match args.first() {
+        Some(Value::Dict(d)) => Ok(d),
+        _ => Err(vm.type_error("descriptor requires a 'dict' object")),
+    }
+}
+
+fn dict_view(vm: &Vm, d: &Rc<PyDict>, kind: DictViewKind) -> Value {
+    let class = match kind {
+        DictViewKind::Keys => vm.types.dict_keys.clone(),
+        DictViewKind::Values => vm.types.dict_values.clone(),
+        DictViewKind::Items => vm.types.dict_items.clone(),
+    };
+    Value::object(Object::new(
+        class,
+        ObjectKind::DictView {
+            dict: d.clone(),
+            kind,
+        },
+    ))
+}
+
+fn get(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::positional("dict", "get", &["key", "default"], 1).check(vm, &args[1..], kw)?;
+    let d = this_dict(vm, args)?.clone();
+    Ok(vm
+        .dict_get(&d, &args[1])?
+        .unwrap_or_else(|| args.get(2).cloned().unwrap_or(Value::None)))
+}
+
+fn keys(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::no_args("dict", "keys").check(vm, &args[1..], kw)?;
+    Ok(dict_view(vm, this_dict(vm, args)?, DictViewKind::Keys))
+}
+
+fn values(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::no_args("dict", "values").check(vm, &args[1..], kw)?;
+    Ok(dict_view(vm, this_dict(vm, args)?, DictViewKind::Values))
+}
+
+fn items(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::no_args("dict", "items").check(vm, &args[1..], kw)?;
+    Ok(dict_view(vm, this_dict(vm, args)?, DictViewKind::Items))
+}
+
+fn setdefault(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::positional("dict", "setdefault", &["key", "default"], 1).bind(vm, &args[1..], kw)?;
+    let d = this_dict(vm, args)?.clone();
+    if let Some(v) = vm.dict_get(&d, &args[1])? {
+        return Ok(v);
+    }
+    let default = args.get(2).cloned().unwrap_or(Value::None);
+    vm.dict_set(&d, args[1].clone(), default.clone())?;
+    Ok(default)
+}
+
+fn update(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let d = this_dict(vm, args)?.clone();
+    if let Some(other) = args.get(1) {
+        vm.dict_update(&d, other)?;
+    }
+    for (k, v) in kw {
+        vm.table_mut(&d.table)?.set_str(k.clone(), v.clone());
+    }
+    Ok(Value::None)
+}
+
+fn pop(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::positional("dict", "pop", &["key", "default"], 1).check(vm, &args[1..], kw)?;
+    let d = this_dict(vm, args)?.clone();
+    match vm.dict_del(&d, &args[1])? {
+        Some(v) => Ok(v),
+        None => match args.get(2) {
+            Some(default) => Ok(default.clone()),
+            None => Err(vm.key_error(args[1].clone())),
+        },
+    }
+}
+
+fn popitem(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::no_args("dict", "popitem").check(vm, &args[1..], kw)?;
+    let d = this_dict(vm, args)?.clone();
+    let last = vm.table_mut(&d.table)?.pop_last();
+    match last {
+        Some((k, v)) => Ok(Value::tuple(vec![k, v])),
+        None => Err(vm.key_error(Value::str("popitem(): dictionary is empty"))),
+    }
+}
+
+fn copy(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::no_args("dict", "copy").check(vm, &args[1..], kw)?;
+    Ok(Value::dict(this_dict(vm, args)?.table.borrow().clone()))
+}
+
+fn clear(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::no_args("dict", "clear").check(vm, &args[1..], kw)?;
+    let d = this_dict(vm, args)?;
+    let old = std::mem::take(&mut *vm.table_mut(&d.table)?);
+    drop(old);
+    Ok(Value::None)
+}
+
+/// `dict.fromkeys(iterable[, value])`.
+fn fromkeys(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::positional("dict", "fromkeys", &["iterable", "value"], 1).check(vm, args, kw)?;
+    let keys = vm.collect_iterable(args.first().unwrap_or(&Value::None))?;
+    let value = args.get(1).cloned().unwrap_or(Value::None);
+    let d = Rc::new(PyDict {
+        table: Default::default(),
+    });
+    for k in keys {
+        vm.dict_set(&d, k, value.clone())?;
+    }
+    Ok(Value::Dict(d))
+}

@@ -1,0 +1,736 @@
+//! The built-in functions (`print len repr isinstance sorted sum min max round …`), one
+//! table of them ([`FUNCTIONS`]) that `builtins::install` puts into the `builtins`
+//! namespace. Mirrors `Python/bltinmodule.c`. Works on the VM's value model through `Vm`
+//! methods only; never touches frames or bytecode.
+
+use crate::common::int_ops;
+use std::io::BufRead;
+use std::rc::Rc;
+
+use super::list_type::sort_values;
+use super::modules::{stream_of, write_stream};
+use crate::compile::bytecode::{BinaryOperator, CompareOperator};
+use crate::vm::args::{check_arity, check_kwargs, kwarg};
+use crate::vm::dict::StrKeys;
+use crate::vm::object::{IterState, KwArgs, NativeFn, ObjectKind};
+use crate::vm::ops::{from_int, to_int};
+use crate::vm::value::{PyDict, Value};
+use crate::vm::{PyResult, Vm};
+
+/// The built-in functions, by name (`builtin_methods` in `Python/bltinmodule.c`); `next`
+/// is the VM's (`vm/iter.rs`), part of the iterator protocol.
+pub const FUNCTIONS: &[(&str, NativeFn)] = &[
+    ("print", builtin_print),
+    ("len", builtin_len),
+    ("repr", |vm, args, kw| {
+        let v = one_arg(vm, "repr", args, kw)?;
+        Ok(Value::str(vm.repr(&v)?))
+    }),
+    ("ascii", |vm, args, kw| {
+        let v = one_arg(vm, "ascii", args, kw)?;
+        Ok(Value::str(vm.ascii(&v)?))
+    }),
+    ("isinstance", builtin_isinstance),
+    ("issubclass", builtin_issubclass),
+    ("iter", builtin_iter),
+    ("next", crate::vm::iter::builtin_next),
+    ("sorted", builtin_sorted),
+    ("sum", builtin_sum),
+    ("min", |vm, args, kw| {
+        min_max(vm, args, kw, "min", CompareOperator::Lt)
+    }),
+    ("max", |vm, args, kw| {
+        min_max(vm, args, kw, "max", CompareOperator::Gt)
+    }),
+    ("abs", builtin_abs),
+    ("round", builtin_round),
+    ("divmod", builtin_divmod),
+    ("pow", builtin_pow),
+    ("all", |vm, args, kw| any_all(vm, args, kw, false)),
+    ("any", |vm, args, kw| any_all(vm, args, kw, true)),
+    ("chr", builtin_chr),
+    ("ord", builtin_ord),
+    ("hex", |vm, args, kw| int_to_base(vm, args, kw, "hex", 16)),
+    ("oct", |vm, args, kw| int_to_base(vm, args, kw, "oct", 8)),
+    ("bin", |vm, args, kw| int_to_base(vm, args, kw, "bin", 2)),
+    ("hash", |vm, args, kw| {
+        let v = one_arg(vm, "hash", args, kw)?;
+        Ok(Value::Int(vm.hash(&v)?))
+    }),
+    ("id", |vm, args, kw| {
+        let v = one_arg(vm, "id", args, kw)?;
+        Ok(Value::Int(v.address() as i64))
+    }),
+    ("callable", |vm, args, kw| {
+        let v = one_arg(vm, "callable", args, kw)?;
+        Ok(Value::Bool(vm.is_callable(&v)))
+    }),
+    ("getattr", builtin_getattr),
+    ("setattr", builtin_setattr),
+    ("hasattr", builtin_hasattr),
+    ("delattr", builtin_delattr),
+    ("format", builtin_format),
+    ("input", builtin_input),
+    ("vars", builtin_vars),
+    ("dir", builtin_dir),
+    ("__build_class__", builtin_build_class),
+    ("aiter", |vm, args, kw| {
+        let v = one_arg(vm, "aiter", args, kw)?;
+        vm.builtin_aiter(&v)
+    }),
+    ("anext", |vm, args, kw| {
+        check_kwargs(vm, "anext", kw, &[])?;
+        vm.builtin_anext(args)
+    }),
+];
+
+fn one_arg(vm: &Vm, fname: &str, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, fname, kw, &[])?;
+    check_arity(vm, fname, args, 1, 1)?;
+    Ok(args[0].clone())
+}
+
+fn builtin_print(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "print", kw, &["sep", "end", "file", "flush"])?;
+    let text_arg = |vm: &mut Vm, name: &str, default: &str| -> PyResult<String> {
+        match kwarg(kw, name) {
+            None | Some(Value::None) => Ok(default.to_string()),
+            Some(Value::Str(s)) => Ok(s.as_str().to_string()),
+            Some(other) => Err(vm.type_error(format!(
+                "{name} must be None or a string, not {}",
+                vm.type_name(&other)
+            ))),
+        }
+    };
+    let sep = text_arg(vm, "sep", " ")?;
+    let end = text_arg(vm, "end", "\n")?;
+    let mut text = String::new();
+    for (i, a) in args.iter().enumerate() {
+        if i > 0 {
+            text.push_str(&sep);
+        }
+        match a {
+            Value::Str(s) => text.push_str(s.as_str()),
+            other => text.push_str(vm.str_of(other)?.as_str()),
+        }
+    }
+    text.push_str(&end);
+    let file = kwarg(kw, "file").unwrap_or(Value::None);
+    match stream_of(&file) {
+        Some(stream) => write_stream(vm, &stream, &text),
+        None if file.is_none() => vm.write_stdout(&text),
+        None => {
+            vm.call_method(&file, "write", &[Value::str(text)])?;
+        }
+    }
+    if let Some(flush) = kwarg(kw, "flush")
+        && vm.truthy(&flush)?
+    {
+        vm.flush_stdout();
+    }
+    Ok(Value::None)
+}
+
+fn builtin_len(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let v = one_arg(vm, "len", args, kw)?;
+    Ok(Value::Int(vm.len(&v)? as i64))
+}
+
+/// `isinstance`'s second argument: a class or a tuple of them.
+fn class_info(vm: &Vm, fname: &str, v: &Value) -> PyResult<Vec<Rc<crate::vm::object::PyType>>> {
+    match v {
+        Value::Type(t) => Ok(vec![t.clone()]),
+        Value::Tuple(items) => {
+            let mut out = Vec::new();
+            for item in items.items.iter() {
+                out.extend(class_info(vm, fname, item)?);
+            }
+            Ok(out)
+        }
+        _ => Err(vm.type_error(if fname == "isinstance" {
+            "isinstance() arg 2 must be a type, a tuple of types, or a union".to_string()
+        } else {
+            "issubclass() arg 2 must be a class, a tuple of classes, or a union".to_string()
+        })),
+    }
+}
+
+fn builtin_isinstance(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "isinstance", kw, &[])?;
+    check_arity(vm, "isinstance", args, 2, 2)?;
+    let classes = class_info(vm, "isinstance", &args[1])?;
+    let ty = vm.type_of(&args[0]).clone();
+    Ok(Value::Bool(classes.iter().any(|c| ty.is_subtype(c))))
+}
+
+fn builtin_issubclass(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "issubclass", kw, &[])?;
+    check_arity(vm, "issubclass", args, 2, 2)?;
+    let Value::Type(t) = &args[0] else {
+        return Err(vm.type_error("issubclass() arg 1 must be a class"));
+    };
+    let classes = class_info(vm, "issubclass", &args[1])?;
+    Ok(Value::Bool(classes.iter().any(|c| t.is_subtype(c))))
+}
+
+fn builtin_iter(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "iter", kw, &[])?;
+    check_arity(vm, "iter", args, 1, 2)?;
+    if args.len() == 2 {
+        if !vm.is_callable(&args[0]) {
+            return Err(vm.type_error("iter(v, w): v must be callable"));
+        }
+        return Ok(vm.new_iter(
+            &vm.types.callable_iterator.clone(),
+            IterState::Callable {
+                func: args[0].clone(),
+                sentinel: args[1].clone(),
+            },
+        ));
+    }
+    vm.get_iter(&args[0])
+}
+
+fn builtin_sorted(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "sorted", kw, &["key", "reverse"])?;
+    if args.len() != 1 {
+        return Err(vm.type_error(format!("sorted expected 1 argument, got {}", args.len())));
+    }
+    let mut items = vm.collect_iterable(&args[0])?;
+    let key = kwarg(kw, "key").unwrap_or(Value::None);
+    let reverse = match kwarg(kw, "reverse") {
+        Some(r) => vm.truthy(&r)?,
+        None => false,
+    };
+    sort_values(vm, &mut items, &key, reverse)?;
+    Ok(Value::list(items))
+}
+
+/// `sum(iterable, start=0)` with CPython's int fast path and compensated float summation.
+fn builtin_sum(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "sum", kw, &["start"])?;
+    check_arity(vm, "sum", args, 1, 2)?;
+    let mut result = args
+        .get(1)
+        .cloned()
+        .or_else(|| kwarg(kw, "start"))
+        .unwrap_or(Value::Int(0));
+    match &result {
+        Value::Str(_) => {
+            return Err(vm.type_error("sum() can't sum strings [use ''.join(seq) instead]"));
+        }
+        Value::List(_) | Value::Tuple(_) => {}
+        _ => {}
+    }
+    let it = vm.get_iter(&args[0])?;
+    let mut float_sum: Option<(f64, f64)> = None;
+    loop {
+        let Some(item) = vm.next(&it)? else { break };
+        if let Some((f, c)) = &mut float_sum {
+            let x = match &item {
+                Value::Float(x) => Some(*x),
+                Value::Int(n) => Some(*n as f64),
+                Value::Bool(b) => Some(*b as i64 as f64),
+                _ => None,
+            };
+            if let Some(x) = x {
+                let t = *f + x;
+                if f.abs() >= x.abs() {
+                    *c += (*f - t) + x;
+                } else {
+                    *c += (x - t) + *f;
+                }
+                *f = t;
+                continue;
+            }
+            let total = if *c != 0.0 && c.is_finite() {
+                *f + *c
+            } else {
+                *f
+            };
+            result = Value::Float(total);
+            float_sum = None;
+        }
+        result = vm.binary_op(BinaryOperator::Add, &result, &item)?;
+        if let Value::Float(f) = result {
+            float_sum = Some((f, 0.0));
+        }
+    }
+    if let Some((f, c)) = float_sum {
+        return Ok(Value::Float(if c != 0.0 && c.is_finite() {
+            f + c
+        } else {
+            f
+        }));
+    }
+    Ok(result)
+}
+
+fn min_max(
+    vm: &mut Vm,
+    args: &[Value],
+    kw: &KwArgs,
+    name: &str,
+    op: CompareOperator,
+) -> PyResult<Value> {
+    check_kwargs(vm, name, kw, &["key", "default"])?;
+    let key = kwarg(kw, "key").unwrap_or(Value::None);
+    let default = kwarg(kw, "default");
+    let items = match args.len() {
+        0 => return Err(vm.type_error(format!("{name} expected at least 1 argument, got 0"))),
+        1 => vm.collect_iterable(&args[0])?,
+        _ => {
+            if default.is_some() {
+                return Err(vm.type_error(format!(
+                    "Cannot specify a default for {name}() with multiple positional arguments"
+                )));
+            }
+            args.to_vec()
+        }
+    };
+    let mut best: Option<(Value, Value)> = None;
+    for item in items {
+        let k = if key.is_none() {
+            item.clone()
+        } else {
+            vm.call(&key, std::slice::from_ref(&item), &[])?
+        };
+        let better = match &best {
+            None => true,
+            Some((_, bk)) => {
+                let r = vm.compare(op, &k, bk)?;
+                vm.truthy(&r)?
+            }
+        };
+        if better {
+            best = Some((item, k));
+        }
+    }
+    match best {
+        Some((v, _)) => Ok(v),
+        None => {
+            default.ok_or_else(|| vm.value_error(format!("{name}() iterable argument is empty")))
+        }
+    }
+}
+
+fn builtin_abs(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let v = one_arg(vm, "abs", args, kw)?;
+    Ok(match &v {
+        Value::Int(_) | Value::Bool(_) | Value::BigInt(_) => {
+            from_int(int_ops::abs(&to_int(&v).unwrap_or(int_ops::Int::Small(0))))
+        }
+        Value::Float(f) => Value::Float(f.abs()),
+        _ => {
+            let name = vm.names.abs.clone();
+            match vm.special_method(&v, &name) {
+                Some(f) => return vm.call(&f, std::slice::from_ref(&v), &[]),
+                None => {
+                    return Err(vm.type_error(format!(
+                        "bad operand type for abs(): '{}'",
+                        vm.type_name(&v)
+                    )));
+                }
+            }
+        }
+    })
+}
+
+fn builtin_round(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "round", kw, &["number", "ndigits"])?;
+    let number = args.first().cloned().or_else(|| kwarg(kw, "number"));
+    let Some(number) = number else {
+        return Err(vm.type_error("round() missing required argument 'number' (pos 1)"));
+    };
+    let ndigits = args
+        .get(1)
+        .cloned()
+        .or_else(|| kwarg(kw, "ndigits"))
+        .unwrap_or(Value::None);
+    let nd = if ndigits.is_none() {
+        None
+    } else {
+        Some(vm.expect_index(&ndigits)?)
+    };
+    match &number {
+        Value::Float(f) => match nd {
+            None => int_ops::round_float_to_int(*f)
+                .map(from_int)
+                .map_err(|e| vm.op_error(e)),
+            Some(n) => int_ops::round_float(*f, n)
+                .map(Value::Float)
+                .map_err(|e| vm.op_error(e)),
+        },
+        Value::Int(_) | Value::Bool(_) | Value::BigInt(_) => {
+            let n = to_int(&number).unwrap_or(int_ops::Int::Small(0));
+            Ok(from_int(match nd {
+                None => n,
+                Some(digits) => int_ops::round_int(&n, &int_ops::Int::Small(digits)),
+            }))
+        }
+        _ => {
+            let name = vm.names.round.clone();
+            match vm.special_method(&number, &name) {
+                Some(f) => {
+                    let mut call_args = vec![number.clone()];
+                    if !ndigits.is_none() {
+                        call_args.push(ndigits);
+                    }
+                    vm.call(&f, &call_args, &[])
+                }
+                None => Err(vm.type_error(format!(
+                    "type {} doesn't define __round__ method",
+                    vm.type_name(&number)
+                ))),
+            }
+        }
+    }
+}
+
+fn builtin_divmod(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "divmod", kw, &[])?;
+    check_arity(vm, "divmod", args, 2, 2)?;
+    let (a, b) = (&args[0], &args[1]);
+    if let (Value::Float(_), _) | (_, Value::Float(_)) = (a, b)
+        && matches!(b, Value::Float(y) if *y == 0.0) | matches!(b, Value::Int(0))
+    {
+        return Err(vm.zero_division("float divmod()"));
+    }
+    let q = vm.binary_op(BinaryOperator::FloorDivide, a, b)?;
+    let r = vm.binary_op(BinaryOperator::Remainder, a, b)?;
+    Ok(Value::tuple(vec![q, r]))
+}
+
+fn builtin_pow(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "pow", kw, &["base", "exp", "mod"])?;
+    let base = args
+        .first()
+        .cloned()
+        .or_else(|| kwarg(kw, "base"))
+        .unwrap_or(Value::None);
+    let exp = args
+        .get(1)
+        .cloned()
+        .or_else(|| kwarg(kw, "exp"))
+        .unwrap_or(Value::None);
+    let modulus = args
+        .get(2)
+        .cloned()
+        .or_else(|| kwarg(kw, "mod"))
+        .unwrap_or(Value::None);
+    if modulus.is_none() {
+        return vm.binary_op(BinaryOperator::Power, &base, &exp);
+    }
+    let (Some(b), Some(e), Some(m)) = (to_int(&base), to_int(&exp), to_int(&modulus)) else {
+        return Err(
+            vm.type_error("pow() 3rd argument not allowed unless all arguments are integers")
+        );
+    };
+    int_ops::pow_mod(&b, &e, &m)
+        .map(from_int)
+        .map_err(|err| vm.op_error(err))
+}
+
+fn any_all(vm: &mut Vm, args: &[Value], kw: &KwArgs, any: bool) -> PyResult<Value> {
+    let v = one_arg(vm, if any { "any" } else { "all" }, args, kw)?;
+    let it = vm.get_iter(&v)?;
+    while let Some(x) = vm.next(&it)? {
+        if vm.truthy(&x)? == any {
+            return Ok(Value::Bool(any));
+        }
+    }
+    Ok(Value::Bool(!any))
+}
+
+fn builtin_chr(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let v = one_arg(vm, "chr", args, kw)?;
+    let n = vm.expect_index(&v)?;
+    match u32::try_from(n).ok().filter(|n| *n < 0x110000) {
+        Some(n) => match char::from_u32(n) {
+            Some(c) => Ok(Value::str(c.to_string())),
+            None => Ok(Value::str("\u{fffd}")),
+        },
+        None => Err(vm.value_error("chr() arg not in range(0x110000)")),
+    }
+}
+
+fn builtin_ord(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let v = one_arg(vm, "ord", args, kw)?;
+    let Value::Str(s) = &v else {
+        return Err(vm.type_error(format!(
+            "ord() expected string of length 1, but {} found",
+            vm.type_name(&v)
+        )));
+    };
+    let mut chars = s.as_str().chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) => Ok(Value::Int(c as i64)),
+        _ => Err(vm.type_error(format!(
+            "ord() expected a character, but string of length {} found",
+            s.char_len()
+        ))),
+    }
+}
+
+fn int_to_base(
+    vm: &mut Vm,
+    args: &[Value],
+    kw: &KwArgs,
+    name: &str,
+    radix: u32,
+) -> PyResult<Value> {
+    let v = one_arg(vm, name, args, kw)?;
+    let n = match to_int(&v) {
+        Some(n) => n,
+        None => match vm.index_value(&v)? {
+            Some(i) => int_ops::Int::Small(i),
+            None => {
+                return Err(vm.type_error(format!(
+                    "'{}' object cannot be interpreted as an integer",
+                    vm.type_name(&v)
+                )));
+            }
+        },
+    };
+    Ok(Value::str(n.to_radix(radix, true)))
+}
+
+fn attr_name(vm: &mut Vm, v: &Value) -> PyResult<Rc<crate::vm::value::PyStr>> {
+    match v {
+        Value::Str(s) => Ok(vm.intern(s.as_str())),
+        other => Err(vm.type_error(format!(
+            "attribute name must be string, not '{}'",
+            vm.type_name(other)
+        ))),
+    }
+}
+
+fn builtin_getattr(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "getattr", kw, &[])?;
+    check_arity(vm, "getattr", args, 2, 3)?;
+    let name = attr_name(vm, &args[1])?;
+    match args.get(2) {
+        None => vm.get_attr(&args[0], &name),
+        Some(default) => match vm.get_attr_opt(&args[0], &name) {
+            Ok(Some(v)) => Ok(v),
+            Ok(None) => Ok(default.clone()),
+            Err(e) if vm.exc_matches(&e, &vm.types.attribute_error.clone()) => Ok(default.clone()),
+            Err(e) => Err(e),
+        },
+    }
+}
+
+fn builtin_hasattr(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "hasattr", kw, &[])?;
+    check_arity(vm, "hasattr", args, 2, 2)?;
+    let name = attr_name(vm, &args[1])?;
+    match vm.get_attr_opt(&args[0], &name) {
+        Ok(found) => Ok(Value::Bool(found.is_some())),
+        Err(e) if vm.exc_matches(&e, &vm.types.attribute_error.clone()) => Ok(Value::Bool(false)),
+        Err(e) => Err(e),
+    }
+}
+
+fn builtin_setattr(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "setattr", kw, &[])?;
+    check_arity(vm, "setattr", args, 3, 3)?;
+    let name = attr_name(vm, &args[1])?;
+    vm.set_attr(&args[0], &name, args[2].clone())?;
+    Ok(Value::None)
+}
+
+fn builtin_delattr(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "delattr", kw, &[])?;
+    check_arity(vm, "delattr", args, 2, 2)?;
+    let name = attr_name(vm, &args[1])?;
+    vm.del_attr(&args[0], &name)?;
+    Ok(Value::None)
+}
+
+fn builtin_format(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "format", kw, &[])?;
+    check_arity(vm, "format", args, 1, 2)?;
+    let spec = match args.get(1) {
+        None => String::new(),
+        Some(Value::Str(s)) => s.as_str().to_string(),
+        Some(other) => {
+            return Err(vm.type_error(format!(
+                "format() argument 2 must be str, not {}",
+                vm.type_name(other)
+            )));
+        }
+    };
+    vm.format_value(&args[0], &spec)
+}
+
+fn builtin_input(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "input", kw, &[])?;
+    check_arity(vm, "input", args, 0, 1)?;
+    if let Some(prompt) = args.first() {
+        let p = vm.str_of(prompt)?;
+        vm.write_stdout(p.as_str());
+    }
+    vm.flush_stdout();
+    let mut line = String::new();
+    match std::io::stdin().lock().read_line(&mut line) {
+        Ok(0) | Err(_) => Err(vm.new_exc(&vm.types.eof_error.clone(), "EOF when reading a line")),
+        Ok(_) => {
+            if line.ends_with('\n') {
+                line.pop();
+                if line.ends_with('\r') {
+                    line.pop();
+                }
+            }
+            Ok(Value::str(line))
+        }
+    }
+}
+
+fn builtin_vars(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "vars", kw, &[])?;
+    check_arity(vm, "vars", args, 1, 1)?;
+    let key = vm.names.dict.clone();
+    // As `PyObject_GetOptionalAttr`: an AttributeError (from `object`'s `__dict__` getter,
+    // say) means there is none.
+    let attribute_error = vm.types.attribute_error.clone();
+    match vm.get_attr_opt(&args[0], &key) {
+        Ok(Some(d)) => Ok(d),
+        Err(e) if !vm.exc_matches(&e, &attribute_error) => Err(e),
+        _ => Err(vm.type_error("vars() argument must have __dict__ attribute")),
+    }
+}
+
+fn builtin_dir(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "dir", kw, &[])?;
+    check_arity(vm, "dir", args, 1, 1)?;
+    let v = &args[0];
+    let mut names: Vec<String> = Vec::new();
+    let mut add_table = |table: &crate::vm::value::DictTable| {
+        for e in table.iter() {
+            if let Value::Str(s) = &e.key {
+                names.push(s.as_str().to_string());
+            }
+        }
+    };
+    match v {
+        Value::Object(o) => {
+            if let Some(attrs) = o.attrs() {
+                add_table(&attrs.borrow());
+            }
+            if let ObjectKind::Module { dict, .. } = &o.kind {
+                add_table(&dict.table.borrow());
+            } else {
+                for t in o.class.mro() {
+                    add_table(&t.dict.borrow());
+                }
+            }
+        }
+        Value::Type(t) => {
+            for t in t.mro() {
+                add_table(&t.dict.borrow());
+            }
+        }
+        other => {
+            for t in vm.type_of(other).mro() {
+                add_table(&t.dict.borrow());
+            }
+        }
+    }
+    names.sort();
+    names.dedup();
+    Ok(Value::list(names.into_iter().map(Value::str).collect()))
+}
+
+/// `__build_class__(func, name, *bases, **kw)`: runs the class body in a fresh namespace
+/// and makes the class (`builtin___build_class__`).
+fn builtin_build_class(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    if args.len() < 2 {
+        return Err(vm.type_error("__build_class__: not enough arguments"));
+    }
+    let Value::Function(body) = &args[0] else {
+        return Err(vm.type_error("__build_class__: func must be a function"));
+    };
+    let Value::Str(name) = &args[1] else {
+        return Err(vm.type_error("__build_class__: name is not a string"));
+    };
+    if let Some((k, _)) = kw.first() {
+        return Err(vm.type_error(if k.as_str() == "metaclass" {
+            "metaclasses are not supported in apy".to_string()
+        } else {
+            format!(
+                "{}.__init_subclass__() takes no keyword arguments",
+                "object"
+            )
+        }));
+    }
+    let mut bases = Vec::new();
+    for b in &args[2..] {
+        match b {
+            Value::Type(t) => bases.push(t.clone()),
+            other => {
+                return Err(
+                    vm.type_error(format!("bases must be types, not {}", vm.type_name(other)))
+                );
+            }
+        }
+    }
+    let ns = Rc::new(PyDict {
+        table: Default::default(),
+    });
+    let module_name = body
+        .globals
+        .table
+        .borrow()
+        .get_str(&vm.names.name)
+        .cloned()
+        .unwrap_or(Value::None);
+    ns.table
+        .borrow_mut()
+        .set_str(vm.names.module.clone(), module_name);
+    ns.table.borrow_mut().set_str(
+        vm.names.qualname.clone(),
+        Value::str(&**body.qualname.borrow()),
+    );
+    let mut frame = crate::vm::frame::Frame::for_function(vm, body, Vec::new());
+    frame.locals_dict = Some(ns.clone());
+    match vm.run_frame(&mut frame, None) {
+        crate::vm::frame::FrameResult::Err(e) => return Err(e),
+        _ => drop(frame),
+    }
+    let mut table = ns.table.borrow().clone();
+    let classcell = table.remove_str(&vm.names.classcell);
+    if table.get_str(&vm.names.eq).is_some() && table.get_str(&vm.names.hash).is_none() {
+        table.set_str(vm.names.hash.clone(), Value::None);
+    }
+    let cls = vm.new_class(name.as_str(), bases, table)?;
+    if let Some(cell) = classcell {
+        vm.cell_set(&cell, Value::Type(cls.clone()));
+    }
+    // __set_name__ on attributes, then the parent's __init_subclass__.
+    let attrs: Vec<(Value, Value)> = cls.dict.borrow().snapshot();
+    for (k, v) in attrs {
+        if let Value::Object(o) = &v
+            && !o.class.builtin
+            && let Some(set_name) = crate::vm::types::lookup(&o.class, &vm.names.set_name.clone())
+        {
+            vm.call(&set_name, &[v.clone(), Value::Type(cls.clone()), k], &[])?;
+        }
+    }
+    let init_subclass = vm.names.init_subclass.clone();
+    if let Some(parent) = cls.mro().get(1).cloned()
+        && let Some(f) = crate::vm::types::lookup(&parent, &init_subclass)
+    {
+        let f = match &f {
+            Value::Object(o) => match &o.kind {
+                ObjectKind::ClassMethod(inner) => Some(inner.clone()),
+                _ => None,
+            },
+            Value::Function(_) => Some(f.clone()),
+            _ => None,
+        };
+        if let Some(f) = f {
+            vm.call(&f, &[Value::Type(cls.clone())], &[])?;
+        }
+    }
+    Ok(Value::Type(cls))
+}

@@ -1,0 +1,283 @@
+//! `list`: its constructor and its methods, in one table ([`METHODS`]), and `sorted()`'s and
+//! `list.sort()`'s sort over the runtime library's timsort (`common::list_sort`). Mirrors
+//! `Objects/listobject.c` (`list_methods`). Operators (`+`, `*`, `==`, `in`, `[i]`): the
+//! VM's protocol in `vm/ops.rs`; `repr`: `vm/repr.rs`. Installs itself with [`init`].
+
+use std::rc::Rc;
+
+use crate::compile::bytecode::CompareOperator;
+use crate::vm::args::{Signature, check_arity, check_kwargs, kwarg, split_cls};
+use crate::vm::object::{KwArgs, NativeFn};
+use crate::vm::value::{PyList, Value};
+use crate::vm::{PyResult, Vm};
+
+/// The methods of `list`, by name.
+const METHODS: &[(&str, NativeFn)] = &[
+    ("append", append),
+    ("extend", extend),
+    ("pop", pop),
+    ("insert", insert),
+    ("remove", remove),
+    ("index", index),
+    ("count", count),
+    ("sort", sort),
+    ("reverse", reverse),
+    ("copy", copy),
+    ("clear", clear),
+];
+
+/// Installs `list`'s constructor and methods.
+pub fn init(vm: &mut Vm) {
+    let list = vm.types.list.clone();
+    vm.add_static(&list, "__new__", list_new);
+    // Mutable containers fill subclass instances in `__init__`, as CPython does.
+    vm.add_method(&list, "__init__", list_init);
+    for (name, f) in METHODS {
+        vm.add_method(&list, name, *f);
+    }
+}
+
+fn list_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let (cls, args) = split_cls(vm, args)?;
+    if !cls.builtin {
+        // A subclass instance starts empty; `list.__init__` fills it.
+        return Ok(Value::list(vec![]));
+    }
+    check_kwargs(vm, "list", kw, &[])?;
+    check_arity(vm, "list", args, 0, 1)?;
+    match args.first() {
+        None => Ok(Value::list(vec![])),
+        Some(v) => Ok(Value::list(vm.collect_iterable(v)?)),
+    }
+}
+
+fn list_init(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "list", kw, &[])?;
+    check_arity(vm, "list", &args[1..], 0, 1)?;
+    let Some(Value::List(l)) = args.first() else {
+        return Ok(Value::None);
+    };
+    let items = match args.get(1) {
+        Some(v) => vm.collect_iterable(v)?,
+        None => vec![],
+    };
+    *l.items.borrow_mut() = items;
+    Ok(Value::None)
+}
+
+fn this_list<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a Rc<PyList>> {
+    match args.first() {
+        Some(Value::List(l)) => Ok(l),
+        _ => Err(vm.type_error("descriptor requires a 'list' object")),
+    }
+}
+
+fn append(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::one("list", "append").check(vm, &args[1..], kw)?;
+    this_list(vm, args)?
+        .items
+        .borrow_mut()
+        .push(args[1].clone());
+    Ok(Value::None)
+}
+
+fn extend(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::one("list", "extend").check(vm, &args[1..], kw)?;
+    let l = this_list(vm, args)?.clone();
+    let items = vm.collect_iterable(args.get(1).unwrap_or(&Value::None))?;
+    l.items.borrow_mut().extend(items);
+    Ok(Value::None)
+}
+
+fn pop(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::positional("list", "pop", &["index"], 0).check(vm, &args[1..], kw)?;
+    let l = this_list(vm, args)?;
+    let index = match args.get(1) {
+        Some(i) => vm.expect_index(i)?,
+        None => -1,
+    };
+    let mut items = l.items.borrow_mut();
+    if items.is_empty() {
+        drop(items);
+        return Err(vm.index_error("pop from empty list"));
+    }
+    let n = items.len() as i64;
+    let i = if index < 0 { index + n } else { index };
+    if i < 0 || i >= n {
+        drop(items);
+        return Err(vm.index_error("pop index out of range"));
+    }
+    Ok(items.remove(i as usize))
+}
+
+fn insert(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::positional("list", "insert", &["index", "object"], 2).bind(vm, &args[1..], kw)?;
+    let l = this_list(vm, args)?;
+    let index = vm.expect_index(&args[1])?;
+    let mut items = l.items.borrow_mut();
+    let n = items.len() as i64;
+    let i = if index < 0 {
+        (index + n).max(0)
+    } else {
+        index.min(n)
+    };
+    items.insert(i as usize, args[2].clone());
+    Ok(Value::None)
+}
+
+fn remove(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::one("list", "remove").check(vm, &args[1..], kw)?;
+    let l = this_list(vm, args)?.clone();
+    let target = args.get(1).cloned().unwrap_or(Value::None);
+    let mut i = 0;
+    loop {
+        let item = l.items.borrow().get(i).cloned();
+        let Some(item) = item else {
+            return Err(vm.value_error("list.remove(x): x not in list"));
+        };
+        if item.is(&target) || vm.eq(&item, &target)? {
+            l.items.borrow_mut().remove(i);
+            return Ok(Value::None);
+        }
+        i += 1;
+    }
+}
+
+fn index(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::positional("list", "index", &["value", "start", "stop"], 1).bind(
+        vm,
+        &args[1..],
+        kw,
+    )?;
+    let l = this_list(vm, args)?.clone();
+    let items = l.items.borrow().clone();
+    seq_index(vm, &items, args, "list")
+}
+
+fn count(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::one("list", "count").check(vm, &args[1..], kw)?;
+    let items = this_list(vm, args)?.items.borrow().clone();
+    seq_count(vm, &items, args)
+}
+
+fn sort(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "sort", kw, &["key", "reverse"])?;
+    if args.len() > 1 {
+        return Err(vm.type_error("sort() takes no positional arguments"));
+    }
+    let l = this_list(vm, args)?.clone();
+    let key = kwarg(kw, "key").unwrap_or(Value::None);
+    let reverse = match kwarg(kw, "reverse") {
+        Some(r) => vm.truthy(&r)?,
+        None => false,
+    };
+    let mut items = std::mem::take(&mut *l.items.borrow_mut());
+    let result = sort_values(vm, &mut items, &key, reverse);
+    let modified = !l.items.borrow().is_empty();
+    *l.items.borrow_mut() = items;
+    result?;
+    if modified {
+        return Err(vm.value_error("list modified during sort"));
+    }
+    Ok(Value::None)
+}
+
+fn reverse(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::no_args("list", "reverse").check(vm, &args[1..], kw)?;
+    this_list(vm, args)?.items.borrow_mut().reverse();
+    Ok(Value::None)
+}
+
+fn copy(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::no_args("list", "copy").check(vm, &args[1..], kw)?;
+    Ok(Value::list(this_list(vm, args)?.items.borrow().clone()))
+}
+
+fn clear(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::no_args("list", "clear").check(vm, &args[1..], kw)?;
+    let old = std::mem::take(&mut *this_list(vm, args)?.items.borrow_mut());
+    drop(old);
+    Ok(Value::None)
+}
+
+/// `seq.index(value[, start[, stop]])` over `items` (`args` as the method got them), for
+/// `list` and `tuple`, whose messages differ (`what`).
+pub fn seq_index(vm: &mut Vm, items: &[Value], args: &[Value], what: &str) -> PyResult<Value> {
+    let target = args.get(1).cloned().unwrap_or(Value::None);
+    let n = items.len() as i64;
+    let bound = |vm: &mut Vm, v: Option<&Value>, default: i64| -> PyResult<i64> {
+        match v {
+            None => Ok(default),
+            Some(v) => {
+                let i = vm.expect_index(v)?;
+                Ok(if i < 0 { (i + n).max(0) } else { i.min(n) })
+            }
+        }
+    };
+    let start = bound(vm, args.get(2), 0)?;
+    let stop = bound(vm, args.get(3), n)?;
+    for i in start..stop {
+        let item = &items[i as usize];
+        if item.is(&target) || vm.eq(item, &target)? {
+            return Ok(Value::Int(i));
+        }
+    }
+    if what == "list" {
+        let r = vm.repr(&target)?;
+        return Err(vm.value_error(format!("{r} is not in list")));
+    }
+    Err(vm.value_error("tuple.index(x): x not in tuple"))
+}
+
+/// `seq.count(value)` over `items`, for `list` and `tuple`.
+pub fn seq_count(vm: &mut Vm, items: &[Value], args: &[Value]) -> PyResult<Value> {
+    let target = args.get(1).cloned().unwrap_or(Value::None);
+    let mut count = 0;
+    for item in items {
+        if item.is(&target) || vm.eq(item, &target)? {
+            count += 1;
+        }
+    }
+    Ok(Value::Int(count))
+}
+
+/// Sorts `items` stably by `key` with `<` only, as `list.sort` does (the runtime library's
+/// timsort, so a printing `__lt__` prints what CPython prints); errors propagate.
+pub fn sort_values(
+    vm: &mut Vm,
+    items: &mut Vec<Value>,
+    key: &Value,
+    reverse: bool,
+) -> PyResult<()> {
+    let keys = if key.is_none() {
+        items.clone()
+    } else {
+        let mut keys = Vec::with_capacity(items.len());
+        for item in items.iter() {
+            keys.push(vm.call(key, std::slice::from_ref(item), &[])?);
+        }
+        keys
+    };
+    let mut pairs: Vec<(Value, Value)> = keys.into_iter().zip(items.drain(..)).collect();
+    if reverse {
+        pairs.reverse();
+    }
+    crate::common::list_sort::timsort(&mut pairs, |a, b| less(vm, &a.0, &b.0))?;
+    if reverse {
+        pairs.reverse();
+    }
+    items.extend(pairs.into_iter().map(|(_, v)| v));
+    Ok(())
+}
+
+fn less(vm: &mut Vm, a: &Value, b: &Value) -> PyResult<bool> {
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => Ok(x < y),
+        (Value::Float(x), Value::Float(y)) => Ok(x < y),
+        (Value::Str(x), Value::Str(y)) => Ok(x.as_str() < y.as_str()),
+        _ => {
+            let r = vm.compare(CompareOperator::Lt, a, b)?;
+            vm.truthy(&r)
+        }
+    }
+}

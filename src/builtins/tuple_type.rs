@@ -1,0 +1,55 @@
+//! `tuple`: its constructor and its methods, in one table ([`METHODS`]). Mirrors
+//! `Objects/tupleobject.c` (`tuple_methods`); `index`/`count` share `list`'s search
+//! (`list_type.rs`). Operators (`+`, `*`, `==`, `in`, `[i]`, hashing): the VM's protocol in
+//! `vm/ops.rs`; `repr`: `vm/repr.rs`. Installs itself with [`init`].
+
+use super::list_type::{seq_count, seq_index};
+use crate::vm::args::{Signature, check_arity, check_kwargs, split_cls};
+use crate::vm::object::{KwArgs, NativeFn};
+use crate::vm::value::Value;
+use crate::vm::{PyResult, Vm};
+
+/// The methods of `tuple`, by name.
+const METHODS: &[(&str, NativeFn)] = &[("index", index), ("count", count)];
+
+/// Installs `tuple`'s constructor and methods.
+pub fn init(vm: &mut Vm) {
+    let tuple = vm.types.tuple.clone();
+    vm.add_static(&tuple, "__new__", tuple_new);
+    for (name, f) in METHODS {
+        vm.add_method(&tuple, name, *f);
+    }
+}
+
+fn tuple_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let (_, args) = split_cls(vm, args)?;
+    check_kwargs(vm, "tuple", kw, &[])?;
+    check_arity(vm, "tuple", args, 0, 1)?;
+    match args.first() {
+        None => Ok(Value::tuple(vec![])),
+        Some(v @ Value::Tuple(_)) => Ok(v.clone()),
+        Some(v) => Ok(Value::tuple(vm.collect_iterable(v)?)),
+    }
+}
+
+fn index(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::positional("tuple", "index", &["value", "start", "stop"], 1).bind(
+        vm,
+        &args[1..],
+        kw,
+    )?;
+    let Some(Value::Tuple(t)) = args.first() else {
+        return Err(vm.type_error("descriptor requires a 'tuple' object"));
+    };
+    let items = t.items.to_vec();
+    seq_index(vm, &items, args, "tuple")
+}
+
+fn count(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::one("tuple", "count").check(vm, &args[1..], kw)?;
+    let Some(Value::Tuple(t)) = args.first() else {
+        return Err(vm.type_error("descriptor requires a 'tuple' object"));
+    };
+    let items = t.items.to_vec();
+    seq_count(vm, &items, args)
+}
