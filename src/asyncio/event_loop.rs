@@ -13,9 +13,10 @@ use std::collections::{BinaryHeap, VecDeque};
 use std::rc::{Rc, Weak};
 
 use super::future::{self, Callback};
-use super::{check_kw, kwarg, task};
+use super::task;
 use crate::builtins::contextvars;
 use crate::common::clock::Clock;
+use crate::vm::args::{check_kwargs, kwarg};
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, Layout, Object, ObjectKind, PyType};
 use crate::vm::types::make_type;
@@ -221,7 +222,7 @@ fn check_callback(vm: &mut Vm, callback: &Value, method: &str) -> PyResult<()> {
 }
 
 fn call_soon(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    check_kw(vm, "call_soon", kw, &["context"])?;
+    check_kwargs(vm, "call_soon", kw, &["context"])?;
     if args.len() < 2 {
         return Err(vm.type_error("call_soon() missing 1 required positional argument: 'callback'"));
     }
@@ -300,7 +301,7 @@ fn schedule_timer(
     (method, number_name): (&str, &str),
     deadline: fn(&LoopObj, f64) -> f64,
 ) -> PyResult<Value> {
-    check_kw(vm, method, kw, &["context"])?;
+    check_kwargs(vm, method, kw, &["context"])?;
     if args.len() < 3 {
         return Err(vm.type_error(format!(
             "{method}() missing required positional arguments: '{number_name}' and 'callback'"
@@ -815,7 +816,7 @@ fn loop_create_future(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value
 }
 
 fn loop_create_task(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    check_kw(vm, "create_task", kw, &["name", "context"])?;
+    check_kwargs(vm, "create_task", kw, &["name", "context"])?;
     crate::vm::args::check_arity(vm, "create_task", args, 2, 2)?;
     let l = this(vm, &args[0])?;
     check_closed(vm, l)?;

@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use super::event_loop::rt;
 use super::event_loop::{self, Ready};
-use super::kwarg;
+use crate::vm::args::{check_kwargs, kwarg};
 
 use crate::vm::dict::StrKeys;
 use crate::vm::frame::FrameResult;
@@ -318,7 +318,7 @@ fn future_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     };
     let is_base = std::rc::Rc::ptr_eq(&cls, &future_type);
     if is_base {
-        super::check_kw(vm, "Future", kw, &["loop"])?;
+        check_kwargs(vm, "Future", kw, &["loop"])?;
         if args.len() > 1 {
             return Err(vm.type_error("Future() takes no positional arguments"));
         }
@@ -491,7 +491,7 @@ fn fut_cancelled(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 }
 
 fn fut_cancel(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    super::check_kw(vm, "cancel", kw, &["msg"])?;
+    check_kwargs(vm, "cancel", kw, &["msg"])?;
     let fut = this(vm, &args[0])?;
     let msg = args
         .get(1)
@@ -516,7 +516,7 @@ fn fut_set_exception(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value>
 }
 
 fn fut_add_done_callback(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    super::check_kw(vm, "add_done_callback", kw, &["context"])?;
+    check_kwargs(vm, "add_done_callback", kw, &["context"])?;
     crate::vm::args::check_arity(vm, "add_done_callback", args, 2, 2)?;
     let fut = this(vm, &args[0])?;
     let context = crate::builtins::contextvars::context_arg(vm, kwarg(kw, "context"))?;

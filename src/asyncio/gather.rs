@@ -12,11 +12,13 @@ use std::rc::Rc;
 use super::event_loop::rt;
 use super::future::{self, Callback, Status};
 use super::primitives::{self, Names};
-use super::{check_kw, event_loop, kwarg, task};
+use super::{event_loop, task};
 use crate::builtins::contextvars;
+use crate::vm::args::{check_kwargs, kwarg};
 
 use crate::vm::frame::GenKind;
-use crate::vm::generator::as_generator;
+
+use crate::vm::frame::as_generator;
 use crate::vm::object::{KwArgs, Layout, Object, ObjectKind, PyType};
 use crate::vm::types::make_type;
 use crate::vm::value::DictTable;
@@ -122,7 +124,7 @@ fn complete(vm: &mut Vm, n: &Names, outer: &Value, exception: bool, v: Value) ->
 
 /// `gather(*coros_or_futures, return_exceptions=False)`.
 pub fn gather(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    check_kw(vm, "gather", kw, &["return_exceptions"])?;
+    check_kwargs(vm, "gather", kw, &["return_exceptions"])?;
     let return_exceptions = kwarg(kw, "return_exceptions").unwrap_or(Value::Bool(false));
     if args.is_empty() {
         let l = event_loop::get_event_loop(vm)?;

@@ -8,7 +8,8 @@
 use super::future::{Callback, as_future};
 use super::task;
 use crate::vm::frame::GenKind;
-use crate::vm::generator::as_generator;
+
+use crate::vm::frame::as_generator;
 use crate::vm::object::KwArgs;
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};

@@ -15,6 +15,7 @@ pub mod reports;
 pub mod task;
 pub mod trace;
 
+use crate::vm::args::{check_kwargs, kwarg};
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, ObjectKind};
 use crate::vm::value::Value;
@@ -39,18 +40,6 @@ pub fn shutdown(vm: &mut Vm) {
     vm.flush_stdout();
 }
 
-/// The value of keyword argument `name`, if given.
-pub fn kwarg(kw: &KwArgs, name: &str) -> Option<Value> {
-    kw.iter()
-        .find(|(k, _)| k.as_str() == name)
-        .map(|(_, v)| v.clone())
-}
-
-/// Rejects keyword arguments outside `allowed`.
-pub fn check_kw(vm: &Vm, fname: &str, kw: &KwArgs, allowed: &[&str]) -> PyResult<()> {
-    crate::vm::args::check_kwargs(vm, fname, kw, allowed)
-}
-
 fn loop_arg(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> Option<Value> {
     let _ = vm;
     args.first().cloned().or_else(|| kwarg(kw, "loop"))
@@ -71,13 +60,13 @@ fn set_event_loop(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 }
 
 fn ensure_future(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    check_kw(vm, "ensure_future", kw, &["loop"])?;
+    check_kwargs(vm, "ensure_future", kw, &["loop"])?;
     crate::vm::args::check_arity(vm, "ensure_future", args, 1, 1)?;
     task::ensure_future(vm, args[0].clone(), kwarg(kw, "loop"))
 }
 
 fn create_task(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    check_kw(vm, "create_task", kw, &["name", "context"])?;
+    check_kwargs(vm, "create_task", kw, &["name", "context"])?;
     crate::vm::args::check_arity(vm, "create_task", args, 1, 1)?;
     let l = event_loop::running_loop(vm)?;
     task::new_task(

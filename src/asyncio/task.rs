@@ -7,16 +7,18 @@
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
+use super::event_loop::rt;
 use super::event_loop::{self, Ready, as_loop};
 use super::future::{self, Callback, FutureObj, Status, as_future};
-use super::{check_kw, kwarg, rt};
 use crate::builtins::contextvars;
 use crate::common::explain;
 use crate::compile::bytecode::Code;
+use crate::vm::args::{check_kwargs, kwarg};
 
 use crate::vm::frame::FrameResult;
 use crate::vm::frame::GenKind;
-use crate::vm::generator::as_generator;
+
+use crate::vm::frame::as_generator;
 use crate::vm::object::{KwArgs, Object, ObjectKind, PyType};
 use crate::vm::value::Value;
 use crate::vm::{Exc, PyResult, Vm};
@@ -448,7 +450,7 @@ pub fn wakeup(vm: &mut Vm, task: &Value, fut: &Value) -> PyResult<()> {
 }
 
 fn task_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    check_kw(vm, "Task", kw, &["loop", "name", "context", "eager_start"])?;
+    check_kwargs(vm, "Task", kw, &["loop", "name", "context", "eager_start"])?;
     crate::vm::args::check_arity(vm, "Task", args, 2, 2)?;
     let event_loop = match kwarg(kw, "loop") {
         Some(l) if !l.is_none() => l,
@@ -465,7 +467,7 @@ fn task_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 /// `Task.cancel(msg)`: cancels the awaited future, or injects CancelledError at the next step.
 fn task_cancel(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    check_kw(vm, "cancel", kw, &["msg"])?;
+    check_kwargs(vm, "cancel", kw, &["msg"])?;
     let (fut, data) = this(vm, &args[0])?;
     let msg = args
         .get(1)

@@ -13,7 +13,8 @@ use super::event_loop::{Ready, as_loop, handle_parts};
 use super::future::{Callback, Status, as_future};
 use crate::common::trace::{Category, on, set_in_loop};
 use crate::vm::frame::FrameResult;
-use crate::vm::generator::as_generator;
+
+use crate::vm::frame::as_generator;
 use crate::vm::object::Object;
 use crate::vm::trace::{
     describe, describe_call, describe_callable, describe_exc, emit, generator_call, object_number,

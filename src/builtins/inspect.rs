@@ -8,7 +8,8 @@ use std::rc::Rc;
 use crate::compile::bytecode::CodeFlags;
 use crate::vm::args::check_arity;
 use crate::vm::frame::GenKind;
-use crate::vm::generator::as_generator;
+
+use crate::vm::frame::as_generator;
 use crate::vm::object::{CodeObj, Function, GlobalSlot, KwArgs, ObjectKind};
 use crate::vm::types::lookup;
 use crate::vm::value::Value;

@@ -10,13 +10,14 @@ use std::cell::{Cell, RefCell};
 
 use crate::compile::bytecode::{Instr, Intrinsic1};
 
-use super::generator::{as_generator, throw_args_to_exc, warn_throw_signature};
+use super::generator::{throw_args_to_exc, warn_throw_signature};
 use super::object::{KwArgs, Object, ObjectKind};
 use super::value::Value;
 use super::{Exc, PyResult, Vm};
 use crate::vm::frame::FrameResult;
 use crate::vm::frame::GenKind;
 use crate::vm::frame::Generator;
+use crate::vm::frame::as_generator;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum AwaitState {

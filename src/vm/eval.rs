@@ -9,7 +9,6 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::sync::atomic::Ordering;
 
 use crate::compile::bytecode::Instr;
 
@@ -23,9 +22,9 @@ use super::fast_ops::{
     unboxed_binary_op,
 };
 use super::frame::{AfterGenerator, Frame, InlineFrames, move_arguments};
-use super::generator::FINALIZERS_PENDING;
 use super::object::{Function, ObjectKind, TracebackEntry};
 use super::quicken;
+use super::stack::{finalize_point, load_fast, pop, pop_truth, store_fast, top};
 use super::value::{PyDict, PyStr, Value};
 use super::{Exc, PyResult, Vm};
 use crate::vm::frame::FrameResult;
@@ -36,71 +35,6 @@ enum Exit {
     Return(Value),
     Yield(Value),
 }
-
-/// Where an instruction may have dropped the last reference to a generator: run the
-/// finalizers its `Drop` queued (close, "never awaited"), blamed on this instruction.
-macro_rules! finalize_point {
-    ($vm:expr, $frame:expr, $code:expr) => {
-        if FINALIZERS_PENDING.load(Ordering::Relaxed) {
-            $vm.run_finalizers(Some(($code, $frame.ip)));
-        }
-    };
-}
-
-/// `LoadFast(i)`: push local i, or raise UnboundLocalError.
-macro_rules! load_fast {
-    ($vm:expr, $frame:expr, $code:expr, $i:expr) => {{
-        let i = $i as usize;
-        let v = &$frame.locals[i];
-        if v.is_null() {
-            return Err($vm.unbound_local(&$code.varnames[i]));
-        }
-        $frame.stack.push(v.clone());
-    }};
-}
-
-/// `StoreFast(i)`: pop into local i.
-macro_rules! store_fast {
-    ($vm:expr, $frame:expr, $code:expr, $i:expr) => {{
-        let v = pop!($frame);
-        std::mem::replace(&mut $frame.locals[$i as usize], v).discard();
-        finalize_point!($vm, $frame, $code);
-    }};
-}
-
-/// Pops the top of the stack as a truth value (`bool(v)`), without the generic destructor
-/// when it is a bool.
-macro_rules! pop_truth {
-    ($vm:expr, $frame:expr) => {{
-        let v = pop!($frame);
-        let b = match v {
-            Value::Bool(b) => b,
-            ref other => $vm.truthy(other)?,
-        };
-        v.discard();
-        b
-    }};
-}
-
-macro_rules! pop {
-    ($frame:expr) => {
-        match $frame.stack.pop() {
-            Some(v) => v,
-            None => Value::Null,
-        }
-    };
-}
-
-macro_rules! top {
-    ($frame:expr) => {
-        match $frame.stack.last() {
-            Some(v) => v,
-            None => &Value::Null,
-        }
-    };
-}
-
-pub(super) use {finalize_point, load_fast, pop};
 
 impl Vm {
     /// Runs `frame` until it returns or yields. With `throw`, the exception is raised at the

@@ -4,9 +4,10 @@
 //! `common/explain.rs`; the notes about tasks and the loop are in `asyncio/reports.rs`.
 
 use super::Vm;
-use super::generator::as_generator;
+
 use super::value::Value;
 use crate::common::explain::{on, render};
+use crate::vm::frame::as_generator;
 
 /// The note after a RuntimeWarning `message` when notes are on and it is "coroutine 'NAME'
 /// was never awaited": `dropped_at` is the line whose instruction let go of the last

@@ -31,13 +31,14 @@ use crate::compile::bytecode::Instr;
 
 use super::call::{binds_positionally, generator_kind};
 use super::frame::{AfterGenerator, Frame, InlineFrames};
-use super::generator::{as_generator, is_send_method};
+use super::generator::is_send_method;
 use super::object::{CodeObj, Function, Object, ObjectKind};
 use super::types;
 use super::value::Value;
 use super::{Exc, PyResult, Vm};
 use crate::vm::frame::FrameResult;
 use crate::vm::frame::GenKind;
+use crate::vm::frame::as_generator;
 
 // ---- `Call` ---------------------------------------------------------------------------
 
@@ -74,7 +75,7 @@ macro_rules! fast_call {
         // for `Send`.
         if let Some((generator, sends_arg)) = inline_send($frame, callable_at, n) {
             let v = if sends_arg {
-                $crate::vm::eval::pop!($frame)
+                $crate::vm::stack::pop!($frame)
             } else {
                 $crate::vm::value::Value::None
             };

@@ -150,7 +150,7 @@ macro_rules! quickened_run {
             $body
         } else {
             for l in locals {
-                $crate::vm::eval::load_fast!($vm, $frame, $code, l);
+                $crate::vm::stack::load_fast!($vm, $frame, $code, l);
             }
         }
     }};
@@ -180,7 +180,7 @@ macro_rules! push_or_store {
                 $vm.countdown -= 1;
                 $frame.ip += 1;
                 std::mem::replace(&mut $frame.locals[i as usize], $r).discard();
-                $crate::vm::eval::finalize_point!($vm, $frame, $code);
+                $crate::vm::stack::finalize_point!($vm, $frame, $code);
             }
             _ => $frame.stack.push($r),
         }

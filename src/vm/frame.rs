@@ -704,3 +704,17 @@ pub struct CallSite {
     /// `Vm::depth` of that frame: a native call runs at its caller's depth.
     pub(super) depth: usize,
 }
+
+pub(super) fn as_generator_object(o: &Object) -> Option<&Generator> {
+    match &o.kind {
+        ObjectKind::Generator(g) => Some(g),
+        _ => None,
+    }
+}
+
+pub fn as_generator(v: &Value) -> Option<&Generator> {
+    match v {
+        Value::Object(o) => as_generator_object(o),
+        _ => None,
+    }
+}

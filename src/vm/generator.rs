@@ -25,6 +25,8 @@ use crate::vm::frame::GenKind;
 use crate::vm::frame::GenState;
 use crate::vm::frame::Generator;
 use crate::vm::frame::RunningFrame;
+use crate::vm::frame::as_generator;
+use crate::vm::frame::as_generator_object;
 
 impl GenState {
     /// The state of a generator that has not run yet.
@@ -237,20 +239,6 @@ fn generates_from_self(f: &Function) -> bool {
 
 /// Finished generator objects kept by [`Vm::recycle_generator`].
 const GENERATOR_POOL_LIMIT: usize = 32;
-
-fn as_generator_object(o: &Object) -> Option<&Generator> {
-    match &o.kind {
-        ObjectKind::Generator(g) => Some(g),
-        _ => None,
-    }
-}
-
-pub fn as_generator(v: &Value) -> Option<&Generator> {
-    match v {
-        Value::Object(o) => as_generator_object(o),
-        _ => None,
-    }
-}
 
 impl Vm {
     pub fn new_generator(&mut self, kind: GenKind, frame: Box<Frame>, func: &Function) -> Value {

@@ -40,6 +40,7 @@ pub mod repr;
 pub mod run;
 pub mod scopes;
 pub mod set_ops;
+pub mod stack;
 pub mod trace;
 pub mod traceback;
 pub mod types;

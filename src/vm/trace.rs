@@ -9,11 +9,12 @@ use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 
 use super::frame::{Frame, FrameResult, GenKind, Generator};
-use super::generator::as_generator;
+
 use super::object::{Object, ObjectKind};
 use super::value::Value;
 use super::{Exc, Vm};
 use crate::common::trace::{Category, on};
+use crate::vm::frame::as_generator;
 
 /// A layer's names for objects of its own native types, or None for other objects.
 pub type Namer = fn(&Value) -> Option<String>;

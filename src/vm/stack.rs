@@ -1,0 +1,72 @@
+//! The value-stack and fast-local steps every instruction handler is made of (`pop!`,
+//! `top!`, `load_fast!`, `store_fast!`, `pop_truth!`) and `finalize_point!`, where a
+//! dropped generator's queued finalizers run. Macros, not functions: they `return` from the
+//! handler that uses them (an unbound local), and they keep the dispatch loop's code exactly
+//! as it was inline. Used by `eval.rs` and its fast paths (`fast_calls.rs`, `fast_ops.rs`).
+
+/// Where an instruction may have dropped the last reference to a generator: run the
+/// finalizers its `Drop` queued (close, "never awaited"), blamed on this instruction.
+macro_rules! finalize_point {
+    ($vm:expr, $frame:expr, $code:expr) => {
+        if $crate::vm::generator::FINALIZERS_PENDING.load(std::sync::atomic::Ordering::Relaxed) {
+            $vm.run_finalizers(Some(($code, $frame.ip)));
+        }
+    };
+}
+
+/// `LoadFast(i)`: push local i, or raise UnboundLocalError.
+macro_rules! load_fast {
+    ($vm:expr, $frame:expr, $code:expr, $i:expr) => {{
+        let i = $i as usize;
+        let v = &$frame.locals[i];
+        if v.is_null() {
+            return Err($vm.unbound_local(&$code.varnames[i]));
+        }
+        $frame.stack.push(v.clone());
+    }};
+}
+
+/// `StoreFast(i)`: pop into local i.
+macro_rules! store_fast {
+    ($vm:expr, $frame:expr, $code:expr, $i:expr) => {{
+        let v = $crate::vm::stack::pop!($frame);
+        std::mem::replace(&mut $frame.locals[$i as usize], v).discard();
+        $crate::vm::stack::finalize_point!($vm, $frame, $code);
+    }};
+}
+
+/// Pops the top of the stack as a truth value (`bool(v)`), without the generic destructor
+/// when it is a bool.
+macro_rules! pop_truth {
+    ($vm:expr, $frame:expr) => {{
+        let v = $crate::vm::stack::pop!($frame);
+        let b = match v {
+            $crate::vm::value::Value::Bool(b) => b,
+            ref other => $vm.truthy(other)?,
+        };
+        v.discard();
+        b
+    }};
+}
+
+/// Pops the top of the value stack (Null on an empty stack, which valid bytecode never has).
+macro_rules! pop {
+    ($frame:expr) => {
+        match $frame.stack.pop() {
+            Some(v) => v,
+            None => $crate::vm::value::Value::Null,
+        }
+    };
+}
+
+/// The top of the value stack, borrowed.
+macro_rules! top {
+    ($frame:expr) => {
+        match $frame.stack.last() {
+            Some(v) => v,
+            None => &$crate::vm::value::Value::Null,
+        }
+    };
+}
+
+pub(super) use {finalize_point, load_fast, pop, pop_truth, store_fast, top};
