@@ -3,22 +3,50 @@
 //! ```text
 //! source ─► syntax (lexer, indent, parser) ─► AST ─► compile (scopes, codegen) ─► Code ─► vm
 //! ```
-//! `interp` is the one place that wires the stages together; `main.rs`/`cli.rs` only read
-//! arguments and files and turn outcomes into exit statuses.
+//!
+//! # The layers
+//! Each layer imports only the layers below it (`tests/architecture.rs` checks this, and that
+//! no more than four files import each other in a circle):
+//!
+//! ```text
+//!   cli.rs, main.rs        the command line: arguments, files, exit statuses
+//!   repl/                  the interactive prompt
+//!   interp.rs              the embedder: wires the stages, builds a VM (new_vm) and runs it
+//!   ─────────────────────────────────────────────────────────────────────────────────────
+//!   asyncio/               the native event loop, Future, Task; lib/*.apy above them
+//!   builtins/              the builtins module: functions, one file per built-in type, modules
+//!   vm/                    values, objects, frames, the dispatch loop, calls, generators,
+//!                          exceptions, tracebacks, import
+//!   compile/               symbol tables, code generation, the instruction set, --dis
+//!   syntax/                tokens, indentation, the parser, the AST, diagnostics
+//!   common/                value-free helpers: text, numbers, hash tables, clocks, the
+//!                          --trace and --explain sinks
+//! ```
+//!
+//! The VM knows no layer above it. What it needs from them is handed to it by `interp`: the
+//! `builtins` module and the native modules (`Vm::register_module`), the compile hook for
+//! source met at run time (`Vm::compile`), asyncio's send step for its futures
+//! (`Vm::native_send`) and its names for them in the trace (`vm::trace::name_objects_with`).
+//! Inside the VM, four files define the data model and need each other (`mod.rs` with `Vm`,
+//! `value.rs`, `object.rs`, `frame.rs`); everything else in `vm/` stands on them.
 //!
 //! Where to look:
-//! - `syntax/`   — tokens, indentation, the lalrpop grammar's driver, the AST, diagnostics.
-//! - `compile/`  — symbol tables, bytecode generation, the instruction set and `--dis`.
-//! - `vm/`       — values, objects, frames, the evaluation loop, exceptions, tracebacks.
-//! - `builtins/` — built-in functions, the methods of built-in types, modules, and the pure
-//!   helpers behind them (float repr, format specs, int ops, CPython-ordered hash tables).
-//! - `asyncio/`  — the native event loop, Future, Task and clocks; `asyncio/lib/*.apy` is the
-//!   library above them, written in apy and compiled at first import.
-//! - `repl/`     — the interactive prompt: line editing, multi-line entries, one event loop
-//!   that keeps running while the prompt waits.
 //! - `common/`   — value-free helpers at the bottom, among them the sinks of `--trace` (its
 //!   format is documented in `common/trace.rs`) and `--explain`; their events and notes are
 //!   worded beside what they describe, in `vm/` (frames, coroutines) and `asyncio/`.
+//! - `syntax/`   — tokens, indentation, the lalrpop grammar's driver, the AST, diagnostics.
+//! - `compile/`  — symbol tables, bytecode generation (`codegen/`, a file per kind of node),
+//!   the instruction set and `--dis`.
+//! - `vm/`       — values, objects, frames, the evaluation loop (`eval.rs`, with its fast
+//!   paths in `fast_calls.rs` and `fast_ops.rs`), calls, generators, exceptions, tracebacks,
+//!   `import`, argument checking (`args.rs`).
+//! - `builtins/` — built-in functions (`functions.rs`), a file per built-in type with its
+//!   methods in one table, and the native modules (`sys`, `time`, `collections`, …).
+//! - `asyncio/`  — the native event loop, Future, Task and gather; `asyncio/lib/*.apy` is the
+//!   library above them, written in apy and compiled at first import.
+//! - `repl/`     — the interactive prompt: line editing, multi-line entries, one event loop
+//!   that keeps running while the prompt waits.
+//! - `interp.rs` — the one place that wires the stages together.
 
 pub mod asyncio;
 pub mod builtins;
