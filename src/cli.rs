@@ -230,6 +230,7 @@ fn run_config(cli: &Cli, argv: Vec<String>) -> interp::Config {
             clock: cli.clock,
             max_steps: cli.max_steps,
             time_limit: cli.time_limit,
+            sys_path: Vec::new(),
         },
         asyncio_debug: cli.asyncio_debug
             || std::env::var_os("PYTHONASYNCIODEBUG").is_some_and(|v| !v.is_empty()),

@@ -109,7 +109,10 @@ impl From<crate::vm::Config> for Config {
 
 /// A VM ready to run programs: the built-in types (`Vm::new`), then the `builtins` module
 /// and its native modules, asyncio, the compile hook, and the trace and explain switches.
-pub fn new_vm(config: Config) -> Vm {
+pub fn new_vm(mut config: Config) -> Vm {
+    if config.vm.sys_path.is_empty() {
+        config.vm.sys_path = vec![String::new()];
+    }
     crate::common::trace::install(&config.trace);
     crate::common::explain::install(config.explain);
     let mut vm = Vm::new(config.vm);
@@ -185,9 +188,22 @@ pub fn run(source: &SourceFile, argv: &[String]) -> Result<(), Error> {
     )
 }
 
+/// `sys.path` for running `source`, as CPython sets it up: the script's folder first, or
+/// `''` (the current directory) for `-c`, standard input and the prompt.
+pub fn search_path(source: &SourceFile) -> Vec<String> {
+    let folder = match source.name.starts_with('<') {
+        true => None,
+        false => std::path::Path::new(&source.name).parent(),
+    };
+    vec![folder.map_or(String::new(), |f| f.to_string_lossy().into_owned())]
+}
+
 /// Runs `source` with explicit sandbox limits (`--max-steps`, `--time-limit`).
-pub fn run_with(source: &SourceFile, config: Config) -> Result<(), Error> {
+pub fn run_with(source: &SourceFile, mut config: Config) -> Result<(), Error> {
     let source = source.clone();
+    if config.vm.sys_path.is_empty() {
+        config.vm.sys_path = search_path(&source);
+    }
     // Ctrl-C becomes a KeyboardInterrupt in the program instead of killing apy.
     crate::vm::interrupt::install_handler();
     let worker = spawn_interpreter(move || {

@@ -44,7 +44,8 @@ def bless(program: Path) -> None:
         rc.unlink()
     lines = result.stderr.strip().splitlines()
     if lines:
-        err.write_text(lines[-1] + "\n")
+        # Paths are kept relative to the program's folder, so a clone anywhere compares.
+        err.write_text(lines[-1].replace(f"{program.parent}/", "") + "\n")
     elif err.exists():
         err.unlink()
     if any(folder in program.parents for folder in WHOLE_STDERR):

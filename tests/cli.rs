@@ -336,3 +336,36 @@ fn time_limit_ends_a_sleeping_event_loop() {
     assert!(started.elapsed() < std::time::Duration::from_secs(30));
     assert_ne!(output.status.code(), Some(0), "{}", stderr(&output));
 }
+
+#[test]
+fn import_prefers_apy_files_and_searches_the_scripts_folder() {
+    // CPython would import m.py; apy looks for its own extension first.
+    let dir = scratch_dir("import_prefers_apy");
+    std::fs::create_dir_all(dir.join("lib")).expect("lib dir");
+    std::fs::write(dir.join("lib/main.apy"), "import m\nprint(m.WHO)\n").expect("main");
+    std::fs::write(dir.join("lib/m.apy"), "WHO = 'm.apy'\n").expect("m.apy");
+    std::fs::write(dir.join("lib/m.py"), "WHO = 'm.py'\n").expect("m.py");
+    // Run from the parent folder: the script's own folder is searched, not the current one.
+    let output = apy_in(&dir, &["lib/main.apy"], b"");
+    assert_eq!(stdout(&output), "m.apy\n", "{}", stderr(&output));
+}
+
+#[test]
+fn dash_c_and_stdin_import_from_the_current_directory() {
+    // `python3.13 -c 'import m'` searches '' (the current directory) first.
+    let dir = scratch_dir("import_from_cwd");
+    std::fs::write(dir.join("m.py"), "WHO = 'cwd'\n").expect("m.py");
+    let output = apy_in(
+        &dir,
+        &["-c", "import m, sys; print(m.WHO, repr(sys.path[0]))"],
+        b"",
+    );
+    assert_eq!(stdout(&output), "cwd ''\n", "{}", stderr(&output));
+    // Found through '', a module's __file__ is still absolute, as importlib makes it.
+    let output = apy_in(
+        &dir,
+        &["-"],
+        b"import m\nprint(m.WHO, m.__file__.startswith('/'))\n",
+    );
+    assert_eq!(stdout(&output), "cwd True\n", "{}", stderr(&output));
+}

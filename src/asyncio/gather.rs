@@ -253,7 +253,7 @@ fn add_done_callback(vm: &mut Vm, n: &Names, fut: &Value, callback: &Value) -> P
 
 /// `_GatheringFuture(children, loop=loop)`, the apy class.
 fn gathering_future(vm: &mut Vm, n: &Names, children: Value, event_loop: Value) -> PyResult<Value> {
-    let Some(module) = vm.modules.get("asyncio").cloned() else {
+    let Some(module) = vm.loaded_module("asyncio") else {
         return Err(vm.runtime_error("the asyncio library is not loaded"));
     };
     let class = vm.get_attr(&module, &n.gathering_future)?;

@@ -81,7 +81,7 @@ pub(super) fn call(vm: &mut Vm, obj: &Value, name: &Rc<PyStr>, args: &[Value]) -
 
 /// `raise NAME`, for the exception classes `lib/queues.apy` defines.
 fn raise(vm: &mut Vm, class: &str) -> PyResult<Value> {
-    let Some(module) = vm.modules.get("asyncio").cloned() else {
+    let Some(module) = vm.loaded_module("asyncio") else {
         return Err(vm.runtime_error("the asyncio library is not loaded"));
     };
     let name = vm.intern(class);

@@ -210,7 +210,7 @@ fn is_awaitable(vm: &Vm, v: &Value) -> bool {
 
 /// The library's `_wrap_awaitable(obj)`: a coroutine that awaits `obj`.
 fn wrap_awaitable(vm: &mut Vm, obj: Value) -> PyResult<Value> {
-    let Some(module) = vm.modules.get("asyncio").cloned() else {
+    let Some(module) = vm.loaded_module("asyncio") else {
         return Err(vm.runtime_error("the asyncio library is not loaded"));
     };
     let name = vm.intern("_wrap_awaitable");

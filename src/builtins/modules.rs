@@ -108,6 +108,8 @@ fn sys_module(vm: &mut Vm) -> Value {
     );
     let attrs = vec![
         ("argv", argv),
+        ("path", vm.sys_path.clone()),
+        ("modules", Value::Dict(vm.modules.clone())),
         ("stdout", stdout),
         ("stderr", stderr),
         ("maxsize", Value::Int(i64::MAX)),

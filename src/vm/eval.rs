@@ -961,27 +961,19 @@ impl Vm {
                         }
                     }
                     Instr::ImportName(i) => {
-                        let _fromlist = pop!(frame);
-                        let _level = pop!(frame);
-                        let m = self.import_module(code.names[i as usize].as_str())?;
+                        let fromlist = pop!(frame);
+                        let level = match pop!(frame) {
+                            Value::Int(level) => level,
+                            _ => 0,
+                        };
+                        let name = code.names[i as usize].clone();
+                        let m =
+                            self.import_name(name.as_str(), &fromlist, level, &frame.globals)?;
                         frame.stack.push(m);
                     }
                     Instr::ImportFrom(i) => {
                         let module = top!(frame).clone();
-                        let name = &code.names[i as usize];
-                        let v = match self.get_attr_opt(&module, name)? {
-                            Some(v) => v,
-                            None => {
-                                let mname = self.module_name(&module);
-                                return Err(self.new_exc(
-                                    &self.types.import_error.clone(),
-                                    format!(
-                                        "cannot import name '{}' from '{mname}' (unknown location)",
-                                        name.as_str()
-                                    ),
-                                ));
-                            }
-                        };
+                        let v = self.import_from(&module, &code.names[i as usize])?;
                         frame.stack.push(v);
                     }
                 }
@@ -1220,16 +1212,6 @@ impl Vm {
                     && super::types::lookup(&o.class, &self.names.getitem).is_some()
             }
             _ => false,
-        }
-    }
-
-    fn module_name(&self, module: &Value) -> String {
-        match module {
-            Value::Object(o) => match &o.kind {
-                ObjectKind::Module { name, .. } => name.to_string(),
-                _ => String::new(),
-            },
-            _ => String::new(),
         }
     }
 }

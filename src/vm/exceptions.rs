@@ -10,6 +10,7 @@ use super::dict::StrKeys;
 use super::object::{ExcData, KwArgs, Object, ObjectKind, PyType};
 use super::value::{PyStr, Value};
 use super::{Exc, PyResult, Vm};
+use crate::syntax::diagnostics::Diagnostic;
 
 impl Vm {
     /// A new exception of type `ty` with `args`.
@@ -107,6 +108,91 @@ impl Vm {
         }
     }
 
+    /// A SyntaxError (IndentationError, TabError) for source compiled while the program
+    /// runs (an imported module), as CPython makes one: `args` is `(msg, (filename, lineno,
+    /// offset, text, end_lineno, end_offset))` and each is also an attribute. Offsets count
+    /// characters from 1.
+    pub fn syntax_error_from(
+        &mut self,
+        diagnostic: &Diagnostic,
+        filename: &str,
+        source: &str,
+    ) -> Exc {
+        let class = match diagnostic.class_name {
+            "IndentationError" => self.types.indentation_error.clone(),
+            "TabError" => self.types.tab_error.clone(),
+            _ => self.types.syntax_error.clone(),
+        };
+        let position = |at: u32| {
+            let at = (at as usize).min(source.len());
+            let before = source.get(..at).unwrap_or(source);
+            let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+            let line = before.matches('\n').count() as i64 + 1;
+            let column = source.get(line_start..at).map_or(0, |s| s.chars().count()) as i64 + 1;
+            (line, column, line_start)
+        };
+        let details = match diagnostic.span {
+            Some(span) => {
+                let (lineno, offset, line_start) = position(span.start);
+                let (end_lineno, end_offset, _) = position(span.end);
+                let line_end = source[line_start..]
+                    .find('\n')
+                    .map_or(source.len(), |i| line_start + i + 1);
+                let text = Value::str(&source[line_start..line_end]);
+                [
+                    Value::Int(lineno),
+                    Value::Int(offset),
+                    text,
+                    Value::Int(end_lineno),
+                    Value::Int(end_offset),
+                ]
+            }
+            None => [
+                Value::None,
+                Value::None,
+                Value::None,
+                Value::None,
+                Value::None,
+            ],
+        };
+        let [lineno, offset, text, end_lineno, end_offset] = details;
+        let msg = Value::str(diagnostic.message.as_str());
+        let filename = Value::str(filename);
+        let location = Value::tuple(vec![
+            filename.clone(),
+            lineno.clone(),
+            offset.clone(),
+            text.clone(),
+            end_lineno.clone(),
+            end_offset.clone(),
+        ]);
+        let exc = self.new_exc_args(&class, vec![msg.clone(), location]);
+        if let Some(attrs) = exc.attrs() {
+            let mut attrs = attrs.borrow_mut();
+            for (name, value) in [
+                ("msg", msg),
+                ("filename", filename),
+                ("lineno", lineno),
+                ("offset", offset),
+                ("text", text),
+                ("end_lineno", end_lineno),
+                ("end_offset", end_offset),
+            ] {
+                attrs.set_str(self.interner.intern(name), value);
+            }
+        }
+        exc
+    }
+
+    /// An attribute a SyntaxError keeps in its dict (`msg`, `filename`, `lineno`, …), if
+    /// `exc` is a SyntaxError.
+    pub fn syntax_error_attr(&self, exc: &Exc, name: &str) -> Option<Value> {
+        if !exc.class.is_subtype(&self.types.syntax_error) {
+            return None;
+        }
+        exc.attrs()?.borrow().get_str(&PyStr::new(name)).cloned()
+    }
+
     /// `str(exc)` as the last line of a traceback shows it.
     pub fn exc_str(&mut self, exc: &Exc) -> PyResult<String> {
         let v = self.str_of(&Value::Object(exc.clone()))?;
@@ -158,12 +244,36 @@ pub fn exc_init(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 fn exc_str(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let exc = exc_of(vm, args.first().unwrap_or(&Value::None))?;
+    if let Some(msg) = vm.syntax_error_attr(&exc, "msg") {
+        return syntax_error_str(vm, &exc, &msg);
+    }
     let items = vm.exc_args(&exc);
     match items.as_slice() {
         [] => Ok(Value::str("")),
         [one] => Ok(Value::Str(vm.str_of(one)?)),
         _ => Ok(Value::str(vm.repr(&Value::tuple(items.clone()))?)),
     }
+}
+
+/// `SyntaxError.__str__`: `msg (file, line N)`, with the file's base name
+/// (`SyntaxError_str` in `Objects/exceptions.c`).
+fn syntax_error_str(vm: &mut Vm, exc: &Exc, msg: &Value) -> PyResult<Value> {
+    let msg = vm.str_of(msg)?;
+    let filename = match vm.syntax_error_attr(exc, "filename") {
+        Some(Value::Str(f)) => Some(f.as_str().rsplit('/').next().unwrap_or("").to_string()),
+        _ => None,
+    };
+    let lineno = match vm.syntax_error_attr(exc, "lineno") {
+        Some(Value::Int(n)) => Some(n),
+        _ => None,
+    };
+    let text = match (filename, lineno) {
+        (Some(f), Some(n)) => format!("{} ({f}, line {n})", msg.as_str()),
+        (Some(f), None) => format!("{} ({f})", msg.as_str()),
+        (None, Some(n)) => format!("{} (line {n})", msg.as_str()),
+        (None, None) => msg.as_str().to_string(),
+    };
+    Ok(Value::str(text))
 }
 
 fn key_error_str(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {

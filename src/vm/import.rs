@@ -1,30 +1,354 @@
-//! `import`: modules by name, from `sys.modules` or made by the native module the embedder
-//! registered under that name ([`Vm::register_module`]), and module objects themselves.
-//! Mirrors the part of `Python/import.c` that apy needs: no files are searched yet.
+//! `import`: `IMPORT_NAME` and `IMPORT_FROM` in, module objects out, as
+//! `importlib._bootstrap` does it (`__import__`, `_gcd_import`, `_handle_fromlist`,
+//! `_calc___package__`) and `Python/ceval.c`'s `import_from`.
+//!
+//! A module is found in `sys.modules`; else made by the native module the embedder
+//! registered under its name ([`Vm::register_module`]: `sys`, `asyncio`, …); else searched
+//! for as a file: `NAME.apy`, `NAME.py`, or a package `NAME/__init__.apy`/`__init__.py`, in
+//! each folder of `sys.path` (a package's submodules in its `__path__`). A file is compiled
+//! through the embedder's compile hook and run once in a new module namespace, entered in
+//! `sys.modules` before it runs, so that a circular import sees it partially initialised.
 
+use std::path::PathBuf;
 use std::rc::Rc;
 
 use super::dict::StrKeys;
 use super::object::{Object, ObjectKind};
-use super::value::{PyDict, Value};
-use super::{PyResult, Vm};
+use super::value::{PyDict, PyStr, Value};
+use super::{Exc, PyResult, Vm};
+
+/// The file names a module may have in a folder, tried in this order: apy's own extension
+/// first, then Python's, then a package.
+const MODULE_FILES: [&str; 4] = ["{}.apy", "{}.py", "{}/__init__.apy", "{}/__init__.py"];
 
 impl Vm {
-    /// `import name`: the module from `sys.modules`, else made now by its native module
-    /// ("No module named 'x'" when there is none).
-    pub fn import_module(&mut self, name: &str) -> PyResult<Value> {
-        if let Some(m) = self.modules.get(name) {
-            return Ok(m.clone());
-        }
-        let Some(&make) = self.native_modules.get(name) else {
-            return Err(self.new_exc(
-                &self.types.module_not_found_error.clone(),
-                format!("No module named '{name}'"),
-            ));
+    /// `IMPORT_NAME`: `__import__(name, globals, None, fromlist, level)`. Without a
+    /// `fromlist` the top-level package of `name` is returned (`import a.b` binds `a`);
+    /// with one, the module itself, its listed submodules imported too.
+    pub fn import_name(
+        &mut self,
+        name: &str,
+        fromlist: &Value,
+        level: i64,
+        globals: &PyDict,
+    ) -> PyResult<Value> {
+        let absolute = if level > 0 {
+            let package = self.calc_package(globals)?;
+            self.resolve_name(name, &package, level)?
+        } else {
+            if name.is_empty() {
+                return Err(self.value_error("Empty module name"));
+            }
+            name.to_string()
         };
-        let module = make(self);
-        self.modules.insert(name.to_string(), module.clone());
+        let module = self.import_absolute(&absolute)?;
+        let wants_names = match fromlist {
+            Value::Tuple(t) => !t.items.is_empty(),
+            Value::List(l) => !l.items.borrow().is_empty(),
+            _ => false,
+        };
+        if !wants_names {
+            // `import a.b.c` binds `a`: the module `name`'s first part names, relative to
+            // where `absolute` starts.
+            let first = name.split('.').next().unwrap_or("");
+            if level == 0 || !name.is_empty() {
+                let cut = name.len() - first.len();
+                let top = &absolute[..absolute.len() - cut];
+                return Ok(self.loaded_module(top).unwrap_or(module));
+            }
+            return Ok(module);
+        }
+        self.handle_fromlist(&module, &absolute, fromlist)?;
         Ok(module)
+    }
+
+    /// `IMPORT_FROM`: `from module import name`, as `import_from` in `Python/ceval.c`: the
+    /// attribute, else the submodule `module.name` already in `sys.modules` (a circular
+    /// import of a package's submodule), else ImportError.
+    pub fn import_from(&mut self, module: &Value, name: &Rc<PyStr>) -> PyResult<Value> {
+        if let Some(v) = self.get_attr_opt(module, name)? {
+            return Ok(v);
+        }
+        let module_name = self.module_attr_str(module, "__name__");
+        if let Some(full) = &module_name
+            && let Some(v) = self.loaded_module(&format!("{full}.{}", name.as_str()))
+        {
+            return Ok(v);
+        }
+        let shown = module_name
+            .clone()
+            .unwrap_or_else(|| "<unknown module name>".into());
+        let path = self.module_attr_str(module, "__file__");
+        let place = path.clone().unwrap_or_else(|| "unknown location".into());
+        let initializing = module_name
+            .as_ref()
+            .is_some_and(|n| self.importing.iter().any(|m| **m == **n));
+        let message = if initializing {
+            format!(
+                "cannot import name '{}' from partially initialized module '{shown}' \
+                 (most likely due to a circular import) ({place})",
+                name.as_str()
+            )
+        } else {
+            format!(
+                "cannot import name '{}' from '{shown}' ({place})",
+                name.as_str()
+            )
+        };
+        let name_value = module_name.map_or(Value::None, Value::str);
+        let path_value = path.map_or(Value::None, Value::str);
+        Err(self.import_error(
+            &self.types.import_error.clone(),
+            message,
+            name_value,
+            path_value,
+        ))
+    }
+
+    /// `import name` with an absolute, possibly dotted, name (`_gcd_import`): each parent
+    /// package first, then the module itself, which becomes an attribute of its parent.
+    pub fn import_module(&mut self, name: &str) -> PyResult<Value> {
+        self.import_absolute(name)
+    }
+
+    fn import_absolute(&mut self, name: &str) -> PyResult<Value> {
+        if let Some(m) = self.loaded_module(name) {
+            return Ok(m);
+        }
+        let (parent, search) = match name.rsplit_once('.') {
+            Some((parent_name, _)) => {
+                let parent = self.import_absolute(parent_name)?;
+                // The parent's import may have imported this module already.
+                if let Some(m) = self.loaded_module(name) {
+                    return Ok(m);
+                }
+                let Some(path) = self.package_path(&parent)? else {
+                    let message =
+                        format!("No module named '{name}'; '{parent_name}' is not a package");
+                    return Err(self.module_not_found(message, name));
+                };
+                (Some(parent), path)
+            }
+            None => (None, self.search_path()),
+        };
+        let module = match self.native_modules.get(name) {
+            Some(&make) if parent.is_none() => {
+                let module = make(self);
+                let key = self.intern(name);
+                self.modules.table.borrow_mut().set_str(key, module.clone());
+                module
+            }
+            _ => match find_module_file(name, &search) {
+                Some(found) => self.load_module_file(name, found)?,
+                None => {
+                    return Err(self.module_not_found(format!("No module named '{name}'"), name));
+                }
+            },
+        };
+        if let (Some(parent), Some((_, child))) = (parent, name.rsplit_once('.')) {
+            let child = self.intern(child);
+            self.set_attr(&parent, &child, module.clone())?;
+        }
+        Ok(module)
+    }
+
+    /// The module `name` from `sys.modules`, if it is there.
+    pub fn loaded_module(&self, name: &str) -> Option<Value> {
+        self.modules
+            .table
+            .borrow()
+            .get_str(&PyStr::new(name))
+            .cloned()
+    }
+
+    /// Compiles and runs the module file `found` as module `name`: entered in `sys.modules`
+    /// first, taken out again if running it fails.
+    fn load_module_file(&mut self, name: &str, found: FoundModule) -> PyResult<Value> {
+        let filename = found.file.to_string_lossy().into_owned();
+        let text = match std::fs::read(&found.file) {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(error) => {
+                let message = format!("{error}: '{filename}'");
+                return Err(self.new_exc(&self.types.os_error.clone(), message));
+            }
+        };
+        let code = match (self.compile)(&filename, &text) {
+            Ok(code) => code,
+            Err(diagnostic) => return Err(self.syntax_error_from(&diagnostic, &filename, &text)),
+        };
+        self.sources.insert(code.filename.clone(), text.into());
+        let globals = Rc::new(PyDict {
+            table: Default::default(),
+        });
+        let package = match &found.package_dir {
+            Some(_) => name.to_string(),
+            None => name.rsplit_once('.').map_or("", |(p, _)| p).to_string(),
+        };
+        {
+            let mut g = globals.table.borrow_mut();
+            g.set_str(self.names.name.clone(), Value::str(name));
+            g.set_str(self.names.doc.clone(), Value::None);
+            g.set_str(self.intern("__package__"), Value::str(package.as_str()));
+            g.set_str(self.intern("__file__"), Value::str(filename.as_str()));
+            if let Some(dir) = &found.package_dir {
+                let dir = Value::str(dir.to_string_lossy().as_ref());
+                g.set_str(self.intern("__path__"), Value::list(vec![dir]));
+            }
+        }
+        let module = Value::object(Object::new(
+            self.types.module.clone(),
+            ObjectKind::Module {
+                name: name.into(),
+                dict: globals.clone(),
+            },
+        ));
+        let key = self.intern(name);
+        self.modules
+            .table
+            .borrow_mut()
+            .set_str(key.clone(), module.clone());
+        let code = self.load_code(&code);
+        let mut frame = super::frame::Frame::for_module(self, code, globals);
+        self.importing.push(name.into());
+        let result = self.run_frame(&mut frame, None);
+        self.importing.pop();
+        drop(frame);
+        if let super::frame::FrameResult::Err(e) = result {
+            self.modules.table.borrow_mut().remove_str(&key);
+            return Err(e);
+        }
+        // The module's code may have replaced its own entry (`sys.modules[__name__] = …`).
+        Ok(self.loaded_module(name).unwrap_or(module))
+    }
+
+    /// `_handle_fromlist`: for a package, each name of `fromlist` that is not an attribute
+    /// yet is imported as a submodule (a missing one is left for `IMPORT_FROM` to report).
+    fn handle_fromlist(&mut self, module: &Value, name: &str, fromlist: &Value) -> PyResult<()> {
+        if self.package_path(module)?.is_none() {
+            return Ok(());
+        }
+        let items = match fromlist {
+            Value::Tuple(t) => t.items.to_vec(),
+            Value::List(l) => l.items.borrow().clone(),
+            _ => Vec::new(),
+        };
+        for item in items {
+            let Value::Str(attr) = item else { continue };
+            if attr.as_str() == "*" || self.get_attr_opt(module, &attr)?.is_some() {
+                continue;
+            }
+            let sub = format!("{name}.{}", attr.as_str());
+            if let Err(e) = self.import_absolute(&sub) {
+                // Only the submodule itself being missing is left for IMPORT_FROM.
+                let missing = e.class.is_subtype(&self.types.module_not_found_error)
+                    && self.exc_attr_str(&e, "name").as_deref() == Some(sub.as_str());
+                if !missing {
+                    return Err(e);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `_calc___package__`: the package a relative import is relative to.
+    fn calc_package(&mut self, globals: &PyDict) -> PyResult<String> {
+        let table = globals.table.borrow();
+        if let Some(Value::Str(p)) = table.get_str(&PyStr::new("__package__")) {
+            return Ok(p.as_str().to_string());
+        }
+        let Some(Value::Str(name)) = table.get_str(&PyStr::new("__name__")) else {
+            drop(table);
+            return Err(self.new_exc(&self.types.key_error.clone(), "'__name__' not in globals"));
+        };
+        if table.get_str(&PyStr::new("__path__")).is_some() {
+            return Ok(name.as_str().to_string());
+        }
+        Ok(name
+            .as_str()
+            .rsplit_once('.')
+            .map_or("", |(p, _)| p)
+            .to_string())
+    }
+
+    /// `_resolve_name`: a relative module name made absolute (`level` dots up from
+    /// `package`).
+    fn resolve_name(&mut self, name: &str, package: &str, level: i64) -> PyResult<String> {
+        if package.is_empty() {
+            return Err(self.import_error(
+                &self.types.import_error.clone(),
+                "attempted relative import with no known parent package".into(),
+                Value::None,
+                Value::None,
+            ));
+        }
+        let parts: Vec<&str> = package.split('.').collect();
+        let keep = parts.len() as i64 - (level - 1);
+        if keep < 1 {
+            return Err(self.import_error(
+                &self.types.import_error.clone(),
+                "attempted relative import beyond top-level package".into(),
+                Value::None,
+                Value::None,
+            ));
+        }
+        let base = parts[..keep as usize].join(".");
+        Ok(if name.is_empty() {
+            base
+        } else {
+            format!("{base}.{name}")
+        })
+    }
+
+    /// The folders a package's submodules are searched in (its `__path__`), or None for a
+    /// module that is not a package.
+    fn package_path(&mut self, module: &Value) -> PyResult<Option<Vec<PathBuf>>> {
+        let key = self.intern("__path__");
+        let Some(path) = self.get_attr_opt(module, &key)? else {
+            return Ok(None);
+        };
+        Ok(Some(str_items(&path)))
+    }
+
+    /// The folders of `sys.path`, in order (`''` is the current directory).
+    fn search_path(&self) -> Vec<PathBuf> {
+        str_items(&self.sys_path)
+    }
+
+    /// A module attribute that is a string (`__name__`, `__file__`), if it is one.
+    fn module_attr_str(&mut self, module: &Value, name: &str) -> Option<String> {
+        let key = self.intern(name);
+        match self.get_attr_opt(module, &key) {
+            Ok(Some(Value::Str(s))) => Some(s.as_str().to_string()),
+            _ => None,
+        }
+    }
+
+    /// An exception's attribute that is a string (`name` of an ImportError).
+    fn exc_attr_str(&mut self, exc: &Exc, name: &str) -> Option<String> {
+        self.module_attr_str(&Value::Object(exc.clone()), name)
+    }
+
+    fn module_not_found(&mut self, message: String, name: &str) -> Exc {
+        let class = self.types.module_not_found_error.clone();
+        self.import_error(&class, message, Value::str(name), Value::None)
+    }
+
+    /// An ImportError (or subclass) with its `name` and `path` attributes set, as
+    /// `ImportError(message, name=…, path=…)` makes one.
+    pub fn import_error(
+        &mut self,
+        class: &Rc<crate::vm::object::PyType>,
+        message: String,
+        name: Value,
+        path: Value,
+    ) -> Exc {
+        let exc = self.new_exc(class, message);
+        if let Some(attrs) = exc.attrs() {
+            let mut attrs = attrs.borrow_mut();
+            attrs.set_str(self.intern("name"), name);
+            attrs.set_str(self.intern("path"), path);
+        }
+        exc
     }
 
     /// A new module object with the given attributes.
@@ -47,4 +371,48 @@ impl Vm {
             },
         ))
     }
+}
+
+/// A module file found on the search path.
+struct FoundModule {
+    file: PathBuf,
+    /// The package's folder, when the file is a package's `__init__`.
+    package_dir: Option<PathBuf>,
+}
+
+/// Looks for the module `name` (its last part) in each folder of `search`.
+fn find_module_file(name: &str, search: &[PathBuf]) -> Option<FoundModule> {
+    let last = name.rsplit('.').next().unwrap_or(name);
+    for dir in search {
+        // `''` is the current directory, whose modules get absolute paths, as importlib's
+        // FileFinder gives them.
+        let dir = match dir.as_os_str().is_empty() {
+            true => &std::env::current_dir().unwrap_or_default(),
+            false => dir,
+        };
+        for pattern in MODULE_FILES {
+            let file = dir.join(pattern.replace("{}", last));
+            if file.is_file() {
+                let package_dir = pattern.contains('/').then(|| dir.join(last));
+                return Some(FoundModule { file, package_dir });
+            }
+        }
+    }
+    None
+}
+
+/// The strings of a list or tuple (`sys.path`, a package's `__path__`), as paths.
+fn str_items(v: &Value) -> Vec<PathBuf> {
+    let items = match v {
+        Value::List(l) => l.items.borrow().clone(),
+        Value::Tuple(t) => t.items.to_vec(),
+        _ => Vec::new(),
+    };
+    items
+        .iter()
+        .filter_map(|item| match item {
+            Value::Str(s) => Some(PathBuf::from(s.as_str())),
+            _ => None,
+        })
+        .collect()
 }

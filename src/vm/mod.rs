@@ -74,6 +74,9 @@ pub struct Config {
     pub time_limit: Option<Duration>,
     /// `sys.argv`.
     pub argv: Vec<String>,
+    /// `sys.path`: the folders `import` searches for modules, in order (`""` is the current
+    /// directory).
+    pub sys_path: Vec<String>,
     /// The clock timers and the event loop run on (`--clock real|virtual`).
     pub clock: ClockKind,
 }
@@ -169,8 +172,13 @@ pub struct Vm {
     pub interner: Interner,
     /// The `builtins` module's namespace.
     pub builtins: Rc<PyDict>,
-    /// Imported modules by name (`sys.modules`).
-    pub modules: HashMap<String, Value>,
+    /// Imported modules by name: the dict `sys.modules` is.
+    pub modules: Rc<PyDict>,
+    /// The folders `import` searches: the list `sys.path` is.
+    pub sys_path: Value,
+    /// The modules whose code is running because they are being imported, innermost last
+    /// (a circular import's ImportError says "partially initialized module").
+    pub importing: Vec<Rc<str>>,
     /// Source text by file name, for traceback lines.
     pub sources: HashMap<Rc<str>, Rc<str>>,
     /// Current depth of nested Python and native calls.

@@ -34,12 +34,21 @@ impl Vm {
         let builtins = Rc::new(PyDict {
             table: Default::default(),
         });
+        let sys_path = config
+            .sys_path
+            .iter()
+            .map(|p| Value::str(p.as_str()))
+            .collect();
         let mut vm = Vm {
             types,
             names,
             interner,
             builtins,
-            modules: HashMap::new(),
+            modules: Rc::new(PyDict {
+                table: Default::default(),
+            }),
+            sys_path: Value::None,
+            importing: Vec::new(),
             sources: HashMap::new(),
             depth: 0,
             recursion_limit: 1000,
@@ -70,6 +79,7 @@ impl Vm {
         // late in a run, its 64 KiB would first have malloc consolidate every small block
         // freed so far.
         PROGRAM_STDOUT.with(|_| ());
+        vm.sys_path = Value::list(sys_path);
         init_type_methods(&mut vm);
         init_exceptions(&mut vm);
         init_iterators(&mut vm);
@@ -95,6 +105,11 @@ impl Vm {
             let mut g = globals.table.borrow_mut();
             g.set_str(self.names.name.clone(), Value::Str(self.names.main.clone()));
             g.set_str(self.names.doc.clone(), Value::None);
+            // A script's own path; `-c`, standard input and the prompt have none.
+            if !code.code.filename.starts_with('<') {
+                let file = Value::str(code.code.filename.as_ref());
+                g.set_str(self.intern("__file__"), file);
+            }
         }
         let mut frame = Frame::for_module(self, code, globals.clone());
         let result = self.run_main_recorded(&mut frame);

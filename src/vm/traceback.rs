@@ -218,7 +218,10 @@ impl Vm {
 
     /// `TypeName: message` and the exception's notes, a line each.
     fn format_exception_only(&mut self, exc: &Exc, out: &mut String) {
-        out.push_str(&self.exception_last_line(exc));
+        match self.syntax_error_attr(exc, "msg") {
+            Some(msg) => self.format_syntax_error(exc, &msg, out),
+            None => out.push_str(&self.exception_last_line(exc)),
+        }
         out.push('\n');
         let notes_key = self.names.notes.clone();
         let notes = exc
@@ -235,13 +238,85 @@ impl Vm {
         }
     }
 
-    /// `TypeName: message`, or just `TypeName` for an empty message.
-    pub fn exception_last_line(&mut self, exc: &Exc) -> String {
+    /// An exception's type as the last line names it: qualified by its module unless that is
+    /// `__main__` or `builtins`.
+    fn exception_type_name(&mut self, exc: &Exc) -> String {
         let class = exc.class.clone();
-        let name = match self.type_module(&class) {
+        match self.type_module(&class) {
             Some(m) if &*m != "__main__" && &*m != "builtins" => format!("{m}.{}", class.qualname),
             _ => class.qualname.to_string(),
+        }
+    }
+
+    /// A SyntaxError as `traceback.py`'s `_format_syntax_error` shows it: where it is
+    /// (`File "…", line N`), the line with a caret under the error, then `TypeName: msg`
+    /// rather than `str(exc)`.
+    fn format_syntax_error(&mut self, exc: &Exc, msg: &Value, out: &mut String) {
+        let int = |v: Option<Value>| match v {
+            Some(Value::Int(n)) => Some(n),
+            _ => None,
         };
+        let filename = match self.syntax_error_attr(exc, "filename") {
+            Some(Value::Str(f)) => Some(f.as_str().to_string()),
+            _ => None,
+        };
+        let lineno = int(self.syntax_error_attr(exc, "lineno"));
+        let mut suffix = String::new();
+        match (lineno, &filename) {
+            (Some(line), _) => {
+                let file = filename.as_deref().unwrap_or("<string>");
+                out.push_str(&format!("  File \"{file}\", line {line}\n"));
+            }
+            (None, Some(file)) => suffix = format!(" ({file})"),
+            (None, None) => {}
+        }
+        if let Some(Value::Str(text)) = self.syntax_error_attr(exc, "text") {
+            let rtext = text.as_str().trim_end_matches('\n');
+            let ltext = rtext.trim_start_matches([' ', '\n', '\x0c']);
+            let spaces = (rtext.chars().count() - ltext.chars().count()) as i64;
+            out.push_str(&format!("    {ltext}\n"));
+            if let Some(offset) = int(self.syntax_error_attr(exc, "offset")) {
+                let len = rtext.chars().count() as i64;
+                let text_len = text.as_str().chars().count() as i64;
+                let end_lineno = int(self.syntax_error_attr(exc, "end_lineno"));
+                let mut end = match int(self.syntax_error_attr(exc, "end_offset")) {
+                    Some(end) if end_lineno == lineno && end != 0 => end,
+                    _ if end_lineno == lineno => offset,
+                    _ => len + 1,
+                };
+                let mut offset = offset;
+                if offset > text_len {
+                    offset = len + 1;
+                }
+                if end > text_len {
+                    end = len + 1;
+                }
+                if offset >= end || end < 0 {
+                    end = offset + 1;
+                }
+                let (column, end_column) = (offset - 1 - spaces, end - 1 - spaces);
+                if column >= 0 {
+                    let space: String = ltext
+                        .chars()
+                        .take(column as usize)
+                        .map(|c| if c.is_whitespace() { c } else { ' ' })
+                        .collect();
+                    let carets = "^".repeat((end_column - column).max(0) as usize);
+                    out.push_str(&format!("    {space}{carets}\n"));
+                }
+            }
+        }
+        let name = self.exception_type_name(exc);
+        let msg = match self.str_of(msg) {
+            Ok(m) if !m.as_str().is_empty() => m.as_str().to_string(),
+            _ => "<no detail available>".to_string(),
+        };
+        out.push_str(&format!("{name}: {msg}{suffix}"));
+    }
+
+    /// `TypeName: message`, or just `TypeName` for an empty message.
+    pub fn exception_last_line(&mut self, exc: &Exc) -> String {
+        let name = self.exception_type_name(exc);
         let suggestion = exc.exc_data().and_then(|d| d.borrow().suggestion.clone());
         match self.exc_str(exc) {
             Ok(msg) if msg.is_empty() => name,

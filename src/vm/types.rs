@@ -103,6 +103,8 @@ impl BuiltinTypes {
         let warning = e("Warning", &exception);
         let base_exception_group = e("BaseExceptionGroup", &base_exception);
         let tuple = b("tuple");
+        let syntax_error = e("SyntaxError", &exception);
+        let indentation_error = e("IndentationError", &syntax_error);
         BuiltinTypes {
             asyncgen_hooks: t("asyncgen_hooks", &[&tuple], Builtin),
             tuple,
@@ -179,7 +181,9 @@ impl BuiltinTypes {
             recursion_error: e("RecursionError", &runtime_error),
             stop_async_iteration: e("StopAsyncIteration", &exception),
             stop_iteration: e("StopIteration", &exception),
-            syntax_error: e("SyntaxError", &exception),
+            tab_error: e("TabError", &indentation_error),
+            indentation_error,
+            syntax_error,
             type_error: e("TypeError", &exception),
             unicode_error: e("UnicodeError", &value_error),
             runtime_warning: e("RuntimeWarning", &warning),
@@ -234,6 +238,8 @@ impl BuiltinTypes {
             self.stop_async_iteration.clone(),
             self.stop_iteration.clone(),
             self.syntax_error.clone(),
+            self.indentation_error.clone(),
+            self.tab_error.clone(),
             self.type_error.clone(),
             self.value_error.clone(),
             self.unicode_error.clone(),
@@ -963,7 +969,10 @@ impl Vm {
             }
         }
         let dict = match obj {
-            Value::Object(o) => o.attrs(),
+            Value::Object(o) => match &o.kind {
+                ObjectKind::Module { dict, .. } => Some(&dict.table),
+                _ => o.attrs(),
+            },
             Value::Function(f) => Some(&f.dict),
             _ => None,
         };

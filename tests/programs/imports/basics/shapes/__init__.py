@@ -1,0 +1,1 @@
+print("shapes package initialised as", __name__)

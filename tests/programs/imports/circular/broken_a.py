@@ -1,0 +1,2 @@
+from broken_b import B
+A = 1

@@ -1,0 +1,2 @@
+from broken_a import A
+B = 2

@@ -1,0 +1,3 @@
+VALUE = "first, before second"
+import second
+VALUE = "first"

@@ -1,0 +1,3 @@
+import first
+SEEN_FROM_FIRST = first.VALUE
+VALUE = "second"

@@ -1,0 +1,1 @@
+from .. import NAME as PARENT_NAME

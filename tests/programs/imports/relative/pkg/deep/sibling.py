@@ -1,0 +1,1 @@
+VALUE = "sibling of " + __package__

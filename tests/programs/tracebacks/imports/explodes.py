@@ -1,0 +1,9 @@
+def divide(a, b):
+    return a / b
+
+
+def setup():
+    return divide(1, 0)
+
+
+TABLE = setup()
