@@ -118,6 +118,7 @@ pub fn new_vm(mut config: Config) -> Vm {
     let mut vm = Vm::new(config.vm);
     vm.compile = compile_at_run_time;
     crate::builtins::install(&mut vm);
+    crate::stdlib::install(&mut vm);
     crate::asyncio::install(
         &mut vm,
         crate::asyncio::event_loop::Settings {

@@ -13,6 +13,7 @@
 //!   repl/                  the interactive prompt
 //!   interp.rs              the embedder: wires the stages, builds a VM (new_vm) and runs it
 //!   ─────────────────────────────────────────────────────────────────────────────────────
+//!   stdlib/                library modules written in apy (contextlib, …)
 //!   asyncio/               the native event loop, Future, Task; lib/*.apy above them
 //!   builtins/              the builtins module: functions, one file per built-in type, modules
 //!   vm/                    values, objects, frames, the dispatch loop, calls, generators,
@@ -44,6 +45,8 @@
 //!   methods in one table, and the native modules (`sys`, `time`, `collections`, …).
 //! - `asyncio/`  — the native event loop, Future, Task and gather; `asyncio/lib/*.apy` is the
 //!   library above them, written in apy and compiled at first import.
+//! - `stdlib/`   — the library modules CPython writes in Python, written in apy (`*.apy`),
+//!   compiled on first import.
 //! - `repl/`     — the interactive prompt: line editing, multi-line entries, one event loop
 //!   that keeps running while the prompt waits.
 //! - `interp.rs` — the one place that wires the stages together.
@@ -54,5 +57,6 @@ pub mod common;
 pub mod compile;
 pub mod interp;
 pub mod repl;
+pub mod stdlib;
 pub mod syntax;
 pub mod vm;

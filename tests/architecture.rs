@@ -22,6 +22,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("vm", &["vm/"]),
     ("builtins", &["builtins/"]),
     ("asyncio", &["asyncio/"]),
+    ("stdlib", &["stdlib/"]),
     ("interp", &["interp.rs"]),
     ("repl", &["repl/"]),
     ("cli", &["cli.rs", "main.rs", "lib.rs"]),

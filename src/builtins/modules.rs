@@ -161,7 +161,7 @@ fn sys_module(vm: &mut Vm) -> Value {
                     Value::Object(e) => Value::tuple(vec![
                         Value::Type(e.class.clone()),
                         Value::Object(e.clone()),
-                        Value::Object(e),
+                        vm.traceback_of(&e),
                     ]),
                     _ => Value::tuple(vec![Value::None, Value::None, Value::None]),
                 })

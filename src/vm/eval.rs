@@ -842,12 +842,7 @@ impl Vm {
                         let exc = frame.stack[len - 1].clone();
                         let ty = Value::Type(self.type_of(&exc).clone());
                         let tb = match &exc {
-                            Value::Object(o)
-                                if o.exc_data()
-                                    .is_some_and(|d| !d.borrow().traceback.is_empty()) =>
-                            {
-                                exc.clone()
-                            }
+                            Value::Object(o) => self.traceback_of(o),
                             _ => Value::None,
                         };
                         let r = self.call(&exit, &[ty, exc, tb], &[])?;

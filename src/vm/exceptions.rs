@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::dict::StrKeys;
-use super::object::{ExcData, KwArgs, Object, ObjectKind, PyType};
+use super::object::{ExcData, KwArgs, Object, ObjectKind, PyType, TracebackEntry};
 use super::value::{PyStr, Value};
 use super::{Exc, PyResult, Vm};
 use crate::syntax::diagnostics::Diagnostic;
@@ -193,6 +193,18 @@ impl Vm {
         exc.attrs()?.borrow().get_str(&PyStr::new(name)).cloned()
     }
 
+    /// `exc.__traceback__`: a traceback object with the frames `exc` has passed through so
+    /// far, or None before it was raised. Also the third argument `__exit__` gets.
+    pub fn traceback_of(&self, exc: &Exc) -> Value {
+        match exc.exc_data().map(|d| d.borrow().traceback.clone()) {
+            Some(frames) if !frames.is_empty() => Value::object(Object::new(
+                self.types.traceback.clone(),
+                ObjectKind::Other(Box::new(TracebackFrames(frames))),
+            )),
+            _ => Value::None,
+        }
+    }
+
     /// `str(exc)` as the last line of a traceback shows it.
     pub fn exc_str(&mut self, exc: &Exc) -> PyResult<String> {
         let v = self.str_of(&Value::Object(exc.clone()))?;
@@ -319,12 +331,28 @@ fn add_note(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 
 fn with_traceback(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let exc = exc_of(vm, args.first().unwrap_or(&Value::None))?;
-    if let Some(Value::None) = args.get(1)
-        && let Some(data) = exc.exc_data()
-    {
-        data.borrow_mut().traceback.clear();
-    }
+    let tb = args.get(1).cloned().unwrap_or(Value::None);
+    set_traceback(vm, &exc, &tb, "__traceback__ must be a traceback or None")?;
     Ok(Value::Object(exc))
+}
+
+/// What a traceback object holds in apy: the frames an exception had passed through when
+/// it was taken, innermost first. apy has no frame objects, so that is all it carries.
+struct TracebackFrames(Vec<TracebackEntry>);
+
+/// `exc.__traceback__ = tb`: None clears it, a traceback object gives its frames.
+fn set_traceback(vm: &Vm, exc: &Exc, tb: &Value, message: &str) -> PyResult<()> {
+    let frames = match tb {
+        Value::None => Vec::new(),
+        other => match other.native::<TracebackFrames>() {
+            Some(frames) => frames.0.clone(),
+            None => return Err(vm.type_error(message.to_string())),
+        },
+    };
+    if let Some(data) = exc.exc_data() {
+        data.borrow_mut().traceback = frames;
+    }
+    Ok(())
 }
 
 fn exception_or_none(vm: &Vm, v: Value, what: &str) -> PyResult<Value> {
@@ -510,15 +538,23 @@ pub fn init(vm: &mut Vm) {
         "__traceback__",
         |vm, v| {
             let exc = exc_of(vm, v)?;
-            let has_tb = exc
-                .exc_data()
-                .is_some_and(|d| !d.borrow().traceback.is_empty());
-            // apy has no traceback objects yet: the exception itself stands in for one.
-            Ok(if has_tb {
-                Value::Object(exc)
-            } else {
-                Value::None
-            })
+            Ok(vm.traceback_of(&exc))
+        },
+        Some(|vm, v, new| {
+            let exc = exc_of(vm, v)?;
+            set_traceback(vm, &exc, &new, "__traceback__ must be a traceback or None")
+        }),
+    );
+    let traceback = vm.types.traceback.clone();
+    vm.add_getset(
+        &traceback,
+        "tb_lineno",
+        |_, v| {
+            let line = v
+                .native::<TracebackFrames>()
+                .and_then(|t| t.0.last())
+                .map(|e| e.line);
+            Ok(line.map_or(Value::None, |line| Value::Int(line.into())))
         },
         None,
     );

@@ -3,7 +3,9 @@
 //! `_calc___package__`) and `Python/ceval.c`'s `import_from`.
 //!
 //! A module is found in `sys.modules`; else made by the native module the embedder
-//! registered under its name ([`Vm::register_module`]: `sys`, `asyncio`, …); else searched
+//! registered under its name ([`Vm::register_module`]: `sys`, `asyncio`, …), or compiled
+//! from the library module written in apy registered under it
+//! ([`Vm::register_library_module`]: `contextlib`, …); else searched
 //! for as a file: `NAME.apy`, `NAME.py`, or a package `NAME/__init__.apy`/`__init__.py`, in
 //! each folder of `sys.path` (a package's submodules in its `__path__`). A file is compiled
 //! through the embedder's compile hook and run once in a new module namespace, entered in
@@ -131,14 +133,17 @@ impl Vm {
             }
             None => (None, self.search_path()),
         };
-        let module = match self.native_modules.get(name) {
-            Some(&make) if parent.is_none() => {
+        let native = self.native_modules.get(name).filter(|_| parent.is_none());
+        let library = self.library_modules.get(name).filter(|_| parent.is_none());
+        let module = match (native, library) {
+            (Some(&make), _) => {
                 let module = make(self);
                 let key = self.intern(name);
                 self.modules.table.borrow_mut().set_str(key, module.clone());
                 module
             }
-            _ => match find_module_file(name, &search) {
+            (None, Some(&(file, text))) => self.run_module_source(name, file, text, None)?,
+            (None, None) => match find_module_file(name, &search) {
                 Some(found) => self.load_module_file(name, found)?,
                 None => {
                     return Err(self.module_not_found(format!("No module named '{name}'"), name));
@@ -161,8 +166,7 @@ impl Vm {
             .cloned()
     }
 
-    /// Compiles and runs the module file `found` as module `name`: entered in `sys.modules`
-    /// first, taken out again if running it fails.
+    /// Reads the module file `found` and runs it as module `name`.
     fn load_module_file(&mut self, name: &str, found: FoundModule) -> PyResult<Value> {
         let filename = found.file.to_string_lossy().into_owned();
         let text = match std::fs::read(&found.file) {
@@ -172,15 +176,27 @@ impl Vm {
                 return Err(self.new_exc(&self.types.os_error.clone(), message));
             }
         };
-        let code = match (self.compile)(&filename, &text) {
+        self.run_module_source(name, &filename, &text, found.package_dir.as_deref())
+    }
+
+    /// Compiles `text` and runs it as module `name` (a package when it has a
+    /// `package_dir`): entered in `sys.modules` first, taken out again if running it fails.
+    fn run_module_source(
+        &mut self,
+        name: &str,
+        filename: &str,
+        text: &str,
+        package_dir: Option<&std::path::Path>,
+    ) -> PyResult<Value> {
+        let code = match (self.compile)(filename, text) {
             Ok(code) => code,
-            Err(diagnostic) => return Err(self.syntax_error_from(&diagnostic, &filename, &text)),
+            Err(diagnostic) => return Err(self.syntax_error_from(&diagnostic, filename, text)),
         };
         self.sources.insert(code.filename.clone(), text.into());
         let globals = Rc::new(PyDict {
             table: Default::default(),
         });
-        let package = match &found.package_dir {
+        let package = match package_dir {
             Some(_) => name.to_string(),
             None => name.rsplit_once('.').map_or("", |(p, _)| p).to_string(),
         };
@@ -189,8 +205,8 @@ impl Vm {
             g.set_str(self.names.name.clone(), Value::str(name));
             g.set_str(self.names.doc.clone(), Value::None);
             g.set_str(self.intern("__package__"), Value::str(package.as_str()));
-            g.set_str(self.intern("__file__"), Value::str(filename.as_str()));
-            if let Some(dir) = &found.package_dir {
+            g.set_str(self.intern("__file__"), Value::str(filename));
+            if let Some(dir) = package_dir {
                 let dir = Value::str(dir.to_string_lossy().as_ref());
                 g.set_str(self.intern("__path__"), Value::list(vec![dir]));
             }

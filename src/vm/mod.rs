@@ -225,6 +225,9 @@ pub struct Vm {
     pub asyncgen_hooks: AsyncGenHooks,
     /// The native modules `import` can make, by name (filled in by the embedder).
     pub native_modules: HashMap<&'static str, ModuleMaker>,
+    /// The library modules written in apy that `import` can compile, by name: the file name
+    /// their tracebacks show and their source (filled in by the embedder).
+    pub library_modules: HashMap<&'static str, (&'static str, &'static str)>,
     /// How to compile source at run time (set by the embedder).
     pub compile: CompileHook,
 }

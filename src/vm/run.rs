@@ -70,6 +70,7 @@ impl Vm {
             native_send: |_, _| None,
             asyncgen_hooks: Default::default(),
             native_modules: HashMap::new(),
+            library_modules: HashMap::new(),
             compile: |name, _| {
                 let message = format!("{name}: this interpreter cannot compile at run time");
                 Err(Diagnostic::syntax_error(message, Default::default()))
@@ -85,6 +86,17 @@ impl Vm {
         init_iterators(&mut vm);
         init_generators(&mut vm);
         vm
+    }
+
+    /// Makes `import name` compile and run `text`, shown in tracebacks as `file`, as a
+    /// module of apy's library (on first import; then it is in `sys.modules`).
+    pub fn register_library_module(
+        &mut self,
+        name: &'static str,
+        file: &'static str,
+        text: &'static str,
+    ) {
+        self.library_modules.insert(name, (file, text));
     }
 
     /// Makes `import name` build a module with `make` (on first import; then it is in

@@ -182,6 +182,7 @@ impl BuiltinTypes {
             stop_async_iteration: e("StopAsyncIteration", &exception),
             stop_iteration: e("StopIteration", &exception),
             tab_error: e("TabError", &indentation_error),
+            traceback: b("traceback"),
             indentation_error,
             syntax_error,
             type_error: e("TypeError", &exception),
@@ -1200,17 +1201,27 @@ pub fn init_type_methods(vm: &mut Vm) {
     vm.add_getset(
         &function,
         "__module__",
+        // Set by assignment (`functools.wraps`), else the `__name__` of its globals.
         |vm, v| match v {
-            Value::Function(f) => Ok(f
-                .globals
-                .table
-                .borrow()
-                .get_str(&vm.names.name)
-                .cloned()
-                .unwrap_or(Value::None)),
+            Value::Function(f) => {
+                let assigned = f.dict.borrow().get_str(&vm.names.module).cloned();
+                Ok(assigned.unwrap_or_else(|| {
+                    f.globals
+                        .table
+                        .borrow()
+                        .get_str(&vm.names.name)
+                        .cloned()
+                        .unwrap_or(Value::None)
+                }))
+            }
             _ => Ok(Value::None),
         },
-        None,
+        Some(|vm, v, new| {
+            if let Value::Function(f) = v {
+                f.dict.borrow_mut().set_str(vm.names.module.clone(), new);
+            }
+            Ok(())
+        }),
     );
     vm.add_getset(
         &function,
