@@ -688,6 +688,11 @@ fn fut_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 /// Adds Future's methods to `ty` (Future itself, and Task which inherits them).
 pub fn init_type(vm: &mut Vm, future: &std::rc::Rc<crate::vm::object::PyType>) {
     vm.add_static(future, "__new__", future_new);
+    vm.add_method(
+        future,
+        "__class_getitem__",
+        crate::vm::generics::class_getitem,
+    );
     vm.add_method(future, "result", fut_result);
     vm.add_method(future, "exception", fut_exception);
     vm.add_method(future, "done", fut_done);

@@ -422,7 +422,19 @@ pub fn init(vm: &mut Vm) {
     for (name, f) in OBJECT_METHODS {
         vm.add_method(&object, name, *f);
     }
-    let init_subclass = vm.native("__init_subclass__", |_, _, _| Ok(Value::None));
+    // `object.__init_subclass__(cls)`: the end of the chain, which takes no keywords.
+    let init_subclass = vm.native("__init_subclass__", |vm, args, kw| {
+        if kw.is_empty() {
+            return Ok(Value::None);
+        }
+        let name = match args.first() {
+            Some(Value::Type(cls)) => cls.name.to_string(),
+            _ => "object".to_string(),
+        };
+        Err(vm.type_error(format!(
+            "{name}.__init_subclass__() takes no keyword arguments"
+        )))
+    });
     let wrapped = Value::object(Object::new(
         vm.types.classmethod.clone(),
         ObjectKind::ClassMethod(init_subclass),

@@ -172,6 +172,7 @@ fn deque_type(vm: &mut Vm) -> Rc<PyType> {
     ty.native_len.set(Some(plain_deque_len));
     vm.add_static(&ty, "__new__", deque_new);
     vm.add_method(&ty, "__repr__", deque_repr);
+    vm.add_method(&ty, "__class_getitem__", crate::vm::generics::class_getitem);
     vm.add_method(&ty, "__len__", deque_len);
     vm.add_method(&ty, "__iter__", |vm, args, _| {
         let items: Vec<Value> = deque_of(vm, &args[0])?

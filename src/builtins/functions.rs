@@ -138,6 +138,13 @@ fn builtin_len(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 /// `isinstance`'s second argument: a class or a tuple of them.
 fn class_info(vm: &Vm, fname: &str, v: &Value) -> PyResult<Vec<Rc<crate::vm::object::PyType>>> {
+    if let Some(members) = crate::vm::generics::check_classes(vm, fname, v) {
+        let mut out = Vec::new();
+        for member in members? {
+            out.extend(class_info(vm, fname, &member)?);
+        }
+        return Ok(out);
+    }
     match v {
         Value::Type(t) => Ok(vec![t.clone()]),
         Value::Tuple(items) => {
@@ -653,30 +660,19 @@ fn builtin_build_class(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Val
     let Value::Str(name) = &args[1] else {
         return Err(vm.type_error("__build_class__: name is not a string"));
     };
-    if let Some((k, _)) = kw.first() {
-        return Err(vm.type_error(if k.as_str() == "metaclass" {
-            "metaclasses are not supported in apy".to_string()
-        } else {
-            format!(
-                "{}.__init_subclass__() takes no keyword arguments",
-                "object"
-            )
-        }));
+    if kw.iter().any(|(k, _)| k.as_str() == "metaclass") {
+        return Err(vm.type_error("metaclasses are not supported in apy"));
     }
-    let mut bases = Vec::new();
-    for b in &args[2..] {
-        match b {
-            Value::Type(t) => bases.push(t.clone()),
-            other => {
-                return Err(
-                    vm.type_error(format!("bases must be types, not {}", vm.type_name(other)))
-                );
-            }
-        }
-    }
+    let (bases, replaced) = resolve_bases(vm, &args[2..])?;
     let ns = Rc::new(PyDict {
         table: Default::default(),
     });
+    if replaced {
+        let orig_bases = vm.intern("__orig_bases__");
+        ns.table
+            .borrow_mut()
+            .set_str(orig_bases, Value::tuple(args[2..].to_vec()));
+    }
     let module_name = body
         .globals
         .table
@@ -729,8 +725,45 @@ fn builtin_build_class(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Val
             _ => None,
         };
         if let Some(f) = f {
-            vm.call(&f, &[Value::Type(cls.clone())], &[])?;
+            vm.call(&f, &[Value::Type(cls.clone())], kw)?;
         }
     }
     Ok(Value::Type(cls))
+}
+
+/// The bases a class statement names, with each base that is not a class replaced by what
+/// its `__mro_entries__(bases)` returns (PEP 560, `update_bases` in
+/// `Python/bltinmodule.c`), and whether any was replaced.
+fn resolve_bases(
+    vm: &mut Vm,
+    named: &[Value],
+) -> PyResult<(Vec<Rc<crate::vm::object::PyType>>, bool)> {
+    let mut bases = Vec::new();
+    let mut replaced = false;
+    let mro_entries = vm.intern("__mro_entries__");
+    for base in named {
+        if let Value::Type(t) = base {
+            bases.push(t.clone());
+            continue;
+        }
+        let Some(entries) = vm.get_attr_opt(base, &mro_entries)? else {
+            return Err(vm.type_error(format!("bases must be types, not {}", vm.type_name(base))));
+        };
+        let entries = vm.call(&entries, &[Value::tuple(named.to_vec())], &[])?;
+        let Value::Tuple(entries) = entries else {
+            return Err(vm.type_error("__mro_entries__ must return a tuple"));
+        };
+        replaced = true;
+        for entry in entries.items.iter() {
+            match entry {
+                Value::Type(t) => bases.push(t.clone()),
+                other => {
+                    return Err(
+                        vm.type_error(format!("bases must be types, not {}", vm.type_name(other)))
+                    );
+                }
+            }
+        }
+    }
+    Ok((bases, replaced))
 }

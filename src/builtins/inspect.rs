@@ -97,6 +97,10 @@ pub fn types_module(vm: &mut Vm) -> Value {
         ("FunctionType", Value::Type(vm.types.function.clone())),
         ("CodeType", Value::Type(vm.types.code.clone())),
         ("ModuleType", Value::Type(vm.types.module.clone())),
+        ("GenericAlias", Value::Type(vm.types.generic_alias.clone())),
+        ("UnionType", Value::Type(vm.types.union_type.clone())),
+        ("NoneType", Value::Type(vm.types.none.clone())),
+        ("TracebackType", Value::Type(vm.types.traceback.clone())),
     ];
     vm.new_module("types", attrs)
 }

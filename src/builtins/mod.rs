@@ -52,6 +52,7 @@ pub fn install(vm: &mut Vm) {
     str_type::init(vm);
     num_type::init(vm);
     range_type::init(vm);
+    crate::vm::generics::init(vm);
     for (name, f) in functions::FUNCTIONS {
         let value = vm.native(name, *f);
         set_builtin(vm, name, value);

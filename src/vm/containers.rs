@@ -317,13 +317,18 @@ impl Vm {
                 Err(self.type_error(format!("'{}' object is not subscriptable", o.class.name)))
             }
             Value::Type(t) => {
-                // `list[int]` and friends: apy keeps the class itself (annotations only).
+                // `list[int]`, `Queue[str]`: the class's `__class_getitem__`, a class
+                // method whether or not it is declared one.
                 let name = self.intern("__class_getitem__");
                 if let Some(f) = lookup(t, &name) {
+                    let f = match &f {
+                        Value::Object(o) => match &o.kind {
+                            ObjectKind::ClassMethod(inner) => inner.clone(),
+                            _ => f.clone(),
+                        },
+                        _ => f.clone(),
+                    };
                     return self.call(&f, &[container.clone(), key.clone()], &[]);
-                }
-                if t.builtin {
-                    return Ok(container.clone());
                 }
                 Err(self.type_error(format!("type '{}' is not subscriptable", t.name)))
             }

@@ -29,6 +29,7 @@ pub mod fast_ops;
 pub mod format;
 pub mod frame;
 pub mod generator;
+pub mod generics;
 pub mod import;
 pub mod interrupt;
 pub mod intrinsics;

@@ -508,5 +508,6 @@ builtin_types! {
     module_not_found_error, lookup_error, index_error, key_error, memory_error, name_error,
     unbound_local_error, os_error, timeout_error, runtime_error, not_implemented_error,
     recursion_error, stop_async_iteration, stop_iteration, syntax_error, indentation_error, tab_error, type_error, traceback,
+    generic_alias, union_type,
     value_error, unicode_error, warning, runtime_warning, deprecation_warning, user_warning,
 }

@@ -356,6 +356,10 @@ impl Vm {
                 Some(r)
             });
         }
+        if op == Or && (super::generics::joins_union(a) || super::generics::joins_union(b)) {
+            let union = super::generics::union_of(self, a, b)?;
+            return Ok((!matches!(union, Value::NotImplemented)).then_some(union));
+        }
         Ok(match (op, a, b) {
             (Add, Value::Str(x), Value::Str(y)) => {
                 let mut s = String::with_capacity(x.as_str().len() + y.as_str().len());

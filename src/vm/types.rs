@@ -183,6 +183,10 @@ impl BuiltinTypes {
             stop_iteration: e("StopIteration", &exception),
             tab_error: e("TabError", &indentation_error),
             traceback: b("traceback"),
+            // Not flagged built-in, so that the VM looks up their `__eq__`, `__hash__`,
+            // `__call__` and `__or__` as it does a class's.
+            generic_alias: make_type("GenericAlias", vec![object.clone()], Builtin, false),
+            union_type: make_type("UnionType", vec![object.clone()], Builtin, false),
             indentation_error,
             syntax_error,
             type_error: e("TypeError", &exception),

@@ -1,0 +1,318 @@
+//! The types annotations are made of: `types.GenericAlias` (`list[int]`, `dict[str, int]`,
+//! `tuple[int, ...]`, what a `__class_getitem__` of the built-in containers returns) and
+//! `types.UnionType` (`int | None`, what `type.__or__` makes), with CPython's reprs,
+//! equality, `__origin__`/`__args__`, and the `isinstance(x, int | str)` check. In the VM
+//! because `|` on classes is an operator (`Vm::binary_op` calls [`union_of`]). Mirrors
+//! `Objects/genericaliasobject.c` and `Objects/unionobject.c`.
+
+use std::rc::Rc;
+
+use super::args::{check_arity, check_kwargs};
+use super::object::{KwArgs, Object, ObjectKind, PyType};
+use super::value::Value;
+use super::{PyResult, Vm};
+
+/// `origin[args]`.
+struct GenericAlias {
+    origin: Value,
+    /// Always a tuple.
+    args: Value,
+}
+
+/// `a | b | …`: the distinct members, in order, each a class or a generic alias.
+struct Union {
+    /// Always a tuple.
+    args: Value,
+}
+
+/// The built-in types whose `cls[...]` is a generic alias (`__class_getitem__`).
+fn generic_builtins(vm: &Vm) -> [Rc<PyType>; 6] {
+    let t = &vm.types;
+    [
+        t.list.clone(),
+        t.dict.clone(),
+        t.tuple.clone(),
+        t.set.clone(),
+        t.frozenset.clone(),
+        t.type_.clone(),
+    ]
+}
+
+/// Sets up both types, `__class_getitem__` on the built-in containers, and `type.__or__`.
+pub fn init(vm: &mut Vm) {
+    let alias = vm.types.generic_alias.clone();
+    vm.set_type_attr(&alias, "__module__", Value::str("types"));
+    vm.add_method(&alias, "__new__", |vm, args, kw| {
+        check_kwargs(vm, "GenericAlias", kw, &[])?;
+        check_arity(vm, "GenericAlias", &args[1..], 2, 2)?;
+        Ok(new_alias(vm, args[1].clone(), args[2].clone()))
+    });
+    vm.add_method(&alias, "__repr__", |vm, args, _| {
+        Ok(Value::str(alias_repr(vm, &args[0])?))
+    });
+    vm.add_method(&alias, "__eq__", alias_eq);
+    vm.add_method(&alias, "__hash__", |vm, args, _| {
+        let Some(a) = args[0].native::<GenericAlias>() else {
+            return Ok(Value::NotImplemented);
+        };
+        let (origin, members) = (a.origin.clone(), a.args.clone());
+        Ok(Value::Int(vm.hash(&origin)? ^ vm.hash(&members)?))
+    });
+    vm.add_method(&alias, "__call__", |vm, args, kw| {
+        let origin = this_alias(vm, &args[0])?.origin.clone();
+        vm.call(&origin, &args[1..], kw)
+    });
+    vm.add_method(&alias, "__mro_entries__", |vm, args, _| {
+        let origin = this_alias(vm, &args[0])?.origin.clone();
+        Ok(Value::tuple(vec![origin]))
+    });
+    vm.add_method(&alias, "__or__", |vm, args, _| {
+        union_of(vm, &args[0], &args[1])
+    });
+    vm.add_method(&alias, "__ror__", |vm, args, _| {
+        union_of(vm, &args[1], &args[0])
+    });
+    vm.add_getset(
+        &alias,
+        "__origin__",
+        |vm, v| Ok(this_alias(vm, v)?.origin.clone()),
+        None,
+    );
+    vm.add_getset(
+        &alias,
+        "__args__",
+        |vm, v| Ok(this_alias(vm, v)?.args.clone()),
+        None,
+    );
+    vm.add_getset(
+        &alias,
+        "__parameters__",
+        |_, _| Ok(Value::tuple(vec![])),
+        None,
+    );
+
+    let union = vm.types.union_type.clone();
+    vm.set_type_attr(&union, "__module__", Value::str("types"));
+    vm.add_method(&union, "__repr__", |vm, args, _| {
+        Ok(Value::str(union_repr(vm, &args[0])?))
+    });
+    vm.add_method(&union, "__eq__", union_eq);
+    vm.add_method(&union, "__hash__", |vm, args, _| {
+        let members = union_members(&args[0]);
+        let mut hash = 0x5a17_i64;
+        for member in members {
+            hash ^= vm.hash(&member)?;
+        }
+        Ok(Value::Int(hash))
+    });
+    vm.add_method(&union, "__or__", |vm, args, _| {
+        union_of(vm, &args[0], &args[1])
+    });
+    vm.add_method(&union, "__ror__", |vm, args, _| {
+        union_of(vm, &args[1], &args[0])
+    });
+    vm.add_getset(
+        &union,
+        "__args__",
+        |_, v| Ok(Value::tuple(union_members(v))),
+        None,
+    );
+
+    for ty in generic_builtins(vm) {
+        vm.add_method(&ty, "__class_getitem__", class_getitem);
+    }
+    let type_ = vm.types.type_.clone();
+    vm.add_method(&type_, "__or__", |vm, args, _| {
+        union_of(vm, &args[0], &args[1])
+    });
+    vm.add_method(&type_, "__ror__", |vm, args, _| {
+        union_of(vm, &args[1], &args[0])
+    });
+}
+
+/// `cls.__class_getitem__(item)`: `cls[item]` as a generic alias (`types.GenericAlias`
+/// itself, so that `__class_getitem__ = classmethod(GenericAlias)` works in a class body).
+pub fn class_getitem(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "__class_getitem__", kw, &[])?;
+    check_arity(vm, "__class_getitem__", args, 2, 2)?;
+    Ok(new_alias(vm, args[0].clone(), args[1].clone()))
+}
+
+/// `types.GenericAlias(origin, args)`: `args` a tuple, or one item.
+pub fn new_alias(vm: &Vm, origin: Value, args: Value) -> Value {
+    let args = match args {
+        Value::Tuple(_) => args,
+        one => Value::tuple(vec![one]),
+    };
+    Value::object(Object::new(
+        vm.types.generic_alias.clone(),
+        ObjectKind::Other(Box::new(GenericAlias { origin, args })),
+    ))
+}
+
+fn this_alias<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a GenericAlias> {
+    v.native::<GenericAlias>()
+        .ok_or_else(|| vm.type_error("a types.GenericAlias was expected"))
+}
+
+fn items(tuple: &Value) -> Vec<Value> {
+    match tuple {
+        Value::Tuple(t) => t.items.to_vec(),
+        _ => Vec::new(),
+    }
+}
+
+/// The members of a union, or of what would join one (`None` is `NoneType`).
+fn union_members(v: &Value) -> Vec<Value> {
+    match v.native::<Union>() {
+        Some(u) => items(&u.args),
+        None => vec![v.clone()],
+    }
+}
+
+/// A class, a generic alias or a union: what `|` makes a union of (with `None`).
+pub fn joins_union(v: &Value) -> bool {
+    matches!(v, Value::Type(_))
+        || v.native::<GenericAlias>().is_some()
+        || v.native::<Union>().is_some()
+}
+
+/// `a | b`: a union of the members of both, each once (a single member is itself), or
+/// NotImplemented when either is not a class, None, an alias or a union.
+pub fn union_of(vm: &mut Vm, a: &Value, b: &Value) -> PyResult<Value> {
+    let none_type = Value::Type(vm.types.none.clone());
+    let mut members: Vec<Value> = Vec::new();
+    for side in [a, b] {
+        let side = if side.is_none() { &none_type } else { side };
+        if !joins_union(side) {
+            return Ok(Value::NotImplemented);
+        }
+        for member in union_members(side) {
+            let mut seen = false;
+            for kept in &members {
+                if kept.is(&member) || vm.eq(kept, &member)? {
+                    seen = true;
+                    break;
+                }
+            }
+            if !seen {
+                members.push(member);
+            }
+        }
+    }
+    if members.len() == 1 {
+        return Ok(members.remove(0));
+    }
+    Ok(Value::object(Object::new(
+        vm.types.union_type.clone(),
+        ObjectKind::Other(Box::new(Union {
+            args: Value::tuple(members),
+        })),
+    )))
+}
+
+fn alias_eq(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let (Some(a), Some(b)) = (
+        args[0].native::<GenericAlias>(),
+        args[1].native::<GenericAlias>(),
+    ) else {
+        return Ok(Value::NotImplemented);
+    };
+    let (a_origin, a_args) = (a.origin.clone(), a.args.clone());
+    let (b_origin, b_args) = (b.origin.clone(), b.args.clone());
+    Ok(Value::Bool(
+        vm.eq(&a_origin, &b_origin)? && vm.eq(&a_args, &b_args)?,
+    ))
+}
+
+/// Unions are equal when they have the same members, in any order.
+fn union_eq(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    if args[1].native::<Union>().is_none() {
+        return Ok(Value::NotImplemented);
+    }
+    let (a, b) = (union_members(&args[0]), union_members(&args[1]));
+    if a.len() != b.len() {
+        return Ok(Value::Bool(false));
+    }
+    for member in &a {
+        let mut found = false;
+        for other in &b {
+            if vm.eq(member, other)? {
+                found = true;
+                break;
+            }
+        }
+        if !found {
+            return Ok(Value::Bool(false));
+        }
+    }
+    Ok(Value::Bool(true))
+}
+
+/// `list[int]`, `dict[str, list[int]]`, `tuple[int, ...]`, `tuple[()]` (`ga_repr`).
+fn alias_repr(vm: &mut Vm, v: &Value) -> PyResult<String> {
+    let alias = this_alias(vm, v)?;
+    let (origin, members) = (alias.origin.clone(), items(&alias.args));
+    let mut out = item_repr(vm, &origin, false)?;
+    out.push('[');
+    if members.is_empty() {
+        out.push_str("()");
+    }
+    for (i, member) in members.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&item_repr(vm, member, false)?);
+    }
+    out.push(']');
+    Ok(out)
+}
+
+/// `int | None` (`union_repr`): `NoneType` shows as `None`.
+fn union_repr(vm: &mut Vm, v: &Value) -> PyResult<String> {
+    let mut parts = Vec::new();
+    for member in union_members(v) {
+        parts.push(item_repr(vm, &member, true)?);
+    }
+    Ok(parts.join(" | "))
+}
+
+/// One class or argument as an alias or union shows it: a class by its qualified name
+/// (without `builtins.`), `...` for Ellipsis, a list as `[a, b]`, else `repr`.
+fn item_repr(vm: &mut Vm, v: &Value, in_union: bool) -> PyResult<String> {
+    match v {
+        Value::Ellipsis => Ok("...".to_string()),
+        Value::Type(t) if in_union && Rc::ptr_eq(t, &vm.types.none) => Ok("None".to_string()),
+        Value::Type(t) => Ok(match vm.type_module(t) {
+            Some(m) if &*m != "builtins" => format!("{m}.{}", t.qualname),
+            _ => t.qualname.to_string(),
+        }),
+        Value::List(l) => {
+            let members = l.items.borrow().clone();
+            let mut parts = Vec::new();
+            for member in &members {
+                parts.push(item_repr(vm, member, false)?);
+            }
+            Ok(format!("[{}]", parts.join(", ")))
+        }
+        other => Ok(vm.repr(other)?),
+    }
+}
+
+/// The classes `isinstance`/`issubclass` check against for a union (its members), or the
+/// TypeError CPython raises for a parameterized generic; None for anything else.
+pub fn check_classes(vm: &Vm, fname: &str, v: &Value) -> Option<PyResult<Vec<Value>>> {
+    if v.native::<GenericAlias>().is_some() {
+        return Some(Err(vm.type_error(format!(
+            "{fname}() argument 2 cannot be a parameterized generic"
+        ))));
+    }
+    let union = v.native::<Union>()?;
+    let members = items(&union.args);
+    if members.iter().any(|m| m.native::<GenericAlias>().is_some()) {
+        return Some(Err(vm.type_error(format!(
+            "{fname}() argument 2 cannot be a parameterized generic"
+        ))));
+    }
+    Some(Ok(members))
+}
