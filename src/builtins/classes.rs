@@ -37,7 +37,6 @@ fn type_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     match args {
         [v] => Ok(Value::Type(vm.type_of(v).clone())),
         [Value::Str(name), Value::Tuple(bases), Value::Dict(ns)] => {
-            let _ = kw;
             let mut base_types = Vec::new();
             for b in bases.items.iter() {
                 match b {
@@ -54,14 +53,44 @@ fn type_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             if table.get_str(&vm.names.module).is_none() {
                 table.set_str(vm.names.module.clone(), Value::str("__main__"));
             }
-            Ok(Value::Type(vm.new_class(
-                name.as_str(),
-                base_types,
-                table,
-            )?))
+            let cls = vm.new_class(name.as_str(), base_types, table)?;
+            init_new_class(vm, &cls, kw)?;
+            Ok(Value::Type(cls))
         }
         _ => Err(vm.type_error("type() takes 1 or 3 arguments")),
     }
+}
+
+/// What `type.__new__` does once a class exists (`type_new_set_names`,
+/// `type_new_init_subclass`): `__set_name__` on each attribute that has one, then the
+/// parent's `__init_subclass__` with the class statement's keyword arguments.
+pub fn init_new_class(vm: &mut Vm, cls: &Rc<PyType>, kw: &KwArgs) -> PyResult<()> {
+    let attrs: Vec<(Value, Value)> = cls.dict.borrow().snapshot();
+    for (k, v) in attrs {
+        if let Value::Object(o) = &v
+            && !o.class.builtin
+            && let Some(set_name) = crate::vm::types::lookup(&o.class, &vm.names.set_name.clone())
+        {
+            vm.call(&set_name, &[v.clone(), Value::Type(cls.clone()), k], &[])?;
+        }
+    }
+    let init_subclass = vm.names.init_subclass.clone();
+    if let Some(parent) = cls.mro().get(1).cloned()
+        && let Some(f) = crate::vm::types::lookup(&parent, &init_subclass)
+    {
+        let f = match &f {
+            Value::Object(o) => match &o.kind {
+                ObjectKind::ClassMethod(inner) => Some(inner.clone()),
+                _ => None,
+            },
+            Value::Function(_) => Some(f.clone()),
+            _ => None,
+        };
+        if let Some(f) = f {
+            vm.call(&f, &[Value::Type(cls.clone())], kw)?;
+        }
+    }
+    Ok(())
 }
 
 fn iterator_args<'a>(vm: &Vm, name: &str, args: &'a [Value], min: usize) -> PyResult<&'a [Value]> {

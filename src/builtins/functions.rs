@@ -702,32 +702,7 @@ fn builtin_build_class(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Val
     if let Some(cell) = classcell {
         vm.cell_set(&cell, Value::Type(cls.clone()));
     }
-    // __set_name__ on attributes, then the parent's __init_subclass__.
-    let attrs: Vec<(Value, Value)> = cls.dict.borrow().snapshot();
-    for (k, v) in attrs {
-        if let Value::Object(o) = &v
-            && !o.class.builtin
-            && let Some(set_name) = crate::vm::types::lookup(&o.class, &vm.names.set_name.clone())
-        {
-            vm.call(&set_name, &[v.clone(), Value::Type(cls.clone()), k], &[])?;
-        }
-    }
-    let init_subclass = vm.names.init_subclass.clone();
-    if let Some(parent) = cls.mro().get(1).cloned()
-        && let Some(f) = crate::vm::types::lookup(&parent, &init_subclass)
-    {
-        let f = match &f {
-            Value::Object(o) => match &o.kind {
-                ObjectKind::ClassMethod(inner) => Some(inner.clone()),
-                _ => None,
-            },
-            Value::Function(_) => Some(f.clone()),
-            _ => None,
-        };
-        if let Some(f) = f {
-            vm.call(&f, &[Value::Type(cls.clone())], kw)?;
-        }
-    }
+    super::classes::init_new_class(vm, &cls, kw)?;
     Ok(Value::Type(cls))
 }
 

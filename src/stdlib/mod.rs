@@ -11,11 +11,14 @@
 use crate::vm::Vm;
 
 /// The library modules: name, the file tracebacks show, the source.
-const MODULES: [(&str, &str, &str); 1] = [(
-    "contextlib",
-    "contextlib.py",
-    include_str!("contextlib.apy"),
-)];
+const MODULES: [(&str, &str, &str); 2] = [
+    (
+        "contextlib",
+        "contextlib.py",
+        include_str!("contextlib.apy"),
+    ),
+    ("typing", "typing.py", include_str!("typing.apy")),
+];
 
 /// Makes every library module importable in `vm`.
 pub fn install(vm: &mut Vm) {
