@@ -89,6 +89,10 @@ pub fn install(vm: &mut Vm) {
         let name = ty.name.to_string();
         set_builtin(vm, &name, Value::Type(ty));
     }
+    // Old names of OSError, kept by CPython as aliases.
+    for alias in ["EnvironmentError", "IOError"] {
+        set_builtin(vm, alias, Value::Type(vm.types.os_error.clone()));
+    }
     set_builtin(vm, "None", Value::None);
     set_builtin(vm, "Ellipsis", Value::Ellipsis);
     set_builtin(vm, "NotImplemented", Value::NotImplemented);

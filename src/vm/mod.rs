@@ -36,6 +36,7 @@ pub mod intrinsics;
 pub mod iter;
 pub mod object;
 pub mod ops;
+pub mod os_errors;
 pub mod quicken;
 pub mod repr;
 pub mod run;

@@ -83,6 +83,7 @@ impl Vm {
         vm.sys_path = Value::list(sys_path);
         init_type_methods(&mut vm);
         init_exceptions(&mut vm);
+        super::os_errors::init(&mut vm);
         init_iterators(&mut vm);
         init_generators(&mut vm);
         vm

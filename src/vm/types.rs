@@ -103,6 +103,7 @@ impl BuiltinTypes {
         let warning = e("Warning", &exception);
         let base_exception_group = e("BaseExceptionGroup", &base_exception);
         let tuple = b("tuple");
+        let connection_error = e("ConnectionError", &os_error);
         let syntax_error = e("SyntaxError", &exception);
         let indentation_error = e("IndentationError", &syntax_error);
         BuiltinTypes {
@@ -177,6 +178,20 @@ impl BuiltinTypes {
             memory_error: e("MemoryError", &exception),
             unbound_local_error: e("UnboundLocalError", &name_error),
             timeout_error: e("TimeoutError", &os_error),
+            blocking_io_error: e("BlockingIOError", &os_error),
+            child_process_error: e("ChildProcessError", &os_error),
+            broken_pipe_error: e("BrokenPipeError", &connection_error),
+            connection_aborted_error: e("ConnectionAbortedError", &connection_error),
+            connection_refused_error: e("ConnectionRefusedError", &connection_error),
+            connection_reset_error: e("ConnectionResetError", &connection_error),
+            file_exists_error: e("FileExistsError", &os_error),
+            file_not_found_error: e("FileNotFoundError", &os_error),
+            interrupted_error: e("InterruptedError", &os_error),
+            is_a_directory_error: e("IsADirectoryError", &os_error),
+            not_a_directory_error: e("NotADirectoryError", &os_error),
+            permission_error: e("PermissionError", &os_error),
+            process_lookup_error: e("ProcessLookupError", &os_error),
+            connection_error,
             not_implemented_error: e("NotImplementedError", &runtime_error),
             recursion_error: e("RecursionError", &runtime_error),
             stop_async_iteration: e("StopAsyncIteration", &exception),
@@ -237,6 +252,20 @@ impl BuiltinTypes {
             self.unbound_local_error.clone(),
             self.os_error.clone(),
             self.timeout_error.clone(),
+            self.blocking_io_error.clone(),
+            self.child_process_error.clone(),
+            self.connection_error.clone(),
+            self.broken_pipe_error.clone(),
+            self.connection_aborted_error.clone(),
+            self.connection_refused_error.clone(),
+            self.connection_reset_error.clone(),
+            self.file_exists_error.clone(),
+            self.file_not_found_error.clone(),
+            self.interrupted_error.clone(),
+            self.is_a_directory_error.clone(),
+            self.not_a_directory_error.clone(),
+            self.permission_error.clone(),
+            self.process_lookup_error.clone(),
             self.runtime_error.clone(),
             self.not_implemented_error.clone(),
             self.recursion_error.clone(),

@@ -1,0 +1,138 @@
+//! The OSError family: `OSError(errno, strerror[, filename[, winerror[, filename2]]])`
+//! becomes the subclass the errno names (`OSError(2, …)` is a FileNotFoundError), keeps
+//! `errno`, `strerror`, `filename` and `filename2` as attributes and only
+//! `(errno, strerror)` as `args`, and shows as `[Errno 2] No such file or directory:
+//! 'f.txt'`. Mirrors `OSError_new`/`oserror_init`/`OSError_str` in `Objects/exceptions.c`
+//! and `errmap.h` (Linux errno values).
+
+use std::rc::Rc;
+
+use super::dict::StrKeys;
+use super::object::{KwArgs, PyType};
+use super::value::Value;
+use super::{PyResult, Vm};
+
+/// The attributes an OSError carries, all None unless given.
+const ATTRIBUTES: [&str; 4] = ["errno", "strerror", "filename", "filename2"];
+
+pub fn init(vm: &mut Vm) {
+    let os_error = vm.types.os_error.clone();
+    vm.add_static(&os_error, "__new__", os_error_new);
+    vm.add_method(&os_error, "__init__", os_error_init);
+    vm.add_method(&os_error, "__str__", os_error_str);
+}
+
+/// The subclass `OSError(errno, …)` makes for a Linux errno, if it has one.
+fn subclass_for(vm: &Vm, errno: i64) -> Option<Rc<PyType>> {
+    let t = &vm.types;
+    Some(match errno {
+        11 | 114 | 115 => t.blocking_io_error.clone(),
+        10 => t.child_process_error.clone(),
+        32 | 108 => t.broken_pipe_error.clone(),
+        103 => t.connection_aborted_error.clone(),
+        111 => t.connection_refused_error.clone(),
+        104 => t.connection_reset_error.clone(),
+        17 => t.file_exists_error.clone(),
+        2 => t.file_not_found_error.clone(),
+        21 => t.is_a_directory_error.clone(),
+        20 => t.not_a_directory_error.clone(),
+        4 => t.interrupted_error.clone(),
+        1 | 13 => t.permission_error.clone(),
+        3 => t.process_lookup_error.clone(),
+        110 => t.timeout_error.clone(),
+        _ => return None,
+    })
+}
+
+/// `OSError.__new__(cls, *args)`: OSError itself with an errno it maps becomes that
+/// subclass.
+fn os_error_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let Some(Value::Type(cls)) = args.first() else {
+        return Err(vm.type_error("OSError.__new__(X): X is not a type object"));
+    };
+    let rest = &args[1..];
+    let mut class = cls.clone();
+    if Rc::ptr_eq(cls, &vm.types.os_error)
+        && (2..=5).contains(&rest.len())
+        && let Value::Int(errno) = rest[0]
+        && let Some(sub) = subclass_for(vm, errno)
+    {
+        class = sub;
+    }
+    if cls.builtin && !kw.is_empty() {
+        return Err(vm.type_error(format!("{}() takes no keyword arguments", cls.name)));
+    }
+    let exc = vm.new_exc_args(&class, rest.to_vec());
+    parse_args(vm, &Value::Object(exc.clone()), rest);
+    Ok(Value::Object(exc))
+}
+
+/// `OSError.__init__(self, *args)`: parses the arguments again (a subclass's `__init__`
+/// may pass others on).
+fn os_error_init(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let Some(this) = args.first() else {
+        return Ok(Value::None);
+    };
+    parse_args(vm, this, &args[1..]);
+    Ok(Value::None)
+}
+
+/// Sets `args` and the four attributes from the constructor's arguments: with 2 to 5 of
+/// them, the first two are errno and strerror, the third the filename and the fifth the
+/// second filename, and `args` keeps the first two only when a filename was given.
+fn parse_args(vm: &mut Vm, this: &Value, args: &[Value]) {
+    let Value::Object(exc) = this else { return };
+    let mut values = [Value::None, Value::None, Value::None, Value::None];
+    let mut kept = args.to_vec();
+    if (2..=5).contains(&args.len()) {
+        values[0] = args[0].clone();
+        values[1] = args[1].clone();
+        if let Some(filename) = args.get(2) {
+            values[2] = filename.clone();
+            values[3] = args.get(4).cloned().unwrap_or(Value::None);
+            kept.truncate(2);
+        }
+    }
+    if let Some(data) = exc.exc_data() {
+        data.borrow_mut().args = Value::tuple(kept);
+    }
+    if let Some(attrs) = exc.attrs() {
+        let mut attrs = attrs.borrow_mut();
+        for (name, value) in ATTRIBUTES.iter().zip(values) {
+            attrs.set_str(vm.interner.intern(name), value);
+        }
+    }
+}
+
+/// `[Errno 2] No such file or directory: 'f.txt'` (and `-> 'g.txt'` for a second
+/// filename), `[Errno 2] …` without one, else as BaseException shows it.
+fn os_error_str(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let this = args.first().cloned().unwrap_or(Value::None);
+    let attr = |vm: &mut Vm, name: &str| -> PyResult<Value> {
+        let key = vm.intern(name);
+        Ok(vm.get_attr_opt(&this, &key)?.unwrap_or(Value::None))
+    };
+    let (errno, strerror) = (attr(vm, "errno")?, attr(vm, "strerror")?);
+    let (filename, filename2) = (attr(vm, "filename")?, attr(vm, "filename2")?);
+    if !filename.is_none() {
+        let (errno, strerror, file) = (
+            vm.str_of(&errno)?,
+            vm.str_of(&strerror)?,
+            vm.repr(&filename)?,
+        );
+        let mut text = format!("[Errno {}] {}: {file}", errno.as_str(), strerror.as_str());
+        if !filename2.is_none() {
+            text.push_str(&format!(" -> {}", vm.repr(&filename2)?));
+        }
+        return Ok(Value::str(text));
+    }
+    if !errno.is_none() && !strerror.is_none() {
+        let (errno, strerror) = (vm.str_of(&errno)?, vm.str_of(&strerror)?);
+        return Ok(Value::str(format!(
+            "[Errno {}] {}",
+            errno.as_str(),
+            strerror.as_str()
+        )));
+    }
+    super::exceptions::exc_str(vm, args, kw)
+}
