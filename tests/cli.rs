@@ -369,3 +369,19 @@ fn dash_c_and_stdin_import_from_the_current_directory() {
     );
     assert_eq!(stdout(&output), "cwd True\n", "{}", stderr(&output));
 }
+
+#[test]
+fn a_standard_module_apy_lacks_is_named_as_outside_the_subset() {
+    // CPython's words first ("No module named 'socket'"), then where apy stops.
+    let output = apy(&["-c", "import socket"], b"");
+    assert_eq!(
+        last_stderr_line(&output),
+        "ModuleNotFoundError: No module named 'socket' (apy does not provide it yet: see the \
+         subset chapter of apy's book)"
+    );
+    let output = apy(&["-c", "import no_such_thing"], b"");
+    assert_eq!(
+        last_stderr_line(&output),
+        "ModuleNotFoundError: No module named 'no_such_thing'"
+    );
+}
