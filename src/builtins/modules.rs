@@ -16,7 +16,7 @@ use crate::vm::{ModuleMaker, PyResult, Vm};
 
 /// Registers the native modules of this folder with `vm`, each made on its first import.
 pub fn register(vm: &mut Vm) {
-    let modules: [(&'static str, ModuleMaker); 8] = [
+    let modules: [(&'static str, ModuleMaker); 10] = [
         ("sys", sys_module),
         ("time", time_module),
         ("functools", functools_module),
@@ -25,6 +25,8 @@ pub fn register(vm: &mut Vm) {
         ("inspect", super::inspect::inspect_module),
         ("types", super::inspect::types_module),
         ("contextvars", super::contextvars::module),
+        ("math", super::math::module),
+        ("random", super::random::module),
     ];
     for (name, make) in modules {
         vm.register_module(name, make);
