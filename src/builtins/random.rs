@@ -3,7 +3,9 @@
 //! `Modules/_randommodule.c`); every other method follows `Lib/random.py` line by line —
 //! its text is quoted above each — drawing the same words in the same order, so a seeded
 //! program prints the very numbers CPython prints. Arithmetic on the caller's values goes
-//! through the VM's operators, as the Python code's does.
+//! through the VM's operators, as the Python code's does. Not here: `randbytes` and bytes
+//! seeds (apy has no bytes), `SystemRandom`, and a subclass's own `random()` or
+//! `getrandbits()` being used by the other methods (they draw from the generator directly).
 
 use std::cell::RefCell;
 use std::rc::Rc;
