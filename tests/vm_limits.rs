@@ -100,3 +100,32 @@ fn max_steps_counts_the_instructions_a_fused_await_skips() {
                     try:\n    f().send(None)\nexcept StopIteration:\n    pass\n";
     assert_eq!(steps_needed(awaiting), 42);
 }
+
+#[test]
+fn max_steps_stops_an_endless_native_iterator() {
+    // No instruction runs while list() drains count(): each __next__ counts as a step.
+    let config = Config {
+        max_steps: Some(50_000),
+        ..Config::default()
+    };
+    let program = "import itertools\nlist(itertools.count())\n";
+    assert_eq!(
+        run_with(&source(program), config.into()),
+        Err(Error::Exited(1))
+    );
+}
+
+#[test]
+fn time_limit_stops_an_endless_native_iterator() {
+    let started = Instant::now();
+    let config = Config {
+        time_limit: Some(Duration::from_millis(200)),
+        ..Config::default()
+    };
+    let program = "import itertools\nsum(itertools.repeat(0))\n";
+    assert_eq!(
+        run_with(&source(program), config.into()),
+        Err(Error::Exited(1))
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+}

@@ -1,7 +1,7 @@
 //! The `builtins` module: what a program finds without importing anything — the built-in
 //! functions, the built-in types' constructors and methods — and the native modules it can
 //! import (`sys`, `time`, `functools`, `collections`, `heapq`, `inspect`, `types`,
-//! `contextvars`). Works on the VM's value model through `Vm` methods only; never touches
+//! `contextvars`, `random`, `math`, `itertools`). Works on the VM's value model through `Vm` methods only; never touches
 //! frames or bytecode. [`install`] is the one way in: it runs each file's `init`.
 //!
 //! Each file below imports the VM, never this one (`vm/args.rs` checks their arguments).
@@ -16,7 +16,9 @@
 //!   `classmethod`, `staticmethod`.
 //! - `modules.rs` — `sys` (with its standard streams), `time`, `functools`, and the table of
 //!   native modules; `collections.rs` (`deque`, `heapq`), `inspect.rs` (`inspect`, `types`),
-//!   `contextvars.rs`.
+//!   `contextvars.rs`, `random.rs` (over `random_core.rs`, the Mersenne Twister), `math.rs`
+//!   (with `math_int.rs`, `math_sum.rs`), `itertools.rs` (with `itertools_comb.rs`);
+//!   `module_args.rs` converts their arguments as CPython's C API does.
 //!
 //! What the VM's own protocols need is in `vm/`: the operators of the built-in types
 //! (`vm/ops.rs`) and their `repr` (`vm/repr.rs`), `format()` and `str %` (`vm/format.rs`),
@@ -29,9 +31,17 @@ pub mod contextvars;
 mod dict_type;
 mod functions;
 mod inspect;
+mod itertools;
+mod itertools_comb;
 mod list_type;
+mod math;
+mod math_int;
+mod math_sum;
+mod module_args;
 mod modules;
 mod num_type;
+mod random;
+mod random_core;
 mod range_type;
 mod set_type;
 mod str_type;

@@ -1,6 +1,7 @@
 //! The built-in modules apy can import: `sys` (argv, exit, stdout/stderr, recursion
 //! limit), `time` (time, monotonic, perf_counter, sleep), `functools` (partial, reduce);
-//! `inspect` and `types` live in `inspect.rs`. Mirrors `Python/sysmodule.c`,
+//! `inspect` and `types` live in `inspect.rs`; `random`, `math`, `itertools` and the others
+//! named in `register` have files of their own. Mirrors `Python/sysmodule.c`,
 //! `Modules/timemodule.c`, `Modules/_functoolsmodule.c`.
 
 use std::io::Write;
@@ -16,7 +17,7 @@ use crate::vm::{ModuleMaker, PyResult, Vm};
 
 /// Registers the native modules of this folder with `vm`, each made on its first import.
 pub fn register(vm: &mut Vm) {
-    let modules: [(&'static str, ModuleMaker); 8] = [
+    let modules: [(&'static str, ModuleMaker); 11] = [
         ("sys", sys_module),
         ("time", time_module),
         ("functools", functools_module),
@@ -25,6 +26,9 @@ pub fn register(vm: &mut Vm) {
         ("inspect", super::inspect::inspect_module),
         ("types", super::inspect::types_module),
         ("contextvars", super::contextvars::module),
+        ("math", super::math::module),
+        ("random", super::random::module),
+        ("itertools", super::itertools::module),
     ];
     for (name, make) in modules {
         vm.register_module(name, make);

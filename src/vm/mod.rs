@@ -309,6 +309,19 @@ impl Vm {
         interrupt::take().then(|| self.new_exc_args(&self.types.keyboard_interrupt, vec![]))
     }
 
+    /// Counts one step of native work that may go on forever without running an
+    /// instruction (an `itertools.count()` drained by `list()`), so that `--max-steps`,
+    /// `--time-limit` and Ctrl-C stop it as they stop a Python loop.
+    pub fn tick(&mut self) -> PyResult<()> {
+        self.countdown -= 1;
+        if self.countdown == 0
+            && let Some(stop) = self.check_limits()
+        {
+            return Err(stop);
+        }
+        Ok(())
+    }
+
     /// Starts a check window of `length` (at least 1) instructions.
     fn start_window(&mut self, length: u64) {
         self.window = length.max(1);
