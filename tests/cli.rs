@@ -385,3 +385,19 @@ fn a_standard_module_apy_lacks_is_named_as_outside_the_subset() {
         "ModuleNotFoundError: No module named 'no_such_thing'"
     );
 }
+
+#[test]
+fn a_builtin_apy_lacks_is_named_as_outside_the_subset() {
+    let output = apy(&["-c", "open('f.txt')"], b"");
+    assert_eq!(
+        last_stderr_line(&output),
+        "NameError: name 'open' is not defined (apy does not provide it yet: see the subset \
+         chapter of apy's book)"
+    );
+    // A name CPython lacks too keeps CPython's message and suggestion.
+    let output = apy(&["-c", "prnt(1)"], b"");
+    assert_eq!(
+        last_stderr_line(&output),
+        "NameError: name 'prnt' is not defined. Did you mean: 'print'?"
+    );
+}

@@ -60,11 +60,17 @@ impl Vm {
         self.new_exc(&self.types.zero_division_error, msg)
     }
 
+    /// `name 'x' is not defined`; for a built-in name CPython has and apy lacks (`open`),
+    /// followed by where apy stops.
     pub fn name_error(&self, name: &str) -> Exc {
-        self.new_exc(
-            &self.types.name_error,
-            format!("name '{name}' is not defined"),
-        )
+        let message = match super::cpython_names::is_cpython_builtin(name) {
+            true => format!(
+                "name '{name}' is not defined {}",
+                super::cpython_names::OUTSIDE_THE_SUBSET
+            ),
+            false => format!("name '{name}' is not defined"),
+        };
+        self.new_exc(&self.types.name_error, message)
     }
 
     pub fn key_error(&self, key: Value) -> Exc {

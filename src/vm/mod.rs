@@ -19,6 +19,7 @@ pub mod call;
 pub mod compare;
 pub mod containers;
 pub mod context_managers;
+pub mod cpython_names;
 pub mod dict;
 pub mod eval;
 pub mod exception_groups;

@@ -69,6 +69,10 @@ impl Vm {
     /// built-in names.
     #[cold]
     pub(super) fn suggest_name(&self, exc: Exc, frame: &Frame, name: &PyStr) -> Exc {
+        // A built-in apy lacks is named as such, not answered with a near miss.
+        if super::cpython_names::is_cpython_builtin(name.as_str()) {
+            return exc;
+        }
         let mut candidates: Vec<Value> = Vec::new();
         for (slot, var) in frame.locals.iter().zip(frame.code.varnames.iter()) {
             if !slot.is_null() {
