@@ -346,6 +346,21 @@ fn a_block_followed_at_once_by_another() {
     insta::assert_snapshot!(repl.finish());
 }
 
+/// A bracketed paste is one entry in the history, and its lines run in order: the line
+/// after a top-level `await` waits for it. CPython: `a`, `b`, `c`.
+#[test]
+fn a_bracketed_paste_runs_its_lines_in_order() {
+    let home = fresh_home("bracketed");
+    let mut repl = Repl::start(&home, &[]);
+    repl.at_once(
+        "\x1b[200~print('a'); await asyncio.sleep(0.2); print('b')\n\
+         print('c')\x1b[201~\n",
+    );
+    repl.expect("\r\na\r\nb\r\nc\r\n");
+    repl.expect(">>> ");
+    insta::assert_snapshot!(repl.finish());
+}
+
 /// Lines typed while an entry sleeps are kept and run, in order, once it is done (the
 /// terminal echoes them as they are typed, as under CPython). CPython: `awake`, then `43`,
 /// `7`.
