@@ -64,6 +64,15 @@ impl Repl {
         self.session.flush().expect("typing");
     }
 
+    /// Sends `text` in one write, each newline an Enter, with no wait between lines: as a
+    /// paste without bracketed paste, fast typing or a terminal multiplexer delivers it.
+    fn at_once(&mut self, text: &str) {
+        let keys = text.replace('\n', "\r");
+        let sent = self.session.send(&keys).expect("typing");
+        assert_eq!(sent, keys.len(), "one write");
+        self.session.flush().expect("typing");
+    }
+
     /// Types `line` and Enter, then waits for the next prompt (`>>> ` or `... `).
     fn enter(&mut self, line: &str, next_prompt: &str) {
         self.keys(&format!("{line}\r"));
@@ -268,7 +277,188 @@ fn i_runs_a_file_then_opens_the_prompt_in_its_namespace() {
     let mut repl = Repl::start(&home, &["-i", file.to_str().expect("utf-8 path")]);
     repl.enter("name", ">>> ");
     repl.enter("await double(4)", ">>> ");
+    // A warning at the prompt names `<stdin>` and the line, as in CPython.
+    repl.keys("len(double(1))\r");
+    repl.expect("<stdin>:1: RuntimeWarning: coroutine 'double' was never awaited");
+    repl.expect(">>> ");
     insta::assert_snapshot!(repl.finish());
+}
+
+// ---- Lines that arrive together ------------------------------------------------------------
+//
+// The expectations below were taken from `PYENV_VERSION=3.13.0 python3.13 -m asyncio` in a
+// pseudo-terminal. CPython runs a block pasted with bracketed paste as it runs a file, and
+// keeps every byte of typeahead; its line editor (pyrepl) also auto-indents each typed line,
+// so there a block with a dedent sent in one write without bracketed paste is garbled
+// (`IndentationError: unexpected indent`): apy runs it as CPython runs the paste.
+
+/// A 13-line block in one write: an `async def`, a class, a top-level `await`, statements
+/// after it. CPython (bracketed paste): `tick 0`, `tick 1`, `5`.
+#[test]
+fn a_block_sent_in_one_write_runs_line_by_line() {
+    let home = fresh_home("one-write");
+    let mut repl = Repl::start(&home, &[]);
+    repl.at_once(
+        "async def ticker(n):\n\
+         \x20   for i in range(n):\n\
+         \x20       await asyncio.sleep(0.01)\n\
+         \x20       print('tick', i)\n\
+         \n\
+         class Counter:\n\
+         \x20   def __init__(self):\n\
+         \x20       self.n = 0\n\
+         \n\
+         c = Counter()\n\
+         await ticker(2)\n\
+         c.n += 5\n\
+         c.n\n",
+    );
+    repl.expect("tick 0");
+    repl.expect("tick 1");
+    repl.expect("\r\n5\r\n");
+    repl.expect(">>> ");
+    insta::assert_snapshot!(repl.finish());
+}
+
+/// Two blocks, each ended by an empty line, then a line, in one write; then another block
+/// sent at once after it. CPython: `first 0`, `first 1`, `second 0`, `second 1`, `done`,
+/// then `9`.
+#[test]
+fn a_block_followed_at_once_by_another() {
+    let home = fresh_home("two-blocks");
+    let mut repl = Repl::start(&home, &[]);
+    repl.at_once(
+        "for i in range(2):\n\
+         \x20   print('first', i)\n\
+         \n\
+         for j in range(2):\n\
+         \x20   print('second', j)\n\
+         \n\
+         print('done')\n",
+    );
+    repl.at_once("def square(x):\n    return x * x\n\nsquare(3)\n");
+    repl.expect("first 1");
+    repl.expect("second 1");
+    repl.expect("done");
+    repl.expect("square(3)");
+    repl.expect("\r\n9\r\n");
+    repl.expect(">>> ");
+    insta::assert_snapshot!(repl.finish());
+}
+
+/// A bracketed paste is one entry in the history, and its lines run in order: the line
+/// after a top-level `await` waits for it. CPython: `a`, `b`, `c`.
+#[test]
+fn a_bracketed_paste_runs_its_lines_in_order() {
+    let home = fresh_home("bracketed");
+    let mut repl = Repl::start(&home, &[]);
+    repl.at_once(
+        "\x1b[200~print('a'); await asyncio.sleep(0.2); print('b')\n\
+         print('c')\x1b[201~\n",
+    );
+    repl.expect("\r\na\r\nb\r\nc\r\n");
+    repl.expect(">>> ");
+    insta::assert_snapshot!(repl.finish());
+}
+
+/// Lines typed while an entry sleeps are kept and run, in order, once it is done (the
+/// terminal echoes them as they are typed, as under CPython). CPython: `awake`, then `43`,
+/// `7`.
+#[test]
+fn typeahead_during_an_await_is_kept() {
+    let home = fresh_home("typeahead");
+    let mut repl = Repl::start(&home, &[]);
+    repl.keys("print('sleeping'); await asyncio.sleep(1); print('awake')\r");
+    repl.expect("\r\nsleeping");
+    let typed_at = Instant::now();
+    repl.at_once("x = 6 * 7\nx + 1\ndef f():\n    return 7\n\nf()\n");
+    repl.expect("awake");
+    assert!(
+        typed_at.elapsed() > Duration::from_millis(500),
+        "the lines typed ahead ran before the sleep ended"
+    );
+    repl.expect("\r\n43\r\n");
+    repl.expect("\r\n7\r\n");
+    repl.expect(">>> ");
+    insta::assert_snapshot!(repl.finish());
+}
+
+/// `def f(:` and `1 +)` are errors on Enter (CPython: `invalid syntax` at the colon,
+/// `unmatched ')'`), not a `... ` prompt; an open bracket still asks for more.
+#[test]
+fn impossible_input_is_an_error_at_once() {
+    let home = fresh_home("impossible");
+    let mut repl = Repl::start(&home, &[]);
+    repl.keys("def f(:\r");
+    repl.expect("SyntaxError");
+    repl.expect(">>> ");
+    repl.keys("1 +)\r");
+    repl.expect("SyntaxError: unmatched ')'");
+    repl.expect(">>> ");
+    repl.enter("total = (1 +", "... ");
+    repl.enter("2)", ">>> ");
+    repl.enter("total", ">>> ");
+    insta::assert_snapshot!(repl.finish());
+}
+
+/// A block is one history entry, recalled whole by Up; an entry abandoned with Ctrl-C is
+/// not kept.
+#[test]
+fn history_keeps_a_block_as_one_entry() {
+    let home = fresh_home("history-block");
+    let mut repl = Repl::start(&home, &[]);
+    repl.at_once("async def g():\n    return 5\n\n");
+    repl.expect("    return 5");
+    repl.expect("... ");
+    repl.expect(">>> ");
+    repl.enter("abandoned = (1,", "... ");
+    repl.session.send_control('c').expect("ctrl-c");
+    repl.expect("KeyboardInterrupt");
+    repl.expect(">>> ");
+    // Up: the block comes back whole; Enter, then an empty line, runs it again.
+    repl.keys("\x1b[A");
+    repl.expect("    return 5");
+    repl.keys("\r");
+    repl.expect("... ");
+    repl.enter("", ">>> ");
+    repl.enter("await g()", ">>> ");
+    let transcript = repl.finish();
+    let history = std::fs::read_to_string(home.join(".apy_history")).expect("history");
+    let entries: Vec<&str> = history.lines().skip(1).collect();
+    assert_eq!(
+        entries,
+        ["async def g():\\n    return 5", "await g()"],
+        "{history}"
+    );
+    insta::assert_snapshot!(transcript);
+}
+
+/// Leaving while tasks are pending prints what `python3.13 -m asyncio` prints: nothing after
+/// the goodbye (no "Task was destroyed but it is pending!", no `finally` run). A coroutine
+/// dropped by an error at the prompt warns at `<stdin>` and its line.
+#[test]
+fn leaving_with_pending_tasks_reports_nothing() {
+    let home = fresh_home("leave");
+    let mut repl = Repl::start(&home, &[]);
+    repl.at_once(
+        "async def w():\n\
+         \x20   try:\n\
+         \x20       await asyncio.sleep(100)\n\
+         \x20   finally:\n\
+         \x20       print('cleanup')\n\
+         \n\
+         t = asyncio.create_task(w())\n\
+         1 + w()\n",
+    );
+    repl.expect("<stdin>:1: RuntimeWarning: coroutine 'w' was never awaited");
+    repl.expect("TypeError");
+    repl.expect(">>> ");
+    repl.keys("exit()\r");
+    repl.expect("exiting apy REPL...");
+    let rest = repl.session.exp_eof().unwrap_or_default();
+    assert_eq!(rest.trim(), "", "printed after leaving");
+    repl.transcript.push_str(&rest);
+    insta::assert_snapshot!(clean(&repl.transcript));
 }
 
 /// The conformance corpus beside the repository (`../shared/conformance`), if it is there.

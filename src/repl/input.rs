@@ -113,4 +113,18 @@ mod tests {
         assert_eq!(decide_text(")"), Decision::Invalid);
         assert_eq!(decide_text("    x = 1"), Decision::Invalid);
     }
+
+    #[test]
+    fn an_open_bracket_waits_only_when_the_parser_reached_the_end() {
+        // As CPython's REPL: these are errors on Enter, not an endless `... `.
+        assert_eq!(decide_text("def f(:"), Decision::Invalid);
+        assert_eq!(decide_text("1 +)"), Decision::Invalid);
+        assert_eq!(decide_text("print(1 2"), Decision::Invalid);
+        assert_eq!(decide_text("if (x:"), Decision::Invalid);
+        // These could still be completed.
+        assert_eq!(decide_text("foo("), Decision::NeedMore);
+        assert_eq!(decide_text("x = (1 +"), Decision::NeedMore);
+        assert_eq!(decide_text("def f(x"), Decision::NeedMore);
+        assert_eq!(decide_text("f(1,)("), Decision::NeedMore);
+    }
 }

@@ -6,6 +6,11 @@
 //! the interpreter thread (`session`) runs the loop and asks for a line whenever it wants
 //! one. `input` decides when an entry is complete; `output` prints the program's output
 //! above the prompt. Mirrors `Lib/asyncio/__main__.py` and `Lib/code.py`.
+//!
+//! Typeahead is kept: rustyline switches the terminal mode with `TCSADRAIN` (never
+//! `TCSAFLUSH`, which would discard it), and its `buffer-redux` feature hands the bytes it
+//! has read past a line's Enter to the next `readline`. The history is written here, one
+//! item per entry, when the session asks for the next entry's first line.
 
 pub mod helper;
 pub mod input;
@@ -34,15 +39,21 @@ pub enum Event {
     Complete(String, Sender<Vec<String>>),
 }
 
-/// The prompt to show for the next line: `>>> ` for a new entry, `... ` to go on.
+/// The prompt to show for the next line: [`PROMPT`] for a new entry, `... ` to go on.
 pub type Prompt = &'static str;
+
+/// The prompt of a new entry.
+pub const PROMPT: Prompt = ">>> ";
+
+/// The prompt of an entry's next line.
+pub const CONTINUE: Prompt = "... ";
 
 /// The keys the REPL knows, for `apy --help`.
 pub const KEYS_HELP: &str = "\
 Interactive prompt (apy with no FILE on a terminal, or apy -i FILE):
   Enter         run the entry; a block (def, if, for, ...) ends at an empty line
   Tab           complete names, keywords and attributes after a dot; indent at line start
-  Up / Down     previous / next line in the history (kept in ~/.apy_history)
+  Up / Down     previous / next entry in the history, a block whole (~/.apy_history)
   Ctrl-R        search the history
   Ctrl-C        clear the line at the prompt; stop running code (KeyboardInterrupt)
   Ctrl-D        leave (on an empty line), as exit() does
@@ -81,27 +92,36 @@ pub fn run(config: crate::interp::Config, startup: Option<SourceFile>) -> i32 {
         eprintln!("apy: internal error: the interpreter thread failed to start");
         return 70;
     };
+    // The lines of the entry being typed, saved as one history entry once it has run.
+    let mut entry: Vec<String> = Vec::new();
     for prompt in ask_queue {
         if let Some(capture) = &capture {
             capture.drain();
         }
+        if prompt == PROMPT {
+            save_entry(&mut editor, history.as_deref(), &mut entry);
+        }
         let event = match editor.readline(prompt) {
             Ok(line) => {
-                if !line.trim().is_empty()
-                    && editor.add_history_entry(line.as_str()).is_ok()
-                    && let Some(path) = &history
-                {
-                    let _ = editor.append_history(path);
-                }
+                entry.push(line.clone());
                 Event::Line(line)
             }
-            Err(ReadlineError::Interrupted) => Event::Interrupted,
-            Err(_) => Event::Eof,
+            Err(ReadlineError::Interrupted) => {
+                // An entry abandoned with Ctrl-C is not kept.
+                entry.clear();
+                Event::Interrupted
+            }
+            Err(_) => {
+                entry.clear();
+                Event::Eof
+            }
         };
         if events.send(event).is_err() {
             break;
         }
     }
+    // `exit()` ends the session without another prompt.
+    save_entry(&mut editor, history.as_deref(), &mut entry);
     let status = worker.join().unwrap_or(70);
     drop(capture);
     status
@@ -124,6 +144,24 @@ fn new_editor(events: Sender<Event>) -> rustyline::Result<Editor<helper::ReplHel
     let mut editor = Editor::with_config(config)?;
     editor.set_helper(Some(helper::ReplHelper::new(events)));
     Ok(editor)
+}
+
+/// Adds the lines of an entry to the history as one entry (recalled whole with Up), and
+/// appends it to the history file.
+fn save_entry(
+    editor: &mut Editor<helper::ReplHelper, FileHistory>,
+    path: Option<&std::path::Path>,
+    entry: &mut Vec<String>,
+) {
+    let text = entry.join("\n");
+    entry.clear();
+    let text = text.trim_end();
+    if !text.trim().is_empty()
+        && editor.add_history_entry(text).is_ok()
+        && let Some(path) = path
+    {
+        let _ = editor.append_history(path);
+    }
 }
 
 /// `~/.apy_history`, with `~` taken from `$HOME`.

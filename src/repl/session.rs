@@ -5,13 +5,14 @@
 //! loop drives; the next prompt waits for it. Mirrors `Lib/asyncio/__main__.py`.
 
 use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::rc::Rc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
 use super::helper::KEYWORDS;
 use super::input::{self, Decision};
-use super::{Event, Prompt};
+use super::{CONTINUE, Event, PROMPT, Prompt};
 use crate::asyncio::future::{self, Status};
 use crate::asyncio::{event_loop, task};
 use crate::interp::{self, SourceFile};
@@ -41,6 +42,9 @@ struct Repl {
     events: Receiver<Event>,
     /// The lines of the entry typed so far.
     lines: Vec<String>,
+    /// Lines that came in one event (a paste, a recalled entry) and are not fed yet: each
+    /// goes in once the entry before it has finished, as if typed after it.
+    waiting: VecDeque<String>,
     /// Whether a prompt is out (the input thread is reading a line).
     asked: bool,
     /// The Task running the current entry (one with top-level `await`).
@@ -66,6 +70,7 @@ pub fn run(
         asks,
         events,
         lines: Vec::new(),
+        waiting: VecDeque::new(),
         asked: false,
         task: None,
         interrupted: false,
@@ -90,11 +95,9 @@ pub fn run(
             break status;
         }
     };
-    eprintln!("exiting apy REPL...");
-    // Module globals die before the interpreter, as at CPython's shutdown.
-    repl.globals.table.borrow_mut().clear();
-    vm.run_finalizers(None);
     vm.flush_stdout();
+    eprintln!("exiting apy REPL...");
+    repl.abandon_tasks(&mut vm);
     status
 }
 
@@ -175,6 +178,9 @@ impl Repl {
     /// waits for the next event (a line runs right here, inside the running loop).
     fn select(&mut self, vm: &mut Vm, timeout: Option<f64>) -> PyResult<()> {
         self.finish_task(vm)?;
+        if self.task.is_none() && !self.waiting.is_empty() {
+            return self.feed_waiting(vm);
+        }
         if self.task.is_some() {
             self.wait_running(vm, timeout);
             return Ok(());
@@ -182,9 +188,9 @@ impl Repl {
         if !self.asked {
             vm.flush_stdout();
             let prompt = if self.lines.is_empty() {
-                ">>> "
+                PROMPT
             } else {
-                "... "
+                CONTINUE
             };
             if self.asks.send(prompt).is_err() {
                 self.leave(vm, 0);
@@ -218,10 +224,11 @@ impl Repl {
                 Ok(Event::Line(line)) => {
                     self.asked = false;
                     // A paste brings several lines at once: each goes in as if typed.
-                    for line in line.split('\n') {
-                        self.feed(vm, line.trim_end_matches('\r').to_string())?;
-                    }
-                    return Ok(());
+                    let lines = line
+                        .split('\n')
+                        .map(|l| l.trim_end_matches('\r').to_string());
+                    self.waiting.extend(lines);
+                    return self.feed_waiting(vm);
                 }
                 Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
                     self.asked = false;
@@ -251,8 +258,10 @@ impl Repl {
     }
 
     /// Ctrl-C while an entry runs: its task is cancelled and its end reported as
-    /// `KeyboardInterrupt`; with no task running, the interrupt is just reported.
+    /// `KeyboardInterrupt`; with no task running, the interrupt is just reported. The lines
+    /// waiting after the entry are dropped with it.
     fn interrupt(&mut self, vm: &mut Vm) {
+        self.waiting.clear();
         match &self.task {
             Some(t) if future::as_future(t).is_some_and(|f| f.status() == Status::Pending) => {
                 let t = t.clone();
@@ -282,10 +291,34 @@ impl Repl {
         None
     }
 
+    /// Leaving as `python -m asyncio` leaves: the tasks still pending are never finalized
+    /// there (the namespace outlives the output streams), so they end without a report
+    /// ("Task was destroyed but it is pending!") and without running their `finally`.
+    fn abandon_tasks(&self, vm: &mut Vm) {
+        let pending = task::all_tasks(vm, std::slice::from_ref(&self.event_loop), &[])
+            .and_then(|set| vm.collect_iterable(&set))
+            .unwrap_or_default();
+        for t in &pending {
+            if let Some(data) = future::as_future(t).and_then(|f| f.task.as_ref()) {
+                data.log_destroy_pending.set(false);
+            }
+        }
+    }
+
     /// Ends the session with `status` once the loop stops.
     fn leave(&mut self, vm: &mut Vm, status: i32) {
         self.exit_status = Some(status);
         let _ = vm.call_method(&self.event_loop.clone(), "stop", &[]);
+    }
+
+    /// Feeds the waiting lines until one starts a task (the rest wait for its end).
+    fn feed_waiting(&mut self, vm: &mut Vm) -> PyResult<()> {
+        while self.task.is_none()
+            && let Some(line) = self.waiting.pop_front()
+        {
+            self.feed(vm, line)?;
+        }
+        Ok(())
     }
 
     /// Adds a typed line to the entry and runs the entry once it is complete.
@@ -336,7 +369,7 @@ impl Repl {
             let coroutine = vm.new_generator(GenKind::Coroutine, Box::new(frame), &module_function);
             match task::new_task(vm, coroutine, self.event_loop.clone(), None, None) {
                 Ok(t) => self.task = Some(t),
-                Err(e) => return report(vm, e),
+                Err(e) => return self.report(vm, e),
             }
             return Ok(());
         }
@@ -344,7 +377,7 @@ impl Repl {
         drop(frame);
         vm.run_finalizers(None);
         match result {
-            FrameResult::Err(e) => report(vm, e),
+            FrameResult::Err(e) => self.report(vm, e),
             _ => Ok(()),
         }
     }
@@ -368,8 +401,25 @@ impl Repl {
                 eprintln!("\nKeyboardInterrupt");
                 Ok(())
             }
-            Err(e) => report(vm, e),
+            Err(e) => self.report(vm, e),
         }
+    }
+
+    /// Shows an entry's exception: `SystemExit` goes back up to end the session;
+    /// `KeyboardInterrupt` is one line, as in CPython's REPL, and drops the lines waiting
+    /// after the entry; anything else a traceback.
+    fn report(&mut self, vm: &mut Vm, e: Exc) -> PyResult<()> {
+        if vm.exc_matches(&e, &vm.types.system_exit.clone()) {
+            return Err(e);
+        }
+        if vm.exc_matches(&e, &vm.types.keyboard_interrupt.clone()) {
+            self.waiting.clear();
+            vm.flush_stdout();
+            eprintln!("\nKeyboardInterrupt");
+        } else {
+            show_exception(vm, &e);
+        }
+        Ok(())
     }
 
     /// What Tab offers for `word`: attributes of the object a dotted name leads to, or
@@ -467,21 +517,6 @@ fn call_suffix(vm: &Vm, value: Option<Value>) -> &'static str {
         Some(v) if vm.is_callable(&v) => "(",
         _ => "",
     }
-}
-
-/// Shows an entry's exception: `SystemExit` goes back up to end the session;
-/// `KeyboardInterrupt` is one line, as in CPython's REPL; anything else a traceback.
-fn report(vm: &mut Vm, e: Exc) -> PyResult<()> {
-    if vm.exc_matches(&e, &vm.types.system_exit.clone()) {
-        return Err(e);
-    }
-    if vm.exc_matches(&e, &vm.types.keyboard_interrupt.clone()) {
-        vm.flush_stdout();
-        eprintln!("\nKeyboardInterrupt");
-    } else {
-        show_exception(vm, &e);
-    }
-    Ok(())
 }
 
 fn show_exception(vm: &mut Vm, e: &Exc) {

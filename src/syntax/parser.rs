@@ -143,8 +143,15 @@ fn choose(
             }
         }
         Some(lex_error) if lex_error.message.ends_with("was never closed") => {
-            if at_eof || lex_error.span.start <= parse_error.span.start {
+            if at_eof {
                 lex_error
+            } else if lex_error.span.start <= parse_error.span.start {
+                // The parser failed before the end: no more input can close the bracket
+                // into valid code (`print(1 2`), so the REPL reports it at once.
+                SyntaxError {
+                    kind: SyntaxErrorKind::Invalid,
+                    ..lex_error
+                }
             } else {
                 parse_error
             }

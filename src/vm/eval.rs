@@ -108,6 +108,11 @@ impl Vm {
             .iter()
             .find(|e| (e.start as usize) <= lasti && lasti < e.end as usize);
         let Some(handler) = handler else {
+            // The exception leaves the frame: what it frees dies now, blamed on the failed
+            // line (CPython's `exception_unwind`), so a coroutine among it warns "never
+            // awaited" there, before the traceback, not later with no line (`<sys>:0`).
+            frame.stack.clear();
+            finalize_point!(self, frame, code);
             return Some(exc);
         };
         let (depth, push_lasti, target) = (handler.depth, handler.push_lasti, handler.target);

@@ -243,6 +243,10 @@ fn incomplete_input() {
         assert!(parse_module(src).unwrap_err().is_incomplete(), "{src:?}");
     }
     assert!(!parse_module("x = 'abc").unwrap_err().is_incomplete());
+    // A bracket still open, but the parser failed before the end: no input can fix it.
+    for src in ["def f(:", "print(1 2", "if (x:\n"] {
+        assert!(!parse_module(src).unwrap_err().is_incomplete(), "{src:?}");
+    }
 }
 
 #[test]
