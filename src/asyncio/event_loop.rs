@@ -158,6 +158,15 @@ pub fn running_loop(vm: &mut Vm) -> PyResult<Value> {
 }
 
 /// `asyncio.get_event_loop()`: the running loop, else the current one (made on first use).
+/// Whether `get_event_loop` has a loop to return without making one: a running loop, or
+/// one set (`set_event_loop` was called, even with None).
+pub fn has_current_loop(vm: &mut Vm) -> bool {
+    let runtime = rt(vm);
+    !runtime.running_loop.borrow().is_none()
+        || !runtime.event_loop.borrow().is_none()
+        || runtime.event_loop_set.get()
+}
+
 pub fn get_event_loop(vm: &mut Vm) -> PyResult<Value> {
     let runtime = rt(vm);
     let running = runtime.running_loop.borrow().clone();
@@ -173,6 +182,8 @@ pub fn get_event_loop(vm: &mut Vm) -> PyResult<Value> {
     }
     let l = new_loop(vm);
     *runtime.event_loop.borrow_mut() = l.clone();
+    // policy.get_event_loop sets the loop it made, as set_event_loop does.
+    runtime.event_loop_set.set(true);
     Ok(l)
 }
 

@@ -150,7 +150,14 @@ pub fn module(vm: &mut Vm) -> Value {
         ),
         (
             "get_event_loop",
-            vm.native("get_event_loop", |vm, _, _| event_loop::get_event_loop(vm)),
+            vm.native("get_event_loop", |vm, _, _| {
+                // events.py's get_event_loop: making a loop because none is set is
+                // deprecated (3.12+); the warning names the caller's line.
+                if !event_loop::has_current_loop(vm) {
+                    vm.deprecation_in_main("There is no current event loop");
+                }
+                event_loop::get_event_loop(vm)
+            }),
         ),
         (
             "new_event_loop",

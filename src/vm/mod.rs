@@ -182,6 +182,9 @@ pub struct Vm {
     /// The modules whose code is running because they are being imported, innermost last
     /// (a circular import's ImportError says "partially initialized module").
     pub importing: Vec<Rc<str>>,
+    /// The file of the `__main__` module's code, once it runs: warnings that CPython's
+    /// default filters show only in `__main__` (DeprecationWarning) check it.
+    pub main_file: Option<Rc<str>>,
     /// Source text by file name, for traceback lines.
     pub sources: HashMap<Rc<str>, Rc<str>>,
     /// Current depth of nested Python and native calls.

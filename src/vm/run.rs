@@ -49,6 +49,7 @@ impl Vm {
             }),
             sys_path: Value::None,
             importing: Vec::new(),
+            main_file: None,
             sources: HashMap::new(),
             depth: 0,
             recursion_limit: 1000,
@@ -110,6 +111,7 @@ impl Vm {
     /// printing any uncaught exception's traceback on stderr (`Python/pythonrun.c`).
     pub fn run_main(&mut self, code: &Rc<Code>, source: &str) -> i32 {
         self.sources.insert(code.filename.clone(), source.into());
+        self.main_file = Some(code.filename.clone());
         let code = self.load_code(code);
         let globals = Rc::new(PyDict {
             table: Default::default(),

@@ -2,7 +2,8 @@
 //! `file:line: Category: message`, then the source line, once per place and message (the
 //! default filter's "default" action). apy has no `warnings` module: the warnings it
 //! emits are fixed (RuntimeWarning for a coroutine never awaited, DeprecationWarning for
-//! the three-argument `throw()`/`athrow()`). Nothing here runs Python code.
+//! the three-argument `throw()`/`athrow()` and for `asyncio.get_event_loop()` without a
+//! loop). Nothing here runs Python code.
 
 use std::io::Write;
 use std::rc::Rc;
@@ -27,6 +28,17 @@ impl Vm {
     pub fn warn_caller(&mut self, category: &str, message: &str) {
         if let Some((filename, line)) = self.caller_line() {
             self.warn_at(category, message, filename, line, "");
+        }
+    }
+
+    /// A DeprecationWarning blamed on the caller, shown only when the caller is the
+    /// `__main__` module's code: CPython's default filters ignore the category elsewhere
+    /// (`default::DeprecationWarning:__main__`).
+    pub fn deprecation_in_main(&mut self, message: &str) {
+        if let Some((filename, line)) = self.caller_line()
+            && self.main_file.as_ref() == Some(&filename)
+        {
+            self.warn_at("DeprecationWarning", message, filename, line, "");
         }
     }
 
