@@ -43,6 +43,7 @@ impl Vm {
             sources: HashMap::new(),
             depth: 0,
             recursion_limit: 1000,
+            max_recursion_limit: super::MAX_RECURSION_LIMIT,
             exc_info: vec![Value::None],
             config,
             steps: 0,
@@ -70,6 +71,8 @@ impl Vm {
         // late in a run, its 64 KiB would first have malloc consolidate every small block
         // freed so far.
         PROGRAM_STDOUT.with(|_| ());
+        // An allocation that cannot be made writes out the program's output before apy ends.
+        crate::common::memory::set_last_words(super::flush_program_stdout);
         init_type_methods(&mut vm);
         init_exceptions(&mut vm);
         init_iterators(&mut vm);
