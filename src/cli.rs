@@ -2,8 +2,9 @@
 //!
 //! `apy FILE [ARGS…]`, `apy -c CODE [ARGS…]`, `apy -` (standard input), plus the teaching
 //! switches. It reads the program, hands it to [`apy::interp`], and turns the outcome into
-//! CPython's messages and exit statuses (0 ok, 1 error in the program, 2 usage or unreadable
-//! file). Nothing else in apy touches files, stdin or the process exit code.
+//! CPython's messages and exit statuses (0 ok, 1 error in the program or a limit reached, 2
+//! usage or unreadable file, 130 Ctrl-C). Nothing else in apy touches files, stdin or the
+//! process exit code, but for `common::memory`, which ends apy when memory runs out.
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Read, Write};
@@ -92,19 +93,28 @@ pub struct Cli {
     #[arg(long)]
     pub check: bool,
 
-    /// The event loop's clock: `real` monotonic time, or `virtual` time that jumps straight
-    /// to the next timer whenever nothing is ready (sleeps take no wall time).
+    /// The clock: `real` monotonic time, or `virtual` time that jumps straight to the next
+    /// timer whenever nothing is ready (sleeps take no wall time; `time.monotonic()` and
+    /// `time.perf_counter()` follow it). Under `virtual` an event loop that nothing can ever
+    /// wake is reported as a deadlock (exit status 1).
     #[arg(long, value_name = "real|virtual", default_value = "real")]
     pub clock: apy::common::clock::ClockKind,
 
     /// Stop the program with an error (exit status 1) after it has run N bytecode
-    /// instructions: a guard for untrusted or runaway code.
+    /// instructions (the items a built-in such as sum() or sorted() consumes count too): a
+    /// guard for untrusted or runaway code.
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u64>,
 
-    /// Stop the program with an error (exit status 1) after SECONDS of wall time.
+    /// Stop the program with an error (exit status 1) after SECONDS of wall time, even
+    /// while it waits (an idle event loop, time.sleep).
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub time_limit: Option<std::time::Duration>,
+
+    /// Limit the program's heap to BYTES (`100000`, `256M`, `1G`): an allocation past it
+    /// raises MemoryError, as running out of memory does in CPython.
+    #[arg(long, value_name = "BYTES", value_parser = apy::common::memory::parse_size)]
+    pub max_memory: Option<usize>,
 
     /// Open the interactive prompt after running FILE or CODE, in its namespace (like
     /// `python -i`). Without FILE, CODE or -i, apy on a terminal opens the prompt too.
@@ -132,8 +142,9 @@ pub struct Cli {
 /// The text after the switches in `apy --help`: exit statuses, then the REPL's keys.
 fn after_help() -> String {
     format!(
-        "Exit status: 0 on success, 1 for a SyntaxError or an uncaught exception, \
-         2 for a usage error or a file that cannot be opened.\n\n{}",
+        "Exit status: 0 on success, 1 for a SyntaxError, an uncaught exception or a limit \
+         reached, 2 for a usage error or a file that cannot be opened, 130 on Ctrl-C, or the \
+         code given to sys.exit.\n\n{}",
         apy::repl::KEYS_HELP
     )
 }
@@ -150,6 +161,9 @@ enum Mode {
 /// Runs apy with these arguments and returns the process exit status.
 pub fn main(cli: Cli) -> ExitCode {
     exit_70_on_internal_error();
+    if let Some(bytes) = cli.max_memory {
+        apy::common::memory::set_limit(bytes);
+    }
     let mode = if cli.ast {
         Mode::Ast
     } else if let Some(name) = &cli.dis {

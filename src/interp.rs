@@ -21,6 +21,29 @@ use crate::vm::Vm;
 /// The interpreter thread's native stack: room for `vm::MAX_RECURSION_LIMIT` nested calls.
 const VM_STACK_BYTES: usize = 1 << 30;
 
+/// The stack the interpreter thread gets: [`VM_STACK_BYTES`], or under a limit on the
+/// address space (`ulimit -v`), which counts the whole reservation, a quarter of that limit
+/// (the recursion limit's cap shrinks with it: [`recursion_cap`]).
+fn stack_bytes() -> usize {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit only fills in the struct it is given.
+    let known = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } == 0;
+    if known && limit.rlim_cur != libc::RLIM_INFINITY {
+        VM_STACK_BYTES.min(usize::try_from(limit.rlim_cur / 4).unwrap_or(usize::MAX))
+    } else {
+        VM_STACK_BYTES
+    }
+}
+
+/// The highest recursion limit a stack of `bytes` holds (as many levels per byte as
+/// [`VM_STACK_BYTES`] gives `vm::MAX_RECURSION_LIMIT`).
+fn recursion_cap(bytes: usize) -> usize {
+    bytes / (VM_STACK_BYTES / crate::vm::MAX_RECURSION_LIMIT)
+}
+
 /// A program's text and the name shown for it in messages: the script's path,
 /// `<string>` for `-c`, `<stdin>` for standard input.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -116,6 +139,8 @@ pub fn new_vm(mut config: Config) -> Vm {
     crate::common::trace::install(&config.trace);
     crate::common::explain::install(config.explain);
     let mut vm = Vm::new(config.vm);
+    vm.max_recursion_limit = recursion_cap(stack_bytes());
+    vm.recursion_limit = vm.recursion_limit.min(vm.max_recursion_limit);
     vm.compile = compile_at_run_time;
     crate::builtins::install(&mut vm);
     crate::stdlib::install(&mut vm);
@@ -232,6 +257,6 @@ pub fn spawn_interpreter<T: Send + 'static>(
 ) -> std::io::Result<std::thread::JoinHandle<T>> {
     std::thread::Builder::new()
         .name("apy".into())
-        .stack_size(VM_STACK_BYTES)
+        .stack_size(stack_bytes())
         .spawn(body)
 }

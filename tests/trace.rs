@@ -2,10 +2,13 @@
 //! copied from the conformance seeds), one insta snapshot per program and `--trace` mode,
 //! with the program's own output interleaved as a reader sees it on a terminal. Each run
 //! also checks that tracing leaves stdout and the exit status exactly as they are without it.
+//! Then the other reports about the machinery: `--explain`'s notes, the call graph, and the
+//! deadlock report of `--clock virtual`.
 
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Output};
+use std::time::{Duration, Instant};
 
 fn apy(args: &[&str], program: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_apy"))
@@ -145,4 +148,57 @@ fn print_call_graph_shows_who_awaits_whom() {
     insta::assert_snapshot!(
         String::from_utf8_lossy(&out.stdout).replace(env!("CARGO_MANIFEST_DIR"), "[ROOT]")
     );
+}
+
+// `--clock virtual` ends a program whose event loop can never wake again (nothing ready,
+// no timer, nothing else that could wake it) with a report naming each waiting task and its
+// await chain, and exit status 1: the programs in `tests/deadlock/*.apy`, with `--explain`'s
+// note. Under the real clock the same programs wait, as CPython's do, until `--time-limit`
+// (or Ctrl-C: `tests/vm_limits.rs`).
+
+#[test]
+fn a_deadlock_under_the_virtual_clock_is_reported_and_ends_the_program() {
+    insta::glob!("deadlock/*.apy", |path| {
+        let plain = apy(&["--clock", "virtual"], path);
+        assert_eq!(plain.status.code(), Some(1), "{}", path.display());
+        let explained = apy(&["--clock", "virtual", "--explain"], path);
+        assert_eq!(explained.status.code(), Some(1));
+        assert_eq!(explained.stdout, plain.stdout);
+        let stderr = String::from_utf8_lossy(&explained.stderr);
+        let without_notes: Vec<&str> = stderr
+            .lines()
+            .filter(|l| !l.starts_with("explain| "))
+            .collect();
+        assert_eq!(
+            without_notes,
+            String::from_utf8_lossy(&plain.stderr)
+                .lines()
+                .collect::<Vec<_>>()
+        );
+        let shown = format!(
+            "----- stdout\n{}----- stderr\n{stderr}",
+            String::from_utf8_lossy(&explained.stdout)
+        );
+        insta::assert_snapshot!(shown.replace(env!("CARGO_MANIFEST_DIR"), "[ROOT]"));
+    });
+}
+
+#[test]
+fn under_the_real_clock_a_deadlock_waits_until_the_time_limit() {
+    insta::glob!("deadlock/*.apy", |path| {
+        let started = Instant::now();
+        let out = apy(&["--time-limit", "0.5"], path);
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "{}",
+            path.display()
+        );
+        assert_eq!(out.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("apy: stopped after 0.500 seconds (--time-limit)"),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("apy: deadlock"), "{stderr}");
+    });
 }

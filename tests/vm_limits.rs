@@ -1,6 +1,8 @@
-//! The sandbox switches: an instruction budget and a wall-clock limit stop a program that
-//! would run forever, even one that catches every exception, with a non-zero status.
+//! The sandbox switches: an instruction budget, a wall-clock limit and a memory limit stop
+//! a program that would run forever, even one that catches every exception, one that waits
+//! idle or one that works inside a built-in, with a non-zero status; Ctrl-C always works.
 
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use apy::interp::{Error, SourceFile, run_with};
@@ -128,4 +130,191 @@ fn time_limit_stops_an_endless_native_iterator() {
         Err(Error::Exited(1))
     );
     assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+// ---- every limit holds: idle loops, sleeps, native built-ins, memory ----------------------
+// These run the binary, to see its messages, exit statuses and signals.
+
+/// Runs `apy ARGS -c CODE`, and with `interrupt_after` sends it a SIGINT (Ctrl-C) then.
+/// Returns the output and how long apy took.
+fn apy(args: &[&str], code: &str, interrupt_after: Option<Duration>) -> (Output, Duration) {
+    let started = Instant::now();
+    let child = Command::new(env!("CARGO_BIN_EXE_apy"))
+        .args(args)
+        .args(["-c", code])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("apy starts");
+    if let Some(delay) = interrupt_after {
+        std::thread::sleep(delay);
+        let pid = libc::pid_t::try_from(child.id()).expect("a pid");
+        // SAFETY: sends SIGINT to the child this test started.
+        unsafe {
+            libc::kill(pid, libc::SIGINT);
+        }
+    }
+    let output = child.wait_with_output().expect("apy finishes");
+    (output, started.elapsed())
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// The most common beginner bug in async code, in each shape: a loop with nothing to do.
+const IDLE_LOOPS: [&str; 4] = [
+    "import asyncio\nasync def main():\n    print('waiting')\n    \
+     await asyncio.get_running_loop().create_future()\nasyncio.run(main())\n",
+    "import asyncio\nasync def main():\n    print('waiting')\n    \
+     await asyncio.Event().wait()\nasyncio.run(main())\n",
+    "import asyncio\nasync def main():\n    print('waiting')\n    q = asyncio.Queue()\n    \
+     q.put_nowait(1)\n    await q.join()\nasyncio.run(main())\n",
+    "import asyncio\nprint('waiting')\nasyncio.new_event_loop().run_forever()\n",
+];
+
+#[test]
+fn an_idle_event_loop_waits_until_the_time_limit_then_stops() {
+    for program in IDLE_LOOPS {
+        let (out, took) = apy(&["--time-limit", "1"], program, None);
+        assert!(took < Duration::from_secs(2), "{took:?} for {program}");
+        assert!(took >= Duration::from_secs(1), "{took:?} for {program}");
+        assert_eq!(out.status.code(), Some(1), "{program}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "waiting\n");
+        assert!(
+            stderr(&out).starts_with("apy: stopped after 1.000 seconds (--time-limit)\n"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn ctrl_c_stops_an_idle_event_loop_with_keyboard_interrupt() {
+    for program in IDLE_LOOPS {
+        let (out, took) = apy(&[], program, Some(Duration::from_millis(300)));
+        assert!(took < Duration::from_secs(2), "{took:?} for {program}");
+        assert_eq!(out.status.code(), Some(130), "{program}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "waiting\n");
+        assert!(
+            stderr(&out).contains("\nKeyboardInterrupt\n"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn time_sleep_ends_at_the_time_limit_and_on_ctrl_c() {
+    let program = "import time\nprint('sleeping')\ntime.sleep(100)\n";
+    let (out, took) = apy(&["--time-limit", "0.5"], program, None);
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "sleeping\n");
+    let (out, took) = apy(&[], program, Some(Duration::from_millis(300)));
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    assert_eq!(out.status.code(), Some(130));
+    assert!(stderr(&out).ends_with("    time.sleep(100)\nKeyboardInterrupt\n"));
+}
+
+#[test]
+fn the_virtual_clock_wakes_far_timers_and_time_sleep_advances_it() {
+    // `now + 1e-9 == now` at these magnitudes: a timer due exactly now must still fire.
+    let program = "import asyncio, time\n\
+        async def main():\n    loop = asyncio.get_running_loop()\n    start = loop.time()\n    \
+        await asyncio.sleep(2e7)\n    print(loop.time() - start)\n    \
+        await asyncio.sleep(1e15)\n    print(loop.time() - start)\n\
+        asyncio.run(main())\n\
+        t, p = time.monotonic(), time.perf_counter()\n\
+        time.sleep(1.5)\n\
+        print(time.monotonic() - t, time.perf_counter() - p)\n";
+    let (out, took) = apy(&["--clock", "virtual"], program, None);
+    assert!(took < Duration::from_secs(1), "{took:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "20000000.0\n1000000020000000.0\n1.5 1.5\n",
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn native_built_ins_count_against_max_steps() {
+    for program in [
+        "sum(range(10**10))",
+        "list(range(10**9))",
+        "sorted(range(10**9))",
+        "max(range(10**10))",
+        "''.join('x' for _ in range(10**9))",
+        "'x' * 10**10",
+        "[0] * 10**10",
+        "sorted([3, 1, 2] * 10**6)",
+        "x = [1] * 10**6\nfor _ in range(10**6): list(x)",
+    ] {
+        let (out, took) = apy(&["--max-steps", "1000"], program, None);
+        assert!(took < Duration::from_secs(2), "{took:?} for {program}");
+        assert_eq!(out.status.code(), Some(1), "{program}");
+        assert_eq!(
+            stderr(&out),
+            "apy: stopped after 1000 instructions (--max-steps)\n",
+            "{program}"
+        );
+    }
+}
+
+#[test]
+fn max_memory_raises_memory_error_and_keeps_earlier_output() {
+    let (out, _) = apy(
+        &["--max-memory", "100M"],
+        "print('before')\nx = [0] * 10**8\n",
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "before\n");
+    assert!(
+        stderr(&out).ends_with("    x = [0] * 10**8\nMemoryError\n"),
+        "{}",
+        stderr(&out)
+    );
+    // Caught like any exception, as in CPython.
+    let (out, _) = apy(
+        &["--max-memory", "100M"],
+        "try:\n    s = 'x' * 10**9\nexcept MemoryError:\n    print('caught')\n",
+        None,
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "caught\n");
+    assert_eq!(out.status.code(), Some(0));
+    // Memory the program takes a little at a time: apy ends with MemoryError, exit 1.
+    let (out, _) = apy(
+        &["--max-memory", "50M"],
+        "print('before')\nx = []\nwhile True:\n    x.append(len(x))\n",
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "before\n");
+    assert!(
+        stderr(&out).ends_with("\nMemoryError\n"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_memory_ulimit_leaves_room_for_apy_and_its_programs() {
+    // The interpreter thread's stack is reserved within the address-space limit.
+    let out = Command::new("sh")
+        .args([
+            "-c",
+            "ulimit -v 500000 && exec \"$0\" -c \"print(sum(range(10)))\"",
+        ])
+        .arg(env!("CARGO_BIN_EXE_apy"))
+        .output()
+        .expect("sh runs");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "45\n",
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(out.status.code(), Some(0));
 }

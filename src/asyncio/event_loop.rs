@@ -11,17 +11,20 @@ use std::cell::{Cell, OnceCell, RefCell};
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 use std::rc::{Rc, Weak};
+use std::sync::atomic::Ordering as AtomicOrdering;
+use std::time::{Duration, Instant};
 
 use super::future::{self, Callback};
 use super::task;
 use crate::builtins::contextvars;
-use crate::common::clock::Clock;
+use crate::common::clock::{self, Clock};
 use crate::vm::args::{check_kwargs, kwarg};
 use crate::vm::dict::StrKeys;
+use crate::vm::generator::FINALIZERS_PENDING;
 use crate::vm::object::{KwArgs, Layout, Object, ObjectKind, PyType};
 use crate::vm::types::make_type;
 use crate::vm::value::{DictTable, Value};
-use crate::vm::{AsyncGenHooks, Exc, PyResult, Vm};
+use crate::vm::{Abort, AsyncGenHooks, Exc, PyResult, Vm};
 
 /// What the loop runs next. Only `Handle` is visible to Python; the other entries are the
 /// loop's own work (a future's done callback, a task's step or wakeup), kept allocation-free.
@@ -337,7 +340,7 @@ fn schedule_timer(
 /// What the loop calls where CPython's `_run_once` calls `self._selector.select(timeout)`:
 /// the REPL waits there for its next input line. `timeout` is how long the loop may block:
 /// `Some(0.0)` when callbacks are ready, the time to the next timer, or `None` when nothing
-/// is scheduled at all. Without a selector the loop just lets time pass until the next timer.
+/// is scheduled at all. Without a selector the loop waits in [`idle`].
 pub type Selector<'a> = dyn FnMut(&mut Vm, Option<f64>) -> PyResult<()> + 'a;
 
 /// One iteration (`BaseEventLoop._run_once`).
@@ -373,24 +376,19 @@ fn run_once(
             vm.flush_stdout();
             select(vm, timeout)?;
             if let Some(deadline) = next_timer.filter(|_| !busy && l.clock.is_virtual()) {
-                l.clock.wait_until(deadline, || false);
+                clock::advance_virtual(deadline);
             }
         }
-        None => {
-            if let Some(deadline) = next_timer.filter(|_| !busy) {
-                vm.flush_stdout();
-                l.clock.wait_until(deadline, || vm.wait_should_end());
-                if let Some(exc) = vm.check_limits() {
-                    return Err(exc);
-                }
-            }
-        }
+        None if !busy => idle(vm, loop_value, l, next_timer)?,
+        None => {}
     }
     super::trace::iteration(vm, l.clock.now());
     let ntodo = {
+        // `when <= end_time` where CPython has `<`: past 2**24 seconds (virtual time jumps
+        // there) `now + 1e-9 == now`, and a timer due exactly now must still fire.
         let end_time = l.clock.now() + 1e-9;
         let mut st = l.state.borrow_mut();
-        while st.timers.peek().is_some_and(|t| t.when < end_time) {
+        while st.timers.peek().is_some_and(|t| t.when <= end_time) {
             if let Some(t) = st.timers.pop() {
                 super::trace::timer_fired(vm, &t.handle);
                 st.ready.push_back(Ready::Handle(t.handle));
@@ -402,14 +400,15 @@ fn run_once(
         let Some(entry) = l.state.borrow_mut().ready.pop_front() else {
             break;
         };
-        let watch = super::reports::stopwatch().map(|t| (t, super::trace::describe_ready(&entry)));
+        let watch =
+            super::reports::stopwatch(&l.clock).map(|t| (t, super::trace::describe_ready(&entry)));
         let debug = l.state.borrow().debug;
         let outcome = if debug {
             run_timed(vm, loop_value, l, entry)
         } else {
             run_entry(vm, loop_value, entry)
         };
-        super::reports::report_slow(vm, watch);
+        super::reports::report_slow(vm, &l.clock, watch);
         super::reports::flush(vm);
         outcome?;
         if vm.abort.is_some() {
@@ -417,6 +416,77 @@ fn run_once(
         }
     }
     Ok(())
+}
+
+/// The loop's wait with nothing ready (`self._selector.select(timeout)` without file
+/// descriptors yet): until `deadline` (loop time), or with no timer until woken. On the real
+/// clock it blocks, ending early on Ctrl-C (KeyboardInterrupt) or at `--time-limit`; a
+/// selector over sockets (DESIGN.md decision 8) replaces this, waking on the same pipe as
+/// Ctrl-C. On the virtual clock time jumps to the deadline, and with no timer nothing can
+/// ever wake the loop: the program ends with the deadlock report.
+fn idle(vm: &mut Vm, loop_value: &Value, l: &LoopObj, deadline: Option<f64>) -> PyResult<()> {
+    if deadline.is_none() && FINALIZERS_PENDING.load(AtomicOrdering::Relaxed) {
+        // A finalizer queued by the last callback may schedule work (an async generator's
+        // aclose()): run it before deciding that nothing can.
+        vm.run_finalizers(None);
+        return Ok(());
+    }
+    if l.clock.is_virtual() {
+        return match deadline {
+            Some(when) => {
+                clock::advance_virtual(when);
+                Ok(())
+            }
+            None => Err(deadlock(vm, loop_value)),
+        };
+    }
+    vm.flush_stdout();
+    let until = deadline.and_then(|when| {
+        let delay = Duration::try_from_secs_f64((when - l.clock.now()).max(0.0)).ok()?;
+        Instant::now().checked_add(delay)
+    });
+    vm.wait_idle(until);
+    match vm.check_woken() {
+        Some(exc) => Err(exc),
+        None => Ok(()),
+    }
+}
+
+/// Ends the program: the loop's pending tasks wait on what nothing can bring about. The
+/// report names them (so they are not reported again as destroyed while pending).
+#[cold]
+fn deadlock(vm: &mut Vm, loop_value: &Value) -> Exc {
+    let tasks: Vec<Value> = rt(vm)
+        .tasks
+        .borrow()
+        .iter()
+        .filter_map(Weak::upgrade)
+        .map(Value::Object)
+        .collect();
+    let mut waiting = Vec::new();
+    for t in tasks {
+        let Some(data) = future::as_future(&t)
+            .filter(|f| f.event_loop.is(loop_value) && f.status() == future::Status::Pending)
+            .and_then(|f| f.task.as_ref())
+        else {
+            continue;
+        };
+        data.log_destroy_pending.set(false);
+        let waiter = task::waiting_for(&t);
+        waiting.push(super::reports::Waiting {
+            task: super::trace::future_name(&t),
+            waits_for: if waiter.is_none() {
+                "nothing".to_string()
+            } else {
+                super::trace::future_name(&waiter)
+            },
+            chain: task::await_chain(&t)
+                .iter()
+                .map(|link| format!("{}() at {}:{}", link.qualname, link.file, link.line))
+                .collect(),
+        });
+    }
+    vm.stop(Abort::Deadlock(super::reports::deadlock(&waiting)))
 }
 
 /// `_run_once` in debug mode: runs the entry and, when it held the loop for

@@ -11,6 +11,7 @@
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
+use crate::common::clock::Clock;
 use crate::common::explain::{on, render};
 use crate::vm::value::Value;
 use crate::vm::{Exc, Vm};
@@ -147,19 +148,33 @@ pub fn swallowed_cancel(task: &str, coro: &str) -> String {
 /// How long one callback may hold the loop before a note (asyncio's debug-mode threshold).
 pub const SLOW_CALLBACK: Duration = Duration::from_millis(100);
 
-/// Starts timing one callback when notes are on.
-#[inline]
-pub fn stopwatch() -> Option<Instant> {
-    if on() { Some(Instant::now()) } else { None }
+/// When a callback started, for its note: the real time, and the loop's time (which
+/// `time.sleep` moves under the virtual clock).
+pub struct Stopwatch {
+    real: Instant,
+    loop_time: f64,
 }
 
-/// Prints the note for a callback (`what`: `Task-1 step, main()`) that ran longer than
-/// [`SLOW_CALLBACK`] since it started; `watch` is None when notes are off.
-pub fn report_slow(vm: &mut Vm, watch: Option<(Instant, String)>) {
+/// Starts timing one callback when notes are on.
+#[inline]
+pub fn stopwatch(clock: &Clock) -> Option<Stopwatch> {
+    on().then(|| Stopwatch {
+        real: Instant::now(),
+        loop_time: clock.now(),
+    })
+}
+
+/// Prints the note for a callback (`what`: `Task-1 step, main()`) that held the loop
+/// longer than [`SLOW_CALLBACK`] (in real time, plus what it slept under the virtual
+/// clock); `watch` is None when notes are off.
+pub fn report_slow(vm: &mut Vm, clock: &Clock, watch: Option<(Stopwatch, String)>) {
     let Some((started, what)) = watch else {
         return;
     };
-    let took = started.elapsed();
+    let mut took = started.real.elapsed();
+    if clock.is_virtual() {
+        took += Duration::try_from_secs_f64(clock.now() - started.loop_time).unwrap_or_default();
+    }
     if took <= SLOW_CALLBACK {
         return;
     }
@@ -174,4 +189,54 @@ pub fn report_slow(vm: &mut Vm, watch: Option<(Instant, String)>) {
             took.as_millis()
         ))
     );
+}
+
+// ---- the deadlock report ----------------------------------------------------------------
+
+/// A task left waiting when the loop can never wake: its name, what it waits for (a
+/// `--trace` name: `Task-2`, `Future#1`) and its await chain (`main() at file:line`, outermost
+/// first).
+pub struct Waiting {
+    pub task: String,
+    pub waits_for: String,
+    pub chain: Vec<String>,
+}
+
+/// What ends a program whose event loop can never wake again (`--clock virtual`, nothing
+/// ready, no timer): each task still waiting, what it waits for and where its await chain
+/// stands (outermost first), then the `--explain` note when notes are on.
+pub fn deadlock(waiting: &[Waiting]) -> String {
+    let mut text = String::from(
+        "apy: deadlock: nothing is ready to run, no timer is set, and nothing else can wake \
+         the event loop (--clock virtual)\n",
+    );
+    if waiting.is_empty() {
+        text.push_str("  no task is waiting: the loop runs with nothing scheduled\n");
+    }
+    for w in waiting {
+        text.push_str(&format!("  {} waits for {}\n", w.task, w.waits_for));
+        for link in &w.chain {
+            text.push_str(&format!("    {link}\n"));
+        }
+    }
+    if on() && waiting.is_empty() {
+        text.push_str(&render(
+            "run_forever() runs until something calls loop.stop(), and nothing is scheduled \
+             that could: no callback is ready and no timer is set. Under the real clock the \
+             program would wait forever, as CPython does; under --clock virtual apy stops it. \
+             Fix: run a coroutine with asyncio.run() (or loop.run_until_complete()), which \
+             stops the loop when it is done, or schedule a callback that calls loop.stop().",
+        ));
+    } else if on() {
+        text.push_str(&render(
+            "Every task is waiting for something only other code could bring about (a \
+             future's result, an Event's set(), a Queue's put() or task_done()), and nothing \
+             is left that could run: no callback is ready and no timer is set. Under the real \
+             clock the program would wait forever, as CPython does; under --clock virtual apy \
+             stops it. Fix: make sure what each task waits for is done by someone (set the \
+             event, complete the future, call task_done() after each get()), or bound the \
+             wait with asyncio.timeout() or asyncio.wait_for().",
+        ));
+    }
+    text
 }

@@ -648,6 +648,40 @@ pub fn task_coro(v: &Value) -> Option<Value> {
     task_parts(v).map(|(_, data)| data.coro.clone())
 }
 
+/// What a task's `__step` is waiting for (`_fut_waiter`): a future, or None.
+pub fn waiting_for(v: &Value) -> Value {
+    task_parts(v).map_or(Value::None, |(_, data)| data.fut_waiter.borrow().clone())
+}
+
+/// One coroutine of a task's await chain, suspended at `line` of `file`.
+pub struct Link {
+    pub qualname: Rc<str>,
+    pub file: Rc<str>,
+    pub line: u32,
+}
+
+/// A task's await chain, outermost first: each suspended coroutine it goes through (the
+/// last one yielded what the task waits for). At most 100 links.
+pub fn await_chain(v: &Value) -> Vec<Link> {
+    let mut links = Vec::new();
+    let mut current = task_coro(v);
+    while let Some(g) = current.as_ref().and_then(as_generator) {
+        let Some(line) = g.state.borrow().frame.as_ref().map(|f| f.line()) else {
+            break;
+        };
+        links.push(Link {
+            qualname: g.qualname.clone(),
+            file: g.code.code.filename.clone(),
+            line,
+        });
+        if links.len() == 100 {
+            break;
+        }
+        current = g.yield_from();
+    }
+    links
+}
+
 /// `asyncio.current_task(loop=None)`.
 pub fn current_task(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let l = match args.first() {

@@ -14,7 +14,6 @@ use super::future::{Callback, Status, as_future};
 use crate::common::trace::{Category, on, set_in_loop};
 use crate::vm::frame::FrameResult;
 
-use crate::vm::frame::as_generator;
 use crate::vm::object::Object;
 use crate::vm::trace::{
     describe, describe_call, describe_callable, describe_exc, emit, generator_call, object_number,
@@ -410,17 +409,9 @@ fn task_coro(task: &Value) -> String {
 /// A task's await chain with the line each coroutine is suspended at, outermost first:
 /// `job() line 4 > sleep() line 20` (the last one yielded what the task got).
 fn await_chain(task: &Value) -> String {
-    let mut links = Vec::new();
-    let mut current = super::task::task_coro(task);
-    while let Some(g) = current.as_ref().and_then(as_generator) {
-        let Some(line) = g.state.borrow().frame.as_ref().map(|f| f.line()) else {
-            break;
-        };
-        links.push(format!("{}() line {line}", g.qualname));
-        if links.len() == 100 {
-            break;
-        }
-        current = g.yield_from();
-    }
+    let links: Vec<String> = super::task::await_chain(task)
+        .iter()
+        .map(|link| format!("{}() line {}", link.qualname, link.line))
+        .collect();
     links.join(" > ")
 }

@@ -4,7 +4,7 @@
 //! `groupby` with its `_grouper`, `pairwise`, `batched`, `takewhile`, `dropwhile`,
 //! `filterfalse`, `starmap`, `compress`, `_tee`) and `tee()`. Each `__next__` takes one
 //! step of the C code's, pulls from the iterators it wraps only when CPython does, and
-//! counts as a step for `--max-steps` (`Vm::tick`), so an endless one can be stopped.
+//! counts as a step for `--max-steps` (`Vm::charge`), so an endless one can be stopped.
 //! The combinatoric index machines are in `itertools_comb.rs`.
 
 use std::cell::{OnceCell, RefCell};
@@ -160,7 +160,7 @@ fn state_mut(tool: &Tool) -> std::cell::RefMut<'_, State> {
 
 /// `__next__` of every itertools type.
 fn tool_next(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    vm.tick()?;
+    vm.charge(1)?;
     let this = args.first().cloned().unwrap_or(Value::None);
     match step(vm, &this)? {
         Some(v) => Ok(v),

@@ -271,6 +271,8 @@ pub fn sort_values(
 }
 
 fn less(vm: &mut Vm, a: &Value, b: &Value) -> PyResult<bool> {
+    // A long sort stops at the limits too (one step per comparison).
+    vm.charge(1)?;
     match (a, b) {
         (Value::Int(x), Value::Int(y)) => Ok(x < y),
         (Value::Float(x), Value::Float(y)) => Ok(x < y),

@@ -1,13 +1,15 @@
 //! The built-in modules apy can import: `sys` (argv, exit, stdout/stderr, recursion
-//! limit), `time` (time, monotonic, perf_counter, sleep), `functools` (partial, reduce);
-//! `inspect` and `types` live in `inspect.rs`; `random`, `math`, `itertools` and the others
-//! named in `register` have files of their own. Mirrors `Python/sysmodule.c`,
+//! limit), `time` (time, monotonic, perf_counter, sleep: the last three follow `--clock
+//! virtual`), `functools` (partial, reduce); `inspect` and `types` live in `inspect.rs`;
+//! `random`, `math`, `itertools` and the others named in `register` have files of their
+//! own. Mirrors `Python/sysmodule.c`,
 //! `Modules/timemodule.c`, `Modules/_functoolsmodule.c`.
 
 use std::io::Write;
 use std::rc::Rc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use crate::common::clock::{self, ClockKind};
 use crate::vm::args::{check_arity, check_kwargs};
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, Object, ObjectKind};
@@ -202,7 +204,7 @@ fn sys_setrecursionlimit(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<V
             ),
         ));
     }
-    vm.recursion_limit = (n as usize).min(crate::vm::MAX_RECURSION_LIMIT);
+    vm.recursion_limit = (n as usize).min(vm.max_recursion_limit);
     Ok(Value::None)
 }
 
@@ -230,30 +232,26 @@ fn time_module(vm: &mut Vm) -> Value {
         ),
         (
             "monotonic",
-            vm.native("monotonic", |_, _, _| {
-                Ok(Value::Float(crate::common::clock::seconds_since_start()))
+            vm.native("monotonic", |vm, _, _| {
+                Ok(Value::Float(clock::now(vm.config.clock)))
             }),
         ),
         (
             "perf_counter",
-            vm.native("perf_counter", |_, _, _| {
-                Ok(Value::Float(crate::common::clock::seconds_since_start()))
+            vm.native("perf_counter", |vm, _, _| {
+                Ok(Value::Float(clock::now(vm.config.clock)))
             }),
         ),
         (
             "monotonic_ns",
-            vm.native("monotonic_ns", |_, _, _| {
-                Ok(Value::Int(
-                    (crate::common::clock::seconds_since_start() * 1e9) as i64,
-                ))
+            vm.native("monotonic_ns", |vm, _, _| {
+                Ok(Value::Int((clock::now(vm.config.clock) * 1e9) as i64))
             }),
         ),
         (
             "perf_counter_ns",
-            vm.native("perf_counter_ns", |_, _, _| {
-                Ok(Value::Int(
-                    (crate::common::clock::seconds_since_start() * 1e9) as i64,
-                ))
+            vm.native("perf_counter_ns", |vm, _, _| {
+                Ok(Value::Int((clock::now(vm.config.clock) * 1e9) as i64))
             }),
         ),
         ("sleep", vm.native("sleep", time_sleep)),
@@ -278,9 +276,23 @@ fn time_sleep(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     if secs < 0.0 || secs.is_nan() {
         return Err(vm.value_error("sleep length must be non-negative"));
     }
+    // CPython counts nanoseconds in an i64.
+    if secs * 1e9 >= i64::MAX as f64 {
+        return Err(vm.new_exc(
+            &vm.types.overflow_error.clone(),
+            "timestamp out of range for platform time_t",
+        ));
+    }
+    if vm.config.clock == ClockKind::Virtual {
+        clock::advance_virtual(clock::now(ClockKind::Virtual) + secs);
+        return Ok(Value::None);
+    }
     vm.flush_stdout();
-    std::thread::sleep(Duration::from_secs_f64(secs.min(1e9)));
-    Ok(Value::None)
+    vm.wait_idle(Instant::now().checked_add(Duration::from_secs_f64(secs)));
+    match vm.check_woken() {
+        Some(exc) => Err(exc),
+        None => Ok(Value::None),
+    }
 }
 
 fn partial_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {

@@ -1,14 +1,18 @@
-//! The event loop's clock: real monotonic time (`time.monotonic()`, as
-//! `Lib/asyncio/base_events.py`'s `BaseEventLoop.time`) or a virtual clock that stands still
-//! within a loop iteration and jumps straight to the next timer when nothing is ready.
-//! Value-free: the VM's `Config` says which clock a run uses, the event loop keeps a [`Clock`],
-//! and `time.monotonic()`/`perf_counter()` read [`seconds_since_start`].
+//! The clocks: real monotonic time (`time.monotonic()`, as `Lib/asyncio/base_events.py`'s
+//! `BaseEventLoop.time`) or a virtual clock that stands still while code runs and moves only
+//! by jumps: the event loop jumps it straight to the next timer when nothing is ready, and
+//! `time.sleep` jumps it by the time asked for. Virtual time is one per interpreter thread,
+//! so `loop.time()`, `time.monotonic()` and `time.perf_counter()` all read it alike.
+//! Value-free: the VM's `Config` says which clock a run uses, the event loop keeps a
+//! [`Clock`], and the `time` module reads [`now`].
 
 use std::cell::Cell;
 use std::time::Instant;
 
 thread_local! {
     static PROCESS_START: Instant = Instant::now();
+    /// Virtual "now", set on first read to the real monotonic time so both clocks start alike.
+    static VIRTUAL_NOW: Cell<Option<f64>> = const { Cell::new(None) };
 }
 
 /// Real monotonic seconds since the interpreter thread started: `time.monotonic()`, and the
@@ -38,52 +42,59 @@ impl std::str::FromStr for ClockKind {
     }
 }
 
-/// One loop's notion of "now".
+/// "Now" in seconds on the clock `kind`: `time.monotonic()` and `loop.time()`.
+pub fn now(kind: ClockKind) -> f64 {
+    match kind {
+        ClockKind::Real => seconds_since_start(),
+        ClockKind::Virtual => VIRTUAL_NOW.with(|v| match v.get() {
+            Some(now) => now,
+            None => {
+                let now = seconds_since_start();
+                v.set(Some(now));
+                now
+            }
+        }),
+    }
+}
+
+/// Moves virtual time forward to `when` (never back): the jump that replaces a wait.
+pub fn advance_virtual(when: f64) {
+    if when > now(ClockKind::Virtual) {
+        VIRTUAL_NOW.with(|v| v.set(Some(when)));
+    }
+}
+
+/// One loop's clock.
 pub struct Clock {
     kind: ClockKind,
-    /// The virtual "now"; starts at the real monotonic time so both clocks read alike.
-    virtual_now: Cell<f64>,
 }
 
 impl Clock {
     pub fn new(kind: ClockKind) -> Clock {
-        Clock {
-            kind,
-            virtual_now: Cell::new(seconds_since_start()),
-        }
+        Clock { kind }
     }
 
     pub fn now(&self) -> f64 {
-        match self.kind {
-            ClockKind::Real => seconds_since_start(),
-            ClockKind::Virtual => self.virtual_now.get(),
-        }
+        now(self.kind)
     }
 
     /// True for `--clock virtual`, whose time moves only by jumps.
     pub fn is_virtual(&self) -> bool {
         self.kind == ClockKind::Virtual
     }
+}
 
-    /// Lets time pass until `deadline` (nothing is ready before it): sleeps on the real
-    /// clock, jumps on the virtual one. A real sleep is cut into short slices and ends early
-    /// once `should_wake` says so (Ctrl-C, or the sandbox's time limit), as CPython's
-    /// `select()` returns early on a signal.
-    pub fn wait_until(&self, deadline: f64, should_wake: impl Fn() -> bool) {
-        const SLICE: f64 = 0.05;
-        match self.kind {
-            ClockKind::Real => loop {
-                let delay = deadline - self.now();
-                if delay <= 0.0 || should_wake() {
-                    break;
-                }
-                std::thread::sleep(std::time::Duration::from_secs_f64(delay.min(SLICE)));
-            },
-            ClockKind::Virtual => {
-                if deadline > self.virtual_now.get() {
-                    self.virtual_now.set(deadline);
-                }
-            }
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn virtual_time_moves_only_forward_and_by_jumps() {
+        let start = now(ClockKind::Virtual);
+        assert_eq!(now(ClockKind::Virtual), start);
+        advance_virtual(start + 2e7);
+        assert_eq!(now(ClockKind::Virtual), start + 2e7);
+        advance_virtual(start);
+        assert_eq!(now(ClockKind::Virtual), start + 2e7);
     }
 }

@@ -13,6 +13,7 @@
 //! - `str_format`  — `str.format` field parsing
 //! - `set_table`   — dict and set hash tables in CPython's iteration order
 //! - `list_sort`   — timsort (`Objects/listsort.txt`)
+//! - `memory`      — the heap's accounting for `--max-memory`: the global allocator
 //! - `op_error`    — the errors these helpers return, by exception class
 //! - `suggestions` — "Did you mean …?" (`Python/suggestions.c`)
 //! - `trace`       — the `--trace` log's sink: categories, this thread's mask, the writer
@@ -27,6 +28,7 @@ pub mod float_repr;
 pub mod format_spec;
 pub mod int_ops;
 pub mod list_sort;
+pub mod memory;
 pub mod op_error;
 pub mod set_table;
 pub mod str_format;

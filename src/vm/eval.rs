@@ -684,7 +684,7 @@ impl Vm {
                             self.enter_generator(callees, base, generator, Value::None, after)?;
                             continue 'frames;
                         }
-                        let next = self.next(top!(frame))?;
+                        let next = self.next_uncharged(top!(frame))?;
                         match next {
                             Some(v) => frame.stack.push(v),
                             None => {

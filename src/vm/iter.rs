@@ -164,8 +164,15 @@ impl Vm {
         }
     }
 
-    /// `next(it)`: `Ok(None)` when exhausted.
+    /// `next(it)` for native code: `Ok(None)` when exhausted. Each item counts as a step
+    /// ([`Vm::charge`]), so a built-in consuming a long iterator stops at the limits.
     pub fn next(&mut self, it: &Value) -> PyResult<Option<Value>> {
+        self.charge(1)?;
+        self.next_uncharged(it)
+    }
+
+    /// `next(it)` for `FOR_ITER`, whose instruction is already counted.
+    pub(super) fn next_uncharged(&mut self, it: &Value) -> PyResult<Option<Value>> {
         if let Value::Object(o) = it {
             match &o.kind {
                 ObjectKind::Iter(state) => return self.builtin_next(state),
@@ -409,6 +416,10 @@ impl Vm {
 
     /// All items of an iterable.
     pub fn collect_iterable(&mut self, v: &Value) -> PyResult<Vec<Value>> {
+        if let Value::List(_) | Value::Tuple(_) | Value::Dict(_) | Value::Set(_) = v {
+            let len = self.len(v)?;
+            self.charge(len as u64)?;
+        }
         match v {
             Value::List(l) => return Ok(l.items.borrow().clone()),
             Value::Tuple(t) => return Ok(t.items.to_vec()),

@@ -105,6 +105,9 @@ const TIME_CHECK_INTERVAL: u64 = 1 << 14;
 pub enum Abort {
     MaxSteps(u64),
     TimeLimit(Duration),
+    /// Nothing can ever run again (an idle event loop under the virtual clock): the
+    /// report, made by whoever found it.
+    Deadlock(String),
 }
 
 impl std::fmt::Display for Abort {
@@ -118,6 +121,7 @@ impl std::fmt::Display for Abort {
                     d.as_secs_f64()
                 )
             }
+            Abort::Deadlock(report) => f.write_str(report.trim_end()),
         }
     }
 }
@@ -190,6 +194,9 @@ pub struct Vm {
     /// Current depth of nested Python and native calls.
     pub depth: usize,
     pub recursion_limit: usize,
+    /// The highest `recursion_limit` the interpreter thread's stack holds
+    /// ([`MAX_RECURSION_LIMIT`], less under a memory ulimit).
+    pub max_recursion_limit: usize,
     /// The handled-exception stack: one entry for the main program plus one per running
     /// generator (`_PyErr_StackItem` chain). `None` entries mean "nothing handled here".
     pub exc_info: Vec<Value>,
@@ -298,12 +305,8 @@ impl Vm {
         {
             self.abort = Some(Abort::TimeLimit(limit));
         }
-        if let Some(abort) = &self.abort {
-            // Never caught: the unwinder skips handlers while `abort` is set. Checked again
-            // at every instruction.
-            let message = abort.to_string();
-            self.start_window(1);
-            return Some(self.new_exc(&self.types.system_exit, message));
+        if let Some(abort) = self.abort.take() {
+            return Some(self.stop(abort));
         }
         let left = match self.config.max_steps {
             Some(max) => (max + 1 - self.steps).min(TIME_CHECK_INTERVAL),
@@ -313,33 +316,94 @@ impl Vm {
         interrupt::take().then(|| self.new_exc_args(&self.types.keyboard_interrupt, vec![]))
     }
 
-    /// Counts one step of native work that may go on forever without running an
-    /// instruction (an `itertools.count()` drained by `list()`), so that `--max-steps`,
-    /// `--time-limit` and Ctrl-C stop it as they stop a Python loop.
-    pub fn tick(&mut self) -> PyResult<()> {
-        self.countdown -= 1;
-        if self.countdown == 0
-            && let Some(stop) = self.check_limits()
-        {
-            return Err(stop);
-        }
-        Ok(())
-    }
-
     /// Starts a check window of `length` (at least 1) instructions.
     fn start_window(&mut self, length: u64) {
         self.window = length.max(1);
         self.countdown = self.window;
     }
 
-    /// True when a blocking wait (the event loop sleeping until its next timer) should end
-    /// early so that [`Vm::check_limits`] can raise: Ctrl-C was pressed or time is up.
-    pub fn wait_should_end(&self) -> bool {
-        interrupt::pending()
-            || self
-                .config
-                .time_limit
-                .is_some_and(|limit| self.started.elapsed() >= limit)
+    /// Blocks until `until` (None: until woken), or until Ctrl-C is pressed or the time
+    /// limit is reached, whichever comes first; never busy. Then [`Vm::check_woken`] says
+    /// what to raise. The event loop's idle wait and `time.sleep` block here.
+    pub fn wait_idle(&self, until: Option<Instant>) {
+        let limit = self
+            .config
+            .time_limit
+            .and_then(|limit| self.started.checked_add(limit));
+        let until = match (until, limit) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        loop {
+            let left = until.map(|at| at.saturating_duration_since(Instant::now()));
+            if interrupt::pending() || left.is_some_and(|left| left.is_zero()) {
+                return;
+            }
+            interrupt::wait(left);
+        }
+    }
+
+    /// After a blocking wait: the exception to raise when the time limit has been reached
+    /// (recording an [`Abort`]) or Ctrl-C was pressed; None when the wait simply ended.
+    /// Counts no instructions, unlike [`Vm::check_limits`].
+    #[cold]
+    pub fn check_woken(&mut self) -> Option<Exc> {
+        if let Some(limit) = self.config.time_limit
+            && self.started.elapsed() >= limit
+        {
+            return Some(self.stop(Abort::TimeLimit(limit)));
+        }
+        interrupt::take().then(|| self.new_exc_args(&self.types.keyboard_interrupt, vec![]))
+    }
+
+    /// Stops the program for `why`: records the [`Abort`] and returns the exception that
+    /// unwinds it, which no handler can catch (the unwinder skips handlers while `abort`
+    /// is set; it is checked again at every instruction).
+    pub fn stop(&mut self, why: Abort) -> Exc {
+        let message = why.to_string();
+        self.abort = Some(why);
+        self.start_window(1);
+        self.new_exc(&self.types.system_exit, message)
+    }
+
+    /// Counts `n` steps of native work (an element a built-in consumes) against the same
+    /// budget as instructions, so a long native loop (`sum(range(10**10))`) stops at the
+    /// limits and on Ctrl-C too; one subtraction and test while the window lasts.
+    #[inline]
+    pub fn charge(&mut self, n: u64) -> PyResult<()> {
+        if self.countdown > n {
+            self.countdown -= n;
+            return Ok(());
+        }
+        self.charge_window(n)
+    }
+
+    /// The check window ran out in native code: the limit checks the dispatch loop makes,
+    /// counting what `n` had beyond the window.
+    #[cold]
+    fn charge_window(&mut self, n: u64) -> PyResult<()> {
+        self.steps += n - self.countdown;
+        match self.check_limits() {
+            Some(exc) => Err(exc),
+            None => Ok(()),
+        }
+    }
+
+    /// An empty vector with room for `n` items, or MemoryError when that memory cannot be
+    /// had (past `--max-memory`, or more than the system gives): for buffers whose size the
+    /// program chooses (`[0] * n`), which must not end the process when too big.
+    pub fn vec_with_capacity<T>(&mut self, n: usize) -> PyResult<Vec<T>> {
+        let mut v = Vec::new();
+        match crate::common::memory::fallible(|| v.try_reserve_exact(n)) {
+            Ok(()) => Ok(v),
+            Err(_) => Err(self.memory_error()),
+        }
+    }
+
+    /// A bare `MemoryError`, as CPython raises when an allocation fails.
+    #[cold]
+    pub fn memory_error(&self) -> Exc {
+        self.new_exc_args(&self.types.memory_error, vec![])
     }
 
     /// The exception being handled right now (`sys.exception()`), or None.

@@ -414,18 +414,37 @@ impl Vm {
                 _ => 0,
             },
         };
+        let len = match seq {
+            Value::Str(s) => s.as_str().len(),
+            Value::List(l) => l.items.borrow().len(),
+            Value::Tuple(t) => t.items.len(),
+            _ => 0,
+        };
+        // The size is the program's choice: checked (MemoryError, as CPython raises) and
+        // counted against the limits before anything is allocated.
+        let total = len.checked_mul(count).ok_or_else(|| self.memory_error())?;
+        self.charge(total as u64 / 8)?;
         Ok(match seq {
-            Value::Str(s) => Value::str(s.as_str().repeat(count)),
+            Value::Str(s) => {
+                let mut bytes = self.vec_with_capacity(total)?;
+                if total > 0 {
+                    bytes.extend_from_slice(s.as_str().as_bytes());
+                }
+                while bytes.len() < total {
+                    bytes.extend_from_within(..bytes.len().min(total - bytes.len()));
+                }
+                Value::str(String::from_utf8(bytes).unwrap_or_default())
+            }
             Value::List(l) => {
                 let items = l.items.borrow();
-                let mut v = Vec::with_capacity(items.len() * count);
+                let mut v = self.vec_with_capacity(total)?;
                 for _ in 0..count {
                     v.extend(items.iter().cloned());
                 }
                 Value::list(v)
             }
             Value::Tuple(t) => {
-                let mut v = Vec::with_capacity(t.items.len() * count);
+                let mut v = self.vec_with_capacity(total)?;
                 for _ in 0..count {
                     v.extend(t.items.iter().cloned());
                 }

@@ -53,6 +53,7 @@ impl Vm {
             sources: HashMap::new(),
             depth: 0,
             recursion_limit: 1000,
+            max_recursion_limit: super::MAX_RECURSION_LIMIT,
             exc_info: vec![Value::None],
             config,
             steps: 0,
@@ -82,6 +83,8 @@ impl Vm {
         // freed so far.
         PROGRAM_STDOUT.with(|_| ());
         vm.sys_path = Value::list(sys_path);
+        // An allocation that cannot be made writes out the program's output before apy ends.
+        crate::common::memory::set_last_words(super::flush_program_stdout);
         init_type_methods(&mut vm);
         init_exceptions(&mut vm);
         super::os_errors::init(&mut vm);

@@ -1,0 +1,223 @@
+//! The heap's accounting (`--max-memory`): [`Accounting`], a global allocator over the
+//! system's that counts the bytes in use once a limit is set and refuses an allocation that
+//! would pass it, as the system refuses one it cannot make.
+//!
+//! A refusal reaches Python as `MemoryError` where the VM asked for memory through
+//! [`fallible`] (sequence repetition and other big buffers the program sizes: `try_reserve`
+//! sees the refusal). Anywhere else Rust would abort (exit 134, buffered output lost: stable
+//! Rust has no hook for allocation failure), so the allocator ends the process itself: it
+//! writes out the program's output (the hook the VM gives [`set_last_words`]), prints
+//! `MemoryError` as CPython's last line, and exits with status 1.
+//! Without a limit the allocator costs one load and branch per call.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, AtomicIsize, AtomicUsize, Ordering};
+
+/// The limit in bytes (`usize::MAX`: none, nothing counted).
+static LIMIT: AtomicUsize = AtomicUsize::new(usize::MAX);
+/// Bytes in use, counted since the limit was set (so it may dip below 0 a little, as what
+/// was allocated before is freed).
+static USED: AtomicIsize = AtomicIsize::new(0);
+/// What to run before dying of a refused allocation (writes out the program's output).
+static LAST_WORDS: AtomicUsize = AtomicUsize::new(0);
+static DYING: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    /// Set while this thread allocates through [`fallible`]: a refusal returns null.
+    static FALLIBLE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Sets the limit (`--max-memory`); counting starts now.
+pub fn set_limit(bytes: usize) {
+    LIMIT.store(bytes, Ordering::Relaxed);
+}
+
+/// The limit, if one is set.
+pub fn limit() -> Option<usize> {
+    Some(LIMIT.load(Ordering::Relaxed)).filter(|&l| l != usize::MAX)
+}
+
+/// Gives the allocator what to run before it ends the process (called once per thread
+/// that writes program output; the last one given wins).
+pub fn set_last_words(hook: fn()) {
+    LAST_WORDS.store(hook as usize, Ordering::Relaxed);
+}
+
+/// Runs `allocate` so that a refused allocation inside it returns null (its `try_reserve`
+/// gets an error) instead of ending the process.
+pub fn fallible<T>(allocate: impl FnOnce() -> T) -> T {
+    let outer = FALLIBLE.with(|f| f.replace(true));
+    let result = allocate();
+    FALLIBLE.with(|f| f.set(outer));
+    result
+}
+
+/// The global allocator: the system's, with the accounting above.
+pub struct Accounting;
+
+impl Accounting {
+    /// Counts `size` more bytes in use; false (and nothing counted) past the limit.
+    #[inline]
+    fn take(size: usize) -> bool {
+        let limit = LIMIT.load(Ordering::Relaxed);
+        if limit == usize::MAX {
+            return true;
+        }
+        let before = USED.fetch_add(size as isize, Ordering::Relaxed);
+        if before.saturating_add(size as isize) > limit as isize {
+            USED.fetch_sub(size as isize, Ordering::Relaxed);
+            return false;
+        }
+        true
+    }
+
+    /// A new block of `size` bytes from `allocate`, counted; refused past the limit or
+    /// when the system has none.
+    #[inline]
+    fn counted(size: usize, allocate: impl FnOnce() -> *mut u8) -> *mut u8 {
+        if !Self::take(size) {
+            return Self::refuse(size);
+        }
+        let p = allocate();
+        if p.is_null() {
+            Self::give_back(size);
+            return Self::refuse(size);
+        }
+        p
+    }
+
+    #[inline]
+    fn give_back(size: usize) {
+        if LIMIT.load(Ordering::Relaxed) != usize::MAX {
+            USED.fetch_sub(size as isize, Ordering::Relaxed);
+        }
+    }
+
+    /// An allocation of `size` bytes cannot be made: null for a caller inside [`fallible`],
+    /// else the end of the process.
+    #[cold]
+    fn refuse(size: usize) -> *mut u8 {
+        if FALLIBLE.with(Cell::get) {
+            return std::ptr::null_mut();
+        }
+        die(size)
+    }
+}
+
+/// Ends the process after an allocation nothing can recover from: the program's output so
+/// far, a line saying what failed, and CPython's last line. Allocates nothing.
+fn die(size: usize) -> ! {
+    if !DYING.swap(true, Ordering::Relaxed) {
+        let hook = LAST_WORDS.load(Ordering::Relaxed);
+        if hook != 0 {
+            // SAFETY: only `set_last_words` stores here, and it stores a `fn()`.
+            let hook: fn() = unsafe { std::mem::transmute::<usize, fn()>(hook) };
+            hook();
+        }
+    }
+    let mut text = [0u8; 160];
+    let mut cursor = std::io::Cursor::new(&mut text[..]);
+    let _ = match limit() {
+        Some(limit) => writeln!(
+            cursor,
+            "apy: allocating {size} bytes would pass --max-memory ({limit} bytes)"
+        ),
+        None => writeln!(cursor, "apy: allocating {size} bytes failed"),
+    };
+    let _ = writeln!(cursor, "MemoryError");
+    let len = cursor.position() as usize;
+    // SAFETY: writes bytes of a local buffer to stderr, then ends the process without
+    // running anything that could allocate.
+    unsafe {
+        libc::write(2, text.as_ptr().cast(), len);
+        libc::_exit(1)
+    }
+}
+
+// SAFETY: every method forwards to `System` with the same layout; the accounting only
+// decides whether to forward.
+unsafe impl GlobalAlloc for Accounting {
+    #[inline]
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's layout, as `GlobalAlloc::alloc` requires.
+        Self::counted(layout.size(), || unsafe { System.alloc(layout) })
+    }
+
+    #[inline]
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: as in `alloc`.
+        Self::counted(layout.size(), || unsafe { System.alloc_zeroed(layout) })
+    }
+
+    #[inline]
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        Self::give_back(layout.size());
+        // SAFETY: `ptr` was allocated by `System` with `layout`.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    #[inline]
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let old = layout.size();
+        if new_size > old && !Self::take(new_size - old) {
+            return Self::refuse(new_size);
+        }
+        // SAFETY: `ptr` was allocated by `System` with `layout`; the caller checked `new_size`.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if p.is_null() {
+            if new_size > old {
+                Self::give_back(new_size - old);
+            }
+            return Self::refuse(new_size);
+        }
+        if new_size < old {
+            Self::give_back(old - new_size);
+        }
+        p
+    }
+}
+
+/// Reads a `--max-memory` size: bytes, or a number with `K`, `M`, `G` or `T` (powers of
+/// 1024; `256M`, `1.5G`), optionally followed by `B` or `iB`.
+pub fn parse_size(text: &str) -> Result<usize, String> {
+    let trimmed = text.trim();
+    let lower = trimmed.to_ascii_lowercase();
+    let number = lower
+        .strip_suffix("ib")
+        .or_else(|| lower.strip_suffix('b'))
+        .unwrap_or(&lower);
+    let (digits, scale) = match number.chars().last() {
+        Some('k') => (&number[..number.len() - 1], 1u64 << 10),
+        Some('m') => (&number[..number.len() - 1], 1 << 20),
+        Some('g') => (&number[..number.len() - 1], 1 << 30),
+        Some('t') => (&number[..number.len() - 1], 1 << 40),
+        _ => (number, 1),
+    };
+    match digits.trim().parse::<f64>() {
+        Ok(n) if n.is_finite() && n > 0.0 && n * (scale as f64) < usize::MAX as f64 => {
+            Ok((n * scale as f64) as usize)
+        }
+        _ => Err(format!(
+            "expected a size such as 100000, 256M or 1G, got '{text}'"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_as_bytes_or_with_a_suffix() {
+        assert_eq!(parse_size("100000"), Ok(100_000));
+        assert_eq!(parse_size("256M"), Ok(256 << 20));
+        assert_eq!(parse_size("1G"), Ok(1 << 30));
+        assert_eq!(parse_size("1.5k"), Ok(1536));
+        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("1e300").is_err());
+    }
+}
