@@ -246,8 +246,8 @@ pub enum Instr {
     GetYieldFromIter,
     /// `(obj -- awaitable)` for `await`: `obj.__await__()` or obj itself for a coroutine;
     /// TypeError "object int can't be used in 'await' expression". The argument tells where
-    /// (0 await, 1 `__aenter__`, 2 `__aexit__`) for the error message.
-    GetAwaitable(u32),
+    /// the await is, for the error message (CPython's oparg: 0, 1, 2).
+    GetAwaitable(AwaitSite),
     /// `(aiterable -- aiterator)` for `async for`: `__aiter__()`.
     GetAiter,
     /// `(aiterator -- aiterator awaitable)`: `__anext__()` made awaitable.
@@ -293,6 +293,19 @@ pub enum Instr {
 // keep their operands where the others do, a byte after the tag and a word at offset 4, so
 // the dispatch loop decodes no more fields than before.)
 const _: () = assert!(std::mem::size_of::<Instr>() == 8);
+
+/// Where a `GetAwaitable` is, which words its TypeError: CPython's oparg values, so
+/// `--dis` shows the same number as `python3.13 -m dis`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum AwaitSite {
+    /// `await x`, and the awaits of `async for` and async comprehensions.
+    Await = 0,
+    /// The `await` of `async with`'s `__aenter__()`.
+    AsyncWithEnter = 1,
+    /// The `await` of `async with`'s `__aexit__()`.
+    AsyncWithExit = 2,
+}
 
 impl Instr {
     /// The jump target of a jumping instruction.

@@ -257,9 +257,9 @@ fn oparg(instr: &Instr, to_bool: bool) -> Option<u32> {
         | Reraise(n)
         | YieldValue(n)
         | Send(n)
-        | GetAwaitable(n)
         | ImportName(n)
         | ImportFrom(n) => n,
+        GetAwaitable(site) => site as u32,
         // CPython keeps a flag in the low bit: push NULL (LOAD_GLOBAL), load a method
         // (LOAD_ATTR).
         LoadGlobal(n) | LoadAttr(n) => n << 1,

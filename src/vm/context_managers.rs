@@ -7,6 +7,7 @@
 use super::types;
 use super::value::Value;
 use super::{PyResult, Vm};
+use crate::compile::bytecode::AwaitSite;
 
 impl Vm {
     /// `with` / `async with` entry: the bound `__exit__`/`__aexit__` and the result of
@@ -51,7 +52,7 @@ impl Vm {
             self.call(&enter, &[], &[])?
         };
         if is_async {
-            let awaitable = self.get_awaitable(result, 1)?;
+            let awaitable = self.get_awaitable(result, AwaitSite::AsyncWithEnter)?;
             return Ok((exit, awaitable));
         }
         Ok((exit, result))

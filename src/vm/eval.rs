@@ -891,7 +891,7 @@ impl Vm {
                         let it = self.yield_from_iter(v, code)?;
                         frame.stack.push(it);
                     }
-                    Instr::GetAwaitable(where_) => {
+                    Instr::GetAwaitable(site) => {
                         // `await f()`: a coroutine not started yet is its own awaitable.
                         if !is_unstarted_coroutine(top!(frame)) {
                             // Fast path (`fast_calls`): `__await__`'s generator runs here.
@@ -902,7 +902,7 @@ impl Vm {
                                 continue 'frames;
                             }
                             let v = pop!(frame);
-                            let it = self.get_awaitable(v, where_)?;
+                            let it = self.get_awaitable(v, site)?;
                             frame.stack.push(it);
                         }
                     }

@@ -8,7 +8,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::compile::bytecode::{Code, Instr};
+use crate::compile::bytecode::{AwaitSite, Code, Instr};
 
 use super::async_gen::step_awaitable;
 use super::call::{binds_positionally, generator_kind};
@@ -848,7 +848,7 @@ impl Vm {
     }
 
     /// `GetAwaitable`: a coroutine itself, or the iterator `__await__()` returns.
-    pub fn get_awaitable(&mut self, v: Value, where_: u32) -> PyResult<Value> {
+    pub fn get_awaitable(&mut self, v: Value, site: AwaitSite) -> PyResult<Value> {
         if let Some(g) = as_generator(&v)
             && g.is_awaitable()
         {
@@ -869,12 +869,12 @@ impl Vm {
         let await_name = self.names.await_.clone();
         let method = super::types::lookup(self.type_of(&v), &await_name);
         let Some(method) = method else {
-            let detail = match where_ {
-                1 => format!(
+            let detail = match site {
+                AwaitSite::AsyncWithEnter => format!(
                     "'async with' received an object from __aenter__ that does not implement __await__: {}",
                     self.type_name(&v)
                 ),
-                2 => format!(
+                AwaitSite::AsyncWithExit => format!(
                     "'async with' received an object from __aexit__ that does not implement __await__: {}",
                     self.type_name(&v)
                 ),
@@ -931,7 +931,7 @@ impl Vm {
 
     pub fn get_anext(&mut self, aiter: &Value) -> PyResult<Value> {
         let awaitable = self.anext_awaitable_of(aiter)?;
-        self.get_awaitable(awaitable, 0)
+        self.get_awaitable(awaitable, AwaitSite::Await)
     }
 
     /// `INTRINSIC_ASYNC_GEN_WRAP`: the identity. An async generator's own yields are told

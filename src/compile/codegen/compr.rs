@@ -6,7 +6,7 @@
 
 use super::{Codegen, err, internal};
 use crate::compile::Mode;
-use crate::compile::bytecode::{Instr, Intrinsic1};
+use crate::compile::bytecode::{AwaitSite, Instr, Intrinsic1};
 use crate::compile::error::CompileResult;
 use crate::compile::scope::{ScopeId, ScopeKind};
 use crate::syntax::ast::{Comprehension, Expr};
@@ -74,7 +74,7 @@ impl<'a> Codegen<'a> {
         });
         self.emit(Instr::Call(0));
         if is_async && kind != CompKind::Generator {
-            self.emit(Instr::GetAwaitable(0));
+            self.emit(Instr::GetAwaitable(AwaitSite::Await));
             self.load_none();
             self.yield_from_loop();
         }

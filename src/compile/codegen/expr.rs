@@ -12,7 +12,7 @@ use super::compr::CompKind;
 use super::{Codegen, Ctx, LabelId, err, internal};
 use crate::compile::Mode;
 use crate::compile::bytecode::{
-    Anchors, BinaryOperator, CompareOperator, Constant, Instr, Intrinsic1,
+    Anchors, AwaitSite, BinaryOperator, CompareOperator, Constant, Instr, Intrinsic1,
 };
 use crate::compile::error::CompileResult;
 use crate::compile::scope::ScopeKind;
@@ -155,7 +155,7 @@ impl<'a> Codegen<'a> {
                     }
                 }
                 self.expr(value)?;
-                self.emit(Instr::GetAwaitable(0));
+                self.emit(Instr::GetAwaitable(AwaitSite::Await));
                 self.load_none();
                 self.yield_from_loop();
                 Ok(())

@@ -9,7 +9,7 @@ use std::rc::Rc;
 use super::expr::folded_constant;
 use super::{Codegen, Ctx, FBlockKind, err, internal};
 use crate::compile::Mode;
-use crate::compile::bytecode::{Constant, Instr, Intrinsic1};
+use crate::compile::bytecode::{AwaitSite, Constant, Instr, Intrinsic1};
 use crate::compile::error::CompileResult;
 use crate::compile::scope::{ScopeKind, mangle};
 use crate::syntax::ast::{
@@ -607,7 +607,7 @@ impl<'a> Codegen<'a> {
         self.at(with_span, |c| {
             if is_async {
                 c.emit(Instr::BeforeAsyncWith);
-                c.emit(Instr::GetAwaitable(1));
+                c.emit(Instr::GetAwaitable(AwaitSite::AsyncWithEnter));
                 c.load_none();
                 c.yield_from_loop();
             } else {
@@ -638,7 +638,7 @@ impl<'a> Codegen<'a> {
         self.at(with_span, |c| {
             c.call_exit_with_nones();
             if is_async {
-                c.emit(Instr::GetAwaitable(2));
+                c.emit(Instr::GetAwaitable(AwaitSite::AsyncWithExit));
                 c.load_none();
                 c.yield_from_loop();
             }
@@ -654,7 +654,7 @@ impl<'a> Codegen<'a> {
         self.emit(Instr::PushExcInfo);
         self.emit(Instr::WithExceptStart);
         if is_async {
-            self.emit(Instr::GetAwaitable(2));
+            self.emit(Instr::GetAwaitable(AwaitSite::AsyncWithExit));
             self.load_none();
             self.yield_from_loop();
         }

@@ -5,7 +5,7 @@
 //! `compiler_unwind_fblock_stack` (`Python/compile.c`).
 
 use super::{Codegen, FBlock, FBlockKind, Unwound, err};
-use crate::compile::bytecode::Instr;
+use crate::compile::bytecode::{AwaitSite, Instr};
 use crate::compile::error::CompileResult;
 use crate::syntax::ast::Span;
 
@@ -108,7 +108,7 @@ impl<'a> Codegen<'a> {
                     }
                     c.call_exit_with_nones();
                     if is_async {
-                        c.emit(Instr::GetAwaitable(2));
+                        c.emit(Instr::GetAwaitable(AwaitSite::AsyncWithExit));
                         c.load_none();
                         c.yield_from_loop();
                     }
