@@ -14,6 +14,7 @@
 //! - `set_table`   — dict and set hash tables in CPython's iteration order
 //! - `list_sort`   — timsort (`Objects/listsort.txt`)
 //! - `op_error`    — the errors these helpers return, by exception class
+//! - `sizes`       — sizes checked before allocating: `MemoryError` instead of an abort
 //! - `suggestions` — "Did you mean …?" (`Python/suggestions.c`)
 //! - `trace`       — the `--trace` log's sink: categories, this thread's mask, the writer
 //!   (stderr or `--trace-file`, indentation); the events are worded in `vm/trace.rs` and
@@ -29,6 +30,7 @@ pub mod int_ops;
 pub mod list_sort;
 pub mod op_error;
 pub mod set_table;
+pub mod sizes;
 pub mod str_format;
 pub mod str_ops;
 pub mod suggestions;

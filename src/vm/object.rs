@@ -8,9 +8,11 @@ use std::any::Any;
 use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::{Rc, Weak};
 
+use crate::common::int_ops::Int;
 use crate::compile::bytecode::{Code, Instr};
 use crate::syntax::ast::Span;
 
+use super::range::Range;
 use super::value::{PyDict, PyStr, Value};
 use super::{PyResult, Vm};
 use crate::vm::frame::Generator;
@@ -209,28 +211,6 @@ pub struct TracebackEntry {
     pub span: Option<Span>,
 }
 
-pub struct Range {
-    pub start: i64,
-    pub stop: i64,
-    pub step: i64,
-}
-
-impl Range {
-    /// The number of items (`len(range)`); never negative.
-    pub fn length(&self) -> i64 {
-        let (lo, hi, step) = if self.step > 0 {
-            (self.start as i128, self.stop as i128, self.step as i128)
-        } else {
-            (self.stop as i128, self.start as i128, -(self.step as i128))
-        };
-        if lo >= hi {
-            0
-        } else {
-            ((hi - lo - 1) / step + 1) as i64
-        }
-    }
-}
-
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum DictViewKind {
     Keys,
@@ -249,6 +229,12 @@ pub enum IterState {
         next: i64,
         stop: i64,
         step: i64,
+    },
+    /// Over a range with big-int bounds (`longrangeiterobject`).
+    LongRange {
+        range: Range,
+        index: Int,
+        length: Int,
     },
     Dict {
         dict: Rc<PyDict>,

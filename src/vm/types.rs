@@ -432,8 +432,26 @@ pub fn is_plain_method(v: &Value) -> bool {
     }
 }
 
-fn is_data_descriptor(v: &Value) -> bool {
-    matches!(v, Value::Object(o) if matches!(o.kind, ObjectKind::Property { .. } | ObjectKind::GetSet { .. }))
+/// A descriptor that takes precedence over the instance's `__dict__`: a property, a
+/// getset, or an instance of a class with `__set__` or `__delete__` (`PyDescr_IsData`).
+fn is_data_descriptor(v: &Value, names: &super::Names) -> bool {
+    let Value::Object(o) = v else {
+        return false;
+    };
+    match o.kind {
+        ObjectKind::Property { .. } | ObjectKind::GetSet { .. } => true,
+        _ if o.class.builtin => false,
+        _ => lookup(&o.class, &names.set).is_some() || lookup(&o.class, &names.delete).is_some(),
+    }
+}
+
+/// The method `dunder` (`__get__`, `__set__`, `__delete__`) of `attr`'s class when `attr` is
+/// an instance of a user class: the descriptor protocol as a class written in Python has it.
+fn user_descriptor_method(attr: &Value, dunder: &Rc<PyStr>) -> Option<Value> {
+    match attr {
+        Value::Object(o) if !o.class.builtin => lookup(&o.class, dunder),
+        _ => None,
+    }
 }
 
 impl Vm {
@@ -577,7 +595,13 @@ impl Vm {
                     self.call(&fget, std::slice::from_ref(obj), &[])
                 }
                 ObjectKind::GetSet { get, .. } => get(self, obj),
-                _ => Ok(attr),
+                _ => match user_descriptor_method(&attr, &self.names.get) {
+                    Some(get) => {
+                        let owner = Value::Type(self.type_of(obj).clone());
+                        self.call(&get, &[attr, obj.clone(), owner], &[])
+                    }
+                    None => Ok(attr),
+                },
             },
             _ => Ok(attr),
         }
@@ -703,7 +727,7 @@ impl Vm {
         {
             let descr = lookup(&o.class, name);
             if let Some(d) = &descr
-                && is_data_descriptor(d)
+                && is_data_descriptor(d, &self.names)
             {
                 return self.bind_to_instance(d.clone(), obj).map(Some);
             }
@@ -739,7 +763,7 @@ impl Vm {
         let ty = self.type_of(obj).clone();
         let descr = lookup(&ty, name);
         if let Some(d) = &descr
-            && is_data_descriptor(d)
+            && is_data_descriptor(d, &self.names)
         {
             return self.bind_to_instance(d.clone(), obj).map(Some);
         }
@@ -788,7 +812,7 @@ impl Vm {
         let meta = self.types.type_.clone();
         let meta_attr = lookup(&meta, name);
         if let Some(d) = &meta_attr
-            && is_data_descriptor(d)
+            && is_data_descriptor(d, &self.names)
         {
             return self
                 .bind_to_instance(d.clone(), &Value::Type(t.clone()))
@@ -814,7 +838,10 @@ impl Vm {
                 _ => {}
             }
         }
-        Ok(attr)
+        match user_descriptor_method(&attr, &self.names.get) {
+            Some(get) => self.call(&get, &[attr, Value::None, Value::Type(cls.clone())], &[]),
+            None => Ok(attr),
+        }
     }
 
     /// `super(this_class, obj).name`: look along obj's MRO after `this_class`.
@@ -959,7 +986,12 @@ impl Vm {
                         ))),
                     };
                 }
-                _ => {}
+                _ => {
+                    let descr = Value::Object(d.clone());
+                    if is_data_descriptor(&descr, &self.names) {
+                        return self.call_descriptor_set(descr, obj, value);
+                    }
+                }
             }
         }
         let dict = match obj {
@@ -983,6 +1015,27 @@ impl Vm {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// `obj.name = value` or `del obj.name` through a user data descriptor's `__set__` or
+    /// `__delete__` (AttributeError naming the missing method, as CPython's slot does).
+    fn call_descriptor_set(
+        &mut self,
+        descr: Value,
+        obj: &Value,
+        value: Option<Value>,
+    ) -> PyResult<()> {
+        let dunder = match value {
+            Some(_) => self.names.set.clone(),
+            None => self.names.delete.clone(),
+        };
+        let Some(method) = user_descriptor_method(&descr, &dunder) else {
+            return Err(self.attribute_error(dunder.as_str()));
+        };
+        let mut args = vec![descr, obj.clone()];
+        args.extend(value);
+        self.call(&method, &args, &[])?;
         Ok(())
     }
 
