@@ -71,6 +71,9 @@ pub struct PyType {
     /// How the truth test reads an instance's length without a call, if the type (or a
     /// base) is a native container that set one ([`LenSlot`]; a deque).
     pub native_len: Cell<Option<LenSlot>>,
+    /// Instances have a `__del__` to call when their last reference goes: the class or a
+    /// base defined one (or had one assigned). Checked by every object's `Drop`.
+    pub has_del: Cell<bool>,
 }
 
 /// The largest number of attributes made room for in advance ([`PyType::instance_attrs`]).
@@ -361,6 +364,16 @@ impl Object {
                 table: RefCell::new(DictTable::new()),
             })),
             kind,
+        }
+    }
+
+    /// This object's class, `__dict__` and contents moved into a new object (one being freed
+    /// comes back to life for its `__del__`); this one is left bare.
+    pub fn take_contents(&mut self) -> Object {
+        Object {
+            class: self.class.clone(),
+            dict: std::mem::take(&mut self.dict),
+            kind: std::mem::replace(&mut self.kind, ObjectKind::Bare),
         }
     }
 

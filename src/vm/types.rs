@@ -33,6 +33,7 @@ pub fn make_type(name: &str, bases: Vec<Rc<PyType>>, layout: Layout, builtin: bo
         lookup_cache: LookupCache::made_now(),
         instance_attrs: Cell::new(0),
         native_len: Cell::new(mro_tail.iter().find_map(|base| base.native_len.get())),
+        has_del: Cell::new(false),
     });
     let mut mro = vec![ty.clone()];
     mro.extend(mro_tail);
@@ -943,6 +944,9 @@ impl Vm {
                 )));
             }
             invalidate_lookup_caches();
+            if name.as_str() == "__del__" {
+                t.has_del.set(true);
+            }
             let mut dict = t.dict.borrow_mut();
             match value {
                 Some(v) => dict.set_str(name.clone(), v),
@@ -1076,6 +1080,7 @@ impl Vm {
             Some(Value::Str(q)) => q.as_str().into(),
             _ => name.into(),
         };
+        let has_del = ns.get_str(&self.names.del).is_some() || tail.iter().any(|b| b.has_del.get());
         let ty = Rc::new(PyType {
             name: name.into(),
             qualname,
@@ -1087,6 +1092,7 @@ impl Vm {
             lookup_cache: LookupCache::made_now(),
             instance_attrs: Cell::new(0),
             native_len: Cell::new(tail.iter().find_map(|base| base.native_len.get())),
+            has_del: Cell::new(has_del),
         });
         let mut mro = vec![ty.clone()];
         mro.extend(tail);
