@@ -268,8 +268,9 @@ fn exit_code(status: i32) -> ExitCode {
 /// A `--time-limit` value: a positive number of seconds, fractions allowed.
 fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
     match text.parse::<f64>() {
+        // A limit too long for a `Duration` (`1e300`) is no limit at all.
         Ok(seconds) if seconds.is_finite() && seconds > 0.0 => {
-            Ok(std::time::Duration::from_secs_f64(seconds))
+            Ok(std::time::Duration::try_from_secs_f64(seconds).unwrap_or(std::time::Duration::MAX))
         }
         _ => Err(format!(
             "expected a positive number of seconds, got '{text}'"

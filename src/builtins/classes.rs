@@ -185,7 +185,14 @@ fn reversed_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let seq = rest[0].clone();
     let reversible = match &seq {
         Value::List(_) | Value::Tuple(_) | Value::Str(_) => true,
-        Value::Object(o) if matches!(o.kind, ObjectKind::Range(_)) => true,
+        Value::Object(o) if matches!(o.kind, ObjectKind::Range(_)) => {
+            let ObjectKind::Range(range) = &o.kind else {
+                unreachable!()
+            };
+            // A range_iterator over the reversed range, as `range_reverse` makes.
+            let reversed = vm.new_range(range.reversed());
+            return vm.get_iter(&reversed);
+        }
         Value::Dict(d) => {
             let keys = d.table.borrow().keys();
             let n = keys.len();

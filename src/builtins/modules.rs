@@ -299,16 +299,31 @@ fn partial_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     if args.len() < 2 {
         return Err(vm.type_error("type 'partial' takes at least one argument"));
     }
-    let func = args[1].clone();
-    if !vm.is_callable(&func) {
+    if !vm.is_callable(&args[1]) {
         return Err(vm.type_error("the first argument must be callable"));
+    }
+    // A partial of a partial is flattened, as CPython's `partial_new` does: one call, one
+    // level of repr, however many times it was wrapped.
+    let (func, mut bound, mut keywords) = match partial_parts(&args[1]) {
+        Some(parts) => parts,
+        None => (args[1].clone(), Vec::new(), Vec::new()),
+    };
+    bound.extend_from_slice(&args[2..]);
+    for (name, value) in kw {
+        match keywords
+            .iter_mut()
+            .find(|(k, _)| k.as_str() == name.as_str())
+        {
+            Some(slot) => slot.1 = value.clone(),
+            None => keywords.push((name.clone(), value.clone())),
+        }
     }
     Ok(Value::object(Object::new(
         vm.types.partial.clone(),
         ObjectKind::Partial {
             func,
-            args: args[2..].to_vec(),
-            kwargs: kw.to_vec(),
+            args: bound,
+            kwargs: keywords,
         },
     )))
 }

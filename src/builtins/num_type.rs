@@ -9,7 +9,9 @@
 use num_traits::ToPrimitive;
 
 use crate::common::int_ops::{self, Int};
-use crate::vm::args::{OrRaise, Signature, check_arity, check_kwargs, kwarg, split_cls};
+use crate::vm::args::{
+    OrRaise, Signature, check_arity, check_kwargs, kwarg, split_cls, split_cls_of,
+};
 use crate::vm::object::{Getter, KwArgs, NativeFn};
 use crate::vm::ops::{from_int, to_int};
 use crate::vm::value::Value;
@@ -120,7 +122,7 @@ fn numeric_arg(v: &Value) -> Value {
 }
 
 fn int_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    let (_, args) = split_cls(vm, args)?;
+    let (_, args) = split_cls_of(vm, &vm.types.int.clone(), args)?;
     check_kwargs(vm, "int", kw, &["base"])?;
     check_arity(vm, "int", args, 0, 2)?;
     let base = args.get(1).cloned().or_else(|| kwarg(kw, "base"));
@@ -168,7 +170,7 @@ fn int_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 }
 
 fn float_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    let (_, args) = split_cls(vm, args)?;
+    let (_, args) = split_cls_of(vm, &vm.types.float.clone(), args)?;
     check_kwargs(vm, "float", kw, &[])?;
     check_arity(vm, "float", args, 0, 1)?;
     let Some(x) = args.first().map(numeric_arg) else {

@@ -651,7 +651,11 @@ fn sample(
             }
         };
         // selections = self.sample(range(total), k=k)
-        let range = vm.new_range(0, total, 1);
+        let range = vm.new_range(crate::vm::range::Range {
+            start: Int::Small(0),
+            stop: Int::Small(total),
+            step: Int::Small(1),
+        });
         let selections = sample(vm, this_v, &range, k, &Value::None)?;
         // return [population[bisect(cum_counts, s)] for s in selections]
         let mut out = Vec::with_capacity(selections.len());

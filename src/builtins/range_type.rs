@@ -4,9 +4,11 @@
 //! iteration: the VM's protocol in `vm/ops.rs` and `vm/iter.rs`; `repr`: `vm/repr.rs`.
 //! Installs itself with [`init`].
 
+use crate::common::int_ops::{self, Int};
 use crate::vm::args::{Signature, check_kwargs, split_cls};
-use crate::vm::object::{Getter, KwArgs, NativeFn, ObjectKind, Range};
-use crate::vm::ops::to_int;
+use crate::vm::object::{Getter, KwArgs, NativeFn, ObjectKind};
+use crate::vm::ops::{from_int, to_int};
+use crate::vm::range::Range;
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
 
@@ -14,14 +16,10 @@ use crate::vm::{PyResult, Vm};
 fn range_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let (_, args) = split_cls(vm, args)?;
     check_kwargs(vm, "range", kw, &[])?;
-    let mut ints = Vec::with_capacity(3);
-    for a in args {
-        ints.push(vm.expect_index(a)?);
-    }
-    let (start, stop, step) = match ints.as_slice() {
-        [stop] => (0, *stop, 1),
-        [start, stop] => (*start, *stop, 1),
-        [start, stop, step] => (*start, *stop, *step),
+    let (start, stop, step) = match args {
+        [stop] => (Int::Small(0), bound(vm, stop)?, Int::Small(1)),
+        [start, stop] => (bound(vm, start)?, bound(vm, stop)?, Int::Small(1)),
+        [start, stop, step] => (bound(vm, start)?, bound(vm, stop)?, bound(vm, step)?),
         [] => return Err(vm.type_error("range expected at least 1 argument, got 0")),
         _ => {
             return Err(vm.type_error(format!(
@@ -30,65 +28,79 @@ fn range_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             )));
         }
     };
-    if step == 0 {
+    if step.is_zero() {
         return Err(vm.value_error("range() arg 3 must not be zero"));
     }
-    Ok(vm.new_range(start, stop, step))
+    Ok(vm.new_range(Range { start, stop, step }))
 }
 
-fn range_field(v: &Value, f: fn(&Range) -> i64) -> Value {
+/// A bound of a range: an int, or an object with `__index__`, kept whole however big.
+fn bound(vm: &mut Vm, value: &Value) -> PyResult<Int> {
+    match vm.index_int(value)? {
+        Some(n) => Ok(n),
+        None => Err(vm.type_error(format!(
+            "'{}' object cannot be interpreted as an integer",
+            vm.type_name(value)
+        ))),
+    }
+}
+
+fn range_field(v: &Value, f: fn(&Range) -> &Int) -> Value {
     match v {
         Value::Object(o) => match &o.kind {
-            ObjectKind::Range(r) => Value::Int(f(r)),
+            ObjectKind::Range(r) => from_int(f(r).clone()),
             _ => Value::None,
         },
         _ => Value::None,
     }
 }
 
-/// `(start, stop, step)` of the range `self`.
-fn this(vm: &Vm, args: &[Value]) -> PyResult<(i64, i64, i64)> {
+/// The range `self`.
+fn this<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a Range> {
     if let Some(Value::Object(o)) = args.first()
-        && let ObjectKind::Range(Range { start, stop, step }) = &o.kind
+        && let ObjectKind::Range(range) = &o.kind
     {
-        return Ok((*start, *stop, *step));
+        return Ok(range);
     }
     Err(vm.type_error("descriptor requires a 'range' object"))
 }
 
-/// The position of `target` in the range, if it is there.
-fn position(
-    vm: &mut Vm,
-    (start, stop, step): (i64, i64, i64),
-    target: &Value,
-) -> PyResult<Option<i64>> {
-    let length = Range { start, stop, step }.length();
+/// The position of `target` in the range, if it is there: by arithmetic for an int, by
+/// `==` over the items for anything else.
+fn position(vm: &mut Vm, range: &Range, target: &Value) -> PyResult<Option<Int>> {
     if let Some(n) = to_int(target) {
-        let Some(n) = n.as_i64() else { return Ok(None) };
-        let offset = i128::from(n) - i128::from(start);
-        let step = i128::from(step);
-        if offset % step != 0 {
-            return Ok(None);
-        }
-        let index = offset / step;
-        return Ok((0..i128::from(length))
-            .contains(&index)
-            .then_some(index as i64));
+        return Ok(range.position(&n));
     }
-    for index in 0..length {
-        let item = Value::Int(start + index * step);
-        if vm.eq(&item, target)? {
-            return Ok(Some(index));
+    let mut found = None;
+    scan(vm, range, target, |index| {
+        found = Some(index);
+        false
+    })?;
+    Ok(found)
+}
+
+/// Hands `found` the index of each item `==` to `target`, in order, while it returns true.
+fn scan(
+    vm: &mut Vm,
+    range: &Range,
+    target: &Value,
+    mut found: impl FnMut(Int) -> bool,
+) -> PyResult<()> {
+    let (mut index, length) = (Int::Small(0), range.length());
+    while index < length {
+        if vm.eq(&from_int(range.item(&index)), target)? && !found(index.clone()) {
+            break;
         }
+        index = int_ops::add(&index, &Int::Small(1));
     }
-    Ok(None)
+    Ok(())
 }
 
 /// The attributes of `range`, by name.
 const GETSETS: &[(&str, Getter)] = &[
-    ("start", |_, v| Ok(range_field(v, |r| r.start))),
-    ("stop", |_, v| Ok(range_field(v, |r| r.stop))),
-    ("step", |_, v| Ok(range_field(v, |r| r.step))),
+    ("start", |_, v| Ok(range_field(v, |r| &r.start))),
+    ("stop", |_, v| Ok(range_field(v, |r| &r.stop))),
+    ("step", |_, v| Ok(range_field(v, |r| &r.step))),
 ];
 
 /// The methods of `range`, by name.
@@ -107,10 +119,10 @@ pub fn init(vm: &mut Vm) {
 }
 
 fn index(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    let bounds = this(vm, args)?;
+    let range = this(vm, args)?;
     Signature::one("range", "index").check(vm, &args[1..], &[])?;
-    match position(vm, bounds, &args[1])? {
-        Some(index) => Ok(Value::Int(index)),
+    match position(vm, range, &args[1])? {
+        Some(index) => Ok(from_int(index)),
         None => {
             let shown = vm.repr(&args[1])?;
             Err(vm.value_error(format!("{shown} is not in range")))
@@ -119,20 +131,15 @@ fn index(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 }
 
 fn count(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    let bounds = this(vm, args)?;
+    let range = this(vm, args)?;
     Signature::one("range", "count").check(vm, &args[1..], &[])?;
-    if to_int(&args[1]).is_some() {
-        return Ok(Value::Int(i64::from(
-            position(vm, bounds, &args[1])?.is_some(),
-        )));
+    if let Some(n) = to_int(&args[1]) {
+        return Ok(Value::Int(i64::from(range.position(&n).is_some())));
     }
-    let (start, stop, step) = bounds;
-    let length = Range { start, stop, step }.length();
     let mut count = 0;
-    for index in 0..length {
-        if vm.eq(&Value::Int(start + index * step), &args[1])? {
-            count += 1;
-        }
-    }
+    scan(vm, range, &args[1], |_| {
+        count += 1;
+        true
+    })?;
     Ok(Value::Int(count))
 }

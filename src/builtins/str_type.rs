@@ -10,7 +10,7 @@
 use std::rc::Rc;
 
 use crate::common::chars::{self, CharClass};
-use crate::common::op_error::check_text_len;
+use crate::common::sizes::{check_text_len, text_with_capacity};
 use crate::common::str_ops::{self, StripSide};
 use crate::vm::args::{OrRaise, Signature, check_kwargs, kwarg, split_cls};
 use crate::vm::format;
@@ -281,7 +281,7 @@ fn join_method(vm: &mut Vm, args: &[Value]) -> PyResult<Value> {
         return Err(vm.type_error("can only join an iterable"));
     }
     let items = vm.collect_iterable(&args[1])?;
-    let mut out = String::new();
+    let mut pieces = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let Value::Str(piece) = item else {
             return Err(vm.type_error(format!(
@@ -289,10 +289,28 @@ fn join_method(vm: &mut Vm, args: &[Value]) -> PyResult<Value> {
                 vm.type_name(item)
             )));
         };
+        pieces.push(piece.as_str());
+    }
+    // Sized before it is built: a result too long to hold is a MemoryError.
+    let separators = s
+        .as_str()
+        .len()
+        .saturating_mul(pieces.len().saturating_sub(1));
+    let bytes = pieces
+        .iter()
+        .fold(separators, |n, piece| n.saturating_add(piece.len()));
+    let chars = || {
+        let separators = s.char_len().saturating_mul(pieces.len().saturating_sub(1));
+        pieces
+            .iter()
+            .fold(separators, |n, p| n.saturating_add(str_ops::char_len(p)))
+    };
+    let mut out = text_with_capacity(bytes, chars).or_raise(vm)?;
+    for (i, piece) in pieces.iter().enumerate() {
         if i > 0 {
             out.push_str(s.as_str());
         }
-        out.push_str(piece.as_str());
+        out.push_str(piece);
     }
     Ok(Value::str(out))
 }
@@ -308,10 +326,8 @@ fn replace_method(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         Some(v) => ssize_arg(vm, v)?,
         None => -1,
     };
-    Ok(same_or_new(
-        &s,
-        &str_ops::replace(s.as_str(), old.as_str(), new.as_str(), count),
-    ))
+    let replaced = str_ops::replace(s.as_str(), old.as_str(), new.as_str(), count).or_raise(vm)?;
+    Ok(same_or_new(&s, &replaced))
 }
 
 /// A method without arguments that maps the text to new text (always a new str).

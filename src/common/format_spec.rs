@@ -7,7 +7,8 @@
 
 use super::float_repr::{FloatCode, FloatFlags, double_to_string};
 use super::int_ops::Int;
-use super::op_error::{OpError, OpResult, check_text_len};
+use super::op_error::{OpError, OpResult};
+use super::sizes::check_text_len;
 
 /// A parsed `[[fill]align][sign][z][#][0][width][grouping][.precision][type]`.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -14,12 +14,13 @@ use num_traits::{FromPrimitive, One, Signed, ToPrimitive, Zero};
 
 use super::chars::{decimal_digit_value, is_python_whitespace, str_repr};
 use super::op_error::{OpError, OpResult};
+use super::sizes::no_memory;
 
 /// CPython's default `sys.get_int_max_str_digits()`.
 pub const MAX_STR_DIGITS: usize = 4300;
 
 /// Shifts and powers whose result would need more bits than this are refused with
-/// CPython's "too many digits in integer" instead of exhausting memory.
+/// `MemoryError` (CPython's when its allocation fails) instead of exhausting memory.
 const MAX_RESULT_BITS: u64 = 1 << 32;
 
 /// A Python int: `Small` whenever the value fits in an `i64` (always normalized), else `Big`.
@@ -337,7 +338,7 @@ pub fn pow(a: &Int, b: &Int) -> OpResult<IntOrFloat> {
         Some(e) if u64::from(e).saturating_mul(base.bits()) <= MAX_RESULT_BITS => {
             Ok(IntOrFloat::Int(Int::from(num_traits::Pow::pow(&base, e))))
         }
-        _ => Err(OpError::overflow("too many digits in integer")),
+        _ => Err(no_memory()),
     }
 }
 
@@ -376,13 +377,13 @@ pub fn lshift(a: &Int, n: &Int) -> OpResult<Int> {
     if a.is_zero() {
         return Ok(Int::Small(0));
     }
-    let count = n
-        .as_i64()
-        .map(|n| n as u64)
-        .filter(|n| n + a.bit_length() <= MAX_RESULT_BITS);
-    let Some(count) = count else {
+    // python3.13: 1 << 2**70 is an OverflowError, 1 << 2**40 a MemoryError
+    let Some(count) = n.as_i64().map(|n| n as u64) else {
         return Err(OpError::overflow("too many digits in integer"));
     };
+    if count.saturating_add(a.bit_length()) > MAX_RESULT_BITS {
+        return Err(no_memory());
+    }
     if let Int::Small(x) = a
         && count < 63
         && let Some(result) = x.checked_mul(1 << count)
@@ -920,6 +921,7 @@ mod tests {
             message(lshift(&int(1), &big("1180591620717411303424"))),
             "OverflowError: too many digits in integer"
         );
+        assert_eq!(message(lshift(&int(1), &int(1 << 40))), "MemoryError: ");
     }
 
     #[test]

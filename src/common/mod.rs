@@ -15,6 +15,7 @@
 //! - `list_sort`   — timsort (`Objects/listsort.txt`)
 //! - `memory`      — the heap's accounting for `--max-memory`: the global allocator
 //! - `op_error`    — the errors these helpers return, by exception class
+//! - `sizes`       — sizes checked before allocating: `MemoryError` instead of an abort
 //! - `suggestions` — "Did you mean …?" (`Python/suggestions.c`)
 //! - `trace`       — the `--trace` log's sink: categories, this thread's mask, the writer
 //!   (stderr or `--trace-file`, indentation); the events are worded in `vm/trace.rs` and
@@ -31,6 +32,7 @@ pub mod list_sort;
 pub mod memory;
 pub mod op_error;
 pub mod set_table;
+pub mod sizes;
 pub mod str_format;
 pub mod str_ops;
 pub mod suggestions;

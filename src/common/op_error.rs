@@ -72,18 +72,6 @@ impl fmt::Display for OpError {
 
 impl std::error::Error for OpError {}
 
-/// The longest text (in characters) a helper agrees to build; beyond it CPython would
-/// exhaust memory, and apy raises `MemoryError` instead of aborting.
-pub const MAX_TEXT_LEN: usize = 1 << 28;
-
-/// Refuse to build a text of `length` characters when it exceeds [`MAX_TEXT_LEN`].
-pub fn check_text_len(length: usize) -> OpResult<()> {
-    if length > MAX_TEXT_LEN {
-        return Err(OpError::new(ErrorKind::MemoryError, ""));
-    }
-    Ok(())
-}
-
 /// Shorthand for the helpers' results.
 pub type OpResult<T> = Result<T, OpError>;
 

@@ -10,7 +10,8 @@
 use super::chars::{escape_non_ascii, is_python_whitespace, is_titlecase};
 use super::float_repr::{FloatCode, FloatFlags, double_to_string};
 use super::int_ops::{Int, float_to_int};
-use super::op_error::{Failure, OpError, OpResult, check_text_len};
+use super::op_error::{Failure, OpError, OpResult};
+use super::sizes::{MAX_TEXT_LEN, check_text_len};
 
 // ---- code point indices -----------------------------------------------------------------
 
@@ -134,11 +135,28 @@ pub fn starts_or_ends_with(
 
 /// `s.replace(old, new, count)`; a negative `count` replaces all. An empty `old` inserts
 /// `new` before every code point and at the end.
-pub fn replace(s: &str, old: &str, new: &str, count: i64) -> String {
-    match usize::try_from(count) {
-        Ok(limit) => s.replacen(old, new, limit),
-        Err(_) => s.replace(old, new),
+pub fn replace(s: &str, old: &str, new: &str, count: i64) -> OpResult<String> {
+    let limit = usize::try_from(count).unwrap_or(usize::MAX);
+    // A result that could outgrow MAX_TEXT_LEN is measured before it is built.
+    let most = if old.is_empty() {
+        s.len() + 1
+    } else {
+        s.len() / old.len()
+    };
+    let growth = new.len().saturating_sub(old.len());
+    if s.len()
+        .saturating_add(most.min(limit).saturating_mul(growth))
+        > MAX_TEXT_LEN
+    {
+        let found = match old {
+            "" => char_len(s) + 1,
+            _ => s.matches(old).count(),
+        };
+        let found = found.min(limit);
+        let chars = char_len(s) - found * char_len(old);
+        check_text_len(chars.saturating_add(found.saturating_mul(char_len(new))))?;
     }
+    Ok(s.replacen(old, new, limit))
 }
 
 // ---- splitting ------------------------------------------------------------------------
@@ -916,11 +934,27 @@ mod tests {
 
     #[test]
     fn replacing() {
+        let replace = |s, old, new, count| replace(s, old, new, count).unwrap();
         assert_eq!(replace("aaa", "a", "b", 2), "bba");
         assert_eq!(replace("abc", "", "-", -1), "-a-b-c-");
         assert_eq!(replace("abc", "", "-", 2), "-a-bc");
         assert_eq!(replace("abc", "x", "y", -1), "abc");
         assert_eq!(replace("", "", "x", -1), "x");
+    }
+
+    #[test]
+    fn replacing_past_the_longest_text_is_a_memory_error() {
+        let long = "ab".repeat(1 << 10);
+        let wide = "x".repeat(1 << 20);
+        assert_eq!(
+            replace(&long, "a", &wide, -1).unwrap_err().to_string(),
+            "MemoryError: "
+        );
+        // Only the replacements made count: one is far inside the limit.
+        assert_eq!(
+            replace(&long, "a", &wide, 1).unwrap().len(),
+            2047 + (1 << 20)
+        );
     }
 
     /// A stand-in for VM values in `%` tests.

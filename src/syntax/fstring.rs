@@ -252,9 +252,9 @@ impl Scanner<'_> {
                     continue;
                 }
                 '#' => {
-                    while !matches!(self.peek(), None | Some('\n' | '\r')) {
-                        self.pos += 1;
-                    }
+                    // The comment runs to the end of the line (it may hold any character).
+                    let rest = &self.src[self.pos..];
+                    self.pos += rest.find(['\n', '\r']).unwrap_or(rest.len());
                     continue;
                 }
                 '(' | '[' | '{' => brackets += 1,

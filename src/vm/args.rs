@@ -259,6 +259,27 @@ pub fn check_arity(vm: &Vm, fname: &str, args: &[Value], min: usize, max: usize)
     }))
 }
 
+/// Splits `(cls, *args)` as passed to `owner.__new__`, checking `cls` as CPython's
+/// `tp_new_wrapper` does: a subtype of `owner` whose nearest built-in class is `owner`
+/// itself (`int.__new__(bool)` is refused: bool has a `__new__` of its own).
+pub fn split_cls_of<'a>(
+    vm: &Vm,
+    owner: &Rc<PyType>,
+    args: &'a [Value],
+) -> PyResult<(Rc<PyType>, &'a [Value])> {
+    let (cls, rest) = split_cls(vm, args)?;
+    let (o, c) = (&owner.name, &cls.name);
+    if !cls.is_subtype(owner) {
+        return Err(vm.type_error(format!("{o}.__new__({c}): {c} is not a subtype of {o}")));
+    }
+    let nearest = cls.mro.borrow().iter().find(|t| t.builtin).cloned();
+    if let Some(nearest) = nearest.filter(|t| !Rc::ptr_eq(t, owner)) {
+        let n = &nearest.name;
+        return Err(vm.type_error(format!("{o}.__new__({c}) is not safe, use {n}.__new__()")));
+    }
+    Ok((cls, rest))
+}
+
 /// Splits `(cls, *args)` as passed to a `__new__`.
 pub fn split_cls<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<(Rc<PyType>, &'a [Value])> {
     match args.first() {

@@ -313,6 +313,11 @@ impl Vm {
         }
         let new = lookup(cls, &self.names.new).unwrap_or(Value::None);
         let obj = if self.is_native(&new, object_new) {
+            if cls.builtin && !Rc::ptr_eq(cls, &self.types.object) {
+                // A built-in type with no constructor (`tp_new` NULL): an iterator, a frame.
+                let name = &cls.name;
+                return Err(self.type_error(format!("cannot create '{name}' instances")));
+            }
             self.new_instance(cls)
         } else if self.is_native(&new, super::exceptions::exc_new) && !cls.builtin {
             Value::Object(self.new_exc_args(cls, args.to_vec()))

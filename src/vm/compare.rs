@@ -190,12 +190,7 @@ impl Vm {
                 if eq_only && x.class.builtin && y.class.builtin =>
             {
                 let same = match (&x.kind, &y.kind) {
-                    (ObjectKind::Range(r), ObjectKind::Range(s)) => {
-                        (r.length() == 0 && s.length() == 0)
-                            || (r.start == s.start
-                                && r.length() == s.length()
-                                && (r.length() == 1 || r.step == s.step))
-                    }
+                    (ObjectKind::Range(r), ObjectKind::Range(s)) => r.same_items(s),
                     (
                         ObjectKind::BoundMethod { func: f1, this: t1 },
                         ObjectKind::BoundMethod { func: f2, this: t2 },
@@ -366,14 +361,9 @@ impl Vm {
             Value::Object(o) => {
                 match &o.kind {
                     ObjectKind::Range(r) => {
-                        if let Value::Int(n) = item {
-                            let n = *n;
-                            let inside = if r.step > 0 {
-                                n >= r.start && n < r.stop
-                            } else {
-                                n <= r.start && n > r.stop
-                            };
-                            return Ok(inside && (n - r.start) % r.step == 0);
+                        if let Value::Int(_) | Value::BigInt(_) | Value::Bool(_) = item {
+                            let n = super::ops::to_int(item).expect("an int");
+                            return Ok(r.position(&n).is_some());
                         }
                     }
                     ObjectKind::DictView { dict, kind } => match kind {

@@ -10,9 +10,13 @@ use std::convert::Infallible;
 
 use num_traits::Signed;
 
+use crate::common::int_ops::{self, Int};
+
 use super::compare::simple_eq;
 use super::dict::StrKeys;
 use super::object::ObjectKind;
+use super::ops::{from_int, to_int};
+use super::range::Range;
 use super::types::lookup;
 use super::value::{PyDict, PySet, Value};
 use super::{PyResult, Vm};
@@ -185,12 +189,24 @@ impl Vm {
         Ok(match v {
             Value::Int(n) => Some(*n),
             Value::Bool(b) => Some(*b as i64),
-            Value::BigInt(b) => Some(if b.is_negative() { i64::MIN } else { i64::MAX }),
+            _ => self.index_int(v)?.map(|n| match n {
+                Int::Small(n) => n,
+                Int::Big(b) if b.is_negative() => i64::MIN,
+                Int::Big(_) => i64::MAX,
+            }),
+        })
+    }
+
+    /// `operator.index(v)` kept whole however big (range bounds and indices), or None when
+    /// `v` is not an int and has no `__index__`.
+    pub fn index_int(&mut self, v: &Value) -> PyResult<Option<Int>> {
+        Ok(match v {
+            Value::Int(_) | Value::Bool(_) | Value::BigInt(_) => to_int(v),
             Value::Object(o) if !o.class.builtin => {
                 match lookup(&o.class, &self.names.index.clone()) {
                     Some(f) => {
                         let r = self.call(&f, std::slice::from_ref(v), &[])?;
-                        self.index_value(&r)?
+                        self.index_int(&r)?
                     }
                     None => None,
                 }
@@ -296,18 +312,22 @@ impl Vm {
             }
             Value::Object(o) => {
                 if let ObjectKind::Range(r) = &o.kind {
-                    let Some(i) = self.index_value(key)? else {
+                    let Some(i) = self.index_int(key)? else {
                         return Err(self.type_error(format!(
                             "range indices must be integers or slices, not {}",
                             self.type_name(key)
                         )));
                     };
                     let n = r.length();
-                    let j = if i < 0 { i + n } else { i };
-                    if j < 0 || j >= n {
+                    let j = if i.is_negative() {
+                        int_ops::add(&i, &n)
+                    } else {
+                        i
+                    };
+                    if j.is_negative() || j >= n {
                         return Err(self.index_error("range object index out of range"));
                     }
-                    return Ok(Value::Int(r.start + j * r.step));
+                    return Ok(from_int(r.item(&j)));
                 }
                 if !o.class.builtin
                     && let Some(f) = lookup(&o.class, &self.names.getitem.clone())
@@ -531,10 +551,23 @@ impl Vm {
                 let ObjectKind::Range(r) = &o.kind else {
                     unreachable!()
                 };
-                let (s, _, st, n) = self.slice_indices(r.length() as usize, start, stop, step)?;
-                let new_start = r.start + s * r.step;
-                let new_step = r.step * st;
-                Ok(self.new_range(new_start, new_start + n as i64 * new_step, new_step))
+                let bound = |vm: &mut Vm, v: &Value| -> PyResult<Option<Int>> {
+                    if v.is_none() {
+                        return Ok(None);
+                    }
+                    match vm.index_int(v)? {
+                        Some(n) => Ok(Some(n)),
+                        None => Err(vm.type_error(
+                            "slice indices must be integers or None or have an __index__ method",
+                        )),
+                    }
+                };
+                let (start, stop, step) =
+                    (bound(self, start)?, bound(self, stop)?, bound(self, step)?);
+                match r.slice(start, stop, step) {
+                    Some(range) => Ok(self.new_range(range)),
+                    None => Err(self.value_error("slice step cannot be zero")),
+                }
             }
             _ => {
                 let slice = self.new_slice(start.clone(), stop.clone(), step.clone());
@@ -550,10 +583,10 @@ impl Vm {
         ))
     }
 
-    pub fn new_range(&self, start: i64, stop: i64, step: i64) -> Value {
+    pub fn new_range(&self, range: Range) -> Value {
         Value::object(super::object::Object::new(
             self.types.range.clone(),
-            ObjectKind::Range(super::object::Range { start, stop, step }),
+            ObjectKind::Range(range),
         ))
     }
 

@@ -708,7 +708,11 @@ impl Vm {
                                 Some(instance) => self.init_result(v, instance)?,
                                 None => v,
                             };
-                            callees.current(base).stack.push(v);
+                            let caller = callees.current(base);
+                            caller.stack.push(v);
+                            // The callee's locals died: their `__del__`s run before the caller
+                            // goes on, as CPython's run when the frame is freed.
+                            finalize_point!(self, caller, &caller.code.clone());
                         }
                         continue 'frames;
                     }

@@ -200,9 +200,38 @@ impl Generator {
     }
 }
 
+/// An instance whose class has `__del__` calls it when its last reference goes, as CPython
+/// does (`slot_tp_finalize`): `Drop` cannot run Python code, so the object's contents come
+/// back to life in a new object, queued for [`Vm::run_finalizers`] to call `__del__` on.
+/// As PEP 442 says, `__del__` runs once per object, even if it resurrects the object.
+impl Drop for Object {
+    fn drop(&mut self) {
+        if !self.class.has_del.get() || was_finalized(self) {
+            return;
+        }
+        let revived = Rc::new(self.take_contents());
+        let marked = FINALIZED.try_with(|done| {
+            done.borrow_mut().insert(Rc::as_ptr(&revived) as usize);
+        });
+        if marked.is_ok() {
+            queue_finalizer(Finalizer::Del(Value::Object(revived)));
+        }
+    }
+}
+
+/// Whether `__del__` already ran for `object` (which forgets it, since it is being freed).
+fn was_finalized(object: &Object) -> bool {
+    let address = object as *const Object as usize;
+    FINALIZED
+        .try_with(|done| done.borrow_mut().remove(&address))
+        .unwrap_or(true)
+}
+
 enum Finalizer {
     /// A RuntimeWarning ("coroutine '…' was never awaited" and its kin).
     Warn(String),
+    /// Call `__del__` on the object (`PyObject_CallFinalizerFromDealloc`).
+    Del(Value),
     Close(Generator),
     /// Call the async generator finalizer hook with the revived generator.
     AsyncGenHook(Generator, Value),
@@ -223,6 +252,8 @@ fn queue_finalizer(pending: Finalizer) {
 
 thread_local! {
     static FINALIZERS: RefCell<Vec<Finalizer>> = const { RefCell::new(Vec::new()) };
+    /// The objects (by address) whose `__del__` has run or is queued, while they live.
+    static FINALIZED: RefCell<std::collections::HashSet<usize>> = RefCell::default();
 }
 
 /// A cheap "the queue may be non-empty" flag, checked by the eval loop where values die.
@@ -592,6 +623,7 @@ impl Vm {
             for finalizer in pending {
                 match finalizer {
                     Finalizer::Warn(message) => self.warn_runtime(message, place.as_ref()),
+                    Finalizer::Del(object) => self.call_del(&object, place.as_ref()),
                     Finalizer::Close(generator) => self.finalize_close(generator, place.as_ref()),
                     Finalizer::AsyncGenHook(generator, hook) => {
                         let object = self.generator_object(generator);
@@ -601,6 +633,17 @@ impl Vm {
                     }
                 }
             }
+        }
+    }
+
+    /// Calls `object.__del__()`; an error is reported "Exception ignored in: <function
+    /// C.__del__ …>" as `PyErr_WriteUnraisable` does.
+    fn call_del(&mut self, object: &Value, place: Option<&(Rc<Code>, u32)>) {
+        let Some(del) = super::types::lookup(self.type_of(object), &self.names.del) else {
+            return;
+        };
+        if let Err(exc) = self.call(&del, std::slice::from_ref(object), &[]) {
+            self.write_unraisable(&del, exc, place);
         }
     }
 

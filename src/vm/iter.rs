@@ -6,7 +6,11 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::args::{check_arity, check_kwargs};
+use crate::common::int_ops::{self, Int};
+
+use crate::common::sizes::{no_memory, vec_with_capacity};
+
+use super::args::{OrRaise, check_arity, check_kwargs};
 use super::dict::StrKeys;
 use super::object::{DictViewKind, IterState, KwArgs, Object, ObjectKind, PyType};
 use super::types::lookup;
@@ -68,14 +72,17 @@ impl Vm {
                 )
             }
             Value::Object(o) => match &o.kind {
-                ObjectKind::Range(r) => self.new_iter(
-                    &t.range_iterator.clone(),
-                    IterState::Range {
-                        next: r.start,
-                        stop: r.stop,
-                        step: r.step,
-                    },
-                ),
+                ObjectKind::Range(r) => {
+                    let state = match r.small() {
+                        Some((next, stop, step)) => IterState::Range { next, stop, step },
+                        None => IterState::LongRange {
+                            range: r.clone(),
+                            index: Int::Small(0),
+                            length: r.length(),
+                        },
+                    };
+                    self.new_iter(&t.range_iterator.clone(), state)
+                }
                 ObjectKind::Iter(_) => v.clone(),
                 ObjectKind::Generator(g) if g.kind == crate::vm::frame::GenKind::Generator => {
                     v.clone()
@@ -199,6 +206,13 @@ impl Vm {
         }
     }
 
+    /// The next item of the iterator a built-in iterator wraps (`map`, `filter`, `zip`,
+    /// `enumerate`), one recursion level deeper: three million nested `map`s are a
+    /// RecursionError rather than a native stack overflow.
+    fn next_wrapped(&mut self, it: &Value) -> PyResult<Option<Value>> {
+        self.nested(|vm| vm.next(it))
+    }
+
     fn builtin_next(&mut self, state: &RefCell<IterState>) -> PyResult<Option<Value>> {
         let mut st = state.borrow_mut();
         match &mut *st {
@@ -261,6 +275,18 @@ impl Vm {
                     Ok(None)
                 }
             }
+            IterState::LongRange {
+                range,
+                index,
+                length,
+            } => {
+                if *index >= *length {
+                    return Ok(None);
+                }
+                let item = range.item(index);
+                *index = int_ops::add(index, &Int::Small(1));
+                Ok(Some(super::ops::from_int(item)))
+            }
             IterState::Dict {
                 dict,
                 pos,
@@ -321,7 +347,7 @@ impl Vm {
             IterState::Enumerate { iter, count } => {
                 let (iter, n) = (iter.clone(), count.clone());
                 drop(st);
-                match self.next(&iter)? {
+                match self.next_wrapped(&iter)? {
                     Some(v) => {
                         let next_count = self.binary_op(
                             crate::compile::bytecode::BinaryOperator::Add,
@@ -344,7 +370,7 @@ impl Vm {
                 }
                 let mut items = Vec::with_capacity(iters.len());
                 for (i, it) in iters.iter().enumerate() {
-                    match self.next(it)? {
+                    match self.next_wrapped(it)? {
                         Some(v) => items.push(v),
                         None => {
                             *state.borrow_mut() = IterState::Exhausted;
@@ -357,7 +383,7 @@ impl Vm {
                                     )));
                                 }
                                 for (j, other) in iters.iter().enumerate().skip(1) {
-                                    if self.next(other)?.is_some() {
+                                    if self.next_wrapped(other)?.is_some() {
                                         let plural = if j == 1 { " " } else { "s 1-" };
                                         return Err(self.value_error(format!(
                                             "zip() argument {} is longer than argument{plural}{j}",
@@ -377,7 +403,7 @@ impl Vm {
                 drop(st);
                 let mut args = Vec::with_capacity(iters.len());
                 for it in &iters {
-                    match self.next(it)? {
+                    match self.next_wrapped(it)? {
                         Some(v) => args.push(v),
                         None => return Ok(None),
                     }
@@ -387,7 +413,7 @@ impl Vm {
             IterState::Filter { func, iter } => {
                 let (func, iter) = (func.clone(), iter.clone());
                 drop(st);
-                while let Some(v) = self.next(&iter)? {
+                while let Some(v) = self.next_wrapped(&iter)? {
                     let keep = if func.is_none() {
                         self.truthy(&v)?
                     } else {
@@ -427,9 +453,21 @@ impl Vm {
             Value::Set(s) => return Ok(super::dict::set_keys(&s.table.borrow())),
             _ => {}
         }
+        // As `list(range(n))` does in CPython, a range's length is reserved up front, so
+        // one too long to fit is a MemoryError at once; any list grows by fallible steps.
+        let expected = match v {
+            Value::Object(o) if matches!(o.kind, ObjectKind::Range(_)) => self.len(v)?,
+            _ => 0,
+        };
+        self.charge(expected as u64)?;
+        let mut out = vec_with_capacity(expected).or_raise(self)?;
         let it = self.get_iter(v)?;
-        let mut out = Vec::new();
         while let Some(x) = self.next(&it)? {
+            if out.len() == out.capacity() {
+                crate::common::memory::fallible(|| out.try_reserve(1))
+                    .map_err(|_| no_memory())
+                    .or_raise(self)?;
+            }
             out.push(x);
         }
         Ok(out)

@@ -39,6 +39,7 @@ pub mod object;
 pub mod ops;
 pub mod os_errors;
 pub mod quicken;
+pub mod range;
 pub mod repr;
 pub mod run;
 pub mod scopes;
@@ -154,7 +155,8 @@ names! {
     aiter = "__aiter__", anext = "__anext__", aenter = "__aenter__", aexit = "__aexit__",
     send = "send", throw = "throw", close = "close", args = "args", notes = "__notes__",
     reversed = "__reversed__", set_name = "__set_name__", init_subclass = "__init_subclass__",
-    round = "__round__", missing = "__missing__",
+    round = "__round__", missing = "__missing__", get = "__get__", set = "__set__",
+    delete = "__delete__", del = "__del__",
 }
 
 #[derive(Default)]

@@ -8,9 +8,11 @@ use std::any::Any;
 use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::{Rc, Weak};
 
+use crate::common::int_ops::Int;
 use crate::compile::bytecode::{Code, Instr};
 use crate::syntax::ast::Span;
 
+use super::range::Range;
 use super::value::{PyDict, PyStr, Value};
 use super::{PyResult, Vm};
 use crate::vm::frame::Generator;
@@ -69,6 +71,9 @@ pub struct PyType {
     /// How the truth test reads an instance's length without a call, if the type (or a
     /// base) is a native container that set one ([`LenSlot`]; a deque).
     pub native_len: Cell<Option<LenSlot>>,
+    /// Instances have a `__del__` to call when their last reference goes: the class or a
+    /// base defined one (or had one assigned). Checked by every object's `Drop`.
+    pub has_del: Cell<bool>,
 }
 
 /// The largest number of attributes made room for in advance ([`PyType::instance_attrs`]).
@@ -209,28 +214,6 @@ pub struct TracebackEntry {
     pub span: Option<Span>,
 }
 
-pub struct Range {
-    pub start: i64,
-    pub stop: i64,
-    pub step: i64,
-}
-
-impl Range {
-    /// The number of items (`len(range)`); never negative.
-    pub fn length(&self) -> i64 {
-        let (lo, hi, step) = if self.step > 0 {
-            (self.start as i128, self.stop as i128, self.step as i128)
-        } else {
-            (self.stop as i128, self.start as i128, -(self.step as i128))
-        };
-        if lo >= hi {
-            0
-        } else {
-            ((hi - lo - 1) / step + 1) as i64
-        }
-    }
-}
-
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum DictViewKind {
     Keys,
@@ -249,6 +232,12 @@ pub enum IterState {
         next: i64,
         stop: i64,
         step: i64,
+    },
+    /// Over a range with big-int bounds (`longrangeiterobject`).
+    LongRange {
+        range: Range,
+        index: Int,
+        length: Int,
     },
     Dict {
         dict: Rc<PyDict>,
@@ -375,6 +364,16 @@ impl Object {
                 table: RefCell::new(DictTable::new()),
             })),
             kind,
+        }
+    }
+
+    /// This object's class, `__dict__` and contents moved into a new object (one being freed
+    /// comes back to life for its `__del__`); this one is left bare.
+    pub fn take_contents(&mut self) -> Object {
+        Object {
+            class: self.class.clone(),
+            dict: std::mem::take(&mut self.dict),
+            kind: std::mem::replace(&mut self.kind, ObjectKind::Bare),
         }
     }
 

@@ -14,7 +14,9 @@ use crate::compile::bytecode::BinaryOperator;
 
 use crate::common::int_ops::{self, Int, IntOrFloat};
 use crate::common::op_error::{ErrorKind, OpError};
+use crate::common::sizes::{repeat_items, repeat_text, text_with_capacity};
 
+use super::args::OrRaise;
 use super::object::ObjectKind;
 use super::types::lookup;
 use super::value::{PyDict, PySet, PyStr, Value};
@@ -156,6 +158,10 @@ impl Vm {
             ErrorKind::KeyError => &t.key_error,
             ErrorKind::MemoryError => &t.memory_error,
         };
+        // `PyErr_NoMemory()` raises a MemoryError without arguments.
+        if e.kind == ErrorKind::MemoryError && e.message.is_empty() {
+            return self.new_exc_args(ty, vec![]);
+        }
         self.new_exc(ty, e.message)
     }
 
@@ -299,11 +305,7 @@ impl Vm {
                 let Some(Int::Small(n)) = to_int(b) else {
                     return Ok(None);
                 };
-                let items = l.items.borrow().clone();
-                let mut out = Vec::new();
-                for _ in 0..n.max(0) {
-                    out.extend(items.iter().cloned());
-                }
+                let out = repeat_items(&l.items.borrow(), n.max(0) as usize).or_raise(self)?;
                 *l.items.borrow_mut() = out;
                 Ok(Some(a.clone()))
             }
@@ -362,7 +364,9 @@ impl Vm {
         }
         Ok(match (op, a, b) {
             (Add, Value::Str(x), Value::Str(y)) => {
-                let mut s = String::with_capacity(x.as_str().len() + y.as_str().len());
+                let bytes = x.as_str().len() + y.as_str().len();
+                let chars = || x.char_len() + y.char_len();
+                let mut s = text_with_capacity(bytes, chars).or_raise(self)?;
                 s.push_str(x.as_str());
                 s.push_str(y.as_str());
                 Some(Value::str(s))
@@ -420,36 +424,19 @@ impl Vm {
             Value::Tuple(t) => t.items.len(),
             _ => 0,
         };
-        // The size is the program's choice: checked (MemoryError, as CPython raises) and
-        // counted against the limits before anything is allocated.
-        let total = len.checked_mul(count).ok_or_else(|| self.memory_error())?;
-        self.charge(total as u64 / 8)?;
+        // The size is the program's choice: counted against the limits before anything is
+        // allocated (and checked by `repeat_text`/`repeat_items`).
+        self.charge(len.saturating_mul(count) as u64 / 8)?;
         Ok(match seq {
             Value::Str(s) => {
-                let mut bytes = self.vec_with_capacity(total)?;
-                if total > 0 {
-                    bytes.extend_from_slice(s.as_str().as_bytes());
-                }
-                while bytes.len() < total {
-                    bytes.extend_from_within(..bytes.len().min(total - bytes.len()));
-                }
-                Value::str(String::from_utf8(bytes).unwrap_or_default())
+                let text = repeat_text(s.as_str(), s.char_len(), count).or_raise(self)?;
+                Value::str(text)
             }
             Value::List(l) => {
-                let items = l.items.borrow();
-                let mut v = self.vec_with_capacity(total)?;
-                for _ in 0..count {
-                    v.extend(items.iter().cloned());
-                }
-                Value::list(v)
+                let items = repeat_items(&l.items.borrow(), count).or_raise(self)?;
+                Value::list(items)
             }
-            Value::Tuple(t) => {
-                let mut v = self.vec_with_capacity(total)?;
-                for _ in 0..count {
-                    v.extend(t.items.iter().cloned());
-                }
-                Value::tuple(v)
-            }
+            Value::Tuple(t) => Value::tuple(repeat_items(&t.items, count).or_raise(self)?),
             _ => unreachable!("repeat on a sequence"),
         })
     }
@@ -513,7 +500,7 @@ impl Vm {
             return self.truthy(&base);
         }
         if let ObjectKind::Range(r) = &o.kind {
-            return Ok(r.length() > 0);
+            return Ok(!r.is_empty());
         }
         if let ObjectKind::DictView { dict, .. } = &o.kind {
             return Ok(!dict.table.borrow().is_empty());
@@ -568,7 +555,13 @@ impl Vm {
             Value::Dict(d) => d.table.borrow().len(),
             Value::Set(s) => s.table.borrow().len(),
             Value::Object(o) => match &o.kind {
-                ObjectKind::Range(r) => r.length() as usize,
+                ObjectKind::Range(r) => match r.length().as_i64() {
+                    Some(n) => n as usize,
+                    None => {
+                        let message = "Python int too large to convert to C ssize_t";
+                        return Err(self.overflow_error(message));
+                    }
+                },
                 ObjectKind::DictView { dict, .. } => dict.table.borrow().len(),
                 _ => {
                     let f = if o.class.builtin {

@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use crate::common::chars::{escape_non_ascii, str_repr};
 use crate::common::float_repr::float_repr;
+use crate::common::int_ops::Int;
 
 use super::object::{DictViewKind, KwArgs, ObjectKind, is_native_fn};
 use super::types::lookup;
@@ -168,7 +169,7 @@ impl Vm {
             }
             ObjectKind::Module { name, .. } => format!("<module '{name}' (built-in)>"),
             ObjectKind::Range(r) => {
-                if r.step == 1 {
+                if r.step == Int::Small(1) {
                     format!("range({}, {})", r.start, r.stop)
                 } else {
                     format!("range({}, {}, {})", r.start, r.stop, r.step)

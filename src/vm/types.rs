@@ -33,6 +33,7 @@ pub fn make_type(name: &str, bases: Vec<Rc<PyType>>, layout: Layout, builtin: bo
         lookup_cache: LookupCache::made_now(),
         instance_attrs: Cell::new(0),
         native_len: Cell::new(mro_tail.iter().find_map(|base| base.native_len.get())),
+        has_del: Cell::new(false),
     });
     let mut mro = vec![ty.clone()];
     mro.extend(mro_tail);
@@ -472,8 +473,26 @@ pub fn is_plain_method(v: &Value) -> bool {
     }
 }
 
-fn is_data_descriptor(v: &Value) -> bool {
-    matches!(v, Value::Object(o) if matches!(o.kind, ObjectKind::Property { .. } | ObjectKind::GetSet { .. }))
+/// A descriptor that takes precedence over the instance's `__dict__`: a property, a
+/// getset, or an instance of a class with `__set__` or `__delete__` (`PyDescr_IsData`).
+fn is_data_descriptor(v: &Value, names: &super::Names) -> bool {
+    let Value::Object(o) = v else {
+        return false;
+    };
+    match o.kind {
+        ObjectKind::Property { .. } | ObjectKind::GetSet { .. } => true,
+        _ if o.class.builtin => false,
+        _ => lookup(&o.class, &names.set).is_some() || lookup(&o.class, &names.delete).is_some(),
+    }
+}
+
+/// The method `dunder` (`__get__`, `__set__`, `__delete__`) of `attr`'s class when `attr` is
+/// an instance of a user class: the descriptor protocol as a class written in Python has it.
+fn user_descriptor_method(attr: &Value, dunder: &Rc<PyStr>) -> Option<Value> {
+    match attr {
+        Value::Object(o) if !o.class.builtin => lookup(&o.class, dunder),
+        _ => None,
+    }
 }
 
 impl Vm {
@@ -617,7 +636,13 @@ impl Vm {
                     self.call(&fget, std::slice::from_ref(obj), &[])
                 }
                 ObjectKind::GetSet { get, .. } => get(self, obj),
-                _ => Ok(attr),
+                _ => match user_descriptor_method(&attr, &self.names.get) {
+                    Some(get) => {
+                        let owner = Value::Type(self.type_of(obj).clone());
+                        self.call(&get, &[attr, obj.clone(), owner], &[])
+                    }
+                    None => Ok(attr),
+                },
             },
             _ => Ok(attr),
         }
@@ -743,7 +768,7 @@ impl Vm {
         {
             let descr = lookup(&o.class, name);
             if let Some(d) = &descr
-                && is_data_descriptor(d)
+                && is_data_descriptor(d, &self.names)
             {
                 return self.bind_to_instance(d.clone(), obj).map(Some);
             }
@@ -779,7 +804,7 @@ impl Vm {
         let ty = self.type_of(obj).clone();
         let descr = lookup(&ty, name);
         if let Some(d) = &descr
-            && is_data_descriptor(d)
+            && is_data_descriptor(d, &self.names)
         {
             return self.bind_to_instance(d.clone(), obj).map(Some);
         }
@@ -828,7 +853,7 @@ impl Vm {
         let meta = self.types.type_.clone();
         let meta_attr = lookup(&meta, name);
         if let Some(d) = &meta_attr
-            && is_data_descriptor(d)
+            && is_data_descriptor(d, &self.names)
         {
             return self
                 .bind_to_instance(d.clone(), &Value::Type(t.clone()))
@@ -854,7 +879,10 @@ impl Vm {
                 _ => {}
             }
         }
-        Ok(attr)
+        match user_descriptor_method(&attr, &self.names.get) {
+            Some(get) => self.call(&get, &[attr, Value::None, Value::Type(cls.clone())], &[]),
+            None => Ok(attr),
+        }
     }
 
     /// `super(this_class, obj).name`: look along obj's MRO after `this_class`.
@@ -956,6 +984,9 @@ impl Vm {
                 )));
             }
             invalidate_lookup_caches();
+            if name.as_str() == "__del__" {
+                t.has_del.set(true);
+            }
             let mut dict = t.dict.borrow_mut();
             match value {
                 Some(v) => dict.set_str(name.clone(), v),
@@ -999,7 +1030,12 @@ impl Vm {
                         ))),
                     };
                 }
-                _ => {}
+                _ => {
+                    let descr = Value::Object(d.clone());
+                    if is_data_descriptor(&descr, &self.names) {
+                        return self.call_descriptor_set(descr, obj, value);
+                    }
+                }
             }
         }
         let dict = match obj {
@@ -1026,6 +1062,27 @@ impl Vm {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// `obj.name = value` or `del obj.name` through a user data descriptor's `__set__` or
+    /// `__delete__` (AttributeError naming the missing method, as CPython's slot does).
+    fn call_descriptor_set(
+        &mut self,
+        descr: Value,
+        obj: &Value,
+        value: Option<Value>,
+    ) -> PyResult<()> {
+        let dunder = match value {
+            Some(_) => self.names.set.clone(),
+            None => self.names.delete.clone(),
+        };
+        let Some(method) = user_descriptor_method(&descr, &dunder) else {
+            return Err(self.attribute_error(dunder.as_str()));
+        };
+        let mut args = vec![descr, obj.clone()];
+        args.extend(value);
+        self.call(&method, &args, &[])?;
         Ok(())
     }
 
@@ -1066,6 +1123,7 @@ impl Vm {
             Some(Value::Str(q)) => q.as_str().into(),
             _ => name.into(),
         };
+        let has_del = ns.get_str(&self.names.del).is_some() || tail.iter().any(|b| b.has_del.get());
         let ty = Rc::new(PyType {
             name: name.into(),
             qualname,
@@ -1077,6 +1135,7 @@ impl Vm {
             lookup_cache: LookupCache::made_now(),
             instance_attrs: Cell::new(0),
             native_len: Cell::new(tail.iter().find_map(|base| base.native_len.get())),
+            has_del: Cell::new(has_del),
         });
         let mut mro = vec![ty.clone()];
         mro.extend(tail);

@@ -49,7 +49,7 @@ impl<'a> Codegen<'a> {
         {
             return None;
         }
-        u.varnames.first().map(|v| v.to_string())
+        u.varnames.names.first().map(|v| v.to_string())
     }
 
     /// `LoadGlobal super; LoadDeref __class__; load first_arg`.

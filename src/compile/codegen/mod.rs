@@ -14,6 +14,7 @@ mod target;
 mod unwind;
 
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 
 use super::Mode;
@@ -153,9 +154,10 @@ struct Unit<'a> {
     handler_stack: Vec<usize>,
     setups: Vec<Setup>,
     consts: Vec<Constant>,
-    names: Vec<Rc<str>>,
-    name_index: HashMap<Rc<str>, u32>,
-    varnames: Vec<Rc<str>>,
+    /// Where each constant is in `consts`, so that sharing one costs no search.
+    const_index: HashMap<ConstKey, u32>,
+    names: NameTable,
+    varnames: NameTable,
     cellvars: Vec<Rc<str>>,
     freevars: Vec<Rc<str>>,
     fblocks: Vec<FBlock<'a>>,
@@ -321,9 +323,9 @@ impl<'a> Codegen<'a> {
             handler_stack: Vec::new(),
             setups: Vec::new(),
             consts: Vec::new(),
-            names: Vec::new(),
-            name_index: HashMap::new(),
-            varnames,
+            const_index: HashMap::new(),
+            names: NameTable::default(),
+            varnames: NameTable::new(varnames),
             cellvars,
             freevars,
             fblocks: Vec::new(),
@@ -385,14 +387,12 @@ impl<'a> Codegen<'a> {
 
     fn const_index(&mut self, c: Constant) -> u32 {
         let u = self.u();
-        let found = u.consts.iter().position(|k| same_constant(k, &c));
-        match found {
-            Some(i) => i as u32,
-            None => {
-                u.consts.push(c);
-                u.consts.len() as u32 - 1
-            }
+        let next = u.consts.len() as u32;
+        let i = *u.const_index.entry(ConstKey(c.clone())).or_insert(next);
+        if i == next {
+            u.consts.push(c);
         }
+        i
     }
 
     fn load_const(&mut self, c: Constant) {
@@ -405,26 +405,11 @@ impl<'a> Codegen<'a> {
     }
 
     fn name_index(&mut self, name: &str) -> u32 {
-        let u = self.u();
-        if let Some(&i) = u.name_index.get(name) {
-            return i;
-        }
-        let rc: Rc<str> = name.into();
-        u.names.push(rc.clone());
-        let i = u.names.len() as u32 - 1;
-        u.name_index.insert(rc, i);
-        i
+        self.u().names.index(name)
     }
 
     fn varname_index(&mut self, name: &str) -> u32 {
-        let u = self.u();
-        match u.varnames.iter().position(|v| &**v == name) {
-            Some(i) => i as u32,
-            None => {
-                u.varnames.push(name.into());
-                u.varnames.len() as u32 - 1
-            }
-        }
+        self.u().varnames.index(name)
     }
 
     fn cell_index(&self, name: &str) -> Option<u32> {
@@ -543,6 +528,69 @@ impl<'a> Codegen<'a> {
         };
         self.emit(instr);
         Ok(())
+    }
+}
+
+/// `co_names` or `co_varnames` as it is built: each name once, found by hashing.
+#[derive(Default)]
+struct NameTable {
+    names: Vec<Rc<str>>,
+    index: HashMap<Rc<str>, u32>,
+}
+
+impl NameTable {
+    fn new(names: Vec<Rc<str>>) -> Self {
+        let mut table = NameTable::default();
+        for name in &names {
+            table.index(name);
+        }
+        table
+    }
+
+    /// The position of `name`, added at the end if it is not there yet.
+    fn index(&mut self, name: &str) -> u32 {
+        if let Some(&i) = self.index.get(name) {
+            return i;
+        }
+        let name: Rc<str> = name.into();
+        self.names.push(name.clone());
+        let i = self.names.len() as u32 - 1;
+        self.index.insert(name, i);
+        i
+    }
+}
+
+/// A constant as a key of a code object's constant table: two keys are equal exactly when
+/// [`same_constant`] says the constants are shared.
+struct ConstKey(Constant);
+
+impl PartialEq for ConstKey {
+    fn eq(&self, other: &Self) -> bool {
+        same_constant(&self.0, &other.0)
+    }
+}
+
+impl Eq for ConstKey {}
+
+impl Hash for ConstKey {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        hash_constant(&self.0, state);
+    }
+}
+
+/// Hashes what [`same_constant`] compares: the type, then the value (a float by its bits,
+/// a code object by its address).
+fn hash_constant<H: Hasher>(c: &Constant, state: &mut H) {
+    std::mem::discriminant(c).hash(state);
+    match c {
+        Constant::None | Constant::Ellipsis => {}
+        Constant::Bool(b) => b.hash(state),
+        Constant::Int(n) => n.hash(state),
+        Constant::BigInt(n) => n.hash(state),
+        Constant::Float(x) => x.to_bits().hash(state),
+        Constant::Str(s) => s.hash(state),
+        Constant::Tuple(items) => items.iter().for_each(|item| hash_constant(item, state)),
+        Constant::Code(code) => Rc::as_ptr(code).hash(state),
     }
 }
 
