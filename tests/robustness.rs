@@ -59,6 +59,24 @@ fn deeply_nested_maps_are_a_recursion_error() {
     );
 }
 
+/// An allocation that fails where no MemoryError can be raised aborts apy, but what the
+/// program printed before is written out first (it used to be lost in the buffer). The
+/// program grows until the allocator refuses, under a 1.6 GB address-space limit.
+#[test]
+fn output_survives_an_abort() {
+    let program = "print('before')\ns = 'x' * 2**24\nparts = []\nwhile True:\n    \
+                   parts.append(s.upper())\n";
+    let output = Command::new("sh")
+        .args(["-c", "ulimit -v 1600000 && exec \"$0\" -c \"$1\""])
+        .arg(env!("CARGO_BIN_EXE_apy"))
+        .arg(program)
+        .stdin(Stdio::null())
+        .output()
+        .expect("sh runs");
+    assert_eq!(stdout(&output), "before\n", "{output:?}");
+    assert_ne!(output.status.code(), Some(0));
+}
+
 /// Constants and local names are found by hashing while a code object is compiled: a
 /// function with 100,000 locals, each given its own constant, compiled in seconds (it
 /// took 41 s with a linear search for each).
