@@ -77,6 +77,22 @@ fn output_survives_an_abort() {
     assert_ne!(output.status.code(), Some(0));
 }
 
+/// A class with one base takes its base's MRO: a chain of 5,000 subclasses is made at
+/// once (the C3 merge made it cubic: 19.5 s in release).
+#[test]
+fn a_long_chain_of_subclasses_is_linear() {
+    let program = "C = object\nfor i in range(5000):\n    C = type('C%d' % i, (C,), {})\n\
+                   print(len(C.__mro__), C.__mro__[1].__name__)\n";
+    let started = Instant::now();
+    let output = apy(&["-c", program]);
+    assert_eq!(stdout(&output), "5001 C4998\n", "{output:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
 /// Constants and local names are found by hashing while a code object is compiled: a
 /// function with 100,000 locals, each given its own constant, compiled in seconds (it
 /// took 41 s with a linear search for each).
