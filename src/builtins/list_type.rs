@@ -93,7 +93,7 @@ fn pop(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     Signature::positional("list", "pop", &["index"], 0).check(vm, &args[1..], kw)?;
     let l = this_list(vm, args)?;
     let index = match args.get(1) {
-        Some(i) => vm.expect_index(i)?,
+        Some(i) => vm.expect_ssize(i)?,
         None => -1,
     };
     let mut items = l.items.borrow_mut();
@@ -113,7 +113,7 @@ fn pop(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 fn insert(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     Signature::positional("list", "insert", &["index", "object"], 2).bind(vm, &args[1..], kw)?;
     let l = this_list(vm, args)?;
-    let index = vm.expect_index(&args[1])?;
+    let index = vm.expect_ssize(&args[1])?;
     let mut items = l.items.borrow_mut();
     let n = items.len() as i64;
     let i = if index < 0 {

@@ -68,17 +68,9 @@ fn slice_bound(vm: &mut Vm, value: Option<&Value>) -> PyResult<Option<i64>> {
     }
 }
 
-/// An int argument that must fit a C `Py_ssize_t` (widths, counts).
-fn ssize_arg(vm: &mut Vm, value: &Value) -> PyResult<i64> {
-    if let Value::BigInt(_) = value {
-        return Err(vm.overflow_error("Python int too large to convert to C ssize_t"));
-    }
-    vm.expect_index(value)
-}
-
 /// A result width: `MemoryError` rather than an allocation that cannot succeed.
 fn width_arg(vm: &mut Vm, value: &Value) -> PyResult<i64> {
-    let width = ssize_arg(vm, value)?;
+    let width = vm.expect_ssize(value)?;
     check_text_len(width.max(0) as usize).or_raise(vm)?;
     Ok(width)
 }
@@ -142,7 +134,7 @@ fn split_method(vm: &mut Vm, args: &[Value], kw: &KwArgs, reverse: bool) -> PyRe
     let bound = if reverse { &RSPLIT } else { &SPLIT }.bind(vm, &args[1..], kw)?;
     let sep = separator(vm, bound[0].as_ref())?;
     let maxsplit = match &bound[1] {
-        Some(v) => ssize_arg(vm, v)?,
+        Some(v) => vm.expect_ssize(v)?,
         None => -1,
     };
     let sep = sep.as_ref().map(|s| s.as_str());
@@ -323,7 +315,7 @@ fn replace_method(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let old = nth_str_arg(vm, bound[0].as_ref().unwrap_or(&Value::None), "replace", 1)?;
     let new = nth_str_arg(vm, bound[1].as_ref().unwrap_or(&Value::None), "replace", 2)?;
     let count = match &bound[2] {
-        Some(v) => ssize_arg(vm, v)?,
+        Some(v) => vm.expect_ssize(v)?,
         None => -1,
     };
     let replaced = str_ops::replace(s.as_str(), old.as_str(), new.as_str(), count).or_raise(vm)?;
@@ -514,7 +506,7 @@ pub fn init(vm: &mut Vm) {
         let s = this(vm, args)?;
         let bound = SIGNATURE.bind(vm, &args[1..], kw)?;
         let tabsize = match &bound[0] {
-            Some(v) => ssize_arg(vm, v)?,
+            Some(v) => vm.expect_ssize(v)?,
             None => 8,
         };
         if i32::try_from(tabsize).is_err() {

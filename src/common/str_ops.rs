@@ -317,13 +317,13 @@ pub fn center(s: &str, width: i64, fill: char) -> String {
 
 /// `s.ljust(width, fill)`.
 pub fn ljust(s: &str, width: i64, fill: char) -> String {
-    let margin = (width - char_len(s) as i64).max(0) as usize;
+    let margin = width.saturating_sub(char_len(s) as i64).max(0) as usize;
     pad_with(s, 0, margin, fill)
 }
 
 /// `s.rjust(width, fill)`.
 pub fn rjust(s: &str, width: i64, fill: char) -> String {
-    let margin = (width - char_len(s) as i64).max(0) as usize;
+    let margin = width.saturating_sub(char_len(s) as i64).max(0) as usize;
     pad_with(s, margin, 0, fill)
 }
 
@@ -337,7 +337,7 @@ fn pad_with(s: &str, left: usize, right: usize, fill: char) -> String {
 
 /// `s.zfill(width)`: zeros after a leading sign.
 pub fn zfill(s: &str, width: i64) -> String {
-    let margin = (width - char_len(s) as i64).max(0) as usize;
+    let margin = width.saturating_sub(char_len(s) as i64).max(0) as usize;
     let zeros = "0".repeat(margin);
     match s.strip_prefix(['+', '-']) {
         Some(rest) => format!("{}{zeros}{rest}", &s[..1]),
@@ -882,6 +882,10 @@ mod tests {
         assert_eq!(zfill("+4", 4), "+004");
         assert_eq!(zfill("abc", 5), "00abc");
         assert_eq!(zfill("", 3), "000");
+        // python3.13: 'ab'.zfill(-2**63) == 'ab' (the margin is not computed by wrapping)
+        assert_eq!(zfill("ab", i64::MIN), "ab");
+        assert_eq!(ljust("ab", i64::MIN, ' '), "ab");
+        assert_eq!(rjust("ab", i64::MIN, ' '), "ab");
         assert_eq!(
             expandtabs("a\tbc\td\n\tx", 8),
             "a       bc      d\n        x"

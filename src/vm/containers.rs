@@ -226,6 +226,15 @@ impl Vm {
         }
     }
 
+    /// An int argument that must fit a C `Py_ssize_t` (widths, counts, `list.insert`'s
+    /// index): CPython's OverflowError for a bigger one, where [`Vm::expect_index`] clamps.
+    pub fn expect_ssize(&mut self, v: &Value) -> PyResult<i64> {
+        if let Value::BigInt(_) = v {
+            return Err(self.overflow_error("Python int too large to convert to C ssize_t"));
+        }
+        self.expect_index(v)
+    }
+
     /// `container[key]`.
     pub fn get_item(&mut self, container: &Value, key: &Value) -> PyResult<Value> {
         if let Some(base) = self.base_value(container, &self.names.getitem.clone()) {

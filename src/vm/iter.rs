@@ -13,6 +13,7 @@ use crate::common::sizes::{no_memory, vec_with_capacity};
 use super::args::{OrRaise, check_arity, check_kwargs};
 use super::dict::StrKeys;
 use super::object::{DictViewKind, IterState, KwArgs, Object, ObjectKind, PyType};
+use super::range::Range;
 use super::types::lookup;
 use super::value::Value;
 use super::{PyResult, Vm};
@@ -440,6 +441,32 @@ impl Vm {
         }
     }
 
+    /// How many items collecting `v` reserves room for up front (`PyObject_LengthHint`):
+    /// a range's or a range iterator's length, OverflowError when that does not fit a
+    /// `Py_ssize_t`; 0 for anything else.
+    fn length_hint(&mut self, v: &Value) -> PyResult<usize> {
+        let Value::Object(o) = v else {
+            return Ok(0);
+        };
+        let left = match &o.kind {
+            ObjectKind::Range(r) => r.length(),
+            ObjectKind::Iter(state) => match &*state.borrow() {
+                IterState::Range { next, stop, step } => {
+                    let (start, stop, step) =
+                        (Int::Small(*next), Int::Small(*stop), Int::Small(*step));
+                    Range { start, stop, step }.length()
+                }
+                IterState::LongRange { index, length, .. } => int_ops::sub(length, index),
+                _ => return Ok(0),
+            },
+            _ => return Ok(0),
+        };
+        match left.as_i64() {
+            Some(n) => Ok(n.max(0) as usize),
+            None => Err(self.overflow_error("Python int too large to convert to C ssize_t")),
+        }
+    }
+
     /// All items of an iterable.
     pub fn collect_iterable(&mut self, v: &Value) -> PyResult<Vec<Value>> {
         if let Value::List(_) | Value::Tuple(_) | Value::Dict(_) | Value::Set(_) = v {
@@ -455,10 +482,7 @@ impl Vm {
         }
         // As `list(range(n))` does in CPython, a range's length is reserved up front, so
         // one too long to fit is a MemoryError at once; any list grows by fallible steps.
-        let expected = match v {
-            Value::Object(o) if matches!(o.kind, ObjectKind::Range(_)) => self.len(v)?,
-            _ => 0,
-        };
+        let expected = self.length_hint(v)?;
         self.charge(expected as u64)?;
         let mut out = vec_with_capacity(expected).or_raise(self)?;
         let it = self.get_iter(v)?;

@@ -27,6 +27,7 @@ pub mod exceptions;
 pub mod explain;
 pub mod fast_calls;
 pub mod fast_ops;
+pub mod fatal;
 pub mod format;
 pub mod frame;
 pub mod generator;
@@ -251,8 +252,24 @@ thread_local! {
     /// What the program prints, buffered. Kept per thread rather than in the `Vm`, so
     /// that the binary's panic hook, which runs on the interpreter thread with no `Vm` at
     /// hand, can still write out the program's output before apy exits on a bug.
-    static PROGRAM_STDOUT: std::cell::RefCell<std::io::BufWriter<std::io::Stdout>> =
-        std::cell::RefCell::new(std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()));
+    static PROGRAM_STDOUT: std::cell::RefCell<std::io::BufWriter<std::io::Stdout>> = {
+        // An abort (a native stack overflow, a failed allocation) writes it out too.
+        fatal::install_handler(write_buffered_output_raw);
+        std::cell::RefCell::new(std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()))
+    };
+}
+
+/// Writes what the program printed and is still buffered straight to file descriptor 1,
+/// from a signal handler on the interpreter thread: no lock taken, nothing allocated.
+fn write_buffered_output_raw() {
+    let _ = PROGRAM_STDOUT.try_with(|out| {
+        if let Ok(out) = out.try_borrow() {
+            let bytes = out.buffer();
+            // SAFETY: writes `bytes.len()` bytes of a live slice; write(2) is
+            // async-signal-safe.
+            unsafe { libc::write(1, bytes.as_ptr().cast(), bytes.len()) };
+        }
+    });
 }
 
 /// Writes out what the program printed so far (a no-op if a write is under way).

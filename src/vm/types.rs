@@ -44,6 +44,11 @@ pub fn make_type(name: &str, bases: Vec<Rc<PyType>>, layout: Layout, builtin: bo
 /// C3 linearisation of `bases` (without the new class itself). On failure, the names of the
 /// classes that could not be ordered, as CPython lists them.
 pub fn c3_merge(bases: &[Rc<PyType>]) -> Result<Vec<Rc<PyType>>, Vec<Rc<str>>> {
+    // One base: its MRO, as `mro_implementation`'s fast path has it (the merge below is
+    // cubic in the depth of a chain of subclasses).
+    if let [base] = bases {
+        return Ok(base.mro());
+    }
     let mut seqs: Vec<Vec<Rc<PyType>>> = bases.iter().map(|b| b.mro()).collect();
     seqs.push(bases.to_vec());
     let mut result: Vec<Rc<PyType>> = Vec::new();
