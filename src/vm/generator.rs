@@ -704,9 +704,14 @@ impl Vm {
                 span: None,
             });
         }
+        // At the recursion limit (a `__del__` that recursed), the report still has room to
+        // call `repr` and `str`, as CPython's error display does.
+        let limit = self.recursion_limit;
+        self.recursion_limit = limit + 50;
         let repr = self.repr(object).unwrap_or_default();
         let mut text = format!("Exception ignored in: {repr}\n");
         self.format_single(&exc, &mut text);
+        self.recursion_limit = limit;
         self.write_stderr(&text);
     }
 

@@ -450,13 +450,13 @@ impl Vm {
         };
         let left = match &o.kind {
             ObjectKind::Range(r) => r.length(),
-            ObjectKind::Iter(state) => match &*state.borrow() {
-                IterState::Range { next, stop, step } => {
+            ObjectKind::Iter(state) => match state.try_borrow().as_deref() {
+                Ok(IterState::Range { next, stop, step }) => {
                     let (start, stop, step) =
                         (Int::Small(*next), Int::Small(*stop), Int::Small(*step));
                     Range { start, stop, step }.length()
                 }
-                IterState::LongRange { index, length, .. } => int_ops::sub(length, index),
+                Ok(IterState::LongRange { index, length, .. }) => int_ops::sub(length, index),
                 _ => return Ok(0),
             },
             _ => return Ok(0),

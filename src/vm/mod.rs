@@ -8,8 +8,9 @@
 //! `exception_groups` what its instructions do beyond the stack; `generator` the
 //! resumable-frame core, `exceptions`/`traceback` the error side.
 //! What the operators need of the built-in types is here too: `format` (`format()`, `str %`),
-//! `set_ops` (the set algebra), `iter` (the iterator protocol, with `next()`); `args` binds
-//! and checks the arguments of every native function and method.
+//! `set_ops` (the set algebra), `iter` (the iterator protocol, with `next()`), `range` (a
+//! range's arithmetic on whole ints); `args` binds and checks the arguments of every native
+//! function and method; `fatal` writes out the program's output when apy aborts.
 //! Mirrors CPython's `Python/ceval.c` and `Objects/`. Never sees the AST or the parser.
 
 pub mod args;

@@ -231,6 +231,48 @@ impl BuiltinTypes {
         }
     }
 
+    /// A built-in type no class may derive from (CPython's types without
+    /// `Py_TPFLAGS_BASETYPE`): its instances exist only as the VM makes them, so an instance
+    /// of a subclass would have none of the state its methods work on.
+    pub fn is_final(&self, ty: &Rc<PyType>) -> bool {
+        [
+            &self.none,
+            &self.not_implemented,
+            &self.ellipsis,
+            &self.bool,
+            &self.function,
+            &self.builtin_function,
+            &self.method,
+            &self.cell,
+            &self.code,
+            &self.range,
+            &self.slice,
+            &self.getset_descriptor,
+            &self.generator,
+            &self.coroutine,
+            &self.coroutine_wrapper,
+            &self.async_generator,
+            &self.async_generator_asend,
+            &self.async_generator_athrow,
+            &self.anext_awaitable,
+            &self.asyncgen_hooks,
+            &self.list_iterator,
+            &self.tuple_iterator,
+            &self.str_iterator,
+            &self.range_iterator,
+            &self.dict_keyiterator,
+            &self.dict_valueiterator,
+            &self.dict_itemiterator,
+            &self.set_iterator,
+            &self.callable_iterator,
+            &self.dict_keys,
+            &self.dict_values,
+            &self.dict_items,
+        ]
+        .into_iter()
+        .any(|final_type| Rc::ptr_eq(final_type, ty))
+    }
+
     /// The exception classes that `builtins` exposes by name.
     pub fn exception_types(&self) -> Vec<Rc<PyType>> {
         vec![
@@ -1106,6 +1148,12 @@ impl Vm {
         for (i, b) in bases.iter().enumerate() {
             if bases[..i].iter().any(|o| Rc::ptr_eq(o, b)) {
                 return Err(self.type_error(format!("duplicate base class {}", b.name)));
+            }
+            if self.types.is_final(b) {
+                let name = &b.name;
+                return Err(
+                    self.type_error(format!("type '{name}' is not an acceptable base type"))
+                );
             }
         }
         let tail = match c3_merge(&bases) {
