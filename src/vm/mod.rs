@@ -409,23 +409,6 @@ impl Vm {
         }
     }
 
-    /// An empty vector with room for `n` items, or MemoryError when that memory cannot be
-    /// had (past `--max-memory`, or more than the system gives): for buffers whose size the
-    /// program chooses (`[0] * n`), which must not end the process when too big.
-    pub fn vec_with_capacity<T>(&mut self, n: usize) -> PyResult<Vec<T>> {
-        let mut v = Vec::new();
-        match crate::common::memory::fallible(|| v.try_reserve_exact(n)) {
-            Ok(()) => Ok(v),
-            Err(_) => Err(self.memory_error()),
-        }
-    }
-
-    /// A bare `MemoryError`, as CPython raises when an allocation fails.
-    #[cold]
-    pub fn memory_error(&self) -> Exc {
-        self.new_exc_args(&self.types.memory_error, vec![])
-    }
-
     /// The exception being handled right now (`sys.exception()`), or None.
     pub fn current_exception(&self) -> Value {
         self.exc_info
