@@ -9,6 +9,7 @@ pub mod bytecode;
 pub mod codegen;
 pub mod dis;
 pub mod error;
+pub mod future;
 pub mod peephole;
 pub mod scope;
 
@@ -38,8 +39,9 @@ pub fn compile_module(
     filename: &str,
     mode: Mode,
 ) -> Result<Rc<Code>, CompileError> {
-    let table = scope::build(module, mode == Mode::Interactive)?;
-    codegen::Codegen::new(&table, source, filename, mode).compile_module(module)
+    let features = future::features(module)?;
+    let table = scope::build(module, mode == Mode::Interactive, features)?;
+    codegen::Codegen::new(&table, source, filename, mode, features).compile_module(module)
 }
 
 /// The code object of the first function defined in `source` (for the compiler's tests).
@@ -95,6 +97,22 @@ mod tests {
                 0,
             ),
             ("yield 1", "'yield' outside function", 0),
+            (
+                "from __future__ import spam",
+                "future feature spam is not defined",
+                0,
+            ),
+            ("from __future__ import braces", "not a chance", 0),
+            (
+                "x = 1\nfrom __future__ import annotations",
+                "from __future__ imports must occur at the beginning of the file",
+                6,
+            ),
+            (
+                "def f():\n    from __future__ import annotations",
+                "from __future__ imports must occur at the beginning of the file",
+                13,
+            ),
             ("class C:\n    yield 1", "'yield' outside function", 13),
             (
                 "def f():\n    return [(yield x) for x in y]",

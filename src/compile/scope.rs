@@ -9,6 +9,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::error::{CompileError, CompileResult};
+use super::future::Features;
 use crate::syntax::ast::*;
 
 pub type ScopeId = usize;
@@ -161,8 +162,13 @@ fn node_key<T>(node: &T) -> usize {
 }
 
 /// Build and analyse the symbol table of a module. `top_level_await` allows `await`,
-/// `async for` and `async with` in the module body (the REPL).
-pub fn build(module: &Module, top_level_await: bool) -> CompileResult<SymbolTable> {
+/// `async for` and `async with` in the module body (the REPL); `features` are the
+/// module's `from __future__` imports.
+pub fn build(
+    module: &Module,
+    top_level_await: bool,
+    features: Features,
+) -> CompileResult<SymbolTable> {
     let mut builder = Builder {
         table: SymbolTable {
             scopes: vec![Scope::new(ScopeKind::Module, "top", None)],
@@ -170,6 +176,7 @@ pub fn build(module: &Module, top_level_await: bool) -> CompileResult<SymbolTabl
         },
         current: 0,
         top_level_await,
+        annotations_are_text: features.annotations,
         in_comprehension_target: false,
         private: None,
         in_comp_iter: 0,
@@ -187,6 +194,9 @@ struct Builder {
     table: SymbolTable,
     current: ScopeId,
     top_level_await: bool,
+    /// `from __future__ import annotations`: annotations are never evaluated, so their
+    /// names are no uses.
+    annotations_are_text: bool,
     /// Visiting the `for` target of a comprehension (its names are iteration variables).
     in_comprehension_target: bool,
     /// The innermost enclosing class, whose name mangles `__private` names.
@@ -310,7 +320,7 @@ impl Builder {
                     self.visit_target(target)?;
                 }
                 // Annotations are evaluated in module and class bodies only.
-                if !self.scope().kind.is_function_like() {
+                if !self.scope().kind.is_function_like() && !self.annotations_are_text {
                     self.visit_expr(annotation)?;
                 }
                 value.iter().try_for_each(|v| self.visit_expr(v))
@@ -533,6 +543,9 @@ impl Builder {
         params: &Parameters,
         returns: Option<&Expr>,
     ) -> CompileResult<()> {
+        if self.annotations_are_text {
+            return Ok(());
+        }
         let all = params
             .posonly
             .iter()
@@ -1051,7 +1064,12 @@ mod tests {
     use crate::syntax::parse_module;
 
     fn table(source: &str) -> SymbolTable {
-        build(&parse_module(source).expect("parses"), false).expect("analyses")
+        build(
+            &parse_module(source).expect("parses"),
+            false,
+            Features::default(),
+        )
+        .expect("analyses")
     }
 
     /// The first scope called `scope` (in creation order).
@@ -1168,7 +1186,7 @@ mod mangling_tests {
             "class C:\n    def m(self, __p):\n        __local = __p\n        return __local\n",
         )
         .expect("parses");
-        let t = build(&module, false).expect("analyses");
+        let t = build(&module, false, Features::default()).expect("analyses");
         let m = t.scopes.iter().find(|s| s.name == "m").expect("m");
         assert_eq!(m.params, ["self", "_C__p"]);
         assert_eq!(

@@ -11,7 +11,12 @@
 use crate::vm::Vm;
 
 /// The library modules: name, the file tracebacks show, the source.
-const MODULES: [(&str, &str, &str); 2] = [
+const MODULES: [(&str, &str, &str); 3] = [
+    (
+        "__future__",
+        "__future__.py",
+        include_str!("__future__.apy"),
+    ),
     (
         "contextlib",
         "contextlib.py",

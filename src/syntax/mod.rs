@@ -13,6 +13,7 @@ pub mod indent;
 pub mod lexer;
 pub mod parser;
 pub mod token;
+pub mod unparse;
 
 pub use error::{SyntaxError, SyntaxErrorKind};
 

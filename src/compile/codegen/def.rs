@@ -13,6 +13,7 @@ use crate::compile::scope::{ScopeId, mangle};
 use crate::syntax::ast::{
     self, ClassDef, Expr, ExprKind, FunctionDef, Param, Parameters, Span, Stmt, StmtKind,
 };
+use crate::syntax::unparse::unparse;
 
 impl<'a> Codegen<'a> {
     /// The implicit `return None` at the end of a body, unless the body cannot get there.
@@ -89,6 +90,16 @@ impl<'a> Codegen<'a> {
         Ok(attrs)
     }
 
+    /// An annotation's value: the expression evaluated, or under
+    /// `from __future__ import annotations` its text.
+    pub(super) fn annotation(&mut self, annotation: &'a Expr) -> CompileResult<()> {
+        if self.features.annotations {
+            self.load_const(Constant::Str(unparse(annotation).into()));
+            return Ok(());
+        }
+        self.expr(annotation)
+    }
+
     /// Evaluate parameter and return annotations at def time into a flat
     /// `(name, value, …)` tuple, in CPython's order (`compiler_visit_annotations`).
     fn annotations(
@@ -109,7 +120,7 @@ impl<'a> Codegen<'a> {
         for (name, annotation) in all {
             let name = mangle(self.unit().private.as_deref(), name).into_owned();
             self.load_const(Constant::Str(name.into()));
-            self.expr(annotation)?;
+            self.annotation(annotation)?;
             n += 1;
         }
         if n == 0 {

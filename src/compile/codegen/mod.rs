@@ -20,6 +20,7 @@ use std::rc::Rc;
 use super::Mode;
 use super::bytecode::*;
 use super::error::{CompileError, CompileResult};
+use super::future::Features;
 use super::scope::{Binding, ScopeId, ScopeKind, SymbolTable, mangle};
 use crate::syntax::ast::{self, Ident, Span, Stmt};
 use def::{docstring, has_annotations};
@@ -183,6 +184,8 @@ pub struct Codegen<'a> {
     lines: LineIndex,
     filename: Rc<str>,
     mode: Mode,
+    /// The module's `from __future__` imports.
+    features: Features,
     units: Vec<Unit<'a>>,
 }
 
@@ -195,13 +198,20 @@ fn internal(what: &str, span: Span) -> CompileError {
 }
 
 impl<'a> Codegen<'a> {
-    pub fn new(table: &'a SymbolTable, source: &'a str, filename: &str, mode: Mode) -> Codegen<'a> {
+    pub fn new(
+        table: &'a SymbolTable,
+        source: &'a str,
+        filename: &str,
+        mode: Mode,
+        features: Features,
+    ) -> Codegen<'a> {
         Codegen {
             table,
             source,
             lines: LineIndex::new(source),
             filename: filename.into(),
             mode,
+            features,
             units: Vec::new(),
         }
     }

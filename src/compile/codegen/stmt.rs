@@ -68,7 +68,7 @@ impl<'a> Codegen<'a> {
                 }
                 if let (ExprKind::Name(name), true) = (&target.kind, *simple) {
                     if annotate {
-                        self.expr(annotation)?;
+                        self.annotation(annotation)?;
                         self.name_op("__annotations__", Ctx::Load, span)?;
                         let name = mangle(self.unit().private.as_deref(), name).into_owned();
                         self.load_const(Constant::Str(name.into()));
@@ -92,7 +92,7 @@ impl<'a> Codegen<'a> {
                         _ => {}
                     }
                 }
-                if annotate {
+                if annotate && !self.features.annotations {
                     self.expr(annotation)?;
                     self.emit(Instr::PopTop);
                 }
@@ -722,6 +722,9 @@ impl<'a> Codegen<'a> {
         level: u32,
         span: Span,
     ) -> CompileResult<()> {
+        if level == 0 && module.is_some_and(|m| m.name == "__future__") {
+            self.features.check_placement(span)?;
+        }
         self.load_const(Constant::Int(level as i64));
         let fromlist: Rc<[Constant]> = names
             .iter()
