@@ -11,12 +11,20 @@
 use crate::vm::Vm;
 
 /// The library modules: name, the file tracebacks show, the source.
-const MODULES: [(&str, &str, &str); 2] = [
+const MODULES: [(&str, &str, &str); 6] = [
+    (
+        "collections",
+        "collections/__init__.py",
+        include_str!("collections.apy"),
+    ),
     (
         "contextlib",
         "contextlib.py",
         include_str!("contextlib.apy"),
     ),
+    ("functools", "functools.py", include_str!("functools.apy")),
+    ("heapq", "heapq.py", include_str!("heapq.apy")),
+    ("keyword", "keyword.py", include_str!("keyword.apy")),
     ("typing", "typing.py", include_str!("typing.apy")),
 ];
 
