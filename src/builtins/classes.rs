@@ -255,16 +255,27 @@ fn property_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             .or_else(|| kwarg(kw, name))
             .unwrap_or(Value::None)
     };
-    Ok(new_property(
-        vm,
-        get(0, "fget"),
-        get(1, "fset"),
-        get(2, "fdel"),
-    ))
+    let (fget, doc) = (get(0, "fget"), get(3, "doc"));
+    // Its docstring: `doc=`, else the getter's (`property_init_impl`).
+    let doc = match doc {
+        Value::None if !matches!(fget, Value::None) => {
+            let name = vm.names.doc.clone();
+            vm.get_attr_opt(&fget, &name)?.unwrap_or(Value::None)
+        }
+        doc => doc,
+    };
+    let property = new_property(vm, fget, get(1, "fset"), get(2, "fdel"));
+    if !matches!(doc, Value::None)
+        && let Value::Object(o) = &property
+        && let Some(dict) = o.dict_object()
+    {
+        dict.table.borrow_mut().set_str(vm.names.doc.clone(), doc);
+    }
+    Ok(property)
 }
 
 fn new_property(vm: &Vm, fget: Value, fset: Value, fdel: Value) -> Value {
-    Value::object(Object::new(
+    Value::object(Object::with_dict(
         vm.types.property.clone(),
         ObjectKind::Property { fget, fset, fdel },
     ))
@@ -435,7 +446,51 @@ const SLICE_GETSETS: &[(&str, Getter)] = &[
 ];
 
 /// Installs the constructors, methods and attributes of the classes of this file.
+/// The attributes a program reads and `functools.wraps` writes: a class's own docstring
+/// (never a base's), and a function's annotations, kept in its attribute table.
+fn init_doc_attrs(vm: &mut Vm) {
+    let type_ = vm.types.type_.clone();
+    vm.add_getset(
+        &type_,
+        "__doc__",
+        |vm, v| {
+            let Value::Type(t) = v else {
+                return Ok(Value::None);
+            };
+            Ok(t.dict.borrow().get_str(&vm.names.doc).cloned())
+                .map(|doc| doc.unwrap_or(Value::None))
+        },
+        None,
+    );
+    let function = vm.types.function.clone();
+    vm.add_getset(
+        &function,
+        "__annotations__",
+        |vm, v| {
+            let Value::Function(f) = v else {
+                return Ok(Value::None);
+            };
+            let key = vm.intern("__annotations__");
+            let existing = f.dict.borrow().get_str(&key).cloned();
+            Ok(existing.unwrap_or_else(|| {
+                let d = Value::dict(Default::default());
+                f.dict.borrow_mut().set_str(key, d.clone());
+                d
+            }))
+        },
+        Some(|vm, v, new| match (v, &new) {
+            (Value::Function(f), Value::Dict(_)) => {
+                let key = vm.intern("__annotations__");
+                f.dict.borrow_mut().set_str(key, new);
+                Ok(())
+            }
+            _ => Err(vm.type_error("__annotations__ must be set to a dict object")),
+        }),
+    );
+}
+
 pub fn init(vm: &mut Vm) {
+    init_doc_attrs(vm);
     let t = &vm.types;
     let news: Vec<(Rc<PyType>, NativeFn)> = vec![
         (t.slice.clone(), slice_new),

@@ -1,5 +1,8 @@
-//! The `collections` (deque) and `heapq` modules: enough to write an event loop in a lesson.
-//! Mirrors `Modules/_collectionsmodule.c` and `Lib/heapq.py` (same comparisons, in the same
+//! The native cores of `collections` and `heapq`: `_collections` (deque) and `_heapq` (the
+//! heap operations on a list), as CPython writes them in C; `collections.apy` and
+//! `heapq.apy` build the rest of each module on them. asyncio's queues import these cores
+//! directly, so `import asyncio` compiles neither library file. Mirrors
+//! `Modules/_collectionsmodule.c` and `Modules/_heapqmodule.c` (same comparisons, in the same
 //! order, so a printing `__lt__` prints what CPython prints). Works through `Vm` methods.
 
 use std::cell::RefCell;
@@ -258,7 +261,7 @@ fn deque_type(vm: &mut Vm) -> Rc<PyType> {
 
 pub fn collections_module(vm: &mut Vm) -> Value {
     let deque = deque_type(vm);
-    vm.new_module("collections", vec![("deque", Value::Type(deque))])
+    vm.new_module("_collections", vec![("deque", Value::Type(deque))])
 }
 
 fn less(vm: &mut Vm, a: &Value, b: &Value) -> PyResult<bool> {
@@ -266,11 +269,11 @@ fn less(vm: &mut Vm, a: &Value, b: &Value) -> PyResult<bool> {
     vm.truthy(&r)
 }
 
-fn heap_list<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a Rc<PyList>> {
+fn heap_list<'a>(vm: &Vm, fname: &str, v: &'a Value) -> PyResult<&'a Rc<PyList>> {
     match v {
         Value::List(l) => Ok(l),
         other => Err(vm.type_error(format!(
-            "heap argument must be a list, not {}",
+            "{fname}() argument 1 must be list, not {}",
             vm.type_name(other)
         ))),
     }
@@ -314,10 +317,11 @@ fn sift_up(vm: &mut Vm, heap: &mut [Value], mut pos: usize) -> PyResult<()> {
 /// Runs `f` on a copy of the list's items and stores the result back.
 fn with_heap<T>(
     vm: &mut Vm,
+    fname: &str,
     list: &Value,
     f: impl FnOnce(&mut Vm, &mut Vec<Value>) -> PyResult<T>,
 ) -> PyResult<T> {
-    let l = heap_list(vm, list)?.clone();
+    let l = heap_list(vm, fname, list)?.clone();
     let mut items = l.items.borrow().clone();
     let result = f(vm, &mut items);
     *l.items.borrow_mut() = items;
@@ -331,7 +335,7 @@ pub fn heapq_module(vm: &mut Vm) -> Value {
             vm.native("heappush", |vm, args, _| {
                 check_arity(vm, "heappush", args, 2, 2)?;
                 let item = args[1].clone();
-                with_heap(vm, &args[0], |vm, heap| {
+                with_heap(vm, "heappush", &args[0], |vm, heap| {
                     heap.push(item);
                     let last = heap.len() - 1;
                     sift_down(vm, heap, 0, last)
@@ -343,7 +347,7 @@ pub fn heapq_module(vm: &mut Vm) -> Value {
             "heappop",
             vm.native("heappop", |vm, args, _| {
                 check_arity(vm, "heappop", args, 1, 1)?;
-                with_heap(vm, &args[0], |vm, heap| {
+                with_heap(vm, "heappop", &args[0], |vm, heap| {
                     let Some(last) = heap.pop() else {
                         return Err(vm.index_error("index out of range"));
                     };
@@ -360,7 +364,7 @@ pub fn heapq_module(vm: &mut Vm) -> Value {
             "heapify",
             vm.native("heapify", |vm, args, _| {
                 check_arity(vm, "heapify", args, 1, 1)?;
-                with_heap(vm, &args[0], |vm, heap| {
+                with_heap(vm, "heapify", &args[0], |vm, heap| {
                     for i in (0..heap.len() / 2).rev() {
                         sift_up(vm, heap, i)?;
                     }
@@ -374,7 +378,7 @@ pub fn heapq_module(vm: &mut Vm) -> Value {
             vm.native("heappushpop", |vm, args, _| {
                 check_arity(vm, "heappushpop", args, 2, 2)?;
                 let item = args[1].clone();
-                with_heap(vm, &args[0], |vm, heap| {
+                with_heap(vm, "heappushpop", &args[0], |vm, heap| {
                     if !heap.is_empty() && less(vm, &heap[0], &item)? {
                         let top = std::mem::replace(&mut heap[0], item);
                         sift_up(vm, heap, 0)?;
@@ -389,7 +393,7 @@ pub fn heapq_module(vm: &mut Vm) -> Value {
             vm.native("heapreplace", |vm, args, _| {
                 check_arity(vm, "heapreplace", args, 2, 2)?;
                 let item = args[1].clone();
-                with_heap(vm, &args[0], |vm, heap| {
+                with_heap(vm, "heapreplace", &args[0], |vm, heap| {
                     if heap.is_empty() {
                         return Err(vm.index_error("index out of range"));
                     }
@@ -400,5 +404,5 @@ pub fn heapq_module(vm: &mut Vm) -> Value {
             }),
         ),
     ];
-    vm.new_module("heapq", attrs)
+    vm.new_module("_heapq", attrs)
 }

@@ -25,6 +25,7 @@
 //! the set algebra (`vm/set_ops.rs`), `next()` and iteration (`vm/iter.rs`), the hash table
 //! (`vm/dict.rs`).
 
+mod bind;
 mod classes;
 pub mod collections;
 pub mod contextvars;

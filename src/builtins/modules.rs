@@ -1,6 +1,7 @@
 //! The built-in modules apy can import: `sys` (argv, exit, stdout/stderr, recursion
 //! limit), `time` (time, monotonic, perf_counter, sleep: the last three follow `--clock
-//! virtual`), `functools` (partial, reduce); `inspect` and `types` live in `inspect.rs`;
+//! virtual`), `_functools` (partial, reduce: the native core of `functools.apy`); `inspect`
+//! and `types` live in `inspect.rs`;
 //! `random`, `math`, `itertools` and the others named in `register` have files of their
 //! own. Mirrors `Python/sysmodule.c`,
 //! `Modules/timemodule.c`, `Modules/_functoolsmodule.c`.
@@ -19,12 +20,13 @@ use crate::vm::{ModuleMaker, PyResult, Vm};
 
 /// Registers the native modules of this folder with `vm`, each made on its first import.
 pub fn register(vm: &mut Vm) {
-    let modules: [(&'static str, ModuleMaker); 11] = [
+    let modules: [(&'static str, ModuleMaker); 12] = [
         ("sys", sys_module),
         ("time", time_module),
-        ("functools", functools_module),
-        ("collections", super::collections::collections_module),
-        ("heapq", super::collections::heapq_module),
+        ("_functools", functools_module),
+        ("_collections", super::collections::collections_module),
+        ("_heapq", super::collections::heapq_module),
+        ("_bind", super::bind::module),
         ("inspect", super::inspect::inspect_module),
         ("types", super::inspect::types_module),
         ("contextvars", super::contextvars::module),
@@ -396,5 +398,5 @@ fn functools_module(vm: &mut Vm) -> Value {
         ("partial", Value::Type(partial)),
         ("reduce", vm.native("reduce", functools_reduce)),
     ];
-    vm.new_module("functools", attrs)
+    vm.new_module("_functools", attrs)
 }

@@ -5,7 +5,9 @@
 
 use super::list_type::{seq_count, seq_index};
 use crate::vm::args::{Signature, check_arity, check_kwargs, split_cls};
-use crate::vm::object::{KwArgs, NativeFn};
+use std::rc::Rc;
+
+use crate::vm::object::{KwArgs, NativeFn, Object, ObjectKind};
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
 
@@ -22,14 +24,22 @@ pub fn init(vm: &mut Vm) {
 }
 
 fn tuple_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    let (_, args) = split_cls(vm, args)?;
+    let (cls, args) = split_cls(vm, args)?;
     check_kwargs(vm, "tuple", kw, &[])?;
     check_arity(vm, "tuple", args, 0, 1)?;
-    match args.first() {
-        None => Ok(Value::tuple(vec![])),
-        Some(v @ Value::Tuple(_)) => Ok(v.clone()),
-        Some(v) => Ok(Value::tuple(vm.collect_iterable(v)?)),
+    let tuple = match args.first() {
+        None => Value::tuple(vec![]),
+        Some(v @ Value::Tuple(_)) => v.clone(),
+        Some(v) => Value::tuple(vm.collect_iterable(v)?),
+    };
+    if Rc::ptr_eq(&cls, &vm.types.tuple) {
+        return Ok(tuple);
     }
+    // `tuple.__new__(Point, values)`: an instance of the subclass (a namedtuple's `_make`).
+    Ok(Value::object(Object::with_dict(
+        cls,
+        ObjectKind::Builtin(tuple),
+    )))
 }
 
 fn index(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {

@@ -11,23 +11,31 @@
 use crate::vm::Vm;
 
 /// The library modules: name, the file tracebacks show, the source.
-const MODULES: [(&str, &str, &str); 3] = [
+const MODULES: &[(&str, &str, &str)] = &[
     (
         "__future__",
         "__future__.py",
         include_str!("__future__.apy"),
     ),
     (
+        "collections",
+        "collections/__init__.py",
+        include_str!("collections.apy"),
+    ),
+    (
         "contextlib",
         "contextlib.py",
         include_str!("contextlib.apy"),
     ),
+    ("functools", "functools.py", include_str!("functools.apy")),
+    ("heapq", "heapq.py", include_str!("heapq.apy")),
+    ("keyword", "keyword.py", include_str!("keyword.apy")),
     ("typing", "typing.py", include_str!("typing.apy")),
 ];
 
 /// Makes every library module importable in `vm`.
 pub fn install(vm: &mut Vm) {
-    for (name, file, text) in MODULES {
+    for &(name, file, text) in MODULES {
         vm.register_library_module(name, file, text);
     }
 }

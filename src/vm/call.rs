@@ -137,7 +137,7 @@ impl Vm {
             locals[slot] = Value::tuple(args[npos..].to_vec());
             slot += 1;
         } else if args.len() > argcount {
-            return Err(self.too_many_positional(func, args.len(), kw, &locals));
+            return Err(self.too_many_positional(func, args.len(), kw));
         }
         let mut kwdict = None;
         if code.flags.varkeywords {
@@ -239,70 +239,28 @@ impl Vm {
     }
 
     fn missing_args(&self, func: &Function, missing: &[Rc<PyStr>], kind: &str) -> super::Exc {
-        let names: Vec<String> = missing
-            .iter()
-            .map(|n| format!("'{}'", n.as_str()))
-            .collect();
-        let list = match names.len() {
-            1 => names[0].clone(),
-            2 => format!("{} and {}", names[0], names[1]),
-            n => format!("{}, and {}", names[..n - 1].join(", "), names[n - 1]),
-        };
-        let plural = if names.len() == 1 { "" } else { "s" };
-        self.type_error(format!(
-            "{}() missing {} required {kind} argument{plural}: {list}",
-            func.qualname.borrow(),
-            names.len()
+        let names: Vec<&str> = missing.iter().map(|n| n.as_str()).collect();
+        self.type_error(missing_arguments_text(
+            &func.qualname.borrow(),
+            &names,
+            kind,
         ))
     }
 
-    fn too_many_positional(
-        &self,
-        func: &Function,
-        given: usize,
-        kw: &KwArgs,
-        locals: &[Value],
-    ) -> super::Exc {
+    fn too_many_positional(&self, func: &Function, given: usize, kw: &KwArgs) -> super::Exc {
         let code = &func.code.code;
         let argcount = code.argcount as usize;
-        let defaults = func.defaults.len();
-        let takes = if defaults > 0 {
-            format!(
-                "from {} to {argcount} positional arguments",
-                argcount - defaults
-            )
-        } else {
-            format!(
-                "{argcount} positional argument{}",
-                if argcount == 1 { "" } else { "s" }
-            )
-        };
+        let kwonly = &func.code.varnames[argcount..argcount + code.kwonlyargcount as usize];
         let kwonly_given = kw
             .iter()
-            .filter(|(name, _)| {
-                func.code.varnames[argcount..argcount + code.kwonlyargcount as usize]
-                    .iter()
-                    .any(|v| v.as_str() == name.as_str())
-            })
+            .filter(|(name, _)| kwonly.iter().any(|v| v.as_str() == name.as_str()))
             .count();
-        let _ = locals;
-        let was = if given == 1 && kwonly_given == 0 {
-            "was"
-        } else {
-            "were"
-        };
-        let given_text = if kwonly_given > 0 {
-            format!(
-                "{given} positional argument{} (and {kwonly_given} keyword-only argument{}) were",
-                if given == 1 { "" } else { "s" },
-                if kwonly_given == 1 { "" } else { "s" }
-            )
-        } else {
-            format!("{given} {was}")
-        };
-        self.type_error(format!(
-            "{}() takes {takes} but {given_text} given",
-            func.qualname.borrow()
+        self.type_error(too_many_positional_text(
+            &func.qualname.borrow(),
+            argcount,
+            func.defaults.len(),
+            given,
+            kwonly_given,
         ))
     }
 
@@ -495,4 +453,55 @@ pub(super) fn generator_kind(f: &Function) -> Option<GenKind> {
     } else {
         None
     }
+}
+
+/// CPython's `missing_arguments` text: "f() missing 2 required positional arguments: 'a'
+/// and 'b'" (`kind` is `positional` or `keyword-only`).
+pub fn missing_arguments_text(qualname: &str, missing: &[&str], kind: &str) -> String {
+    let names: Vec<String> = missing.iter().map(|n| format!("'{n}'")).collect();
+    let list = match names.len() {
+        1 => names[0].clone(),
+        2 => format!("{} and {}", names[0], names[1]),
+        n => format!("{}, and {}", names[..n - 1].join(", "), names[n - 1]),
+    };
+    let plural = if names.len() == 1 { "" } else { "s" };
+    format!(
+        "{qualname}() missing {} required {kind} argument{plural}: {list}",
+        names.len()
+    )
+}
+
+/// CPython's `too_many_positional` text, for a function of `argcount` positional
+/// parameters (`defaults` of them with defaults) given `given` positional arguments and
+/// `kwonly_given` keyword-only ones.
+pub fn too_many_positional_text(
+    qualname: &str,
+    argcount: usize,
+    defaults: usize,
+    given: usize,
+    kwonly_given: usize,
+) -> String {
+    let takes = if defaults > 0 {
+        format!(
+            "from {} to {argcount} positional arguments",
+            argcount - defaults
+        )
+    } else {
+        format!(
+            "{argcount} positional argument{}",
+            if argcount == 1 { "" } else { "s" }
+        )
+    };
+    let given_text = if kwonly_given > 0 {
+        format!(
+            "{given} positional argument{} (and {kwonly_given} keyword-only argument{}) were",
+            if given == 1 { "" } else { "s" },
+            if kwonly_given == 1 { "" } else { "s" }
+        )
+    } else if given == 1 {
+        format!("{given} was")
+    } else {
+        format!("{given} were")
+    };
+    format!("{qualname}() takes {takes} but {given_text} given")
 }

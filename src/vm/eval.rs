@@ -1210,6 +1210,8 @@ impl Vm {
     fn is_mapping(&mut self, v: &Value) -> bool {
         match v {
             Value::Dict(_) => true,
+            // A dict subclass (`Counter`, `OrderedDict`) is one, whatever it overrides.
+            Value::Object(o) if matches!(o.builtin_base(), Some(Value::Dict(_))) => true,
             Value::Object(o) if !o.class.builtin => {
                 let keys = self.intern("keys");
                 super::types::lookup(&o.class, &keys).is_some()

@@ -146,6 +146,11 @@ impl Vm {
         }
     }
 
+    /// Does the class of `v` (or a base) define `dunder` as a Python function?
+    fn defines_in_python(&self, v: &Value, dunder: &Rc<PyStr>) -> bool {
+        matches!(lookup(self.type_of(v), dunder), Some(Value::Function(_)))
+    }
+
     /// The exception for an error reported by the runtime library.
     pub fn op_error(&self, e: OpError) -> super::Exc {
         let t = &self.types;
@@ -205,7 +210,13 @@ impl Vm {
         let (lname, rname) = dunder_names(base);
         let (lname, rname) = (self.intern(lname), self.intern(rname));
         let (base_a, base_b) = (self.base_value(a, &lname), self.base_value(b, &rname));
-        if base_a.is_some() || base_b.is_some() {
+        // Instances of subclasses of built-in types act as the values they extend, unless
+        // either side's class defines the operator itself (`Counter.__add__`): then the
+        // protocol below calls that method with the operands unchanged.
+        if (base_a.is_some() || base_b.is_some())
+            && !self.defines_in_python(a, &lname)
+            && !self.defines_in_python(b, &rname)
+        {
             let a = base_a.unwrap_or_else(|| a.clone());
             let b = base_b.unwrap_or_else(|| b.clone());
             return self.binary_op(base, &a, &b);

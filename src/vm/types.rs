@@ -1287,7 +1287,6 @@ pub fn init_type_methods(vm: &mut Vm) {
         |vm, v| Ok(Value::dict(as_type(vm, v)?.dict.borrow().clone())),
         None,
     );
-    vm.add_getset(&type_, "__doc__", |_, _| Ok(Value::None), None);
     vm.add_method(&type_, "mro", |vm, args, _| {
         let t = as_type(vm, args.first().unwrap_or(&Value::None))?;
         Ok(Value::list(t.mro().into_iter().map(Value::Type).collect()))
@@ -1388,23 +1387,6 @@ pub fn init_type_methods(vm: &mut Vm) {
             }
             Ok(())
         }),
-    );
-    vm.add_getset(
-        &function,
-        "__annotations__",
-        |vm, v| {
-            let Value::Function(f) = v else {
-                return Ok(Value::None);
-            };
-            let key = vm.intern("__annotations__");
-            let existing = f.dict.borrow().get_str(&key).cloned();
-            Ok(existing.unwrap_or_else(|| {
-                let d = Value::dict(Default::default());
-                f.dict.borrow_mut().set_str(key, d.clone());
-                d
-            }))
-        },
-        None,
     );
     vm.add_getset(
         &function,
