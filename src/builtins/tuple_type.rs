@@ -5,7 +5,7 @@
 
 use super::list_type::{seq_count, seq_index};
 use crate::vm::args::{Signature, check_arity, check_kwargs, split_cls};
-use crate::vm::object::{KwArgs, NativeFn};
+use crate::vm::object::{KwArgs, NativeFn, Object, ObjectKind};
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
 
@@ -22,14 +22,24 @@ pub fn init(vm: &mut Vm) {
 }
 
 fn tuple_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    let (_, args) = split_cls(vm, args)?;
+    let (cls, args) = split_cls(vm, args)?;
     check_kwargs(vm, "tuple", kw, &[])?;
     check_arity(vm, "tuple", args, 0, 1)?;
-    match args.first() {
-        None => Ok(Value::tuple(vec![])),
-        Some(v @ Value::Tuple(_)) => Ok(v.clone()),
-        Some(v) => Ok(Value::tuple(vm.collect_iterable(v)?)),
+    let tuple = match args.first() {
+        None => Value::tuple(vec![]),
+        Some(v @ Value::Tuple(_)) => v.clone(),
+        Some(v) => Value::tuple(vm.collect_iterable(v)?),
+    };
+    // `super().__new__(cls, items)` in a subclass's own `__new__` makes the subclass's
+    // instance there, so that `__new__` can give it attributes (a plain call of the class
+    // gets the same from `Vm::call_type`).
+    if cls.builtin {
+        return Ok(tuple);
     }
+    Ok(Value::object(Object::with_dict(
+        cls,
+        ObjectKind::Builtin(tuple),
+    )))
 }
 
 fn index(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {

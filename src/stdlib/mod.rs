@@ -11,13 +11,14 @@
 use crate::vm::Vm;
 
 /// The library modules: name, the file tracebacks show, the source.
-const MODULES: [(&str, &str, &str); 2] = [
+const MODULES: [(&str, &str, &str); 3] = [
     (
         "contextlib",
         "contextlib.py",
         include_str!("contextlib.apy"),
     ),
     ("typing", "typing.py", include_str!("typing.apy")),
+    ("time", "time.py", include_str!("time.apy")),
 ];
 
 /// Makes every library module importable in `vm`.
