@@ -11,7 +11,7 @@
 use crate::vm::Vm;
 
 /// The library modules: name, the file tracebacks show, the source.
-const MODULES: [(&str, &str, &str); 3] = [
+const MODULES: [(&str, &str, &str); 4] = [
     (
         "contextlib",
         "contextlib.py",
@@ -19,6 +19,7 @@ const MODULES: [(&str, &str, &str); 3] = [
     ),
     ("typing", "typing.py", include_str!("typing.apy")),
     ("time", "time.py", include_str!("time.apy")),
+    ("datetime", "datetime.py", include_str!("datetime.apy")),
 ];
 
 /// Makes every library module importable in `vm`.
