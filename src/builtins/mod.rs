@@ -1,6 +1,6 @@
 //! The `builtins` module: what a program finds without importing anything — the built-in
 //! functions, the built-in types' constructors and methods — and the native modules it can
-//! import (`sys`, `time`, `functools`, `collections`, `heapq`, `inspect`, `types`,
+//! import (`sys`, `_time`, `functools`, `collections`, `heapq`, `inspect`, `types`,
 //! `contextvars`, `random`, `math`, `itertools`). Works on the VM's value model through `Vm` methods only; never touches
 //! frames or bytecode. [`install`] is the one way in: it runs each file's `init`.
 //!
@@ -14,8 +14,8 @@
 //! - `classes.rs` — `object`, `type`, and the small classes without a file of their own:
 //!   `slice`, `enumerate`, `zip`, `map`, `filter`, `reversed`, `super`, `property`,
 //!   `classmethod`, `staticmethod`.
-//! - `modules.rs` — `sys` (with its standard streams), `time`, `functools`, and the table of
-//!   native modules; `collections.rs` (`deque`, `heapq`), `inspect.rs` (`inspect`, `types`),
+//! - `modules.rs` — `sys` (with its standard streams), `functools`, and the table of
+//!   native modules; `time.rs` (`_time`, the native half of `time`); `collections.rs` (`deque`, `heapq`), `inspect.rs` (`inspect`, `types`),
 //!   `contextvars.rs`, `random.rs` (over `random_core.rs`, the Mersenne Twister), `math.rs`
 //!   (with `math_int.rs`, `math_sum.rs`), `itertools.rs` (with `itertools_comb.rs`);
 //!   `module_args.rs` converts their arguments as CPython's C API does.
@@ -46,6 +46,7 @@ mod random_core;
 mod range_type;
 mod set_type;
 mod str_type;
+mod time;
 mod tuple_type;
 
 use crate::vm::Vm;

@@ -1,16 +1,12 @@
 //! The built-in modules apy can import: `sys` (argv, exit, stdout/stderr, recursion
-//! limit), `time` (time, monotonic, perf_counter, sleep: the last three follow `--clock
-//! virtual`), `_functools` (partial, reduce: the native core of `functools.apy`); `inspect`
-//! and `types` live in `inspect.rs`;
-//! `random`, `math`, `itertools` and the others named in `register` have files of their
-//! own. Mirrors `Python/sysmodule.c`,
-//! `Modules/timemodule.c`, `Modules/_functoolsmodule.c`.
+//! limit), `_functools` (partial, reduce: the native core of `functools.apy`); `inspect`
+//! and `types` live in `inspect.rs`; `_time` (under `stdlib/time.apy`), `random`, `math`,
+//! `itertools` and the others named in `register` have files of their own. Mirrors
+//! `Python/sysmodule.c`, `Modules/_functoolsmodule.c`.
 
 use std::io::Write;
 use std::rc::Rc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::common::clock::{self, ClockKind};
 use crate::vm::args::{check_arity, check_kwargs};
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, Object, ObjectKind};
@@ -20,9 +16,9 @@ use crate::vm::{ModuleMaker, PyResult, Vm};
 
 /// Registers the native modules of this folder with `vm`, each made on its first import.
 pub fn register(vm: &mut Vm) {
-    let modules: [(&'static str, ModuleMaker); 12] = [
+    let modules: &[(&str, ModuleMaker)] = &[
         ("sys", sys_module),
-        ("time", time_module),
+        ("_time", super::time::module),
         ("_functools", functools_module),
         ("_collections", super::collections::collections_module),
         ("_heapq", super::collections::heapq_module),
@@ -34,7 +30,7 @@ pub fn register(vm: &mut Vm) {
         ("random", super::random::module),
         ("itertools", super::itertools::module),
     ];
-    for (name, make) in modules {
+    for &(name, make) in modules {
         vm.register_module(name, make);
     }
 }
@@ -208,93 +204,6 @@ fn sys_setrecursionlimit(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<V
     }
     vm.recursion_limit = (n as usize).min(vm.max_recursion_limit);
     Ok(Value::None)
-}
-
-fn time_module(vm: &mut Vm) -> Value {
-    let attrs = vec![
-        (
-            "time",
-            vm.native("time", |_, _, _| {
-                Ok(Value::Float(
-                    SystemTime::now()
-                        .duration_since(UNIX_EPOCH)
-                        .map_or(0.0, |d| d.as_secs_f64()),
-                ))
-            }),
-        ),
-        (
-            "time_ns",
-            vm.native("time_ns", |_, _, _| {
-                Ok(Value::Int(
-                    SystemTime::now()
-                        .duration_since(UNIX_EPOCH)
-                        .map_or(0, |d| d.as_nanos() as i64),
-                ))
-            }),
-        ),
-        (
-            "monotonic",
-            vm.native("monotonic", |vm, _, _| {
-                Ok(Value::Float(clock::now(vm.config.clock)))
-            }),
-        ),
-        (
-            "perf_counter",
-            vm.native("perf_counter", |vm, _, _| {
-                Ok(Value::Float(clock::now(vm.config.clock)))
-            }),
-        ),
-        (
-            "monotonic_ns",
-            vm.native("monotonic_ns", |vm, _, _| {
-                Ok(Value::Int((clock::now(vm.config.clock) * 1e9) as i64))
-            }),
-        ),
-        (
-            "perf_counter_ns",
-            vm.native("perf_counter_ns", |vm, _, _| {
-                Ok(Value::Int((clock::now(vm.config.clock) * 1e9) as i64))
-            }),
-        ),
-        ("sleep", vm.native("sleep", time_sleep)),
-    ];
-    vm.new_module("time", attrs)
-}
-
-fn time_sleep(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    check_kwargs(vm, "sleep", kw, &[])?;
-    check_arity(vm, "sleep", args, 1, 1)?;
-    let secs = match &args[0] {
-        Value::Int(n) => *n as f64,
-        Value::Float(f) => *f,
-        Value::Bool(b) => *b as i64 as f64,
-        other => {
-            return Err(vm.type_error(format!(
-                "'{}' object cannot be interpreted as an integer",
-                vm.type_name(other)
-            )));
-        }
-    };
-    if secs < 0.0 || secs.is_nan() {
-        return Err(vm.value_error("sleep length must be non-negative"));
-    }
-    // CPython counts nanoseconds in an i64.
-    if secs * 1e9 >= i64::MAX as f64 {
-        return Err(vm.new_exc(
-            &vm.types.overflow_error.clone(),
-            "timestamp out of range for platform time_t",
-        ));
-    }
-    if vm.config.clock == ClockKind::Virtual {
-        clock::advance_virtual(clock::now(ClockKind::Virtual) + secs);
-        return Ok(Value::None);
-    }
-    vm.flush_stdout();
-    vm.wait_idle(Instant::now().checked_add(Duration::from_secs_f64(secs)));
-    match vm.check_woken() {
-        Some(exc) => Err(exc),
-        None => Ok(Value::None),
-    }
 }
 
 fn partial_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {

@@ -5,8 +5,6 @@
 
 use super::list_type::{seq_count, seq_index};
 use crate::vm::args::{Signature, check_arity, check_kwargs, split_cls};
-use std::rc::Rc;
-
 use crate::vm::object::{KwArgs, NativeFn, Object, ObjectKind};
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
@@ -32,10 +30,12 @@ fn tuple_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         Some(v @ Value::Tuple(_)) => v.clone(),
         Some(v) => Value::tuple(vm.collect_iterable(v)?),
     };
-    if Rc::ptr_eq(&cls, &vm.types.tuple) {
+    // `super().__new__(cls, items)` in a subclass's own `__new__` makes the subclass's
+    // instance there, so that `__new__` can give it attributes (a plain call of the class
+    // gets the same from `Vm::call_type`).
+    if cls.builtin {
         return Ok(tuple);
     }
-    // `tuple.__new__(Point, values)`: an instance of the subclass (a namedtuple's `_make`).
     Ok(Value::object(Object::with_dict(
         cls,
         ObjectKind::Builtin(tuple),

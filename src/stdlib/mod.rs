@@ -31,6 +31,8 @@ const MODULES: &[(&str, &str, &str)] = &[
     ("heapq", "heapq.py", include_str!("heapq.apy")),
     ("keyword", "keyword.py", include_str!("keyword.apy")),
     ("typing", "typing.py", include_str!("typing.apy")),
+    ("time", "time.py", include_str!("time.apy")),
+    ("datetime", "datetime.py", include_str!("datetime.apy")),
 ];
 
 /// Makes every library module importable in `vm`.

@@ -156,6 +156,7 @@ impl Vm {
                         | ObjectKind::Generator(_)
                 ) || lookup(&o.class, &self.names.iter).is_some()
                     || (!o.class.builtin && lookup(&o.class, &self.names.getitem).is_some())
+                    || o.builtin_base().is_some_and(|base| self.is_iterable(base))
             }
             _ => false,
         }
