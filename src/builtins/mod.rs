@@ -25,7 +25,9 @@
 //! the set algebra (`vm/set_ops.rs`), `next()` and iteration (`vm/iter.rs`), the hash table
 //! (`vm/dict.rs`).
 
+mod bytes_type;
 mod classes;
+mod codecs;
 pub mod collections;
 pub mod contextvars;
 mod dict_type;
@@ -60,6 +62,7 @@ pub fn install(vm: &mut Vm) {
     dict_type::init(vm);
     set_type::init(vm);
     str_type::init(vm);
+    bytes_type::init(vm);
     num_type::init(vm);
     range_type::init(vm);
     crate::vm::generics::init(vm);
@@ -75,6 +78,8 @@ pub fn install(vm: &mut Vm) {
         ("bool", t.bool.clone()),
         ("float", t.float.clone()),
         ("str", t.str.clone()),
+        ("bytes", t.bytes.clone()),
+        ("bytearray", t.bytearray.clone()),
         ("list", t.list.clone()),
         ("tuple", t.tuple.clone()),
         ("dict", t.dict.clone()),
