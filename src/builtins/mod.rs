@@ -26,7 +26,9 @@
 //! (`vm/dict.rs`).
 
 mod bind;
+mod bytes_type;
 mod classes;
+mod codecs;
 pub mod collections;
 pub mod contextvars;
 mod dict_type;
@@ -62,6 +64,7 @@ pub fn install(vm: &mut Vm) {
     dict_type::init(vm);
     set_type::init(vm);
     str_type::init(vm);
+    bytes_type::init(vm);
     num_type::init(vm);
     range_type::init(vm);
     crate::vm::generics::init(vm);
@@ -77,6 +80,8 @@ pub fn install(vm: &mut Vm) {
         ("bool", t.bool.clone()),
         ("float", t.float.clone()),
         ("str", t.str.clone()),
+        ("bytes", t.bytes.clone()),
+        ("bytearray", t.bytearray.clone()),
         ("list", t.list.clone()),
         ("tuple", t.tuple.clone()),
         ("dict", t.dict.clone()),

@@ -56,7 +56,7 @@ fn nth_str_arg(vm: &Vm, value: &Value, method: &str, position: usize) -> PyResul
 }
 
 /// An optional slice bound (`start`/`end` of find, count, startswith): None or `__index__`.
-fn slice_bound(vm: &mut Vm, value: Option<&Value>) -> PyResult<Option<i64>> {
+pub(super) fn slice_bound(vm: &mut Vm, value: Option<&Value>) -> PyResult<Option<i64>> {
     match value {
         None | Some(Value::None) => Ok(None),
         Some(v) => match vm.index_value(v)? {

@@ -198,8 +198,37 @@ pub fn str_repr(s: &str) -> String {
     out
 }
 
+/// `repr(b)` of bytes (`bytes_repr` in `Objects/bytesobject.c`): `b'…'`, quoted as
+/// [`str_repr`] quotes, every byte outside printable ASCII as `\xNN`.
+pub fn bytes_repr(bytes: &[u8]) -> String {
+    let quote = if bytes.contains(&b'\'') && !bytes.contains(&b'"') {
+        b'"'
+    } else {
+        b'\''
+    };
+    let mut out = String::with_capacity(bytes.len() + 3);
+    out.push('b');
+    out.push(quote as char);
+    for &b in bytes {
+        match b {
+            b'\\' => out.push_str("\\\\"),
+            b'\t' => out.push_str("\\t"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            _ if b == quote => {
+                out.push('\\');
+                out.push(b as char);
+            }
+            0x20..0x7f => out.push(b as char),
+            _ => out.push_str(&format!("\\x{b:02x}")),
+        }
+    }
+    out.push(quote as char);
+    out
+}
+
 /// `\xNN`, `\uNNNN` or `\UNNNNNNNN`, the shortest that fits.
-fn push_code_point_escape(out: &mut String, c: char) {
+pub fn push_code_point_escape(out: &mut String, c: char) {
     let code = c as u32;
     let escape = if code < 0x100 {
         format!("\\x{code:02x}")

@@ -22,6 +22,7 @@
 //!   `asyncio/trace.rs`, and its module doc holds the log's format
 //! - `explain`     — the `--explain` switch and the layout of a teaching note
 
+pub mod bytes_ops;
 pub mod chars;
 pub mod clock;
 pub mod explain;

@@ -270,15 +270,10 @@ pub fn partition<'a>(
     sep: &str,
     reverse: bool,
 ) -> OpResult<(&'a str, &'a str, &'a str)> {
-    if sep.is_empty() {
-        return Err(OpError::value("empty separator"));
-    }
-    let found = if reverse { s.rfind(sep) } else { s.find(sep) };
-    Ok(match found {
-        Some(at) => (&s[..at], &s[at..at + sep.len()], &s[at + sep.len()..]),
-        None if reverse => ("", "", s),
-        None => (s, "", ""),
-    })
+    // The bytes algorithm, whose parts end at character boundaries on UTF-8.
+    let (head, found, _) = super::bytes_ops::partition(s.as_bytes(), sep.as_bytes(), reverse)?;
+    let (at, end) = (head.len(), head.len() + found.len());
+    Ok((&s[..at], &s[at..end], &s[end..]))
 }
 
 // ---- stripping and padding ------------------------------------------------------------

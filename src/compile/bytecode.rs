@@ -625,6 +625,7 @@ pub enum Constant {
     BigInt(Rc<BigInt>),
     Float(f64),
     Str(Rc<str>),
+    Bytes(Rc<[u8]>),
     Tuple(Rc<[Constant]>),
     Code(Rc<Code>),
 }

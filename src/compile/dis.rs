@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write;
 
 use super::bytecode::{Code, CompareOperator, Constant, Instr};
-use crate::common::chars::str_repr;
+use crate::common::chars::{bytes_repr, str_repr};
 use crate::common::float_repr::float_repr;
 
 const OPNAME_WIDTH: usize = 20;
@@ -369,6 +369,7 @@ fn constant_repr(c: &Constant, addresses: &Addresses) -> String {
         Constant::BigInt(i) => i.to_string(),
         Constant::Float(f) => float_repr(*f),
         Constant::Str(s) => str_repr(s),
+        Constant::Bytes(b) => bytes_repr(b),
         Constant::Tuple(items) => {
             let parts: Vec<String> = items.iter().map(|c| constant_repr(c, addresses)).collect();
             if parts.len() == 1 {

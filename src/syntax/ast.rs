@@ -319,6 +319,7 @@ pub enum Constant {
     Int(BigInt),
     Float(f64),
     Str(String),
+    Bytes(Vec<u8>),
 }
 
 #[derive(Clone, Debug, PartialEq)]

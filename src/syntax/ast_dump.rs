@@ -6,7 +6,7 @@
 //! does not keep (`ctx`, `type_comment`, `kind`, positions) are left out. Depends on the AST
 //! and on the pure `repr` helpers of `builtins` (no VM values).
 
-use crate::common::chars::str_repr;
+use crate::common::chars::{bytes_repr, str_repr};
 use crate::common::float_repr::float_repr;
 
 use super::ast::{
@@ -416,6 +416,7 @@ fn constant(value: &Constant) -> Node {
         Constant::Int(value) => value.to_string(),
         Constant::Float(value) => float_repr(*value),
         Constant::Str(text) => str_repr(text),
+        Constant::Bytes(bytes) => bytes_repr(bytes),
     };
     Node::new("Constant").repr("value", repr)
 }

@@ -323,15 +323,85 @@ pub fn scan_string(src: &str, start: usize, depth: usize) -> Result<(StrToken, u
         return Ok((StrToken::Format(Box::new(token)), end));
     }
     let mut text = String::new();
-    let end = scan_plain_body(src, start, body, quote, prefix.raw, &mut text)?;
+    // A bytes body is scanned raw (escapes kept as written), then decoded as bytes.
+    let raw = prefix.raw || prefix.bytes;
+    let end = scan_plain_body(src, start, body, quote, raw, &mut text)?;
     if prefix.bytes {
-        return Err(LexError::unsupported(
-            "bytes literals are not supported by apy",
-            Span::new(start, end),
-            "apy has str only: drop the `b` prefix",
-        ));
+        if !text.is_ascii() {
+            return Err(LexError::invalid(
+                "bytes can only contain ASCII literal characters",
+                start,
+                end,
+            ));
+        }
+        let bytes = if prefix.raw {
+            text.into_bytes()
+        } else {
+            decode_bytes_escapes(text.as_bytes())
+                .map_err(|message| LexError::invalid(message, start, end))?
+        };
+        return Ok((StrToken::Bytes(bytes), end));
     }
     Ok((StrToken::Plain(text), end))
+}
+
+/// The value of a bytes literal from its ASCII body with escapes as written: `\xNN` and
+/// octal escapes are bytes (an octal one past 0o377 keeps its low 8 bits, as CPython's
+/// does after its warning); `\u`, `\N` and unknown escapes stay as written.
+fn decode_bytes_escapes(body: &[u8]) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(body.len());
+    let mut i = 0;
+    while i < body.len() {
+        let b = body[i];
+        i += 1;
+        if b != b'\\' || i >= body.len() {
+            out.push(b);
+            continue;
+        }
+        let c = body[i];
+        i += 1;
+        let decoded = match c {
+            b'\n' => None,
+            b'\\' | b'\'' | b'"' => Some(c),
+            b'a' => Some(7),
+            b'b' => Some(8),
+            b'f' => Some(12),
+            b'n' => Some(b'\n'),
+            b'r' => Some(b'\r'),
+            b't' => Some(b'\t'),
+            b'v' => Some(11),
+            b'0'..=b'7' => {
+                let mut value = u32::from(c - b'0');
+                let digits_end = (i + 2).min(body.len());
+                while i < digits_end && (b'0'..=b'7').contains(&body[i]) {
+                    value = value * 8 + u32::from(body[i] - b'0');
+                    i += 1;
+                }
+                Some(value as u8)
+            }
+            b'x' => {
+                let hex = body
+                    .get(i..i + 2)
+                    .filter(|h| h.iter().all(u8::is_ascii_hexdigit));
+                let Some(hex) = hex.and_then(|h| std::str::from_utf8(h).ok()) else {
+                    return Err(format!(
+                        "(value error) invalid \\x escape at position {}",
+                        i - 2
+                    ));
+                };
+                i += 2;
+                Some(u8::from_str_radix(hex, 16).unwrap_or(0))
+            }
+            _ => {
+                // Kept as written; the character after the backslash is read again.
+                out.push(b'\\');
+                i -= 1;
+                continue;
+            }
+        };
+        out.extend(decoded);
+    }
+    Ok(out)
 }
 
 /// Scans a non-f-string body from `pos`, appending decoded text; returns the end offset.
@@ -603,6 +673,10 @@ mod tests {
         assert_eq!(lex("'a\\\nb'"), vec![Ok(plain("ab"))]);
         assert_eq!(lex("rb"), vec![Ok(Tok::Name("rb".into()))]);
         assert_eq!(lex("'''a\r\nb\rc'''"), vec![Ok(plain("a\nb\nc"))]);
+        let bytes = |b: &[u8]| vec![Ok(Tok::Str(StrToken::Bytes(b.to_vec())))];
+        assert_eq!(lex(r"b'a\x41\101\u00\n'"), bytes(b"aAA\\u00\n"));
+        assert_eq!(lex(r"rb'\x41'"), bytes(b"\\x41"));
+        assert_eq!(lex(r"b'\777\q\0123'"), bytes(b"\xff\\q\n3"));
     }
 
     #[test]
@@ -616,8 +690,12 @@ mod tests {
             "unterminated triple-quoted string literal (detected at line 2)"
         );
         assert_eq!(
-            error_message("b'x'"),
-            "bytes literals are not supported by apy"
+            error_message("b'café'"),
+            "bytes can only contain ASCII literal characters"
+        );
+        assert_eq!(
+            error_message(r"b'\x4'"),
+            "(value error) invalid \\x escape at position 0"
         );
         let err = lex("'''abc").into_iter().find_map(Result::err).unwrap();
         assert_eq!(err.kind, Some(SyntaxErrorKind::Incomplete));

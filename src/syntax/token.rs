@@ -232,6 +232,8 @@ pub enum Tok {
 #[derive(Clone, Debug, PartialEq)]
 pub enum StrToken {
     Plain(String),
+    /// A bytes literal (`b'…'`, `rb'…'`), escapes decoded.
+    Bytes(Vec<u8>),
     Format(Box<FStringToken>),
 }
 

@@ -6,7 +6,7 @@
 //! the operators' priorities need them, with the same priority levels as CPython, so the
 //! text is the one CPython's `__annotations__` holds.
 
-use crate::common::chars::str_repr;
+use crate::common::chars::{bytes_repr, str_repr};
 use crate::common::float_repr::float_repr;
 
 use super::ast::{
@@ -399,6 +399,7 @@ fn write_constant(out: &mut String, constant: &Constant) {
         // An infinite literal (`1e400`) is written as one that still overflows.
         Constant::Float(value) => out.push_str(&float_repr(*value).replace("inf", "1e309")),
         Constant::Str(text) => out.push_str(&str_repr(text)),
+        Constant::Bytes(bytes) => out.push_str(&bytes_repr(bytes)),
     }
 }
 
@@ -474,6 +475,7 @@ mod tests {
             ("(a or b) and c", "(a or b) and c"),
             ("f(x for x in y)", "f(x for x in y)"),
             ("None | int", "None | int"),
+            ("b'a\\n' + x", "b'a\\n' + x"),
         ] {
             assert_eq!(unparse(&parse(source)), expected, "for {source}");
         }

@@ -267,6 +267,12 @@ impl Vm {
                 hash_tuple(hashes.into_iter())
             }
             Value::Set(s) if s.frozen => s.table.borrow().frozenset_hash(),
+            Value::Object(o)
+                if Rc::ptr_eq(&o.class, &self.types.bytes)
+                    && let Some(bytes) = v.native::<super::bytes::PyBytes>() =>
+            {
+                bytes.hash()
+            }
             Value::List(_) | Value::Dict(_) | Value::Set(_) => {
                 return Err(self.type_error(format!("unhashable type: '{}'", self.type_name(v))));
             }

@@ -279,8 +279,12 @@ impl Vm {
             }
             _ => {}
         }
+        // The built-in sequences slice here; any other container gets the slice object
+        // (`get_slice` hands it back to this function for them).
         if let Value::Object(s) = key
             && let ObjectKind::Slice { start, stop, step } = &s.kind
+            && (matches!(container, Value::List(_) | Value::Tuple(_) | Value::Str(_))
+                || matches!(container, Value::Object(o) if matches!(o.kind, ObjectKind::Range(_))))
         {
             let (start, stop, step) = (start.clone(), stop.clone(), step.clone());
             return self.get_slice(container, &start, &stop, &step);

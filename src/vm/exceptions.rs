@@ -260,7 +260,7 @@ pub fn exc_init(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     Ok(Value::None)
 }
 
-pub(super) fn exc_str(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+pub fn exc_str(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let exc = exc_of(vm, args.first().unwrap_or(&Value::None))?;
     if let Some(msg) = vm.syntax_error_attr(&exc, "msg") {
         return syntax_error_str(vm, &exc, &msg);

@@ -17,7 +17,7 @@ use crate::common::op_error::{ErrorKind, OpError};
 use crate::common::sizes::{repeat_items, repeat_text, text_with_capacity};
 
 use super::args::OrRaise;
-use super::object::ObjectKind;
+use super::object::{Layout, ObjectKind};
 use super::types::lookup;
 use super::value::{PyDict, PySet, PyStr, Value};
 use super::{PyResult, Vm};
@@ -275,7 +275,7 @@ impl Vm {
         };
         if base == BinaryOperator::Add
             && let Some(seq) = seq_name
-            && self.type_of(b).builtin
+            && (self.type_of(b).builtin || self.type_of(b).layout == Layout::Builtin)
         {
             return self.type_error(format!(
                 "can only concatenate {seq} (not \"{}\") to {seq}",

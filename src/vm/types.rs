@@ -112,6 +112,7 @@ impl BuiltinTypes {
         let connection_error = e("ConnectionError", &os_error);
         let syntax_error = e("SyntaxError", &exception);
         let indentation_error = e("IndentationError", &syntax_error);
+        let unicode_error = e("UnicodeError", &value_error);
         BuiltinTypes {
             asyncgen_hooks: t("asyncgen_hooks", &[&tuple], Builtin),
             tuple,
@@ -208,10 +209,15 @@ impl BuiltinTypes {
             // `__call__` and `__or__` as it does a class's.
             generic_alias: make_type("GenericAlias", vec![object.clone()], Builtin, false),
             union_type: make_type("UnionType", vec![object.clone()], Builtin, false),
+            // Not built-in either: their operators are in their dicts (`bytes_type.rs`).
+            bytes: make_type("bytes", vec![object.clone()], Builtin, false),
+            bytearray: make_type("bytearray", vec![object.clone()], Builtin, false),
+            unicode_decode_error: e("UnicodeDecodeError", &unicode_error),
+            unicode_encode_error: e("UnicodeEncodeError", &unicode_error),
             indentation_error,
             syntax_error,
             type_error: e("TypeError", &exception),
-            unicode_error: e("UnicodeError", &value_error),
+            unicode_error,
             runtime_warning: e("RuntimeWarning", &warning),
             deprecation_warning: e("DeprecationWarning", &warning),
             user_warning: e("UserWarning", &warning),
@@ -325,6 +331,8 @@ impl BuiltinTypes {
             self.type_error.clone(),
             self.value_error.clone(),
             self.unicode_error.clone(),
+            self.unicode_decode_error.clone(),
+            self.unicode_encode_error.clone(),
             self.warning.clone(),
             self.runtime_warning.clone(),
             self.deprecation_warning.clone(),

@@ -105,14 +105,7 @@ impl PyStr {
         if cached != -1 {
             return cached;
         }
-        // FNV-1a: str hashes are randomised in CPython, so any good hash will do.
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in self.text.bytes() {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        let h = (h >> 1) as i64;
-        let h = if h == -1 { -2 } else { h };
+        let h = text_hash(self.text.as_bytes());
         self.hash.set(h);
         h
     }
@@ -125,6 +118,18 @@ impl PyStr {
             self.text.chars().count()
         }
     }
+}
+
+/// The hash of a str's UTF-8 (and of bytes): FNV-1a, never -1. str hashes are randomised
+/// in CPython, so any good hash will do.
+pub fn text_hash(bytes: &[u8]) -> i64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    let h = (h >> 1) as i64;
+    if h == -1 { -2 } else { h }
 }
 
 pub struct PyTuple {

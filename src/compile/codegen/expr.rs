@@ -606,6 +606,7 @@ fn constant(c: &ast::Constant) -> Constant {
         },
         ast::Constant::Float(f) => Constant::Float(*f),
         ast::Constant::Str(s) => Constant::Str(s.as_str().into()),
+        ast::Constant::Bytes(b) => Constant::Bytes(b.as_slice().into()),
     }
 }
 

@@ -599,6 +599,7 @@ fn hash_constant<H: Hasher>(c: &Constant, state: &mut H) {
         Constant::BigInt(n) => n.hash(state),
         Constant::Float(x) => x.to_bits().hash(state),
         Constant::Str(s) => s.hash(state),
+        Constant::Bytes(b) => b.hash(state),
         Constant::Tuple(items) => items.iter().for_each(|item| hash_constant(item, state)),
         Constant::Code(code) => Rc::as_ptr(code).hash(state),
     }

@@ -211,12 +211,28 @@ pub fn strings(
     pieces: Vec<(usize, StrToken, usize)>,
     r: usize,
 ) -> PResult<Expr> {
+    let is_bytes = |p: &(usize, StrToken, usize)| matches!(p.1, StrToken::Bytes(_));
+    if pieces.iter().any(is_bytes) {
+        if let Some(other) = pieces.iter().find(|p| !is_bytes(p)) {
+            return fail(
+                "cannot mix bytes and nonbytes literals",
+                Span::new(other.0, other.2),
+            );
+        }
+        let mut value = Vec::new();
+        for piece in pieces {
+            if let StrToken::Bytes(bytes) = piece.1 {
+                value.extend(bytes);
+            }
+        }
+        return Ok(constant(l, Constant::Bytes(value), r));
+    }
     if pieces.iter().all(|p| matches!(p.1, StrToken::Plain(_))) {
         let text: String = pieces
             .into_iter()
             .map(|p| match p.1 {
                 StrToken::Plain(s) => s,
-                StrToken::Format(_) => String::new(),
+                StrToken::Bytes(_) | StrToken::Format(_) => String::new(),
             })
             .collect();
         return Ok(constant(l, Constant::Str(text), r));
@@ -226,6 +242,7 @@ pub fn strings(
     for (_, piece, _) in pieces {
         match piece {
             StrToken::Plain(text) => fstring::push_literal(&mut parts, &text),
+            StrToken::Bytes(_) => {}
             StrToken::Format(token) => fstring::build_parts(&token.parts, &mut parse, &mut parts)
                 .map_err(|error| ParseError::User { error })?,
         }

@@ -1,0 +1,64 @@
+//! The payload of `bytes` and `bytearray` objects (`PyBytesObject`, `PyByteArrayObject`):
+//! a byte buffer, its hash cached for `bytes`. The VM makes them for `b'…'` constants; their
+//! methods and operators are in `builtins/bytes_type.rs`. Depends on `value` and `object`.
+
+use std::cell::{Cell, Ref, RefCell, RefMut};
+
+use super::Vm;
+use super::object::{Object, ObjectKind};
+use super::value::Value;
+
+/// The bytes of a `bytes` (never changed after it is made) or a `bytearray`.
+pub struct PyBytes {
+    data: RefCell<Vec<u8>>,
+    hash: Cell<i64>,
+}
+
+impl PyBytes {
+    pub fn new(data: Vec<u8>) -> PyBytes {
+        PyBytes {
+            data: RefCell::new(data),
+            hash: Cell::new(-1),
+        }
+    }
+
+    pub fn data(&self) -> Ref<'_, Vec<u8>> {
+        self.data.borrow()
+    }
+
+    /// The buffer to change, for a `bytearray` (its methods check the type first); `None`
+    /// while it is being read.
+    pub fn data_mut(&self) -> Option<RefMut<'_, Vec<u8>>> {
+        self.data.try_borrow_mut().ok()
+    }
+
+    /// `hash(b)`: the hash a str of the same ASCII text has (as in CPython, where
+    /// `hash(b'ab') == hash('ab')`), cached.
+    pub fn hash(&self) -> i64 {
+        let cached = self.hash.get();
+        if cached != -1 {
+            return cached;
+        }
+        let h = super::value::text_hash(&self.data.borrow());
+        self.hash.set(h);
+        h
+    }
+}
+
+impl Vm {
+    /// A new `bytes` object.
+    pub fn new_bytes(&self, data: Vec<u8>) -> Value {
+        Value::object(Object::new(
+            self.types.bytes.clone(),
+            ObjectKind::Other(Box::new(PyBytes::new(data))),
+        ))
+    }
+
+    /// A new `bytearray` object.
+    pub fn new_bytearray(&self, data: Vec<u8>) -> Value {
+        Value::object(Object::new(
+            self.types.bytearray.clone(),
+            ObjectKind::Other(Box::new(PyBytes::new(data))),
+        ))
+    }
+}
