@@ -153,12 +153,80 @@ pub fn new_vm(mut config: Config) -> Vm {
     vm
 }
 
-/// The VM's compile hook: source text compiled as a module of its own.
-fn compile_at_run_time(name: &str, text: &str) -> Result<Rc<Code>, Diagnostic> {
-    compile(&SourceFile {
-        name: name.into(),
-        text: text.into(),
-    })
+/// The VM's compile hook: source text compiled as a module of its own (`import`, the
+/// library's files), or for `exec`, `eval` and `compile()` in their `mode`.
+fn compile_at_run_time(
+    name: &str,
+    text: &str,
+    mode: compile::Mode,
+) -> Result<Rc<Code>, Diagnostic> {
+    let module = parse_module(text).map_err(Diagnostic::from)?;
+    check_shape(&module, text, mode)?;
+    compile::compile_module(&module, text, name, mode).map_err(|error| compile_diagnostic(&error))
+}
+
+/// What `eval` and `single` modes accept beyond the grammar of a file: one expression, or
+/// the statements of one line (`Python/pythonrun.c`'s start symbols).
+fn check_shape(module: &Module, text: &str, mode: compile::Mode) -> Result<(), Diagnostic> {
+    let invalid = |span: Span, message: &str| Err(Diagnostic::syntax_error(message, span));
+    let end = Span::new(text.len(), text.len());
+    match mode {
+        compile::Mode::Eval => {
+            use crate::syntax::ast::StmtKind;
+            let at = |offset: usize| Span::new(offset, offset + 1);
+            let after = |offset: u32| {
+                at(offset as usize
+                    + (text[offset as usize..].len()
+                        - text[offset as usize..]
+                            .trim_start_matches([' ', '\t'])
+                            .len()))
+            };
+            match module.body.as_slice() {
+                [] => invalid(end, "invalid syntax"),
+                [stmt] if matches!(stmt.kind, StmtKind::Expr(_)) => Ok(()),
+                // Where CPython's parser stops: the `=` of an assignment, the `;` or the
+                // line after an expression.
+                [first, next, ..] if matches!(first.kind, StmtKind::Expr(_)) => {
+                    let same_line =
+                        !text[first.span.end as usize..next.span.start as usize].contains('\n');
+                    invalid(
+                        if same_line {
+                            after(first.span.end)
+                        } else {
+                            next.span
+                        },
+                        "invalid syntax",
+                    )
+                }
+                [stmt, ..] => match &stmt.kind {
+                    StmtKind::Assign { targets, .. } => {
+                        invalid(after(targets[0].span.end), "invalid syntax")
+                    }
+                    _ => invalid(stmt.span, "invalid syntax"),
+                },
+            }
+        }
+        compile::Mode::Single => {
+            let line_of = |span: Span| {
+                text[..(span.start as usize).min(text.len())]
+                    .matches('\n')
+                    .count()
+            };
+            match module.body.as_slice() {
+                [] => invalid(end, "invalid syntax"),
+                [first, rest @ ..] => {
+                    match rest.iter().find(|s| line_of(s.span) != line_of(first.span)) {
+                        Some(_) => invalid(
+                            first.span,
+                            "multiple statements found while compiling a single statement",
+                        ),
+                        None => Ok(()),
+                    }
+                }
+            }
+        }
+        compile::Mode::Exec | compile::Mode::Interactive => Ok(()),
+    }
 }
 
 /// Parses `source` (`apy --ast`).

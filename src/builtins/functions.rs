@@ -1,7 +1,8 @@
 //! The built-in functions (`print len repr isinstance sorted sum min max round …`), one
 //! table of them ([`FUNCTIONS`]) that `builtins::install` puts into the `builtins`
 //! namespace. Mirrors `Python/bltinmodule.c`. Works on the VM's value model through `Vm`
-//! methods only; never touches frames or bytecode.
+//! methods only; never touches frames or bytecode (`globals()` and `locals()` ask the VM
+//! for its caller's scope).
 
 use crate::common::int_ops;
 use std::io::BufRead;
@@ -72,6 +73,16 @@ pub const FUNCTIONS: &[(&str, NativeFn)] = &[
     ("format", builtin_format),
     ("input", builtin_input),
     ("vars", builtin_vars),
+    ("globals", |vm, args, kw| {
+        check_kwargs(vm, "globals", kw, &[])?;
+        check_arity(vm, "globals", args, 0, 0)?;
+        Ok(caller_scope(vm).0)
+    }),
+    ("locals", |vm, args, kw| {
+        check_kwargs(vm, "locals", kw, &[])?;
+        check_arity(vm, "locals", args, 0, 0)?;
+        Ok(caller_scope(vm).1)
+    }),
     ("dir", builtin_dir),
     ("__build_class__", builtin_build_class),
     ("aiter", |vm, args, kw| {
@@ -593,9 +604,24 @@ fn builtin_input(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     }
 }
 
+/// `globals()` and `locals()` of the Python code calling: empty dicts when there is none
+/// (a callback the event loop runs natively still has its caller's frame below it).
+fn caller_scope(vm: &Vm) -> (Value, Value) {
+    match vm.caller_scope() {
+        Some((globals, locals)) => (Value::Dict(globals), locals),
+        None => (
+            Value::dict(Default::default()),
+            Value::dict(Default::default()),
+        ),
+    }
+}
+
 fn builtin_vars(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kwargs(vm, "vars", kw, &[])?;
-    check_arity(vm, "vars", args, 1, 1)?;
+    check_arity(vm, "vars", args, 0, 1)?;
+    if args.is_empty() {
+        return Ok(caller_scope(vm).1);
+    }
     let key = vm.names.dict.clone();
     // As `PyObject_GetOptionalAttr`: an AttributeError (from `object`'s `__dict__` getter,
     // say) means there is none.

@@ -8,7 +8,8 @@
 //! A built-in type's constructor, methods and attributes are in one file, in tables, so
 //! adding `list.foo` is one line in `list_type.rs`'s table and one function beside it:
 //!
-//! - `functions.rs` — the built-in functions, one table (`Python/bltinmodule.c`).
+//! - `functions.rs` — the built-in functions, one table (`Python/bltinmodule.c`);
+//!   `exec.rs` — `exec`, `eval` and `compile()`, which compile and run source.
 //! - `list_type.rs`, `tuple_type.rs`, `dict_type.rs`, `set_type.rs` (`set`, `frozenset`),
 //!   `str_type.rs`, `num_type.rs` (`int`, `bool`, `float`), `range_type.rs` — those types.
 //! - `classes.rs` — `object`, `type`, and the small classes without a file of their own:
@@ -32,6 +33,7 @@ mod codecs;
 pub mod collections;
 pub mod contextvars;
 mod dict_type;
+mod exec;
 mod functions;
 mod inspect;
 mod itertools;
@@ -68,7 +70,7 @@ pub fn install(vm: &mut Vm) {
     num_type::init(vm);
     range_type::init(vm);
     crate::vm::generics::init(vm);
-    for (name, f) in functions::FUNCTIONS {
+    for (name, f) in functions::FUNCTIONS.iter().chain(exec::FUNCTIONS) {
         let value = vm.native(name, *f);
         set_builtin(vm, name, value);
     }

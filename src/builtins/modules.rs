@@ -158,6 +158,7 @@ fn sys_module(vm: &mut Vm) -> Value {
             "exception",
             vm.native("exception", |vm, _, _| Ok(vm.current_exception())),
         ),
+        ("_getframe", vm.native("_getframe", sys_getframe)),
         (
             "exc_info",
             vm.native("exc_info", |vm, _, _| {
@@ -179,6 +180,20 @@ fn sys_exit(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kwargs(vm, "exit", kw, &[])?;
     check_arity(vm, "exit", args, 0, 1)?;
     Err(vm.new_exc_args(&vm.types.system_exit.clone(), args.to_vec()))
+}
+
+/// `sys._getframe(depth=0)`: a snapshot of the calling frame, or of one of its callers.
+fn sys_getframe(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "_getframe", kw, &[])?;
+    check_arity(vm, "_getframe", args, 0, 1)?;
+    let depth = match args.first() {
+        None => 0,
+        Some(v) => vm.expect_index(v)?.max(0) as usize,
+    };
+    match vm.frame_object(depth) {
+        Some(frame) => Ok(frame),
+        None => Err(vm.value_error("call stack is not deep enough")),
+    }
 }
 
 fn sys_setrecursionlimit(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {

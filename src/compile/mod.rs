@@ -30,6 +30,10 @@ pub enum Mode {
     /// One REPL entry: expression statements print their value, and top-level `await`
     /// (with `async for` / `async with`) is allowed, making the module code a coroutine.
     Interactive,
+    /// `compile(…, 'eval')`: one expression, whose value the code returns.
+    Eval,
+    /// `compile(…, 'single')`: one statement, an expression statement printing its value.
+    Single,
 }
 
 /// Compile a parsed module into its code object (which holds every nested code object).

@@ -242,7 +242,9 @@ pub fn check_arity(vm: &Vm, fname: &str, args: &[Value], min: usize, max: usize)
     if n >= min && n <= max {
         return Ok(());
     }
-    Err(vm.type_error(if min == max && min == 1 {
+    Err(vm.type_error(if max == 0 {
+        format!("{fname}() takes no arguments ({n} given)")
+    } else if min == max && min == 1 {
         format!("{fname}() takes exactly one argument ({n} given)")
     } else if min == max {
         format!("{fname} expected {min} arguments, got {n}")

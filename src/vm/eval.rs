@@ -55,11 +55,16 @@ impl Vm {
         let result = loop {
             let exc = match throw.take() {
                 Some(e) => e,
-                None => match self.execute(base, &mut callees) {
-                    Ok(Exit::Return(v)) => break FrameResult::Returned(v),
-                    Ok(Exit::Yield(v)) => break FrameResult::Yielded(v),
-                    Err(e) => e,
-                },
+                None => {
+                    let ran = self.execute(base, &mut callees);
+                    // `execute` published its frames as it started ([`Vm::publish_frames`]).
+                    self.frame_chain.pop();
+                    match ran {
+                        Ok(Exit::Return(v)) => break FrameResult::Returned(v),
+                        Ok(Exit::Yield(v)) => break FrameResult::Yielded(v),
+                        Err(e) => e,
+                    }
+                }
             };
             let Some(escaped) = self.unwind(callees.current(base), exc) else {
                 continue;
@@ -156,6 +161,7 @@ impl Vm {
     /// Runs the executing frame until `base` returns or yields: a call to a plain Python
     /// function makes the callee the executing frame; its return resumes the caller.
     fn execute(&mut self, base: &mut Frame, callees: &mut InlineFrames) -> PyResult<Exit> {
+        self.publish_frames(base, callees);
         'frames: loop {
             let frame = callees.current(base);
             let code = frame.code.clone();
@@ -1207,7 +1213,7 @@ impl Vm {
         }
     }
 
-    fn is_mapping(&mut self, v: &Value) -> bool {
+    pub fn is_mapping(&mut self, v: &Value) -> bool {
         match v {
             Value::Dict(_) => true,
             // A dict subclass (`Counter`, `OrderedDict`) is one, whatever it overrides.

@@ -244,6 +244,11 @@ pub enum AfterGenerator {
 const _: () = assert!(std::mem::size_of::<Lent>() == 32);
 
 impl InlineFrames {
+    /// The running callees, innermost first.
+    pub fn running(&self) -> impl Iterator<Item = &Frame> {
+        self.frames[..self.live].iter().rev().map(|frame| &**frame)
+    }
+
     /// Whether only the base frame is running.
     #[inline]
     pub fn is_empty(&self) -> bool {

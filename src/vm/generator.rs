@@ -1205,12 +1205,7 @@ pub fn init(vm: &mut Vm) {
     };
     let frame: super::object::Getter = |vm, v| {
         let g = this_gen(vm, std::slice::from_ref(v))?;
-        // apy has no frame objects: a live generator stands in for its frame.
-        Ok(if g.is_finished() && !g.state.borrow().running {
-            Value::None
-        } else {
-            v.clone()
-        })
+        Ok(vm.generator_frame(g))
     };
     let yield_from: super::object::Getter = |vm, v| {
         let g = this_gen(vm, std::slice::from_ref(v))?;

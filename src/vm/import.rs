@@ -195,7 +195,7 @@ impl Vm {
         text: &str,
         package_dir: Option<&std::path::Path>,
     ) -> PyResult<Value> {
-        let code = match (self.compile)(filename, text) {
+        let code = match (self.compile)(filename, text, crate::compile::Mode::Exec) {
             Ok(code) => code,
             Err(diagnostic) => return Err(self.syntax_error_from(&diagnostic, filename, text)),
         };

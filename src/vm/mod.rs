@@ -32,6 +32,7 @@ pub mod fast_ops;
 pub mod fatal;
 pub mod format;
 pub mod frame;
+pub mod frames;
 pub mod generator;
 pub mod generics;
 pub mod import;
@@ -92,10 +93,12 @@ pub struct Config {
 /// registers one per name ([`Vm::register_module`]); the VM knows none of them itself.
 pub type ModuleMaker = fn(&mut Vm) -> Value;
 
-/// Compiles source text while the program runs (the asyncio library's `.apy` files): the
-/// file name shown in tracebacks, the text; a syntax error comes back as its diagnostic.
-/// The embedder, which owns the parser and the compiler, provides it ([`Vm::compile`]).
-pub type CompileHook = fn(name: &str, text: &str) -> Result<Rc<Code>, Diagnostic>;
+/// Compiles source text while the program runs (imported modules, the asyncio library's
+/// `.apy` files, `exec`/`eval`/`compile()`): the file name shown in tracebacks, the text and
+/// the mode; a syntax error comes back as its diagnostic. The embedder, which owns the
+/// parser and the compiler, provides it ([`Vm::compile`]).
+pub type CompileHook =
+    fn(name: &str, text: &str, mode: crate::compile::Mode) -> Result<Rc<Code>, Diagnostic>;
 
 /// The highest recursion limit `sys.setrecursionlimit` accepts: deeper Python recursion
 /// would exhaust the interpreter thread's native stack.
@@ -248,6 +251,9 @@ pub struct Vm {
     pub library_modules: HashMap<&'static str, (&'static str, &'static str)>,
     /// How to compile source at run time (set by the embedder).
     pub compile: CompileHook,
+    /// The frames of each `execute` now running, outermost first: its base frame and its
+    /// inline callees (published for `vm::frames`).
+    pub(crate) frame_chain: Vec<(*const frame::Frame, *const frame::InlineFrames)>,
 }
 
 thread_local! {

@@ -494,7 +494,7 @@ macro_rules! builtin_types {
 builtin_types! {
     object, type_, none, not_implemented, ellipsis, bool, int, float, str, tuple, list, dict,
     set, frozenset, function, builtin_function, method, cell, code, module, range, slice,
-    property, classmethod, staticmethod, super_, getset_descriptor, partial, generator,
+    property, classmethod, staticmethod, super_, getset_descriptor, partial, generator, frame,
     coroutine, coroutine_wrapper, async_generator, async_generator_asend,
     async_generator_athrow, anext_awaitable,
     asyncgen_hooks, list_iterator, tuple_iterator, str_iterator, range_iterator,

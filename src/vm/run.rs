@@ -73,7 +73,8 @@ impl Vm {
             asyncgen_hooks: Default::default(),
             native_modules: HashMap::new(),
             library_modules: HashMap::new(),
-            compile: |name, _| {
+            frame_chain: Vec::new(),
+            compile: |name, _, _| {
                 let message = format!("{name}: this interpreter cannot compile at run time");
                 Err(Diagnostic::syntax_error(message, Default::default()))
             },
@@ -90,6 +91,7 @@ impl Vm {
         super::os_errors::init(&mut vm);
         init_iterators(&mut vm);
         init_generators(&mut vm);
+        super::frames::init(&mut vm);
         vm
     }
 

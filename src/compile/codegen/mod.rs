@@ -233,6 +233,15 @@ impl<'a> Codegen<'a> {
         if has_annotations(&module.body) {
             self.emit(Instr::SetupAnnotations);
         }
+        if let (Mode::Eval, [stmt]) = (self.mode, body) {
+            let ast::StmtKind::Expr(expr) = &stmt.kind else {
+                return Err(CompileError::new("invalid syntax", stmt.span));
+            };
+            self.u().loc = self.location(stmt.span);
+            self.expr(expr)?;
+            self.emit(Instr::ReturnValue);
+            return self.assemble();
+        }
         self.body(body)?;
         self.return_none_if_reachable();
         self.assemble()

@@ -27,7 +27,7 @@ impl<'a> Codegen<'a> {
         let span = stmt.span;
         match &stmt.kind {
             StmtKind::Expr(e) => {
-                let interactive = self.mode == Mode::Interactive
+                let interactive = matches!(self.mode, Mode::Interactive | Mode::Single)
                     && self.unit().kind == ScopeKind::Module
                     && self.units.len() == 1;
                 if interactive {

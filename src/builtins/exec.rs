@@ -1,0 +1,203 @@
+//! Source compiled and run while the program runs: `exec`, `eval` and `compile()`
+//! (`builtin_exec_impl`, `builtin_eval_impl` and `builtin_compile_impl` in
+//! `Python/bltinmodule.c`). Text goes through the VM's compile hook (`Vm::compile`), named
+//! `<string>` in tracebacks and syntax errors as CPython names it; a code object runs in a
+//! frame of its own with the given globals and locals, by default the caller's
+//! (`Vm::caller_scope`: in a function, `locals()`'s snapshot, so what `exec` assigns there
+//! stays in that snapshot, as in CPython 3.13).
+
+use std::rc::Rc;
+
+use crate::compile::Mode;
+use crate::vm::args::Signature;
+use crate::vm::dict::StrKeys;
+use crate::vm::frame::{Frame, FrameResult};
+use crate::vm::frames::code_value;
+use crate::vm::object::{CodeObj, KwArgs, NativeFn, ObjectKind};
+use crate::vm::value::{PyDict, Value};
+use crate::vm::{PyResult, Vm};
+
+pub const FUNCTIONS: &[(&str, NativeFn)] = &[
+    ("exec", builtin_exec),
+    ("eval", builtin_eval),
+    ("compile", builtin_compile),
+];
+
+const EXEC: Signature =
+    Signature::keywords("builtins", "exec", &["source", "globals", "locals"], 1, 1);
+const EVAL: Signature =
+    Signature::keywords("builtins", "eval", &["source", "globals", "locals"], 1, 1);
+const COMPILE: Signature = Signature::keywords(
+    "builtins",
+    "compile",
+    &[
+        "source",
+        "filename",
+        "mode",
+        "flags",
+        "dont_inherit",
+        "optimize",
+    ],
+    3,
+    0,
+);
+
+fn builtin_exec(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let [source, globals, locals] = bound3(vm, &EXEC, args, kw)?;
+    let (globals, locals) = namespaces(vm, "exec", globals, locals)?;
+    let code = code_of(vm, "exec", &source, Mode::Exec)?;
+    run(vm, code, globals, locals)?;
+    Ok(Value::None)
+}
+
+fn builtin_eval(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let [source, globals, locals] = bound3(vm, &EVAL, args, kw)?;
+    let (globals, locals) = namespaces(vm, "eval", globals, locals)?;
+    let code = code_of(vm, "eval", &source, Mode::Eval)?;
+    run(vm, code, globals, locals)
+}
+
+fn builtin_compile(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let slots = COMPILE.bind(vm, args, kw)?;
+    let arg = |i: usize| slots[i].clone().unwrap_or(Value::None);
+    let mode = match arg(2).as_str() {
+        Some("exec") => Mode::Exec,
+        Some("eval") => Mode::Eval,
+        Some("single") => Mode::Single,
+        Some(_) => {
+            return Err(vm.value_error("compile() mode must be 'exec', 'eval' or 'single'"));
+        }
+        None => {
+            return Err(vm.type_error(format!(
+                "compile() argument 'mode' must be str, not {}",
+                vm.type_name(&arg(2))
+            )));
+        }
+    };
+    let filename = match arg(1) {
+        Value::Str(s) => s,
+        other => {
+            return Err(vm.type_error(format!(
+                "compile() argument 'filename' must be str, not {}",
+                vm.type_name(&other)
+            )));
+        }
+    };
+    let Value::Str(text) = arg(0) else {
+        return Err(vm.type_error("compile() arg 1 must be a string, bytes or AST object"));
+    };
+    let code = compile_text(vm, filename.as_str(), text.as_str(), mode)?;
+    Ok(code_value(vm, &code))
+}
+
+fn bound3(vm: &Vm, signature: &Signature, args: &[Value], kw: &KwArgs) -> PyResult<[Value; 3]> {
+    let slots = signature.bind(vm, args, kw)?;
+    Ok(std::array::from_fn(|i| {
+        slots[i].clone().unwrap_or(Value::None)
+    }))
+}
+
+/// The globals and locals to run in: the caller's when no globals are given, the globals
+/// as locals when only they are.
+fn namespaces(
+    vm: &mut Vm,
+    fname: &str,
+    globals: Value,
+    locals: Value,
+) -> PyResult<(Rc<PyDict>, Rc<PyDict>)> {
+    let globals = match globals {
+        Value::None => None,
+        Value::Dict(d) => Some(d),
+        other if fname == "exec" => {
+            return Err(vm.type_error(format!(
+                "exec() globals must be a dict, not {}",
+                vm.type_name(&other)
+            )));
+        }
+        _ => return Err(vm.type_error("globals must be a dict")),
+    };
+    let locals = match locals {
+        Value::None => None,
+        Value::Dict(d) => Some(d),
+        other if fname == "exec" && !vm.is_mapping(&other) => {
+            return Err(vm.type_error(format!(
+                "locals must be a mapping or None, not {}",
+                vm.type_name(&other)
+            )));
+        }
+        other if !vm.is_mapping(&other) => {
+            return Err(vm.type_error("locals must be a mapping"));
+        }
+        _ => {
+            return Err(vm.type_error(format!(
+                "{fname}() locals other than a dict are outside apy's subset"
+            )));
+        }
+    };
+    let (globals, locals) = match (globals, locals) {
+        (Some(g), l) => (g.clone(), l.unwrap_or(g)),
+        (None, l) => {
+            let (caller_globals, caller_locals) = match vm.caller_scope() {
+                Some(scope) => scope,
+                None => (
+                    Rc::new(PyDict {
+                        table: Default::default(),
+                    }),
+                    Value::None,
+                ),
+            };
+            let caller_locals = match caller_locals {
+                Value::Dict(d) => d,
+                _ => caller_globals.clone(),
+            };
+            (caller_globals, l.unwrap_or(caller_locals))
+        }
+    };
+    // As `PyEval_EvalCode` needs: the namespace names the builtins it falls back on.
+    let key = vm.names.builtins.clone();
+    if globals.table.borrow().get_str(&key).is_none() {
+        let builtins = Value::Dict(vm.builtins.clone());
+        globals.table.borrow_mut().set_str(key, builtins);
+    }
+    Ok((globals, locals))
+}
+
+/// The code `exec`/`eval` runs: a code object as it is, a string compiled as `<string>`
+/// (`eval` first drops the spaces and tabs it starts with, as CPython does).
+fn code_of(vm: &mut Vm, fname: &str, source: &Value, mode: Mode) -> PyResult<Rc<CodeObj>> {
+    match source {
+        Value::Str(text) => {
+            let text = match mode {
+                Mode::Eval => text.as_str().trim_start_matches([' ', '\t']),
+                _ => text.as_str(),
+            };
+            compile_text(vm, "<string>", text, mode)
+        }
+        Value::Object(o) if matches!(o.kind, ObjectKind::Code(_)) => match &o.kind {
+            ObjectKind::Code(code) => Ok(code.clone()),
+            _ => unreachable!("matched a code object"),
+        },
+        _ => Err(vm.type_error(format!(
+            "{fname}() arg 1 must be a string, bytes or code object"
+        ))),
+    }
+}
+
+fn compile_text(vm: &mut Vm, filename: &str, text: &str, mode: Mode) -> PyResult<Rc<CodeObj>> {
+    match (vm.compile)(filename, text, mode) {
+        Ok(code) => Ok(vm.load_code(&code)),
+        Err(diagnostic) => Err(vm.syntax_error_from(&diagnostic, filename, text)),
+    }
+}
+
+/// Runs `code` with `globals` and `locals` as its namespaces; what it returned (an
+/// `eval`'s value).
+fn run(vm: &mut Vm, code: Rc<CodeObj>, globals: Rc<PyDict>, locals: Rc<PyDict>) -> PyResult<Value> {
+    let mut frame = Frame::for_module(vm, code, globals);
+    frame.locals_dict = Some(locals);
+    match vm.run_frame(&mut frame, None) {
+        FrameResult::Returned(v) => Ok(v),
+        FrameResult::Yielded(_) => Err(vm.runtime_error("top-level await in exec() or eval()")),
+        FrameResult::Err(e) => Err(e),
+    }
+}

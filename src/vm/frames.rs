@@ -1,0 +1,323 @@
+//! What a program sees of the frames running it: `globals()`, `locals()`, `sys._getframe()`
+//! and frame objects (`f_code`, `f_lineno`, `f_locals`, `f_globals`, `f_back`), a generator's
+//! frame (`gi_frame`), and the code objects they show (`co_name`, `co_firstlineno`, …).
+//! In: the frames the dispatch loop works on, which each `execute` publishes as it starts
+//! and its caller withdraws when it returns (`Vm::frame_chain`): one push and one pop per run,
+//! nothing per call. Out: values. A frame object is made only when asked for, as CPython's
+//! `_PyFrame_GetFrameObject` makes one. While its frame runs, it reads `f_lineno` and
+//! `f_locals` from it (found again by its place in the chain and its address); once the frame
+//! has finished, it keeps what it last saw (`Objects/frameobject.c`, `Objects/codeobject.c`).
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use super::frame::{Frame, Generator, InlineFrames};
+use super::object::{CodeObj, Getter, Object, ObjectKind};
+use super::value::{PyDict, Value};
+use super::{PyResult, Vm};
+use crate::vm::dict::StrKeys;
+
+/// A frame object: a running (or suspended) frame as a program sees it.
+pub struct FrameObject {
+    pub code: Rc<CodeObj>,
+    /// The line and locals when last seen.
+    line: Cell<u32>,
+    locals: RefCell<Value>,
+    pub globals: Rc<PyDict>,
+    /// `f_back`: the calling frame's object, or None.
+    pub back: Value,
+    /// Where the frame runs, while it does: its place among the running frames counted
+    /// from the outermost, and its address (identity only).
+    running: Cell<Option<(usize, usize)>>,
+}
+
+impl Vm {
+    /// Publishes the frames a starting `execute` works on, for [`Vm::python_frames`];
+    /// `run_frame_unwinding` withdraws them when `execute` returns.
+    #[inline(always)]
+    pub(super) fn publish_frames(&mut self, base: &Frame, callees: &InlineFrames) {
+        self.frame_chain.push((base, callees));
+    }
+
+    /// The Python frames running now, innermost first. A generator's frame is among them
+    /// while it runs; one that a send passed straight through on its way down an `await`
+    /// chain is not.
+    fn python_frames(&self) -> Vec<&Frame> {
+        let mut frames = Vec::new();
+        for &(base, callees) in self.frame_chain.iter().rev() {
+            // SAFETY: each entry was published by an `execute` that has not returned (its
+            // caller pops the entry when it does), so the frames it points to are alive and
+            // stay where they are: their owners are on the native stack below this call,
+            // and an `execute` moves or grows its frames only while it runs, which it does
+            // not do while a call it made is running. The program runs on this one thread,
+            // and nothing here writes to them.
+            let (base, callees) = unsafe { (&*base, &*callees) };
+            frames.extend(callees.running());
+            frames.push(base);
+        }
+        frames
+    }
+
+    /// `globals()` and `locals()` of the innermost running Python frame (the caller of the
+    /// native function now running), or None when no Python code runs.
+    pub fn caller_scope(&self) -> Option<(Rc<PyDict>, Value)> {
+        let frames = self.python_frames();
+        let frame = frames.first()?;
+        Some((frame.globals.clone(), locals_of(frame)))
+    }
+
+    /// `sys._getframe(depth)`: the frame `depth` calls out from the innermost one, with
+    /// its callers as `f_back`; None when the stack is not that deep.
+    pub fn frame_object(&mut self, depth: usize) -> Option<Value> {
+        let frames = self.python_frames();
+        let outermost = frames.len();
+        let snapshots: Vec<_> = (frames.get(depth..)?.iter().enumerate())
+            .map(|(i, f)| {
+                let frame = snapshot(f);
+                let place = outermost - 1 - (depth + i);
+                frame
+                    .running
+                    .set(Some((place, *f as *const Frame as usize)));
+                frame
+            })
+            .collect();
+        let class = self.types.frame.clone();
+        let mut back = Value::None;
+        for mut frame in snapshots.into_iter().rev() {
+            frame.back = back;
+            back = Value::object(Object::new(
+                class.clone(),
+                ObjectKind::Other(Box::new(frame)),
+            ));
+        }
+        Some(back)
+    }
+
+    /// `gi_frame`/`cr_frame`/`ag_frame`: the generator's frame, None once it has finished.
+    /// While it runs, its frame is found among the running ones.
+    pub fn generator_frame(&mut self, generator: &Generator) -> Value {
+        let state = generator.state.borrow();
+        let frame = match &state.frame {
+            Some(frame) => snapshot(frame),
+            None if state.running => {
+                let frames = self.python_frames();
+                match frames.iter().find(|f| Rc::ptr_eq(&f.code, &generator.code)) {
+                    Some(frame) => snapshot(frame),
+                    None => return Value::None,
+                }
+            }
+            None => return Value::None,
+        };
+        Value::object(Object::new(
+            self.types.frame.clone(),
+            ObjectKind::Other(Box::new(frame)),
+        ))
+    }
+}
+
+fn snapshot(frame: &Frame) -> FrameObject {
+    FrameObject {
+        code: frame.code.clone(),
+        line: Cell::new(frame.line()),
+        globals: frame.globals.clone(),
+        locals: RefCell::new(locals_of(frame)),
+        back: Value::None,
+        running: Cell::new(None),
+    }
+}
+
+impl FrameObject {
+    /// Reads the line and locals again from the frame, if it still runs.
+    fn refresh(&self, vm: &Vm) {
+        let Some((place, address)) = self.running.get() else {
+            return;
+        };
+        let frames = vm.python_frames();
+        let found = (frames.len().checked_sub(place + 1))
+            .and_then(|i| frames.get(i))
+            .filter(|f| {
+                std::ptr::eq(**f, address as *const Frame) && Rc::ptr_eq(&f.code, &self.code)
+            });
+        match found {
+            Some(frame) => {
+                self.line.set(frame.line());
+                *self.locals.borrow_mut() = locals_of(frame);
+            }
+            None => self.running.set(None),
+        }
+    }
+}
+
+/// A frame's locals as `locals()` gives them (PEP 667): a module's or class body's
+/// namespace itself; for a function, a new dict of its bound fast locals, then the values
+/// of its cell and free variables.
+pub fn locals_of(frame: &Frame) -> Value {
+    if let Some(namespace) = &frame.locals_dict {
+        return Value::Dict(namespace.clone());
+    }
+    let mut table = super::value::DictTable::new();
+    for (name, value) in frame.code.varnames.iter().zip(&frame.locals) {
+        if !value.is_null() {
+            table.set_str(name.clone(), value.clone());
+        }
+    }
+    for (name, cell) in frame.code.cellnames.iter().zip(&frame.cells) {
+        if let Value::Object(cell) = cell
+            && let ObjectKind::Cell(content) = &cell.kind
+            && !content.borrow().is_null()
+        {
+            table.set_str(name.clone(), content.borrow().clone());
+        }
+    }
+    Value::dict(table)
+}
+
+fn this_frame<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a FrameObject> {
+    v.native::<FrameObject>()
+        .ok_or_else(|| vm.type_error("descriptor requires a 'frame' object"))
+}
+
+/// The code object value of `code`.
+pub fn code_value(vm: &Vm, code: &Rc<CodeObj>) -> Value {
+    Value::object(Object::new(
+        vm.types.code.clone(),
+        ObjectKind::Code(code.clone()),
+    ))
+}
+
+fn this_code<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a Rc<CodeObj>> {
+    match v {
+        Value::Object(o) => match &o.kind {
+            ObjectKind::Code(code) => Ok(code),
+            _ => Err(vm.type_error("descriptor requires a 'code' object")),
+        },
+        _ => Err(vm.type_error("descriptor requires a 'code' object")),
+    }
+}
+
+/// `co_flags` as CPython numbers them (`Include/cpython/code.h`).
+fn code_flags(code: &CodeObj) -> i64 {
+    let f = code.code.flags;
+    let bits = [
+        (f.optimized, 0x1 | 0x2),
+        (f.varargs, 0x4),
+        (f.varkeywords, 0x8),
+        (code.code.qualname.contains("<locals>"), 0x10),
+        (f.generator, 0x20),
+        (f.coroutine, 0x80),
+        (f.iterable_coroutine, 0x100),
+        (f.async_generator, 0x200),
+    ];
+    bits.iter()
+        .filter(|(on, _)| *on)
+        .fold(0, |flags, (_, bit)| flags | bit)
+}
+
+fn names_tuple(names: &[Rc<str>]) -> Value {
+    Value::tuple(names.iter().map(|n| Value::str(&**n)).collect())
+}
+
+/// The attributes of frame and code objects.
+pub(super) fn init(vm: &mut Vm) {
+    let frame = vm.types.frame.clone();
+    let frame_attrs: [(&'static str, Getter); 5] = [
+        ("f_code", |vm, v| {
+            Ok(code_value(vm, &this_frame(vm, v)?.code))
+        }),
+        ("f_lineno", |vm, v| {
+            let frame = this_frame(vm, v)?;
+            frame.refresh(vm);
+            Ok(Value::Int(frame.line.get().into()))
+        }),
+        ("f_locals", |vm, v| {
+            let frame = this_frame(vm, v)?;
+            frame.refresh(vm);
+            Ok(frame.locals.borrow().clone())
+        }),
+        ("f_globals", |vm, v| {
+            Ok(Value::Dict(this_frame(vm, v)?.globals.clone()))
+        }),
+        ("f_back", |vm, v| Ok(this_frame(vm, v)?.back.clone())),
+    ];
+    for (name, getter) in frame_attrs {
+        vm.add_getset(&frame, name, getter, None);
+    }
+    vm.add_method(&frame, "__repr__", |vm, args, _| {
+        let f = this_frame(vm, &args[0])?;
+        f.refresh(vm);
+        Ok(Value::str(format!(
+            "<frame at {:#x}, file '{}', line {}, code {}>",
+            args[0].address(),
+            f.code.code.filename,
+            f.line.get(),
+            f.code.code.name
+        )))
+    });
+    let function = vm.types.function.clone();
+    vm.add_getset(
+        &function,
+        "__code__",
+        |vm, v| match v {
+            Value::Function(f) => Ok(code_value(vm, &f.code)),
+            _ => Err(vm.type_error("descriptor requires a 'function' object")),
+        },
+        None,
+    );
+    vm.add_getset(
+        &function,
+        "__globals__",
+        |vm, v| match v {
+            Value::Function(f) => Ok(Value::Dict(f.globals.clone())),
+            _ => Err(vm.type_error("descriptor requires a 'function' object")),
+        },
+        None,
+    );
+    let code = vm.types.code.clone();
+    let code_attrs: [(&'static str, Getter); 12] = [
+        ("co_name", |vm, v| {
+            Ok(Value::str(&*this_code(vm, v)?.code.name))
+        }),
+        ("co_qualname", |vm, v| {
+            Ok(Value::str(&*this_code(vm, v)?.code.qualname))
+        }),
+        ("co_filename", |vm, v| {
+            Ok(Value::str(&*this_code(vm, v)?.code.filename))
+        }),
+        ("co_firstlineno", |vm, v| {
+            Ok(Value::Int(this_code(vm, v)?.code.first_line.into()))
+        }),
+        ("co_argcount", |vm, v| {
+            Ok(Value::Int(this_code(vm, v)?.code.argcount.into()))
+        }),
+        ("co_posonlyargcount", |vm, v| {
+            Ok(Value::Int(this_code(vm, v)?.code.posonlyargcount.into()))
+        }),
+        ("co_kwonlyargcount", |vm, v| {
+            Ok(Value::Int(this_code(vm, v)?.code.kwonlyargcount.into()))
+        }),
+        ("co_nlocals", |vm, v| {
+            Ok(Value::Int(this_code(vm, v)?.code.varnames.len() as i64))
+        }),
+        ("co_varnames", |vm, v| {
+            Ok(names_tuple(&this_code(vm, v)?.code.varnames))
+        }),
+        ("co_cellvars", |vm, v| {
+            Ok(names_tuple(&this_code(vm, v)?.code.cellvars))
+        }),
+        ("co_freevars", |vm, v| {
+            Ok(names_tuple(&this_code(vm, v)?.code.freevars))
+        }),
+        ("co_flags", |vm, v| {
+            Ok(Value::Int(code_flags(this_code(vm, v)?)))
+        }),
+    ];
+    for (name, getter) in code_attrs {
+        vm.add_getset(&code, name, getter, None);
+    }
+    vm.add_getset(
+        &code,
+        "co_names",
+        |vm, v| Ok(names_tuple(&this_code(vm, v)?.code.names)),
+        None,
+    );
+}
