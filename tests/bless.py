@@ -6,13 +6,12 @@ For each program: NAME.out (beside a test program; in tests/examples/ for an exa
 CPython's exact stdout; NAME.rc the exit status when it
 is not 0; NAME.err the last line of stderr when stderr is not empty (that is what
 tests/programs.rs compares). Programs under tests/programs/tracebacks/ and
-tests/programs/warnings/ also get NAME.stderr, the whole of CPython's stderr without the `~~^^` lines it draws under a call (apy draws
-none) and with paths relative to the program's folder, for tests of how tracebacks are
-laid out and warnings worded. Run from anywhere:  tests/bless.py [PATH...]
+tests/programs/warnings/ also get NAME.stderr, the whole of CPython's stderr, caret
+lines (`~~^^`) included, with paths relative to the program's folder, for tests of how
+tracebacks are laid out and warnings worded. Run from anywhere:  tests/bless.py [PATH...]
 Expected files are never written by hand.
 """
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +20,6 @@ TESTS = Path(__file__).resolve().parent
 ROOT = TESTS / "programs"
 EXAMPLES = TESTS.parent / "examples"
 WHOLE_STDERR = [ROOT / "tracebacks", ROOT / "warnings"]
-CARETS = re.compile(r"^[\s|]*[~^]+\s*$")
 PYTHON = ["env", "PYENV_VERSION=3.13.0", "python3.13"]
 
 
@@ -49,9 +47,8 @@ def bless(program: Path) -> None:
     elif err.exists():
         err.unlink()
     if any(folder in program.parents for folder in WHOLE_STDERR):
-        drawn = [l for l in result.stderr.splitlines(keepends=True) if not CARETS.match(l)]
         # Paths are kept relative to the program's folder, so a clone anywhere compares.
-        Path(f"{stem}.stderr").write_text("".join(drawn).replace(f"{program.parent}/", ""))
+        Path(f"{stem}.stderr").write_text(result.stderr.replace(f"{program.parent}/", ""))
     print(f"blessed {program.relative_to(TESTS.parent)} (exit {result.returncode})")
 
 

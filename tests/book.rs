@@ -36,8 +36,8 @@
 //!
 //! Output blocks are never written by hand: `python3 tests/book_cpython.py --bless` fills them
 //! in (stdout from CPython 3.13, or from apy for `nondeterministic`/`args=` examples; stderr
-//! from apy, since CPython adds caret lines apy does not draw; both from CPython for
-//! `apy_differs`). Then
+//! from apy, since CPython's tracebacks name its own library files where apy's name apy's;
+//! both from CPython for `apy_differs`). Then
 //! `INSTA_UPDATE=always cargo test --test book` and read the `git diff`.
 
 use std::path::{Path, PathBuf};

@@ -8,7 +8,7 @@
 The conventions (tags, output blocks) are described at the top of tests/book.rs.
 Checking compares stdout and the exit status exactly, and the last line of stderr (the
 `TypeError: ...` line apy promises to match; --verbose lists examples whose stderr differs
-above it once the caret lines `~~^~~` CPython draws are dropped); examples tagged
+above it, as where CPython's traceback shows its own library files); examples tagged
 `nondeterministic` or `args=...` are skipped. Blessing writes CPython's stdout (apy's, run
 with --clock virtual, for skipped examples) and apy's stderr; apy is `--apy PATH`, by
 default the debug build in $CARGO_TARGET_DIR (or target/). Run from anywhere, with any
@@ -29,7 +29,6 @@ PYTHON = ["env", "PYENV_VERSION=3.13.0", "python3.13"]
 LEARNER_DIR = "/home/learner"
 LESSON_FILE = "lesson.apy"
 FENCE = re.compile(r"^```(.*)$")
-CARET_LINE = re.compile(r"^\s*[~^]+\s*$")
 
 
 class Example:
@@ -127,10 +126,6 @@ def run_apy(apy, example):
     return run([apy, "--clock", "virtual", *example.switches], example)
 
 
-def without_carets(text):
-    return "".join(l for l in text.splitlines(keepends=True) if not CARET_LINE.match(l))
-
-
 WARNING_PLACE = re.compile(r"^\S+:\d+: (?=\w*Warning: )")
 
 
@@ -172,7 +167,7 @@ def check(all_examples, verbose):
             result = run_cpython(example)
             problems = disagreements(example, result)
         stderr = result[1]
-        if not problems and without_carets(stderr) != example.stderr:
+        if not problems and stderr != example.stderr:
             notes.append(f"{example.name}: stderr agrees on its last line only:\n"
                          f"--- book\n{example.stderr}--- CPython\n{stderr}")
         if problems:

@@ -51,7 +51,7 @@ fn check(program: &Path, expected_stem: &Path) -> Result<(), String> {
     }
     let stderr = String::from_utf8_lossy(&output.stderr);
     if let Some(want_stderr) = expected("stderr")
-        && without_caret_lines(&stderr).replace(&format!("{}/", dir.display()), "") != want_stderr
+        && stderr.replace(&format!("{}/", dir.display()), "") != want_stderr
     {
         return Err(format!(
             "stderr differs:\n--- got\n{stderr}\n--- expected\n{want_stderr}"
@@ -68,19 +68,6 @@ fn check(program: &Path, expected_stem: &Path) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// `stderr` without the lines that only draw carets (`~~^^`) under a source line: the
-/// expected `.stderr` files leave them out (`tests/bless.py`), as apy draws them only for
-/// syntax errors so far.
-fn without_caret_lines(stderr: &str) -> String {
-    stderr
-        .split_inclusive('\n')
-        .filter(|line| {
-            let body = line.trim_start_matches([' ', '|']).trim_end();
-            body.is_empty() || !body.chars().all(|c| c == '~' || c == '^')
-        })
-        .collect()
 }
 
 /// Checks every program under `root` against the expected files `expected_for` names.

@@ -214,7 +214,9 @@ fn time_sleep_ends_at_the_time_limit_and_on_ctrl_c() {
     let (out, took) = apy(&[], program, Some(Duration::from_millis(300)));
     assert!(took < Duration::from_secs(2), "{took:?}");
     assert_eq!(out.status.code(), Some(130));
-    assert!(stderr(&out).ends_with("    time.sleep(100)\nKeyboardInterrupt\n"));
+    assert!(
+        stderr(&out).ends_with("    time.sleep(100)\n    ~~~~~~~~~~^^^^^\nKeyboardInterrupt\n")
+    );
 }
 
 #[test]
@@ -272,7 +274,7 @@ fn max_memory_raises_memory_error_and_keeps_earlier_output() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(String::from_utf8_lossy(&out.stdout), "before\n");
     assert!(
-        stderr(&out).ends_with("    x = [0] * 10**8\nMemoryError\n"),
+        stderr(&out).ends_with("    x = [0] * 10**8\n        ~~~~^~~~~~~\nMemoryError\n"),
         "{}",
         stderr(&out)
     );

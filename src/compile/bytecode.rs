@@ -715,6 +715,9 @@ pub struct Code {
 pub struct Anchors {
     pub left: u32,
     pub right: u32,
+    /// A call that is the whole value of `return name(…)` or `name = f(…)`: `traceback.py`
+    /// draws no carets under it (`_should_show_carets`).
+    pub quiet: bool,
 }
 
 impl Code {

@@ -48,6 +48,7 @@ pub mod repr;
 pub mod run;
 pub mod scopes;
 pub mod set_ops;
+pub mod source_lines;
 pub mod stack;
 pub mod trace;
 pub mod traceback;

@@ -8,7 +8,8 @@
 use std::rc::Rc;
 
 use super::dict::StrKeys;
-use super::object::{Object, TracebackEntry};
+use super::object::Object;
+use super::source_lines::source_lines;
 use super::value::Value;
 use super::{Exc, Vm};
 
@@ -208,7 +209,10 @@ impl Vm {
                 "  File \"{}\", line {}, in {}\n",
                 entry.code.filename, entry.line, entry.code.name
             ));
-            for line in self.source_lines(entry) {
+            let text = self.sources.get(&*entry.code.filename).map(|t| &**t);
+            let anchors = entry.span.and_then(|span| entry.code.anchors_at(span));
+            let lines = text.map(|text| source_lines(text, entry.line, entry.span, anchors));
+            for line in lines.unwrap_or_default() {
                 out.push_str(&format!("    {line}\n"));
             }
         }
@@ -326,70 +330,5 @@ impl Vm {
             },
             Err(_) => format!("{name}: <exception str() failed>"),
         }
-    }
-
-    /// The source lines an entry shows, as `traceback.py` prints them: those of the failed
-    /// instruction's span when it starts on the entry's line (else just that line),
-    /// dedented together. Of a span of many lines, only the first, the last and those
-    /// around its caret anchors (which the compiler recorded: `Code::anchors`), with
-    /// `...<N lines>...` for the rest. None at all when they are blank or the source is
-    /// unknown.
-    fn source_lines(&self, entry: &TracebackEntry) -> Vec<String> {
-        let Some(text) = self.sources.get(&*entry.code.filename) else {
-            return Vec::new();
-        };
-        let line_of = |offset: u32| {
-            let before = text.get(..offset as usize).unwrap_or(text);
-            before.matches('\n').count() as u32 + 1
-        };
-        let span = entry
-            .span
-            .filter(|span| span.end > span.start && line_of(span.start) == entry.line);
-        let last = span.map_or(entry.line, |span| line_of(span.end - 1));
-        let lines: Vec<&str> = text
-            .lines()
-            .skip(entry.line.saturating_sub(1) as usize)
-            .take((last + 1).saturating_sub(entry.line) as usize)
-            .map(str::trim_end)
-            .collect();
-        if lines.iter().all(|l| l.is_empty()) {
-            return Vec::new();
-        }
-        let margin = lines
-            .iter()
-            .filter(|l| !l.is_empty())
-            .map(|l| l.len() - l.trim_start().len())
-            .min()
-            .unwrap_or(0);
-        let dedented: Vec<&str> = lines
-            .iter()
-            .map(|l| l.get(margin..).unwrap_or(""))
-            .collect();
-        let n = dedented.len();
-        let mut significant = vec![0, n - 1];
-        // The lines of the caret anchors, counted from the span's first: a binary
-        // operator's line (twice), or a call's `(` or a subscript's `[` and the last line.
-        let anchors = span.and_then(|span| Some((span, entry.code.anchors_at(span)?)));
-        if let Some((span, anchors)) = anchors {
-            let first = line_of(span.start);
-            let right = anchors.right.max(anchors.left + 1) - 1;
-            for anchor in [line_of(anchors.left), line_of(right)] {
-                let anchor = (anchor - first) as usize;
-                significant.extend([anchor.saturating_sub(1), anchor, anchor + 1]);
-            }
-        }
-        significant.retain(|&i| i < n);
-        significant.sort_unstable();
-        significant.dedup();
-        let mut shown = Vec::new();
-        for (k, &i) in significant.iter().enumerate() {
-            match k.checked_sub(1).map(|k| i - significant[k]) {
-                Some(2) => shown.push(dedented[i - 1].to_string()),
-                Some(gap) if gap > 2 => shown.push(format!("...<{} lines>...", gap - 1)),
-                _ => {}
-            }
-            shown.push(dedented[i].to_string());
-        }
-        shown
     }
 }

@@ -30,29 +30,64 @@ impl<'a> Codegen<'a> {
         let source = self.source;
         let end = expr.span.end;
         let anchors = match &expr.kind {
-            ExprKind::BinOp { left, .. } => {
+            ExprKind::BinOp { left, right, .. } => {
                 // The first character past `left` that is not space or `)`; the operator
-                // is one or two characters long.
+                // is one or two characters long, never reaching into `right`.
                 let at = char_after(source, left.span.end, |c| !c.is_whitespace() && c != ')');
                 at.map(|left| {
                     let next = source
                         .get(left as usize + 1..)
                         .and_then(|s| s.chars().next());
-                    let two = next.is_some_and(|c| !c.is_whitespace() && c != '\\' && c != '#');
+                    let two = left + 1 < right.span.start
+                        && next.is_some_and(|c| !c.is_whitespace() && c != '\\' && c != '#');
                     Anchors {
                         left,
                         right: left + 1 + two as u32,
+                        quiet: false,
                     }
                 })
             }
             ExprKind::Subscript { value, .. } => char_after(source, value.span.end, |c| c == '[')
-                .map(|left| Anchors { left, right: end }),
-            ExprKind::Call { func, .. } => char_after(source, func.span.end, |c| c == '(')
-                .map(|left| Anchors { left, right: end }),
+                .map(|left| Anchors {
+                    left,
+                    right: end,
+                    quiet: false,
+                }),
+            ExprKind::Call { func, .. } => {
+                char_after(source, func.span.end, |c| c == '(').map(|left| Anchors {
+                    left,
+                    right: end,
+                    quiet: false,
+                })
+            }
             _ => None,
         };
         if let Some(anchors) = anchors {
             self.u().anchors.push((expr.span, anchors));
+        }
+    }
+
+    /// Marks the call `value` of a `return` or an assignment statement starting at
+    /// `statement_start` as one `traceback.py` draws no carets under, when that statement
+    /// is the first on the call's line (`traceback.py` parses the line to find it).
+    pub(super) fn quiet_carets(&mut self, statement_start: u32, value: &Expr) {
+        let before = self.source.get(..statement_start as usize).unwrap_or("");
+        let first_on_line = before[before.rfind('\n').map_or(0, |i| i + 1)..]
+            .trim()
+            .is_empty();
+        if !first_on_line
+            || self.lines.line_of(statement_start) != self.lines.line_of(value.span.start)
+        {
+            return;
+        }
+        let unit = self.u();
+        if let Some((_, anchors)) = unit
+            .anchors
+            .iter_mut()
+            .rev()
+            .find(|(at, _)| *at == value.span)
+        {
+            anchors.quiet = true;
         }
     }
 

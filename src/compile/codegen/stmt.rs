@@ -44,6 +44,11 @@ impl<'a> Codegen<'a> {
             }
             StmtKind::Assign { targets, value } => {
                 self.expr(value)?;
+                if let ([target], ExprKind::Call { .. }) = (targets.as_slice(), &value.kind)
+                    && matches!(target.kind, ExprKind::Name(_))
+                {
+                    self.quiet_carets(span.start, value);
+                }
                 for (i, t) in targets.iter().enumerate() {
                     if i + 1 < targets.len() {
                         self.emit(Instr::Copy(1));
@@ -228,6 +233,11 @@ impl<'a> Codegen<'a> {
         };
         if let (None, Some(v)) = (&constant, value) {
             self.expr(v)?;
+            if let ExprKind::Call { func, .. } = &v.kind
+                && matches!(func.kind, ExprKind::Name(_))
+            {
+                self.quiet_carets(span.start, v);
+            }
         }
         let (_, saved) = self.unwind_fblock_stack(constant.is_none(), false, span)?;
         match constant {
