@@ -25,6 +25,7 @@
 //! the set algebra (`vm/set_ops.rs`), `next()` and iteration (`vm/iter.rs`), the hash table
 //! (`vm/dict.rs`).
 
+mod class_build;
 mod classes;
 pub mod collections;
 pub mod contextvars;
@@ -55,6 +56,7 @@ use crate::vm::value::Value;
 pub fn install(vm: &mut Vm) {
     modules::register(vm);
     classes::init(vm);
+    class_build::init(vm);
     list_type::init(vm);
     tuple_type::init(vm);
     dict_type::init(vm);
