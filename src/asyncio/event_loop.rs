@@ -1192,7 +1192,7 @@ fn class_in(vm: &mut Vm, name: &str, bases: Vec<Rc<PyType>>, module: &str) -> Rc
 fn exception_class(vm: &mut Vm, name: &str, base: &Rc<PyType>) -> Rc<PyType> {
     let mut ns = DictTable::new();
     ns.set_str(vm.names.module.clone(), Value::str("asyncio.exceptions"));
-    match vm.new_class(name, vec![base.clone()], ns) {
+    match vm.new_class(None, name, vec![base.clone()], ns) {
         Ok(t) => t,
         Err(_) => base.clone(),
     }

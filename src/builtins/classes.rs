@@ -1,9 +1,9 @@
-//! `object`, `type`, and the small built-in classes that have no file of their own: `slice`,
+//! `object`, and the small built-in classes that have no file of their own: `slice`,
 //! the iterator classes `enumerate`, `zip`, `map`, `filter`, `reversed` (their `__next__` is
 //! the VM's, `vm/iter.rs`), `super`, `property`, `classmethod`, `staticmethod`. Their
 //! constructors (each type's `tp_new` in `Objects/`), and their methods and attributes in one
-//! table per class. `object.__new__`/`__init__` and `type.__call__` are the VM's call protocol
-//! (`vm/call.rs`), `object.__repr__`/`__str__` its `vm/repr.rs`. Installs itself with
+//! table per class. `type` is made in `class_build.rs`; `object.__new__`/`__init__` and
+//! `type.__call__` are the VM's call protocol (`vm/call.rs`), `object.__repr__`/`__str__` its `vm/repr.rs`. Installs itself with
 //! [`init`].
 
 use std::rc::Rc;
@@ -30,67 +30,6 @@ fn slice_new(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
             )));
         }
     })
-}
-
-fn type_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    let (_, args) = split_cls(vm, args)?;
-    match args {
-        [v] => Ok(Value::Type(vm.type_of(v).clone())),
-        [Value::Str(name), Value::Tuple(bases), Value::Dict(ns)] => {
-            let mut base_types = Vec::new();
-            for b in bases.items.iter() {
-                match b {
-                    Value::Type(t) => base_types.push(t.clone()),
-                    other => {
-                        return Err(vm.type_error(format!(
-                            "bases must be types, not {}",
-                            vm.type_name(other)
-                        )));
-                    }
-                }
-            }
-            let mut table = ns.table.borrow().clone();
-            if table.get_str(&vm.names.module).is_none() {
-                table.set_str(vm.names.module.clone(), Value::str("__main__"));
-            }
-            let cls = vm.new_class(name.as_str(), base_types, table)?;
-            init_new_class(vm, &cls, kw)?;
-            Ok(Value::Type(cls))
-        }
-        _ => Err(vm.type_error("type() takes 1 or 3 arguments")),
-    }
-}
-
-/// What `type.__new__` does once a class exists (`type_new_set_names`,
-/// `type_new_init_subclass`): `__set_name__` on each attribute that has one, then the
-/// parent's `__init_subclass__` with the class statement's keyword arguments.
-pub fn init_new_class(vm: &mut Vm, cls: &Rc<PyType>, kw: &KwArgs) -> PyResult<()> {
-    let attrs: Vec<(Value, Value)> = cls.dict.borrow().snapshot();
-    for (k, v) in attrs {
-        if let Value::Object(o) = &v
-            && !o.class.builtin
-            && let Some(set_name) = crate::vm::types::lookup(&o.class, &vm.names.set_name.clone())
-        {
-            vm.call(&set_name, &[v.clone(), Value::Type(cls.clone()), k], &[])?;
-        }
-    }
-    let init_subclass = vm.names.init_subclass.clone();
-    if let Some(parent) = cls.mro().get(1).cloned()
-        && let Some(f) = crate::vm::types::lookup(&parent, &init_subclass)
-    {
-        let f = match &f {
-            Value::Object(o) => match &o.kind {
-                ObjectKind::ClassMethod(inner) => Some(inner.clone()),
-                _ => None,
-            },
-            Value::Function(_) => Some(f.clone()),
-            _ => None,
-        };
-        if let Some(f) = f {
-            vm.call(&f, &[Value::Type(cls.clone())], kw)?;
-        }
-    }
-    Ok(())
 }
 
 fn iterator_args<'a>(vm: &Vm, name: &str, args: &'a [Value], min: usize) -> PyResult<&'a [Value]> {
@@ -494,7 +433,6 @@ pub fn init(vm: &mut Vm) {
     let t = &vm.types;
     let news: Vec<(Rc<PyType>, NativeFn)> = vec![
         (t.slice.clone(), slice_new),
-        (t.type_.clone(), type_new),
         (t.enumerate.clone(), enumerate_new),
         (t.zip.clone(), zip_new),
         (t.map.clone(), map_new),

@@ -6,7 +6,7 @@
 
 use std::rc::Rc;
 
-use crate::vm::args::{Signature, split_cls};
+use crate::vm::args::{Signature, check_arity, split_cls};
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{DictViewKind, KwArgs, NativeFn, Object, ObjectKind};
 use crate::vm::value::{PyDict, Value};
@@ -24,6 +24,25 @@ const METHODS: &[(&str, NativeFn)] = &[
     ("popitem", popitem),
     ("copy", copy),
     ("clear", clear),
+    // What `super().__setitem__(k, v)` reaches in a subclass (a `__prepare__` namespace).
+    ("__getitem__", |vm, args, _| {
+        check_arity(vm, "__getitem__", args, 2, 2)?;
+        vm.get_item(&args[0], &args[1])
+    }),
+    ("__setitem__", |vm, args, _| {
+        check_arity(vm, "__setitem__", args, 3, 3)?;
+        vm.set_item(&args[0], &args[1], args[2].clone())?;
+        Ok(Value::None)
+    }),
+    ("__delitem__", |vm, args, _| {
+        check_arity(vm, "__delitem__", args, 2, 2)?;
+        vm.del_item(&args[0], &args[1])?;
+        Ok(Value::None)
+    }),
+    ("__contains__", |vm, args, _| {
+        check_arity(vm, "__contains__", args, 2, 2)?;
+        Ok(Value::Bool(vm.contains(&args[0], &args[1])?))
+    }),
 ];
 
 /// Installs `dict`'s constructor and methods.

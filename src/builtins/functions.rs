@@ -12,10 +12,9 @@ use super::list_type::sort_values;
 use super::modules::{stream_of, write_stream};
 use crate::compile::bytecode::{BinaryOperator, CompareOperator};
 use crate::vm::args::{check_arity, check_kwargs, kwarg};
-use crate::vm::dict::StrKeys;
 use crate::vm::object::{IterState, KwArgs, NativeFn, ObjectKind};
 use crate::vm::ops::{from_int, to_int};
-use crate::vm::value::{PyDict, Value};
+use crate::vm::value::{PyStr, Value};
 use crate::vm::{PyResult, Vm};
 
 /// The built-in functions, by name (`builtin_methods` in `Python/bltinmodule.c`); `next`
@@ -84,7 +83,7 @@ pub const FUNCTIONS: &[(&str, NativeFn)] = &[
         Ok(caller_scope(vm).1)
     }),
     ("dir", builtin_dir),
-    ("__build_class__", builtin_build_class),
+    ("__build_class__", super::class_build::build_class),
     ("aiter", |vm, args, kw| {
         let v = one_arg(vm, "aiter", args, kw)?;
         vm.builtin_aiter(&v)
@@ -178,17 +177,50 @@ fn builtin_isinstance(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Valu
     check_arity(vm, "isinstance", args, 2, 2)?;
     let classes = class_info(vm, "isinstance", &args[1])?;
     let ty = vm.type_of(&args[0]).clone();
-    Ok(Value::Bool(classes.iter().any(|c| ty.is_subtype(c))))
+    for cls in &classes {
+        // `type(obj) is cls` needs no hook (`PyObject_IsInstance`).
+        let found = if Rc::ptr_eq(&ty, cls) {
+            true
+        } else {
+            match vm.meta_method(cls, &PyStr::new("__instancecheck__")) {
+                Some(check) => {
+                    let r = vm.call(&check, &[Value::Type(cls.clone()), args[0].clone()], &[])?;
+                    vm.truthy(&r)?
+                }
+                None => ty.is_subtype(cls),
+            }
+        };
+        if found {
+            return Ok(Value::Bool(true));
+        }
+    }
+    Ok(Value::Bool(false))
 }
 
 fn builtin_issubclass(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kwargs(vm, "issubclass", kw, &[])?;
     check_arity(vm, "issubclass", args, 2, 2)?;
-    let Value::Type(t) = &args[0] else {
-        return Err(vm.type_error("issubclass() arg 1 must be a class"));
-    };
     let classes = class_info(vm, "issubclass", &args[1])?;
-    Ok(Value::Bool(classes.iter().any(|c| t.is_subtype(c))))
+    for cls in &classes {
+        let found = match (
+            vm.meta_method(cls, &PyStr::new("__subclasscheck__")),
+            &args[0],
+        ) {
+            (Some(check), sub) => {
+                let r = vm.call(&check, &[Value::Type(cls.clone()), sub.clone()], &[])?;
+                vm.truthy(&r)?
+            }
+            (None, Value::Type(t)) => t.is_subtype(cls),
+            (None, _) => return Err(vm.type_error("issubclass() arg 1 must be a class")),
+        };
+        if found {
+            return Ok(Value::Bool(true));
+        }
+    }
+    if !matches!(args[0], Value::Type(_)) && classes.is_empty() {
+        return Err(vm.type_error("issubclass() arg 1 must be a class"));
+    }
+    Ok(Value::Bool(false))
 }
 
 fn builtin_iter(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
@@ -672,99 +704,4 @@ fn builtin_dir(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     names.sort();
     names.dedup();
     Ok(Value::list(names.into_iter().map(Value::str).collect()))
-}
-
-/// `__build_class__(func, name, *bases, **kw)`: runs the class body in a fresh namespace
-/// and makes the class (`builtin___build_class__`).
-fn builtin_build_class(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    if args.len() < 2 {
-        return Err(vm.type_error("__build_class__: not enough arguments"));
-    }
-    let Value::Function(body) = &args[0] else {
-        return Err(vm.type_error("__build_class__: func must be a function"));
-    };
-    let Value::Str(name) = &args[1] else {
-        return Err(vm.type_error("__build_class__: name is not a string"));
-    };
-    if kw.iter().any(|(k, _)| k.as_str() == "metaclass") {
-        return Err(vm.type_error("metaclasses are not supported in apy"));
-    }
-    let (bases, replaced) = resolve_bases(vm, &args[2..])?;
-    let ns = Rc::new(PyDict {
-        table: Default::default(),
-    });
-    if replaced {
-        let orig_bases = vm.intern("__orig_bases__");
-        ns.table
-            .borrow_mut()
-            .set_str(orig_bases, Value::tuple(args[2..].to_vec()));
-    }
-    let module_name = body
-        .globals
-        .table
-        .borrow()
-        .get_str(&vm.names.name)
-        .cloned()
-        .unwrap_or(Value::None);
-    ns.table
-        .borrow_mut()
-        .set_str(vm.names.module.clone(), module_name);
-    ns.table.borrow_mut().set_str(
-        vm.names.qualname.clone(),
-        Value::str(&**body.qualname.borrow()),
-    );
-    let mut frame = crate::vm::frame::Frame::for_function(vm, body, Vec::new());
-    frame.locals_dict = Some(ns.clone());
-    match vm.run_frame(&mut frame, None) {
-        crate::vm::frame::FrameResult::Err(e) => return Err(e),
-        _ => drop(frame),
-    }
-    let mut table = ns.table.borrow().clone();
-    let classcell = table.remove_str(&vm.names.classcell);
-    if table.get_str(&vm.names.eq).is_some() && table.get_str(&vm.names.hash).is_none() {
-        table.set_str(vm.names.hash.clone(), Value::None);
-    }
-    let cls = vm.new_class(name.as_str(), bases, table)?;
-    if let Some(cell) = classcell {
-        vm.cell_set(&cell, Value::Type(cls.clone()));
-    }
-    super::classes::init_new_class(vm, &cls, kw)?;
-    Ok(Value::Type(cls))
-}
-
-/// The bases a class statement names, with each base that is not a class replaced by what
-/// its `__mro_entries__(bases)` returns (PEP 560, `update_bases` in
-/// `Python/bltinmodule.c`), and whether any was replaced.
-fn resolve_bases(
-    vm: &mut Vm,
-    named: &[Value],
-) -> PyResult<(Vec<Rc<crate::vm::object::PyType>>, bool)> {
-    let mut bases = Vec::new();
-    let mut replaced = false;
-    let mro_entries = vm.intern("__mro_entries__");
-    for base in named {
-        if let Value::Type(t) = base {
-            bases.push(t.clone());
-            continue;
-        }
-        let Some(entries) = vm.get_attr_opt(base, &mro_entries)? else {
-            return Err(vm.type_error(format!("bases must be types, not {}", vm.type_name(base))));
-        };
-        let entries = vm.call(&entries, &[Value::tuple(named.to_vec())], &[])?;
-        let Value::Tuple(entries) = entries else {
-            return Err(vm.type_error("__mro_entries__ must return a tuple"));
-        };
-        replaced = true;
-        for entry in entries.items.iter() {
-            match entry {
-                Value::Type(t) => bases.push(t.clone()),
-                other => {
-                    return Err(
-                        vm.type_error(format!("bases must be types, not {}", vm.type_name(other)))
-                    );
-                }
-            }
-        }
-    }
-    Ok((bases, replaced))
 }

@@ -28,6 +28,7 @@
 
 mod bind;
 mod bytes_type;
+mod class_build;
 mod classes;
 mod codecs;
 pub mod collections;
@@ -61,6 +62,7 @@ use crate::vm::value::Value;
 pub fn install(vm: &mut Vm) {
     modules::register(vm);
     classes::init(vm);
+    class_build::init(vm);
     list_type::init(vm);
     tuple_type::init(vm);
     dict_type::init(vm);

@@ -264,8 +264,27 @@ impl Vm {
         ))
     }
 
-    /// `cls(*args, **kw)`: `__new__` then `__init__`.
+    /// `cls(*args, **kw)`: its metaclass's `__call__` when that is not `type.__call__`,
+    /// else [`Vm::type_call`].
     pub fn call_type(&mut self, cls: &Rc<PyType>, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+        if let Some(call) = self.meta_call(cls) {
+            let mut all = Vec::with_capacity(args.len() + 1);
+            all.push(Value::Type(cls.clone()));
+            all.extend_from_slice(args);
+            return self.call(&call, &all, kw);
+        }
+        self.type_call(cls, args, kw)
+    }
+
+    /// The `__call__` of `cls`'s metaclass when it overrides `type.__call__` (which makes
+    /// the instance with `__new__` and `__init__`).
+    pub fn meta_call(&self, cls: &PyType) -> Option<Value> {
+        let meta = cls.meta.as_ref()?;
+        lookup(meta, &self.names.call).filter(|call| !self.is_native(call, type_dunder_call))
+    }
+
+    /// `type.__call__(cls, *args, **kw)`: `__new__` then `__init__`.
+    pub fn type_call(&mut self, cls: &Rc<PyType>, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         if Rc::ptr_eq(cls, &self.types.type_) && args.len() == 1 && kw.is_empty() {
             return Ok(Value::Type(self.type_of(&args[0]).clone()));
         }
@@ -381,6 +400,19 @@ impl Vm {
             }
             _ => Value::object(Object::plain(cls.clone())),
         }
+    }
+}
+
+/// `type.__call__(cls, *args, **kw)`, which a metaclass's `__call__` reaches with
+/// `super().__call__(*args)`.
+pub fn type_dunder_call(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    match args.first() {
+        Some(Value::Type(cls)) => vm.type_call(&cls.clone(), &args[1..], kw),
+        Some(other) => Err(vm.type_error(format!(
+            "descriptor '__call__' requires a 'type' object but received a '{}'",
+            vm.type_name(other)
+        ))),
+        None => Err(vm.type_error("unbound method type.__call__() needs an argument")),
     }
 }
 

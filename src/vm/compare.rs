@@ -413,6 +413,18 @@ impl Vm {
                 }
                 Ok(false)
             }
+            Value::Type(t) if t.meta.is_some() => {
+                match self.meta_method(t, &self.names.contains.clone()) {
+                    Some(f) => {
+                        let r = self.call(&f, &[container.clone(), item.clone()], &[])?;
+                        self.truthy(&r)
+                    }
+                    None => Err(self.type_error(format!(
+                        "argument of type '{}' is not iterable",
+                        self.type_name(container)
+                    ))),
+                }
+            }
             _ => Err(self.type_error(format!(
                 "argument of type '{}' is not iterable",
                 self.type_name(container)

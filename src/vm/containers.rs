@@ -350,6 +350,10 @@ impl Vm {
                 Err(self.type_error(format!("'{}' object is not subscriptable", o.class.name)))
             }
             Value::Type(t) => {
+                // `Color['RED']`: the metaclass's `__getitem__` comes first.
+                if let Some(f) = self.meta_method(t, &self.names.getitem.clone()) {
+                    return self.call(&f, &[container.clone(), key.clone()], &[]);
+                }
                 // `list[int]`, `Queue[str]`: the class's `__class_getitem__`, a class
                 // method whether or not it is declared one.
                 let name = self.intern("__class_getitem__");

@@ -276,10 +276,13 @@ impl Vm {
                     }
                     Instr::LoadName(i) => {
                         let name = &code.names[i as usize];
-                        let local = frame
-                            .locals_dict
-                            .as_ref()
-                            .and_then(|d| d.table.borrow().get_str(name).cloned());
+                        let local = match &frame.locals_dict {
+                            Some(d) => match self.namespace_mapping(d) {
+                                None => d.table.borrow().get_str(name).cloned(),
+                                Some(mapping) => self.mapping_load(&mapping, name)?,
+                            },
+                            None => None,
+                        };
                         let v = match local {
                             Some(v) => v,
                             None => match self.load_global(&frame.globals, name) {
@@ -293,12 +296,20 @@ impl Vm {
                         let v = pop!(frame);
                         let name = code.names[i as usize].clone();
                         let dict = frame.locals_dict.as_ref().unwrap_or(&frame.globals);
+                        if let Some(mapping) = self.namespace_mapping(dict) {
+                            self.mapping_store(&mapping, name, v)?;
+                            continue;
+                        }
                         dict.table.borrow_mut().set_str(name, v);
                         finalize_point!(self, frame, code);
                     }
                     Instr::DeleteName(i) => {
                         let name = &code.names[i as usize];
                         let dict = frame.locals_dict.as_ref().unwrap_or(&frame.globals);
+                        if let Some(mapping) = self.namespace_mapping(dict) {
+                            self.mapping_delete(&mapping, name)?;
+                            continue;
+                        }
                         let removed = dict.table.borrow_mut().remove_str(name);
                         if removed.is_none() {
                             return Err(self.name_error(name.as_str()));
@@ -357,6 +368,10 @@ impl Vm {
                     Instr::SetupAnnotations => {
                         let key = self.intern("__annotations__");
                         let dict = frame.locals_dict.as_ref().unwrap_or(&frame.globals);
+                        if let Some(mapping) = self.namespace_mapping(dict) {
+                            self.mapping_setup_annotations(&mapping, key)?;
+                            continue;
+                        }
                         if dict.table.borrow().get_str(&key).is_none() {
                             dict.table
                                 .borrow_mut()
@@ -365,7 +380,9 @@ impl Vm {
                     }
                     Instr::LoadLocals => {
                         let locals = match &frame.locals_dict {
-                            Some(d) => Value::Dict(d.clone()),
+                            Some(d) => self
+                                .namespace_mapping(d)
+                                .unwrap_or_else(|| Value::Dict(d.clone())),
                             None => return Err(self.runtime_error("no locals found")),
                         };
                         frame.stack.push(locals);
@@ -376,7 +393,7 @@ impl Vm {
                         let name = code.cellnames[i as usize].clone();
                         let found = match &mapping {
                             Value::Dict(d) => d.table.borrow().get_str(&name).cloned(),
-                            _ => None,
+                            _ => self.mapping_load(&mapping, &name)?,
                         };
                         let v = match found {
                             Some(v) => v,

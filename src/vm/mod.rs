@@ -52,6 +52,7 @@ pub mod source_lines;
 pub mod stack;
 pub mod trace;
 pub mod traceback;
+pub mod type_attrs;
 pub mod types;
 pub mod unpack;
 pub mod value;
@@ -198,6 +199,10 @@ pub struct Vm {
     /// The file of the `__main__` module's code, once it runs: warnings that CPython's
     /// default filters show only in `__main__` (DeprecationWarning) check it.
     pub main_file: Option<Rc<str>>,
+    /// The class bodies running in a mapping their metaclass's `__prepare__` made (not a
+    /// plain dict), innermost last: the placeholder dict each body's frame has as its
+    /// `locals_dict`, and the mapping its names go to ([`Vm::namespace_mapping`]).
+    pub class_namespaces: Vec<(Rc<PyDict>, Value)>,
     /// Source text by file name, for traceback lines.
     pub sources: HashMap<Rc<str>, Rc<str>>,
     /// Current depth of nested Python and native calls.

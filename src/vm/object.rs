@@ -54,6 +54,9 @@ pub struct PyType {
     pub name: Rc<str>,
     pub qualname: Rc<str>,
     pub bases: Vec<Rc<PyType>>,
+    /// The metaclass, when it is not `type` itself (`class C(metaclass=Meta)`): what
+    /// `type(C)` answers, and where attribute lookup on the class falls back to.
+    pub meta: Option<Rc<PyType>>,
     /// The C3 linearisation, starting with the type itself.
     pub mro: RefCell<Vec<Rc<PyType>>>,
     /// Attributes: methods, class variables, descriptors. Keys are interned strs.

@@ -591,6 +591,12 @@ impl Vm {
                 }
             },
             _ => {
+                if let Value::Type(t) = v
+                    && let Some(f) = self.meta_method(t, &self.names.len.clone())
+                {
+                    let r = self.call(&f, std::slice::from_ref(v), &[])?;
+                    return self.len_result(r);
+                }
                 return Err(self.type_error(format!(
                     "object of type '{}' has no len()",
                     self.type_name(v)

@@ -80,29 +80,38 @@ impl Vm {
                     format!("{{{inner}}}")
                 }
             }
-            Value::Type(t) => self.type_repr(t),
+            Value::Type(t) => match self.meta_method(t, &self.names.repr.clone()) {
+                Some(f) => self
+                    .call_text_method(&f, v, "__repr__")?
+                    .as_str()
+                    .to_owned(),
+                None => self.type_repr(t),
+            },
             Value::Function(f) => {
                 format!("<function {} at {:#x}>", f.qualname.borrow(), v.address())
             }
             Value::Object(o) => {
                 let f = lookup(&o.class, &self.names.repr.clone());
                 match f {
-                    Some(f) if !self.is_object_repr(&f) => {
-                        let r = self.nested(|vm| vm.call(&f, std::slice::from_ref(v), &[]))?;
-                        match r {
-                            Value::Str(s) => s.as_str().to_owned(),
-                            other => {
-                                return Err(self.type_error(format!(
-                                    "__repr__ returned non-string (type {})",
-                                    self.type_name(&other)
-                                )));
-                            }
-                        }
-                    }
+                    Some(f) if !self.is_object_repr(&f) => self
+                        .call_text_method(&f, v, "__repr__")?
+                        .as_str()
+                        .to_owned(),
                     _ => self.builtin_object_repr(v)?,
                 }
             }
         })
+    }
+
+    /// `f(v)` for a `__repr__` or `__str__` (`dunder`), which must return a str.
+    fn call_text_method(&mut self, f: &Value, v: &Value, dunder: &str) -> PyResult<Rc<PyStr>> {
+        match self.nested(|vm| vm.call(f, std::slice::from_ref(v), &[]))? {
+            Value::Str(s) => Ok(s),
+            other => Err(self.type_error(format!(
+                "{dunder} returned non-string (type {})",
+                self.type_name(&other)
+            ))),
+        }
     }
 
     fn is_object_repr(&self, f: &Value) -> bool {
@@ -271,18 +280,15 @@ impl Vm {
                 let f = lookup(&o.class, &self.names.str.clone());
                 match f {
                     Some(f) if !is_native_fn(&f, object_str) => {
-                        let r = self.nested(|vm| vm.call(&f, std::slice::from_ref(v), &[]))?;
-                        match r {
-                            Value::Str(s) => Ok(s),
-                            other => Err(self.type_error(format!(
-                                "__str__ returned non-string (type {})",
-                                self.type_name(&other)
-                            ))),
-                        }
+                        self.call_text_method(&f, v, "__str__")
                     }
                     _ => Ok(Rc::new(PyStr::new(self.repr(v)?))),
                 }
             }
+            Value::Type(t) => match self.meta_method(t, &self.names.str.clone()) {
+                Some(f) => self.call_text_method(&f, v, "__str__"),
+                None => Ok(Rc::new(PyStr::new(self.repr(v)?))),
+            },
             _ => Ok(Rc::new(PyStr::new(self.repr(v)?))),
         }
     }

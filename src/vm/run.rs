@@ -16,7 +16,7 @@ use super::frame::{Frame, FrameResult, InlineFrames};
 use super::generator::init as init_generators;
 use super::iter::init as init_iterators;
 use super::object::BuiltinTypes;
-use super::types::init_type_methods;
+use super::type_attrs::init_type_methods;
 use super::value::{PyDict, Value};
 use super::{Config, Exc, Interner, ModuleMaker, Names, PROGRAM_STDOUT, TIME_CHECK_INTERVAL, Vm};
 
@@ -50,6 +50,7 @@ impl Vm {
             sys_path: Value::None,
             importing: Vec::new(),
             main_file: None,
+            class_namespaces: Vec::new(),
             sources: HashMap::new(),
             depth: 0,
             recursion_limit: 1000,

@@ -14,6 +14,77 @@ use super::value::{PyDict, PyStr, Value};
 use super::{Exc, PyResult, Vm};
 
 impl Vm {
+    /// The mapping a class body's names go to when its metaclass's `__prepare__` gave one
+    /// that is not a plain dict: the body's frame has the placeholder `dict` as its
+    /// `locals_dict`, and [`Vm::class_namespaces`] pairs it with the mapping. None for any
+    /// other frame (and at once when no such class body runs).
+    #[inline]
+    pub(super) fn namespace_mapping(&self, dict: &Rc<PyDict>) -> Option<Value> {
+        if self.class_namespaces.is_empty() {
+            return None;
+        }
+        self.class_namespaces
+            .iter()
+            .rev()
+            .find(|(placeholder, _)| Rc::ptr_eq(placeholder, dict))
+            .map(|(_, mapping)| mapping.clone())
+    }
+
+    /// `LOAD_NAME` from such a mapping: its `__getitem__`, None on KeyError.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn mapping_load(
+        &mut self,
+        mapping: &Value,
+        name: &Rc<PyStr>,
+    ) -> PyResult<Option<Value>> {
+        match self.get_item(mapping, &Value::Str(name.clone())) {
+            Ok(v) => Ok(Some(v)),
+            Err(e) if self.exc_matches(&e, &self.types.key_error.clone()) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// `STORE_NAME` into such a mapping: its `__setitem__`.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn mapping_store(
+        &mut self,
+        mapping: &Value,
+        name: Rc<PyStr>,
+        v: Value,
+    ) -> PyResult<()> {
+        self.set_item(mapping, &Value::Str(name), v)
+    }
+
+    /// `SETUP_ANNOTATIONS` in such a mapping: `__annotations__` made unless it is there.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn mapping_setup_annotations(
+        &mut self,
+        mapping: &Value,
+        key: Rc<PyStr>,
+    ) -> PyResult<()> {
+        if self.mapping_load(mapping, &key)?.is_none() {
+            let empty = Value::dict(Default::default());
+            self.set_item(mapping, &Value::Str(key), empty)?;
+        }
+        Ok(())
+    }
+
+    /// `DELETE_NAME` from such a mapping: its `__delitem__`, a KeyError becoming the
+    /// NameError.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn mapping_delete(&mut self, mapping: &Value, name: &Rc<PyStr>) -> PyResult<()> {
+        match self.del_item(mapping, &Value::Str(name.clone())) {
+            Err(e) if self.exc_matches(&e, &self.types.key_error.clone()) => {
+                Err(self.name_error(name.as_str()))
+            }
+            result => result,
+        }
+    }
+
     /// `LOAD_GLOBAL` of `code.names[i]` through its cache: the value, found again at the
     /// remembered entry position when neither dict changed since, or looked up and
     /// remembered. None when the name is in neither dict.

@@ -26,6 +26,7 @@ pub fn make_type(name: &str, bases: Vec<Rc<PyType>>, layout: Layout, builtin: bo
         name: name.into(),
         qualname: name.into(),
         bases,
+        meta: None,
         mro: RefCell::new(Vec::new()),
         dict: RefCell::new(DictTable::new()),
         layout,
@@ -409,6 +410,10 @@ pub fn inline_init(vm: &Vm, ty: &PyType) -> Option<Rc<Function>> {
     {
         return init.clone();
     }
+    if vm.meta_call(ty).is_some() {
+        ty.lookup_cache.borrow_mut().inline_init = Some((version, None));
+        return None;
+    }
     let made_by_object_new =
         lookup(ty, &vm.names.new).is_some_and(|new| vm.is_native(&new, super::call::object_new));
     let init = match lookup(ty, &vm.names.init) {
@@ -575,7 +580,7 @@ impl Vm {
                     &t.set
                 }
             }
-            Value::Type(_) => &t.type_,
+            Value::Type(ty) => ty.meta.as_ref().unwrap_or(&t.type_),
             Value::Function(_) => &t.function,
             Value::Object(o) => &o.class,
         }
@@ -703,6 +708,16 @@ impl Vm {
             },
             _ => Ok(attr),
         }
+    }
+
+    /// A special method that `t`'s metaclass (or a base of it short of `type`) defines
+    /// (`len(Color)` is `EnumType.__len__(Color)`); None for a class made by `type`.
+    pub fn meta_method(&self, t: &PyType, name: &PyStr) -> Option<Value> {
+        let meta = t.meta.as_ref()?;
+        let mro = meta.mro.borrow();
+        mro.iter()
+            .filter(|m| !m.builtin)
+            .find_map(|m| m.dict.borrow().get_str(name).cloned())
     }
 
     /// `obj.name` (`PyObject_GetAttr`).
@@ -907,7 +922,7 @@ impl Vm {
     }
 
     fn type_get_attr(&mut self, t: &Rc<PyType>, name: &Rc<PyStr>) -> PyResult<Option<Value>> {
-        let meta = self.types.type_.clone();
+        let meta = t.meta.clone().unwrap_or_else(|| self.types.type_.clone());
         let meta_attr = lookup(&meta, name);
         if let Some(d) = &meta_attr
             && is_data_descriptor(d, &self.names)
@@ -1032,6 +1047,12 @@ impl Vm {
         name: &Rc<PyStr>,
         value: Option<Value>,
     ) -> PyResult<()> {
+        if let Value::Type(t) = obj
+            && let Some(descr) = self.meta_method(t, name)
+            && is_data_descriptor(&descr, &self.names)
+        {
+            return self.set_through_descriptor(descr, obj, name, value);
+        }
         if let Value::Type(t) = obj {
             if t.builtin {
                 return Err(self.type_error(format!(
@@ -1057,43 +1078,10 @@ impl Vm {
             return Ok(());
         }
         let ty = self.type_of(obj).clone();
-        if let Some(Value::Object(d)) = lookup(&ty, name) {
-            match &d.kind {
-                ObjectKind::Property { fset, fdel, .. } => {
-                    let (func, what) = if value.is_some() {
-                        (fset, "setter")
-                    } else {
-                        (fdel, "deleter")
-                    };
-                    if func.is_none() {
-                        return Err(self.attribute_error(format!(
-                            "property '{}' of '{}' object has no {what}",
-                            name.as_str(),
-                            ty.name
-                        )));
-                    }
-                    let mut args = vec![obj.clone()];
-                    args.extend(value);
-                    self.call(&func.clone(), &args, &[])?;
-                    return Ok(());
-                }
-                ObjectKind::GetSet { set, .. } => {
-                    return match (set, value) {
-                        (Some(set), Some(v)) => set(self, obj, v),
-                        _ => Err(self.attribute_error(format!(
-                            "attribute '{}' of '{}' objects is not writable",
-                            name.as_str(),
-                            ty.name
-                        ))),
-                    };
-                }
-                _ => {
-                    let descr = Value::Object(d.clone());
-                    if is_data_descriptor(&descr, &self.names) {
-                        return self.call_descriptor_set(descr, obj, value);
-                    }
-                }
-            }
+        if let Some(descr) = lookup(&ty, name)
+            && is_data_descriptor(&descr, &self.names)
+        {
+            return self.set_through_descriptor(descr, obj, name, value);
         }
         let dict = match obj {
             Value::Object(o) => match &o.kind {
@@ -1122,6 +1110,49 @@ impl Vm {
         Ok(())
     }
 
+    /// `obj.name = value` or `del obj.name` (value None) through `descr`, a data descriptor
+    /// that `type(obj)` has under `name`: a property, a getset or a user descriptor.
+    fn set_through_descriptor(
+        &mut self,
+        descr: Value,
+        obj: &Value,
+        name: &Rc<PyStr>,
+        value: Option<Value>,
+    ) -> PyResult<()> {
+        let Value::Object(d) = &descr else {
+            return Ok(());
+        };
+        match &d.kind {
+            ObjectKind::Property { fset, fdel, .. } => {
+                let (func, what) = if value.is_some() {
+                    (fset, "setter")
+                } else {
+                    (fdel, "deleter")
+                };
+                if func.is_none() {
+                    return Err(self.attribute_error(format!(
+                        "property '{}' of '{}' object has no {what}",
+                        name.as_str(),
+                        self.type_name(obj)
+                    )));
+                }
+                let mut args = vec![obj.clone()];
+                args.extend(value);
+                self.call(&func.clone(), &args, &[])?;
+                Ok(())
+            }
+            ObjectKind::GetSet { set, .. } => match (set, value) {
+                (Some(set), Some(v)) => set(self, obj, v),
+                _ => Err(self.attribute_error(format!(
+                    "attribute '{}' of '{}' objects is not writable",
+                    name.as_str(),
+                    self.type_name(obj)
+                ))),
+            },
+            _ => self.call_descriptor_set(descr.clone(), obj, value),
+        }
+    }
+
     /// `obj.name = value` or `del obj.name` through a user data descriptor's `__set__` or
     /// `__delete__` (AttributeError naming the missing method, as CPython's slot does).
     fn call_descriptor_set(
@@ -1143,9 +1174,10 @@ impl Vm {
         Ok(())
     }
 
-    /// A new user class (`type.__new__(type, name, bases, ns)`).
+    /// A new user class (`type.__new__(meta, name, bases, ns)`); `meta` None is `type`.
     pub fn new_class(
         &mut self,
+        meta: Option<Rc<PyType>>,
         name: &str,
         bases: Vec<Rc<PyType>>,
         ns: DictTable,
@@ -1191,6 +1223,7 @@ impl Vm {
             name: name.into(),
             qualname,
             bases,
+            meta,
             mro: RefCell::new(Vec::new()),
             dict: RefCell::new(ns),
             layout,
@@ -1225,260 +1258,5 @@ impl Vm {
             Some(m) if &*m != "builtins" => format!("<class '{m}.{}'>", ty.qualname),
             _ => format!("<class '{}'>", ty.qualname),
         }
-    }
-}
-
-/// The getters of `type`, `object` and `function` attributes.
-pub fn init_type_methods(vm: &mut Vm) {
-    let type_ = vm.types.type_.clone();
-    vm.add_getset(
-        &type_,
-        "__name__",
-        |vm, v| Ok(Value::str(&*as_type(vm, v)?.name)),
-        None,
-    );
-    vm.add_getset(
-        &type_,
-        "__qualname__",
-        |vm, v| Ok(Value::str(&*as_type(vm, v)?.qualname)),
-        None,
-    );
-    vm.add_getset(
-        &type_,
-        "__module__",
-        |vm, v| {
-            let t = as_type(vm, v)?;
-            Ok(Value::str(
-                &*vm.type_module(&t).unwrap_or_else(|| "builtins".into()),
-            ))
-        },
-        None,
-    );
-    vm.add_getset(
-        &type_,
-        "__mro__",
-        |vm, v| {
-            Ok(Value::tuple(
-                as_type(vm, v)?.mro().into_iter().map(Value::Type).collect(),
-            ))
-        },
-        None,
-    );
-    vm.add_getset(
-        &type_,
-        "__bases__",
-        |vm, v| {
-            Ok(Value::tuple(
-                as_type(vm, v)?
-                    .bases
-                    .iter()
-                    .cloned()
-                    .map(Value::Type)
-                    .collect(),
-            ))
-        },
-        None,
-    );
-    vm.add_getset(
-        &type_,
-        "__base__",
-        |vm, v| {
-            Ok(as_type(vm, v)?
-                .bases
-                .first()
-                .cloned()
-                .map_or(Value::None, Value::Type))
-        },
-        None,
-    );
-    vm.add_getset(
-        &type_,
-        "__dict__",
-        |vm, v| Ok(Value::dict(as_type(vm, v)?.dict.borrow().clone())),
-        None,
-    );
-    vm.add_method(&type_, "mro", |vm, args, _| {
-        let t = as_type(vm, args.first().unwrap_or(&Value::None))?;
-        Ok(Value::list(t.mro().into_iter().map(Value::Type).collect()))
-    });
-    vm.add_method(&type_, "__subclasses__", |_, _, _| Ok(Value::list(vec![])));
-    let object = vm.types.object.clone();
-    vm.add_getset(
-        &object,
-        "__class__",
-        |vm, v| Ok(Value::Type(vm.type_of(v).clone())),
-        None,
-    );
-    vm.add_getset(
-        &object,
-        "__dict__",
-        |vm, v| match v {
-            Value::Object(o) if o.attrs().is_some() => {
-                Ok(o.dict_object().map_or(Value::None, Value::Dict))
-            }
-            Value::Function(f) => Ok(Value::dict(f.dict.borrow().clone())),
-            _ => Err(vm.no_attribute(v, &PyStr::new("__dict__"))),
-        },
-        None,
-    );
-    let function = vm.types.function.clone();
-    vm.add_getset(
-        &function,
-        "__name__",
-        |_, v| match v {
-            Value::Function(f) => Ok(Value::Str(f.name.borrow().clone())),
-            _ => Ok(Value::None),
-        },
-        Some(|vm, v, new| match (v, new) {
-            (Value::Function(f), Value::Str(s)) => {
-                *f.name.borrow_mut() = s;
-                Ok(())
-            }
-            _ => Err(vm.type_error("__name__ must be set to a string object")),
-        }),
-    );
-    vm.add_getset(
-        &function,
-        "__qualname__",
-        |_, v| match v {
-            Value::Function(f) => Ok(Value::str(&**f.qualname.borrow())),
-            _ => Ok(Value::None),
-        },
-        Some(|vm, v, new| match (v, new) {
-            (Value::Function(f), Value::Str(s)) => {
-                *f.qualname.borrow_mut() = s.as_str().into();
-                Ok(())
-            }
-            _ => Err(vm.type_error("__qualname__ must be set to a string object")),
-        }),
-    );
-    vm.add_getset(
-        &function,
-        "__module__",
-        // Set by assignment (`functools.wraps`), else the `__name__` of its globals.
-        |vm, v| match v {
-            Value::Function(f) => {
-                let assigned = f.dict.borrow().get_str(&vm.names.module).cloned();
-                Ok(assigned.unwrap_or_else(|| {
-                    f.globals
-                        .table
-                        .borrow()
-                        .get_str(&vm.names.name)
-                        .cloned()
-                        .unwrap_or(Value::None)
-                }))
-            }
-            _ => Ok(Value::None),
-        },
-        Some(|vm, v, new| {
-            if let Value::Function(f) = v {
-                f.dict.borrow_mut().set_str(vm.names.module.clone(), new);
-            }
-            Ok(())
-        }),
-    );
-    vm.add_getset(
-        &function,
-        "__doc__",
-        |vm, v| match v {
-            // Set by assignment, else the code's first constant (its docstring or None).
-            Value::Function(f) => {
-                let assigned = f.dict.borrow().get_str(&vm.names.doc).cloned();
-                Ok(assigned.unwrap_or_else(|| match f.code.consts.first() {
-                    Some(doc @ Value::Str(_)) => doc.clone(),
-                    _ => Value::None,
-                }))
-            }
-            _ => Ok(Value::None),
-        },
-        Some(|vm, v, new| {
-            if let Value::Function(f) = v {
-                f.dict.borrow_mut().set_str(vm.names.doc.clone(), new);
-            }
-            Ok(())
-        }),
-    );
-    vm.add_getset(
-        &function,
-        "__defaults__",
-        |_, v| match v {
-            Value::Function(f) if !f.defaults.is_empty() => Ok(Value::tuple(f.defaults.clone())),
-            _ => Ok(Value::None),
-        },
-        None,
-    );
-    let builtin_function = vm.types.builtin_function.clone();
-    vm.add_getset(
-        &builtin_function,
-        "__name__",
-        |_, v| match v {
-            Value::Object(o) => match &o.kind {
-                ObjectKind::Native(n) => Ok(Value::str(n.name)),
-                _ => Ok(Value::None),
-            },
-            _ => Ok(Value::None),
-        },
-        None,
-    );
-    let method = vm.types.method.clone();
-    vm.add_getset(
-        &method,
-        "__self__",
-        |_, v| match v {
-            Value::Object(o) => match &o.kind {
-                ObjectKind::BoundMethod { this, .. } => Ok(this.clone()),
-                _ => Ok(Value::None),
-            },
-            _ => Ok(Value::None),
-        },
-        None,
-    );
-    vm.add_getset(
-        &method,
-        "__func__",
-        |_, v| match v {
-            Value::Object(o) => match &o.kind {
-                ObjectKind::BoundMethod { func, .. } => Ok(func.clone()),
-                _ => Ok(Value::None),
-            },
-            _ => Ok(Value::None),
-        },
-        None,
-    );
-    for name in ["__name__", "__qualname__"] {
-        let getter: Getter = if name == "__name__" {
-            |vm, v| {
-                let f = bound_func(v);
-                let key = vm.names.name.clone();
-                vm.get_attr(&f, &key)
-            }
-        } else {
-            |vm, v| {
-                let f = bound_func(v);
-                let key = vm.names.qualname.clone();
-                vm.get_attr(&f, &key)
-            }
-        };
-        vm.add_getset(&method, name, getter, None);
-    }
-}
-
-fn bound_func(v: &Value) -> Value {
-    match v {
-        Value::Object(o) => match &o.kind {
-            ObjectKind::BoundMethod { func, .. } => func.clone(),
-            _ => Value::None,
-        },
-        _ => Value::None,
-    }
-}
-
-pub fn as_type(vm: &mut Vm, v: &Value) -> PyResult<Rc<PyType>> {
-    match v {
-        Value::Type(t) => Ok(t.clone()),
-        _ => Err(vm.type_error(format!(
-            "descriptor requires a 'type' object but received a '{}'",
-            vm.type_name(v)
-        ))),
     }
 }

@@ -1,0 +1,266 @@
+//! The attributes of `type`, `object`, functions and bound methods that are computed
+//! (`__name__`, `__qualname__`, `__mro__`, `__dict__`, `__defaults__`, …): their getters and
+//! setters (`type_getsets`, `func_getsetlist`, `method_getset` in `Objects/`). Installed
+//! once at start-up by [`init_type_methods`].
+
+use std::rc::Rc;
+
+use super::dict::StrKeys;
+use super::object::{Getter, ObjectKind, PyType};
+use super::value::{PyStr, Value};
+use super::{PyResult, Vm};
+
+/// The getters of `type`, `object` and `function` attributes.
+pub fn init_type_methods(vm: &mut Vm) {
+    let type_ = vm.types.type_.clone();
+    vm.add_getset(
+        &type_,
+        "__name__",
+        |vm, v| Ok(Value::str(&*as_type(vm, v)?.name)),
+        None,
+    );
+    vm.add_getset(
+        &type_,
+        "__qualname__",
+        |vm, v| Ok(Value::str(&*as_type(vm, v)?.qualname)),
+        None,
+    );
+    vm.add_getset(
+        &type_,
+        "__module__",
+        |vm, v| {
+            let t = as_type(vm, v)?;
+            Ok(Value::str(
+                &*vm.type_module(&t).unwrap_or_else(|| "builtins".into()),
+            ))
+        },
+        None,
+    );
+    vm.add_getset(
+        &type_,
+        "__mro__",
+        |vm, v| {
+            Ok(Value::tuple(
+                as_type(vm, v)?.mro().into_iter().map(Value::Type).collect(),
+            ))
+        },
+        None,
+    );
+    vm.add_getset(
+        &type_,
+        "__bases__",
+        |vm, v| {
+            Ok(Value::tuple(
+                as_type(vm, v)?
+                    .bases
+                    .iter()
+                    .cloned()
+                    .map(Value::Type)
+                    .collect(),
+            ))
+        },
+        None,
+    );
+    vm.add_getset(
+        &type_,
+        "__base__",
+        |vm, v| {
+            Ok(as_type(vm, v)?
+                .bases
+                .first()
+                .cloned()
+                .map_or(Value::None, Value::Type))
+        },
+        None,
+    );
+    vm.add_getset(
+        &type_,
+        "__dict__",
+        |vm, v| Ok(Value::dict(as_type(vm, v)?.dict.borrow().clone())),
+        None,
+    );
+    vm.add_method(&type_, "mro", |vm, args, _| {
+        let t = as_type(vm, args.first().unwrap_or(&Value::None))?;
+        Ok(Value::list(t.mro().into_iter().map(Value::Type).collect()))
+    });
+    vm.add_method(&type_, "__subclasses__", |_, _, _| Ok(Value::list(vec![])));
+    let object = vm.types.object.clone();
+    vm.add_getset(
+        &object,
+        "__class__",
+        |vm, v| Ok(Value::Type(vm.type_of(v).clone())),
+        None,
+    );
+    vm.add_getset(
+        &object,
+        "__dict__",
+        |vm, v| match v {
+            Value::Object(o) if o.attrs().is_some() => {
+                Ok(o.dict_object().map_or(Value::None, Value::Dict))
+            }
+            Value::Function(f) => Ok(Value::dict(f.dict.borrow().clone())),
+            _ => Err(vm.no_attribute(v, &PyStr::new("__dict__"))),
+        },
+        None,
+    );
+    let function = vm.types.function.clone();
+    vm.add_getset(
+        &function,
+        "__name__",
+        |_, v| match v {
+            Value::Function(f) => Ok(Value::Str(f.name.borrow().clone())),
+            _ => Ok(Value::None),
+        },
+        Some(|vm, v, new| match (v, new) {
+            (Value::Function(f), Value::Str(s)) => {
+                *f.name.borrow_mut() = s;
+                Ok(())
+            }
+            _ => Err(vm.type_error("__name__ must be set to a string object")),
+        }),
+    );
+    vm.add_getset(
+        &function,
+        "__qualname__",
+        |_, v| match v {
+            Value::Function(f) => Ok(Value::str(&**f.qualname.borrow())),
+            _ => Ok(Value::None),
+        },
+        Some(|vm, v, new| match (v, new) {
+            (Value::Function(f), Value::Str(s)) => {
+                *f.qualname.borrow_mut() = s.as_str().into();
+                Ok(())
+            }
+            _ => Err(vm.type_error("__qualname__ must be set to a string object")),
+        }),
+    );
+    vm.add_getset(
+        &function,
+        "__module__",
+        // Set by assignment (`functools.wraps`), else the `__name__` of its globals.
+        |vm, v| match v {
+            Value::Function(f) => {
+                let assigned = f.dict.borrow().get_str(&vm.names.module).cloned();
+                Ok(assigned.unwrap_or_else(|| {
+                    f.globals
+                        .table
+                        .borrow()
+                        .get_str(&vm.names.name)
+                        .cloned()
+                        .unwrap_or(Value::None)
+                }))
+            }
+            _ => Ok(Value::None),
+        },
+        Some(|vm, v, new| {
+            if let Value::Function(f) = v {
+                f.dict.borrow_mut().set_str(vm.names.module.clone(), new);
+            }
+            Ok(())
+        }),
+    );
+    vm.add_getset(
+        &function,
+        "__doc__",
+        |vm, v| match v {
+            // Set by assignment, else the code's first constant (its docstring or None).
+            Value::Function(f) => {
+                let assigned = f.dict.borrow().get_str(&vm.names.doc).cloned();
+                Ok(assigned.unwrap_or_else(|| match f.code.consts.first() {
+                    Some(doc @ Value::Str(_)) => doc.clone(),
+                    _ => Value::None,
+                }))
+            }
+            _ => Ok(Value::None),
+        },
+        Some(|vm, v, new| {
+            if let Value::Function(f) = v {
+                f.dict.borrow_mut().set_str(vm.names.doc.clone(), new);
+            }
+            Ok(())
+        }),
+    );
+    vm.add_getset(
+        &function,
+        "__defaults__",
+        |_, v| match v {
+            Value::Function(f) if !f.defaults.is_empty() => Ok(Value::tuple(f.defaults.clone())),
+            _ => Ok(Value::None),
+        },
+        None,
+    );
+    let builtin_function = vm.types.builtin_function.clone();
+    vm.add_getset(
+        &builtin_function,
+        "__name__",
+        |_, v| match v {
+            Value::Object(o) => match &o.kind {
+                ObjectKind::Native(n) => Ok(Value::str(n.name)),
+                _ => Ok(Value::None),
+            },
+            _ => Ok(Value::None),
+        },
+        None,
+    );
+    let method = vm.types.method.clone();
+    vm.add_getset(
+        &method,
+        "__self__",
+        |_, v| match v {
+            Value::Object(o) => match &o.kind {
+                ObjectKind::BoundMethod { this, .. } => Ok(this.clone()),
+                _ => Ok(Value::None),
+            },
+            _ => Ok(Value::None),
+        },
+        None,
+    );
+    vm.add_getset(
+        &method,
+        "__func__",
+        |_, v| match v {
+            Value::Object(o) => match &o.kind {
+                ObjectKind::BoundMethod { func, .. } => Ok(func.clone()),
+                _ => Ok(Value::None),
+            },
+            _ => Ok(Value::None),
+        },
+        None,
+    );
+    for name in ["__name__", "__qualname__"] {
+        let getter: Getter = if name == "__name__" {
+            |vm, v| {
+                let f = bound_func(v);
+                let key = vm.names.name.clone();
+                vm.get_attr(&f, &key)
+            }
+        } else {
+            |vm, v| {
+                let f = bound_func(v);
+                let key = vm.names.qualname.clone();
+                vm.get_attr(&f, &key)
+            }
+        };
+        vm.add_getset(&method, name, getter, None);
+    }
+}
+
+fn bound_func(v: &Value) -> Value {
+    match v {
+        Value::Object(o) => match &o.kind {
+            ObjectKind::BoundMethod { func, .. } => func.clone(),
+            _ => Value::None,
+        },
+        _ => Value::None,
+    }
+}
+
+pub fn as_type(vm: &mut Vm, v: &Value) -> PyResult<Rc<PyType>> {
+    match v {
+        Value::Type(t) => Ok(t.clone()),
+        _ => Err(vm.type_error(format!(
+            "descriptor requires a 'type' object but received a '{}'",
+            vm.type_name(v)
+        ))),
+    }
+}
