@@ -11,12 +11,14 @@
 use crate::vm::Vm;
 
 /// The library modules: name, the file tracebacks show, the source.
-const MODULES: [(&str, &str, &str); 6] = [
+const MODULES: [(&str, &str, &str); 9] = [
+    ("bisect", "bisect.py", include_str!("bisect.apy")),
     (
         "collections",
         "collections/__init__.py",
         include_str!("collections.apy"),
     ),
+    ("copy", "copy.py", include_str!("copy.apy")),
     (
         "contextlib",
         "contextlib.py",
@@ -25,6 +27,7 @@ const MODULES: [(&str, &str, &str); 6] = [
     ("functools", "functools.py", include_str!("functools.apy")),
     ("heapq", "heapq.py", include_str!("heapq.apy")),
     ("keyword", "keyword.py", include_str!("keyword.apy")),
+    ("operator", "operator.py", include_str!("operator.apy")),
     ("typing", "typing.py", include_str!("typing.apy")),
 ];
 

@@ -301,7 +301,7 @@ impl Vm {
             if !(base.builtin && cls.is_subtype(&base)) {
                 return Ok(obj);
             }
-            Value::object(Object::with_dict(cls.clone(), ObjectKind::Builtin(obj)))
+            instance_of_subclass(cls, obj)
         } else {
             obj
         };
@@ -504,4 +504,10 @@ pub fn too_many_positional_text(
         format!("{given} were")
     };
     format!("{qualname}() takes {takes} but {given_text} given")
+}
+
+/// An instance of `cls`, a user subclass of a built-in type, extending the built-in `value`
+/// (what `list.__new__(Stack)` or `tuple.__new__(Point, values)` returns).
+pub fn instance_of_subclass(cls: &Rc<PyType>, value: Value) -> Value {
+    Value::object(Object::with_dict(cls.clone(), ObjectKind::Builtin(value)))
 }
