@@ -11,7 +11,7 @@
 use crate::vm::Vm;
 
 /// The library modules: name, the file tracebacks show, the source.
-const MODULES: [(&str, &str, &str); 9] = [
+const MODULES: [(&str, &str, &str); 10] = [
     ("bisect", "bisect.py", include_str!("bisect.apy")),
     (
         "collections",
@@ -19,6 +19,11 @@ const MODULES: [(&str, &str, &str); 9] = [
         include_str!("collections.apy"),
     ),
     ("copy", "copy.py", include_str!("copy.apy")),
+    (
+        "dataclasses",
+        "dataclasses.py",
+        include_str!("dataclasses.apy"),
+    ),
     (
         "contextlib",
         "contextlib.py",
