@@ -11,7 +11,7 @@
 use crate::vm::Vm;
 
 /// The library modules: name, the file tracebacks show, the source.
-const MODULES: [(&str, &str, &str); 10] = [
+const MODULES: [(&str, &str, &str); 13] = [
     ("bisect", "bisect.py", include_str!("bisect.apy")),
     (
         "collections",
@@ -33,6 +33,13 @@ const MODULES: [(&str, &str, &str); 10] = [
     ("heapq", "heapq.py", include_str!("heapq.apy")),
     ("keyword", "keyword.py", include_str!("keyword.apy")),
     ("operator", "operator.py", include_str!("operator.apy")),
+    (
+        "statistics",
+        "statistics.py",
+        include_str!("statistics.apy"),
+    ),
+    ("string", "string.py", include_str!("string.apy")),
+    ("textwrap", "textwrap.py", include_str!("textwrap.apy")),
     ("typing", "typing.py", include_str!("typing.apy")),
 ];
 
