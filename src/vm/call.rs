@@ -136,8 +136,6 @@ impl Vm {
         if code.flags.varargs {
             locals[slot] = Value::tuple(args[npos..].to_vec());
             slot += 1;
-        } else if args.len() > argcount {
-            return Err(self.too_many_positional(func, args.len(), kw));
         }
         let mut kwdict = None;
         if code.flags.varkeywords {
@@ -185,14 +183,26 @@ impl Vm {
                                 name.as_str()
                             )));
                         }
+                        let candidates = func.code.varnames[posonly..argcount + kwonly]
+                            .iter()
+                            .map(|v| v.as_str());
+                        let hint =
+                            match crate::common::suggestions::suggest(name.as_str(), candidates) {
+                                Some(close) => format!(". Did you mean '{close}'?"),
+                                None => String::new(),
+                            };
                         return Err(self.type_error(format!(
-                            "{}() got an unexpected keyword argument '{}'",
+                            "{}() got an unexpected keyword argument '{}'{hint}",
                             func.qualname.borrow(),
                             name.as_str()
                         )));
                     }
                 },
             }
+        }
+        // Checked after the keywords, as `initialize_locals` does.
+        if args.len() > argcount && !code.flags.varargs {
+            return Err(self.too_many_positional(func, args.len(), kw));
         }
         // Defaults for missing positional parameters.
         if npos < argcount {
