@@ -50,7 +50,7 @@ fn bind_method(vm: &mut Vm, a: &[Value], _: &KwArgs) -> PyResult<Value> {
     };
     let argcount = params.len();
     let mut slots: Vec<Option<Value>> = vec![None; argcount + kwonly.len()];
-    for (slot, v) in slots.iter_mut().zip(args.items.iter()) {
+    for (slot, v) in slots[..argcount].iter_mut().zip(args.items.iter()) {
         *slot = Some(v.clone());
     }
     let given: Vec<(Value, Value)> = kwargs.table.borrow().snapshot();

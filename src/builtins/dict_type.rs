@@ -7,6 +7,7 @@
 use std::rc::Rc;
 
 use crate::vm::args::{Signature, check_arity, split_cls};
+use crate::vm::call::instance_of_subclass;
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{DictViewKind, KwArgs, NativeFn, Object, ObjectKind};
 use crate::vm::value::{PyDict, Value};
@@ -60,7 +61,8 @@ pub fn init(vm: &mut Vm) {
 fn dict_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let (cls, args) = split_cls(vm, args)?;
     if !cls.builtin {
-        return Ok(Value::dict(Default::default()));
+        // A subclass instance starts empty; `dict.__init__` fills it.
+        return Ok(instance_of_subclass(&cls, Value::dict(Default::default())));
     }
     if args.len() > 1 {
         return Err(vm.type_error(format!(

@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use crate::compile::bytecode::CompareOperator;
 use crate::vm::args::{Signature, check_arity, check_kwargs, kwarg, split_cls};
+use crate::vm::call::instance_of_subclass;
 use crate::vm::object::{KwArgs, NativeFn};
 use crate::vm::value::{PyList, Value};
 use crate::vm::{PyResult, Vm};
@@ -41,7 +42,7 @@ fn list_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let (cls, args) = split_cls(vm, args)?;
     if !cls.builtin {
         // A subclass instance starts empty; `list.__init__` fills it.
-        return Ok(Value::list(vec![]));
+        return Ok(instance_of_subclass(&cls, Value::list(vec![])));
     }
     check_kwargs(vm, "list", kw, &[])?;
     check_arity(vm, "list", args, 0, 1)?;

@@ -10,6 +10,7 @@
 use std::rc::Rc;
 
 use crate::vm::args::{Signature, check_arity, check_kwargs, split_cls};
+use crate::vm::call::instance_of_subclass;
 use crate::vm::object::{KwArgs, NativeFn};
 use crate::vm::set_ops::{intersect, subtract, table_from, update_table};
 use crate::vm::value::{PySet, SetTable, Value};
@@ -84,7 +85,8 @@ pub fn init(vm: &mut Vm) {
 fn set_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let (cls, args) = split_cls(vm, args)?;
     if !cls.builtin && cls.is_subtype(&vm.types.set) {
-        return vm.new_set(vec![], false);
+        let set = vm.new_set(vec![], false)?;
+        return Ok(instance_of_subclass(&cls, set));
     }
     let frozen = cls.is_subtype(&vm.types.frozenset);
     let name = if frozen { "frozenset" } else { "set" };

@@ -5,7 +5,8 @@
 
 use super::list_type::{seq_count, seq_index};
 use crate::vm::args::{Signature, check_arity, check_kwargs, split_cls};
-use crate::vm::object::{KwArgs, NativeFn, Object, ObjectKind};
+use crate::vm::call::instance_of_subclass;
+use crate::vm::object::{KwArgs, NativeFn};
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
 
@@ -36,10 +37,8 @@ fn tuple_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     if cls.builtin {
         return Ok(tuple);
     }
-    Ok(Value::object(Object::with_dict(
-        cls,
-        ObjectKind::Builtin(tuple),
-    )))
+    // `tuple.__new__(Point, values)`: an instance of the subclass (a namedtuple's `_make`).
+    Ok(instance_of_subclass(&cls, tuple))
 }
 
 fn index(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {

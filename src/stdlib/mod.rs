@@ -17,10 +17,17 @@ const MODULES: &[(&str, &str, &str)] = &[
         "__future__.py",
         include_str!("__future__.apy"),
     ),
+    ("bisect", "bisect.py", include_str!("bisect.apy")),
     (
         "collections",
         "collections/__init__.py",
         include_str!("collections.apy"),
+    ),
+    ("copy", "copy.py", include_str!("copy.apy")),
+    (
+        "dataclasses",
+        "dataclasses.py",
+        include_str!("dataclasses.apy"),
     ),
     (
         "contextlib",
@@ -30,6 +37,14 @@ const MODULES: &[(&str, &str, &str)] = &[
     ("functools", "functools.py", include_str!("functools.apy")),
     ("heapq", "heapq.py", include_str!("heapq.apy")),
     ("keyword", "keyword.py", include_str!("keyword.apy")),
+    ("operator", "operator.py", include_str!("operator.apy")),
+    (
+        "statistics",
+        "statistics.py",
+        include_str!("statistics.apy"),
+    ),
+    ("string", "string.py", include_str!("string.apy")),
+    ("textwrap", "textwrap.py", include_str!("textwrap.apy")),
     ("typing", "typing.py", include_str!("typing.apy")),
     ("time", "time.py", include_str!("time.apy")),
     ("datetime", "datetime.py", include_str!("datetime.apy")),

@@ -136,8 +136,6 @@ impl Vm {
         if code.flags.varargs {
             locals[slot] = Value::tuple(args[npos..].to_vec());
             slot += 1;
-        } else if args.len() > argcount {
-            return Err(self.too_many_positional(func, args.len(), kw));
         }
         let mut kwdict = None;
         if code.flags.varkeywords {
@@ -185,14 +183,26 @@ impl Vm {
                                 name.as_str()
                             )));
                         }
+                        let candidates = func.code.varnames[posonly..argcount + kwonly]
+                            .iter()
+                            .map(|v| v.as_str());
+                        let hint =
+                            match crate::common::suggestions::suggest(name.as_str(), candidates) {
+                                Some(close) => format!(". Did you mean '{close}'?"),
+                                None => String::new(),
+                            };
                         return Err(self.type_error(format!(
-                            "{}() got an unexpected keyword argument '{}'",
+                            "{}() got an unexpected keyword argument '{}'{hint}",
                             func.qualname.borrow(),
                             name.as_str()
                         )));
                     }
                 },
             }
+        }
+        // Checked after the keywords, as `initialize_locals` does.
+        if args.len() > argcount && !code.flags.varargs {
+            return Err(self.too_many_positional(func, args.len(), kw));
         }
         // Defaults for missing positional parameters.
         if npos < argcount {
@@ -320,7 +330,7 @@ impl Vm {
             if !(base.builtin && cls.is_subtype(&base)) {
                 return Ok(obj);
             }
-            Value::object(Object::with_dict(cls.clone(), ObjectKind::Builtin(obj)))
+            instance_of_subclass(cls, obj)
         } else {
             obj
         };
@@ -536,4 +546,10 @@ pub fn too_many_positional_text(
         format!("{given} were")
     };
     format!("{qualname}() takes {takes} but {given_text} given")
+}
+
+/// An instance of `cls`, a user subclass of a built-in type, extending the built-in `value`
+/// (what `list.__new__(Stack)` or `tuple.__new__(Point, values)` returns).
+pub fn instance_of_subclass(cls: &Rc<PyType>, value: Value) -> Value {
+    Value::object(Object::with_dict(cls.clone(), ObjectKind::Builtin(value)))
 }

@@ -293,8 +293,11 @@ impl Vm {
                     }
                     Some(f @ Value::Function(_)) => {
                         let r = self.call(&f, std::slice::from_ref(v), &[])?;
+                        // As `slot_tp_hash`: an int that fits is the hash itself (-1
+                        // being -2), a bigger one is hashed.
                         match r {
-                            Value::Int(n) => hash_int(&Int::Small(n)),
+                            Value::Int(-1) => -2,
+                            Value::Int(n) => n,
                             Value::Bool(b) => b as i64,
                             Value::BigInt(b) => hash_int(&Int::Big((*b).clone())),
                             _ => {
