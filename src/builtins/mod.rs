@@ -18,7 +18,8 @@
 //!   native modules; `time.rs` (`_time`, the native half of `time`); `collections.rs` (`deque`, `heapq`), `inspect.rs` (`inspect`, `types`),
 //!   `contextvars.rs`, `random.rs` (over `random_core.rs`, the Mersenne Twister), `math.rs`
 //!   (with `math_int.rs`, `math_sum.rs`), `itertools.rs` (with `itertools_comb.rs`);
-//!   `module_args.rs` converts their arguments as CPython's C API does.
+//!   `frames.rs` (`_frames`, what `logging`,
+//!   `warnings` and `traceback` ask of the running program); `module_args.rs` converts their arguments as CPython's C API does.
 //!
 //! What the VM's own protocols need is in `vm/`: the operators of the built-in types
 //! (`vm/ops.rs`) and their `repr` (`vm/repr.rs`), `format()` and `str %` (`vm/format.rs`),
@@ -29,6 +30,7 @@ mod classes;
 pub mod collections;
 pub mod contextvars;
 mod dict_type;
+mod frames;
 mod functions;
 mod inspect;
 mod itertools;

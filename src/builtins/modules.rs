@@ -16,9 +16,10 @@ use crate::vm::{ModuleMaker, PyResult, Vm};
 
 /// Registers the native modules of this folder with `vm`, each made on its first import.
 pub fn register(vm: &mut Vm) {
-    let modules: [(&'static str, ModuleMaker); 11] = [
+    let modules: [(&'static str, ModuleMaker); 12] = [
         ("sys", sys_module),
         ("_time", super::time::module),
+        ("_frames", super::frames::module),
         ("functools", functools_module),
         ("collections", super::collections::collections_module),
         ("heapq", super::collections::heapq_module),
@@ -94,6 +95,17 @@ fn sys_module(vm: &mut Vm) -> Value {
         vm.flush_stdout();
         Ok(Value::None)
     });
+    vm.add_getset(
+        &stream_type,
+        "name",
+        |_, v| {
+            Ok(Value::str(match stream_of(v) {
+                Some(Stream::Stderr) => "<stderr>",
+                _ => "<stdout>",
+            }))
+        },
+        None,
+    );
     let stdout = Value::object(Object::new(
         stream_type.clone(),
         ObjectKind::Other(Box::new(StdStream::Out)),

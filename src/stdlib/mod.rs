@@ -11,7 +11,7 @@
 use crate::vm::Vm;
 
 /// The library modules: name, the file tracebacks show, the source.
-const MODULES: [(&str, &str, &str); 4] = [
+const MODULES: [(&str, &str, &str); 6] = [
     (
         "contextlib",
         "contextlib.py",
@@ -20,6 +20,12 @@ const MODULES: [(&str, &str, &str); 4] = [
     ("typing", "typing.py", include_str!("typing.apy")),
     ("time", "time.py", include_str!("time.apy")),
     ("datetime", "datetime.py", include_str!("datetime.apy")),
+    (
+        "logging",
+        "logging/__init__.py",
+        include_str!("logging.apy"),
+    ),
+    ("traceback", "traceback.py", include_str!("traceback.apy")),
 ];
 
 /// Makes every library module importable in `vm`.

@@ -48,6 +48,18 @@ impl Vm {
         Some(format!("{filename}:{line}"))
     }
 
+    /// The file, line and function name of the Python line making the native call now
+    /// running, if one is (the site `logging` and `warnings` name).
+    pub fn caller_site(&self) -> Option<(Rc<str>, u32, Rc<str>)> {
+        let site = self.caller.as_ref().filter(|s| s.depth == self.depth)?;
+        let code = &site.code.code;
+        Some((
+            code.filename.clone(),
+            code.line_before(site.ip),
+            code.name.clone(),
+        ))
+    }
+
     fn caller_line(&self) -> Option<(Rc<str>, u32)> {
         let site = self.caller.as_ref().filter(|s| s.depth == self.depth)?;
         let code = &site.code.code;
