@@ -4,7 +4,7 @@
 //! a line of a source file apy has read (`source_line`, CPython's `linecache`), an
 //! exception's traceback as the VM prints it when nothing catches it (`format_exception`,
 //! `format_exception_only`, `format_tb`: `vm/traceback.rs`, so there is one formatter) and
-//! its entries (`traceback_entries`), and the process
+//! its entries (`traceback_entries`), the file `__main__` runs (`main_file`), and the process
 //! id a log record carries. apy keeps no chain of frame objects, so the site is the one
 //! Python line that called: CPython's `stacklevel=1`.
 
@@ -41,6 +41,12 @@ pub fn module(vm: &mut Vm) -> Value {
         (
             "traceback_entries",
             vm.native("traceback_entries", traceback_entries_of),
+        ),
+        (
+            "main_file",
+            vm.native("main_file", |vm, _, _| {
+                Ok(vm.main_file.as_deref().map_or(Value::None, Value::str))
+            }),
         ),
         (
             "getpid",

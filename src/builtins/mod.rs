@@ -52,6 +52,8 @@ mod tuple_type;
 
 use crate::vm::Vm;
 use crate::vm::dict::StrKeys;
+use crate::vm::object::Layout;
+use crate::vm::types::make_type;
 use crate::vm::value::Value;
 
 /// Installs everything into `vm.builtins` and the built-in types.
@@ -101,6 +103,21 @@ pub fn install(vm: &mut Vm) {
     for ty in vm.types.exception_types() {
         let name = ty.name.to_string();
         set_builtin(vm, &name, Value::Type(ty));
+    }
+    // The warning categories the VM itself never raises: classes of builtins only.
+    for name in [
+        "PendingDeprecationWarning",
+        "FutureWarning",
+        "SyntaxWarning",
+        "ImportWarning",
+        "ResourceWarning",
+        "UnicodeWarning",
+        "BytesWarning",
+        "EncodingWarning",
+    ] {
+        let warning = vec![vm.types.warning.clone()];
+        let ty = make_type(name, warning, Layout::Exception, true);
+        set_builtin(vm, name, Value::Type(ty));
     }
     // Old names of OSError, kept by CPython as aliases.
     for alias in ["EnvironmentError", "IOError"] {

@@ -11,7 +11,7 @@
 use crate::vm::Vm;
 
 /// The library modules: name, the file tracebacks show, the source.
-const MODULES: [(&str, &str, &str); 6] = [
+const MODULES: [(&str, &str, &str); 7] = [
     (
         "contextlib",
         "contextlib.py",
@@ -26,6 +26,7 @@ const MODULES: [(&str, &str, &str); 6] = [
         include_str!("logging.apy"),
     ),
     ("traceback", "traceback.py", include_str!("traceback.apy")),
+    ("warnings", "warnings.py", include_str!("warnings.apy")),
 ];
 
 /// Makes every library module importable in `vm`.
