@@ -11,7 +11,7 @@
 use crate::vm::Vm;
 
 /// The library modules: name, the file tracebacks show, the source.
-const MODULES: [(&str, &str, &str); 8] = [
+const MODULES: [(&str, &str, &str); 9] = [
     (
         "contextlib",
         "contextlib.py",
@@ -28,6 +28,7 @@ const MODULES: [(&str, &str, &str); 8] = [
     ("traceback", "traceback.py", include_str!("traceback.apy")),
     ("warnings", "warnings.py", include_str!("warnings.apy")),
     ("json", "json/__init__.py", include_str!("json.apy")),
+    ("argparse", "argparse.py", include_str!("argparse.apy")),
 ];
 
 /// Makes every library module importable in `vm`.
