@@ -109,6 +109,27 @@ pub fn handle_parts(v: &Value) -> Option<(&Value, &[Value], Option<f64>)> {
     as_handle(v).map(|h| (&h.callback, h.args.as_slice(), h.when))
 }
 
+/// `BaseSelectorEventLoop.__init__`'s `logger.debug('Using selector: %s', …)`: a program
+/// that set up `logging` at DEBUG sees each new loop announced on the `asyncio` logger, as
+/// on CPython (on Linux, an EpollSelector). Only when `logging` was imported; an error in
+/// the logging is left unreported, as the loop is made all the same.
+fn log_selector(vm: &mut Vm) {
+    let key = vm.intern("logging");
+    let Some(logging) = vm.modules.table.borrow().get_str(&key).cloned() else {
+        return;
+    };
+    let (get_logger, debug) = (vm.intern("getLogger"), vm.intern("debug"));
+    let _ = vm.get_attr(&logging, &get_logger).and_then(|get_logger| {
+        let logger = vm.call(&get_logger, &[Value::str("asyncio")], &[])?;
+        let debug = vm.get_attr(&logger, &debug)?;
+        let args = [
+            Value::str("Using selector: %s"),
+            Value::str("EpollSelector"),
+        ];
+        vm.call(&debug, &args, &[])
+    });
+}
+
 fn as_handle(v: &Value) -> Option<&HandleObj> {
     v.native::<HandleObj>()
 }
@@ -118,6 +139,7 @@ fn this<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a LoopObj> {
 }
 
 pub fn new_loop(vm: &mut Vm) -> Value {
+    log_selector(vm);
     let runtime = rt(vm);
     Value::object(Object::new(
         runtime.types.event_loop.clone(),

@@ -19,7 +19,8 @@
 //!   native modules; `time.rs` (`_time`, the native half of `time`); `collections.rs` (`deque`, `heapq`), `inspect.rs` (`inspect`, `types`),
 //!   `contextvars.rs`, `random.rs` (over `random_core.rs`, the Mersenne Twister), `math.rs`
 //!   (with `math_int.rs`, `math_sum.rs`), `itertools.rs` (with `itertools_comb.rs`);
-//!   `module_args.rs` converts their arguments as CPython's C API does.
+//!   `frames.rs` (`_frames`, what `logging`,
+//!   `warnings` and `traceback` ask of the running program); `module_args.rs` converts their arguments as CPython's C API does.
 //!
 //! What the VM's own protocols need is in `vm/`: the operators of the built-in types
 //! (`vm/ops.rs`) and their `repr` (`vm/repr.rs`), `format()` and `str %` (`vm/format.rs`),
@@ -35,6 +36,7 @@ pub mod collections;
 pub mod contextvars;
 mod dict_type;
 mod exec;
+mod frames;
 mod functions;
 mod inspect;
 mod itertools;
@@ -56,6 +58,8 @@ mod tuple_type;
 
 use crate::vm::Vm;
 use crate::vm::dict::StrKeys;
+use crate::vm::object::Layout;
+use crate::vm::types::make_type;
 use crate::vm::value::Value;
 
 /// Installs everything into `vm.builtins` and the built-in types.
@@ -109,6 +113,21 @@ pub fn install(vm: &mut Vm) {
     for ty in vm.types.exception_types() {
         let name = ty.name.to_string();
         set_builtin(vm, &name, Value::Type(ty));
+    }
+    // The warning categories the VM itself never raises: classes of builtins only.
+    for name in [
+        "PendingDeprecationWarning",
+        "FutureWarning",
+        "SyntaxWarning",
+        "ImportWarning",
+        "ResourceWarning",
+        "UnicodeWarning",
+        "BytesWarning",
+        "EncodingWarning",
+    ] {
+        let warning = vec![vm.types.warning.clone()];
+        let ty = make_type(name, warning, Layout::Exception, true);
+        set_builtin(vm, name, Value::Type(ty));
     }
     // Old names of OSError, kept by CPython as aliases.
     for alias in ["EnvironmentError", "IOError"] {

@@ -23,6 +23,7 @@ pub fn register(vm: &mut Vm) {
         ("_collections", super::collections::collections_module),
         ("_heapq", super::collections::heapq_module),
         ("_bind", super::bind::module),
+        ("_frames", super::frames::module),
         ("inspect", super::inspect::inspect_module),
         ("types", super::inspect::types_module),
         ("contextvars", super::contextvars::module),
@@ -95,6 +96,17 @@ fn sys_module(vm: &mut Vm) -> Value {
         vm.flush_stdout();
         Ok(Value::None)
     });
+    vm.add_getset(
+        &stream_type,
+        "name",
+        |_, v| {
+            Ok(Value::str(match stream_of(v) {
+                Some(Stream::Stderr) => "<stderr>",
+                _ => "<stdout>",
+            }))
+        },
+        None,
+    );
     let stdout = Value::object(Object::new(
         stream_type.clone(),
         ObjectKind::Other(Box::new(StdStream::Out)),

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::common::clock::{self, ClockKind};
 use crate::vm::args::{check_arity, check_kwargs};
+use crate::vm::dict::StrKeys;
 use crate::vm::object::KwArgs;
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
@@ -259,6 +260,8 @@ fn tm_tuple(tm: &libc::tm) -> Value {
     Value::tuple(items)
 }
 
+/// `gmtime`/`localtime`: a `time.struct_time`, the class `time.apy` defines (the module
+/// that imports this one, so loaded by then).
 fn broken_down(
     vm: &mut Vm,
     name: &str,
@@ -267,7 +270,17 @@ fn broken_down(
     local: bool,
 ) -> PyResult<Value> {
     let t = seconds_arg(vm, name, args, kw)?;
-    Ok(tm_tuple(&c_broken_down(vm, t, local)?))
+    let fields = tm_tuple(&c_broken_down(vm, t, local)?);
+    let time_key = vm.intern("time");
+    let module = vm.modules.table.borrow().get_str(&time_key).cloned();
+    let struct_time = vm.intern("struct_time");
+    match module {
+        Some(module) => {
+            let class = vm.get_attr(&module, &struct_time)?;
+            vm.call(&class, &[fields], &[])
+        }
+        None => Ok(fields),
+    }
 }
 
 /// A `tm` read from a time tuple, and the zone name it points at (kept alive beside it).

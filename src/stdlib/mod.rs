@@ -48,6 +48,15 @@ const MODULES: &[(&str, &str, &str)] = &[
     ("typing", "typing.py", include_str!("typing.apy")),
     ("time", "time.py", include_str!("time.apy")),
     ("datetime", "datetime.py", include_str!("datetime.apy")),
+    (
+        "logging",
+        "logging/__init__.py",
+        include_str!("logging.apy"),
+    ),
+    ("traceback", "traceback.py", include_str!("traceback.apy")),
+    ("warnings", "warnings.py", include_str!("warnings.apy")),
+    ("json", "json/__init__.py", include_str!("json.apy")),
+    ("argparse", "argparse.py", include_str!("argparse.apy")),
 ];
 
 /// Makes every library module importable in `vm`.

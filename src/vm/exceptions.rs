@@ -346,6 +346,18 @@ fn with_traceback(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 /// it was taken, innermost first. apy has no frame objects, so that is all it carries.
 struct TracebackFrames(Vec<TracebackEntry>);
 
+/// The entries of a traceback object, or of an exception's traceback, innermost first
+/// (as an exception gathers them); None for anything else.
+pub fn traceback_entries(v: &Value) -> Option<Vec<TracebackEntry>> {
+    if let Some(frames) = v.native::<TracebackFrames>() {
+        return Some(frames.0.clone());
+    }
+    match v {
+        Value::Object(o) => Some(o.exc_data()?.borrow().traceback.clone()),
+        _ => None,
+    }
+}
+
 /// `exc.__traceback__ = tb`: None clears it, a traceback object gives its frames.
 fn set_traceback(vm: &Vm, exc: &Exc, tb: &Value, message: &str) -> PyResult<()> {
     let frames = match tb {

@@ -8,7 +8,7 @@
 use std::rc::Rc;
 
 use super::dict::StrKeys;
-use super::object::Object;
+use super::object::{Object, TracebackEntry};
 use super::source_lines::source_lines;
 use super::value::Value;
 use super::{Exc, Vm};
@@ -190,6 +190,11 @@ impl Vm {
             .exc_data()
             .map(|d| d.borrow().traceback.clone())
             .unwrap_or_default();
+        self.format_entries(&entries)
+    }
+
+    /// [`Vm::format_frames`] of traceback entries, innermost first (`traceback.format_tb`).
+    pub fn format_entries(&self, entries: &[TracebackEntry]) -> String {
         let mut out = String::new();
         let mut previous: Option<(&str, u32, &str)> = None;
         let mut repeats = 0;
@@ -221,7 +226,7 @@ impl Vm {
     }
 
     /// `TypeName: message` and the exception's notes, a line each.
-    fn format_exception_only(&mut self, exc: &Exc, out: &mut String) {
+    pub fn format_exception_only(&mut self, exc: &Exc, out: &mut String) {
         match self.syntax_error_attr(exc, "msg") {
             Some(msg) => self.format_syntax_error(exc, &msg, out),
             None => out.push_str(&self.exception_last_line(exc)),

@@ -1,15 +1,19 @@
-//! Warnings written to stderr as CPython's default `warnings.showwarning` does:
-//! `file:line: Category: message`, then the source line, once per place and message (the
-//! default filter's "default" action). apy has no `warnings` module: the warnings it
-//! emits are fixed (RuntimeWarning for a coroutine never awaited, DeprecationWarning for
-//! the three-argument `throw()`/`athrow()` and for `asyncio.get_event_loop()` without a
-//! loop). Nothing here runs Python code.
+//! The VM's own warnings written to stderr as CPython's default `warnings.showwarning`
+//! does: `file:line: Category: message`, then the source line, once per place and message
+//! (the default filter's "default" action). They are fixed (RuntimeWarning for a coroutine
+//! never awaited, DeprecationWarning for the three-argument `throw()`/`athrow()` and for
+//! `asyncio.get_event_loop()` without a loop); once a program imported `warnings`
+//! (`stdlib/warnings.apy`), its filters are asked first (`_vm_warning`), the only Python
+//! code run here. Also where a native call came from (`caller_site`), for the library's
+//! `logging` and `warnings`.
 
 use std::io::Write;
 use std::rc::Rc;
 
 use super::Vm;
+use super::dict::StrKeys;
 use super::frame::Frame;
+use super::value::Value;
 use crate::vm::frame::CallSite;
 
 impl CallSite {
@@ -48,6 +52,18 @@ impl Vm {
         Some(format!("{filename}:{line}"))
     }
 
+    /// The file, line and function name of the Python line making the native call now
+    /// running, if one is (the site `logging` and `warnings` name).
+    pub fn caller_site(&self) -> Option<(Rc<str>, u32, Rc<str>)> {
+        let site = self.caller.as_ref().filter(|s| s.depth == self.depth)?;
+        let code = &site.code.code;
+        Some((
+            code.filename.clone(),
+            code.line_before(site.ip),
+            code.name.clone(),
+        ))
+    }
+
     fn caller_line(&self) -> Option<(Rc<str>, u32)> {
         let site = self.caller.as_ref().filter(|s| s.depth == self.depth)?;
         let code = &site.code.code;
@@ -64,8 +80,12 @@ impl Vm {
         line: u32,
         extra: &str,
     ) {
+        let action = self.warnings_filter(category, message, &filename, line);
+        if action == "ignore" {
+            return;
+        }
         let key = (filename, line, message.to_string());
-        if self.warning_registry.contains(&key) {
+        if action != "always" && self.warning_registry.contains(&key) {
             return;
         }
         let mut text = format!("{}:{line}: {category}: {message}\n", key.0);
@@ -80,6 +100,30 @@ impl Vm {
         text.push_str(extra);
         self.warning_registry.insert(key);
         self.write_stderr(&text);
+    }
+
+    /// The action the `warnings` module's filters give this warning ("ignore", "always",
+    /// "show"), once a program imported it: `warnings._vm_warning`. "show" when it did not,
+    /// or when asking failed.
+    fn warnings_filter(&mut self, category: &str, message: &str, file: &str, line: u32) -> String {
+        let key = self.intern("warnings");
+        let Some(warnings) = self.modules.table.borrow().get_str(&key).cloned() else {
+            return "show".into();
+        };
+        let name = self.intern("_vm_warning");
+        let args = [
+            Value::str(category),
+            Value::str(message),
+            Value::str(file),
+            Value::Int(line.into()),
+        ];
+        match self
+            .get_attr(&warnings, &name)
+            .and_then(|f| self.call(&f, &args, &[]))
+        {
+            Ok(Value::Str(action)) => action.as_str().to_string(),
+            _ => "show".into(),
+        }
     }
 
     /// Writes `text` to stderr after what print() has buffered.
