@@ -45,7 +45,9 @@ mod num_type;
 mod random;
 mod random_core;
 mod range_type;
+mod selectors;
 mod set_type;
+mod socket;
 mod str_type;
 mod tuple_type;
 

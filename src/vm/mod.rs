@@ -347,6 +347,16 @@ impl Vm {
     /// limit is reached, whichever comes first; never busy. Then [`Vm::check_woken`] says
     /// what to raise. The event loop's idle wait and `time.sleep` block here.
     pub fn wait_idle(&self, until: Option<Instant>) {
+        self.wait_ready(&mut [], until);
+    }
+
+    /// Blocks as [`Vm::wait_idle`] does, or until one of `fds` is ready (their `revents`
+    /// say how); how many are. A selector and a socket's blocking call wait here.
+    pub fn wait_ready(
+        &self,
+        fds: &mut [crate::common::net::PollFd],
+        until: Option<Instant>,
+    ) -> usize {
         let limit = self
             .config
             .time_limit
@@ -358,9 +368,12 @@ impl Vm {
         loop {
             let left = until.map(|at| at.saturating_duration_since(Instant::now()));
             if interrupt::pending() || left.is_some_and(|left| left.is_zero()) {
-                return;
+                return 0;
             }
-            interrupt::wait(left);
+            let ready = interrupt::wait_ready(fds, left);
+            if ready > 0 {
+                return ready;
+            }
         }
     }
 
