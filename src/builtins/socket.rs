@@ -822,6 +822,7 @@ const CONSTANTS: &[(&str, i32)] = &[
 
 /// Builds the module on its first import.
 pub fn module(vm: &mut Vm) -> Value {
+    vm.ready_bytes();
     let class = make_type(
         "socket",
         vec![vm.types.object.clone()],

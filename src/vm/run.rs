@@ -73,6 +73,7 @@ impl Vm {
             asyncgen_hooks: Default::default(),
             native_modules: HashMap::new(),
             library_modules: HashMap::new(),
+            bytes_methods: None,
             compile: |name, _| {
                 let message = format!("{name}: this interpreter cannot compile at run time");
                 Err(Diagnostic::syntax_error(message, Default::default()))
