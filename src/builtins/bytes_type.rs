@@ -154,11 +154,13 @@ fn initial_bytes(vm: &mut Vm, name: &str, args: &[Value], kw: &KwArgs) -> PyResu
 }
 
 fn bytes_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    vm.ready_bytes();
     let data = initial_bytes(vm, "bytes", args.get(1..).unwrap_or(&[]), kw)?;
     Ok(vm.new_bytes(data))
 }
 
 fn bytearray_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    vm.ready_bytes();
     let data = initial_bytes(vm, "bytearray", args.get(1..).unwrap_or(&[]), kw)?;
     Ok(vm.new_bytearray(data))
 }
@@ -457,10 +459,12 @@ fn encode(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let bound = signature.bind(vm, &args[1..], kw)?;
     let [encoding, errors] = codec_args(vm, "encode", &bound)?;
     let data = codecs::encode(vm, text.as_str(), &encoding, &errors)?;
+    vm.ready_bytes();
     Ok(vm.new_bytes(data))
 }
 
 fn fromhex(vm: &mut Vm, args: &[Value], make: fn(&Vm, Vec<u8>) -> Value) -> PyResult<Value> {
+    vm.ready_bytes();
     Signature::one("bytes", "fromhex").check(vm, args, &[])?;
     let Value::Str(text) = &args[0] else {
         return Err(vm.type_error(format!(
@@ -795,28 +799,34 @@ fn install(vm: &mut Vm, ty: &Rc<PyType>, table: &[(&'static str, NativeFn)]) {
     }
 }
 
-/// Installs `bytes`, `bytearray` and `str.encode`.
+/// Installs the constructors of `bytes` and `bytearray`, `fromhex` and `str.encode`; the
+/// other methods wait for [`Vm::ready_bytes`].
 pub fn init(vm: &mut Vm) {
+    let bytes = vm.types.bytes.clone();
+    let bytearray = vm.types.bytearray.clone();
+    vm.add_static(&bytes, "__new__", bytes_new);
+    vm.add_static(&bytes, "fromhex", |vm, args, _| fromhex(vm, args, Vm::new_bytes));
+    vm.add_static(&bytearray, "__new__", bytearray_new);
+    vm.add_static(&bytearray, "fromhex", |vm, args, _| {
+        fromhex(vm, args, Vm::new_bytearray)
+    });
+    vm.bytes_methods = Some(install_methods);
+    let str_type = vm.types.str.clone();
+    vm.add_method(&str_type, "encode", encode);
+    codecs::init(vm);
+}
+
+/// The methods of both types, installed on their first use.
+fn install_methods(vm: &mut Vm) {
     let bytes = vm.types.bytes.clone();
     let bytearray = vm.types.bytearray.clone();
     for ty in [&bytes, &bytearray] {
         vm.set_type_attr(ty, "__module__", Value::str("builtins"));
         install(vm, ty, SHARED);
     }
-    vm.add_static(&bytes, "__new__", bytes_new);
     vm.add_method(&bytes, "__hash__", |vm, args, _| {
         Ok(Value::Int(this(vm, args)?.hash()))
     });
-    vm.add_static(&bytes, "fromhex", |vm, args, _| {
-        fromhex(vm, args, Vm::new_bytes)
-    });
-    vm.add_static(&bytearray, "__new__", bytearray_new);
     vm.set_type_attr(&bytearray, "__hash__", Value::None);
-    vm.add_static(&bytearray, "fromhex", |vm, args, _| {
-        fromhex(vm, args, Vm::new_bytearray)
-    });
     install(vm, &bytearray, BYTEARRAY);
-    let str_type = vm.types.str.clone();
-    vm.add_method(&str_type, "encode", encode);
-    codecs::init(vm);
 }

@@ -30,6 +30,8 @@ pub fn register(vm: &mut Vm) {
         ("math", super::math::module),
         ("random", super::random::module),
         ("itertools", super::itertools::module),
+        ("socket", super::socket::module),
+        ("selectors", super::selectors::module),
     ];
     for &(name, make) in modules {
         vm.register_module(name, make);

@@ -10,6 +10,8 @@
 //! - `float_repr`  — `repr(float)` and float formatting (`Python/dtoa.c`, `pystrtod.c`)
 //! - `format_spec` — the format-spec mini-language (`format(x, spec)`, f-string specs)
 //! - `str_ops`     — the algorithms behind `str` methods and the `%` operator
+//! - `bytes_ops`   — the algorithms behind `bytes` methods (shared with `str` where the same)
+//! - `net`         — sockets, `poll` and epoll through `libc`: the one place they are called
 //! - `str_format`  — `str.format` field parsing
 //! - `set_table`   — dict and set hash tables in CPython's iteration order
 //! - `list_sort`   — timsort (`Objects/listsort.txt`)
@@ -31,6 +33,7 @@ pub mod format_spec;
 pub mod int_ops;
 pub mod list_sort;
 pub mod memory;
+pub mod net;
 pub mod op_error;
 pub mod set_table;
 pub mod sizes;

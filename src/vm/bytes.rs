@@ -46,6 +46,15 @@ impl PyBytes {
 }
 
 impl Vm {
+    /// Makes the methods of `bytes` and `bytearray` ready, on the first use of either: a
+    /// literal met when code is loaded, a call of either type, `str.encode`, the `socket`
+    /// module. Until then the types have only their constructors and `fromhex`.
+    pub fn ready_bytes(&mut self) {
+        if let Some(install) = self.bytes_methods.take() {
+            install(self);
+        }
+    }
+
     /// A new `bytes` object.
     pub fn new_bytes(&self, data: Vec<u8>) -> Value {
         Value::object(Object::new(

@@ -10,6 +10,8 @@
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::Duration;
 
+use crate::common::net::{self, PollFd};
+
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// The wakeup pipe's ends (-1 until [`install_handler`] makes it).
@@ -34,6 +36,9 @@ pub fn install_handler() {
         let mut fds = [-1; 2];
         // SAFETY: pipe2 fills `fds` with two new descriptors, or fails and leaves them -1.
         if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_NONBLOCK | libc::O_CLOEXEC) } == 0 {
+            // Moved out of the way, so that the program's own descriptors (a socket's
+            // `fileno()`) are numbered from 3 as in CPython.
+            let fds = fds.map(move_high);
             WAKE_WRITE.store(fds[1], Ordering::Relaxed);
             WAKE_READ.store(fds[0], Ordering::Relaxed);
         }
@@ -43,6 +48,20 @@ pub fn install_handler() {
     // async-signal-safe.
     unsafe {
         libc::signal(libc::SIGINT, handler as libc::sighandler_t);
+    }
+}
+
+/// `fd` duplicated to a number of 500 or more (the original closed), or `fd` itself when
+/// that fails.
+fn move_high(fd: libc::c_int) -> libc::c_int {
+    // SAFETY: duplicates and closes a descriptor this module owns.
+    unsafe {
+        let high = libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 500);
+        if high < 0 {
+            return fd;
+        }
+        libc::close(fd);
+        high
     }
 }
 
@@ -60,30 +79,37 @@ pub fn take() -> bool {
 /// if one is pending). Without the handler nothing can wake it early, and a wait without a
 /// timeout sleeps a second at a time: the caller checks its limits and waits again.
 pub fn wait(timeout: Option<Duration>) {
+    wait_ready(&mut [], timeout);
+}
+
+/// Blocks as [`wait`] does, or until one of `fds` is ready (their `revents` say how): the
+/// selector's wait, and a socket's blocking call. Returns how many of `fds` are ready.
+pub fn wait_ready(fds: &mut [PollFd], timeout: Option<Duration>) -> usize {
     if pending() {
-        return;
+        return 0;
     }
-    let fd = WAKE_READ.load(Ordering::Relaxed);
-    if fd < 0 {
+    let pipe_fd = WAKE_READ.load(Ordering::Relaxed);
+    if pipe_fd < 0 && fds.is_empty() {
         std::thread::sleep(timeout.unwrap_or(Duration::from_secs(1)));
-        return;
+        return 0;
     }
     // poll(2) counts whole milliseconds: round up, so a wait never ends before it is due.
     let millis = timeout.map_or(-1, |t| {
         libc::c_int::try_from(t.as_nanos().div_ceil(1_000_000)).unwrap_or(libc::c_int::MAX)
     });
-    let mut pipe = libc::pollfd {
-        fd,
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    // SAFETY: one valid pollfd; an interrupted or failed poll just ends the wait early.
-    let ready = unsafe { libc::poll(&mut pipe, 1, millis) };
-    if ready > 0 {
+    let mut all = Vec::with_capacity(fds.len() + 1);
+    all.extend_from_slice(fds);
+    all.push(net::poll_fd(pipe_fd, libc::POLLIN));
+    // An interrupted or failed poll just ends the wait early.
+    let ready = net::poll(&mut all, millis).unwrap_or(0);
+    let pipe = all.pop().map_or(0, |p| p.revents);
+    if pipe != 0 {
         let mut bytes = [0u8; 64];
         // SAFETY: reads into a local buffer from the non-blocking pipe until it is empty.
-        while unsafe { libc::read(fd, bytes.as_mut_ptr().cast(), bytes.len()) } > 0 {}
+        while unsafe { libc::read(pipe_fd, bytes.as_mut_ptr().cast(), bytes.len()) } > 0 {}
     }
+    fds.copy_from_slice(&all);
+    ready - usize::from(pipe != 0)
 }
 
 #[cfg(test)]

@@ -260,6 +260,10 @@ pub struct Vm {
     /// The frames of each `execute` now running, outermost first: its base frame and its
     /// inline callees (published for `vm::frames`).
     pub(crate) frame_chain: Vec<(*const frame::Frame, *const frame::InlineFrames)>,
+    /// Installs the methods of `bytes` and `bytearray`, set by `builtins` and run once, on
+    /// their first use ([`Vm::ready_bytes`]): most programs never use their hundred
+    /// methods, and installing them made every start 7% slower.
+    pub bytes_methods: Option<fn(&mut Vm)>,
 }
 
 thread_local! {
@@ -359,6 +363,16 @@ impl Vm {
     /// limit is reached, whichever comes first; never busy. Then [`Vm::check_woken`] says
     /// what to raise. The event loop's idle wait and `time.sleep` block here.
     pub fn wait_idle(&self, until: Option<Instant>) {
+        self.wait_ready(&mut [], until);
+    }
+
+    /// Blocks as [`Vm::wait_idle`] does, or until one of `fds` is ready (their `revents`
+    /// say how); how many are. A selector and a socket's blocking call wait here.
+    pub fn wait_ready(
+        &self,
+        fds: &mut [crate::common::net::PollFd],
+        until: Option<Instant>,
+    ) -> usize {
         let limit = self
             .config
             .time_limit
@@ -370,9 +384,12 @@ impl Vm {
         loop {
             let left = until.map(|at| at.saturating_duration_since(Instant::now()));
             if interrupt::pending() || left.is_some_and(|left| left.is_zero()) {
-                return;
+                return 0;
             }
-            interrupt::wait(left);
+            let ready = interrupt::wait_ready(fds, left);
+            if ready > 0 {
+                return ready;
+            }
         }
     }
 

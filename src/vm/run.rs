@@ -75,6 +75,7 @@ impl Vm {
             native_modules: HashMap::new(),
             library_modules: HashMap::new(),
             frame_chain: Vec::new(),
+            bytes_methods: None,
             compile: |name, _, _| {
                 let message = format!("{name}: this interpreter cannot compile at run time");
                 Err(Diagnostic::syntax_error(message, Default::default()))
