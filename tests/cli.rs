@@ -401,3 +401,20 @@ fn a_builtin_apy_lacks_is_named_as_outside_the_subset() {
         "NameError: name 'prnt' is not defined. Did you mean: 'print'?"
     );
 }
+
+/// `sys.implementation` names apy, not CPython (PEP 421; the book's subset chapter says so).
+#[test]
+fn sys_implementation_names_apy() {
+    let output = apy(
+        &[
+            "-c",
+            "import sys; print(sys.implementation); print(sys.implementation.name)",
+        ],
+        b"",
+    );
+    assert_eq!(
+        stdout(&output),
+        "namespace(name='apy', cache_tag=None, version=(0, 1, 0, 'final', 0), \
+         hexversion=65776)\napy\n"
+    );
+}
