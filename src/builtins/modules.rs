@@ -19,7 +19,7 @@ use crate::vm::{ModuleMaker, PyResult, Vm};
 
 /// Registers the native modules of this folder with `vm`, each made on its first import.
 pub fn register(vm: &mut Vm) {
-    let modules: [(&'static str, ModuleMaker); 11] = [
+    let modules: [(&'static str, ModuleMaker); 13] = [
         ("sys", sys_module),
         ("time", time_module),
         ("functools", functools_module),
@@ -31,6 +31,8 @@ pub fn register(vm: &mut Vm) {
         ("math", super::math::module),
         ("random", super::random::module),
         ("itertools", super::itertools::module),
+        ("io", super::io::module),
+        ("os", super::os::module),
     ];
     for (name, make) in modules {
         vm.register_module(name, make);
