@@ -48,6 +48,7 @@ pub mod run;
 pub mod sandbox;
 pub mod scopes;
 pub mod set_ops;
+pub mod slots;
 pub mod stack;
 pub mod trace;
 pub mod traceback;
