@@ -116,6 +116,11 @@ pub struct Cli {
     #[arg(long, value_name = "BYTES", value_parser = apy::common::memory::parse_size)]
     pub max_memory: Option<usize>,
 
+    /// Refuse the program files, sockets and processes: open(), os's file functions and the
+    /// like raise PermissionError "... (apy --sandbox)". The other limits stay as set.
+    #[arg(long)]
+    pub sandbox: bool,
+
     /// Open the interactive prompt after running FILE or CODE, in its namespace (like
     /// `python -i`). Without FILE, CODE or -i, apy on a terminal opens the prompt too.
     #[arg(short = 'i')]
@@ -245,6 +250,7 @@ fn run_config(cli: &Cli, argv: Vec<String>) -> interp::Config {
             max_steps: cli.max_steps,
             time_limit: cli.time_limit,
             sys_path: Vec::new(),
+            sandbox: cli.sandbox,
         },
         asyncio_debug: cli.asyncio_debug
             || std::env::var_os("PYTHONASYNCIODEBUG").is_some_and(|v| !v.is_empty()),

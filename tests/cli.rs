@@ -388,11 +388,11 @@ fn a_standard_module_apy_lacks_is_named_as_outside_the_subset() {
 
 #[test]
 fn a_builtin_apy_lacks_is_named_as_outside_the_subset() {
-    let output = apy(&["-c", "open('f.txt')"], b"");
+    let output = apy(&["-c", "memoryview(1)"], b"");
     assert_eq!(
         last_stderr_line(&output),
-        "NameError: name 'open' is not defined (apy does not provide it yet: see the subset \
-         chapter of apy's book)"
+        "NameError: name 'memoryview' is not defined (apy does not provide it yet: see the \
+         subset chapter of apy's book)"
     );
     // A name CPython lacks too keeps CPython's message and suggestion.
     let output = apy(&["-c", "prnt(1)"], b"");
@@ -400,4 +400,68 @@ fn a_builtin_apy_lacks_is_named_as_outside_the_subset() {
         last_stderr_line(&output),
         "NameError: name 'prnt' is not defined. Did you mean: 'print'?"
     );
+}
+
+/// `sys.implementation` names apy, not CPython (PEP 421; the book's subset chapter says so).
+#[test]
+fn sys_implementation_names_apy() {
+    let output = apy(
+        &[
+            "-c",
+            "import sys; print(sys.implementation); print(sys.implementation.name)",
+        ],
+        b"",
+    );
+    assert_eq!(
+        stdout(&output),
+        "namespace(name='apy', cache_tag=None, version=(0, 1, 0, 'final', 0), \
+         hexversion=65776)\napy\n"
+    );
+}
+
+/// `--sandbox` refuses each file operation with a PermissionError naming the switch, before
+/// anything reaches the disk; text-only work (path arithmetic, StringIO) and the program's
+/// output are unchanged, and without the switch the same calls reach the file system.
+#[test]
+fn sandbox_refuses_files_and_nothing_else() {
+    let dir = scratch_dir("sandbox");
+    let program = "\
+import io, os
+print(os.path.join('a', 'b'), io.StringIO('text').read())
+calls = [lambda: open('made.txt', 'w'), lambda: os.listdir('.'), lambda: os.remove('x'),
+         lambda: os.path.exists('made.txt'), lambda: os.getcwd(), lambda: os.mkdir('d'),
+         lambda: os.makedirs('d/e'), lambda: os.rename('a', 'b'), lambda: os.chdir('..')]
+for call in calls:
+    try:
+        call()
+        print('allowed')
+    except PermissionError as e:
+        print(e.errno, e)
+open('made.txt', 'w')
+";
+    let sandboxed = apy_in(&dir, &["--sandbox", "-c", program], b"");
+    let refused = "1 [Errno 1] Operation not permitted: 'made.txt' (apy --sandbox)\n";
+    assert!(
+        stdout(&sandboxed).starts_with("a/b text\n"),
+        "{}",
+        stdout(&sandboxed)
+    );
+    assert!(
+        stdout(&sandboxed).contains(refused),
+        "{}",
+        stdout(&sandboxed)
+    );
+    assert_eq!(stdout(&sandboxed).matches("(apy --sandbox)").count(), 9);
+    assert_eq!(
+        last_stderr_line(&sandboxed),
+        "PermissionError: [Errno 1] Operation not permitted: 'made.txt' (apy --sandbox)"
+    );
+    assert_eq!(sandboxed.status.code(), Some(1));
+    assert!(
+        !dir.join("made.txt").exists(),
+        "the sandbox let a file be made"
+    );
+    let free = apy_in(&dir, &["-c", "open('made.txt', 'w').write('x')"], b"");
+    assert_eq!(free.status.code(), Some(0), "{}", stderr(&free));
+    assert!(dir.join("made.txt").exists());
 }

@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use crate::compile::bytecode::CodeFlags;
 use crate::vm::args::check_arity;
+use crate::vm::dict::StrKeys;
 use crate::vm::frame::GenKind;
 
 use crate::vm::frame::as_generator;
@@ -24,6 +25,43 @@ pub fn inspect_module(vm: &mut Vm) -> Value {
         (
             "getcoroutinestate",
             vm.native("getcoroutinestate", getcoroutinestate),
+        ),
+        (
+            "getasyncgenstate",
+            vm.native("getasyncgenstate", |vm, a, _| {
+                frame_state(vm, a, "getasyncgenstate", "ag")
+            }),
+        ),
+        ("ismethod", vm.native("ismethod", ismethod)),
+        (
+            "currentframe",
+            vm.native("currentframe", |vm, a, _| {
+                check_arity(vm, "currentframe", a, 0, 0)?;
+                Ok(vm.frame_object(0).unwrap_or(Value::None))
+            }),
+        ),
+        (
+            "isclass",
+            vm.native("isclass", |vm, a, _| {
+                check_arity(vm, "isclass", a, 1, 1)?;
+                Ok(Value::Bool(matches!(a[0], Value::Type(_))))
+            }),
+        ),
+        ("isbuiltin", vm.native("isbuiltin", isbuiltin)),
+        (
+            "isroutine",
+            vm.native("isroutine", |vm, a, kw| {
+                let method = ismethod(vm, a, kw)?;
+                let builtin = isbuiltin(vm, a, kw)?;
+                let function = matches!(a.first(), Some(Value::Function(_)));
+                Ok(Value::Bool(
+                    function || method.is(&Value::Bool(true)) || builtin.is(&Value::Bool(true)),
+                ))
+            }),
+        ),
+        (
+            "markcoroutinefunction",
+            vm.native("markcoroutinefunction", markcoroutinefunction),
         ),
         (
             "iscoroutine",
@@ -46,9 +84,7 @@ pub fn inspect_module(vm: &mut Vm) -> Value {
         ("isawaitable", vm.native("isawaitable", isawaitable)),
         (
             "iscoroutinefunction",
-            vm.native("iscoroutinefunction", |vm, a, _| {
-                has_code_flag(vm, a, |f| f.coroutine)
-            }),
+            vm.native("iscoroutinefunction", iscoroutinefunction),
         ),
         (
             "isgeneratorfunction",
@@ -79,6 +115,10 @@ pub fn inspect_module(vm: &mut Vm) -> Value {
         "CORO_RUNNING",
         "CORO_SUSPENDED",
         "CORO_CLOSED",
+        "AGEN_CREATED",
+        "AGEN_RUNNING",
+        "AGEN_SUSPENDED",
+        "AGEN_CLOSED",
     ] {
         attrs.push((state, Value::str(state)));
     }
@@ -109,10 +149,11 @@ pub fn types_module(vm: &mut Vm) -> Value {
 /// as `Lib/inspect.py` does, so a wrong argument fails with the same AttributeError.
 fn frame_state(vm: &mut Vm, args: &[Value], fname: &str, prefix: &str) -> PyResult<Value> {
     check_arity(vm, fname, args, 1, 1)?;
-    let label = prefix
-        .to_ascii_uppercase()
-        .replace("CR", "CORO")
-        .replace("GI", "GEN");
+    let label = match prefix {
+        "cr" => "CORO",
+        "ag" => "AGEN",
+        _ => "GEN",
+    };
     let attr = |vm: &mut Vm, name: &str| -> PyResult<Value> {
         let name = vm.intern(&format!("{prefix}_{name}"));
         vm.get_attr(&args[0], &name)
@@ -168,6 +209,62 @@ fn underlying_function(v: &Value) -> Option<Rc<Function>> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+/// `isinstance(v, types.MethodType)`: a Python function bound to an object.
+fn ismethod(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "ismethod", args, 1, 1)?;
+    Ok(Value::Bool(match &args[0] {
+        Value::Object(o) => match &o.kind {
+            ObjectKind::BoundMethod { func, .. } => matches!(func, Value::Function(_)),
+            _ => false,
+        },
+        _ => false,
+    }))
+}
+
+/// `isinstance(v, types.BuiltinFunctionType)`: a native function or method.
+fn isbuiltin(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "isbuiltin", args, 1, 1)?;
+    Ok(Value::Bool(match &args[0] {
+        Value::Object(o) => match &o.kind {
+            ObjectKind::Native(_) => true,
+            ObjectKind::BoundMethod { func, .. } => !matches!(func, Value::Function(_)),
+            _ => false,
+        },
+        _ => false,
+    }))
+}
+
+/// The attribute `markcoroutinefunction` sets (`inspect._is_coroutine_mark`'s place).
+const COROUTINE_MARK: &str = "_is_coroutine_marker";
+
+/// `inspect.iscoroutinefunction` (3.12+): an `async def` function, or one marked by
+/// `markcoroutinefunction`, looking through bound methods and partials.
+fn iscoroutinefunction(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let flagged = has_code_flag(vm, args, |f| f.coroutine)?;
+    if flagged.is(&Value::Bool(true)) {
+        return Ok(flagged);
+    }
+    let marked = underlying_function(&args[0]).is_some_and(|f| {
+        let key = vm.intern(COROUTINE_MARK);
+        f.dict.borrow().get_str(&key).is_some()
+    });
+    Ok(Value::Bool(marked))
+}
+
+/// `inspect.markcoroutinefunction(func)`: marks `func` so that `iscoroutinefunction` says
+/// True of it; gives it back.
+fn markcoroutinefunction(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "markcoroutinefunction", args, 1, 1)?;
+    let key = vm.intern(COROUTINE_MARK);
+    match underlying_function(&args[0]) {
+        Some(f) => {
+            f.dict.borrow_mut().set_str(key, Value::Bool(true));
+            Ok(args[0].clone())
+        }
+        None => Err(vm.type_error("markcoroutinefunction() expects a Python function")),
     }
 }
 

@@ -9,7 +9,8 @@
 //! adding `list.foo` is one line in `list_type.rs`'s table and one function beside it:
 //!
 //! - `functions.rs` — the built-in functions, one table (`Python/bltinmodule.c`);
-//!   `exec.rs` — `exec`, `eval` and `compile()`, which compile and run source.
+//!   `exec.rs` — `exec`, `eval` and `compile()`, which compile and run source; `io.rs` —
+//!   `open()`, the `io` module (text files, `StringIO`); `os.rs` — `os` and `os.path`.
 //! - `list_type.rs`, `tuple_type.rs`, `dict_type.rs`, `set_type.rs` (`set`, `frozenset`),
 //!   `str_type.rs`, `num_type.rs` (`int`, `bool`, `float`), `range_type.rs` — those types.
 //! - `classes.rs` — `object`, `type`, and the small classes without a file of their own:
@@ -39,6 +40,7 @@ mod exec;
 mod frames;
 mod functions;
 mod inspect;
+mod io;
 mod itertools;
 mod itertools_comb;
 mod list_type;
@@ -48,6 +50,7 @@ mod math_sum;
 mod module_args;
 mod modules;
 mod num_type;
+mod os;
 mod random;
 mod random_core;
 mod range_type;
@@ -78,7 +81,12 @@ pub fn install(vm: &mut Vm) {
     num_type::init(vm);
     range_type::init(vm);
     crate::vm::generics::init(vm);
-    for (name, f) in functions::FUNCTIONS.iter().chain(exec::FUNCTIONS) {
+    let open: (&str, crate::vm::object::NativeFn) = ("open", io::builtin_open);
+    for (name, f) in functions::FUNCTIONS
+        .iter()
+        .chain(exec::FUNCTIONS)
+        .chain([&open])
+    {
         let value = vm.native(name, *f);
         set_builtin(vm, name, value);
     }

@@ -408,6 +408,10 @@ impl Vm {
             _ if Rc::ptr_eq(cls, &self.types.object) => {
                 Value::object(Object::new(cls.clone(), ObjectKind::Bare))
             }
+            _ if cls.no_dict => Value::object(Object::new(
+                cls.clone(),
+                ObjectKind::Other(Box::<super::slots::SlotValues>::default()),
+            )),
             _ => Value::object(Object::plain(cls.clone())),
         }
     }

@@ -46,8 +46,10 @@ pub mod quicken;
 pub mod range;
 pub mod repr;
 pub mod run;
+pub mod sandbox;
 pub mod scopes;
 pub mod set_ops;
+pub mod slots;
 pub mod source_lines;
 pub mod stack;
 pub mod trace;
@@ -89,6 +91,8 @@ pub struct Config {
     pub sys_path: Vec<String>,
     /// The clock timers and the event loop run on (`--clock real|virtual`).
     pub clock: ClockKind,
+    /// `--sandbox`: files, sockets and processes are refused (`vm::sandbox`).
+    pub sandbox: bool,
 }
 
 /// Builds a native module on its first import (`sys`, `asyncio`, …). The embedder

@@ -77,6 +77,8 @@ pub struct PyType {
     /// Instances have a `__del__` to call when their last reference goes: the class or a
     /// base defined one (or had one assigned). Checked by every object's `Drop`.
     pub has_del: Cell<bool>,
+    /// Instances have no `__dict__`, only `__slots__` (`vm::slots`).
+    pub no_dict: bool,
 }
 
 /// The largest number of attributes made room for in advance ([`PyType::instance_attrs`]).
@@ -497,7 +499,7 @@ macro_rules! builtin_types {
 builtin_types! {
     object, type_, none, not_implemented, ellipsis, bool, int, float, str, tuple, list, dict,
     set, frozenset, function, builtin_function, method, cell, code, module, range, slice,
-    property, classmethod, staticmethod, super_, getset_descriptor, partial, generator, frame,
+    property, classmethod, staticmethod, super_, getset_descriptor, member_descriptor, partial, generator, frame,
     coroutine, coroutine_wrapper, async_generator, async_generator_asend,
     async_generator_athrow, anext_awaitable,
     asyncgen_hooks, list_iterator, tuple_iterator, str_iterator, range_iterator,

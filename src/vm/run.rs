@@ -94,6 +94,7 @@ impl Vm {
         init_iterators(&mut vm);
         init_generators(&mut vm);
         super::frames::init(&mut vm);
+        super::slots::init(&mut vm);
         vm
     }
 

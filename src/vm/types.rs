@@ -35,6 +35,7 @@ pub fn make_type(name: &str, bases: Vec<Rc<PyType>>, layout: Layout, builtin: bo
         instance_attrs: Cell::new(0),
         native_len: Cell::new(mro_tail.iter().find_map(|base| base.native_len.get())),
         has_del: Cell::new(false),
+        no_dict: false,
     });
     let mut mro = vec![ty.clone()];
     mro.extend(mro_tail);
@@ -208,7 +209,8 @@ impl BuiltinTypes {
             tab_error: e("TabError", &indentation_error),
             traceback: b("traceback"),
             // Not flagged built-in, so that the VM looks up their `__eq__`, `__hash__`,
-            // `__call__` and `__or__` as it does a class's.
+            // `__call__`, `__or__` and `__set__` as it does a class's.
+            member_descriptor: make_type("member_descriptor", vec![object.clone()], Builtin, false),
             generic_alias: make_type("GenericAlias", vec![object.clone()], Builtin, false),
             union_type: make_type("UnionType", vec![object.clone()], Builtin, false),
             // Not built-in either: their operators are in their dicts (`bytes_type.rs`).
@@ -1219,6 +1221,7 @@ impl Vm {
             _ => name.into(),
         };
         let has_del = ns.get_str(&self.names.del).is_some() || tail.iter().any(|b| b.has_del.get());
+        let no_dict = super::slots::no_dict(self, &ns, &bases)?;
         let ty = Rc::new(PyType {
             name: name.into(),
             qualname,
@@ -1232,12 +1235,14 @@ impl Vm {
             instance_attrs: Cell::new(0),
             native_len: Cell::new(tail.iter().find_map(|base| base.native_len.get())),
             has_del: Cell::new(has_del),
+            no_dict,
         });
         let mut mro = vec![ty.clone()];
         mro.extend(tail);
         *ty.mro.borrow_mut() = mro;
         let qualname_key = self.names.qualname.clone();
         ty.dict.borrow_mut().remove_str(&qualname_key);
+        super::slots::install(self, &ty)?;
         Ok(ty)
     }
 

@@ -1,0 +1,175 @@
+//! `__slots__`: a class whose every class defines `__slots__` (without `"__dict__"`) gives
+//! its instances no `__dict__`, only the named slots, each a `member_descriptor` on the
+//! class (`<member 'x' of 'P' objects>`). In: a new class's namespace and bases. Out: whether
+//! its instances have no dict ([`no_dict`]), the descriptors ([`install`]), and the storage
+//! of such an instance ([`SlotValues`]). Mirrors `type_new`'s slot handling and
+//! `Objects/descrobject.c`'s member descriptors. An instance that has a `__dict__` too (a
+//! subclass without `__slots__`) keeps its slots' values in its `__dict__`.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::dict::StrKeys;
+use super::object::{KwArgs, Object, ObjectKind, PyType};
+use super::value::{DictTable, PyStr, Value};
+use super::{PyResult, Vm};
+
+/// What a dict-less instance holds: its slots' values by name.
+#[derive(Default)]
+pub struct SlotValues(pub RefCell<DictTable>);
+
+/// A slot's descriptor on its class.
+struct Member {
+    name: Rc<PyStr>,
+    owner: Rc<str>,
+}
+
+/// The names a class namespace's `__slots__` lists (a str is one name), if it has one.
+fn slot_names(vm: &mut Vm, ns: &DictTable) -> PyResult<Option<Vec<Rc<PyStr>>>> {
+    let key = vm.intern("__slots__");
+    let Some(slots) = ns.get_str(&key).cloned() else {
+        return Ok(None);
+    };
+    let items = match &slots {
+        Value::Str(s) => vec![Value::Str(s.clone())],
+        other => vm.collect_iterable(other)?,
+    };
+    let mut names = Vec::new();
+    for item in items {
+        match item {
+            Value::Str(s) => names.push(vm.intern(s.as_str())),
+            other => {
+                return Err(vm.type_error(format!(
+                    "__slots__ items must be strings, not '{}'",
+                    vm.type_name(&other)
+                )));
+            }
+        }
+    }
+    Ok(Some(names))
+}
+
+/// Whether instances of a class with namespace `ns` and these bases have no `__dict__`.
+pub fn no_dict(vm: &mut Vm, ns: &DictTable, bases: &[Rc<PyType>]) -> PyResult<bool> {
+    let Some(names) = slot_names(vm, ns)? else {
+        return Ok(false);
+    };
+    let bases_too = bases
+        .iter()
+        .all(|b| b.no_dict || Rc::ptr_eq(b, &vm.types.object));
+    Ok(bases_too && !names.iter().any(|n| n.as_str() == "__dict__"))
+}
+
+/// Puts a member descriptor on `class` for each name its `__slots__` lists.
+pub fn install(vm: &mut Vm, class: &Rc<PyType>) -> PyResult<()> {
+    let ns = class.dict.borrow().clone();
+    let Some(names) = slot_names(vm, &ns)? else {
+        return Ok(());
+    };
+    for name in names {
+        if matches!(name.as_str(), "__dict__" | "__weakref__") {
+            continue;
+        }
+        if ns.get_str(&name).is_some() {
+            return Err(vm.value_error(format!(
+                "'{}' in __slots__ conflicts with class variable",
+                name.as_str()
+            )));
+        }
+        let member = Member {
+            name: name.clone(),
+            owner: class.name.clone(),
+        };
+        let descriptor = Object::new(
+            vm.types.member_descriptor.clone(),
+            ObjectKind::Other(Box::new(member)),
+        );
+        class
+            .dict
+            .borrow_mut()
+            .set_str(name, Value::object(descriptor));
+    }
+    Ok(())
+}
+
+/// Where `obj` keeps its slots' values.
+fn storage<'a>(vm: &Vm, obj: &'a Value, member: &Member) -> PyResult<&'a RefCell<DictTable>> {
+    let Value::Object(o) = obj else {
+        return Err(vm.type_error(format!(
+            "descriptor '{}' for '{}' objects doesn't apply to a '{}' object",
+            member.name.as_str(),
+            member.owner,
+            vm.type_name(obj)
+        )));
+    };
+    match (&o.kind, o.attrs()) {
+        (ObjectKind::Other(any), _) if any.is::<SlotValues>() => {
+            Ok(&any.downcast_ref::<SlotValues>().expect("checked").0)
+        }
+        (_, Some(table)) => Ok(table),
+        _ => Err(vm.type_error(format!(
+            "descriptor '{}' for '{}' objects doesn't apply to a '{}' object",
+            member.name.as_str(),
+            member.owner,
+            vm.type_name(obj)
+        ))),
+    }
+}
+
+fn this_member<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a Member> {
+    args.first()
+        .and_then(|v| v.native::<Member>())
+        .ok_or_else(|| vm.type_error("descriptor requires a 'member_descriptor' object"))
+}
+
+fn member_get(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let member = this_member(vm, args)?;
+    let obj = args.get(1).cloned().unwrap_or(Value::None);
+    if obj.is_none() {
+        return Ok(args[0].clone());
+    }
+    let value = storage(vm, &obj, member)?
+        .borrow()
+        .get_str(&member.name)
+        .cloned();
+    value.ok_or_else(|| vm.no_attribute(&obj, &member.name))
+}
+
+fn member_set(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let member = this_member(vm, args)?;
+    let (obj, value) = (args.get(1), args.get(2));
+    let (Some(obj), Some(value)) = (obj, value) else {
+        return Err(vm.type_error("__set__ expected 2 arguments"));
+    };
+    storage(vm, obj, member)?
+        .borrow_mut()
+        .set_str(member.name.clone(), value.clone());
+    Ok(Value::None)
+}
+
+fn member_delete(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let member = this_member(vm, args)?;
+    let obj = args.get(1).cloned().unwrap_or(Value::None);
+    let removed = storage(vm, &obj, member)?
+        .borrow_mut()
+        .remove_str(&member.name);
+    match removed {
+        Some(_) => Ok(Value::None),
+        None => Err(vm.attribute_error(member.name.as_str())),
+    }
+}
+
+pub(super) fn init(vm: &mut Vm) {
+    let member = vm.types.member_descriptor.clone();
+    vm.add_method(&member, "__get__", member_get);
+    vm.add_method(&member, "__set__", member_set);
+    vm.add_method(&member, "__delete__", member_delete);
+    vm.add_method(&member, "__repr__", |vm, args, _| {
+        let member = this_member(vm, args)?;
+        Ok(Value::str(format!(
+            "<member '{}' of '{}' objects>",
+            member.name.as_str(),
+            member.owner
+        )))
+    });
+}
