@@ -3,7 +3,7 @@
 with CPython 3.13.
 
 For each program: NAME.out (beside a test program; in tests/examples/ for an example) gets
-CPython's exact stdout; NAME.rc the exit status when it
+CPython's exact stdout (with paths relative to the program's folder, as everywhere); NAME.rc the exit status when it
 is not 0; NAME.err the last line of stderr when stderr is not empty (that is what
 tests/programs.rs compares). Programs under tests/programs/tracebacks/ and
 tests/programs/warnings/ also get NAME.stderr, the whole of CPython's stderr, caret
@@ -34,7 +34,8 @@ def bless(program: Path) -> None:
         stem.parent.mkdir(exist_ok=True)
     else:
         stem = program.with_suffix("")
-    Path(f"{stem}.out").write_text(result.stdout)
+    # Paths are kept relative to the program's folder, so a clone anywhere compares.
+    Path(f"{stem}.out").write_text(result.stdout.replace(f"{program.parent}/", ""))
     rc, err = Path(f"{stem}.rc"), Path(f"{stem}.err")
     if result.returncode:
         rc.write_text(f"{result.returncode}\n")

@@ -33,7 +33,10 @@ fn check(program: &Path, expected_stem: &Path) -> Result<(), String> {
         .output()
         .map_err(|e| format!("cannot run apy: {e}"))?;
     let expected = |ext: &str| std::fs::read_to_string(expected_stem.with_extension(ext)).ok();
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    // Paths are compared relative to the program's folder, in stdout too (a traceback that
+    // `logging` or `traceback.print_exc` writes there names the program's file).
+    let relative = |text: &str| text.replace(&format!("{}/", dir.display()), "");
+    let stdout = relative(&String::from_utf8_lossy(&output.stdout));
     let want_out = expected("out").ok_or("missing .out: run tests/bless.py")?;
     if stdout != want_out {
         let line = stdout
@@ -51,7 +54,7 @@ fn check(program: &Path, expected_stem: &Path) -> Result<(), String> {
     }
     let stderr = String::from_utf8_lossy(&output.stderr);
     if let Some(want_stderr) = expected("stderr")
-        && stderr.replace(&format!("{}/", dir.display()), "") != want_stderr
+        && relative(&stderr) != want_stderr
     {
         return Err(format!(
             "stderr differs:\n--- got\n{stderr}\n--- expected\n{want_stderr}"
@@ -59,7 +62,7 @@ fn check(program: &Path, expected_stem: &Path) -> Result<(), String> {
     }
     if let Some(want_err) = expected("err") {
         let last = stderr.lines().last().unwrap_or("");
-        let last = last.replace(&format!("{}/", dir.display()), "");
+        let last = relative(last);
         if last != want_err.trim_end() {
             return Err(format!(
                 "last stderr line {last:?}, expected {:?}",
