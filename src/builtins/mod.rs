@@ -39,6 +39,7 @@ mod dict_type;
 mod exec;
 mod frames;
 mod functions;
+mod gc;
 mod inspect;
 mod io;
 mod itertools;

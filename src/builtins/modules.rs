@@ -30,6 +30,7 @@ pub fn register(vm: &mut Vm) {
         ("math", super::math::module),
         ("random", super::random::module),
         ("itertools", super::itertools::module),
+        ("gc", super::gc::module),
         ("socket", super::socket::module),
         ("selectors", super::selectors::module),
         ("io", super::io::module),
