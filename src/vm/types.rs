@@ -998,10 +998,13 @@ impl Vm {
             if let Some(d) = &descr
                 && is_plain_method(d)
             {
+                // (A `super` object looks past its own type: never in this fast path.)
                 let shadowed = match obj {
-                    Value::Object(o) => o
-                        .attrs()
-                        .is_some_and(|t| t.borrow().get_str(name).is_some()),
+                    Value::Object(o) => {
+                        o.attrs()
+                            .is_some_and(|t| t.borrow().get_str(name).is_some())
+                            || matches!(o.kind, ObjectKind::Super { .. })
+                    }
                     _ => false,
                 };
                 if !shadowed {
