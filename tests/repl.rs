@@ -259,7 +259,7 @@ fn history_is_recalled_after_a_restart() {
 fn tab_completes_an_attribute_after_a_dot() {
     let home = fresh_home("complete");
     let mut repl = Repl::start(&home, &[]);
-    repl.keys("asyncio.cr\t");
+    repl.keys("asyncio.create_t\t");
     repl.expect("asyncio.create_task(");
     repl.enter("asyncio.sleep(0)).get_name()", ">>> ");
     insta::assert_snapshot!(repl.finish());

@@ -79,6 +79,8 @@ pub struct LoopState {
     pub current_task: Value,
     /// A Python `set_exception_handler` handler, or None.
     exception_handler: Value,
+    /// `set_task_factory`'s factory, or None.
+    task_factory: Value,
 }
 
 pub struct LoopObj {
@@ -155,6 +157,7 @@ pub fn new_loop(vm: &mut Vm) -> Value {
                 slow_callback_duration: 0.1,
                 current_task: Value::None,
                 exception_handler: Value::None,
+                task_factory: Value::None,
             }),
             clock: Clock::new(runtime.clock),
             asyncgens: Default::default(),
@@ -924,13 +927,50 @@ fn loop_create_task(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value>
     let l = this(vm, &args[0])?;
     check_closed(vm, l)?;
     let context = kwarg(kw, "context");
-    task::new_task(
-        vm,
-        args[1].clone(),
-        args[0].clone(),
-        kwarg(kw, "name"),
-        context,
-    )
+    create_task(vm, &args[0], args[1].clone(), kwarg(kw, "name"), context)
+}
+
+/// `BaseEventLoop.create_task` after its checks: a Task, or what the task factory makes
+/// (called as `factory(loop, coro)`, with `context=` only when one is given, and then named
+/// with `set_name(name)` even when `name` is None, as 3.13.0 does).
+pub fn create_task(
+    vm: &mut Vm,
+    loop_value: &Value,
+    coro: Value,
+    name: Option<Value>,
+    context: Option<Value>,
+) -> PyResult<Value> {
+    let factory =
+        as_loop(loop_value).map_or(Value::None, |l| l.state.borrow().task_factory.clone());
+    if factory.is_none() {
+        return task::new_task(vm, coro, loop_value.clone(), name, context);
+    }
+    let kw = match context {
+        Some(context) if !context.is_none() => vec![(vm.intern("context"), context)],
+        _ => Vec::new(),
+    };
+    let task = vm.call(&factory, &[loop_value.clone(), coro], &kw)?;
+    vm.call_method(&task, "set_name", &[name.unwrap_or(Value::None)])?;
+    Ok(task)
+}
+
+fn loop_set_task_factory(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    crate::vm::args::check_arity(vm, "set_task_factory", args, 2, 2)?;
+    let l = this(vm, &args[0])?;
+    if !args[1].is_none() && !vm.is_callable(&args[1]) {
+        return Err(vm.type_error("task factory must be a callable or None"));
+    }
+    l.state.borrow_mut().task_factory = args[1].clone();
+    Ok(Value::None)
+}
+
+fn loop_get_task_factory(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    Ok(this(vm, &args[0])?.state.borrow().task_factory.clone())
+}
+
+/// Whether the loop `loop_value` is running (a task made now may start eagerly).
+pub fn is_running(loop_value: &Value) -> bool {
+    as_loop(loop_value).is_some_and(|l| l.state.borrow().running)
 }
 
 fn loop_set_exception_handler(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
@@ -1035,6 +1075,8 @@ pub fn init_types(
     );
     vm.add_method(loop_type, "create_future", loop_create_future);
     vm.add_method(loop_type, "create_task", loop_create_task);
+    vm.add_method(loop_type, "set_task_factory", loop_set_task_factory);
+    vm.add_method(loop_type, "get_task_factory", loop_get_task_factory);
     vm.add_method(
         loop_type,
         "set_exception_handler",

@@ -69,10 +69,10 @@ fn create_task(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kwargs(vm, "create_task", kw, &["name", "context"])?;
     crate::vm::args::check_arity(vm, "create_task", args, 1, 1)?;
     let l = event_loop::running_loop(vm)?;
-    task::new_task(
+    event_loop::create_task(
         vm,
+        &l,
         args[0].clone(),
-        l,
         kwarg(kw, "name"),
         kwarg(kw, "context"),
     )

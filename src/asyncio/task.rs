@@ -73,7 +73,7 @@ pub fn new_task(
     name: Option<Value>,
     context: Option<Value>,
 ) -> PyResult<Value> {
-    new_task_of(vm, None, coro, event_loop, name, context)
+    new_task_of(vm, None, coro, event_loop, name, context, false)
 }
 
 /// [`new_task`] of class `subclass` (a subclass of Task written in apy, whose instances
@@ -85,6 +85,7 @@ fn new_task_of(
     event_loop: Value,
     name: Option<Value>,
     context: Option<Value>,
+    eager_start: bool,
 ) -> PyResult<Value> {
     if !is_coroutine(&coro) {
         let shown = vm.repr(&coro)?;
@@ -139,8 +140,32 @@ fn new_task_of(
     let creator =
         as_loop(&event_loop).map_or(Value::None, |l| l.state.borrow().current_task.clone());
     super::trace::task_created(vm, &task, &creator);
-    event_loop::schedule(vm, &event_loop, Ready::Step(task.clone(), None));
+    if eager_start && event_loop::is_running(&event_loop) {
+        eager_step(vm, &task, &event_loop)?;
+    } else {
+        event_loop::schedule(vm, &event_loop, Ready::Step(task.clone(), None));
+    }
     Ok(task)
+}
+
+/// `Task.__eager_start` (3.12+): the task's first step runs now, inside the call that made
+/// it, as the current task in place of its creator, and in its context; only if it is not
+/// done after that step does the loop schedule the next.
+fn eager_step(vm: &mut Vm, task: &Value, event_loop: &Value) -> PyResult<()> {
+    let Some(l) = as_loop(event_loop) else {
+        return Ok(());
+    };
+    let creator = std::mem::replace(&mut l.state.borrow_mut().current_task, Value::None);
+    let outcome = match contextvars::enter(vm, context(task).as_ref()) {
+        Ok(_entered) => {
+            let outcome = step(vm, task, None);
+            keep_context(task);
+            outcome
+        }
+        Err(e) => Err(e),
+    };
+    l.state.borrow_mut().current_task = creator;
+    outcome
 }
 
 /// `ensure_future(obj, loop=loop)`: a future as is, a coroutine wrapped in a new task, any
@@ -159,7 +184,7 @@ pub fn ensure_future(vm: &mut Vm, obj: Value, event_loop: Option<Value>) -> PyRe
             Some(l) if !l.is_none() => l,
             _ => event_loop::get_event_loop(vm)?,
         };
-        return new_task(vm, obj, event_loop, None, None);
+        return event_loop::create_task(vm, &event_loop, obj, None, None);
     }
     Err(vm.type_error("An asyncio.Future, a coroutine or an awaitable is required"))
 }
@@ -462,7 +487,11 @@ fn task_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         _ => None,
     };
     let name = kwarg(kw, "name");
-    new_task_of(vm, class, args[1].clone(), event_loop, name, context)
+    let eager = match kwarg(kw, "eager_start") {
+        Some(v) => vm.truthy(&v)?,
+        None => false,
+    };
+    new_task_of(vm, class, args[1].clone(), event_loop, name, context, eager)
 }
 
 /// `Task.cancel(msg)`: cancels the awaited future, or injects CancelledError at the next step.
