@@ -11,7 +11,18 @@
 use crate::vm::Vm;
 
 /// The library modules: name, the file tracebacks show, the source.
-const MODULES: [(&str, &str, &str); 2] = [
+const MODULES: [(&str, &str, &str); 5] = [
+    ("abc", "abc.py", include_str!("abc.apy")),
+    (
+        "_collections_abc",
+        "_collections_abc.py",
+        include_str!("_collections_abc.apy"),
+    ),
+    (
+        "collections.abc",
+        "collections/abc.py",
+        include_str!("collections_abc.apy"),
+    ),
     (
         "contextlib",
         "contextlib.py",

@@ -77,6 +77,10 @@ pub struct PyType {
     /// Instances have a `__del__` to call when their last reference goes: the class or a
     /// base defined one (or had one assigned). Checked by every object's `Drop`.
     pub has_del: Cell<bool>,
+    /// The class has abstract methods left (a non-empty `__abstractmethods__` was set on
+    /// it, as `abc.ABCMeta` does): `object.__new__` refuses to make an instance
+    /// (`Py_TPFLAGS_IS_ABSTRACT`).
+    pub abstract_: Cell<bool>,
 }
 
 /// The largest number of attributes made room for in advance ([`PyType::instance_attrs`]).
