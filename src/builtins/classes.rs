@@ -464,13 +464,20 @@ pub fn init(vm: &mut Vm) {
             "{name}.__init_subclass__() takes no keyword arguments"
         )))
     });
-    let wrapped = Value::object(Object::new(
-        vm.types.classmethod.clone(),
-        ObjectKind::ClassMethod(init_subclass),
-    ));
+    let wrapped = class_method(vm, init_subclass);
     vm.set_type_attr(&object, "__init_subclass__", wrapped);
+    // `object.__subclasshook__(cls, sub)`: no opinion, for `abc.ABCMeta` to ask.
+    let hook = vm.native("__subclasshook__", |_, _, _| Ok(Value::NotImplemented));
+    let wrapped = class_method(vm, hook);
+    vm.set_type_attr(&object, "__subclasshook__", wrapped);
 
     let property = vm.types.property.clone();
+    vm.add_getset(
+        &property,
+        "__isabstractmethod__",
+        property_is_abstract,
+        None,
+    );
     for (name, f) in PROPERTY_METHODS {
         vm.add_method(&property, name, *f);
     }
@@ -478,6 +485,7 @@ pub fn init(vm: &mut Vm) {
         vm.add_getset(&property, name, *get, None);
     }
     for ty in [vm.types.classmethod.clone(), vm.types.staticmethod.clone()] {
+        vm.add_getset(&ty, "__isabstractmethod__", wrapper_is_abstract, None);
         vm.add_getset(
             &ty,
             "__func__",
@@ -494,6 +502,48 @@ pub fn init(vm: &mut Vm) {
     let slice = vm.types.slice.clone();
     for (name, get) in SLICE_GETSETS {
         vm.add_getset(&slice, name, *get, None);
+    }
+}
+
+/// `classmethod(f)`.
+fn class_method(vm: &Vm, f: Value) -> Value {
+    Value::object(Object::new(
+        vm.types.classmethod.clone(),
+        ObjectKind::ClassMethod(f),
+    ))
+}
+
+/// Whether `f.__isabstractmethod__` is true (`_PyObject_IsAbstract`).
+fn is_abstract(vm: &mut Vm, f: &Value) -> PyResult<bool> {
+    let key = vm.intern("__isabstractmethod__");
+    match vm.get_attr_opt(f, &key)? {
+        Some(v) => vm.truthy(&v),
+        None => Ok(false),
+    }
+}
+
+/// `property.__isabstractmethod__`: any of its functions is abstract.
+fn property_is_abstract(vm: &mut Vm, v: &Value) -> PyResult<Value> {
+    let (fget, fset, fdel) = property_parts(vm, v)?;
+    for f in [fget, fset, fdel] {
+        if is_abstract(vm, &f)? {
+            return Ok(Value::Bool(true));
+        }
+    }
+    Ok(Value::Bool(false))
+}
+
+/// `classmethod.__isabstractmethod__`, `staticmethod.__isabstractmethod__`: the wrapped
+/// function's.
+fn wrapper_is_abstract(vm: &mut Vm, v: &Value) -> PyResult<Value> {
+    match v {
+        Value::Object(o) => match &o.kind {
+            ObjectKind::ClassMethod(f) | ObjectKind::StaticMethod(f) => {
+                Ok(Value::Bool(is_abstract(vm, &f.clone())?))
+            }
+            _ => Ok(Value::Bool(false)),
+        },
+        _ => Ok(Value::Bool(false)),
     }
 }
 

@@ -56,6 +56,19 @@ pub fn init(vm: &mut Vm) {
         vm.add_method(&dict, name, *f);
     }
     vm.add_static(&dict, "fromkeys", fromkeys);
+    // What `collections.abc` sees: unhashable containers, and a reversible dict.
+    for ty in [
+        dict.clone(),
+        vm.types.dict_keys.clone(),
+        vm.types.dict_items.clone(),
+    ] {
+        vm.set_type_attr(&ty, "__hash__", Value::None);
+    }
+    vm.add_method(&dict, "__iter__", |vm, args, _| vm.get_iter(&args[0]));
+    vm.add_method(&dict, "__reversed__", |vm, args, _| {
+        let reversed = Value::Type(vm.types.reversed.clone());
+        vm.call(&reversed, &args[..1], &[])
+    });
 }
 
 fn dict_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {

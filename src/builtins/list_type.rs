@@ -36,6 +36,8 @@ pub fn init(vm: &mut Vm) {
     for (name, f) in METHODS {
         vm.add_method(&list, name, *f);
     }
+    // Unhashable, as `collections.abc.Hashable` sees it.
+    vm.set_type_attr(&list, "__hash__", Value::None);
 }
 
 fn list_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {

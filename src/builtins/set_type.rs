@@ -71,6 +71,8 @@ pub fn init(vm: &mut Vm) {
     vm.add_static(&frozenset, "__new__", set_new);
     // Mutable containers fill subclass instances in `__init__`, as CPython does.
     vm.add_method(&set, "__init__", set_init);
+    // Unhashable, as `collections.abc.Hashable` sees it.
+    vm.set_type_attr(&set, "__hash__", Value::None);
     for methods in [ELEMENT_METHODS, ALGEBRA_METHODS, UPDATE_METHODS] {
         for (name, f) in methods {
             vm.add_method(&set, name, *f);

@@ -17,7 +17,18 @@ const MODULES: &[(&str, &str, &str)] = &[
         "__future__.py",
         include_str!("__future__.apy"),
     ),
+    ("abc", "abc.py", include_str!("abc.apy")),
+    (
+        "_collections_abc",
+        "_collections_abc.py",
+        include_str!("_collections_abc.apy"),
+    ),
     ("bisect", "bisect.py", include_str!("bisect.apy")),
+    (
+        "collections.abc",
+        "collections/abc.py",
+        include_str!("collections_abc.apy"),
+    ),
     (
         "collections",
         "collections/__init__.py",

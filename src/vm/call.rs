@@ -305,6 +305,9 @@ impl Vm {
                 let name = &cls.name;
                 return Err(self.type_error(format!("cannot create '{name}' instances")));
             }
+            if cls.abstract_.get() {
+                return Err(self.abstract_instance_error(cls));
+            }
             self.new_instance(cls)
         } else if self.is_native(&new, super::exceptions::exc_new) && !cls.builtin {
             Value::Object(self.new_exc_args(cls, args.to_vec()))
@@ -361,6 +364,35 @@ impl Vm {
             }
         };
         self.init_result(result, obj)
+    }
+
+    /// "Can't instantiate abstract class Shape without an implementation for abstract
+    /// method 'area'" (`object_new`), naming the class's `__abstractmethods__` in order.
+    #[cold]
+    fn abstract_instance_error(&mut self, cls: &Rc<PyType>) -> super::Exc {
+        let key = self.intern("__abstractmethods__");
+        let names = match lookup(cls, &key) {
+            Some(v) => self.collect_iterable(&v),
+            None => Ok(Vec::new()),
+        };
+        let mut names: Vec<String> = match names {
+            Ok(names) => names
+                .iter()
+                .filter_map(|n| n.as_str().map(str::to_string))
+                .collect(),
+            Err(e) => return e,
+        };
+        names.sort();
+        let method = if names.len() == 1 {
+            "method"
+        } else {
+            "methods"
+        };
+        self.type_error(format!(
+            "Can't instantiate abstract class {} without an implementation for abstract {method} '{}'",
+            cls.name,
+            names.join("', '")
+        ))
     }
 
     /// What a class call evaluates to once `__init__` returned `returned` on `instance`.
@@ -446,6 +478,9 @@ pub fn object_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         if vm.is_native(&init, object_init) {
             return Err(vm.type_error(format!("{}() takes no arguments", cls.name)));
         }
+    }
+    if cls.abstract_.get() {
+        return Err(vm.abstract_instance_error(cls));
     }
     Ok(vm.new_instance(cls))
 }

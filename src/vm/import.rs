@@ -125,17 +125,23 @@ impl Vm {
                 if let Some(m) = self.loaded_module(name) {
                     return Ok(m);
                 }
-                let Some(path) = self.package_path(&parent)? else {
-                    let message =
-                        format!("No module named '{name}'; '{parent_name}' is not a package");
-                    return Err(self.module_not_found(message, name));
-                };
-                (Some(parent), path)
+                // A library module registered under a dotted name (`collections.abc`)
+                // is a submodule even of a parent that is not a package.
+                if self.library_modules.contains_key(name) {
+                    (Some(parent), Vec::new())
+                } else {
+                    let Some(path) = self.package_path(&parent)? else {
+                        let message =
+                            format!("No module named '{name}'; '{parent_name}' is not a package");
+                        return Err(self.module_not_found(message, name));
+                    };
+                    (Some(parent), path)
+                }
             }
             None => (None, self.search_path()),
         };
         let native = self.native_modules.get(name).filter(|_| parent.is_none());
-        let library = self.library_modules.get(name).filter(|_| parent.is_none());
+        let library = self.library_modules.get(name);
         let module = match (native, library) {
             (Some(&make), _) => {
                 let module = make(self);

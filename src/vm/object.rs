@@ -79,6 +79,10 @@ pub struct PyType {
     pub has_del: Cell<bool>,
     /// Instances have no `__dict__`, only `__slots__` (`vm::slots`).
     pub no_dict: bool,
+    /// The class has abstract methods left (a non-empty `__abstractmethods__` was set on
+    /// it, as `abc.ABCMeta` does): `object.__new__` refuses to make an instance
+    /// (`Py_TPFLAGS_IS_ABSTRACT`).
+    pub abstract_: Cell<bool>,
 }
 
 /// The largest number of attributes made room for in advance ([`PyType::instance_attrs`]).

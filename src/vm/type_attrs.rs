@@ -189,6 +189,17 @@ pub fn init_type_methods(vm: &mut Vm) {
         },
         None,
     );
+    // `f.__call__(…)`, and what `collections.abc.Callable` looks for.
+    for ty in [
+        function.clone(),
+        vm.types.builtin_function.clone(),
+        vm.types.method.clone(),
+    ] {
+        vm.add_method(&ty, "__call__", |vm, args, kw| match args.split_first() {
+            Some((f, rest)) => vm.call(f, rest, kw),
+            None => Err(vm.type_error("__call__ needs a callable")),
+        });
+    }
     let builtin_function = vm.types.builtin_function.clone();
     vm.add_getset(
         &builtin_function,

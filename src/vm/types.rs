@@ -36,6 +36,7 @@ pub fn make_type(name: &str, bases: Vec<Rc<PyType>>, layout: Layout, builtin: bo
         native_len: Cell::new(mro_tail.iter().find_map(|base| base.native_len.get())),
         has_del: Cell::new(false),
         no_dict: false,
+        abstract_: Cell::new(false),
     });
     let mut mro = vec![ty.clone()];
     mro.extend(mro_tail);
@@ -412,7 +413,7 @@ pub fn inline_init(vm: &Vm, ty: &PyType) -> Option<Rc<Function>> {
     {
         return init.clone();
     }
-    if vm.meta_call(ty).is_some() {
+    if vm.meta_call(ty).is_some() || ty.abstract_.get() {
         ty.lookup_cache.borrow_mut().inline_init = Some((version, None));
         return None;
     }
@@ -1070,6 +1071,13 @@ impl Vm {
             if name.as_str() == "__del__" {
                 t.has_del.set(true);
             }
+            if name.as_str() == "__abstractmethods__" {
+                let abstract_ = match &value {
+                    Some(v) => self.truthy(v)?,
+                    None => false,
+                };
+                t.abstract_.set(abstract_);
+            }
             let mut dict = t.dict.borrow_mut();
             match value {
                 Some(v) => dict.set_str(name.clone(), v),
@@ -1239,6 +1247,7 @@ impl Vm {
             native_len: Cell::new(tail.iter().find_map(|base| base.native_len.get())),
             has_del: Cell::new(has_del),
             no_dict,
+            abstract_: Cell::new(false),
         });
         let mut mro = vec![ty.clone()];
         mro.extend(tail);
