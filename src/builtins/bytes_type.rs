@@ -805,7 +805,9 @@ pub fn init(vm: &mut Vm) {
     let bytes = vm.types.bytes.clone();
     let bytearray = vm.types.bytearray.clone();
     vm.add_static(&bytes, "__new__", bytes_new);
-    vm.add_static(&bytes, "fromhex", |vm, args, _| fromhex(vm, args, Vm::new_bytes));
+    vm.add_static(&bytes, "fromhex", |vm, args, _| {
+        fromhex(vm, args, Vm::new_bytes)
+    });
     vm.add_static(&bytearray, "__new__", bytearray_new);
     vm.add_static(&bytearray, "fromhex", |vm, args, _| {
         fromhex(vm, args, Vm::new_bytearray)

@@ -45,9 +45,9 @@ mod num_type;
 mod random;
 mod random_core;
 mod range_type;
-mod selectors;
+pub mod selectors;
 mod set_type;
-mod socket;
+pub mod socket;
 mod str_type;
 mod tuple_type;
 
