@@ -204,6 +204,41 @@ fn ctrl_c_stops_an_idle_event_loop_with_keyboard_interrupt() {
     }
 }
 
+/// Programs that wait on a socket no one writes to: the loop's selector, a blocking
+/// `recv`, a selector's `select()`.
+const SOCKET_WAITS: [&str; 3] = [
+    "import asyncio, socket\nasync def main():\n    a, b = socket.socketpair()\n    \
+     a.setblocking(False)\n    print('waiting')\n    \
+     await asyncio.get_running_loop().sock_recv(a, 1)\nasyncio.run(main())\n",
+    "import socket\na, b = socket.socketpair()\nprint('waiting')\na.recv(1)\n",
+    "import selectors, socket\na, b = socket.socketpair()\ns = selectors.DefaultSelector()\n\
+     s.register(a, selectors.EVENT_READ)\nprint('waiting')\ns.select()\n",
+];
+
+#[test]
+fn a_wait_on_a_socket_is_no_deadlock_and_ends_at_the_time_limit_or_on_ctrl_c() {
+    for program in SOCKET_WAITS {
+        // Under the virtual clock too: the wait is real, not a deadlock.
+        let (out, took) = apy(&["--clock", "virtual", "--time-limit", "1"], program, None);
+        assert!(took >= Duration::from_secs(1), "{took:?} for {program}");
+        assert!(took < Duration::from_secs(3), "{took:?} for {program}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "waiting\n");
+        assert!(
+            stderr(&out).starts_with("apy: stopped after 1.000 seconds (--time-limit)\n"),
+            "{}",
+            stderr(&out)
+        );
+        let (out, took) = apy(&[], program, Some(Duration::from_millis(300)));
+        assert!(took < Duration::from_secs(3), "{took:?} for {program}");
+        assert_eq!(out.status.code(), Some(130), "{program}");
+        assert!(
+            stderr(&out).contains("KeyboardInterrupt\n"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
 #[test]
 fn time_sleep_ends_at_the_time_limit_and_on_ctrl_c() {
     let program = "import time\nprint('sleeping')\ntime.sleep(100)\n";

@@ -85,7 +85,9 @@ pub struct LoopState {
 
 pub struct LoopObj {
     pub state: RefCell<LoopState>,
-    clock: Clock,
+    pub clock: Clock,
+    /// The descriptors it watches (`add_reader`, `add_writer`): its selector.
+    pub io: RefCell<super::watchers::Watchers>,
     pub asyncgens: RefCell<LiveAsyncGens>,
 }
 
@@ -140,6 +142,25 @@ fn this<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a LoopObj> {
     as_loop(v).ok_or_else(|| vm.type_error("an event loop was expected"))
 }
 
+/// The loop `v` is, for a method of it.
+pub fn this_loop<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a LoopObj> {
+    this(vm, v)
+}
+
+/// The loop `v` is, for a method that needs it open ("Event loop is closed").
+pub fn check_open<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a LoopObj> {
+    let l = this(vm, v)?;
+    check_closed(vm, l)?;
+    Ok(l)
+}
+
+/// `handle.cancel()`, for a handle the loop replaces or forgets.
+pub fn cancel_handle(handle: &Value) {
+    if let Some(h) = as_handle(handle) {
+        h.cancelled.set(true);
+    }
+}
+
 pub fn new_loop(vm: &mut Vm) -> Value {
     log_selector(vm);
     let runtime = rt(vm);
@@ -160,6 +181,7 @@ pub fn new_loop(vm: &mut Vm) -> Value {
                 task_factory: Value::None,
             }),
             clock: Clock::new(runtime.clock),
+            io: super::watchers::watchers(),
             asyncgens: Default::default(),
         })),
     ))
@@ -168,7 +190,14 @@ pub fn new_loop(vm: &mut Vm) -> Value {
 /// Appends `entry` to the ready deque of `event_loop` (`call_soon` without a Handle).
 pub fn schedule(_vm: &mut Vm, event_loop: &Value, entry: Ready) {
     if let Some(l) = as_loop(event_loop) {
-        l.state.borrow_mut().ready.push_back(entry);
+        l.push_ready(entry);
+    }
+}
+
+impl LoopObj {
+    /// Appends `entry` to the ready deque.
+    pub fn push_ready(&self, entry: Ready) {
+        self.state.borrow_mut().ready.push_back(entry);
     }
 }
 
@@ -222,7 +251,7 @@ fn check_closed(vm: &Vm, l: &LoopObj) -> PyResult<()> {
     Ok(())
 }
 
-fn new_handle(
+pub fn new_handle(
     vm: &mut Vm,
     event_loop: &Value,
     callback: Value,
@@ -404,10 +433,27 @@ fn run_once(
                 clock::advance_virtual(deadline);
             }
         }
+        // CPython's select: polls while callbacks are ready, so I/O is never starved.
+        None if !l.io.borrow().is_empty() => {
+            let (selected, handles) =
+                super::watchers::select(vm, &l.io, &l.clock, busy, next_timer)?;
+            for handle in handles {
+                l.push_ready(Ready::Handle(handle));
+            }
+            super::trace::iteration(vm, l.clock.now());
+            super::trace::selected(vm, selected.waited, &selected.ready, l.clock.is_virtual());
+            return run_ready(vm, loop_value, l);
+        }
         None if !busy => idle(vm, loop_value, l, next_timer)?,
         None => {}
     }
     super::trace::iteration(vm, l.clock.now());
+    run_ready(vm, loop_value, l)
+}
+
+/// The second half of an iteration: the timers now due join the ready queue, then exactly
+/// the callbacks ready at this point run.
+fn run_ready(vm: &mut Vm, loop_value: &Value, l: &LoopObj) -> PyResult<()> {
     let ntodo = {
         // `when <= end_time` where CPython has `<`: past 2**24 seconds (virtual time jumps
         // there) `now + 1e-9 == now`, and a timer due exactly now must still fire.
@@ -888,6 +934,8 @@ fn loop_close(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     st.closed = true;
     drop(st);
     discard_scheduled(l);
+    // Its selector closes: the descriptors it watched are forgotten.
+    drop(std::mem::take(&mut *l.io.borrow_mut()));
     Ok(Value::None)
 }
 

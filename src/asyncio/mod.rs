@@ -10,14 +10,16 @@ pub mod event_loop;
 pub mod future;
 pub mod gather;
 pub mod graph;
+pub mod io;
+pub mod library;
 pub mod primitives;
 pub mod reports;
 pub mod task;
 pub mod trace;
+pub mod watchers;
 
 use crate::vm::args::{check_kwargs, kwarg};
-use crate::vm::dict::StrKeys;
-use crate::vm::object::{KwArgs, ObjectKind};
+use crate::vm::object::KwArgs;
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
 use event_loop::rt;
@@ -120,6 +122,7 @@ pub fn module(vm: &mut Vm) -> Value {
     event_loop::reset();
     let runtime = rt(vm);
     asyncgens::init_types(vm, &runtime.types.event_loop);
+    io::init_type(vm, &runtime.types.event_loop);
     let t = &runtime.types;
     let attrs = vec![
         ("Future", Value::Type(t.future.clone())),
@@ -200,39 +203,9 @@ pub fn module(vm: &mut Vm) -> Value {
         .collect();
     let module = vm.new_module("asyncio", attrs);
     for (name, text) in LIBRARY {
-        if let Err(message) = run_library(vm, &module, name, text) {
+        if let Err(message) = library::run(vm, &module, name, text) {
             eprintln!("apy: internal error in the asyncio library ({name}): {message}");
         }
     }
     module
-}
-
-fn run_library(vm: &mut Vm, module: &Value, name: &str, text: &str) -> Result<(), String> {
-    let Value::Object(m) = module else {
-        return Err("not a module".into());
-    };
-    let ObjectKind::Module { dict, .. } = &m.kind else {
-        return Err("not a module".into());
-    };
-    let code =
-        (vm.compile)(name, text, crate::compile::Mode::Exec).map_err(|d| format!("{d:?}"))?;
-    vm.sources.insert(code.filename.clone(), text.into());
-    let code = vm.load_code(&code);
-    // Classes take `__module__` from `__name__`: "asyncio/locks.py" makes Lock's
-    // repr say `asyncio.locks.Lock`, as in CPython. The module is "asyncio" again after.
-    let submodule = name.trim_end_matches(".py").trim_end_matches("/__init__");
-    let name_key = vm.names.name.clone();
-    let set_name = |n: &str| {
-        dict.table
-            .borrow_mut()
-            .set_str(name_key.clone(), Value::str(n))
-    };
-    set_name(&submodule.replace('/', "."));
-    let mut frame = crate::vm::frame::Frame::for_module(vm, code, dict.clone());
-    let result = vm.run_frame(&mut frame, None);
-    set_name("asyncio");
-    match result {
-        crate::vm::frame::FrameResult::Err(e) => Err(vm.format_exception(&e)),
-        _ => Ok(()),
-    }
 }

@@ -99,6 +99,27 @@ fn cold_iteration(vm: &mut Vm, now: f64) {
     set_in_loop(true);
 }
 
+/// The loop's select saw `selected` (shown when it blocked, or when something came
+/// ready): how long it waited on the real clock, and which descriptors are ready.
+#[inline]
+pub fn selected(vm: &mut Vm, waited: Option<f64>, ready: &[(i32, u32)], virtual_clock: bool) {
+    if on(Category::Loop) && (waited.is_some() || !ready.is_empty()) {
+        cold_selected(vm, waited, ready, virtual_clock);
+    }
+}
+
+#[cold]
+fn cold_selected(vm: &mut Vm, waited: Option<f64>, ready: &[(i32, u32)], virtual_clock: bool) {
+    let what = crate::common::net::describe_ready(ready);
+    let text = match waited {
+        None => format!("select polled: {what}"),
+        // Real time waited varies from run to run: the virtual clock's log leaves it out.
+        Some(_) if virtual_clock => format!("select waited: {what}"),
+        Some(t) => format!("select waited {t:.3}s: {what}"),
+    };
+    emit(vm, 0, &text);
+}
+
 /// `call_soon` made this handle.
 #[inline]
 pub fn call_soon(vm: &mut Vm, handle: &Value) {

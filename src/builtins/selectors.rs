@@ -49,7 +49,7 @@ fn this<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a Selector> {
 }
 
 /// `_fileobj_to_fd`: an int, or what `fileobj.fileno()` returns.
-fn fileobj_to_fd(vm: &mut Vm, fileobj: &Value) -> PyResult<RawFd> {
+pub fn fileobj_to_fd(vm: &mut Vm, fileobj: &Value) -> PyResult<RawFd> {
     let fd = match fileobj {
         Value::Int(n) => *n,
         other => {

@@ -412,6 +412,30 @@ impl Drop for Epoll {
     }
 }
 
+/// Describes what a select saw: `fd 6 readable, fd 7 writable`.
+pub fn describe_ready(ready: &[(RawFd, u32)]) -> String {
+    if ready.is_empty() {
+        return "nothing ready".into();
+    }
+    let parts: Vec<String> = ready
+        .iter()
+        .map(|(fd, mask)| {
+            let mut what = Vec::new();
+            if mask & READABLE != 0 {
+                what.push("readable");
+            }
+            if mask & WRITABLE != 0 {
+                what.push("writable");
+            }
+            if mask & ERROR != 0 {
+                what.push("closed or failed");
+            }
+            format!("fd {fd} {}", what.join(" and "))
+        })
+        .collect();
+    parts.join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,6 +27,7 @@
 //! | `loop`    | `  call_soon f(args)` / `  timer scheduled (t=T): f(args)`           |
 //! | `loop`    | `  timer fires (t=T): f(args)` / `  run (t=T): f(args)` (a timer)    |
 //! | `loop`    | `  run f(args)` (a handle, or a done callback `f(Future#1)`)         |
+//! | `loop`    | `  select waited 0.250s: fd 6 readable` (a select that blocked; under `--clock virtual` without the time: `select waited: …`) / `  select polled: fd 6 writable` (one that did not block, shown when something was ready); `nothing ready`, `fd 6 readable and writable`, `fd 6 … closed or failed` |
 //! | `tasks`   | `  Task-2 created for job() by Task-1`                               |
 //! | `tasks`   | `  Task-1 wakes up: Future#1 is done`                                |
 //! | `tasks`   | `  Task-1 step: send None into main()` / `throw X into main()`       |

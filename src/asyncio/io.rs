@@ -1,0 +1,126 @@
+//! The loop's methods over its selector (`Lib/asyncio/selector_events.py`):
+//! `add_reader`/`add_writer`/`remove_reader`/`remove_writer` (natively, over
+//! `watchers.rs`) and the socket operations `sock_recv`, `sock_recv_into`, `sock_sendall`,
+//! `sock_connect`, `sock_accept` (in apy, `lib/selector_events.apy`, run on the first
+//! call of one of them so that `import asyncio` does not compile it).
+
+use std::rc::Rc;
+
+use super::event_loop::{cancel_handle, check_open, is_closed, new_handle, rt, this_loop};
+use crate::builtins::selectors::fileobj_to_fd;
+use crate::builtins::socket::os_error;
+use crate::vm::object::{KwArgs, NativeFn, PyType};
+use crate::vm::types::lookup;
+use crate::vm::value::Value;
+use crate::vm::{PyResult, Vm};
+
+/// `loop._add_reader(fd, callback, *args)` / `_add_writer`: the new handle; an older
+/// one for the same descriptor is cancelled.
+fn add(vm: &mut Vm, args: &[Value], write: bool) -> PyResult<Value> {
+    let name = if write { "add_writer" } else { "add_reader" };
+    if args.len() < 3 {
+        return Err(vm.type_error(format!(
+            "{name}() missing required positional arguments: 'fd' and 'callback'"
+        )));
+    }
+    let l = check_open(vm, &args[0])?;
+    let fd = fileobj_to_fd(vm, &args[1])?;
+    let handle = new_handle(
+        vm,
+        &args[0],
+        args[2].clone(),
+        args[3..].to_vec(),
+        None,
+        None,
+    );
+    let old =
+        l.io.borrow_mut()
+            .watch(fd, handle.clone(), write)
+            .map_err(|e| os_error(vm, &e))?;
+    if let Some(old) = old {
+        cancel_handle(&old);
+    }
+    Ok(handle)
+}
+
+/// `loop.remove_reader(fd)` / `remove_writer`: whether it was watched.
+fn remove(vm: &mut Vm, args: &[Value], write: bool) -> PyResult<Value> {
+    let name = if write {
+        "remove_writer"
+    } else {
+        "remove_reader"
+    };
+    if args.len() != 2 {
+        return Err(vm.type_error(format!(
+            "{name}() takes 2 positional arguments but {} were given",
+            args.len()
+        )));
+    }
+    let l = this_loop(vm, &args[0])?;
+    if is_closed(&args[0]) {
+        return Ok(Value::Bool(false));
+    }
+    let fd = fileobj_to_fd(vm, &args[1])?;
+    let removed = l.io.borrow_mut().unwatch(fd, write);
+    Ok(Value::Bool(match removed {
+        Some(handle) => {
+            cancel_handle(&handle);
+            true
+        }
+        None => false,
+    }))
+}
+
+/// The loop's socket operations, written in apy and run on the first call of one of them:
+/// until then each is a stub that runs the file (which puts the real methods on the loop
+/// class) and calls the real method.
+const SOCKET_METHODS: (&str, &str) = (
+    "asyncio/selector_events.py",
+    include_str!("lib/selector_events.apy"),
+);
+
+fn socket_method(vm: &mut Vm, args: &[Value], kw: &KwArgs, name: &str) -> PyResult<Value> {
+    let event_loop = rt(vm).types.event_loop.clone();
+    let key = vm.intern(name);
+    let stub = lookup(&event_loop, &key);
+    super::library::run_lazy(vm, SOCKET_METHODS.0, SOCKET_METHODS.1)?;
+    match lookup(&event_loop, &key) {
+        Some(method) if !stub.as_ref().is_some_and(|s| s.is(&method)) => vm.call(&method, args, kw),
+        _ => Err(vm.runtime_error(format!("apy: the loop has no {name}()"))),
+    }
+}
+
+const METHODS: &[(&str, NativeFn)] = &[
+    ("sock_recv", |vm, args, kw| {
+        socket_method(vm, args, kw, "sock_recv")
+    }),
+    ("sock_recv_into", |vm, args, kw| {
+        socket_method(vm, args, kw, "sock_recv_into")
+    }),
+    ("sock_sendall", |vm, args, kw| {
+        socket_method(vm, args, kw, "sock_sendall")
+    }),
+    ("sock_connect", |vm, args, kw| {
+        socket_method(vm, args, kw, "sock_connect")
+    }),
+    ("sock_accept", |vm, args, kw| {
+        socket_method(vm, args, kw, "sock_accept")
+    }),
+    ("_add_reader", |vm, args, _| add(vm, args, false)),
+    ("_add_writer", |vm, args, _| add(vm, args, true)),
+    ("add_reader", |vm, args, _| {
+        add(vm, args, false).map(|_| Value::None)
+    }),
+    ("add_writer", |vm, args, _| {
+        add(vm, args, true).map(|_| Value::None)
+    }),
+    ("remove_reader", |vm, args, _| remove(vm, args, false)),
+    ("remove_writer", |vm, args, _| remove(vm, args, true)),
+];
+
+/// Adds the selector's methods to the loop type.
+pub fn init_type(vm: &mut Vm, event_loop: &Rc<PyType>) {
+    for (name, f) in METHODS {
+        vm.add_method(event_loop, name, *f);
+    }
+}
