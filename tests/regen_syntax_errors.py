@@ -23,7 +23,6 @@ FIXTURES = pathlib.Path(__file__).resolve().parent / "syntax_errors"
 APY_OWN = {
     "unsupported_bytes",
     "unsupported_complex",
-    "unsupported_match",
     "unsupported_type_alias",
 }
 
