@@ -70,6 +70,13 @@ fn comparisons_tuple_stores_and_paired_locals() {
 }
 
 #[test]
+fn match_statement() {
+    insta::assert_snapshot!(dis(
+        "def f(s):\n    match s:\n        case 1 | -2 if s:\n            pass\n        case None:\n            pass\n        case [a, *r]:\n            pass\n        case {'k': v, **rest}:\n            pass\n        case P(a, y=0) as q:\n            pass\n        case (x, _, *_):\n            pass\n        case _:\n            pass\n"
+    ));
+}
+
+#[test]
 fn try_except_finally() {
     insta::assert_snapshot!(dis(
         "def f():\n    try:\n        g()\n    except ValueError as e:\n        print(e)\n    else:\n        return 1\n    finally:\n        print('done')\n"

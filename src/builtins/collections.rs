@@ -173,6 +173,7 @@ fn deque_type(vm: &mut Vm) -> Rc<PyType> {
     );
     vm.set_type_attr(&ty, "__module__", Value::str("collections"));
     ty.native_len.set(Some(plain_deque_len));
+    ty.match_flags.set(crate::vm::object::MATCH_SEQUENCE);
     vm.add_static(&ty, "__new__", deque_new);
     vm.add_method(&ty, "__repr__", deque_repr);
     vm.add_method(&ty, "__class_getitem__", crate::vm::generics::class_getitem);

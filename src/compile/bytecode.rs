@@ -147,6 +147,21 @@ pub enum Instr {
     DictUpdate(u32),
     /// Like DictUpdate but raises TypeError on duplicate keys (`f(**a, **b)`).
     DictMerge(u32),
+    /// `(obj -- obj len(obj))` for sequence and mapping patterns.
+    GetLen,
+    /// `(subject -- subject bool)`: is the subject a mapping (dict, its subclasses, a
+    /// registered `collections.abc.Mapping`)?
+    MatchMapping,
+    /// `(subject -- subject bool)`: is it a sequence (list, tuple, range, deque, their
+    /// subclasses, a registered `collections.abc.Sequence`; never str, bytes, bytearray)?
+    MatchSequence,
+    /// `(subject keys -- subject keys values)`: the tuple of `subject.get(key)` for each key,
+    /// or None when one is missing.
+    MatchKeys,
+    /// `(subject cls names -- attrs)`: when the subject is an instance of `cls`, the tuple of
+    /// its attributes for n positional sub-patterns (through `__match_args__`) and the
+    /// keyword `names`; None when it is not or an attribute is missing.
+    MatchClass(u32),
     /// `(seq -- xn ... x1)` unpack exactly n items ("not enough values to unpack", "too many …").
     UnpackSequence(u32),
     /// `(seq -- ...)` starred unpacking: low byte = items before the star, high byte = after.
@@ -399,6 +414,10 @@ impl Instr {
             | WithExceptStart
             | GetAnext
             | BeforeAsyncWith
+            | GetLen
+            | MatchMapping
+            | MatchSequence
+            | MatchKeys
             | ImportFrom(_)
             | LoadFastLoadAttr(..)
             | LoadFastConstBinaryOp(..)
@@ -442,6 +461,7 @@ impl Instr {
             | LoadSuperAttr(_)
             | BinarySlice
             | MapAdd(_)
+            | MatchClass(_)
             | EndAsyncFor
             | StoreFastStoreFast(_) => -2,
             StoreSubscr => -3,

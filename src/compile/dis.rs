@@ -240,6 +240,7 @@ fn oparg(instr: &Instr, to_bool: bool) -> Option<u32> {
         | DictUpdate(n)
         | DictMerge(n)
         | UnpackSequence(n)
+        | MatchClass(n)
         | UnpackEx(n)
         | ConvertValue(n)
         | Jump(n)
@@ -356,6 +357,11 @@ fn argrepr(
         ),
         _ => None,
     }
+}
+
+/// A constant (no code object) as Python's `repr` shows it, for compiler messages.
+pub fn literal_repr(c: &Constant) -> String {
+    constant_repr(c, &Addresses { order: Vec::new() })
 }
 
 /// A constant as Python's `repr` shows it.

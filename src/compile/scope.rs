@@ -445,6 +445,15 @@ impl Builder {
                 }
                 self.visit_body(body)
             }
+            StmtKind::Match { subject, cases } => {
+                self.visit_expr(subject)?;
+                for case in cases {
+                    self.visit_pattern(&case.pattern)?;
+                    case.guard.iter().try_for_each(|g| self.visit_expr(g))?;
+                    self.visit_body(&case.body)?;
+                }
+                Ok(())
+            }
             StmtKind::FunctionDef(def) => {
                 self.add_def(&def.name.name, DEF_LOCAL);
                 def.decorators.iter().try_for_each(|d| self.visit_expr(d))?;
@@ -575,6 +584,53 @@ impl Builder {
             self.add_param(&p.name)?;
         }
         Ok(())
+    }
+
+    /// A `case` pattern: captures are stores, values and class names are loads.
+    fn visit_pattern(&mut self, pattern: &Pattern) -> CompileResult<()> {
+        let capture = |this: &mut Self, name: &Option<Ident>| {
+            if let Some(name) = name {
+                this.add_def(&name.name, DEF_LOCAL);
+            }
+        };
+        match &pattern.kind {
+            PatternKind::MatchValue(value) => self.visit_expr(value),
+            PatternKind::MatchSingleton(_) => Ok(()),
+            PatternKind::MatchSequence(items) | PatternKind::MatchOr(items) => {
+                items.iter().try_for_each(|p| self.visit_pattern(p))
+            }
+            PatternKind::MatchStar(name) => {
+                capture(self, name);
+                Ok(())
+            }
+            PatternKind::MatchMapping {
+                keys,
+                patterns,
+                rest,
+            } => {
+                keys.iter().try_for_each(|k| self.visit_expr(k))?;
+                patterns.iter().try_for_each(|p| self.visit_pattern(p))?;
+                capture(self, rest);
+                Ok(())
+            }
+            PatternKind::MatchClass {
+                cls,
+                patterns,
+                kwd_patterns,
+                ..
+            } => {
+                self.visit_expr(cls)?;
+                patterns
+                    .iter()
+                    .chain(kwd_patterns)
+                    .try_for_each(|p| self.visit_pattern(p))
+            }
+            PatternKind::MatchAs { pattern, name } => {
+                pattern.iter().try_for_each(|p| self.visit_pattern(p))?;
+                capture(self, name);
+                Ok(())
+            }
+        }
     }
 
     /// An assignment / deletion target.

@@ -57,6 +57,7 @@ fn is_compound(stmt: &Stmt) -> bool {
             | StmtKind::While { .. }
             | StmtKind::For { .. }
             | StmtKind::With { .. }
+            | StmtKind::Match { .. }
             | StmtKind::Try { .. }
             | StmtKind::FunctionDef(_)
             | StmtKind::ClassDef(_)
@@ -100,6 +101,12 @@ mod tests {
         assert_eq!(decide_text("if x: y"), Decision::NeedMore);
         assert_eq!(decide_text("for i in x:\n    if i:\n"), Decision::Invalid);
         assert_eq!(decide_text("class C:\n    x = 1\n"), Decision::Run);
+        assert_eq!(decide_text("match x:"), Decision::NeedMore);
+        assert_eq!(decide_text("match x:\n    case 1:"), Decision::NeedMore);
+        let entry = "match x:\n    case 1:\n        pass";
+        assert_eq!(decide_text(entry), Decision::NeedMore);
+        assert_eq!(decide_text(&format!("{entry}\n")), Decision::Run);
+        assert_eq!(decide_text("match = 1"), Decision::Run);
     }
 
     #[test]

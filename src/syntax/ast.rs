@@ -126,6 +126,11 @@ pub enum StmtKind {
         items: Vec<WithItem>,
         body: Vec<Stmt>,
     },
+    /// `match subject:` and its `case` blocks (PEP 634).
+    Match {
+        subject: Expr,
+        cases: Vec<MatchCase>,
+    },
     FunctionDef(Box<FunctionDef>),
     ClassDef(Box<ClassDef>),
     /// `import a.b as c, d`.
@@ -192,6 +197,53 @@ pub struct ExceptHandler {
 pub struct WithItem {
     pub context: Expr,
     pub target: Option<Expr>,
+}
+
+/// One `case pattern if guard:` block of a `match` (CPython's `match_case`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchCase {
+    pub pattern: Pattern,
+    pub guard: Option<Expr>,
+    pub body: Vec<Stmt>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pattern {
+    pub kind: PatternKind,
+    pub span: Span,
+}
+
+/// The patterns of `case` (CPython's `pattern` nodes).
+#[derive(Clone, Debug, PartialEq)]
+pub enum PatternKind {
+    /// A literal compared with `==`, or a dotted name: `1`, `-2`, `"s"`, `Color.RED`.
+    MatchValue(Expr),
+    /// `None`, `True`, `False`, compared with `is`.
+    MatchSingleton(Constant),
+    /// `[a, *rest]`, `(a, b)`, `a, b`.
+    MatchSequence(Vec<Pattern>),
+    /// `{"k": p, **rest}`: `keys` are literals or dotted names.
+    MatchMapping {
+        keys: Vec<Expr>,
+        patterns: Vec<Pattern>,
+        rest: Option<Ident>,
+    },
+    /// `Point(x, y=0)`.
+    MatchClass {
+        cls: Expr,
+        patterns: Vec<Pattern>,
+        kwd_attrs: Vec<Ident>,
+        kwd_patterns: Vec<Pattern>,
+    },
+    /// `*rest` in a sequence pattern (`*_` has no name).
+    MatchStar(Option<Ident>),
+    /// `p as name`, a capture `name` (no pattern) or the wildcard `_` (neither).
+    MatchAs {
+        pattern: Option<Box<Pattern>>,
+        name: Option<Ident>,
+    },
+    /// `p1 | p2 | …`.
+    MatchOr(Vec<Pattern>),
 }
 
 /// One name in an import: `a.b.c as d` has `name` "a.b.c".

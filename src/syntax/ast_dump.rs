@@ -11,8 +11,8 @@ use crate::common::float_repr::float_repr;
 
 use super::ast::{
     Alias, BinOp, BoolOp, ClassDef, CmpOp, Comprehension, Constant, ExceptHandler, Expr, ExprKind,
-    FStringPart, FormattedValue, FunctionDef, Keyword, Module, Param, Parameters, Stmt, StmtKind,
-    UnaryOp, WithItem,
+    FStringPart, FormattedValue, FunctionDef, Keyword, MatchCase, Module, Param, Parameters,
+    Pattern, PatternKind, Stmt, StmtKind, UnaryOp, WithItem,
 };
 
 /// The dump of `module`, ending with a newline (what `print(ast.dump(…, indent=2))` prints).
@@ -210,6 +210,9 @@ fn stmt(stmt: &Stmt) -> Node {
         } => Node::new(if *is_async { "AsyncWith" } else { "With" })
             .list("items", items.iter().map(with_item))
             .body("body", body),
+        StmtKind::Match { subject, cases } => Node::new("Match")
+            .expr("subject", subject)
+            .list("cases", cases.iter().map(match_case)),
         StmtKind::FunctionDef(def) => function_def(def),
         StmtKind::ClassDef(class) => class_def(class),
         StmtKind::Import(names) => Node::new("Import").list("names", names.iter().map(alias)),
@@ -221,6 +224,58 @@ fn stmt(stmt: &Stmt) -> Node {
             .opt_str("module", module.as_ref().map(|m| m.name.as_str()))
             .list("names", names.iter().map(alias))
             .repr("level", level.to_string()),
+    }
+}
+
+fn match_case(case: &MatchCase) -> Node {
+    Node::new("match_case")
+        .node("pattern", pattern(&case.pattern))
+        .opt_expr("guard", case.guard.as_ref())
+        .body("body", &case.body)
+}
+
+fn pattern(p: &Pattern) -> Node {
+    let patterns = |items: &[Pattern]| items.iter().map(pattern).collect::<Vec<_>>();
+    match &p.kind {
+        PatternKind::MatchValue(value) => Node::new("MatchValue").expr("value", value),
+        PatternKind::MatchSingleton(value) => {
+            Node::new("MatchSingleton").repr("value", constant_repr(value))
+        }
+        PatternKind::MatchSequence(items) => {
+            Node::new("MatchSequence").list("patterns", patterns(items))
+        }
+        PatternKind::MatchMapping {
+            keys,
+            patterns: items,
+            rest,
+        } => Node::new("MatchMapping")
+            .exprs("keys", keys)
+            .list("patterns", patterns(items))
+            .opt_str("rest", rest.as_ref().map(|n| n.name.as_str())),
+        PatternKind::MatchClass {
+            cls,
+            patterns: items,
+            kwd_attrs,
+            kwd_patterns,
+        } => Node::new("MatchClass")
+            .expr("cls", cls)
+            .list("patterns", patterns(items))
+            .values("kwd_attrs", name_reprs(kwd_attrs))
+            .list("kwd_patterns", patterns(kwd_patterns)),
+        PatternKind::MatchStar(name) => {
+            Node::new("MatchStar").opt_str("name", name.as_ref().map(|n| n.name.as_str()))
+        }
+        PatternKind::MatchAs {
+            pattern: inner,
+            name,
+        } => {
+            let node = match inner {
+                Some(inner) => Node::new("MatchAs").node("pattern", pattern(inner)),
+                None => Node::new("MatchAs"),
+            };
+            node.opt_str("name", name.as_ref().map(|n| n.name.as_str()))
+        }
+        PatternKind::MatchOr(items) => Node::new("MatchOr").list("patterns", patterns(items)),
     }
 }
 
@@ -408,7 +463,11 @@ fn comprehension_node(class: &'static str, elt: &Expr, generators: &[Comprehensi
 }
 
 fn constant(value: &Constant) -> Node {
-    let repr = match value {
+    Node::new("Constant").repr("value", constant_repr(value))
+}
+
+fn constant_repr(value: &Constant) -> String {
+    match value {
         Constant::None => "None".to_string(),
         Constant::Bool(true) => "True".to_string(),
         Constant::Bool(false) => "False".to_string(),
@@ -417,8 +476,7 @@ fn constant(value: &Constant) -> Node {
         Constant::Float(value) => float_repr(*value),
         Constant::Str(text) => str_repr(text),
         Constant::Bytes(bytes) => bytes_repr(bytes),
-    };
-    Node::new("Constant").repr("value", repr)
+    }
 }
 
 /// An f-string is a `JoinedStr` of `Constant` strings and `FormattedValue`s.

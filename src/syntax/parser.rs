@@ -15,6 +15,8 @@ use super::lexer::{char_end, line_of};
 use super::token::Tok;
 
 pub mod helpers;
+pub mod patterns;
+mod soft_keywords;
 
 use helpers::Top;
 
@@ -101,6 +103,7 @@ fn tokenize(src: &str, range: Span, mode: Mode) -> (Vec<Spanned>, Option<SyntaxE
         }
     }
     mark_parenthesized_with_items(&mut tokens);
+    soft_keywords::mark_match_statements(&mut tokens);
     (tokens, lex_error)
 }
 
@@ -439,6 +442,8 @@ fn keyword_text(tok: &Tok) -> Option<&'static str> {
         Tok::Except => "except",
         Tok::Finally => "finally",
         Tok::With => "with",
+        Tok::Match => "match",
+        Tok::Case => "case",
         _ => return None,
     })
 }
@@ -482,7 +487,7 @@ fn mark_parenthesized_with_items(tokens: &mut [Spanned]) {
     }
 }
 
-/// The first statement outside the apy subset: `match`, `type X = …`, `def f[T]`.
+/// The first statement outside the apy subset: `type X = …`, `def f[T]`.
 fn find_unsupported(tokens: &[Spanned]) -> Option<SyntaxError> {
     let at_statement_start = |i: usize| {
         i == 0
@@ -506,17 +511,6 @@ fn find_unsupported(tokens: &[Spanned]) -> Option<SyntaxError> {
         let next = tokens.get(i + 1).map(|t| &t.1);
         let third = tokens.get(i + 2).map(|t| &t.1);
         let (message, help) = match (tok, next, third) {
-            (Tok::Name(n), Some(_), _) if n == "match" && at_statement_start(i) => {
-                let end = line_end(i);
-                if end > i + 1 && tokens[end].1 == Tok::Colon {
-                    (
-                        "`match` statements are not supported by apy",
-                        "test the cases with an `if`/`elif` chain",
-                    )
-                } else {
-                    continue;
-                }
-            }
             (Tok::Name(n), Some(Tok::Name(_)), Some(Tok::Equal | Tok::LSqb))
                 if n == "type" && at_statement_start(i) =>
             {

@@ -3,7 +3,8 @@
 //! In: nothing (this is a vocabulary). Out: [`Tok`], fed through `indent` to the lalrpop grammar.
 //! Mirrors CPython's `Grammar/Tokens` and `Lib/keyword.py`. Callbacks live in `lexer.rs`.
 //! Logos yields every physical `Newline`; `indent.rs` drops those inside brackets or on blank
-//! lines and adds `Indent`/`Dedent`; `parser.rs` adds the entry markers and `WithLPar`/`WithRPar`.
+//! lines and adds `Indent`/`Dedent`; `parser.rs` adds the entry markers, `WithLPar`/`WithRPar`
+//! and the soft keywords `Match`/`Case`.
 
 use logos::Logos;
 use num_bigint::BigInt;
@@ -142,6 +143,11 @@ pub enum Tok {
     WithLPar,
     /// The `)` matching a [`Tok::WithLPar`].
     WithRPar,
+    /// The soft keyword `match` where it starts a `match` statement (`parser.rs` turns the
+    /// name into this token; everywhere else `match` is a name).
+    Match,
+    /// The soft keyword `case` at the start of a `case` block of a `match` statement.
+    Case,
     #[token(":")]
     Colon,
     #[token(",")]

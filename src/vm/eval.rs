@@ -648,6 +648,11 @@ impl Vm {
                         self.unpack_sequence(frame, seq, n as usize)?;
                     }
                     Instr::UnpackEx(arg) => self.unpack_ex(frame, arg)?,
+                    Instr::GetLen
+                    | Instr::MatchMapping
+                    | Instr::MatchSequence
+                    | Instr::MatchKeys
+                    | Instr::MatchClass(_) => self.op_match(frame, instr)?,
                     Instr::ConvertValue(kind) => {
                         let v = pop!(frame);
                         let r = match kind {

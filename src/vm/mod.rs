@@ -42,6 +42,7 @@ pub mod iter;
 pub mod object;
 pub mod ops;
 pub mod os_errors;
+pub mod patterns;
 pub mod quicken;
 pub mod range;
 pub mod repr;

@@ -74,6 +74,10 @@ pub struct PyType {
     /// How the truth test reads an instance's length without a call, if the type (or a
     /// base) is a native container that set one ([`LenSlot`]; a deque).
     pub native_len: Cell<Option<LenSlot>>,
+    /// How `match` sees instances ([`MATCH_SEQUENCE`], [`MATCH_MAPPING`], [`MATCH_SELF`]):
+    /// CPython's `Py_TPFLAGS_SEQUENCE`, `Py_TPFLAGS_MAPPING` and `_Py_TPFLAGS_MATCH_SELF`,
+    /// inherited by subclasses.
+    pub match_flags: Cell<u8>,
     /// Instances have a `__del__` to call when their last reference goes: the class or a
     /// base defined one (or had one assigned). Checked by every object's `Drop`.
     pub has_del: Cell<bool>,
@@ -84,6 +88,13 @@ pub struct PyType {
     /// (`Py_TPFLAGS_IS_ABSTRACT`).
     pub abstract_: Cell<bool>,
 }
+
+/// A sequence pattern matches instances ([`PyType::match_flags`]).
+pub const MATCH_SEQUENCE: u8 = 1;
+/// A mapping pattern matches instances.
+pub const MATCH_MAPPING: u8 = 2;
+/// `Cls(x)` without `__match_args__` matches the subject itself against `x`.
+pub const MATCH_SELF: u8 = 4;
 
 /// The largest number of attributes made room for in advance ([`PyType::instance_attrs`]).
 pub const MAX_ATTRS_HINT: usize = 16;

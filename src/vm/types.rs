@@ -34,6 +34,7 @@ pub fn make_type(name: &str, bases: Vec<Rc<PyType>>, layout: Layout, builtin: bo
         lookup_cache: LookupCache::made_now(),
         instance_attrs: Cell::new(0),
         native_len: Cell::new(mro_tail.iter().find_map(|base| base.native_len.get())),
+        match_flags: Cell::new(super::patterns::inherited_match_flags(&mro_tail)),
         has_del: Cell::new(false),
         no_dict: false,
         abstract_: Cell::new(false),
@@ -116,7 +117,7 @@ impl BuiltinTypes {
         let syntax_error = e("SyntaxError", &exception);
         let indentation_error = e("IndentationError", &syntax_error);
         let unicode_error = e("UnicodeError", &value_error);
-        BuiltinTypes {
+        let types = BuiltinTypes {
             asyncgen_hooks: t("asyncgen_hooks", &[&tuple], Builtin),
             tuple,
             type_: b("type"),
@@ -239,7 +240,9 @@ impl BuiltinTypes {
             os_error,
             value_error,
             warning,
-        }
+        };
+        super::patterns::set_builtin_match_flags(&types);
+        types
     }
 
     /// A built-in type no class may derive from (CPython's types without
@@ -1245,6 +1248,7 @@ impl Vm {
             lookup_cache: LookupCache::made_now(),
             instance_attrs: Cell::new(0),
             native_len: Cell::new(tail.iter().find_map(|base| base.native_len.get())),
+            match_flags: Cell::new(super::patterns::inherited_match_flags(&tail)),
             has_del: Cell::new(has_del),
             no_dict,
             abstract_: Cell::new(false),

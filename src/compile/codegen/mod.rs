@@ -2,13 +2,15 @@
 //! CPython 3.13's `Python/compile.c` with what we need of `flowgraph.c` and `assemble.c`.
 //! Here: the state (a `Unit` per code object, CPython's `compiler_unit`), the entry points,
 //! emitting and name ops (`compiler_addop_*`, `compiler_nameop`). Knows nothing of the VM.
-//! Files: def (defs, classes), stmt, unwind (frame blocks), target, expr, call, compr, assemble.
+//! Files: def (defs, classes), stmt, patterns (`match`), unwind (frame blocks), target, expr,
+//! call, compr, assemble.
 
 mod assemble;
 mod call;
 mod compr;
 mod def;
 mod expr;
+mod patterns;
 mod stmt;
 mod target;
 mod unwind;

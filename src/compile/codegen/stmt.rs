@@ -171,6 +171,7 @@ impl<'a> Codegen<'a> {
                 Ok(())
             }
             StmtKind::While { test, body, orelse } => self.while_stmt(test, body, orelse),
+            StmtKind::Match { subject, cases } => self.match_stmt(subject, cases),
             StmtKind::For {
                 is_async: false,
                 target,

@@ -60,6 +60,13 @@ pub fn push<T>(mut v: Vec<T>, item: T) -> Vec<T> {
     v
 }
 
+pub fn push_front<T>(first: T, rest: Vec<T>) -> Vec<T> {
+    let mut v = Vec::with_capacity(rest.len() + 1);
+    v.push(first);
+    v.extend(rest);
+    v
+}
+
 pub fn push_opt<T>(mut v: Vec<T>, item: Option<T>) -> Vec<T> {
     v.extend(item);
     v
