@@ -11,7 +11,7 @@
 use crate::vm::Vm;
 
 /// The library modules: name, the file tracebacks show, the source.
-const MODULES: [(&str, &str, &str); 9] = [
+const MODULES: [(&str, &str, &str); 10] = [
     (
         "contextlib",
         "contextlib.py",
@@ -19,6 +19,7 @@ const MODULES: [(&str, &str, &str); 9] = [
     ),
     ("typing", "typing.py", include_str!("typing.apy")),
     ("time", "time.py", include_str!("time.apy")),
+    ("_strptime", "_strptime.py", include_str!("_strptime.apy")),
     ("datetime", "datetime.py", include_str!("datetime.apy")),
     (
         "logging",
