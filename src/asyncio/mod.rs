@@ -10,6 +10,7 @@ pub mod event_loop;
 pub mod future;
 pub mod gather;
 pub mod graph;
+pub mod log;
 pub mod primitives;
 pub mod reports;
 pub mod task;
