@@ -114,24 +114,15 @@ pub fn handle_parts(v: &Value) -> Option<(&Value, &[Value], Option<f64>)> {
 }
 
 /// `BaseSelectorEventLoop.__init__`'s `logger.debug('Using selector: %s', …)`: a program
-/// that set up `logging` at DEBUG sees each new loop announced on the `asyncio` logger, as
-/// on CPython (on Linux, an EpollSelector). Only when `logging` was imported; an error in
-/// the logging is left unreported, as the loop is made all the same.
+/// that set up `logging` at DEBUG sees each new loop announced, as on CPython (on Linux,
+/// an EpollSelector). An error in the logging is left unreported, as the loop is made all
+/// the same.
 fn log_selector(vm: &mut Vm) {
-    let key = vm.intern("logging");
-    let Some(logging) = vm.modules.table.borrow().get_str(&key).cloned() else {
-        return;
-    };
-    let (get_logger, debug) = (vm.intern("getLogger"), vm.intern("debug"));
-    let _ = vm.get_attr(&logging, &get_logger).and_then(|get_logger| {
-        let logger = vm.call(&get_logger, &[Value::str("asyncio")], &[])?;
-        let debug = vm.get_attr(&logger, &debug)?;
-        let args = [
-            Value::str("Using selector: %s"),
-            Value::str("EpollSelector"),
-        ];
-        vm.call(&debug, &args, &[])
-    });
+    let args = [
+        Value::str("Using selector: %s"),
+        Value::str("EpollSelector"),
+    ];
+    let _ = super::log::log_to_asyncio_logger(vm, "debug", &args, &[]);
 }
 
 fn as_handle(v: &Value) -> Option<&HandleObj> {
@@ -576,8 +567,15 @@ fn run_timed(vm: &mut Vm, loop_value: &Value, l: &LoopObj, entry: Ready) -> PyRe
     let took = l.clock.now() - started;
     if took >= l.state.borrow().slow_callback_duration {
         let shown = vm.repr(&subject)?;
-        vm.flush_stdout();
-        eprintln!("Executing {shown} took {took:.3} seconds");
+        let args = [
+            Value::str("Executing %s took %.3f seconds"),
+            Value::str(shown.as_str()),
+            Value::Float(took),
+        ];
+        if !super::log::log_to_asyncio_logger(vm, "warning", &args, &[])? {
+            vm.flush_stdout();
+            eprintln!("Executing {shown} took {took:.3} seconds");
+        }
     }
     outcome
 }
@@ -723,6 +721,15 @@ fn default_exception_handler(vm: &mut Vm, context: &[(&str, Value)]) -> PyResult
         } else {
             text.push_str(&format!("\n{k}: {}", vm.repr(v)?));
         }
+    }
+    // `logger.error('\n'.join(log_lines), exc_info=exc_info)`.
+    let exc_info = vm.intern("exc_info");
+    let kw = [(
+        exc_info,
+        exception.clone().map_or(Value::None, Value::Object),
+    )];
+    if super::log::log_to_asyncio_logger(vm, "error", &[Value::str(text.as_str())], &kw)? {
+        return Ok(());
     }
     text.push('\n');
     if let Some(e) = exception {

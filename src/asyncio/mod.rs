@@ -12,6 +12,7 @@ pub mod gather;
 pub mod graph;
 pub mod io;
 pub mod library;
+pub mod log;
 pub mod primitives;
 pub mod reports;
 pub mod task;

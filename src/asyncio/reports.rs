@@ -70,13 +70,23 @@ pub fn flush(vm: &mut Vm) {
             let shown = vm
                 .repr(&Value::Object(e.clone()))
                 .unwrap_or_else(|_| plain_exception(e));
-            text.push_str(&format!(" exception={shown}>\n"));
-            text.push_str(&vm.format_exception(e));
-        } else {
-            text.push('\n');
+            text.push_str(&format!(" exception={shown}>"));
         }
-        text.push_str(report.note.as_deref().unwrap_or_default());
-        eprint!("{text}");
+        // As CPython's default exception handler: `logger.error(text, exc_info=…)` once
+        // the program imported logging.
+        let exc_info = vm.intern("exc_info");
+        let exception = report.exception.clone().map_or(Value::None, Value::Object);
+        let args = [Value::str(text.as_str())];
+        let logged =
+            super::log::log_to_asyncio_logger(vm, "error", &args, &[(exc_info, exception)]);
+        if !matches!(logged, Ok(true)) {
+            text.push('\n');
+            if let Some(e) = &report.exception {
+                text.push_str(&vm.format_exception(e));
+            }
+            eprint!("{text}");
+        }
+        eprint!("{}", report.note.as_deref().unwrap_or_default());
     }
 }
 

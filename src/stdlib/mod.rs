@@ -58,6 +58,7 @@ const MODULES: &[(&str, &str, &str)] = &[
     ("textwrap", "textwrap.py", include_str!("textwrap.apy")),
     ("typing", "typing.py", include_str!("typing.apy")),
     ("time", "time.py", include_str!("time.apy")),
+    ("_strptime", "_strptime.py", include_str!("_strptime.apy")),
     ("datetime", "datetime.py", include_str!("datetime.apy")),
     (
         "logging",
