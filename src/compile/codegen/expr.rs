@@ -16,7 +16,7 @@ use crate::compile::bytecode::{
 };
 use crate::compile::error::CompileResult;
 use crate::compile::scope::ScopeKind;
-use crate::syntax::ast::{self, CmpOp, Expr, ExprKind, FStringPart, UnaryOp};
+use crate::syntax::ast::{self, CmpOp, Expr, ExprKind, FStringPart, Span, UnaryOp};
 
 impl<'a> Codegen<'a> {
     pub(super) fn expr(&mut self, expr: &'a Expr) -> CompileResult<()> {
@@ -54,16 +54,25 @@ impl<'a> Codegen<'a> {
                     quiet: false,
                 }),
             ExprKind::Call { func, .. } => {
-                char_after(source, func.span.end, |c| c == '(').map(|left| Anchors {
-                    left,
-                    right: end,
-                    quiet: false,
-                })
+                return self.note_call_anchors(expr.span, func.span.end);
             }
             _ => None,
         };
         if let Some(anchors) = anchors {
             self.u().anchors.push((expr.span, anchors));
+        }
+    }
+
+    /// Records the anchors of a call at `span` whose callee ends at `callee_end`, or of
+    /// a class pattern (`case Point(x=0)`), which `traceback.py` parses as a call.
+    pub(super) fn note_call_anchors(&mut self, span: Span, callee_end: u32) {
+        if let Some(left) = char_after(self.source, callee_end, |c| c == '(') {
+            let anchors = Anchors {
+                left,
+                right: span.end,
+                quiet: false,
+            };
+            self.u().anchors.push((span, anchors));
         }
     }
 

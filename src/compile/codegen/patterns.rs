@@ -234,7 +234,10 @@ impl<'a> Codegen<'a> {
                 patterns,
                 kwd_attrs,
                 kwd_patterns,
-            } => self.class_pattern(cls, patterns, kwd_attrs, kwd_patterns, pc),
+            } => {
+                self.note_call_anchors(p.span, cls.span.end);
+                self.class_pattern(cls, patterns, kwd_attrs, kwd_patterns, pc)
+            }
             PatternKind::MatchOr(alternatives) => self.or_pattern(alternatives, pc, p.span),
         }
     }
