@@ -53,6 +53,7 @@ pub fn optimize(mut listing: Listing, mut keep: Vec<bool>, handler_entries: &[us
     let blocks = BlockStarts::new(&listing, &keep, handler_entries);
     pop_overwritten_stores(&mut listing, &keep, &blocks);
     unpack_without_tuples(&mut listing, &mut keep, &blocks);
+    swaptimize(&mut listing, &mut keep, &blocks);
     fuse_superinstructions(&mut listing, &mut keep, &blocks);
     let mut new_index = Vec::with_capacity(n + 1);
     let mut count = 0u32;
@@ -160,6 +161,81 @@ fn unpack_without_tuples(listing: &mut Listing, keep: &mut [bool], blocks: &Bloc
     }
 }
 
+/// A run of `SWAP`s (a `match` statement's captures make them) becomes the fewest swaps
+/// with the same effect, which then trade places with the stores after them where they
+/// can (CPython's `swaptimize` and `apply_static_swaps`).
+fn swaptimize(listing: &mut Listing, keep: &mut [bool], blocks: &BlockStarts) {
+    let mut i = 0;
+    while i < keep.len() {
+        if !keep[i] || !matches!(listing.instrs[i], Instr::Swap(_)) {
+            i += 1;
+            continue;
+        }
+        let mut run = vec![i];
+        while let Some(next) = kept_after(keep, run[run.len() - 1]).next() {
+            if blocks.any_after(run[run.len() - 1], next)
+                || !matches!(listing.instrs[next], Instr::Swap(_))
+            {
+                break;
+            }
+            run.push(next);
+        }
+        i = run[run.len() - 1] + 1;
+        if run.len() > 1 {
+            shortest_swaps(listing, keep, &run);
+        }
+        // From the last swap back, until one cannot be applied statically.
+        for &swap in run.iter().rev() {
+            if keep[swap] && !store_in_swapped_order(listing, keep, blocks, swap) {
+                break;
+            }
+        }
+    }
+}
+
+/// Rewrites the swaps at `run` as the fewest that permute the stack the same way: each
+/// cycle of the permutation, undone through the top item, placed from the run's end; the
+/// slots left over are dropped.
+fn shortest_swaps(listing: &mut Listing, keep: &mut [bool], run: &[usize]) {
+    const VISITED: usize = usize::MAX;
+    let depth = run
+        .iter()
+        .map(|&k| match listing.instrs[k] {
+            Instr::Swap(n) => n as usize,
+            _ => 1,
+        })
+        .max()
+        .unwrap_or(1);
+    let mut stack: Vec<usize> = (0..depth).collect();
+    for &k in run {
+        if let Instr::Swap(n) = listing.instrs[k] {
+            stack.swap(0, n as usize - 1);
+        }
+    }
+    let mut current = run.len();
+    for start in 0..depth {
+        if stack[start] == VISITED || stack[start] == start {
+            continue;
+        }
+        let mut j = start;
+        loop {
+            if j != 0 {
+                current -= 1;
+                listing.instrs[run[current]] = Instr::Swap(j as u32 + 1);
+            }
+            if stack[j] == VISITED {
+                break;
+            }
+            let next = stack[j];
+            stack[j] = VISITED;
+            j = next;
+        }
+    }
+    for &k in &run[..current] {
+        keep[k] = false;
+    }
+}
+
 /// The slot a `StoreFast` stores to.
 fn stores_to(instr: Instr) -> Option<u32> {
     match instr {
@@ -192,19 +268,19 @@ fn store_in_swapped_order(
     keep: &mut [bool],
     blocks: &BlockStarts,
     swap: usize,
-) {
+) -> bool {
     let Instr::Swap(n) = listing.instrs[swap] else {
-        return;
+        return false;
     };
     let Some(first) = next_swappable(listing, keep, blocks, swap, None) else {
-        return;
+        return false;
     };
     let line = Some(listing.locs[first].line);
     let mut last = first;
     for _ in 1..n {
         match next_swappable(listing, keep, blocks, last, line) {
             Some(next) => last = next,
-            None => return,
+            None => return false,
         }
     }
     let (a, b) = (
@@ -213,18 +289,19 @@ fn store_in_swapped_order(
     );
     if a.is_some() || b.is_some() {
         if a == b {
-            return;
+            return false;
         }
         let between = kept_after(keep, first).take_while(|&i| i < last);
         if between
             .filter_map(|i| stores_to(listing.instrs[i]))
             .any(|s| Some(s) == a || Some(s) == b)
         {
-            return;
+            return false;
         }
     }
     keep[swap] = false;
     listing.exchange(first, last);
+    true
 }
 
 /// CPython 3.13's superinstructions (`insert_superinstructions`), plus its LOAD_GLOBAL that
@@ -310,6 +387,24 @@ mod tests {
             f.instructions[..2],
             [Instr::LoadFast(15), Instr::LoadFast(16)]
         );
+    }
+
+    #[test]
+    fn runs_of_swaps_become_the_fewest_then_reordered_stores() {
+        // `[a, *r, b]` rotates each capture under the others: SWAP 3, SWAP 2 three
+        // times, which is no permutation at all.
+        let f =
+            function("def f(s):\n    match s:\n        case [a, *r, b]:\n            return r\n");
+        assert!(!f.instructions.iter().any(|i| matches!(i, Instr::Swap(_))));
+        // `P(a) as q`: one SWAP 2 left after the run, applied to the stores instead.
+        let f = function(
+            "def f(s):\n    match s:\n        case P(a, y=0) as q:\n            return q\n",
+        );
+        let swaps = f
+            .instructions
+            .iter()
+            .filter(|i| matches!(i, Instr::Swap(_)));
+        assert_eq!(swaps.count(), 2, "{:?}", f.instructions);
     }
 
     #[test]

@@ -446,6 +446,7 @@ impl Vm {
     /// a generator's frame in a send loop, whose next instruction yields `value` on, leaves
     /// too, level after level, without a trip through the dispatch loop and without `value`
     /// pushed and popped at each level: the way back up of [`Vm::enter_generator`].
+    #[inline(always)]
     pub(super) fn leave_yielding(
         &mut self,
         callees: &mut InlineFrames,
@@ -488,6 +489,7 @@ impl Vm {
     }
 
     /// [`Vm::leave_lent`] for a return.
+    #[inline(always)]
     pub(super) fn leave_returning(
         &mut self,
         callees: &mut InlineFrames,

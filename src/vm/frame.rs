@@ -265,7 +265,7 @@ impl InlineFrames {
     }
 
     /// The executing frame: the innermost callee, or `base` when there is none.
-    #[inline]
+    #[inline(always)]
     pub fn current<'a>(&'a mut self, base: &'a mut Frame) -> &'a mut Frame {
         match self.live.checked_sub(1) {
             Some(last) => &mut self.frames[last],
