@@ -11,7 +11,7 @@
 use crate::vm::Vm;
 
 /// The library modules: name, the file tracebacks show, the source.
-const MODULES: [(&str, &str, &str); 5] = [
+const MODULES: [(&str, &str, &str); 6] = [
     ("abc", "abc.py", include_str!("abc.apy")),
     (
         "_collections_abc",
@@ -28,6 +28,7 @@ const MODULES: [(&str, &str, &str); 5] = [
         "contextlib.py",
         include_str!("contextlib.apy"),
     ),
+    ("enum", "enum.py", include_str!("enum.apy")),
     ("typing", "typing.py", include_str!("typing.apy")),
 ];
 

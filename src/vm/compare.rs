@@ -288,7 +288,14 @@ impl Vm {
                     Some(f @ Value::Function(_)) => {
                         let r = self.call(&f, std::slice::from_ref(v), &[])?;
                         match r {
-                            Value::Int(n) => hash_int(&Int::Small(n)),
+                            // A machine-sized result is the hash as it is (`slot_tp_hash`).
+                            Value::Int(n) => {
+                                if n == -1 {
+                                    -2
+                                } else {
+                                    n
+                                }
+                            }
                             Value::Bool(b) => b as i64,
                             Value::BigInt(b) => hash_int(&Int::Big((*b).clone())),
                             _ => {
