@@ -235,9 +235,16 @@ fn type_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             let cls = make_class(vm, meta, name.as_str(), bases, table, kw)?;
             Ok(Value::Type(cls))
         }
-        [_, _, _] => Err(vm.type_error(
-            "type.__new__() argument 1 must be str, not a different type, or argument 2 a tuple",
-        )),
+        [name, bases, _] => {
+            let (n, expected, got) = match name {
+                Value::Str(_) => (2, "tuple", bases),
+                _ => (1, "str", name),
+            };
+            Err(vm.type_error(format!(
+                "type.__new__() argument {n} must be {expected}, not {}",
+                vm.type_name(got)
+            )))
+        }
         _ if Rc::ptr_eq(&meta, &vm.types.type_) => {
             Err(vm.type_error("type() takes 1 or 3 arguments"))
         }

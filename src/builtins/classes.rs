@@ -143,6 +143,14 @@ fn reversed_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
                 },
             ));
         }
+        Value::Type(t) => {
+            // `reversed(Color)`: the metaclass's `__reversed__`.
+            let key = vm.names.reversed.clone();
+            if let Some(f) = vm.meta_method(t, &key) {
+                return vm.call(&f, std::slice::from_ref(&seq), &[]);
+            }
+            false
+        }
         Value::Object(o) if !o.class.builtin => {
             let key = vm.names.reversed.clone();
             if let Some(f) = lookup(&o.class, &key) {

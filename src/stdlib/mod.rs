@@ -45,6 +45,7 @@ const MODULES: &[(&str, &str, &str)] = &[
         "contextlib.py",
         include_str!("contextlib.apy"),
     ),
+    ("enum", "enum.py", include_str!("enum.apy")),
     ("functools", "functools.py", include_str!("functools.apy")),
     ("heapq", "heapq.py", include_str!("heapq.apy")),
     ("keyword", "keyword.py", include_str!("keyword.apy")),

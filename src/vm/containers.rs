@@ -202,6 +202,10 @@ impl Vm {
     pub fn index_int(&mut self, v: &Value) -> PyResult<Option<Int>> {
         Ok(match v {
             Value::Int(_) | Value::Bool(_) | Value::BigInt(_) => to_int(v),
+            // An instance of an int subclass (an IntEnum member) is its int.
+            Value::Object(o) if matches!(o.builtin_base(), Some(Value::Int(_))) => {
+                o.builtin_base().and_then(to_int)
+            }
             Value::Object(o) if !o.class.builtin => {
                 match lookup(&o.class, &self.names.index.clone()) {
                     Some(f) => {
