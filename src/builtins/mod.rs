@@ -28,6 +28,7 @@
 //! the set algebra (`vm/set_ops.rs`), `next()` and iteration (`vm/iter.rs`), the hash table
 //! (`vm/dict.rs`).
 
+mod abc_flags;
 mod bind;
 mod bytes_type;
 mod class_build;

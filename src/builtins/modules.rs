@@ -31,6 +31,7 @@ pub fn register(vm: &mut Vm) {
         ("random", super::random::module),
         ("itertools", super::itertools::module),
         ("gc", super::gc::module),
+        ("_abc", super::abc_flags::module),
         ("socket", super::socket::module),
         ("selectors", super::selectors::module),
         ("io", super::io::module),

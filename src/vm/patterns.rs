@@ -23,6 +23,8 @@ pub fn set_builtin_match_flags(types: &BuiltinTypes) {
         &types.str,
         &types.set,
         &types.frozenset,
+        &types.bytes,
+        &types.bytearray,
     ];
     for ty in plain {
         ty.match_flags.set(MATCH_SELF);
