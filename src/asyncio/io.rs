@@ -90,22 +90,51 @@ fn socket_method(vm: &mut Vm, args: &[Value], kw: &KwArgs, name: &str) -> PyResu
     }
 }
 
+/// The streams (`open_connection`, `start_server`, StreamReader, StreamWriter, Server),
+/// written in apy and run on the first call of `open_connection` or `start_server`.
+const STREAMS: (&str, &str) = ("asyncio/streams.py", include_str!("lib/streams.apy"));
+
+/// `asyncio.open_connection`, `start_server`, `StreamReader(…)`, `StreamWriter(…)` before
+/// the streams are loaded: loads them (the real ones replace these in the module) and calls
+/// the real one.
+fn stream_function(vm: &mut Vm, args: &[Value], kw: &KwArgs, name: &str) -> PyResult<Value> {
+    super::library::run_lazy(vm, STREAMS.0, STREAMS.1)?;
+    let module = vm.import_module("asyncio")?;
+    let key = vm.intern(name);
+    match vm.get_attr(&module, &key)? {
+        real @ (Value::Function(_) | Value::Type(_)) => vm.call(&real, args, kw),
+        _ => Err(vm.runtime_error(format!("apy: asyncio has no {name}()"))),
+    }
+}
+
+/// A table entry whose function calls `$loader` with its own name.
+macro_rules! stand_in {
+    ($loader:ident, $name:literal) => {
+        ($name, |vm, args, kw| $loader(vm, args, kw, $name))
+    };
+}
+
+const STREAM_STUBS: [(&str, NativeFn); 4] = [
+    stand_in!(stream_function, "open_connection"),
+    stand_in!(stream_function, "start_server"),
+    stand_in!(stream_function, "StreamReader"),
+    stand_in!(stream_function, "StreamWriter"),
+];
+
+/// The module's stand-ins for the streams' functions until they are loaded.
+pub fn stream_stubs(vm: &Vm) -> Vec<(&'static str, Value)> {
+    STREAM_STUBS
+        .iter()
+        .map(|(name, f)| (*name, vm.native(name, *f)))
+        .collect()
+}
+
 const METHODS: &[(&str, NativeFn)] = &[
-    ("sock_recv", |vm, args, kw| {
-        socket_method(vm, args, kw, "sock_recv")
-    }),
-    ("sock_recv_into", |vm, args, kw| {
-        socket_method(vm, args, kw, "sock_recv_into")
-    }),
-    ("sock_sendall", |vm, args, kw| {
-        socket_method(vm, args, kw, "sock_sendall")
-    }),
-    ("sock_connect", |vm, args, kw| {
-        socket_method(vm, args, kw, "sock_connect")
-    }),
-    ("sock_accept", |vm, args, kw| {
-        socket_method(vm, args, kw, "sock_accept")
-    }),
+    stand_in!(socket_method, "sock_recv"),
+    stand_in!(socket_method, "sock_recv_into"),
+    stand_in!(socket_method, "sock_sendall"),
+    stand_in!(socket_method, "sock_connect"),
+    stand_in!(socket_method, "sock_accept"),
     ("_add_reader", |vm, args, _| add(vm, args, false)),
     ("_add_writer", |vm, args, _| add(vm, args, true)),
     ("add_reader", |vm, args, _| {
