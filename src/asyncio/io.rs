@@ -9,6 +9,7 @@ use std::rc::Rc;
 use super::event_loop::{cancel_handle, check_open, is_closed, new_handle, rt, this_loop};
 use crate::builtins::selectors::fileobj_to_fd;
 use crate::builtins::socket::os_error;
+use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, NativeFn, PyType};
 use crate::vm::types::lookup;
 use crate::vm::value::Value;
@@ -90,22 +91,129 @@ fn socket_method(vm: &mut Vm, args: &[Value], kw: &KwArgs, name: &str) -> PyResu
     }
 }
 
+/// The streams (`open_connection`, `start_server`, StreamReader, StreamWriter, Server),
+/// written in apy and run on the first call of `open_connection` or `start_server`.
+const STREAMS: (&str, &str) = ("asyncio/streams.py", include_str!("lib/streams.apy"));
+
+/// `asyncio.open_connection`, `start_server`, `StreamReader(…)`, `StreamWriter(…)` before
+/// the streams are loaded: loads them (the real ones replace these in the module) and calls
+/// the real one.
+fn stream_function(vm: &mut Vm, args: &[Value], kw: &KwArgs, name: &str) -> PyResult<Value> {
+    super::library::run_lazy(vm, STREAMS.0, STREAMS.1)?;
+    let module = vm.import_module("asyncio")?;
+    let key = vm.intern(name);
+    match vm.get_attr(&module, &key)? {
+        real @ (Value::Function(_) | Value::Type(_)) => vm.call(&real, args, kw),
+        _ => Err(vm.runtime_error(format!("apy: asyncio has no {name}()"))),
+    }
+}
+
+/// A table entry whose function calls `$loader` with its own name.
+macro_rules! stand_in {
+    ($loader:ident, $name:literal) => {
+        ($name, |vm, args, kw| $loader(vm, args, kw, $name))
+    };
+}
+
+const STREAM_STUBS: [(&str, NativeFn); 4] = [
+    stand_in!(stream_function, "open_connection"),
+    stand_in!(stream_function, "start_server"),
+    stand_in!(stream_function, "StreamReader"),
+    stand_in!(stream_function, "StreamWriter"),
+];
+
+/// Sets an exception's `args` to `(message,)` and its attributes (`BaseException.__init__`
+/// then `self.name = value`).
+fn init_error(
+    vm: &mut Vm,
+    this: &Value,
+    message: String,
+    attrs: &[(&str, Value)],
+) -> PyResult<Value> {
+    if let Value::Object(o) = this
+        && let Some(data) = o.exc_data()
+    {
+        data.borrow_mut().args = Value::tuple(vec![Value::str(message)]);
+    }
+    for (name, value) in attrs {
+        let key = vm.intern(name);
+        vm.set_attr(this, &key, value.clone())?;
+    }
+    Ok(Value::None)
+}
+
+/// `IncompleteReadError(partial, expected)`: "2 bytes read on a total of 5 expected bytes".
+fn incomplete_read_init(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let [this, partial, expected] = args else {
+        return Err(vm.type_error(format!(
+            "IncompleteReadError.__init__() takes 3 positional arguments but {} were given",
+            args.len()
+        )));
+    };
+    let length = vm.len(partial)?;
+    let shown = match expected {
+        Value::None => "undefined".to_string(),
+        other => vm.repr(other)?,
+    };
+    let message = format!("{length} bytes read on a total of {shown} expected bytes");
+    let attrs = [("partial", partial.clone()), ("expected", expected.clone())];
+    init_error(vm, this, message, &attrs)
+}
+
+/// `LimitOverrunError(message, consumed)`.
+fn limit_overrun_init(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let [this, message, consumed] = args else {
+        return Err(vm.type_error(format!(
+            "LimitOverrunError.__init__() takes 3 positional arguments but {} were given",
+            args.len()
+        )));
+    };
+    let text = vm.str_of(message)?.as_str().to_string();
+    init_error(vm, this, text, &[("consumed", consumed.clone())])
+}
+
+/// The streams' errors (`asyncio/exceptions.py`), made with the module (natively, so
+/// that `import asyncio` compiles nothing for them) so that an `except` can name them
+/// before the streams are loaded.
+pub fn stream_errors(vm: &mut Vm) -> Vec<(&'static str, Value)> {
+    let errors: [(&str, Rc<PyType>, NativeFn); 2] = [
+        (
+            "IncompleteReadError",
+            vm.types.eof_error.clone(),
+            incomplete_read_init,
+        ),
+        (
+            "LimitOverrunError",
+            vm.types.exception.clone(),
+            limit_overrun_init,
+        ),
+    ];
+    let mut out = Vec::new();
+    for (name, base, init) in errors {
+        let mut ns = crate::vm::value::DictTable::new();
+        ns.set_str(vm.names.module.clone(), Value::str("asyncio.exceptions"));
+        if let Ok(class) = vm.new_class(name, vec![base], ns) {
+            vm.add_method(&class, "__init__", init);
+            out.push((name, Value::Type(class)));
+        }
+    }
+    out
+}
+
+/// The module's stand-ins for the streams' functions until they are loaded.
+pub fn stream_stubs(vm: &Vm) -> Vec<(&'static str, Value)> {
+    STREAM_STUBS
+        .iter()
+        .map(|(name, f)| (*name, vm.native(name, *f)))
+        .collect()
+}
+
 const METHODS: &[(&str, NativeFn)] = &[
-    ("sock_recv", |vm, args, kw| {
-        socket_method(vm, args, kw, "sock_recv")
-    }),
-    ("sock_recv_into", |vm, args, kw| {
-        socket_method(vm, args, kw, "sock_recv_into")
-    }),
-    ("sock_sendall", |vm, args, kw| {
-        socket_method(vm, args, kw, "sock_sendall")
-    }),
-    ("sock_connect", |vm, args, kw| {
-        socket_method(vm, args, kw, "sock_connect")
-    }),
-    ("sock_accept", |vm, args, kw| {
-        socket_method(vm, args, kw, "sock_accept")
-    }),
+    stand_in!(socket_method, "sock_recv"),
+    stand_in!(socket_method, "sock_recv_into"),
+    stand_in!(socket_method, "sock_sendall"),
+    stand_in!(socket_method, "sock_connect"),
+    stand_in!(socket_method, "sock_accept"),
     ("_add_reader", |vm, args, _| add(vm, args, false)),
     ("_add_writer", |vm, args, _| add(vm, args, true)),
     ("add_reader", |vm, args, _| {

@@ -201,6 +201,9 @@ pub fn module(vm: &mut Vm) -> Value {
         .into_iter()
         .chain(graph::natives(vm))
         .chain(primitives::natives(vm))
+        // The streams' functions stand in until first called (they load lib/streams.apy).
+        .chain(io::stream_stubs(vm))
+        .chain(io::stream_errors(vm))
         .collect();
     let module = vm.new_module("asyncio", attrs);
     for (name, text) in LIBRARY {
