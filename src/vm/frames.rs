@@ -69,6 +69,7 @@ impl Vm {
     /// `sys._getframe(depth)`: the frame `depth` calls out from the innermost one, with
     /// its callers as `f_back`; None when the stack is not that deep.
     pub fn frame_object(&mut self, depth: usize) -> Option<Value> {
+        ready(self);
         let frames = self.python_frames();
         let outermost = frames.len();
         let snapshots: Vec<_> = (frames.get(depth..)?.iter().enumerate())
@@ -96,6 +97,7 @@ impl Vm {
     /// `gi_frame`/`cr_frame`/`ag_frame`: the generator's frame, None once it has finished.
     /// While it runs, its frame is found among the running ones.
     pub fn generator_frame(&mut self, generator: &Generator) -> Value {
+        ready(self);
         let state = generator.state.borrow();
         let frame = match &state.frame {
             Some(frame) => snapshot(frame),
@@ -178,7 +180,8 @@ fn this_frame<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a FrameObject> {
 }
 
 /// The code object value of `code`.
-pub fn code_value(vm: &Vm, code: &Rc<CodeObj>) -> Value {
+pub fn code_value(vm: &mut Vm, code: &Rc<CodeObj>) -> Value {
+    ready(vm);
     Value::object(Object::new(
         vm.types.code.clone(),
         ObjectKind::Code(code.clone()),
@@ -217,8 +220,40 @@ fn names_tuple(names: &[Rc<str>]) -> Value {
     Value::tuple(names.iter().map(|n| Value::str(&**n)).collect())
 }
 
-/// The attributes of frame and code objects.
+/// Gives the frame and code types their attributes the first time a frame or code object
+/// is made, so that a program that never looks at one does not pay for them at start-up.
+fn ready(vm: &mut Vm) {
+    if vm.types.frame.dict.borrow().is_empty() {
+        install_attributes(vm);
+    }
+}
+
+/// A function's `__code__` and `__globals__` (the frame and code types get theirs when
+/// first needed: [`ready`]).
 pub(super) fn init(vm: &mut Vm) {
+    let function = vm.types.function.clone();
+    vm.add_getset(
+        &function,
+        "__code__",
+        |vm, v| match v {
+            Value::Function(f) => Ok(code_value(vm, &f.code)),
+            _ => Err(vm.type_error("descriptor requires a 'function' object")),
+        },
+        None,
+    );
+    vm.add_getset(
+        &function,
+        "__globals__",
+        |vm, v| match v {
+            Value::Function(f) => Ok(Value::Dict(f.globals.clone())),
+            _ => Err(vm.type_error("descriptor requires a 'function' object")),
+        },
+        None,
+    );
+}
+
+/// The attributes of frame and code objects.
+fn install_attributes(vm: &mut Vm) {
     let frame = vm.types.frame.clone();
     let frame_attrs: [(&'static str, Getter); 5] = [
         ("f_code", |vm, v| {
@@ -253,25 +288,6 @@ pub(super) fn init(vm: &mut Vm) {
             f.code.code.name
         )))
     });
-    let function = vm.types.function.clone();
-    vm.add_getset(
-        &function,
-        "__code__",
-        |vm, v| match v {
-            Value::Function(f) => Ok(code_value(vm, &f.code)),
-            _ => Err(vm.type_error("descriptor requires a 'function' object")),
-        },
-        None,
-    );
-    vm.add_getset(
-        &function,
-        "__globals__",
-        |vm, v| match v {
-            Value::Function(f) => Ok(Value::Dict(f.globals.clone())),
-            _ => Err(vm.type_error("descriptor requires a 'function' object")),
-        },
-        None,
-    );
     let code = vm.types.code.clone();
     let code_attrs: [(&'static str, Getter); 12] = [
         ("co_name", |vm, v| {

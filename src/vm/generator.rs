@@ -1220,10 +1220,7 @@ pub fn init(vm: &mut Vm) {
     };
     let code: super::object::Getter = |vm, v| {
         let g = this_gen(vm, std::slice::from_ref(v))?;
-        Ok(Value::object(Object::new(
-            vm.types.code.clone(),
-            ObjectKind::Code(g.code.clone()),
-        )))
+        Ok(super::frames::code_value(vm, &g.code))
     };
     let attrs = [
         (

@@ -94,7 +94,6 @@ impl Vm {
         init_iterators(&mut vm);
         init_generators(&mut vm);
         super::frames::init(&mut vm);
-        super::slots::init(&mut vm);
         vm
     }
 

@@ -66,6 +66,10 @@ pub fn install(vm: &mut Vm, class: &Rc<PyType>) -> PyResult<()> {
     let Some(names) = slot_names(vm, &ns)? else {
         return Ok(());
     };
+    // The descriptors' type gets its methods with the first class that has slots.
+    if vm.types.member_descriptor.dict.borrow().is_empty() {
+        init(vm);
+    }
     for name in names {
         if matches!(name.as_str(), "__dict__" | "__weakref__") {
             continue;
@@ -159,7 +163,7 @@ fn member_delete(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     }
 }
 
-pub(super) fn init(vm: &mut Vm) {
+fn init(vm: &mut Vm) {
     let member = vm.types.member_descriptor.clone();
     vm.add_method(&member, "__get__", member_get);
     vm.add_method(&member, "__set__", member_set);
