@@ -192,7 +192,7 @@ pub fn stream_errors(vm: &mut Vm) -> Vec<(&'static str, Value)> {
     for (name, base, init) in errors {
         let mut ns = crate::vm::value::DictTable::new();
         ns.set_str(vm.names.module.clone(), Value::str("asyncio.exceptions"));
-        if let Ok(class) = vm.new_class(name, vec![base], ns) {
+        if let Ok(class) = vm.new_class(None, name, vec![base], ns) {
             vm.add_method(&class, "__init__", init);
             out.push((name, Value::Type(class)));
         }
