@@ -1,8 +1,7 @@
 //! The natives behind `asyncio.capture_call_graph()` / `print_call_graph()` (CPython 3.14's
 //! `Lib/asyncio/graph.py`, which `lib/graph.apy` follows): a future in, its coroutine call
-//! stack, the tasks awaiting it, and an id out. apy keeps no frame stack while code runs, so
-//! a coroutine that is running right now (the current task's, which called
-//! `print_call_graph`) is shown at its `async def` line; suspended ones at the exact line.
+//! stack, the tasks awaiting it, and an id out. The task running right now is not asked
+//! here: `lib/graph.apy` reads its stack from `sys._getframe()`.
 //! Under `--clock virtual` ids are small numbers in order of first mention (stable output).
 
 use super::future::{Callback, as_future};
