@@ -45,6 +45,7 @@ pub struct TaskData {
     context: RefCell<Option<Value>>,
 }
 
+#[inline]
 fn task_parts(v: &Value) -> Option<(&FutureObj, &TaskData)> {
     let fut = as_future(v)?;
     Some((fut, fut.task.as_ref()?))
@@ -190,6 +191,7 @@ pub fn ensure_future(vm: &mut Vm, obj: Value, event_loop: Option<Value>) -> PyRe
 }
 
 /// The context a task's steps run in; None for a fresh empty one.
+#[inline]
 pub fn context(task: &Value) -> Option<Value> {
     task_parts(task).and_then(|(_, data)| data.context.borrow().clone())
 }

@@ -119,6 +119,7 @@ impl Frame {
 
     /// Drops what a finished generator's frame holds ([`Frame::clear`], and its names
     /// dict); its code and `ip` stay, to say where it ended.
+    #[inline]
     pub fn release(&mut self) {
         self.clear();
         self.locals_dict = None;
@@ -571,7 +572,7 @@ impl Vm {
     }
 
     /// Keeps a released frame ([`Frame::release`]) for the next generator.
-    #[inline]
+    #[inline(always)]
     pub fn keep_boxed_frame(&mut self, frame: Box<Frame>) {
         if self.frame_pool.len() < FRAME_POOL_LIMIT {
             self.frame_pool.push(frame);
