@@ -465,3 +465,43 @@ open('made.txt', 'w')
     assert_eq!(free.status.code(), Some(0), "{}", stderr(&free));
     assert!(dir.join("made.txt").exists());
 }
+
+#[test]
+fn sandbox_refuses_sockets_before_they_are_made() {
+    let program = "\
+import socket, asyncio
+calls = [lambda: socket.socket(), lambda: socket.socketpair(),
+         lambda: socket.create_connection(('127.0.0.1', 9)),
+         lambda: socket.create_server(('127.0.0.1', 0))]
+for call in calls:
+    try:
+        call()
+        print('allowed')
+    except PermissionError as e:
+        print(e)
+async def main():
+    await asyncio.open_connection('127.0.0.1', 9)
+asyncio.run(main())
+";
+    let sandboxed = apy(&["--sandbox", "-c", program], b"");
+    assert_eq!(
+        stdout(&sandboxed),
+        "[Errno 1] Operation not permitted: network 'socket.socket' (apy --sandbox)\n\
+         [Errno 1] Operation not permitted: network 'socket.socketpair' (apy --sandbox)\n\
+         [Errno 1] Operation not permitted: network 'socket.create_connection' (apy --sandbox)\n\
+         [Errno 1] Operation not permitted: network 'socket.create_server' (apy --sandbox)\n"
+    );
+    assert!(
+        last_stderr_line(&sandboxed).starts_with("PermissionError: [Errno 1]"),
+        "{}",
+        stderr(&sandboxed)
+    );
+    let free = apy(
+        &[
+            "-c",
+            "import socket\na, b = socket.socketpair()\nprint('made')",
+        ],
+        b"",
+    );
+    assert_eq!(stdout(&free), "made\n", "{}", stderr(&free));
+}

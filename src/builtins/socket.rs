@@ -20,6 +20,7 @@ use crate::common::net::{self, SockAddr};
 use crate::vm::args::Signature;
 use crate::vm::bytes::PyBytes;
 use crate::vm::object::{KwArgs, Layout, NativeFn, Object, ObjectKind, PyType};
+use crate::vm::sandbox::Capability;
 use crate::vm::types::make_type;
 use crate::vm::value::Value;
 use crate::vm::{Exc, PyResult, Vm};
@@ -243,6 +244,7 @@ fn socket_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     if bound[3].as_ref().is_some_and(|v| !v.is_none()) {
         return Err(vm.value_error("socket.socket(fileno=…) is not supported by apy"));
     }
+    vm.require(Capability::Sockets, "socket.socket")?;
     let fd = net::socket(family, kind, proto).map_err(|e| os_error(vm, &e))?;
     Ok(new_socket(vm, fd, family, kind, proto))
 }
@@ -628,6 +630,7 @@ fn socketpair(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         }
     }
     let [family, kind, proto] = ints;
+    vm.require(Capability::Sockets, "socket.socketpair")?;
     let (a, b) = net::socketpair(family, kind, proto).map_err(|e| os_error(vm, &e))?;
     Ok(Value::tuple(vec![
         new_socket(vm, a, family, kind, proto),
@@ -670,6 +673,7 @@ fn create_connection(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value
         0,
     );
     let bound = SIGNATURE.bind(vm, args, kw)?;
+    vm.require(Capability::Sockets, "socket.create_connection")?;
     let addrs = host_port(
         vm,
         bound[0].as_ref().unwrap_or(&Value::None),
@@ -713,6 +717,7 @@ fn create_server(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         1,
     );
     let bound = SIGNATURE.bind(vm, args, kw)?;
+    vm.require(Capability::Sockets, "socket.create_server")?;
     let family = match &bound[1] {
         Some(v) => vm.expect_index(v)? as i32,
         None => libc::AF_INET,
