@@ -69,8 +69,12 @@ impl Vm {
     /// attribute, else the submodule `module.name` already in `sys.modules` (a circular
     /// import of a package's submodule), else ImportError.
     pub fn import_from(&mut self, module: &Value, name: &Rc<PyStr>) -> PyResult<Value> {
-        if let Some(v) = self.get_attr_opt(module, name)? {
-            return Ok(v);
+        // An AttributeError (from a module's `__getattr__`) becomes the ImportError below.
+        match self.get_attr_opt(module, name) {
+            Ok(Some(v)) => return Ok(v),
+            Ok(None) => {}
+            Err(e) if self.exc_matches(&e, &self.types.attribute_error) => {}
+            Err(e) => return Err(e),
         }
         let module_name = self.module_attr_str(module, "__name__");
         if let Some(full) = &module_name
@@ -332,10 +336,13 @@ impl Vm {
     /// module that is not a package.
     fn package_path(&mut self, module: &Value) -> PyResult<Option<Vec<PathBuf>>> {
         let key = self.intern("__path__");
-        let Some(path) = self.get_attr_opt(module, &key)? else {
-            return Ok(None);
-        };
-        Ok(Some(str_items(&path)))
+        // As `hasattr(module, '__path__')`: a module's `__getattr__` may refuse the name.
+        match self.get_attr_opt(module, &key) {
+            Ok(Some(path)) => Ok(Some(str_items(&path))),
+            Ok(None) => Ok(None),
+            Err(e) if self.exc_matches(&e, &self.types.attribute_error) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// The folders of `sys.path`, in order (`''` is the current directory).

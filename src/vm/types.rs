@@ -906,6 +906,15 @@ impl Vm {
     /// What `obj.name` gives when neither the instance nor its type has `name`: the
     /// result of a user class's `__getattr__`, else None.
     fn missing_attr(&mut self, obj: &Value, name: &Rc<PyStr>) -> PyResult<Option<Value>> {
+        // A module's own `__getattr__` (PEP 562) answers for the names it lacks.
+        if let Value::Object(o) = obj
+            && let ObjectKind::Module { dict, .. } = &o.kind
+        {
+            let hook = dict.table.borrow().get_str(&self.names.getattr).cloned();
+            if let Some(hook) = hook {
+                return self.call(&hook, &[Value::Str(name.clone())], &[]).map(Some);
+            }
+        }
         let ty = self.type_of(obj).clone();
         if !ty.builtin
             && let Some(getattr) = lookup(&ty, &self.names.getattr.clone())
