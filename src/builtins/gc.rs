@@ -15,7 +15,7 @@ thread_local! {
     /// What `gc.enable()`/`gc.disable()` last set.
     static ENABLED: Cell<bool> = const { Cell::new(true) };
     /// What `gc.set_threshold` last set (CPython 3.13's defaults).
-    static THRESHOLD: Cell<(i64, i64, i64)> = const { Cell::new((2000, 10, 10)) };
+    static THRESHOLD: Cell<[i64; 3]> = const { Cell::new([2000, 10, 10]) };
 }
 
 /// `gc.collect(generation=2)`: checks its argument as CPython does; nothing to collect.
@@ -55,12 +55,7 @@ fn isenabled(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 fn get_threshold(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     no_arguments(vm, "gc.get_threshold", args, kw)?;
-    let (a, b, c) = THRESHOLD.get();
-    Ok(Value::tuple(vec![
-        Value::Int(a),
-        Value::Int(b),
-        Value::Int(c),
-    ]))
+    Ok(Value::tuple(THRESHOLD.get().map(Value::Int).to_vec()))
 }
 
 fn set_threshold(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
@@ -68,12 +63,11 @@ fn set_threshold(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     if !(1..=3).contains(&args.len()) {
         return Err(vm.type_error("gc.set_threshold requires 1 to 3 arguments"));
     }
-    let (mut a, mut b, mut c) = THRESHOLD.get();
-    for (i, arg) in args.iter().enumerate() {
-        let value = vm.expect_index(arg)?;
-        *[&mut a, &mut b, &mut c][i] = value;
+    let mut threshold = THRESHOLD.get();
+    for (slot, arg) in threshold.iter_mut().zip(args) {
+        *slot = vm.expect_index(arg)?;
     }
-    THRESHOLD.set((a, b, c));
+    THRESHOLD.set(threshold);
     Ok(Value::None)
 }
 

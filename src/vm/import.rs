@@ -70,11 +70,8 @@ impl Vm {
     /// import of a package's submodule), else ImportError.
     pub fn import_from(&mut self, module: &Value, name: &Rc<PyStr>) -> PyResult<Value> {
         // An AttributeError (from a module's `__getattr__`) becomes the ImportError below.
-        match self.get_attr_opt(module, name) {
-            Ok(Some(v)) => return Ok(v),
-            Ok(None) => {}
-            Err(e) if self.exc_matches(&e, &self.types.attribute_error) => {}
-            Err(e) => return Err(e),
+        if let Some(v) = self.module_attr_if_any(module, name)? {
+            return Ok(v);
         }
         let module_name = self.module_attr_str(module, "__name__");
         if let Some(full) = &module_name
@@ -336,12 +333,16 @@ impl Vm {
     /// module that is not a package.
     fn package_path(&mut self, module: &Value) -> PyResult<Option<Vec<PathBuf>>> {
         let key = self.intern("__path__");
-        // As `hasattr(module, '__path__')`: a module's `__getattr__` may refuse the name.
-        match self.get_attr_opt(module, &key) {
-            Ok(Some(path)) => Ok(Some(str_items(&path))),
-            Ok(None) => Ok(None),
+        let path = self.module_attr_if_any(module, &key)?;
+        Ok(path.map(|path| str_items(&path)))
+    }
+
+    /// `module.name` as `hasattr` sees it: None when it is missing, also when the module's
+    /// own `__getattr__` refuses the name with an AttributeError.
+    fn module_attr_if_any(&mut self, module: &Value, name: &Rc<PyStr>) -> PyResult<Option<Value>> {
+        match self.get_attr_opt(module, name) {
             Err(e) if self.exc_matches(&e, &self.types.attribute_error) => Ok(None),
-            Err(e) => Err(e),
+            found => found,
         }
     }
 

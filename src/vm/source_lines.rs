@@ -62,32 +62,32 @@ pub fn source_lines(
         .iter()
         .map(|l| l.get(margin..).unwrap_or(""))
         .collect();
-    // A byte offset in `text` as (shown line, column in the dedented line).
+    // A byte offset in `text` as (shown line, column in the dedented line). Clamped to the
+    // shown lines: the text may be a later source under the same name (`<string>`).
     let position = |offset: u32| {
-        let row = (line_of(offset) - first) as usize;
-        let start = starts[index + row];
+        let row = (line_of(offset).saturating_sub(first) as usize).min(lines.len() - 1);
         let line = lines[row];
-        let bytes = (offset as usize - start).min(line.len());
+        let start = starts.get(index + row).copied().unwrap_or(0);
+        let bytes = (offset as usize).saturating_sub(start).min(line.len());
         let chars = line.get(..bytes).map_or(0, |s| s.chars().count());
         (row, chars.saturating_sub(margin))
     };
-    let anchors_given = anchors;
     let marks = span.map(|span| {
         let (_, start) = position(span.start);
         let (_, end) = position(span.end);
-        let anchors = anchors.map(|a| (position(a.left), position(a.right)));
-        let show = match anchors_given {
-            Some(given) => !given.quiet,
+        let show = match anchors {
+            Some(anchors) => !anchors.quiet,
+            // Without anchors, carets only when they would not cover the whole line.
             None => {
-                let before = dedented[0].chars().take(start).collect::<String>();
-                let after: String = dedented[dedented.len() - 1].chars().skip(end).collect();
-                !before.trim_start().is_empty() || !after.trim_end().is_empty()
+                let last_line = dedented[dedented.len() - 1];
+                dedented[0].chars().take(start).any(|c| !c.is_whitespace())
+                    || last_line.chars().skip(end).any(|c| !c.is_whitespace())
             }
         };
         Marks {
             start,
             end,
-            anchors,
+            anchors: anchors.map(|a| (position(a.left), position(a.right))),
             show,
         }
     });
