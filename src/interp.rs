@@ -153,13 +153,22 @@ pub fn new_vm(mut config: Config) -> Vm {
     vm
 }
 
+/// The library written in apy, compiled by `build.rs` (`compile::frozen`).
+static LIBRARY_IMAGE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/library.image"));
+
 /// The VM's compile hook: source text compiled as a module of its own (`import`, the
-/// library's files), or for `exec`, `eval` and `compile()` in their `mode`.
+/// library's files), or for `exec`, `eval` and `compile()` in their `mode`. A file of the
+/// library comes compiled already.
 fn compile_at_run_time(
     name: &str,
     text: &str,
     mode: compile::Mode,
 ) -> Result<Rc<Code>, Diagnostic> {
+    if mode == compile::Mode::Exec
+        && let Some(code) = compile::frozen::thaw(LIBRARY_IMAGE, text, name)
+    {
+        return Ok(code);
+    }
     let module = parse_module(text).map_err(Diagnostic::from)?;
     check_shape(&module, text, mode)?;
     compile::compile_module(&module, text, name, mode).map_err(|error| compile_diagnostic(&error))

@@ -172,9 +172,12 @@ names! {
     delete = "__delete__", del = "__del__",
 }
 
+/// The VM's interned strings: names in code, attribute names, identifiers. Hashed with
+/// foldhash (hashbrown's own hasher, seeded per process), not SipHash: interning every name of
+/// the library's code at `import asyncio` was a tenth of start-up with SipHash.
 #[derive(Default)]
 pub struct Interner {
-    table: HashMap<Box<str>, Rc<PyStr>>,
+    table: HashMap<Box<str>, Rc<PyStr>, foldhash::fast::RandomState>,
 }
 
 impl Interner {
