@@ -554,7 +554,8 @@ impl Vm {
                     }
                     Instr::CallIntrinsic1(which) => {
                         let v = pop!(frame);
-                        let r = self.intrinsic1(which, v, code)?;
+                        let namespace = frame.locals_dict.as_ref().unwrap_or(&frame.globals);
+                        let r = self.intrinsic1(which, v, code, namespace)?;
                         frame.stack.push(r);
                     }
                     Instr::BuildTuple(n) => {

@@ -15,7 +15,7 @@ use super::exceptions::init as init_exceptions;
 use super::frame::{Frame, FrameResult, InlineFrames};
 use super::generator::init as init_generators;
 use super::iter::init as init_iterators;
-use super::object::BuiltinTypes;
+use super::object::{BuiltinTypes, Object, ObjectKind};
 use super::type_attrs::init_type_methods;
 use super::value::{PyDict, Value};
 use super::{Config, Exc, Interner, ModuleMaker, Names, PROGRAM_STDOUT, TIME_CHECK_INTERVAL, Vm};
@@ -133,6 +133,19 @@ impl Vm {
                 g.set_str(self.intern("__file__"), file);
             }
         }
+        // `sys.modules['__main__']` is the module whose namespace the program runs in.
+        let main_module = Value::object(Object::new(
+            self.types.module.clone(),
+            ObjectKind::Module {
+                name: "__main__".into(),
+                dict: globals.clone(),
+            },
+        ));
+        let main_key = self.names.main.clone();
+        self.modules
+            .table
+            .borrow_mut()
+            .set_str(main_key, main_module);
         let mut frame = Frame::for_module(self, code, globals.clone());
         let result = self.run_main_recorded(&mut frame);
         drop(frame);
