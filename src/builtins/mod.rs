@@ -29,6 +29,7 @@
 //! (`vm/dict.rs`).
 
 mod abc_flags;
+mod binary_file;
 mod bind;
 mod bytes_type;
 mod class_build;
