@@ -201,8 +201,9 @@ pub fn module(vm: &mut Vm) -> Value {
         .into_iter()
         .chain(graph::natives(vm))
         .chain(primitives::natives(vm))
-        // The streams' functions stand in until first called (they load lib/streams.apy).
-        .chain(io::stream_stubs(vm))
+        // The parts that load on first use (transports, streams, …) answer through
+        // the module's __getattr__.
+        .chain(io::lazy_names(vm))
         .chain(io::stream_errors(vm))
         .collect();
     let module = vm.new_module("asyncio", attrs);
