@@ -86,6 +86,8 @@ enum Part {
     Transports,
     /// `open_connection`, `start_server`, StreamReader, StreamWriter.
     Streams,
+    /// `create_subprocess_exec`/`_shell`, Process, the pipe and subprocess transports.
+    Subprocess,
 }
 
 impl Part {
@@ -99,6 +101,7 @@ impl Part {
             Part::Protocols => ("asyncio/protocols.py", include_str!("lib/protocols.apy")),
             Part::Transports => ("asyncio/transports.py", include_str!("lib/transports.apy")),
             Part::Streams => ("asyncio/streams.py", include_str!("lib/streams.apy")),
+            Part::Subprocess => ("asyncio/subprocess.py", include_str!("lib/subprocess.apy")),
         }
     }
 
@@ -107,6 +110,7 @@ impl Part {
             Part::Sockets | Part::Protocols => &[],
             Part::Transports => &[Part::Sockets, Part::Protocols],
             Part::Streams => &[Part::Transports],
+            Part::Subprocess => &[Part::Streams],
         }
     }
 
@@ -117,6 +121,7 @@ impl Part {
             Part::Protocols => (false, "BaseProtocol"),
             Part::Transports => (true, "_accept_connection"),
             Part::Streams => (false, "StreamReaderProtocol"),
+            Part::Subprocess => (true, "_make_subprocess_transport"),
         }
     }
 }
@@ -191,7 +196,18 @@ const LAZY_NAMES: &[(&str, Part)] = &[
     ("StreamReader", Part::Streams),
     ("StreamWriter", Part::Streams),
     ("StreamReaderProtocol", Part::Streams),
+    ("create_subprocess_exec", Part::Subprocess),
+    ("create_subprocess_shell", Part::Subprocess),
+    ("SubprocessStreamProtocol", Part::Subprocess),
 ];
+
+/// `asyncio.subprocess`, a library module of its own (`import asyncio.subprocess`
+/// finds it under its dotted name, `asyncio` not being a package).
+pub const SUBPROCESS_MODULE: (&str, &str, &str) = (
+    "asyncio.subprocess",
+    "asyncio/subprocess_module.py",
+    include_str!("lib/subprocess_module.apy"),
+);
 
 /// The module's `__getattr__` (PEP 562): a name of a part not loaded yet loads it.
 fn module_getattr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
@@ -199,6 +215,9 @@ fn module_getattr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let Some(Value::Str(name)) = args.first() else {
         return Err(vm.type_error("__getattr__() takes exactly one argument"));
     };
+    if name.as_str() == "subprocess" {
+        return vm.import_module(SUBPROCESS_MODULE.0);
+    }
     if let Some((_, part)) = LAZY_NAMES.iter().find(|(n, _)| *n == name.as_str()) {
         load(vm, *part)?;
         if let Some(value) = module_global(&module, name) {
@@ -309,6 +328,10 @@ const METHODS: &[(&str, NativeFn)] = &[
     stand_in!(Transports, "create_connection"),
     stand_in!(Transports, "create_server"),
     stand_in!(Transports, "create_datagram_endpoint"),
+    stand_in!(Subprocess, "subprocess_exec"),
+    stand_in!(Subprocess, "subprocess_shell"),
+    stand_in!(Subprocess, "connect_read_pipe"),
+    stand_in!(Subprocess, "connect_write_pipe"),
     ("_add_reader", |vm, args, _| add(vm, args, false)),
     ("_add_writer", |vm, args, _| add(vm, args, true)),
     ("add_reader", |vm, args, _| {

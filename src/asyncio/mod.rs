@@ -30,6 +30,8 @@ use event_loop::rt;
 pub fn install(vm: &mut Vm, settings: event_loop::Settings) {
     event_loop::configure(settings);
     vm.register_module("asyncio", module);
+    let (name, file, text) = io::SUBPROCESS_MODULE;
+    vm.register_library_module(name, file, text);
     // The frames log names the futures and tasks coroutines yield (`Future#1`).
     crate::vm::trace::name_objects_with(trace::object_name);
 }

@@ -182,11 +182,20 @@ pub fn builtin_open(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value>
     let slots = OPEN.bind(vm, args, kw)?;
     let arg = |i: usize| slots[i].clone().unwrap_or(Value::None);
     let name = arg(0);
-    let Some(path) = name.as_str().map(str::to_string) else {
-        return Err(vm.type_error(format!(
-            "expected str, bytes or os.PathLike object, not {}",
-            vm.type_name(&name)
-        )));
+    // A descriptor (a pipe's end, as subprocess opens them) or a path.
+    let descriptor = match name {
+        Value::Int(fd) => Some(i32::try_from(fd).unwrap_or(-1)),
+        _ => None,
+    };
+    let path = match (descriptor, name.as_str()) {
+        (Some(fd), _) => fd.to_string(),
+        (None, Some(path)) => path.to_string(),
+        (None, None) => {
+            return Err(vm.type_error(format!(
+                "expected str, bytes or os.PathLike object, not {}",
+                vm.type_name(&name)
+            )));
+        }
     };
     let mode = match arg(1) {
         Value::None => "r".to_string(),
@@ -242,9 +251,19 @@ pub fn builtin_open(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value>
         }
     };
     vm.require(Capability::Files, &path)?;
-    let file = options
-        .open(&path)
-        .map_err(|e| vm.os_error(&e, Some(&path)))?;
+    let file = match descriptor {
+        Some(fd) if fd < 0 => return Err(vm.value_error("negative file descriptor")),
+        // SAFETY: fcntl only asks whether the descriptor is open.
+        Some(fd) if unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 => {
+            let error = std::io::Error::last_os_error();
+            return Err(vm.os_error(&error, None));
+        }
+        // SAFETY: the file takes the descriptor over, as `open(fd)` does (closefd=True).
+        Some(fd) => unsafe { <File as std::os::fd::FromRawFd>::from_raw_fd(fd) },
+        None => options
+            .open(&path)
+            .map_err(|e| vm.os_error(&e, Some(&path)))?,
+    };
     if file.metadata().is_ok_and(|m| m.is_dir()) {
         let error = std::io::Error::from_raw_os_error(libc::EISDIR);
         return Err(vm.os_error(&error, Some(&path)));
@@ -388,6 +407,14 @@ const FILE_METHODS: &[(&str, Method)] = &[
         let f = this_file(vm, &args[0])?;
         let (offset, whence) = seek_args(vm, args)?;
         f.seek(vm, offset, whence).map(|at| Value::Int(at as i64))
+    }),
+    ("fileno", |vm, args, _| {
+        let f = this_file(vm, &args[0])?;
+        let state = f.state.borrow();
+        match &state.file {
+            Some(file) => Ok(Value::Int(i64::from(std::os::fd::AsRawFd::as_raw_fd(file)))),
+            None => Err(vm.value_error("I/O operation on closed file.")),
+        }
     }),
     ("readable", |vm, args, _| {
         let f = this_file(vm, &args[0])?;

@@ -54,6 +54,7 @@ mod module_args;
 mod modules;
 mod num_type;
 mod os;
+mod process;
 mod random;
 mod random_core;
 mod range_type;
