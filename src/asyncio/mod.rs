@@ -30,6 +30,8 @@ use event_loop::rt;
 pub fn install(vm: &mut Vm, settings: event_loop::Settings) {
     event_loop::configure(settings);
     vm.register_module("asyncio", module);
+    let (name, file, text) = io::SUBPROCESS_MODULE;
+    vm.register_library_module(name, file, text);
     // The frames log names the futures and tasks coroutines yield (`Future#1`).
     crate::vm::trace::name_objects_with(trace::object_name);
 }
@@ -201,8 +203,9 @@ pub fn module(vm: &mut Vm) -> Value {
         .into_iter()
         .chain(graph::natives(vm))
         .chain(primitives::natives(vm))
-        // The streams' functions stand in until first called (they load lib/streams.apy).
-        .chain(io::stream_stubs(vm))
+        // The parts that load on first use (transports, streams, …) answer through
+        // the module's __getattr__.
+        .chain(io::lazy_names(vm))
         .chain(io::stream_errors(vm))
         .collect();
     let module = vm.new_module("asyncio", attrs);

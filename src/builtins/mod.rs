@@ -29,6 +29,7 @@
 //! (`vm/dict.rs`).
 
 mod abc_flags;
+mod binary_file;
 mod bind;
 mod bytes_type;
 mod class_build;
@@ -53,6 +54,7 @@ mod module_args;
 mod modules;
 mod num_type;
 mod os;
+mod process;
 mod random;
 mod random_core;
 mod range_type;

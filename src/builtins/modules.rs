@@ -36,6 +36,8 @@ pub fn register(vm: &mut Vm) {
         ("selectors", super::selectors::module),
         ("io", super::io::module),
         ("os", super::os::module),
+        ("signal", super::process::signal_module),
+        ("_spawn", super::process::spawn_module),
     ];
     for &(name, make) in modules {
         vm.register_module(name, make);

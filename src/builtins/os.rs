@@ -29,6 +29,7 @@ pub fn module(vm: &mut Vm) -> Value {
     for (name, f) in OS_FUNCTIONS {
         attrs.push((name, vm.native(name, *f)));
     }
+    attrs.extend(super::process::os_functions(vm));
     let path = path_module(vm);
     let key = vm.intern("os.path");
     vm.modules.table.borrow_mut().set_str(key, path.clone());

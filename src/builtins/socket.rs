@@ -530,8 +530,15 @@ fn option_args<'a>(
 fn setsockopt(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let params = &["level", "optname", "value"];
     let (sock, level, option) = option_args(vm, args, "setsockopt", params)?;
-    let value = vm.expect_index(&args[3])? as i32;
-    net::set_option(sock.fd.get(), level, option, value).map_err(|e| os_error(vm, &e))?;
+    // The value is an int, or the bytes of a C structure (`struct linger` for SO_LINGER).
+    let set = match bytes_of(&args[3]) {
+        Some(bytes) => net::set_option_bytes(sock.fd.get(), level, option, &bytes),
+        None => {
+            let value = vm.expect_index(&args[3])? as i32;
+            net::set_option(sock.fd.get(), level, option, value)
+        }
+    };
+    set.map_err(|e| os_error(vm, &e))?;
     Ok(Value::None)
 }
 
@@ -815,6 +822,7 @@ const CONSTANTS: &[(&str, i32)] = &[
     ("SO_RCVBUF", libc::SO_RCVBUF),
     ("SO_SNDBUF", libc::SO_SNDBUF),
     ("SO_BROADCAST", libc::SO_BROADCAST),
+    ("SO_LINGER", libc::SO_LINGER),
     ("IPPROTO_TCP", libc::IPPROTO_TCP),
     ("IPPROTO_UDP", libc::IPPROTO_UDP),
     ("TCP_NODELAY", libc::TCP_NODELAY),

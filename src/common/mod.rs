@@ -35,6 +35,7 @@ pub mod list_sort;
 pub mod memory;
 pub mod net;
 pub mod op_error;
+pub mod process;
 pub mod set_table;
 pub mod sizes;
 pub mod str_format;

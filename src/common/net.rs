@@ -268,14 +268,19 @@ pub fn peer_addr(fd: RawFd) -> io::Result<SockAddr> {
 }
 
 pub fn set_option(fd: RawFd, level: i32, name: i32, value: i32) -> io::Result<()> {
-    // SAFETY: passes a pointer to one int of the size given.
+    set_option_bytes(fd, level, name, &value.to_ne_bytes())
+}
+
+/// `setsockopt` with the option's value as its bytes (a `struct linger`, …).
+pub fn set_option_bytes(fd: RawFd, level: i32, name: i32, value: &[u8]) -> io::Result<()> {
+    // SAFETY: passes a pointer to `value` and its length.
     check(unsafe {
         libc::setsockopt(
             fd,
             level,
             name,
-            (&value as *const i32).cast(),
-            std::mem::size_of::<i32>() as libc::socklen_t,
+            value.as_ptr().cast(),
+            value.len() as libc::socklen_t,
         )
     })
     .map(drop)

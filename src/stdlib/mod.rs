@@ -70,6 +70,11 @@ const MODULES: &[(&str, &str, &str)] = &[
     ("warnings", "warnings.py", include_str!("warnings.apy")),
     ("json", "json/__init__.py", include_str!("json.apy")),
     ("argparse", "argparse.py", include_str!("argparse.apy")),
+    (
+        "subprocess",
+        "subprocess.py",
+        include_str!("subprocess.apy"),
+    ),
 ];
 
 /// Makes every library module importable in `vm`.
