@@ -57,6 +57,7 @@ const MODULES: &[(&str, &str, &str)] = &[
     ),
     ("string", "string.py", include_str!("string.apy")),
     ("textwrap", "textwrap.py", include_str!("textwrap.apy")),
+    ("threading", "threading.py", include_str!("threading.apy")),
     ("typing", "typing.py", include_str!("typing.apy")),
     ("time", "time.py", include_str!("time.apy")),
     ("_strptime", "_strptime.py", include_str!("_strptime.apy")),
