@@ -159,11 +159,12 @@ fn lock_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 /// `function()`, ready to run at its turn.
 fn start_joinable_thread(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_arity(vm, "start_joinable_thread", args, 0, 1)?;
+    // `name` is apy's own: the name `--trace` shows from the thread's first turn on.
     check_kwargs(
         vm,
         "start_joinable_thread",
         kw,
-        &["function", "handle", "daemon"],
+        &["function", "handle", "daemon", "name"],
     )?;
     let Some(function) = args.first().cloned().or_else(|| kwarg(kw, "function")) else {
         return Err(
@@ -173,7 +174,13 @@ fn start_joinable_thread(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<V
     if !vm.is_callable(&function) {
         return Err(vm.type_error("thread function must be callable"));
     }
-    start(vm, function, Vec::new())
+    let handle = start(vm, function, Vec::new())?;
+    if let Some(name) = kwarg(kw, "name") {
+        let name = vm.str_of(&name)?;
+        let ident = handle_of(vm, &handle)?.ident;
+        vm.threads.name_thread(ident, name.as_str());
+    }
+    Ok(handle)
 }
 
 /// `start_new_thread(function, args, kwargs=None)`: the older interface; an exception

@@ -125,6 +125,11 @@ impl<T, S> Threads<T, S> {
         self.list[self.current].ident
     }
 
+    /// The running thread's name.
+    pub fn name(&self) -> Rc<str> {
+        self.list[self.current].name.clone()
+    }
+
     /// How many threads are alive (`_thread._count()` plus the main thread).
     pub fn count(&self) -> usize {
         self.list.len()
@@ -133,6 +138,13 @@ impl<T, S> Threads<T, S> {
     /// Names the running thread (`_thread.set_name`), as `--trace` shows it.
     pub fn set_name(&mut self, name: &str) {
         self.list[self.current].name = name.into();
+    }
+
+    /// Names the thread `ident`.
+    pub fn name_thread(&mut self, ident: u64, name: &str) {
+        if let Some(i) = self.index(ident) {
+            self.list[i].name = name.into();
+        }
     }
 
     /// Registers a layer's per-thread state (once per hook; a second call does nothing).
