@@ -140,6 +140,8 @@ pub fn new_vm(mut config: Config) -> Vm {
     crate::common::explain::install(config.explain);
     let mut vm = Vm::new(config.vm);
     vm.max_recursion_limit = recursion_cap(stack_bytes());
+    // Each thread's own stack holds as much recursion as the interpreter thread's.
+    vm.threads.stack_bytes = stack_bytes();
     vm.recursion_limit = vm.recursion_limit.min(vm.max_recursion_limit);
     vm.compile = compile_at_run_time;
     crate::builtins::install(&mut vm);

@@ -16,6 +16,7 @@ pub mod log;
 pub mod primitives;
 pub mod reports;
 pub mod task;
+pub mod threadsafe;
 pub mod trace;
 pub mod watchers;
 
@@ -126,6 +127,8 @@ pub fn module(vm: &mut Vm) -> Value {
     let runtime = rt(vm);
     asyncgens::init_types(vm, &runtime.types.event_loop);
     io::init_type(vm, &runtime.types.event_loop);
+    threadsafe::init_type(vm, &runtime.types.event_loop);
+    vm.threads.add_hook(threadsafe::thread_hook);
     let t = &runtime.types;
     let attrs = vec![
         ("Future", Value::Type(t.future.clone())),
@@ -159,7 +162,7 @@ pub fn module(vm: &mut Vm) -> Value {
             vm.native("get_event_loop", |vm, _, _| {
                 // events.py's get_event_loop: making a loop because none is set is
                 // deprecated (3.12+); the warning names the caller's line.
-                if !event_loop::has_current_loop(vm) {
+                if !event_loop::has_current_loop(vm) && vm.threads.on_main() {
                     vm.deprecation_in_main("There is no current event loop");
                 }
                 event_loop::get_event_loop(vm)
@@ -207,6 +210,8 @@ pub fn module(vm: &mut Vm) -> Value {
         // the module's __getattr__.
         .chain(io::lazy_names(vm))
         .chain(io::stream_errors(vm))
+        // So do the threads' (they load lib/threads.apy).
+        .chain(threadsafe::stubs(vm))
         .collect();
     let module = vm.new_module("asyncio", attrs);
     for (name, text) in LIBRARY {

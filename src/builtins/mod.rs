@@ -62,6 +62,7 @@ pub mod selectors;
 mod set_type;
 pub mod socket;
 mod str_type;
+mod thread;
 mod time;
 mod tuple_type;
 

@@ -38,6 +38,7 @@ pub fn register(vm: &mut Vm) {
         ("os", super::os::module),
         ("signal", super::process::signal_module),
         ("_spawn", super::process::spawn_module),
+        ("_thread", super::thread::module),
     ];
     for &(name, make) in modules {
         vm.register_module(name, make);

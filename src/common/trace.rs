@@ -40,8 +40,9 @@
 //! | `hooks`   | `  asyncgen firstiter agen()` / `asyncgen finalizer agen()` / `aclose of agen() scheduled` / `shutdown_asyncgens closes N async generators` |
 //! | `frames`  | `  > send None into main() at its start` / `  > throw X into job() line 3` |
 //! | `frames`  | `  < main() line 8 yielded Future#1` / `returned 2` / `raised X`      |
+//! | `threads` | `thread Thread-1 takes over: MainThread blocked in sleep` (`… in acquire`, `join`, `select`) / `…: Thread-1 finished` / `…: Thread-1 used up its switch interval` |
 //!
-//! `--trace` alone means `loop,tasks,futures,hooks`; `--trace=all` adds `frames`.
+//! `--trace` alone means `loop,tasks,futures,hooks,threads`; `--trace=all` adds `frames`.
 
 use std::cell::{Cell, RefCell};
 use std::io::Write;
@@ -56,18 +57,20 @@ pub enum Category {
     Futures = 4,
     Hooks = 8,
     Frames = 16,
+    Threads = 32,
 }
 
-const CATEGORY_NAMES: [(&str, Category); 5] = [
+const CATEGORY_NAMES: [(&str, Category); 6] = [
     ("loop", Category::Loop),
     ("tasks", Category::Tasks),
     ("futures", Category::Futures),
     ("hooks", Category::Hooks),
     ("frames", Category::Frames),
+    ("threads", Category::Threads),
 ];
 
 /// The categories `--trace` without a list selects: all but `frames`.
-pub const DEFAULT_CATEGORIES: u8 = 1 | 2 | 4 | 8;
+pub const DEFAULT_CATEGORIES: u8 = 1 | 2 | 4 | 8 | 32;
 
 /// What to trace and where: `--trace[=…]` and `--trace-file`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -91,7 +94,7 @@ pub fn parse_categories(text: &str) -> Result<u8, String> {
             None => {
                 return Err(format!(
                     "unknown trace category '{word}' (expected loop, tasks, futures, hooks, \
-                     frames or all)"
+                     frames, threads or all)"
                 ));
             }
         }

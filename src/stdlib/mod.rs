@@ -36,6 +36,26 @@ const MODULES: &[(&str, &str, &str)] = &[
     ),
     ("copy", "copy.py", include_str!("copy.apy")),
     (
+        "concurrent",
+        "concurrent/__init__.py",
+        include_str!("concurrent.apy"),
+    ),
+    (
+        "concurrent.futures",
+        "concurrent/futures/__init__.py",
+        include_str!("concurrent_futures.apy"),
+    ),
+    (
+        "concurrent.futures._base",
+        "concurrent/futures/_base.py",
+        include_str!("concurrent_futures_base.apy"),
+    ),
+    (
+        "concurrent.futures.thread",
+        "concurrent/futures/thread.py",
+        include_str!("concurrent_futures_thread.apy"),
+    ),
+    (
         "dataclasses",
         "dataclasses.py",
         include_str!("dataclasses.apy"),
@@ -55,8 +75,10 @@ const MODULES: &[(&str, &str, &str)] = &[
         "statistics.py",
         include_str!("statistics.apy"),
     ),
+    ("queue", "queue.py", include_str!("queue.apy")),
     ("string", "string.py", include_str!("string.apy")),
     ("textwrap", "textwrap.py", include_str!("textwrap.apy")),
+    ("threading", "threading.py", include_str!("threading.apy")),
     ("typing", "typing.py", include_str!("typing.apy")),
     ("time", "time.py", include_str!("time.apy")),
     ("_strptime", "_strptime.py", include_str!("_strptime.apy")),

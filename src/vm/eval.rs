@@ -176,7 +176,7 @@ impl Vm {
                 // about to run (inside its `try`), not by the one before a jump.
                 self.countdown -= 1;
                 if self.countdown == 0
-                    && let Some(stop) = self.check_limits()
+                    && let Some(stop) = self.check_between_instructions()
                 {
                     return Err(stop);
                 }

@@ -53,6 +53,8 @@ pub mod set_ops;
 pub mod slots;
 pub mod source_lines;
 pub mod stack;
+pub mod thread_list;
+pub mod threads;
 pub mod trace;
 pub mod traceback;
 pub mod type_attrs;
@@ -272,6 +274,44 @@ pub struct Vm {
     /// their first use ([`Vm::ready_bytes`]): most programs never use their hundred
     /// methods, and installing them made every start 7% slower.
     pub bytes_methods: Option<fn(&mut Vm)>,
+    /// The program's threads and whose turn it is (`vm::threads`).
+    pub threads: thread_list::Threads<ThreadOwn, Value>,
+}
+
+/// A thread's native stack: a coroutine resumed with the `Vm` (`vm::threads`).
+#[cfg(not(target_arch = "wasm32"))]
+pub type ThreadStack = corosensei::Coroutine<*mut Vm, *mut Vm, ()>;
+#[cfg(target_arch = "wasm32")]
+pub type ThreadStack = ();
+
+/// What a thread has of its own in the `Vm` (these fields of it), kept in the thread table
+/// while another thread runs, with the thread's own stack (`vm::threads`).
+#[derive(Default)]
+pub struct ThreadOwn {
+    pub(crate) depth: usize,
+    pub(crate) exc_info: Vec<Value>,
+    pub(crate) running_frames: Vec<frame::RunningFrame>,
+    pub(crate) caller: Option<frame::CallSite>,
+    pub(crate) frame_chain: Vec<(*const frame::Frame, *const frame::InlineFrames)>,
+    pub(crate) repr_stack: Vec<usize>,
+    pub(crate) class_namespaces: Vec<(Rc<PyDict>, Value)>,
+    pub(crate) asyncgen_hooks: AsyncGenHooks,
+    /// One per hook of the thread table, in order: the layers' own per-thread state.
+    pub(crate) slots: Vec<Value>,
+    /// Its own native stack (None: the main thread's is the interpreter thread's, and a
+    /// thread's is out of the table while it runs).
+    pub(crate) stack: Option<Box<ThreadStack>>,
+    /// Where the thread's stack gives way (set as it starts).
+    pub(crate) yielder: *const std::ffi::c_void,
+}
+
+impl Drop for ThreadOwn {
+    /// A thread still alive when the interpreter ends (a daemon, or one blocked for good)
+    /// is left where it stands, as CPython leaves daemon threads: its stack is never
+    /// unwound, and what that holds is never freed.
+    fn drop(&mut self) {
+        std::mem::forget(self.stack.take());
+    }
 }
 
 thread_local! {
@@ -357,8 +397,23 @@ impl Vm {
             Some(max) => (max + 1 - self.steps).min(TIME_CHECK_INTERVAL),
             None => TIME_CHECK_INTERVAL,
         };
-        self.start_window(left);
-        interrupt::take().then(|| self.new_exc_args(&self.types.keyboard_interrupt, vec![]))
+        self.start_window(self.slice_window(left));
+        // Ctrl-C is the main thread's to raise, as in CPython.
+        (self.threads.on_main() && interrupt::take())
+            .then(|| self.new_exc_args(&self.types.keyboard_interrupt, vec![]))
+    }
+
+    /// The dispatch loop's check when a window runs out: [`Vm::check_limits`], then, while
+    /// other threads live, whether the running one's turn is over (`vm::threads`).
+    #[cold]
+    pub(crate) fn check_between_instructions(&mut self) -> Option<Exc> {
+        if let Some(stop) = self.check_limits() {
+            return Some(stop);
+        }
+        if self.threads.active() {
+            return self.slice_over().err();
+        }
+        None
     }
 
     /// Starts a check window of `length` (at least 1) instructions.

@@ -76,6 +76,7 @@ impl Vm {
             library_modules: HashMap::new(),
             frame_chain: Vec::new(),
             bytes_methods: None,
+            threads: Default::default(),
             compile: |name, _, _| {
                 let message = format!("{name}: this interpreter cannot compile at run time");
                 Err(Diagnostic::syntax_error(message, Default::default()))
@@ -153,11 +154,34 @@ impl Vm {
             FrameResult::Err(exc) => self.report_uncaught(&exc),
             _ => 0,
         };
+        let status = self.join_threads(status);
         // Module globals die before the interpreter, as at CPython's shutdown.
         globals.table.borrow_mut().clear();
         self.run_finalizers(None);
         self.flush_stdout();
         status
+    }
+
+    /// As the main module ends, `threading._shutdown()` waits for the threads that are not
+    /// daemons (`wait_for_thread_shutdown`), when `threading` was imported; an error there
+    /// (Ctrl-C, a limit) is reported and becomes the exit status.
+    fn join_threads(&mut self, status: i32) -> i32 {
+        if !self.threads.active() || self.abort.is_some() {
+            return status;
+        }
+        let key = self.intern("threading");
+        let threading = self.modules.table.borrow().get_str(&key).cloned();
+        let Some(threading) = threading else {
+            return status;
+        };
+        let shutdown = self.intern("_shutdown");
+        let joined = self
+            .get_attr(&threading, &shutdown)
+            .and_then(|f| self.call(&f, &[], &[]));
+        match joined {
+            Ok(_) => status,
+            Err(exc) => self.report_uncaught(&exc),
+        }
     }
 
     /// Prints an exception that ended the program and returns the exit status.
