@@ -82,6 +82,19 @@ pub struct Cli {
     #[arg(long, value_name = "PATH")]
     pub trace_file: Option<PathBuf>,
 
+    /// Record the event loop's run and draw it to FILE when the program ends: one lane per
+    /// task, a bar per step, what each task waited on, arrows from the step that completed
+    /// a future to the step it woke, cancellations, exceptions and results. The extension
+    /// says the format: `.svg` (a picture), `.html` (a page with details on hover) or
+    /// `.json` (the data, documented in src/timeline/json.rs).
+    #[arg(long, value_name = "FILE")]
+    pub timeline: Option<PathBuf>,
+
+    /// How `--timeline` spaces the picture from left to right: by loop `time` (the
+    /// default), or by loop `iteration` (for runs where everything happens at t=0).
+    #[arg(long, value_name = "time|iteration", default_value = "time", value_parser = parse_spacing)]
+    pub timeline_spacing: apy::timeline::Spacing,
+
     /// After each classic async mistake apy reports (a coroutine never awaited, a task
     /// exception never retrieved, a task destroyed while pending, …), keep CPython's
     /// message as it is and add a short teaching note below it on stderr.
@@ -215,7 +228,21 @@ pub fn main(cli: Cli) -> ExitCode {
         Mode::Run if cli.interactive => {
             return exit_code(apy::repl::run(run_config(&cli, argv), Some(source)));
         }
-        Mode::Run => match interp::run_with(&source, run_config(&cli, argv)) {
+        Mode::Run => match interp::run_with(&source, {
+            let mut config = run_config(&cli, argv);
+            if let Some(path) = &cli.timeline {
+                if let Err(message) = apy::timeline::Format::of(path) {
+                    eprintln!("apy: {message}");
+                    return ExitCode::from(2);
+                }
+                config.timeline = Some(apy::timeline::Settings {
+                    path: path.clone(),
+                    spacing: cli.timeline_spacing,
+                    program: program_name(&source.name),
+                });
+            }
+            config
+        }) {
             Ok(()) => Ok(()),
             Err(interp::Error::Diagnostic(diagnostic)) => Err(diagnostic),
             // The VM has already reported the exception or SystemExit message.
@@ -226,6 +253,13 @@ pub fn main(cli: Cli) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(diagnostic) => report(&diagnostic, &source),
     }
+}
+
+/// A program's name as the timeline shows it: the file's name without its folder.
+fn program_name(name: &str) -> String {
+    Path::new(name)
+        .file_name()
+        .map_or(name.to_string(), |n| n.to_string_lossy().into_owned())
 }
 
 /// The `--dis=NAME` error: what was asked for, and what there is.
@@ -263,6 +297,15 @@ fn run_config(cli: &Cli, argv: Vec<String>) -> interp::Config {
             file: cli.trace_file.clone(),
         },
         explain: cli.explain,
+        timeline: None,
+    }
+}
+
+fn parse_spacing(text: &str) -> Result<apy::timeline::Spacing, String> {
+    match text {
+        "time" => Ok(apy::timeline::Spacing::Time),
+        "iteration" => Ok(apy::timeline::Spacing::Iteration),
+        _ => Err("expected 'time' or 'iteration'".into()),
     }
 }
 

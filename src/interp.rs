@@ -118,6 +118,8 @@ pub struct Config {
     pub trace: crate::common::trace::Settings,
     /// `--explain`: a teaching note under each classic async mistake reported.
     pub explain: bool,
+    /// `--timeline FILE`: record the loop's run and write its picture when it ends.
+    pub timeline: Option<crate::timeline::Settings>,
 }
 
 impl From<crate::vm::Config> for Config {
@@ -313,9 +315,24 @@ pub fn run_with(source: &SourceFile, mut config: Config) -> Result<(), Error> {
     crate::vm::interrupt::install_handler();
     let worker = spawn_interpreter(move || {
         let code = compile(&source)?;
+        let timeline = config.timeline.clone();
+        let clock = config.vm.clock;
         let mut vm = new_vm(config);
+        if let Some(settings) = &timeline
+            && !crate::timeline::start(settings, clock)
+        {
+            eprintln!("apy: --timeline needs apy built with the `trace` feature");
+        }
         let status = vm.run_main(&code, &source.text);
         crate::asyncio::shutdown(&mut vm);
+        if let Some(settings) = &timeline
+            && let Err(error) = crate::timeline::finish(settings)
+        {
+            eprintln!(
+                "apy: can't write timeline file '{}': {error}",
+                settings.path.display()
+            );
+        }
         Ok(status)
     });
     match worker.map(|handle| handle.join()) {

@@ -14,6 +14,7 @@ pub mod io;
 pub mod library;
 pub mod log;
 pub mod primitives;
+pub mod record;
 pub mod reports;
 pub mod task;
 pub mod threadsafe;

@@ -106,7 +106,11 @@ pub fn parse_categories(text: &str) -> Result<u8, String> {
 }
 
 thread_local! {
+    /// The categories whose events run their `#[cold]` body: those logged as text, plus
+    /// those a recorder (`--timeline`) listens to.
     static MASK: Cell<u8> = const { Cell::new(0) };
+    /// The categories logged as text.
+    static TEXT: Cell<u8> = const { Cell::new(0) };
     static WRITER: RefCell<Writer> = RefCell::new(Writer::default());
 }
 
@@ -127,10 +131,29 @@ pub fn install(settings: &Settings) {
         },
     };
     WRITER.with(|w| w.borrow_mut().sink = sink);
-    MASK.with(|m| m.set(settings.categories));
+    TEXT.with(|m| m.set(settings.categories));
+    MASK.with(|m| m.set(m.get() | settings.categories));
 }
 
-/// Whether events of `category` are traced: the one branch an event costs when off.
+/// Turns on the events of `categories` for a recorder (`--timeline`) without logging them
+/// as text: their `#[cold]` bodies run, and [`text_on`] tells them whether to write a line.
+/// Returns false when apy is built without the `trace` feature (no event is ever seen).
+pub fn listen(categories: u8) -> bool {
+    if !cfg!(feature = "trace") {
+        return false;
+    }
+    MASK.with(|m| m.set(m.get() | categories));
+    true
+}
+
+/// Whether events of `category` are logged as text (inside a `#[cold]` body, where [`on`]
+/// may be true for a recorder alone).
+pub fn text_on(category: Category) -> bool {
+    TEXT.with(|m| m.get()) & category as u8 != 0
+}
+
+/// Whether events of `category` are traced or recorded: the one branch an event costs
+/// when off.
 #[inline(always)]
 pub fn on(category: Category) -> bool {
     cfg!(feature = "trace") && MASK.with(|m| m.get()) & category as u8 != 0
