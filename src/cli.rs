@@ -53,7 +53,8 @@ pub struct Cli {
     /// the program; `--dis=NAME` shows one function and what it contains, like
     /// `dis.dis(NAME)` (a qualified name such as `main` or `Outer.method`). Code objects
     /// appear `at 0x0001`, `0x0002`, … (their place in the full listing) rather than at a
-    /// memory address, so the output is the same on every run.
+    /// memory address, so the output is the same on every run. A first line says where the
+    /// instruction set differs from CPython's on purpose.
     #[arg(
         long,
         value_name = "NAME",
@@ -210,12 +211,14 @@ pub fn main(cli: Cli) -> ExitCode {
             interp::parse(&source).map(|module| print_ignoring_closed_pipe(&dump_module(&module)))
         }
         Mode::Check => interp::check(&source),
-        Mode::Dis(None) => interp::compile(&source)
-            .map(|code| print_ignoring_closed_pipe(&apy::compile::dis::disassemble(&code))),
+        Mode::Dis(None) => interp::compile(&source).map(|code| {
+            let text = apy::compile::dis::disassemble(&code);
+            print_ignoring_closed_pipe(&format!("{}\n{text}", apy::compile::dis::HEADER));
+        }),
         Mode::Dis(Some(name)) => match interp::compile(&source) {
             Ok(code) => match apy::compile::dis::disassemble_function(&code, name) {
                 Some(text) => {
-                    print_ignoring_closed_pipe(&text);
+                    print_ignoring_closed_pipe(&format!("{}\n{text}", apy::compile::dis::HEADER));
                     Ok(())
                 }
                 None => {

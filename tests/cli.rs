@@ -200,7 +200,7 @@ fn without_file_a_piped_stdin_is_the_program() {
 
 #[test]
 fn ast_prints_the_tree_like_python() {
-    // python3.13 -c "import ast; print(ast.dump(ast.parse('print(1)'), indent=2))", without ctx.
+    // python3.13 -c "import ast; print(ast.dump(ast.parse('print(1)'), indent=2))"
     let output = apy(&["--ast", "-c", "print(1)"], b"");
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let expected = "\
@@ -208,7 +208,7 @@ Module(
   body=[
     Expr(
       value=Call(
-        func=Name(id='print'),
+        func=Name(id='print', ctx=Load()),
         args=[
           Constant(value=1)]))])
 ";

@@ -179,6 +179,10 @@ pub enum Instr {
     // ---- control flow ----------------------------------------------------------------------
     /// Unconditional jump (shown as JUMP_FORWARD / JUMP_BACKWARD).
     Jump(Label),
+    /// The same jump where CPython checks for no interrupt on the way back: the return to
+    /// `SEND` in an `await`/`yield from` loop and the exit of an exception handler (shown as
+    /// JUMP_FORWARD / JUMP_BACKWARD_NO_INTERRUPT). apy checks no interrupt at any jump.
+    JumpNoInterrupt(Label),
     /// `(v -- )` jump if v is false (truthiness via `__bool__`/`__len__`).
     PopJumpIfFalse(Label),
     PopJumpIfTrue(Label),
@@ -328,6 +332,7 @@ impl Instr {
     pub fn jump_target(&self) -> Option<Label> {
         match *self {
             Instr::Jump(t)
+            | Instr::JumpNoInterrupt(t)
             | Instr::PopJumpIfFalse(t)
             | Instr::PopJumpIfTrue(t)
             | Instr::PopJumpIfNone(t)
@@ -342,6 +347,7 @@ impl Instr {
     pub fn with_jump_target(self, target: Label) -> Instr {
         match self {
             Instr::Jump(_) => Instr::Jump(target),
+            Instr::JumpNoInterrupt(_) => Instr::JumpNoInterrupt(target),
             Instr::PopJumpIfFalse(_) => Instr::PopJumpIfFalse(target),
             Instr::PopJumpIfTrue(_) => Instr::PopJumpIfTrue(target),
             Instr::PopJumpIfNone(_) => Instr::PopJumpIfNone(target),
@@ -357,6 +363,7 @@ impl Instr {
         matches!(
             self,
             Instr::Jump(_)
+                | Instr::JumpNoInterrupt(_)
                 | Instr::ReturnValue
                 | Instr::ReturnConst(_)
                 | Instr::RaiseVarargs(_)
@@ -373,6 +380,7 @@ impl Instr {
             | SetupAnnotations
             | Swap(_)
             | Jump(_)
+            | JumpNoInterrupt(_)
             | LoadAttr(_)
             | UnaryNegative
             | UnaryNot

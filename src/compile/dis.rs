@@ -15,6 +15,10 @@ use super::bytecode::{Code, CompareOperator, Constant, Instr};
 use crate::common::chars::{bytes_repr, str_repr};
 use crate::common::float_repr::float_repr;
 
+/// The first line `apy --dis` prints: the listing is apy's bytecode, which differs from
+/// CPython's on purpose in places the book's chapter "Reading the machinery" lists.
+pub const HEADER: &str = "# apy bytecode in python3.13 -m dis layout; where the instruction set differs on purpose: book, \"Reading the machinery\"";
+
 const OPNAME_WIDTH: usize = 20;
 const OPARG_WIDTH: usize = 5;
 
@@ -142,7 +146,7 @@ fn disassemble_one(code: &Code, addresses: &Addresses, out: &mut String) {
             code.instructions.get(i + 1),
             Some(Instr::PopJumpIfFalse(_) | Instr::PopJumpIfTrue(_) | Instr::UnaryNot)
         );
-        if let Some(arg) = oparg(instr, to_bool) {
+        if let Some(arg) = oparg(code, instr, to_bool) {
             let excess = name.len().saturating_sub(OPNAME_WIDTH);
             fields.push(format!(
                 "{:>w$}",
@@ -177,11 +181,14 @@ fn disassemble_one(code: &Code, addresses: &Addresses, out: &mut String) {
 fn opname(instr: &Instr, index: u32) -> String {
     match instr {
         Instr::Jump(t) if *t <= index => return "JUMP_BACKWARD".into(),
-        Instr::Jump(_) => return "JUMP_FORWARD".into(),
+        Instr::JumpNoInterrupt(t) if *t <= index => return "JUMP_BACKWARD_NO_INTERRUPT".into(),
+        Instr::Jump(_) | Instr::JumpNoInterrupt(_) => return "JUMP_FORWARD".into(),
         Instr::LoadMethod(_) => return "LOAD_ATTR".into(),
         Instr::LoadGlobalNull(_) => return "LOAD_GLOBAL".into(),
         Instr::LoadSuperMethod(_) => return "LOAD_SUPER_ATTR".into(),
         Instr::CallIntrinsic1(_) => return "CALL_INTRINSIC_1".into(),
+        // CPython 3.13 assembles its LOAD_CLOSURE pseudo-instruction as LOAD_FAST.
+        Instr::LoadClosure(_) => return "LOAD_FAST".into(),
         Instr::PrepReraiseStar => return "CALL_INTRINSIC_2".into(),
         _ => {}
     }
@@ -199,9 +206,12 @@ fn opname(instr: &Instr, index: u32) -> String {
 
 /// An instruction's argument as CPython 3.13 encodes it. `to_bool`: the next instruction
 /// takes the value as a truth value (a branch or `not`), which CPython marks in COMPARE_OP.
-fn oparg(instr: &Instr, to_bool: bool) -> Option<u32> {
+fn oparg(code: &Code, instr: &Instr, to_bool: bool) -> Option<u32> {
     use Instr::*;
     Some(match *instr {
+        LoadDeref(n) | StoreDeref(n) | DeleteDeref(n) | LoadClosure(n) | LoadFromDictOrDeref(n) => {
+            fast_index(code, n)
+        }
         Copy(n)
         | Swap(n)
         | LoadConst(n)
@@ -217,11 +227,6 @@ fn oparg(instr: &Instr, to_bool: bool) -> Option<u32> {
         | StoreFastStoreFast(n)
         | StoreGlobal(n)
         | DeleteGlobal(n)
-        | LoadDeref(n)
-        | StoreDeref(n)
-        | DeleteDeref(n)
-        | LoadClosure(n)
-        | LoadFromDictOrDeref(n)
         | StoreAttr(n)
         | DeleteAttr(n)
         | BuildSlice(n)
@@ -244,6 +249,7 @@ fn oparg(instr: &Instr, to_bool: bool) -> Option<u32> {
         | UnpackEx(n)
         | ConvertValue(n)
         | Jump(n)
+        | JumpNoInterrupt(n)
         | PopJumpIfFalse(n)
         | PopJumpIfTrue(n)
         | PopJumpIfNone(n)
@@ -276,6 +282,22 @@ fn oparg(instr: &Instr, to_bool: bool) -> Option<u32> {
         PrepReraiseStar => 1,
         _ => return None,
     })
+}
+
+/// Where CPython 3.13 keeps cell or free variable `n` (apy's index into cells then free
+/// variables): among all the frame's variables, the locals first, then the cells that are
+/// not parameters (a parameter's cell shares its slot), then the free variables.
+fn fast_index(code: &Code, n: u32) -> u32 {
+    let own_cell = |k: usize| code.cell2arg.get(k).copied().flatten();
+    let cells_before = |end: usize| (0..end).filter(|&k| own_cell(k).is_none()).count();
+    let locals = code.varnames.len();
+    let n = n as usize;
+    let index = match own_cell(n) {
+        Some(arg) => arg as usize,
+        None if n < code.cellvars.len() => locals + cells_before(n),
+        None => locals + cells_before(code.cellvars.len()) + n - code.cellvars.len(),
+    };
+    index as u32
 }
 
 /// COMPARE_OP's argument in CPython 3.13: the operator's place in `dis.cmp_op` shifted
@@ -329,8 +351,8 @@ fn argrepr(
         LoadDeref(i) | StoreDeref(i) | DeleteDeref(i) | LoadClosure(i) | LoadFromDictOrDeref(i) => {
             cell(i)
         }
-        Jump(t) | PopJumpIfFalse(t) | PopJumpIfTrue(t) | PopJumpIfNone(t) | PopJumpIfNotNone(t)
-        | ForIter(t) | Send(t) => label_of(t).map(|k| format!("to L{k}")),
+        Jump(t) | JumpNoInterrupt(t) | PopJumpIfFalse(t) | PopJumpIfTrue(t) | PopJumpIfNone(t)
+        | PopJumpIfNotNone(t) | ForIter(t) | Send(t) => label_of(t).map(|k| format!("to L{k}")),
         BinaryOp(op) => Some(op.symbol().to_string()),
         CompareOp(op) if to_bool => Some(format!("bool({})", op.symbol())),
         CompareOp(op) => Some(op.symbol().to_string()),

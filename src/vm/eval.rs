@@ -678,7 +678,9 @@ impl Vm {
                         let r = self.format_value(&v, &spec)?;
                         frame.stack.push(r);
                     }
-                    Instr::Jump(target) => frame.ip = target as usize,
+                    Instr::Jump(target) | Instr::JumpNoInterrupt(target) => {
+                        frame.ip = target as usize
+                    }
                     Instr::PopJumpIfFalse(target) => {
                         let b = pop_truth!(self, frame);
                         if !b {

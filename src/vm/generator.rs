@@ -479,7 +479,7 @@ impl Vm {
     pub(super) fn take_passed_frame(&mut self, generator: &Generator) -> Option<Box<Frame>> {
         let mut frame = generator.state.borrow_mut().frame.take()?;
         self.exc_info.push(Value::None);
-        if let Some(&Instr::Jump(send_at)) = frame.code.code.instructions.get(frame.ip) {
+        if let Some(&Instr::JumpNoInterrupt(send_at)) = frame.code.code.instructions.get(frame.ip) {
             frame.ip = send_at as usize + 1;
         }
         Some(frame)
