@@ -5,8 +5,9 @@
 
 use std::rc::Rc;
 
+use crate::common::sizes::grow_for;
 use crate::compile::bytecode::CompareOperator;
-use crate::vm::args::{Signature, check_arity, check_kwargs, kwarg, split_cls};
+use crate::vm::args::{OrRaise, Signature, check_arity, check_kwargs, kwarg, split_cls};
 use crate::vm::call::instance_of_subclass;
 use crate::vm::object::{KwArgs, NativeFn};
 use crate::vm::value::{PyList, Value};
@@ -77,10 +78,9 @@ fn this_list<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a Rc<PyList>> {
 
 fn append(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     Signature::one("list", "append").check(vm, &args[1..], kw)?;
-    this_list(vm, args)?
-        .items
-        .borrow_mut()
-        .push(args[1].clone());
+    let mut items = this_list(vm, args)?.items.borrow_mut();
+    grow_for(&mut items, 1).or_raise(vm)?;
+    items.push(args[1].clone());
     Ok(Value::None)
 }
 
@@ -88,7 +88,9 @@ fn extend(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     Signature::one("list", "extend").check(vm, &args[1..], kw)?;
     let l = this_list(vm, args)?.clone();
     let items = vm.collect_iterable(args.get(1).unwrap_or(&Value::None))?;
-    l.items.borrow_mut().extend(items);
+    let mut list = l.items.borrow_mut();
+    grow_for(&mut list, items.len()).or_raise(vm)?;
+    list.extend(items);
     Ok(Value::None)
 }
 

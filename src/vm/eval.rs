@@ -10,6 +10,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use crate::common::sizes::grow_for;
 use crate::compile::bytecode::Instr;
 
 use super::attr_cache::instance_attr_hit;
@@ -595,7 +596,12 @@ impl Vm {
                     Instr::ListAppend(n) => {
                         let v = pop!(frame);
                         if let Value::List(l) = &frame.stack[frame.stack.len() - n as usize] {
-                            l.items.borrow_mut().push(v);
+                            let mut items = l.items.borrow_mut();
+                            if let Err(e) = grow_for(&mut items, 1) {
+                                drop(items);
+                                return Err(self.op_error(e));
+                            }
+                            items.push(v);
                         }
                     }
                     Instr::SetAdd(n) => {

@@ -375,8 +375,9 @@ impl Vm {
 
     /// Called every `TIME_CHECK_INTERVAL` steps or when `max_steps` is reached (the
     /// countdown ran out): the exception to raise when a sandbox limit is exceeded
-    /// (recording an [`Abort`], which no handler can catch) or when Ctrl-C was pressed (a
-    /// `KeyboardInterrupt`, which code may catch).
+    /// (recording an [`Abort`], which no handler can catch), when the heap went past
+    /// `--max-memory` (a `MemoryError`) or when Ctrl-C was pressed (a `KeyboardInterrupt`);
+    /// code may catch those two.
     #[cold]
     pub(crate) fn check_limits(&mut self) -> Option<Exc> {
         // Counts the instruction about to run: the one past the limit stops the program.
@@ -398,6 +399,10 @@ impl Vm {
             None => TIME_CHECK_INTERVAL,
         };
         self.start_window(self.slice_window(left));
+        if crate::common::memory::take_over_limit() {
+            // Past `--max-memory` where no allocation could be refused (`common::memory`).
+            return Some(self.new_exc_args(&self.types.memory_error, vec![]));
+        }
         // Ctrl-C is the main thread's to raise, as in CPython.
         (self.threads.on_main() && interrupt::take())
             .then(|| self.new_exc_args(&self.types.keyboard_interrupt, vec![]))
