@@ -188,8 +188,9 @@ fn under_the_real_clock_a_deadlock_waits_until_the_time_limit() {
     insta::glob!("deadlock/*.apy", |path| {
         let started = Instant::now();
         let out = apy(&["--time-limit", "0.5"], path);
+        // Generous: a debug build on a loaded machine starts slowly; a hang takes forever.
         assert!(
-            started.elapsed() < Duration::from_secs(3),
+            started.elapsed() < Duration::from_secs(10),
             "{}",
             path.display()
         );
