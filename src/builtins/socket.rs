@@ -416,11 +416,11 @@ fn bufsize_arg(vm: &mut Vm, v: &Value, method: &str) -> PyResult<usize> {
 
 fn recv(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let (sock, size, flags) = size_and_flags(vm, args, "recv")?;
-    let mut buffer = vec![0u8; size];
-    let n = io_call(vm, sock, libc::POLLIN, |fd| {
-        net::recv(fd, &mut buffer, flags)
+    let mut buffer = Vec::with_capacity(size);
+    io_call(vm, sock, libc::POLLIN, |fd| {
+        net::recv_spare(fd, &mut buffer, flags)
     })?;
-    buffer.truncate(n);
+    buffer.shrink_to_fit();
     Ok(vm.new_bytes(buffer))
 }
 
@@ -480,11 +480,11 @@ fn sendto(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 
 fn recvfrom(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let (sock, size, flags) = size_and_flags(vm, args, "recvfrom")?;
-    let mut buffer = vec![0u8; size];
-    let (n, from) = io_call(vm, sock, libc::POLLIN, |fd| {
+    let mut buffer = Vec::with_capacity(size);
+    let (_, from) = io_call(vm, sock, libc::POLLIN, |fd| {
         net::recv_from(fd, &mut buffer, flags)
     })?;
-    buffer.truncate(n);
+    buffer.shrink_to_fit();
     Ok(Value::tuple(vec![
         vm.new_bytes(buffer),
         address_value(&from),

@@ -132,15 +132,17 @@ pub fn pipe() -> io::Result<(RawFd, RawFd)> {
     Ok((fds[0], fds[1]))
 }
 
-/// Reads at most `n` bytes.
+/// Reads at most `n` bytes (into fresh capacity: no zeroing of a big buffer first).
 pub fn read(fd: RawFd, n: usize) -> io::Result<Vec<u8>> {
-    let mut buffer = vec![0u8; n];
-    // SAFETY: `buffer` has room for `n` bytes.
+    let mut buffer: Vec<u8> = Vec::with_capacity(n);
+    // SAFETY: the capacity has room for `n` bytes.
     let got = unsafe { libc::read(fd, buffer.as_mut_ptr().cast(), n) };
     if got < 0 {
         return Err(io::Error::last_os_error());
     }
-    buffer.truncate(got as usize);
+    // SAFETY: read initialised the first `got` bytes.
+    unsafe { buffer.set_len(got as usize) };
+    buffer.shrink_to_fit();
     Ok(buffer)
 }
 
