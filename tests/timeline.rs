@@ -380,6 +380,13 @@ fn a_file_of_another_kind_is_a_usage_error() {
 }
 
 #[test]
+fn the_prompt_is_not_drawn() {
+    let out = apy(&["-i", "--timeline", "t.svg"], &example("hello"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--timeline draws the run"));
+}
+
+#[test]
 fn a_program_that_fails_is_still_drawn() {
     let program = out_dir().join("fails.apy");
     std::fs::write(

@@ -36,6 +36,9 @@ pub struct Layout {
     pub row_of: Vec<usize>,
     /// Each row's lanes (the first names it) and its y (the middle of the row).
     pub rows: Vec<Vec<usize>>,
+    /// Each row's line, from its first task's creation (or first entry) to its last entry
+    /// (or the end, for a task still waiting); start is infinite for a row with neither.
+    pub spans: Vec<(f64, f64)>,
     /// Ticks on the axis: x and label.
     pub ticks: Vec<(f64, String)>,
     /// Where the entries end.
@@ -126,15 +129,42 @@ pub fn place(timeline: &Timeline, spacing: Spacing) -> Layout {
         slots.push(Slot { x: cursor, w });
         cursor += w + PAD;
     }
+    let spans = spans(timeline, &slots, &row_of, rows.len(), cursor);
     Layout {
         slots,
         hidden,
         row_of,
         rows,
+        spans,
         ticks,
         end: cursor,
         width: cursor + RIGHT,
     }
+}
+
+fn spans(
+    timeline: &Timeline,
+    slots: &[Slot],
+    row_of: &[usize],
+    rows: usize,
+    end: f64,
+) -> Vec<(f64, f64)> {
+    let mut spans = vec![(f64::INFINITY, LEFT); rows];
+    let end_of = |e: usize| slots[e].x + slots[e].w;
+    for (lane, l) in timeline.lanes.iter().enumerate() {
+        if let Some(e) = l.created_at {
+            let span = &mut spans[row_of[lane]];
+            span.0 = span.0.min(end_of(e));
+        }
+    }
+    for (id, entry) in timeline.entries.iter().enumerate() {
+        let span = &mut spans[row_of[entry.lane]];
+        *span = (span.0.min(slots[id].x), span.1.max(end_of(id)));
+    }
+    for wait in timeline.waits.iter().filter(|w| w.to.is_none()) {
+        spans[row_of[wait.lane]].1 = end;
+    }
+    spans
 }
 
 /// The rows: tasks in order of creation, then the callbacks (with the runner's own tasks),

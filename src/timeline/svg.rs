@@ -164,27 +164,7 @@ fn row_background(
         esc(&shorten(&sub, 22))
     );
     // The lane's line: from the task's creation to its last entry (or the end).
-    let mut start = f64::INFINITY;
-    let mut end = LEFT;
-    for &lane in lanes {
-        let l = &timeline.lanes[lane];
-        if let Some(e) = l.created_at {
-            start = start.min(layout.slots[e].x + layout.slots[e].w);
-        }
-        for (id, entry) in timeline.entries.iter().enumerate() {
-            if entry.lane == lane {
-                start = start.min(layout.slots[id].x);
-                end = end.max(layout.slots[id].x + layout.slots[id].w);
-            }
-        }
-        let still_waiting = timeline
-            .waits
-            .iter()
-            .any(|w| w.lane == lane && w.to.is_none());
-        if still_waiting {
-            end = layout.end;
-        }
-    }
+    let (start, end) = layout.spans[row];
     if start.is_finite() {
         let _ = writeln!(
             out,
