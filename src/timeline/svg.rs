@@ -24,6 +24,7 @@ pub fn wait_style(kind: WaitKind) -> (&'static str, &'static str, f64, &'static 
         WaitKind::Task => ("#0072B2", "", 3.0, "another task / gather"),
         WaitKind::TaskGroup => ("#0072B2", "9 3", 3.0, "TaskGroup exit"),
         WaitKind::Io => ("#000000", "1 2", 2.0, "socket I/O"),
+        WaitKind::Yield => ("#7a7a7a", "1 3", 2.0, "nothing: a bare yield, sleep(0)"),
     }
 }
 
