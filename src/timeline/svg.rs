@@ -538,7 +538,10 @@ fn legend(out: &mut String, timeline: &Timeline, top: f64) {
             .iter()
             .any(|m| kinds.contains(&m.kind) && !is_routine(timeline, m))
     };
-    let mut items = vec![(Symbol::Callback, "a callback the loop ran")];
+    let mut items = vec![
+        (Symbol::Created, "a task is created"),
+        (Symbol::Callback, "a callback the loop ran"),
+    ];
     if has(&[MarkKind::CancelRequested, MarkKind::CancelDelivered]) {
         items.push((
             Symbol::Cancel,
@@ -592,6 +595,7 @@ fn wait_legend(timeline: &Timeline) -> (Vec<(WaitKind, f64, usize)>, usize) {
 /// The legend's symbols, drawn as the marks are.
 #[derive(Clone, Copy)]
 enum Symbol {
+    Created,
     Callback,
     Cancel,
     Exception,
@@ -601,6 +605,10 @@ enum Symbol {
 impl Symbol {
     fn draw(self, x: f64, y: f64) -> String {
         match self {
+            Symbol::Created => format!(
+                r##"<circle cx="{:.1}" cy="{y:.1}" r="3.5" fill="#fff" stroke="#555"/>"##,
+                x + 4.0
+            ),
             Symbol::Callback => format!(
                 r##"<rect x="{x:.1}" y="{:.1}" width="8" height="16" rx="2" fill="#9a9a9a"/>"##,
                 y - 8.0
