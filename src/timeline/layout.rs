@@ -213,3 +213,80 @@ pub fn step_label(entry: &Entry) -> String {
 pub fn time_label(t: f64) -> String {
     format!("{}s", super::json::seconds(t))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(lane: usize, iteration: u64, t: f64) -> Entry {
+        Entry {
+            kind: EntryKind::Step,
+            lane,
+            iteration,
+            t,
+            what: "send None".into(),
+            resume_line: Some(3),
+            stop_line: Some(4),
+            chain: String::new(),
+            outcome: None,
+            cancel_delivered: false,
+        }
+    }
+
+    fn timeline(entries: Vec<Entry>) -> Timeline {
+        let lane = |name: &str| Lane {
+            kind: LaneKind::Task,
+            name: name.into(),
+            coro: "main()".into(),
+            created_by: None,
+            created_at: None,
+            internal: false,
+        };
+        Timeline {
+            lanes: vec![lane("Task-1"), lane("Task-2")],
+            entries,
+            ..Timeline::default()
+        }
+    }
+
+    /// The gap after a slot: where the next one starts minus where this one ends.
+    fn gaps(layout: &Layout) -> Vec<f64> {
+        let s = &layout.slots;
+        (1..s.len())
+            .map(|i| s[i].x - (s[i - 1].x + s[i - 1].w))
+            .collect()
+    }
+
+    #[test]
+    fn time_spacing_keeps_gaps_in_proportion_to_loop_time() {
+        let t = timeline(vec![step(0, 1, 0.0), step(1, 2, 0.1), step(0, 3, 0.3)]);
+        let g = gaps(&place(&t, Spacing::Time));
+        // 0.1 s then 0.2 s: the second gap's time part is twice the first's.
+        assert!(((g[1] - PAD) - 2.0 * (g[0] - PAD)).abs() < 1e-6, "{g:?}");
+    }
+
+    #[test]
+    fn iteration_spacing_ignores_time_and_marks_each_iteration() {
+        let t = timeline(vec![step(0, 1, 0.0), step(1, 1, 5.0), step(0, 2, 9.0)]);
+        let layout = place(&t, Spacing::Iteration);
+        assert_eq!(gaps(&layout), vec![PAD, PAD + ITERATION_GAP]);
+        let ticks: Vec<&str> = layout.ticks.iter().map(|(_, l)| l.as_str()).collect();
+        assert_eq!(ticks, ["#1", "#2"]);
+    }
+
+    #[test]
+    fn plumbing_takes_no_room() {
+        let mut timer = step(0, 1, 0.0);
+        timer.kind = EntryKind::Callback;
+        timer.what = "_set_result_unless_cancelled(Future#1, None)".into();
+        let t = timeline(vec![step(0, 1, 0.0), timer, step(1, 1, 0.0)]);
+        let layout = place(&t, Spacing::Iteration);
+        assert_eq!(layout.hidden, [false, true, false]);
+        assert_eq!(layout.slots[1].w, 0.0);
+        assert_eq!(
+            layout.slots[2].x,
+            layout.slots[0].x + layout.slots[0].w + PAD
+        );
+        assert_eq!(step_label(&t.entries[0]), "3→4");
+    }
+}
