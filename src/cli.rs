@@ -193,6 +193,10 @@ pub fn main(cli: Cli) -> ExitCode {
         Mode::Run
     };
     let no_program = cli.command.is_none() && cli.program.is_empty();
+    if cli.timeline.is_some() && (mode != Mode::Run || cli.interactive || no_program) {
+        eprintln!("apy: --timeline draws the run of a program: give one, without -i or --check");
+        return ExitCode::from(2);
+    }
     if mode == Mode::Run && no_program && (cli.interactive || std::io::stdin().is_terminal()) {
         return exit_code(apy::repl::run(run_config(&cli, vec![String::new()]), None));
     }

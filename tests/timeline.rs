@@ -299,7 +299,8 @@ fn the_json_tells_what_the_trace_tells() {
 #[test]
 fn waits_are_told_apart_by_kind_and_cancellations_are_marked() {
     let data: serde_json::Value =
-        serde_json::from_str(&timeline(&example("crawler"), "kinds.json", &[])).expect("JSON");
+        serde_json::from_str(&timeline(&example("crawler"), "crawler_kinds.json", &[]))
+            .expect("JSON");
     let kinds: Vec<&str> = data["waits"]
         .as_array()
         .expect("waits")
@@ -325,6 +326,54 @@ fn waits_are_told_apart_by_kind_and_cancellations_are_marked() {
     for kind in ["cancel-requested", "cancel-delivered", "cancelled"] {
         assert!(marks.contains(&kind), "no {kind} mark: {marks:?}");
     }
+}
+
+/// Lock, Event, a bare yield, gather and a timeout: each wait gets its kind, and the run
+/// agrees with its trace.
+#[test]
+fn locks_events_and_yields_have_their_kinds() {
+    let program = out_dir().join("kinds.apy");
+    std::fs::write(
+        &program,
+        "import asyncio\n\
+         async def holder(lock, event):\n\
+         \x20   async with lock:\n\
+         \x20       await event.wait()\n\
+         async def contender(lock):\n\
+         \x20   async with lock:\n\
+         \x20       await asyncio.sleep(0)\n\
+         async def main():\n\
+         \x20   lock, event = asyncio.Lock(), asyncio.Event()\n\
+         \x20   tasks = [asyncio.create_task(holder(lock, event)),\n\
+         \x20            asyncio.create_task(contender(lock))]\n\
+         \x20   await asyncio.sleep(0.1)\n\
+         \x20   event.set()\n\
+         \x20   await asyncio.gather(*tasks)\n\
+         \x20   try:\n\
+         \x20       async with asyncio.timeout(0.05):\n\
+         \x20           await asyncio.sleep(1)\n\
+         \x20   except TimeoutError:\n\
+         \x20       print('timed out')\n\
+         asyncio.run(main())\n",
+    )
+    .expect("the program");
+    check_against_trace(&program);
+    let data: serde_json::Value =
+        serde_json::from_str(&timeline(&program, "kinds.json", &[])).expect("JSON");
+    let kinds: Vec<&str> = data["waits"]
+        .as_array()
+        .expect("waits")
+        .iter()
+        .map(|w| w["kind"].as_str().expect("a kind"))
+        .collect();
+    for kind in ["lock", "event", "yield", "task", "sleep"] {
+        assert!(kinds.contains(&kind), "no {kind} wait: {kinds:?}");
+    }
+    let marks = data["marks"].to_string();
+    assert!(
+        marks.contains("cancel-handled"),
+        "the timeout's cancel: {marks}"
+    );
 }
 
 #[test]
@@ -377,6 +426,13 @@ fn a_file_of_another_kind_is_a_usage_error() {
         String::from_utf8_lossy(&out.stderr),
         "apy: --timeline: 'picture.png' should end in .svg, .html or .json\n"
     );
+}
+
+#[test]
+fn the_prompt_is_not_drawn() {
+    let out = apy(&["-i", "--timeline", "t.svg"], &example("hello"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--timeline draws the run"));
 }
 
 #[test]

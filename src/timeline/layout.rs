@@ -36,6 +36,9 @@ pub struct Layout {
     pub row_of: Vec<usize>,
     /// Each row's lanes (the first names it) and its y (the middle of the row).
     pub rows: Vec<Vec<usize>>,
+    /// Each row's line, from its first task's creation (or first entry) to its last entry
+    /// (or the end, for a task still waiting); start is infinite for a row with neither.
+    pub spans: Vec<(f64, f64)>,
     /// Ticks on the axis: x and label.
     pub ticks: Vec<(f64, String)>,
     /// Where the entries end.
@@ -126,15 +129,42 @@ pub fn place(timeline: &Timeline, spacing: Spacing) -> Layout {
         slots.push(Slot { x: cursor, w });
         cursor += w + PAD;
     }
+    let spans = spans(timeline, &slots, &row_of, rows.len(), cursor);
     Layout {
         slots,
         hidden,
         row_of,
         rows,
+        spans,
         ticks,
         end: cursor,
         width: cursor + RIGHT,
     }
+}
+
+fn spans(
+    timeline: &Timeline,
+    slots: &[Slot],
+    row_of: &[usize],
+    rows: usize,
+    end: f64,
+) -> Vec<(f64, f64)> {
+    let mut spans = vec![(f64::INFINITY, LEFT); rows];
+    let end_of = |e: usize| slots[e].x + slots[e].w;
+    for (lane, l) in timeline.lanes.iter().enumerate() {
+        if let Some(e) = l.created_at {
+            let span = &mut spans[row_of[lane]];
+            span.0 = span.0.min(end_of(e));
+        }
+    }
+    for (id, entry) in timeline.entries.iter().enumerate() {
+        let span = &mut spans[row_of[entry.lane]];
+        *span = (span.0.min(slots[id].x), span.1.max(end_of(id)));
+    }
+    for wait in timeline.waits.iter().filter(|w| w.to.is_none()) {
+        spans[row_of[wait.lane]].1 = end;
+    }
+    spans
 }
 
 /// The rows: tasks in order of creation, then the callbacks (with the runner's own tasks),
@@ -182,4 +212,81 @@ pub fn step_label(entry: &Entry) -> String {
 /// `0.05s` on the time axis.
 pub fn time_label(t: f64) -> String {
     format!("{}s", super::json::seconds(t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(lane: usize, iteration: u64, t: f64) -> Entry {
+        Entry {
+            kind: EntryKind::Step,
+            lane,
+            iteration,
+            t,
+            what: "send None".into(),
+            resume_line: Some(3),
+            stop_line: Some(4),
+            chain: String::new(),
+            outcome: None,
+            cancel_delivered: false,
+        }
+    }
+
+    fn timeline(entries: Vec<Entry>) -> Timeline {
+        let lane = |name: &str| Lane {
+            kind: LaneKind::Task,
+            name: name.into(),
+            coro: "main()".into(),
+            created_by: None,
+            created_at: None,
+            internal: false,
+        };
+        Timeline {
+            lanes: vec![lane("Task-1"), lane("Task-2")],
+            entries,
+            ..Timeline::default()
+        }
+    }
+
+    /// The gap after a slot: where the next one starts minus where this one ends.
+    fn gaps(layout: &Layout) -> Vec<f64> {
+        let s = &layout.slots;
+        (1..s.len())
+            .map(|i| s[i].x - (s[i - 1].x + s[i - 1].w))
+            .collect()
+    }
+
+    #[test]
+    fn time_spacing_keeps_gaps_in_proportion_to_loop_time() {
+        let t = timeline(vec![step(0, 1, 0.0), step(1, 2, 0.1), step(0, 3, 0.3)]);
+        let g = gaps(&place(&t, Spacing::Time));
+        // 0.1 s then 0.2 s: the second gap's time part is twice the first's.
+        assert!(((g[1] - PAD) - 2.0 * (g[0] - PAD)).abs() < 1e-6, "{g:?}");
+    }
+
+    #[test]
+    fn iteration_spacing_ignores_time_and_marks_each_iteration() {
+        let t = timeline(vec![step(0, 1, 0.0), step(1, 1, 5.0), step(0, 2, 9.0)]);
+        let layout = place(&t, Spacing::Iteration);
+        assert_eq!(gaps(&layout), vec![PAD, PAD + ITERATION_GAP]);
+        let ticks: Vec<&str> = layout.ticks.iter().map(|(_, l)| l.as_str()).collect();
+        assert_eq!(ticks, ["#1", "#2"]);
+    }
+
+    #[test]
+    fn plumbing_takes_no_room() {
+        let mut timer = step(0, 1, 0.0);
+        timer.kind = EntryKind::Callback;
+        timer.what = "_set_result_unless_cancelled(Future#1, None)".into();
+        let t = timeline(vec![step(0, 1, 0.0), timer, step(1, 1, 0.0)]);
+        let layout = place(&t, Spacing::Iteration);
+        assert_eq!(layout.hidden, [false, true, false]);
+        assert_eq!(layout.slots[1].w, 0.0);
+        assert_eq!(
+            layout.slots[2].x,
+            layout.slots[0].x + layout.slots[0].w + PAD
+        );
+        assert_eq!(step_label(&t.entries[0]), "3→4");
+    }
 }

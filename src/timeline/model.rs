@@ -118,10 +118,12 @@ pub enum WaitKind {
     Task,
     TaskGroup,
     Io,
+    /// A bare `yield` (`sleep(0)`): the task steps again in the next iteration.
+    Yield,
 }
 
 impl WaitKind {
-    pub const ALL: [WaitKind; 9] = [
+    pub const ALL: [WaitKind; 10] = [
         WaitKind::Sleep,
         WaitKind::Future,
         WaitKind::QueueGet,
@@ -131,6 +133,7 @@ impl WaitKind {
         WaitKind::Task,
         WaitKind::TaskGroup,
         WaitKind::Io,
+        WaitKind::Yield,
     ];
 
     pub fn name(self) -> &'static str {
@@ -144,6 +147,7 @@ impl WaitKind {
             WaitKind::Task => "task",
             WaitKind::TaskGroup => "taskgroup",
             WaitKind::Io => "io",
+            WaitKind::Yield => "yield",
         }
     }
 }
@@ -157,7 +161,7 @@ pub struct Wait {
     pub from: usize,
     /// The step that resumed (None: still waiting when the program ended).
     pub to: Option<usize>,
-    /// The future waited for (`Future#3`, `Task-2`).
+    /// The future waited for (`Future#3`, `Task-2`; empty for a bare yield).
     pub future: String,
     /// What is shown on the line: `sleep`, `Queue.put`, `Task-3`.
     pub label: String,

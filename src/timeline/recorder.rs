@@ -377,19 +377,14 @@ impl Recorder {
             .join(" > ");
         let delivered = entry.cancel_delivered;
         let result = match outcome {
-            FrameResult::Yielded(v) if v.is_none() => Outcome::Yield,
+            FrameResult::Yielded(v) if v.is_none() => {
+                self.wait(lane, WaitKind::Yield, id, String::new(), "yield".into());
+                Outcome::Yield
+            }
             FrameResult::Yielded(v) if as_future(v).is_some() => {
                 let (kind, label) = wait_kind(&chain, v);
                 let future = future_name(v);
-                self.timeline.waits.push(Wait {
-                    lane,
-                    kind,
-                    from: id,
-                    to: None,
-                    future: future.clone(),
-                    label,
-                });
-                self.waiting.insert(lane, self.timeline.waits.len() - 1);
+                self.wait(lane, kind, id, future.clone(), label);
                 Outcome::Waits(future)
             }
             FrameResult::Yielded(v) => Outcome::Raised(format!("yielded {}", describe(v))),
@@ -421,6 +416,21 @@ impl Recorder {
             }
         }
         self.timeline.entries[id].outcome = Some(result);
+    }
+}
+
+impl Recorder {
+    /// The task of `lane` waits from the step `from` until its next step.
+    fn wait(&mut self, lane: usize, kind: WaitKind, from: usize, future: String, label: String) {
+        self.timeline.waits.push(Wait {
+            lane,
+            kind,
+            from,
+            to: None,
+            future,
+            label,
+        });
+        self.waiting.insert(lane, self.timeline.waits.len() - 1);
     }
 }
 

@@ -24,6 +24,7 @@ pub fn wait_style(kind: WaitKind) -> (&'static str, &'static str, f64, &'static 
         WaitKind::Task => ("#0072B2", "", 3.0, "another task / gather"),
         WaitKind::TaskGroup => ("#0072B2", "9 3", 3.0, "TaskGroup exit"),
         WaitKind::Io => ("#000000", "1 2", 2.0, "socket I/O"),
+        WaitKind::Yield => ("#7a7a7a", "1 3", 2.0, "nothing: a bare yield, sleep(0)"),
     }
 }
 
@@ -164,27 +165,7 @@ fn row_background(
         esc(&shorten(&sub, 22))
     );
     // The lane's line: from the task's creation to its last entry (or the end).
-    let mut start = f64::INFINITY;
-    let mut end = LEFT;
-    for &lane in lanes {
-        let l = &timeline.lanes[lane];
-        if let Some(e) = l.created_at {
-            start = start.min(layout.slots[e].x + layout.slots[e].w);
-        }
-        for (id, entry) in timeline.entries.iter().enumerate() {
-            if entry.lane == lane {
-                start = start.min(layout.slots[id].x);
-                end = end.max(layout.slots[id].x + layout.slots[id].w);
-            }
-        }
-        let still_waiting = timeline
-            .waits
-            .iter()
-            .any(|w| w.lane == lane && w.to.is_none());
-        if still_waiting {
-            end = layout.end;
-        }
-    }
+    let (start, end) = layout.spans[row];
     if start.is_finite() {
         let _ = writeln!(
             out,
@@ -557,7 +538,10 @@ fn legend(out: &mut String, timeline: &Timeline, top: f64) {
             .iter()
             .any(|m| kinds.contains(&m.kind) && !is_routine(timeline, m))
     };
-    let mut items = vec![(Symbol::Callback, "a callback the loop ran")];
+    let mut items = vec![
+        (Symbol::Created, "a task is created"),
+        (Symbol::Callback, "a callback the loop ran"),
+    ];
     if has(&[MarkKind::CancelRequested, MarkKind::CancelDelivered]) {
         items.push((
             Symbol::Cancel,
@@ -611,6 +595,7 @@ fn wait_legend(timeline: &Timeline) -> (Vec<(WaitKind, f64, usize)>, usize) {
 /// The legend's symbols, drawn as the marks are.
 #[derive(Clone, Copy)]
 enum Symbol {
+    Created,
     Callback,
     Cancel,
     Exception,
@@ -620,6 +605,10 @@ enum Symbol {
 impl Symbol {
     fn draw(self, x: f64, y: f64) -> String {
         match self {
+            Symbol::Created => format!(
+                r##"<circle cx="{:.1}" cy="{y:.1}" r="3.5" fill="#fff" stroke="#555"/>"##,
+                x + 4.0
+            ),
             Symbol::Callback => format!(
                 r##"<rect x="{x:.1}" y="{:.1}" width="8" height="16" rx="2" fill="#9a9a9a"/>"##,
                 y - 8.0
