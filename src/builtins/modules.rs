@@ -176,6 +176,14 @@ fn sys_module(vm: &mut Vm) -> Value {
             vm.native("setrecursionlimit", sys_setrecursionlimit),
         ),
         (
+            "getswitchinterval",
+            vm.native("getswitchinterval", super::thread::getswitchinterval),
+        ),
+        (
+            "setswitchinterval",
+            vm.native("setswitchinterval", super::thread::setswitchinterval),
+        ),
+        (
             "exception",
             vm.native("exception", |vm, _, _| Ok(vm.current_exception())),
         ),

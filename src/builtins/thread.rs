@@ -274,6 +274,24 @@ fn main_ident(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     Ok(Value::Int(crate::vm::thread_list::MAIN_IDENT as i64))
 }
 
+/// `sys.getswitchinterval()`: how long a thread runs before it gives way to a ready one.
+pub fn getswitchinterval(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "getswitchinterval", args, 0, 0)?;
+    Ok(Value::Float(vm.threads.switch_interval))
+}
+
+/// `sys.setswitchinterval(interval)`, kept in microseconds as CPython keeps it.
+pub fn setswitchinterval(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "setswitchinterval", kw, &[])?;
+    check_arity(vm, "setswitchinterval", args, 1, 1)?;
+    let interval = as_double(vm, &args[0])?;
+    if interval <= 0.0 {
+        return Err(vm.value_error("switch interval must be strictly positive"));
+    }
+    vm.threads.switch_interval = ((interval * 1e6) as u64).max(1) as f64 / 1e6;
+    Ok(Value::None)
+}
+
 pub fn module(vm: &mut Vm) -> Value {
     vm.threads.add_hook(super::contextvars::thread_hook);
     let object = vm.types.object.clone();
