@@ -1055,15 +1055,21 @@ pub fn throw_args_to_exc(vm: &mut Vm, args: &[Value]) -> PyResult<Exc> {
     let val = args.get(1).cloned().unwrap_or(Value::None);
     match typ {
         Value::Type(t) if t.is_subtype(&vm.types.base_exception) => {
+            // PyErr_NormalizeException: when making the instance fails, that failure is
+            // what is thrown in.
             let instance = match &val {
-                Value::None => return vm.make_raisable(typ.clone()),
+                Value::None => vm.make_raisable(typ.clone()),
                 Value::Object(o) if o.exc_data().is_some() && o.class.is_subtype(t) => {
                     return Ok(o.clone());
                 }
-                Value::Tuple(items) => vm.call(typ, &items.items, &[])?,
-                _ => vm.call(typ, std::slice::from_ref(&val), &[])?,
+                Value::Tuple(items) => vm
+                    .call(typ, &items.items, &[])
+                    .and_then(|v| vm.make_raisable(v)),
+                _ => vm
+                    .call(typ, std::slice::from_ref(&val), &[])
+                    .and_then(|v| vm.make_raisable(v)),
             };
-            vm.make_raisable(instance)
+            Ok(instance.unwrap_or_else(|failure| failure))
         }
         Value::Object(o) if o.exc_data().is_some() => {
             if val.is_none() {
