@@ -204,3 +204,51 @@ fn dis_switch_targets_one_function_or_says_what_there_is() {
         "{err}"
     );
 }
+
+/// `dis.opname` (`OPNAMES`) names every instruction the compiler emits: checked over the
+/// programs that cover every statement and expression kind.
+#[test]
+fn opnames_cover_every_instruction() {
+    fn check(code: &apy::compile::bytecode::Code, missing: &mut Vec<String>) {
+        for row in apy::compile::dis::rows(code) {
+            if apy::compile::dis::OPNAMES
+                .binary_search(&row.opname.as_str())
+                .is_err()
+            {
+                missing.push(row.opname);
+            }
+        }
+        for constant in &code.constants {
+            if let apy::compile::bytecode::Constant::Code(inner) = constant {
+                check(inner, missing);
+            }
+        }
+    }
+    let mut missing = Vec::new();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ast_dump");
+    for entry in std::fs::read_dir(dir).expect("tests/ast_dump").flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "apy") {
+            let source = std::fs::read_to_string(&path).expect("readable");
+            let module = parse_module(&source).expect("parses");
+            let code = compile_module(&module, &source, "t.py", Mode::Exec).expect("compiles");
+            check(&code, &mut missing);
+        }
+    }
+    assert!(missing.is_empty(), "not in OPNAMES: {missing:?}");
+}
+
+/// The `dis` module prints and describes apy's bytecode (the listing of `--dis`), so its
+/// output is a snapshot rather than CPython's: `dis.dis` of a function, a source string, a
+/// class and a bound method, `Bytecode` iteration, `opname`/`opmap`, the TypeError.
+#[test]
+fn dis_module_describes_apys_bytecode() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/dis_module");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_apy"))
+        .arg("dis_module.apy")
+        .current_dir(dir)
+        .output()
+        .expect("apy runs");
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout));
+}

@@ -38,6 +38,7 @@ mod codecs;
 pub mod collections;
 pub mod contextvars;
 mod dict_type;
+mod dis;
 mod exec;
 mod frames;
 mod functions;

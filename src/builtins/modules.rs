@@ -39,6 +39,7 @@ pub fn register(vm: &mut Vm) {
         ("signal", super::process::signal_module),
         ("_spawn", super::process::spawn_module),
         ("_thread", super::thread::module),
+        ("_dis", super::dis::module),
     ];
     for &(name, make) in modules {
         vm.register_module(name, make);

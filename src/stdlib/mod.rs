@@ -65,6 +65,7 @@ const MODULES: &[(&str, &str, &str)] = &[
         "contextlib.py",
         include_str!("contextlib.apy"),
     ),
+    ("dis", "dis.py", include_str!("dis.apy")),
     ("enum", "enum.py", include_str!("enum.apy")),
     ("functools", "functools.py", include_str!("functools.apy")),
     ("heapq", "heapq.py", include_str!("heapq.apy")),

@@ -758,6 +758,10 @@ impl Vm {
         for base in self.type_of(obj).mro() {
             candidates.extend(base.dict.borrow().keys());
         }
+        // CPython looks through `sorted(dir(obj))`: of two names equally close, the first
+        // in that order is suggested.
+        candidates.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+        candidates.dedup_by(|a, b| a.as_str() == b.as_str());
         super::exceptions::with_suggestion(exc, name, &candidates)
     }
 
