@@ -36,6 +36,7 @@ pub fn register(vm: &mut Vm) {
         ("selectors", super::selectors::module),
         ("io", super::io::module),
         ("os", super::os::module),
+        ("_sre", super::sre::module),
     ];
     for &(name, make) in modules {
         vm.register_module(name, make);

@@ -70,6 +70,7 @@ const MODULES: &[(&str, &str, &str)] = &[
     ("warnings", "warnings.py", include_str!("warnings.apy")),
     ("json", "json/__init__.py", include_str!("json.apy")),
     ("argparse", "argparse.py", include_str!("argparse.apy")),
+    ("re", "re/__init__.py", include_str!("re.apy")),
 ];
 
 /// Makes every library module importable in `vm`.
