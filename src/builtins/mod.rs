@@ -64,6 +64,7 @@ mod sre;
 mod str_type;
 mod time;
 mod tuple_type;
+mod weakref;
 
 use crate::vm::Vm;
 use crate::vm::dict::StrKeys;

@@ -37,6 +37,7 @@ pub fn register(vm: &mut Vm) {
         ("io", super::io::module),
         ("os", super::os::module),
         ("_sre", super::sre::module),
+        ("_weakref", super::weakref::module),
     ];
     for &(name, make) in modules {
         vm.register_module(name, make);

@@ -71,6 +71,7 @@ const MODULES: &[(&str, &str, &str)] = &[
     ("json", "json/__init__.py", include_str!("json.apy")),
     ("argparse", "argparse.py", include_str!("argparse.apy")),
     ("re", "re/__init__.py", include_str!("re.apy")),
+    ("weakref", "weakref.py", include_str!("weakref.apy")),
 ];
 
 /// Makes every library module importable in `vm`.
