@@ -59,13 +59,16 @@ mod process;
 mod random;
 mod random_core;
 mod range_type;
+mod re_engine;
 pub mod selectors;
 mod set_type;
 pub mod socket;
+mod sre;
 mod str_type;
 mod thread;
 mod time;
 mod tuple_type;
+mod weakref;
 
 use crate::vm::Vm;
 use crate::vm::dict::StrKeys;

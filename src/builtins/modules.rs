@@ -40,6 +40,8 @@ pub fn register(vm: &mut Vm) {
         ("_spawn", super::process::spawn_module),
         ("_thread", super::thread::module),
         ("_dis", super::dis::module),
+        ("_sre", super::sre::module),
+        ("_weakref", super::weakref::module),
     ];
     for &(name, make) in modules {
         vm.register_module(name, make);

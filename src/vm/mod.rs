@@ -62,6 +62,7 @@ pub mod types;
 pub mod unpack;
 pub mod value;
 pub mod warnings;
+pub mod weakrefs;
 
 use std::collections::HashMap;
 use std::io::Write;
