@@ -366,6 +366,22 @@ fn memory_taken_a_little_at_a_time_is_a_memory_error_traceback() {
         );
         assert!(err.ends_with("\nMemoryError\n"), "{program}: {err}");
     }
+    // A dict whose table doubles when it already holds most of the limit: checked before it
+    // grows (the doubled table once passed the reserve and ended the process).
+    let (out, _) = apy(
+        &["--max-memory", "40M"],
+        "print('before')\nd = {}\ni = 0\nwhile True:\n    d[i] = i\n    i += 1\n",
+        None,
+    );
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("Traceback (most recent call last):\n"),
+        "{err}"
+    );
+    assert!(
+        err.ends_with("    d[i] = i\n    ~^^^\nMemoryError\n"),
+        "{err}"
+    );
     // Caught, it is an exception like any other: the memory is freed and the program goes on.
     let (out, _) = apy(
         &["--max-memory", "4M"],
