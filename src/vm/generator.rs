@@ -1005,20 +1005,11 @@ impl Vm {
         let next = self.anext_awaitable_of(aiter)?;
         self.get_awaitable(next.clone(), AwaitSite::Await)
             .map_err(|cause| {
-                let error = self.new_exc(
-                    &self.types.type_error.clone(),
-                    format!(
-                        "'async for' received an invalid object from __anext__: {}",
-                        self.type_name(&next)
-                    ),
+                let message = format!(
+                    "'async for' received an invalid object from __anext__: {}",
+                    self.type_name(&next)
                 );
-                if let Some(data) = error.exc_data() {
-                    let mut data = data.borrow_mut();
-                    data.cause = Value::Object(cause.clone());
-                    data.context = Value::Object(cause);
-                    data.suppress_context = true;
-                }
-                error
+                self.new_exc_from(&self.types.type_error.clone(), message, cause)
             })
     }
 
