@@ -25,9 +25,11 @@
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use super::thread_list::{MAIN_IDENT, State, Thread, Wait};
+use super::thread_list::{MAIN_IDENT, State, Wait};
 use super::value::Value;
-use super::{Abort, Exc, PyResult, ThreadOwn, Vm};
+use super::{Abort, Exc, PyResult, Vm};
+#[cfg(not(target_arch = "wasm32"))]
+use super::{ThreadOwn, thread_list::Thread};
 use crate::common::clock::{self, ClockKind};
 
 #[cfg(not(target_arch = "wasm32"))]
