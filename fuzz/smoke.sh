@@ -36,9 +36,10 @@ for target in parse_compile run repl_input; do
     # Stops at the first crash, timeout or out-of-memory, keeping the input. The rss limit
     # leaves room for what runs leave behind in the one process (reference cycles, which
     # apy never frees: some 55 KB a `run` input, 2 GB after 37,000 of them).
-    if ! "$target_dir/$host/release/$target" "corpus/$target" \
+    # Absolute paths: whatever an input does, libFuzzer finds its folders.
+    if ! "$target_dir/$host/release/$target" "$PWD/corpus/$target" \
         -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -close_fd_mask=3 \
-        -dict=python.dict -artifact_prefix="artifacts/$target/" </dev/null \
+        -dict="$PWD/python.dict" -artifact_prefix="$PWD/artifacts/$target/" </dev/null \
         2>"artifacts/$target.log"; then
         tail -n 40 "artifacts/$target.log"
         echo "error: the fuzz target $target crashed or overran a limit (the log's last" \

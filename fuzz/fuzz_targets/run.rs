@@ -1,4 +1,4 @@
-//! Any UTF-8 text run as a program under the sandbox limits, on the virtual clock (so
+//! Any UTF-8 text run as a program under `--sandbox` and the sandbox limits, on the virtual clock (so
 //! sleeps take no time and every run is the same): it may raise anything, but apy must end
 //! within its limits without a panic, an abort or a native stack overflow. Run with
 //! `-close_fd_mask=1` (the program's output is not wanted) and stdin from /dev/null.
@@ -35,6 +35,9 @@ fuzz_target!(|data: &[u8]| {
         max_steps: Some(200_000),
         time_limit: Some(Duration::from_secs(2)),
         clock: ClockKind::Virtual,
+        // No files, sockets or processes: an input must not write files, change the
+        // fuzzer's folder (`os.chdir`) or signal its process group (`os.kill`).
+        sandbox: true,
         ..apy::vm::Config::default()
     };
     // Exit status 70 is apy's own failure: the interpreter thread died.
