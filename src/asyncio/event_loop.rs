@@ -12,7 +12,9 @@ use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 use std::rc::{Rc, Weak};
 use std::sync::atomic::Ordering as AtomicOrdering;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::common::clock::Instant;
 
 use super::future::{self, Callback};
 use super::task;
@@ -87,6 +89,7 @@ pub struct LoopObj {
     pub state: RefCell<LoopState>,
     pub clock: Clock,
     /// The descriptors it watches (`add_reader`, `add_writer`): its selector.
+    #[cfg(not(target_arch = "wasm32"))]
     pub io: RefCell<super::watchers::Watchers>,
     pub asyncgens: RefCell<LiveAsyncGens>,
 }
@@ -172,6 +175,7 @@ pub fn new_loop(vm: &mut Vm) -> Value {
                 task_factory: Value::None,
             }),
             clock: Clock::new(runtime.clock),
+            #[cfg(not(target_arch = "wasm32"))]
             io: super::watchers::watchers(),
             asyncgens: Default::default(),
         })),
@@ -425,6 +429,7 @@ fn run_once(
             }
         }
         // CPython's select: polls while callbacks are ready, so I/O is never starved.
+        #[cfg(not(target_arch = "wasm32"))]
         None if !l.io.borrow().is_empty() => {
             let (selected, handles) =
                 super::watchers::select(vm, &l.io, &l.clock, busy, next_timer)?;
@@ -574,7 +579,7 @@ fn run_timed(vm: &mut Vm, loop_value: &Value, l: &LoopObj, entry: Ready) -> PyRe
         ];
         if !super::log::log_to_asyncio_logger(vm, "warning", &args, &[])? {
             vm.flush_stdout();
-            eprintln!("Executing {shown} took {took:.3} seconds");
+            crate::common::console::eprint(&format!("Executing {shown} took {took:.3} seconds\n"));
         }
     }
     outcome
@@ -735,7 +740,7 @@ fn default_exception_handler(vm: &mut Vm, context: &[(&str, Value)]) -> PyResult
     if let Some(e) = exception {
         text.push_str(&vm.format_exception(&e));
     }
-    eprint!("{text}");
+    crate::common::console::eprint(&text);
     Ok(())
 }
 
@@ -942,6 +947,7 @@ fn loop_close(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     drop(st);
     discard_scheduled(l);
     // Its selector closes: the descriptors it watched are forgotten.
+    #[cfg(not(target_arch = "wasm32"))]
     drop(std::mem::take(&mut *l.io.borrow_mut()));
     Ok(Value::None)
 }
@@ -1270,13 +1276,12 @@ impl Drop for Runtime {
                 && data.log_destroy_pending.get()
             {
                 data.log_destroy_pending.set(false);
-                eprintln!(
-                    "Task was destroyed but it is pending!\ntask: {}>",
+                crate::common::console::eprint(&format!(
+                    "Task was destroyed but it is pending!\ntask: {}>\n",
                     task::repr_head(data, "pending")
-                );
-                eprint!(
-                    "{}",
-                    task::explain_destroyed_pending(data).unwrap_or_default()
+                ));
+                crate::common::console::eprint(
+                    &task::explain_destroyed_pending(data).unwrap_or_default(),
                 );
                 // The collector then frees the loop↔task cycle, and with it the coroutine.
                 if let Some(l) = future::as_future(&t).and_then(|f| as_loop(&f.event_loop)) {

@@ -10,6 +10,8 @@ pub mod event_loop;
 pub mod future;
 pub mod gather;
 pub mod graph;
+// The loop's sockets and streams: there are no sockets in a browser (src/web.rs).
+#[cfg(not(target_arch = "wasm32"))]
 pub mod io;
 pub mod library;
 pub mod log;
@@ -17,6 +19,7 @@ pub mod primitives;
 pub mod reports;
 pub mod task;
 pub mod trace;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod watchers;
 
 use crate::vm::args::{check_kwargs, kwarg};
@@ -118,11 +121,27 @@ const LIBRARY: [(&str, &str); 8] = [
     ("asyncio/graph.py", include_str!("lib/graph.apy")),
 ];
 
+/// The streams' functions, which stand in until first called (they load lib/streams.apy),
+/// and their errors.
+#[cfg(not(target_arch = "wasm32"))]
+fn streams(vm: &mut Vm) -> Vec<(&'static str, Value)> {
+    let mut streams = io::stream_stubs(vm);
+    streams.extend(io::stream_errors(vm));
+    streams
+}
+
+/// In a browser there are no sockets, so no streams (src/web.rs).
+#[cfg(target_arch = "wasm32")]
+fn streams(_: &mut Vm) -> Vec<(&'static str, Value)> {
+    Vec::new()
+}
+
 /// Builds the `asyncio` module: the native core, then the library run in its namespace.
 pub fn module(vm: &mut Vm) -> Value {
     event_loop::reset();
     let runtime = rt(vm);
     asyncgens::init_types(vm, &runtime.types.event_loop);
+    #[cfg(not(target_arch = "wasm32"))]
     io::init_type(vm, &runtime.types.event_loop);
     let t = &runtime.types;
     let attrs = vec![
@@ -201,14 +220,14 @@ pub fn module(vm: &mut Vm) -> Value {
         .into_iter()
         .chain(graph::natives(vm))
         .chain(primitives::natives(vm))
-        // The streams' functions stand in until first called (they load lib/streams.apy).
-        .chain(io::stream_stubs(vm))
-        .chain(io::stream_errors(vm))
+        .chain(streams(vm))
         .collect();
     let module = vm.new_module("asyncio", attrs);
     for (name, text) in LIBRARY {
         if let Err(message) = library::run(vm, &module, name, text) {
-            eprintln!("apy: internal error in the asyncio library ({name}): {message}");
+            crate::common::console::eprint(&format!(
+                "apy: internal error in the asyncio library ({name}): {message}\n"
+            ));
         }
     }
     module

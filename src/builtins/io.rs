@@ -240,7 +240,7 @@ pub fn builtin_open(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value>
         .open(&path)
         .map_err(|e| vm.os_error(&e, Some(&path)))?;
     if file.metadata().is_ok_and(|m| m.is_dir()) {
-        let error = std::io::Error::from_raw_os_error(libc::EISDIR);
+        let error = std::io::Error::from_raw_os_error(crate::vm::os_errors::EISDIR);
         return Err(vm.os_error(&error, Some(&path)));
     }
     let start = if mode.contains('a') {

@@ -56,11 +56,17 @@ mod os;
 mod random;
 mod random_core;
 mod range_type;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod selectors;
 mod set_type;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod socket;
 mod str_type;
 mod time;
+#[cfg(target_arch = "wasm32")]
+mod time_browser;
+#[cfg(not(target_arch = "wasm32"))]
+mod time_calendar;
 mod tuple_type;
 
 use crate::vm::Vm;

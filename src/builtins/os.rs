@@ -36,10 +36,15 @@ pub fn module(vm: &mut Vm) -> Value {
     vm.new_module("os", attrs)
 }
 
-/// `os.environ`: the environment when the module was made, as a dict.
+/// `os.environ`: the environment when the module was made, as a dict (empty in a browser,
+/// which has none: `src/web.rs`).
 fn environ() -> Value {
     let mut table = crate::vm::value::DictTable::new();
-    for (key, value) in std::env::vars() {
+    let variables: Vec<(String, String)> = match cfg!(target_arch = "wasm32") {
+        true => Vec::new(),
+        false => std::env::vars().collect(),
+    };
+    for (key, value) in variables {
         table.set_str(
             std::rc::Rc::new(crate::vm::value::PyStr::new(key)),
             Value::str(value),
@@ -117,7 +122,7 @@ const OS_FUNCTIONS: &[(&str, Method)] = &[
     }),
     ("getpid", |vm, args, _| {
         check_arity(vm, "getpid", args, 0, 0)?;
-        Ok(Value::Int(std::process::id().into()))
+        Ok(Value::Int(crate::vm::sandbox::process_id().into()))
     }),
     ("getenv", |vm, args, _| {
         check_arity(vm, "getenv", args, 1, 2)?;
@@ -162,7 +167,7 @@ const OS_FUNCTIONS: &[(&str, Method)] = &[
             None => false,
         };
         if std::path::Path::new(&path).is_dir() && !exist_ok {
-            let error = std::io::Error::from_raw_os_error(libc::EEXIST);
+            let error = std::io::Error::from_raw_os_error(crate::vm::os_errors::EEXIST);
             return Err(vm.os_error(&error, Some(&path)));
         }
         done(vm, std::fs::create_dir_all(&path), &path)
