@@ -39,13 +39,13 @@ fn stack_bytes() -> usize {
     }
 }
 
-/// In a browser: the stack the wasm module is linked with (`web/build.sh`).
+/// In a browser: the stack the wasm module is linked with (`book/web.sh`).
 #[cfg(target_arch = "wasm32")]
 fn stack_bytes() -> usize {
     WASM_STACK_BYTES
 }
 
-/// The stack `web/build.sh` links the wasm module with (`-z stack-size`).
+/// The stack `book/web.sh` links the wasm module with (`-z stack-size`).
 #[cfg(target_arch = "wasm32")]
 pub const WASM_STACK_BYTES: usize = 64 << 20;
 

@@ -1,5 +1,6 @@
 //! apy in a browser: the entry point the page's JavaScript calls (built for
-//! `wasm32-unknown-unknown` with wasm-bindgen by `web/build.sh`; the page side is in `web/`).
+//! `wasm32-unknown-unknown` with wasm-bindgen by `book/web.sh`; the page side is in
+//! `book/src/web/`).
 //!
 //! [`run`] runs one program as `apy --sandbox --clock virtual` would: no files, sockets or
 //! processes, and a clock that jumps instead of waiting, so a `sleep(1)` costs nothing here
@@ -12,7 +13,7 @@
 //!
 //! Hook for the timeline (`--timeline`, being built on another branch): its data would
 //! reach the page as one more stream, `output("timeline", time, json)`, and the page's
-//! Timeline tab (`web/apy-book.js`) shows whatever arrives on it.
+//! Timeline tab (`book/src/web/apy-book.js`) shows whatever arrives on it.
 
 use std::cell::RefCell;
 
@@ -98,9 +99,9 @@ thread_local! {
     static BATCHER: RefCell<Option<Batcher>> = const { RefCell::new(None) };
 }
 
-/// Runs `source` sandboxed on the virtual clock, sending what it writes to
-/// `options.output` as it is written; the exit status, as `apy` would exit (2 for options
-/// the page got wrong, with the reason on stderr).
+/// Runs `source` sandboxed on the virtual clock (or, with `dis`, shows its bytecode as
+/// `apy --dis` does), sending what it writes to `options.output` as it is written; the exit
+/// status, as `apy` would exit (2 for options the page got wrong, the reason on stderr).
 #[wasm_bindgen]
 pub fn run(source: &str, options: RunOptions) -> i32 {
     let name = options.name().unwrap_or_else(|| DEFAULT_NAME.to_string());

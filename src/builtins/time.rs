@@ -1,8 +1,8 @@
 //! `_time`, the native half of the `time` module (`Modules/timemodule.c`); `stdlib/time.apy`
 //! imports it and adds `struct_time`. The clocks and `sleep` here; the calendar functions
 //! (`gmtime`, `localtime`, `mktime`, `strftime`, …) and the CPU clocks over the C library in
-//! `time_calendar.rs`, or, in a browser, where there is no C library, in UTC arithmetic
-//! (`time_browser.rs`). A broken-down time crosses to apy as an 11-tuple (the nine
+//! `time_calendar.rs`; in a browser, where there is no C library, `time_browser.rs` (UTC,
+//! and the calendar refused). A broken-down time crosses to apy as an 11-tuple (the nine
 //! fields, `tm_zone`, `tm_gmtoff`).
 //!
 //! Under `--clock virtual`, `monotonic` and `perf_counter` read the virtual clock
