@@ -307,6 +307,12 @@ test('the output is replayed at its virtual times', async () => {
     assert.ok(waited >= 800 && waited < 3000, `"b" came ${waited} ms after "a"`);
     await page.locator('#apy-playground .apy-panel').scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(outDir, 'playground.png') });
+    // Once loaded, the page runs programs with the network gone.
+    await context.setOffline(true);
+    await page.locator('#apy-playground .apy-editor').fill('print("offline")\n');
+    await page.locator('#apy-playground .apy-run').click();
+    const got = await runOutcome(page, '#apy-playground .apy-panel');
+    assert.equal(got.stdout, 'offline\n');
     assert.deepEqual(errors, []);
     await context.close();
 });

@@ -34,11 +34,32 @@
         return modulePromise;
     }
 
+    // The worker's script: the glue (apy.js) and apy-worker.js, fetched once and joined in
+    // memory, so that once the page has loaded, runs need nothing from the network.
+    let scriptPromise = null;
+    function workerScript() {
+        if (!scriptPromise) {
+            const text = (name) => fetch(new URL(name, base)).then((response) => {
+                if (!response.ok) {
+                    throw new Error(`${name} is missing (build it: bash book/web.sh)`);
+                }
+                return response.text();
+            });
+            scriptPromise = Promise.all([text('apy.js'), text('apy-worker.js')]).then((parts) =>
+                URL.createObjectURL(new Blob([parts.join('\n')], { type: 'text/javascript' })));
+        }
+        return scriptPromise;
+    }
+
     // A worker with a fresh instance of the module, ready for one run. The worker starts
-    // (and loads apy.js) while the module compiles. The marks `apy-compiled` and
-    // `apy-worker-ready` time the first load (tests/browser/ reports them).
+    // while the module compiles. The marks `apy-compiled` and `apy-worker-ready` time the
+    // first load (tests/browser/ reports them).
     function newWorker() {
-        const worker = new Worker(new URL('apy-worker.js', base));
+        return workerScript().then(startWorker);
+    }
+
+    function startWorker(script) {
+        const worker = new Worker(script);
         const ready = new Promise((resolve, reject) => {
             worker.onmessage = (event) => {
                 if (event.data.type === 'ready') {

@@ -4,8 +4,12 @@
 // 'ready', then an 'output' message for each piece the program writes ({stream, time, text}:
 // time is virtual seconds since the start, as src/web.rs reports it) and 'done' with the
 // exit status, or 'crash' when the wasm module itself failed (out of memory, a native stack
-// overflow). One run per worker: each gets a fresh instance of the module.
-importScripts('apy.js');
+// overflow). One run per worker: each gets a fresh instance of the module. The page makes
+// the worker from apy.js and this file joined in memory (so a run needs no network once the
+// page has loaded); on its own, the worker loads apy.js itself.
+if (typeof wasm_bindgen === 'undefined') {
+    importScripts('apy.js');
+}
 
 onmessage = (event) => {
     const message = event.data;
