@@ -1,10 +1,40 @@
-//! Generates the parser from `grammar/apy.lalrpop` into `OUT_DIR` (included by `src/syntax/parser.rs`).
+//! Generates the parser from `grammar/apy.lalrpop` into `OUT_DIR` (included by
+//! `src/syntax/parser.rs`), and compiles the library written in apy (`src/asyncio/lib`,
+//! `src/stdlib`) into `OUT_DIR/library.image` (read by `src/interp.rs`; the format is in
+//! `src/compile/frozen.rs`), with apy's own compiler built for this machine (`freeze/`).
+
+use std::path::Path;
 
 fn main() {
+    let out_dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     println!("cargo:rerun-if-changed=grammar");
     lalrpop::Configuration::new()
         .set_in_dir("grammar")
-        .set_out_dir(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"))
+        .set_out_dir(&out_dir)
         .process()
         .expect("the grammar compiles");
+    freeze_library(&Path::new(&out_dir).join("library.image"));
+}
+
+/// Compiles every `.apy` file of the library into one image. A file that does not compile
+/// is left out with a warning: apy then compiles it when it is imported, and shows the error.
+fn freeze_library(image: &Path) {
+    let mut files = Vec::new();
+    for dir in ["src/asyncio/lib", "src/stdlib"] {
+        println!("cargo:rerun-if-changed={dir}");
+        let mut paths: Vec<_> = std::fs::read_dir(dir)
+            .expect("the library folder exists")
+            .map(|entry| entry.expect("a readable folder").path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == "apy"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let text = std::fs::read_to_string(&path).expect("a library file is UTF-8");
+            match apy_freeze::freeze_file(&text) {
+                Ok(code) => files.push((text, code)),
+                Err(error) => println!("cargo:warning={} is not frozen: {error}", path.display()),
+            }
+        }
+    }
+    std::fs::write(image, apy_freeze::compile::frozen::image(&files)).expect("OUT_DIR is writable");
 }

@@ -19,7 +19,17 @@ import subprocess
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CPYTHON = ["env", "PYENV_VERSION=3.13.0", "python3.13", "-S"]
+
+
+def cpython():
+    """CPython 3.13's binary itself, found through pyenv once (as ../shared/bench/compare.py
+    finds it): pyenv's shim would add its own start-up, about 0.4 s, to every run."""
+    try:
+        out = subprocess.run(["pyenv", "which", "python3.13"], capture_output=True, text=True,
+                             env={**os.environ, "PYENV_VERSION": "3.13.0"}, check=True)
+        return [out.stdout.strip(), "-S"]
+    except (OSError, subprocess.CalledProcessError):
+        return ["env", "PYENV_VERSION=3.13.0", "python3.13", "-S"]
 
 
 def run(cmd, path):
@@ -35,6 +45,7 @@ def main():
     ap.add_argument("--apy", default=os.path.join(HERE, "..", "target", "release", "apy"))
     args = ap.parse_args()
     apy = [os.path.abspath(args.apy)]
+    reference = cpython()
     ratios = []
     print(f"{'benchmark':16} {'apy s':>8} {'cpython s':>10} {'ratio':>7}")
     for path in sorted(glob.glob(os.path.join(HERE, "*.apy"))):
@@ -44,7 +55,7 @@ def main():
         pairs, wrong = [], None
         for _ in range(args.runs):
             ta, rca, outa = run(apy, path)
-            tb, rcb, outb = run(CPYTHON, path)
+            tb, rcb, outb = run(reference, path)
             if rca != rcb or outa != outb:
                 wrong = f"apy exit {rca} printed {outa[:60]!r}, CPython exit {rcb} printed {outb[:60]!r}"
                 break

@@ -53,7 +53,8 @@ pub struct Cli {
     /// the program; `--dis=NAME` shows one function and what it contains, like
     /// `dis.dis(NAME)` (a qualified name such as `main` or `Outer.method`). Code objects
     /// appear `at 0x0001`, `0x0002`, … (their place in the full listing) rather than at a
-    /// memory address, so the output is the same on every run.
+    /// memory address, so the output is the same on every run. A first line says where the
+    /// instruction set differs from CPython's on purpose.
     #[arg(
         long,
         value_name = "NAME",
@@ -81,6 +82,19 @@ pub struct Cli {
     /// Write the `--trace` log to PATH instead of stderr (implies `--trace` if not given).
     #[arg(long, value_name = "PATH")]
     pub trace_file: Option<PathBuf>,
+
+    /// Record the event loop's run and draw it to FILE when the program ends: one lane per
+    /// task, a bar per step, what each task waited on, arrows from the step that completed
+    /// a future to the step it woke, cancellations, exceptions and results. The extension
+    /// says the format: `.svg` (a picture), `.html` (a page with details on hover) or
+    /// `.json` (the data, documented in src/timeline/json.rs).
+    #[arg(long, value_name = "FILE")]
+    pub timeline: Option<PathBuf>,
+
+    /// How `--timeline` spaces the picture from left to right: by loop `time` (the
+    /// default), or by loop `iteration` (for runs where everything happens at t=0).
+    #[arg(long, value_name = "time|iteration", default_value = "time", value_parser = parse_spacing)]
+    pub timeline_spacing: apy::timeline::Spacing,
 
     /// After each classic async mistake apy reports (a coroutine never awaited, a task
     /// exception never retrieved, a task destroyed while pending, …), keep CPython's
@@ -179,6 +193,10 @@ pub fn main(cli: Cli) -> ExitCode {
         Mode::Run
     };
     let no_program = cli.command.is_none() && cli.program.is_empty();
+    if cli.timeline.is_some() && (mode != Mode::Run || cli.interactive || no_program) {
+        eprintln!("apy: --timeline draws the run of a program: give one, without -i or --check");
+        return ExitCode::from(2);
+    }
     if mode == Mode::Run && no_program && (cli.interactive || std::io::stdin().is_terminal()) {
         return exit_code(apy::repl::run(run_config(&cli, vec![String::new()]), None));
     }
@@ -197,12 +215,14 @@ pub fn main(cli: Cli) -> ExitCode {
             interp::parse(&source).map(|module| print_ignoring_closed_pipe(&dump_module(&module)))
         }
         Mode::Check => interp::check(&source),
-        Mode::Dis(None) => interp::compile(&source)
-            .map(|code| print_ignoring_closed_pipe(&apy::compile::dis::disassemble(&code))),
+        Mode::Dis(None) => interp::compile(&source).map(|code| {
+            let text = apy::compile::dis::disassemble(&code);
+            print_ignoring_closed_pipe(&format!("{}\n{text}", apy::compile::dis::HEADER));
+        }),
         Mode::Dis(Some(name)) => match interp::compile(&source) {
             Ok(code) => match apy::compile::dis::disassemble_function(&code, name) {
                 Some(text) => {
-                    print_ignoring_closed_pipe(&text);
+                    print_ignoring_closed_pipe(&format!("{}\n{text}", apy::compile::dis::HEADER));
                     Ok(())
                 }
                 None => {
@@ -215,7 +235,21 @@ pub fn main(cli: Cli) -> ExitCode {
         Mode::Run if cli.interactive => {
             return exit_code(apy::repl::run(run_config(&cli, argv), Some(source)));
         }
-        Mode::Run => match interp::run_with(&source, run_config(&cli, argv)) {
+        Mode::Run => match interp::run_with(&source, {
+            let mut config = run_config(&cli, argv);
+            if let Some(path) = &cli.timeline {
+                if let Err(message) = apy::timeline::Format::of(path) {
+                    eprintln!("apy: {message}");
+                    return ExitCode::from(2);
+                }
+                config.timeline = Some(apy::timeline::Settings {
+                    path: path.clone(),
+                    spacing: cli.timeline_spacing,
+                    program: program_name(&source.name),
+                });
+            }
+            config
+        }) {
             Ok(()) => Ok(()),
             Err(interp::Error::Diagnostic(diagnostic)) => Err(diagnostic),
             // The VM has already reported the exception or SystemExit message.
@@ -226,6 +260,13 @@ pub fn main(cli: Cli) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(diagnostic) => report(&diagnostic, &source),
     }
+}
+
+/// A program's name as the timeline shows it: the file's name without its folder.
+fn program_name(name: &str) -> String {
+    Path::new(name)
+        .file_name()
+        .map_or(name.to_string(), |n| n.to_string_lossy().into_owned())
 }
 
 /// The `--dis=NAME` error: what was asked for, and what there is.
@@ -263,6 +304,15 @@ fn run_config(cli: &Cli, argv: Vec<String>) -> interp::Config {
             file: cli.trace_file.clone(),
         },
         explain: cli.explain,
+        timeline: None,
+    }
+}
+
+fn parse_spacing(text: &str) -> Result<apy::timeline::Spacing, String> {
+    match text {
+        "time" => Ok(apy::timeline::Spacing::Time),
+        "iteration" => Ok(apy::timeline::Spacing::Iteration),
+        _ => Err("expected 'time' or 'iteration'".into()),
     }
 }
 

@@ -129,6 +129,8 @@ pub struct Config {
     pub trace: crate::common::trace::Settings,
     /// `--explain`: a teaching note under each classic async mistake reported.
     pub explain: bool,
+    /// `--timeline FILE`: record the loop's run and write its picture when it ends.
+    pub timeline: Option<crate::timeline::Settings>,
 }
 
 impl From<crate::vm::Config> for Config {
@@ -151,6 +153,8 @@ pub fn new_vm(mut config: Config) -> Vm {
     crate::common::explain::install(config.explain);
     let mut vm = Vm::new(config.vm);
     vm.max_recursion_limit = recursion_cap(stack_bytes());
+    // Each thread's own stack holds as much recursion as the interpreter thread's.
+    vm.threads.stack_bytes = stack_bytes();
     vm.recursion_limit = vm.recursion_limit.min(vm.max_recursion_limit);
     vm.compile = compile_at_run_time;
     crate::builtins::install(&mut vm);
@@ -164,13 +168,22 @@ pub fn new_vm(mut config: Config) -> Vm {
     vm
 }
 
+/// The library written in apy, compiled by `build.rs` (`compile::frozen`).
+static LIBRARY_IMAGE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/library.image"));
+
 /// The VM's compile hook: source text compiled as a module of its own (`import`, the
-/// library's files), or for `exec`, `eval` and `compile()` in their `mode`.
+/// library's files), or for `exec`, `eval` and `compile()` in their `mode`. A file of the
+/// library comes compiled already.
 fn compile_at_run_time(
     name: &str,
     text: &str,
     mode: compile::Mode,
 ) -> Result<Rc<Code>, Diagnostic> {
+    if mode == compile::Mode::Exec
+        && let Some(code) = compile::frozen::thaw(LIBRARY_IMAGE, text, name)
+    {
+        return Ok(code);
+    }
     let module = parse_module(text).map_err(Diagnostic::from)?;
     check_shape(&module, text, mode)?;
     compile::compile_module(&module, text, name, mode).map_err(|error| compile_diagnostic(&error))
@@ -334,9 +347,26 @@ pub fn run_with(source: &SourceFile, mut config: Config) -> Result<(), Error> {
 /// Compiles `source` and runs it on this thread: the exit status.
 fn run_here(source: &SourceFile, config: Config) -> Result<i32, Diagnostic> {
     let code = compile(source)?;
+    let timeline = config.timeline.clone();
+    let clock = config.vm.clock;
     let mut vm = new_vm(config);
+    if let Some(settings) = &timeline
+        && !crate::timeline::start(settings, clock)
+    {
+        crate::common::console::eprint(
+            "apy: --timeline needs apy built with the `trace` feature\n",
+        );
+    }
     let status = vm.run_main(&code, &source.text);
     crate::asyncio::shutdown(&mut vm);
+    if let Some(settings) = &timeline
+        && let Err(error) = crate::timeline::finish(settings)
+    {
+        crate::common::console::eprint(&format!(
+            "apy: can't write timeline file '{}': {error}\n",
+            settings.path.display()
+        ));
+    }
     Ok(status)
 }
 

@@ -12,6 +12,7 @@
 //!   cli.rs, main.rs        the command line: arguments, files, exit statuses
 //!   repl/                  the interactive prompt
 //!   interp.rs              the embedder: wires the stages, builds a VM (new_vm) and runs it
+//!   timeline/              --timeline: a recorder of the loop's events, its SVG/HTML/JSON
 //!   ─────────────────────────────────────────────────────────────────────────────────────
 //!   stdlib/                library modules written in apy (contextlib, …)
 //!   asyncio/               the native event loop, Future, Task; lib/*.apy above them
@@ -60,6 +61,7 @@ pub mod interp;
 pub mod repl;
 pub mod stdlib;
 pub mod syntax;
+pub mod timeline;
 pub mod vm;
 #[cfg(target_arch = "wasm32")]
 pub mod web;

@@ -23,6 +23,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("builtins", &["builtins/"]),
     ("asyncio", &["asyncio/"]),
     ("stdlib", &["stdlib/"]),
+    ("timeline", &["timeline/"]),
     ("interp", &["interp.rs"]),
     ("repl", &["repl/"]),
     ("cli", &["cli.rs", "main.rs", "lib.rs", "web.rs"]),

@@ -8,13 +8,17 @@ is not 0; NAME.err the last line of stderr when stderr is not empty (that is wha
 tests/programs.rs compares). Programs under tests/programs/tracebacks/ and
 tests/programs/warnings/ also get NAME.stderr, the whole of CPython's stderr, caret
 lines (`~~^^`) included, with paths relative to the program's folder, for tests of how
-tracebacks are laid out and warnings worded. Run from anywhere:  tests/bless.py [PATH...]
+tracebacks are laid out and warnings worded. Each program's CPython ast.dump is blessed
+too (tests/bless_ast.py, for tests/ast_dump.rs). Run from anywhere:  tests/bless.py [PATH...]
 Expected files are never written by hand.
 """
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bless_ast  # noqa: E402
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS / "programs"
@@ -51,6 +55,7 @@ def bless(program: Path) -> None:
         # Paths are kept relative to the program's folder, so a clone anywhere compares.
         Path(f"{stem}.stderr").write_text(result.stderr.replace(f"{program.parent}/", ""))
     print(f"blessed {program.relative_to(TESTS.parent)} (exit {result.returncode})")
+    bless_ast.bless(program)
 
 
 def main() -> None:

@@ -200,7 +200,7 @@ fn without_file_a_piped_stdin_is_the_program() {
 
 #[test]
 fn ast_prints_the_tree_like_python() {
-    // python3.13 -c "import ast; print(ast.dump(ast.parse('print(1)'), indent=2))", without ctx.
+    // python3.13 -c "import ast; print(ast.dump(ast.parse('print(1)'), indent=2))"
     let output = apy(&["--ast", "-c", "print(1)"], b"");
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let expected = "\
@@ -208,7 +208,7 @@ Module(
   body=[
     Expr(
       value=Call(
-        func=Name(id='print'),
+        func=Name(id='print', ctx=Load()),
         args=[
           Constant(value=1)]))])
 ";
@@ -504,4 +504,52 @@ asyncio.run(main())
         b"",
     );
     assert_eq!(stdout(&free), "made\n", "{}", stderr(&free));
+}
+
+/// Starting a program or signalling one asks the gate first: subprocess, asyncio's
+/// subprocesses and os.kill each give their PermissionError, and no child is started.
+#[test]
+fn sandbox_refuses_processes() {
+    let program = "\
+import asyncio, os, subprocess
+calls = [lambda: subprocess.run(['echo', 'hi']), lambda: subprocess.check_output('ls', shell=True),
+         lambda: os.kill(os.getpid(), 0)]
+for call in calls:
+    try:
+        call()
+        print('allowed')
+    except PermissionError as e:
+        print(e)
+print(os.pipe() is not None)
+async def main():
+    await asyncio.create_subprocess_exec('echo', 'hi')
+asyncio.run(main())
+";
+    let sandboxed = apy(&["--sandbox", "-c", program], b"");
+    let pid_call = stdout(&sandboxed)
+        .lines()
+        .nth(2)
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(
+        stdout(&sandboxed),
+        format!(
+            "[Errno 1] Operation not permitted: process 'echo' (apy --sandbox)\n\
+             [Errno 1] Operation not permitted: process '/bin/sh' (apy --sandbox)\n\
+             {pid_call}\nTrue\n"
+        )
+    );
+    assert!(pid_call.starts_with("[Errno 1] Operation not permitted: process 'os.kill("));
+    assert_eq!(
+        last_stderr_line(&sandboxed),
+        "PermissionError: [Errno 1] Operation not permitted: process 'echo' (apy --sandbox)"
+    );
+    let free = apy(
+        &[
+            "-c",
+            "import subprocess\nprint(subprocess.run(['echo', 'hi']).returncode)",
+        ],
+        b"",
+    );
+    assert_eq!(stdout(&free), "hi\n0\n", "{}", stderr(&free));
 }

@@ -111,6 +111,19 @@ fn await_and_async_for_and_async_with() {
     ));
 }
 
+/// Where apy's instructions differ from CPython's only in name, `--dis` shows CPython's:
+/// an imported module's function called with `LOAD_ATTR` + `PUSH_NULL`, handler exits and
+/// the `SEND` loop as `JUMP_BACKWARD_NO_INTERRUPT` (a handler exit onto a loop's back edge
+/// threaded into it), `CLEANUP_THROW` out of line, cells as `LOAD_FAST` with CPython's slot
+/// numbers. Checked against `python3.13 -m dis` of the same source (RESUME, TO_BOOL,
+/// END_FOR, MAKE_CELL and COPY_FREE_VARS aside).
+#[test]
+fn naming_as_in_cpython() {
+    insta::assert_snapshot!(dis(
+        "import asyncio\n\ndef f(a, b):\n    x = 1\n    def g(c):\n        nonlocal x\n        x = a + c\n        return x + b\n    for i in a:\n        try:\n            asyncio.run(g)\n        except E as e:\n            b()\n        with q:\n            pass\n    return g\n\nasync def main():\n    try:\n        await asyncio.sleep(0)\n    except E:\n        pass\n    return 1\n"
+    ));
+}
+
 /// Every kind of code object, in `dis.dis` order, under headings with stable addresses.
 const NESTED: &str = "class Outer:\n    def method(self, xs):\n        return (x for x in xs)\n\nf = lambda y: y + 1\n\nasync def agen():\n    yield 1\n\nasync def main():\n    return [x async for x in agen()]\n";
 
@@ -175,6 +188,7 @@ fn dis_switch_targets_one_function_or_says_what_there_is() {
     let found = run("--dis=main");
     assert_eq!(found.status.code(), Some(0));
     let listing = String::from_utf8_lossy(&found.stdout);
+    assert!(listing.starts_with(apy::compile::dis::HEADER), "{listing}");
     assert!(
         listing.contains("LOAD_GLOBAL") && listing.contains("(agen + NULL)"),
         "{listing}"
@@ -189,4 +203,52 @@ fn dis_switch_targets_one_function_or_says_what_there_is() {
             ),
         "{err}"
     );
+}
+
+/// `dis.opname` (`OPNAMES`) names every instruction the compiler emits: checked over the
+/// programs that cover every statement and expression kind.
+#[test]
+fn opnames_cover_every_instruction() {
+    fn check(code: &apy::compile::bytecode::Code, missing: &mut Vec<String>) {
+        for row in apy::compile::dis::rows(code) {
+            if apy::compile::dis::OPNAMES
+                .binary_search(&row.opname.as_str())
+                .is_err()
+            {
+                missing.push(row.opname);
+            }
+        }
+        for constant in &code.constants {
+            if let apy::compile::bytecode::Constant::Code(inner) = constant {
+                check(inner, missing);
+            }
+        }
+    }
+    let mut missing = Vec::new();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ast_dump");
+    for entry in std::fs::read_dir(dir).expect("tests/ast_dump").flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "apy") {
+            let source = std::fs::read_to_string(&path).expect("readable");
+            let module = parse_module(&source).expect("parses");
+            let code = compile_module(&module, &source, "t.py", Mode::Exec).expect("compiles");
+            check(&code, &mut missing);
+        }
+    }
+    assert!(missing.is_empty(), "not in OPNAMES: {missing:?}");
+}
+
+/// The `dis` module prints and describes apy's bytecode (the listing of `--dis`), so its
+/// output is a snapshot rather than CPython's: `dis.dis` of a function, a source string, a
+/// class and a bound method, `Bytecode` iteration, `opname`/`opmap`, the TypeError.
+#[test]
+fn dis_module_describes_apys_bytecode() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/dis_module");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_apy"))
+        .arg("dis_module.apy")
+        .current_dir(dir)
+        .output()
+        .expect("apy runs");
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout));
 }

@@ -321,19 +321,48 @@ fn max_memory_raises_memory_error_and_keeps_earlier_output() {
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "caught\n");
     assert_eq!(out.status.code(), Some(0));
-    // Memory the program takes a little at a time: apy ends with MemoryError, exit 1.
+}
+
+/// Memory a program takes a little at a time, in each shape (a list, a dict, a string,
+/// a comprehension, allocations nothing can refuse): CPython's MemoryError traceback,
+/// raised in the program's code, exit 1, the output printed before it kept.
+#[test]
+fn memory_taken_a_little_at_a_time_is_a_memory_error_traceback() {
+    let growths = [
+        "x = []\nwhile True:\n    x.append(len(x))\n",
+        "x = []\nwhile True:\n    x.append('a' * 1000)\n",
+        "x = []\nwhile True:\n    x.append(str(len(x)))\n",
+        "d = {}\ni = 0\nwhile True:\n    d[i] = i\n    i += 1\n",
+        "s = 'abc'\nwhile True:\n    s += s\n",
+        "x = [i for i in range(10**9)]\n",
+        "x = 3\nwhile True:\n    x *= x\n",
+    ];
+    for growth in growths {
+        let program = format!("print('before')\n{growth}");
+        let (out, _) = apy(&["--max-memory", "4M"], &program, None);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{program}: {err}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "before\n");
+        assert!(
+            err.starts_with("Traceback (most recent call last):\n  File \"<string>\", line "),
+            "{program}: {err}"
+        );
+        assert!(err.ends_with("\nMemoryError\n"), "{program}: {err}");
+    }
+    // Caught, it is an exception like any other: the memory is freed and the program goes on.
     let (out, _) = apy(
-        &["--max-memory", "50M"],
-        "print('before')\nx = []\nwhile True:\n    x.append(len(x))\n",
+        &["--max-memory", "4M"],
+        "x = []\ntry:\n    while True:\n        x.append([len(x)])\nexcept MemoryError:\n    \
+         x = None\nprint('freed')\n",
         None,
     );
-    assert_eq!(out.status.code(), Some(1));
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "before\n");
-    assert!(
-        stderr(&out).ends_with("\nMemoryError\n"),
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "freed\n",
         "{}",
         stderr(&out)
     );
+    assert_eq!(out.status.code(), Some(0));
 }
 
 #[test]

@@ -24,6 +24,7 @@ use crate::vm::args::{check_kwargs, kwarg};
 use crate::vm::dict::StrKeys;
 use crate::vm::generator::FINALIZERS_PENDING;
 use crate::vm::object::{KwArgs, Layout, Object, ObjectKind, PyType};
+use crate::vm::thread_list::Wait;
 use crate::vm::types::make_type;
 use crate::vm::value::{DictTable, Value};
 use crate::vm::{Abort, AsyncGenHooks, Exc, PyResult, Vm};
@@ -83,6 +84,8 @@ pub struct LoopState {
     exception_handler: Value,
     /// `set_task_factory`'s factory, or None.
     task_factory: Value,
+    /// The ident of the thread that runs it (`_thread_id`), 0 before it first runs.
+    pub thread: u64,
 }
 
 pub struct LoopObj {
@@ -173,6 +176,7 @@ pub fn new_loop(vm: &mut Vm) -> Value {
                 current_task: Value::None,
                 exception_handler: Value::None,
                 task_factory: Value::None,
+                thread: 0,
             }),
             clock: Clock::new(runtime.clock),
             #[cfg(not(target_arch = "wasm32"))]
@@ -229,8 +233,11 @@ pub fn get_event_loop(vm: &mut Vm) -> PyResult<Value> {
     if !current.is_none() {
         return Ok(current);
     }
-    if runtime.event_loop_set.get() {
-        return Err(vm.runtime_error("There is no current event loop in thread 'MainThread'."));
+    if runtime.event_loop_set.get() || !vm.threads.on_main() {
+        let thread = vm.threads.name();
+        return Err(vm.runtime_error(format!(
+            "There is no current event loop in thread '{thread}'."
+        )));
     }
     let l = new_loop(vm);
     *runtime.event_loop.borrow_mut() = l.clone();
@@ -285,13 +292,31 @@ fn check_callback(vm: &mut Vm, callback: &Value, method: &str) -> PyResult<()> {
 }
 
 fn call_soon(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    check_kwargs(vm, "call_soon", kw, &["context"])?;
+    if let Some(l) = args.first().and_then(as_loop) {
+        let st = l.state.borrow();
+        // Debug mode's `_check_thread`: a running loop is the business of its own thread.
+        if st.debug && st.running && st.thread != vm.threads.ident() {
+            drop(st);
+            return Err(vm.runtime_error(
+                "Non-thread-safe operation invoked on an event loop other than the current one",
+            ));
+        }
+    }
+    schedule_soon(vm, args, kw, "call_soon")
+}
+
+/// `call_soon` and `call_soon_threadsafe` (named `method` in errors): a Handle at the end
+/// of the ready deque.
+pub fn schedule_soon(vm: &mut Vm, args: &[Value], kw: &KwArgs, method: &str) -> PyResult<Value> {
+    check_kwargs(vm, method, kw, &["context"])?;
     if args.len() < 2 {
-        return Err(vm.type_error("call_soon() missing 1 required positional argument: 'callback'"));
+        return Err(vm.type_error(format!(
+            "{method}() missing 1 required positional argument: 'callback'"
+        )));
     }
     let l = this(vm, &args[0])?;
     check_closed(vm, l)?;
-    check_callback(vm, &args[1], "call_soon")?;
+    check_callback(vm, &args[1], method)?;
     let context = contextvars::context_arg(vm, kwarg(kw, "context"))?;
     let handle = new_handle(
         vm,
@@ -497,6 +522,13 @@ fn idle(vm: &mut Vm, loop_value: &Value, l: &LoopObj, deadline: Option<f64>) -> 
         // aclose()): run it before deciding that nothing can.
         vm.run_finalizers(None);
         return Ok(());
+    }
+    if vm.threads.active() {
+        // Other threads run meanwhile (CPython's select releases the GIL), until the
+        // deadline or a `call_soon_threadsafe` (`threadsafe.rs`) wakes this thread.
+        l.state.borrow_mut().thread = vm.threads.ident();
+        vm.flush_stdout();
+        return vm.block(Wait::Select, deadline).map(drop);
     }
     if l.clock.is_virtual() {
         return match deadline {
@@ -854,7 +886,11 @@ pub fn run_forever_with(
     }
     let hooks = asyncgen_hooks(vm, loop_value)?;
     let old_hooks = std::mem::replace(&mut vm.asyncgen_hooks, hooks);
-    l.state.borrow_mut().running = true;
+    {
+        let mut st = l.state.borrow_mut();
+        st.running = true;
+        st.thread = vm.threads.ident();
+    }
     *runtime.running_loop.borrow_mut() = loop_value.clone();
     super::trace::loop_start(vm, loop_value, l.clock.now());
     let mut result = Ok(());
@@ -1305,6 +1341,11 @@ pub fn rt(vm: &mut Vm) -> Rc<Runtime> {
     let runtime = Rc::new(new_runtime(vm));
     RUNTIME.with(|r| *r.borrow_mut() = Some(runtime.clone()));
     runtime
+}
+
+/// This interpreter thread's asyncio runtime, if made.
+pub fn current_runtime() -> Option<Rc<Runtime>> {
+    RUNTIME.with(|r| r.borrow().clone())
 }
 
 fn class_in(vm: &mut Vm, name: &str, bases: Vec<Rc<PyType>>, module: &str) -> Rc<PyType> {

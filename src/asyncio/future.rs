@@ -416,11 +416,22 @@ pub fn set_exception(vm: &mut Vm, this_value: &Value, fut: &FutureObj, exc: Valu
         Value::Object(o) if o.exc_data().is_some() => o.clone(),
         _ => return Err(vm.type_error("invalid exception object")),
     };
-    if vm.exc_matches(&exc, &vm.types.stop_iteration.clone()) {
-        return Err(vm.type_error(
+    // CPython keeps a RuntimeError instead, caused by the StopIteration.
+    let exc = if vm.exc_matches(&exc, &vm.types.stop_iteration.clone()) {
+        let error = vm.new_exc(
+            &vm.types.runtime_error.clone(),
             "StopIteration interacts badly with generators and cannot be raised into a Future",
-        ));
-    }
+        );
+        if let Some(data) = error.exc_data() {
+            let mut data = data.borrow_mut();
+            data.cause = Value::Object(exc.clone());
+            data.context = Value::Object(exc);
+            data.suppress_context = true;
+        }
+        error
+    } else {
+        exc
+    };
     {
         let mut st = fut.state.borrow_mut();
         st.exception = Some(exc);

@@ -1,8 +1,9 @@
 //! The loop's methods over its selector (`Lib/asyncio/selector_events.py`):
 //! `add_reader`/`add_writer`/`remove_reader`/`remove_writer` (natively, over
-//! `watchers.rs`) and the socket operations `sock_recv`, `sock_recv_into`, `sock_sendall`,
-//! `sock_connect`, `sock_accept` (in apy, `lib/selector_events.apy`, run on the first
-//! call of one of them so that `import asyncio` does not compile it).
+//! `watchers.rs`); and the parts of the library over them written in apy, each run on
+//! first use so that `import asyncio` does not compile them: the socket operations
+//! (`sock_recv`, …, `lib/selector_events.apy`), the protocols, the transports with
+//! `create_connection`/`create_server`/`create_datagram_endpoint`, and the streams.
 
 use std::rc::Rc;
 
@@ -10,7 +11,7 @@ use super::event_loop::{cancel_handle, check_open, is_closed, new_handle, rt, th
 use crate::builtins::selectors::fileobj_to_fd;
 use crate::builtins::socket::os_error;
 use crate::vm::dict::StrKeys;
-use crate::vm::object::{KwArgs, NativeFn, PyType};
+use crate::vm::object::{KwArgs, NativeFn, ObjectKind, PyType};
 use crate::vm::types::lookup;
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
@@ -72,55 +73,173 @@ fn remove(vm: &mut Vm, args: &[Value], write: bool) -> PyResult<Value> {
     }))
 }
 
-/// The loop's socket operations, written in apy and run on the first call of one of them:
-/// until then each is a stub that runs the file (which puts the real methods on the loop
-/// class) and calls the real method.
-const SOCKET_METHODS: (&str, &str) = (
-    "asyncio/selector_events.py",
-    include_str!("lib/selector_events.apy"),
-);
+/// The parts of the library written in apy that load on first use (so that
+/// `import asyncio` compiles none of them), each after the parts it needs.
+#[derive(Clone, Copy)]
+enum Part {
+    /// The loop's `sock_*` methods (`lib/selector_events.apy`).
+    Sockets,
+    /// Protocol, BufferedProtocol, DatagramProtocol, SubprocessProtocol.
+    Protocols,
+    /// The transports, `create_connection`, `create_server` and its Server,
+    /// `create_datagram_endpoint`.
+    Transports,
+    /// `open_connection`, `start_server`, StreamReader, StreamWriter.
+    Streams,
+    /// `create_subprocess_exec`/`_shell`, Process, the pipe and subprocess transports.
+    Subprocess,
+}
 
-fn socket_method(vm: &mut Vm, args: &[Value], kw: &KwArgs, name: &str) -> PyResult<Value> {
+impl Part {
+    /// The file's name (for tracebacks and `__module__`) and text.
+    fn file(self) -> (&'static str, &'static str) {
+        match self {
+            Part::Sockets => (
+                "asyncio/selector_events.py",
+                include_str!("lib/selector_events.apy"),
+            ),
+            Part::Protocols => ("asyncio/protocols.py", include_str!("lib/protocols.apy")),
+            Part::Transports => ("asyncio/transports.py", include_str!("lib/transports.apy")),
+            Part::Streams => ("asyncio/streams.py", include_str!("lib/streams.apy")),
+            Part::Subprocess => ("asyncio/subprocess.py", include_str!("lib/subprocess.apy")),
+        }
+    }
+
+    fn needs(self) -> &'static [Part] {
+        match self {
+            Part::Sockets | Part::Protocols => &[],
+            Part::Transports => &[Part::Sockets, Part::Protocols],
+            Part::Streams => &[Part::Transports],
+            Part::Subprocess => &[Part::Streams],
+        }
+    }
+
+    /// A name the part defines when it has run: on the loop class, or in the module.
+    fn marker(self) -> (bool, &'static str) {
+        match self {
+            Part::Sockets => (true, "_sock_recv"),
+            Part::Protocols => (false, "BaseProtocol"),
+            Part::Transports => (true, "_accept_connection"),
+            Part::Streams => (false, "StreamReaderProtocol"),
+            Part::Subprocess => (true, "_make_subprocess_transport"),
+        }
+    }
+}
+
+/// Runs `part` (and first what it needs) unless it has run.
+fn load(vm: &mut Vm, part: Part) -> PyResult<()> {
+    for need in part.needs() {
+        load(vm, *need)?;
+    }
+    let (on_loop, marker) = part.marker();
+    let key = vm.intern(marker);
+    let module = vm.import_module("asyncio")?;
+    let loaded = if on_loop {
+        let event_loop = rt(vm).types.event_loop.clone();
+        lookup(&event_loop, &key).is_some()
+    } else {
+        module_global(&module, &key).is_some()
+    };
+    if loaded {
+        return Ok(());
+    }
+    let (name, text) = part.file();
+    super::library::run_lazy(vm, name, text)
+}
+
+/// A name in `module`'s own namespace (not through its `__getattr__`).
+fn module_global(module: &Value, key: &crate::vm::value::PyStr) -> Option<Value> {
+    match module {
+        Value::Object(o) => match &o.kind {
+            ObjectKind::Module { dict, .. } => dict.table.borrow().get_str(key).cloned(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A loop method written in apy, before its part has run: runs it (which puts the real
+/// method on the loop class in place of this stand-in) and calls the real method.
+fn loop_method(
+    vm: &mut Vm,
+    args: &[Value],
+    kw: &KwArgs,
+    name: &str,
+    part: Part,
+) -> PyResult<Value> {
     let event_loop = rt(vm).types.event_loop.clone();
     let key = vm.intern(name);
     let stub = lookup(&event_loop, &key);
-    super::library::run_lazy(vm, SOCKET_METHODS.0, SOCKET_METHODS.1)?;
+    load(vm, part)?;
     match lookup(&event_loop, &key) {
         Some(method) if !stub.as_ref().is_some_and(|s| s.is(&method)) => vm.call(&method, args, kw),
         _ => Err(vm.runtime_error(format!("apy: the loop has no {name}()"))),
     }
 }
 
-/// The streams (`open_connection`, `start_server`, StreamReader, StreamWriter, Server),
-/// written in apy and run on the first call of `open_connection` or `start_server`.
-const STREAMS: (&str, &str) = ("asyncio/streams.py", include_str!("lib/streams.apy"));
+/// The module's names that live in a part loaded on first use.
+const LAZY_NAMES: &[(&str, Part)] = &[
+    ("BaseProtocol", Part::Protocols),
+    ("Protocol", Part::Protocols),
+    ("BufferedProtocol", Part::Protocols),
+    ("DatagramProtocol", Part::Protocols),
+    ("SubprocessProtocol", Part::Protocols),
+    ("BaseTransport", Part::Transports),
+    ("ReadTransport", Part::Transports),
+    ("WriteTransport", Part::Transports),
+    ("Transport", Part::Transports),
+    ("DatagramTransport", Part::Transports),
+    ("SubprocessTransport", Part::Transports),
+    ("Server", Part::Transports),
+    ("open_connection", Part::Streams),
+    ("start_server", Part::Streams),
+    ("StreamReader", Part::Streams),
+    ("StreamWriter", Part::Streams),
+    ("StreamReaderProtocol", Part::Streams),
+    ("create_subprocess_exec", Part::Subprocess),
+    ("create_subprocess_shell", Part::Subprocess),
+    ("SubprocessStreamProtocol", Part::Subprocess),
+];
 
-/// `asyncio.open_connection`, `start_server`, `StreamReader(…)`, `StreamWriter(…)` before
-/// the streams are loaded: loads them (the real ones replace these in the module) and calls
-/// the real one.
-fn stream_function(vm: &mut Vm, args: &[Value], kw: &KwArgs, name: &str) -> PyResult<Value> {
-    super::library::run_lazy(vm, STREAMS.0, STREAMS.1)?;
+/// `asyncio.subprocess`, a library module of its own (`import asyncio.subprocess`
+/// finds it under its dotted name, `asyncio` not being a package).
+pub const SUBPROCESS_MODULE: (&str, &str, &str) = (
+    "asyncio.subprocess",
+    "asyncio/subprocess_module.py",
+    include_str!("lib/subprocess_module.apy"),
+);
+
+/// The module's `__getattr__` (PEP 562): a name of a part not loaded yet loads it.
+fn module_getattr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let module = vm.import_module("asyncio")?;
-    let key = vm.intern(name);
-    match vm.get_attr(&module, &key)? {
-        real @ (Value::Function(_) | Value::Type(_)) => vm.call(&real, args, kw),
-        _ => Err(vm.runtime_error(format!("apy: asyncio has no {name}()"))),
+    let Some(Value::Str(name)) = args.first() else {
+        return Err(vm.type_error("__getattr__() takes exactly one argument"));
+    };
+    if name.as_str() == "subprocess" {
+        return vm.import_module(SUBPROCESS_MODULE.0);
     }
+    if let Some((_, part)) = LAZY_NAMES.iter().find(|(n, _)| *n == name.as_str()) {
+        load(vm, *part)?;
+        if let Some(value) = module_global(&module, name) {
+            return Ok(value);
+        }
+    }
+    Err(vm.no_attribute(&module, name))
+}
+
+/// The module's `__getattr__`, which loads the parts that wait for their first use.
+pub fn lazy_names(vm: &Vm) -> Vec<(&'static str, Value)> {
+    vec![("__getattr__", vm.native("__getattr__", module_getattr))]
 }
 
 /// A table entry whose function calls `$loader` with its own name.
 macro_rules! stand_in {
-    ($loader:ident, $name:literal) => {
-        ($name, |vm, args, kw| $loader(vm, args, kw, $name))
+    ($part:ident, $name:literal) => {
+        ($name, |vm, args, kw| {
+            loop_method(vm, args, kw, $name, Part::$part)
+        })
     };
 }
-
-const STREAM_STUBS: [(&str, NativeFn); 4] = [
-    stand_in!(stream_function, "open_connection"),
-    stand_in!(stream_function, "start_server"),
-    stand_in!(stream_function, "StreamReader"),
-    stand_in!(stream_function, "StreamWriter"),
-];
 
 /// Sets an exception's `args` to `(message,)` and its attributes (`BaseException.__init__`
 /// then `self.name = value`).
@@ -200,20 +319,19 @@ pub fn stream_errors(vm: &mut Vm) -> Vec<(&'static str, Value)> {
     out
 }
 
-/// The module's stand-ins for the streams' functions until they are loaded.
-pub fn stream_stubs(vm: &Vm) -> Vec<(&'static str, Value)> {
-    STREAM_STUBS
-        .iter()
-        .map(|(name, f)| (*name, vm.native(name, *f)))
-        .collect()
-}
-
 const METHODS: &[(&str, NativeFn)] = &[
-    stand_in!(socket_method, "sock_recv"),
-    stand_in!(socket_method, "sock_recv_into"),
-    stand_in!(socket_method, "sock_sendall"),
-    stand_in!(socket_method, "sock_connect"),
-    stand_in!(socket_method, "sock_accept"),
+    stand_in!(Sockets, "sock_recv"),
+    stand_in!(Sockets, "sock_recv_into"),
+    stand_in!(Sockets, "sock_sendall"),
+    stand_in!(Sockets, "sock_connect"),
+    stand_in!(Sockets, "sock_accept"),
+    stand_in!(Transports, "create_connection"),
+    stand_in!(Transports, "create_server"),
+    stand_in!(Transports, "create_datagram_endpoint"),
+    stand_in!(Subprocess, "subprocess_exec"),
+    stand_in!(Subprocess, "subprocess_shell"),
+    stand_in!(Subprocess, "connect_read_pipe"),
+    stand_in!(Subprocess, "connect_write_pipe"),
     ("_add_reader", |vm, args, _| add(vm, args, false)),
     ("_add_writer", |vm, args, _| add(vm, args, true)),
     ("add_reader", |vm, args, _| {

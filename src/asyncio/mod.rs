@@ -16,8 +16,10 @@ pub mod io;
 pub mod library;
 pub mod log;
 pub mod primitives;
+pub mod record;
 pub mod reports;
 pub mod task;
+pub mod threadsafe;
 pub mod trace;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod watchers;
@@ -33,6 +35,11 @@ use event_loop::rt;
 pub fn install(vm: &mut Vm, settings: event_loop::Settings) {
     event_loop::configure(settings);
     vm.register_module("asyncio", module);
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let (name, file, text) = io::SUBPROCESS_MODULE;
+        vm.register_library_module(name, file, text);
+    }
     // The frames log names the futures and tasks coroutines yield (`Future#1`).
     crate::vm::trace::name_objects_with(trace::object_name);
 }
@@ -121,16 +128,16 @@ const LIBRARY: [(&str, &str); 8] = [
     ("asyncio/graph.py", include_str!("lib/graph.apy")),
 ];
 
-/// The streams' functions, which stand in until first called (they load lib/streams.apy),
-/// and their errors.
+/// The module's `__getattr__`, which loads the protocols, transports, streams and
+/// subprocesses on first use, and the streams' errors.
 #[cfg(not(target_arch = "wasm32"))]
 fn streams(vm: &mut Vm) -> Vec<(&'static str, Value)> {
-    let mut streams = io::stream_stubs(vm);
+    let mut streams = io::lazy_names(vm);
     streams.extend(io::stream_errors(vm));
     streams
 }
 
-/// In a browser there are no sockets, so no streams (src/web.rs).
+/// In a browser there are no sockets or processes, so no transports or streams (src/web.rs).
 #[cfg(target_arch = "wasm32")]
 fn streams(_: &mut Vm) -> Vec<(&'static str, Value)> {
     Vec::new()
@@ -143,6 +150,8 @@ pub fn module(vm: &mut Vm) -> Value {
     asyncgens::init_types(vm, &runtime.types.event_loop);
     #[cfg(not(target_arch = "wasm32"))]
     io::init_type(vm, &runtime.types.event_loop);
+    threadsafe::init_type(vm, &runtime.types.event_loop);
+    vm.threads.add_hook(threadsafe::thread_hook);
     let t = &runtime.types;
     let attrs = vec![
         ("Future", Value::Type(t.future.clone())),
@@ -176,7 +185,7 @@ pub fn module(vm: &mut Vm) -> Value {
             vm.native("get_event_loop", |vm, _, _| {
                 // events.py's get_event_loop: making a loop because none is set is
                 // deprecated (3.12+); the warning names the caller's line.
-                if !event_loop::has_current_loop(vm) {
+                if !event_loop::has_current_loop(vm) && vm.threads.on_main() {
                     vm.deprecation_in_main("There is no current event loop");
                 }
                 event_loop::get_event_loop(vm)
@@ -220,7 +229,11 @@ pub fn module(vm: &mut Vm) -> Value {
         .into_iter()
         .chain(graph::natives(vm))
         .chain(primitives::natives(vm))
+        // The parts that load on first use (transports, streams, …) answer through
+        // the module's __getattr__.
         .chain(streams(vm))
+        // So do the threads' (they load lib/threads.apy).
+        .chain(threadsafe::stubs(vm))
         .collect();
     let module = vm.new_module("asyncio", attrs);
     for (name, text) in LIBRARY {

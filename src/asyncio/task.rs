@@ -285,6 +285,7 @@ pub fn step(vm: &mut Vm, task: &Value, exc: Option<Exc>) -> PyResult<()> {
     }
     let outcome = run_and_handle_result(vm, task, fut, data, exc);
     l.state.borrow_mut().current_task = Value::None;
+    super::record::step_end(vm, task);
     outcome
 }
 

@@ -11,7 +11,9 @@ use std::rc::{Rc, Weak};
 
 use super::event_loop::{Ready, as_loop, handle_parts};
 use super::future::{Callback, Status, as_future};
-use crate::common::trace::{Category, on, set_in_loop};
+pub use super::record::Hook;
+use super::record::{Event, record};
+use crate::common::trace::{Category, on, set_in_loop, text_on};
 use crate::vm::frame::FrameResult;
 
 use crate::vm::object::Object;
@@ -57,6 +59,10 @@ fn cold_loop_start(vm: &mut Vm, event_loop: &Value, now: f64) {
             t.iteration = 0;
         }
     });
+    record(vm, &Event::LoopStart { event_loop, now });
+    if !text_on(Category::Loop) {
+        return;
+    }
     set_in_loop(false);
     let clock = match vm.config.clock {
         crate::common::clock::ClockKind::Real => "real",
@@ -75,6 +81,10 @@ pub fn loop_stop(vm: &mut Vm) {
 
 #[cold]
 fn cold_loop_stop(vm: &mut Vm) {
+    record(vm, &Event::LoopStop);
+    if !text_on(Category::Loop) {
+        return;
+    }
     set_in_loop(false);
     emit(vm, 0, "loop stops running");
 }
@@ -94,6 +104,10 @@ fn cold_iteration(vm: &mut Vm, now: f64) {
         t.iteration += 1;
         (t.iteration, now - t.epoch)
     });
+    record(vm, &Event::Iteration { now });
+    if !text_on(Category::Loop) {
+        return;
+    }
     set_in_loop(false);
     emit(vm, 0, &format!("iteration {n}, t={}", seconds(t)));
     set_in_loop(true);
@@ -112,6 +126,10 @@ pub fn selected(vm: &mut Vm, waited: Option<f64>, ready: &[(i32, u32)], virtual_
 #[cfg(not(target_arch = "wasm32"))]
 #[cold]
 fn cold_selected(vm: &mut Vm, waited: Option<f64>, ready: &[(i32, u32)], virtual_clock: bool) {
+    record(vm, &Event::Selected { waited, ready });
+    if !text_on(Category::Loop) {
+        return;
+    }
     let what = crate::common::net::describe_ready(ready);
     let text = match waited {
         None => format!("select polled: {what}"),
@@ -125,7 +143,7 @@ fn cold_selected(vm: &mut Vm, waited: Option<f64>, ready: &[(i32, u32)], virtual
 /// `call_soon` made this handle.
 #[inline]
 pub fn call_soon(vm: &mut Vm, handle: &Value) {
-    if on(Category::Loop) {
+    if on(Category::Loop) && text_on(Category::Loop) {
         cold_handle(vm, "call_soon", handle);
     }
 }
@@ -133,7 +151,7 @@ pub fn call_soon(vm: &mut Vm, handle: &Value) {
 /// A timer handle was pushed on the heap (`call_later`/`call_at`).
 #[inline]
 pub fn timer_scheduled(vm: &mut Vm, handle: &Value) {
-    if on(Category::Loop) {
+    if on(Category::Loop) && text_on(Category::Loop) {
         cold_handle(vm, "timer scheduled", handle);
     }
 }
@@ -141,7 +159,7 @@ pub fn timer_scheduled(vm: &mut Vm, handle: &Value) {
 /// A due timer handle moved to the ready queue.
 #[inline]
 pub fn timer_fired(vm: &mut Vm, handle: &Value) {
-    if on(Category::Loop) {
+    if on(Category::Loop) && text_on(Category::Loop) {
         cold_handle(vm, "timer fires", handle);
     }
 }
@@ -150,6 +168,14 @@ pub fn timer_fired(vm: &mut Vm, handle: &Value) {
 #[inline]
 pub fn run_handle(vm: &mut Vm, handle: &Value) {
     if on(Category::Loop) {
+        cold_run_handle(vm, handle);
+    }
+}
+
+#[cold]
+fn cold_run_handle(vm: &mut Vm, handle: &Value) {
+    record(vm, &Event::RunHandle { handle });
+    if text_on(Category::Loop) {
         cold_handle(vm, "run", handle);
     }
 }
@@ -175,6 +201,14 @@ fn cold_handle(vm: &mut Vm, what: &str, handle: &Value) {
 #[inline]
 pub fn run_call(vm: &mut Vm, func: &Value, arg: &Value) {
     if on(Category::Loop) {
+        cold_run_call(vm, func, arg);
+    }
+}
+
+#[cold]
+fn cold_run_call(vm: &mut Vm, func: &Value, arg: &Value) {
+    record(vm, &Event::RunCall { func, arg });
+    if text_on(Category::Loop) {
         let text = format!("run {}", describe_call(func, std::slice::from_ref(arg)));
         emit(vm, 0, &text);
     }
@@ -192,6 +226,10 @@ pub fn task_created(vm: &mut Vm, task: &Value, by: &Value) {
 
 #[cold]
 fn cold_task_created(vm: &mut Vm, task: &Value, by: &Value) {
+    record(vm, &Event::TaskCreated { task, by });
+    if !text_on(Category::Tasks) {
+        return;
+    }
     let mut text = format!("{} created for {}", future_name(task), task_coro(task));
     if !by.is_none() {
         let _ = write!(text, " by {}", future_name(by));
@@ -203,6 +241,14 @@ fn cold_task_created(vm: &mut Vm, task: &Value, by: &Value) {
 #[inline]
 pub fn task_wakeup(vm: &mut Vm, task: &Value, future: &Value) {
     if on(Category::Tasks) {
+        cold_task_wakeup(vm, task, future);
+    }
+}
+
+#[cold]
+fn cold_task_wakeup(vm: &mut Vm, task: &Value, future: &Value) {
+    record(vm, &Event::TaskWakeup { task, future });
+    if text_on(Category::Tasks) {
         let text = format!(
             "{} wakes up: {} is done",
             future_name(task),
@@ -222,6 +268,10 @@ pub fn task_step(vm: &mut Vm, task: &Value, exc: Option<&Exc>) {
 
 #[cold]
 fn cold_task_step(vm: &mut Vm, task: &Value, exc: Option<&Exc>) {
+    record(vm, &Event::TaskStep { task, exc });
+    if !text_on(Category::Tasks) {
+        return;
+    }
     let coro = task_coro(task);
     let text = match exc {
         None => format!("{} step: send None into {coro}", future_name(task)),
@@ -252,6 +302,10 @@ pub fn task_outcome(vm: &mut Vm, task: &Value, outcome: &FrameResult) {
 
 #[cold]
 fn cold_task_outcome(vm: &mut Vm, task: &Value, outcome: &FrameResult) {
+    record(vm, &Event::TaskOutcome { task, outcome });
+    if !text_on(Category::Tasks) {
+        return;
+    }
     let name = future_name(task);
     let who = task_coro(task);
     let text = match outcome {
@@ -285,6 +339,10 @@ pub fn cancel_requested(vm: &mut Vm, task: &Value, msg: &Value) {
 
 #[cold]
 fn cold_cancel_requested(vm: &mut Vm, task: &Value, msg: &Value) {
+    record(vm, &Event::CancelRequested { task, msg });
+    if !text_on(Category::Tasks) {
+        return;
+    }
     let mut text = format!("{} cancel requested", future_name(task));
     let by = as_future(task)
         .and_then(|f| as_loop(&f.event_loop))
@@ -311,6 +369,10 @@ pub fn future_done(vm: &mut Vm, future: &Value) {
 
 #[cold]
 fn cold_future_done(vm: &mut Vm, future: &Value) {
+    record(vm, &Event::FutureDone { future });
+    if !text_on(Category::Futures) {
+        return;
+    }
     let Some(f) = as_future(future) else {
         return;
     };
@@ -343,17 +405,6 @@ fn cold_future_done(vm: &mut Vm, future: &Value) {
 
 // ---- async-generator hooks --------------------------------------------------------------
 
-/// Which async-generator hook event happened.
-#[derive(Clone, Copy, Debug)]
-pub enum Hook {
-    /// The loop's firstiter hook saw a new async generator.
-    FirstIter,
-    /// The loop's finalizer hook got an async generator that was not exhausted.
-    Finalizer,
-    /// The finalizer scheduled a task running `aclose()`.
-    AcloseScheduled,
-}
-
 /// An async-generator hook call on `agen`.
 #[inline]
 pub fn asyncgen_hook(vm: &mut Vm, hook: Hook, agen: &Value) {
@@ -364,6 +415,10 @@ pub fn asyncgen_hook(vm: &mut Vm, hook: Hook, agen: &Value) {
 
 #[cold]
 fn cold_asyncgen_hook(vm: &mut Vm, hook: Hook, agen: &Value) {
+    record(vm, &Event::AsyncgenHook { hook, agen });
+    if !text_on(Category::Hooks) {
+        return;
+    }
     let name = generator_call(agen);
     let text = match hook {
         Hook::FirstIter => format!("asyncgen firstiter {name}"),
@@ -377,6 +432,14 @@ fn cold_asyncgen_hook(vm: &mut Vm, hook: Hook, agen: &Value) {
 #[inline]
 pub fn shutdown_asyncgens(vm: &mut Vm, count: usize) {
     if on(Category::Hooks) {
+        cold_shutdown_asyncgens(vm, count);
+    }
+}
+
+#[cold]
+fn cold_shutdown_asyncgens(vm: &mut Vm, count: usize) {
+    record(vm, &Event::ShutdownAsyncgens { count });
+    if text_on(Category::Hooks) {
         let text = format!("shutdown_asyncgens closes {count} async generators");
         emit(vm, 0, &text);
     }

@@ -9,6 +9,7 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
+use super::list_type::{seq_count, seq_index};
 use crate::compile::bytecode::CompareOperator;
 use crate::vm::args::{check_arity, check_kwargs, kwarg};
 use crate::vm::object::{KwArgs, Layout, Object, ObjectKind, PyType};
@@ -29,6 +30,18 @@ fn extend(vm: &mut Vm, args: &[Value], push: fn(&Deque, Value)) -> PyResult<Valu
         push(d, v);
     }
     Ok(Value::None)
+}
+
+/// A copy of the items of the deque `args[0]`, to compare with user code running (CPython
+/// raises "deque mutated during iteration" when an `__eq__` changes it; apy compares the
+/// items it had).
+fn deque_items(vm: &Vm, args: &[Value]) -> PyResult<Vec<Value>> {
+    Ok(deque_of(vm, &args[0])?
+        .items
+        .borrow()
+        .iter()
+        .cloned()
+        .collect())
 }
 
 fn deque_of<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a Deque> {
@@ -210,6 +223,29 @@ fn deque_type(vm: &mut Vm) -> Rc<PyType> {
                 Err(vm.index_error("deque index out of range"))
             }
         }
+    });
+    vm.add_method(&ty, "count", |vm, args, _| {
+        check_arity(vm, "deque.count", args, 2, 2)?;
+        let items = deque_items(vm, args)?;
+        seq_count(vm, &|i| items.get(i).cloned(), args)
+    });
+    vm.add_method(&ty, "index", |vm, args, _| {
+        check_arity(vm, "index", args, 2, 4)?;
+        let items = deque_items(vm, args)?;
+        seq_index(vm, &|i| items.get(i).cloned(), items.len(), args, "deque")
+    });
+    vm.add_method(&ty, "remove", |vm, args, _| {
+        check_arity(vm, "remove", args, 2, 2)?;
+        let items = deque_items(vm, args)?;
+        let found = seq_index(vm, &|i| items.get(i).cloned(), items.len(), args, "deque")?;
+        let Value::Int(at) = found else {
+            return Ok(Value::None);
+        };
+        let mut items = deque_of(vm, &args[0])?.items.borrow_mut();
+        let removed = items.remove(at as usize);
+        drop(items);
+        drop(removed);
+        Ok(Value::None)
     });
     vm.add_method(&ty, "append", deque_append);
     vm.add_method(&ty, "appendleft", |vm, args, _| {

@@ -111,6 +111,13 @@ pub fn current_context(vm: &mut Vm) -> Value {
     ctx
 }
 
+/// Each thread has a current context of its own (`vm::threads`): installs the incoming
+/// thread's (None: a new thread's, empty) and returns the one it replaces.
+pub fn thread_hook(incoming: Value) -> Value {
+    let incoming = (!incoming.is_none()).then_some(incoming);
+    CURRENT.with(|c| c.replace(incoming)).unwrap_or(Value::None)
+}
+
 /// The current context if it exists as an object (None: a fresh empty one not made yet).
 pub fn current_if_made() -> Option<Value> {
     CURRENT.with(|c| c.borrow().clone())

@@ -3,7 +3,7 @@
 //! blocking read of the host file (through `vm::sandbox`'s gate) and decoded as UTF-8; lines
 //! end as the `newline` argument says (universal newlines by default). Writes are buffered
 //! as CPython buffers them (8 KiB), flushed by `flush()`, `seek()`, a read and `close()`.
-//! Binary modes wait for `bytes`: they are reported as outside the subset.
+//! Binary modes give the buffered binary files of `binary_file.rs`.
 
 use std::cell::RefCell;
 use std::fs::File;
@@ -140,16 +140,15 @@ pub fn module(vm: &mut Vm) -> Value {
         None,
     );
     let open = vm.native("open", builtin_open);
-    vm.new_module(
-        "io",
-        vec![
-            ("open", open),
-            ("TextIOWrapper", Value::Type(wrapper)),
-            ("StringIO", Value::Type(string_io)),
-            ("UnsupportedOperation", Value::Type(unsupported)),
-            ("DEFAULT_BUFFER_SIZE", Value::Int(BUFFER_SIZE as i64)),
-        ],
-    )
+    let mut names = super::binary_file::classes(vm);
+    names.extend([
+        ("open", open),
+        ("TextIOWrapper", Value::Type(wrapper)),
+        ("StringIO", Value::Type(string_io)),
+        ("UnsupportedOperation", Value::Type(unsupported)),
+        ("DEFAULT_BUFFER_SIZE", Value::Int(BUFFER_SIZE as i64)),
+    ]);
+    vm.new_module("io", names)
 }
 
 fn set_module(vm: &mut Vm, ty: &Rc<PyType>) {
@@ -167,7 +166,7 @@ fn io_type(vm: &mut Vm, name: &str) -> PyResult<Rc<PyType>> {
     }
 }
 
-fn unsupported(vm: &mut Vm, message: &str) -> Exc {
+pub(super) fn unsupported(vm: &mut Vm, message: &str) -> Exc {
     match io_type(vm, "UnsupportedOperation") {
         Ok(class) => vm.new_exc(&class, message),
         Err(e) => e,
@@ -183,11 +182,20 @@ pub fn builtin_open(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value>
     let slots = OPEN.bind(vm, args, kw)?;
     let arg = |i: usize| slots[i].clone().unwrap_or(Value::None);
     let name = arg(0);
-    let Some(path) = name.as_str().map(str::to_string) else {
-        return Err(vm.type_error(format!(
-            "expected str, bytes or os.PathLike object, not {}",
-            vm.type_name(&name)
-        )));
+    // A descriptor (a pipe's end, as subprocess opens them) or a path.
+    let descriptor = match name {
+        Value::Int(fd) => Some(i32::try_from(fd).unwrap_or(-1)),
+        _ => None,
+    };
+    let path = match (descriptor, name.as_str()) {
+        (Some(fd), _) => fd.to_string(),
+        (None, Some(path)) => path.to_string(),
+        (None, None) => {
+            return Err(vm.type_error(format!(
+                "expected str, bytes or os.PathLike object, not {}",
+                vm.type_name(&name)
+            )));
+        }
     };
     let mode = match arg(1) {
         Value::None => "r".to_string(),
@@ -200,6 +208,13 @@ pub fn builtin_open(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value>
         }
     };
     let (options, readable, writable) = parse_mode(vm, &mode)?;
+    if mode.contains('b') {
+        for (i, what) in [(3, "an encoding"), (4, "an errors"), (5, "a newline")] {
+            if !matches!(arg(i), Value::None) {
+                return Err(vm.value_error(format!("binary mode doesn't take {what} argument")));
+            }
+        }
+    }
     let encoding = match arg(3) {
         Value::None => "UTF-8".to_string(),
         Value::Str(s) => {
@@ -236,9 +251,27 @@ pub fn builtin_open(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value>
         }
     };
     vm.require(Capability::Files, &path)?;
-    let file = options
-        .open(&path)
-        .map_err(|e| vm.os_error(&e, Some(&path)))?;
+    let file = match descriptor {
+        Some(fd) if fd < 0 => return Err(vm.value_error("negative file descriptor")),
+        // A page has no file descriptors (src/web.rs).
+        #[cfg(target_arch = "wasm32")]
+        Some(_) => {
+            let error = std::io::Error::from_raw_os_error(crate::vm::os_errors::EBADF);
+            return Err(vm.os_error(&error, None));
+        }
+        // SAFETY: fcntl only asks whether the descriptor is open.
+        #[cfg(not(target_arch = "wasm32"))]
+        Some(fd) if unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 => {
+            let error = std::io::Error::last_os_error();
+            return Err(vm.os_error(&error, None));
+        }
+        // SAFETY: the file takes the descriptor over, as `open(fd)` does (closefd=True).
+        #[cfg(not(target_arch = "wasm32"))]
+        Some(fd) => unsafe { <File as std::os::fd::FromRawFd>::from_raw_fd(fd) },
+        None => options
+            .open(&path)
+            .map_err(|e| vm.os_error(&e, Some(&path)))?,
+    };
     if file.metadata().is_ok_and(|m| m.is_dir()) {
         let error = std::io::Error::from_raw_os_error(crate::vm::os_errors::EISDIR);
         return Err(vm.os_error(&error, Some(&path)));
@@ -248,6 +281,19 @@ pub fn builtin_open(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value>
     } else {
         0
     };
+    if mode.contains('b') {
+        let class = super::binary_file::class_name(readable, writable);
+        let class = io_type(vm, class)?;
+        let kind = mode.chars().find(|c| "rwax".contains(*c)).unwrap_or('r');
+        let shown = match (kind, mode.contains('+')) {
+            ('w', true) | ('r', true) => "rb+".to_string(),
+            (kind, plus) => format!("{kind}b{}", if plus { "+" } else { "" }),
+        };
+        let access = (readable, writable);
+        return Ok(super::binary_file::new(
+            vm, class, name, shown, access, file, start,
+        ));
+    }
     let class = io_type(vm, "TextIOWrapper")?;
     let text_file = TextFile {
         name,
@@ -270,8 +316,8 @@ pub fn builtin_open(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value>
     )))
 }
 
-/// The open options for a text mode (`r`, `w`, `a`, `x`, each with `+` and `t`), and
-/// whether the file reads and writes; `b` waits for `bytes`.
+/// The open options for a mode (`r`, `w`, `a`, `x`, each with `+` and `t` or `b`), and
+/// whether the file reads and writes.
 fn parse_mode(vm: &Vm, mode: &str) -> PyResult<(std::fs::OpenOptions, bool, bool)> {
     let invalid = || vm.value_error(format!("invalid mode: '{mode}'"));
     let mut kinds = mode.chars().filter(|c| "rwax".contains(*c));
@@ -285,14 +331,8 @@ fn parse_mode(vm: &Vm, mode: &str) -> PyResult<(std::fs::OpenOptions, bool, bool
     if mode.chars().any(|c| !"rwaxtb+".contains(c)) || mode.matches('+').count() > 1 {
         return Err(invalid());
     }
-    if mode.contains('b') {
-        if mode.contains('t') {
-            return Err(vm.value_error("can't have text and binary mode at once"));
-        }
-        return Err(vm.value_error(format!(
-            "binary mode ('{mode}') is outside the subset apy runs (apy does not provide it \
-             yet: see the subset chapter of apy's book)"
-        )));
+    if mode.contains('b') && mode.contains('t') {
+        return Err(vm.value_error("can't have text and binary mode at once"));
     }
     let plus = mode.contains('+');
     let mut options = std::fs::OpenOptions::new();
@@ -373,12 +413,22 @@ const FILE_METHODS: &[(&str, Method)] = &[
     }),
     ("seek", |vm, args, _| {
         let f = this_file(vm, &args[0])?;
-        let offset = vm.expect_index(args.get(1).unwrap_or(&Value::None))?;
-        let whence = match args.get(2) {
-            Some(v) => vm.expect_index(v)?,
-            None => 0,
-        };
+        let (offset, whence) = seek_args(vm, args)?;
         f.seek(vm, offset, whence).map(|at| Value::Int(at as i64))
+    }),
+    ("fileno", |vm, args, _| {
+        let f = this_file(vm, &args[0])?;
+        let state = f.state.borrow();
+        match &state.file {
+            #[cfg(not(target_arch = "wasm32"))]
+            Some(file) => Ok(Value::Int(i64::from(std::os::fd::AsRawFd::as_raw_fd(file)))),
+            // A page has no file descriptors (src/web.rs).
+            #[cfg(target_arch = "wasm32")]
+            Some(_) => {
+                Err(vm.os_error(&std::io::Error::from(std::io::ErrorKind::Unsupported), None))
+            }
+            None => Err(vm.value_error("I/O operation on closed file.")),
+        }
     }),
     ("readable", |vm, args, _| {
         let f = this_file(vm, &args[0])?;
@@ -429,7 +479,18 @@ const FILE_METHODS: &[(&str, Method)] = &[
     }),
 ];
 
-fn size_arg(vm: &mut Vm, v: Option<&Value>) -> PyResult<Option<usize>> {
+/// `seek(offset, whence=0)`'s arguments.
+pub(super) fn seek_args(vm: &mut Vm, args: &[Value]) -> PyResult<(i64, i64)> {
+    let offset = vm.expect_index(args.get(1).unwrap_or(&Value::None))?;
+    let whence = match args.get(2) {
+        Some(v) => vm.expect_index(v)?,
+        None => 0,
+    };
+    Ok((offset, whence))
+}
+
+/// A size argument: None for "all" (None or negative).
+pub(super) fn size_arg(vm: &mut Vm, v: Option<&Value>) -> PyResult<Option<usize>> {
     match v {
         None | Some(Value::None) => Ok(None),
         Some(v) => {

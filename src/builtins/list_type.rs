@@ -5,8 +5,9 @@
 
 use std::rc::Rc;
 
+use crate::common::sizes::grow_for;
 use crate::compile::bytecode::CompareOperator;
-use crate::vm::args::{Signature, check_arity, check_kwargs, kwarg, split_cls};
+use crate::vm::args::{OrRaise, Signature, check_arity, check_kwargs, kwarg, split_cls};
 use crate::vm::call::instance_of_subclass;
 use crate::vm::object::{KwArgs, NativeFn};
 use crate::vm::value::{PyList, Value};
@@ -77,10 +78,9 @@ fn this_list<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a Rc<PyList>> {
 
 fn append(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     Signature::one("list", "append").check(vm, &args[1..], kw)?;
-    this_list(vm, args)?
-        .items
-        .borrow_mut()
-        .push(args[1].clone());
+    let mut items = this_list(vm, args)?.items.borrow_mut();
+    grow_for(&mut items, 1).or_raise(vm)?;
+    items.push(args[1].clone());
     Ok(Value::None)
 }
 
@@ -88,7 +88,9 @@ fn extend(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     Signature::one("list", "extend").check(vm, &args[1..], kw)?;
     let l = this_list(vm, args)?.clone();
     let items = vm.collect_iterable(args.get(1).unwrap_or(&Value::None))?;
-    l.items.borrow_mut().extend(items);
+    let mut list = l.items.borrow_mut();
+    grow_for(&mut list, items.len()).or_raise(vm)?;
+    list.extend(items);
     Ok(Value::None)
 }
 
@@ -153,14 +155,14 @@ fn index(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         kw,
     )?;
     let l = this_list(vm, args)?.clone();
-    let items = l.items.borrow().clone();
-    seq_index(vm, &items, args, "list")
+    let len = l.items.borrow().len();
+    seq_index(vm, &|i| l.items.borrow().get(i).cloned(), len, args, "list")
 }
 
 fn count(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     Signature::one("list", "count").check(vm, &args[1..], kw)?;
-    let items = this_list(vm, args)?.items.borrow().clone();
-    seq_count(vm, &items, args)
+    let l = this_list(vm, args)?.clone();
+    seq_count(vm, &|i| l.items.borrow().get(i).cloned(), args)
 }
 
 fn sort(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
@@ -203,11 +205,18 @@ fn clear(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     Ok(Value::None)
 }
 
-/// `seq.index(value[, start[, stop]])` over `items` (`args` as the method got them), for
-/// `list` and `tuple`, whose messages differ (`what`).
-pub fn seq_index(vm: &mut Vm, items: &[Value], args: &[Value], what: &str) -> PyResult<Value> {
+/// `seq.index(value[, start[, stop]])` for `list`, `tuple` and `deque`: `item(i)` reads the
+/// i-th item as it is now (a list an `__eq__` shortens stops the search, as in CPython);
+/// `len` is the length when the call began, which the bounds are taken against.
+pub fn seq_index(
+    vm: &mut Vm,
+    item: &dyn Fn(usize) -> Option<Value>,
+    len: usize,
+    args: &[Value],
+    what: &str,
+) -> PyResult<Value> {
     let target = args.get(1).cloned().unwrap_or(Value::None);
-    let n = items.len() as i64;
+    let n = len as i64;
     let bound = |vm: &mut Vm, v: Option<&Value>, default: i64| -> PyResult<i64> {
         match v {
             None => Ok(default),
@@ -220,26 +229,34 @@ pub fn seq_index(vm: &mut Vm, items: &[Value], args: &[Value], what: &str) -> Py
     let start = bound(vm, args.get(2), 0)?;
     let stop = bound(vm, args.get(3), n)?;
     for i in start..stop {
-        let item = &items[i as usize];
-        if item.is(&target) || vm.eq(item, &target)? {
+        let Some(found) = item(i as usize) else {
+            break;
+        };
+        if found.is(&target) || vm.eq(&found, &target)? {
             return Ok(Value::Int(i));
         }
     }
-    if what == "list" {
-        let r = vm.repr(&target)?;
-        return Err(vm.value_error(format!("{r} is not in list")));
+    if what == "tuple" {
+        return Err(vm.value_error("tuple.index(x): x not in tuple"));
     }
-    Err(vm.value_error("tuple.index(x): x not in tuple"))
+    let r = vm.repr(&target)?;
+    Err(vm.value_error(format!("{r} is not in {what}")))
 }
 
-/// `seq.count(value)` over `items`, for `list` and `tuple`.
-pub fn seq_count(vm: &mut Vm, items: &[Value], args: &[Value]) -> PyResult<Value> {
+/// `seq.count(value)` for `list`, `tuple` and `deque`, reading items as [`seq_index`] does.
+pub fn seq_count(
+    vm: &mut Vm,
+    item: &dyn Fn(usize) -> Option<Value>,
+    args: &[Value],
+) -> PyResult<Value> {
     let target = args.get(1).cloned().unwrap_or(Value::None);
     let mut count = 0;
-    for item in items {
-        if item.is(&target) || vm.eq(item, &target)? {
+    let mut i = 0;
+    while let Some(found) = item(i) {
+        if found.is(&target) || vm.eq(&found, &target)? {
             count += 1;
         }
+        i += 1;
     }
     Ok(Value::Int(count))
 }

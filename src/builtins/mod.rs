@@ -29,6 +29,7 @@
 //! (`vm/dict.rs`).
 
 mod abc_flags;
+mod binary_file;
 mod bind;
 mod bytes_type;
 mod class_build;
@@ -37,6 +38,7 @@ mod codecs;
 pub mod collections;
 pub mod contextvars;
 mod dict_type;
+mod dis;
 mod exec;
 mod frames;
 mod functions;
@@ -53,6 +55,8 @@ mod module_args;
 mod modules;
 mod num_type;
 mod os;
+#[cfg(not(target_arch = "wasm32"))]
+mod process;
 mod random;
 mod random_core;
 mod range_type;
@@ -62,6 +66,7 @@ mod set_type;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod socket;
 mod str_type;
+mod thread;
 mod time;
 #[cfg(target_arch = "wasm32")]
 mod time_browser;

@@ -33,15 +33,19 @@ pub fn register(vm: &mut Vm) {
         ("_abc", super::abc_flags::module),
         ("io", super::io::module),
         ("os", super::os::module),
+        ("_thread", super::thread::module),
+        ("_dis", super::dis::module),
     ];
     for &(name, make) in modules {
         vm.register_module(name, make);
     }
-    // Sockets, which a page in a browser does not have (src/web.rs).
+    // Sockets, signals and processes, which a page in a browser does not have (src/web.rs).
     #[cfg(not(target_arch = "wasm32"))]
     {
         vm.register_module("socket", super::socket::module);
         vm.register_module("selectors", super::selectors::module);
+        vm.register_module("signal", super::process::signal_module);
+        vm.register_module("_spawn", super::process::spawn_module);
     }
 }
 
@@ -174,6 +178,14 @@ fn sys_module(vm: &mut Vm) -> Value {
         (
             "setrecursionlimit",
             vm.native("setrecursionlimit", sys_setrecursionlimit),
+        ),
+        (
+            "getswitchinterval",
+            vm.native("getswitchinterval", super::thread::getswitchinterval),
+        ),
+        (
+            "setswitchinterval",
+            vm.native("setswitchinterval", super::thread::setswitchinterval),
         ),
         (
             "exception",

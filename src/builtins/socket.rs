@@ -416,11 +416,11 @@ fn bufsize_arg(vm: &mut Vm, v: &Value, method: &str) -> PyResult<usize> {
 
 fn recv(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let (sock, size, flags) = size_and_flags(vm, args, "recv")?;
-    let mut buffer = vec![0u8; size];
-    let n = io_call(vm, sock, libc::POLLIN, |fd| {
-        net::recv(fd, &mut buffer, flags)
+    let mut buffer = Vec::with_capacity(size);
+    io_call(vm, sock, libc::POLLIN, |fd| {
+        net::recv_spare(fd, &mut buffer, flags)
     })?;
-    buffer.truncate(n);
+    buffer.shrink_to_fit();
     Ok(vm.new_bytes(buffer))
 }
 
@@ -480,11 +480,11 @@ fn sendto(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 
 fn recvfrom(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let (sock, size, flags) = size_and_flags(vm, args, "recvfrom")?;
-    let mut buffer = vec![0u8; size];
-    let (n, from) = io_call(vm, sock, libc::POLLIN, |fd| {
+    let mut buffer = Vec::with_capacity(size);
+    let (_, from) = io_call(vm, sock, libc::POLLIN, |fd| {
         net::recv_from(fd, &mut buffer, flags)
     })?;
-    buffer.truncate(n);
+    buffer.shrink_to_fit();
     Ok(Value::tuple(vec![
         vm.new_bytes(buffer),
         address_value(&from),
@@ -530,8 +530,15 @@ fn option_args<'a>(
 fn setsockopt(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let params = &["level", "optname", "value"];
     let (sock, level, option) = option_args(vm, args, "setsockopt", params)?;
-    let value = vm.expect_index(&args[3])? as i32;
-    net::set_option(sock.fd.get(), level, option, value).map_err(|e| os_error(vm, &e))?;
+    // The value is an int, or the bytes of a C structure (`struct linger` for SO_LINGER).
+    let set = match bytes_of(&args[3]) {
+        Some(bytes) => net::set_option_bytes(sock.fd.get(), level, option, &bytes),
+        None => {
+            let value = vm.expect_index(&args[3])? as i32;
+            net::set_option(sock.fd.get(), level, option, value)
+        }
+    };
+    set.map_err(|e| os_error(vm, &e))?;
     Ok(Value::None)
 }
 
@@ -815,6 +822,7 @@ const CONSTANTS: &[(&str, i32)] = &[
     ("SO_RCVBUF", libc::SO_RCVBUF),
     ("SO_SNDBUF", libc::SO_SNDBUF),
     ("SO_BROADCAST", libc::SO_BROADCAST),
+    ("SO_LINGER", libc::SO_LINGER),
     ("IPPROTO_TCP", libc::IPPROTO_TCP),
     ("IPPROTO_UDP", libc::IPPROTO_UDP),
     ("TCP_NODELAY", libc::TCP_NODELAY),

@@ -14,6 +14,7 @@ use std::time::Duration;
 use crate::common::clock::{self, ClockKind, Instant};
 use crate::vm::args::{check_arity, check_kwargs};
 use crate::vm::object::KwArgs;
+use crate::vm::thread_list::Wait;
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
 
@@ -109,6 +110,12 @@ fn time_sleep(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     // CPython counts nanoseconds in an i64.
     if secs * 1e9 >= i64::MAX as f64 {
         return Err(vm.overflow_error("timestamp out of range for platform time_t"));
+    }
+    if vm.threads.active() {
+        // Other threads run meanwhile (the GIL is released around the wait).
+        let deadline = clock::now(vm.config.clock) + secs;
+        while vm.block(Wait::Sleep, Some(deadline))? {}
+        return Ok(Value::None);
     }
     if vm.config.clock == ClockKind::Virtual {
         clock::advance_virtual(clock::now(ClockKind::Virtual) + secs);

@@ -50,8 +50,8 @@ fn index(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let Some(Value::Tuple(t)) = args.first() else {
         return Err(vm.type_error("descriptor requires a 'tuple' object"));
     };
-    let items = t.items.to_vec();
-    seq_index(vm, &items, args, "tuple")
+    let items = t.items.clone();
+    seq_index(vm, &|i| items.get(i).cloned(), items.len(), args, "tuple")
 }
 
 fn count(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
@@ -59,6 +59,6 @@ fn count(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let Some(Value::Tuple(t)) = args.first() else {
         return Err(vm.type_error("descriptor requires a 'tuple' object"));
     };
-    let items = t.items.to_vec();
-    seq_count(vm, &items, args)
+    let items = t.items.clone();
+    seq_count(vm, &|i| items.get(i).cloned(), args)
 }

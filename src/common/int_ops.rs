@@ -19,9 +19,32 @@ use super::sizes::no_memory;
 /// CPython's default `sys.get_int_max_str_digits()`.
 pub const MAX_STR_DIGITS: usize = 4300;
 
-/// Shifts and powers whose result would need more bits than this are refused with
-/// `MemoryError` (CPython's when its allocation fails) instead of exhausting memory.
+/// Products, shifts and powers whose result would need more bits than this are refused
+/// with `MemoryError` (CPython's when its allocation fails) instead of exhausting memory.
 const MAX_RESULT_BITS: u64 = 1 << 32;
+
+/// Results from this many bits on are allocated first as a trial (see [`check_result_bits`]).
+const TRIAL_BITS: u64 = 1 << 23;
+
+/// CPython's `MAX_LONG_DIGITS` (30-bit digits in a `PyLongObject` under `PY_SSIZE_T_MAX`
+/// bytes): an int of more digits is an `OverflowError`, "too many digits in integer".
+const MAX_LONG_DIGITS: u128 = (i64::MAX as u128 - 24) / 4;
+
+/// `MemoryError` unless a result of `bits` bits can be made: at most [`MAX_RESULT_BITS`],
+/// and, for a big one, room for it (and the work space of the multiplication that makes
+/// it, as much again) that the allocator gives now — under a memory ulimit or
+/// `--max-memory` an allocation num-bigint makes cannot fail without ending the process.
+fn check_result_bits(bits: u64) -> OpResult<()> {
+    if bits > MAX_RESULT_BITS {
+        return Err(no_memory());
+    }
+    if bits >= TRIAL_BITS {
+        let mut trial: Vec<u64> = Vec::new();
+        let words = (bits / 64 + 1) as usize * 2;
+        super::memory::fallible(|| trial.try_reserve_exact(words)).map_err(|_| no_memory())?;
+    }
+    Ok(())
+}
 
 /// A Python int: `Small` whenever the value fits in an `i64` (always normalized), else `Big`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -186,6 +209,18 @@ pub fn mul(a: &Int, b: &Int) -> Int {
     small_or_big(a, b, i64::checked_mul, |x, y| x * y)
 }
 
+/// `a * b` as the program asks for it: `MemoryError` for a product too big to make
+/// (repeated squaring, `x *= x`), where CPython's allocation would fail.
+pub fn product(a: &Int, b: &Int) -> OpResult<Int> {
+    if let (Int::Small(x), Int::Small(y)) = (a, b)
+        && let Some(result) = x.checked_mul(*y)
+    {
+        return Ok(Int::Small(result));
+    }
+    check_result_bits(a.bit_length() + b.bit_length())?;
+    Ok(mul(a, b))
+}
+
 pub fn neg(a: &Int) -> Int {
     match a {
         Int::Small(v) if *v != i64::MIN => Int::Small(-v),
@@ -333,13 +368,11 @@ pub fn pow(a: &Int, b: &Int) -> OpResult<IntOrFloat> {
         };
         return Ok(IntOrFloat::Int(Int::Small(if odd { -1 } else { 1 })));
     }
-    let exponent = b.as_i64().and_then(|e| u32::try_from(e).ok());
-    match exponent {
-        Some(e) if u64::from(e).saturating_mul(base.bits()) <= MAX_RESULT_BITS => {
-            Ok(IntOrFloat::Int(Int::from(num_traits::Pow::pow(&base, e))))
-        }
-        _ => Err(no_memory()),
-    }
+    let Some(e) = b.as_i64().and_then(|e| u32::try_from(e).ok()) else {
+        return Err(no_memory());
+    };
+    check_result_bits(u64::from(e).saturating_mul(base.bits()))?;
+    Ok(IntOrFloat::Int(Int::from(num_traits::Pow::pow(&base, e))))
 }
 
 /// Three-argument `pow(a, b, m)`, including modular inverses for negative `b`.
@@ -377,13 +410,20 @@ pub fn lshift(a: &Int, n: &Int) -> OpResult<Int> {
     if a.is_zero() {
         return Ok(Int::Small(0));
     }
-    // python3.13: 1 << 2**70 is an OverflowError, 1 << 2**40 a MemoryError
-    let Some(count) = n.as_i64().map(|n| n as u64) else {
-        return Err(OpError::overflow("too many digits in integer"));
+    // As `long_lshift`: an OverflowError when the result has more than MAX_LONG_DIGITS
+    // 30-bit digits (python3.13: `1 << 30 * (MAX_LONG_DIGITS - 1)` is a MemoryError, one
+    // more an OverflowError), else a MemoryError past what can be allocated.
+    let count = match n {
+        Int::Small(n) => *n as u128,
+        Int::Big(n) => n.to_u128().unwrap_or(u128::MAX),
     };
-    if count.saturating_add(a.bit_length()) > MAX_RESULT_BITS {
-        return Err(no_memory());
+    let digits = u128::from(a.bit_length().div_ceil(30));
+    if digits + count / 30 + u128::from(count % 30 != 0) > MAX_LONG_DIGITS {
+        return Err(OpError::overflow("too many digits in integer"));
     }
+    let bits = count + u128::from(a.bit_length());
+    check_result_bits(u64::try_from(bits).unwrap_or(u64::MAX))?;
+    let count = count as u64;
     if let Int::Small(x) = a
         && count < 63
         && let Some(result) = x.checked_mul(1 << count)

@@ -3,9 +3,13 @@
 //! would pass it, as the system refuses one it cannot make.
 //!
 //! A refusal reaches Python as `MemoryError` where the VM asked for memory through
-//! [`fallible`] (sequence repetition and other big buffers the program sizes: `try_reserve`
-//! sees the refusal). Anywhere else Rust would abort (exit 134, buffered output lost: stable
-//! Rust has no hook for allocation failure), so the allocator ends the process itself: it
+//! [`fallible`] (sequence repetition, concatenation, a list's growth and other buffers the
+//! program sizes: `try_reserve` sees the refusal). An allocation anywhere else cannot fail
+//! in Rust, so past the limit it is granted from a reserve (a quarter of the limit, at
+//! least 16 MB) and marked: the VM's next periodic check ([`take_over_limit`], every few
+//! thousand instructions) raises `MemoryError` in the running code, with its traceback, as
+//! CPython raises it where the allocation failed. Only past the reserve too does the
+//! allocator end the process itself (Rust would abort, exit 134, buffered output lost): it
 //! writes out the program's output (the hook the VM gives [`set_last_words`]), prints
 //! `MemoryError` as CPython's last line, and exits with status 1.
 //! Without a limit the allocator costs one load and branch per call.
@@ -23,6 +27,9 @@ static USED: AtomicIsize = AtomicIsize::new(0);
 /// What to run before dying of a refused allocation (writes out the program's output).
 static LAST_WORDS: AtomicUsize = AtomicUsize::new(0);
 static DYING: AtomicBool = AtomicBool::new(false);
+/// Set when an allocation that could not be refused passed the limit (granted from the
+/// reserve): a `MemoryError` for the VM to raise.
+static OVER: AtomicBool = AtomicBool::new(false);
 
 thread_local! {
     /// Set while this thread allocates through [`fallible`]: a refusal returns null.
@@ -32,6 +39,18 @@ thread_local! {
 /// Sets the limit (`--max-memory`); counting starts now.
 pub fn set_limit(bytes: usize) {
     LIMIT.store(bytes, Ordering::Relaxed);
+}
+
+/// What may be granted past the limit to allocations that cannot be refused, until the VM
+/// raises `MemoryError` and unwinds (a quarter of the limit, at least 16 MB).
+fn reserve(limit: usize) -> usize {
+    (limit / 4).max(16 << 20)
+}
+
+/// True once after an allocation that could not be refused passed the limit: the VM raises
+/// `MemoryError` (called at its periodic limit check, so it costs nothing per instruction).
+pub fn take_over_limit() -> bool {
+    OVER.load(Ordering::Relaxed) && OVER.swap(false, Ordering::Relaxed)
 }
 
 /// The limit, if one is set.
@@ -67,9 +86,23 @@ impl Accounting {
         }
         let before = USED.fetch_add(size as isize, Ordering::Relaxed);
         if before.saturating_add(size as isize) > limit as isize {
+            return Self::take_past_limit(before, size, limit);
+        }
+        true
+    }
+
+    /// `size` more bytes would pass the limit: refused inside [`fallible`]; granted from
+    /// the reserve otherwise, marked for the VM to raise `MemoryError`; refused past it.
+    #[cold]
+    fn take_past_limit(before: isize, size: usize, limit: usize) -> bool {
+        let hard = limit
+            .saturating_add(reserve(limit))
+            .min(isize::MAX as usize);
+        if FALLIBLE.with(Cell::get) || before.saturating_add(size as isize) > hard as isize {
             USED.fetch_sub(size as isize, Ordering::Relaxed);
             return false;
         }
+        OVER.store(true, Ordering::Relaxed);
         true
     }
 

@@ -39,6 +39,8 @@ pub mod memory;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod net;
 pub mod op_error;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod process;
 pub mod set_table;
 pub mod sizes;
 pub mod str_format;

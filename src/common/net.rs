@@ -196,6 +196,17 @@ pub fn recv(fd: RawFd, buffer: &mut [u8], flags: i32) -> io::Result<usize> {
     check_size(unsafe { libc::recv(fd, buffer.as_mut_ptr().cast(), buffer.len(), flags) })
 }
 
+/// `recv` into the unused capacity of `buffer` (which grows by what came): a big
+/// `recv(n)` costs no zeroing of memory the kernel then overwrites, as CPython's does not.
+pub fn recv_spare(fd: RawFd, buffer: &mut Vec<u8>, flags: i32) -> io::Result<usize> {
+    let spare = buffer.spare_capacity_mut();
+    // SAFETY: the spare capacity is valid for writing its length.
+    let n = check_size(unsafe { libc::recv(fd, spare.as_mut_ptr().cast(), spare.len(), flags) })?;
+    // SAFETY: recv initialised the first `n` bytes of the spare capacity.
+    unsafe { buffer.set_len(buffer.len() + n) };
+    Ok(n)
+}
+
 pub fn send_to(fd: RawFd, data: &[u8], flags: i32, addr: &SockAddr) -> io::Result<usize> {
     let (storage, len) = to_raw(addr)?;
     // SAFETY: `data` and the sockaddr are valid for reading.
@@ -211,21 +222,25 @@ pub fn send_to(fd: RawFd, data: &[u8], flags: i32, addr: &SockAddr) -> io::Resul
     })
 }
 
-pub fn recv_from(fd: RawFd, buffer: &mut [u8], flags: i32) -> io::Result<(usize, SockAddr)> {
+/// `recvfrom` into the unused capacity of `buffer`, as `recv_spare`.
+pub fn recv_from(fd: RawFd, buffer: &mut Vec<u8>, flags: i32) -> io::Result<(usize, SockAddr)> {
     // SAFETY: all-zero bytes are a valid sockaddr_storage.
     let mut storage: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
     let mut len = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
-    // SAFETY: `buffer`, `storage` and `len` are valid for writing.
+    let spare = buffer.spare_capacity_mut();
+    // SAFETY: the spare capacity, `storage` and `len` are valid for writing.
     let n = check_size(unsafe {
         libc::recvfrom(
             fd,
-            buffer.as_mut_ptr().cast(),
-            buffer.len(),
+            spare.as_mut_ptr().cast(),
+            spare.len(),
             flags,
             &mut storage as *mut _ as *mut libc::sockaddr,
             &mut len,
         )
     })?;
+    // SAFETY: recvfrom initialised the first `n` bytes of the spare capacity.
+    unsafe { buffer.set_len(buffer.len() + n) };
     Ok((n, from_raw(&storage, len)))
 }
 
@@ -268,14 +283,19 @@ pub fn peer_addr(fd: RawFd) -> io::Result<SockAddr> {
 }
 
 pub fn set_option(fd: RawFd, level: i32, name: i32, value: i32) -> io::Result<()> {
-    // SAFETY: passes a pointer to one int of the size given.
+    set_option_bytes(fd, level, name, &value.to_ne_bytes())
+}
+
+/// `setsockopt` with the option's value as its bytes (a `struct linger`, …).
+pub fn set_option_bytes(fd: RawFd, level: i32, name: i32, value: &[u8]) -> io::Result<()> {
+    // SAFETY: passes a pointer to `value` and its length.
     check(unsafe {
         libc::setsockopt(
             fd,
             level,
             name,
-            (&value as *const i32).cast(),
-            std::mem::size_of::<i32>() as libc::socklen_t,
+            value.as_ptr().cast(),
+            value.len() as libc::socklen_t,
         )
     })
     .map(drop)

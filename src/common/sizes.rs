@@ -46,6 +46,17 @@ pub fn vec_with_capacity<T>(capacity: usize) -> OpResult<Vec<T>> {
     Ok(items)
 }
 
+/// Makes room in `items` for `more` items (by doubling, as `push` grows), or `MemoryError`
+/// when the allocator cannot give it: a list that grows an item at a time meets
+/// `--max-memory` where it grows. Costs a comparison while there is room.
+#[inline]
+pub fn grow_for<T>(items: &mut Vec<T>, more: usize) -> OpResult<()> {
+    if items.capacity() - items.len() >= more {
+        return Ok(());
+    }
+    super::memory::fallible(|| items.try_reserve(more)).map_err(|_| no_memory())
+}
+
 /// `items` repeated `count` times (`list * n`, `tuple * n`): `MemoryError` when the result
 /// cannot be allocated, as `list_repeat` does. Copies by doubling.
 pub fn repeat_items<T: Clone>(items: &[T], count: usize) -> OpResult<Vec<T>> {

@@ -40,8 +40,9 @@
 //! | `hooks`   | `  asyncgen firstiter agen()` / `asyncgen finalizer agen()` / `aclose of agen() scheduled` / `shutdown_asyncgens closes N async generators` |
 //! | `frames`  | `  > send None into main() at its start` / `  > throw X into job() line 3` |
 //! | `frames`  | `  < main() line 8 yielded Future#1` / `returned 2` / `raised X`      |
+//! | `threads` | `thread Thread-1 takes over: MainThread blocked in sleep` (`… in acquire`, `join`, `select`) / `…: Thread-1 finished` / `…: Thread-1 used up its switch interval` |
 //!
-//! `--trace` alone means `loop,tasks,futures,hooks`; `--trace=all` adds `frames`.
+//! `--trace` alone means `loop,tasks,futures,hooks,threads`; `--trace=all` adds `frames`.
 
 use std::cell::{Cell, RefCell};
 use std::io::Write;
@@ -56,18 +57,20 @@ pub enum Category {
     Futures = 4,
     Hooks = 8,
     Frames = 16,
+    Threads = 32,
 }
 
-const CATEGORY_NAMES: [(&str, Category); 5] = [
+const CATEGORY_NAMES: [(&str, Category); 6] = [
     ("loop", Category::Loop),
     ("tasks", Category::Tasks),
     ("futures", Category::Futures),
     ("hooks", Category::Hooks),
     ("frames", Category::Frames),
+    ("threads", Category::Threads),
 ];
 
 /// The categories `--trace` without a list selects: all but `frames`.
-pub const DEFAULT_CATEGORIES: u8 = 1 | 2 | 4 | 8;
+pub const DEFAULT_CATEGORIES: u8 = 1 | 2 | 4 | 8 | 32;
 
 /// What to trace and where: `--trace[=…]` and `--trace-file`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -91,7 +94,7 @@ pub fn parse_categories(text: &str) -> Result<u8, String> {
             None => {
                 return Err(format!(
                     "unknown trace category '{word}' (expected loop, tasks, futures, hooks, \
-                     frames or all)"
+                     frames, threads or all)"
                 ));
             }
         }
@@ -103,7 +106,11 @@ pub fn parse_categories(text: &str) -> Result<u8, String> {
 }
 
 thread_local! {
+    /// The categories whose events run their `#[cold]` body: those logged as text, plus
+    /// those a recorder (`--timeline`) listens to.
     static MASK: Cell<u8> = const { Cell::new(0) };
+    /// The categories logged as text.
+    static TEXT: Cell<u8> = const { Cell::new(0) };
     static WRITER: RefCell<Writer> = RefCell::new(Writer::default());
 }
 
@@ -127,10 +134,29 @@ pub fn install(settings: &Settings) {
         },
     };
     WRITER.with(|w| w.borrow_mut().sink = sink);
-    MASK.with(|m| m.set(settings.categories));
+    TEXT.with(|m| m.set(settings.categories));
+    MASK.with(|m| m.set(m.get() | settings.categories));
 }
 
-/// Whether events of `category` are traced: the one branch an event costs when off.
+/// Turns on the events of `categories` for a recorder (`--timeline`) without logging them
+/// as text: their `#[cold]` bodies run, and [`text_on`] tells them whether to write a line.
+/// Returns false when apy is built without the `trace` feature (no event is ever seen).
+pub fn listen(categories: u8) -> bool {
+    if !cfg!(feature = "trace") {
+        return false;
+    }
+    MASK.with(|m| m.set(m.get() | categories));
+    true
+}
+
+/// Whether events of `category` are logged as text (inside a `#[cold]` body, where [`on`]
+/// may be true for a recorder alone).
+pub fn text_on(category: Category) -> bool {
+    TEXT.with(|m| m.get()) & category as u8 != 0
+}
+
+/// Whether events of `category` are traced or recorded: the one branch an event costs
+/// when off.
 #[inline(always)]
 pub fn on(category: Category) -> bool {
     cfg!(feature = "trace") && MASK.with(|m| m.get()) & category as u8 != 0

@@ -13,13 +13,14 @@
 use std::rc::Rc;
 
 use num_bigint::BigInt;
+use serde::{Deserialize, Serialize};
 
 use crate::syntax::ast::Span;
 
 /// An index into `Code::instructions`.
 pub type Label = u32;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Instr {
     // ---- stack manipulation -------------------------------------------------------------
     /// Do nothing (keeps a line number alive for tracing).
@@ -178,6 +179,10 @@ pub enum Instr {
     // ---- control flow ----------------------------------------------------------------------
     /// Unconditional jump (shown as JUMP_FORWARD / JUMP_BACKWARD).
     Jump(Label),
+    /// The same jump where CPython checks for no interrupt on the way back: the return to
+    /// `SEND` in an `await`/`yield from` loop and the exit of an exception handler (shown as
+    /// JUMP_FORWARD / JUMP_BACKWARD_NO_INTERRUPT). apy checks no interrupt at any jump.
+    JumpNoInterrupt(Label),
     /// `(v -- )` jump if v is false (truthiness via `__bool__`/`__len__`).
     PopJumpIfFalse(Label),
     PopJumpIfTrue(Label),
@@ -311,7 +316,7 @@ const _: () = assert!(std::mem::size_of::<Instr>() == 8);
 
 /// Where a `GetAwaitable` is, which words its TypeError: CPython's oparg values, so
 /// `--dis` shows the same number as `python3.13 -m dis`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[repr(u8)]
 pub enum AwaitSite {
     /// `await x`, and the awaits of `async for` and async comprehensions.
@@ -327,6 +332,7 @@ impl Instr {
     pub fn jump_target(&self) -> Option<Label> {
         match *self {
             Instr::Jump(t)
+            | Instr::JumpNoInterrupt(t)
             | Instr::PopJumpIfFalse(t)
             | Instr::PopJumpIfTrue(t)
             | Instr::PopJumpIfNone(t)
@@ -341,6 +347,7 @@ impl Instr {
     pub fn with_jump_target(self, target: Label) -> Instr {
         match self {
             Instr::Jump(_) => Instr::Jump(target),
+            Instr::JumpNoInterrupt(_) => Instr::JumpNoInterrupt(target),
             Instr::PopJumpIfFalse(_) => Instr::PopJumpIfFalse(target),
             Instr::PopJumpIfTrue(_) => Instr::PopJumpIfTrue(target),
             Instr::PopJumpIfNone(_) => Instr::PopJumpIfNone(target),
@@ -356,6 +363,7 @@ impl Instr {
         matches!(
             self,
             Instr::Jump(_)
+                | Instr::JumpNoInterrupt(_)
                 | Instr::ReturnValue
                 | Instr::ReturnConst(_)
                 | Instr::RaiseVarargs(_)
@@ -372,6 +380,7 @@ impl Instr {
             | SetupAnnotations
             | Swap(_)
             | Jump(_)
+            | JumpNoInterrupt(_)
             | LoadAttr(_)
             | UnaryNegative
             | UnaryNot
@@ -488,7 +497,7 @@ impl Instr {
 }
 
 /// The operators of `BinaryOp`, numbered as CPython's `NB_*` constants (`Include/opcode.h`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[repr(u8)]
 pub enum BinaryOperator {
     Add,
@@ -579,7 +588,7 @@ impl BinaryOperator {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[repr(u8)]
 pub enum CompareOperator {
     Lt,
@@ -604,7 +613,7 @@ impl CompareOperator {
 }
 
 /// The one-argument intrinsics (`Include/internal/pycore_intrinsics.h`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[repr(u8)]
 pub enum Intrinsic1 {
     /// REPL: print the repr of a non-None expression statement value and set `_`.
@@ -636,7 +645,7 @@ impl Intrinsic1 {
 }
 
 /// A compile-time constant. The VM converts these to values once per code object.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Constant {
     None,
     Bool(bool),
@@ -654,7 +663,7 @@ pub enum Constant {
 /// `start..end` pops the value stack down to `depth` items, pushes the raising
 /// instruction's index if `push_lasti`, pushes the exception, and jumps to `target`.
 /// Rows never overlap; an instruction in no row lets the exception leave the frame.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExceptionTableEntry {
     pub start: Label,
     pub end: Label,
@@ -665,14 +674,14 @@ pub struct ExceptionTableEntry {
 
 /// Where an instruction came from: its line (1-based) and the span of the expression or
 /// statement it belongs to (tracebacks print the line; `--dis` shows it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Location {
     pub line: u32,
     pub span: Span,
 }
 
 /// Properties of a code object (`co_flags`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CodeFlags {
     /// A function scope: locals live in fast slots, not in a dict.
     pub optimized: bool,
@@ -690,7 +699,7 @@ pub struct CodeFlags {
 }
 
 /// A compiled function body, class body, comprehension or module (`PyCodeObject`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Code {
     /// `co_name`: `f`, `<module>`, `<lambda>`, `<genexpr>`, `<listcomp>`…
     pub name: Rc<str>,
@@ -731,7 +740,7 @@ pub struct Code {
 /// expression's end (`right`). Byte offsets in the source. CPython finds them by parsing the
 /// failed segment again (`_extract_caret_anchors_from_line_segment`); apy's compiler, which
 /// has the syntax tree at hand, records them, so that tracebacks need no parser.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Anchors {
     pub left: u32,
     pub right: u32,

@@ -10,10 +10,124 @@
 
 use std::collections::BTreeSet;
 use std::fmt::Write;
+use std::rc::Rc;
 
 use super::bytecode::{Code, CompareOperator, Constant, Instr};
 use crate::common::chars::{bytes_repr, str_repr};
 use crate::common::float_repr::float_repr;
+
+/// The first line `apy --dis` prints: the listing is apy's bytecode, which differs from
+/// CPython's on purpose in places the book's chapter "Reading the machinery" lists.
+pub const HEADER: &str = "# apy bytecode in python3.13 -m dis layout; where the instruction set differs on purpose: book, \"Reading the machinery\"";
+
+/// Every opname `--dis` shows, in alphabetical order: `dis.opname`, whose positions are
+/// apy's opcode numbers (not CPython's).
+pub const OPNAMES: &[&str] = &[
+    "BEFORE_ASYNC_WITH",
+    "BEFORE_WITH",
+    "BINARY_OP",
+    "BINARY_SLICE",
+    "BINARY_SUBSCR",
+    "BUILD_LIST",
+    "BUILD_MAP",
+    "BUILD_SET",
+    "BUILD_SLICE",
+    "BUILD_STRING",
+    "BUILD_TUPLE",
+    "CALL",
+    "CALL_FUNCTION_EX",
+    "CALL_INTRINSIC_1",
+    "CALL_INTRINSIC_2",
+    "CALL_KW",
+    "CHECK_EG_MATCH",
+    "CHECK_EXC_MATCH",
+    "CLEANUP_THROW",
+    "COMPARE_OP",
+    "CONTAINS_OP",
+    "CONVERT_VALUE",
+    "COPY",
+    "DELETE_ATTR",
+    "DELETE_DEREF",
+    "DELETE_FAST",
+    "DELETE_GLOBAL",
+    "DELETE_NAME",
+    "DELETE_SUBSCR",
+    "DICT_MERGE",
+    "DICT_UPDATE",
+    "END_ASYNC_FOR",
+    "END_SEND",
+    "FORMAT_SIMPLE",
+    "FORMAT_WITH_SPEC",
+    "FOR_ITER",
+    "GET_AITER",
+    "GET_ANEXT",
+    "GET_AWAITABLE",
+    "GET_ITER",
+    "GET_LEN",
+    "GET_YIELD_FROM_ITER",
+    "IMPORT_FROM",
+    "IMPORT_NAME",
+    "IS_OP",
+    "JUMP_BACKWARD",
+    "JUMP_BACKWARD_NO_INTERRUPT",
+    "JUMP_FORWARD",
+    "LIST_APPEND",
+    "LIST_EXTEND",
+    "LOAD_ASSERTION_ERROR",
+    "LOAD_ATTR",
+    "LOAD_BUILD_CLASS",
+    "LOAD_CONST",
+    "LOAD_DEREF",
+    "LOAD_FAST",
+    "LOAD_FAST_AND_CLEAR",
+    "LOAD_FAST_LOAD_FAST",
+    "LOAD_FROM_DICT_OR_DEREF",
+    "LOAD_GLOBAL",
+    "LOAD_LOCALS",
+    "LOAD_NAME",
+    "LOAD_SUPER_ATTR",
+    "MAKE_FUNCTION",
+    "MAP_ADD",
+    "MATCH_CLASS",
+    "MATCH_KEYS",
+    "MATCH_MAPPING",
+    "MATCH_SEQUENCE",
+    "NOP",
+    "POP_EXCEPT",
+    "POP_JUMP_IF_FALSE",
+    "POP_JUMP_IF_NONE",
+    "POP_JUMP_IF_NOT_NONE",
+    "POP_JUMP_IF_TRUE",
+    "POP_TOP",
+    "PUSH_EXC_INFO",
+    "PUSH_NULL",
+    "RAISE_VARARGS",
+    "RERAISE",
+    "RETURN_CONST",
+    "RETURN_VALUE",
+    "SEND",
+    "SETUP_ANNOTATIONS",
+    "SET_ADD",
+    "SET_FUNCTION_ATTRIBUTE",
+    "SET_UPDATE",
+    "STORE_ATTR",
+    "STORE_DEREF",
+    "STORE_FAST",
+    "STORE_FAST_LOAD_FAST",
+    "STORE_FAST_STORE_FAST",
+    "STORE_GLOBAL",
+    "STORE_NAME",
+    "STORE_SLICE",
+    "STORE_SUBSCR",
+    "SWAP",
+    "UNARY_INVERT",
+    "UNARY_NEGATIVE",
+    "UNARY_NOT",
+    "UNPACK_EX",
+    "UNPACK_SEQUENCE",
+    "WITH_EXCEPT_START",
+    "YIELD_VALUE",
+];
 
 const OPNAME_WIDTH: usize = 20;
 const OPARG_WIDTH: usize = 5;
@@ -102,7 +216,30 @@ impl<'a> Addresses<'a> {
     }
 }
 
-fn disassemble_one(code: &Code, addresses: &Addresses, out: &mut String) {
+/// One instruction as `dis` describes it (what `dis.Instruction` holds).
+pub struct Row {
+    /// Its index among the code's instructions (apy's offset).
+    pub index: u32,
+    pub opname: String,
+    /// The argument as CPython 3.13 encodes it, for instructions that take one.
+    pub arg: Option<u32>,
+    /// What the argument stands for, and how `dis` shows it in parentheses (`x`, `to L2`).
+    pub argval: Option<ArgVal>,
+    pub argrepr: Option<String>,
+    /// Its line, and whether it is the first instruction of that line.
+    pub line: Option<u32>,
+    pub starts_line: bool,
+    /// `L1`, `L2`, …: the label of a jump or exception handler target.
+    pub label: Option<usize>,
+}
+
+/// Every instruction of `code` (not of the code objects nested in it), described.
+pub fn rows(code: &Code) -> Vec<Row> {
+    rows_with(code, &Addresses::of(code)).0
+}
+
+/// The rows, and the instructions that get a label (`L1` is the first of them).
+fn rows_with(code: &Code, addresses: &Addresses) -> (Vec<Row>, Vec<u32>) {
     let mut targets = BTreeSet::new();
     for instr in &code.instructions {
         if let Some(t) = instr.jump_target() {
@@ -114,42 +251,63 @@ fn disassemble_one(code: &Code, addresses: &Addresses, out: &mut String) {
     }
     let labels: Vec<u32> = targets.into_iter().collect();
     let label_of = |i: u32| labels.binary_search(&i).ok().map(|k| k + 1);
+    let mut prev_line = None;
+    let rows = code
+        .instructions
+        .iter()
+        .enumerate()
+        .map(|(i, instr)| {
+            let line = code.locations.get(i).map(|l| l.line);
+            let starts_line = line != prev_line;
+            prev_line = line;
+            let to_bool = matches!(
+                code.instructions.get(i + 1),
+                Some(Instr::PopJumpIfFalse(_) | Instr::PopJumpIfTrue(_) | Instr::UnaryNot)
+            );
+            let arg = oparg(code, instr, to_bool);
+            Row {
+                index: i as u32,
+                opname: opname(instr, i as u32),
+                arg,
+                argval: arg.map(|arg| argval(code, instr, arg)),
+                argrepr: arg.and_then(|_| argrepr(code, instr, to_bool, addresses, &label_of)),
+                line,
+                starts_line,
+                label: label_of(i as u32),
+            }
+        })
+        .collect();
+    (rows, labels)
+}
+
+fn disassemble_one(code: &Code, addresses: &Addresses, out: &mut String) {
+    let (rows, labels) = rows_with(code, addresses);
     let label_width = 4 + labels.len().to_string().len();
     let max_line = code.locations.iter().map(|l| l.line).max().unwrap_or(0);
     let line_width = max_line.to_string().len().max(3);
-
-    let mut prev_line = None;
-    for (i, instr) in code.instructions.iter().enumerate() {
-        let line = code.locations.get(i).map(|l| l.line);
-        let starts_line = line != prev_line;
-        prev_line = line;
-        if starts_line && i > 0 {
+    for row in &rows {
+        if row.starts_line && row.index > 0 {
             out.push('\n');
         }
         let mut fields: Vec<String> = Vec::new();
-        fields.push(match (starts_line, line) {
+        fields.push(match (row.starts_line, row.line) {
             (true, Some(l)) => format!("{l:>line_width$}"),
             _ => " ".repeat(line_width),
         });
-        fields.push(match label_of(i as u32) {
+        fields.push(match row.label {
             Some(k) => format!("{:>label_width$}", format!("L{k}:")),
             None => " ".repeat(label_width),
         });
         fields.push("   ".to_string());
-        let name = opname(instr, i as u32);
-        fields.push(format!("{name:<OPNAME_WIDTH$}"));
-        let to_bool = matches!(
-            code.instructions.get(i + 1),
-            Some(Instr::PopJumpIfFalse(_) | Instr::PopJumpIfTrue(_) | Instr::UnaryNot)
-        );
-        if let Some(arg) = oparg(instr, to_bool) {
-            let excess = name.len().saturating_sub(OPNAME_WIDTH);
+        fields.push(format!("{:<OPNAME_WIDTH$}", row.opname));
+        if let Some(arg) = row.arg {
+            let excess = row.opname.len().saturating_sub(OPNAME_WIDTH);
             fields.push(format!(
                 "{:>w$}",
                 arg,
                 w = OPARG_WIDTH.saturating_sub(excess)
             ));
-            if let Some(detail) = argrepr(code, instr, to_bool, addresses, &label_of) {
+            if let Some(detail) = &row.argrepr {
                 fields.push(format!("({detail})"));
             }
         }
@@ -157,6 +315,7 @@ fn disassemble_one(code: &Code, addresses: &Addresses, out: &mut String) {
         out.push('\n');
     }
     if !code.exception_table.is_empty() {
+        let label_of = |i: u32| labels.binary_search(&i).ok().map(|k| k + 1);
         out.push_str("ExceptionTable:\n");
         for e in &code.exception_table {
             let l = |i: u32| label_of(i).map_or(String::from("?"), |k| format!("L{k}"));
@@ -177,11 +336,14 @@ fn disassemble_one(code: &Code, addresses: &Addresses, out: &mut String) {
 fn opname(instr: &Instr, index: u32) -> String {
     match instr {
         Instr::Jump(t) if *t <= index => return "JUMP_BACKWARD".into(),
-        Instr::Jump(_) => return "JUMP_FORWARD".into(),
+        Instr::JumpNoInterrupt(t) if *t <= index => return "JUMP_BACKWARD_NO_INTERRUPT".into(),
+        Instr::Jump(_) | Instr::JumpNoInterrupt(_) => return "JUMP_FORWARD".into(),
         Instr::LoadMethod(_) => return "LOAD_ATTR".into(),
         Instr::LoadGlobalNull(_) => return "LOAD_GLOBAL".into(),
         Instr::LoadSuperMethod(_) => return "LOAD_SUPER_ATTR".into(),
         Instr::CallIntrinsic1(_) => return "CALL_INTRINSIC_1".into(),
+        // CPython 3.13 assembles its LOAD_CLOSURE pseudo-instruction as LOAD_FAST.
+        Instr::LoadClosure(_) => return "LOAD_FAST".into(),
         Instr::PrepReraiseStar => return "CALL_INTRINSIC_2".into(),
         _ => {}
     }
@@ -199,9 +361,12 @@ fn opname(instr: &Instr, index: u32) -> String {
 
 /// An instruction's argument as CPython 3.13 encodes it. `to_bool`: the next instruction
 /// takes the value as a truth value (a branch or `not`), which CPython marks in COMPARE_OP.
-fn oparg(instr: &Instr, to_bool: bool) -> Option<u32> {
+fn oparg(code: &Code, instr: &Instr, to_bool: bool) -> Option<u32> {
     use Instr::*;
     Some(match *instr {
+        LoadDeref(n) | StoreDeref(n) | DeleteDeref(n) | LoadClosure(n) | LoadFromDictOrDeref(n) => {
+            fast_index(code, n)
+        }
         Copy(n)
         | Swap(n)
         | LoadConst(n)
@@ -217,11 +382,6 @@ fn oparg(instr: &Instr, to_bool: bool) -> Option<u32> {
         | StoreFastStoreFast(n)
         | StoreGlobal(n)
         | DeleteGlobal(n)
-        | LoadDeref(n)
-        | StoreDeref(n)
-        | DeleteDeref(n)
-        | LoadClosure(n)
-        | LoadFromDictOrDeref(n)
         | StoreAttr(n)
         | DeleteAttr(n)
         | BuildSlice(n)
@@ -244,6 +404,7 @@ fn oparg(instr: &Instr, to_bool: bool) -> Option<u32> {
         | UnpackEx(n)
         | ConvertValue(n)
         | Jump(n)
+        | JumpNoInterrupt(n)
         | PopJumpIfFalse(n)
         | PopJumpIfTrue(n)
         | PopJumpIfNone(n)
@@ -278,6 +439,22 @@ fn oparg(instr: &Instr, to_bool: bool) -> Option<u32> {
     })
 }
 
+/// Where CPython 3.13 keeps cell or free variable `n` (apy's index into cells then free
+/// variables): among all the frame's variables, the locals first, then the cells that are
+/// not parameters (a parameter's cell shares its slot), then the free variables.
+fn fast_index(code: &Code, n: u32) -> u32 {
+    let own_cell = |k: usize| code.cell2arg.get(k).copied().flatten();
+    let cells_before = |end: usize| (0..end).filter(|&k| own_cell(k).is_none()).count();
+    let locals = code.varnames.len();
+    let n = n as usize;
+    let index = match own_cell(n) {
+        Some(arg) => arg as usize,
+        None if n < code.cellvars.len() => locals + cells_before(n),
+        None => locals + cells_before(code.cellvars.len()) + n - code.cellvars.len(),
+    };
+    index as u32
+}
+
 /// COMPARE_OP's argument in CPython 3.13: the operator's place in `dis.cmp_op` shifted
 /// left by 5, the outcomes it accepts (2 less, 4 greater, 8 equal, and 1 unordered for
 /// `!=`), and 16 when its result goes straight to a branch or `not` (CPython's TO_BOOL
@@ -303,34 +480,21 @@ fn argrepr(
     label_of: &dyn Fn(u32) -> Option<usize>,
 ) -> Option<String> {
     use Instr::*;
-    let name = |i: u32| code.names.get(i as usize).map(|s| s.to_string());
     let var = |i: u32| code.varnames.get(i as usize).map(|s| s.to_string());
-    let cell = |i: u32| {
-        code.cellvars
-            .iter()
-            .chain(&code.freevars)
-            .nth(i as usize)
-            .map(|s| s.to_string())
-    };
     match *instr {
         LoadConst(i) | ReturnConst(i) => code
             .constants
             .get(i as usize)
             .map(|c| constant_repr(c, addresses)),
-        LoadFast(i) | LoadFastAndClear(i) | StoreFast(i) | DeleteFast(i) => var(i),
         LoadFastLoadFast(i) | StoreFastLoadFast(i) | StoreFastStoreFast(i) => {
             Some(format!("{}, {}", var(i >> 4)?, var(i & 15)?))
         }
-        LoadGlobalNull(i) => name(i).map(|n| format!("{n} + NULL")),
-        LoadName(i) | StoreName(i) | DeleteName(i) | LoadGlobal(i) | StoreGlobal(i)
-        | DeleteGlobal(i) | LoadAttr(i) | StoreAttr(i) | DeleteAttr(i) | LoadSuperAttr(i)
-        | ImportName(i) | ImportFrom(i) => name(i),
-        LoadMethod(i) | LoadSuperMethod(i) => name(i).map(|n| format!("{n} + NULL|self")),
-        LoadDeref(i) | StoreDeref(i) | DeleteDeref(i) | LoadClosure(i) | LoadFromDictOrDeref(i) => {
-            cell(i)
+        LoadGlobalNull(_) => name_of(code, instr).map(|n| format!("{n} + NULL")),
+        LoadMethod(_) | LoadSuperMethod(_) => {
+            name_of(code, instr).map(|n| format!("{n} + NULL|self"))
         }
-        Jump(t) | PopJumpIfFalse(t) | PopJumpIfTrue(t) | PopJumpIfNone(t) | PopJumpIfNotNone(t)
-        | ForIter(t) | Send(t) => label_of(t).map(|k| format!("to L{k}")),
+        Jump(t) | JumpNoInterrupt(t) | PopJumpIfFalse(t) | PopJumpIfTrue(t) | PopJumpIfNone(t)
+        | PopJumpIfNotNone(t) | ForIter(t) | Send(t) => label_of(t).map(|k| format!("to L{k}")),
         BinaryOp(op) => Some(op.symbol().to_string()),
         CompareOp(op) if to_bool => Some(format!("bool({})", op.symbol())),
         CompareOp(op) => Some(op.symbol().to_string()),
@@ -355,7 +519,52 @@ fn argrepr(
             }
             .to_string(),
         ),
+        _ => name_of(code, instr),
+    }
+}
+
+/// The name an instruction's argument stands for: a local, a global or attribute name,
+/// a cell or free variable.
+fn name_of(code: &Code, instr: &Instr) -> Option<String> {
+    use Instr::*;
+    let text = |names: &[Rc<str>], i: u32| names.get(i as usize).map(|s| s.to_string());
+    match *instr {
+        LoadFast(i) | LoadFastAndClear(i) | StoreFast(i) | DeleteFast(i) => text(&code.varnames, i),
+        LoadName(i) | StoreName(i) | DeleteName(i) | LoadGlobal(i) | LoadGlobalNull(i)
+        | StoreGlobal(i) | DeleteGlobal(i) | LoadAttr(i) | LoadMethod(i) | StoreAttr(i)
+        | DeleteAttr(i) | LoadSuperAttr(i) | LoadSuperMethod(i) | ImportName(i) | ImportFrom(i) => {
+            text(&code.names, i)
+        }
+        LoadDeref(i) | StoreDeref(i) | DeleteDeref(i) | LoadClosure(i) | LoadFromDictOrDeref(i) => {
+            code.cellvars
+                .iter()
+                .chain(&code.freevars)
+                .nth(i as usize)
+                .map(|s| s.to_string())
+        }
         _ => None,
+    }
+}
+
+/// What `dis.Instruction.argval` holds: the constant, the name, the jump's target, or the
+/// plain argument.
+pub enum ArgVal {
+    /// An index into the code's constants.
+    Const(u32),
+    Name(String),
+    /// The index of the instruction a jump goes to.
+    Target(u32),
+    Int(u32),
+}
+
+fn argval(code: &Code, instr: &Instr, arg: u32) -> ArgVal {
+    match *instr {
+        Instr::LoadConst(i) | Instr::ReturnConst(i) => ArgVal::Const(i),
+        _ => match (instr.jump_target(), name_of(code, instr)) {
+            (Some(target), _) => ArgVal::Target(target),
+            (None, Some(name)) => ArgVal::Name(name),
+            (None, None) => ArgVal::Int(arg),
+        },
     }
 }
 

@@ -9,6 +9,7 @@ pub mod bytecode;
 pub mod codegen;
 pub mod dis;
 pub mod error;
+pub mod frozen;
 pub mod future;
 pub mod peephole;
 pub mod scope;

@@ -31,6 +31,7 @@ impl Listing<'_> {
 /// first instruction kept from there on.
 pub fn optimize(mut listing: Listing, mut keep: Vec<bool>, handler_entries: &[usize]) -> Vec<u32> {
     let n = listing.instrs.len();
+    thread_jumps(listing.instrs);
     loop {
         // next_kept[i]: the first kept instruction at or after i.
         let mut next_kept = vec![n; n + 1];
@@ -39,7 +40,7 @@ pub fn optimize(mut listing: Listing, mut keep: Vec<bool>, handler_entries: &[us
         }
         let mut changed = false;
         for i in 0..n {
-            if let (true, Instr::Jump(t)) = (keep[i], listing.instrs[i])
+            if let (true, Instr::Jump(t) | Instr::JumpNoInterrupt(t)) = (keep[i], listing.instrs[i])
                 && next_kept[i + 1] == next_kept[t as usize]
             {
                 keep[i] = false;
@@ -71,6 +72,29 @@ pub fn optimize(mut listing: Listing, mut keep: Vec<bool>, handler_entries: &[us
         }
     }
     new_index
+}
+
+/// A handler's exit that lands on an unconditional jump goes straight to where that one
+/// goes (CPython's `jump_thread`), as the interrupting kind when it passes a plain jump: an
+/// exit that lands on a loop's `JUMP_BACKWARD` becomes that `JUMP_BACKWARD`.
+fn thread_jumps(instrs: &mut [Instr]) {
+    for i in 0..instrs.len() {
+        let Instr::JumpNoInterrupt(mut target) = instrs[i] else {
+            continue;
+        };
+        let mut threaded = instrs[i];
+        for _ in 0..instrs.len() {
+            threaded = match instrs.get(target as usize) {
+                Some(&Instr::Jump(next)) if next != target => Instr::Jump(next),
+                Some(&Instr::JumpNoInterrupt(next)) if next != target => {
+                    threaded.with_jump_target(next)
+                }
+                _ => break,
+            };
+            target = threaded.jump_target().unwrap_or(target);
+        }
+        instrs[i] = threaded;
+    }
 }
 
 /// Keeps the elements of `items` whose `keep` is true.

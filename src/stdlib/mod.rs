@@ -36,6 +36,26 @@ const MODULES: &[(&str, &str, &str)] = &[
     ),
     ("copy", "copy.py", include_str!("copy.apy")),
     (
+        "concurrent",
+        "concurrent/__init__.py",
+        include_str!("concurrent.apy"),
+    ),
+    (
+        "concurrent.futures",
+        "concurrent/futures/__init__.py",
+        include_str!("concurrent_futures.apy"),
+    ),
+    (
+        "concurrent.futures._base",
+        "concurrent/futures/_base.py",
+        include_str!("concurrent_futures_base.apy"),
+    ),
+    (
+        "concurrent.futures.thread",
+        "concurrent/futures/thread.py",
+        include_str!("concurrent_futures_thread.apy"),
+    ),
+    (
         "dataclasses",
         "dataclasses.py",
         include_str!("dataclasses.apy"),
@@ -45,6 +65,7 @@ const MODULES: &[(&str, &str, &str)] = &[
         "contextlib.py",
         include_str!("contextlib.apy"),
     ),
+    ("dis", "dis.py", include_str!("dis.apy")),
     ("enum", "enum.py", include_str!("enum.apy")),
     ("functools", "functools.py", include_str!("functools.apy")),
     ("heapq", "heapq.py", include_str!("heapq.apy")),
@@ -55,8 +76,10 @@ const MODULES: &[(&str, &str, &str)] = &[
         "statistics.py",
         include_str!("statistics.apy"),
     ),
+    ("queue", "queue.py", include_str!("queue.apy")),
     ("string", "string.py", include_str!("string.apy")),
     ("textwrap", "textwrap.py", include_str!("textwrap.apy")),
+    ("threading", "threading.py", include_str!("threading.apy")),
     ("typing", "typing.py", include_str!("typing.apy")),
     ("time", "time.py", include_str!("time.apy")),
     ("_strptime", "_strptime.py", include_str!("_strptime.apy")),
@@ -70,6 +93,11 @@ const MODULES: &[(&str, &str, &str)] = &[
     ("warnings", "warnings.py", include_str!("warnings.apy")),
     ("json", "json/__init__.py", include_str!("json.apy")),
     ("argparse", "argparse.py", include_str!("argparse.apy")),
+    (
+        "subprocess",
+        "subprocess.py",
+        include_str!("subprocess.apy"),
+    ),
 ];
 
 /// Makes every library module importable in `vm`.

@@ -3,8 +3,11 @@
 //! Node and field names, field order and the layout rules are CPython 3.13's (`Lib/ast.py`,
 //! `dump`, with `show_empty=False`), so the output reads beside
 //! `python3.13 -c "import ast; print(ast.dump(ast.parse(src), indent=2))"`. Fields the apy AST
-//! does not keep (`ctx`, `type_comment`, `kind`, positions) are left out. Depends on the AST
-//! and on the pure `repr` helpers of `builtins` (no VM values).
+//! does not keep (`type_comment`, a `u'…'` string's `kind`, positions) are left out. `ctx` is not stored in the
+//! AST either: it follows from where an expression stands (an assignment's, `for`'s, `with`'s
+//! or walrus' target is `Store()`, `del`'s is `Del()`, passed down through tuples, lists and
+//! starred items; everything else is `Load()`), so the dump passes it down as CPython's parser
+//! does. Depends on the AST and on the pure `repr` helpers of `common` (no VM values).
 
 use crate::common::chars::{bytes_repr, str_repr};
 use crate::common::float_repr::float_repr;
@@ -21,6 +24,14 @@ pub fn dump_module(module: &Module) -> String {
     let mut text = format(&Value::Node(tree), 0).0;
     text.push('\n');
     text
+}
+
+/// CPython's `expr_context`: how an expression is used.
+#[derive(Clone, Copy)]
+enum Ctx {
+    Load,
+    Store,
+    Del,
 }
 
 /// One field value of a node, in the shape `ast.dump` formats.
@@ -59,9 +70,18 @@ impl Node {
         self.node(name, expr(value))
     }
 
+    /// An expression that is assigned to (`Store()`) or deleted (`Del()`).
+    fn target(self, name: &'static str, value: &Expr, ctx: Ctx) -> Node {
+        self.node(name, expr_in(value, ctx))
+    }
+
     fn opt_expr(self, name: &'static str, value: Option<&Expr>) -> Node {
+        self.opt_target(name, value, Ctx::Load)
+    }
+
+    fn opt_target(self, name: &'static str, value: Option<&Expr>, ctx: Ctx) -> Node {
         match value {
-            Some(value) => self.expr(name, value),
+            Some(value) => self.target(name, value, ctx),
             None => self,
         }
     }
@@ -92,6 +112,20 @@ impl Node {
 
     fn exprs(self, name: &'static str, items: &[Expr]) -> Node {
         self.list(name, items.iter().map(expr))
+    }
+
+    fn targets(self, name: &'static str, items: &[Expr], ctx: Ctx) -> Node {
+        self.list(name, items.iter().map(|item| expr_in(item, ctx)))
+    }
+
+    /// The `ctx` field that ends `Name`, `Attribute`, `Subscript`, `Starred`, `List`, `Tuple`.
+    fn ctx(self, ctx: Ctx) -> Node {
+        let class = match ctx {
+            Ctx::Load => "Load",
+            Ctx::Store => "Store",
+            Ctx::Del => "Del",
+        };
+        self.node("ctx", Node::new(class))
     }
 
     fn body(self, name: &'static str, items: &[Stmt]) -> Node {
@@ -144,10 +178,10 @@ fn stmt(stmt: &Stmt) -> Node {
     match &stmt.kind {
         StmtKind::Expr(value) => Node::new("Expr").expr("value", value),
         StmtKind::Assign { targets, value } => Node::new("Assign")
-            .exprs("targets", targets)
+            .targets("targets", targets, Ctx::Store)
             .expr("value", value),
         StmtKind::AugAssign { target, op, value } => Node::new("AugAssign")
-            .expr("target", target)
+            .target("target", target, Ctx::Store)
             .node("op", Node::new(bin_op(*op)))
             .expr("value", value),
         StmtKind::AnnAssign {
@@ -156,14 +190,14 @@ fn stmt(stmt: &Stmt) -> Node {
             value,
             simple,
         } => Node::new("AnnAssign")
-            .expr("target", target)
+            .target("target", target, Ctx::Store)
             .expr("annotation", annotation)
             .opt_expr("value", value.as_ref())
             .flag("simple", *simple),
         StmtKind::Pass => Node::new("Pass"),
         StmtKind::Break => Node::new("Break"),
         StmtKind::Continue => Node::new("Continue"),
-        StmtKind::Delete(targets) => Node::new("Delete").exprs("targets", targets),
+        StmtKind::Delete(targets) => Node::new("Delete").targets("targets", targets, Ctx::Del),
         StmtKind::Return(value) => Node::new("Return").opt_expr("value", value.as_ref()),
         StmtKind::Raise { exc, cause } => Node::new("Raise")
             .opt_expr("exc", exc.as_ref())
@@ -188,7 +222,7 @@ fn stmt(stmt: &Stmt) -> Node {
             body,
             orelse,
         } => Node::new(if *is_async { "AsyncFor" } else { "For" })
-            .expr("target", target)
+            .target("target", target, Ctx::Store)
             .expr("iter", iter)
             .body("body", body)
             .body("orelse", orelse),
@@ -343,7 +377,7 @@ fn except_handler(handler: &ExceptHandler) -> Node {
 fn with_item(item: &WithItem) -> Node {
     Node::new("withitem")
         .expr("context_expr", &item.context)
-        .opt_expr("optional_vars", item.target.as_ref())
+        .opt_target("optional_vars", item.target.as_ref(), Ctx::Store)
 }
 
 fn alias(alias: &Alias) -> Node {
@@ -360,7 +394,7 @@ fn keyword(keyword: &Keyword) -> Node {
 
 fn comprehension(clause: &Comprehension) -> Node {
     Node::new("comprehension")
-        .expr("target", &clause.target)
+        .target("target", &clause.target, Ctx::Store)
         .expr("iter", &clause.iter)
         .exprs("ifs", &clause.ifs)
         .flag("is_async", clause.is_async)
@@ -374,12 +408,17 @@ fn name_reprs(names: &[super::ast::Ident]) -> Vec<Value> {
 }
 
 fn expr(expr: &Expr) -> Node {
+    expr_in(expr, Ctx::Load)
+}
+
+/// `expr` used as `ctx` says; only the six kinds CPython gives a `ctx` use it.
+fn expr_in(expr: &Expr, ctx: Ctx) -> Node {
     match &expr.kind {
         ExprKind::BoolOp { op, values } => Node::new("BoolOp")
             .node("op", Node::new(bool_op(*op)))
             .exprs("values", values),
         ExprKind::NamedExpr { target, value } => Node::new("NamedExpr")
-            .expr("target", target)
+            .target("target", target, Ctx::Store)
             .expr("value", value),
         ExprKind::BinOp { left, op, right } => Node::new("BinOp")
             .expr("left", left)
@@ -441,14 +480,16 @@ fn expr(expr: &Expr) -> Node {
         ExprKind::Constant(value) => constant(value),
         ExprKind::Attribute { value, attr } => Node::new("Attribute")
             .expr("value", value)
-            .str("attr", &attr.name),
+            .str("attr", &attr.name)
+            .ctx(ctx),
         ExprKind::Subscript { value, slice } => Node::new("Subscript")
             .expr("value", value)
-            .expr("slice", slice),
-        ExprKind::Starred(value) => Node::new("Starred").expr("value", value),
-        ExprKind::Name(id) => Node::new("Name").str("id", id),
-        ExprKind::List(elts) => Node::new("List").exprs("elts", elts),
-        ExprKind::Tuple(elts) => Node::new("Tuple").exprs("elts", elts),
+            .expr("slice", slice)
+            .ctx(ctx),
+        ExprKind::Starred(value) => Node::new("Starred").target("value", value, ctx).ctx(ctx),
+        ExprKind::Name(id) => Node::new("Name").str("id", id).ctx(ctx),
+        ExprKind::List(elts) => Node::new("List").targets("elts", elts, ctx).ctx(ctx),
+        ExprKind::Tuple(elts) => Node::new("Tuple").targets("elts", elts, ctx).ctx(ctx),
         ExprKind::Slice { lower, upper, step } => Node::new("Slice")
             .opt_expr("lower", lower.as_deref())
             .opt_expr("upper", upper.as_deref())

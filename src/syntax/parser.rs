@@ -90,7 +90,10 @@ fn tokenize(src: &str, range: Span, mode: Mode) -> (Vec<Spanned>, Option<SyntaxE
         Mode::Expression => Tok::StartExpr,
     };
     let start = range.start as usize;
-    let mut tokens = Vec::with_capacity(range.range().len() / 3);
+    // Room for about one token per 3 bytes, if the allocator has it: a reservation that
+    // big for a huge source could fail where the tokens themselves fit.
+    let mut tokens = Vec::new();
+    let _ = crate::common::memory::fallible(|| tokens.try_reserve(range.range().len() / 3));
     tokens.push((start, lead, start));
     let mut lex_error = None;
     for item in Layout::over_range(src, range, mode) {

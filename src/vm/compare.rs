@@ -12,7 +12,6 @@ use crate::common::int_ops::Int;
 use crate::common::set_table::{HASH_NONE, hash_float, hash_int, hash_tuple};
 use crate::compile::bytecode::CompareOperator;
 
-use super::dict::set_keys;
 use super::object::ObjectKind;
 use super::ops::{is_int, to_int};
 use super::types::lookup;
@@ -155,29 +154,19 @@ impl Vm {
                 eq == (op == CompareOperator::Eq)
             }
             (Value::Set(x), Value::Set(y)) => {
-                let xs = set_keys(&x.table.borrow());
-                let ys = set_keys(&y.table.borrow());
-                let mut x_in_y = true;
-                for k in &xs {
-                    if !self.contains(b, k)? {
-                        x_in_y = false;
-                        break;
-                    }
-                }
-                let mut y_in_x = true;
-                for k in &ys {
-                    if !self.contains(a, k)? {
-                        y_in_x = false;
-                        break;
-                    }
-                }
+                // CPython's set_richcompare: sizes first, then one subset walk that looks
+                // each key up by its stored hash (copies: an `__eq__` may change the sets).
+                let xs = x.table.borrow().clone();
+                let ys = y.table.borrow().clone();
+                let (nx, ny) = (xs.len(), ys.len());
+                let mut eq = |p: &Value, q: &Value| self.keys_equal(p, q);
                 match op {
-                    CompareOperator::Eq => x_in_y && y_in_x,
-                    CompareOperator::Ne => !(x_in_y && y_in_x),
-                    CompareOperator::Le => x_in_y,
-                    CompareOperator::Lt => x_in_y && !y_in_x,
-                    CompareOperator::Ge => y_in_x,
-                    CompareOperator::Gt => y_in_x && !x_in_y,
+                    CompareOperator::Eq => nx == ny && xs.is_subset(&ys, &mut eq)?,
+                    CompareOperator::Ne => !(nx == ny && xs.is_subset(&ys, &mut eq)?),
+                    CompareOperator::Le => xs.is_subset(&ys, &mut eq)?,
+                    CompareOperator::Lt => nx < ny && xs.is_subset(&ys, &mut eq)?,
+                    CompareOperator::Ge => ys.is_subset(&xs, &mut eq)?,
+                    CompareOperator::Gt => nx > ny && ys.is_subset(&xs, &mut eq)?,
                 }
             }
             (Value::None, Value::None) if eq_only => op == CompareOperator::Eq,
@@ -240,7 +229,8 @@ impl Vm {
         for (k, v) in entries {
             match self.dict_get(y, &k)? {
                 Some(w) => {
-                    if !self.nested(|vm| vm.eq(&v, &w))? {
+                    // PyObject_RichCompareBool: the same object is equal without `__eq__`.
+                    if !v.is(&w) && !self.nested(|vm| vm.eq(&v, &w))? {
                         return Ok(false);
                     }
                 }

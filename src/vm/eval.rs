@@ -10,6 +10,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use crate::common::sizes::grow_for;
 use crate::compile::bytecode::Instr;
 
 use super::attr_cache::instance_attr_hit;
@@ -52,6 +53,8 @@ impl Vm {
         mut throw: Option<Exc>,
     ) -> FrameResult {
         let mut callees = InlineFrames::default();
+        // An exception thrown in (`throw()`) is chained as `_PyErr_ChainStackItem` does.
+        let mut thrown = throw.is_some();
         let result = loop {
             let exc = match throw.take() {
                 Some(e) => e,
@@ -66,7 +69,8 @@ impl Vm {
                     }
                 }
             };
-            let Some(escaped) = self.unwind(callees.current(base), exc) else {
+            let thrown_in = std::mem::take(&mut thrown);
+            let Some(escaped) = self.unwind(callees.current(base), exc, thrown_in) else {
                 continue;
             };
             if callees.is_empty() {
@@ -86,8 +90,10 @@ impl Vm {
     }
 
     /// Adds `frame`'s traceback entry to `exc` and jumps to the handler covering the failed
-    /// instruction; gives `exc` back when no handler in this frame catches it.
-    fn unwind(&mut self, frame: &mut Frame, exc: Exc) -> Option<Exc> {
+    /// instruction; gives `exc` back when no handler in this frame catches it. A new
+    /// exception's `__context__` is the one being handled; one `thrown_in` to a generator
+    /// gets it only from the generator's own `except` block, not its caller's.
+    fn unwind(&mut self, frame: &mut Frame, exc: Exc, thrown_in: bool) -> Option<Exc> {
         let code = &frame.code;
         let lasti = frame.ip.saturating_sub(1);
         if frame.reraising {
@@ -100,7 +106,11 @@ impl Vm {
                 line,
                 span: code.code.locations.get(lasti).map(|l| l.span),
             });
-            if fresh {
+            let chain = match thrown_in {
+                true => self.exc_info.last().is_some_and(|v| !v.is_none()),
+                false => fresh,
+            };
+            if chain {
                 self.set_context(&exc);
             }
         }
@@ -176,7 +186,7 @@ impl Vm {
                 // about to run (inside its `try`), not by the one before a jump.
                 self.countdown -= 1;
                 if self.countdown == 0
-                    && let Some(stop) = self.check_limits()
+                    && let Some(stop) = self.check_between_instructions()
                 {
                     return Err(stop);
                 }
@@ -554,7 +564,8 @@ impl Vm {
                     }
                     Instr::CallIntrinsic1(which) => {
                         let v = pop!(frame);
-                        let r = self.intrinsic1(which, v, code)?;
+                        let namespace = frame.locals_dict.as_ref().unwrap_or(&frame.globals);
+                        let r = self.intrinsic1(which, v, code, namespace)?;
                         frame.stack.push(r);
                     }
                     Instr::BuildTuple(n) => {
@@ -594,7 +605,12 @@ impl Vm {
                     Instr::ListAppend(n) => {
                         let v = pop!(frame);
                         if let Value::List(l) = &frame.stack[frame.stack.len() - n as usize] {
-                            l.items.borrow_mut().push(v);
+                            let mut items = l.items.borrow_mut();
+                            if let Err(e) = grow_for(&mut items, 1) {
+                                drop(items);
+                                return Err(self.op_error(e));
+                            }
+                            items.push(v);
                         }
                     }
                     Instr::SetAdd(n) => {
@@ -677,7 +693,9 @@ impl Vm {
                         let r = self.format_value(&v, &spec)?;
                         frame.stack.push(r);
                     }
-                    Instr::Jump(target) => frame.ip = target as usize,
+                    Instr::Jump(target) | Instr::JumpNoInterrupt(target) => {
+                        frame.ip = target as usize
+                    }
                     Instr::PopJumpIfFalse(target) => {
                         let b = pop_truth!(self, frame);
                         if !b {
@@ -1028,14 +1046,14 @@ impl Vm {
                 .get(len.wrapping_sub(n as usize + 3))
                 .cloned()
                 .unwrap_or(Value::None);
-            self.callable_name(&callable)
+            self.function_str(&callable)
         } else {
             String::new()
         };
         if !self.is_mapping(&other) {
             return Err(self.type_error(if merge {
                 format!(
-                    "{func_name}() argument after ** must be a mapping, not {}",
+                    "{func_name} argument after ** must be a mapping, not {}",
                     self.type_name(&other)
                 )
             } else {
@@ -1052,7 +1070,7 @@ impl Vm {
                 if self.dict_get(&d, &k)?.is_some() {
                     let key = self.str_of(&k)?;
                     return Err(self.type_error(format!(
-                        "{func_name}() got multiple values for keyword argument '{}'",
+                        "{func_name} got multiple values for keyword argument '{}'",
                         key.as_str()
                     )));
                 }
@@ -1232,6 +1250,43 @@ impl Vm {
                 _ => format!("{} object", o.class.name),
             },
             other => format!("{} object", self.type_name(other)),
+        }
+    }
+
+    /// CPython's `_PyObject_FunctionStr`, its name for the callee in errors about a call's
+    /// `**` arguments: `module.qualname()`, or `qualname()` for a built-in (module
+    /// `builtins`, or none, as a built-in type's method: `list.append()`).
+    pub fn function_str(&mut self, f: &Value) -> String {
+        let module = match f {
+            Value::Function(_) | Value::Type(_) => {
+                let name = self.intern("__module__");
+                match self.get_attr_opt(f, &name) {
+                    Ok(Some(Value::Str(m))) if m.as_str() != "builtins" => Some(m),
+                    _ => None,
+                }
+            }
+            Value::Object(o) => match &o.kind {
+                ObjectKind::BoundMethod { func, .. } => {
+                    let func = func.clone();
+                    return self.function_str(&func);
+                }
+                ObjectKind::Native(n) => {
+                    return match &n.owner {
+                        Some(owner) => format!("{owner}.{}()", n.name),
+                        None => format!("{}()", n.name),
+                    };
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        let qualname = match f {
+            Value::Type(t) if !t.builtin => t.qualname.to_string(),
+            _ => self.callable_name(f),
+        };
+        match module {
+            Some(module) => format!("{}.{qualname}()", module.as_str()),
+            None => format!("{qualname}()"),
         }
     }
 

@@ -397,7 +397,7 @@ fn group_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     }
     if !matches!(args[1], Value::Str(_)) {
         return Err(vm.type_error(format!(
-            "argument 1 must be str, not {}",
+            "BaseExceptionGroup.__new__() argument 1 must be str, not {}",
             vm.type_name(&args[1])
         )));
     }
@@ -431,7 +431,7 @@ fn group_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     Ok(Value::Object(vm.new_exc_args(&class, args[1..].to_vec())))
 }
 
-fn group_parts(vm: &mut Vm, v: &Value) -> PyResult<(Value, Vec<Value>)> {
+pub(super) fn group_parts(vm: &mut Vm, v: &Value) -> PyResult<(Value, Vec<Value>)> {
     let exc = exc_of(vm, v)?;
     let args = vm.exc_args(&exc);
     let message = args.first().cloned().unwrap_or(Value::str(""));
@@ -628,13 +628,13 @@ pub fn init(vm: &mut Vm) {
         vm.call(&eg, &[message, items], &[])
     });
     vm.add_method(&group, "split", |vm, args, _| {
-        let ty = args.get(1).cloned().unwrap_or(Value::None);
-        let (rest, matched) = vm.split_exception_group(&args[0], &ty)?;
+        let matcher = args.get(1).cloned().unwrap_or(Value::None);
+        let (matched, rest) = vm.split_group_by(&args[0], &matcher, true)?;
         Ok(Value::tuple(vec![matched, rest]))
     });
     vm.add_method(&group, "subgroup", |vm, args, _| {
-        let ty = args.get(1).cloned().unwrap_or(Value::None);
-        Ok(vm.split_exception_group(&args[0], &ty)?.1)
+        let matcher = args.get(1).cloned().unwrap_or(Value::None);
+        Ok(vm.split_group_by(&args[0], &matcher, false)?.0)
     });
     let key_error = vm.types.key_error.clone();
     vm.add_method(&key_error, "__str__", key_error_str);

@@ -312,14 +312,14 @@ pub(super) fn inline_generator(receiver: &Value, most: GenKind) -> Option<Rc<Obj
     lendable.then(|| o.clone())
 }
 
-/// For a generator's `frame` suspended in a `yield from`/`await` send loop, at its `Jump`
+/// For a generator's `frame` suspended in a `yield from`/`await` send loop, at its jump
 /// back to the `Send`: the generator it sends to, when that one's frame can be lent too,
 /// and the `Send`'s target.
 #[inline(always)]
 pub(super) fn sends_on(frame: &Frame) -> Option<(Rc<Object>, u32)> {
     // The quickened copy is one load closer, and differs only where a run starts.
     let instrs = &frame.code.quick;
-    let &Instr::Jump(send_at) = instrs.get(frame.ip)? else {
+    let &Instr::JumpNoInterrupt(send_at) = instrs.get(frame.ip)? else {
         return None;
     };
     let &Instr::Send(target) = instrs.get(send_at as usize)? else {

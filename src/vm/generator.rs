@@ -479,7 +479,7 @@ impl Vm {
     pub(super) fn take_passed_frame(&mut self, generator: &Generator) -> Option<Box<Frame>> {
         let mut frame = generator.state.borrow_mut().frame.take()?;
         self.exc_info.push(Value::None);
-        if let Some(&Instr::Jump(send_at)) = frame.code.code.instructions.get(frame.ip) {
+        if let Some(&Instr::JumpNoInterrupt(send_at)) = frame.code.code.instructions.get(frame.ip) {
             frame.ip = send_at as usize + 1;
         }
         Some(frame)
@@ -966,20 +966,49 @@ impl Vm {
         }
     }
 
+    /// `GET_AITER`: `__aiter__()`, which must give an object with `__anext__`.
     pub fn get_aiter(&mut self, v: &Value) -> PyResult<Value> {
         let name = self.names.aiter.clone();
-        match super::types::lookup(self.type_of(v), &name) {
-            Some(f) => self.call(&f, std::slice::from_ref(v), &[]),
-            None => Err(self.type_error(format!(
-                "'async for' requires an object with __aiter__ method, got {}",
-                self.type_name(v)
-            ))),
+        let iter = match super::types::lookup(self.type_of(v), &name) {
+            Some(f) => self.call(&f, std::slice::from_ref(v), &[])?,
+            None => {
+                return Err(self.type_error(format!(
+                    "'async for' requires an object with __aiter__ method, got {}",
+                    self.type_name(v)
+                )));
+            }
+        };
+        let anext = self.names.anext.clone();
+        if super::types::lookup(self.type_of(&iter), &anext).is_none() {
+            return Err(self.type_error(format!(
+                "'async for' received an object from __aiter__ that does not implement __anext__: {}",
+                self.type_name(&iter)
+            )));
         }
+        Ok(iter)
     }
 
+    /// `GET_ANEXT`: `__anext__()` made awaitable; what cannot be awaited is reported as
+    /// `async for`'s error, caused by the `await` one (`_PyErr_FormatFromCause`).
     pub fn get_anext(&mut self, aiter: &Value) -> PyResult<Value> {
-        let awaitable = self.anext_awaitable_of(aiter)?;
-        self.get_awaitable(awaitable, AwaitSite::Await)
+        let next = self.anext_awaitable_of(aiter)?;
+        self.get_awaitable(next.clone(), AwaitSite::Await)
+            .map_err(|cause| {
+                let error = self.new_exc(
+                    &self.types.type_error.clone(),
+                    format!(
+                        "'async for' received an invalid object from __anext__: {}",
+                        self.type_name(&next)
+                    ),
+                );
+                if let Some(data) = error.exc_data() {
+                    let mut data = data.borrow_mut();
+                    data.cause = Value::Object(cause.clone());
+                    data.context = Value::Object(cause);
+                    data.suppress_context = true;
+                }
+                error
+            })
     }
 
     /// `INTRINSIC_ASYNC_GEN_WRAP`: the identity. An async generator's own yields are told
@@ -1055,15 +1084,21 @@ pub fn throw_args_to_exc(vm: &mut Vm, args: &[Value]) -> PyResult<Exc> {
     let val = args.get(1).cloned().unwrap_or(Value::None);
     match typ {
         Value::Type(t) if t.is_subtype(&vm.types.base_exception) => {
+            // PyErr_NormalizeException: when making the instance fails, that failure is
+            // what is thrown in.
             let instance = match &val {
-                Value::None => return vm.make_raisable(typ.clone()),
+                Value::None => vm.make_raisable(typ.clone()),
                 Value::Object(o) if o.exc_data().is_some() && o.class.is_subtype(t) => {
                     return Ok(o.clone());
                 }
-                Value::Tuple(items) => vm.call(typ, &items.items, &[])?,
-                _ => vm.call(typ, std::slice::from_ref(&val), &[])?,
+                Value::Tuple(items) => vm
+                    .call(typ, &items.items, &[])
+                    .and_then(|v| vm.make_raisable(v)),
+                _ => vm
+                    .call(typ, std::slice::from_ref(&val), &[])
+                    .and_then(|v| vm.make_raisable(v)),
             };
-            vm.make_raisable(instance)
+            Ok(instance.unwrap_or_else(|failure| failure))
         }
         Value::Object(o) if o.exc_data().is_some() => {
             if val.is_none() {

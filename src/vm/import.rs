@@ -109,6 +109,58 @@ impl Vm {
         ))
     }
 
+    /// `from module import *` into `namespace` (`import_all_from` in `Python/ceval.c`): the
+    /// names in `module.__all__`, or else every name of its `__dict__` not starting with `_`.
+    pub(super) fn import_star(&mut self, module: &Value, namespace: &Rc<PyDict>) -> PyResult<()> {
+        let all_key = self.intern("__all__");
+        let (names, from_all) = match self.get_attr_opt(module, &all_key)? {
+            Some(all) => (self.collect_iterable(&all)?, true),
+            None => {
+                let dict_key = self.names.dict.clone();
+                let dict = match module {
+                    Value::Object(m) => match &m.kind {
+                        ObjectKind::Module { dict, .. } => Some(Value::Dict(dict.clone())),
+                        _ => self.get_attr_opt(module, &dict_key)?,
+                    },
+                    _ => self.get_attr_opt(module, &dict_key)?,
+                };
+                let Some(dict) = dict else {
+                    return Err(self.import_error(
+                        &self.types.import_error.clone(),
+                        "from-import-* object has no __dict__ and no __all__".into(),
+                        Value::None,
+                        Value::None,
+                    ));
+                };
+                (self.collect_iterable(&dict)?, false)
+            }
+        };
+        for name in names {
+            let Value::Str(name) = name else {
+                let module_name = self.module_attr_str(module, "__name__").unwrap_or_default();
+                let (what, place) = if from_all {
+                    ("Item", "__all__")
+                } else {
+                    ("Key", "__dict__")
+                };
+                let type_name = self.type_name(&name);
+                return Err(self.type_error(format!(
+                    "{what} in {module_name}.{place} must be str, not {type_name}"
+                )));
+            };
+            if !from_all && name.as_str().starts_with('_') {
+                continue;
+            }
+            let name = self.intern(name.as_str());
+            let value = self.get_attr(module, &name)?;
+            match self.namespace_mapping(namespace) {
+                Some(mapping) => self.mapping_store(&mapping, name, value)?,
+                None => namespace.table.borrow_mut().set_str(name, value),
+            }
+        }
+        Ok(())
+    }
+
     /// `import name` with an absolute, possibly dotted, name (`_gcd_import`): each parent
     /// package first, then the module itself, which becomes an attribute of its parent.
     pub fn import_module(&mut self, name: &str) -> PyResult<Value> {

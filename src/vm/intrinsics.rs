@@ -1,13 +1,15 @@
 //! `CALL_INTRINSIC_1`: the one-operand operations too rare for an instruction of their own
 //! (print an interactive result, `import *`, StopIteration leaving a generator, the async
-//! generator wrap, unary `+`, list to tuple). In: the operand and the running code object;
-//! out: the result. Mirrors `Python/intrinsics.c`.
+//! generator wrap, unary `+`, list to tuple). In: the operand, the running code object and
+//! the namespace its names go to; out: the result. Mirrors `Python/intrinsics.c`.
+
+use std::rc::Rc;
 
 use crate::compile::bytecode::Intrinsic1;
 
 use super::dict::StrKeys;
 use super::object::CodeObj;
-use super::value::Value;
+use super::value::{PyDict, Value};
 use super::{PyResult, Vm};
 
 impl Vm {
@@ -16,6 +18,7 @@ impl Vm {
         which: Intrinsic1,
         v: Value,
         code: &CodeObj,
+        namespace: &Rc<PyDict>,
     ) -> PyResult<Value> {
         Ok(match which {
             Intrinsic1::Print => {
@@ -29,10 +32,8 @@ impl Vm {
                 Value::None
             }
             Intrinsic1::ImportStar => {
-                return Err(self.new_exc(
-                    &self.types.syntax_error.clone(),
-                    "'import *' is not supported in apy",
-                ));
+                self.import_star(&v, namespace)?;
+                Value::None
             }
             Intrinsic1::StopIterationError => {
                 let flags = code.code.flags;

@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use crate::common::int_ops::{self, Int};
 
-use crate::common::sizes::{no_memory, vec_with_capacity};
+use crate::common::sizes::{grow_for, vec_with_capacity};
 
 use super::args::{OrRaise, check_arity, check_kwargs};
 use super::dict::StrKeys;
@@ -488,11 +488,7 @@ impl Vm {
         let mut out = vec_with_capacity(expected).or_raise(self)?;
         let it = self.get_iter(v)?;
         while let Some(x) = self.next(&it)? {
-            if out.len() == out.capacity() {
-                crate::common::memory::fallible(|| out.try_reserve(1))
-                    .map_err(|_| no_memory())
-                    .or_raise(self)?;
-            }
+            grow_for(&mut out, 1).or_raise(self)?;
             out.push(x);
         }
         Ok(out)

@@ -54,6 +54,8 @@ pub mod set_ops;
 pub mod slots;
 pub mod source_lines;
 pub mod stack;
+pub mod thread_list;
+pub mod threads;
 pub mod trace;
 pub mod traceback;
 pub mod type_attrs;
@@ -174,9 +176,12 @@ names! {
     delete = "__delete__", del = "__del__",
 }
 
+/// The VM's interned strings: names in code, attribute names, identifiers. Hashed with
+/// foldhash (hashbrown's own hasher, seeded per process), not SipHash: interning every name of
+/// the library's code at `import asyncio` was a tenth of start-up with SipHash.
 #[derive(Default)]
 pub struct Interner {
-    table: HashMap<Box<str>, Rc<PyStr>>,
+    table: HashMap<Box<str>, Rc<PyStr>, foldhash::fast::RandomState>,
 }
 
 impl Interner {
@@ -271,6 +276,45 @@ pub struct Vm {
     /// their first use ([`Vm::ready_bytes`]): most programs never use their hundred
     /// methods, and installing them made every start 7% slower.
     pub bytes_methods: Option<fn(&mut Vm)>,
+    /// The program's threads and whose turn it is (`vm::threads`).
+    pub threads: thread_list::Threads<ThreadOwn, Value>,
+}
+
+/// A thread's native stack: a coroutine resumed with the `Vm` (`vm::threads`).
+#[cfg(not(target_arch = "wasm32"))]
+pub type ThreadStack = corosensei::Coroutine<*mut Vm, *mut Vm, ()>;
+#[cfg(target_arch = "wasm32")]
+pub type ThreadStack = ();
+
+/// What a thread has of its own in the `Vm` (these fields of it), kept in the thread table
+/// while another thread runs, with the thread's own stack (`vm::threads`).
+#[derive(Default)]
+pub struct ThreadOwn {
+    pub(crate) depth: usize,
+    pub(crate) exc_info: Vec<Value>,
+    pub(crate) running_frames: Vec<frame::RunningFrame>,
+    pub(crate) caller: Option<frame::CallSite>,
+    pub(crate) frame_chain: Vec<(*const frame::Frame, *const frame::InlineFrames)>,
+    pub(crate) repr_stack: Vec<usize>,
+    pub(crate) class_namespaces: Vec<(Rc<PyDict>, Value)>,
+    pub(crate) asyncgen_hooks: AsyncGenHooks,
+    /// One per hook of the thread table, in order: the layers' own per-thread state.
+    pub(crate) slots: Vec<Value>,
+    /// Its own native stack (None: the main thread's is the interpreter thread's, and a
+    /// thread's is out of the table while it runs).
+    pub(crate) stack: Option<Box<ThreadStack>>,
+    /// Where the thread's stack gives way (set as it starts; a page starts no threads).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) yielder: *const std::ffi::c_void,
+}
+
+impl Drop for ThreadOwn {
+    /// A thread still alive when the interpreter ends (a daemon, or one blocked for good)
+    /// is left where it stands, as CPython leaves daemon threads: its stack is never
+    /// unwound, and what that holds is never freed.
+    fn drop(&mut self) {
+        std::mem::forget(self.stack.take());
+    }
 }
 
 thread_local! {
@@ -339,8 +383,9 @@ impl Vm {
 
     /// Called every `TIME_CHECK_INTERVAL` steps or when `max_steps` is reached (the
     /// countdown ran out): the exception to raise when a sandbox limit is exceeded
-    /// (recording an [`Abort`], which no handler can catch) or when Ctrl-C was pressed (a
-    /// `KeyboardInterrupt`, which code may catch).
+    /// (recording an [`Abort`], which no handler can catch), when the heap went past
+    /// `--max-memory` (a `MemoryError`) or when Ctrl-C was pressed (a `KeyboardInterrupt`);
+    /// code may catch those two.
     #[cold]
     pub(crate) fn check_limits(&mut self) -> Option<Exc> {
         // Counts the instruction about to run: the one past the limit stops the program.
@@ -361,8 +406,27 @@ impl Vm {
             Some(max) => (max + 1 - self.steps).min(TIME_CHECK_INTERVAL),
             None => TIME_CHECK_INTERVAL,
         };
-        self.start_window(left);
-        interrupt::take().then(|| self.new_exc_args(&self.types.keyboard_interrupt, vec![]))
+        self.start_window(self.slice_window(left));
+        if crate::common::memory::take_over_limit() {
+            // Past `--max-memory` where no allocation could be refused (`common::memory`).
+            return Some(self.new_exc_args(&self.types.memory_error, vec![]));
+        }
+        // Ctrl-C is the main thread's to raise, as in CPython.
+        (self.threads.on_main() && interrupt::take())
+            .then(|| self.new_exc_args(&self.types.keyboard_interrupt, vec![]))
+    }
+
+    /// The dispatch loop's check when a window runs out: [`Vm::check_limits`], then, while
+    /// other threads live, whether the running one's turn is over (`vm::threads`).
+    #[cold]
+    pub(crate) fn check_between_instructions(&mut self) -> Option<Exc> {
+        if let Some(stop) = self.check_limits() {
+            return Some(stop);
+        }
+        if self.threads.active() {
+            return self.slice_over().err();
+        }
+        None
     }
 
     /// Starts a check window of `length` (at least 1) instructions.

@@ -63,7 +63,7 @@ fn int_binop(op: BinaryOperator, a: &Value, b: &Value) -> Result<Value, OpError>
     Ok(match op {
         Add => from_int(int_ops::add(&x, &y)),
         Subtract => from_int(int_ops::sub(&x, &y)),
-        Multiply => from_int(int_ops::mul(&x, &y)),
+        Multiply => from_int(int_ops::product(&x, &y)?),
         FloorDivide => from_int(int_ops::floor_div(&x, &y)?),
         Remainder => from_int(int_ops::modulo(&x, &y)?),
         TrueDivide => Value::Float(int_ops::true_div(&x, &y)?),

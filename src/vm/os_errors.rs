@@ -8,13 +8,16 @@
 use std::rc::Rc;
 
 use super::dict::StrKeys;
-use super::object::{KwArgs, PyType};
+use super::object::{KwArgs, ObjectKind, PyType, is_native_fn};
+use super::types::{lookup, resolves_to_native};
 use super::value::Value;
 use super::{PyResult, Vm};
 
 /// Linux errno values apy raises itself (the `libc` crate's, which a browser build lacks).
 pub const EEXIST: i32 = 17;
 pub const EISDIR: i32 = 21;
+#[cfg(target_arch = "wasm32")]
+pub const EBADF: i32 = 9;
 
 /// The attributes an OSError carries, all None unless given.
 const ATTRIBUTES: [&str; 4] = ["errno", "strerror", "filename", "filename2"];
@@ -66,18 +69,39 @@ fn os_error_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     if cls.builtin && !kw.is_empty() {
         return Err(vm.type_error(format!("{}() takes no keyword arguments", cls.name)));
     }
-    let exc = vm.new_exc_args(&class, rest.to_vec());
-    parse_args(vm, &Value::Object(exc.clone()), rest);
+    let parsed = if use_init(vm, &class) { &[] } else { rest };
+    let exc = vm.new_exc_args(&class, parsed.to_vec());
+    parse_args(vm, &Value::Object(exc.clone()), parsed);
     Ok(Value::Object(exc))
 }
 
-/// `OSError.__init__(self, *args)`: parses the arguments again (a subclass's `__init__`
-/// may pass others on).
+/// CPython's `oserror_use_init`: a subclass with an `__init__` of its own (and OSError's
+/// `__new__`) leaves the arguments to `OSError.__init__`, if it calls it; until then
+/// `args` is empty and `errno` None.
+fn use_init(vm: &mut Vm, class: &Rc<PyType>) -> bool {
+    let init = vm.intern("__init__");
+    let new = vm.intern("__new__");
+    let native_new = match lookup(class, &new) {
+        Some(Value::Object(o)) => match &o.kind {
+            ObjectKind::StaticMethod(f) => is_native_fn(f, os_error_new),
+            _ => false,
+        },
+        _ => false,
+    };
+    native_new && !resolves_to_native(class, &init, os_error_init)
+}
+
+/// `OSError.__init__(self, *args)`: parses the arguments when a subclass's own `__init__`
+/// calls it (`oserror_use_init`).
 fn os_error_init(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let Some(this) = args.first() else {
         return Ok(Value::None);
     };
-    parse_args(vm, this, &args[1..]);
+    // Everything is done in `__new__` unless a subclass's `__init__` took it over.
+    let class = vm.type_of(this).clone();
+    if use_init(vm, &class) {
+        parse_args(vm, this, &args[1..]);
+    }
     Ok(Value::None)
 }
 

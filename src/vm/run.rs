@@ -14,7 +14,7 @@ use super::exceptions::init as init_exceptions;
 use super::frame::{Frame, FrameResult, InlineFrames};
 use super::generator::init as init_generators;
 use super::iter::init as init_iterators;
-use super::object::BuiltinTypes;
+use super::object::{BuiltinTypes, Object, ObjectKind};
 use super::type_attrs::init_type_methods;
 use super::value::{PyDict, Value};
 use super::{Config, Exc, Interner, ModuleMaker, Names, PROGRAM_STDOUT, TIME_CHECK_INTERVAL, Vm};
@@ -75,6 +75,7 @@ impl Vm {
             library_modules: HashMap::new(),
             frame_chain: Vec::new(),
             bytes_methods: None,
+            threads: Default::default(),
             compile: |name, _, _| {
                 let message = format!("{name}: this interpreter cannot compile at run time");
                 Err(Diagnostic::syntax_error(message, Default::default()))
@@ -132,6 +133,19 @@ impl Vm {
                 g.set_str(self.intern("__file__"), file);
             }
         }
+        // `sys.modules['__main__']` is the module whose namespace the program runs in.
+        let main_module = Value::object(Object::new(
+            self.types.module.clone(),
+            ObjectKind::Module {
+                name: "__main__".into(),
+                dict: globals.clone(),
+            },
+        ));
+        let main_key = self.names.main.clone();
+        self.modules
+            .table
+            .borrow_mut()
+            .set_str(main_key, main_module);
         let mut frame = Frame::for_module(self, code, globals.clone());
         let result = self.run_main_recorded(&mut frame);
         drop(frame);
@@ -139,11 +153,34 @@ impl Vm {
             FrameResult::Err(exc) => self.report_uncaught(&exc),
             _ => 0,
         };
+        let status = self.join_threads(status);
         // Module globals die before the interpreter, as at CPython's shutdown.
         globals.table.borrow_mut().clear();
         self.run_finalizers(None);
         self.flush_stdout();
         status
+    }
+
+    /// As the main module ends, `threading._shutdown()` waits for the threads that are not
+    /// daemons (`wait_for_thread_shutdown`), when `threading` was imported; an error there
+    /// (Ctrl-C, a limit) is reported and becomes the exit status.
+    fn join_threads(&mut self, status: i32) -> i32 {
+        if !self.threads.active() || self.abort.is_some() {
+            return status;
+        }
+        let key = self.intern("threading");
+        let threading = self.modules.table.borrow().get_str(&key).cloned();
+        let Some(threading) = threading else {
+            return status;
+        };
+        let shutdown = self.intern("_shutdown");
+        let joined = self
+            .get_attr(&threading, &shutdown)
+            .and_then(|f| self.call(&f, &[], &[]));
+        match joined {
+            Ok(_) => status,
+            Err(exc) => self.report_uncaught(&exc),
+        }
     }
 
     /// Prints an exception that ended the program and returns the exit status.

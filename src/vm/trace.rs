@@ -46,6 +46,21 @@ pub fn emit(vm: &mut Vm, extra: usize, text: &str) {
     crate::common::trace::emit(extra, text, || vm.flush_stdout());
 }
 
+// ---- threads --------------------------------------------------------------------------
+
+/// Thread `to` runs now, because thread `from` stopped for `why` (`vm::threads`).
+#[inline]
+pub fn thread_switch(vm: &mut Vm, to: &str, from: &str, why: &str) {
+    if on(Category::Threads) {
+        cold_thread_switch(vm, to, from, why);
+    }
+}
+
+#[cold]
+fn cold_thread_switch(vm: &mut Vm, to: &str, from: &str, why: &str) {
+    emit(vm, 0, &format!("thread {to} takes over: {from} {why}"));
+}
+
 // ---- frames ---------------------------------------------------------------------------
 
 /// `send`/`throw` into a coroutine or async-generator frame, suspended at `frame`'s line

@@ -19,7 +19,7 @@ use crate::vm::value::DictTable;
 /// Creates a type with an empty dict and the MRO of single-or-multiple `bases`.
 pub fn make_type(name: &str, bases: Vec<Rc<PyType>>, layout: Layout, builtin: bool) -> Rc<PyType> {
     let mut mro_tail = Vec::new();
-    if let Ok(linear) = c3_merge(&bases) {
+    if let Ok(linear) = c3_merge(&bases, &mut 0) {
         mro_tail = linear;
     }
     let ty = Rc::new(PyType {
@@ -46,10 +46,11 @@ pub fn make_type(name: &str, bases: Vec<Rc<PyType>>, layout: Layout, builtin: bo
 }
 
 /// C3 linearisation of `bases` (without the new class itself). On failure, the names of the
-/// classes that could not be ordered, as CPython lists them.
-pub fn c3_merge(bases: &[Rc<PyType>]) -> Result<Vec<Rc<PyType>>, Vec<Rc<str>>> {
+/// classes that could not be ordered, as CPython lists them. Adds to `work` the classes the
+/// merge went through (class creation charges them as steps, so `--max-steps` bounds it).
+pub fn c3_merge(bases: &[Rc<PyType>], work: &mut u64) -> Result<Vec<Rc<PyType>>, Vec<Rc<str>>> {
     // One base: its MRO, as `mro_implementation`'s fast path has it (the merge below is
-    // cubic in the depth of a chain of subclasses).
+    // cubic in the depth of a chain of subclasses); a copy, charged nothing.
     if let [base] = bases {
         return Ok(base.mro());
     }
@@ -62,6 +63,7 @@ pub fn c3_merge(bases: &[Rc<PyType>]) -> Result<Vec<Rc<PyType>>, Vec<Rc<str>>> {
             return Ok(result);
         }
         let candidate = seqs.iter().map(|s| s[0].clone()).find(|head| {
+            *work += seqs.iter().map(|s| s.len() as u64).sum::<u64>();
             !seqs
                 .iter()
                 .any(|s| s[1..].iter().any(|t| Rc::ptr_eq(t, head)))
@@ -756,6 +758,10 @@ impl Vm {
         for base in self.type_of(obj).mro() {
             candidates.extend(base.dict.borrow().keys());
         }
+        // CPython looks through `sorted(dir(obj))`: of two names equally close, the first
+        // in that order is suggested.
+        candidates.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+        candidates.dedup_by(|a, b| a.as_str() == b.as_str());
         super::exceptions::with_suggestion(exc, name, &candidates)
     }
 
@@ -1223,7 +1229,10 @@ impl Vm {
                 );
             }
         }
-        let tail = match c3_merge(&bases) {
+        let mut work = 0;
+        let merged = c3_merge(&bases, &mut work);
+        self.charge(work)?;
+        let tail = match merged {
             Ok(tail) => tail,
             Err(names) => {
                 return Err(self.type_error(format!(

@@ -10,7 +10,7 @@ use super::expr::Collection;
 use super::{Access, Codegen, Ctx, err};
 use crate::compile::bytecode::{Constant, Instr};
 use crate::compile::error::CompileResult;
-use crate::compile::scope::ScopeKind;
+use crate::compile::scope::{ScopeKind, flags};
 use crate::syntax::ast::{Expr, ExprKind, Keyword, Span};
 
 impl<'a> Codegen<'a> {
@@ -61,6 +61,20 @@ impl<'a> Codegen<'a> {
         })
     }
 
+    /// A name the module binds by `import` (CPython's `is_import_originated`, which looks
+    /// at the module's scope only, wherever the call is): its attribute is called as a
+    /// plain attribute (`LOAD_ATTR` + `PUSH_NULL`), a module holding no methods.
+    fn is_import_originated(&self, value: &Expr) -> bool {
+        let ExprKind::Name(id) = &value.kind else {
+            return false;
+        };
+        let module = &self.table.scopes[0];
+        module
+            .symbols
+            .get(id.as_str())
+            .is_some_and(|symbol| symbol.flags & flags::DEF_IMPORT != 0)
+    }
+
     pub(super) fn call(
         &mut self,
         func: &'a Expr,
@@ -70,7 +84,13 @@ impl<'a> Codegen<'a> {
     ) -> CompileResult<()> {
         let simple = !args.iter().any(|a| matches!(a.kind, ExprKind::Starred(_)))
             && !keywords.iter().any(|k| k.arg.is_none());
-        if let (ExprKind::Attribute { value, attr }, true) = (&func.kind, simple) {
+        let method_call = match &func.kind {
+            ExprKind::Attribute { value, attr } if simple && !self.is_import_originated(value) => {
+                Some((value, attr))
+            }
+            _ => None,
+        };
+        if let Some((value, attr)) = method_call {
             self.at(func.span, |c| -> CompileResult<()> {
                 // The receiver's names come first in `co_names`, as in CPython.
                 if let Some(first_arg) = c.zero_arg_super(value) {

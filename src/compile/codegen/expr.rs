@@ -310,9 +310,13 @@ impl<'a> Codegen<'a> {
         self.push_handler(fail, false, 0);
         self.emit(Instr::YieldValue(1));
         self.pop_handler();
-        self.jump(Instr::Jump, send);
+        self.jump(Instr::JumpNoInterrupt, send);
+        // Out of line, as in CPython: reached only when a throw() ends the delegation.
         self.bind(fail);
+        self.u().cold += 1;
         self.emit(Instr::CleanupThrow);
+        self.jump(Instr::JumpNoInterrupt, exit);
+        self.u().cold -= 1;
         self.bind(exit);
         self.emit(Instr::EndSend);
     }

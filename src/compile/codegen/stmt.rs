@@ -407,7 +407,7 @@ impl<'a> Codegen<'a> {
                     self.pop_handler();
                     self.emit(Instr::PopExcept);
                     self.clear_name(&name.name, name.span)?;
-                    self.jump(Instr::Jump, end);
+                    self.jump(Instr::JumpNoInterrupt, end);
                     // An exception inside the handler body: clear the name, re-raise.
                     self.u().handler_stack.push(cleanup_handler);
                     self.bind(cleanup_end);
@@ -421,7 +421,7 @@ impl<'a> Codegen<'a> {
                     self.u().fblocks.pop();
                     self.pop_handler();
                     self.emit(Instr::PopExcept);
-                    self.jump(Instr::Jump, end);
+                    self.jump(Instr::JumpNoInterrupt, end);
                     self.u().handler_stack.push(cleanup_handler);
                 }
             }
@@ -526,7 +526,7 @@ impl<'a> Codegen<'a> {
         self.emit(Instr::PopTop);
         self.pop_handler();
         self.emit(Instr::PopExcept);
-        self.jump(Instr::Jump, end);
+        self.jump(Instr::JumpNoInterrupt, end);
         self.bind(reraise);
         self.emit(Instr::Swap(2));
         self.emit(Instr::PopExcept);
@@ -678,7 +678,7 @@ impl<'a> Codegen<'a> {
         self.emit(Instr::PopExcept);
         self.emit(Instr::PopTop);
         self.emit(Instr::PopTop);
-        self.jump(Instr::Jump, exit);
+        self.jump(Instr::JumpNoInterrupt, exit);
         self.bind(cleanup);
         self.pop_except_and_reraise();
         self.u().cold -= 1;

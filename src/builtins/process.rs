@@ -1,0 +1,197 @@
+//! Processes for Python: the `os` functions on descriptors and child processes (`pipe`,
+//! `read`, `write`, `close`, `set_blocking`, `waitpid`, `kill`, `pidfd_open`,
+//! `waitstatus_to_exitcode`, `Modules/posixmodule.c`), the `signal` module's numbers, and
+//! `_spawn.spawn`, what `subprocess.Popen` starts a program with (CPython's
+//! `_posixsubprocess.fork_exec`, here over `posix_spawnp`). Starting a program or sending
+//! a signal asks `vm::sandbox`'s gate first (Capability::Processes).
+
+use crate::common::process::{self as sys, Spawn, Stream};
+use crate::vm::args::check_arity;
+use crate::vm::object::KwArgs;
+use crate::vm::sandbox::Capability;
+use crate::vm::value::Value;
+use crate::vm::{PyResult, Vm};
+
+use super::bytes_type::bytes_of;
+
+type Function = fn(&mut Vm, &[Value], &KwArgs) -> PyResult<Value>;
+
+fn int(vm: &mut Vm, v: &Value) -> PyResult<i32> {
+    let n = vm.expect_index(v)?;
+    i32::try_from(n).map_err(|_| vm.overflow_error("signed integer is greater than maximum"))
+}
+
+/// The `os` functions over descriptors and children, for `os`'s namespace.
+pub fn os_functions(vm: &mut Vm) -> Vec<(&'static str, Value)> {
+    let mut names: Vec<(&str, Value)> = OS_FUNCTIONS
+        .iter()
+        .map(|(name, f)| (*name, vm.native(name, *f)))
+        .collect();
+    names.push(("WNOHANG", Value::Int(libc::WNOHANG.into())));
+    names
+}
+
+const OS_FUNCTIONS: &[(&str, Function)] = &[
+    ("pipe", |vm, args, _| {
+        check_arity(vm, "pipe", args, 0, 0)?;
+        let (r, w) = sys::pipe().map_err(|e| vm.os_error(&e, None))?;
+        Ok(Value::tuple(vec![
+            Value::Int(r.into()),
+            Value::Int(w.into()),
+        ]))
+    }),
+    ("read", |vm, args, _| {
+        check_arity(vm, "read", args, 2, 2)?;
+        let fd = int(vm, &args[0])?;
+        let n = vm.expect_index(&args[1])?;
+        if n < 0 {
+            return Err(vm.value_error("negative length"));
+        }
+        vm.flush_stdout();
+        let data = sys::read(fd, n as usize).map_err(|e| vm.os_error(&e, None))?;
+        vm.ready_bytes();
+        Ok(vm.new_bytes(data))
+    }),
+    ("write", |vm, args, _| {
+        check_arity(vm, "write", args, 2, 2)?;
+        let fd = int(vm, &args[0])?;
+        let Some(data) = bytes_of(&args[1]) else {
+            return Err(vm.type_error(format!(
+                "a bytes-like object is required, not '{}'",
+                vm.type_name(&args[1])
+            )));
+        };
+        vm.flush_stdout();
+        let n = sys::write(fd, &data).map_err(|e| vm.os_error(&e, None))?;
+        Ok(Value::Int(n as i64))
+    }),
+    ("close", |vm, args, _| {
+        check_arity(vm, "close", args, 1, 1)?;
+        let fd = int(vm, &args[0])?;
+        sys::close(fd).map_err(|e| vm.os_error(&e, None))?;
+        Ok(Value::None)
+    }),
+    ("set_blocking", |vm, args, _| {
+        check_arity(vm, "set_blocking", args, 2, 2)?;
+        let fd = int(vm, &args[0])?;
+        let blocking = vm.truthy(&args[1])?;
+        sys::set_blocking(fd, blocking).map_err(|e| vm.os_error(&e, None))?;
+        Ok(Value::None)
+    }),
+    ("waitpid", |vm, args, _| {
+        check_arity(vm, "waitpid", args, 2, 2)?;
+        let pid = int(vm, &args[0])?;
+        let options = int(vm, &args[1])?;
+        vm.flush_stdout();
+        let (pid, status) = sys::waitpid(pid, options).map_err(|e| vm.os_error(&e, None))?;
+        Ok(Value::tuple(vec![
+            Value::Int(pid.into()),
+            Value::Int(status.into()),
+        ]))
+    }),
+    ("waitstatus_to_exitcode", |vm, args, _| {
+        check_arity(vm, "waitstatus_to_exitcode", args, 1, 1)?;
+        let status = int(vm, &args[0])?;
+        match sys::exit_code(status) {
+            Some(code) => Ok(Value::Int(code.into())),
+            None => Err(vm.value_error(format!("invalid wait status: {status}"))),
+        }
+    }),
+    ("kill", |vm, args, _| {
+        check_arity(vm, "kill", args, 2, 2)?;
+        let pid = int(vm, &args[0])?;
+        let signal = int(vm, &args[1])?;
+        vm.require(Capability::Processes, &format!("os.kill({pid}, {signal})"))?;
+        sys::kill(pid, signal).map_err(|e| vm.os_error(&e, None))?;
+        Ok(Value::None)
+    }),
+    ("pidfd_open", |vm, args, _| {
+        check_arity(vm, "pidfd_open", args, 1, 2)?;
+        let pid = int(vm, &args[0])?;
+        let fd = sys::pidfd_open(pid).map_err(|e| vm.os_error(&e, None))?;
+        Ok(Value::Int(fd.into()))
+    }),
+];
+
+/// The `signal` module: the signal numbers (plain ints; CPython's are `Signals` members).
+pub fn signal_module(vm: &mut Vm) -> Value {
+    let names = [
+        ("SIGHUP", libc::SIGHUP),
+        ("SIGINT", libc::SIGINT),
+        ("SIGQUIT", libc::SIGQUIT),
+        ("SIGKILL", libc::SIGKILL),
+        ("SIGUSR1", libc::SIGUSR1),
+        ("SIGUSR2", libc::SIGUSR2),
+        ("SIGPIPE", libc::SIGPIPE),
+        ("SIGALRM", libc::SIGALRM),
+        ("SIGTERM", libc::SIGTERM),
+        ("SIGCHLD", libc::SIGCHLD),
+        ("SIGCONT", libc::SIGCONT),
+        ("SIGSTOP", libc::SIGSTOP),
+    ];
+    let attrs = names
+        .iter()
+        .map(|(name, n)| (*name, Value::Int((*n).into())))
+        .collect();
+    vm.new_module("signal", attrs)
+}
+
+/// The strings of a list argument.
+fn strings(vm: &mut Vm, v: &Value, what: &str) -> PyResult<Vec<String>> {
+    let items = vm.collect_iterable(v)?;
+    items
+        .iter()
+        .map(|item| match item.as_str() {
+            Some(s) => Ok(s.to_string()),
+            None => Err(vm.type_error(format!("{what} must be str, not {}", vm.type_name(item)))),
+        })
+        .collect()
+}
+
+/// `_spawn.spawn(args, env, cwd, stdin, stdout, stderr)`: starts `args[0]` (found on
+/// PATH) with `args`; `env` a list of `'NAME=value'` (None: this process's), `cwd` a
+/// folder or None, and each stream a descriptor to become the child's, -1 to share ours
+/// or -3 (`subprocess.DEVNULL`) for `/dev/null`. The pid.
+fn spawn(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "spawn", args, 6, 6)?;
+    let argv = strings(vm, &args[0], "args")?;
+    let env = match &args[1] {
+        Value::None => None,
+        v => Some(strings(vm, v, "environment")?),
+    };
+    let cwd = match &args[2] {
+        Value::None => None,
+        v => Some(strings(vm, &Value::tuple(vec![v.clone()]), "cwd")?.remove(0)),
+    };
+    let mut streams = [Stream::Inherit; 3];
+    for (slot, v) in streams.iter_mut().zip(&args[3..6]) {
+        *slot = match int(vm, v)? {
+            -3 => Stream::DevNull,
+            fd if fd >= 0 => Stream::Fd(fd),
+            _ => Stream::Inherit,
+        };
+    }
+    let program = argv.first().cloned().unwrap_or_default();
+    vm.require(Capability::Processes, &program)?;
+    vm.flush_stdout();
+    let request = Spawn {
+        args: &argv,
+        env: env.as_deref(),
+        cwd: cwd.as_deref(),
+        streams,
+    };
+    match sys::spawn(&request) {
+        Ok(pid) => Ok(Value::Int(pid.into())),
+        Err(e) => {
+            // CPython names the folder when it is the one that is missing.
+            let missing_cwd = cwd.as_deref().filter(|c| !std::path::Path::new(c).is_dir());
+            Err(vm.os_error(&e, Some(missing_cwd.unwrap_or(&program))))
+        }
+    }
+}
+
+/// The `_spawn` module.
+pub fn spawn_module(vm: &mut Vm) -> Value {
+    let spawn = vm.native("spawn", spawn);
+    vm.new_module("_spawn", vec![("spawn", spawn)])
+}

@@ -1,0 +1,217 @@
+//! The system calls behind processes (DESIGN.md decision 10): spawning a program with
+//! `posix_spawnp` (its standard streams redirected, in a working folder), pipes, reads
+//! and writes on descriptors, `waitpid`, `kill` and `pidfd_open` (how the loop waits for
+//! a child, as 3.13's PidfdChildWatcher does). Value-free: `builtins/process.rs` makes
+//! Python functions of them, behind the sandbox's gate.
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::RawFd;
+
+fn check(result: libc::c_int) -> io::Result<libc::c_int> {
+    if result < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(result)
+    }
+}
+
+/// What one of a child's standard streams (0, 1, 2) becomes.
+#[derive(Clone, Copy)]
+pub enum Stream {
+    /// The parent's.
+    Inherit,
+    /// This descriptor, dup'ed onto it (after the streams before it are set, so 1 for
+    /// stderr is the child's stdout).
+    Fd(RawFd),
+    /// `/dev/null`, for reading and writing.
+    DevNull,
+}
+
+/// A program to start: its arguments, environment (`NAME=value`; None: ours), folder and
+/// standard streams.
+pub struct Spawn<'a> {
+    pub args: &'a [String],
+    pub env: Option<&'a [String]>,
+    pub cwd: Option<&'a str>,
+    pub streams: [Stream; 3],
+}
+
+fn c_strings(items: &[String]) -> io::Result<Vec<CString>> {
+    items
+        .iter()
+        .map(|s| CString::new(s.as_str()).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL)))
+        .collect()
+}
+
+fn pointers(items: &[CString]) -> Vec<*mut libc::c_char> {
+    items
+        .iter()
+        .map(|s| s.as_ptr().cast_mut())
+        .chain(std::iter::once(std::ptr::null_mut()))
+        .collect()
+}
+
+/// Starts `spawn.args[0]` (found on PATH) and gives its process id.
+pub fn spawn(spawn: &Spawn) -> io::Result<libc::pid_t> {
+    let args = c_strings(spawn.args)?;
+    let Some(program) = args.first() else {
+        return Err(io::Error::from_raw_os_error(libc::EINVAL));
+    };
+    let env = match spawn.env {
+        Some(env) => c_strings(env)?,
+        None => std::env::vars()
+            .map(|(k, v)| CString::new(format!("{k}={v}")))
+            .collect::<Result<_, _>>()
+            .map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?,
+    };
+    let cwd = match spawn.cwd {
+        Some(cwd) => {
+            Some(CString::new(cwd).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?)
+        }
+        None => None,
+    };
+    let argv = pointers(&args);
+    let envp = pointers(&env);
+    let mut pid: libc::pid_t = 0;
+    // SAFETY: the file actions are initialised before use and destroyed after; every
+    // pointer handed over lives (in `args`, `env`, `cwd`) until posix_spawnp returns.
+    unsafe {
+        let mut actions: libc::posix_spawn_file_actions_t = std::mem::zeroed();
+        let error = libc::posix_spawn_file_actions_init(&mut actions);
+        if error != 0 {
+            return Err(io::Error::from_raw_os_error(error));
+        }
+        let mut error = 0;
+        for (target, stream) in spawn.streams.iter().enumerate() {
+            if error != 0 {
+                break;
+            }
+            error = match stream {
+                Stream::Inherit => 0,
+                Stream::Fd(fd) => {
+                    libc::posix_spawn_file_actions_adddup2(&mut actions, *fd, target as i32)
+                }
+                Stream::DevNull => libc::posix_spawn_file_actions_addopen(
+                    &mut actions,
+                    target as i32,
+                    c"/dev/null".as_ptr(),
+                    libc::O_RDWR,
+                    0,
+                ),
+            };
+        }
+        if let Some(cwd) = &cwd
+            && error == 0
+        {
+            error = libc::posix_spawn_file_actions_addchdir_np(&mut actions, cwd.as_ptr());
+        }
+        if error == 0 {
+            error = libc::posix_spawnp(
+                &mut pid,
+                program.as_ptr(),
+                &actions,
+                std::ptr::null(),
+                argv.as_ptr(),
+                envp.as_ptr(),
+            );
+        }
+        libc::posix_spawn_file_actions_destroy(&mut actions);
+        if error != 0 {
+            return Err(io::Error::from_raw_os_error(error));
+        }
+    }
+    Ok(pid)
+}
+
+/// A pipe, both ends closed on exec: (read end, write end).
+pub fn pipe() -> io::Result<(RawFd, RawFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: `fds` has room for the two descriptors.
+    check(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) })?;
+    Ok((fds[0], fds[1]))
+}
+
+/// Reads at most `n` bytes (into fresh capacity: no zeroing of a big buffer first).
+pub fn read(fd: RawFd, n: usize) -> io::Result<Vec<u8>> {
+    let mut buffer: Vec<u8> = Vec::with_capacity(n);
+    // SAFETY: the capacity has room for `n` bytes.
+    let got = unsafe { libc::read(fd, buffer.as_mut_ptr().cast(), n) };
+    if got < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: read initialised the first `got` bytes.
+    unsafe { buffer.set_len(got as usize) };
+    buffer.shrink_to_fit();
+    Ok(buffer)
+}
+
+/// Writes what it can of `data`: how much.
+pub fn write(fd: RawFd, data: &[u8]) -> io::Result<usize> {
+    // SAFETY: `data` is valid for its length.
+    let put = unsafe { libc::write(fd, data.as_ptr().cast(), data.len()) };
+    if put < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(put as usize)
+}
+
+pub fn close(fd: RawFd) -> io::Result<()> {
+    // SAFETY: closing a descriptor the program names; a wrong one is EBADF.
+    check(unsafe { libc::close(fd) }).map(drop)
+}
+
+/// Sets or clears `O_NONBLOCK`.
+pub fn set_blocking(fd: RawFd, blocking: bool) -> io::Result<()> {
+    // SAFETY: fcntl on a descriptor; a wrong one is EBADF.
+    let flags = check(unsafe { libc::fcntl(fd, libc::F_GETFL) })?;
+    let flags = if blocking {
+        flags & !libc::O_NONBLOCK
+    } else {
+        flags | libc::O_NONBLOCK
+    };
+    // SAFETY: as above.
+    check(unsafe { libc::fcntl(fd, libc::F_SETFL, flags) }).map(drop)
+}
+
+/// `waitpid(pid, options)`: (pid, status); pid 0 with WNOHANG while it runs.
+pub fn waitpid(pid: libc::pid_t, options: i32) -> io::Result<(libc::pid_t, i32)> {
+    let mut status = 0;
+    loop {
+        // SAFETY: `status` is valid for writing.
+        let got = unsafe { libc::waitpid(pid, &mut status, options) };
+        if got >= 0 {
+            return Ok((got, status));
+        }
+        let error = io::Error::last_os_error();
+        if error.raw_os_error() != Some(libc::EINTR) {
+            return Err(error);
+        }
+    }
+}
+
+/// `os.waitstatus_to_exitcode`: the exit code, or minus the signal that ended it.
+pub fn exit_code(status: i32) -> Option<i32> {
+    if libc::WIFEXITED(status) {
+        Some(libc::WEXITSTATUS(status))
+    } else if libc::WIFSIGNALED(status) {
+        Some(-libc::WTERMSIG(status))
+    } else {
+        None
+    }
+}
+
+pub fn kill(pid: libc::pid_t, signal: i32) -> io::Result<()> {
+    // SAFETY: kill has no memory effects.
+    check(unsafe { libc::kill(pid, signal) }).map(drop)
+}
+
+/// A descriptor that becomes readable when process `pid` ends.
+pub fn pidfd_open(pid: libc::pid_t) -> io::Result<RawFd> {
+    // SAFETY: the pidfd_open system call with no flags.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(fd as RawFd)
+}

@@ -1,0 +1,132 @@
+//! Code objects compiled ahead of time ("frozen", as CPython calls the modules it carries
+//! compiled in its binary).
+//!
+//! apy's library written in apy (`src/asyncio/lib`, `src/stdlib`) is compiled by `build.rs`
+//! (through the `apy-freeze` crate, which builds this very layer for the build machine) into a
+//! *library image* the binary includes: for each file, the hash and length of its text and
+//! its module code serialized with postcard. When the VM asks to compile a text that is one
+//! of those files, the code is read back from the image instead, which is what it would
+//! have compiled: `tests/frozen.rs` checks that for every file.
+//!
+//! The image's layout, all integers little-endian:
+//! `count: u32`, then `count` entries of `text_hash: u64, text_len: u32, offset: u32,
+//! size: u32`, then the serialized codes (`offset` counts from the end of the entries).
+
+use std::rc::Rc;
+
+use super::bytecode::{Code, Constant};
+
+/// The file name frozen code is compiled under; [`thaw`] replaces it with the real one.
+pub const FILENAME: &str = "<frozen>";
+
+const ENTRY_SIZE: usize = 8 + 4 + 4 + 4;
+
+/// The serialized form of `code`.
+pub fn freeze(code: &Code) -> Vec<u8> {
+    postcard::to_stdvec(code).expect("a code object serializes")
+}
+
+/// A library image of `files`: each a text and its [`freeze`]d code.
+pub fn image<T: AsRef<str>>(files: &[(T, Vec<u8>)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(&(files.len() as u32).to_le_bytes());
+    let mut offset = 0u32;
+    for (text, code) in files {
+        let text = text.as_ref();
+        out.extend_from_slice(&text_hash(text).to_le_bytes());
+        out.extend_from_slice(&(text.len() as u32).to_le_bytes());
+        out.extend_from_slice(&offset.to_le_bytes());
+        out.extend_from_slice(&(code.len() as u32).to_le_bytes());
+        offset += code.len() as u32;
+    }
+    for (_, code) in files {
+        out.extend_from_slice(code);
+    }
+    out
+}
+
+/// The code that compiling `text` as a module named `filename` gives, if `image` holds it.
+pub fn thaw(image: &[u8], text: &str, filename: &str) -> Option<Rc<Code>> {
+    let bytes = find(image, text)?;
+    let mut code: Code = postcard::from_bytes(bytes).ok()?;
+    set_filename(&mut code, &Rc::from(filename));
+    Some(Rc::new(code))
+}
+
+/// The serialized code of `text` in `image`.
+fn find<'i>(image: &'i [u8], text: &str) -> Option<&'i [u8]> {
+    let u32_at = |at: usize| -> Option<u32> {
+        Some(u32::from_le_bytes(image.get(at..at + 4)?.try_into().ok()?))
+    };
+    let count = u32_at(0)? as usize;
+    let data = 4 + count * ENTRY_SIZE;
+    let hash = text_hash(text);
+    (0..count).find_map(|i| {
+        let entry = 4 + i * ENTRY_SIZE;
+        let entry_hash = u64::from_le_bytes(image.get(entry..entry + 8)?.try_into().ok()?);
+        if entry_hash != hash || u32_at(entry + 8)? as usize != text.len() {
+            return None;
+        }
+        let offset = data + u32_at(entry + 12)? as usize;
+        image.get(offset..offset + u32_at(entry + 16)? as usize)
+    })
+}
+
+/// Every code object in `code`'s tree names `filename`.
+fn set_filename(code: &mut Code, filename: &Rc<str>) {
+    code.filename = filename.clone();
+    for constant in &mut code.constants {
+        if let Constant::Code(inner) = constant {
+            // Fresh from deserialization: no other reference exists.
+            if let Some(inner) = Rc::get_mut(inner) {
+                set_filename(inner, filename);
+            }
+        }
+    }
+}
+
+/// A 64-bit hash of a text, eight bytes at a time (the words of FxHash): it tells the
+/// library's files apart, and the length is compared as well.
+fn text_hash(text: &str) -> u64 {
+    const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+    let mut chunks = text.as_bytes().chunks_exact(8);
+    let mut hash = 0u64;
+    for chunk in &mut chunks {
+        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        hash = (hash.rotate_left(5) ^ word).wrapping_mul(SEED);
+    }
+    for &byte in chunks.remainder() {
+        hash = (hash.rotate_left(5) ^ u64::from(byte)).wrapping_mul(SEED);
+    }
+    hash
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::parse_module;
+
+    fn compiled(text: &str, filename: &str) -> Code {
+        let module = parse_module(text).unwrap();
+        Rc::unwrap_or_clone(
+            crate::compile::compile_module(&module, text, filename, crate::compile::Mode::Exec)
+                .unwrap(),
+        )
+    }
+
+    #[test]
+    fn a_thawed_code_is_the_compiled_one_under_its_real_name() {
+        let a = "def f(x):\n    return [y * 2 for y in x]\nclass C:\n    z = (1, 'a', 2.5)\n";
+        let b = "async def g():\n    await f(10**40)\n";
+        let image = image(&[
+            (a, freeze(&compiled(a, FILENAME))),
+            (b, freeze(&compiled(b, FILENAME))),
+        ]);
+        for text in [a, b] {
+            let thawed = thaw(&image, text, "lib/m.py").expect("in the image");
+            assert_eq!(*thawed, compiled(text, "lib/m.py"));
+        }
+        assert!(thaw(&image, "x = 1\n", "m.py").is_none());
+        assert!(thaw(&[], a, "m.py").is_none());
+    }
+}

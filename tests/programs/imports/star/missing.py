@@ -1,0 +1,2 @@
+__all__ = ["there", "absent"]
+there = 1
