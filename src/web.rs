@@ -138,7 +138,8 @@ pub fn run(source: &str, options: RunOptions) -> i32 {
                     .map_err(interp::Error::Diagnostic)
                     .map(|code| {
                         let text = crate::compile::dis::disassemble(&code);
-                        console::write(Stream::Stdout, &text);
+                        let header = crate::compile::dis::HEADER;
+                        console::write(Stream::Stdout, &format!("{header}\n{text}"));
                     }),
                 false => interp::run_with(&source, config),
             };

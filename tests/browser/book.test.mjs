@@ -320,5 +320,5 @@ test('the output is replayed at its virtual times', async () => {
 test('the pages asked nothing of any server but the book\'s', () => {
     const elsewhere = requests.filter((url) => !url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith('blob:'));
     assert.deepEqual(elsewhere, []);
-    console.log(`examples run in the page: ${examples.run}; left to the native apy (sockets): ${examples.skipped}`);
+    console.log(`examples run in the page: ${examples.run}; left to the native apy (sockets, processes, threads): ${examples.skipped}`);
 });

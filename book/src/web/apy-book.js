@@ -13,8 +13,8 @@
     // The same limit a learner can set with `apy --max-steps`.
     const DEFAULT_MAX_STEPS = 20000000;
     const SPEEDS = [['instant', 'instant'], ['1', '1×'], ['2', '2×'], ['10', '10×']];
-    // Book examples that reach for sockets: a page has none.
-    const NEEDS_SOCKETS = /^\s*(import|from)\s+(socket|selectors)\b|\b(start_server|open_connection|create_server|create_connection|sock_\w+)\(/m;
+    // Book examples that reach for sockets, processes or threads: a page has none.
+    const NEEDS_SOCKETS = /^\s*(import|from)\s+(socket|selectors|subprocess|signal|threading|_thread|queue|concurrent)\b|\b(start_server|open_connection|create_server|create_connection|create_datagram_endpoint|create_subprocess_\w+|subprocess_\w+|connect_\w+_pipe|to_thread|run_in_executor|run_coroutine_threadsafe|sock_\w+)\(/m;
 
     // ---- the module and its workers ----------------------------------------------------
 
@@ -384,7 +384,7 @@
         toolbar.apyExample = example.apy;
         if (NEEDS_SOCKETS.test(original)) {
             toolbar.append(element('span', 'apy-note',
-                'This one needs sockets, which a page does not have: run it with apy on your machine.'));
+                'This one needs sockets, processes or threads, which a page does not have: run it with apy on your machine.'));
             toolbar.dataset.runnable = 'no';
             return;
         }
