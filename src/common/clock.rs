@@ -98,10 +98,25 @@ pub fn unix_time() -> f64 {
         .map_or(0.0, |d| d.as_secs_f64())
 }
 
-/// Seconds since the epoch: the page's `Date.now()`.
+/// Seconds since the epoch: the page's `Date.now()`, which counts whole milliseconds; two
+/// reads within one are told apart by the next float up, so that time passes between any
+/// two reads as it does natively (`t = time(); … time() - t` is never 0, and a deadline
+/// `time() + d` is never reached before `d` has passed from an earlier read).
 #[cfg(target_arch = "wasm32")]
 pub fn unix_time() -> f64 {
-    super::browser::date_now() / 1000.0
+    thread_local! {
+        static LAST: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
+    }
+    let now = super::browser::date_now() / 1000.0;
+    LAST.with(|last| {
+        let time = if now > last.get() {
+            now
+        } else {
+            f64::from_bits(last.get().to_bits() + 1)
+        };
+        last.set(time);
+        time
+    })
 }
 
 #[cfg(target_arch = "wasm32")]
