@@ -300,6 +300,23 @@ fn native_built_ins_count_against_max_steps() {
 }
 
 #[test]
+fn a_pathological_regular_expression_counts_against_the_limits() {
+    // (a+)+b backtracks 2**60 ways: the matcher's steps count, so it stops, never crashes.
+    let program = "import re\nprint('imported')\nre.match(r'(a+)+b', 'a' * 60)\n";
+    let (out, took) = apy(&["--max-steps", "3000000"], program, None);
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "imported\n");
+    assert_eq!(
+        stderr(&out),
+        "apy: stopped after 3000000 instructions (--max-steps)\n"
+    );
+    let (out, took) = apy(&["--time-limit", "0.5"], program, None);
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
 fn max_memory_raises_memory_error_and_keeps_earlier_output() {
     let (out, _) = apy(
         &["--max-memory", "100M"],
@@ -349,6 +366,22 @@ fn memory_taken_a_little_at_a_time_is_a_memory_error_traceback() {
         );
         assert!(err.ends_with("\nMemoryError\n"), "{program}: {err}");
     }
+    // A dict whose table doubles when it already holds most of the limit: checked before it
+    // grows (the doubled table once passed the reserve and ended the process).
+    let (out, _) = apy(
+        &["--max-memory", "40M"],
+        "print('before')\nd = {}\ni = 0\nwhile True:\n    d[i] = i\n    i += 1\n",
+        None,
+    );
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("Traceback (most recent call last):\n"),
+        "{err}"
+    );
+    assert!(
+        err.ends_with("    d[i] = i\n    ~^^^\nMemoryError\n"),
+        "{err}"
+    );
     // Caught, it is an exception like any other: the memory is freed and the program goes on.
     let (out, _) = apy(
         &["--max-memory", "4M"],

@@ -6,10 +6,9 @@
 //! The limits keep every input well inside libFuzzer's `-timeout` and `-rss_limit_mb`:
 //! 200,000 instructions (native work such as `sum(range(n))` is metered against the same
 //! budget), 2 s of wall time, and a heap of 256 MB (`--max-memory`, counted by apy's own
-//! allocator: going over it is the program's `MemoryError`).
+//! allocator from the start of each input: going over it is the program's `MemoryError`).
 #![no_main]
 
-use std::sync::Once;
 use std::time::Duration;
 
 use apy::common::clock::ClockKind;
@@ -23,13 +22,11 @@ static HEAP: Accounting = Accounting;
 /// The heap a program may use (`--max-memory 256M`).
 const MAX_MEMORY: usize = 256 << 20;
 
-static LIMIT: Once = Once::new();
-
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    LIMIT.call_once(|| memory::set_limit(MAX_MEMORY));
+    memory::set_limit(MAX_MEMORY);
     let source = SourceFile {
         name: "fuzz.apy".into(),
         text: text.into(),

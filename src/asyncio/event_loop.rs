@@ -456,8 +456,26 @@ fn run_once(
         // CPython's select: polls while callbacks are ready, so I/O is never starved.
         #[cfg(not(target_arch = "wasm32"))]
         None if !l.io.borrow().is_empty() => {
+            // With other threads alive the sockets are polled, and the threads run while
+            // they stay quiet (CPython's select releases the GIL): for a turn on the real
+            // clock; on the virtual one until another thread's deadline, or not at all when
+            // none is ready or has one (the sockets are then waited for in real time).
+            let now = l.clock.now();
+            let share = match vm.threads.active() && !busy {
+                false => None,
+                true if !l.clock.is_virtual() => Some(now + vm.threads.switch_interval),
+                true if !vm.threads.ready.is_empty() => Some(now),
+                true => vm.threads.earliest_deadline(),
+            };
             let (selected, handles) =
-                super::watchers::select(vm, &l.io, &l.clock, busy, next_timer)?;
+                super::watchers::select(vm, &l.io, &l.clock, busy || share.is_some(), next_timer)?;
+            if let Some(until) = share.filter(|_| handles.is_empty()) {
+                l.state.borrow_mut().thread = vm.threads.ident();
+                vm.block(
+                    Wait::Select,
+                    Some(next_timer.map_or(until, |t| t.min(until))),
+                )?;
+            }
             for handle in handles {
                 l.push_ready(Ready::Handle(handle));
             }

@@ -418,17 +418,11 @@ pub fn set_exception(vm: &mut Vm, this_value: &Value, fut: &FutureObj, exc: Valu
     };
     // CPython keeps a RuntimeError instead, caused by the StopIteration.
     let exc = if vm.exc_matches(&exc, &vm.types.stop_iteration.clone()) {
-        let error = vm.new_exc(
+        vm.new_exc_from(
             &vm.types.runtime_error.clone(),
             "StopIteration interacts badly with generators and cannot be raised into a Future",
-        );
-        if let Some(data) = error.exc_data() {
-            let mut data = data.borrow_mut();
-            data.cause = Value::Object(exc.clone());
-            data.context = Value::Object(exc);
-            data.suppress_context = true;
-        }
-        error
+            exc,
+        )
     } else {
         exc
     };

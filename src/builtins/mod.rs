@@ -60,11 +60,13 @@ mod process;
 mod random;
 mod random_core;
 mod range_type;
+mod re_engine;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod selectors;
 mod set_type;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod socket;
+mod sre;
 mod str_type;
 mod thread;
 mod time;
@@ -73,6 +75,7 @@ mod time_browser;
 #[cfg(not(target_arch = "wasm32"))]
 mod time_calendar;
 mod tuple_type;
+mod weakref;
 
 use crate::vm::Vm;
 use crate::vm::dict::StrKeys;

@@ -35,6 +35,8 @@ pub fn register(vm: &mut Vm) {
         ("os", super::os::module),
         ("_thread", super::thread::module),
         ("_dis", super::dis::module),
+        ("_sre", super::sre::module),
+        ("_weakref", super::weakref::module),
     ];
     for &(name, make) in modules {
         vm.register_module(name, make);

@@ -14,7 +14,7 @@ use num_traits::{FromPrimitive, One, Signed, ToPrimitive, Zero};
 
 use super::chars::{decimal_digit_value, is_python_whitespace, str_repr};
 use super::op_error::{OpError, OpResult};
-use super::sizes::no_memory;
+use super::sizes::{check_room, no_memory};
 
 /// CPython's default `sys.get_int_max_str_digits()`.
 pub const MAX_STR_DIGITS: usize = 4300;
@@ -32,16 +32,14 @@ const MAX_LONG_DIGITS: u128 = (i64::MAX as u128 - 24) / 4;
 
 /// `MemoryError` unless a result of `bits` bits can be made: at most [`MAX_RESULT_BITS`],
 /// and, for a big one, room for it (and the work space of the multiplication that makes
-/// it, as much again) that the allocator gives now — under a memory ulimit or
+/// it, three times as much) that the allocator gives now — under a memory ulimit or
 /// `--max-memory` an allocation num-bigint makes cannot fail without ending the process.
 fn check_result_bits(bits: u64) -> OpResult<()> {
     if bits > MAX_RESULT_BITS {
         return Err(no_memory());
     }
     if bits >= TRIAL_BITS {
-        let mut trial: Vec<u64> = Vec::new();
-        let words = (bits / 64 + 1) as usize * 2;
-        super::memory::fallible(|| trial.try_reserve_exact(words)).map_err(|_| no_memory())?;
+        check_room((bits / 8) as usize * 4)?;
     }
     Ok(())
 }

@@ -36,8 +36,11 @@ thread_local! {
     static FALLIBLE: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Sets the limit (`--max-memory`); counting starts now.
+/// Sets the limit (`--max-memory`); counting starts now, from 0 (a fuzz target sets it
+/// again before each input, so that what earlier inputs left behind does not count).
 pub fn set_limit(bytes: usize) {
+    USED.store(0, Ordering::Relaxed);
+    OVER.store(false, Ordering::Relaxed);
     LIMIT.store(bytes, Ordering::Relaxed);
 }
 

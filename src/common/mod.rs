@@ -5,6 +5,7 @@
 //! keeps the same kind of code in its `common` crate.
 //!
 //! - `chars`       — character classes (`isspace`, digits, printable) and `repr` of a string
+//! - `east_asian_width` — which characters a terminal shows two columns wide (carets)
 //! - `clock`       — the real and the virtual clock (`--clock`), and the process start time
 //! - `int_ops`     — int arithmetic on `i64` with `BigInt` overflow, `int()` parsing
 //! - `float_repr`  — `repr(float)` and float formatting (`Python/dtoa.c`, `pystrtod.c`)
@@ -30,6 +31,7 @@ pub mod bytes_ops;
 pub mod chars;
 pub mod clock;
 pub mod console;
+pub mod east_asian_width;
 pub mod explain;
 pub mod float_repr;
 pub mod format_spec;

@@ -783,6 +783,18 @@ impl<K, V> DictTable<K, V> {
     }
 
     /// Entries the index table can address before it must grow (2/3 of its size).
+    /// The bytes the next insertion may allocate at once: none while the entries have
+    /// room, else their doubled buffer (the old one still held while it is copied) and a
+    /// rebuilt index table. A caller checks big ones first (`sizes::check_room`), so a
+    /// dict that grows a key at a time meets `--max-memory` with `MemoryError`.
+    pub fn growth_bytes(&self) -> usize {
+        if self.entries.len() < self.entries.capacity() && self.entries.len() < self.usable() {
+            return 0;
+        }
+        let entry = std::mem::size_of::<Option<DictEntry<K, V>>>();
+        3 * self.entries.capacity().max(1) * entry + 2 * self.indices.len() * 8
+    }
+
     fn usable(&self) -> usize {
         self.indices.len() * 2 / 3
     }

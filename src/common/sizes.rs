@@ -57,6 +57,14 @@ pub fn grow_for<T>(items: &mut Vec<T>, more: usize) -> OpResult<()> {
     super::memory::fallible(|| items.try_reserve(more)).map_err(|_| no_memory())
 }
 
+/// `MemoryError` unless the allocator can give `bytes` now (tried and given back): for
+/// memory a library allocates where it cannot fail without ending the process (a big int's
+/// digits, a dict's doubled table), checked before it does. Only worth it for big sizes.
+pub fn check_room(bytes: usize) -> OpResult<()> {
+    let mut trial: Vec<u8> = Vec::new();
+    super::memory::fallible(|| trial.try_reserve_exact(bytes)).map_err(|_| no_memory())
+}
+
 /// `items` repeated `count` times (`list * n`, `tuple * n`): `MemoryError` when the result
 /// cannot be allocated, as `list_repeat` does. Copies by doubling.
 pub fn repeat_items<T: Clone>(items: &[T], count: usize) -> OpResult<Vec<T>> {

@@ -98,6 +98,8 @@ const MODULES: &[(&str, &str, &str)] = &[
         "subprocess.py",
         include_str!("subprocess.apy"),
     ),
+    ("re", "re/__init__.py", include_str!("re.apy")),
+    ("weakref", "weakref.py", include_str!("weakref.apy")),
 ];
 
 /// Makes every library module importable in `vm`.

@@ -126,6 +126,14 @@ fn choose(
     unsupported: Option<SyntaxError>,
 ) -> SyntaxError {
     let at_eof = matches!(failure, Failure::Parse(ParseError::UnrecognizedEof { .. }));
+    // The token the parser stopped at, where it stopped at one, and whether CPython's
+    // parser reads an expression from there (looking at the token after it).
+    let failed_at = match &failure {
+        Failure::Parse(ParseError::UnrecognizedToken { token, .. }) => {
+            Some((token.0, token.2, starts_operand(&token.1)))
+        }
+        _ => None,
+    };
     let mut parse_error = match failure {
         Failure::Parse(error) => explain(src, error, tokens),
         Failure::Error(error) => error,
@@ -149,9 +157,29 @@ fn choose(
             }
         }
         Some(lex_error) if lex_error.message.ends_with("was never closed") => {
+            // CPython reports the open bracket when its parser reads on to the end of the
+            // input, or stops on a later line than the bracket's; it keeps its own error for
+            // a token on the bracket's line with more after it (`def f(:` is "invalid
+            // syntax"). It reads on past an operand where lalrpop stopped (`print(1 2`).
+            let line = |offset: usize| {
+                let offset = offset.min(src.len());
+                src.as_bytes()[..offset]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count()
+            };
+            let stopped = failed_at.unwrap_or((
+                parse_error.span.start as usize,
+                parse_error.span.end as usize,
+                false,
+            ));
+            let tokens_follow = tokens.iter().any(|t| {
+                t.0 >= stopped.1 && !matches!(t.1, Tok::Newline | Tok::Indent | Tok::Dedent)
+            });
+            let reads_to_end = stopped.2 && !tokens_follow;
             if at_eof {
                 lex_error
-            } else if lex_error.span.start <= parse_error.span.start {
+            } else if reads_to_end || line(lex_error.span.start as usize) < line(stopped.0) {
                 // The parser failed before the end: no more input can close the bracket
                 // into valid code (`print(1 2`), so the REPL reports it at once.
                 SyntaxError {

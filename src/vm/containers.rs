@@ -11,7 +11,9 @@ use std::convert::Infallible;
 use num_traits::Signed;
 
 use crate::common::int_ops::{self, Int};
+use crate::common::sizes::check_room;
 
+use super::args::OrRaise;
 use super::compare::simple_eq;
 use super::dict::StrKeys;
 use super::object::ObjectKind;
@@ -32,6 +34,11 @@ impl Vm {
     }
 
     pub fn dict_set(&mut self, d: &PyDict, key: Value, value: Value) -> PyResult<()> {
+        // A big table about to double is checked first (`DictTable::growth_bytes`).
+        let growth = d.table.borrow().growth_bytes();
+        if growth >= 1 << 20 {
+            check_room(growth).or_raise(self)?;
+        }
         if let Value::Str(s) = &key {
             let mut table = self.table_mut(&d.table)?;
             table.set_str(s.clone(), value);

@@ -32,6 +32,19 @@ impl Vm {
         self.new_exc_args(ty, vec![Value::str(msg)])
     }
 
+    /// A new exception whose `__cause__` (and `__context__`) is `cause`, as CPython's
+    /// `_PyErr_FormatFromCause` makes one.
+    pub fn new_exc_from(&self, ty: &Rc<PyType>, msg: impl Into<Box<str>>, cause: Exc) -> Exc {
+        let error = self.new_exc(ty, msg);
+        if let Some(data) = error.exc_data() {
+            let mut data = data.borrow_mut();
+            data.cause = Value::Object(cause.clone());
+            data.context = Value::Object(cause);
+            data.suppress_context = true;
+        }
+        error
+    }
+
     pub fn type_error(&self, msg: impl Into<Box<str>>) -> Exc {
         self.new_exc(&self.types.type_error, msg)
     }

@@ -206,15 +206,19 @@ impl Generator {
 /// As PEP 442 says, `__del__` runs once per object, even if it resurrects the object.
 impl Drop for Object {
     fn drop(&mut self) {
-        if !self.class.has_del.get() || was_finalized(self) {
-            return;
+        if self.class.has_del.get() && !was_finalized(self) {
+            let revived = Rc::new(self.take_contents());
+            let marked = FINALIZED.try_with(|done| {
+                done.borrow_mut().insert(Rc::as_ptr(&revived) as usize);
+            });
+            if marked.is_ok() {
+                queue_finalizer(Finalizer::Del(Value::Object(revived)));
+            }
         }
-        let revived = Rc::new(self.take_contents());
-        let marked = FINALIZED.try_with(|done| {
-            done.borrow_mut().insert(Rc::as_ptr(&revived) as usize);
-        });
-        if marked.is_ok() {
-            queue_finalizer(Finalizer::Del(Value::Object(revived)));
+        if self.class.weakly_watched.get() {
+            for (callback, weakref) in super::weakrefs::referent_died(self) {
+                queue_finalizer(Finalizer::Call(callback, weakref));
+            }
         }
     }
 }
@@ -235,6 +239,8 @@ enum Finalizer {
     Close(Generator),
     /// Call the async generator finalizer hook with the revived generator.
     AsyncGenHook(Generator, Value),
+    /// Call a weak reference's callback with the reference (its referent was freed).
+    Call(Value, Value),
 }
 
 /// Queues a RuntimeWarning for the next safe point (a never-awaited `aclose()`).
@@ -625,6 +631,11 @@ impl Vm {
                     Finalizer::Warn(message) => self.warn_runtime(message, place.as_ref()),
                     Finalizer::Del(object) => self.call_del(&object, place.as_ref()),
                     Finalizer::Close(generator) => self.finalize_close(generator, place.as_ref()),
+                    Finalizer::Call(callback, arg) => {
+                        if let Err(exc) = self.call(&callback, std::slice::from_ref(&arg), &[]) {
+                            self.write_unraisable(&callback, exc, place.as_ref());
+                        }
+                    }
                     Finalizer::AsyncGenHook(generator, hook) => {
                         let object = self.generator_object(generator);
                         if let Err(exc) = self.call(&hook, std::slice::from_ref(&object), &[]) {
@@ -994,20 +1005,11 @@ impl Vm {
         let next = self.anext_awaitable_of(aiter)?;
         self.get_awaitable(next.clone(), AwaitSite::Await)
             .map_err(|cause| {
-                let error = self.new_exc(
-                    &self.types.type_error.clone(),
-                    format!(
-                        "'async for' received an invalid object from __anext__: {}",
-                        self.type_name(&next)
-                    ),
+                let message = format!(
+                    "'async for' received an invalid object from __anext__: {}",
+                    self.type_name(&next)
                 );
-                if let Some(data) = error.exc_data() {
-                    let mut data = data.borrow_mut();
-                    data.cause = Value::Object(cause.clone());
-                    data.context = Value::Object(cause);
-                    data.suppress_context = true;
-                }
-                error
+                self.new_exc_from(&self.types.type_error.clone(), message, cause)
             })
     }
 

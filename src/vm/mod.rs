@@ -63,6 +63,7 @@ pub mod types;
 pub mod unpack;
 pub mod value;
 pub mod warnings;
+pub mod weakrefs;
 
 use std::collections::HashMap;
 use std::io::Write;

@@ -81,6 +81,9 @@ pub struct PyType {
     /// Instances have a `__del__` to call when their last reference goes: the class or a
     /// base defined one (or had one assigned). Checked by every object's `Drop`.
     pub has_del: Cell<bool>,
+    /// Some instance has a weak reference with a callback (`vm::weakrefs`): its `Drop`
+    /// looks there.
+    pub weakly_watched: Cell<bool>,
     /// Instances have no `__dict__`, only `__slots__` (`vm::slots`).
     pub no_dict: bool,
     /// The class has abstract methods left (a non-empty `__abstractmethods__` was set on
@@ -526,7 +529,7 @@ builtin_types! {
     assertion_error, attribute_error, eof_error, exception_group, import_error,
     module_not_found_error, lookup_error, index_error, key_error, memory_error, name_error,
     unbound_local_error, os_error, timeout_error, runtime_error, not_implemented_error,
-    recursion_error, stop_async_iteration, stop_iteration, syntax_error, indentation_error, tab_error, type_error, traceback,
+    recursion_error, reference_error, stop_async_iteration, stop_iteration, syntax_error, indentation_error, tab_error, type_error, traceback,
     generic_alias, union_type, bytes, bytearray, unicode_decode_error, unicode_encode_error,
     blocking_io_error, child_process_error, connection_error, broken_pipe_error, connection_aborted_error, connection_refused_error, connection_reset_error, file_exists_error, file_not_found_error, interrupted_error, is_a_directory_error, not_a_directory_error, permission_error, process_lookup_error,
     value_error, unicode_error, warning, runtime_warning, deprecation_warning, user_warning,

@@ -13,14 +13,15 @@
 //! `y = f(x)`, which `traceback.py` leaves bare. A span over many lines shows its first and
 //! last lines and those around the anchors, with `...<N lines>...` for the rest.
 //!
-//! Columns count characters, not display cells: a line with wide (East Asian) characters
-//! gets its carets one column per character, where CPython gives such a character two.
+//! Columns count display cells, as `traceback._display_width` does: a wide or fullwidth
+//! (East Asian) character takes two.
 
+use crate::common::east_asian_width::display_width;
 use crate::compile::bytecode::Anchors;
 use crate::syntax::ast::Span;
 
 /// Where carets go in the shown lines: line indexes from the first shown line, columns
-/// in characters of the dedented lines.
+/// in display cells of the dedented lines.
 struct Marks {
     start: usize,
     end: usize,
@@ -84,10 +85,11 @@ pub fn source_lines(
                     || last_line.chars().skip(end).any(|c| !c.is_whitespace())
             }
         };
+        let cells = |(row, col): (usize, usize)| (row, display_width(dedented[row], col));
         Marks {
-            start,
-            end,
-            anchors: anchors.map(|a| (position(a.left), position(a.right))),
+            start: display_width(dedented[0], start),
+            end: display_width(dedented[dedented.len() - 1], end),
+            anchors: anchors.map(|a| (cells(position(a.left)), cells(position(a.right)))),
             show,
         }
     });
@@ -125,7 +127,7 @@ fn caret_line(line: &str, i: usize, n: usize, marks: &Marks) -> String {
     let width = if i == n - 1 {
         marks.end
     } else {
-        line.chars().count()
+        display_width(line, usize::MAX)
     };
     let (primary, secondary) = if marks.anchors.is_some() {
         ('~', '^')

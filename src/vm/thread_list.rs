@@ -154,6 +154,14 @@ impl<T, S> Threads<T, S> {
         }
     }
 
+    /// The earliest deadline a blocked thread has.
+    pub fn earliest_deadline(&self) -> Option<f64> {
+        self.list
+            .iter()
+            .filter_map(|t| t.deadline.map(|(when, _)| when))
+            .min_by(f64::total_cmp)
+    }
+
     pub fn index(&self, ident: u64) -> Option<usize> {
         self.list.iter().position(|t| t.ident == ident)
     }

@@ -269,12 +269,7 @@ impl Vm {
             if let Some(next) = self.threads.ready.pop_front() {
                 return Ok(next);
             }
-            let earliest = self
-                .threads
-                .list
-                .iter()
-                .filter_map(|t| t.deadline.map(|(when, _)| when))
-                .min_by(f64::total_cmp);
+            let earliest = self.threads.earliest_deadline();
             if self.config.clock == ClockKind::Virtual {
                 match earliest {
                     Some(when) => clock::advance_virtual(when),

@@ -36,6 +36,7 @@ pub fn make_type(name: &str, bases: Vec<Rc<PyType>>, layout: Layout, builtin: bo
         native_len: Cell::new(mro_tail.iter().find_map(|base| base.native_len.get())),
         match_flags: Cell::new(super::patterns::inherited_match_flags(&mro_tail)),
         has_del: Cell::new(false),
+        weakly_watched: Cell::new(false),
         no_dict: false,
         abstract_: Cell::new(false),
     });
@@ -208,6 +209,7 @@ impl BuiltinTypes {
             connection_error,
             not_implemented_error: e("NotImplementedError", &runtime_error),
             recursion_error: e("RecursionError", &runtime_error),
+            reference_error: e("ReferenceError", &exception),
             stop_async_iteration: e("StopAsyncIteration", &exception),
             stop_iteration: e("StopIteration", &exception),
             tab_error: e("TabError", &indentation_error),
@@ -334,6 +336,7 @@ impl BuiltinTypes {
             self.runtime_error.clone(),
             self.not_implemented_error.clone(),
             self.recursion_error.clone(),
+            self.reference_error.clone(),
             self.stop_async_iteration.clone(),
             self.stop_iteration.clone(),
             self.syntax_error.clone(),
@@ -1268,6 +1271,7 @@ impl Vm {
             native_len: Cell::new(tail.iter().find_map(|base| base.native_len.get())),
             match_flags: Cell::new(super::patterns::inherited_match_flags(&tail)),
             has_del: Cell::new(has_del),
+            weakly_watched: Cell::new(false),
             no_dict,
             abstract_: Cell::new(false),
         });
