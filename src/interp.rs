@@ -24,6 +24,7 @@ const VM_STACK_BYTES: usize = 1 << 30;
 /// The stack the interpreter thread gets: [`VM_STACK_BYTES`], or under a limit on the
 /// address space (`ulimit -v`), which counts the whole reservation, a quarter of that limit
 /// (the recursion limit's cap shrinks with it: [`recursion_cap`]).
+#[cfg(not(target_arch = "wasm32"))]
 fn stack_bytes() -> usize {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
@@ -37,6 +38,16 @@ fn stack_bytes() -> usize {
         VM_STACK_BYTES
     }
 }
+
+/// In a browser: the stack the wasm module is linked with (`book/web.sh`).
+#[cfg(target_arch = "wasm32")]
+fn stack_bytes() -> usize {
+    WASM_STACK_BYTES
+}
+
+/// The stack `book/web.sh` links the wasm module with (`-z stack-size`).
+#[cfg(target_arch = "wasm32")]
+pub const WASM_STACK_BYTES: usize = 64 << 20;
 
 /// The highest recursion limit a stack of `bytes` holds (as many levels per byte as
 /// [`VM_STACK_BYTES`] gives `vm::MAX_RECURSION_LIMIT`).
@@ -311,43 +322,57 @@ pub fn run_with(source: &SourceFile, mut config: Config) -> Result<(), Error> {
     if config.vm.sys_path.is_empty() {
         config.vm.sys_path = search_path(&source);
     }
-    // Ctrl-C becomes a KeyboardInterrupt in the program instead of killing apy.
-    crate::vm::interrupt::install_handler();
-    let worker = spawn_interpreter(move || {
-        let code = compile(&source)?;
-        let timeline = config.timeline.clone();
-        let clock = config.vm.clock;
-        let mut vm = new_vm(config);
-        if let Some(settings) = &timeline
-            && !crate::timeline::start(settings, clock)
-        {
-            eprintln!("apy: --timeline needs apy built with the `trace` feature");
-        }
-        let status = vm.run_main(&code, &source.text);
-        crate::asyncio::shutdown(&mut vm);
-        if let Some(settings) = &timeline
-            && let Err(error) = crate::timeline::finish(settings)
-        {
-            eprintln!(
-                "apy: can't write timeline file '{}': {error}",
-                settings.path.display()
-            );
-        }
-        Ok(status)
-    });
-    match worker.map(|handle| handle.join()) {
-        Ok(Ok(Ok(0))) => Ok(()),
-        Ok(Ok(Ok(status))) => Err(Error::Exited(status)),
-        Ok(Ok(Err(diagnostic))) => Err(Error::Diagnostic(diagnostic)),
-        _ => {
-            eprintln!("apy: internal error: the interpreter thread failed");
+    // In a browser the page's worker is the interpreter thread (src/web.rs).
+    #[cfg(target_arch = "wasm32")]
+    let finished = Ok(run_here(&source, config));
+    #[cfg(not(target_arch = "wasm32"))]
+    let finished = {
+        // Ctrl-C becomes a KeyboardInterrupt in the program instead of killing apy.
+        crate::vm::interrupt::install_handler();
+        spawn_interpreter(move || run_here(&source, config))
+            .map_err(drop)
+            .and_then(|handle| handle.join().map_err(drop))
+    };
+    match finished {
+        Ok(Ok(0)) => Ok(()),
+        Ok(Ok(status)) => Err(Error::Exited(status)),
+        Ok(Err(diagnostic)) => Err(Error::Diagnostic(diagnostic)),
+        Err(()) => {
+            crate::common::console::eprint("apy: internal error: the interpreter thread failed\n");
             Err(Error::Exited(70))
         }
     }
 }
 
+/// Compiles `source` and runs it on this thread: the exit status.
+fn run_here(source: &SourceFile, config: Config) -> Result<i32, Diagnostic> {
+    let code = compile(source)?;
+    let timeline = config.timeline.clone();
+    let clock = config.vm.clock;
+    let mut vm = new_vm(config);
+    if let Some(settings) = &timeline
+        && !crate::timeline::start(settings, clock)
+    {
+        crate::common::console::eprint(
+            "apy: --timeline needs apy built with the `trace` feature\n",
+        );
+    }
+    let status = vm.run_main(&code, &source.text);
+    crate::asyncio::shutdown(&mut vm);
+    if let Some(settings) = &timeline
+        && let Err(error) = crate::timeline::finish(settings)
+    {
+        crate::common::console::eprint(&format!(
+            "apy: can't write timeline file '{}': {error}\n",
+            settings.path.display()
+        ));
+    }
+    Ok(status)
+}
+
 /// Starts `body` on the interpreter thread, whose native stack has room for the deepest
 /// recursion allowed. Values are `Rc`-based: a whole run happens on that one thread.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn spawn_interpreter<T: Send + 'static>(
     body: impl FnOnce() -> T + Send + 'static,
 ) -> std::io::Result<std::thread::JoinHandle<T>> {

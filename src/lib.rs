@@ -57,8 +57,11 @@ pub mod builtins;
 pub mod common;
 pub mod compile;
 pub mod interp;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod repl;
 pub mod stdlib;
 pub mod syntax;
 pub mod timeline;
 pub mod vm;
+#[cfg(target_arch = "wasm32")]
+pub mod web;

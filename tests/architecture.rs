@@ -26,7 +26,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("timeline", &["timeline/"]),
     ("interp", &["interp.rs"]),
     ("repl", &["repl/"]),
-    ("cli", &["cli.rs", "main.rs", "lib.rs"]),
+    ("cli", &["cli.rs", "main.rs", "lib.rs", "web.rs"]),
 ];
 
 const MAX_CIRCLE: usize = 4;
@@ -604,6 +604,41 @@ fn no_source_file_over_the_line_limit() {
         .map(|f| format!("src/{}: {} lines", f.rel, f.lines.len()))
         .collect();
     assert!(long.is_empty(), "files over {MAX_LINES} lines: {long:#?}");
+}
+
+/// What a program and apy write leaves through `common/console.rs`, which a page in a
+/// browser redirects (`src/web.rs`): only the command line's own side (the CLI, the REPL,
+/// the terminal's diagnostics) writes to the process's stderr itself.
+#[test]
+fn stderr_is_written_through_the_console() {
+    let (graph, _) = graph();
+    let own_side = [
+        "common/console.rs",
+        "cli.rs",
+        "main.rs",
+        "repl/",
+        "syntax/diagnostics.rs",
+    ];
+    let direct: Vec<String> = graph
+        .files
+        .iter()
+        .filter(|f| !own_side.iter().any(|p| f.rel.starts_with(p)) && !f.rel.ends_with("tests.rs"))
+        .flat_map(|f| {
+            f.code
+                .lines()
+                .enumerate()
+                .filter(|(_, line)| {
+                    ["eprint!(", "eprintln!(", "io::stderr()", "io::stdout()"]
+                        .iter()
+                        .any(|w| line.contains(w))
+                })
+                .map(move |(i, line)| format!("src/{}:{}: {}", f.rel, i + 1, line.trim()))
+        })
+        .collect();
+    assert!(
+        direct.is_empty(),
+        "write through crate::common::console instead (a page gets nothing else): {direct:#?}"
+    );
 }
 
 /// The graph reader itself: use trees, re-exports and test modules.

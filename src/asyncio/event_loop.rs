@@ -12,7 +12,9 @@ use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 use std::rc::{Rc, Weak};
 use std::sync::atomic::Ordering as AtomicOrdering;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::common::clock::Instant;
 
 use super::future::{self, Callback};
 use super::task;
@@ -90,6 +92,7 @@ pub struct LoopObj {
     pub state: RefCell<LoopState>,
     pub clock: Clock,
     /// The descriptors it watches (`add_reader`, `add_writer`): its selector.
+    #[cfg(not(target_arch = "wasm32"))]
     pub io: RefCell<super::watchers::Watchers>,
     pub asyncgens: RefCell<LiveAsyncGens>,
 }
@@ -176,6 +179,7 @@ pub fn new_loop(vm: &mut Vm) -> Value {
                 thread: 0,
             }),
             clock: Clock::new(runtime.clock),
+            #[cfg(not(target_arch = "wasm32"))]
             io: super::watchers::watchers(),
             asyncgens: Default::default(),
         })),
@@ -450,6 +454,7 @@ fn run_once(
             }
         }
         // CPython's select: polls while callbacks are ready, so I/O is never starved.
+        #[cfg(not(target_arch = "wasm32"))]
         None if !l.io.borrow().is_empty() => {
             // With other threads alive the sockets are polled, and the threads run while
             // they stay quiet (CPython's select releases the GIL): for a turn on the real
@@ -624,7 +629,7 @@ fn run_timed(vm: &mut Vm, loop_value: &Value, l: &LoopObj, entry: Ready) -> PyRe
         ];
         if !super::log::log_to_asyncio_logger(vm, "warning", &args, &[])? {
             vm.flush_stdout();
-            eprintln!("Executing {shown} took {took:.3} seconds");
+            crate::common::console::eprint(&format!("Executing {shown} took {took:.3} seconds\n"));
         }
     }
     outcome
@@ -785,7 +790,7 @@ fn default_exception_handler(vm: &mut Vm, context: &[(&str, Value)]) -> PyResult
     if let Some(e) = exception {
         text.push_str(&vm.format_exception(&e));
     }
-    eprint!("{text}");
+    crate::common::console::eprint(&text);
     Ok(())
 }
 
@@ -996,6 +1001,7 @@ fn loop_close(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     drop(st);
     discard_scheduled(l);
     // Its selector closes: the descriptors it watched are forgotten.
+    #[cfg(not(target_arch = "wasm32"))]
     drop(std::mem::take(&mut *l.io.borrow_mut()));
     Ok(Value::None)
 }
@@ -1324,13 +1330,12 @@ impl Drop for Runtime {
                 && data.log_destroy_pending.get()
             {
                 data.log_destroy_pending.set(false);
-                eprintln!(
-                    "Task was destroyed but it is pending!\ntask: {}>",
+                crate::common::console::eprint(&format!(
+                    "Task was destroyed but it is pending!\ntask: {}>\n",
                     task::repr_head(data, "pending")
-                );
-                eprint!(
-                    "{}",
-                    task::explain_destroyed_pending(data).unwrap_or_default()
+                ));
+                crate::common::console::eprint(
+                    &task::explain_destroyed_pending(data).unwrap_or_default(),
                 );
                 // The collector then frees the loop↔task cycle, and with it the coroutine.
                 if let Some(l) = future::as_future(&t).and_then(|f| as_loop(&f.event_loop)) {

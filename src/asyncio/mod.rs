@@ -10,6 +10,8 @@ pub mod event_loop;
 pub mod future;
 pub mod gather;
 pub mod graph;
+// The loop's sockets and streams: there are no sockets in a browser (src/web.rs).
+#[cfg(not(target_arch = "wasm32"))]
 pub mod io;
 pub mod library;
 pub mod log;
@@ -19,6 +21,7 @@ pub mod reports;
 pub mod task;
 pub mod threadsafe;
 pub mod trace;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod watchers;
 
 use crate::vm::args::{check_kwargs, kwarg};
@@ -32,8 +35,11 @@ use event_loop::rt;
 pub fn install(vm: &mut Vm, settings: event_loop::Settings) {
     event_loop::configure(settings);
     vm.register_module("asyncio", module);
-    let (name, file, text) = io::SUBPROCESS_MODULE;
-    vm.register_library_module(name, file, text);
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let (name, file, text) = io::SUBPROCESS_MODULE;
+        vm.register_library_module(name, file, text);
+    }
     // The frames log names the futures and tasks coroutines yield (`Future#1`).
     crate::vm::trace::name_objects_with(trace::object_name);
 }
@@ -122,11 +128,27 @@ const LIBRARY: [(&str, &str); 8] = [
     ("asyncio/graph.py", include_str!("lib/graph.apy")),
 ];
 
+/// The module's `__getattr__`, which loads the protocols, transports, streams and
+/// subprocesses on first use, and the streams' errors.
+#[cfg(not(target_arch = "wasm32"))]
+fn streams(vm: &mut Vm) -> Vec<(&'static str, Value)> {
+    let mut streams = io::lazy_names(vm);
+    streams.extend(io::stream_errors(vm));
+    streams
+}
+
+/// In a browser there are no sockets or processes, so no transports or streams (src/web.rs).
+#[cfg(target_arch = "wasm32")]
+fn streams(_: &mut Vm) -> Vec<(&'static str, Value)> {
+    Vec::new()
+}
+
 /// Builds the `asyncio` module: the native core, then the library run in its namespace.
 pub fn module(vm: &mut Vm) -> Value {
     event_loop::reset();
     let runtime = rt(vm);
     asyncgens::init_types(vm, &runtime.types.event_loop);
+    #[cfg(not(target_arch = "wasm32"))]
     io::init_type(vm, &runtime.types.event_loop);
     threadsafe::init_type(vm, &runtime.types.event_loop);
     vm.threads.add_hook(threadsafe::thread_hook);
@@ -209,15 +231,16 @@ pub fn module(vm: &mut Vm) -> Value {
         .chain(primitives::natives(vm))
         // The parts that load on first use (transports, streams, …) answer through
         // the module's __getattr__.
-        .chain(io::lazy_names(vm))
-        .chain(io::stream_errors(vm))
+        .chain(streams(vm))
         // So do the threads' (they load lib/threads.apy).
         .chain(threadsafe::stubs(vm))
         .collect();
     let module = vm.new_module("asyncio", attrs);
     for (name, text) in LIBRARY {
         if let Err(message) = library::run(vm, &module, name, text) {
-            eprintln!("apy: internal error in the asyncio library ({name}): {message}");
+            crate::common::console::eprint(&format!(
+                "apy: internal error in the asyncio library ({name}): {message}\n"
+            ));
         }
     }
     module

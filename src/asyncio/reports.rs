@@ -9,7 +9,9 @@
 //! and async generators are in `vm/explain.rs`.
 
 use std::cell::RefCell;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::common::clock::Instant;
 
 use crate::common::clock::Clock;
 use crate::common::explain::{on, render};
@@ -37,8 +39,8 @@ impl Drop for Queue {
                 text.push_str(&format!(" exception={}>", plain_exception(e)));
                 text.push_str(&format!("\n{}", plain_exception_line(e)));
             }
-            eprintln!("{text}");
-            eprint!("{}", report.note.unwrap_or_default());
+            crate::common::console::eprint(&format!("{text}\n"));
+            crate::common::console::eprint(&report.note.unwrap_or_default());
         }
     }
 }
@@ -84,9 +86,9 @@ pub fn flush(vm: &mut Vm) {
             if let Some(e) = &report.exception {
                 text.push_str(&vm.format_exception(e));
             }
-            eprint!("{text}");
+            crate::common::console::eprint(&text);
         }
-        eprint!("{}", report.note.as_deref().unwrap_or_default());
+        crate::common::console::eprint(report.note.as_deref().unwrap_or_default());
     }
 }
 
@@ -189,16 +191,13 @@ pub fn report_slow(vm: &mut Vm, clock: &Clock, watch: Option<(Stopwatch, String)
         return;
     }
     vm.flush_stdout();
-    eprint!(
-        "{}",
-        render(&format!(
-            "{what} held the event loop for {} ms: no other task or callback could run \
+    crate::common::console::eprint(&render(&format!(
+        "{what} held the event loop for {} ms: no other task or callback could run \
          meanwhile. Something in it blocks instead of awaiting (time.sleep(), a long \
          computation). Fix: `await asyncio.sleep(...)` instead of time.sleep(...), or split \
          long work with `await asyncio.sleep(0)` between the pieces.",
-            took.as_millis()
-        ))
-    );
+        took.as_millis()
+    )));
 }
 
 // ---- the deadlock report ----------------------------------------------------------------

@@ -658,10 +658,10 @@ pub fn explain_never_retrieved(data: &TaskData, exc: &Exc) -> Option<String> {
 fn explain_swallowed_cancel(vm: &mut Vm, data: &TaskData) {
     if explain::on() && data.cancel_delivered.get() && data.num_cancels_requested.get() > 0 {
         vm.flush_stdout();
-        eprint!(
-            "{}",
-            super::reports::swallowed_cancel(&name_text(data), &coro_text(data))
-        );
+        crate::common::console::eprint(&super::reports::swallowed_cancel(
+            &name_text(data),
+            &coro_text(data),
+        ));
     }
 }
 

@@ -115,6 +115,7 @@ fn cold_iteration(vm: &mut Vm, now: f64) {
 
 /// The loop's select saw `selected` (shown when it blocked, or when something came
 /// ready): how long it waited on the real clock, and which descriptors are ready.
+#[cfg(not(target_arch = "wasm32"))]
 #[inline]
 pub fn selected(vm: &mut Vm, waited: Option<f64>, ready: &[(i32, u32)], virtual_clock: bool) {
     if on(Category::Loop) && (waited.is_some() || !ready.is_empty()) {
@@ -122,6 +123,7 @@ pub fn selected(vm: &mut Vm, waited: Option<f64>, ready: &[(i32, u32)], virtual_
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 #[cold]
 fn cold_selected(vm: &mut Vm, waited: Option<f64>, ready: &[(i32, u32)], virtual_clock: bool) {
     record(vm, &Event::Selected { waited, ready });

@@ -8,6 +8,7 @@
 use std::cell::RefCell;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
+#[cfg(not(target_arch = "wasm32"))]
 use std::os::fd::AsRawFd;
 use std::rc::Rc;
 
@@ -118,6 +119,24 @@ pub fn new(
         }),
     };
     Value::object(Object::new(class, ObjectKind::Other(Box::new(binary))))
+}
+
+/// `lseek(2)` on the file's descriptor (-1 when closed: EBADF).
+#[cfg(not(target_arch = "wasm32"))]
+fn lseek(file: Option<&File>, offset: i64, whence: i32) -> std::io::Result<u64> {
+    let fd = file.map_or(-1, |f| f.as_raw_fd());
+    // SAFETY: lseek on a descriptor this file owns; an invalid whence is EINVAL.
+    let moved = unsafe { libc::lseek(fd, offset, whence) };
+    if moved < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(moved as u64)
+}
+
+/// A page has no file descriptors to seek on (src/web.rs).
+#[cfg(target_arch = "wasm32")]
+fn lseek(_: Option<&File>, _: i64, _: i32) -> std::io::Result<u64> {
+    Err(std::io::ErrorKind::Unsupported.into())
 }
 
 fn this<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a BinaryFile> {
@@ -258,21 +277,21 @@ impl BinaryFile {
         let mut state = self.state.borrow_mut();
         state.ahead.clear();
         state.consumed = 0;
-        let fd = state.file.as_ref().map_or(-1, |f| f.as_raw_fd());
         let (offset, whence) = match whence {
             1 => (at.saturating_add(offset), 0),
             _ => (offset, whence),
         };
         let whence = i32::try_from(whence).unwrap_or(-1);
-        // SAFETY: lseek on a descriptor this file owns; an invalid whence is EINVAL.
-        let moved = unsafe { libc::lseek(fd, offset, whence) };
-        if moved < 0 {
-            let error = std::io::Error::last_os_error();
-            drop(state);
-            return Err(vm.os_error(&error, None));
+        match lseek(state.file.as_ref(), offset, whence) {
+            Ok(moved) => {
+                state.start = moved;
+                Ok(moved)
+            }
+            Err(error) => {
+                drop(state);
+                Err(vm.os_error(&error, None))
+            }
         }
-        state.start = moved as u64;
-        Ok(moved as u64)
     }
 
     fn close(&self, vm: &mut Vm) -> PyResult<()> {
@@ -370,7 +389,13 @@ const METHODS: &[(&str, Method)] = &[
         let f = this(vm, &args[0])?;
         let state = f.state.borrow();
         match &state.file {
+            #[cfg(not(target_arch = "wasm32"))]
             Some(file) => Ok(Value::Int(i64::from(file.as_raw_fd()))),
+            // A page has no file descriptors (src/web.rs).
+            #[cfg(target_arch = "wasm32")]
+            Some(_) => {
+                Err(vm.os_error(&std::io::Error::from(std::io::ErrorKind::Unsupported), None))
+            }
             None => Err(vm.value_error("I/O operation on closed file")),
         }
     }),

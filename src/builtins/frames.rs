@@ -51,7 +51,7 @@ pub fn module(vm: &mut Vm) -> Value {
         (
             "getpid",
             vm.native("getpid", |_, _, _| {
-                Ok(Value::Int(std::process::id().into()))
+                Ok(Value::Int(crate::vm::sandbox::process_id().into()))
             }),
         ),
     ];

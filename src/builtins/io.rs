@@ -253,19 +253,27 @@ pub fn builtin_open(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value>
     vm.require(Capability::Files, &path)?;
     let file = match descriptor {
         Some(fd) if fd < 0 => return Err(vm.value_error("negative file descriptor")),
+        // A page has no file descriptors (src/web.rs).
+        #[cfg(target_arch = "wasm32")]
+        Some(_) => {
+            let error = std::io::Error::from_raw_os_error(crate::vm::os_errors::EBADF);
+            return Err(vm.os_error(&error, None));
+        }
         // SAFETY: fcntl only asks whether the descriptor is open.
+        #[cfg(not(target_arch = "wasm32"))]
         Some(fd) if unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 => {
             let error = std::io::Error::last_os_error();
             return Err(vm.os_error(&error, None));
         }
         // SAFETY: the file takes the descriptor over, as `open(fd)` does (closefd=True).
+        #[cfg(not(target_arch = "wasm32"))]
         Some(fd) => unsafe { <File as std::os::fd::FromRawFd>::from_raw_fd(fd) },
         None => options
             .open(&path)
             .map_err(|e| vm.os_error(&e, Some(&path)))?,
     };
     if file.metadata().is_ok_and(|m| m.is_dir()) {
-        let error = std::io::Error::from_raw_os_error(libc::EISDIR);
+        let error = std::io::Error::from_raw_os_error(crate::vm::os_errors::EISDIR);
         return Err(vm.os_error(&error, Some(&path)));
     }
     let start = if mode.contains('a') {
@@ -412,7 +420,13 @@ const FILE_METHODS: &[(&str, Method)] = &[
         let f = this_file(vm, &args[0])?;
         let state = f.state.borrow();
         match &state.file {
+            #[cfg(not(target_arch = "wasm32"))]
             Some(file) => Ok(Value::Int(i64::from(std::os::fd::AsRawFd::as_raw_fd(file)))),
+            // A page has no file descriptors (src/web.rs).
+            #[cfg(target_arch = "wasm32")]
+            Some(_) => {
+                Err(vm.os_error(&std::io::Error::from(std::io::ErrorKind::Unsupported), None))
+            }
             None => Err(vm.value_error("I/O operation on closed file.")),
         }
     }),

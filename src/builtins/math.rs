@@ -20,13 +20,32 @@ use super::module_args::{as_double, bind_kwonly, index_int};
 unsafe extern "C" {
     safe fn erf(x: f64) -> f64;
     safe fn erfc(x: f64) -> f64;
+    #[cfg(not(target_arch = "wasm32"))]
     safe fn asinh(x: f64) -> f64;
+    #[cfg(not(target_arch = "wasm32"))]
     safe fn acosh(x: f64) -> f64;
+    #[cfg(not(target_arch = "wasm32"))]
     safe fn atanh(x: f64) -> f64;
+}
+
+// In a browser there is no C library: Rust's own (which may differ from glibc's in the last
+// bit), with the C library's calling convention, as the table below takes them.
+#[cfg(target_arch = "wasm32")]
+extern "C" fn asinh(x: f64) -> f64 {
+    x.asinh()
+}
+#[cfg(target_arch = "wasm32")]
+extern "C" fn acosh(x: f64) -> f64 {
+    x.acosh()
+}
+#[cfg(target_arch = "wasm32")]
+extern "C" fn atanh(x: f64) -> f64 {
+    x.atanh()
 }
 
 /// The C library's `cbrt`. Rust links its own port of musl's (less accurate than glibc's,
 /// which CPython calls) under that name, so the library's is looked up by name instead.
+#[cfg(not(target_arch = "wasm32"))]
 fn cbrt(x: f64) -> f64 {
     type Cbrt = unsafe extern "C" fn(f64) -> f64;
     static LIBC_CBRT: std::sync::OnceLock<Option<Cbrt>> = std::sync::OnceLock::new();
@@ -43,6 +62,12 @@ fn cbrt(x: f64) -> f64 {
         Some(f) => unsafe { f(x) },
         None => x.cbrt(),
     }
+}
+
+/// In a browser there is no C library: Rust's own `cbrt`.
+#[cfg(target_arch = "wasm32")]
+fn cbrt(x: f64) -> f64 {
+    x.cbrt()
 }
 
 pub(super) fn domain_error(vm: &Vm) -> Exc {

@@ -55,18 +55,25 @@ mod module_args;
 mod modules;
 mod num_type;
 mod os;
+#[cfg(not(target_arch = "wasm32"))]
 mod process;
 mod random;
 mod random_core;
 mod range_type;
 mod re_engine;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod selectors;
 mod set_type;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod socket;
 mod sre;
 mod str_type;
 mod thread;
 mod time;
+#[cfg(target_arch = "wasm32")]
+mod time_browser;
+#[cfg(not(target_arch = "wasm32"))]
+mod time_calendar;
 mod tuple_type;
 mod weakref;
 

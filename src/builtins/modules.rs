@@ -4,7 +4,6 @@
 //! `itertools` and the others named in `register` have files of their own. Mirrors
 //! `Python/sysmodule.c`, `Modules/_functoolsmodule.c`.
 
-use std::io::Write;
 use std::rc::Rc;
 
 use crate::vm::args::{check_arity, check_kwargs};
@@ -32,12 +31,8 @@ pub fn register(vm: &mut Vm) {
         ("itertools", super::itertools::module),
         ("gc", super::gc::module),
         ("_abc", super::abc_flags::module),
-        ("socket", super::socket::module),
-        ("selectors", super::selectors::module),
         ("io", super::io::module),
         ("os", super::os::module),
-        ("signal", super::process::signal_module),
-        ("_spawn", super::process::spawn_module),
         ("_thread", super::thread::module),
         ("_dis", super::dis::module),
         ("_sre", super::sre::module),
@@ -45,6 +40,14 @@ pub fn register(vm: &mut Vm) {
     ];
     for &(name, make) in modules {
         vm.register_module(name, make);
+    }
+    // Sockets, signals and processes, which a page in a browser does not have (src/web.rs).
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        vm.register_module("socket", super::socket::module);
+        vm.register_module("selectors", super::selectors::module);
+        vm.register_module("signal", super::process::signal_module);
+        vm.register_module("_spawn", super::process::spawn_module);
     }
 }
 
@@ -59,7 +62,7 @@ pub fn write_stream(vm: &mut Vm, stream: &Stream, text: &str) {
         Stream::Stdout => vm.write_stdout(text),
         Stream::Stderr => {
             vm.flush_stdout();
-            let _ = std::io::stderr().write_all(text.as_bytes());
+            crate::common::console::eprint(text);
         }
     }
 }

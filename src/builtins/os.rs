@@ -29,6 +29,8 @@ pub fn module(vm: &mut Vm) -> Value {
     for (name, f) in OS_FUNCTIONS {
         attrs.push((name, vm.native(name, *f)));
     }
+    // A page in a browser has no processes to spawn or wait for (src/web.rs).
+    #[cfg(not(target_arch = "wasm32"))]
     attrs.extend(super::process::os_functions(vm));
     let path = path_module(vm);
     let key = vm.intern("os.path");
@@ -37,10 +39,15 @@ pub fn module(vm: &mut Vm) -> Value {
     vm.new_module("os", attrs)
 }
 
-/// `os.environ`: the environment when the module was made, as a dict.
+/// `os.environ`: the environment when the module was made, as a dict (empty in a browser,
+/// which has none: `src/web.rs`).
 fn environ() -> Value {
     let mut table = crate::vm::value::DictTable::new();
-    for (key, value) in std::env::vars() {
+    let variables: Vec<(String, String)> = match cfg!(target_arch = "wasm32") {
+        true => Vec::new(),
+        false => std::env::vars().collect(),
+    };
+    for (key, value) in variables {
         table.set_str(
             std::rc::Rc::new(crate::vm::value::PyStr::new(key)),
             Value::str(value),
@@ -119,7 +126,7 @@ const OS_FUNCTIONS: &[(&str, Method)] =
         }),
         ("getpid", |vm, args, _| {
             check_arity(vm, "getpid", args, 0, 0)?;
-            Ok(Value::Int(std::process::id().into()))
+            Ok(Value::Int(crate::vm::sandbox::process_id().into()))
         }),
         ("cpu_count", |vm, args, _| {
             check_arity(vm, "cpu_count", args, 0, 0)?;
@@ -169,7 +176,7 @@ const OS_FUNCTIONS: &[(&str, Method)] =
                 None => false,
             };
             if std::path::Path::new(&path).is_dir() && !exist_ok {
-                let error = std::io::Error::from_raw_os_error(libc::EEXIST);
+                let error = std::io::Error::from_raw_os_error(crate::vm::os_errors::EEXIST);
                 return Err(vm.os_error(&error, Some(&path)));
             }
             done(vm, std::fs::create_dir_all(&path), &path)

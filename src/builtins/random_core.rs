@@ -157,14 +157,12 @@ impl Twister {
                 .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                 .collect()
         } else {
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos() as u64);
+            let now = (crate::common::clock::unix_time() * 1e9) as u64;
             let mono = (crate::common::clock::seconds_since_start() * 1e9) as u64;
             vec![
                 now as u32,
                 (now >> 32) as u32,
-                std::process::id(),
+                crate::vm::sandbox::process_id(),
                 mono as u32,
                 (mono >> 32) as u32,
             ]

@@ -7,7 +7,13 @@
 //! [`Clock`], and the `time` module reads [`now`].
 
 use std::cell::Cell;
-use std::time::Instant;
+
+/// A moment on the real monotonic clock: the standard library's, or in a browser (whose
+/// standard library has no clock) the page's `performance.now()`.
+#[cfg(not(target_arch = "wasm32"))]
+pub use std::time::Instant;
+#[cfg(target_arch = "wasm32")]
+pub use web_instant::Instant;
 
 thread_local! {
     static PROCESS_START: Instant = Instant::now();
@@ -81,6 +87,63 @@ impl Clock {
     /// True for `--clock virtual`, whose time moves only by jumps.
     pub fn is_virtual(&self) -> bool {
         self.kind == ClockKind::Virtual
+    }
+}
+
+/// Seconds since the epoch on the real clock (`time.time()`, the calendar's "now").
+#[cfg(not(target_arch = "wasm32"))]
+pub fn unix_time() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// Seconds since the epoch: the page's `Date.now()`, which counts whole milliseconds; two
+/// reads within one are told apart by the next float up, so that time passes between any
+/// two reads as it does natively (`t = time(); … time() - t` is never 0, and a deadline
+/// `time() + d` is never reached before `d` has passed from an earlier read).
+#[cfg(target_arch = "wasm32")]
+pub fn unix_time() -> f64 {
+    thread_local! {
+        static LAST: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
+    }
+    let now = super::browser::date_now() / 1000.0;
+    LAST.with(|last| {
+        let time = if now > last.get() {
+            now
+        } else {
+            f64::from_bits(last.get().to_bits() + 1)
+        };
+        last.set(time);
+        time
+    })
+}
+
+#[cfg(target_arch = "wasm32")]
+mod web_instant {
+    use std::time::Duration;
+
+    /// The time since the page started, as `std::time::Instant` offers it (the part apy uses).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    pub struct Instant(Duration);
+
+    impl Instant {
+        pub fn now() -> Instant {
+            let millis = crate::common::browser::performance_now().max(0.0);
+            Instant(Duration::from_secs_f64(millis / 1000.0))
+        }
+
+        pub fn elapsed(&self) -> Duration {
+            Instant::now().saturating_duration_since(*self)
+        }
+
+        pub fn checked_add(&self, duration: Duration) -> Option<Instant> {
+            self.0.checked_add(duration).map(Instant)
+        }
+
+        pub fn saturating_duration_since(&self, earlier: Instant) -> Duration {
+            self.0.saturating_sub(earlier.0)
+        }
     }
 }
 

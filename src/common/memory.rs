@@ -166,9 +166,16 @@ fn die(size: usize) -> ! {
     let len = cursor.position() as usize;
     // SAFETY: writes bytes of a local buffer to stderr, then ends the process without
     // running anything that could allocate.
+    #[cfg(not(target_arch = "wasm32"))]
     unsafe {
         libc::write(2, text.as_ptr().cast(), len);
         libc::_exit(1)
+    }
+    // A page has no process to end: the run traps, and the page says it ran out of memory.
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = len;
+        std::process::abort()
     }
 }
 

@@ -25,9 +25,12 @@
 //!   `asyncio/trace.rs`, and its module doc holds the log's format
 //! - `explain`     — the `--explain` switch and the layout of a teaching note
 
+#[cfg(target_arch = "wasm32")]
+pub mod browser;
 pub mod bytes_ops;
 pub mod chars;
 pub mod clock;
+pub mod console;
 pub mod east_asian_width;
 pub mod explain;
 pub mod float_repr;
@@ -35,8 +38,10 @@ pub mod format_spec;
 pub mod int_ops;
 pub mod list_sort;
 pub mod memory;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod net;
 pub mod op_error;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod process;
 pub mod set_table;
 pub mod sizes;

@@ -125,7 +125,10 @@ pub fn install(settings: &Settings) {
         Some(path) => match std::fs::File::create(path) {
             Ok(file) => Sink::File(std::io::LineWriter::new(file)),
             Err(error) => {
-                eprintln!("apy: can't write trace file '{}': {error}", path.display());
+                crate::common::console::eprint(&format!(
+                    "apy: can't write trace file '{}': {error}\n",
+                    path.display()
+                ));
                 Sink::Stderr
             }
         },
@@ -189,7 +192,7 @@ pub fn emit(extra: usize, text: &str, flush_stdout: impl FnOnce()) {
         match &mut w.sink {
             Sink::Stderr => {
                 flush_stdout();
-                let _ = std::io::stderr().write_all(line.as_bytes());
+                crate::common::console::write(crate::common::console::Stream::Trace, &line);
             }
             Sink::File(file) => {
                 let _ = file.write_all(line.as_bytes());

@@ -119,7 +119,11 @@ impl Recorder {
             }
             Event::Selected { waited, ready } => {
                 let lane = self.selector_lane();
+                #[cfg(not(target_arch = "wasm32"))]
                 let what = crate::common::net::describe_ready(ready);
+                // A page has no sockets: its loop never selects on one (src/web.rs).
+                #[cfg(target_arch = "wasm32")]
+                let what = format!("{} ready", ready.len());
                 let what = match waited {
                     Some(_) => format!("select waited: {what}"),
                     None => format!("select polled: {what}"),

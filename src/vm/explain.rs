@@ -38,14 +38,11 @@ pub fn abandoned_agen(vm: &mut Vm, agen: &Value) {
     }
     let name = as_generator(agen).map_or("?".into(), |g| g.qualname.clone());
     vm.flush_stdout();
-    eprint!(
-        "{}",
-        render(&format!(
-            "The async generator {name}() was left suspended when its `async for` loop ended \
+    crate::common::console::eprint(&render(&format!(
+        "The async generator {name}() was left suspended when its `async for` loop ended \
          early (a break, a return or an exception), so its cleanup (finally blocks, async with exits) ran \
          later, when the event loop's finalizer hook closed it, not where the loop ended. \
          Fix: close it where you stop using it: `await agen.aclose()` in a finally block \
          (contextlib.aclosing does this in CPython)."
-        ))
-    );
+    )));
 }

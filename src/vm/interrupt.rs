@@ -7,17 +7,22 @@
 //! The handler itself only stores to an atomic and writes to the pipe: nothing else is
 //! async-signal-safe.
 
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+#[cfg(not(target_arch = "wasm32"))]
+use std::{sync::atomic::AtomicI32, time::Duration};
 
+#[cfg(not(target_arch = "wasm32"))]
 use crate::common::net::{self, PollFd};
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// The wakeup pipe's ends (-1 until [`install_handler`] makes it).
+#[cfg(not(target_arch = "wasm32"))]
 static WAKE_READ: AtomicI32 = AtomicI32::new(-1);
+#[cfg(not(target_arch = "wasm32"))]
 static WAKE_WRITE: AtomicI32 = AtomicI32::new(-1);
 
+#[cfg(not(target_arch = "wasm32"))]
 extern "C" fn on_sigint(_signal: libc::c_int) {
     INTERRUPTED.store(true, Ordering::Relaxed);
     let fd = WAKE_WRITE.load(Ordering::Relaxed);
@@ -31,6 +36,7 @@ extern "C" fn on_sigint(_signal: libc::c_int) {
 
 /// Routes SIGINT to the flag instead of killing the process (`signal.default_int_handler`),
 /// and makes the wakeup pipe (once).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn install_handler() {
     if WAKE_READ.load(Ordering::Relaxed) < 0 {
         let mut fds = [-1; 2];
@@ -53,6 +59,7 @@ pub fn install_handler() {
 
 /// `fd` duplicated to a number of 500 or more (the original closed), or `fd` itself when
 /// that fails.
+#[cfg(not(target_arch = "wasm32"))]
 fn move_high(fd: libc::c_int) -> libc::c_int {
     // SAFETY: duplicates and closes a descriptor this module owns.
     unsafe {
@@ -78,12 +85,14 @@ pub fn take() -> bool {
 /// Blocks the thread for `timeout` (None: until woken), or until a Ctrl-C arrives (at once
 /// if one is pending). Without the handler nothing can wake it early, and a wait without a
 /// timeout sleeps a second at a time: the caller checks its limits and waits again.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn wait(timeout: Option<Duration>) {
     wait_ready(&mut [], timeout);
 }
 
 /// Blocks as [`wait`] does, or until one of `fds` is ready (their `revents` say how): the
 /// selector's wait, and a socket's blocking call. Returns how many of `fds` are ready.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn wait_ready(fds: &mut [PollFd], timeout: Option<Duration>) -> usize {
     if pending() {
         return 0;

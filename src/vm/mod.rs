@@ -29,6 +29,7 @@ pub mod exceptions;
 pub mod explain;
 pub mod fast_calls;
 pub mod fast_ops;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod fatal;
 pub mod format;
 pub mod frame;
@@ -67,9 +68,10 @@ pub mod weakrefs;
 use std::collections::HashMap;
 use std::io::Write;
 use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::common::clock::ClockKind;
+use crate::common::clock::{ClockKind, Instant};
+use crate::common::console;
 use crate::compile::bytecode::Code;
 use crate::syntax::diagnostics::Diagnostic;
 use object::Object;
@@ -302,7 +304,8 @@ pub struct ThreadOwn {
     /// Its own native stack (None: the main thread's is the interpreter thread's, and a
     /// thread's is out of the table while it runs).
     pub(crate) stack: Option<Box<ThreadStack>>,
-    /// Where the thread's stack gives way (set as it starts).
+    /// Where the thread's stack gives way (set as it starts; a page starts no threads).
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) yielder: *const std::ffi::c_void,
 }
 
@@ -319,15 +322,20 @@ thread_local! {
     /// What the program prints, buffered. Kept per thread rather than in the `Vm`, so
     /// that the binary's panic hook, which runs on the interpreter thread with no `Vm` at
     /// hand, can still write out the program's output before apy exits on a bug.
-    static PROGRAM_STDOUT: std::cell::RefCell<std::io::BufWriter<std::io::Stdout>> = {
+    static PROGRAM_STDOUT: std::cell::RefCell<std::io::BufWriter<console::Stdout>> = {
         // An abort (a native stack overflow, a failed allocation) writes it out too.
+        #[cfg(not(target_arch = "wasm32"))]
         fatal::install_handler(write_buffered_output_raw);
-        std::cell::RefCell::new(std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()))
+        std::cell::RefCell::new(std::io::BufWriter::with_capacity(
+            console::STDOUT_BUFFER,
+            console::stdout(),
+        ))
     };
 }
 
 /// Writes what the program printed and is still buffered straight to file descriptor 1,
 /// from a signal handler on the interpreter thread: no lock taken, nothing allocated.
+#[cfg(not(target_arch = "wasm32"))]
 fn write_buffered_output_raw() {
     let _ = PROGRAM_STDOUT.try_with(|out| {
         if let Ok(out) = out.try_borrow() {
@@ -432,11 +440,17 @@ impl Vm {
     /// limit is reached, whichever comes first; never busy. Then [`Vm::check_woken`] says
     /// what to raise. The event loop's idle wait and `time.sleep` block here.
     pub fn wait_idle(&self, until: Option<Instant>) {
+        #[cfg(not(target_arch = "wasm32"))]
         self.wait_ready(&mut [], until);
+        // A page cannot block: in a browser apy runs on the virtual clock, which never
+        // waits (src/web.rs).
+        #[cfg(target_arch = "wasm32")]
+        let _ = until;
     }
 
     /// Blocks as [`Vm::wait_idle`] does, or until one of `fds` is ready (their `revents`
     /// say how); how many are. A selector and a socket's blocking call wait here.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn wait_ready(
         &self,
         fds: &mut [crate::common::net::PollFd],

@@ -13,6 +13,12 @@ use super::types::{lookup, resolves_to_native};
 use super::value::Value;
 use super::{PyResult, Vm};
 
+/// Linux errno values apy raises itself (the `libc` crate's, which a browser build lacks).
+pub const EEXIST: i32 = 17;
+pub const EISDIR: i32 = 21;
+#[cfg(target_arch = "wasm32")]
+pub const EBADF: i32 = 9;
+
 /// The attributes an OSError carries, all None unless given.
 const ATTRIBUTES: [&str; 4] = ["errno", "strerror", "filename", "filename2"];
 

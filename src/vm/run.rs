@@ -3,10 +3,9 @@
 //! status, after the traceback of an uncaught exception or `SystemExit`'s code.
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::rc::Rc;
-use std::time::Instant;
 
+use crate::common::clock::Instant;
 use crate::compile::bytecode::Code;
 use crate::syntax::diagnostics::Diagnostic;
 
@@ -188,7 +187,7 @@ impl Vm {
     pub fn report_uncaught(&mut self, exc: &Exc) -> i32 {
         self.flush_stdout();
         if let Some(abort) = self.abort.clone() {
-            eprintln!("{abort}");
+            crate::common::console::eprint(&format!("{abort}\n"));
             return 1;
         }
         if exc.class.is_subtype(&self.types.system_exit) {
@@ -207,13 +206,13 @@ impl Vm {
                         .str_of(&other)
                         .map(|s| s.as_str().to_string())
                         .unwrap_or_default();
-                    eprintln!("{text}");
+                    crate::common::console::eprint(&format!("{text}\n"));
                     1
                 }
             };
         }
         let text = self.format_exception(exc);
-        let _ = std::io::stderr().write_all(text.as_bytes());
+        crate::common::console::eprint(&text);
         if exc.class.is_subtype(&self.types.keyboard_interrupt) {
             // CPython dies by SIGINT here; a shell shows that as 128 + 2.
             return 130;

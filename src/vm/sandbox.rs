@@ -8,6 +8,16 @@
 use super::{Exc, PyResult, Vm};
 use crate::vm::value::Value;
 
+/// The process's id (`os.getpid()`); a page in a browser (`src/web.rs`) has no process,
+/// and says 1.
+pub fn process_id() -> u32 {
+    if cfg!(target_arch = "wasm32") {
+        1
+    } else {
+        std::process::id()
+    }
+}
+
 /// What a program can ask of the host.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Capability {

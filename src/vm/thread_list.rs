@@ -4,10 +4,10 @@
 //! record (`vm::ThreadOwn`); the scheduler that works this table is `vm::threads`. Kept
 //! apart from both so that the data model does not depend on the scheduler.
 
+use crate::common::clock::Instant;
 use std::cell::Cell;
 use std::collections::VecDeque;
 use std::rc::Rc;
-use std::time::Instant;
 
 /// What a blocked thread waits for (shown by `--trace` and in a deadlock report).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -23,14 +23,12 @@
 //! thread).
 
 use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::thread_list::{MAIN_IDENT, State, Wait};
 use super::value::Value;
 use super::{Abort, Exc, PyResult, Vm};
-#[cfg(not(target_arch = "wasm32"))]
-use super::{ThreadOwn, thread_list::Thread};
-use crate::common::clock::{self, ClockKind};
+use crate::common::clock::{self, ClockKind, Instant};
 
 #[cfg(not(target_arch = "wasm32"))]
 type Yielder = corosensei::Yielder<*mut Vm, *mut Vm>;
@@ -347,10 +345,15 @@ impl Vm {
             }
         };
         let stack = corosensei::Coroutine::with_stack(stack, body);
-        let mut own = ThreadOwn::default();
+        let mut own = super::ThreadOwn::default();
         own.exc_info.push(Value::None);
         own.stack = Some(Box::new(stack));
-        let thread = Thread::new(ident, format!("Thread-{ident}").into(), State::Ready, own);
+        let thread = super::thread_list::Thread::new(
+            ident,
+            format!("Thread-{ident}").into(),
+            State::Ready,
+            own,
+        );
         let done = thread.done.clone();
         self.threads.list.push(thread);
         self.threads.ready.push_back(ident);

@@ -7,7 +7,6 @@
 //! code run here. Also where a native call came from (`caller_site`), for the library's
 //! `logging` and `warnings`.
 
-use std::io::Write;
 use std::rc::Rc;
 
 use super::Vm;
@@ -129,6 +128,6 @@ impl Vm {
     /// Writes `text` to stderr after what print() has buffered.
     pub fn write_stderr(&mut self, text: &str) {
         self.flush_stdout();
-        let _ = std::io::stderr().write_all(text.as_bytes());
+        crate::common::console::eprint(text);
     }
 }

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Builds apy for the browser and then the book: every example gets Run and Edit, and the
+# playground page works (README.md, "apy in the browser"). Compiles the crate for
+# wasm32-unknown-unknown (src/web.rs is its entry point), makes the JavaScript glue with
+# wasm-bindgen into book/src/web/ (apy.js, apy_bg.wasm; generated, not committed) and runs
+# `mdbook build book`, which copies them with the page scripts into target/book/web/.
+# Installs what it needs itself: the rustup target, and wasm-bindgen-cli of exactly the
+# wasm-bindgen version in Cargo.lock, into $CARGO_TARGET_DIR/tools (nothing outside it).
+# Usage: bash book/web.sh [--no-book]
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}"
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+    rustup target add wasm32-unknown-unknown
+fi
+
+version=$(grep -A1 '^name = "wasm-bindgen"$' Cargo.lock | sed -n 's/^version = "\(.*\)"$/\1/p')
+tools="$CARGO_TARGET_DIR/tools"
+bindgen="$tools/bin/wasm-bindgen"
+if ! "$bindgen" --version 2>/dev/null | grep -qx "wasm-bindgen $version"; then
+    cargo install wasm-bindgen-cli --version "$version" --root "$tools"
+fi
+
+# The interpreter's recursion needs a deeper stack than wasm's default of 1 MiB; the cap on
+# sys.setrecursionlimit follows it (interp::WASM_STACK_BYTES, which must match).
+stack=$((64 << 20))
+cargo rustc --lib --release --target wasm32-unknown-unknown --crate-type cdylib -- \
+    -C link-arg=-zstack-size=$stack
+"$bindgen" --target no-modules --no-typescript --out-dir book/src/web --out-name apy \
+    "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/apy.wasm"
+echo "apy.wasm: $(stat -c %s book/src/web/apy_bg.wasm) bytes"
+
+if [[ "${1:-}" != "--no-book" ]]; then
+    mdbook build book
+fi

@@ -1,0 +1,99 @@
+//! Where text leaves apy: the program's standard output, its standard error (tracebacks,
+//! warnings, `--explain` notes, apy's own messages) and the `--trace` log. Natively these
+//! are the process's stdout and stderr (the log goes to stderr). In a browser there is no
+//! process: the embedder (`src/web.rs`) installs a sink that gets every piece of text with
+//! the stream it belongs to, as it is written. Every write to stderr in the layers below the
+//! command line goes through here (`tests/architecture.rs` checks it), so that nothing a
+//! program or apy says is lost in the page.
+
+/// The three streams a run writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+    Trace,
+}
+
+/// The writer behind the program's buffered standard output (`vm::PROGRAM_STDOUT`).
+#[cfg(not(target_arch = "wasm32"))]
+pub type Stdout = std::io::Stdout;
+
+/// How much of the program's output is buffered before it is written: natively 64 KiB; in
+/// a browser nothing, so that each piece reaches the sink while the clock still shows the
+/// time it was printed at.
+pub const STDOUT_BUFFER: usize = if cfg!(target_arch = "wasm32") {
+    0
+} else {
+    1 << 16
+};
+
+#[cfg(not(target_arch = "wasm32"))]
+pub fn stdout() -> Stdout {
+    std::io::stdout()
+}
+
+/// Writes `text` to standard error (the `--trace` log too, natively): what the program
+/// printed and is still buffered must have been flushed first by the caller.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn write(stream: Stream, text: &str) {
+    use std::io::Write;
+    let _ = match stream {
+        Stream::Stdout => std::io::stdout().write_all(text.as_bytes()),
+        Stream::Stderr | Stream::Trace => std::io::stderr().write_all(text.as_bytes()),
+    };
+}
+
+/// Writes `text` to standard error.
+pub fn eprint(text: &str) {
+    write(Stream::Stderr, text);
+}
+
+#[cfg(target_arch = "wasm32")]
+pub use web::{Stdout, install, stdout, write};
+
+/// The browser's side: a sink installed by the embedder.
+#[cfg(target_arch = "wasm32")]
+mod web {
+    use std::cell::RefCell;
+
+    use super::Stream;
+
+    /// What receives every piece of text: the stream and the text.
+    pub type Sink = Box<dyn FnMut(Stream, &str)>;
+
+    thread_local! {
+        static SINK: RefCell<Option<Sink>> = RefCell::new(None);
+    }
+
+    /// Sends all that is written from now on to `sink` (None: drops it).
+    pub fn install(sink: Option<Sink>) {
+        SINK.with(|s| *s.borrow_mut() = sink);
+    }
+
+    pub fn write(stream: Stream, text: &str) {
+        SINK.with(|s| {
+            if let Some(sink) = s.borrow_mut().as_mut() {
+                sink(stream, text);
+            }
+        });
+    }
+
+    /// The program's standard output as a writer (whole UTF-8 text arrives: `print` and
+    /// `sys.stdout.write` write `str`s, unbuffered here).
+    pub struct Stdout;
+
+    pub fn stdout() -> Stdout {
+        Stdout
+    }
+
+    impl std::io::Write for Stdout {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            write(Stream::Stdout, &String::from_utf8_lossy(bytes));
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+}
