@@ -57,7 +57,7 @@ impl<'a> Codegen<'a> {
                 }
                 Ok(())
             }
-            StmtKind::AugAssign { target, op, value } => self.aug_assign(target, *op, value),
+            StmtKind::AugAssign { target, op, value } => self.aug_assign(span, target, *op, value),
             StmtKind::AnnAssign {
                 target,
                 annotation,

@@ -102,8 +102,11 @@ impl<'a> Codegen<'a> {
     }
 
     /// `target op= value`, evaluating the target's container (and key) once.
+    /// `target op= value`. The in-place operation carries the whole statement's location,
+    /// as in CPython's `compiler_augassign`, so a traceback draws no carets under it.
     pub(super) fn aug_assign(
         &mut self,
+        statement: Span,
         target: &'a Expr,
         op: ast::BinOp,
         value: &'a Expr,
@@ -113,7 +116,7 @@ impl<'a> Codegen<'a> {
             ExprKind::Name(name) => {
                 c.name_op(name, Ctx::Load, target.span)?;
                 c.expr(value)?;
-                c.emit(Instr::BinaryOp(op));
+                c.at(statement, |c| c.emit(Instr::BinaryOp(op)));
                 c.name_op(name, Ctx::Store, target.span)
             }
             ExprKind::Attribute { value: obj, attr } => {
@@ -122,7 +125,7 @@ impl<'a> Codegen<'a> {
                 let i = c.attr_index(&attr.name);
                 c.emit(Instr::LoadAttr(i));
                 c.expr(value)?;
-                c.emit(Instr::BinaryOp(op));
+                c.at(statement, |c| c.emit(Instr::BinaryOp(op)));
                 c.emit(Instr::Swap(2));
                 c.emit(Instr::StoreAttr(i));
                 Ok(())
@@ -137,7 +140,7 @@ impl<'a> Codegen<'a> {
                     c.emit(Instr::Copy(3));
                     c.emit(Instr::BinarySlice);
                     c.expr(value)?;
-                    c.emit(Instr::BinaryOp(op));
+                    c.at(statement, |c| c.emit(Instr::BinaryOp(op)));
                     c.emit(Instr::Swap(4));
                     c.emit(Instr::Swap(3));
                     c.emit(Instr::Swap(2));
@@ -148,7 +151,7 @@ impl<'a> Codegen<'a> {
                     c.emit(Instr::Copy(2));
                     c.emit(Instr::BinarySubscr);
                     c.expr(value)?;
-                    c.emit(Instr::BinaryOp(op));
+                    c.at(statement, |c| c.emit(Instr::BinaryOp(op)));
                     c.emit(Instr::Swap(3));
                     c.emit(Instr::Swap(2));
                     c.emit(Instr::StoreSubscr);
