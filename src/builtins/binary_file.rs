@@ -13,7 +13,7 @@ use std::os::fd::AsRawFd;
 use std::rc::Rc;
 
 use super::bytes_type::payload;
-use super::io::{seek_args, size_arg, unsupported};
+use super::io::{fileno, seek_args, size_arg, unsupported};
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, Layout, Object, ObjectKind, PyType};
 use crate::vm::types::make_type;
@@ -388,16 +388,7 @@ const METHODS: &[(&str, Method)] = &[
     ("fileno", |vm, args, _| {
         let f = this(vm, &args[0])?;
         let state = f.state.borrow();
-        match &state.file {
-            #[cfg(not(target_arch = "wasm32"))]
-            Some(file) => Ok(Value::Int(i64::from(file.as_raw_fd()))),
-            // A page has no file descriptors (src/web.rs).
-            #[cfg(target_arch = "wasm32")]
-            Some(_) => {
-                Err(vm.os_error(&std::io::Error::from(std::io::ErrorKind::Unsupported), None))
-            }
-            None => Err(vm.value_error("I/O operation on closed file")),
-        }
+        fileno(vm, state.file.as_ref(), "I/O operation on closed file")
     }),
     ("readable", |vm, args, _| {
         let f = this(vm, &args[0])?;

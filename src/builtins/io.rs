@@ -419,16 +419,7 @@ const FILE_METHODS: &[(&str, Method)] = &[
     ("fileno", |vm, args, _| {
         let f = this_file(vm, &args[0])?;
         let state = f.state.borrow();
-        match &state.file {
-            #[cfg(not(target_arch = "wasm32"))]
-            Some(file) => Ok(Value::Int(i64::from(std::os::fd::AsRawFd::as_raw_fd(file)))),
-            // A page has no file descriptors (src/web.rs).
-            #[cfg(target_arch = "wasm32")]
-            Some(_) => {
-                Err(vm.os_error(&std::io::Error::from(std::io::ErrorKind::Unsupported), None))
-            }
-            None => Err(vm.value_error("I/O operation on closed file.")),
-        }
+        fileno(vm, state.file.as_ref(), "I/O operation on closed file.")
     }),
     ("readable", |vm, args, _| {
         let f = this_file(vm, &args[0])?;
@@ -480,6 +471,19 @@ const FILE_METHODS: &[(&str, Method)] = &[
 ];
 
 /// `seek(offset, whence=0)`'s arguments.
+/// `fileno()` of a text or binary file: its descriptor, or the ValueError (worded per type,
+/// as CPython words it) once it is closed.
+pub(super) fn fileno(vm: &mut Vm, file: Option<&File>, closed: &str) -> PyResult<Value> {
+    match file {
+        #[cfg(not(target_arch = "wasm32"))]
+        Some(file) => Ok(Value::Int(i64::from(std::os::fd::AsRawFd::as_raw_fd(file)))),
+        // A page has no file descriptors (src/web.rs).
+        #[cfg(target_arch = "wasm32")]
+        Some(_) => Err(vm.os_error(&std::io::Error::from(std::io::ErrorKind::Unsupported), None)),
+        None => Err(vm.value_error(closed)),
+    }
+}
+
 pub(super) fn seek_args(vm: &mut Vm, args: &[Value]) -> PyResult<(i64, i64)> {
     let offset = vm.expect_index(args.get(1).unwrap_or(&Value::None))?;
     let whence = match args.get(2) {
