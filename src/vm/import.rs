@@ -117,14 +117,7 @@ impl Vm {
             Some(all) => (self.collect_iterable(&all)?, true),
             None => {
                 let dict_key = self.names.dict.clone();
-                let dict = match module {
-                    Value::Object(m) => match &m.kind {
-                        ObjectKind::Module { dict, .. } => Some(Value::Dict(dict.clone())),
-                        _ => self.get_attr_opt(module, &dict_key)?,
-                    },
-                    _ => self.get_attr_opt(module, &dict_key)?,
-                };
-                let Some(dict) = dict else {
+                let Some(dict) = self.get_attr_opt(module, &dict_key)? else {
                     return Err(self.import_error(
                         &self.types.import_error.clone(),
                         "from-import-* object has no __dict__ and no __all__".into(),

@@ -875,6 +875,10 @@ impl Vm {
                     if let Some(v) = dict.table.borrow().get_str(name) {
                         return Ok(Some(v.clone()));
                     }
+                    // The module type's `__dict__` descriptor: the namespace itself.
+                    if name.as_str() == "__dict__" {
+                        return Ok(Some(Value::Dict(dict.clone())));
+                    }
                 }
                 ObjectKind::Super {
                     this_class,
