@@ -425,7 +425,7 @@ fn partition(vm: &mut Vm, args: &[Value], reverse: bool) -> PyResult<Value> {
 }
 
 /// The `encoding` and `errors` arguments of `decode` and `encode`, with their defaults.
-fn codec_args(vm: &Vm, method: &str, bound: &[Option<Value>]) -> PyResult<[String; 2]> {
+pub(super) fn codec_args(vm: &Vm, method: &str, bound: &[Option<Value>]) -> PyResult<[String; 2]> {
     let mut texts = ["utf-8".to_string(), "strict".to_string()];
     for (i, what) in ["encoding", "errors"].into_iter().enumerate() {
         match &bound[i] {

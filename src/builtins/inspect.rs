@@ -126,6 +126,7 @@ pub fn inspect_module(vm: &mut Vm) -> Value {
 }
 
 pub fn types_module(vm: &mut Vm) -> Value {
+    let builtin_function = Value::Type(vm.types.builtin_function.clone());
     let attrs = vec![
         ("coroutine", vm.native("coroutine", types_coroutine)),
         ("GeneratorType", Value::Type(vm.types.generator.clone())),
@@ -141,8 +142,40 @@ pub fn types_module(vm: &mut Vm) -> Value {
         ("UnionType", Value::Type(vm.types.union_type.clone())),
         ("NoneType", Value::Type(vm.types.none.clone())),
         ("TracebackType", Value::Type(vm.types.traceback.clone())),
+        ("LambdaType", Value::Type(vm.types.function.clone())),
+        ("MethodType", Value::Type(vm.types.method.clone())),
+        ("BuiltinFunctionType", builtin_function.clone()),
+        ("BuiltinMethodType", builtin_function),
+        ("CellType", Value::Type(vm.types.cell.clone())),
+        ("FrameType", Value::Type(vm.types.frame.clone())),
+        ("EllipsisType", Value::Type(vm.types.ellipsis.clone())),
+        (
+            "NotImplementedType",
+            Value::Type(vm.types.not_implemented.clone()),
+        ),
+        (
+            "GetSetDescriptorType",
+            Value::Type(vm.types.getset_descriptor.clone()),
+        ),
+        (
+            "MemberDescriptorType",
+            Value::Type(vm.types.member_descriptor.clone()),
+        ),
+        ("SimpleNamespace", simple_namespace(vm)),
     ];
     vm.new_module("types", attrs)
+}
+
+/// `type(sys.implementation)`, as `Lib/types.py` finds `SimpleNamespace`.
+fn simple_namespace(vm: &mut Vm) -> Value {
+    let implementation = vm.intern("implementation");
+    match vm.import_module("sys") {
+        Ok(sys) => match vm.get_attr(&sys, &implementation) {
+            Ok(namespace) => Value::Type(vm.type_of(&namespace).clone()),
+            Err(_) => Value::None,
+        },
+        Err(_) => Value::None,
+    }
 }
 
 /// `getgeneratorstate` / `getcoroutinestate`: read through the `gi_`/`cr_` attributes,

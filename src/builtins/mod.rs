@@ -53,6 +53,7 @@ mod math_int;
 mod math_sum;
 mod module_args;
 mod modules;
+mod namespace_type;
 mod num_type;
 mod os;
 #[cfg(not(target_arch = "wasm32"))]

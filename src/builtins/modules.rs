@@ -220,50 +220,34 @@ fn sys_exit(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 /// `sys.implementation` (PEP 421), saying honestly which interpreter runs: `name` is
 /// `'apy'` and `version` apy's own, as PyPy gives its own; `cache_tag` is None, as for an
-/// implementation that writes no bytecode caches. Shown as CPython shows its
-/// `types.SimpleNamespace`.
+/// implementation that writes no bytecode caches. A `types.SimpleNamespace`, as CPython's.
 fn implementation(vm: &mut Vm) -> Value {
-    let namespace = make_type(
-        "types.SimpleNamespace",
-        vec![vm.types.object.clone()],
-        crate::vm::object::Layout::Builtin,
-        true,
-    );
-    vm.add_method(&namespace, "__repr__", |vm, args, _| {
-        let Value::Object(o) = &args[0] else {
-            return Ok(Value::str("namespace()"));
-        };
-        let entries = o.attrs().map(|t| t.borrow().snapshot()).unwrap_or_default();
-        let mut parts = Vec::new();
-        for (key, value) in entries {
-            let key = key.as_str().unwrap_or_default().to_string();
-            parts.push(format!("{key}={}", vm.repr(&value)?));
-        }
-        Ok(Value::str(format!("namespace({})", parts.join(", "))))
-    });
-    let object = Object::with_dict(namespace, ObjectKind::Bare);
+    let namespace = super::namespace_type::make(vm);
     let numbers: Vec<i64> = env!("CARGO_PKG_VERSION")
         .split('.')
         .map(|n| n.parse().unwrap_or(0))
         .collect();
     let [major, minor, micro] = [0, 1, 2].map(|i| numbers.get(i).copied().unwrap_or(0));
-    if let Some(table) = object.attrs() {
-        let mut table = table.borrow_mut();
-        let mut set = |name: &str, value: Value| table.set_str(vm.intern(name), value);
-        set("name", Value::str("apy"));
-        set("cache_tag", Value::None);
-        let version = [major, minor, micro].map(Value::Int);
-        let [a, b, c] = version;
-        set(
-            "version",
-            Value::tuple(vec![a, b, c, Value::str("final"), Value::Int(0)]),
-        );
-        set(
-            "hexversion",
-            Value::Int(major << 24 | minor << 16 | micro << 8 | 0xf0),
-        );
-    }
-    Value::object(object)
+    let version = Value::tuple(vec![
+        Value::Int(major),
+        Value::Int(minor),
+        Value::Int(micro),
+        Value::str("final"),
+        Value::Int(0),
+    ]);
+    let hexversion = Value::Int(major << 24 | minor << 16 | micro << 8 | 0xf0);
+    let attrs = [
+        ("name", Value::str("apy")),
+        ("cache_tag", Value::None),
+        ("version", version),
+        ("hexversion", hexversion),
+    ];
+    let kwargs: Vec<_> = attrs
+        .into_iter()
+        .map(|(name, value)| (vm.intern(name), value))
+        .collect();
+    vm.call(&Value::Type(namespace), &[], &kwargs)
+        .unwrap_or(Value::None)
 }
 
 /// `sys._getframe(depth=0)`: a snapshot of the calling frame, or of one of its callers.

@@ -8,7 +8,10 @@
 
 use num_traits::ToPrimitive;
 
+use crate::builtins::bytes_type::payload;
+use crate::common::chars::bytes_repr;
 use crate::common::int_ops::{self, Int};
+use crate::common::op_error::OpResult;
 use crate::vm::args::{
     OrRaise, Signature, check_arity, check_kwargs, kwarg, split_cls, split_cls_of,
 };
@@ -121,6 +124,34 @@ fn numeric_arg(v: &Value) -> Value {
     }
 }
 
+/// The text of a bytes or bytearray given to `int()` or `float()`, which CPython reads as
+/// ASCII: None (an invalid literal) for any other byte, and for the separators `\x1c`–`\x1f`
+/// that str counts as whitespace but bytes do not.
+fn bytes_literal(data: &[u8]) -> Option<&str> {
+    let usable = |b: &u8| b.is_ascii() && !(0x1c..=0x1f).contains(b);
+    data.iter()
+        .all(usable)
+        .then(|| std::str::from_utf8(data).ok())?
+}
+
+/// Parses a bytes-like number with `parse`, naming the bytes' repr when it is no literal.
+fn parse_bytes<T>(
+    vm: &Vm,
+    data: &[u8],
+    parse: impl FnOnce(&str) -> OpResult<T>,
+    invalid: &str,
+) -> PyResult<T> {
+    let no_literal = || vm.value_error(format!("{invalid}: {}", bytes_repr(data)));
+    let text = bytes_literal(data).ok_or_else(no_literal)?;
+    parse(text).map_err(|e| {
+        if e.message.starts_with(invalid) {
+            no_literal()
+        } else {
+            vm.op_error(e)
+        }
+    })
+}
+
 fn int_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let (_, args) = split_cls_of(vm, &vm.types.int.clone(), args)?;
     check_kwargs(vm, "int", kw, &["base"])?;
@@ -130,6 +161,15 @@ fn int_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         return Ok(Value::Int(0));
     };
     let x = &x;
+    if let Some(data) = payload(x) {
+        let b = match base {
+            Some(base) => vm.expect_index(&base)?,
+            None => 10,
+        };
+        let data = data.data().clone();
+        let invalid = format!("invalid literal for int() with base {b}");
+        return parse_bytes(vm, &data, |t| int_ops::parse_int(t, b as u32), &invalid).map(from_int);
+    }
     if let Some(base) = base {
         let b = vm.expect_index(&base)?;
         let Value::Str(s) = x else {
@@ -188,6 +228,11 @@ fn float_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         Value::Str(s) => int_ops::parse_float(s.as_str())
             .map(Value::Float)
             .map_err(|e| vm.op_error(e)),
+        other if payload(other).is_some() => {
+            let data = payload(other).map(|b| b.data().clone()).unwrap_or_default();
+            let invalid = "could not convert string to float";
+            parse_bytes(vm, &data, int_ops::parse_float, invalid).map(Value::Float)
+        }
         other => {
             let key = vm.names.float.clone();
             if let Some(f) = vm.special_method(other, &key) {

@@ -9,23 +9,41 @@
 
 use std::rc::Rc;
 
+use crate::builtins::bytes_type::{bytes_of, codec_args};
+use crate::builtins::codecs;
 use crate::common::chars::{self, CharClass};
 use crate::common::sizes::{check_text_len, text_with_capacity};
 use crate::common::str_ops::{self, StripSide};
-use crate::vm::args::{OrRaise, Signature, check_kwargs, kwarg, split_cls};
+use crate::vm::args::{OrRaise, Signature, check_arity, split_cls};
 use crate::vm::format;
 use crate::vm::object::KwArgs;
 use crate::vm::value::{PyStr, Value};
 use crate::vm::{PyResult, Vm};
 
-/// `str(object)`.
+/// `str(object='')`, or `str(object=b'', encoding='utf-8', errors='strict')`, which decodes.
 fn str_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let (_, args) = split_cls(vm, args)?;
-    check_kwargs(vm, "str", kw, &["object"])?;
-    match args.first().cloned().or_else(|| kwarg(kw, "object")) {
-        None => Ok(Value::str("")),
-        Some(v) => Ok(Value::Str(vm.str_of(&v)?)),
+    check_arity(vm, "str", args, 0, 3)?;
+    let signature = Signature::keywords("str", "str", &["object", "encoding", "errors"], 0, 0);
+    let mut bound = signature.bind(vm, args, kw)?.into_iter();
+    let [object, encoding, errors] = [(); 3].map(|()| bound.next().flatten());
+    let Some(object) = object else {
+        return Ok(Value::str(""));
+    };
+    if encoding.is_none() && errors.is_none() {
+        return Ok(Value::Str(vm.str_of(&object)?));
     }
+    let [encoding, errors] = codec_args(vm, "str", &[encoding, errors])?;
+    let Some(data) = bytes_of(&object) else {
+        return Err(vm.type_error(match object {
+            Value::Str(_) => "decoding str is not supported".to_string(),
+            other => format!(
+                "decoding to str: need a bytes-like object, {} found",
+                vm.type_name(&other)
+            ),
+        }));
+    };
+    codecs::decode(vm, &data, &encoding, &errors).map(Value::str)
 }
 
 /// The str `self` of a method call.

@@ -53,7 +53,7 @@ impl Vm {
                 if entries.is_empty() {
                     return Ok("{}".into());
                 }
-                match self.guarded(v, |vm| {
+                match self.guarded_repr(v, |vm| {
                     let mut parts = Vec::with_capacity(entries.len());
                     for (k, val) in &entries {
                         parts.push(format!("{}: {}", vm.repr(k)?, vm.repr(val)?));
@@ -118,8 +118,9 @@ impl Vm {
         is_native_fn(f, object_repr)
     }
 
-    /// Runs `f` unless `v` is already being repr'd further up (then `None`).
-    fn guarded(
+    /// Runs `f` unless `v` is already being repr'd further up (then `None`): the guard of
+    /// `Py_ReprEnter`, for reprs that show what they contain.
+    pub fn guarded_repr(
         &mut self,
         v: &Value,
         f: impl FnOnce(&mut Vm) -> PyResult<String>,
@@ -135,7 +136,7 @@ impl Vm {
     }
 
     fn repr_items(&mut self, container: &Value, items: &[Value]) -> PyResult<Option<String>> {
-        self.guarded(container, |vm| {
+        self.guarded_repr(container, |vm| {
             let mut parts = Vec::with_capacity(items.len());
             for item in items {
                 parts.push(vm.repr(item)?);

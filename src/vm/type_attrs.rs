@@ -5,6 +5,7 @@
 
 use std::rc::Rc;
 
+use super::args::check_arity;
 use super::dict::StrKeys;
 use super::object::{Getter, ObjectKind, PyType};
 use super::value::{PyStr, Value};
@@ -200,6 +201,34 @@ pub fn init_type_methods(vm: &mut Vm) {
             None => Err(vm.type_error("__call__ needs a callable")),
         });
     }
+    // `f.__get__(instance, owner=None)`: functions are descriptors (`func_descr_get`).
+    vm.add_method(&function, "__get__", |vm, args, _| {
+        let (f, rest) = args.split_first().ok_or_else(|| vm.type_error("no self"))?;
+        // CPython's own messages name no function here.
+        check_arity(vm, "", rest, 1, 2)?;
+        match rest {
+            [Value::None] | [Value::None, Value::None] => {
+                Err(vm.type_error("__get__(None, None) is invalid"))
+            }
+            [Value::None, _] => Ok(f.clone()),
+            _ => Ok(vm.bound_method(f.clone(), rest[0].clone())),
+        }
+    });
+    // `types.MethodType(function, instance)`.
+    vm.add_static(&vm.types.method.clone(), "__new__", |vm, args, kw| {
+        if !kw.is_empty() {
+            return Err(vm.type_error("method() takes no keyword arguments"));
+        }
+        let rest = args.get(1..).unwrap_or_default();
+        check_arity(vm, "method", rest, 2, 2)?;
+        if !vm.is_callable(&rest[0]) {
+            return Err(vm.type_error("first argument must be callable"));
+        }
+        if rest[1].is_none() {
+            return Err(vm.type_error("instance must not be None"));
+        }
+        Ok(vm.bound_method(rest[0].clone(), rest[1].clone()))
+    });
     let builtin_function = vm.types.builtin_function.clone();
     vm.add_getset(
         &builtin_function,
