@@ -17,13 +17,19 @@ pub fn init_type_methods(vm: &mut Vm) {
     vm.add_getset(
         &type_,
         "__name__",
-        |vm, v| Ok(Value::str(&*as_type(vm, v)?.name)),
+        |vm, v| {
+            let ty = as_type(vm, v)?;
+            Ok(Value::str(shown_name(&ty, &ty.name)))
+        },
         None,
     );
     vm.add_getset(
         &type_,
         "__qualname__",
-        |vm, v| Ok(Value::str(&*as_type(vm, v)?.qualname)),
+        |vm, v| {
+            let ty = as_type(vm, v)?;
+            Ok(Value::str(shown_name(&ty, &ty.qualname)))
+        },
         None,
     );
     vm.add_getset(
@@ -31,9 +37,12 @@ pub fn init_type_methods(vm: &mut Vm) {
         "__module__",
         |vm, v| {
             let t = as_type(vm, v)?;
-            Ok(Value::str(
-                &*vm.type_module(&t).unwrap_or_else(|| "builtins".into()),
-            ))
+            // A built-in type named with its module (`functools.partial`) is in that module.
+            let named_in = t.builtin.then(|| t.name.rsplit_once('.')).flatten();
+            Ok(match named_in {
+                Some((module, _)) => Value::str(module),
+                None => Value::str(&*vm.type_module(&t).unwrap_or_else(|| "builtins".into())),
+            })
         },
         None,
     );
@@ -282,6 +291,16 @@ pub fn init_type_methods(vm: &mut Vm) {
             }
         };
         vm.add_getset(&method, name, getter, None);
+    }
+}
+
+/// A type's `__name__` or `__qualname__` from `name`: for a built-in type named with its
+/// module (`functools.partial`, as CPython's `tp_name`), the part after the module; a
+/// class's as it was given (`type('a.b', (), {})` keeps its dot).
+fn shown_name<'a>(ty: &PyType, name: &'a str) -> &'a str {
+    match ty.builtin {
+        true => name.rsplit('.').next().unwrap_or(name),
+        false => name,
     }
 }
 
