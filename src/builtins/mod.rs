@@ -55,6 +55,8 @@ mod module_args;
 mod modules;
 mod num_type;
 mod os;
+#[cfg(target_arch = "wasm32")]
+mod page_os;
 #[cfg(not(target_arch = "wasm32"))]
 mod process;
 mod random;
