@@ -243,9 +243,9 @@ pub fn main(cli: Cli) -> ExitCode {
                     return ExitCode::from(2);
                 }
                 config.timeline = Some(apy::timeline::Settings {
-                    path: path.clone(),
+                    to: apy::timeline::Destination::File(path.clone()),
                     spacing: cli.timeline_spacing,
-                    program: program_name(&source.name),
+                    program: apy::timeline::program_name(&source.name),
                 });
             }
             config
@@ -260,13 +260,6 @@ pub fn main(cli: Cli) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(diagnostic) => report(&diagnostic, &source),
     }
-}
-
-/// A program's name as the timeline shows it: the file's name without its folder.
-fn program_name(name: &str) -> String {
-    Path::new(name)
-        .file_name()
-        .map_or(name.to_string(), |n| n.to_string_lossy().into_owned())
 }
 
 /// The `--dis=NAME` error: what was asked for, and what there is.

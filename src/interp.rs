@@ -362,10 +362,7 @@ fn run_here(source: &SourceFile, config: Config) -> Result<i32, Diagnostic> {
     if let Some(settings) = &timeline
         && let Err(error) = crate::timeline::finish(settings)
     {
-        crate::common::console::eprint(&format!(
-            "apy: can't write timeline file '{}': {error}\n",
-            settings.path.display()
-        ));
+        crate::common::console::eprint(&format!("apy: {error}\n"));
     }
     Ok(status)
 }

@@ -11,9 +11,12 @@
 //! together. The page runs each program in a fresh worker (a fresh instance of this module:
 //! a run leaves thread-local state behind, as a native process would at its exit).
 //!
-//! Hook for the timeline (`--timeline`, being built on another branch): its data would
-//! reach the page as one more stream, `output("timeline", time, json)`, and the page's
-//! Timeline tab (`book/src/web/apy-book.js`) shows whatever arrives on it.
+//! With the option `timeline` the run is recorded as `--timeline` records it, and when it
+//! ends its picture reaches the page as one more stream, `output("timeline", time, text)`:
+//! the SVG (`true` or `"svg"`), or `"html"` or `"json"`, spaced by `timelineSpacing`
+//! (`"time"`, the default, or `"iteration"`, as `--timeline-spacing`). A run that never
+//! started an event loop sends none; one whose picture is over a megabyte, a note instead. The page's Timeline tab (`book/src/web/apy-book.js`)
+//! shows the SVG.
 
 use std::cell::RefCell;
 
@@ -22,6 +25,7 @@ use wasm_bindgen::prelude::wasm_bindgen;
 use crate::common::clock::{self, ClockKind};
 use crate::common::console::{self, Stream};
 use crate::interp::{self, Config, SourceFile};
+use crate::timeline::{Destination, Format, Spacing};
 
 /// The heap with its accounting, so that a program that asks for too much memory gets
 /// `MemoryError` (`--max-memory`) rather than a page that runs out.
@@ -41,7 +45,8 @@ const BATCH_BYTES: usize = 8192;
 #[wasm_bindgen]
 extern "C" {
     /// What the page passes to [`run`]: `{name, clock, trace, explain, dis, maxSteps,
-    /// output(stream, time, text)}`, every field optional but `output`.
+    /// timeline, timelineSpacing, output(stream, time, text)}`, every field optional but
+    /// `output`.
     pub type RunOptions;
     #[wasm_bindgen(method, getter)]
     fn name(this: &RunOptions) -> Option<String>;
@@ -55,6 +60,11 @@ extern "C" {
     /// `--dis`: show the bytecode instead of running.
     #[wasm_bindgen(method, getter)]
     fn dis(this: &RunOptions) -> Option<bool>;
+    /// `true` or a format: `"svg"`, `"html"`, `"json"`.
+    #[wasm_bindgen(method, getter)]
+    fn timeline(this: &RunOptions) -> wasm_bindgen::JsValue;
+    #[wasm_bindgen(method, getter, js_name = timelineSpacing)]
+    fn timeline_spacing(this: &RunOptions) -> Option<String>;
     #[wasm_bindgen(method, getter, js_name = maxSteps)]
     fn max_steps(this: &RunOptions) -> Option<f64>;
     #[wasm_bindgen(method)]
@@ -93,6 +103,34 @@ impl Batcher {
             self.options.output(name, time, &text);
         }
     }
+}
+
+/// The largest picture sent to the page: a busier run's (a loop turning thousands of
+/// times) would hold the page up while it draws; a note goes instead.
+const MAX_TIMELINE_BYTES: usize = 1 << 20;
+
+/// The timeline's [`crate::timeline::Destination::Sink`]: the picture goes to the page
+/// after everything written before it, at the time the run ended.
+fn send_timeline(text: &str) {
+    let too_big;
+    let text = match text.len() > MAX_TIMELINE_BYTES {
+        true => {
+            too_big = format!(
+                "This run's timeline is too big to draw in the page ({:.1} MB): draw it on \
+                 your machine with apy --timeline run.html\n",
+                text.len() as f64 / 1e6
+            );
+            &too_big
+        }
+        false => text,
+    };
+    BATCHER.with(|b| {
+        if let Some(batcher) = b.borrow_mut().as_mut() {
+            batcher.flush();
+            let time = clock::now(ClockKind::Virtual) - batcher.start;
+            batcher.options.output("timeline", time, text);
+        }
+    })
 }
 
 thread_local! {
@@ -188,7 +226,34 @@ fn config(options: &RunOptions, name: &str) -> Result<Config, String> {
         Some(n) => return Err(format!("maxSteps must be at least 1 (got {n})")),
         None => None,
     };
+    let timeline = options.timeline();
+    let format = match timeline.as_string().as_deref() {
+        Some("svg") => Some(Format::Svg),
+        Some("html") => Some(Format::Html),
+        Some("json") => Some(Format::Json),
+        Some(other) => {
+            return Err(format!(
+                "timeline is 'svg', 'html' or 'json' (got '{other}')"
+            ));
+        }
+        None if timeline.is_truthy() => Some(Format::Svg),
+        None => None,
+    };
+    let spacing = match options.timeline_spacing().as_deref() {
+        None | Some("time") => Spacing::Time,
+        Some("iteration") => Spacing::Iteration,
+        Some(other) => {
+            return Err(format!(
+                "timelineSpacing is 'time' or 'iteration' (got '{other}')"
+            ));
+        }
+    };
     Ok(Config {
+        timeline: format.map(|format| crate::timeline::Settings {
+            to: Destination::Sink(format, send_timeline),
+            spacing,
+            program: crate::timeline::program_name(name),
+        }),
         vm: crate::vm::Config {
             argv: vec![name.to_string()],
             clock: ClockKind::Virtual,

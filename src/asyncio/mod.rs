@@ -40,6 +40,13 @@ pub fn install(vm: &mut Vm, settings: event_loop::Settings) {
         let (name, file, text) = io::SUBPROCESS_MODULE;
         vm.register_library_module(name, file, text);
     }
+    // A page has no processes: the module's names, and the sandbox's refusal.
+    #[cfg(target_arch = "wasm32")]
+    vm.register_library_module(
+        "asyncio.subprocess",
+        "asyncio/subprocess_module.py",
+        include_str!("lib/subprocess_page.apy"),
+    );
     // The frames log names the futures and tasks coroutines yield (`Future#1`).
     crate::vm::trace::name_objects_with(trace::object_name);
 }

@@ -56,6 +56,8 @@ mod modules;
 mod namespace_type;
 mod num_type;
 mod os;
+#[cfg(target_arch = "wasm32")]
+mod page_os;
 #[cfg(not(target_arch = "wasm32"))]
 mod process;
 mod random;

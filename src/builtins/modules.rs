@@ -49,6 +49,14 @@ pub fn register(vm: &mut Vm) {
         vm.register_module("signal", super::process::signal_module);
         vm.register_module("_spawn", super::process::spawn_module);
     }
+    // A page has them in name only: every socket or process is refused.
+    #[cfg(target_arch = "wasm32")]
+    {
+        vm.register_module("socket", super::page_os::socket_module);
+        vm.register_module("selectors", super::page_os::selectors_module);
+        vm.register_module("signal", super::page_os::signal_module);
+        vm.register_module("_spawn", super::page_os::spawn_module);
+    }
 }
 
 /// Where `print` and `sys.stdout.write` send text.

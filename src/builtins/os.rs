@@ -32,6 +32,8 @@ pub fn module(vm: &mut Vm) -> Value {
     // A page in a browser has no processes to spawn or wait for (src/web.rs).
     #[cfg(not(target_arch = "wasm32"))]
     attrs.extend(super::process::os_functions(vm));
+    #[cfg(target_arch = "wasm32")]
+    attrs.extend(super::page_os::os_functions(vm));
     let path = path_module(vm);
     let key = vm.intern("os.path");
     vm.modules.table.borrow_mut().set_str(key, path.clone());

@@ -3,7 +3,8 @@
 //! `waitstatus_to_exitcode`, `Modules/posixmodule.c`), the `signal` module's numbers, and
 //! `_spawn.spawn`, what `subprocess.Popen` starts a program with (CPython's
 //! `_posixsubprocess.fork_exec`, here over `posix_spawnp`). Starting a program or sending
-//! a signal asks `vm::sandbox`'s gate first (Capability::Processes).
+//! a signal asks `vm::sandbox`'s gate first (Capability::Processes); `_spawn.check` asks it
+//! on its own, before `subprocess` makes any pipe.
 
 use crate::common::process::{self as sys, Spawn, Stream};
 use crate::vm::args::check_arity;
@@ -190,8 +191,19 @@ fn spawn(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     }
 }
 
+/// `_spawn.check(args)`: the sandbox's gate for starting `args[0]`, asked before any pipe
+/// is made.
+fn check(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "check", args, 1, 1)?;
+    let argv = vm.collect_iterable(&args[0])?;
+    let program = argv.first().and_then(Value::as_str).unwrap_or_default();
+    vm.require(Capability::Processes, program)?;
+    Ok(Value::None)
+}
+
 /// The `_spawn` module.
 pub fn spawn_module(vm: &mut Vm) -> Value {
     let spawn = vm.native("spawn", spawn);
-    vm.new_module("_spawn", vec![("spawn", spawn)])
+    let check = vm.native("check", check);
+    vm.new_module("_spawn", vec![("spawn", spawn), ("check", check)])
 }

@@ -31,13 +31,22 @@ pub enum Spacing {
 }
 
 /// What `--timeline` writes, and where.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Settings {
-    /// The file; its extension (`.svg`, `.html`, `.json`) says the format.
-    pub path: PathBuf,
+    pub to: Destination,
     pub spacing: Spacing,
     /// The program's name shown in the picture (`crawler.apy`).
     pub program: String,
+}
+
+/// Where the picture goes when the run ends.
+#[derive(Clone, Debug)]
+pub enum Destination {
+    /// `--timeline FILE`: the file; its extension (`.svg`, `.html`, `.json`) says the format.
+    File(PathBuf),
+    /// An embedder's function, which gets the text in this format: a page, which has no
+    /// files (`src/web.rs`). A run that never started an event loop sends nothing.
+    Sink(Format, fn(&str)),
 }
 
 /// The formats, by file extension.
@@ -63,6 +72,13 @@ impl Format {
     }
 }
 
+/// A program's name as the picture shows it: the file's name without its folder.
+pub fn program_name(name: &str) -> String {
+    std::path::Path::new(name)
+        .file_name()
+        .map_or(name.to_string(), |n| n.to_string_lossy().into_owned())
+}
+
 /// Starts recording on this (the interpreter's) thread. False when apy was built without
 /// the `trace` feature, which compiles the loop's events away.
 pub fn start(settings: &Settings, clock: crate::common::clock::ClockKind) -> bool {
@@ -73,21 +89,31 @@ pub fn start(settings: &Settings, clock: crate::common::clock::ClockKind) -> boo
     recorder::start(&settings.program, clock)
 }
 
-/// Stops recording and writes the file.
-pub fn finish(settings: &Settings) -> std::io::Result<()> {
+/// Stops recording and writes the file, or hands the text to the sink; the reason a file
+/// could not be written.
+pub fn finish(settings: &Settings) -> Result<(), String> {
     let Some(timeline) = recorder::finish() else {
         return Ok(());
     };
-    std::fs::write(&settings.path, render(&timeline, settings)?)
+    match &settings.to {
+        Destination::File(path) => {
+            let text = render(&timeline, Format::of(path)?, settings.spacing);
+            std::fs::write(path, text)
+                .map_err(|error| format!("can't write timeline file '{}': {error}", path.display()))
+        }
+        Destination::Sink(_, _) if timeline.entries.is_empty() => Ok(()),
+        Destination::Sink(format, sink) => {
+            sink(&render(&timeline, *format, settings.spacing));
+            Ok(())
+        }
+    }
 }
 
-/// The file's text in the format its extension names.
-pub fn render(timeline: &model::Timeline, settings: &Settings) -> std::io::Result<String> {
-    let format = Format::of(&settings.path)
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
-    Ok(match format {
+/// The picture's text in `format`.
+pub fn render(timeline: &model::Timeline, format: Format, spacing: Spacing) -> String {
+    match format {
         Format::Json => json::write(timeline),
-        Format::Svg => svg::write(timeline, settings.spacing),
+        Format::Svg => svg::write(timeline, spacing),
         Format::Html => html::write(timeline),
-    })
+    }
 }

@@ -1,100 +1,22 @@
 // apy in the book's pages (README.md, "apy in the browser"): Run and Edit under every
-// `python` example, with Output, Trace and Timeline tabs; and the playground page (an
-// editor, an examples menu, share-by-URL). apy itself is apy_bg.wasm (src/web.rs), run in a
-// Web Worker (apy-worker.js), one fresh worker per run. A program runs at once on apy's
-// virtual clock, and its output is replayed here at the virtual times it was printed
-// (a `sleep(1)` shows its line a second later), at the speed chosen, or all at once.
+// `python` example, with Output, Trace and Timeline tabs (the picture `--timeline` draws);
+// and the playground page (an editor, an examples menu, share-by-URL). apy itself is
+// apy_bg.wasm (src/web.rs), run in a Web Worker (apy-worker.js), one fresh worker per run.
+// A program runs at once on apy's virtual clock, and its output is replayed here at the
+// virtual times it was printed (a `sleep(1)` shows its line a second later), at the speed
+// chosen, or all at once.
 // Everything is served from the book's own folder: no network beyond it.
 (function () {
     'use strict';
 
-    const root = typeof path_to_root === 'string' ? path_to_root : '';
-    const base = new URL(root + 'web/', document.baseURI);
     // The same limit a learner can set with `apy --max-steps`.
     const DEFAULT_MAX_STEPS = 20000000;
     const SPEEDS = [['instant', 'instant'], ['1', '1×'], ['2', '2×'], ['10', '10×']];
     // Book examples that reach for sockets, processes or threads: a page has none.
     const NEEDS_SOCKETS = /^\s*(import|from)\s+(socket|selectors|subprocess|signal|threading|_thread|queue|concurrent)\b|\b(start_server|open_connection|create_server|create_connection|create_datagram_endpoint|create_subprocess_\w+|subprocess_\w+|connect_\w+_pipe|to_thread|run_in_executor|run_coroutine_threadsafe|sock_\w+)\(/m;
 
-    // ---- the module and its workers ----------------------------------------------------
-
-    let modulePromise = null;
-    function apyModule() {
-        if (!modulePromise) {
-            const url = new URL('apy_bg.wasm', base);
-            modulePromise = fetch(url).then((response) => {
-                if (!response.ok) {
-                    throw new Error(`${url} is missing (build it: bash book/web.sh)`);
-                }
-                return WebAssembly.compileStreaming
-                    ? WebAssembly.compileStreaming(response)
-                    : response.arrayBuffer().then((bytes) => WebAssembly.compile(bytes));
-            });
-        }
-        return modulePromise;
-    }
-
-    // The worker's script: the glue (apy.js) and apy-worker.js, fetched once and joined in
-    // memory, so that once the page has loaded, runs need nothing from the network.
-    let scriptPromise = null;
-    function workerScript() {
-        if (!scriptPromise) {
-            const text = (name) => fetch(new URL(name, base)).then((response) => {
-                if (!response.ok) {
-                    throw new Error(`${name} is missing (build it: bash book/web.sh)`);
-                }
-                return response.text();
-            });
-            scriptPromise = Promise.all([text('apy.js'), text('apy-worker.js')]).then((parts) =>
-                URL.createObjectURL(new Blob([parts.join('\n')], { type: 'text/javascript' })));
-        }
-        return scriptPromise;
-    }
-
-    // A worker with a fresh instance of the module, ready for one run. The worker starts
-    // while the module compiles. The marks `apy-compiled` and `apy-worker-ready` time the
-    // first load (tests/browser/ reports them).
-    function newWorker() {
-        return workerScript().then(startWorker);
-    }
-
-    function startWorker(script) {
-        const worker = new Worker(script);
-        const ready = new Promise((resolve, reject) => {
-            worker.onmessage = (event) => {
-                if (event.data.type === 'ready') {
-                    if (performance.getEntriesByName('apy-worker-ready').length === 0) {
-                        performance.mark('apy-worker-ready');
-                    }
-                    resolve(worker);
-                } else {
-                    reject(new Error(event.data.message));
-                }
-            };
-            worker.onerror = (event) => {
-                reject(new Error(event.message || 'the worker failed to start'));
-            };
-        });
-        apyModule().then((module) => {
-            if (performance.getEntriesByName('apy-compiled').length === 0) {
-                performance.mark('apy-compiled');
-            }
-            worker.postMessage({ type: 'init', module });
-        }, () => {});
-        return Promise.all([apyModule(), ready]).then(() => worker, (error) => {
-            worker.terminate();
-            throw error;
-        });
-    }
-
-    // One worker is kept warm, so that Run shows output at once.
-    let spare = null;
-    function takeWorker() {
-        const worker = spare || newWorker();
-        spare = newWorker();
-        spare.catch(() => { spare = null; });
-        return worker;
-    }
+    // apy and its workers come from apy-load.js, which the page's head loads first.
+    const takeWorker = () => window.apyLoad.takeWorker();
 
     function speedSetting() {
         return localStorage.getItem('apy-speed') || '1';
@@ -143,6 +65,7 @@
             run.worker = worker;
             worker.onmessage = (event) => {
                 const message = event.data;
+                once('apy-first-piece');
                 if (message.type !== 'output') {
                     worker.terminate();
                     if (message.type === 'crash') {
@@ -151,6 +74,7 @@
                 }
                 later(message);
             };
+            once('apy-run-sent');
             worker.postMessage({ type: 'run', source, options });
         }, (error) => {
             run.over = true;
@@ -170,6 +94,13 @@
                 sink.end(null, 'Stopped.');
             },
         };
+    }
+
+    // The first run's marks, for the timing of the first load (tests/browser/).
+    function once(mark) {
+        if (performance.getEntriesByName(mark).length === 0) {
+            performance.mark(mark);
+        }
     }
 
     function crashText(message) {
@@ -193,6 +124,21 @@
             node.textContent = text;
         }
         return node;
+    }
+
+    // The SVG of a timeline with its ids (the arrowhead marker) made this page's own: every
+    // picture names its marker `arrow`, and a reference to an id in a hidden tab draws
+    // nothing.
+    let pictures = 0;
+    function ownIds(svg) {
+        pictures += 1;
+        const ids = new Set(Array.from(svg.matchAll(/\bid="([^"]+)"/g), (m) => m[1]));
+        return svg.replace(/\bid="([^"]+)"|url\(#([^)]+)\)/g, (match, id, ref) => {
+            if (id !== undefined) {
+                return `id="${id}-apy${pictures}"`;
+            }
+            return ids.has(ref) ? `url(#${ref}-apy${pictures})` : match;
+        });
     }
 
     function speedControl() {
@@ -253,8 +199,8 @@
                 views.trace.textContent = '';
                 views.timeline.textContent = '';
                 buttons.trace.hidden = true;
-                // The timeline tab shows once a run sends one (the `timeline` stream: a hook
-                // for `--timeline`, src/web.rs).
+                // The timeline tab shows once a run sends its picture (the `timeline`
+                // stream: what `--timeline` draws, src/web.rs), when the program ran a loop.
                 buttons.timeline.hidden = true;
                 status.textContent = 'running…';
                 status.className = 'apy-status';
@@ -267,10 +213,13 @@
                     views.trace.append(text);
                 } else if (stream === 'timeline') {
                     buttons.timeline.hidden = false;
-                    if (text.trimStart().startsWith('<svg')) {
-                        views.timeline.innerHTML = text;
+                    if (text.startsWith('<svg')) {
+                        views.timeline.innerHTML = ownIds(text);
+                        const svg = views.timeline.querySelector('svg');
+                        svg.style.minWidth = `${0.6 * Number(svg.getAttribute('width'))}px`;
                     } else {
-                        views.timeline.append(element('pre', null, text));
+                        // A note: the picture was too big for the page (src/web.rs).
+                        views.timeline.append(element('p', 'apy-note', text));
                     }
                 } else {
                     const span = element('span', `apy-${stream}`, text);
@@ -352,7 +301,7 @@
 
     // The options an example's tag asks for (`args=--trace=hooks`, `args=--dis`).
     function exampleOptions(code) {
-        const options = { maxSteps: DEFAULT_MAX_STEPS };
+        const options = { maxSteps: DEFAULT_MAX_STEPS, timeline: 'svg' };
         for (const name of code.classList) {
             if (!name.startsWith('args=')) {
                 continue;
@@ -501,6 +450,7 @@
                 trace: trace.checked,
                 explain: explain.checked,
                 maxSteps: Math.max(1, Number(steps.value) || DEFAULT_MAX_STEPS),
+                timeline: 'svg',
                 name: 'main.py',
             },
         }));
@@ -519,10 +469,9 @@
         if (place) {
             playground(place);
         }
-        if (codes.length > 0 || place) {
-            // Load apy now, so that the first Run shows output at once.
-            spare = newWorker();
-            spare.catch(() => { spare = null; });
+        if (codes.length === 0 && !place) {
+            // Nothing here runs apy: the worker started with the page is not needed.
+            window.apyLoad.discard();
         }
         document.documentElement.dataset.apyReady = 'yes';
     }

@@ -1,9 +1,9 @@
 // One run of apy in a Web Worker, so the page stays responsive while a program runs and
 // Stop can end it (the page terminates the worker). The page sends {type: 'init', module}
 // (the compiled apy_bg.wasm) and then one {type: 'run', source, options}; the worker answers
-// 'ready', then an 'output' message for each piece the program writes ({stream, time, text}:
-// time is virtual seconds since the start, as src/web.rs reports it) and 'done' with the
-// exit status, or 'crash' when the wasm module itself failed (out of memory, a native stack
+// 'ready' (with the milliseconds instantiating took), then an 'output' message for each
+// piece the program writes ({stream, time, text}: time is virtual seconds since the start,
+// as src/web.rs reports it) and 'done' with the exit status, or 'crash' when the wasm module itself failed (out of memory, a native stack
 // overflow). One run per worker: each gets a fresh instance of the module. The page makes
 // the worker from apy.js and this file joined in memory (so a run needs no network once the
 // page has loaded); on its own, the worker loads apy.js itself.
@@ -15,8 +15,9 @@ onmessage = (event) => {
     const message = event.data;
     if (message.type === 'init') {
         try {
+            const start = performance.now();
             wasm_bindgen.initSync({ module: message.module });
-            postMessage({ type: 'ready' });
+            postMessage({ type: 'ready', instantiate: performance.now() - start });
         } catch (error) {
             postMessage({ type: 'crash', message: String(error) });
         }

@@ -1,0 +1,178 @@
+//! The operating system's modules in a page in a browser (src/web.rs), which has no
+//! sockets and no processes: `socket`, `selectors`, `signal` and `_spawn` import as they do
+//! natively, with their names and numbers (Linux's), so that `import subprocess` and the
+//! like work, and every call that would open a socket, wait on one or start a process
+//! raises the sandbox's `PermissionError`, as `apy --sandbox` does natively (a page is
+//! always sandboxed). Natively these modules are `socket.rs`, `selectors.rs` and
+//! `process.rs`.
+
+use crate::vm::object::{KwArgs, Layout, NativeFn};
+use crate::vm::sandbox::Capability;
+use crate::vm::types::make_type;
+use crate::vm::value::Value;
+use crate::vm::{PyResult, Vm};
+
+/// The sandbox's refusal of `target`; should a page ever run unsandboxed, the host's
+/// (there is no socket or process to be had either way).
+fn denied(vm: &mut Vm, capability: Capability, target: &str) -> PyResult<Value> {
+    vm.require(capability, target)?;
+    let error = std::io::Error::from(std::io::ErrorKind::Unsupported);
+    Err(vm.os_error(&error, Some(target)))
+}
+
+/// A class of `module` whose instances cannot be made in a page.
+fn refused_class(vm: &mut Vm, module: &str, name: &'static str, new: NativeFn) -> Value {
+    let class = make_type(name, vec![vm.types.object.clone()], Layout::Builtin, false);
+    vm.set_type_attr(&class, "__module__", Value::str(module));
+    vm.add_static(&class, "__new__", new);
+    Value::Type(class)
+}
+
+const SOCKET_CONSTANTS: &[(&str, i64)] = &[
+    ("AF_UNIX", 1),
+    ("AF_INET", 2),
+    ("AF_INET6", 10),
+    ("AF_UNSPEC", 0),
+    ("SOCK_STREAM", 1),
+    ("SOCK_DGRAM", 2),
+    ("SOL_SOCKET", 1),
+    ("SO_REUSEADDR", 2),
+    ("SO_REUSEPORT", 15),
+    ("SO_KEEPALIVE", 9),
+    ("SO_ERROR", 4),
+    ("SO_RCVBUF", 8),
+    ("SO_SNDBUF", 7),
+    ("SO_BROADCAST", 6),
+    ("SO_LINGER", 13),
+    ("IPPROTO_TCP", 6),
+    ("IPPROTO_UDP", 17),
+    ("TCP_NODELAY", 1),
+    ("SHUT_RD", 0),
+    ("SHUT_WR", 1),
+    ("SHUT_RDWR", 2),
+    ("MSG_PEEK", 2),
+    ("SOMAXCONN", 4096),
+];
+
+const SOCKET_FUNCTIONS: &[(&str, NativeFn)] = &[
+    ("socketpair", |vm, _, _| {
+        denied(vm, Capability::Sockets, "socket.socketpair")
+    }),
+    ("create_connection", |vm, _, _| {
+        denied(vm, Capability::Sockets, "socket.create_connection")
+    }),
+    ("create_server", |vm, _, _| {
+        denied(vm, Capability::Sockets, "socket.create_server")
+    }),
+    ("getaddrinfo", |vm, _, _| {
+        denied(vm, Capability::Sockets, "socket.getaddrinfo")
+    }),
+];
+
+/// `socket`: its class, errors, functions and constants; making a socket is refused.
+pub fn socket_module(vm: &mut Vm) -> Value {
+    let class = refused_class(vm, "socket", "socket", |vm, _, _| {
+        denied(vm, Capability::Sockets, "socket.socket")
+    });
+    let gaierror = make_type(
+        "gaierror",
+        vec![vm.types.os_error.clone()],
+        Layout::Exception,
+        false,
+    );
+    vm.set_type_attr(&gaierror, "__module__", Value::str("socket"));
+    let mut attrs: Vec<(&str, Value)> = vec![
+        ("socket", class.clone()),
+        ("SocketType", class),
+        ("gaierror", Value::Type(gaierror)),
+        ("error", Value::Type(vm.types.os_error.clone())),
+        ("timeout", Value::Type(vm.types.timeout_error.clone())),
+        ("has_ipv6", Value::Bool(true)),
+    ];
+    for (name, f) in SOCKET_FUNCTIONS {
+        attrs.push((name, vm.native(name, *f)));
+    }
+    for (name, value) in SOCKET_CONSTANTS {
+        attrs.push((name, Value::Int(*value)));
+    }
+    vm.new_module("socket", attrs)
+}
+
+/// `selectors`: its events and classes; making a selector is refused (there is nothing in
+/// a page to select on).
+pub fn selectors_module(vm: &mut Vm) -> Value {
+    let make: NativeFn = |vm, _, _| denied(vm, Capability::Sockets, "selectors.DefaultSelector");
+    let selector = refused_class(vm, "selectors", "EpollSelector", make);
+    let select = refused_class(vm, "selectors", "SelectSelector", |vm, _, _| {
+        denied(vm, Capability::Sockets, "selectors.SelectSelector")
+    });
+    let base = refused_class(vm, "selectors", "BaseSelector", make);
+    vm.new_module(
+        "selectors",
+        vec![
+            ("EVENT_READ", Value::Int(1)),
+            ("EVENT_WRITE", Value::Int(2)),
+            ("BaseSelector", base),
+            ("DefaultSelector", selector.clone()),
+            ("EpollSelector", selector),
+            ("SelectSelector", select),
+        ],
+    )
+}
+
+/// `signal`: the signal numbers (plain ints, as natively).
+pub fn signal_module(vm: &mut Vm) -> Value {
+    let names: [(&str, i64); 12] = [
+        ("SIGHUP", 1),
+        ("SIGINT", 2),
+        ("SIGQUIT", 3),
+        ("SIGKILL", 9),
+        ("SIGUSR1", 10),
+        ("SIGUSR2", 12),
+        ("SIGPIPE", 13),
+        ("SIGALRM", 14),
+        ("SIGTERM", 15),
+        ("SIGCHLD", 17),
+        ("SIGCONT", 18),
+        ("SIGSTOP", 19),
+    ];
+    let attrs = names
+        .iter()
+        .map(|(name, n)| (*name, Value::Int(*n)))
+        .collect();
+    vm.new_module("signal", attrs)
+}
+
+/// `_spawn.check(args)` and `_spawn.spawn(args, …)`: starting `args[0]` is refused, as
+/// natively under `--sandbox`.
+fn refuse_start(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let argv = match args.first() {
+        Some(argv) => vm.collect_iterable(argv)?,
+        None => Vec::new(),
+    };
+    let program = argv.first().and_then(Value::as_str).unwrap_or_default();
+    denied(vm, Capability::Processes, program)
+}
+
+/// `_spawn`, what `subprocess.Popen` starts a program with.
+pub fn spawn_module(vm: &mut Vm) -> Value {
+    let spawn = vm.native("spawn", refuse_start);
+    let check = vm.native("check", refuse_start);
+    vm.new_module("_spawn", vec![("spawn", spawn), ("check", check)])
+}
+
+/// The `os` functions for pipes and signals that `subprocess` reaches for: refused.
+pub fn os_functions(vm: &mut Vm) -> Vec<(&'static str, Value)> {
+    let functions: [(&'static str, NativeFn); 2] = [
+        ("pipe", |vm, _, _| {
+            denied(vm, Capability::Processes, "os.pipe")
+        }),
+        ("kill", |vm, _, _| {
+            denied(vm, Capability::Processes, "os.kill")
+        }),
+    ];
+    functions
+        .into_iter()
+        .map(|(name, f)| (name, vm.native(name, f)))
+        .collect()
+}
