@@ -23,7 +23,7 @@ use super::fast_ops::{
     unboxed_binary_op,
 };
 use super::frame::{AfterGenerator, Frame, InlineFrames, move_arguments};
-use super::object::{Function, ObjectKind, TracebackEntry};
+use super::object::{CodeObj, Function, ObjectKind, TracebackEntry};
 use super::quicken;
 use super::stack::{finalize_point, load_fast, pop, pop_truth, store_fast, top};
 use super::value::{PyDict, PyStr, Value};
@@ -174,8 +174,13 @@ impl Vm {
         self.publish_frames(base, callees);
         'frames: loop {
             let frame = callees.current(base);
-            let code = frame.code.clone();
-            let code = &code;
+            // SAFETY: the frame's own reference keeps its code object alive while it
+            // executes: nothing replaces a running frame's `code` (only a finished, spare
+            // frame is readied for another function), and a frame ends only by leaving this
+            // loop (`continue 'frames` or a return), after which `code` is not used. Read
+            // through a pointer, not a clone, so switching frames (every call and return)
+            // costs no reference-count traffic.
+            let code: &CodeObj = unsafe { &*Rc::as_ptr(&frame.code) };
             let instrs: &[Instr] = &code.quick;
             loop {
                 let Some(&instr) = instrs.get(frame.ip) else {

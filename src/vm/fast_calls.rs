@@ -54,9 +54,9 @@ macro_rules! fast_call {
     ($vm:expr, $callees:expr, $base:expr, $frame:expr, $code:expr, $callable_at:expr, $n:expr => $then:expr) => {{
         use $crate::vm::fast_calls::{awaited_call, inline_call, inline_send};
         let (callable_at, n) = ($callable_at, $n);
-        if let Some((func, args_start)) = inline_call($frame, callable_at) {
+        if let Some(args_start) = inline_call($frame, callable_at) {
             $vm.enter_recursion()?;
-            $callees.push_call($vm, $base, &func, args_start);
+            $callees.push_call($vm, $base, callable_at, args_start);
             $then;
         }
         if let Some((init, instance)) = $vm.inline_init($frame, callable_at) {
@@ -89,17 +89,17 @@ macro_rules! fast_call {
 
 pub(super) use fast_call;
 
-/// For `Call(n)` with the callable at `stack[base]`: the function to call inline and where
-/// its arguments (self included) start, when the callable is a plain Python function (not
-/// a generator or coroutine) called with exactly its positional parameters.
+/// For `Call(n)` with the callable at `stack[base]`: where its arguments (self included)
+/// start, when the callable is a plain Python function (not a generator or coroutine)
+/// called with exactly its positional parameters, to be called inline.
 #[inline]
-pub(super) fn inline_call(frame: &Frame, base: usize) -> Option<(Rc<Function>, usize)> {
+pub(super) fn inline_call(frame: &Frame, base: usize) -> Option<usize> {
     let Value::Function(f) = frame.stack.get(base)? else {
         return None;
     };
     let has_self = !frame.stack.get(base + 1)?.is_null();
     let args_start = if has_self { base + 1 } else { base + 2 };
-    takes_exactly(f, frame.stack.len() - args_start).then(|| (f.clone(), args_start))
+    takes_exactly(f, frame.stack.len() - args_start).then_some(args_start)
 }
 
 /// Whether a call of `f` with `nargs` positional arguments can run inline: `f` is a plain

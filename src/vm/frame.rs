@@ -299,17 +299,51 @@ impl InlineFrames {
         self.frames.push(Box::new(Frame::blank(vm, code, globals)));
     }
 
-    /// Starts a call of `func` from the executing frame, whose stack ends with the
-    /// callable, then self-or-NULL and the arguments from `args_start`: the arguments (self
-    /// included) move into the callee's locals; the callable stays on the caller's stack
-    /// until the call ends, as in CPython. The callee becomes the executing frame.
+    /// Starts a call of the Python function at `callable_at` on the executing frame's
+    /// stack, followed by self-or-NULL and the arguments from `args_start`: the arguments
+    /// (self included) move into the callee's locals; the callable stays on the caller's
+    /// stack until the call ends, as in CPython, so the call reads it there without taking
+    /// a reference of its own. The callee becomes the executing frame.
     #[inline(never)]
-    pub fn push_call(&mut self, vm: &mut Vm, base: &mut Frame, func: &Function, args_start: usize) {
-        let caller = self.ready_callee(vm, base, func, args_start);
+    pub fn push_call(
+        &mut self,
+        vm: &mut Vm,
+        base: &mut Frame,
+        callable_at: usize,
+        args_start: usize,
+    ) {
+        if self.live == self.frames.len() {
+            self.grow_for_callable(vm, base, callable_at);
+        }
+        let (running, spare) = self.frames.split_at_mut(self.live);
+        let caller = match running.last_mut() {
+            Some(f) => &mut **f,
+            None => base,
+        };
+        let Some(callee) = spare.first_mut() else {
+            return;
+        };
+        move_arguments(&mut caller.stack, args_start, &mut callee.locals);
+        if let Some(Value::Function(func)) = caller.stack.get(callable_at) {
+            callee.restart(func);
+            callee.make_cells(vm, func);
+        }
+        // The NULL under the arguments of a plain call owns nothing: forgotten, not dropped.
         if caller.stack.last().is_some_and(Value::is_null) {
-            caller.stack.pop();
+            std::mem::forget(caller.stack.pop());
         }
         self.live += 1;
+    }
+
+    /// [`InlineFrames::reserve_slot`] for [`InlineFrames::push_call`], which has the
+    /// function only on the executing frame's stack.
+    #[cold]
+    #[inline(never)]
+    fn grow_for_callable(&mut self, vm: &mut Vm, base: &mut Frame, callable_at: usize) {
+        if let Some(Value::Function(func)) = self.current(base).stack.get(callable_at) {
+            let func = func.clone();
+            self.grow(vm, &func.code, &func.globals);
+        }
     }
 
     /// Readies the spare frame `frames[live]` to run `func` from its start, with the
@@ -383,7 +417,8 @@ impl InlineFrames {
         args_start: usize,
         instance: Value,
     ) {
-        self.push_call(vm, base, init, args_start);
+        self.ready_callee(vm, base, init, args_start);
+        self.live += 1;
         self.links.push(Lent {
             at: self.live - 1,
             link: Link::Init(instance),

@@ -86,8 +86,9 @@ impl Vm {
     }
 
     /// `LOAD_GLOBAL` of `code.names[i]` through its cache: the value, found again at the
-    /// remembered entry position when neither dict changed since, or looked up and
-    /// remembered. None when the name is in neither dict.
+    /// remembered entry position when the globals did not change since (nor, for a name
+    /// found in the builtins, the builtins), or looked up and remembered. None when the
+    /// name is in neither dict.
     #[inline]
     pub(super) fn cached_global(
         &self,
@@ -97,20 +98,24 @@ impl Vm {
     ) -> Option<Value> {
         let slot = code.global_cache.globals.get(i)?;
         let globals = globals.table.borrow();
-        let builtins = self.builtins.table.borrow();
         let cached = slot.get();
-        if cached.globals_version == globals.version()
-            && cached.builtins_version == builtins.version()
-        {
-            let table = if cached.in_builtins {
-                &builtins
+        // A name found in the globals shadows the builtins whatever they hold: only the
+        // globals' version matters then, and the builtins dict is not even borrowed.
+        if cached.globals_version == globals.version() {
+            if !cached.in_builtins {
+                if let Some(entry) = globals.entry(cached.index) {
+                    return Some(entry.value.clone());
+                }
             } else {
-                &globals
-            };
-            if let Some(entry) = table.entry(cached.index) {
-                return Some(entry.value.clone());
+                let builtins = self.builtins.table.borrow();
+                if cached.builtins_version == builtins.version()
+                    && let Some(entry) = builtins.entry(cached.index)
+                {
+                    return Some(entry.value.clone());
+                }
             }
         }
+        let builtins = self.builtins.table.borrow();
         let name = code.names.get(i)?;
         let (table, in_builtins, index) = match globals.position_str(name) {
             Some(index) => (&globals, false, index),
