@@ -135,7 +135,7 @@ impl Generator {
 /// `async_gen_unwrap_value`: an async yield ends the step with its value, an inner await
 /// passes through, the end of the body is StopAsyncIteration.
 fn unwrap(vm: &mut Vm, g: &Generator, result: FrameResult) -> FrameResult {
-    let flags = &g.agen;
+    let flags = g.agen();
     match result {
         FrameResult::Yielded(v) if g.at_async_yield() => {
             flags.running_async.set(false);
@@ -173,7 +173,7 @@ fn asend_start(vm: &mut Vm, o: &ASend, g: &Generator) -> Result<bool, FrameResul
         AwaitState::Closed => Err(FrameResult::Err(
             vm.runtime_error("cannot reuse already awaited __anext__()/asend()"),
         )),
-        AwaitState::Init if g.agen.running_async.get() => {
+        AwaitState::Init if g.agen().running_async.get() => {
             o.state.set(AwaitState::Closed);
             Err(FrameResult::Err(vm.runtime_error(
                 "anext(): asynchronous generator is already running",
@@ -195,7 +195,7 @@ fn asend_send(vm: &mut Vm, o: &ASend, arg: Value) -> FrameResult {
         Ok(true) if arg.is_none() => o.value.clone(),
         Ok(_) => arg,
     };
-    g.agen.running_async.set(true);
+    g.agen().running_async.set(true);
     let raw = vm.resume(g, arg, None);
     let result = unwrap(vm, g, raw);
     if !matches!(result, FrameResult::Yielded(_)) {
@@ -209,13 +209,13 @@ fn asend_throw(vm: &mut Vm, o: &ASend, exc: Exc) -> FrameResult {
     let g = agen_of(&o.agen);
     match asend_start(vm, o, g) {
         Err(refused) => return refused,
-        Ok(true) => g.agen.running_async.set(true),
+        Ok(true) => g.agen().running_async.set(true),
         Ok(false) => {}
     }
     let raw = vm.gen_throw(g, exc);
     let result = unwrap(vm, g, raw);
     if !matches!(result, FrameResult::Yielded(_)) {
-        g.agen.running_async.set(false);
+        g.agen().running_async.set(false);
         o.state.set(AwaitState::Closed);
     }
     result
@@ -234,11 +234,11 @@ fn athrow_send(vm: &mut Vm, o: &AThrow, arg: Value) -> FrameResult {
         return FrameResult::Returned(Value::None);
     }
     let raw = if o.state.get() == AwaitState::Init {
-        if g.agen.running_async.get() {
+        if g.agen().running_async.get() {
             o.state.set(AwaitState::Closed);
             return FrameResult::Err(already_running(vm, o));
         }
-        if g.agen.closed.get() {
+        if g.agen().closed.get() {
             o.state.set(AwaitState::Closed);
             return FrameResult::Err(
                 vm.new_exc_args(&vm.types.stop_async_iteration.clone(), vec![]),
@@ -250,12 +250,12 @@ fn athrow_send(vm: &mut Vm, o: &AThrow, arg: Value) -> FrameResult {
             );
         }
         o.state.set(AwaitState::Iter);
-        g.agen.running_async.set(true);
+        g.agen().running_async.set(true);
         // Bad athrow() arguments fail here and leave the generator marked running, as
         // CPython's PyArg_UnpackTuple failure does.
         let exc = match &o.args {
             None => {
-                g.agen.closed.set(true);
+                g.agen().closed.set(true);
                 generator_exit(vm)
             }
             Some(args) => {
@@ -284,12 +284,12 @@ fn athrow_throw(vm: &mut Vm, o: &AThrow, exc: Exc) -> FrameResult {
             );
         }
         AwaitState::Init => {
-            if g.agen.running_async.get() {
+            if g.agen().running_async.get() {
                 o.state.set(AwaitState::Closed);
                 return FrameResult::Err(already_running(vm, o));
             }
             o.state.set(AwaitState::Iter);
-            g.agen.running_async.set(true);
+            g.agen().running_async.set(true);
         }
         AwaitState::Iter => {}
     }
@@ -321,7 +321,7 @@ fn athrow_result(vm: &mut Vm, o: &AThrow, g: &Generator, raw: FrameResult) -> Fr
         }
     };
     if !matches!(result, FrameResult::Yielded(_)) {
-        g.agen.running_async.set(false);
+        g.agen().running_async.set(false);
         o.state.set(AwaitState::Closed);
     }
     result
@@ -397,11 +397,11 @@ impl Vm {
     /// the firstiter hook.
     fn async_gen_init_hooks(&mut self, agen: &Value) -> PyResult<()> {
         let g = agen_of(agen);
-        if g.agen.hooks_inited.replace(true) {
+        if g.agen().hooks_inited.replace(true) {
             return Ok(());
         }
         if let Some(finalizer) = self.asyncgen_hooks.finalizer.clone() {
-            *g.agen.finalizer.borrow_mut() = Some(finalizer);
+            *g.agen().finalizer.borrow_mut() = Some(finalizer);
         }
         if let Some(firstiter) = self.asyncgen_hooks.firstiter.clone() {
             self.call(&firstiter, std::slice::from_ref(agen), &[])?;
@@ -562,7 +562,7 @@ pub fn init(vm: &mut Vm) {
         "ag_running",
         |vm, v| {
             let agen = this_agen(vm, std::slice::from_ref(v))?;
-            Ok(Value::Bool(agen_of(agen).agen.running_async.get()))
+            Ok(Value::Bool(agen_of(agen).agen().running_async.get()))
         },
         None,
     );

@@ -614,7 +614,7 @@ impl Vm {
     pub fn new_range(&self, range: Range) -> Value {
         Value::object(super::object::Object::new(
             self.types.range.clone(),
-            ObjectKind::Range(range),
+            ObjectKind::Range(Box::new(range)),
         ))
     }
 

@@ -17,14 +17,14 @@ impl Vm {
     pub fn new_exc_args(&self, ty: &Rc<PyType>, args: Vec<Value>) -> Exc {
         Rc::new(Object::with_dict(
             ty.clone(),
-            ObjectKind::Exception(RefCell::new(ExcData {
+            ObjectKind::Exception(Box::new(RefCell::new(ExcData {
                 args: Value::tuple(args),
                 cause: Value::None,
                 context: Value::None,
                 suppress_context: false,
                 traceback: Vec::new(),
                 suggestion: None,
-            })),
+            }))),
         ))
     }
 

@@ -718,8 +718,9 @@ pub struct Generator {
     pub name: Rc<PyStr>,
     pub qualname: Rc<str>,
     pub state: RefCell<GenState>,
-    /// Async generators only: hooks, `ag_closed`, `ag_running_async`.
-    pub agen: AgenFlags,
+    /// Async generators only: hooks, `ag_closed`, `ag_running_async` (made at first use,
+    /// so a plain generator or coroutine carries one pointer, not the flags).
+    pub(super) agen: std::cell::OnceCell<Box<AgenFlags>>,
 }
 
 /// The async-generator part of a generator's state (`ag_hooks_inited`, `ag_closed`,

@@ -4,7 +4,7 @@
 //! delegation to a `yield from` sub-iterator in [`Vm::gen_throw`], "ignored GeneratorExit"
 //! in [`gen_close`], PEP 479 in the compiler's handler (with a fallback here).
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -121,14 +121,19 @@ impl Generator {
 /// ([`Vm::run_finalizers`]).
 impl Drop for Generator {
     fn drop(&mut self) {
-        if self.state.get_mut().frame.is_none() || self.agen.finalized.get() {
+        if self.state.get_mut().frame.is_none()
+            || self.agen.get().is_some_and(|a| a.finalized.get())
+        {
             return;
         }
-        let hook = self.agen.finalizer.get_mut().take();
+        let hook = self
+            .agen
+            .get_mut()
+            .and_then(|a| a.finalizer.get_mut().take());
         let pending = match hook {
-            Some(hook) if !self.agen.closed.get() => {
+            Some(hook) if !self.agen().closed.get() => {
                 let revived = self.revive();
-                revived.agen.finalized.set(true);
+                revived.agen().finalized.set(true);
                 Finalizer::AsyncGenHook(revived, hook)
             }
             _ if !self.state.get_mut().started => {
@@ -152,8 +157,13 @@ impl Generator {
             name: func.name.borrow().clone(),
             qualname: func.qualname.borrow().clone(),
             state: RefCell::new(state),
-            agen: AgenFlags::default(),
+            agen: OnceCell::new(),
         }
+    }
+
+    /// The async-generator flags ([`AgenFlags`]), made on first use.
+    pub fn agen(&self) -> &AgenFlags {
+        self.agen.get_or_init(Box::default)
     }
 
     /// This finished generator made new, as [`Generator::start`] would make it: the fields
@@ -172,7 +182,7 @@ impl Generator {
             self.qualname = qualname.clone();
         }
         *self.state.get_mut() = state;
-        self.agen = AgenFlags::default();
+        self.agen = OnceCell::new();
     }
 
     /// A generator that takes over this one's frame and state (this one is being freed).
@@ -189,12 +199,15 @@ impl Generator {
                 started: state.started,
                 exc_state: std::mem::replace(&mut state.exc_state, Value::None),
             }),
-            agen: AgenFlags {
-                hooks_inited: self.agen.hooks_inited.clone(),
-                closed: self.agen.closed.clone(),
-                running_async: self.agen.running_async.clone(),
-                finalizer: RefCell::new(None),
-                finalized: Cell::new(false),
+            agen: match self.agen.get() {
+                None => OnceCell::new(),
+                Some(flags) => OnceCell::from(Box::new(AgenFlags {
+                    hooks_inited: flags.hooks_inited.clone(),
+                    closed: flags.closed.clone(),
+                    running_async: flags.running_async.clone(),
+                    finalizer: RefCell::new(None),
+                    finalized: Cell::new(false),
+                })),
             },
         }
     }

@@ -12,7 +12,7 @@ use crate::common::sizes::{grow_for, vec_with_capacity};
 
 use super::args::{OrRaise, check_arity, check_kwargs};
 use super::dict::StrKeys;
-use super::object::{DictViewKind, IterState, KwArgs, Object, ObjectKind, PyType};
+use super::object::{DictViewKind, IterState, KwArgs, LongRangeIter, Object, ObjectKind, PyType};
 use super::range::Range;
 use super::types::lookup;
 use super::value::Value;
@@ -76,11 +76,11 @@ impl Vm {
                 ObjectKind::Range(r) => {
                     let state = match r.small() {
                         Some((next, stop, step)) => IterState::Range { next, stop, step },
-                        None => IterState::LongRange {
-                            range: r.clone(),
+                        None => IterState::LongRange(Box::new(LongRangeIter {
+                            range: (**r).clone(),
                             index: Int::Small(0),
                             length: r.length(),
-                        },
+                        })),
                     };
                     self.new_iter(&t.range_iterator.clone(), state)
                 }
@@ -277,11 +277,12 @@ impl Vm {
                     Ok(None)
                 }
             }
-            IterState::LongRange {
-                range,
-                index,
-                length,
-            } => {
+            IterState::LongRange(long) => {
+                let LongRangeIter {
+                    range,
+                    index,
+                    length,
+                } = &mut **long;
                 if *index >= *length {
                     return Ok(None);
                 }
@@ -457,7 +458,7 @@ impl Vm {
                         (Int::Small(*next), Int::Small(*stop), Int::Small(*step));
                     Range { start, stop, step }.length()
                 }
-                Ok(IterState::LongRange { index, length, .. }) => int_ops::sub(length, index),
+                Ok(IterState::LongRange(long)) => int_ops::sub(&long.length, &long.index),
                 _ => return Ok(0),
             },
             _ => return Ok(0),

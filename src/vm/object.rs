@@ -256,12 +256,9 @@ pub enum IterState {
         stop: i64,
         step: i64,
     },
-    /// Over a range with big-int bounds (`longrangeiterobject`).
-    LongRange {
-        range: Range,
-        index: Int,
-        length: Int,
-    },
+    /// Over a range with big-int bounds (`longrangeiterobject`); boxed: this rare state,
+    /// five ints, would size every iterator.
+    LongRange(Box<LongRangeIter>),
     Dict {
         dict: Rc<PyDict>,
         pos: usize,
@@ -301,6 +298,13 @@ pub enum IterState {
     Exhausted,
 }
 
+/// The position of an iterator over a range with big-int bounds ([`IterState::LongRange`]).
+pub struct LongRangeIter {
+    pub range: Range,
+    pub index: Int,
+    pub length: Int,
+}
+
 pub enum ObjectKind {
     /// An instance of a user class: just its attributes, kept here until
     /// something asks for the `__dict__` object ([`Object::dict_object`]), which then holds
@@ -308,7 +312,8 @@ pub enum ObjectKind {
     Plain(RefCell<DictTable>),
     /// An instance of `object` itself, which has no attributes at all.
     Bare,
-    Exception(RefCell<ExcData>),
+    /// Boxed: the exception state is large, and inline it would size every object.
+    Exception(Box<RefCell<ExcData>>),
     Native(NativeFunction),
     BoundMethod {
         func: Value,
@@ -321,7 +326,8 @@ pub enum ObjectKind {
         name: Rc<str>,
         dict: Rc<PyDict>,
     },
-    Range(Range),
+    /// Boxed: three ints, which inline would size every object.
+    Range(Box<Range>),
     Slice {
         start: Value,
         stop: Value,
@@ -362,6 +368,10 @@ pub enum ObjectKind {
     Other(Box<dyn Any>),
 }
 
+/// Every object of every kind is this size: big payloads are boxed (an exception's state,
+/// an async generator's flags, a big-int range iterator's range), so that the common
+/// objects (instances, generators, bound methods, tasks) take one 128-byte malloc chunk
+/// with their reference counts, not 224.
 pub struct Object {
     pub class: Rc<PyType>,
     /// `__dict__`: set when the object is made, for exceptions and the other objects with
@@ -369,6 +379,8 @@ pub struct Object {
     dict: OnceCell<Rc<PyDict>>,
     pub kind: ObjectKind,
 }
+
+const _: () = assert!(std::mem::size_of::<Object>() <= 104);
 
 impl Object {
     pub fn new(class: Rc<PyType>, kind: ObjectKind) -> Object {
@@ -454,7 +466,7 @@ impl Object {
 
     pub fn exc_data(&self) -> Option<&RefCell<ExcData>> {
         match &self.kind {
-            ObjectKind::Exception(data) => Some(data),
+            ObjectKind::Exception(data) => Some(&**data),
             _ => None,
         }
     }
