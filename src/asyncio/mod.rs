@@ -36,6 +36,7 @@ use future::{Status, as_future};
 pub fn install(vm: &mut Vm, settings: event_loop::Settings) {
     event_loop::configure(settings);
     vm.register_module("asyncio", module);
+    vm.before_exit = Some(collect_pending_tasks);
     #[cfg(not(target_arch = "wasm32"))]
     {
         let (name, file, text) = io::SUBPROCESS_MODULE;
@@ -45,14 +46,19 @@ pub fn install(vm: &mut Vm, settings: event_loop::Settings) {
     crate::vm::trace::name_objects_with(trace::object_name);
 }
 
-/// Interpreter exit: reports the tasks still pending and closes their coroutines, as
-/// CPython's collector does at exit ([`pending_at_exit`]), frees the asyncio
-/// runtime, then runs what freeing them queued, such as the warning for an `aclose()` a
-/// finalizer hook scheduled but no loop ever ran.
-pub fn shutdown(vm: &mut Vm) {
+/// As the main module ends, its globals still alive: reports the tasks still pending and
+/// closes their coroutines, as CPython's collector does at exit ([`pending_at_exit`]).
+fn collect_pending_tasks(vm: &mut Vm) {
     if let Some(runtime) = event_loop::current_runtime().filter(|_| vm.abort.is_none()) {
         pending_at_exit(vm, &runtime);
     }
+}
+
+/// Interpreter exit: frees the asyncio runtime (reporting, as CPython's collector does at
+/// exit, the tasks still pending that [`collect_pending_tasks`] did not), then runs what
+/// freeing them queued, such as the warning for an `aclose()` a finalizer hook scheduled
+/// but no loop ever ran.
+pub fn shutdown(vm: &mut Vm) {
     drop(event_loop::take());
     vm.run_finalizers(None);
     vm.flush_stdout();
