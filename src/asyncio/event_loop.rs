@@ -573,13 +573,7 @@ fn idle(vm: &mut Vm, loop_value: &Value, l: &LoopObj, deadline: Option<f64>) -> 
 /// report names them (so they are not reported again as destroyed while pending).
 #[cold]
 fn deadlock(vm: &mut Vm, loop_value: &Value) -> Exc {
-    let tasks: Vec<Value> = rt(vm)
-        .tasks
-        .borrow()
-        .iter()
-        .filter_map(Weak::upgrade)
-        .map(Value::Object)
-        .collect();
+    let tasks = rt(vm).live_tasks();
     let mut waiting = Vec::new();
     for t in tasks {
         let Some(data) = future::as_future(&t)
@@ -1343,6 +1337,18 @@ impl Drop for Runtime {
                 }
             }
         }
+    }
+}
+
+impl Runtime {
+    /// The tasks made so far that are still alive, in the order they were made.
+    pub fn live_tasks(&self) -> Vec<Value> {
+        let tasks = self.tasks.borrow();
+        tasks
+            .iter()
+            .filter_map(Weak::upgrade)
+            .map(Value::Object)
+            .collect()
     }
 }
 

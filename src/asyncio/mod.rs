@@ -29,12 +29,14 @@ use crate::vm::object::KwArgs;
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
 use event_loop::rt;
+use future::{Status, as_future};
 
 /// Makes `import asyncio` available in `vm`, with these settings: the embedder's one call
 /// into this module before a run.
 pub fn install(vm: &mut Vm, settings: event_loop::Settings) {
     event_loop::configure(settings);
     vm.register_module("asyncio", module);
+    vm.before_exit = Some(collect_pending_tasks);
     #[cfg(not(target_arch = "wasm32"))]
     {
         let (name, file, text) = io::SUBPROCESS_MODULE;
@@ -51,13 +53,66 @@ pub fn install(vm: &mut Vm, settings: event_loop::Settings) {
     crate::vm::trace::name_objects_with(trace::object_name);
 }
 
-/// Interpreter exit: frees the asyncio runtime (reporting the tasks still pending, as
-/// CPython's collector does at exit), then runs what freeing them queued, such as the
-/// warning for an `aclose()` a finalizer hook scheduled but no loop ever ran.
+/// As the main module ends, its globals still alive: reports the tasks still pending and
+/// closes their coroutines, as CPython's collector does at exit ([`pending_at_exit`]).
+fn collect_pending_tasks(vm: &mut Vm) {
+    if let Some(runtime) = event_loop::current_runtime().filter(|_| vm.abort.is_none()) {
+        pending_at_exit(vm, &runtime);
+    }
+}
+
+/// Interpreter exit: frees the asyncio runtime (reporting, as CPython's collector does at
+/// exit, the tasks still pending that [`collect_pending_tasks`] did not), then runs what
+/// freeing them queued, such as the warning for an `aclose()` a finalizer hook scheduled
+/// but no loop ever ran.
 pub fn shutdown(vm: &mut Vm) {
     drop(event_loop::take());
     vm.run_finalizers(None);
     vm.flush_stdout();
+}
+
+/// Interpreter exit. A task still pending there is garbage kept alive by its task↔future
+/// cycle, which CPython's collector frees at exit: it reports the task (with its whole
+/// repr, `wait_for=` included) and closes its coroutine, whose `finally` blocks run. The
+/// order of the two depends on CPython's collector; apy reports every task first, in the
+/// order they were made, then closes their coroutines in that order (then frees what
+/// their loops still had scheduled): what CPython does
+/// when the cycles are still reachable from the program's globals as it exits (the loop
+/// left unclosed with a timer pending, a global naming the task or its future). The
+/// shapes that differ are listed in the book's subset appendix.
+fn pending_at_exit(vm: &mut Vm, runtime: &event_loop::Runtime) {
+    let tasks = runtime.live_tasks();
+    let (mut coroutines, mut loops) = (Vec::new(), Vec::new());
+    for t in tasks {
+        let Some(data) = as_future(&t)
+            .filter(|f| f.status() == Status::Pending)
+            .and_then(|f| f.task.as_ref())
+            .filter(|data| data.log_destroy_pending.get())
+        else {
+            continue;
+        };
+        data.log_destroy_pending.set(false);
+        let shown = vm
+            .repr(&t)
+            .unwrap_or_else(|_| format!("{}>", task::repr_head(data, "pending")));
+        let report = reports::Report {
+            header: "Task was destroyed but it is pending!",
+            context: format!("task: {shown}"),
+            exception: None,
+            note: task::explain_destroyed_pending(data),
+        };
+        reports::print(vm, report);
+        coroutines.push(data.coro.clone());
+        loops.extend(as_future(&t).map(|f| f.event_loop.clone()));
+    }
+    for coroutine in &coroutines {
+        vm.collect_generator(coroutine);
+    }
+    // The collector then frees the loop↔task cycles: a task that never started goes with
+    // its loop's queue, and with it what it was to run ("never awaited").
+    for l in loops.iter().filter_map(event_loop::as_loop) {
+        event_loop::discard_scheduled(l);
+    }
 }
 
 fn loop_arg(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> Option<Value> {

@@ -49,8 +49,13 @@ thread_local! {
     static QUEUE: RefCell<Queue> = const { RefCell::new(Queue(Vec::new())) };
 }
 
+/// Queues `report`, to be printed at the VM's next safe point, in its place among the
+/// warnings and finalizers that the same drop queues after it (as CPython prints it from
+/// inside the deallocation).
 pub fn queue(report: Report) {
-    let _ = QUEUE.try_with(|q| q.borrow_mut().0.push(report));
+    if QUEUE.try_with(|q| q.borrow_mut().0.push(report)).is_ok() {
+        crate::vm::generator::queue_native(flush);
+    }
 }
 
 /// Prints every queued report on stderr, with full tracebacks.
@@ -66,30 +71,35 @@ pub fn flush(vm: &mut Vm) {
         }) else {
             return;
         };
-        vm.flush_stdout();
-        let mut text = format!("{}\n{}", report.header, report.context);
-        if let Some(e) = &report.exception {
-            let shown = vm
-                .repr(&Value::Object(e.clone()))
-                .unwrap_or_else(|_| plain_exception(e));
-            text.push_str(&format!(" exception={shown}>"));
-        }
-        // As CPython's default exception handler: `logger.error(text, exc_info=…)` once
-        // the program imported logging.
-        let exc_info = vm.intern("exc_info");
-        let exception = report.exception.clone().map_or(Value::None, Value::Object);
-        let args = [Value::str(text.as_str())];
-        let logged =
-            super::log::log_to_asyncio_logger(vm, "error", &args, &[(exc_info, exception)]);
-        if !matches!(logged, Ok(true)) {
-            text.push('\n');
-            if let Some(e) = &report.exception {
-                text.push_str(&vm.format_exception(e));
-            }
-            crate::common::console::eprint(&text);
-        }
-        crate::common::console::eprint(report.note.as_deref().unwrap_or_default());
+        print(vm, report);
     }
+}
+
+/// Prints one report on stderr, with its traceback, or logs it through the `asyncio`
+/// logger once the program imported logging, as CPython's default exception handler does.
+pub fn print(vm: &mut Vm, report: Report) {
+    vm.flush_stdout();
+    let mut text = format!("{}\n{}", report.header, report.context);
+    if let Some(e) = &report.exception {
+        let shown = vm
+            .repr(&Value::Object(e.clone()))
+            .unwrap_or_else(|_| plain_exception(e));
+        text.push_str(&format!(" exception={shown}>"));
+    }
+    // As CPython's default exception handler: `logger.error(text, exc_info=…)` once
+    // the program imported logging.
+    let exc_info = vm.intern("exc_info");
+    let exception = report.exception.clone().map_or(Value::None, Value::Object);
+    let args = [Value::str(text.as_str())];
+    let logged = super::log::log_to_asyncio_logger(vm, "error", &args, &[(exc_info, exception)]);
+    if !matches!(logged, Ok(true)) {
+        text.push('\n');
+        if let Some(e) = &report.exception {
+            text.push_str(&vm.format_exception(e));
+        }
+        crate::common::console::eprint(&text);
+    }
+    crate::common::console::eprint(report.note.as_deref().unwrap_or_default());
 }
 
 /// `ValueError('message')` without running user code.

@@ -5,7 +5,7 @@
 //! CPython's reprs. Runs the coroutine only through the VM's generator core.
 
 use std::cell::{Cell, RefCell};
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 
 use super::event_loop::rt;
 use super::event_loop::{self, Ready, as_loop};
@@ -729,13 +729,9 @@ pub fn all_tasks(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         Some(l) if !l.is_none() => l.clone(),
         _ => event_loop::running_loop(vm)?,
     };
-    let runtime = rt(vm);
-    let tasks: Vec<Value> = runtime
-        .tasks
-        .borrow()
-        .iter()
-        .filter_map(Weak::upgrade)
-        .map(Value::Object)
+    let tasks: Vec<Value> = rt(vm)
+        .live_tasks()
+        .into_iter()
         .filter(|t| {
             as_future(t).is_some_and(|f| f.event_loop.is(&l) && f.status() == Status::Pending)
         })

@@ -45,7 +45,16 @@ fn iterator_args<'a>(vm: &Vm, name: &str, args: &'a [Value], min: usize) -> PyRe
 
 fn enumerate_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let (_, args) = split_cls(vm, args)?;
-    check_kwargs(vm, "enumerate", kw, &["iterable", "start"])?;
+    // Parsed by vgetargskeywords in CPython, which words an unknown keyword its own way.
+    if let Some((key, _)) = kw
+        .iter()
+        .find(|(k, _)| !matches!(k.as_str(), "iterable" | "start"))
+    {
+        return Err(vm.type_error(format!(
+            "'{}' is an invalid keyword argument for enumerate()",
+            key.as_str()
+        )));
+    }
     let Some(iterable) = args.first().cloned().or_else(|| kwarg(kw, "iterable")) else {
         return Err(vm.type_error("enumerate() missing required argument 'iterable' (pos 1)"));
     };

@@ -242,7 +242,8 @@ fn builtin_iter(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 }
 
 fn builtin_sorted(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    check_kwargs(vm, "sorted", kw, &["key", "reverse"])?;
+    // CPython's sorted() hands its keywords to list.sort(), whose errors name sort().
+    check_kwargs(vm, "sort", kw, &["key", "reverse"])?;
     if args.len() != 1 {
         return Err(vm.type_error(format!("sorted expected 1 argument, got {}", args.len())));
     }

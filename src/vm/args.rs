@@ -227,8 +227,13 @@ pub fn check_kwargs(vm: &Vm, fname: &str, kw: &KwArgs, allowed: &[&str]) -> PyRe
             if allowed.is_empty() {
                 return Err(vm.type_error(format!("{fname}() takes no keyword arguments")));
             }
+            let hint =
+                match crate::common::suggestions::suggest(k.as_str(), allowed.iter().copied()) {
+                    Some(close) => format!(". Did you mean '{close}'?"),
+                    None => String::new(),
+                };
             return Err(vm.type_error(format!(
-                "{fname}() got an unexpected keyword argument '{}'",
+                "{fname}() got an unexpected keyword argument '{}'{hint}",
                 k.as_str()
             )));
         }

@@ -26,12 +26,13 @@
 //! frame and the frames it is borrowed from together.
 
 use std::rc::Rc;
+use std::sync::atomic::Ordering;
 
 use crate::compile::bytecode::Instr;
 
 use super::call::{binds_positionally, generator_kind};
 use super::frame::{AfterGenerator, Frame, InlineFrames};
-use super::generator::is_send_method;
+use super::generator::{FINALIZERS_PENDING, is_send_method};
 use super::object::{CodeObj, Function, Object, ObjectKind};
 use super::types;
 use super::value::Value;
@@ -527,7 +528,7 @@ impl Vm {
         let ObjectKind::Generator(g) = &generator.kind else {
             return Err(self.runtime_error("lent frame of a non-generator"));
         };
-        let result = self.finish_resume(g, frame, result);
+        let result = self.finish_resume(g, frame, result, true);
         self.leave_recursion();
         // The frame's own reference goes first: a `for` loop's generator may then be the
         // last one's, and be reused.
@@ -536,7 +537,11 @@ impl Vm {
         if callees.passed_on_top().is_some() {
             self.lend_passed(callees)?;
         }
-        if let Some(exhausted) = resume_caller(self, callees.current(base), result, after)? {
+        let caller = callees.current(base);
+        if FINALIZERS_PENDING.load(Ordering::Relaxed) {
+            self.run_finalizers(Some((&caller.code, caller.ip)));
+        }
+        if let Some(exhausted) = resume_caller(self, caller, result, after)? {
             self.recycle_generator(exhausted);
         }
         Ok(())

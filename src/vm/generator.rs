@@ -254,11 +254,20 @@ enum Finalizer {
     AsyncGenHook(Generator, Value),
     /// Call a weak reference's callback with the reference (its referent was freed).
     Call(Value, Value),
+    /// A layer above's own report of an object it freed (asyncio's "Task was destroyed
+    /// but it is pending!"), printed in its place among the warnings.
+    Native(fn(&mut Vm)),
 }
 
 /// Queues a RuntimeWarning for the next safe point (a never-awaited `aclose()`).
 pub fn queue_warning(message: String) {
     queue_finalizer(Finalizer::Warn(message));
+}
+
+/// Queues `report` to run at the next safe point, in order with the finalizers the same
+/// drop queues after it (a freed task's report before its coroutine's "never awaited").
+pub fn queue_native(report: fn(&mut Vm)) {
+    queue_finalizer(Finalizer::Native(report));
 }
 
 /// Queues work for [`Vm::run_finalizers`]; dropped silently once the thread is ending.
@@ -361,7 +370,7 @@ impl Vm {
             Ok(mut frame) => {
                 let owner = generator as *const Generator as usize;
                 let result = self.run_recorded(owner, &mut frame, throw);
-                self.finish_resume(generator, frame, result)
+                self.finish_resume(generator, frame, result, false)
             }
             Err(refused) => refused.with_throw(throw),
         };
@@ -529,12 +538,16 @@ impl Vm {
 
     /// Gives `frame` back to `generator` after it ran ([`Vm::start_resume`]): kept when it
     /// yielded; freed when it returned or raised, PEP 479 applied to what it raised.
+    /// `by_python`: a Python frame resumed it, and runs what freeing its locals queued
+    /// (a coroutine's "never awaited" blamed on that frame's line, as CPython unlinks an
+    /// ending frame before clearing it); else it runs here, blamed on the ended frame.
     #[inline(always)]
     pub fn finish_resume(
         &mut self,
         generator: &Generator,
         frame: Box<Frame>,
         result: FrameResult,
+        by_python: bool,
     ) -> FrameResult {
         match result {
             FrameResult::Yielded(v) => {
@@ -542,24 +555,40 @@ impl Vm {
                 FrameResult::Yielded(v)
             }
             FrameResult::Returned(v) => {
-                self.end_returned(generator, frame, &v);
+                self.end_returned(generator, frame, &v, by_python);
                 FrameResult::Returned(v)
             }
-            FrameResult::Err(e) => self.end_raised(generator, frame, e),
+            FrameResult::Err(e) => self.end_raised(generator, frame, e, by_python),
         }
     }
 
     /// [`Vm::finish_resume`] of a frame that raised `exc`.
     #[inline(never)]
-    fn end_raised(&mut self, generator: &Generator, frame: Box<Frame>, exc: Exc) -> FrameResult {
-        self.end_frame(generator, frame, || FrameResult::Err(exc.clone()));
+    fn end_raised(
+        &mut self,
+        generator: &Generator,
+        frame: Box<Frame>,
+        exc: Exc,
+        by_python: bool,
+    ) -> FrameResult {
+        self.end_frame(generator, frame, by_python, || {
+            FrameResult::Err(exc.clone())
+        });
         self.pep479(generator, FrameResult::Err(exc))
     }
 
     /// [`Vm::finish_resume`] of a frame that returned `value`.
     #[inline(always)]
-    fn end_returned(&mut self, generator: &Generator, frame: Box<Frame>, value: &Value) {
-        self.end_frame(generator, frame, || FrameResult::Returned(value.clone()));
+    fn end_returned(
+        &mut self,
+        generator: &Generator,
+        frame: Box<Frame>,
+        value: &Value,
+        by_python: bool,
+    ) {
+        self.end_frame(generator, frame, by_python, || {
+            FrameResult::Returned(value.clone())
+        });
     }
 
     /// The end of a frame that returned or raised (`outcome`, for the trace): its exception
@@ -569,6 +598,7 @@ impl Vm {
         &mut self,
         generator: &Generator,
         frame: Box<Frame>,
+        by_python: bool,
         outcome: impl FnOnce() -> FrameResult,
     ) {
         if let Some(exc_state) = self.exc_info.pop() {
@@ -576,7 +606,7 @@ impl Vm {
         }
         super::trace::frame_leave(self, generator, &frame, outcome);
         generator.state.borrow_mut().running = false;
-        self.release_ended(frame);
+        self.release_ended(frame, by_python);
     }
 
     /// [`Vm::finish_resume`] of a frame that yielded `value`: the generator keeps it,
@@ -598,11 +628,12 @@ impl Vm {
     }
 
     /// A generator's frame that returned or raised: its locals die now, and what that
-    /// freed is finalized at once; the frame is kept for the next generator.
+    /// freed is finalized at once (by the Python frame that resumed it, when `by_python`);
+    /// the frame is kept for the next generator.
     #[inline(always)]
-    fn release_ended(&mut self, mut frame: Box<Frame>) {
+    fn release_ended(&mut self, mut frame: Box<Frame>, by_python: bool) {
         frame.release();
-        if FINALIZERS_PENDING.load(Ordering::Relaxed) {
+        if !by_python && FINALIZERS_PENDING.load(Ordering::Relaxed) {
             self.run_finalizers(Some((&frame.code, frame.ip)));
         }
         self.keep_boxed_frame(frame);
@@ -649,6 +680,7 @@ impl Vm {
                             self.write_unraisable(&callback, exc, place.as_ref());
                         }
                     }
+                    Finalizer::Native(report) => report(self),
                     Finalizer::AsyncGenHook(generator, hook) => {
                         let object = self.generator_object(generator);
                         if let Err(exc) = self.call(&hook, std::slice::from_ref(&object), &[]) {
@@ -704,6 +736,18 @@ impl Vm {
         g.state.borrow_mut().frame = None;
         if let Err(exc) = result {
             self.write_unraisable(&object, exc, place);
+        }
+    }
+
+    /// Closes the generator `object` as CPython's collector finalizes one it frees (a
+    /// task's coroutine left in a cycle at exit): `close()`, its error reported "Exception
+    /// ignored in" as `PyErr_WriteUnraisable` does.
+    pub fn collect_generator(&mut self, object: &Value) {
+        let Some(g) = as_generator(object) else {
+            return;
+        };
+        if let Err(exc) = gen_close_impl(self, g) {
+            self.write_unraisable(object, exc, None);
         }
     }
 

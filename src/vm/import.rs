@@ -101,12 +101,25 @@ impl Vm {
         };
         let name_value = module_name.map_or(Value::None, Value::str);
         let path_value = path.map_or(Value::None, Value::str);
-        Err(self.import_error(
+        let exc = self.import_error(
             &self.types.import_error.clone(),
             message,
             name_value,
             path_value,
-        ))
+        );
+        // traceback's "Did you mean": the closest of the module's names in sorted order,
+        // the ones starting with `_` only for a name that does (`_compute_suggestion_error`).
+        let mut candidates: Vec<Value> = match module {
+            Value::Object(o) => match &o.kind {
+                ObjectKind::Module { dict, .. } => dict.table.borrow().keys(),
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        };
+        let private = name.as_str().starts_with('_');
+        candidates.retain(|c| private || c.as_str().is_some_and(|c| !c.starts_with('_')));
+        candidates.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+        Err(super::exceptions::with_suggestion(exc, name, &candidates))
     }
 
     /// `from module import *` into `namespace` (`import_all_from` in `Python/ceval.c`): the

@@ -258,6 +258,10 @@ pub struct Vm {
     pub running_frames: Vec<frame::RunningFrame>,
     /// Where the native call now running was made from, for its warnings.
     pub caller: Option<frame::CallSite>,
+    /// What a layer above does as the main module ends, its globals still alive (asyncio
+    /// reports the tasks left pending and closes their coroutines, as CPython's collector
+    /// does at exit before the modules' dicts are cleared).
+    pub before_exit: Option<fn(&mut Vm)>,
     /// A library's own `Send` step for its native awaitables' iterators (asyncio's future
     /// iterator), tried before the `__next__`/`send` protocol; None when not one of them.
     pub native_send: fn(&mut Vm, &Value) -> Option<frame::FrameResult>,

@@ -27,6 +27,32 @@ pub fn init(vm: &mut Vm) {
     vm.add_static(&os_error, "__new__", os_error_new);
     vm.add_method(&os_error, "__init__", os_error_init);
     vm.add_method(&os_error, "__str__", os_error_str);
+    let blocking = vm.types.blocking_io_error.clone();
+    vm.add_getset(&blocking, WRITTEN, written_get, Some(written_set));
+}
+
+/// `BlockingIOError.characters_written`, kept in the instance's dict under its own name
+/// (the descriptor comes first), absent until given.
+const WRITTEN: &str = "characters_written";
+
+fn written_get(vm: &mut Vm, this: &Value) -> PyResult<Value> {
+    let key = vm.intern(WRITTEN);
+    let Value::Object(exc) = this else {
+        return Err(vm.attribute_error(WRITTEN));
+    };
+    let written = exc.attrs().and_then(|a| a.borrow().get_str(&key).cloned());
+    written.ok_or_else(|| vm.attribute_error(WRITTEN))
+}
+
+fn written_set(vm: &mut Vm, this: &Value, value: Value) -> PyResult<()> {
+    let written = vm.expect_index(&value)?;
+    let key = vm.intern(WRITTEN);
+    if let Value::Object(exc) = this
+        && let Some(attrs) = exc.attrs()
+    {
+        attrs.borrow_mut().set_str(key, Value::Int(written));
+    }
+    Ok(())
 }
 
 /// The subclass `OSError(errno, …)` makes for a Linux errno, if it has one.
@@ -115,7 +141,13 @@ fn parse_args(vm: &mut Vm, this: &Value, args: &[Value]) {
     if (2..=5).contains(&args.len()) {
         values[0] = args[0].clone();
         values[1] = args[1].clone();
-        if let Some(filename) = args.get(2) {
+        // `BlockingIOError(errno, strerror, written)`, of that very class: the third is the
+        // number of characters written, and `args` keeps all of them.
+        if let Some(written @ (Value::Int(_) | Value::Bool(_))) = args.get(2)
+            && Rc::ptr_eq(vm.type_of(this), &vm.types.blocking_io_error)
+        {
+            let _ = written_set(vm, this, written.clone());
+        } else if let Some(filename) = args.get(2) {
             values[2] = filename.clone();
             values[3] = args.get(4).cloned().unwrap_or(Value::None);
             kept.truncate(2);

@@ -69,6 +69,7 @@ impl Vm {
             warning_registry: Default::default(),
             running_frames: Vec::new(),
             caller: None,
+            before_exit: None,
             native_send: |_, _| None,
             asyncgen_hooks: Default::default(),
             native_modules: HashMap::new(),
@@ -154,6 +155,9 @@ impl Vm {
             _ => 0,
         };
         let status = self.join_threads(status);
+        if let Some(before_exit) = self.before_exit {
+            before_exit(self);
+        }
         // Module globals die before the interpreter, as at CPython's shutdown.
         globals.table.borrow_mut().clear();
         self.run_finalizers(None);

@@ -140,6 +140,17 @@ pub struct PyList {
     pub items: RefCell<Vec<Value>>,
 }
 
+impl Drop for PyList {
+    /// Frees the items last first, as CPython's `list_dealloc` does: what freeing them
+    /// reports ("coroutine '…' was never awaited") comes in CPython's order.
+    fn drop(&mut self) {
+        let items = self.items.get_mut();
+        while let Some(item) = items.pop() {
+            drop(item);
+        }
+    }
+}
+
 pub struct PyDict {
     pub table: RefCell<DictTable>,
 }
