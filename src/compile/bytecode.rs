@@ -307,6 +307,8 @@ pub enum Instr {
     LoadFastLoadFastCompareOp(CompareOperator, u32),
     /// `LOAD_FAST_LOAD_FAST pair; STORE_ATTR name` (`self.x = x`), as `(pair, name)`.
     LoadFastLoadFastStoreAttr(u8, u32),
+    /// `LOAD_FAST_LOAD_FAST pair; BINARY_SUBSCR` (`xs[i]`), as `(pair)`.
+    LoadFastLoadFastSubscr(u32),
 }
 
 // Instructions are copied on every dispatch: they must stay one word. (The quickened forms
@@ -432,7 +434,8 @@ impl Instr {
             | LoadFastConstBinaryOp(..)
             | LoadFastConstCompareOp(..)
             | LoadFastLoadFastBinaryOp(..)
-            | LoadFastLoadFastCompareOp(..) => 1,
+            | LoadFastLoadFastCompareOp(..)
+            | LoadFastLoadFastSubscr(_) => 1,
             LoadFastLoadFast(_) | LoadGlobalNull(_) | LoadFastLoadMethod(..) => 2,
             PopTop
             | StoreFast(_)

@@ -31,6 +31,17 @@ use super::{Exc, PyResult, Vm};
 use crate::vm::frame::FrameResult;
 use crate::vm::frame::GenKind;
 
+/// `BINARY_SUBSCR`'s fast path: `list[i]` with an index in range (from 0): the item, with
+/// no method lookup. None for anything else (a negative index, a list subclass), which
+/// takes `Vm::get_item`.
+#[inline(always)]
+fn list_item(container: &Value, key: &Value) -> Option<Value> {
+    match (container, key) {
+        (Value::List(l), Value::Int(i)) => l.items.borrow().get(usize::try_from(*i).ok()?).cloned(),
+        _ => None,
+    }
+}
+
 /// How `execute` stopped without an error.
 enum Exit {
     Return(Value),
@@ -264,6 +275,15 @@ impl Vm {
                             finalize_point!(self, frame, code);
                         });
                     }
+                    Instr::LoadFastLoadFastSubscr(pair) => {
+                        quickened_run!(self, frame, code, nibbles(pair), 1, |[container, key]| {
+                            let v = match list_item(container, key) {
+                                Some(v) => v,
+                                None => self.get_item(container, key)?,
+                            };
+                            frame.stack.push(v);
+                        });
+                    }
                     Instr::LoadFastLoadFast(pair) => {
                         for l in nibbles(pair) {
                             load_fast!(self, frame, code, l);
@@ -457,13 +477,7 @@ impl Vm {
                     Instr::BinarySubscr => {
                         let key = pop!(frame);
                         let container = pop!(frame);
-                        let fast = match (&container, &key) {
-                            (Value::List(l), Value::Int(i)) if *i >= 0 => {
-                                l.items.borrow().get(*i as usize).cloned()
-                            }
-                            _ => None,
-                        };
-                        let v = match fast {
+                        let v = match list_item(&container, &key) {
                             Some(v) => v,
                             None => self.get_item(&container, &key)?,
                         };

@@ -26,6 +26,7 @@ pub fn quicken(instrs: &[Instr]) -> Box<[Instr]> {
             *slot = match next {
                 Some(Instr::BinaryOp(op)) => Instr::LoadFastLoadFastBinaryOp(op, pair),
                 Some(Instr::CompareOp(op)) => Instr::LoadFastLoadFastCompareOp(op, pair),
+                Some(Instr::BinarySubscr) => Instr::LoadFastLoadFastSubscr(pair),
                 Some(Instr::StoreAttr(name)) => match u8::try_from(pair) {
                     Ok(pair) => Instr::LoadFastLoadFastStoreAttr(pair, name),
                     Err(_) => continue,
@@ -83,7 +84,8 @@ mod tests {
             Instr::LoadFastConstBinaryOp(..) | Instr::LoadFastConstCompareOp(..) => 2,
             Instr::LoadFastLoadFastBinaryOp(..)
             | Instr::LoadFastLoadFastCompareOp(..)
-            | Instr::LoadFastLoadFastStoreAttr(..) => 1,
+            | Instr::LoadFastLoadFastStoreAttr(..)
+            | Instr::LoadFastLoadFastSubscr(_) => 1,
             _ => 0,
         }
     }
@@ -133,7 +135,9 @@ mod tests {
 
     #[test]
     fn a_pair_of_loads_takes_the_operator_after_it() {
-        let f = function("def f(a, b):\n    while a < b:\n        a = a * b\n        b.x = a\n");
+        let f = function(
+            "def f(a, b):\n    while a < b:\n        a = a * b\n        b.x = a\n    return a[b]\n",
+        );
         let quick = quicken(&f.instructions);
         let ops: Vec<_> = quick
             .iter()
@@ -158,6 +162,10 @@ mod tests {
         assert!(
             ops.iter()
                 .any(|(q, _)| matches!(q, Instr::LoadFastLoadFastStoreAttr(..)))
+        );
+        assert!(
+            ops.iter()
+                .any(|(q, _)| matches!(q, Instr::LoadFastLoadFastSubscr(_)))
         );
     }
 
