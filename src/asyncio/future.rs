@@ -53,12 +53,14 @@ impl Callback {
 }
 
 /// Done callbacks in registration order. The first is kept inline: most futures get exactly
-/// one (the wakeup of the task awaiting it), and then need no allocation for it.
+/// one (the wakeup of the task awaiting it), and then need no allocation for it; the others
+/// go to a vector made for the second, so that a future pays one word, not three, for it.
 #[derive(Clone, Default)]
 pub struct Callbacks {
-    /// None only while `rest` is empty too.
+    /// None only while `rest` is None too.
     first: Option<Callback>,
-    rest: Vec<Callback>,
+    #[allow(clippy::box_collection)]
+    rest: Option<Box<Vec<Callback>>>,
 }
 
 impl Callbacks {
@@ -66,7 +68,7 @@ impl Callbacks {
         if self.first.is_none() {
             self.first = Some(cb);
         } else {
-            self.rest.push(cb);
+            self.rest.get_or_insert_default().push(cb);
         }
     }
 
@@ -78,7 +80,9 @@ impl Callbacks {
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &Callback> {
-        self.first.iter().chain(&self.rest)
+        self.first
+            .iter()
+            .chain(self.rest.iter().flat_map(|rest| rest.iter()))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -91,7 +95,9 @@ impl IntoIterator for Callbacks {
     type IntoIter = std::iter::Chain<std::option::IntoIter<Callback>, std::vec::IntoIter<Callback>>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.first.into_iter().chain(self.rest)
+        self.first
+            .into_iter()
+            .chain(self.rest.map_or_else(Vec::new, |rest| *rest))
     }
 }
 
@@ -100,13 +106,52 @@ pub struct FutState {
     pub result: Value,
     pub exception: Option<Exc>,
     pub callbacks: Callbacks,
-    pub cancel_message: Value,
-    /// The CancelledError that cancelled a task, re-raised by `result()`.
-    pub cancelled_exc: Option<Exc>,
+    /// What a cancellation left: its message and error (None: neither set yet). Boxed: most
+    /// futures are never cancelled.
+    cancel: Option<Box<Cancel>>,
     /// `_asyncio_future_blocking`: set while a coroutine awaits this future.
     pub blocking: bool,
     /// An exception nobody retrieved yet ("exception was never retrieved").
     pub log_traceback: bool,
+}
+
+/// The message of a cancellation (`_cancel_message`) and, for a task, the CancelledError
+/// that cancelled it, re-raised by `result()` (`_cancelled_exc`).
+struct Cancel {
+    message: Value,
+    exc: Option<Exc>,
+}
+
+impl Default for Cancel {
+    fn default() -> Cancel {
+        Cancel {
+            message: Value::None,
+            exc: None,
+        }
+    }
+}
+
+impl FutState {
+    pub fn cancel_message(&self) -> Value {
+        self.cancel
+            .as_ref()
+            .map_or(Value::None, |c| c.message.clone())
+    }
+
+    pub fn set_cancel_message(&mut self, message: Value) {
+        if message.is_none() && self.cancel.is_none() {
+            return;
+        }
+        self.cancel.get_or_insert_default().message = message;
+    }
+
+    pub fn set_cancelled_exc(&mut self, exc: Exc) {
+        self.cancel.get_or_insert_default().exc = Some(exc);
+    }
+
+    fn take_cancelled_exc(&mut self) -> Option<Exc> {
+        self.cancel.as_mut().and_then(|c| c.exc.take())
+    }
 }
 
 /// The payload of a Future or Task object.
@@ -117,7 +162,7 @@ pub struct FutureObj {
     pub task: Option<super::task::TaskData>,
     /// Where `Future()` was called, in debug mode (`_source_traceback[-1]`). Futures and
     /// tasks made by asyncio's own functions have none: CPython's point into its library.
-    created_at: Option<String>,
+    created_at: Option<Box<str>>,
 }
 
 impl FutureObj {
@@ -130,8 +175,7 @@ impl FutureObj {
                 result: Value::None,
                 exception: None,
                 callbacks: Callbacks::default(),
-                cancel_message: Value::None,
-                cancelled_exc: None,
+                cancel: None,
                 blocking: false,
                 log_traceback: false,
             }),
@@ -329,7 +373,7 @@ fn future_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     };
     if is_base {
         let mut fut = FutureObj::new(event_loop, None);
-        fut.created_at = event_loop::created_at(vm, &fut.event_loop);
+        fut.created_at = event_loop::created_at(vm, &fut.event_loop).map(String::into_boxed_str);
         return Ok(Value::object(Object::new(
             future_type,
             ObjectKind::Other(Box::new(fut)),
@@ -353,10 +397,10 @@ pub fn new_future(vm: &mut Vm, event_loop: Value) -> Value {
 /// `_make_cancelled_error`: the saved CancelledError, or a new one with the cancel message.
 pub fn make_cancelled_error(vm: &mut Vm, fut: &FutureObj) -> Exc {
     let mut st = fut.state.borrow_mut();
-    if let Some(exc) = st.cancelled_exc.take() {
+    if let Some(exc) = st.take_cancelled_exc() {
         return exc;
     }
-    let msg = st.cancel_message.clone();
+    let msg = st.cancel_message();
     drop(st);
     let ty = rt(vm).types.cancelled_error.clone();
     if msg.is_none() {
@@ -384,7 +428,7 @@ pub fn cancel_future(vm: &mut Vm, this_value: &Value, fut: &FutureObj, msg: Valu
             return false;
         }
         st.status = Status::Cancelled;
-        st.cancel_message = msg;
+        st.set_cancel_message(msg);
     }
     schedule_callbacks(vm, this_value, fut);
     true
@@ -718,7 +762,7 @@ pub fn init_type(vm: &mut Vm, future: &std::rc::Rc<crate::vm::object::PyType>) {
     vm.add_getset(
         future,
         "_cancel_message",
-        |vm, v| Ok(this(vm, v)?.state.borrow().cancel_message.clone()),
+        |vm, v| Ok(this(vm, v)?.state.borrow().cancel_message()),
         None,
     );
     vm.add_getset(

@@ -129,7 +129,7 @@ fn first_arg(e: &Exc) -> Option<String> {
 // ---- `--explain` notes ------------------------------------------------------------------
 
 /// Who made a task: `Task-1, running main()`, or None at top level.
-pub type Creator = Option<String>;
+pub type Creator = Option<Box<str>>;
 
 /// After "Task exception was never retrieved".
 pub fn never_retrieved(task: &str, coro: &str, exception: &str, creator: &Creator) -> String {

@@ -314,7 +314,7 @@ fn run_and_handle_result(
             explain_swallowed_cancel(vm, data);
             if data.must_cancel.get() {
                 data.must_cancel.set(false);
-                let msg = fut.state.borrow().cancel_message.clone();
+                let msg = fut.state.borrow().cancel_message();
                 future::cancel_future(vm, task, fut, msg);
             } else {
                 future::set_result(vm, task, fut, v)?;
@@ -325,7 +325,7 @@ fn run_and_handle_result(
                 return Err(e);
             }
             if is_cancelled_error(vm, &e) {
-                fut.state.borrow_mut().cancelled_exc = Some(e);
+                fut.state.borrow_mut().set_cancelled_exc(e);
                 future::cancel_future(vm, task, fut, Value::None);
             } else if vm.exc_matches(&e, &vm.types.keyboard_interrupt.clone())
                 || vm.exc_matches(&e, &vm.types.system_exit.clone())
@@ -416,7 +416,7 @@ fn handle_yield(
 fn wait_on(vm: &mut Vm, fut: &FutureObj, data: &TaskData, result: &Value) -> PyResult<()> {
     *data.fut_waiter.borrow_mut() = result.clone();
     if data.must_cancel.get() {
-        let msg = fut.state.borrow().cancel_message.clone();
+        let msg = fut.state.borrow().cancel_message();
         if cancel_any(vm, result, msg)? {
             data.must_cancel.set(false);
         }
@@ -518,7 +518,7 @@ fn task_cancel(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         return Ok(Value::Bool(true));
     }
     data.must_cancel.set(true);
-    fut.state.borrow_mut().cancel_message = msg;
+    fut.state.borrow_mut().set_cancel_message(msg);
     Ok(Value::Bool(true))
 }
 
@@ -613,7 +613,7 @@ fn creator_of(event_loop: &Value) -> super::reports::Creator {
         .current_task
         .clone();
     let (_, data) = task_parts(&current)?;
-    Some(format!("{}, running {}", name_text(data), coro_text(data)))
+    Some(format!("{}, running {}", name_text(data), coro_text(data)).into())
 }
 
 fn name_text(data: &TaskData) -> String {

@@ -551,7 +551,9 @@ impl Vm {
     pub fn take_vec(&mut self, capacity: usize) -> Vec<Value> {
         match self.vec_pool.pop() {
             Some(v) => v,
-            None => Vec::with_capacity(capacity.max(8)),
+            // Exactly what the code needs: a suspended generator or coroutine keeps its
+            // buffers, and a minimum of 8 values made each of them 128 bytes.
+            None => Vec::with_capacity(capacity),
         }
     }
 
