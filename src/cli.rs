@@ -305,6 +305,7 @@ fn run_config(cli: &Cli, argv: Vec<String>) -> interp::Config {
         },
         explain: cli.explain,
         timeline: None,
+        exiting: true,
     }
 }
 

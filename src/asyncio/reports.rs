@@ -50,6 +50,10 @@ thread_local! {
 }
 
 pub fn queue(report: Report) {
+    // What the cycles broken at the end held was never reported before (`vm::teardown`).
+    if crate::vm::teardown::tearing_down() {
+        return;
+    }
     let _ = QUEUE.try_with(|q| q.borrow_mut().0.push(report));
 }
 
