@@ -33,12 +33,12 @@ host="$(rustc +nightly -vV | sed -n 's/^host: //p')"
 for target in parse_compile run repl_input; do
     mkdir -p "artifacts/$target"
     echo "-- $target: $seconds s"
-    # Stops at the first crash, timeout or out-of-memory, keeping the input. The rss limit
-    # leaves room for what runs leave behind in the one process (reference cycles, which
-    # apy never frees: some 55 KB a `run` input, 2 GB after 37,000 of them).
+    # Stops at the first crash, timeout or out-of-memory, keeping the input. Runs leave
+    # nothing behind in the one process (`vm::teardown` frees their reference cycles), so
+    # the rss limit is what one input may use: the run target's 256 MB heap and more.
     # Absolute paths: whatever an input does, libFuzzer finds its folders.
     if ! "$target_dir/$host/release/$target" "$PWD/corpus/$target" \
-        -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -close_fd_mask=3 \
+        -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -close_fd_mask=3 \
         -dict="$PWD/python.dict" -artifact_prefix="$PWD/artifacts/$target/" </dev/null \
         2>"artifacts/$target.log"; then
         tail -n 40 "artifacts/$target.log"

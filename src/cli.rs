@@ -298,6 +298,7 @@ fn run_config(cli: &Cli, argv: Vec<String>) -> interp::Config {
         },
         explain: cli.explain,
         timeline: None,
+        exiting: true,
     }
 }
 

@@ -53,6 +53,10 @@ thread_local! {
 /// warnings and finalizers that the same drop queues after it (as CPython prints it from
 /// inside the deallocation).
 pub fn queue(report: Report) {
+    // What the cycles broken at the end held was never reported before (`vm::teardown`).
+    if crate::vm::teardown::tearing_down() {
+        return;
+    }
     if QUEUE.try_with(|q| q.borrow_mut().0.push(report)).is_ok() {
         crate::vm::generator::queue_native(flush);
     }

@@ -61,6 +61,12 @@ pub fn limit() -> Option<usize> {
     Some(LIMIT.load(Ordering::Relaxed)).filter(|&l| l != usize::MAX)
 }
 
+/// The bytes in use counted since the limit was set: what a test of what runs leave
+/// behind reads (`tests/teardown.rs`).
+pub fn in_use() -> isize {
+    USED.load(Ordering::Relaxed)
+}
+
 /// Gives the allocator what to run before it ends the process (called once per thread
 /// that writes program output; the last one given wins).
 pub fn set_last_words(hook: fn()) {

@@ -272,9 +272,21 @@ pub fn queue_native(report: fn(&mut Vm)) {
 
 /// Queues work for [`Vm::run_finalizers`]; dropped silently once the thread is ending.
 fn queue_finalizer(pending: Finalizer) {
+    if super::teardown::tearing_down() {
+        return;
+    }
     let queued = FINALIZERS.try_with(|q| q.borrow_mut().push(pending));
     if queued.is_ok() {
         FINALIZERS_PENDING.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Drops the queued work unrun (`teardown::collect_cycles`), with what dropping it queues.
+pub fn discard_finalizers() {
+    while let Ok(pending) = FINALIZERS.try_with(|q| std::mem::take(&mut *q.borrow_mut()))
+        && !pending.is_empty()
+    {
+        drop(pending);
     }
 }
 

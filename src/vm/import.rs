@@ -283,6 +283,7 @@ impl Vm {
                 g.set_str(self.intern("__path__"), Value::list(vec![dir]));
             }
         }
+        super::teardown::watch_module(&globals);
         let module = Value::object(Object::new(
             self.types.module.clone(),
             ObjectKind::Module {
@@ -458,6 +459,7 @@ impl Vm {
             let key = self.intern(k);
             dict.table.borrow_mut().set_str(key, v);
         }
+        super::teardown::watch_module(&dict);
         Value::object(Object::new(
             self.types.module.clone(),
             ObjectKind::Module {

@@ -54,6 +54,7 @@ pub mod set_ops;
 pub mod slots;
 pub mod source_lines;
 pub mod stack;
+pub mod teardown;
 pub mod thread_list;
 pub mod threads;
 pub mod trace;

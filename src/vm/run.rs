@@ -134,6 +134,7 @@ impl Vm {
                 g.set_str(self.intern("__file__"), file);
             }
         }
+        super::teardown::watch_module(&globals);
         // `sys.modules['__main__']` is the module whose namespace the program runs in.
         let main_module = Value::object(Object::new(
             self.types.module.clone(),

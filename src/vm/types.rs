@@ -43,6 +43,7 @@ pub fn make_type(name: &str, bases: Vec<Rc<PyType>>, layout: Layout, builtin: bo
     let mut mro = vec![ty.clone()];
     mro.extend(mro_tail);
     *ty.mro.borrow_mut() = mro;
+    super::teardown::watch_type(&ty);
     ty
 }
 
@@ -1282,6 +1283,7 @@ impl Vm {
         let mut mro = vec![ty.clone()];
         mro.extend(tail);
         *ty.mro.borrow_mut() = mro;
+        super::teardown::watch_type(&ty);
         let qualname_key = self.names.qualname.clone();
         ty.dict.borrow_mut().remove_str(&qualname_key);
         super::slots::install(self, &ty)?;
