@@ -77,6 +77,7 @@ mod time;
 mod time_browser;
 #[cfg(not(target_arch = "wasm32"))]
 mod time_calendar;
+mod tracemalloc;
 mod tuple_type;
 mod weakref;
 

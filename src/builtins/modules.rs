@@ -37,6 +37,7 @@ pub fn register(vm: &mut Vm) {
         ("_dis", super::dis::module),
         ("_sre", super::sre::module),
         ("_weakref", super::weakref::module),
+        ("_tracemalloc", super::tracemalloc::module),
     ];
     for &(name, make) in modules {
         vm.register_module(name, make);

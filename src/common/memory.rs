@@ -13,11 +13,17 @@
 //! writes out the program's output (the hook the VM gives [`set_last_words`]), prints
 //! `MemoryError` as CPython's last line, and exits with status 1.
 //! Without a limit the allocator costs one load and branch per call.
+//!
+//! The same slow path carries `tracemalloc` ([`Tracer`], installed with [`set_tracer`]):
+//! while a tracer is installed, each allocation asks it where the program is (before the
+//! block is made, so the frames it reads are still whole) and reports the block to it, and
+//! each release reports the address. Nothing else pays for it: with neither a limit nor a
+//! tracer, [`WATCHED`] is false and the allocator goes straight to the system's.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, AtomicIsize, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicIsize, AtomicPtr, AtomicUsize, Ordering};
 
 /// The limit in bytes (`usize::MAX`: none, nothing counted).
 static LIMIT: AtomicUsize = AtomicUsize::new(usize::MAX);
@@ -30,10 +36,61 @@ static DYING: AtomicBool = AtomicBool::new(false);
 /// Set when an allocation that could not be refused passed the limit (granted from the
 /// reserve): a `MemoryError` for the VM to raise.
 static OVER: AtomicBool = AtomicBool::new(false);
+/// True while a limit is set or a tracer installed: the one flag the allocator's fast
+/// path reads.
+static WATCHED: AtomicBool = AtomicBool::new(false);
+/// The installed tracer (null: none).
+static TRACER: AtomicPtr<Tracer> = AtomicPtr::new(std::ptr::null_mut());
 
 thread_local! {
     /// Set while this thread allocates through [`fallible`]: a refusal returns null.
     static FALLIBLE: Cell<bool> = const { Cell::new(false) };
+    /// Set while this thread runs the tracer (or [`untraced`]): what it allocates and
+    /// frees for itself is not reported to it.
+    static IN_TRACER: Cell<bool> = const { Cell::new(false) };
+}
+
+/// What follows the heap for `tracemalloc`: three functions the allocator calls, never
+/// from inside one another (what they allocate is not reported).
+pub struct Tracer {
+    /// Where the program is, asked before a block is made: an id for `record`, or None
+    /// when nothing is traced here (another thread, no code running).
+    pub locate: fn(size: usize) -> Option<u32>,
+    /// A block of `size` bytes at `address` was made where `locate` said.
+    pub record: fn(address: usize, size: usize, site: u32),
+    /// The block at `address` was freed (or moved by a reallocation).
+    pub forget: fn(address: usize),
+}
+
+/// Installs `tracer` (or removes it: None). The allocator slows down only while one is
+/// installed.
+pub fn set_tracer(tracer: Option<&'static Tracer>) {
+    let pointer = tracer.map_or(std::ptr::null_mut(), |t| std::ptr::from_ref(t).cast_mut());
+    TRACER.store(pointer, Ordering::Relaxed);
+    WATCHED.store(tracer.is_some() || limit().is_some(), Ordering::Relaxed);
+}
+
+/// Runs `work` without reporting what it allocates or frees to the tracer (the tracer's
+/// own tables, changed from outside the allocator).
+pub fn untraced<T>(work: impl FnOnce() -> T) -> T {
+    let outer = IN_TRACER.with(|f| f.replace(true));
+    let result = work();
+    IN_TRACER.with(|f| f.set(outer));
+    result
+}
+
+/// Runs `call` with the installed tracer, unless there is none or the tracer is already
+/// running on this thread.
+#[inline]
+fn with_tracer<T>(call: impl FnOnce(&Tracer) -> T) -> Option<T> {
+    let tracer = TRACER.load(Ordering::Relaxed);
+    if tracer.is_null() || IN_TRACER.with(|f| f.replace(true)) {
+        return None;
+    }
+    // SAFETY: only `set_tracer` stores here, and it stores a `&'static Tracer`.
+    let result = call(unsafe { &*tracer });
+    IN_TRACER.with(|f| f.set(false));
+    Some(result)
 }
 
 /// Sets the limit (`--max-memory`); counting starts now, from 0 (a fuzz target sets it
@@ -42,6 +99,7 @@ pub fn set_limit(bytes: usize) {
     USED.store(0, Ordering::Relaxed);
     OVER.store(false, Ordering::Relaxed);
     LIMIT.store(bytes, Ordering::Relaxed);
+    WATCHED.store(true, Ordering::Relaxed);
 }
 
 /// What may be granted past the limit to allocations that cannot be refused, until the VM
@@ -185,30 +243,49 @@ fn die(size: usize) -> ! {
     }
 }
 
-// SAFETY: every method forwards to `System` with the same layout; the accounting only
-// decides whether to forward.
-unsafe impl GlobalAlloc for Accounting {
-    #[inline]
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: the caller's layout, as `GlobalAlloc::alloc` requires.
-        Self::counted(layout.size(), || unsafe { System.alloc(layout) })
+impl Accounting {
+    /// An allocation while a limit is set or a tracer installed: located before it is
+    /// made, counted, and reported.
+    #[cold]
+    #[inline(never)]
+    fn alloc_watched(layout: Layout, zeroed: bool) -> *mut u8 {
+        let site = with_tracer(|t| (t.locate)(layout.size())).flatten();
+        let p = Self::counted(layout.size(), || {
+            // SAFETY: the caller's layout, as `GlobalAlloc::alloc` requires.
+            unsafe {
+                if zeroed {
+                    System.alloc_zeroed(layout)
+                } else {
+                    System.alloc(layout)
+                }
+            }
+        });
+        if let Some(site) = site {
+            with_tracer(|t| (t.record)(p as usize, layout.size(), site));
+        }
+        p
     }
 
-    #[inline]
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: as in `alloc`.
-        Self::counted(layout.size(), || unsafe { System.alloc_zeroed(layout) })
+    /// What the system gave for `size` bytes, or the refusal when it gave nothing.
+    #[inline(always)]
+    fn granted(p: *mut u8, size: usize) -> *mut u8 {
+        if p.is_null() {
+            return Self::refuse(size);
+        }
+        p
     }
 
-    #[inline]
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        Self::give_back(layout.size());
-        // SAFETY: `ptr` was allocated by `System` with `layout`.
-        unsafe { System.dealloc(ptr, layout) }
+    #[cold]
+    #[inline(never)]
+    fn dealloc_watched(ptr: *mut u8, size: usize) {
+        Self::give_back(size);
+        with_tracer(|t| (t.forget)(ptr as usize));
     }
 
-    #[inline]
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+    #[cold]
+    #[inline(never)]
+    fn realloc_watched(ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let site = with_tracer(|t| (t.locate)(new_size)).flatten();
         let old = layout.size();
         if new_size > old && !Self::take(new_size - old) {
             return Self::refuse(new_size);
@@ -224,7 +301,53 @@ unsafe impl GlobalAlloc for Accounting {
         if new_size < old {
             Self::give_back(old - new_size);
         }
+        with_tracer(|t| {
+            (t.forget)(ptr as usize);
+            if let Some(site) = site {
+                (t.record)(p as usize, new_size, site);
+            }
+        });
         p
+    }
+}
+
+// SAFETY: every method forwards to `System` with the same layout; the accounting only
+// decides whether to forward.
+unsafe impl GlobalAlloc for Accounting {
+    #[inline]
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if !WATCHED.load(Ordering::Relaxed) {
+            // SAFETY: the caller's layout, as `GlobalAlloc::alloc` requires.
+            return Self::granted(unsafe { System.alloc(layout) }, layout.size());
+        }
+        Self::alloc_watched(layout, false)
+    }
+
+    #[inline]
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if !WATCHED.load(Ordering::Relaxed) {
+            // SAFETY: as in `alloc`.
+            return Self::granted(unsafe { System.alloc_zeroed(layout) }, layout.size());
+        }
+        Self::alloc_watched(layout, true)
+    }
+
+    #[inline]
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if WATCHED.load(Ordering::Relaxed) {
+            Self::dealloc_watched(ptr, layout.size());
+        }
+        // SAFETY: `ptr` was allocated by `System` with `layout`.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    #[inline]
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if !WATCHED.load(Ordering::Relaxed) {
+            // SAFETY: `ptr` was allocated by `System` with `layout`, as the caller promises.
+            return Self::granted(unsafe { System.realloc(ptr, layout, new_size) }, new_size);
+        }
+        Self::realloc_watched(ptr, layout, new_size)
     }
 }
 

@@ -100,6 +100,11 @@ const MODULES: &[(&str, &str, &str)] = &[
     ),
     ("re", "re/__init__.py", include_str!("re.apy")),
     ("weakref", "weakref.py", include_str!("weakref.apy")),
+    (
+        "tracemalloc",
+        "tracemalloc.py",
+        include_str!("tracemalloc.apy"),
+    ),
 ];
 
 /// Makes every library module importable in `vm`.

@@ -31,12 +31,59 @@ pub struct FrameObject {
     running: Cell<Option<(usize, usize)>>,
 }
 
+thread_local! {
+    /// The frame chain of the VM whose allocations `tracemalloc` traces on this thread
+    /// (null: none), read by [`allocation_site`] at each allocation.
+    static TRACED_CHAIN: Cell<*const FrameChain> = const { Cell::new(std::ptr::null()) };
+}
+
+type FrameChain = Vec<(*const Frame, *const InlineFrames)>;
+
+/// The running Python frames, innermost first, as their file and line, for `tracemalloc`:
+/// `each` gets the first `limit` of them; the answer is how many there are in all. None
+/// when no VM traces its allocations on this thread. Allocates nothing, and is called by
+/// the allocator before it makes a block, so every frame it reads is whole.
+pub fn allocation_site(limit: usize, mut each: impl FnMut(&str, u32)) -> Option<usize> {
+    let chain = TRACED_CHAIN.with(Cell::get);
+    if chain.is_null() {
+        return None;
+    }
+    // SAFETY: `Vm::locate_allocations` stored the address of a live VM's chain, and the
+    // VM takes it back before it goes away; the entries are as in `Vm::python_frames`.
+    let chain = unsafe { &*chain };
+    let mut count = 0;
+    for &(base, callees) in chain.iter().rev() {
+        // SAFETY: as in `Vm::python_frames`.
+        let (base, callees) = unsafe { (&*base, &*callees) };
+        for frame in callees.running().chain(std::iter::once(base)) {
+            if count < limit {
+                each(&frame.code.code.filename, frame.line());
+            }
+            count += 1;
+        }
+    }
+    Some(count)
+}
+
 impl Vm {
     /// Publishes the frames a starting `execute` works on, for [`Vm::python_frames`];
     /// `run_frame_unwinding` withdraws them when `execute` returns.
     #[inline(always)]
     pub(super) fn publish_frames(&mut self, base: &Frame, callees: &InlineFrames) {
         self.frame_chain.push((base, callees));
+    }
+
+    /// Lets [`allocation_site`] read this VM's running frames (`tracemalloc.start`), or
+    /// stops it (`stop`, and the VM going away).
+    pub fn locate_allocations(&self, on: bool) {
+        let mine: *const FrameChain = &self.frame_chain;
+        TRACED_CHAIN.with(|chain| {
+            if on {
+                chain.set(mine);
+            } else if chain.get() == mine {
+                chain.set(std::ptr::null());
+            }
+        });
     }
 
     /// The Python frames running now, innermost first. A generator's frame is among them

@@ -366,6 +366,7 @@ impl Drop for Vm {
     /// when the buffer was a field of the `Vm`.
     fn drop(&mut self) {
         flush_program_stdout();
+        self.locate_allocations(false);
     }
 }
 
