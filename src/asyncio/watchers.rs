@@ -12,6 +12,7 @@
 //! waiting on a socket is not deadlocked); virtual time stands still while it waits.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::os::fd::RawFd;
 use std::time::Instant;
 
@@ -21,12 +22,13 @@ use crate::common::net::{self, Epoll};
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
 
-/// The descriptors a loop watches, each with the handle its readiness schedules.
+/// The descriptors a loop watches, each with the handle its readiness schedules (maps,
+/// as `_fd_to_key` is: a loop with many connections finds each in one step).
 #[derive(Default)]
 pub struct Watchers {
     epoll: Option<Epoll>,
-    readers: Vec<(RawFd, Value)>,
-    writers: Vec<(RawFd, Value)>,
+    readers: HashMap<RawFd, Value>,
+    writers: HashMap<RawFd, Value>,
 }
 
 /// What one select saw, for the trace: how long it blocked (None: it only polled) and
@@ -47,10 +49,10 @@ impl Watchers {
     /// The epoll events `fd` is watched for now.
     fn events(&self, fd: RawFd) -> u32 {
         let mut events = 0;
-        if self.readers.iter().any(|(f, _)| *f == fd) {
+        if self.readers.contains_key(&fd) {
             events |= net::READABLE;
         }
-        if self.writers.iter().any(|(f, _)| *f == fd) {
+        if self.writers.contains_key(&fd) {
             events |= net::WRITABLE;
         }
         events
@@ -69,13 +71,7 @@ impl Watchers {
         } else {
             &mut self.readers
         };
-        let old = match list.iter_mut().find(|(f, _)| *f == fd) {
-            Some(slot) => Some(std::mem::replace(&mut slot.1, handle)),
-            None => {
-                list.push((fd, handle));
-                None
-            }
-        };
+        let old = list.insert(fd, handle);
         let after = self.events(fd);
         let epoll = match &mut self.epoll {
             Some(epoll) => epoll,
@@ -92,7 +88,7 @@ impl Watchers {
             } else {
                 &mut self.readers
             };
-            list.retain(|(f, _)| *f != fd);
+            list.remove(&fd);
             return Err(e);
         }
         Ok(old)
@@ -105,8 +101,7 @@ impl Watchers {
         } else {
             &mut self.readers
         };
-        let at = list.iter().position(|(f, _)| *f == fd)?;
-        let (_, handle) = list.remove(at);
+        let handle = list.remove(&fd)?;
         let after = self.events(fd);
         if let Some(epoll) = &self.epoll {
             // A descriptor closed first has left the epoll set already.
@@ -119,9 +114,14 @@ impl Watchers {
         Some(handle)
     }
 
+    /// The descriptors watched with their events, for a wait without epoll (with it, the
+    /// epoll set has them and an empty list does).
     fn watched(&self) -> Vec<(RawFd, u32)> {
-        let mut fds: Vec<RawFd> = self.readers.iter().map(|(f, _)| *f).collect();
-        fds.extend(self.writers.iter().map(|(f, _)| *f));
+        if self.epoll.is_some() {
+            return Vec::new();
+        }
+        let mut fds: Vec<RawFd> = self.readers.keys().copied().collect();
+        fds.extend(self.writers.keys().copied());
         fds.sort_unstable();
         fds.dedup();
         fds.into_iter().map(|fd| (fd, self.events(fd))).collect()
@@ -152,7 +152,8 @@ pub fn select(
     // The epoll instance is only borrowed for the wait: nothing runs Python code meanwhile.
     let ready = {
         let io = watchers.borrow();
-        wait_descriptors(vm, io.epoll.as_ref(), &watched, timeout)
+        let count = io.readers.len() + io.writers.len();
+        wait_descriptors(vm, io.epoll.as_ref().map(|e| (e, count)), &watched, timeout)
     }?;
     let waited = (timeout != Some(0.0)).then(|| started.elapsed().as_secs_f64());
     if ready.is_empty()
@@ -165,8 +166,7 @@ pub fn select(
     let (mut readers, mut writers) = (Vec::new(), Vec::new());
     let io = watchers.borrow();
     for &(fd, mask) in &ready {
-        let found =
-            |list: &[(RawFd, Value)]| list.iter().find(|(f, _)| *f == fd).map(|(_, h)| h.clone());
+        let found = |list: &HashMap<RawFd, Value>| list.get(&fd).cloned();
         if mask & (net::READABLE | net::ERROR) != 0 {
             readers.extend(found(&io.readers));
         }

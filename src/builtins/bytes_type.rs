@@ -19,7 +19,7 @@ use crate::common::sizes::{check_text_len, repeat_items};
 use crate::common::str_ops::StripSide;
 use crate::compile::bytecode::CompareOperator;
 use crate::vm::args::{OrRaise, Signature, check_kwargs, kwarg};
-use crate::vm::bytes::PyBytes;
+use crate::vm::bytes::{PyBytes, pick_bytes};
 use crate::vm::compare::compare_native;
 use crate::vm::object::{KwArgs, NativeFn, ObjectKind, PyType};
 use crate::vm::value::Value;
@@ -176,16 +176,17 @@ fn repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 
 /// `b[i]` (an int) and `b[i:j:k]` (of the same type).
 fn getitem(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    let data = this(vm, args)?.data().clone();
     let key = args.get(1).cloned().unwrap_or(Value::None);
-    let name = kind(vm, &args[0]);
     if let Value::Object(o) = &key
         && let ObjectKind::Slice { start, stop, step } = &o.kind
     {
-        let (start, _, step, count) = vm.slice_indices(data.len(), start, stop, step)?;
-        let picked = (0..count).map(|k| data[(start + k as i64 * step) as usize]);
-        return Ok(like(vm, &args[0], picked.collect()));
+        let len = this(vm, args)?.data().len();
+        let (start, _, step, count) = vm.slice_indices(len, start, stop, step)?;
+        // The indices are computed (which may run `__index__`) before the buffer is read.
+        let picked = pick_bytes(&this(vm, args)?.data(), start, step, count);
+        return Ok(like(vm, &args[0], picked));
     }
+    let name = kind(vm, &args[0]);
     let Some(i) = vm.index_value(&key)? else {
         let what = if name == "bytes" { "byte" } else { name };
         return Err(vm.type_error(format!(
@@ -193,6 +194,7 @@ fn getitem(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
             vm.type_name(&key)
         )));
     };
+    let data = this(vm, args)?.data();
     let j = if i < 0 { i + data.len() as i64 } else { i };
     match usize::try_from(j).ok().and_then(|j| data.get(j)) {
         Some(&b) => Ok(Value::Int(b.into())),
@@ -283,13 +285,22 @@ fn iter(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 /// `find`, `rfind`, `index`, `rindex`, `count`: `(sub[, start[, end]])`, `sub` bytes or
 /// an int.
 fn search(vm: &mut Vm, args: &[Value], kw: &KwArgs, name: &'static str) -> PyResult<Value> {
-    let signature = Signature::positional("bytes", name, &["sub", "start", "end"], 1);
-    let data = this(vm, args)?.data().clone();
-    let bound = signature.bind(vm, &args[1..], kw)?;
+    this(vm, args)?;
+    // `find(sub)` and `find(sub, start)` (readuntil's) need no binding by name.
+    let bound = match &args[1..] {
+        [sub] if kw.is_empty() => [Some(sub.clone()), None, None],
+        [sub, start] if kw.is_empty() => [Some(sub.clone()), Some(start.clone()), None],
+        rest => {
+            let owner = kind(vm, &args[0]);
+            let signature = Signature::positional(owner, name, &["sub", "start", "end"], 1);
+            let bound = signature.bind(vm, rest, kw)?;
+            [bound[0].clone(), bound[1].clone(), bound[2].clone()]
+        }
+    };
     let sub = bound[0].clone().unwrap_or(Value::None);
-    let sub = match bytes_of(&sub) {
-        Some(sub) => sub,
-        None if vm.index_value(&sub)?.is_some() => vec![byte_value(vm, &sub)?],
+    let byte = match payload(&sub) {
+        Some(_) => None,
+        None if vm.index_value(&sub)?.is_some() => Some(byte_value(vm, &sub)?),
         None => {
             return Err(vm.type_error(format!(
                 "argument should be integer or bytes-like object, not '{}'",
@@ -299,16 +310,26 @@ fn search(vm: &mut Vm, args: &[Value], kw: &KwArgs, name: &'static str) -> PyRes
     };
     let start = slice_bound(vm, bound[1].as_ref())?;
     let end = slice_bound(vm, bound[2].as_ref())?;
-    let found = |reverse| bytes_ops::find(&data, &sub, start, end, reverse);
-    Ok(Value::Int(match name {
+    // Read in place: nothing runs Python code from here on.
+    let data = this(vm, args)?.data();
+    let sub_buffer = payload(&sub).map(PyBytes::data);
+    let sub: &[u8] = match (&sub_buffer, &byte) {
+        (Some(buffer), _) => buffer,
+        (None, Some(b)) => std::slice::from_ref(b),
+        (None, None) => &[],
+    };
+    let found = |reverse| bytes_ops::find(&data, sub, start, end, reverse);
+    let at = match name {
         "find" => found(false),
         "rfind" => found(true),
-        "index" | "rindex" => match found(name == "rindex") {
-            -1 => return Err(vm.value_error("subsection not found")),
-            at => at,
-        },
-        _ => bytes_ops::count(&data, &sub, start, end) as i64,
-    }))
+        "index" | "rindex" => found(name == "rindex"),
+        _ => bytes_ops::count(&data, sub, start, end) as i64,
+    };
+    drop((data, sub_buffer));
+    if at == -1 && matches!(name, "index" | "rindex") {
+        return Err(vm.value_error("subsection not found"));
+    }
+    Ok(Value::Int(at))
 }
 
 /// `startswith` / `endswith`: bytes or a tuple of bytes, with an optional range.
@@ -443,6 +464,14 @@ pub(super) fn codec_args(vm: &Vm, method: &str, bound: &[Option<Value>]) -> PyRe
 }
 
 fn decode(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    // `b.decode()` of valid UTF-8: the text, with no codec to look up.
+    if let [this] = args
+        && kw.is_empty()
+        && let Some(buffer) = payload(this)
+        && let Ok(text) = std::str::from_utf8(&buffer.data())
+    {
+        return Ok(Value::str(text));
+    }
     let signature = Signature::keywords("bytes", "decode", &["encoding", "errors"], 0, 0);
     let data = this(vm, args)?.data().clone();
     let bound = signature.bind(vm, &args[1..], kw)?;
@@ -456,9 +485,14 @@ fn encode(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let Some(Value::Str(text)) = args.first() else {
         return Err(vm.type_error("descriptor 'encode' requires a 'str' object"));
     };
-    let bound = signature.bind(vm, &args[1..], kw)?;
-    let [encoding, errors] = codec_args(vm, "encode", &bound)?;
-    let data = codecs::encode(vm, text.as_str(), &encoding, &errors)?;
+    let data = if args.len() == 1 && kw.is_empty() {
+        // `s.encode()`: UTF-8, which every str encodes to, with no codec to look up.
+        text.as_str().as_bytes().to_vec()
+    } else {
+        let bound = signature.bind(vm, &args[1..], kw)?;
+        let [encoding, errors] = codec_args(vm, "encode", &bound)?;
+        codecs::encode(vm, text.as_str(), &encoding, &errors)?
+    };
     vm.ready_bytes();
     Ok(vm.new_bytes(data))
 }
@@ -818,11 +852,20 @@ pub fn init(vm: &mut Vm) {
     codecs::init(vm);
 }
 
+/// The types' length slot (`PyType::native_len`): a bytes' or bytearray's, read in place
+/// (a subclass, which may define `__len__` or `__bool__`, is asked).
+fn plain_len(vm: &mut Vm, v: &Value) -> Option<usize> {
+    let Value::Object(o) = v else { return None };
+    let exact = Rc::ptr_eq(&o.class, &vm.types.bytes) || Rc::ptr_eq(&o.class, &vm.types.bytearray);
+    exact.then(|| payload(v).map(|b| b.data().len()))?
+}
+
 /// The methods of both types, installed on their first use.
 fn install_methods(vm: &mut Vm) {
     let bytes = vm.types.bytes.clone();
     let bytearray = vm.types.bytearray.clone();
     for ty in [&bytes, &bytearray] {
+        ty.native_len.set(Some(plain_len));
         vm.set_type_attr(ty, "__module__", Value::str("builtins"));
         install(vm, ty, SHARED);
     }

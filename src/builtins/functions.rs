@@ -172,7 +172,26 @@ fn class_info(vm: &Vm, fname: &str, v: &Value) -> PyResult<Vec<Rc<crate::vm::obj
     }
 }
 
+/// `isinstance(obj, info)` when `info` is a class or a tuple of classes without a
+/// metaclass (so without an `__instancecheck__` to run); None for any other `info`.
+fn plain_isinstance(vm: &Vm, obj: &Value, info: &Value) -> Option<bool> {
+    let ty = vm.type_of(obj);
+    let plain = |v: &Value| matches!(v, Value::Type(cls) if cls.meta.is_none());
+    let is = |v: &Value| matches!(v, Value::Type(cls) if Rc::ptr_eq(ty, cls) || ty.is_subtype(cls));
+    match info {
+        Value::Type(_) if plain(info) => Some(is(info)),
+        Value::Tuple(t) if t.items.iter().all(plain) => Some(t.items.iter().any(is)),
+        _ => None,
+    }
+}
+
 fn builtin_isinstance(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    if let [obj, info] = args
+        && kw.is_empty()
+        && let Some(found) = plain_isinstance(vm, obj, info)
+    {
+        return Ok(Value::Bool(found));
+    }
     check_kwargs(vm, "isinstance", kw, &[])?;
     check_arity(vm, "isinstance", args, 2, 2)?;
     let classes = class_info(vm, "isinstance", &args[1])?;

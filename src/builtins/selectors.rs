@@ -242,17 +242,18 @@ fn select(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 }
 
 /// The descriptors ready within `timeout` seconds (None: no limit), with their
-/// readiness as epoll words it.
+/// readiness as epoll words it: from `epoll` and the number of descriptors in it, or
+/// without one, by polling `watched`.
 pub fn wait_descriptors(
     vm: &mut Vm,
-    epoll: Option<&Epoll>,
+    epoll: Option<(&Epoll, usize)>,
     watched: &[(RawFd, u32)],
     timeout: Option<f64>,
 ) -> PyResult<Vec<(RawFd, u32)>> {
     let deadline =
         timeout.and_then(|t| Instant::now().checked_add(Duration::try_from_secs_f64(t).ok()?));
     let mut fds: Vec<net::PollFd> = match epoll {
-        Some(epoll) => vec![net::poll_fd(epoll.fd(), libc::POLLIN)],
+        Some((epoll, _)) => vec![net::poll_fd(epoll.fd(), libc::POLLIN)],
         None => watched
             .iter()
             .map(|&(fd, mask)| {
@@ -279,9 +280,7 @@ pub fn wait_descriptors(
         return Ok(Vec::new());
     }
     match epoll {
-        Some(epoll) => epoll
-            .ready(watched.len().max(1))
-            .map_err(|e| os_error(vm, &e)),
+        Some((epoll, count)) => epoll.ready(count.max(1)).map_err(|e| os_error(vm, &e)),
         None => Ok(fds
             .iter()
             .filter(|p| p.revents != 0)
@@ -316,7 +315,7 @@ fn wait(vm: &mut Vm, sel: &Selector, timeout: Option<f64>) -> PyResult<Vec<(RawF
         })
         .collect();
     let epoll = match &sel.backend {
-        Backend::Epoll(epoll) => Some(epoll),
+        Backend::Epoll(epoll) => Some((epoll, watched.len())),
         Backend::Poll => None,
     };
     wait_descriptors(vm, epoll, &watched, timeout)

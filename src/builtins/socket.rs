@@ -361,14 +361,39 @@ fn flags_arg(vm: &mut Vm, v: Option<&Value>) -> PyResult<i32> {
     }
 }
 
+/// The arguments of `name(first, flags=0)` after `self`, positional only, with the
+/// messages of CPython's `PyArg_ParseTuple` ("recv() takes at least 1 argument (0 given)").
+fn first_and_flags(
+    vm: &Vm,
+    args: &[Value],
+    kw: &KwArgs,
+    name: &'static str,
+) -> PyResult<[Option<Value>; 2]> {
+    if !kw.is_empty() {
+        return Err(vm.type_error(format!("socket.{name}() takes no keyword arguments")));
+    }
+    match &args[1..] {
+        [first] => Ok([Some(first.clone()), None]),
+        [first, flags] => Ok([Some(first.clone()), Some(flags.clone())]),
+        rest => {
+            let (bound, n) = if rest.is_empty() {
+                ("at least 1 argument", 0)
+            } else {
+                ("at most 2 arguments", rest.len())
+            };
+            Err(vm.type_error(format!("{name}() takes {bound} ({n} given)")))
+        }
+    }
+}
+
 /// The socket, the data and the flags of `send(data, flags=0)` and `sendall`.
 fn data_and_flags<'a>(
     vm: &mut Vm,
     args: &'a [Value],
+    kw: &KwArgs,
     name: &'static str,
 ) -> PyResult<(&'a Socket, Vec<u8>, i32)> {
-    let bound =
-        Signature::positional("socket", name, &["data", "flags"], 1).bind(vm, &args[1..], &[])?;
+    let bound = first_and_flags(vm, args, kw, name)?;
     let sock = this(vm, args)?;
     let data = data_arg(vm, bound[0].as_ref().unwrap_or(&Value::None))?;
     let flags = flags_arg(vm, bound[1].as_ref())?;
@@ -379,27 +404,24 @@ fn data_and_flags<'a>(
 fn size_and_flags<'a>(
     vm: &mut Vm,
     args: &'a [Value],
+    kw: &KwArgs,
     name: &'static str,
 ) -> PyResult<(&'a Socket, usize, i32)> {
-    let bound = Signature::positional("socket", name, &["bufsize", "flags"], 1).bind(
-        vm,
-        &args[1..],
-        &[],
-    )?;
+    let bound = first_and_flags(vm, args, kw, name)?;
     let sock = this(vm, args)?;
     let size = bufsize_arg(vm, bound[0].as_ref().unwrap_or(&Value::None), name)?;
     let flags = flags_arg(vm, bound[1].as_ref())?;
     Ok((sock, size.min(1 << 24), flags))
 }
 
-fn send(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    let (sock, data, flags) = data_and_flags(vm, args, "send")?;
+fn send(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let (sock, data, flags) = data_and_flags(vm, args, kw, "send")?;
     let n = io_call(vm, sock, libc::POLLOUT, |fd| net::send(fd, &data, flags))?;
     Ok(Value::Int(n as i64))
 }
 
-fn sendall(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    let (sock, data, flags) = data_and_flags(vm, args, "sendall")?;
+fn sendall(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let (sock, data, flags) = data_and_flags(vm, args, kw, "sendall")?;
     let mut sent = 0;
     while sent < data.len() {
         sent += io_call(vm, sock, libc::POLLOUT, |fd| {
@@ -414,14 +436,47 @@ fn bufsize_arg(vm: &mut Vm, v: &Value, method: &str) -> PyResult<usize> {
     usize::try_from(n).map_err(|_| vm.value_error(format!("negative buffersize in {method}")))
 }
 
-fn recv(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    let (sock, size, flags) = size_and_flags(vm, args, "recv")?;
-    let mut buffer = Vec::with_capacity(size);
-    io_call(vm, sock, libc::POLLIN, |fd| {
-        net::recv_spare(fd, &mut buffer, flags)
+thread_local! {
+    /// The buffer `recv` and `recvfrom` read into, kept between calls: a fresh buffer of
+    /// the socket transport's 256 KiB (`max_size`) for each read cost the allocator an
+    /// mmap, an mremap and a munmap, three system calls where copying out the few bytes
+    /// that came costs less.
+    static READ_BUFFER: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
+/// The largest read that goes through `READ_BUFFER` (so the most it keeps); a larger one
+/// reads into a buffer of its own.
+const KEPT_READ_BUFFER: usize = 1 << 20;
+
+/// Runs `read`, which appends at most `size` bytes to the empty buffer it is given, and
+/// returns those bytes, in a buffer of their length, with what `read` returned.
+fn read_into_buffer<T>(
+    size: usize,
+    read: impl FnOnce(&mut Vec<u8>) -> PyResult<T>,
+) -> PyResult<(Vec<u8>, T)> {
+    if size > KEPT_READ_BUFFER {
+        let mut buffer = Vec::new();
+        let result = read(&mut buffer)?;
+        buffer.shrink_to_fit();
+        return Ok((buffer, result));
+    }
+    // Taken out while in use, so a read that starts meanwhile gets a buffer of its own.
+    let mut buffer = READ_BUFFER.take();
+    buffer.clear();
+    let result = read(&mut buffer);
+    let data = buffer.as_slice().to_vec();
+    READ_BUFFER.set(buffer);
+    result.map(|r| (data, r))
+}
+
+fn recv(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let (sock, size, flags) = size_and_flags(vm, args, kw, "recv")?;
+    let (data, _) = read_into_buffer(size, |buffer| {
+        io_call(vm, sock, libc::POLLIN, |fd| {
+            net::recv_spare(fd, buffer, size, flags)
+        })
     })?;
-    buffer.shrink_to_fit();
-    Ok(vm.new_bytes(buffer))
+    Ok(vm.new_bytes(data))
 }
 
 /// `recv_into(buffer, nbytes=0, flags=0)`: into a bytearray; the number of bytes read.
@@ -478,17 +533,14 @@ fn sendto(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     Ok(Value::Int(n as i64))
 }
 
-fn recvfrom(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    let (sock, size, flags) = size_and_flags(vm, args, "recvfrom")?;
-    let mut buffer = Vec::with_capacity(size);
-    let (_, from) = io_call(vm, sock, libc::POLLIN, |fd| {
-        net::recv_from(fd, &mut buffer, flags)
+fn recvfrom(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let (sock, size, flags) = size_and_flags(vm, args, kw, "recvfrom")?;
+    let (data, (_, from)) = read_into_buffer(size, |buffer| {
+        io_call(vm, sock, libc::POLLIN, |fd| {
+            net::recv_from(fd, buffer, size, flags)
+        })
     })?;
-    buffer.shrink_to_fit();
-    Ok(Value::tuple(vec![
-        vm.new_bytes(buffer),
-        address_value(&from),
-    ]))
+    Ok(Value::tuple(vec![vm.new_bytes(data), address_value(&from)]))
 }
 
 fn close(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {

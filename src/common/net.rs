@@ -196,10 +196,12 @@ pub fn recv(fd: RawFd, buffer: &mut [u8], flags: i32) -> io::Result<usize> {
     check_size(unsafe { libc::recv(fd, buffer.as_mut_ptr().cast(), buffer.len(), flags) })
 }
 
-/// `recv` into the unused capacity of `buffer` (which grows by what came): a big
-/// `recv(n)` costs no zeroing of memory the kernel then overwrites, as CPython's does not.
-pub fn recv_spare(fd: RawFd, buffer: &mut Vec<u8>, flags: i32) -> io::Result<usize> {
-    let spare = buffer.spare_capacity_mut();
+/// `recv` of at most `size` bytes into the unused capacity of `buffer` (which grows by
+/// what came): a big `recv(n)` costs no zeroing of memory the kernel then overwrites, as
+/// CPython's does not.
+pub fn recv_spare(fd: RawFd, buffer: &mut Vec<u8>, size: usize, flags: i32) -> io::Result<usize> {
+    buffer.reserve(size);
+    let spare = &mut buffer.spare_capacity_mut()[..size];
     // SAFETY: the spare capacity is valid for writing its length.
     let n = check_size(unsafe { libc::recv(fd, spare.as_mut_ptr().cast(), spare.len(), flags) })?;
     // SAFETY: recv initialised the first `n` bytes of the spare capacity.
@@ -222,12 +224,18 @@ pub fn send_to(fd: RawFd, data: &[u8], flags: i32, addr: &SockAddr) -> io::Resul
     })
 }
 
-/// `recvfrom` into the unused capacity of `buffer`, as `recv_spare`.
-pub fn recv_from(fd: RawFd, buffer: &mut Vec<u8>, flags: i32) -> io::Result<(usize, SockAddr)> {
+/// `recvfrom` of at most `size` bytes into the unused capacity of `buffer`, as `recv_spare`.
+pub fn recv_from(
+    fd: RawFd,
+    buffer: &mut Vec<u8>,
+    size: usize,
+    flags: i32,
+) -> io::Result<(usize, SockAddr)> {
     // SAFETY: all-zero bytes are a valid sockaddr_storage.
     let mut storage: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
     let mut len = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
-    let spare = buffer.spare_capacity_mut();
+    buffer.reserve(size);
+    let spare = &mut buffer.spare_capacity_mut()[..size];
     // SAFETY: the spare capacity, `storage` and `len` are valid for writing.
     let n = check_size(unsafe {
         libc::recvfrom(

@@ -45,6 +45,18 @@ impl PyBytes {
     }
 }
 
+/// The `count` bytes of `data` from `start` on, `step` apart (a slice's, from
+/// `slice_indices`; those past the end of a bytearray that shrank meanwhile are left out).
+pub fn pick_bytes(data: &[u8], start: i64, step: i64, count: usize) -> Vec<u8> {
+    if step == 1 {
+        let start = (start as usize).min(data.len());
+        return data[start..(start + count).min(data.len())].to_vec();
+    }
+    (0..count)
+        .filter_map(|k| data.get((start + k as i64 * step) as usize).copied())
+        .collect()
+}
+
 impl Vm {
     /// Makes the methods of `bytes` and `bytearray` ready, on the first use of either: a
     /// literal met when code is loaded, a call of either type, `str.encode`, the `socket`

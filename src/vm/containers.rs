@@ -7,6 +7,7 @@
 
 use std::cell::{RefCell, RefMut};
 use std::convert::Infallible;
+use std::rc::Rc;
 
 use num_traits::Signed;
 
@@ -597,11 +598,39 @@ impl Vm {
                     None => Err(self.value_error("slice step cannot be zero")),
                 }
             }
+            Value::Object(o)
+                if (Rc::ptr_eq(&o.class, &self.types.bytes)
+                    || Rc::ptr_eq(&o.class, &self.types.bytearray))
+                    && let Some(buffer) = container.native::<super::bytes::PyBytes>() =>
+            {
+                let bytearray = Rc::ptr_eq(&o.class, &self.types.bytearray);
+                self.slice_bytes(buffer, bytearray, [start, stop, step])
+            }
             _ => {
                 let slice = self.new_slice(start.clone(), stop.clone(), step.clone());
                 self.get_item(container, &slice)
             }
         }
+    }
+
+    /// `b[start:stop:step]` of a bytes or bytearray (not a subclass's, which may define
+    /// `__getitem__`): what their `__getitem__` gives, without a slice object or a call.
+    fn slice_bytes(
+        &mut self,
+        buffer: &super::bytes::PyBytes,
+        bytearray: bool,
+        [start, stop, step]: [&Value; 3],
+    ) -> PyResult<Value> {
+        let len = buffer.data().len();
+        let (s, _, st, n) = self.slice_indices(len, start, stop, step)?;
+        // Read after the indices (whose `__index__` may change a bytearray): past its end
+        // nothing is taken.
+        let picked = super::bytes::pick_bytes(&buffer.data(), s, st, n);
+        Ok(if bytearray {
+            self.new_bytearray(picked)
+        } else {
+            self.new_bytes(picked)
+        })
     }
 
     pub fn new_slice(&self, start: Value, stop: Value, step: Value) -> Value {

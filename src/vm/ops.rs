@@ -575,6 +575,10 @@ impl Vm {
                 },
                 ObjectKind::DictView { dict, .. } => dict.table.borrow().len(),
                 _ => {
+                    // A native container's length, read in place (bytes, a deque).
+                    if let Some(len) = o.class.native_len.get().and_then(|len| len(self, v)) {
+                        return Ok(len);
+                    }
                     let f = if o.class.builtin {
                         None
                     } else {
