@@ -111,6 +111,27 @@ fn compiling_many_constants_and_locals_is_linear() {
     assert!(cpu < Duration::from_secs(30), "{cpu:?}");
 }
 
+/// `str()` of an int far over the 4,300-digit limit is refused before any conversion (the
+/// conversion is quadratic: 1 s for 7·10⁶ bits in release, past `--time-limit`, found by the
+/// fuzz campaign). Timed in the child's CPU time: refusing takes milliseconds.
+#[test]
+fn str_of_a_huge_int_is_refused_at_once() {
+    let program = "n = 1 << 10**7
+try:
+    str(n)
+except ValueError as e:
+    print(e)
+";
+    let (output, cpu) = apy_cpu_time(&["--time-limit", "60", "-"], program);
+    assert_eq!(
+        stdout(&output),
+        "Exceeds the limit (4300 digits) for integer string conversion; use \
+         sys.set_int_max_str_digits() to increase the limit\n",
+        "{output:?}"
+    );
+    assert!(cpu < Duration::from_secs(5), "{cpu:?}");
+}
+
 /// Runs apy as [`apy_with_stdin`] does, with the CPU time (user and system) it used.
 fn apy_cpu_time(args: &[&str], stdin: &str) -> (Output, Duration) {
     #[allow(clippy::zombie_processes)] // reaped by wait4 below, which also gives its usage

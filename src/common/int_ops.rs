@@ -168,14 +168,25 @@ impl Int {
 }
 
 /// `str(n)` for a big int: refuses more than [`MAX_STR_DIGITS`] digits, as CPython does.
+/// A number of more bits than this has more digits than the limit, so it is refused before
+/// the (quadratic) conversion, as CPython's pre-check does: `str(1 << 10**7)` must not take
+/// seconds to say no.
+const MAX_STR_BITS: u64 = (MAX_STR_DIGITS as u64 * 3322).div_ceil(1000) + 1;
+
 pub fn bigint_to_decimal(value: &BigInt) -> OpResult<String> {
+    let too_long = || {
+        OpError::value(format!(
+            "Exceeds the limit ({MAX_STR_DIGITS} digits) for integer string conversion; \
+             use sys.set_int_max_str_digits() to increase the limit"
+        ))
+    };
+    if value.bits() > MAX_STR_BITS {
+        return Err(too_long());
+    }
     let text = value.to_string();
     let digits = text.trim_start_matches('-').len();
     if digits > MAX_STR_DIGITS {
-        return Err(OpError::value(format!(
-            "Exceeds the limit ({MAX_STR_DIGITS} digits) for integer string conversion; \
-             use sys.set_int_max_str_digits() to increase the limit"
-        )));
+        return Err(too_long());
     }
     Ok(text)
 }
