@@ -187,7 +187,7 @@ fn getitem(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         return Ok(like(vm, &args[0], picked));
     }
     let name = kind(vm, &args[0]);
-    let Some(i) = vm.index_value(&key)? else {
+    let Some(i) = vm.sequence_index(&key)? else {
         let what = if name == "bytes" { "byte" } else { name };
         return Err(vm.type_error(format!(
             "{what} indices must be integers or slices, not {}",
@@ -635,7 +635,7 @@ fn store(vm: &mut Vm, args: &[Value], value: Option<&Value>) -> PyResult<Value> 
             .map(|()| Value::None),
         };
     }
-    let Some(i) = vm.index_value(&key)? else {
+    let Some(i) = vm.sequence_index(&key)? else {
         return Err(vm.type_error(format!(
             "bytearray indices must be integers or slices, not {}",
             vm.type_name(&key)

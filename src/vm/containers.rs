@@ -205,13 +205,32 @@ impl Vm {
         })
     }
 
+    /// A sequence's index (`PyNumber_AsSsize_t(key, PyExc_IndexError)`): as
+    /// [`Vm::index_value`], but an int too big for an index is CPython's IndexError rather
+    /// than an index clamped to the end (and so "out of range").
+    pub fn sequence_index(&mut self, v: &Value) -> PyResult<Option<i64>> {
+        if let Value::Int(n) = v {
+            return Ok(Some(*n));
+        }
+        match self.index_int(v)? {
+            Some(Int::Small(n)) => Ok(Some(n)),
+            Some(Int::Big(_)) => Err(self.index_error(format!(
+                "cannot fit '{}' into an index-sized integer",
+                self.type_name(v)
+            ))),
+            None => Ok(None),
+        }
+    }
+
     /// `operator.index(v)` kept whole however big (range bounds and indices), or None when
     /// `v` is not an int and has no `__index__`.
     pub fn index_int(&mut self, v: &Value) -> PyResult<Option<Int>> {
         Ok(match v {
             Value::Int(_) | Value::Bool(_) | Value::BigInt(_) => to_int(v),
             // An instance of an int subclass (an IntEnum member) is its int.
-            Value::Object(o) if matches!(o.builtin_base(), Some(Value::Int(_))) => {
+            Value::Object(o)
+                if matches!(o.builtin_base(), Some(Value::Int(_) | Value::BigInt(_))) =>
+            {
                 o.builtin_base().and_then(to_int)
             }
             Value::Object(o) if !o.class.builtin => {
@@ -303,7 +322,7 @@ impl Vm {
         }
         match container {
             Value::List(_) | Value::Tuple(_) | Value::Str(_) => {
-                let Some(i) = self.index_value(key)? else {
+                let Some(i) = self.sequence_index(key)? else {
                     let what = match container {
                         Value::List(_) => "list",
                         Value::Tuple(_) => "tuple",
@@ -429,7 +448,7 @@ impl Vm {
         {
             return Ok(ListTarget::Slice(start.clone(), stop.clone(), step.clone()));
         }
-        let Some(i) = self.index_value(key)? else {
+        let Some(i) = self.sequence_index(key)? else {
             return Err(self.type_error(format!(
                 "list indices must be integers or slices, not {}",
                 self.type_name(key)
