@@ -217,6 +217,11 @@ fn float_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         return Ok(Value::Float(0.0));
     };
     let x = &x;
+    if let Some(data) = payload(x) {
+        let data = data.data().clone();
+        let invalid = "could not convert string to float";
+        return parse_bytes(vm, &data, int_ops::parse_float, invalid).map(Value::Float);
+    }
     match x {
         Value::Float(_) => Ok(x.clone()),
         Value::Int(n) => Ok(Value::Float(*n as f64)),
@@ -228,11 +233,6 @@ fn float_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         Value::Str(s) => int_ops::parse_float(s.as_str())
             .map(Value::Float)
             .map_err(|e| vm.op_error(e)),
-        other if payload(other).is_some() => {
-            let data = payload(other).map(|b| b.data().clone()).unwrap_or_default();
-            let invalid = "could not convert string to float";
-            parse_bytes(vm, &data, int_ops::parse_float, invalid).map(Value::Float)
-        }
         other => {
             let key = vm.names.float.clone();
             if let Some(f) = vm.special_method(other, &key) {
