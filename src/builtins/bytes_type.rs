@@ -135,6 +135,12 @@ fn initial_bytes(vm: &mut Vm, name: &str, args: &[Value], kw: &KwArgs) -> PyResu
     if let Some(data) = bytes_of(&source) {
         return Ok(data);
     }
+    // `bytes(x)` asks `x.__bytes__()` first; `bytearray(x)` does not.
+    if name == "bytes"
+        && let Some(data) = vm.bytes_of_object(&source)?
+    {
+        return Ok(data);
+    }
     if matches!(source, Value::Int(_) | Value::BigInt(_) | Value::Bool(_)) {
         let n = vm.expect_ssize(&source)?;
         if n < 0 {
@@ -721,6 +727,11 @@ const SHARED: &[(&str, NativeFn)] = &[
     ("__add__", concat),
     ("__mul__", repeat),
     ("__rmul__", repeat),
+    ("__mod__", |vm, args, _| {
+        this(vm, args)?;
+        Signature::one("bytes", "__mod__").check(vm, &args[1..], &[])?;
+        crate::vm::format::printf_format(vm, &args[0], &args[1])
+    }),
     ("__eq__", |vm, args, _| {
         compare(vm, args, CompareOperator::Eq)
     }),

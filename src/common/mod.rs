@@ -10,7 +10,8 @@
 //! - `int_ops`     — int arithmetic on `i64` with `BigInt` overflow, `int()` parsing
 //! - `float_repr`  — `repr(float)` and float formatting (`Python/dtoa.c`, `pystrtod.c`)
 //! - `format_spec` — the format-spec mini-language (`format(x, spec)`, f-string specs)
-//! - `str_ops`     — the algorithms behind `str` methods and the `%` operator
+//! - `str_ops`     — the algorithms behind `str` methods
+//! - `percent`     — the `%` operator of str and bytes
 //! - `bytes_ops`   — the algorithms behind `bytes` methods (shared with `str` where the same)
 //! - `net`         — sockets, `poll` and epoll through `libc`: the one place they are called
 //! - `str_format`  — `str.format` field parsing
@@ -41,6 +42,7 @@ pub mod memory;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod net;
 pub mod op_error;
+pub mod percent;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod process;
 pub mod set_table;

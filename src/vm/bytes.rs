@@ -4,9 +4,9 @@
 
 use std::cell::{Cell, Ref, RefCell, RefMut};
 
-use super::Vm;
 use super::object::{Object, ObjectKind};
 use super::value::Value;
+use super::{PyResult, Vm};
 
 /// The bytes of a `bytes` (never changed after it is made) or a `bytearray`.
 pub struct PyBytes {
@@ -73,6 +73,27 @@ impl Vm {
             self.types.bytes.clone(),
             ObjectKind::Other(Box::new(PyBytes::new(data))),
         ))
+    }
+
+    /// The bytes `bytes(v)` and `b'%s' % v` take from `v`: its buffer when it is a bytes or
+    /// bytearray, else what its `__bytes__` returns (which must be a bytes); None when it
+    /// has neither.
+    pub fn bytes_of_object(&mut self, v: &Value) -> PyResult<Option<Vec<u8>>> {
+        if let Some(b) = v.native::<PyBytes>() {
+            return Ok(Some(b.data().clone()));
+        }
+        let name = self.intern("__bytes__");
+        let Some(method) = self.special_method(v, &name) else {
+            return Ok(None);
+        };
+        let result = self.call(&method, std::slice::from_ref(v), &[])?;
+        match result.native::<PyBytes>() {
+            Some(b) if self.isinstance(&result, &self.types.bytes) => Ok(Some(b.data().clone())),
+            _ => Err(self.type_error(format!(
+                "__bytes__ returned non-bytes (type {})",
+                self.type_name(&result)
+            ))),
+        }
     }
 
     /// A new `bytearray` object.

@@ -1,17 +1,20 @@
 //! The glue between values and the runtime library's text formatting: `format(v, spec)` for
 //! the built-in types over the format-spec mini-language (`common::format_spec`), `str % args`
-//! ([`printf_format`], `PyUnicode_Format`) and `str.format` over `common::str_ops` and
+//! and `bytes % args` ([`printf_format`] over `common::percent`) and `str.format` over
 //! `common::str_format`, and the value operations (str, repr, items, attributes) those call
 //! back into. Used by the VM's `%` operator and `format()`, and by `str`'s methods.
 
 use crate::common::format_spec::{format_float, format_int, format_str};
 use crate::common::int_ops::Int;
 use crate::common::op_error::{ErrorKind, OpError};
+use crate::common::percent::{
+    Flavor, OperandKind, PercentArgs, PercentOperand, latin1_bytes, latin1_text, percent_format,
+};
 use crate::common::str_format::{FormatArgs, FormatValue, format_str_method};
-use crate::common::str_ops::{OperandKind, PercentArgs, PercentOperand, percent_format};
 
+use super::bytes::PyBytes;
 use super::dict::StrKeys;
-use super::object::KwArgs;
+use super::object::{KwArgs, ObjectKind};
 use super::ops::to_int;
 use super::value::Value;
 use super::{Exc, PyResult, Vm};
@@ -56,7 +59,14 @@ impl PercentOperand for Value {
         vm.repr(self)
     }
 
+    fn to_bytes(&self, vm: &mut Vm) -> PyResult<Option<Vec<u8>>> {
+        vm.bytes_of_object(self)
+    }
+
     fn kind(&self, vm: &mut Vm) -> PyResult<OperandKind> {
+        if let Some(b) = self.native::<PyBytes>() {
+            return Ok(OperandKind::Bytes(b.data().clone()));
+        }
         Ok(match self {
             Value::Float(f) => OperandKind::Float(*f),
             Value::Str(s) => OperandKind::Str(s.as_str().to_string()),
@@ -83,8 +93,12 @@ impl PercentOperand for Value {
         vm.type_name(self).to_string()
     }
 
-    fn get_item(&self, vm: &mut Vm, key: &str) -> PyResult<Value> {
-        vm.get_item(self, &Value::str(key))
+    fn get_item(&self, vm: &mut Vm, key: &str, flavor: Flavor) -> PyResult<Value> {
+        let key = match flavor {
+            Flavor::Text => Value::str(key),
+            Flavor::Bytes => vm.new_bytes(latin1_bytes(key)),
+        };
+        vm.get_item(self, &key)
     }
 }
 
@@ -171,31 +185,43 @@ pub fn str_format_map(vm: &mut Vm, text: &str, mapping: &Value) -> PyResult<Stri
     format_str_method(vm, text, &args)
 }
 
-/// `text % args` (printf-style formatting, `PyUnicode_Format`).
+/// `text % args` (printf-style formatting): `PyUnicode_Format` for a str, `_PyBytes_FormatEx`
+/// for a bytes or bytearray (whose result is of its type); NotImplemented for anything else.
 pub fn printf_format(vm: &mut Vm, text: &Value, args: &Value) -> PyResult<Value> {
-    let Value::Str(template) = text else {
-        return Ok(Value::NotImplemented);
+    let (template, flavor) = match text {
+        Value::Str(s) => (s.as_str().to_string(), Flavor::Text),
+        other => match other.native::<PyBytes>() {
+            Some(b) => (latin1_text(&b.data()), Flavor::Bytes),
+            None => return Ok(Value::NotImplemented),
+        },
     };
-    let result = match args {
-        Value::Tuple(t) => percent_format(vm, template.as_str(), PercentArgs::Tuple(&t.items)),
-        other => {
-            let is_mapping = match other {
-                Value::Dict(_) => true,
-                Value::Str(_) => false,
-                v => {
-                    let t = vm.type_of(v);
-                    !t.builtin && super::types::lookup(t, &vm.names.getitem).is_some()
-                }
-            };
-            percent_format(
-                vm,
-                template.as_str(),
-                PercentArgs::Single {
-                    value: other,
-                    is_mapping,
-                },
-            )
+    let args = match args {
+        Value::Tuple(t) => PercentArgs::Tuple(&t.items),
+        other => PercentArgs::Single {
+            value: other,
+            is_mapping: is_format_mapping(vm, other, flavor),
+        },
+    };
+    let result = percent_format(vm, &template, args, flavor)?;
+    Ok(match flavor {
+        Flavor::Text => Value::str(result),
+        Flavor::Bytes if vm.isinstance(text, &vm.types.bytearray) => {
+            vm.new_bytearray(latin1_bytes(&result))
         }
-    };
-    result.map(Value::str)
+        Flavor::Bytes => vm.new_bytes(latin1_bytes(&result)),
+    })
+}
+
+/// Whether `%`'s single operand is the mapping `%(key)s` reads: any value whose type
+/// supports `[]` (CPython's `tp_as_mapping->mp_subscript`, which lists and ranges have
+/// too), but a str and, when bytes are formatted, a bytes or bytearray (a tuple never
+/// gets here).
+fn is_format_mapping(vm: &Vm, value: &Value, flavor: Flavor) -> bool {
+    match value {
+        Value::Str(_) => false,
+        Value::Dict(_) | Value::List(_) => true,
+        Value::Object(o) if matches!(o.kind, ObjectKind::Range(_)) => true,
+        v if v.native::<PyBytes>().is_some() => flavor == Flavor::Text,
+        v => super::types::lookup(vm.type_of(v), &vm.names.getitem).is_some(),
+    }
 }
