@@ -16,6 +16,7 @@ use crate::vm::{ModuleMaker, PyResult, Vm};
 /// Registers the native modules of this folder with `vm`, each made on its first import.
 pub fn register(vm: &mut Vm) {
     let modules: &[(&str, ModuleMaker)] = &[
+        ("builtins", Vm::builtins_module),
         ("sys", sys_module),
         ("_time", super::time::module),
         ("_functools", functools_module),

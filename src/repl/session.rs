@@ -63,7 +63,7 @@ pub fn run(
     events: Receiver<Event>,
 ) -> i32 {
     let mut vm = interp::new_vm(config);
-    let globals = main_namespace(&mut vm);
+    let globals = vm.main_namespace();
     let mut repl = Repl {
         globals,
         event_loop: Value::None,
@@ -99,19 +99,6 @@ pub fn run(
     eprintln!("exiting apy REPL...");
     repl.abandon_tasks(&mut vm);
     status
-}
-
-/// A fresh `__main__` namespace.
-fn main_namespace(vm: &mut Vm) -> Rc<PyDict> {
-    let globals = Rc::new(PyDict {
-        table: RefCell::new(DictTable::new()),
-    });
-    {
-        let mut table = globals.table.borrow_mut();
-        table.set_str(vm.names.name.clone(), Value::Str(vm.names.main.clone()));
-        table.set_str(vm.names.doc.clone(), Value::None);
-    }
-    globals
 }
 
 impl Repl {

@@ -282,6 +282,11 @@ impl Vm {
                 let dir = Value::str(dir.to_string_lossy().as_ref());
                 g.set_str(self.intern("__path__"), Value::list(vec![dir]));
             }
+            // An imported module's globals name the built-ins' namespace itself.
+            g.set_str(
+                self.names.builtins.clone(),
+                Value::Dict(self.builtins.clone()),
+            );
         }
         super::teardown::watch_module(&globals);
         let module = Value::object(Object::new(

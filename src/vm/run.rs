@@ -115,24 +115,60 @@ impl Vm {
         self.native_modules.insert(name, make);
     }
 
+    /// A fresh `__main__` namespace with the names CPython's starts with: `__name__`,
+    /// `__doc__`, `__package__` and `__spec__` (None for a script, `-c` and the prompt) and
+    /// `__builtins__` (the `builtins` module).
+    pub fn main_namespace(&mut self) -> Rc<PyDict> {
+        let globals = Rc::new(PyDict {
+            table: Default::default(),
+        });
+        let builtins = self.builtins_module();
+        let mut g = globals.table.borrow_mut();
+        g.set_str(self.names.name.clone(), Value::Str(self.names.main.clone()));
+        g.set_str(self.names.doc.clone(), Value::None);
+        g.set_str(self.intern("__package__"), Value::None);
+        g.set_str(self.intern("__spec__"), Value::None);
+        g.set_str(self.names.builtins.clone(), builtins);
+        drop(g);
+        globals
+    }
+
+    /// The `builtins` module, made on first use and kept in `sys.modules`: its namespace is
+    /// the VM's built-in names, so `builtins.print = f` changes what `print` means in every
+    /// module, as in CPython.
+    pub fn builtins_module(&mut self) -> Value {
+        if let Some(module) = self.loaded_module("builtins") {
+            return module;
+        }
+        {
+            let mut names = self.builtins.table.borrow_mut();
+            names.set_str(self.names.name.clone(), Value::str("builtins"));
+            names.set_str(self.names.doc.clone(), Value::str(BUILTINS_DOC));
+        }
+        let module = Value::object(Object::new(
+            self.types.module.clone(),
+            ObjectKind::Module {
+                name: "builtins".into(),
+                dict: self.builtins.clone(),
+            },
+        ));
+        let key = self.intern("builtins");
+        self.modules.table.borrow_mut().set_str(key, module.clone());
+        module
+    }
+
     /// Runs `code` as the `__main__` module and reports how it ended: the exit status, after
     /// printing any uncaught exception's traceback on stderr (`Python/pythonrun.c`).
     pub fn run_main(&mut self, code: &Rc<Code>, source: &str) -> i32 {
         self.sources.insert(code.filename.clone(), source.into());
         self.main_file = Some(code.filename.clone());
         let code = self.load_code(code);
-        let globals = Rc::new(PyDict {
-            table: Default::default(),
-        });
-        {
-            let mut g = globals.table.borrow_mut();
-            g.set_str(self.names.name.clone(), Value::Str(self.names.main.clone()));
-            g.set_str(self.names.doc.clone(), Value::None);
-            // A script's own path; `-c`, standard input and the prompt have none.
-            if !code.code.filename.starts_with('<') {
-                let file = Value::str(code.code.filename.as_ref());
-                g.set_str(self.intern("__file__"), file);
-            }
+        let globals = self.main_namespace();
+        // A script's own path; `-c`, standard input and the prompt have none.
+        if !code.code.filename.starts_with('<') {
+            let file = Value::str(code.code.filename.as_ref());
+            let key = self.intern("__file__");
+            globals.table.borrow_mut().set_str(key, file);
         }
         super::teardown::watch_module(&globals);
         // `sys.modules['__main__']` is the module whose namespace the program runs in.
@@ -225,3 +261,15 @@ impl Vm {
         1
     }
 }
+
+/// `builtins.__doc__`, CPython's.
+const BUILTINS_DOC: &str = "Built-in functions, types, exceptions, and other objects.
+
+This module provides direct access to all 'built-in'
+identifiers of Python; for example, builtins.len is
+the full name for the built-in function len().
+
+This module is not normally accessed explicitly by most
+applications, but can be useful in modules that provide
+objects with the same name as a built-in value, but in
+which the built-in of that name is also needed.";

@@ -1,0 +1,2 @@
+b = __builtins__
+print(type(b).__name__, b['len'] is len)
