@@ -37,11 +37,14 @@ cargo rustc --lib --profile wasm --target wasm32-unknown-unknown --crate-type cd
 echo "apy.wasm: $(stat -c %s book/src/web/apy_bg.wasm) bytes"
 
 # The workers' script, for the page to start them without a request (apy-load.js): the
-# glue and apy-worker.js, as one string.
+# glue and apy-worker.js, as one string. The glue is wrapped in `apyGlue()`, which makes a
+# copy of it (apy-worker.js warms the module up on a second instance).
 node -e '
 const fs = require("fs");
 const web = process.argv[1];
-const source = fs.readFileSync(`${web}/apy.js`, "utf8") + "\n" + fs.readFileSync(`${web}/apy-worker.js`, "utf8");
+const glue = fs.readFileSync(`${web}/apy.js`, "utf8");
+const source = `const apyGlue = () => {\n${glue}\nreturn wasm_bindgen;\n};\nconst wasm_bindgen = apyGlue();\n` +
+    fs.readFileSync(`${web}/apy-worker.js`, "utf8");
 fs.writeFileSync(`${web}/apy-worker-source.js`, "// Made by book/web.sh from apy.js and apy-worker.js: the script of the workers apy-load.js starts.\n" +
     `window.apyWorkerSource = ${JSON.stringify(source)};\n`);
 ' book/src/web

@@ -65,7 +65,7 @@
             run.worker = worker;
             worker.onmessage = (event) => {
                 const message = event.data;
-                if (message.type === 'ready' || message.type === 'module') {
+                if (message.type === 'ready' || message.type === 'module' || message.type === 'warm') {
                     return;
                 }
                 once('apy-first-piece');

@@ -11,8 +11,9 @@
 // 'crash' (and `worker.apyCrash` holds why, for a page that takes it after the fact).
 // `apyLoad.discard()` ends the waiting one on a page that runs nothing.
 // The marks `apy-compiled` (its detail: when the download of the module started and
-// ended) and `apy-worker-ready` (its detail: when the worker's script started, and how
-// long instantiating took), at the times these happened in the worker, time the first
+// ended), `apy-worker-ready` (its detail: when the worker's script started, and how long
+// instantiating took) and `apy-warm` (the warm-up's end, when no run was waiting; its
+// detail: how long it took), at the times these happened in the worker, time the first
 // load; tests/browser/ reports them.
 (function () {
     'use strict';
@@ -42,7 +43,7 @@
     // A worker, and what it says before its run: the module (the first worker), 'ready',
     // or 'crash' when it could not load apy.
     function startWorker(first) {
-        const worker = new Worker(script);
+        const worker = new Worker(script, first ? { name: url.href } : {});
         const failed = (why) => {
             if (worker.apyCrash === undefined) {
                 worker.apyCrash = why;
@@ -64,6 +65,8 @@
                     startTime: pageTime(message.ready),
                     detail: { started: pageTime(message.started), instantiate: message.instantiate },
                 });
+            } else if (message.type === 'warm') {
+                performance.mark('apy-warm', { startTime: pageTime(message.warm), detail: message.took });
             } else if (message.type === 'crash') {
                 failed(message.message);
             }
@@ -74,11 +77,11 @@
         return worker;
     }
 
-    // The first worker fetches the module and compiles it as it downloads. Should it be
-    // stopped before it has sent the module (Stop, at once), the page compiles the module.
+    // The first worker, named by the module's URL, fetches the module and compiles it as
+    // it downloads. Should it be stopped before it has sent the module (Stop, at once),
+    // the page compiles the module.
     function firstWorker() {
         const worker = startWorker(true);
-        worker.postMessage({ type: 'load', url: url.href });
         const terminate = worker.terminate.bind(worker);
         worker.apyEnd = terminate;
         worker.terminate = () => {

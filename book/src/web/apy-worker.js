@@ -1,18 +1,23 @@
 // One run of apy in a Web Worker, so the page stays responsive while a program runs and
 // Stop can end it (the page terminates the worker). book/web.sh joins the glue (apy.js) and
 // this file into apy-worker-source.js, from which the page (apy-load.js) makes each worker
-// in memory. The page sends either {type: 'load', url} (the first worker: it fetches and
-// compiles apy_bg.wasm itself, and sends the page the compiled module, {type: 'module'}) or
-// {type: 'init', module} (a later worker: the module the first one compiled; or `error`,
-// why there is none), and one {type: 'run', source, options}, which may come before the
-// module is ready: it runs once the instance is. The worker answers 'ready' (with when its
-// script started and when it was ready, and the milliseconds instantiating took), then an
-// 'output' message for each piece the program writes ({stream, time, text}: time is
-// virtual seconds since the start, as src/web.rs reports it) and 'done' with the exit
-// status, or 'crash' when apy could not be loaded or the wasm module itself failed (out of
-// memory, a native stack overflow). One run per worker: each gets a fresh instance of the
-// module. Times sent to the page are milliseconds since the epoch (performance.timeOrigin
-// + now()), for its timing marks.
+// in memory. The first worker is named by the module's URL: it fetches and compiles
+// apy_bg.wasm itself, from its first line, and sends the page the compiled module
+// ({type: 'module'}); a later one is sent {type: 'init', module} (the module the first one
+// compiled; or `error`, why there is none). Each is sent one {type: 'run', source,
+// options}, which may come before the module is ready: it runs once the instance is. The
+// worker answers 'ready' (with when its script started and when it was ready, and the
+// milliseconds instantiating took), then an 'output' message for each piece the program
+// writes ({stream, time, text}: time is virtual seconds since the start, as src/web.rs
+// reports it) and 'done' with the exit status, or 'crash' when apy could not be loaded or
+// the wasm module itself failed (out of memory, a native stack overflow). One run per
+// worker: each gets a fresh instance of the module. Times sent to the page are
+// milliseconds since the epoch (performance.timeOrigin + now()), for its timing marks.
+//
+// V8 compiles a function of the module at its first call, and the module's code is shared
+// by every instance and worker: a first run spends most of its time compiling. So the
+// first worker, once ready with no run waiting, runs a warm-up program on a second
+// instance (`apyGlue()`, book/web.sh), and a learner's first Run finds the code compiled.
 const now = () => performance.timeOrigin + performance.now();
 const started = now();
 
@@ -62,23 +67,65 @@ function run(message) {
     }
 }
 
+// What a lesson does: a class, a generator, an exception, f-strings, tasks on the event
+// loop, and the timeline's picture.
+const WARM_UP = `import asyncio
+
+class Box:
+    def __init__(self, value):
+        self.value = value
+
+def numbers(n):
+    for i in range(n):
+        yield i * 2
+
+async def work(name, delay):
+    await asyncio.sleep(delay)
+    return f"{name}: {sum(numbers(3))} {Box(delay).value!r}"
+
+async def main():
+    results = await asyncio.gather(work("a", 0.1), work("b", 0.2))
+    try:
+        raise ValueError(results)
+    except ValueError as error:
+        print(len(str(error)), [x for x in results if x], {1: "one"}.get(1))
+
+asyncio.run(main())
+`;
+
+function warmUp(module) {
+    const start = performance.now();
+    try {
+        const glue = apyGlue();
+        glue.initSync({ module });
+        glue.run(WARM_UP, { timeline: 'svg', output() {} });
+    } catch (error) {
+        // Only a warm-up: the learner's run says what went wrong, if anything does.
+    }
+    postMessage({ type: 'warm', warm: now(), took: performance.now() - start });
+}
+
+// The module: instantiated once it is there, then the run that came meanwhile, or (the
+// first worker) the warm-up.
+function loaded(module, first) {
+    ready = module.then(instantiate);
+    ready.then(() => {
+        if (pending) {
+            run(pending);
+        } else if (first) {
+            module.then(warmUp);
+        }
+    }, (error) => postMessage({ type: 'crash', message: `apy could not be loaded: ${error.message}` }));
+}
+
+if (self.name !== '') {
+    loaded(load(self.name), true);
+}
+
 onmessage = (event) => {
     const message = event.data;
-    if (message.type === 'load' || message.type === 'init') {
-        let module;
-        if (message.type === 'load') {
-            module = load(message.url);
-        } else if (message.error === undefined) {
-            module = Promise.resolve(message.module);
-        } else {
-            module = Promise.reject(new Error(message.error));
-        }
-        ready = module.then(instantiate);
-        ready.then(() => {
-            if (pending) {
-                run(pending);
-            }
-        }, (error) => postMessage({ type: 'crash', message: `apy could not be loaded: ${error.message}` }));
+    if (message.type === 'init') {
+        loaded(message.error === undefined ? Promise.resolve(message.module) : Promise.reject(new Error(message.error)), false);
     } else if (message.type === 'run') {
         if (ready === null) {
             pending = message;
