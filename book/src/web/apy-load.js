@@ -13,7 +13,7 @@
 // The marks `apy-compiled` (its detail: when the download of the module started and
 // ended), `apy-worker-ready` (its detail: when the worker's script started, and how long
 // instantiating took) and `apy-warm` (the warm-up's end, when no run was waiting; its
-// detail: how long it took), at the times these happened in the worker, time the first
+// detail: how many of its steps ran), at the times these happened in the worker, time the first
 // load; tests/browser/ reports them.
 (function () {
     'use strict';
@@ -66,7 +66,7 @@
                     detail: { started: pageTime(message.started), instantiate: message.instantiate },
                 });
             } else if (message.type === 'warm') {
-                performance.mark('apy-warm', { startTime: pageTime(message.warm), detail: message.took });
+                performance.mark('apy-warm', { startTime: pageTime(message.warm), detail: message.steps });
             } else if (message.type === 'crash') {
                 failed(message.message);
             }

@@ -42,7 +42,7 @@ function load(url) {
     });
 }
 
-let ready = null;
+let ready = false;
 let pending = null;
 
 function instantiate(module) {
@@ -67,11 +67,13 @@ function run(message) {
     }
 }
 
-// What a lesson does: a class, a generator, an exception, f-strings, tasks on the event
-// loop, and the timeline's picture.
-const WARM_UP = `import asyncio
-
-class Box:
+// What a lesson does, in steps from the commonest: printing (the interpreter, the parser,
+// the compiler), a class, a generator and an exception, then tasks on the event loop and
+// the timeline's picture. Each step runs on an instance of its own, as a task of its own,
+// so a run that comes meanwhile waits for one step at most, and no step starts after it.
+const WARM_UP = [
+    'print(f"{1 + 2} {[x * 2 for x in range(3)]}")\n',
+    `class Box:
     def __init__(self, value):
         self.value = value
 
@@ -79,41 +81,48 @@ def numbers(n):
     for i in range(n):
         yield i * 2
 
+try:
+    raise ValueError(sum(numbers(3)))
+except ValueError as error:
+    print(repr(error), Box(1).value, {1: "one"}.get(1))
+`,
+    `import asyncio
+
 async def work(name, delay):
     await asyncio.sleep(delay)
-    return f"{name}: {sum(numbers(3))} {Box(delay).value!r}"
+    return name
 
 async def main():
-    results = await asyncio.gather(work("a", 0.1), work("b", 0.2))
-    try:
-        raise ValueError(results)
-    except ValueError as error:
-        print(len(str(error)), [x for x in results if x], {1: "one"}.get(1))
+    print(await asyncio.gather(work("a", 0.1), work("b", 0.2)))
 
 asyncio.run(main())
-`;
+`,
+];
 
-function warmUp(module) {
-    const start = performance.now();
+function warmUp(module, step) {
+    if (pending || step === WARM_UP.length) {
+        postMessage({ type: 'warm', warm: now(), steps: step });
+        return;
+    }
     try {
         const glue = apyGlue();
         glue.initSync({ module });
-        glue.run(WARM_UP, { timeline: 'svg', output() {} });
+        glue.run(WARM_UP[step], { timeline: 'svg', output() {} });
     } catch (error) {
         // Only a warm-up: the learner's run says what went wrong, if anything does.
     }
-    postMessage({ type: 'warm', warm: now(), took: performance.now() - start });
+    setTimeout(() => warmUp(module, step + 1), 0);
 }
 
 // The module: instantiated once it is there, then the run that came meanwhile, or (the
 // first worker) the warm-up.
 function loaded(module, first) {
-    ready = module.then(instantiate);
-    ready.then(() => {
+    module.then(instantiate).then(() => {
+        ready = true;
         if (pending) {
             run(pending);
         } else if (first) {
-            module.then(warmUp);
+            module.then((module) => setTimeout(() => warmUp(module, 0), 0));
         }
     }, (error) => postMessage({ type: 'crash', message: `apy could not be loaded: ${error.message}` }));
 }
@@ -127,11 +136,10 @@ onmessage = (event) => {
     if (message.type === 'init') {
         loaded(message.error === undefined ? Promise.resolve(message.module) : Promise.reject(new Error(message.error)), false);
     } else if (message.type === 'run') {
-        if (ready === null) {
-            pending = message;
-        } else {
-            // The run waits for the instance (had that failed, the crash was sent already).
-            ready.then(() => run(message), () => {});
+        // Else the run waits for the instance (had that failed, the crash was sent already).
+        pending = message;
+        if (ready) {
+            run(message);
         }
     }
 };
