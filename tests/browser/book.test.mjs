@@ -152,10 +152,11 @@ function native(source, options) {
 const chapters = fs.readdirSync(bookDir).filter((f) => /^\d\d-.*\.html$/.test(f)).sort();
 const examples = { run: 0, skipped: 0 };
 
-test('the first output shows soon after the page loads', async () => {
-    // Run is clicked as soon as the page has its buttons (by the page itself: a click
-    // through the test's browser driver takes hundreds of milliseconds on a loaded
-    // machine), and the first output is marked the moment it is shown.
+// One fresh page load (a fresh context: empty caches) of chapter 2, Run clicked as soon as
+// the page has its buttons (by the page itself: a click through the test's browser driver
+// takes hundreds of milliseconds on a loaded machine), the first output marked the moment
+// it is shown; the breakdown, in milliseconds from the page's start.
+async function firstOutputTiming() {
     const { page, context, errors } = await openPage('02-generators.html', 'instant', () => {
         new MutationObserver((changes, observer) => {
             const run = document.querySelector('.apy-toolbar[data-runnable="yes"] .apy-run');
@@ -171,31 +172,48 @@ test('the first output shows soon after the page loads', async () => {
     });
     await page.waitForFunction(() => performance.getEntriesByName('test-first-output').length > 0);
     const timing = await page.evaluate(() => {
+        // The worker's marks (apy-load.js) are at the times things happened in the worker.
         const mark = (name) => performance.getEntriesByName(name)[0];
-        const wasm = performance.getEntriesByType('resource').find((r) => r.name.endsWith('/apy_bg.wasm'));
         return {
             firstOutput: mark('test-first-output').startTime,
             clicked: mark('test-clicked').startTime,
             domContentLoaded: performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd,
-            wasmFetchStart: wasm?.fetchStart,
-            wasmDownloaded: wasm?.responseEnd,
+            workerStarted: mark('apy-worker-ready')?.detail.started,
+            wasmFetchStart: mark('apy-compiled')?.detail.fetchStart,
+            wasmDownloaded: mark('apy-compiled')?.detail.responseEnd,
             wasmCompiled: mark('apy-compiled')?.startTime,
             workerReady: mark('apy-worker-ready')?.startTime,
-            instantiateInWorker: mark('apy-worker-ready')?.detail,
+            instantiateInWorker: mark('apy-worker-ready')?.detail.instantiate,
             runSent: mark('apy-run-sent')?.startTime,
             firstPiece: mark('apy-first-piece')?.startTime,
         };
     });
-    const wasm = fs.statSync(path.join(bookDir, 'web', 'apy_bg.wasm')).size;
-    const figures = { wasmBytes: wasm, ...timing };
-    fs.writeFileSync(path.join(outDir, 'timing.json'), JSON.stringify(figures, null, 2) + '\n');
-    const ms = (x) => (x == null ? '?' : x.toFixed(0));
-    console.log(`apy_bg.wasm ${wasm} bytes; from page load (ms): DOMContentLoaded ${ms(timing.domContentLoaded)}, wasm fetched ${ms(timing.wasmFetchStart)}–${ms(timing.wasmDownloaded)}, compiled ${ms(timing.wasmCompiled)}, worker ready ${ms(timing.workerReady)} (instantiating ${ms(timing.instantiateInWorker)}), Run clicked ${ms(timing.clicked)}, run sent ${ms(timing.runSent)}, first piece back ${ms(timing.firstPiece)}, first output shown ${ms(timing.firstOutput)}`);
-    assert.deepEqual(errors, []);
-    // The goal is a second (README.md has the figures); on a machine shared with other
-    // builds a page may take longer, so only a regression far past it fails.
-    assert.ok(timing.firstOutput < 5000, `first output after ${timing.firstOutput} ms`);
     await context.close();
+    return { loadAverage: os.loadavg()[0], errors, ...timing };
+}
+
+// APY_TIMING_LOADS=N measures N fresh page loads (by default one) and writes them all to
+// timing.json, with the best and the median.
+test('the first output shows soon after the page loads', async () => {
+    const loads = [];
+    for (let i = 0; i < Math.max(1, Number(process.env.APY_TIMING_LOADS) || 1); i++) {
+        loads.push(await firstOutputTiming());
+    }
+    const wasm = fs.statSync(path.join(bookDir, 'web', 'apy_bg.wasm')).size;
+    const ms = (x) => (x == null ? '?' : x.toFixed(0));
+    for (const t of loads) {
+        console.log(`apy_bg.wasm ${wasm} bytes; load average ${t.loadAverage.toFixed(1)}; from page load (ms): DOMContentLoaded ${ms(t.domContentLoaded)}, worker started ${ms(t.workerStarted)}, wasm fetched ${ms(t.wasmFetchStart)}–${ms(t.wasmDownloaded)}, compiled ${ms(t.wasmCompiled)}, worker ready ${ms(t.workerReady)} (instantiating ${ms(t.instantiateInWorker)}), Run clicked ${ms(t.clicked)}, run sent ${ms(t.runSent)}, first piece back ${ms(t.firstPiece)}, first output shown ${ms(t.firstOutput)}`);
+    }
+    const sorted = loads.map((t) => t.firstOutput).sort((a, b) => a - b);
+    const figures = { wasmBytes: wasm, best: sorted[0], median: sorted[Math.floor((sorted.length - 1) / 2)], loads };
+    console.log(`first output in ${loads.length} fresh page loads: best ${ms(figures.best)} ms, median ${ms(figures.median)} ms`);
+    fs.writeFileSync(path.join(outDir, 'timing.json'), JSON.stringify(figures, null, 2) + '\n');
+    for (const t of loads) {
+        assert.deepEqual(t.errors, []);
+        // The goal is a second (README.md has the figures); on a machine shared with other
+        // builds a page may take longer, so only a regression far past it fails.
+        assert.ok(t.firstOutput < 5000, `first output after ${t.firstOutput} ms`);
+    }
 });
 
 for (const chapter of chapters) {

@@ -65,6 +65,9 @@
             run.worker = worker;
             worker.onmessage = (event) => {
                 const message = event.data;
+                if (message.type === 'ready' || message.type === 'module' || message.type === 'warm') {
+                    return;
+                }
                 once('apy-first-piece');
                 if (message.type !== 'output') {
                     worker.terminate();
@@ -74,6 +77,12 @@
                 }
                 later(message);
             };
+            if (worker.apyCrash !== undefined) {
+                // It could not load apy before it was taken (apy-load.js).
+                worker.terminate();
+                later({ type: 'crash', message: worker.apyCrash, time: 0 });
+                return;
+            }
             once('apy-run-sent');
             worker.postMessage({ type: 'run', source, options });
         }, (error) => {
@@ -104,6 +113,9 @@
     }
 
     function crashText(message) {
+        if (message.startsWith('apy could not be loaded')) {
+            return message;
+        }
         if (/memory/i.test(message)) {
             return `apy ran out of memory in the page (${message})\nMemoryError`;
         }
@@ -462,14 +474,44 @@
 
     // ---- start --------------------------------------------------------------------------
 
+    // The page's head runs this script (book/theme/head.hbs), so each example gets its Run
+    // button as soon as the parser is past it and past its expected output, without
+    // waiting for the page's other scripts, styles and fonts (DOMContentLoaded).
+    const decorated = new WeakSet();
+    let examplesSeen = 0;
+
+    // Whether the parser is done with `pre` and the expected output blocks after it: an
+    // element follows them (a `pre` as that element must itself be closed, since it could
+    // still become an expected block).
+    function parsedPast(pre) {
+        let next = pre.nextElementSibling;
+        while (next && next.tagName === 'PRE') {
+            const code = next.querySelector('code');
+            if (!code || !code.classList.contains('language-text') || code.classList.contains('repl')) {
+                return next.nextSibling !== null;
+            }
+            next = next.nextElementSibling;
+        }
+        return next !== null;
+    }
+
+    function decorateParsed(all) {
+        for (const code of document.querySelectorAll('main pre > code.language-python')) {
+            if (!decorated.has(code) && (all || parsedPast(code.parentElement))) {
+                decorated.add(code);
+                decorate(code, examplesSeen);
+                examplesSeen += 1;
+            }
+        }
+    }
+
     function start() {
-        const codes = Array.from(document.querySelectorAll('main pre > code.language-python'));
-        codes.forEach(decorate);
+        decorateParsed(true);
         const place = document.getElementById('apy-playground');
         if (place) {
             playground(place);
         }
-        if (codes.length === 0 && !place) {
+        if (examplesSeen === 0 && !place) {
             // Nothing here runs apy: the worker started with the page is not needed.
             window.apyLoad.discard();
         }
@@ -477,7 +519,12 @@
     }
 
     if (document.readyState === 'loading') {
-        document.addEventListener('DOMContentLoaded', start);
+        const observer = new MutationObserver(() => decorateParsed(false));
+        observer.observe(document, { childList: true, subtree: true });
+        document.addEventListener('DOMContentLoaded', () => {
+            observer.disconnect();
+            start();
+        });
     } else {
         start();
     }
