@@ -71,6 +71,7 @@ mod set_type;
 pub mod socket;
 mod sre;
 mod str_type;
+mod struct_module;
 mod thread;
 mod time;
 #[cfg(target_arch = "wasm32")]

@@ -12,6 +12,7 @@
 //! - `format_spec` — the format-spec mini-language (`format(x, spec)`, f-string specs)
 //! - `str_ops`     — the algorithms behind `str` methods
 //! - `percent`     — the `%` operator of str and bytes
+//! - `struct_layout` — the formats of the `struct` module and the byte layouts they describe
 //! - `bytes_ops`   — the algorithms behind `bytes` methods (shared with `str` where the same)
 //! - `net`         — sockets, `poll` and epoll through `libc`: the one place they are called
 //! - `str_format`  — `str.format` field parsing
@@ -49,5 +50,6 @@ pub mod set_table;
 pub mod sizes;
 pub mod str_format;
 pub mod str_ops;
+pub mod struct_layout;
 pub mod suggestions;
 pub mod trace;
