@@ -64,7 +64,7 @@ fn like(vm: &Vm, this: &Value, data: Vec<u8>) -> Value {
 }
 
 /// A bytes-like argument, or "a bytes-like object is required, not 'str'".
-fn buffer_arg(vm: &Vm, v: &Value) -> PyResult<Vec<u8>> {
+pub fn buffer_arg(vm: &Vm, v: &Value) -> PyResult<Vec<u8>> {
     bytes_of(v).ok_or_else(|| {
         vm.type_error(format!(
             "a bytes-like object is required, not '{}'",

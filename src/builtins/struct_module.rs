@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use num_bigint::BigInt;
 
-use super::bytes_type::{bytes_of, payload};
+use super::bytes_type::{buffer_arg as buffer, bytes_of, payload};
 use super::module_args::as_double;
 use crate::common::int_ops::Int;
 use crate::common::struct_layout::{self, Layout, LayoutError};
@@ -73,16 +73,6 @@ fn compile(vm: &Vm, format: &Value) -> PyResult<Compiled> {
     })
 }
 
-/// The bytes of a buffer argument, or "a bytes-like object is required, not 'str'".
-fn buffer(vm: &Vm, v: &Value) -> PyResult<Vec<u8>> {
-    bytes_of(v).ok_or_else(|| {
-        vm.type_error(format!(
-            "a bytes-like object is required, not '{}'",
-            vm.type_name(v)
-        ))
-    })
-}
-
 /// An int argument as `i128` (one too big for it is out of every field's range anyway).
 fn int_field(vm: &mut Vm, v: &Value) -> PyResult<i128> {
     let Some(n) = vm.index_int(v)? else {
@@ -97,8 +87,20 @@ fn int_field(vm: &mut Vm, v: &Value) -> PyResult<i128> {
     })
 }
 
-/// Packs `values` into `out` (the layout's size, zeroed): "pack expected 2 items for
-/// packing (got 1)" when their number is not the format's.
+/// "pack expected 2 items for packing (got 1)" unless `given` is the format's number of
+/// fields.
+fn check_count(vm: &Vm, what: &str, layout: &Layout, given: usize) -> PyResult<()> {
+    let wanted = layout.fields.len();
+    match given == wanted {
+        true => Ok(()),
+        false => Err(struct_error(
+            vm,
+            format!("{what} expected {wanted} items for packing (got {given})"),
+        )),
+    }
+}
+
+/// Packs `values` into `out` (the layout's size, zeroed), after [`check_count`].
 fn pack_values(
     vm: &mut Vm,
     what: &str,
@@ -106,16 +108,7 @@ fn pack_values(
     values: &[Value],
     out: &mut [u8],
 ) -> PyResult<()> {
-    if values.len() != layout.fields.len() {
-        return Err(struct_error(
-            vm,
-            format!(
-                "{what} expected {} items for packing (got {})",
-                layout.fields.len(),
-                values.len()
-            ),
-        ));
-    }
+    check_count(vm, what, layout, values.len())?;
     for (field, value) in layout.fields.iter().zip(values) {
         let slot = &mut out[field.offset..field.offset + field.size];
         match field.code {
@@ -250,16 +243,7 @@ fn pack_into_with(vm: &mut Vm, compiled: &Compiled, args: &[Value]) -> PyResult<
         };
         return Err(struct_error(vm, message));
     };
-    if values.len() != layout.fields.len() {
-        return Err(struct_error(
-            vm,
-            format!(
-                "pack_into expected {} items for packing (got {})",
-                layout.fields.len(),
-                values.len()
-            ),
-        ));
-    }
+    check_count(vm, "pack_into", layout, values.len())?;
     let is_bytearray = vm.isinstance(target, &vm.types.bytearray);
     let Some(buffer) = payload(target).filter(|_| is_bytearray) else {
         return Err(vm.type_error(format!(

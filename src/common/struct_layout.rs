@@ -180,31 +180,42 @@ pub fn pack_int(
             "'{code}' format requires {min} <= number <= {max}"
         )));
     }
-    let le = value.to_le_bytes();
+    place(&value.to_le_bytes(), order, out);
+    Ok(())
+}
+
+/// Writes the first `out.len()` bytes of the little-endian `le` into `out` in `order`.
+fn place(le: &[u8], order: ByteOrder, out: &mut [u8]) {
     let n = out.len();
     match order {
         ByteOrder::Little => out.copy_from_slice(&le[..n]),
         ByteOrder::Big => {
-            for (k, byte) in out.iter_mut().enumerate() {
-                *byte = le[n - 1 - k];
+            for (byte, &from) in out.iter_mut().zip(le[..n].iter().rev()) {
+                *byte = from;
             }
         }
     }
-    Ok(())
+}
+
+/// The field `data` (at most 16 bytes) in `order`, as little-endian bytes padded with
+/// zeros.
+fn gather(data: &[u8], order: ByteOrder) -> [u8; 16] {
+    let mut le = [0u8; 16];
+    match order {
+        ByteOrder::Little => le[..data.len()].copy_from_slice(data),
+        ByteOrder::Big => {
+            for (to, &byte) in le.iter_mut().zip(data.iter().rev()) {
+                *to = byte;
+            }
+        }
+    }
+    le
 }
 
 /// Reads the integer field `data` for `code`.
 pub fn unpack_int(code: u8, data: &[u8], order: ByteOrder) -> i128 {
-    let mut le = [0u8; 16];
-    let n = data.len();
-    for k in 0..n {
-        le[k] = match order {
-            ByteOrder::Little => data[k],
-            ByteOrder::Big => data[n - 1 - k],
-        };
-    }
-    let raw = u128::from_le_bytes(le);
-    let bits = n as u32 * 8;
+    let raw = u128::from_le_bytes(gather(data, order));
+    let bits = data.len() as u32 * 8;
     if is_signed(code) && raw >> (bits - 1) & 1 == 1 {
         (raw as i128) - (1i128 << bits)
     } else {
@@ -237,30 +248,17 @@ pub fn pack_float(
         }
         _ => x.to_le_bytes().to_vec(),
     };
-    let n = out.len();
-    for (k, byte) in out.iter_mut().enumerate() {
-        *byte = match order {
-            ByteOrder::Little => le[k],
-            ByteOrder::Big => le[n - 1 - k],
-        };
-    }
+    place(&le, order, out);
     Ok(())
 }
 
 /// Reads an `e`, `f` or `d` field.
 pub fn unpack_float(data: &[u8], order: ByteOrder) -> f64 {
-    let mut le = [0u8; 8];
-    let n = data.len();
-    for k in 0..n {
-        le[k] = match order {
-            ByteOrder::Little => data[k],
-            ByteOrder::Big => data[n - 1 - k],
-        };
-    }
-    match n {
+    let le = gather(data, order);
+    match data.len() {
         2 => half_value(u16::from_le_bytes([le[0], le[1]])),
         4 => f64::from(f32::from_le_bytes([le[0], le[1], le[2], le[3]])),
-        _ => f64::from_le_bytes(le),
+        _ => f64::from_le_bytes([le[0], le[1], le[2], le[3], le[4], le[5], le[6], le[7]]),
     }
 }
 
