@@ -227,9 +227,12 @@ fn module_getattr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     Err(vm.no_attribute(&module, name))
 }
 
-/// The module's `__getattr__`, which loads the parts that wait for their first use.
+/// The module's `__getattr__`, which loads the parts that wait for their first use, and
+/// the natives of the streams' hot paths those parts call.
 pub fn lazy_names(vm: &Vm) -> Vec<(&'static str, Value)> {
-    vec![("__getattr__", vm.native("__getattr__", module_getattr))]
+    let mut names = vec![("__getattr__", vm.native("__getattr__", module_getattr))];
+    names.extend(super::stream_paths::names(vm));
+    names
 }
 
 /// A table entry whose function calls `$loader` with its own name.

@@ -18,6 +18,8 @@ pub mod log;
 pub mod primitives;
 pub mod record;
 pub mod reports;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod stream_paths;
 pub mod task;
 pub mod threadsafe;
 pub mod trace;

@@ -471,12 +471,22 @@ fn read_into_buffer<T>(
 
 fn recv(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let (sock, size, flags) = size_and_flags(vm, args, kw, "recv")?;
+    let data = recv_flags(vm, sock, size, flags)?;
+    Ok(vm.new_bytes(data))
+}
+
+/// `sock.recv(size)`'s bytes, for a native caller (the streams' read, asyncio/stream_read.rs).
+pub fn recv_bytes(vm: &mut Vm, sock: &Socket, size: usize) -> PyResult<Vec<u8>> {
+    recv_flags(vm, sock, size.min(1 << 24), 0)
+}
+
+fn recv_flags(vm: &mut Vm, sock: &Socket, size: usize, flags: i32) -> PyResult<Vec<u8>> {
     let (data, _) = read_into_buffer(size, |buffer| {
         io_call(vm, sock, libc::POLLIN, |fd| {
             net::recv_spare(fd, buffer, size, flags)
         })
     })?;
-    Ok(vm.new_bytes(data))
+    Ok(data)
 }
 
 /// `recv_into(buffer, nbytes=0, flags=0)`: into a bytearray; the number of bytes read.
