@@ -104,7 +104,12 @@ impl Vm {
         if cached.globals_version == globals.version() {
             if !cached.in_builtins {
                 if let Some(entry) = globals.entry(cached.index) {
-                    return Some(entry.value.clone());
+                    // A global function (the callee of most calls) is cloned inline, not
+                    // through `Value::clone`'s out-of-line path for reference-counted values.
+                    return Some(match &entry.value {
+                        Value::Function(f) => Value::Function(f.clone()),
+                        v => v.clone(),
+                    });
                 }
             } else {
                 let builtins = self.builtins.table.borrow();
