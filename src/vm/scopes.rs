@@ -97,22 +97,31 @@ impl Vm {
         i: usize,
     ) -> Option<Value> {
         let slot = code.global_cache.globals.get(i)?;
-        let globals = globals.table.borrow();
         let cached = slot.get();
         // A name found in the globals shadows the builtins whatever they hold: only the
         // globals' version matters then, and the builtins dict is not even borrowed.
-        if cached.globals_version == globals.version() {
-            if !cached.in_builtins {
-                if let Some(entry) = globals.entry(cached.index) {
-                    return Some(entry.value.clone());
-                }
-            } else {
-                let builtins = self.builtins.table.borrow();
-                if cached.builtins_version == builtins.version()
-                    && let Some(entry) = builtins.entry(cached.index)
-                {
-                    return Some(entry.value.clone());
-                }
+        // SAFETY: the globals are only read here, and the value is cloned out before
+        // anything else runs (no borrow of the table outlives this block). Unguarded: the
+        // hit, on every LOAD_GLOBAL, costs no update of the borrow flag.
+        if let Ok(table) = unsafe { globals.table.try_borrow_unguarded() }
+            && cached.globals_version == table.version()
+            && !cached.in_builtins
+            && let Some(entry) = table.entry(cached.index)
+        {
+            // A global function (the callee of most calls) is cloned inline, not through
+            // `Value::clone`'s out-of-line path for reference-counted values.
+            return Some(match &entry.value {
+                Value::Function(f) => Value::Function(f.clone()),
+                v => v.clone(),
+            });
+        }
+        let globals = globals.table.borrow();
+        if cached.globals_version == globals.version() && cached.in_builtins {
+            let builtins = self.builtins.table.borrow();
+            if cached.builtins_version == builtins.version()
+                && let Some(entry) = builtins.entry(cached.index)
+            {
+                return Some(entry.value.clone());
             }
         }
         let builtins = self.builtins.table.borrow();

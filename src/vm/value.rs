@@ -241,10 +241,9 @@ impl Value {
                 drop(std::mem::replace(v, Value::Null));
             }
         }
-        // All unboxed now: forgetting them leaks nothing.
-        while let Some(v) = values.pop() {
-            std::mem::forget(v);
-        }
+        // SAFETY: all unboxed now (the loop above took out every other one): forgetting
+        // them leaks nothing.
+        unsafe { values.set_len(0) };
     }
 
     /// Drops `self`, deciding inline whether there is anything to free: only a
