@@ -32,8 +32,9 @@ stack=$((64 << 20))
 # in the page (README.md, "apy in the browser").
 cargo rustc --lib --profile wasm --target wasm32-unknown-unknown --crate-type cdylib -- \
     -C link-arg=-zstack-size=$stack
-"$bindgen" --target no-modules --no-typescript --out-dir book/src/web --out-name apy \
-    "$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm/apy.wasm"
+# Without the name section (260 KB of function names, for stack traces only).
+"$bindgen" --target no-modules --no-typescript --remove-name-section --out-dir book/src/web \
+    --out-name apy "$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm/apy.wasm"
 echo "apy.wasm: $(stat -c %s book/src/web/apy_bg.wasm) bytes"
 
 # The workers' script, for the page to start them without a request (apy-load.js): the

@@ -16,8 +16,9 @@
 //
 // V8 compiles a function of the module at its first call, and the module's code is shared
 // by every instance and worker: a first run spends most of its time compiling. So the
-// first worker, once ready with no run waiting, runs a warm-up program on a second
-// instance (`apyGlue()`, book/web.sh), and a learner's first Run finds the code compiled.
+// first worker, once ready with no run waiting, warms the module up (WARM_UP, step by step,
+// each on an instance of its own: `apyGlue()` makes a copy of the glue, book/web.sh), and a
+// learner's first Run finds the code compiled.
 const now = () => performance.timeOrigin + performance.now();
 const started = now();
 
