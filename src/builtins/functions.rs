@@ -689,7 +689,15 @@ fn builtin_dir(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kwargs(vm, "dir", kw, &[])?;
     check_arity(vm, "dir", args, 1, 1)?;
     let v = &args[0];
-    let mut names: Vec<String> = Vec::new();
+    let mut names: Vec<String> = match v {
+        Value::Object(o) => o.attr_storage().map_or_else(Vec::new, |attrs| {
+            let own = attrs.names();
+            own.iter()
+                .filter_map(|k| k.as_str().map(str::to_string))
+                .collect()
+        }),
+        _ => Vec::new(),
+    };
     let mut add_table = |table: &crate::vm::value::DictTable| {
         for e in table.iter() {
             if let Value::Str(s) = &e.key {
@@ -699,9 +707,6 @@ fn builtin_dir(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     };
     match v {
         Value::Object(o) => {
-            if let Some(attrs) = o.attrs() {
-                add_table(&attrs.borrow());
-            }
             if let ObjectKind::Module { dict, .. } = &o.kind {
                 add_table(&dict.table.borrow());
             } else {

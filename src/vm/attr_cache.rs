@@ -6,18 +6,18 @@
 //! dict changed; anything it does not cover takes the general path in `types`. Holds no
 //! strong reference, so caching never keeps a value alive.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
 use super::dict::StrKeys;
-use super::object::{CodeObj, MAX_ATTRS_HINT, ObjectKind, PyType};
+use super::instance_values::{AttrStorage, borrow_values};
+use super::object::{CodeObj, InstanceValues, ObjectKind, PyType, SharedKeys};
 use super::types::{has_own_getattribute, is_plain_method, lookup, type_version};
 use super::value::{PyStr, Value};
 use super::{Names, PyResult, Vm};
 use crate::vm::object::AttrSlot;
 use crate::vm::object::OnClass;
 use crate::vm::object::WeakMethod;
-use crate::vm::value::DictTable;
 
 impl WeakMethod {
     fn new(v: &Value) -> Option<WeakMethod> {
@@ -37,9 +37,9 @@ impl WeakMethod {
 }
 
 impl AttrSlot {
-    /// Empty memos for a code object with `names` names.
+    /// Empty memos for a code object with `names` names: two per name ([`slot_for`]).
     pub fn empty_cache(names: usize) -> Box<[AttrSlot]> {
-        (0..names).map(|_| Default::default()).collect()
+        (0..2 * names).map(|_| Default::default()).collect()
     }
 
     /// What the memo knows about `class.name`, refreshed when stale.
@@ -74,66 +74,157 @@ impl AttrSlot {
         self.nothing_on_class
             .set(matches!(on_class, OnClass::Nothing));
         *self.found.borrow_mut() = (on_class, Rc::downgrade(class));
+        if !std::ptr::eq(self.class.get(), Rc::as_ptr(class)) {
+            self.index.set(u32::MAX);
+            self.absent_below.set(0);
+        }
         self.class.set(Rc::as_ptr(class));
         self.version.set(type_version());
     }
 }
 
-/// A receiver the cache covers: its class and its `__dict__` (if any). Types, modules,
-/// functions and `super` objects have attribute rules of their own.
+/// A receiver the cache covers: its class and where its attributes are (if anywhere).
+/// Types, modules, functions and `super` objects have attribute rules of their own.
 #[inline]
-fn receiver<'a>(
-    vm: &'a Vm,
-    obj: &'a Value,
-) -> Option<(&'a Rc<PyType>, Option<&'a RefCell<DictTable>>)> {
+fn receiver<'a>(vm: &'a Vm, obj: &'a Value) -> Option<(&'a Rc<PyType>, Option<AttrStorage<'a>>)> {
     match obj {
         Value::Object(o) => match o.kind {
             ObjectKind::Module { .. } | ObjectKind::Super { .. } => None,
-            _ => Some((&o.class, o.attrs())),
+            _ => Some((&o.class, o.attr_storage())),
         },
         Value::Type(_) | Value::Function(_) => None,
         other => Some((vm.type_of(other), None)),
     }
 }
 
-/// The value of `name` in `dict`, trying the hinted position first.
-#[inline]
-fn dict_value(dict: &RefCell<DictTable>, name: &Rc<PyStr>, hint: &Cell<usize>) -> Option<Value> {
-    let table = dict.borrow();
-    if let Some(Some(e)) = table.entries().get(hint.get())
-        && matches!(&e.key, Value::Str(k) if Rc::ptr_eq(k, name))
-    {
-        return Some(e.value.clone());
+impl AttrSlot {
+    /// Where the slot's name is among `class`'s shared keys (remembered once found).
+    #[inline]
+    fn key_index(&self, keys: &SharedKeys, name: &PyStr) -> Option<usize> {
+        let known = self.index.get();
+        if known != u32::MAX {
+            return Some(known as usize);
+        }
+        let at = keys.index_of(name)?;
+        self.index.set(at as u32);
+        Some(at)
     }
-    let at = table.position_str(name)?;
-    hint.set(at);
-    table.entry(at).map(|e| e.value.clone())
+}
+
+/// The memo of `code.names[i]` for receivers of `class`. Each name has two, so that a site
+/// seeing instances of two classes (a method of a base class called on instances of
+/// subclasses) keeps both: the one that was made for `class`, else the one to remake (the
+/// first, unless it is still fresh for another class).
+#[inline(always)]
+fn slot_for<'a>(code: &'a CodeObj, i: usize, class: &PyType) -> Option<&'a AttrSlot> {
+    let [first, second] = code.global_cache.attrs.get(2 * i..2 * i + 2)? else {
+        return None;
+    };
+    if std::ptr::eq(first.class.get(), class) {
+        return Some(first);
+    }
+    if std::ptr::eq(second.class.get(), class) || first.version.get() == type_version() {
+        return Some(second);
+    }
+    Some(first)
+}
+
+/// The value of `name` among an object's attributes, trying the remembered position first.
+#[inline]
+fn stored_value(storage: &AttrStorage, name: &Rc<PyStr>, slot: &AttrSlot) -> Option<Value> {
+    match storage {
+        AttrStorage::Values(values, keys) => {
+            values.borrow().get(slot.key_index(keys, name)?).cloned()
+        }
+        AttrStorage::Dict(dict) => {
+            let table = dict.borrow();
+            if let Some(Some(e)) = table.entries().get(slot.hint.get())
+                && matches!(&e.key, Value::Str(k) if Rc::ptr_eq(k, name))
+            {
+                return Some(e.value.clone());
+            }
+            let at = table.position_str(name)?;
+            slot.hint.set(at);
+            table.entry(at).map(|e| e.value.clone())
+        }
+    }
+}
+
+/// The value of an instance attribute named like a method of its class (which it then
+/// shadows): remembers, per number of keys the class has, that the name is not among them.
+#[inline]
+fn shadowing_value(
+    values: &RefCell<InstanceValues>,
+    keys: &SharedKeys,
+    name: &PyStr,
+    slot: &AttrSlot,
+) -> Option<Value> {
+    let absent_below = keys.len() as u32 + 1;
+    if slot.absent_below.get() == absent_below {
+        return None;
+    }
+    match keys.index_of(name) {
+        Some(at) => values.borrow().get(at).cloned(),
+        None => {
+            slot.absent_below.set(absent_below);
+            None
+        }
+    }
 }
 
 /// `LOAD_ATTR` of `code.names[i]` on `obj` in its commonest case, decided inline: an
-/// attribute of an instance whose class has nothing under the name, at the `__dict__`
-/// position the memo remembers (CPython's `LOAD_ATTR_INSTANCE_VALUE`). None sends the
-/// lookup the general way, [`Vm::load_attr_cached`].
+/// attribute of an instance whose class has nothing under the name, at the place the memo
+/// remembers (CPython's `LOAD_ATTR_INSTANCE_VALUE`). None sends the lookup the general way,
+/// [`Vm::load_attr_cached`].
 #[inline(always)]
 pub fn instance_attr_hit(code: &CodeObj, i: usize, obj: &Value) -> Option<Value> {
     let Value::Object(o) = obj else {
         return None;
     };
-    let attrs = o.attrs()?;
-    let slot = code.global_cache.attrs.get(i)?;
+    let slot = slot_for(code, i, &o.class)?;
     let fresh = slot.nothing_on_class.get()
         && std::ptr::eq(slot.class.get(), Rc::as_ptr(&o.class))
-        && slot.version.get() == type_version()
-        && !matches!(o.kind, ObjectKind::Module { .. } | ObjectKind::Super { .. });
+        && slot.version.get() == type_version();
     if !fresh {
         return None;
     }
-    let table = attrs.try_borrow().ok()?;
+    if let Some(values) = borrow_values(o) {
+        return values.get(slot.index.get() as usize).cloned();
+    }
+    let table = o.dict.get()?.table.try_borrow().ok()?;
     let entry = table.entries().get(slot.hint.get())?.as_ref()?;
     match &entry.key {
         Value::Str(k) if Rc::ptr_eq(k, code.names.get(i)?) => Some(entry.value.clone()),
         _ => None,
     }
+}
+
+/// `STORE_ATTR` of `code.names[i]` on `obj` in its commonest case, decided inline: the
+/// replacement of an attribute an instance has among its class's keys, where the class has
+/// nothing under the name (CPython's `STORE_ATTR_INSTANCE_VALUE`). Gives the value back
+/// otherwise.
+#[inline(always)]
+fn instance_store_hit(code: &CodeObj, i: usize, obj: &Value, value: Value) -> Result<(), Value> {
+    let Value::Object(o) = obj else {
+        return Err(value);
+    };
+    let Some(slot) = slot_for(code, i, &o.class) else {
+        return Err(value);
+    };
+    let fresh = slot.nothing_on_class.get()
+        && std::ptr::eq(slot.class.get(), Rc::as_ptr(&o.class))
+        && slot.version.get() == type_version();
+    let values = o.shared_values().filter(|_| fresh);
+    let Some(mut slots) = values.and_then(|v| v.try_borrow_mut().ok()) else {
+        return Err(value);
+    };
+    let Some(v) = slots.get_mut(slot.index.get() as usize) else {
+        return Err(value);
+    };
+    let old = std::mem::replace(v, value);
+    drop(slots);
+    old.discard();
+    Ok(())
 }
 
 /// What the memo found for an attribute.
@@ -175,19 +266,22 @@ impl Vm {
     fn cached_attr(&mut self, code: &CodeObj, i: usize, obj: &Value) -> Option<Found> {
         let (class, dict) = receiver(self, obj)?;
         let name = code.names.get(i)?;
-        let slot = code.global_cache.attrs.get(i)?;
+        let slot = slot_for(code, i, class)?;
         let found = match &slot.on_class(class, name, &self.names).0 {
             OnClass::General => return None,
-            OnClass::Nothing => return dict_value(dict?, name, &slot.hint).map(Found::Value),
+            OnClass::Nothing => return stored_value(&dict?, name, slot).map(Found::Value),
             OnClass::Method(m) => m.get()?,
         };
-        // (The name is rarely in the instance's `__dict__`: no position hint for it.)
-        if let Some(dict) = dict
-            && let Some(shadowing) = dict.borrow().get_str(name)
-        {
-            return Some(Found::Value(shadowing.clone()));
+        // (The name is rarely among the instance's attributes: no position hint for it.)
+        let shadowing = match dict {
+            Some(AttrStorage::Dict(table)) => table.borrow().get_str(name).cloned(),
+            Some(AttrStorage::Values(values, keys)) => shadowing_value(values, keys, name, slot),
+            None => None,
+        };
+        match shadowing {
+            Some(v) => Some(Found::Value(v)),
+            None => Some(Found::Method(found)),
         }
-        Some(Found::Method(found))
     }
 
     /// `STORE_ATTR` of `code.names[i]` on `obj`.
@@ -198,6 +292,10 @@ impl Vm {
         obj: &Value,
         value: Value,
     ) -> PyResult<()> {
+        let value = match instance_store_hit(code, i, obj, value) {
+            Ok(()) => return Ok(()),
+            Err(value) => value,
+        };
         let value = match self.store_in_dict(code, i, obj, value) {
             Ok(()) => return Ok(()),
             Err(value) => value,
@@ -205,7 +303,7 @@ impl Vm {
         self.set_attr(obj, &code.names[i], value)
     }
 
-    /// Stores into the instance's `__dict__` when the memo says the class has nothing under
+    /// Stores into the instance's attributes when the memo says the class has nothing under
     /// the name and no `__setattr__` of its own; gives the value back otherwise.
     fn store_in_dict(
         &mut self,
@@ -214,15 +312,21 @@ impl Vm {
         obj: &Value,
         value: Value,
     ) -> Result<(), Value> {
-        let Some((class, Some(dict))) = receiver(self, obj) else {
+        let Some((class, Some(storage))) = receiver(self, obj) else {
             return Err(value);
         };
-        let (Some(name), Some(slot)) = (code.names.get(i), code.global_cache.attrs.get(i)) else {
+        let (Some(name), Some(slot)) = (code.names.get(i), slot_for(code, i, class)) else {
             return Err(value);
         };
         if !matches!(slot.on_class(class, name, &self.names).0, OnClass::Nothing) {
             return Err(value);
         }
+        let dict = match storage {
+            AttrStorage::Values(values, keys) => {
+                return store_value(obj, values, keys, name, slot, value);
+            }
+            AttrStorage::Dict(dict) => dict,
+        };
         let mut table = dict.borrow_mut();
         let hint = slot.hint.get();
         let at = match table.entries().get(hint) {
@@ -233,11 +337,7 @@ impl Vm {
             Some(v) => std::mem::replace(v, value),
             None => {
                 table.set_str(name.clone(), value);
-                let len = table.entries().len();
-                slot.hint.set(len - 1);
-                if len > class.instance_attrs.get().into() && len <= MAX_ATTRS_HINT {
-                    class.instance_attrs.set(len as u8);
-                }
+                slot.hint.set(table.entries().len() - 1);
                 return Ok(());
             }
         };
@@ -248,4 +348,36 @@ impl Vm {
         drop(old);
         Ok(())
     }
+}
+
+/// `STORE_ATTR` into an instance's values: in place at the remembered key, or as the next
+/// value when the name is the next of the class's keys; otherwise the general store, which
+/// may add the key or give the instance a dict.
+#[inline]
+fn store_value(
+    obj: &Value,
+    values: &RefCell<InstanceValues>,
+    keys: &SharedKeys,
+    name: &Rc<PyStr>,
+    slot: &AttrSlot,
+    value: Value,
+) -> Result<(), Value> {
+    if let Some(at) = slot.key_index(keys, name)
+        && let Ok(mut slots) = values.try_borrow_mut()
+    {
+        if let Some(v) = slots.get_mut(at) {
+            let old = std::mem::replace(v, value);
+            drop(slots);
+            drop(old);
+            return Ok(());
+        }
+        if slots.len() == at {
+            slots.push(value);
+            return Ok(());
+        }
+    }
+    let Value::Object(o) = obj else {
+        return Err(value);
+    };
+    o.set_instance_attr(name, value)
 }

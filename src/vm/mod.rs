@@ -37,6 +37,7 @@ pub mod frames;
 pub mod generator;
 pub mod generics;
 pub mod import;
+pub mod instance_values;
 pub mod interrupt;
 pub mod intrinsics;
 pub mod iter;

@@ -66,11 +66,9 @@ pub struct PyType {
     pub builtin: bool,
     /// Results of MRO lookups (`types::lookup`), valid while no type dict changes.
     pub lookup_cache: RefCell<LookupCache>,
-    /// The most attributes an instance has been seen to take on by attribute assignment
-    /// (up to [`MAX_ATTRS_HINT`]): room for that many is made with each new instance, so
-    /// its `__init__` does not grow the table step by step (CPython sizes an instance's
-    /// values from its class's shared keys the same way).
-    pub instance_attrs: Cell<u8>,
+    /// The names its instances' attributes take, in order: each instance holds only the
+    /// values ([`super::instance_values`]).
+    pub shared_keys: SharedKeys,
     /// How the truth test reads an instance's length without a call, if the type (or a
     /// base) is a native container that set one ([`LenSlot`]; a deque).
     pub native_len: Cell<Option<LenSlot>>,
@@ -98,9 +96,6 @@ pub const MATCH_SEQUENCE: u8 = 1;
 pub const MATCH_MAPPING: u8 = 2;
 /// `Cls(x)` without `__match_args__` matches the subject itself against `x`.
 pub const MATCH_SELF: u8 = 4;
-
-/// The largest number of attributes made room for in advance ([`PyType::instance_attrs`]).
-pub const MAX_ATTRS_HINT: usize = 16;
 
 /// A type's memo of attribute lookups along its MRO (CPython's type attribute cache): a
 /// table indexed by the address of the name string (which the entry keeps alive), two
@@ -164,8 +159,8 @@ pub struct CodeObj {
     pub global_cache: NameCaches,
 }
 
-/// A code object's inline caches, one of each per name: `LOAD_GLOBAL`'s ([`GlobalSlot`])
-/// and the attribute instructions' ([`AttrSlot`]).
+/// A code object's inline caches per name: `LOAD_GLOBAL`'s ([`GlobalSlot`], one) and the
+/// attribute instructions' ([`AttrSlot`], two: for receivers of two classes).
 pub struct NameCaches {
     pub globals: Box<[std::cell::Cell<GlobalSlot>]>,
     pub attrs: Box<[AttrSlot]>,
@@ -306,10 +301,11 @@ pub struct LongRangeIter {
 }
 
 pub enum ObjectKind {
-    /// An instance of a user class: just its attributes, kept here until
-    /// something asks for the `__dict__` object ([`Object::dict_object`]), which then holds
-    /// them instead. Kept inside the object, they cost no allocation of their own.
-    Plain(RefCell<DictTable>),
+    /// An instance of a user class: the values of its attributes in the order of its
+    /// class's shared keys ([`super::instance_values`]), until something asks for the
+    /// `__dict__` object ([`Object::dict_object`]) or the attributes leave that order; the
+    /// dict then holds them instead.
+    Plain(RefCell<InstanceValues>),
     /// An instance of `object` itself, which has no attributes at all.
     Bare,
     /// Boxed: the exception state is large, and inline it would size every object.
@@ -368,6 +364,130 @@ pub enum ObjectKind {
     Other(Box<dyn Any>),
 }
 
+/// Values an instance holds inside the object; more go to a separate vector.
+pub const INLINE_VALUES: usize = 4;
+
+/// The most names a class's keys take (CPython's `SHARED_KEYS_MAX_SIZE`): an instance
+/// setting a new name past them gets a dict.
+pub const MAX_SHARED_KEYS: usize = 30;
+
+/// The attribute names of a class's instances ([`super::instance_values`]), in the order they were first set.
+#[derive(Default)]
+pub struct SharedKeys {
+    names: RefCell<Vec<Rc<PyStr>>>,
+}
+
+impl SharedKeys {
+    /// Where `name` is among the keys (the same str, or one of equal hash and text).
+    #[inline]
+    pub fn index_of(&self, name: &PyStr) -> Option<usize> {
+        let names = self.names.borrow();
+        if let Some(at) = names.iter().position(|k| std::ptr::eq(Rc::as_ptr(k), name)) {
+            return Some(at);
+        }
+        let hash = name.hash();
+        names
+            .iter()
+            .position(|k| k.hash() == hash && k.as_str() == name.as_str())
+    }
+
+    pub fn len(&self) -> usize {
+        self.names.borrow().len()
+    }
+
+    /// Adds a name after the others.
+    pub fn push(&self, name: Rc<PyStr>) {
+        self.names.borrow_mut().push(name);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.borrow().is_empty()
+    }
+
+    pub fn name(&self, at: usize) -> Option<Rc<PyStr>> {
+        self.names.borrow().get(at).cloned()
+    }
+}
+
+/// An instance's values, in the order of its class's [`SharedKeys`]: the instance has the
+/// first `len()` of those names. `Null` marks the end of the inline ones.
+pub struct InstanceValues {
+    inline: [Value; INLINE_VALUES],
+    /// The values past the inline ones (boxed: rare, and inline it would size every object).
+    #[allow(clippy::box_collection)]
+    more: Option<Box<Vec<Value>>>,
+}
+
+impl Default for InstanceValues {
+    fn default() -> Self {
+        InstanceValues {
+            inline: [const { Value::Null }; INLINE_VALUES],
+            more: None,
+        }
+    }
+}
+
+impl InstanceValues {
+    /// How many attributes the instance has.
+    #[inline]
+    pub fn len(&self) -> usize {
+        match &self.more {
+            Some(more) => INLINE_VALUES + more.len(),
+            None => self
+                .inline
+                .iter()
+                .position(Value::is_null)
+                .unwrap_or(INLINE_VALUES),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.inline[0].is_null()
+    }
+
+    /// The value of the attribute at `at` among the class's keys.
+    #[inline]
+    pub fn get(&self, at: usize) -> Option<&Value> {
+        let v = match self.inline.get(at) {
+            Some(v) => v,
+            None => self.more.as_ref()?.get(at - INLINE_VALUES)?,
+        };
+        (!v.is_null()).then_some(v)
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, at: usize) -> Option<&mut Value> {
+        let v = match self.inline.get_mut(at) {
+            Some(v) => v,
+            None => self.more.as_mut()?.get_mut(at - INLINE_VALUES)?,
+        };
+        (!v.is_null()).then_some(v)
+    }
+
+    /// Adds the value of the next key.
+    pub fn push(&mut self, value: Value) {
+        let len = self.len();
+        match self.inline.get_mut(len) {
+            Some(slot) => *slot = value,
+            None => self.more.get_or_insert_default().push(value),
+        }
+    }
+
+    /// The values, in order, leaving none.
+    fn take_all(&mut self) -> Vec<Value> {
+        let mut all: Vec<Value> = self
+            .inline
+            .iter_mut()
+            .map(|v| std::mem::replace(v, Value::Null))
+            .take_while(|v| !v.is_null())
+            .collect();
+        if let Some(more) = self.more.take() {
+            all.extend(*more);
+        }
+        all
+    }
+}
+
 /// Every object of every kind is this size: big payloads are boxed (an exception's state,
 /// an async generator's flags, a big-int range iterator's range), so that the common
 /// objects (instances, generators, bound methods, tasks) take one 128-byte malloc chunk
@@ -376,7 +496,7 @@ pub struct Object {
     pub class: Rc<PyType>,
     /// `__dict__`: set when the object is made, for exceptions and the other objects with
     /// attributes; for a plain instance, made from its attributes when first asked for.
-    dict: OnceCell<Rc<PyDict>>,
+    pub(super) dict: OnceCell<Rc<PyDict>>,
     pub kind: ObjectKind,
 }
 
@@ -412,21 +532,28 @@ impl Object {
         }
     }
 
-    /// An instance of a user class, with no attributes yet but room for as many as its
-    /// class's instances have taken on.
+    /// An instance of a user class, with no attributes yet.
     pub fn plain(class: Rc<PyType>) -> Object {
-        let table = DictTable::with_capacity(class.instance_attrs.get().into());
-        Object::new(class, ObjectKind::Plain(RefCell::new(table)))
+        Object::new(class, ObjectKind::Plain(RefCell::default()))
     }
 
-    /// The table of the object's attributes (its `__dict__`), if it has one.
-    #[inline]
+    /// The table of the object's attributes (its `__dict__`), if it has one: made now for a
+    /// plain instance whose attributes are still in shared-keys form (which then keeps it).
+    /// The attribute paths read and write without making one ([`Object::attr_storage`]).
+    #[inline(always)]
     pub fn attrs(&self) -> Option<&RefCell<DictTable>> {
         match (self.dict.get(), &self.kind) {
             (Some(dict), _) => Some(&dict.table),
-            (None, ObjectKind::Plain(table)) => Some(table),
+            (None, ObjectKind::Plain(_)) => self.materialised_attrs(),
             _ => None,
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn materialised_attrs(&self) -> Option<&RefCell<DictTable>> {
+        self.dict_object()?;
+        self.dict.get().map(|dict| &dict.table)
     }
 
     /// The `__dict__` object, made now for a plain instance that had none: its attributes
@@ -435,11 +562,11 @@ impl Object {
         if let Some(dict) = self.dict.get() {
             return Some(dict.clone());
         }
-        let ObjectKind::Plain(table) = &self.kind else {
+        let ObjectKind::Plain(values) = &self.kind else {
             return None;
         };
         // (Never borrowed here in practice; if it were, there would be no dict to give.)
-        let table = std::mem::take(&mut *table.try_borrow_mut().ok()?);
+        let table = self.values_into_table(values)?;
         Some(
             self.dict
                 .get_or_init(|| {
@@ -449,6 +576,22 @@ impl Object {
                 })
                 .clone(),
         )
+    }
+
+    /// A plain instance's values moved into a table in their order (its `__dict__` to be).
+    fn values_into_table(&self, values: &RefCell<InstanceValues>) -> Option<DictTable> {
+        let taken = values.try_borrow_mut().ok()?.take_all();
+        let mut table = DictTable::with_capacity(taken.len());
+        for (at, value) in taken.into_iter().enumerate() {
+            let name = self.class.shared_keys.name(at)?;
+            let hash = name.hash();
+            // (The keys are distinct: none is compared.)
+            let fresh = table.insert(Value::Str(name), hash, value, |_, _| {
+                Ok::<bool, std::convert::Infallible>(false)
+            });
+            drop(fresh);
+        }
+        Some(table)
     }
 
     /// Forgets the `__dict__` of an object about to be reused (a recycled generator).
@@ -502,6 +645,13 @@ pub struct AttrSlot {
     pub(super) found: RefCell<(OnClass, Weak<PyType>)>,
     /// Where the receiver's `__dict__` last held the name: a hint, checked by key identity.
     pub(super) hint: Cell<usize>,
+    /// Where the name is among the class's shared keys ([`super::instance_values`]);
+    /// `u32::MAX` when not known. A class's keys only grow, so it stays true for the class.
+    pub(super) index: Cell<u32>,
+    /// For a method: the class's number of shared keys plus one when the name was found
+    /// not to be among them (so no instance can shadow it while that number is the same); 0
+    /// when not known.
+    pub(super) absent_below: Cell<u32>,
     /// `found` is [`OnClass::Nothing`], readable without borrowing it (for
     /// [`instance_attr_hit`]).
     pub(super) nothing_on_class: Cell<bool>,
@@ -514,6 +664,8 @@ impl Default for AttrSlot {
             version: Cell::new(0),
             found: RefCell::new((OnClass::General, Weak::new())),
             hint: Cell::new(0),
+            index: Cell::new(u32::MAX),
+            absent_below: Cell::new(0),
             nothing_on_class: Cell::new(false),
         }
     }

@@ -32,7 +32,7 @@ pub fn make_type(name: &str, bases: Vec<Rc<PyType>>, layout: Layout, builtin: bo
         layout,
         builtin,
         lookup_cache: LookupCache::made_now(),
-        instance_attrs: Cell::new(0),
+        shared_keys: Default::default(),
         native_len: Cell::new(mro_tail.iter().find_map(|base| base.native_len.get())),
         match_flags: Cell::new(super::patterns::inherited_match_flags(&mro_tail)),
         has_del: Cell::new(false),
@@ -745,8 +745,8 @@ impl Vm {
         let mut candidates: Vec<Value> = Vec::new();
         match obj {
             Value::Object(o) => {
-                if let Some(attrs) = o.attrs() {
-                    candidates.extend(attrs.borrow().keys());
+                if let Some(attrs) = o.attr_storage() {
+                    candidates.extend(attrs.names());
                 }
                 if let ObjectKind::Module { dict, .. } = &o.kind {
                     candidates.extend(dict.table.borrow().keys());
@@ -851,7 +851,7 @@ impl Vm {
     ) -> PyResult<Option<Value>> {
         // The common case first: an instance with a `__dict__`, its type cached.
         if let Value::Object(o) = obj
-            && let Some(attrs) = o.attrs()
+            && let Some(attrs) = o.attr_storage()
             && !matches!(o.kind, ObjectKind::Module { .. } | ObjectKind::Super { .. })
         {
             let descr = lookup(&o.class, name);
@@ -860,8 +860,8 @@ impl Vm {
             {
                 return self.bind_to_instance(d.clone(), obj).map(Some);
             }
-            if let Some(v) = attrs.borrow().get_str(name) {
-                return Ok(Some(v.clone()));
+            if let Some(v) = attrs.get(name) {
+                return Ok(Some(v));
             }
             return match descr {
                 Some(d) => self.bind_to_instance(d, obj).map(Some),
@@ -901,7 +901,7 @@ impl Vm {
             return self.bind_to_instance(d.clone(), obj).map(Some);
         }
         let instance_value = match obj {
-            Value::Object(o) => o.attrs().and_then(|t| t.borrow().get_str(name).cloned()),
+            Value::Object(o) => o.attr_storage().and_then(|t| t.get(name)),
             Value::Function(f) => f.dict.borrow().get_str(name).cloned(),
             _ => None,
         };
@@ -1028,8 +1028,7 @@ impl Vm {
                 // (A `super` object looks past its own type: never in this fast path.)
                 let shadowed = match obj {
                     Value::Object(o) => {
-                        o.attrs()
-                            .is_some_and(|t| t.borrow().get_str(name).is_some())
+                        o.attr_storage().is_some_and(|t| t.get(name).is_some())
                             || matches!(o.kind, ObjectKind::Super { .. })
                     }
                     _ => false,
@@ -1122,6 +1121,15 @@ impl Vm {
         {
             return self.set_through_descriptor(descr, obj, name, value);
         }
+        let value = match (obj, value) {
+            (Value::Object(o), Some(v)) if !matches!(o.kind, ObjectKind::Module { .. }) => {
+                match o.set_instance_attr(name, v) {
+                    Ok(()) => return Ok(()),
+                    Err(v) => Some(v),
+                }
+            }
+            (_, value) => value,
+        };
         let dict = match obj {
             Value::Object(o) => match &o.kind {
                 ObjectKind::Module { dict, .. } => Some(&dict.table),
@@ -1272,7 +1280,7 @@ impl Vm {
             layout,
             builtin: false,
             lookup_cache: LookupCache::made_now(),
-            instance_attrs: Cell::new(0),
+            shared_keys: Default::default(),
             native_len: Cell::new(tail.iter().find_map(|base| base.native_len.get())),
             match_flags: Cell::new(super::patterns::inherited_match_flags(&tail)),
             has_del: Cell::new(has_del),
