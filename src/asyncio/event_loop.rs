@@ -479,14 +479,14 @@ fn run_once(
             for handle in handles {
                 l.push_ready(Ready::Handle(handle));
             }
-            super::trace::iteration(vm, l.clock.now());
+            super::trace::iteration(vm, &l.clock);
             super::trace::selected(vm, selected.waited, &selected.ready, l.clock.is_virtual());
             return run_ready(vm, loop_value, l);
         }
         None if !busy => idle(vm, loop_value, l, next_timer)?,
         None => {}
     }
-    super::trace::iteration(vm, l.clock.now());
+    super::trace::iteration(vm, &l.clock);
     run_ready(vm, loop_value, l)
 }
 
@@ -496,8 +496,12 @@ fn run_ready(vm: &mut Vm, loop_value: &Value, l: &LoopObj) -> PyResult<()> {
     let ntodo = {
         // `when <= end_time` where CPython has `<`: past 2**24 seconds (virtual time jumps
         // there) `now + 1e-9 == now`, and a timer due exactly now must still fire.
-        let end_time = l.clock.now() + 1e-9;
+        // (No timer, no clock reading: most iterations of a busy loop have none.)
         let mut st = l.state.borrow_mut();
+        let end_time = match st.timers.is_empty() {
+            true => f64::NEG_INFINITY,
+            false => l.clock.now() + 1e-9,
+        };
         while st.timers.peek().is_some_and(|t| t.when <= end_time) {
             if let Some(t) = st.timers.pop() {
                 super::trace::timer_fired(vm, &t.handle);
@@ -558,8 +562,11 @@ fn idle(vm: &mut Vm, loop_value: &Value, l: &LoopObj, deadline: Option<f64>) -> 
         };
     }
     vm.flush_stdout();
+    // In whole milliseconds, rounded up, as CPython's epoll selector waits: timers due
+    // within the same millisecond then run in the same iteration, as there.
     let until = deadline.and_then(|when| {
-        let delay = Duration::try_from_secs_f64((when - l.clock.now()).max(0.0)).ok()?;
+        let ms = ((when - l.clock.now()).max(0.0) * 1e3).ceil();
+        let delay = Duration::try_from_secs_f64(ms / 1e3).ok()?;
         Instant::now().checked_add(delay)
     });
     vm.wait_idle(until);

@@ -486,6 +486,22 @@ fn plain_put_nowait(vm: &mut Vm, n: &Names, this: &Value, item: &Value) -> Optio
     Some(wakeup_first_pending(vm, &getters).map(|()| Value::None))
 }
 
+/// `_queue_put_at_once(self, item)`: `put()`'s way through on a plain queue with room
+/// (`self.full()` false, then `self.put_nowait(item)`), done directly: True; else False,
+/// having changed nothing (`put()` then goes its general way).
+fn put_at_once(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    crate::vm::args::check_arity(vm, "_queue_put_at_once", args, 2, 2)?;
+    let n = names(vm);
+    let this = &args[0];
+    if plain_queue(n, this).is_none_or(|q| q.shadows(&[&n.put_nowait])) {
+        return Ok(Value::Bool(false));
+    }
+    match plain_put_nowait(vm, n, this, &args[1]) {
+        Some(done) => done.map(|_| Value::Bool(true)),
+        None => Ok(Value::Bool(false)),
+    }
+}
+
 /// `Queue.get_nowait`: take the next item and wake the oldest putter.
 fn get_nowait(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let args = &*bind(vm, "Queue.get_nowait", &[], args, kw)?;
@@ -879,6 +895,10 @@ pub fn natives(vm: &Vm) -> Vec<(&'static str, Value)> {
         ("_queue_full", q("full", full)),
         ("_queue_put_nowait", q("put_nowait", put_nowait)),
         ("_queue_get_nowait", q("get_nowait", get_nowait)),
+        (
+            "_queue_put_at_once",
+            vm.native("_queue_put_at_once", put_at_once),
+        ),
         ("_queue_put", q("_put", put)),
         ("_queue_get", q("_get", get)),
         ("_queue_wakeup_next", q("_wakeup_next", wakeup_next)),

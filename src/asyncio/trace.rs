@@ -89,11 +89,12 @@ fn cold_loop_stop(vm: &mut Vm) {
     emit(vm, 0, "loop stops running");
 }
 
-/// One iteration of `_run_once` begins, at loop time `now`.
+/// One iteration of `_run_once` begins (at the loop time `clock` tells, read only when
+/// traced).
 #[inline]
-pub fn iteration(vm: &mut Vm, now: f64) {
+pub fn iteration(vm: &mut Vm, clock: &crate::common::clock::Clock) {
     if on(Category::Loop) {
-        cold_iteration(vm, now);
+        cold_iteration(vm, clock.now());
     }
 }
 
