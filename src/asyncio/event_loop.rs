@@ -562,11 +562,10 @@ fn idle(vm: &mut Vm, loop_value: &Value, l: &LoopObj, deadline: Option<f64>) -> 
         };
     }
     vm.flush_stdout();
-    // In whole milliseconds, rounded up, as CPython's epoll selector waits: timers due
-    // within the same millisecond then run in the same iteration, as there.
+    // As CPython's epoll selector waits: in whole milliseconds, rounded up.
     let until = deadline.and_then(|when| {
-        let ms = ((when - l.clock.now()).max(0.0) * 1e3).ceil();
-        let delay = Duration::try_from_secs_f64(ms / 1e3).ok()?;
+        let wait = super::watchers::whole_milliseconds(when - l.clock.now());
+        let delay = Duration::try_from_secs_f64(wait).ok()?;
         Instant::now().checked_add(delay)
     });
     vm.wait_idle(until);
