@@ -564,7 +564,7 @@ fn idle(vm: &mut Vm, loop_value: &Value, l: &LoopObj, deadline: Option<f64>) -> 
     vm.flush_stdout();
     // As CPython's epoll selector waits: in whole milliseconds, rounded up.
     let until = deadline.and_then(|when| {
-        let wait = super::watchers::whole_milliseconds(when - l.clock.now());
+        let wait = clock::whole_milliseconds(when - l.clock.now());
         let delay = Duration::try_from_secs_f64(wait).ok()?;
         Instant::now().checked_add(delay)
     });

@@ -128,13 +128,6 @@ impl Watchers {
     }
 }
 
-/// A wait of `seconds` as CPython's epoll selector makes it: in whole milliseconds,
-/// rounded up (none for a negative one), so that timers due within the same millisecond
-/// run in the same iteration, as there.
-pub fn whole_milliseconds(seconds: f64) -> f64 {
-    (seconds.max(0.0) * 1e3).ceil() / 1e3
-}
-
 /// The wait of one iteration, and `_process_events`: the handles of the descriptors that
 /// came ready, for the ready queue (readers before writers, in the order epoll reports
 /// them). `busy`: callbacks are ready, so the select only polls; `next_timer`: the
@@ -150,7 +143,9 @@ pub fn select(
     let timeout = match next_timer {
         _ if busy => Some(0.0),
         Some(_) if virtual_clock => Some(0.0),
-        Some(when) => Some(whole_milliseconds(when - clock.now()).min(MAXIMUM_SELECT_TIMEOUT)),
+        Some(when) => {
+            Some(clock::whole_milliseconds(when - clock.now()).min(MAXIMUM_SELECT_TIMEOUT))
+        }
         None => None,
     };
     let watched = watchers.borrow().watched();

@@ -70,6 +70,13 @@ pub fn advance_virtual(when: f64) {
     }
 }
 
+/// A wait of `seconds` as CPython's epoll selector makes it: in whole milliseconds,
+/// rounded up (none for a negative one), so that timers due within the same millisecond
+/// run in the same iteration, as there.
+pub fn whole_milliseconds(seconds: f64) -> f64 {
+    (seconds.max(0.0) * 1e3).ceil() / 1e3
+}
+
 /// One loop's clock.
 pub struct Clock {
     kind: ClockKind,
