@@ -389,3 +389,21 @@ pub fn spawn_interpreter<T: Send + 'static>(
         .stack_size(stack_bytes())
         .spawn(body)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::vm::cpython_names::{CPYTHON_BUILTINS, is_builtin_apy_lacks};
+    use crate::vm::dict::StrKeys;
+
+    /// A NameError for a CPython built-in says apy lacks it only when a fresh VM really has
+    /// no such built-in (not when a program deleted one), and every one it lacks says so.
+    #[test]
+    fn the_builtins_apy_lacks_are_the_ones_a_fresh_vm_has_not() {
+        let mut vm = super::new_vm(super::Config::default());
+        for name in CPYTHON_BUILTINS {
+            let key = vm.intern(name);
+            let provided = vm.builtins.table.borrow().get_str(&key).is_some();
+            assert_ne!(provided, is_builtin_apy_lacks(name), "{name}");
+        }
+    }
+}

@@ -5,7 +5,8 @@ with CPython 3.13.
 For each program: NAME.out (beside a test program; in tests/examples/ for an example) gets
 CPython's exact stdout (with paths relative to the program's folder, as everywhere); NAME.rc the exit status when it
 is not 0; NAME.err the last line of stderr when stderr is not empty (that is what
-tests/programs.rs compares). Programs under tests/programs/tracebacks/ and
+tests/programs.rs compares). A program with NAME.stdin beside it reads that file on stdin
+(the others read nothing). Programs under tests/programs/tracebacks/ and
 tests/programs/warnings/ also get NAME.stderr, the whole of CPython's stderr, caret
 lines (`~~^^`) included, with paths relative to the program's folder, for tests of how
 tracebacks are laid out and warnings worded. Each program's CPython ast.dump is blessed
@@ -29,10 +30,13 @@ PYTHON = ["env", "PYENV_VERSION=3.13.0", "python3.13"]
 
 def bless(program: Path) -> None:
     env = dict(os.environ, PYTHONIOENCODING="utf-8", PYTHONHASHSEED="0")
-    result = subprocess.run(
-        PYTHON + [program.name], cwd=program.parent, capture_output=True, text=True,
-        stdin=subprocess.DEVNULL, env=env, timeout=60,
-    )
+    # What the program reads on stdin: NAME.stdin beside it, or nothing.
+    stdin_file = program.with_suffix(".stdin")
+    with open(stdin_file if stdin_file.exists() else os.devnull, "rb") as stdin:
+        result = subprocess.run(
+            PYTHON + [program.name], cwd=program.parent, capture_output=True, text=True,
+            stdin=stdin, env=env, timeout=60,
+        )
     if program.parent == EXAMPLES:
         stem = TESTS / "examples" / program.stem
         stem.parent.mkdir(exist_ok=True)

@@ -2,6 +2,7 @@
 //! compares it with what CPython 3.13 did (files written by `tests/bless.py`): stdout
 //! exactly, the exit status (`.rc`, default 0), and the last line of stderr (`.err`) when
 //! there is one; for the programs under `tracebacks/` and `warnings/`, the whole of stderr (`.stderr`);
+//! a program with a `NAME.stdin` beside it reads that file on stdin (others read nothing);
 //! paths under the program's folder are compared relative to it. A
 //! test program's expected files sit beside it; an example's are in
 //! `tests/examples/`, so `examples/` holds only what a learner runs.
@@ -26,10 +27,13 @@ fn programs(dir: &Path, out: &mut Vec<PathBuf>) {
 /// Runs `program` and compares it with the expected files `expected_stem.{out,rc,err}`.
 fn check(program: &Path, expected_stem: &Path) -> Result<(), String> {
     let dir = program.parent().expect("programs live in folders");
+    // What the program reads on stdin: `NAME.stdin` beside it, or nothing.
+    let stdin =
+        std::fs::File::open(program.with_extension("stdin")).map_or(Stdio::null(), Stdio::from);
     let output = Command::new(env!("CARGO_BIN_EXE_apy"))
         .arg(program.file_name().expect("a file"))
         .current_dir(dir)
-        .stdin(Stdio::null())
+        .stdin(stdin)
         .output()
         .map_err(|e| format!("cannot run apy: {e}"))?;
     let expected = |ext: &str| std::fs::read_to_string(expected_stem.with_extension(ext)).ok();

@@ -5,11 +5,10 @@
 //! for its caller's scope).
 
 use crate::common::int_ops;
-use std::io::BufRead;
 use std::rc::Rc;
 
 use super::list_type::sort_values;
-use super::modules::{stream_of, write_stream};
+use super::std_streams::{input_line, stream_of, write_stream};
 use crate::compile::bytecode::{BinaryOperator, CompareOperator};
 use crate::vm::args::{check_arity, check_kwargs, kwarg};
 use crate::vm::object::{IterState, KwArgs, NativeFn, ObjectKind};
@@ -640,20 +639,7 @@ fn builtin_input(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         let p = vm.str_of(prompt)?;
         vm.write_stdout(p.as_str());
     }
-    vm.flush_stdout();
-    let mut line = String::new();
-    match std::io::stdin().lock().read_line(&mut line) {
-        Ok(0) | Err(_) => Err(vm.new_exc(&vm.types.eof_error.clone(), "EOF when reading a line")),
-        Ok(_) => {
-            if line.ends_with('\n') {
-                line.pop();
-                if line.ends_with('\r') {
-                    line.pop();
-                }
-            }
-            Ok(Value::str(line))
-        }
-    }
+    input_line(vm)
 }
 
 /// `globals()` and `locals()` of the Python code calling: empty dicts when there is none

@@ -16,8 +16,9 @@
 //! - `classes.rs` — `object`, `type`, and the small classes without a file of their own:
 //!   `slice`, `enumerate`, `zip`, `map`, `filter`, `reversed`, `super`, `property`,
 //!   `classmethod`, `staticmethod`.
-//! - `modules.rs` — `sys` (with its standard streams), `functools`, and the table of
-//!   native modules; `time.rs` (`_time`, the native half of `time`); `collections.rs` (`deque`, `heapq`), `inspect.rs` (`inspect`, `types`),
+//! - `modules.rs` — `sys`, `functools`, and the table of native modules; `std_streams.rs`
+//!   (`sys.stdin`, `sys.stdout`, `sys.stderr`, and what `input()` reads); `site_builtins.rs`
+//!   (`exit` and `quit`); `time.rs` (`_time`, the native half of `time`); `collections.rs` (`deque`, `heapq`), `inspect.rs` (`inspect`, `types`),
 //!   `contextvars.rs`, `random.rs` (over `random_core.rs`, the Mersenne Twister), `math.rs`
 //!   (with `math_int.rs`, `math_sum.rs`), `itertools.rs` (with `itertools_comb.rs`);
 //!   `frames.rs` (`_frames`, what `logging`,
@@ -67,9 +68,11 @@ mod re_engine;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod selectors;
 mod set_type;
+mod site_builtins;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod socket;
 mod sre;
+mod std_streams;
 mod str_type;
 mod struct_module;
 mod thread;
@@ -102,6 +105,7 @@ pub fn install(vm: &mut Vm) {
     num_type::init(vm);
     range_type::init(vm);
     crate::vm::generics::init(vm);
+    site_builtins::init(vm);
     let open: (&str, crate::vm::object::NativeFn) = ("open", io::builtin_open);
     for (name, f) in functions::FUNCTIONS
         .iter()

@@ -9,7 +9,6 @@ use std::rc::Rc;
 use crate::vm::args::{check_arity, check_kwargs};
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, Object, ObjectKind};
-use crate::vm::types::make_type;
 use crate::vm::value::Value;
 use crate::vm::{ModuleMaker, PyResult, Vm};
 
@@ -62,85 +61,8 @@ pub fn register(vm: &mut Vm) {
     }
 }
 
-/// Where `print` and `sys.stdout.write` send text.
-pub enum Stream {
-    Stdout,
-    Stderr,
-}
-
-pub fn write_stream(vm: &mut Vm, stream: &Stream, text: &str) {
-    match stream {
-        Stream::Stdout => vm.write_stdout(text),
-        Stream::Stderr => {
-            vm.flush_stdout();
-            crate::common::console::eprint(text);
-        }
-    }
-}
-
-/// The standard stream behind a `sys.stdout`/`sys.stderr` object.
-pub fn stream_of(v: &Value) -> Option<Stream> {
-    let Value::Object(o) = v else { return None };
-    let ObjectKind::Other(any) = &o.kind else {
-        return None;
-    };
-    match any.downcast_ref::<StdStream>()? {
-        StdStream::Out => Some(Stream::Stdout),
-        StdStream::Err => Some(Stream::Stderr),
-    }
-}
-
-enum StdStream {
-    Out,
-    Err,
-}
-
-fn stream_write(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    check_arity(vm, "write", args, 2, 2)?;
-    let Some(stream) = stream_of(&args[0]) else {
-        return Err(vm.type_error("write() requires a standard stream"));
-    };
-    let Value::Str(text) = &args[1] else {
-        return Err(vm.type_error(format!(
-            "write() argument must be str, not {}",
-            vm.type_name(&args[1])
-        )));
-    };
-    write_stream(vm, &stream, text.as_str());
-    Ok(Value::Int(text.char_len() as i64))
-}
-
 fn sys_module(vm: &mut Vm) -> Value {
-    let stream_type = make_type(
-        "TextIOWrapper",
-        vec![vm.types.object.clone()],
-        crate::vm::object::Layout::Builtin,
-        true,
-    );
-    vm.add_method(&stream_type, "write", stream_write);
-    vm.add_method(&stream_type, "flush", |vm, _, _| {
-        vm.flush_stdout();
-        Ok(Value::None)
-    });
-    vm.add_getset(
-        &stream_type,
-        "name",
-        |_, v| {
-            Ok(Value::str(match stream_of(v) {
-                Some(Stream::Stderr) => "<stderr>",
-                _ => "<stdout>",
-            }))
-        },
-        None,
-    );
-    let stdout = Value::object(Object::new(
-        stream_type.clone(),
-        ObjectKind::Other(Box::new(StdStream::Out)),
-    ));
-    let stderr = Value::object(Object::new(
-        stream_type,
-        ObjectKind::Other(Box::new(StdStream::Err)),
-    ));
+    let [stdin, stdout, stderr] = super::std_streams::make(vm);
     let argv = Value::list(
         vm.config
             .argv
@@ -152,6 +74,7 @@ fn sys_module(vm: &mut Vm) -> Value {
         ("argv", argv),
         ("path", vm.sys_path.clone()),
         ("modules", Value::Dict(vm.modules.clone())),
+        ("stdin", stdin),
         ("stdout", stdout),
         ("stderr", stderr),
         ("maxsize", Value::Int(i64::MAX)),

@@ -120,13 +120,6 @@ impl Repl {
         }
         // The loop's types come with the asyncio module: import it before making the loop.
         vm.import_module("asyncio")?;
-        let sys = vm.import_module("sys")?;
-        let exit_name = vm.intern("exit");
-        let exit = vm.get_attr(&sys, &exit_name)?;
-        for name in ["exit", "quit"] {
-            let key = vm.intern(name);
-            vm.builtins.table.borrow_mut().set_str(key, exit.clone());
-        }
         self.event_loop = event_loop::new_loop(vm);
         let asyncio = vm.import_module("asyncio")?;
         vm.call_method(

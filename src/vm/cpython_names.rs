@@ -204,8 +204,26 @@ const CPYTHON_STDLIB: &[&str] = &[
     "zoneinfo",
 ];
 
-/// CPython 3.13's built-in names (`dir(builtins)`, without the private ones).
-const CPYTHON_BUILTINS: &[&str] = &[
+/// The built-in names CPython 3.13 has and apy does not provide. A test in `interp.rs` checks
+/// it against a fresh VM's built-ins and [`CPYTHON_BUILTINS`].
+const BUILTINS_APY_LACKS: &[&str] = &[
+    "BufferError",
+    "PythonFinalizationError",
+    "SystemError",
+    "UnicodeTranslateError",
+    "breakpoint",
+    "complex",
+    "copyright",
+    "credits",
+    "help",
+    "license",
+    "memoryview",
+];
+
+/// CPython 3.13's built-in names (`dir(builtins)`, without the private ones, and without
+/// `True` and `False`, which are keywords).
+#[cfg(test)]
+pub const CPYTHON_BUILTINS: &[&str] = &[
     "ArithmeticError",
     "AssertionError",
     "AttributeError",
@@ -227,7 +245,6 @@ const CPYTHON_BUILTINS: &[&str] = &[
     "EnvironmentError",
     "Exception",
     "ExceptionGroup",
-    "False",
     "FileExistsError",
     "FileNotFoundError",
     "FloatingPointError",
@@ -269,7 +286,6 @@ const CPYTHON_BUILTINS: &[&str] = &[
     "SystemExit",
     "TabError",
     "TimeoutError",
-    "True",
     "TypeError",
     "UnboundLocalError",
     "UnicodeDecodeError",
@@ -363,9 +379,10 @@ pub fn is_cpython_module(name: &str) -> bool {
     CPYTHON_STDLIB.binary_search(&name).is_ok()
 }
 
-/// Whether `name` is one of CPython's built-in names.
-pub fn is_cpython_builtin(name: &str) -> bool {
-    CPYTHON_BUILTINS.binary_search(&name).is_ok()
+/// Whether `name` is one of CPython's built-in names that apy does not provide (rather than
+/// one a program deleted, or never a built-in at all).
+pub fn is_builtin_apy_lacks(name: &str) -> bool {
+    BUILTINS_APY_LACKS.binary_search(&name).is_ok()
 }
 
 #[cfg(test)]
@@ -376,7 +393,8 @@ mod tests {
     fn the_lists_are_sorted_for_binary_search() {
         assert!(CPYTHON_STDLIB.windows(2).all(|w| w[0] < w[1]));
         assert!(CPYTHON_BUILTINS.windows(2).all(|w| w[0] < w[1]));
+        assert!(BUILTINS_APY_LACKS.windows(2).all(|w| w[0] < w[1]));
         assert!(is_cpython_module("socket") && !is_cpython_module("helper"));
-        assert!(is_cpython_builtin("open") && !is_cpython_builtin("helper"));
+        assert!(is_builtin_apy_lacks("memoryview") && !is_builtin_apy_lacks("open"));
     }
 }

@@ -73,10 +73,10 @@ impl Vm {
         self.new_exc(&self.types.zero_division_error, msg)
     }
 
-    /// `name 'x' is not defined`; for a built-in name CPython has and apy lacks (`open`),
+    /// `name 'x' is not defined`; for a built-in name CPython has and apy lacks (`memoryview`),
     /// followed by where apy stops.
     pub fn name_error(&self, name: &str) -> Exc {
-        let message = match super::cpython_names::is_cpython_builtin(name) {
+        let message = match super::cpython_names::is_builtin_apy_lacks(name) {
             true => format!(
                 "name '{name}' is not defined {}",
                 super::cpython_names::OUTSIDE_THE_SUBSET

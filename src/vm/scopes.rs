@@ -155,7 +155,7 @@ impl Vm {
     #[cold]
     pub(super) fn suggest_name(&self, exc: Exc, frame: &Frame, name: &PyStr) -> Exc {
         // A built-in apy lacks is named as such, not answered with a near miss.
-        if super::cpython_names::is_cpython_builtin(name.as_str()) {
+        if super::cpython_names::is_builtin_apy_lacks(name.as_str()) {
             return exc;
         }
         let mut candidates: Vec<Value> = Vec::new();

@@ -1,0 +1,392 @@
+//! `sys.stdin`, `sys.stdout` and `sys.stderr`: one native class, shown as CPython's
+//! `_io.TextIOWrapper`, over the process's standard streams. Output goes through the VM's
+//! stdout buffer (so `print` and `sys.stdout.write` interleave as in CPython); input is read
+//! from the process-wide buffered stdin that `input()` reads too, so mixing `input()` with
+//! `sys.stdin.readline()` loses nothing. Text is UTF-8, lines end at `"\n"` only (CPython's
+//! `newline="\n"` for the standard streams on POSIX). `Python/pylifecycle.c` `create_stdio`.
+
+use std::cell::Cell;
+use std::io::{BufRead, IsTerminal};
+use std::rc::Rc;
+
+use super::io::{size_arg, unsupported};
+use crate::common::chars::str_repr;
+use crate::vm::args::{check_arity, check_kwargs};
+use crate::vm::object::{KwArgs, Layout, Object, ObjectKind, PyType};
+use crate::vm::types::make_type;
+use crate::vm::value::Value;
+use crate::vm::{Exc, PyResult, Vm};
+
+/// Where `print` and `sys.stdout.write` send text.
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+pub fn write_stream(vm: &mut Vm, stream: &Stream, text: &str) {
+    match stream {
+        Stream::Stdout => vm.write_stdout(text),
+        Stream::Stderr => {
+            vm.flush_stdout();
+            crate::common::console::eprint(text);
+        }
+    }
+}
+
+/// The standard output stream behind a `sys.stdout`/`sys.stderr` object.
+pub fn stream_of(v: &Value) -> Option<Stream> {
+    match std_stream(v)? {
+        StdStream::Out => Some(Stream::Stdout),
+        StdStream::Err => Some(Stream::Stderr),
+        StdStream::In { .. } => None,
+    }
+}
+
+/// What one of the three objects stands for; stdin can be closed (`exit()` closes it).
+enum StdStream {
+    In { closed: Cell<bool> },
+    Out,
+    Err,
+}
+
+fn std_stream(v: &Value) -> Option<&StdStream> {
+    let Value::Object(o) = v else { return None };
+    let ObjectKind::Other(any) = &o.kind else {
+        return None;
+    };
+    any.downcast_ref::<StdStream>()
+}
+
+/// The stream `args[0]` is, for a method of the class.
+fn this<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a StdStream> {
+    args.first()
+        .and_then(std_stream)
+        .ok_or_else(|| vm.type_error("descriptor requires a standard stream"))
+}
+
+/// `sys.stdin`, `sys.stdout` and `sys.stderr`, for the `sys` module.
+pub fn make(vm: &mut Vm) -> [Value; 3] {
+    let class = stream_class(vm);
+    [
+        StdStream::In {
+            closed: Cell::new(false),
+        },
+        StdStream::Out,
+        StdStream::Err,
+    ]
+    .map(|s| Value::object(Object::new(class.clone(), ObjectKind::Other(Box::new(s)))))
+}
+
+fn stream_class(vm: &mut Vm) -> Rc<PyType> {
+    let class = make_type(
+        "TextIOWrapper",
+        vec![vm.types.object.clone()],
+        Layout::Builtin,
+        true,
+    );
+    vm.set_type_attr(&class, "__module__", Value::str("_io"));
+    let methods: &[(&'static str, crate::vm::object::NativeFn)] = &[
+        ("write", write),
+        ("flush", flush),
+        ("read", |vm, args, kw| {
+            let limit = size(vm, "read", args, kw)?;
+            read_text(vm, args, limit, false)
+        }),
+        ("readline", |vm, args, kw| {
+            let limit = size(vm, "readline", args, kw)?;
+            read_text(vm, args, limit, true)
+        }),
+        ("readlines", readlines),
+        ("__iter__", |vm, args, _| {
+            open_stdin(vm, args, "I/O operation on closed file.")?;
+            Ok(args[0].clone())
+        }),
+        ("__next__", |vm, args, _| {
+            match read_text(vm, args, None, true)? {
+                Value::Str(line) if line.as_str().is_empty() => Err(vm.stop_iteration(Value::None)),
+                line => Ok(line),
+            }
+        }),
+        ("close", |vm, args, _| {
+            if let StdStream::In { closed } = this(vm, args)? {
+                closed.set(true);
+            }
+            Ok(Value::None)
+        }),
+        ("fileno", |vm, args, _| {
+            Ok(Value::Int(descriptor(
+                vm,
+                args,
+                "I/O operation on closed file",
+            )?))
+        }),
+        ("isatty", |vm, args, _| {
+            let tty = match descriptor(vm, args, "I/O operation on closed file")? {
+                0 => std::io::stdin().is_terminal(),
+                1 => std::io::stdout().is_terminal(),
+                _ => std::io::stderr().is_terminal(),
+            };
+            Ok(Value::Bool(tty))
+        }),
+        ("readable", |vm, args, _| {
+            descriptor(vm, args, "I/O operation on closed file")?;
+            Ok(Value::Bool(matches!(this(vm, args)?, StdStream::In { .. })))
+        }),
+        ("writable", |vm, args, _| {
+            Ok(Value::Bool(!matches!(
+                this(vm, args)?,
+                StdStream::In { .. }
+            )))
+        }),
+        ("__repr__", |vm, args, _| {
+            let (name, mode) = name_and_mode(this(vm, args)?);
+            Ok(Value::str(format!(
+                "<_io.TextIOWrapper name={} mode='{mode}' encoding='utf-8'>",
+                str_repr(name)
+            )))
+        }),
+    ];
+    for (name, method) in methods {
+        vm.add_method(&class, name, *method);
+    }
+    vm.add_getset(
+        &class,
+        "name",
+        |vm, v| {
+            Ok(Value::str(
+                name_and_mode(this(vm, std::slice::from_ref(v))?).0,
+            ))
+        },
+        None,
+    );
+    vm.add_getset(
+        &class,
+        "mode",
+        |vm, v| {
+            Ok(Value::str(
+                name_and_mode(this(vm, std::slice::from_ref(v))?).1,
+            ))
+        },
+        None,
+    );
+    vm.add_getset(&class, "encoding", |_, _| Ok(Value::str("utf-8")), None);
+    vm.add_getset(
+        &class,
+        "closed",
+        |vm, v| {
+            let closed = match this(vm, std::slice::from_ref(v))? {
+                StdStream::In { closed } => closed.get(),
+                _ => false,
+            };
+            Ok(Value::Bool(closed))
+        },
+        None,
+    );
+    class
+}
+
+fn name_and_mode(stream: &StdStream) -> (&'static str, &'static str) {
+    match stream {
+        StdStream::In { .. } => ("<stdin>", "r"),
+        StdStream::Out => ("<stdout>", "w"),
+        StdStream::Err => ("<stderr>", "w"),
+    }
+}
+
+/// The stream's file descriptor; ValueError(`closed`) once stdin is closed.
+fn descriptor(vm: &Vm, args: &[Value], closed_message: &str) -> PyResult<i64> {
+    match this(vm, args)? {
+        StdStream::In { closed } if closed.get() => Err(vm.value_error(closed_message)),
+        StdStream::In { .. } => Ok(0),
+        StdStream::Out => Ok(1),
+        StdStream::Err => Ok(2),
+    }
+}
+
+/// Checks that `args[0]` is stdin and open: io.UnsupportedOperation("not readable") for
+/// stdout and stderr, ValueError(`closed_message`) once closed.
+fn open_stdin(vm: &mut Vm, args: &[Value], closed_message: &str) -> PyResult<()> {
+    match this(vm, args)? {
+        StdStream::In { closed } if closed.get() => Err(vm.value_error(closed_message)),
+        StdStream::In { .. } => Ok(()),
+        _ => Err(unsupported(vm, "not readable")),
+    }
+}
+
+fn write(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "write", args, 2, 2)?;
+    let Some(stream) = stream_of(&args[0]) else {
+        this(vm, args)?;
+        return Err(unsupported(vm, "not writable"));
+    };
+    let Value::Str(text) = &args[1] else {
+        return Err(vm.type_error(format!(
+            "write() argument must be str, not {}",
+            vm.type_name(&args[1])
+        )));
+    };
+    write_stream(vm, &stream, text.as_str());
+    Ok(Value::Int(text.char_len() as i64))
+}
+
+fn flush(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    match this(vm, args)? {
+        StdStream::In { closed } if closed.get() => {
+            Err(vm.value_error("I/O operation on closed file."))
+        }
+        StdStream::In { .. } | StdStream::Err => Ok(Value::None),
+        StdStream::Out => {
+            vm.flush_stdout();
+            Ok(Value::None)
+        }
+    }
+}
+
+/// The optional size argument of `read(size=-1, /)` and `readline(size=-1, /)`.
+fn size(vm: &mut Vm, name: &str, args: &[Value], kw: &KwArgs) -> PyResult<Option<usize>> {
+    check_kwargs(vm, name, kw, &[])?;
+    check_arity(vm, name, args, 1, 2)?;
+    size_arg(vm, args.get(1)).map_err(|e| match args.get(1) {
+        // `read` says it as `_Py_convert_optional_to_ssize_t` does.
+        Some(other) if name == "read" && vm.exc_matches(&e, &vm.types.type_error) => {
+            vm.type_error(format!(
+                "argument should be integer or None, not '{}'",
+                vm.type_name(other)
+            ))
+        }
+        _ => e,
+    })
+}
+
+/// `read()` (`line` false) or `readline()` (`line` true) of stdin, at most `limit`
+/// characters.
+fn read_text(vm: &mut Vm, args: &[Value], limit: Option<usize>, line: bool) -> PyResult<Value> {
+    open_stdin(vm, args, "I/O operation on closed file.")?;
+    read_stdin(vm, limit, line).map(Value::str)
+}
+
+fn readlines(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    open_stdin(vm, args, "I/O operation on closed file.")?;
+    let mut lines = Vec::new();
+    loop {
+        let line = read_stdin(vm, None, true)?;
+        if line.is_empty() {
+            return Ok(Value::list(lines));
+        }
+        lines.push(Value::str(line));
+    }
+}
+
+/// Reads from the process's stdin: up to and including the next `"\n"` when `line`, else to
+/// the end, and at most `limit` characters; "" at the end of input. Blocks until it has them.
+fn read_stdin(vm: &mut Vm, limit: Option<usize>, line: bool) -> PyResult<String> {
+    vm.flush_stdout();
+    let mut bytes = Vec::new();
+    if limit != Some(0) {
+        read_until(&mut std::io::stdin().lock(), &mut bytes, limit, line)
+            .map_err(|e| vm.os_error(&e, None))?;
+    }
+    super::codecs::decode(vm, &bytes, "utf-8", "strict")
+}
+
+/// Appends to `out` what [`read_stdin`] reads, from `input`: whole UTF-8 characters are
+/// counted against `limit` (a character's continuation bytes come with it).
+fn read_until(
+    input: &mut impl BufRead,
+    out: &mut Vec<u8>,
+    limit: Option<usize>,
+    line: bool,
+) -> std::io::Result<()> {
+    let mut chars = 0;
+    loop {
+        let buffer = match input.fill_buf() {
+            Ok(buffer) => buffer,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buffer.is_empty() {
+            return Ok(());
+        }
+        let mut taken = 0;
+        let mut done = false;
+        for &byte in buffer {
+            let starts_char = byte & 0xC0 != 0x80;
+            if starts_char && limit == Some(chars) {
+                done = true;
+                break;
+            }
+            chars += usize::from(starts_char);
+            taken += 1;
+            if line && byte == b'\n' {
+                done = true;
+                break;
+            }
+        }
+        out.extend_from_slice(&buffer[..taken]);
+        input.consume(taken);
+        if done {
+            return Ok(());
+        }
+    }
+}
+
+/// `input()`'s read: a line from `sys.stdin` without its `"\n"`, as CPython reads it when
+/// stdin is not a terminal it prompts on. Through the stream's `readline()` when a program
+/// has put something else there (a `StringIO`); EOFError at the end of input.
+pub fn input_line(vm: &mut Vm) -> PyResult<Value> {
+    let sys = vm.import_module("sys")?;
+    let key = vm.intern("stdin");
+    let stdin = vm.get_attr(&sys, &key)?;
+    let mut line = match std_stream(&stdin) {
+        Some(StdStream::In { closed }) if closed.get() => {
+            return Err(vm.value_error("I/O operation on closed file."));
+        }
+        Some(StdStream::In { .. }) => read_stdin(vm, None, true)?,
+        _ => match vm.call_method(&stdin, "readline", &[])? {
+            Value::Str(s) => s.as_str().to_string(),
+            other => {
+                return Err(vm.type_error(format!(
+                    "object.readline() returned non-string, not {}",
+                    vm.type_name(&other)
+                )));
+            }
+        },
+    };
+    if line.is_empty() {
+        return Err(eof(vm));
+    }
+    if line.ends_with('\n') {
+        line.pop();
+    }
+    Ok(Value::str(line))
+}
+
+fn eof(vm: &Vm) -> Exc {
+    vm.new_exc(&vm.types.eof_error, "EOF when reading a line")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_until;
+
+    fn read(text: &str, limit: Option<usize>, line: bool) -> (String, String) {
+        let mut input = std::io::Cursor::new(text.as_bytes().to_vec());
+        let mut out = Vec::new();
+        read_until(&mut input, &mut out, limit, line).unwrap();
+        let rest = text.as_bytes()[input.position() as usize..].to_vec();
+        (
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(rest).unwrap(),
+        )
+    }
+
+    #[test]
+    fn lines_end_at_newline_and_limits_count_characters() {
+        assert_eq!(read("ab\ncd", None, true), ("ab\n".into(), "cd".into()));
+        assert_eq!(read("ab\r\ncd", None, true), ("ab\r\n".into(), "cd".into()));
+        assert_eq!(read("ab\ncd", None, false), ("ab\ncd".into(), "".into()));
+        assert_eq!(read("éé\n", Some(1), true), ("é".into(), "é\n".into()));
+        assert_eq!(read("aé\nb", Some(5), true), ("aé\n".into(), "b".into()));
+        assert_eq!(read("", None, true), ("".into(), "".into()));
+    }
+}
