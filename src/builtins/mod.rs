@@ -40,6 +40,7 @@ pub mod collections;
 pub mod contextvars;
 mod dict_type;
 mod dis;
+mod errno_module;
 mod exec;
 mod frames;
 mod functions;

@@ -39,6 +39,7 @@ pub fn register(vm: &mut Vm) {
         ("_weakref", super::weakref::module),
         ("_tracemalloc", super::tracemalloc::module),
         ("struct", super::struct_module::module),
+        ("errno", super::errno_module::module),
     ];
     for &(name, make) in modules {
         vm.register_module(name, make);
