@@ -558,6 +558,50 @@ fn mapped(
     Ok(like(vm, &args[0], f(&data)))
 }
 
+/// `bytes.maketrans(frm, to, /)`: the 256-byte table mapping each byte of `frm` to the
+/// byte of `to` at the same place, and every other byte to itself.
+fn maketrans(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::positional("bytes", "maketrans", &["frm", "to"], 2).check(vm, args, kw)?;
+    let from = buffer_arg(vm, &args[0])?;
+    let to = buffer_arg(vm, &args[1])?;
+    if from.len() != to.len() {
+        return Err(vm.value_error("maketrans arguments must have same length"));
+    }
+    let mut table: Vec<u8> = (0..=255).collect();
+    for (&f, &t) in from.iter().zip(&to) {
+        table[usize::from(f)] = t;
+    }
+    Ok(vm.new_bytes(table))
+}
+
+/// `translate(table, /, delete=b'')`: each byte through `table` (None: unchanged), the
+/// bytes in `delete` dropped first.
+fn translate(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let data = this(vm, args)?.data().clone();
+    let sig = Signature::keywords("bytes", "translate", &["table", "delete"], 1, 1);
+    let bound = sig.bind(vm, &args[1..], kw)?;
+    let table = match bound.first().cloned().flatten() {
+        None | Some(Value::None) => None,
+        Some(table) => {
+            let table = buffer_arg(vm, &table)?;
+            if table.len() != 256 {
+                return Err(vm.value_error("translation table must be 256 characters long"));
+            }
+            Some(table)
+        }
+    };
+    let delete = match bound.get(1).cloned().flatten() {
+        Some(delete) => buffer_arg(vm, &delete)?,
+        None => Vec::new(),
+    };
+    let out = data
+        .iter()
+        .filter(|b| !delete.contains(b))
+        .map(|&b| table.as_ref().map_or(b, |t| t[usize::from(b)]))
+        .collect();
+    Ok(like(vm, &args[0], out))
+}
+
 /// A predicate over the bytes (`isdigit`, …): false for empty bytes.
 fn predicate(
     vm: &mut Vm,
@@ -797,6 +841,7 @@ const SHARED: &[(&str, NativeFn)] = &[
         let data = this(vm, args)?.data().clone();
         Ok(Value::Bool(data.is_ascii()))
     }),
+    ("translate", translate),
 ];
 
 /// The methods only `bytearray` has.
@@ -853,7 +898,9 @@ pub fn init(vm: &mut Vm) {
     vm.add_static(&bytes, "fromhex", |vm, args, _| {
         fromhex(vm, args, Vm::new_bytes)
     });
+    vm.add_static(&bytes, "maketrans", maketrans);
     vm.add_static(&bytearray, "__new__", bytearray_new);
+    vm.add_static(&bytearray, "maketrans", maketrans);
     vm.add_static(&bytearray, "fromhex", |vm, args, _| {
         fromhex(vm, args, Vm::new_bytearray)
     });

@@ -3,8 +3,8 @@
 //! `errorcode` gives the one defined last there: `EAGAIN`, not `EWOULDBLOCK`). What
 //! `OSError.errno` holds is compared with these.
 
-use crate::vm::value::Value;
 use crate::vm::Vm;
+use crate::vm::value::Value;
 
 /// The names and numbers, in the order CPython's module defines them.
 const ERRORS: &[(&str, i64)] = &[
@@ -150,6 +150,10 @@ pub fn module(vm: &mut Vm) -> Value {
         let _ = vm.set_item(&errorcode, &Value::Int(number), Value::str(name));
     }
     let mut attrs = vec![("errorcode", errorcode)];
-    attrs.extend(ERRORS.iter().map(|&(name, number)| (name, Value::Int(number))));
+    attrs.extend(
+        ERRORS
+            .iter()
+            .map(|&(name, number)| (name, Value::Int(number))),
+    );
     vm.new_module("errno", attrs)
 }

@@ -31,6 +31,7 @@
 
 mod abc_flags;
 mod binary_file;
+mod binascii;
 mod bind;
 mod bytes_type;
 mod class_build;
@@ -46,6 +47,7 @@ mod frames;
 mod functions;
 mod gc;
 mod inspect;
+mod int_bytes;
 mod io;
 mod itertools;
 mod itertools_comb;

@@ -40,6 +40,7 @@ pub fn register(vm: &mut Vm) {
         ("_tracemalloc", super::tracemalloc::module),
         ("struct", super::struct_module::module),
         ("errno", super::errno_module::module),
+        ("binascii", super::binascii::module),
     ];
     for &(name, make) in modules {
         vm.register_module(name, make);

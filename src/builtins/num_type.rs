@@ -113,6 +113,7 @@ pub fn init(vm: &mut Vm) {
     for (name, get) in FLOAT_GETSETS {
         vm.add_getset(&float, name, *get, None);
     }
+    super::int_bytes::init(vm);
 }
 
 /// The argument of a numeric conversion, seen through a subclass instance

@@ -79,6 +79,7 @@ const MODULES: &[(&str, &str, &str)] = &[
     ("queue", "queue.py", include_str!("queue.apy")),
     ("string", "string.py", include_str!("string.apy")),
     ("pprint", "pprint.py", include_str!("pprint.apy")),
+    ("base64", "base64.py", include_str!("base64.apy")),
     ("textwrap", "textwrap.py", include_str!("textwrap.apy")),
     ("threading", "threading.py", include_str!("threading.apy")),
     ("typing", "typing.py", include_str!("typing.apy")),
