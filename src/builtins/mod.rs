@@ -46,6 +46,7 @@ mod exec;
 mod frames;
 mod functions;
 mod gc;
+mod hashlib;
 mod inspect;
 mod int_bytes;
 mod io;

@@ -41,6 +41,7 @@ pub fn register(vm: &mut Vm) {
         ("struct", super::struct_module::module),
         ("errno", super::errno_module::module),
         ("binascii", super::binascii::module),
+        ("hashlib", super::hashlib::module),
     ];
     for &(name, make) in modules {
         vm.register_module(name, make);
