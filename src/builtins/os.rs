@@ -4,7 +4,7 @@
 //! call that reaches the file system asks `vm::sandbox`'s gate first; the path arithmetic
 //! is text only and always allowed.
 
-use crate::vm::args::{Signature, check_arity};
+use crate::vm::args::{OrRaise, Signature, check_arity};
 use crate::vm::dict::StrKeys;
 use crate::vm::object::KwArgs;
 use crate::vm::sandbox::Capability;
@@ -117,100 +117,114 @@ fn getcwd(vm: &mut Vm) -> PyResult<String> {
 const MAKEDIRS: Signature =
     Signature::keywords("os", "makedirs", &["name", "mode", "exist_ok"], 1, 0);
 
-const OS_FUNCTIONS: &[(&str, Method)] =
-    &[
-        ("getcwd", |vm, args, _| {
-            check_arity(vm, "getcwd", args, 0, 0)?;
-            getcwd(vm).map(Value::str)
-        }),
-        ("chdir", |vm, args, _| {
-            on_path(vm, "chdir", args, 1, |path| std::env::set_current_dir(path))
-        }),
-        ("getpid", |vm, args, _| {
-            check_arity(vm, "getpid", args, 0, 0)?;
-            Ok(Value::Int(crate::vm::sandbox::process_id().into()))
-        }),
-        ("cpu_count", |vm, args, _| {
-            check_arity(vm, "cpu_count", args, 0, 0)?;
-            Ok(std::thread::available_parallelism()
-                .map_or(Value::None, |n| Value::Int(n.get() as i64)))
-        }),
-        ("getenv", |vm, args, _| {
-            check_arity(vm, "getenv", args, 1, 2)?;
-            let key = path_arg(vm, "getenv", args.first())?;
-            Ok(match std::env::var(&key) {
-                Ok(value) => Value::str(value),
-                Err(_) => args.get(1).cloned().unwrap_or(Value::None),
-            })
-        }),
-        ("listdir", |vm, args, _| {
-            check_arity(vm, "listdir", args, 0, 1)?;
-            let path = match args.first() {
-                None | Some(Value::None) => ".".to_string(),
-                Some(_) => path_arg(vm, "listdir", args.first())?,
+const OS_FUNCTIONS: &[(&str, Method)] = &[
+    ("getcwd", |vm, args, _| {
+        check_arity(vm, "getcwd", args, 0, 0)?;
+        getcwd(vm).map(Value::str)
+    }),
+    ("chdir", |vm, args, _| {
+        on_path(vm, "chdir", args, 1, |path| std::env::set_current_dir(path))
+    }),
+    ("urandom", |vm, args, _| {
+        check_arity(vm, "urandom", args, 1, 1)?;
+        let n = vm.expect_index(&args[0])?;
+        let n = usize::try_from(n).map_err(|_| vm.value_error("negative argument not allowed"))?;
+        let mut bytes = crate::common::sizes::vec_with_capacity(n).or_raise(vm)?;
+        bytes.resize(n, 0u8);
+        // The kernel's generator, as CPython's getrandom() reads it (none in a browser:
+        // an OSError there).
+        std::fs::File::open("/dev/urandom")
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes))
+            .map_err(|e| vm.os_error(&e, None))?;
+        Ok(vm.new_bytes(bytes))
+    }),
+    ("getpid", |vm, args, _| {
+        check_arity(vm, "getpid", args, 0, 0)?;
+        Ok(Value::Int(crate::vm::sandbox::process_id().into()))
+    }),
+    ("cpu_count", |vm, args, _| {
+        check_arity(vm, "cpu_count", args, 0, 0)?;
+        Ok(
+            std::thread::available_parallelism()
+                .map_or(Value::None, |n| Value::Int(n.get() as i64)),
+        )
+    }),
+    ("getenv", |vm, args, _| {
+        check_arity(vm, "getenv", args, 1, 2)?;
+        let key = path_arg(vm, "getenv", args.first())?;
+        Ok(match std::env::var(&key) {
+            Ok(value) => Value::str(value),
+            Err(_) => args.get(1).cloned().unwrap_or(Value::None),
+        })
+    }),
+    ("listdir", |vm, args, _| {
+        check_arity(vm, "listdir", args, 0, 1)?;
+        let path = match args.first() {
+            None | Some(Value::None) => ".".to_string(),
+            Some(_) => path_arg(vm, "listdir", args.first())?,
+        };
+        vm.require(Capability::Files, &path)?;
+        let entries = std::fs::read_dir(&path).map_err(|e| vm.os_error(&e, Some(&path)))?;
+        let mut names = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| vm.os_error(&e, Some(&path)))?;
+            names.push(Value::str(entry.file_name().to_string_lossy().as_ref()));
+        }
+        Ok(Value::list(names))
+    }),
+    ("remove", |vm, args, _| {
+        on_path(vm, "remove", args, 1, |path| std::fs::remove_file(path))
+    }),
+    ("unlink", |vm, args, _| {
+        on_path(vm, "unlink", args, 1, |path| std::fs::remove_file(path))
+    }),
+    ("rmdir", |vm, args, _| {
+        on_path(vm, "rmdir", args, 1, |path| std::fs::remove_dir(path))
+    }),
+    ("mkdir", |vm, args, _| {
+        on_path(vm, "mkdir", args, 2, |path| std::fs::create_dir(path))
+    }),
+    ("makedirs", |vm, args, kw| {
+        let slots = MAKEDIRS.bind(vm, args, kw)?;
+        let path = host_path(vm, "makedirs", &[slots[0].clone().unwrap_or(Value::None)])?;
+        let exist_ok = match &slots[2] {
+            Some(v) => vm.truthy(v)?,
+            None => false,
+        };
+        if std::path::Path::new(&path).is_dir() && !exist_ok {
+            let error = std::io::Error::from_raw_os_error(crate::vm::os_errors::EEXIST);
+            return Err(vm.os_error(&error, Some(&path)));
+        }
+        done(vm, std::fs::create_dir_all(&path), &path)
+    }),
+    ("rename", |vm, args, _| {
+        check_arity(vm, "rename", args, 2, 2)?;
+        let source = host_path(vm, "rename", args)?;
+        let target = host_path(vm, "rename", &args[1..])?;
+        if let Err(e) = std::fs::rename(&source, &target) {
+            let Some(errno) = e.raw_os_error() else {
+                return Err(vm.os_error(&e, Some(&source)));
             };
-            vm.require(Capability::Files, &path)?;
-            let entries = std::fs::read_dir(&path).map_err(|e| vm.os_error(&e, Some(&path)))?;
-            let mut names = Vec::new();
-            for entry in entries {
-                let entry = entry.map_err(|e| vm.os_error(&e, Some(&path)))?;
-                names.push(Value::str(entry.file_name().to_string_lossy().as_ref()));
-            }
-            Ok(Value::list(names))
-        }),
-        ("remove", |vm, args, _| {
-            on_path(vm, "remove", args, 1, |path| std::fs::remove_file(path))
-        }),
-        ("unlink", |vm, args, _| {
-            on_path(vm, "unlink", args, 1, |path| std::fs::remove_file(path))
-        }),
-        ("rmdir", |vm, args, _| {
-            on_path(vm, "rmdir", args, 1, |path| std::fs::remove_dir(path))
-        }),
-        ("mkdir", |vm, args, _| {
-            on_path(vm, "mkdir", args, 2, |path| std::fs::create_dir(path))
-        }),
-        ("makedirs", |vm, args, kw| {
-            let slots = MAKEDIRS.bind(vm, args, kw)?;
-            let path = host_path(vm, "makedirs", &[slots[0].clone().unwrap_or(Value::None)])?;
-            let exist_ok = match &slots[2] {
-                Some(v) => vm.truthy(v)?,
-                None => false,
-            };
-            if std::path::Path::new(&path).is_dir() && !exist_ok {
-                let error = std::io::Error::from_raw_os_error(crate::vm::os_errors::EEXIST);
-                return Err(vm.os_error(&error, Some(&path)));
-            }
-            done(vm, std::fs::create_dir_all(&path), &path)
-        }),
-        ("rename", |vm, args, _| {
-            check_arity(vm, "rename", args, 2, 2)?;
-            let source = host_path(vm, "rename", args)?;
-            let target = host_path(vm, "rename", &args[1..])?;
-            if let Err(e) = std::fs::rename(&source, &target) {
-                let Some(errno) = e.raw_os_error() else {
-                    return Err(vm.os_error(&e, Some(&source)));
-                };
-                let strerror = vm.os_error(&e, None);
-                let strerror = vm.str_of(&Value::Object(strerror))?;
-                let strerror = strerror.as_str().split_once("] ").map_or("", |(_, s)| s);
-                let class = Value::Type(vm.types.os_error.clone());
-                let args = [
-                    Value::Int(errno.into()),
-                    Value::str(strerror),
-                    Value::str(source),
-                    Value::None,
-                    Value::str(target),
-                ];
-                let exc = vm.call(&class, &args, &[])?;
-                return Err(match exc {
-                    Value::Object(exc) => exc,
-                    _ => vm.runtime_error("OSError() did not make an exception"),
-                });
-            }
-            Ok(Value::None)
-        }),
-    ];
+            let strerror = vm.os_error(&e, None);
+            let strerror = vm.str_of(&Value::Object(strerror))?;
+            let strerror = strerror.as_str().split_once("] ").map_or("", |(_, s)| s);
+            let class = Value::Type(vm.types.os_error.clone());
+            let args = [
+                Value::Int(errno.into()),
+                Value::str(strerror),
+                Value::str(source),
+                Value::None,
+                Value::str(target),
+            ];
+            let exc = vm.call(&class, &args, &[])?;
+            return Err(match exc {
+                Value::Object(exc) => exc,
+                _ => vm.runtime_error("OSError() did not make an exception"),
+            });
+        }
+        Ok(Value::None)
+    }),
+];
 
 const PATH_FUNCTIONS: &[(&str, Method)] = &[
     ("join", |vm, args, _| {

@@ -80,6 +80,7 @@ const MODULES: &[(&str, &str, &str)] = &[
     ("string", "string.py", include_str!("string.apy")),
     ("pprint", "pprint.py", include_str!("pprint.apy")),
     ("base64", "base64.py", include_str!("base64.apy")),
+    ("uuid", "uuid.py", include_str!("uuid.apy")),
     ("textwrap", "textwrap.py", include_str!("textwrap.apy")),
     ("threading", "threading.py", include_str!("threading.apy")),
     ("typing", "typing.py", include_str!("typing.apy")),
