@@ -140,12 +140,15 @@ pub fn module(vm: &mut Vm) -> Value {
         |vm, v| Ok(Value::Bool(this_string_io(vm, v)?.closed.get())),
         None,
     );
+    let bytes_io = super::bytes_io::class(vm);
+    set_module(vm, &bytes_io);
     let open = vm.native("open", builtin_open);
     let mut names = super::binary_file::classes(vm);
     names.extend([
         ("open", open),
         ("TextIOWrapper", Value::Type(wrapper)),
         ("StringIO", Value::Type(string_io)),
+        ("BytesIO", Value::Type(bytes_io)),
         ("UnsupportedOperation", Value::Type(unsupported)),
         ("DEFAULT_BUFFER_SIZE", Value::Int(BUFFER_SIZE as i64)),
     ]);
@@ -503,6 +506,18 @@ pub(super) fn size_arg(vm: &mut Vm, v: Option<&Value>) -> PyResult<Option<usize>
             Ok((n >= 0).then_some(n as usize))
         }
     }
+}
+
+/// A size argument as `_Py_convert_optional_to_ssize_t` takes it (`read(size=-1, /)` of the
+/// binary streams and the standard ones): "argument should be integer or None, not 'str'".
+pub(super) fn optional_size(vm: &mut Vm, v: Option<&Value>) -> PyResult<Option<usize>> {
+    size_arg(vm, v).map_err(|e| match v {
+        Some(other) if vm.exc_matches(&e, &vm.types.type_error) => vm.type_error(format!(
+            "argument should be integer or None, not '{}'",
+            vm.type_name(other)
+        )),
+        _ => e,
+    })
 }
 
 fn text_arg(vm: &Vm, v: Option<&Value>) -> PyResult<String> {

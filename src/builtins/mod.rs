@@ -33,6 +33,7 @@ mod abc_flags;
 mod binary_file;
 mod binascii;
 mod bind;
+mod bytes_io;
 mod bytes_type;
 mod class_build;
 mod classes;

@@ -9,7 +9,7 @@ use std::cell::Cell;
 use std::io::{BufRead, IsTerminal};
 use std::rc::Rc;
 
-use super::io::{size_arg, unsupported};
+use super::io::{optional_size, size_arg, unsupported};
 use crate::common::chars::str_repr;
 use crate::vm::args::{check_arity, check_kwargs};
 use crate::vm::object::{KwArgs, Layout, Object, ObjectKind, PyType};
@@ -246,16 +246,10 @@ fn flush(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 fn size(vm: &mut Vm, name: &str, args: &[Value], kw: &KwArgs) -> PyResult<Option<usize>> {
     check_kwargs(vm, name, kw, &[])?;
     check_arity(vm, name, args, 1, 2)?;
-    size_arg(vm, args.get(1)).map_err(|e| match args.get(1) {
-        // `read` says it as `_Py_convert_optional_to_ssize_t` does.
-        Some(other) if name == "read" && vm.exc_matches(&e, &vm.types.type_error) => {
-            vm.type_error(format!(
-                "argument should be integer or None, not '{}'",
-                vm.type_name(other)
-            ))
-        }
-        _ => e,
-    })
+    match name {
+        "read" => optional_size(vm, args.get(1)),
+        _ => size_arg(vm, args.get(1)),
+    }
 }
 
 /// `read()` (`line` false) or `readline()` (`line` true) of stdin, at most `limit`

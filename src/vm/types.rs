@@ -1300,7 +1300,8 @@ impl Vm {
 
     /// The module a type belongs to, for reprs: `builtins` or its `__module__`.
     pub fn type_module(&self, ty: &PyType) -> Option<Rc<str>> {
-        if ty.builtin {
+        // A built-in type is in `builtins` unless its module says otherwise (`_io.StringIO`).
+        if ty.builtin && ty.dict.borrow().get_str(&self.names.module).is_none() {
             return None;
         }
         match ty.dict.borrow().get_str(&self.names.module) {
