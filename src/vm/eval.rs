@@ -137,12 +137,15 @@ impl Vm {
             // The exception leaves the frame: what it frees dies now, blamed on the failed
             // line (CPython's `exception_unwind`), so a coroutine among it warns "never
             // awaited" there, before the traceback, not later with no line (`<sys>:0`).
-            frame.stack.clear();
+            frame.stack.truncate(code.code.nlocalsplus());
             finalize_point!(self, frame, code);
             return Some(exc);
         };
         let (depth, push_lasti, target) = (handler.depth, handler.push_lasti, handler.target);
-        frame.stack.truncate(depth as usize);
+        // The handler's depth counts from the stack's base, above the locals and cells.
+        frame
+            .stack
+            .truncate(code.code.nlocalsplus() + depth as usize);
         if push_lasti {
             frame.stack.push(Value::Int(lasti as i64));
         }
@@ -298,15 +301,15 @@ impl Vm {
                         store_fast!(self, frame, code, pair & 15);
                     }
                     Instr::LoadFastAndClear(i) => {
-                        let v = std::mem::replace(&mut frame.locals[i as usize], Value::Null);
+                        let v = std::mem::replace(&mut frame.stack[i as usize], Value::Null);
                         frame.stack.push(v);
                     }
                     Instr::StoreFast(i) => store_fast!(self, frame, code, i),
                     Instr::DeleteFast(i) => {
-                        if frame.locals[i as usize].is_null() {
+                        if frame.stack[i as usize].is_null() {
                             return Err(self.unbound_local(&code.varnames[i as usize]));
                         }
-                        frame.locals[i as usize] = Value::Null;
+                        frame.stack[i as usize] = Value::Null;
                         finalize_point!(self, frame, code);
                     }
                     Instr::LoadName(i) => {
@@ -392,13 +395,13 @@ impl Vm {
                     }
                     Instr::StoreDeref(i) => {
                         let v = pop!(frame);
-                        self.cell_set(&frame.cells[i as usize], v);
+                        self.cell_set(frame.cell(i as usize), v);
                     }
                     Instr::DeleteDeref(i) => {
-                        if self.cell_get(&frame.cells[i as usize]).is_null() {
+                        if self.cell_get(frame.cell(i as usize)).is_null() {
                             return Err(self.unbound_deref(code, i as usize));
                         }
-                        self.cell_set(&frame.cells[i as usize], Value::Null);
+                        self.cell_set(frame.cell(i as usize), Value::Null);
                     }
                     Instr::SetupAnnotations => {
                         let key = self.intern("__annotations__");
@@ -422,7 +425,7 @@ impl Vm {
                         };
                         frame.stack.push(locals);
                     }
-                    Instr::LoadClosure(i) => frame.stack.push(frame.cells[i as usize].clone()),
+                    Instr::LoadClosure(i) => frame.stack.push(frame.cell(i as usize).clone()),
                     Instr::LoadFromDictOrDeref(i) => {
                         let mapping = pop!(frame);
                         let name = code.cellnames[i as usize].clone();
@@ -1228,7 +1231,7 @@ impl Vm {
         if let Value::Function(f) = &callable {
             let nargs = frame.stack.len() - args_start;
             if binds_positionally(f, nargs) {
-                let mut locals = self.take_vec(f.code.code.varnames.len());
+                let mut locals = self.take_vec(f.code.code.frame_size());
                 move_arguments(&mut frame.stack, args_start, &mut locals);
                 return self.call_function_with_locals(f, locals);
             }

@@ -1017,7 +1017,7 @@ impl Vm {
             && generates_from_self(f)
         {
             // Makes the generator; nothing runs, and it is an iterator.
-            let mut locals = self.take_vec(f.code.code.varnames.len());
+            let mut locals = self.take_vec(f.code.code.frame_size());
             locals.push(v);
             return self.call_function_with_locals(f, locals);
         }
