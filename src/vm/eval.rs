@@ -106,12 +106,12 @@ impl Vm {
     /// gets it only from the generator's own `except` block, not its caller's.
     fn unwind(&mut self, frame: &mut Frame, exc: Exc, thrown_in: bool) -> Option<Exc> {
         let code = &frame.code;
-        let lasti = frame.ip.saturating_sub(1);
+        let lasti = (frame.ip as usize).saturating_sub(1);
         if frame.reraising {
             frame.reraising = false;
         } else if let Some(data) = exc.exc_data() {
             let fresh = data.borrow().traceback.is_empty();
-            let line = code.code.line_before(frame.ip);
+            let line = code.code.line_before(frame.ip as usize);
             data.borrow_mut().traceback.push(TracebackEntry {
                 code: code.code.clone(),
                 line,
@@ -150,7 +150,7 @@ impl Vm {
             frame.stack.push(Value::Int(lasti as i64));
         }
         frame.stack.push(Value::Object(exc));
-        frame.ip = target as usize;
+        frame.ip = target;
         None
     }
 
@@ -197,7 +197,7 @@ impl Vm {
             let code: &CodeObj = unsafe { &*Rc::as_ptr(&frame.code) };
             let instrs: &[Instr] = &code.quick;
             loop {
-                let Some(&instr) = instrs.get(frame.ip) else {
+                let Some(&instr) = instrs.get(frame.ip as usize) else {
                     return Err(self.runtime_error("bytecode ran off the end of the code object"));
                 };
                 frame.ip += 1;
@@ -715,29 +715,27 @@ impl Vm {
                         let r = self.format_value(&v, &spec)?;
                         frame.stack.push(r);
                     }
-                    Instr::Jump(target) | Instr::JumpNoInterrupt(target) => {
-                        frame.ip = target as usize
-                    }
+                    Instr::Jump(target) | Instr::JumpNoInterrupt(target) => frame.ip = target,
                     Instr::PopJumpIfFalse(target) => {
                         let b = pop_truth!(self, frame);
                         if !b {
-                            frame.ip = target as usize;
+                            frame.ip = target;
                         }
                     }
                     Instr::PopJumpIfTrue(target) => {
                         let b = pop_truth!(self, frame);
                         if b {
-                            frame.ip = target as usize;
+                            frame.ip = target;
                         }
                     }
                     Instr::PopJumpIfNone(target) => {
                         if pop!(frame).is_none() {
-                            frame.ip = target as usize;
+                            frame.ip = target;
                         }
                     }
                     Instr::PopJumpIfNotNone(target) => {
                         if !pop!(frame).is_none() {
-                            frame.ip = target as usize;
+                            frame.ip = target;
                         }
                     }
                     Instr::GetIter => {
@@ -757,7 +755,7 @@ impl Vm {
                             Some(v) => frame.stack.push(v),
                             None => {
                                 frame.stack.pop();
-                                frame.ip = target as usize;
+                                frame.ip = target;
                             }
                         }
                     }
@@ -947,7 +945,7 @@ impl Vm {
                             FrameResult::Yielded(y) => frame.stack.push(y),
                             FrameResult::Returned(r) => {
                                 frame.stack.push(r);
-                                frame.ip = target as usize;
+                                frame.ip = target;
                             }
                             FrameResult::Err(e) => return Err(e),
                         }

@@ -96,7 +96,7 @@ pub(super) fn runs_whole<const N: usize>(
         return false;
     }
     vm.countdown -= more;
-    frame.ip += more as usize;
+    frame.ip += more as u32;
     true
 }
 
@@ -125,14 +125,14 @@ pub(super) fn binary_in_place(
 /// limits are due, runs that branch now.
 #[inline(always)]
 pub(super) fn push_or_branch(vm: &mut Vm, frame: &mut Frame, instrs: &[Instr], b: bool) {
-    let taken = match instrs.get(frame.ip) {
+    let taken = match instrs.get(frame.ip as usize) {
         Some(&Instr::PopJumpIfFalse(target)) if vm.countdown > 1 => (!b).then_some(target),
         Some(&Instr::PopJumpIfTrue(target)) if vm.countdown > 1 => b.then_some(target),
         _ => return frame.stack.push(Value::Bool(b)),
     };
     vm.countdown -= 1;
     frame.ip = match taken {
-        Some(target) => target as usize,
+        Some(target) => target,
         None => frame.ip + 1,
     };
 }
@@ -175,7 +175,7 @@ macro_rules! compare_in_place {
 /// its step can be counted before the limits are due, stores `r` there now.
 macro_rules! push_or_store {
     ($vm:expr, $frame:expr, $code:expr, $instrs:expr, $r:expr) => {
-        match $instrs.get($frame.ip) {
+        match $instrs.get($frame.ip as usize) {
             Some(&$crate::compile::bytecode::Instr::StoreFast(i)) if $vm.countdown > 1 => {
                 $vm.countdown -= 1;
                 $frame.ip += 1;

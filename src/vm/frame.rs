@@ -33,11 +33,14 @@ pub struct Frame {
     /// count from the first local.
     pub stack: Vec<Value>,
     /// The next instruction to run.
-    pub ip: usize,
+    pub ip: u32,
     /// Set by `Reraise` and bare `raise`: the error being unwound already has this frame's
     /// traceback entry.
     pub reraising: bool,
 }
+
+// One 64-byte glibc chunk for a generator's frame header (its slots are the other).
+const _: () = assert!(std::mem::size_of::<Frame>() <= 56);
 
 impl Frame {
     /// A frame for calling `func` with already-bound fast locals at the start of `slots`.
@@ -174,7 +177,7 @@ impl Frame {
     /// The line being executed (for tracebacks); a frame that has not started (a new
     /// generator's) is at its `def` line, as CPython's is at its RESUME.
     pub fn line(&self) -> u32 {
-        self.code.code.line_before(self.ip)
+        self.code.code.line_before(self.ip as usize)
     }
 }
 

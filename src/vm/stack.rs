@@ -9,7 +9,7 @@
 macro_rules! finalize_point {
     ($vm:expr, $frame:expr, $code:expr) => {
         if $crate::vm::generator::FINALIZERS_PENDING.load(std::sync::atomic::Ordering::Relaxed) {
-            $vm.run_finalizers(Some(($code, $frame.ip)));
+            $vm.run_finalizers(Some(($code, $frame.ip as usize)));
         }
     };
 }
