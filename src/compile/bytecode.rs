@@ -753,6 +753,20 @@ pub struct Anchors {
 }
 
 impl Code {
+    /// How many slots a frame of this code has below its value stack: the fast locals,
+    /// then the cells (CPython's `co_nlocalsplus`).
+    #[inline]
+    pub fn nlocalsplus(&self) -> usize {
+        self.varnames.len() + self.cellvars.len() + self.freevars.len()
+    }
+
+    /// How many slots a frame of this code needs in all: [`Code::nlocalsplus`] and the
+    /// deepest value stack (CPython's `co_framesize`, less the frame's header).
+    #[inline]
+    pub fn frame_size(&self) -> usize {
+        self.nlocalsplus() + self.stack_size as usize
+    }
+
     /// The caret anchors of the expression at `span`, if it is a binary operation, a call
     /// or a subscript.
     pub fn anchors_at(&self, span: Span) -> Option<Anchors> {

@@ -119,7 +119,7 @@ impl Vm {
             && let Some(missing) = defaults_missing(func, args.len())
         {
             // The frame pads the rest of its locals ([`Frame::for_function`]).
-            let mut locals = self.take_vec(func.code.code.varnames.len());
+            let mut locals = self.take_vec(func.code.code.frame_size());
             locals.extend_from_slice(args);
             locals.extend_from_slice(&func.defaults[func.defaults.len() - missing..]);
             return Ok(locals);
@@ -128,7 +128,7 @@ impl Vm {
         let argcount = code.argcount as usize;
         let kwonly = code.kwonlyargcount as usize;
         let posonly = code.posonlyargcount as usize;
-        let mut locals = self.take_vec(code.varnames.len());
+        let mut locals = self.take_vec(code.frame_size());
         locals.resize(code.varnames.len(), Value::Null);
         let npos = args.len().min(argcount);
         locals[..npos].clone_from_slice(&args[..npos]);

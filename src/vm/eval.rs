@@ -106,12 +106,12 @@ impl Vm {
     /// gets it only from the generator's own `except` block, not its caller's.
     fn unwind(&mut self, frame: &mut Frame, exc: Exc, thrown_in: bool) -> Option<Exc> {
         let code = &frame.code;
-        let lasti = frame.ip.saturating_sub(1);
+        let lasti = (frame.ip as usize).saturating_sub(1);
         if frame.reraising {
             frame.reraising = false;
         } else if let Some(data) = exc.exc_data() {
             let fresh = data.borrow().traceback.is_empty();
-            let line = code.code.line_before(frame.ip);
+            let line = code.code.line_before(frame.ip as usize);
             data.borrow_mut().traceback.push(TracebackEntry {
                 code: code.code.clone(),
                 line,
@@ -137,17 +137,20 @@ impl Vm {
             // The exception leaves the frame: what it frees dies now, blamed on the failed
             // line (CPython's `exception_unwind`), so a coroutine among it warns "never
             // awaited" there, before the traceback, not later with no line (`<sys>:0`).
-            frame.stack.clear();
+            frame.stack.truncate(code.code.nlocalsplus());
             finalize_point!(self, frame, code);
             return Some(exc);
         };
         let (depth, push_lasti, target) = (handler.depth, handler.push_lasti, handler.target);
-        frame.stack.truncate(depth as usize);
+        // The handler's depth counts from the stack's base, above the locals and cells.
+        frame
+            .stack
+            .truncate(code.code.nlocalsplus() + depth as usize);
         if push_lasti {
             frame.stack.push(Value::Int(lasti as i64));
         }
         frame.stack.push(Value::Object(exc));
-        frame.ip = target as usize;
+        frame.ip = target;
         None
     }
 
@@ -194,7 +197,7 @@ impl Vm {
             let code: &CodeObj = unsafe { &*Rc::as_ptr(&frame.code) };
             let instrs: &[Instr] = &code.quick;
             loop {
-                let Some(&instr) = instrs.get(frame.ip) else {
+                let Some(&instr) = instrs.get(frame.ip as usize) else {
                     return Err(self.runtime_error("bytecode ran off the end of the code object"));
                 };
                 frame.ip += 1;
@@ -298,15 +301,15 @@ impl Vm {
                         store_fast!(self, frame, code, pair & 15);
                     }
                     Instr::LoadFastAndClear(i) => {
-                        let v = std::mem::replace(&mut frame.locals[i as usize], Value::Null);
+                        let v = std::mem::replace(&mut frame.stack[i as usize], Value::Null);
                         frame.stack.push(v);
                     }
                     Instr::StoreFast(i) => store_fast!(self, frame, code, i),
                     Instr::DeleteFast(i) => {
-                        if frame.locals[i as usize].is_null() {
+                        if frame.stack[i as usize].is_null() {
                             return Err(self.unbound_local(&code.varnames[i as usize]));
                         }
-                        frame.locals[i as usize] = Value::Null;
+                        frame.stack[i as usize] = Value::Null;
                         finalize_point!(self, frame, code);
                     }
                     Instr::LoadName(i) => {
@@ -392,13 +395,13 @@ impl Vm {
                     }
                     Instr::StoreDeref(i) => {
                         let v = pop!(frame);
-                        self.cell_set(&frame.cells[i as usize], v);
+                        self.cell_set(frame.cell(i as usize), v);
                     }
                     Instr::DeleteDeref(i) => {
-                        if self.cell_get(&frame.cells[i as usize]).is_null() {
+                        if self.cell_get(frame.cell(i as usize)).is_null() {
                             return Err(self.unbound_deref(code, i as usize));
                         }
-                        self.cell_set(&frame.cells[i as usize], Value::Null);
+                        self.cell_set(frame.cell(i as usize), Value::Null);
                     }
                     Instr::SetupAnnotations => {
                         let key = self.intern("__annotations__");
@@ -422,7 +425,7 @@ impl Vm {
                         };
                         frame.stack.push(locals);
                     }
-                    Instr::LoadClosure(i) => frame.stack.push(frame.cells[i as usize].clone()),
+                    Instr::LoadClosure(i) => frame.stack.push(frame.cell(i as usize).clone()),
                     Instr::LoadFromDictOrDeref(i) => {
                         let mapping = pop!(frame);
                         let name = code.cellnames[i as usize].clone();
@@ -712,29 +715,27 @@ impl Vm {
                         let r = self.format_value(&v, &spec)?;
                         frame.stack.push(r);
                     }
-                    Instr::Jump(target) | Instr::JumpNoInterrupt(target) => {
-                        frame.ip = target as usize
-                    }
+                    Instr::Jump(target) | Instr::JumpNoInterrupt(target) => frame.ip = target,
                     Instr::PopJumpIfFalse(target) => {
                         let b = pop_truth!(self, frame);
                         if !b {
-                            frame.ip = target as usize;
+                            frame.ip = target;
                         }
                     }
                     Instr::PopJumpIfTrue(target) => {
                         let b = pop_truth!(self, frame);
                         if b {
-                            frame.ip = target as usize;
+                            frame.ip = target;
                         }
                     }
                     Instr::PopJumpIfNone(target) => {
                         if pop!(frame).is_none() {
-                            frame.ip = target as usize;
+                            frame.ip = target;
                         }
                     }
                     Instr::PopJumpIfNotNone(target) => {
                         if !pop!(frame).is_none() {
-                            frame.ip = target as usize;
+                            frame.ip = target;
                         }
                     }
                     Instr::GetIter => {
@@ -754,7 +755,7 @@ impl Vm {
                             Some(v) => frame.stack.push(v),
                             None => {
                                 frame.stack.pop();
-                                frame.ip = target as usize;
+                                frame.ip = target;
                             }
                         }
                     }
@@ -944,7 +945,7 @@ impl Vm {
                             FrameResult::Yielded(y) => frame.stack.push(y),
                             FrameResult::Returned(r) => {
                                 frame.stack.push(r);
-                                frame.ip = target as usize;
+                                frame.ip = target;
                             }
                             FrameResult::Err(e) => return Err(e),
                         }
@@ -1228,7 +1229,7 @@ impl Vm {
         if let Value::Function(f) = &callable {
             let nargs = frame.stack.len() - args_start;
             if binds_positionally(f, nargs) {
-                let mut locals = self.take_vec(f.code.code.varnames.len());
+                let mut locals = self.take_vec(f.code.code.frame_size());
                 move_arguments(&mut frame.stack, args_start, &mut locals);
                 return self.call_function_with_locals(f, locals);
             }

@@ -163,7 +163,7 @@ pub(super) fn awaited_call(frame: &Frame, code: &CodeObj, base: usize) -> Option
         return None;
     };
     let kind = generator_kind(f)?;
-    let ip = frame.ip;
+    let ip = frame.ip as usize;
     let fetches = matches!(
         (kind, code.code.instructions.get(ip)?),
         (GenKind::Coroutine, Instr::GetAwaitable(_))
@@ -239,7 +239,7 @@ impl Vm {
         code: &CodeObj,
     ) -> Option<AwaitedCall> {
         let func = self.await_generator_function(frame.stack.last()?)?;
-        let (send_at, target) = sends_none_first(code, frame.ip)?;
+        let (send_at, target) = sends_none_first(code, frame.ip as usize)?;
         let at = frame.stack.len() - 1;
         Some(AwaitedCall {
             func,
@@ -280,7 +280,7 @@ impl Vm {
         self.depth += 1;
         let generator = self.new_first_stepping(kind, &func);
         // The caller goes on after the `Send`, as it would once the generator yields.
-        callees.current(base).ip = send_at + 1;
+        callees.current(base).ip = send_at as u32 + 1;
         callees.push_first_step(
             self,
             base,
@@ -320,7 +320,7 @@ pub(super) fn inline_generator(receiver: &Value, most: GenKind) -> Option<Rc<Obj
 pub(super) fn sends_on(frame: &Frame) -> Option<(Rc<Object>, u32)> {
     // The quickened copy is one load closer, and differs only where a run starts.
     let instrs = &frame.code.quick;
-    let &Instr::JumpNoInterrupt(send_at) = instrs.get(frame.ip)? else {
+    let &Instr::JumpNoInterrupt(send_at) = instrs.get(frame.ip as usize)? else {
         return None;
     };
     let &Instr::Send(target) = instrs.get(send_at as usize)? else {
@@ -346,10 +346,10 @@ fn resume_caller(
         (FrameResult::Yielded(v), _) => caller.stack.push(v),
         (FrameResult::Returned(v), AfterGenerator::Send(target)) => {
             caller.stack.push(v);
-            caller.ip = target as usize;
+            caller.ip = target;
         }
         (FrameResult::Returned(_), AfterGenerator::ForIter(target)) => {
-            caller.ip = target as usize;
+            caller.ip = target;
             return Ok(caller.stack.pop());
         }
         (FrameResult::Returned(v), AfterGenerator::Call) => return Err(vm.stop_iteration(v)),
@@ -480,7 +480,8 @@ impl Vm {
             let yields_on = callees.generator_on_top() && self.countdown > 1;
             let caller = callees.current(base);
             let instrs = &caller.code.quick;
-            if !(yields_on && matches!(instrs.get(caller.ip), Some(Instr::YieldValue(_)))) {
+            if !(yields_on && matches!(instrs.get(caller.ip as usize), Some(Instr::YieldValue(_))))
+            {
                 caller.stack.push(value);
                 return Ok(());
             }
@@ -539,7 +540,7 @@ impl Vm {
         }
         let caller = callees.current(base);
         if FINALIZERS_PENDING.load(Ordering::Relaxed) {
-            self.run_finalizers(Some((&caller.code, caller.ip)));
+            self.run_finalizers(Some((&caller.code, caller.ip as usize)));
         }
         if let Some(exhausted) = resume_caller(self, caller, result, after)? {
             self.recycle_generator(exhausted);

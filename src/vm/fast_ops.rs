@@ -17,7 +17,7 @@
 //! attribute caches of `attr_cache.rs`; `CompareOp` of two small ints is one line in
 //! `execute`.) The three macros stay macros: they expand inside `execute`, returning from it
 //! (`?`, an unbound local) and using its `load_fast!`/`finalize_point!`, which they name by
-//! path; and they borrow operands from `frame.locals` while writing `frame`, which a
+//! path; and they borrow operands from the frame's locals while writing `frame`, which a
 //! function taking both could not.
 
 use crate::compile::bytecode::{BinaryOperator, Instr};
@@ -92,11 +92,11 @@ pub(super) fn runs_whole<const N: usize>(
     locals: [usize; N],
     more: u64,
 ) -> bool {
-    if vm.countdown <= more || locals.iter().any(|&l| frame.locals[l].is_null()) {
+    if vm.countdown <= more || locals.iter().any(|&l| frame.stack[l].is_null()) {
         return false;
     }
     vm.countdown -= more;
-    frame.ip += more as usize;
+    frame.ip += more as u32;
     true
 }
 
@@ -125,14 +125,14 @@ pub(super) fn binary_in_place(
 /// limits are due, runs that branch now.
 #[inline(always)]
 pub(super) fn push_or_branch(vm: &mut Vm, frame: &mut Frame, instrs: &[Instr], b: bool) {
-    let taken = match instrs.get(frame.ip) {
+    let taken = match instrs.get(frame.ip as usize) {
         Some(&Instr::PopJumpIfFalse(target)) if vm.countdown > 1 => (!b).then_some(target),
         Some(&Instr::PopJumpIfTrue(target)) if vm.countdown > 1 => b.then_some(target),
         _ => return frame.stack.push(Value::Bool(b)),
     };
     vm.countdown -= 1;
     frame.ip = match taken {
-        Some(target) => target as usize,
+        Some(target) => target,
         None => frame.ip + 1,
     };
 }
@@ -146,7 +146,7 @@ macro_rules! quickened_run {
     ($vm:expr, $frame:expr, $code:expr, $locals:expr, $more:expr, |$values:pat_param| $body:block) => {{
         let locals = $locals;
         if $crate::vm::fast_ops::runs_whole($vm, $frame, locals, $more) {
-            let $values = locals.map(|l| &$frame.locals[l]);
+            let $values = locals.map(|l| &$frame.stack[l]);
             $body
         } else {
             for l in locals {
@@ -175,11 +175,11 @@ macro_rules! compare_in_place {
 /// its step can be counted before the limits are due, stores `r` there now.
 macro_rules! push_or_store {
     ($vm:expr, $frame:expr, $code:expr, $instrs:expr, $r:expr) => {
-        match $instrs.get($frame.ip) {
+        match $instrs.get($frame.ip as usize) {
             Some(&$crate::compile::bytecode::Instr::StoreFast(i)) if $vm.countdown > 1 => {
                 $vm.countdown -= 1;
                 $frame.ip += 1;
-                std::mem::replace(&mut $frame.locals[i as usize], $r).discard();
+                std::mem::replace(&mut $frame.stack[i as usize], $r).discard();
                 $crate::vm::stack::finalize_point!($vm, $frame, $code);
             }
             _ => $frame.stack.push($r),

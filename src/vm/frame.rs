@@ -1,5 +1,6 @@
-//! Frames on the heap: a frame owns its value stack, fast locals, cells and instruction
-//! pointer, so a generator can keep one suspended (`Include/internal/pycore_frame.h`).
+//! Frames on the heap: a frame owns its fast locals, cells and value stack (one buffer, as
+//! CPython's `localsplus`) and its instruction pointer, so a generator can keep one
+//! suspended (`Include/internal/pycore_frame.h`).
 //! Also turns the compiler's [`Code`] into a runnable [`CodeObj`] (constants as values,
 //! names interned). Nothing here executes instructions.
 
@@ -24,29 +25,33 @@ pub struct Frame {
     pub globals: Rc<PyDict>,
     /// Module and class bodies keep their names here (`LoadName`/`StoreName`).
     pub locals_dict: Option<Rc<PyDict>>,
-    /// Fast locals; `Null` when unbound.
-    pub locals: Vec<Value>,
-    /// Cell objects: cellvars then freevars.
-    pub cells: Vec<Value>,
+    /// The value stack, above the frame's other slots in one buffer, as CPython's
+    /// `localsplus`: the fast locals first (`Null` when unbound), then the cells (cellvars,
+    /// then freevars), then the stack proper from [`Code::nlocalsplus`], so that pushes and
+    /// pops are a `Vec`'s and a suspended frame is one allocation beside its header.
+    /// Absolute positions (`callable_at`, an exception handler's depth plus the base)
+    /// count from the first local.
     pub stack: Vec<Value>,
     /// The next instruction to run.
-    pub ip: usize,
+    pub ip: u32,
     /// Set by `Reraise` and bare `raise`: the error being unwound already has this frame's
     /// traceback entry.
     pub reraising: bool,
 }
 
+// One 64-byte glibc chunk for a generator's frame header (its slots are the other).
+const _: () = assert!(std::mem::size_of::<Frame>() <= 56);
+
 impl Frame {
-    /// A frame for calling `func` with already-bound fast locals.
+    /// A frame for calling `func` with already-bound fast locals at the start of `slots`.
     #[inline]
-    pub fn for_function(vm: &mut Vm, func: &Function, locals: Vec<Value>) -> Frame {
+    pub fn for_function(vm: &Vm, func: &Function, mut slots: Vec<Value>) -> Frame {
+        reserve_frame(&mut slots, &func.code.code);
         let mut frame = Frame {
-            stack: vm.take_vec(func.code.code.stack_size as usize),
+            stack: slots,
             code: func.code.clone(),
             globals: func.globals.clone(),
             locals_dict: None,
-            locals,
-            cells: Vec::new(),
             ip: 0,
             reraising: false,
         };
@@ -54,21 +59,19 @@ impl Frame {
         frame
     }
 
-    /// A frame with empty buffers, to be readied for a call ([`Frame::restart`]).
+    /// A frame with an empty buffer, to be readied for a call ([`Frame::restart`]).
     fn blank(vm: &mut Vm, code: &Rc<CodeObj>, globals: &Rc<PyDict>) -> Frame {
         Frame {
-            stack: vm.take_vec(code.code.stack_size as usize),
+            stack: vm.take_vec(code.code.frame_size()),
             code: code.clone(),
             globals: globals.clone(),
             locals_dict: None,
-            locals: vm.take_vec(code.code.varnames.len()),
-            cells: Vec::new(),
             ip: 0,
             reraising: false,
         }
     }
 
-    /// Readies a finished frame (buffers kept, cleared) to run `func` from its start.
+    /// Readies a finished frame (buffer kept, cleared) to run `func` from its start.
     #[inline]
     fn restart(&mut self, func: &Function) {
         // Often the same function as last time (recursion, a generator's frame reused).
@@ -82,15 +85,16 @@ impl Frame {
         self.reraising = false;
     }
 
-    /// Pads the fast locals to the code's size and makes the cells: one per cell variable
-    /// (holding its argument when it is one), then the function's closure. Decided inline
-    /// when there are no cells: at most some locals to pad (a function's own variables).
+    /// Pads the fast locals to the code's size and makes the cells after them: one per
+    /// cell variable (holding its argument when it is one), then the function's closure.
+    /// Decided inline when there are no cells: at most some locals to pad (a function's
+    /// own variables).
     #[inline(always)]
     fn make_cells(&mut self, vm: &Vm, func: &Function) {
         let code = &func.code.code;
         if code.cell2arg.is_empty() && func.closure.is_empty() {
-            while self.locals.len() < code.varnames.len() {
-                self.locals.push(Value::Null);
+            while self.stack.len() < code.varnames.len() {
+                self.stack.push(Value::Null);
             }
             return;
         }
@@ -102,19 +106,41 @@ impl Frame {
         let code = &func.code;
         let nlocals = code.code.varnames.len();
         // Pushed one by one: cheaper than `resize` for the few a frame has.
-        while self.locals.len() < nlocals {
-            self.locals.push(Value::Null);
+        while self.stack.len() < nlocals {
+            self.stack.push(Value::Null);
         }
         for arg in &code.code.cell2arg {
             let initial = match arg {
-                Some(i) => self.locals.get(*i as usize).cloned().unwrap_or(Value::Null),
+                Some(i) => self.stack.get(*i as usize).cloned().unwrap_or(Value::Null),
                 None => Value::Null,
             };
-            self.cells.push(vm.new_cell(initial));
+            self.stack.push(vm.new_cell(initial));
         }
         if !func.closure.is_empty() {
-            self.cells.extend(func.closure.iter().cloned());
+            self.stack.extend(func.closure.iter().cloned());
         }
+    }
+
+    /// The fast locals (`Null` when unbound).
+    pub fn locals(&self) -> &[Value] {
+        let n = self.code.code.varnames.len().min(self.stack.len());
+        &self.stack[..n]
+    }
+
+    /// The cells: cellvars, then freevars.
+    pub fn cells(&self) -> &[Value] {
+        let code = &self.code.code;
+        self.stack
+            .get(code.varnames.len()..code.nlocalsplus())
+            .unwrap_or_default()
+    }
+
+    /// Cell `i` (a cellvar, or past them a freevar); Null when the frame has no such cell,
+    /// which valid bytecode never asks for.
+    #[inline]
+    pub fn cell(&self, i: usize) -> &Value {
+        let at = self.code.code.varnames.len() + i;
+        self.stack.get(at).unwrap_or(&Value::Null)
     }
 
     /// Drops what a finished generator's frame holds ([`Frame::clear`], and its names
@@ -125,30 +151,24 @@ impl Frame {
         self.locals_dict = None;
     }
 
-    /// Drops what a finished frame holds, keeping its buffers: locals, cells, then the
-    /// value stack, in CPython's order (`_PyFrame_ClearLocals`). Inline: a return runs it
-    /// for every call, most often on a local or two of small ints.
+    /// Drops what a finished frame holds, keeping its buffer: locals, cells, then the
+    /// value stack, in CPython's order (`_PyFrame_ClearLocals`), which is the buffer's.
+    /// Inline: a return runs it for every call, most often on a local or two of small ints.
     #[inline(always)]
     fn clear(&mut self) {
-        Value::clear_all(&mut self.locals);
-        self.cells.clear();
         Value::clear_all(&mut self.stack);
     }
 
     /// A frame running a module body, with `globals` as its namespace.
     pub fn for_module(vm: &Vm, code: Rc<CodeObj>, globals: Rc<PyDict>) -> Frame {
-        let cells = code
-            .cellnames
-            .iter()
-            .map(|_| vm.new_cell(Value::Null))
-            .collect();
+        let mut slots = Vec::with_capacity(code.code.frame_size());
+        slots.resize(code.code.varnames.len(), Value::Null);
+        slots.extend(code.cellnames.iter().map(|_| vm.new_cell(Value::Null)));
         Frame {
-            stack: Vec::with_capacity(code.code.stack_size as usize),
-            locals: vec![Value::Null; code.code.varnames.len()],
+            stack: slots,
             code,
             locals_dict: Some(globals.clone()),
             globals,
-            cells,
             ip: 0,
             reraising: false,
         }
@@ -157,8 +177,16 @@ impl Frame {
     /// The line being executed (for tracebacks); a frame that has not started (a new
     /// generator's) is at its `def` line, as CPython's is at its RESUME.
     pub fn line(&self) -> u32 {
-        self.code.code.line_before(self.ip)
+        self.code.code.line_before(self.ip as usize)
     }
+}
+
+/// Makes room in `slots` (holding a call's bound locals) for all of a frame of `code`,
+/// exactly: a suspended generator or coroutine keeps its buffer, and growing it by
+/// doubling would leave it larger than it needs.
+#[inline]
+fn reserve_frame(slots: &mut Vec<Value>, code: &Code) {
+    slots.reserve_exact(code.frame_size().saturating_sub(slots.len()));
 }
 
 /// Moves `stack[args_start..]` onto the end of `locals`, in order: one bulk copy, with no
@@ -343,7 +371,7 @@ impl InlineFrames {
         let Some(callee) = spare.first_mut() else {
             return;
         };
-        move_arguments(&mut caller.stack, args_start, &mut callee.locals);
+        move_arguments(&mut caller.stack, args_start, &mut callee.stack);
         if let Some(Value::Function(func)) = caller.stack.get(callable_at) {
             callee.restart(func);
             callee.make_cells(vm, func);
@@ -385,7 +413,7 @@ impl InlineFrames {
         };
         if let Some(callee) = spare.first_mut() {
             callee.restart(func);
-            move_arguments(&mut caller.stack, args_start, &mut callee.locals);
+            move_arguments(&mut caller.stack, args_start, &mut callee.stack);
             callee.make_cells(vm, func);
         }
         caller
@@ -571,26 +599,28 @@ impl InlineFrames {
 }
 
 impl Vm {
-    /// An empty value vector, reusing the buffer of a finished frame when there is one.
+    /// An empty value vector for a frame's slots, reusing the buffer of a finished frame
+    /// when there is one.
     #[inline]
     pub fn take_vec(&mut self, capacity: usize) -> Vec<Value> {
         match self.vec_pool.pop() {
             Some(v) => v,
             // Exactly what the code needs: a suspended generator or coroutine keeps its
-            // buffers, and a minimum of 8 values made each of them 128 bytes.
+            // buffer, and a minimum of 8 values made each of them 128 bytes.
             None => Vec::with_capacity(capacity),
         }
     }
 
-    /// A boxed frame for a generator of `func`, reusing a finished generator's box and
-    /// value stack when there is one.
+    /// A boxed frame for a generator of `func`, with its bound locals at the start of
+    /// `slots`, reusing a finished generator's box when there is one.
     #[inline]
-    pub fn boxed_frame(&mut self, func: &Function, locals: Vec<Value>) -> Box<Frame> {
+    pub fn boxed_frame(&mut self, func: &Function, mut slots: Vec<Value>) -> Box<Frame> {
         let Some(mut frame) = self.frame_pool.pop() else {
-            return Box::new(Frame::for_function(self, func, locals));
+            return Box::new(Frame::for_function(self, func, slots));
         };
         frame.restart(func);
-        let spare = std::mem::replace(&mut frame.locals, locals);
+        reserve_frame(&mut slots, &func.code.code);
+        let spare = std::mem::replace(&mut frame.stack, slots);
         if self.vec_pool.len() < VEC_POOL_LIMIT {
             self.vec_pool.push(spare);
         }
@@ -606,12 +636,13 @@ impl Vm {
         args_start: usize,
     ) -> Box<Frame> {
         let Some(mut frame) = self.frame_pool.pop() else {
-            let mut locals = self.take_vec(func.code.code.varnames.len());
-            move_arguments(stack, args_start, &mut locals);
-            return Box::new(Frame::for_function(self, func, locals));
+            let mut slots = self.take_vec(func.code.code.frame_size());
+            move_arguments(stack, args_start, &mut slots);
+            return Box::new(Frame::for_function(self, func, slots));
         };
         frame.restart(func);
-        move_arguments(stack, args_start, &mut frame.locals);
+        reserve_frame(&mut frame.stack, &func.code.code);
+        move_arguments(stack, args_start, &mut frame.stack);
         frame.make_cells(self, func);
         frame
     }
@@ -641,14 +672,12 @@ impl Vm {
         }
     }
 
-    /// Gives a finished frame's buffers back for the next call.
+    /// Gives a finished frame's buffer back for the next call.
     #[inline]
     pub fn recycle_frame(&mut self, mut frame: Frame) {
         frame.clear();
-        let Frame { stack, locals, .. } = frame;
         if self.vec_pool.len() < VEC_POOL_LIMIT {
-            self.vec_pool.push(stack);
-            self.vec_pool.push(locals);
+            self.vec_pool.push(frame.stack);
         }
     }
 

@@ -205,12 +205,12 @@ pub fn locals_of(frame: &Frame) -> Value {
         return Value::Dict(namespace.clone());
     }
     let mut table = super::value::DictTable::new();
-    for (name, value) in frame.code.varnames.iter().zip(&frame.locals) {
+    for (name, value) in frame.code.varnames.iter().zip(frame.locals()) {
         if !value.is_null() {
             table.set_str(name.clone(), value.clone());
         }
     }
-    for (name, cell) in frame.code.cellnames.iter().zip(&frame.cells) {
+    for (name, cell) in frame.code.cellnames.iter().zip(frame.cells()) {
         if let Value::Object(cell) = cell
             && let ObjectKind::Cell(content) = &cell.kind
             && !content.borrow().is_null()

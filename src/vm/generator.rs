@@ -93,8 +93,11 @@ impl Generator {
             return None;
         }
         let instrs = &frame.code.code.instructions;
-        let suspended_in_send_loop = matches!(instrs.get(frame.ip - 1), Some(Instr::YieldValue(_)))
-            && matches!(instrs.get(frame.ip - 2), Some(Instr::Send(_)));
+        let suspended_in_send_loop =
+            matches!(
+                instrs.get(frame.ip as usize - 1),
+                Some(Instr::YieldValue(_))
+            ) && matches!(instrs.get(frame.ip as usize - 2), Some(Instr::Send(_)));
         if suspended_in_send_loop {
             frame.stack.last().cloned()
         } else {
@@ -519,8 +522,10 @@ impl Vm {
     pub(super) fn take_passed_frame(&mut self, generator: &Generator) -> Option<Box<Frame>> {
         let mut frame = generator.state.borrow_mut().frame.take()?;
         self.exc_info.push(Value::None);
-        if let Some(&Instr::JumpNoInterrupt(send_at)) = frame.code.code.instructions.get(frame.ip) {
-            frame.ip = send_at as usize + 1;
+        if let Some(&Instr::JumpNoInterrupt(send_at)) =
+            frame.code.code.instructions.get(frame.ip as usize)
+        {
+            frame.ip = send_at + 1;
         }
         Some(frame)
     }
@@ -646,7 +651,7 @@ impl Vm {
     fn release_ended(&mut self, mut frame: Box<Frame>, by_python: bool) {
         frame.release();
         if !by_python && FINALIZERS_PENDING.load(Ordering::Relaxed) {
-            self.run_finalizers(Some((&frame.code, frame.ip)));
+            self.run_finalizers(Some((&frame.code, frame.ip as usize)));
         }
         self.keep_boxed_frame(frame);
     }
@@ -807,7 +812,7 @@ impl Vm {
             generator: owner,
             code: frame.code.clone(),
             depth: self.depth,
-            ip: frame.ip,
+            ip: frame.ip as usize,
         });
         let result = self.run_frame_unwinding(frame, throw);
         self.running_frames.pop();
@@ -822,7 +827,7 @@ impl Vm {
         if let Some(top) = self.running_frames.last_mut()
             && top.depth == depth
         {
-            top.ip = frame.ip;
+            top.ip = frame.ip as usize;
         }
     }
 
@@ -1017,7 +1022,7 @@ impl Vm {
             && generates_from_self(f)
         {
             // Makes the generator; nothing runs, and it is an iterator.
-            let mut locals = self.take_vec(f.code.code.varnames.len());
+            let mut locals = self.take_vec(f.code.code.frame_size());
             locals.push(v);
             return self.call_function_with_locals(f, locals);
         }

@@ -159,7 +159,7 @@ impl Vm {
             return exc;
         }
         let mut candidates: Vec<Value> = Vec::new();
-        for (slot, var) in frame.locals.iter().zip(frame.code.varnames.iter()) {
+        for (slot, var) in frame.locals().iter().zip(frame.code.varnames.iter()) {
             if !slot.is_null() {
                 candidates.push(Value::Str(var.clone()));
             }
@@ -184,7 +184,7 @@ impl Vm {
 
     /// The value in cell `i` of `frame`, or the NameError for an unbound one.
     pub(super) fn load_deref(&self, frame: &Frame, code: &CodeObj, i: usize) -> PyResult<Value> {
-        let v = self.cell_get(&frame.cells[i]);
+        let v = self.cell_get(frame.cell(i));
         if v.is_null() {
             return Err(self.unbound_deref(code, i));
         }

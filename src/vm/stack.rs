@@ -9,16 +9,16 @@
 macro_rules! finalize_point {
     ($vm:expr, $frame:expr, $code:expr) => {
         if $crate::vm::generator::FINALIZERS_PENDING.load(std::sync::atomic::Ordering::Relaxed) {
-            $vm.run_finalizers(Some(($code, $frame.ip)));
+            $vm.run_finalizers(Some(($code, $frame.ip as usize)));
         }
     };
 }
 
-/// `LoadFast(i)`: push local i, or raise UnboundLocalError.
+/// `LoadFast(i)`: push local i (slot i of the frame), or raise UnboundLocalError.
 macro_rules! load_fast {
     ($vm:expr, $frame:expr, $code:expr, $i:expr) => {{
         let i = $i as usize;
-        let v = &$frame.locals[i];
+        let v = &$frame.stack[i];
         if v.is_null() {
             return Err($vm.unbound_local(&$code.varnames[i]));
         }
@@ -26,11 +26,11 @@ macro_rules! load_fast {
     }};
 }
 
-/// `StoreFast(i)`: pop into local i.
+/// `StoreFast(i)`: pop into local i (slot i).
 macro_rules! store_fast {
     ($vm:expr, $frame:expr, $code:expr, $i:expr) => {{
         let v = $crate::vm::stack::pop!($frame);
-        std::mem::replace(&mut $frame.locals[$i as usize], v).discard();
+        std::mem::replace(&mut $frame.stack[$i as usize], v).discard();
         $crate::vm::stack::finalize_point!($vm, $frame, $code);
     }};
 }

@@ -19,7 +19,7 @@ impl CallSite {
     pub fn new(frame: &Frame, depth: usize) -> CallSite {
         CallSite {
             code: frame.code.clone(),
-            ip: frame.ip,
+            ip: frame.ip as usize,
             depth,
         }
     }
