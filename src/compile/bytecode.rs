@@ -325,6 +325,11 @@ pub enum Instr {
     BinaryOpStoreFast(BinaryOperator, u32),
     /// `BINARY_OP op; SWAP 3; SWAP 2; STORE_SUBSCR` (the store of `xs[i] += v`), as `(op)`.
     BinaryOpStoreSubscr(BinaryOperator),
+    /// `LOAD_FAST local; COPY 1; LOAD_ATTR name` (the load of `o.x += v`), as
+    /// `(local, name)`.
+    LoadFastCopyLoadAttr(u8, u32),
+    /// `BINARY_OP op; SWAP 2; STORE_ATTR name` (the store of `o.x += v`), as `(op, name)`.
+    BinaryOpStoreAttr(BinaryOperator, u32),
 }
 
 // Instructions are copied on every dispatch: they must stay one word. (The quickened forms
@@ -498,6 +503,8 @@ impl Instr {
             | StoreFastStoreFast(_) => -2,
             StoreSubscr => -3,
             LoadFastLoadFastSubscrKeep(_) => 3,
+            LoadFastCopyLoadAttr(..) => 2,
+            BinaryOpStoreAttr(..) => -3,
             BinaryOpStoreFast(..) => -2,
             BinaryOpStoreSubscr(_) => -4,
             StoreSlice => -4,

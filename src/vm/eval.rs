@@ -19,8 +19,9 @@ use super::compare::compare_native;
 use super::dict::StrKeys;
 use super::fast_calls::{fast_call, inline_generator, is_unstarted_coroutine};
 use super::fast_ops::{
-    binary_in_place, binary_op_store_item, compare_in_place, forget_unboxed, list_item, nibbles,
-    pop_binary_in_place, pop_binary_op, push_or_store, quickened_run, runs_whole,
+    binary_in_place, binary_op_for_attr, binary_op_store_item, compare_in_place, forget_unboxed,
+    list_item, nibbles, pop_binary_in_place, pop_binary_op, push_or_store, quickened_run,
+    runs_whole,
 };
 use super::frame::{AfterGenerator, Frame, InlineFrames, move_arguments};
 use super::object::{CodeObj, Function, ObjectKind, TracebackEntry};
@@ -325,6 +326,31 @@ impl Vm {
                         if !binary_op_store_item(self, frame, op) {
                             let r = pop_binary_op(self, frame, op)?;
                             frame.stack.push(r);
+                        }
+                    }
+                    Instr::LoadFastCopyLoadAttr(local, name) => {
+                        quickened_run!(self, frame, code, [local as usize], 2, |[obj]| {
+                            let v = match instance_attr_hit(code, name as usize, obj) {
+                                Some(v) => v,
+                                None => {
+                                    let obj = obj.clone();
+                                    self.load_attr_cached(code, name as usize, &obj)?
+                                }
+                            };
+                            let obj = obj.clone();
+                            frame.stack.extend([obj, v]);
+                        });
+                    }
+                    Instr::BinaryOpStoreAttr(op, name) => {
+                        match binary_op_for_attr(self, frame, op) {
+                            Some((obj, r)) => {
+                                self.store_attr_cached(code, name as usize, &obj, r)?;
+                                finalize_point!(self, frame, code);
+                            }
+                            None => {
+                                let r = pop_binary_op(self, frame, op)?;
+                                frame.stack.push(r);
+                            }
                         }
                     }
                     Instr::LoadFastLoadFast(pair) => {

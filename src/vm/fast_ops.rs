@@ -149,9 +149,45 @@ pub(super) fn binary_op_store_item(vm: &mut Vm, frame: &mut Frame, op: BinaryOpe
     drop(old);
     vm.countdown -= 3;
     frame.ip += 3;
-    let len = frame.stack.len();
-    frame.stack.truncate(len - 4);
+    drop(take_unboxed_rest(&mut frame.stack, 4));
     true
+}
+
+/// The start of the run `BINARY_OP op; SWAP 2; STORE_ATTR name` (the end of `o.x op= v`)
+/// on `(o a b)`: when `a op b` is unboxed ([`unboxed_binary_op`]) and the limits are not
+/// due within the run, pops all three and gives the object and the result, `ip` on the
+/// `STORE_ATTR` (which the caller then does, errors and all); does nothing otherwise (then
+/// the `BINARY_OP` runs alone, and the rest follows one by one).
+#[inline(always)]
+pub(super) fn binary_op_for_attr(
+    vm: &mut Vm,
+    frame: &mut Frame,
+    op: BinaryOperator,
+) -> Option<(Value, Value)> {
+    let [.., _, a, b] = &frame.stack[..] else {
+        return None;
+    };
+    if vm.countdown <= 2 {
+        return None;
+    }
+    let r = unboxed_binary_op(op, a, b)?;
+    vm.countdown -= 2;
+    frame.ip += 2;
+    Some((take_unboxed_rest(&mut frame.stack, 3), r))
+}
+
+/// Removes the top `n` items of `stack`, of which all but the lowest are known to be
+/// unboxed (ints, floats), and gives that lowest one: with no destructor call per item, as
+/// a `truncate` would make.
+#[inline(always)]
+fn take_unboxed_rest(stack: &mut Vec<Value>, n: usize) -> Value {
+    let len = stack.len();
+    let lowest = std::mem::replace(&mut stack[len - n], Value::Null);
+    debug_assert!(stack[len - n..].iter().all(Value::is_unboxed));
+    // SAFETY: the items past the new length are `Null`, ints and floats now (the lowest
+    // was moved out above), which own nothing: forgetting them leaks nothing.
+    unsafe { stack.set_len(len - n) };
+    lowest
 }
 
 /// Discards two operands already known to be unboxed (ints, floats) without calling the

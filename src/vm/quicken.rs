@@ -30,12 +30,20 @@ pub fn quicken(instrs: &[Instr]) -> Box<[Instr]> {
     quick
 }
 
-/// The quickened instruction for the run that starts at `at`, if one does.
+/// The quickened instruction for the run that starts at `at`, if one does. An operator
+/// run stops short of a `BINARY_OP` that starts a store run (`xs[i] op= v`, `o.x op= v`),
+/// which does more at once.
 fn run_at(instrs: &[Instr], at: usize) -> Option<Instr> {
     let next = |n: usize| instrs.get(at + n).copied();
+    let stores = |n: usize| {
+        matches!(
+            run_at(instrs, at + n),
+            Some(Instr::BinaryOpStoreSubscr(_) | Instr::BinaryOpStoreAttr(..))
+        )
+    };
     match (instrs[at], next(1)) {
         (Instr::LoadFastLoadFast(pair), Some(second)) => match second {
-            Instr::BinaryOp(op) => Some(Instr::LoadFastLoadFastBinaryOp(op, pair)),
+            Instr::BinaryOp(op) if !stores(1) => Some(Instr::LoadFastLoadFastBinaryOp(op, pair)),
             Instr::CompareOp(op) => Some(Instr::LoadFastLoadFastCompareOp(op, pair)),
             Instr::BinarySubscr => Some(Instr::LoadFastLoadFastSubscr(pair)),
             Instr::StoreAttr(name) => u8::try_from(pair)
@@ -55,20 +63,23 @@ fn run_at(instrs: &[Instr], at: usize) -> Option<Instr> {
             (Instr::LoadMethod(name), _) => u8::try_from(local)
                 .ok()
                 .map(|local| Instr::LoadFastLoadMethod(local, name)),
-            (Instr::LoadConst(constant), Some(Instr::BinaryOp(op))) => {
+            (Instr::Copy(1), Some(Instr::LoadAttr(name))) => u8::try_from(local)
+                .ok()
+                .map(|local| Instr::LoadFastCopyLoadAttr(local, name)),
+            (Instr::LoadConst(constant), Some(Instr::BinaryOp(op))) if !stores(2) => {
                 pack(local, constant).map(|operands| Instr::LoadFastConstBinaryOp(op, operands))
             }
             (Instr::LoadConst(constant), Some(Instr::CompareOp(op))) => {
                 pack(local, constant).map(|operands| Instr::LoadFastConstCompareOp(op, operands))
             }
-            (Instr::LoadFast(other), Some(Instr::BinaryOp(op))) => {
+            (Instr::LoadFast(other), Some(Instr::BinaryOp(op))) if !stores(2) => {
                 pack(local, other).map(|operands| Instr::LoadFastPairBinaryOp(op, operands))
             }
-            (Instr::BinaryOp(op), _) => Some(Instr::LoadFastBinaryOp(op, local)),
+            (Instr::BinaryOp(op), _) if !stores(1) => Some(Instr::LoadFastBinaryOp(op, local)),
             (Instr::BinarySubscr, _) => Some(Instr::LoadFastSubscr(local)),
             _ => None,
         },
-        (Instr::LoadConst(constant), Some(Instr::BinaryOp(op))) => {
+        (Instr::LoadConst(constant), Some(Instr::BinaryOp(op))) if !stores(1) => {
             Some(Instr::LoadConstBinaryOp(op, constant))
         }
         (Instr::BinaryOp(op), Some(Instr::StoreFast(local))) => {
@@ -79,6 +90,10 @@ fn run_at(instrs: &[Instr], at: usize) -> Option<Instr> {
         {
             Some(Instr::BinaryOpStoreSubscr(op))
         }
+        (Instr::BinaryOp(op), Some(Instr::Swap(2))) => match next(2) {
+            Some(Instr::StoreAttr(name)) => Some(Instr::BinaryOpStoreAttr(op, name)),
+            _ => None,
+        },
         _ => None,
     }
 }
@@ -112,7 +127,9 @@ mod tests {
             | Instr::LoadConstBinaryOp(..)
             | Instr::LoadFastSubscr(_)
             | Instr::BinaryOpStoreFast(..) => 1,
-            Instr::LoadFastPairBinaryOp(..) => 2,
+            Instr::LoadFastPairBinaryOp(..)
+            | Instr::LoadFastCopyLoadAttr(..)
+            | Instr::BinaryOpStoreAttr(..) => 2,
             Instr::LoadFastLoadFastSubscrKeep(_) | Instr::BinaryOpStoreSubscr(_) => 3,
             _ => 0,
         }
@@ -226,6 +243,24 @@ mod tests {
             .iter()
             .find(|(q, _)| matches!(q, Instr::LoadConstBinaryOp(Add, _)));
         assert!(constant.is_some());
+        let attr = runs("def f(o, v):\n    o.x += v\n    o.y *= 2\n");
+        assert!(
+            attr.iter()
+                .any(|(q, _)| *q == Instr::LoadFastCopyLoadAttr(0, 0))
+        );
+        assert!(
+            attr.iter()
+                .any(|(q, _)| matches!(q, Instr::BinaryOpStoreAttr(InplaceAdd, _)))
+        );
+        assert!(
+            attr.iter()
+                .any(|(q, _)| matches!(q, Instr::BinaryOpStoreAttr(InplaceMultiply, _)))
+        );
+        // The operand loads before a store run are left to themselves.
+        assert!(attr.iter().all(|(q, _)| !matches!(
+            q,
+            Instr::LoadFastBinaryOp(..) | Instr::LoadConstBinaryOp(..)
+        )));
         let subscr = runs("def f(xs, i):\n    return xs.ys[i]\n");
         assert!(subscr.iter().any(|(q, _)| *q == Instr::LoadFastSubscr(1)));
     }
