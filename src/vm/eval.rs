@@ -214,17 +214,30 @@ impl Vm {
                     Instr::LoadConst(i) => frame.stack.push(code.consts[i as usize].clone()),
                     Instr::LoadFast(i) => load_fast!(self, frame, code, i),
                     // The quickened runs (`vm::quicken`), through `quickened_run!` (`fast_ops`).
-                    Instr::LoadFastLoadAttr(local, name) => {
-                        quickened_run!(self, frame, code, [local as usize], 1, |[obj]| {
-                            let v = match instance_attr_hit(code, name as usize, obj) {
-                                Some(v) => v,
-                                None => {
-                                    let obj = obj.clone();
-                                    self.load_attr_cached(code, name as usize, &obj)?
+                    Instr::LoadFastLoadAttr(local, name)
+                    | Instr::LoadFastCopyLoadAttr(local, name) => {
+                        // The copy's run (`o.x op= v`) keeps the object under the value.
+                        let keep = matches!(instr, Instr::LoadFastCopyLoadAttr(..));
+                        quickened_run!(
+                            self,
+                            frame,
+                            code,
+                            [local as usize],
+                            1 + keep as u64,
+                            |[obj]| {
+                                let v = match instance_attr_hit(code, name as usize, obj) {
+                                    Some(v) => v,
+                                    None => {
+                                        let obj = obj.clone();
+                                        self.load_attr_cached(code, name as usize, &obj)?
+                                    }
+                                };
+                                if keep {
+                                    frame.stack.push(obj.clone());
                                 }
-                            };
-                            frame.stack.push(v);
-                        });
+                                frame.stack.push(v);
+                            }
+                        );
                     }
                     Instr::LoadFastLoadMethod(local, name) => {
                         quickened_run!(self, frame, code, [local as usize], 1, |[obj]| {
@@ -327,19 +340,6 @@ impl Vm {
                             let r = pop_binary_op(self, frame, op)?;
                             frame.stack.push(r);
                         }
-                    }
-                    Instr::LoadFastCopyLoadAttr(local, name) => {
-                        quickened_run!(self, frame, code, [local as usize], 2, |[obj]| {
-                            let v = match instance_attr_hit(code, name as usize, obj) {
-                                Some(v) => v,
-                                None => {
-                                    let obj = obj.clone();
-                                    self.load_attr_cached(code, name as usize, &obj)?
-                                }
-                            };
-                            let obj = obj.clone();
-                            frame.stack.extend([obj, v]);
-                        });
                     }
                     Instr::BinaryOpStoreAttr(op, name) => {
                         match binary_op_for_attr(self, frame, op) {
