@@ -291,8 +291,8 @@ pub enum Instr {
     // Never made by the compiler, so never in `Code::instructions` or `--dis`: the VM makes
     // them in the copy of a code object's instructions it runs (`vm::quicken`), as CPython
     // specialises instructions in place where `dis` does not look. Each stands in for the
-    // `LOAD_FAST` it replaces and runs the instructions after it too, which stay in place
-    // for any jump into them.
+    // instruction it replaces (most often a `LOAD_FAST`) and runs the instructions after it
+    // too, which stay in place for any jump into them.
     /// `LOAD_FAST local; LOAD_ATTR name`, as `(local, name)`.
     LoadFastLoadAttr(u8, u32),
     /// `LOAD_FAST local; LOAD_ATTR name` in its method form (`LoadMethod`).
@@ -309,6 +309,27 @@ pub enum Instr {
     LoadFastLoadFastStoreAttr(u8, u32),
     /// `LOAD_FAST_LOAD_FAST pair; BINARY_SUBSCR` (`xs[i]`), as `(pair)`.
     LoadFastLoadFastSubscr(u32),
+    /// `LOAD_FAST_LOAD_FAST pair; COPY 2; COPY 2; BINARY_SUBSCR` (the load of `xs[i] += v`),
+    /// as `(pair)`.
+    LoadFastLoadFastSubscrKeep(u32),
+    /// `LOAD_FAST a; LOAD_FAST b; BINARY_OP op` (locals no pair can hold), as
+    /// `(op, a | b << 16)`.
+    LoadFastPairBinaryOp(BinaryOperator, u32),
+    /// `LOAD_FAST local; BINARY_OP op` (`… * m`), as `(op, local)`.
+    LoadFastBinaryOp(BinaryOperator, u32),
+    /// `LOAD_CONST constant; BINARY_OP op` (`… + 1`), as `(op, constant)`.
+    LoadConstBinaryOp(BinaryOperator, u32),
+    /// `LOAD_FAST local; BINARY_SUBSCR` (`…[i]`), as `(local)`.
+    LoadFastSubscr(u32),
+    /// `BINARY_OP op; STORE_FAST local`, as `(op, local)`.
+    BinaryOpStoreFast(BinaryOperator, u32),
+    /// `BINARY_OP op; SWAP 3; SWAP 2; STORE_SUBSCR` (the store of `xs[i] += v`), as `(op)`.
+    BinaryOpStoreSubscr(BinaryOperator),
+    /// `LOAD_FAST local; COPY 1; LOAD_ATTR name` (the load of `o.x += v`), as
+    /// `(local, name)`.
+    LoadFastCopyLoadAttr(u8, u32),
+    /// `BINARY_OP op; SWAP 2; STORE_ATTR name` (the store of `o.x += v`), as `(op, name)`.
+    BinaryOpStoreAttr(BinaryOperator, u32),
 }
 
 // Instructions are copied on every dispatch: they must stay one word. (The quickened forms
@@ -406,7 +427,10 @@ impl Instr {
             | DeleteGlobal(_)
             | DeleteDeref(_)
             | StoreFastLoadFast(_)
-            | LoadFastLoadFastStoreAttr(..) => 0,
+            | LoadFastLoadFastStoreAttr(..)
+            | LoadFastBinaryOp(..)
+            | LoadConstBinaryOp(..)
+            | LoadFastSubscr(_) => 0,
             PushNull
             | Copy(_)
             | LoadConst(_)
@@ -435,7 +459,8 @@ impl Instr {
             | LoadFastConstCompareOp(..)
             | LoadFastLoadFastBinaryOp(..)
             | LoadFastLoadFastCompareOp(..)
-            | LoadFastLoadFastSubscr(_) => 1,
+            | LoadFastLoadFastSubscr(_)
+            | LoadFastPairBinaryOp(..) => 1,
             LoadFastLoadFast(_) | LoadGlobalNull(_) | LoadFastLoadMethod(..) => 2,
             PopTop
             | StoreFast(_)
@@ -477,6 +502,11 @@ impl Instr {
             | EndAsyncFor
             | StoreFastStoreFast(_) => -2,
             StoreSubscr => -3,
+            LoadFastLoadFastSubscrKeep(_) => 3,
+            LoadFastCopyLoadAttr(..) => 2,
+            BinaryOpStoreAttr(..) => -3,
+            BinaryOpStoreFast(..) => -2,
+            BinaryOpStoreSubscr(_) => -4,
             StoreSlice => -4,
             BuildSlice(n) | BuildTuple(n) | BuildList(n) | BuildSet(n) | BuildString(n) => {
                 1 - n as i32

@@ -19,8 +19,9 @@ use super::compare::compare_native;
 use super::dict::StrKeys;
 use super::fast_calls::{fast_call, inline_generator, is_unstarted_coroutine};
 use super::fast_ops::{
-    binary_in_place, compare_in_place, forget_unboxed, nibbles, push_or_store, quickened_run,
-    unboxed_binary_op,
+    binary_in_place, binary_op_for_attr, binary_op_store_item, compare_in_place, forget_unboxed,
+    list_item, nibbles, pop_binary_in_place, pop_binary_op, push_or_store, quickened_run,
+    runs_whole,
 };
 use super::frame::{AfterGenerator, Frame, InlineFrames, move_arguments};
 use super::object::{CodeObj, Function, ObjectKind, TracebackEntry};
@@ -30,17 +31,6 @@ use super::value::{PyDict, PyStr, Value};
 use super::{Exc, PyResult, Vm};
 use crate::vm::frame::FrameResult;
 use crate::vm::frame::GenKind;
-
-/// `BINARY_SUBSCR`'s fast path: `list[i]` with an index in range (from 0): the item, with
-/// no method lookup. None for anything else (a negative index, a list subclass), which
-/// takes `Vm::get_item`.
-#[inline(always)]
-fn list_item(container: &Value, key: &Value) -> Option<Value> {
-    match (container, key) {
-        (Value::List(l), Value::Int(i)) => l.items.borrow().get(usize::try_from(*i).ok()?).cloned(),
-        _ => None,
-    }
-}
 
 /// How `execute` stopped without an error.
 enum Exit {
@@ -227,17 +217,30 @@ impl Vm {
                     Instr::LoadConst(i) => frame.stack.push(code.consts[i as usize].clone()),
                     Instr::LoadFast(i) => load_fast!(self, frame, code, i),
                     // The quickened runs (`vm::quicken`), through `quickened_run!` (`fast_ops`).
-                    Instr::LoadFastLoadAttr(local, name) => {
-                        quickened_run!(self, frame, code, [local as usize], 1, |[obj]| {
-                            let v = match instance_attr_hit(code, name as usize, obj) {
-                                Some(v) => v,
-                                None => {
-                                    let obj = obj.clone();
-                                    self.load_attr_cached(code, name as usize, &obj)?
+                    Instr::LoadFastLoadAttr(local, name)
+                    | Instr::LoadFastCopyLoadAttr(local, name) => {
+                        // The copy's run (`o.x op= v`) keeps the object under the value.
+                        let keep = matches!(instr, Instr::LoadFastCopyLoadAttr(..));
+                        quickened_run!(
+                            self,
+                            frame,
+                            code,
+                            [local as usize],
+                            1 + keep as u64,
+                            |[obj]| {
+                                let v = match instance_attr_hit(code, name as usize, obj) {
+                                    Some(v) => v,
+                                    None => {
+                                        let obj = obj.clone();
+                                        self.load_attr_cached(code, name as usize, &obj)?
+                                    }
+                                };
+                                if keep {
+                                    frame.stack.push(obj.clone());
                                 }
-                            };
-                            frame.stack.push(v);
-                        });
+                                frame.stack.push(v);
+                            }
+                        );
                     }
                     Instr::LoadFastLoadMethod(local, name) => {
                         quickened_run!(self, frame, code, [local as usize], 1, |[obj]| {
@@ -286,6 +289,72 @@ impl Vm {
                             };
                             frame.stack.push(v);
                         });
+                    }
+                    Instr::LoadFastLoadFastSubscrKeep(pair) => {
+                        quickened_run!(self, frame, code, nibbles(pair), 3, |[container, key]| {
+                            let v = match list_item(container, key) {
+                                Some(v) => v,
+                                None => self.get_item(container, key)?,
+                            };
+                            let (container, key) = (container.clone(), key.clone());
+                            frame.stack.extend([container, key, v]);
+                        });
+                    }
+                    Instr::LoadFastPairBinaryOp(op, operands) => {
+                        let (a, b) = quicken::unpack(operands);
+                        quickened_run!(self, frame, code, [a, b], 2, |[a, b]| {
+                            let r = binary_in_place(self, op, a, b)?;
+                            push_or_store!(self, frame, code, instrs, r);
+                        } else {
+                            load_fast!(self, frame, code, a);
+                        });
+                    }
+                    Instr::LoadFastBinaryOp(op, local) => {
+                        quickened_run!(self, frame, code, [local as usize], 1, |[b]| {
+                            let r = pop_binary_in_place(self, &mut frame.stack, op, b)?;
+                            push_or_store!(self, frame, code, instrs, r);
+                        });
+                    }
+                    Instr::LoadConstBinaryOp(op, constant) => {
+                        let b = &code.consts[constant as usize];
+                        if runs_whole(self, frame, [], 1) {
+                            let r = pop_binary_in_place(self, &mut frame.stack, op, b)?;
+                            push_or_store!(self, frame, code, instrs, r);
+                        } else {
+                            frame.stack.push(b.clone());
+                        }
+                    }
+                    Instr::LoadFastSubscr(local) => {
+                        quickened_run!(self, frame, code, [local as usize], 1, |[key]| {
+                            let container = pop!(frame);
+                            let v = match list_item(&container, key) {
+                                Some(v) => v,
+                                None => self.get_item(&container, key)?,
+                            };
+                            frame.stack.push(v);
+                        });
+                    }
+                    Instr::BinaryOpStoreFast(op, _) => {
+                        let r = pop_binary_op(self, frame, op)?;
+                        push_or_store!(self, frame, code, instrs, r);
+                    }
+                    Instr::BinaryOpStoreSubscr(op) => {
+                        if !binary_op_store_item(self, frame, op) {
+                            let r = pop_binary_op(self, frame, op)?;
+                            frame.stack.push(r);
+                        }
+                    }
+                    Instr::BinaryOpStoreAttr(op, name) => {
+                        match binary_op_for_attr(self, frame, op) {
+                            Some((obj, r)) => {
+                                self.store_attr_cached(code, name as usize, &obj, r)?;
+                                finalize_point!(self, frame, code);
+                            }
+                            None => {
+                                let r = pop_binary_op(self, frame, op)?;
+                                frame.stack.push(r);
+                            }
+                        }
                     }
                     Instr::LoadFastLoadFast(pair) => {
                         for l in nibbles(pair) {
@@ -548,16 +617,8 @@ impl Vm {
                         frame.stack.push(Value::Bool(!b));
                     }
                     Instr::BinaryOp(op) => {
-                        let b = pop!(frame);
-                        let a = pop!(frame);
                         // Fast path (`fast_ops`): two small ints or two floats.
-                        let r = match unboxed_binary_op(op, &a, &b) {
-                            Some(r) => {
-                                forget_unboxed(a, b);
-                                r
-                            }
-                            None => self.binary_op(op, &a, &b)?,
-                        };
+                        let r = pop_binary_op(self, frame, op)?;
                         frame.stack.push(r);
                     }
                     Instr::CompareOp(op) => {

@@ -12,6 +12,9 @@
 //! | … comparison run: [`compare_in_place!`] | `LoadFast`/`LoadConst` pushes, `CompareOp` (`compare.rs`)  | two small ints (else `Vm::compare_values` in place)                             |
 //! | … then [`push_or_branch`]               | push, then `PopJumpIfFalse`/`PopJumpIfTrue` and `truthy`   | the jump is next and its step is not where the limits are due                   |
 //! | … then [`push_or_store!`]               | push, then `StoreFast`                                     | the store is next and its step is not where the limits are due                  |
+//! | … left operand on the stack: [`pop_binary_in_place`] | `LoadFast`/`LoadConst` push, `BinaryOp`       | as `unboxed_binary_op` (else `Vm::binary_op`)                                   |
+//! | `x[i] op= v`'s store: [`binary_op_store_item`] | `BinaryOp`, `Swap`s, `StoreSubscr` (`Vm::set_item`)  | an unboxed result, a plain list, an index in range, the limits not due          |
+//! | `BinarySubscr` and its runs: [`list_item`] | `Vm::get_item` (`containers.rs`)                        | a plain list, an int index in range (from 0)                                    |
 //!
 //! (The attribute runs, `LoadFastLoadAttr` and friends, use `quickened_run!` with the
 //! attribute caches of `attr_cache.rs`; `CompareOp` of two small ints is one line in
@@ -23,8 +26,20 @@
 use crate::compile::bytecode::{BinaryOperator, Instr};
 
 use super::frame::Frame;
+use super::stack::pop;
 use super::value::Value;
 use super::{PyResult, Vm};
+
+/// `BINARY_SUBSCR`'s fast path: `list[i]` with an index in range (from 0): the item, with
+/// no method lookup. None for anything else (a negative index, a list subclass), which
+/// takes `Vm::get_item`.
+#[inline(always)]
+pub(super) fn list_item(container: &Value, key: &Value) -> Option<Value> {
+    match (container, key) {
+        (Value::List(l), Value::Int(i)) => l.items.borrow().get(usize::try_from(*i).ok()?).cloned(),
+        _ => None,
+    }
+}
 
 /// `x op y` for two small ints when the result is a small int and no error is possible
 /// (overflow, zero divisors and negative shifts take the general path).
@@ -71,6 +86,108 @@ pub(super) fn unboxed_binary_op(op: BinaryOperator, a: &Value, b: &Value) -> Opt
         },
         _ => None,
     }
+}
+
+/// `BINARY_OP`'s plain protocol on the top two items of the stack: pops them and gives the
+/// result (not pushed).
+#[inline(always)]
+pub(super) fn pop_binary_op(vm: &mut Vm, frame: &mut Frame, op: BinaryOperator) -> PyResult<Value> {
+    let b = pop!(frame);
+    let a = pop!(frame);
+    match unboxed_binary_op(op, &a, &b) {
+        Some(r) => {
+            forget_unboxed(a, b);
+            Ok(r)
+        }
+        None => vm.binary_op(op, &a, &b),
+    }
+}
+
+/// `top op b` for a quickened run whose right operand is read where it is (a local, a
+/// constant): pops the left one from `stack` and gives the result (not pushed).
+#[inline(always)]
+pub(super) fn pop_binary_in_place(
+    vm: &mut Vm,
+    stack: &mut Vec<Value>,
+    op: BinaryOperator,
+    b: &Value,
+) -> PyResult<Value> {
+    let a = stack.pop().unwrap_or(Value::Null);
+    match unboxed_binary_op(op, &a, b) {
+        Some(r) => {
+            a.discard();
+            Ok(r)
+        }
+        None => vm.binary_op(op, &a, b),
+    }
+}
+
+/// The run `BINARY_OP op; SWAP 3; SWAP 2; STORE_SUBSCR` (the end of `xs[i] op= v`) on
+/// `(list index a b)`, whole, when `a op b` is unboxed ([`unboxed_binary_op`]), the list
+/// is a plain list with `index` in range (from 0) and the limits are not due within the
+/// run: stores the result, counts the run and says so; does nothing otherwise (then the
+/// `BINARY_OP` runs alone, and the rest follows one by one, `list.__setitem__` and all).
+#[inline(always)]
+pub(super) fn binary_op_store_item(vm: &mut Vm, frame: &mut Frame, op: BinaryOperator) -> bool {
+    let [.., Value::List(list), Value::Int(index), a, b] = &frame.stack[..] else {
+        return false;
+    };
+    if vm.countdown <= 3 {
+        return false;
+    }
+    let Some(r) = unboxed_binary_op(op, a, b) else {
+        return false;
+    };
+    let Ok(mut items) = list.items.try_borrow_mut() else {
+        return false;
+    };
+    let Some(slot) = usize::try_from(*index).ok().and_then(|i| items.get_mut(i)) else {
+        return false;
+    };
+    let old = std::mem::replace(slot, r);
+    drop(items);
+    drop(old);
+    vm.countdown -= 3;
+    frame.ip += 3;
+    drop(take_unboxed_rest(&mut frame.stack, 4));
+    true
+}
+
+/// The start of the run `BINARY_OP op; SWAP 2; STORE_ATTR name` (the end of `o.x op= v`)
+/// on `(o a b)`: when `a op b` is unboxed ([`unboxed_binary_op`]) and the limits are not
+/// due within the run, pops all three and gives the object and the result, `ip` on the
+/// `STORE_ATTR` (which the caller then does, errors and all); does nothing otherwise (then
+/// the `BINARY_OP` runs alone, and the rest follows one by one).
+#[inline(always)]
+pub(super) fn binary_op_for_attr(
+    vm: &mut Vm,
+    frame: &mut Frame,
+    op: BinaryOperator,
+) -> Option<(Value, Value)> {
+    let [.., _, a, b] = &frame.stack[..] else {
+        return None;
+    };
+    if vm.countdown <= 2 {
+        return None;
+    }
+    let r = unboxed_binary_op(op, a, b)?;
+    vm.countdown -= 2;
+    frame.ip += 2;
+    Some((take_unboxed_rest(&mut frame.stack, 3), r))
+}
+
+/// Removes the top `n` items of `stack`, of which all but the lowest are known to be
+/// unboxed (ints, floats), and gives that lowest one: with no destructor call per item, as
+/// a `truncate` would make.
+#[inline(always)]
+fn take_unboxed_rest(stack: &mut Vec<Value>, n: usize) -> Value {
+    let len = stack.len();
+    let lowest = std::mem::replace(&mut stack[len - n], Value::Null);
+    debug_assert!(stack[len - n..].iter().all(Value::is_unboxed));
+    // SAFETY: the items past the new length are `Null`, ints and floats now (the lowest
+    // was moved out above), which own nothing: forgetting them leaks nothing.
+    unsafe { stack.set_len(len - n) };
+    lowest
 }
 
 /// Discards two operands already known to be unboxed (ints, floats) without calling the
@@ -142,17 +259,23 @@ pub(super) fn push_or_branch(vm: &mut Vm, frame: &mut Frame, instrs: &[Instr], b
 /// values bound to the pattern (borrowed where they are: `ip` is already at the run's
 /// last instruction, so errors and tracebacks see that instruction running); otherwise
 /// just the loads, and the rest of the run follows one by one.
+/// A run whose first instruction is not a load of all its locals gives what that
+/// instruction does alone after `else`.
 macro_rules! quickened_run {
     ($vm:expr, $frame:expr, $code:expr, $locals:expr, $more:expr, |$values:pat_param| $body:block) => {{
+        let locals = $locals;
+        $crate::vm::fast_ops::quickened_run!($vm, $frame, $code, locals, $more, |$values| $body else {
+            for l in locals {
+                $crate::vm::stack::load_fast!($vm, $frame, $code, l);
+            }
+        })
+    }};
+    ($vm:expr, $frame:expr, $code:expr, $locals:expr, $more:expr, |$values:pat_param| $body:block else $alone:block) => {{
         let locals = $locals;
         if $crate::vm::fast_ops::runs_whole($vm, $frame, locals, $more) {
             let $values = locals.map(|l| &$frame.stack[l]);
             $body
-        } else {
-            for l in locals {
-                $crate::vm::stack::load_fast!($vm, $frame, $code, l);
-            }
-        }
+        } else $alone
     }};
 }
 

@@ -1,9 +1,11 @@
 //! Quickening: the copy of a code object's instructions that the VM runs, with some common
-//! runs of instructions that start with `LOAD_FAST` (or `LOAD_FAST_LOAD_FAST`) replaced, at
-//! that first instruction, by one that does the whole run ([`Instr::LoadFastLoadAttr`] and
-//! its kin). A comparison run also takes the `POP_JUMP_IF_FALSE`/`POP_JUMP_IF_TRUE` after
-//! it, if there is one, when its result is a plain bool, and an operator run the
-//! `STORE_FAST` after it.
+//! runs of instructions replaced, at their first instruction, by one that does the whole run:
+//! runs that start with `LOAD_FAST` or `LOAD_FAST_LOAD_FAST` ([`Instr::LoadFastLoadAttr`]
+//! and its kin), an operand and its operator (`LOAD_CONST; BINARY_OP`), and both halves of
+//! `xs[i] op= v` (`LOAD_FAST_LOAD_FAST; COPY 2; COPY 2; BINARY_SUBSCR` and `BINARY_OP;
+//! SWAP 3; SWAP 2; STORE_SUBSCR`). A comparison run also takes the
+//! `POP_JUMP_IF_FALSE`/`POP_JUMP_IF_TRUE` after it, if there is one, when its result is a
+//! plain bool, and an operator run the `STORE_FAST` after it.
 //!
 //! CPython specialises instructions in place as they run, where `dis` does not look; apy
 //! does it once, when a code object is loaded, and `--dis` shows the compiler's
@@ -21,44 +23,79 @@ use crate::compile::bytecode::Instr;
 pub fn quicken(instrs: &[Instr]) -> Box<[Instr]> {
     let mut quick: Box<[Instr]> = instrs.into();
     for (at, slot) in quick.iter_mut().enumerate() {
-        let next = instrs.get(at + 1).copied();
-        if let Instr::LoadFastLoadFast(pair) = *slot {
-            *slot = match next {
-                Some(Instr::BinaryOp(op)) => Instr::LoadFastLoadFastBinaryOp(op, pair),
-                Some(Instr::CompareOp(op)) => Instr::LoadFastLoadFastCompareOp(op, pair),
-                Some(Instr::BinarySubscr) => Instr::LoadFastLoadFastSubscr(pair),
-                Some(Instr::StoreAttr(name)) => match u8::try_from(pair) {
-                    Ok(pair) => Instr::LoadFastLoadFastStoreAttr(pair, name),
-                    Err(_) => continue,
-                },
-                _ => continue,
-            };
-            continue;
-        }
-        let Instr::LoadFast(local) = *slot else {
-            continue;
-        };
-        let after = instrs.get(at + 2).copied();
-        let run = match (next, after) {
-            (Some(Instr::LoadAttr(name)), _) => u8::try_from(local)
-                .ok()
-                .map(|local| Instr::LoadFastLoadAttr(local, name)),
-            (Some(Instr::LoadMethod(name)), _) => u8::try_from(local)
-                .ok()
-                .map(|local| Instr::LoadFastLoadMethod(local, name)),
-            (Some(Instr::LoadConst(constant)), Some(Instr::BinaryOp(op))) => {
-                pack(local, constant).map(|operands| Instr::LoadFastConstBinaryOp(op, operands))
-            }
-            (Some(Instr::LoadConst(constant)), Some(Instr::CompareOp(op))) => {
-                pack(local, constant).map(|operands| Instr::LoadFastConstCompareOp(op, operands))
-            }
-            _ => None,
-        };
-        if let Some(run) = run {
+        if let Some(run) = run_at(instrs, at) {
             *slot = run;
         }
     }
     quick
+}
+
+/// The quickened instruction for the run that starts at `at`, if one does. An operator
+/// run stops short of a `BINARY_OP` that starts a store run (`xs[i] op= v`, `o.x op= v`),
+/// which does more at once.
+fn run_at(instrs: &[Instr], at: usize) -> Option<Instr> {
+    let next = |n: usize| instrs.get(at + n).copied();
+    let stores = |n: usize| {
+        matches!(
+            run_at(instrs, at + n),
+            Some(Instr::BinaryOpStoreSubscr(_) | Instr::BinaryOpStoreAttr(..))
+        )
+    };
+    match (instrs[at], next(1)) {
+        (Instr::LoadFastLoadFast(pair), Some(second)) => match second {
+            Instr::BinaryOp(op) if !stores(1) => Some(Instr::LoadFastLoadFastBinaryOp(op, pair)),
+            Instr::CompareOp(op) => Some(Instr::LoadFastLoadFastCompareOp(op, pair)),
+            Instr::BinarySubscr => Some(Instr::LoadFastLoadFastSubscr(pair)),
+            Instr::StoreAttr(name) => u8::try_from(pair)
+                .ok()
+                .map(|pair| Instr::LoadFastLoadFastStoreAttr(pair, name)),
+            Instr::Copy(2)
+                if (next(2), next(3)) == (Some(Instr::Copy(2)), Some(Instr::BinarySubscr)) =>
+            {
+                Some(Instr::LoadFastLoadFastSubscrKeep(pair))
+            }
+            _ => None,
+        },
+        (Instr::LoadFast(local), Some(second)) => match (second, next(2)) {
+            (Instr::LoadAttr(name), _) => u8::try_from(local)
+                .ok()
+                .map(|local| Instr::LoadFastLoadAttr(local, name)),
+            (Instr::LoadMethod(name), _) => u8::try_from(local)
+                .ok()
+                .map(|local| Instr::LoadFastLoadMethod(local, name)),
+            (Instr::Copy(1), Some(Instr::LoadAttr(name))) => u8::try_from(local)
+                .ok()
+                .map(|local| Instr::LoadFastCopyLoadAttr(local, name)),
+            (Instr::LoadConst(constant), Some(Instr::BinaryOp(op))) if !stores(2) => {
+                pack(local, constant).map(|operands| Instr::LoadFastConstBinaryOp(op, operands))
+            }
+            (Instr::LoadConst(constant), Some(Instr::CompareOp(op))) => {
+                pack(local, constant).map(|operands| Instr::LoadFastConstCompareOp(op, operands))
+            }
+            (Instr::LoadFast(other), Some(Instr::BinaryOp(op))) if !stores(2) => {
+                pack(local, other).map(|operands| Instr::LoadFastPairBinaryOp(op, operands))
+            }
+            (Instr::BinaryOp(op), _) if !stores(1) => Some(Instr::LoadFastBinaryOp(op, local)),
+            (Instr::BinarySubscr, _) => Some(Instr::LoadFastSubscr(local)),
+            _ => None,
+        },
+        (Instr::LoadConst(constant), Some(Instr::BinaryOp(op))) if !stores(1) => {
+            Some(Instr::LoadConstBinaryOp(op, constant))
+        }
+        (Instr::BinaryOp(op), Some(Instr::StoreFast(local))) => {
+            Some(Instr::BinaryOpStoreFast(op, local))
+        }
+        (Instr::BinaryOp(op), Some(Instr::Swap(3)))
+            if (next(2), next(3)) == (Some(Instr::Swap(2)), Some(Instr::StoreSubscr)) =>
+        {
+            Some(Instr::BinaryOpStoreSubscr(op))
+        }
+        (Instr::BinaryOp(op), Some(Instr::Swap(2))) => match next(2) {
+            Some(Instr::StoreAttr(name)) => Some(Instr::BinaryOpStoreAttr(op, name)),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// A local's and a constant's indices in one word, when both fit in 16 bits.
@@ -86,6 +123,14 @@ mod tests {
             | Instr::LoadFastLoadFastCompareOp(..)
             | Instr::LoadFastLoadFastStoreAttr(..)
             | Instr::LoadFastLoadFastSubscr(_) => 1,
+            Instr::LoadFastBinaryOp(..)
+            | Instr::LoadConstBinaryOp(..)
+            | Instr::LoadFastSubscr(_)
+            | Instr::BinaryOpStoreFast(..) => 1,
+            Instr::LoadFastPairBinaryOp(..)
+            | Instr::LoadFastCopyLoadAttr(..)
+            | Instr::BinaryOpStoreAttr(..) => 2,
+            Instr::LoadFastLoadFastSubscrKeep(_) | Instr::BinaryOpStoreSubscr(_) => 3,
             _ => 0,
         }
     }
@@ -103,11 +148,16 @@ mod tests {
                 continue;
             }
             replaced += 1;
-            // Only a LOAD_FAST is ever replaced, and what it stood for is still after it.
+            // What a run stood for is still where it was.
+            let rest = &f.instructions[at + 1..at + 1 + run_length(q)];
+            if let Instr::LoadConstBinaryOp(op, constant) = *q {
+                assert_eq!(*original, Instr::LoadConst(constant));
+                assert_eq!(rest, [Instr::BinaryOp(op)]);
+                continue;
+            }
             let &Instr::LoadFast(local) = original else {
                 panic!("{original:?} at {at} was replaced by {q:?}");
             };
-            let rest = &f.instructions[at + 1..at + 1 + run_length(q)];
             match *q {
                 Instr::LoadFastConstCompareOp(op, operands) => {
                     assert_eq!(
@@ -130,7 +180,89 @@ mod tests {
                 other => panic!("unexpected {other:?}"),
             }
         }
-        assert_eq!(replaced, 3);
+        assert_eq!(replaced, 4);
+    }
+
+    /// Every quickened form, found in `source`, with the instructions it stands for.
+    fn runs(source: &str) -> Vec<(Instr, Vec<Instr>)> {
+        let f = function(source);
+        let quick = quicken(&f.instructions);
+        quick
+            .iter()
+            .zip(&f.instructions)
+            .enumerate()
+            .filter(|(_, (q, original))| q != original)
+            .map(|(at, (q, _))| (*q, f.instructions[at..=at + run_length(q)].to_vec()))
+            .collect()
+    }
+
+    #[test]
+    fn augmented_subscripts_and_operand_chains_are_quickened_whole() {
+        use BinaryOperator::*;
+        let found = runs(
+            "def f(xs, i, v, l3, l4, l5, l6, l7, l8, l9, l10, l11, l12, l13, l14, l15, w):\n    \
+             xs[i] -= v * w\n    y = xs[i] * v\n    return y + 0.5\n",
+        );
+        let keep = Instr::LoadFastLoadFastSubscrKeep(1);
+        assert!(found.contains(&(
+            keep,
+            vec![
+                Instr::LoadFastLoadFast(1),
+                Instr::Copy(2),
+                Instr::Copy(2),
+                Instr::BinarySubscr
+            ]
+        )));
+        let pair = Instr::LoadFastPairBinaryOp(Multiply, 2 | 16 << 16);
+        assert!(found.contains(&(
+            pair,
+            vec![
+                Instr::LoadFast(2),
+                Instr::LoadFast(16),
+                Instr::BinaryOp(Multiply)
+            ]
+        )));
+        let store = Instr::BinaryOpStoreSubscr(InplaceSubtract);
+        assert!(found.contains(&(
+            store,
+            vec![
+                Instr::BinaryOp(InplaceSubtract),
+                Instr::Swap(3),
+                Instr::Swap(2),
+                Instr::StoreSubscr
+            ]
+        )));
+        let operand = Instr::LoadFastBinaryOp(Multiply, 2);
+        assert!(found.contains(&(operand, vec![Instr::LoadFast(2), Instr::BinaryOp(Multiply)])));
+        let stored = Instr::BinaryOpStoreFast(Multiply, 17);
+        assert!(found.contains(&(
+            stored,
+            vec![Instr::BinaryOp(Multiply), Instr::StoreFast(17)]
+        )));
+        let constant = found
+            .iter()
+            .find(|(q, _)| matches!(q, Instr::LoadConstBinaryOp(Add, _)));
+        assert!(constant.is_some());
+        let attr = runs("def f(o, v):\n    o.x += v\n    o.y *= 2\n");
+        assert!(
+            attr.iter()
+                .any(|(q, _)| *q == Instr::LoadFastCopyLoadAttr(0, 0))
+        );
+        assert!(
+            attr.iter()
+                .any(|(q, _)| matches!(q, Instr::BinaryOpStoreAttr(InplaceAdd, _)))
+        );
+        assert!(
+            attr.iter()
+                .any(|(q, _)| matches!(q, Instr::BinaryOpStoreAttr(InplaceMultiply, _)))
+        );
+        // The operand loads before a store run are left to themselves.
+        assert!(attr.iter().all(|(q, _)| !matches!(
+            q,
+            Instr::LoadFastBinaryOp(..) | Instr::LoadConstBinaryOp(..)
+        )));
+        let subscr = runs("def f(xs, i):\n    return xs.ys[i]\n");
+        assert!(subscr.iter().any(|(q, _)| *q == Instr::LoadFastSubscr(1)));
     }
 
     #[test]
@@ -145,10 +277,11 @@ mod tests {
             .filter(|(q, original)| q != original)
             .map(|(q, original)| (*q, *original))
             .collect();
-        assert!(
-            ops.iter()
-                .all(|(_, original)| matches!(original, Instr::LoadFastLoadFast(_)))
-        );
+        // (And the `BINARY_OP` before `STORE_FAST a`, a run of its own.)
+        assert!(ops.iter().all(|(_, original)| matches!(
+            original,
+            Instr::LoadFastLoadFast(_) | Instr::BinaryOp(_)
+        )));
         assert!(
             ops.iter().any(|(q, _)| matches!(
                 q,
@@ -180,6 +313,7 @@ mod tests {
             Instr::LoadConst(70_000),
             Instr::BinaryOp(BinaryOperator::Add),
         ];
-        assert_eq!(*quicken(&big_const), big_const);
+        // (The constant's own run, `LOAD_CONST; BINARY_OP`, takes any index.)
+        assert_eq!(quicken(&big_const)[0], big_const[0]);
     }
 }
