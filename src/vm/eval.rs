@@ -311,7 +311,10 @@ impl Vm {
                     }
                     Instr::LoadFastBinaryOp(op, local) => {
                         quickened_run!(self, frame, code, [local as usize], 1, |[b]| {
-                            let r = pop_binary_in_place(self, &mut frame.stack, op, b)?;
+                            // Copied out: the local lives in the buffer the operand is
+                            // popped from (a float or small int copies without a count).
+                            let b = b.clone();
+                            let r = pop_binary_in_place(self, &mut frame.stack, op, &b)?;
                             push_or_store!(self, frame, code, instrs, r);
                         });
                     }
@@ -326,10 +329,11 @@ impl Vm {
                     }
                     Instr::LoadFastSubscr(local) => {
                         quickened_run!(self, frame, code, [local as usize], 1, |[key]| {
+                            let key = key.clone();
                             let container = pop!(frame);
-                            let v = match list_item(&container, key) {
+                            let v = match list_item(&container, &key) {
                                 Some(v) => v,
-                                None => self.get_item(&container, key)?,
+                                None => self.get_item(&container, &key)?,
                             };
                             frame.stack.push(v);
                         });
