@@ -160,7 +160,7 @@ pub fn gather(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
                 if event_loop.is_none() {
                     event_loop = Some(loop_of(vm, n, &fut)?);
                 }
-                if !fut.is(arg) {
+                if !fut.is(arg) && !task::stop_logging_destroy_pending(vm, &fut) {
                     vm.set_attr(&fut, &n.log_destroy_pending, Value::Bool(false))?;
                 }
                 g.nfuts.set(g.nfuts.get() + 1);
@@ -187,28 +187,40 @@ pub fn gather(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 /// gather's `arg_to_fut` dict. Coroutine objects hash and compare by identity (their
 /// type keeps `object`'s `__hash__` and `__eq__`), so when every argument is one, a map
-/// by address does the dict's work without calling into the VM.
+/// by address does the dict's work without calling into the VM: a list searched in order
+/// for a few (a tree's gather has six), a hash map for more.
 enum ArgToFut {
+    Few(Vec<(usize, Value)>),
     Coroutines(HashMap<usize, Value>),
     Dict(PyDict),
 }
+
+/// Up to this many coroutines, [`ArgToFut::Few`].
+const FEW: usize = 16;
 
 impl ArgToFut {
     fn for_args(args: &[Value]) -> ArgToFut {
         let coroutines = args
             .iter()
             .all(|a| as_generator(a).is_some_and(|g| g.kind == GenKind::Coroutine));
-        if coroutines {
-            ArgToFut::Coroutines(HashMap::with_capacity(args.len()))
-        } else {
-            ArgToFut::Dict(PyDict {
+        match coroutines {
+            true if args.len() <= FEW => ArgToFut::Few(Vec::with_capacity(args.len())),
+            true => ArgToFut::Coroutines(HashMap::with_capacity(args.len())),
+            false => ArgToFut::Dict(PyDict {
                 table: RefCell::new(DictTable::new()),
-            })
+            }),
         }
     }
 
     fn get(&self, vm: &mut Vm, arg: &Value) -> PyResult<Option<Value>> {
         match self {
+            ArgToFut::Few(list) => {
+                let address = arg.address();
+                Ok(list
+                    .iter()
+                    .find(|(a, _)| *a == address)
+                    .map(|(_, f)| f.clone()))
+            }
             ArgToFut::Coroutines(map) => Ok(map.get(&arg.address()).cloned()),
             ArgToFut::Dict(dict) => vm.dict_get(dict, arg),
         }
@@ -216,6 +228,11 @@ impl ArgToFut {
 
     fn set(&mut self, vm: &mut Vm, arg: &Value, fut: Value) -> PyResult<()> {
         match self {
+            // (Only set after `get` found nothing: no address is there twice.)
+            ArgToFut::Few(list) => {
+                list.push((arg.address(), fut));
+                Ok(())
+            }
             ArgToFut::Coroutines(map) => {
                 map.insert(arg.address(), fut);
                 Ok(())

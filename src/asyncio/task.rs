@@ -740,6 +740,25 @@ pub fn all_tasks(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     vm.call_type(&set_type, &[Value::list(tasks)], &[])
 }
 
+/// `task._log_destroy_pending = False` done directly on a Task of the native class itself
+/// (its attribute is the native getset, and it has no `__dict__`): true then; false for
+/// anything else, which the caller sets through the attribute protocol.
+pub fn stop_logging_destroy_pending(vm: &mut Vm, v: &Value) -> bool {
+    let Value::Object(o) = v else {
+        return false;
+    };
+    if !Rc::ptr_eq(&o.class, &rt(vm).types.task) {
+        return false;
+    }
+    match task_parts(v) {
+        Some((_, data)) => {
+            data.log_destroy_pending.set(false);
+            true
+        }
+        None => false,
+    }
+}
+
 fn log_destroy_get(vm: &mut Vm, v: &Value) -> PyResult<Value> {
     Ok(Value::Bool(this(vm, v)?.1.log_destroy_pending.get()))
 }
