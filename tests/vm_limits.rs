@@ -287,6 +287,11 @@ fn native_built_ins_count_against_max_steps() {
         "[0] * 10**10",
         "sorted([3, 1, 2] * 10**6)",
         "x = [1] * 10**6\nfor _ in range(10**6): list(x)",
+        // Big-int work is charged before it runs (the fuzzer's run target found the power).
+        "3055555555555550**3015555",
+        "x = 7**10**6\ny = x * x",
+        "x = 7**10**6\ny = x // (x >> 1000)",
+        "x = 3\nx **= 10**8",
     ] {
         let (out, took) = apy(&["--max-steps", "1000"], program, None);
         assert!(took < Duration::from_secs(2), "{took:?} for {program}");

@@ -7,6 +7,8 @@
 
 use std::cell::Cell;
 use std::io::{BufRead, IsTerminal};
+
+use crate::common::console;
 use std::rc::Rc;
 
 use super::io::{optional_size, size_arg, unsupported};
@@ -123,8 +125,8 @@ fn stream_class(vm: &mut Vm) -> Rc<PyType> {
         ("isatty", |vm, args, _| {
             let tty = match descriptor(vm, args, "I/O operation on closed file")? {
                 0 => std::io::stdin().is_terminal(),
-                1 => std::io::stdout().is_terminal(),
-                _ => std::io::stderr().is_terminal(),
+                1 => console::is_terminal(console::Stream::Stdout),
+                _ => console::is_terminal(console::Stream::Stderr),
             };
             Ok(Value::Bool(tty))
         }),

@@ -43,6 +43,16 @@ pub fn write(stream: Stream, text: &str) {
     };
 }
 
+/// Whether the stream is a terminal (`sys.stdout.isatty()`): never in a browser.
+pub fn is_terminal(stream: Stream) -> bool {
+    use std::io::IsTerminal;
+    !cfg!(target_arch = "wasm32")
+        && match stream {
+            Stream::Stdout => std::io::stdout().is_terminal(),
+            Stream::Stderr | Stream::Trace => std::io::stderr().is_terminal(),
+        }
+}
+
 /// Writes `text` to standard error.
 pub fn eprint(text: &str) {
     write(Stream::Stderr, text);
