@@ -52,6 +52,17 @@ macro_rules! each_hasher {
 /// An algorithm: its name, the block size CPython reports for it, and a fresh hasher.
 type Algorithm = (&'static str, usize, fn() -> Hasher);
 
+/// `hashlib.md5` and the others: for each algorithm, a native function named as CPython's
+/// (`openssl_md5`) that makes a hash object of it.
+macro_rules! constructors {
+    ($($name:literal),*) => {
+        [$((
+            concat!("openssl_", $name),
+            (|vm, args, kw| construct(vm, $name, args, kw)) as NativeFn,
+        )),*]
+    };
+}
+
 /// The algorithms by name.
 const ALGORITHMS: &[Algorithm] = &[
     ("md5", 64, || Hasher::Md5(Default::default())),
@@ -170,36 +181,10 @@ pub fn module(vm: &mut Vm) -> Value {
         |vm, v| Ok(Value::Int(hash_of(vm, v)?.block_size as i64)),
         None,
     );
-    let constructors: [(&'static str, NativeFn); 10] = [
-        ("openssl_md5", |vm, args, kw| construct(vm, "md5", args, kw)),
-        ("openssl_sha1", |vm, args, kw| {
-            construct(vm, "sha1", args, kw)
-        }),
-        ("openssl_sha224", |vm, args, kw| {
-            construct(vm, "sha224", args, kw)
-        }),
-        ("openssl_sha256", |vm, args, kw| {
-            construct(vm, "sha256", args, kw)
-        }),
-        ("openssl_sha384", |vm, args, kw| {
-            construct(vm, "sha384", args, kw)
-        }),
-        ("openssl_sha512", |vm, args, kw| {
-            construct(vm, "sha512", args, kw)
-        }),
-        ("openssl_sha3_224", |vm, args, kw| {
-            construct(vm, "sha3_224", args, kw)
-        }),
-        ("openssl_sha3_256", |vm, args, kw| {
-            construct(vm, "sha3_256", args, kw)
-        }),
-        ("openssl_sha3_384", |vm, args, kw| {
-            construct(vm, "sha3_384", args, kw)
-        }),
-        ("openssl_sha3_512", |vm, args, kw| {
-            construct(vm, "sha3_512", args, kw)
-        }),
-    ];
+    let constructors = constructors!(
+        "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "sha3_224", "sha3_256", "sha3_384",
+        "sha3_512"
+    );
     let mut attrs: Vec<(&str, Value)> = constructors
         .iter()
         .map(|&(name, f)| (&name["openssl_".len()..], vm.native(name, f)))
@@ -286,10 +271,7 @@ fn hash_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         .cloned()
         .or_else(|| kwarg(kw, "data"))
         .or_else(|| kwarg(kw, "string"));
-    match ALGORITHMS.iter().find(|(n, _, _)| *n == name) {
-        Some((name, _, _)) => start(vm, name, data.as_ref()),
-        None => Err(vm.value_error(format!("unsupported hash type {name}"))),
-    }
+    start(vm, &name, data.as_ref())
 }
 
 /// A new hash object of the algorithm `name`, fed `data` when given.
