@@ -258,7 +258,7 @@ fn construct(vm: &mut Vm, name: &str, args: &[Value], kw: &KwArgs) -> PyResult<V
 /// `hashlib.new(name, data=b'', **kwargs)`.
 fn hash_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let name = match args.first().cloned().or_else(|| kwarg(kw, "name")) {
-        Some(Value::Str(s)) => s.as_str().to_ascii_lowercase(),
+        Some(Value::Str(s)) => s.as_str().to_string(),
         Some(_) => return Err(vm.type_error("name must be a string")),
         None => {
             return Err(
@@ -276,9 +276,10 @@ fn hash_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 /// A new hash object of the algorithm `name`, fed `data` when given.
 fn start(vm: &mut Vm, name: &str, data: Option<&Value>) -> PyResult<Value> {
+    // Any case, as OpenSSL's names; the error repeats the name as given.
     let (name, block_size, make) = *ALGORITHMS
         .iter()
-        .find(|(n, _, _)| *n == name)
+        .find(|(n, _, _)| n.eq_ignore_ascii_case(name))
         .ok_or_else(|| vm.value_error(format!("unsupported hash type {name}")))?;
     let mut hasher = make();
     if let Some(data) = data {
