@@ -11,6 +11,9 @@
 #   TARGET: parse_compile, run or repl_input; TOTAL_RUNS: 10000000 unless given;
 #   RUNS_PER_RUN: 200000 unless given; MAX_LEN: libFuzzer's -max_len, 4096 unless given
 #   (1024 for repl_input, whose inputs cost the square of their length).
+# To measure something on a quiet machine mid-campaign, `touch fuzz/artifacts/pause`: the
+# campaign waits between runs until the file is gone. (Never SIGSTOP a fuzzer: libFuzzer counts
+# the stopped wall time against the input it was running and reports a false timeout.)
 set -euo pipefail
 
 target="${1:?usage: campaign.sh TARGET [TOTAL_RUNS] [RUNS_PER_RUN] [MAX_LEN]}"
@@ -34,6 +37,7 @@ total=0
 seconds=0
 started=$(date +%s)
 while ((total < goal)); do
+    while [[ -e "$PWD/artifacts/pause" ]]; do sleep 5; done
     # Absolute paths: whatever an input does, libFuzzer finds its folders.
     if ! "$binary" "$PWD/corpus/$target" -runs="$chunk" -max_len="$max_len" -timeout=10 \
         -rss_limit_mb=2048 -close_fd_mask=3 -dict="$PWD/python.dict" \

@@ -292,6 +292,11 @@ fn native_built_ins_count_against_max_steps() {
         "x = 7**10**6\ny = x * x",
         "x = 7**10**6\ny = x // (x >> 1000)",
         "x = 3\nx **= 10**8",
+        "pow(7**3000, 10**3000, 11**3000)",
+        "import math\nmath.factorial(10**7)",
+        "import math\nmath.comb(10**6, 5 * 10**5)",
+        "import math\nmath.perm(10**6, 10**5)",
+        "import math\nmath.isqrt(10**(4 * 10**6))",
     ] {
         let (out, took) = apy(&["--max-steps", "1000"], program, None);
         assert!(took < Duration::from_secs(2), "{took:?} for {program}");
@@ -300,6 +305,41 @@ fn native_built_ins_count_against_max_steps() {
             stderr(&out),
             "apy: stopped after 1000 instructions (--max-steps)\n",
             "{program}"
+        );
+    }
+}
+
+/// Big-int work too long to run between two limit checks, each one alone.
+const LONG_NATIVE_WORK: [&str; 5] = [
+    "3055555555555550**3015555",
+    "pow(7**300000, 10**300000, 11**300000)",
+    "math.factorial(3 * 10**6)",
+    "math.comb(10**6, 5 * 10**5)",
+    "math.isqrt(10**(4 * 10**6))",
+];
+
+#[test]
+fn big_int_work_ends_at_the_time_limit_and_on_ctrl_c() {
+    for work in LONG_NATIVE_WORK {
+        // Each runs for many seconds (CPython's too): apy waits for it where the time
+        // limit and Ctrl-C still end the wait.
+        let program = format!("import math\nprint('working')\nx = {work}\nprint('done')\n");
+        let (out, took) = apy(&["--time-limit", "0.5"], &program, None);
+        assert!(took < Duration::from_secs(2), "{took:?} for {work}");
+        assert_eq!(out.status.code(), Some(1), "{work}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "working\n");
+        assert_eq!(
+            stderr(&out),
+            "apy: stopped after 0.500 seconds (--time-limit)\n",
+            "{work}"
+        );
+        let (out, took) = apy(&[], &program, Some(Duration::from_millis(300)));
+        assert!(took < Duration::from_secs(2), "{took:?} for {work}");
+        assert_eq!(out.status.code(), Some(130), "{work}");
+        assert!(
+            stderr(&out).ends_with("\nKeyboardInterrupt\n"),
+            "{}",
+            stderr(&out)
         );
     }
 }

@@ -11,6 +11,7 @@ use super::list_type::sort_values;
 use super::std_streams::{input_line, stream_of, write_stream};
 use crate::compile::bytecode::{BinaryOperator, CompareOperator};
 use crate::vm::args::{check_arity, check_kwargs, kwarg};
+use crate::vm::long_work::{division_steps, words};
 use crate::vm::object::{IterState, KwArgs, NativeFn, ObjectKind};
 use crate::vm::ops::{from_int, to_int};
 use crate::vm::value::{PyStr, Value};
@@ -495,7 +496,12 @@ fn builtin_pow(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             vm.type_error("pow() 3rd argument not allowed unless all arguments are integers")
         );
     };
-    int_ops::pow_mod(&b, &e, &m)
+    // The base reduced modulo m, then a squaring and a reduction per bit of the exponent.
+    let reductions = e.bit_length().saturating_mul(2) as f64;
+    let (m_words, b_words) = (words(m.bit_length()), words(b.bit_length()));
+    let steps = division_steps(b_words, m_words)
+        .saturating_add(division_steps(m_words * reductions, m_words));
+    vm.long_work(steps, move || int_ops::pow_mod(&b, &e, &m))?
         .map(from_int)
         .map_err(|err| vm.op_error(err))
 }

@@ -10,6 +10,7 @@ use num_traits::{One, Signed, Zero};
 use crate::common::int_ops::Int;
 use crate::compile::bytecode::BinaryOperator;
 use crate::vm::args::{Signature, check_arity, check_kwargs};
+use crate::vm::long_work::{division_steps, product_steps, words};
 use crate::vm::object::KwArgs;
 use crate::vm::ops::from_int;
 use crate::vm::value::Value;
@@ -73,14 +74,27 @@ pub fn math_factorial(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Valu
     factorial(vm, &n)
 }
 
-fn factorial(vm: &Vm, n: &Int) -> PyResult<Value> {
-    match n {
+fn factorial(vm: &mut Vm, n: &Int) -> PyResult<Value> {
+    match *n {
         _ if n.is_negative() => Err(vm.value_error("factorial() not defined for negative values")),
         Int::Big(_) => {
             Err(vm.overflow_error("factorial() argument should not exceed 9223372036854775807"))
         }
-        Int::Small(n) => Ok(int_value(range_product(1, *n as u64 + 1))),
+        Int::Small(n) => {
+            let n = n as u64;
+            let steps = product_tree_steps(n, n);
+            Ok(int_value(
+                vm.long_work(steps, move || range_product(1, n + 1))?,
+            ))
+        }
     }
+}
+
+/// The cost in steps of multiplying out `count` factors of up to `largest`, in a balanced
+/// tree (about three times the last, biggest product).
+fn product_tree_steps(count: u64, largest: u64) -> u64 {
+    let bits = count as f64 * (largest.max(2) as f64).log2();
+    product_steps(bits / 64.0).saturating_mul(3)
 }
 
 /// `comb(n, k)` and `perm(n, k)`: both non-negative, 0 when `k > n`.
@@ -95,7 +109,7 @@ fn check_nk(vm: &mut Vm, n: &Value, k: &Value) -> PyResult<(BigInt, BigInt)> {
     Ok((n, k))
 }
 
-/// `comb(n, k)`: n! / (k! * (n - k)!), computed as a running product over min(k, n - k).
+/// `comb(n, k)`: n! / (k! * (n - k)!), by [`perm_comb`] over min(k, n - k).
 pub fn math_comb(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kwargs(vm, "math.comb", kw, &[])?;
     check_arity(vm, "comb", args, 2, 2)?;
@@ -107,11 +121,14 @@ pub fn math_comb(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let Some(k) = num_traits::ToPrimitive::to_u64(&k) else {
         return Err(vm.overflow_error("min(n - k, k) must not exceed 9223372036854775807"));
     };
-    let mut result = BigInt::one();
-    for i in 0..k {
-        result = result * (&n - i) / (i + 1);
-    }
-    Ok(int_value(result))
+    // The products, then a division of about their size by C(k, k / 2) at each level.
+    let largest = n.bits().max(1);
+    let numerator = words(k.saturating_mul(largest));
+    let steps = perm_comb_steps(&n, k)
+        .saturating_add(division_steps(numerator, words(k)).saturating_mul(2));
+    Ok(int_value(
+        vm.long_work(steps, move || perm_comb(&n, k, true))?,
+    ))
 }
 
 /// `perm(n, k=None)`: n! / (n - k)!; without k, `factorial(n)`.
@@ -132,11 +149,40 @@ pub fn math_perm(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let Some(k) = num_traits::ToPrimitive::to_u64(&k) else {
         return Err(vm.overflow_error("k must not exceed 9223372036854775807"));
     };
-    let mut result = BigInt::one();
-    for i in 0..k {
-        result *= &n - i;
+    let steps = perm_comb_steps(&n, k);
+    Ok(int_value(
+        vm.long_work(steps, move || perm_comb(&n, k, false))?,
+    ))
+}
+
+/// The cost in steps of the products [`perm_comb`] makes for `n` and `k`.
+fn perm_comb_steps(n: &BigInt, k: u64) -> u64 {
+    let bits = k as f64 * n.bits().max(1) as f64;
+    product_steps(bits / 64.0).saturating_mul(3)
+}
+
+/// `perm(n, k)`, or `comb(n, k)` when `comb`, as CPython computes them (`perm_comb` in
+/// `Modules/mathmodule.c`): with j = k / 2, P(n, k) = P(n, j) * P(n - j, k - j) and
+/// C(n, k) = C(n, j) * C(n - j, k - j) / C(k, j), so the big products are balanced and
+/// every division is exact (a running product would make k ever longer multiplications).
+fn perm_comb(n: &BigInt, k: u64, comb: bool) -> BigInt {
+    if k <= 16 {
+        let mut result = BigInt::one();
+        for i in 0..k {
+            result *= n - i;
+            if comb {
+                // Exact: the product of i + 1 consecutive ints is a multiple of (i + 1)!.
+                result /= i + 1;
+            }
+        }
+        return result;
     }
-    Ok(int_value(result))
+    let j = k / 2;
+    let product = perm_comb(n, j, comb) * perm_comb(&(n - j), k - j, comb);
+    match comb {
+        true => product / perm_comb(&BigInt::from(k), j, true),
+        false => product,
+    }
 }
 
 /// `isqrt(n)`: the floor of the exact square root.
@@ -146,7 +192,12 @@ pub fn math_isqrt(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     if n.is_negative() {
         return Err(vm.value_error("isqrt() argument must be nonnegative"));
     }
-    Ok(int_value(n.sqrt()))
+    // Newton's method: a long division (of twice the root's size by it) per bit of
+    // precision doubled.
+    let root_words = words(n.bits() / 2);
+    let steps =
+        division_steps(root_words * 2.0, root_words).saturating_mul(n.bits().max(2).ilog2().into());
+    Ok(int_value(vm.long_work(steps, move || n.sqrt())?))
 }
 
 /// `prod(iterable, /, *, start=1)`: `start * x1 * x2 * …` with the VM's `*`.
@@ -159,4 +210,31 @@ pub fn math_prod(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         result = vm.binary_op(BinaryOperator::Multiply, &result, &x)?;
     }
     Ok(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// P(n, k) and C(n, k) the slow way: a running product, a running exact quotient.
+    fn running(n: u64, k: u64) -> (BigInt, BigInt) {
+        let (mut perm, mut comb) = (BigInt::one(), BigInt::one());
+        for i in 0..k {
+            perm *= n - i;
+            comb = comb * (n - i) / (i + 1);
+        }
+        (perm, comb)
+    }
+
+    #[test]
+    fn divide_and_conquer_agrees_with_the_running_product() {
+        for n in [0, 1, 16, 17, 33, 64, 100, 257, 1000] {
+            for k in (0..=n).step_by(7).chain([n / 2, n]) {
+                let (perm, comb) = running(n, k);
+                let big = BigInt::from(n);
+                assert_eq!(perm_comb(&big, k, false), perm, "P({n}, {k})");
+                assert_eq!(perm_comb(&big, k, true), comb, "C({n}, {k})");
+            }
+        }
+    }
 }

@@ -41,6 +41,7 @@ pub mod instance_values;
 pub mod interrupt;
 pub mod intrinsics;
 pub mod iter;
+pub mod long_work;
 pub mod object;
 pub mod ops;
 pub mod os_errors;

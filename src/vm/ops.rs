@@ -17,6 +17,7 @@ use crate::common::op_error::{ErrorKind, OpError};
 use crate::common::sizes::{repeat_items, repeat_text, text_with_capacity};
 
 use super::args::OrRaise;
+use super::long_work::{division_steps, product_steps, words};
 use super::object::{Layout, ObjectKind};
 use super::types::lookup;
 use super::value::{PyDict, PySet, PyStr, Value};
@@ -54,61 +55,48 @@ pub(super) fn is_int(v: &Value) -> bool {
     matches!(v, Value::Int(_) | Value::Bool(_) | Value::BigInt(_))
 }
 
-/// The steps `a op b` on two ints is charged ([`Vm::charge`]) before it runs, so that a
-/// big-int operation the step limit cannot cover stops before it starts rather than running
-/// on uninterruptibly (`3**10**8`): about one step per 16 word operations, counted as
-/// schoolbook multiplication does for products and quotients, and for a power as the
-/// squarings that make its result.
-fn int_work(op: BinaryOperator, a: &Value, b: &Value) -> u64 {
+/// The steps `a op b` on two ints costs ([`Vm::long_work`]), charged before it runs, so
+/// that a big-int operation the limits cannot interrupt stops before it starts, or runs
+/// where they can still end the wait (`3**10**8`): products and quotients counted as
+/// schoolbook arithmetic does, a power as the squarings that make its result.
+fn int_work(op: BinaryOperator, x: &Int, y: &Int) -> u64 {
     use BinaryOperator::*;
-    let (Some(x), Some(y)) = (to_int(a), to_int(b)) else {
-        return 0;
-    };
-    let words = |n: &Int| n.bit_length() / 64 + 1;
-    let (wx, wy) = (words(&x), words(&y));
-    let ops = match op {
-        Multiply | FloorDivide | Remainder => wx.saturating_mul(wy),
+    let (wx, wy) = (words(x.bit_length()), words(y.bit_length()));
+    match op {
+        Multiply | FloorDivide | Remainder => division_steps(wx, wy),
         Power => match y.as_i64() {
-            Some(e) if e > 0 => {
-                let result = (x.bit_length() as f64) * (e as f64) / 64.0;
-                // Karatsuba's n^1.585 for the last squarings.
-                result.powf(1.585).min(u64::MAX as f64) as u64
-            }
+            Some(e) if e > 0 => product_steps(x.bit_length() as f64 * e as f64 / 64.0),
             _ => 0,
         },
         Lshift => y
             .as_i64()
-            .map_or(0, |n| (n.max(0) as u64) / 64)
-            .saturating_add(wx),
-        _ => wx.saturating_add(wy),
-    };
-    ops / 16
+            .map_or(0, |n| (n.max(0) as u64) / 1024)
+            .saturating_add(wx as u64 / 16),
+        _ => (wx + wy) as u64 / 16,
+    }
 }
 
-/// `a op b` for two ints (`Objects/longobject.c`, through `builtins::int_ops`).
-fn int_binop(op: BinaryOperator, a: &Value, b: &Value) -> Result<Value, OpError> {
+/// `x op y` for two ints (`Objects/longobject.c`, through `builtins::int_ops`), without
+/// `Value`s (which stay on the interpreter's thread), so that a worker can compute it;
+/// None for an operator ints do not have.
+fn int_arith(op: BinaryOperator, x: &Int, y: &Int) -> Result<Option<IntOrFloat>, OpError> {
     use BinaryOperator::*;
-    let (Some(x), Some(y)) = (to_int(a), to_int(b)) else {
-        return Err(OpError::type_error("int operation on a non-int"));
-    };
-    Ok(match op {
-        Add => from_int(int_ops::add(&x, &y)),
-        Subtract => from_int(int_ops::sub(&x, &y)),
-        Multiply => from_int(int_ops::product(&x, &y)?),
-        FloorDivide => from_int(int_ops::floor_div(&x, &y)?),
-        Remainder => from_int(int_ops::modulo(&x, &y)?),
-        TrueDivide => Value::Float(int_ops::true_div(&x, &y)?),
-        Power => match int_ops::pow(&x, &y)? {
-            IntOrFloat::Int(n) => from_int(n),
-            IntOrFloat::Float(f) => Value::Float(f),
-        },
-        Lshift => from_int(int_ops::lshift(&x, &y)?),
-        Rshift => from_int(int_ops::rshift(&x, &y)?),
-        And => from_int(int_ops::bit_and(&x, &y)),
-        Or => from_int(int_ops::bit_or(&x, &y)),
-        Xor => from_int(int_ops::bit_xor(&x, &y)),
-        _ => return Ok(Value::NotImplemented),
-    })
+    let int = IntOrFloat::Int;
+    Ok(Some(match op {
+        Add => int(int_ops::add(x, y)),
+        Subtract => int(int_ops::sub(x, y)),
+        Multiply => int(int_ops::product(x, y)?),
+        FloorDivide => int(int_ops::floor_div(x, y)?),
+        Remainder => int(int_ops::modulo(x, y)?),
+        TrueDivide => IntOrFloat::Float(int_ops::true_div(x, y)?),
+        Power => int_ops::pow(x, y)?,
+        Lshift => int(int_ops::lshift(x, y)?),
+        Rshift => int(int_ops::rshift(x, y)?),
+        And => int(int_ops::bit_and(x, y)),
+        Or => int(int_ops::bit_or(x, y)),
+        Xor => int(int_ops::bit_xor(x, y)),
+        _ => return Ok(None),
+    }))
 }
 
 /// `x op y` for floats (`Objects/floatobject.c`, through `builtins::int_ops`).
@@ -182,6 +170,20 @@ impl Vm {
         matches!(lookup(self.type_of(v), dunder), Some(Value::Function(_)))
     }
 
+    /// `a op b` for two ints, as [`Vm::long_work`] with its cost ([`int_work`]);
+    /// `NotImplemented` for an operator ints do not have.
+    fn int_binop(&mut self, op: BinaryOperator, a: &Value, b: &Value) -> PyResult<Value> {
+        let (Some(x), Some(y)) = (to_int(a), to_int(b)) else {
+            return Err(self.type_error("int operation on a non-int"));
+        };
+        let result = self.long_work(int_work(op, &x, &y), move || int_arith(op, &x, &y))?;
+        Ok(match result.map_err(|e| self.op_error(e))? {
+            Some(IntOrFloat::Int(n)) => from_int(n),
+            Some(IntOrFloat::Float(f)) => Value::Float(f),
+            None => Value::NotImplemented,
+        })
+    }
+
     /// The exception for an error reported by the runtime library.
     pub fn op_error(&self, e: OpError) -> super::Exc {
         let t = &self.types;
@@ -215,11 +217,7 @@ impl Vm {
                 if let Some(r) = r {
                     return Ok(Value::Int(r));
                 }
-                // Only these make a big result from two machine ints.
-                if matches!(op.base(), BinaryOperator::Power | BinaryOperator::Lshift) {
-                    self.charge(int_work(op.base(), a, b))?;
-                }
-                return int_binop(op.base(), a, b).map_err(|e| self.op_error(e));
+                return self.int_binop(op.base(), a, b);
             }
             (Value::Float(x), Value::Float(y)) => {
                 return float_binop(op.base(), *x, *y).map_err(|e| self.op_error(e));
@@ -385,18 +383,8 @@ impl Vm {
     ) -> PyResult<Option<Value>> {
         use BinaryOperator::*;
         if is_int(a) && is_int(b) {
-            if matches!(a, Value::BigInt(_))
-                || matches!(b, Value::BigInt(_))
-                || matches!(op, Power | Lshift)
-            {
-                self.charge(int_work(op, a, b))?;
-            }
-            let r = int_binop(op, a, b).map_err(|e| self.op_error(e))?;
-            return Ok(if matches!(r, Value::NotImplemented) {
-                None
-            } else {
-                Some(r)
-            });
+            let r = self.int_binop(op, a, b)?;
+            return Ok((!matches!(r, Value::NotImplemented)).then_some(r));
         }
         if (matches!(a, Value::Float(_)) || matches!(b, Value::Float(_)))
             && let (Some(x), Some(y)) = (as_float(a), as_float(b))
