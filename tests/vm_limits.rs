@@ -344,6 +344,69 @@ fn big_int_work_ends_at_the_time_limit_and_on_ctrl_c() {
     }
 }
 
+/// Blocking waits on something outside apy: input that has not come yet (stdin is a pipe
+/// nobody writes to), a child process that runs on.
+const OUTSIDE_WAITS: [&str; 3] = [
+    "print('waiting')\ninput()\n",
+    "import sys\nprint('waiting')\nsys.stdin.read()\n",
+    // The child must not hold apy's stdout and stderr open past apy's end (the time limit
+    // leaves it running).
+    "import subprocess\nprint('waiting')\n\
+     subprocess.run(['sleep', '5'], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n",
+];
+
+/// [`apy`] with stdin a pipe kept open (and empty) until apy ends.
+fn apy_waiting_for_input(
+    args: &[&str],
+    code: &str,
+    interrupt_after: Option<Duration>,
+) -> (Output, Duration) {
+    let started = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_apy"))
+        .args(args)
+        .args(["-c", code])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("apy starts");
+    let stdin = child.stdin.take();
+    if let Some(delay) = interrupt_after {
+        std::thread::sleep(delay);
+        let pid = libc::pid_t::try_from(child.id()).expect("a pid");
+        // SAFETY: sends SIGINT to the child this test started.
+        unsafe {
+            libc::kill(pid, libc::SIGINT);
+        }
+    }
+    let output = child.wait_with_output().expect("apy finishes");
+    drop(stdin);
+    (output, started.elapsed())
+}
+
+#[test]
+fn waiting_for_input_or_a_child_ends_at_the_time_limit_and_on_ctrl_c() {
+    for program in OUTSIDE_WAITS {
+        let (out, took) = apy_waiting_for_input(&["--time-limit", "0.5"], program, None);
+        assert!(took < Duration::from_secs(2), "{took:?} for {program}");
+        assert_eq!(out.status.code(), Some(1), "{program}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "waiting\n");
+        assert_eq!(
+            stderr(&out),
+            "apy: stopped after 0.500 seconds (--time-limit)\n",
+            "{program}"
+        );
+        let (out, took) = apy_waiting_for_input(&[], program, Some(Duration::from_millis(300)));
+        assert!(took < Duration::from_secs(2), "{took:?} for {program}");
+        assert_eq!(out.status.code(), Some(130), "{program}");
+        assert!(
+            stderr(&out).ends_with("\nKeyboardInterrupt\n"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
 #[test]
 fn a_pathological_regular_expression_counts_against_the_limits() {
     // (a+)+b backtracks 2**60 ways: the matcher's steps count, so it stops, never crashes.

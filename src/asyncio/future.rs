@@ -8,6 +8,7 @@ use std::rc::Rc;
 
 use super::event_loop::rt;
 use super::event_loop::{self, Ready};
+use super::reports::Creator;
 use crate::vm::args::{check_kwargs, kwarg};
 
 use crate::vm::dict::StrKeys;
@@ -160,15 +161,27 @@ pub struct FutureObj {
     pub state: RefCell<FutState>,
     /// Some for a Task.
     pub task: Option<super::task::TaskData>,
+    /// Where it came from, when that is kept (debug mode, `--explain`): out of line, as
+    /// most futures and tasks have neither, so a task fits a 192-byte allocation.
+    origin: Option<Box<Origin>>,
+}
+
+// A task's whole state in one 192-byte glibc chunk (184 bytes and the chunk's header).
+const _: () = assert!(std::mem::size_of::<FutureObj>() <= 184);
+
+#[derive(Default)]
+struct Origin {
     /// Where `Future()` was called, in debug mode (`_source_traceback[-1]`). Futures and
     /// tasks made by asyncio's own functions have none: CPython's point into its library.
     created_at: Option<Box<str>>,
+    /// `--explain` only: the task that created this task.
+    created_by: Creator,
 }
 
 impl FutureObj {
     pub fn new(event_loop: Value, task: Option<super::task::TaskData>) -> FutureObj {
         FutureObj {
-            created_at: None,
+            origin: None,
             event_loop,
             state: RefCell::new(FutState {
                 status: Status::Pending,
@@ -185,6 +198,17 @@ impl FutureObj {
 
     pub fn status(&self) -> Status {
         self.state.borrow().status
+    }
+
+    /// Keeps which task created this one (`--explain`), if known.
+    pub fn set_created_by(&mut self, creator: Creator) {
+        if creator.is_some() {
+            self.origin.get_or_insert_default().created_by = creator;
+        }
+    }
+
+    fn created_at(&self) -> Option<&str> {
+        self.origin.as_ref()?.created_at.as_deref()
     }
 }
 
@@ -211,10 +235,11 @@ impl Drop for FutureObj {
         if st.log_traceback
             && let Some(exc) = st.exception.take()
         {
+            let created_by = self.origin.as_ref().and_then(|o| o.created_by.as_deref());
             let note = self
                 .task
                 .as_ref()
-                .and_then(|task| super::task::explain_never_retrieved(task, &exc));
+                .and_then(|task| super::task::explain_never_retrieved(task, created_by, &exc));
             let head = match &self.task {
                 Some(task) => super::task::repr_head(task, "finished"),
                 None => "<Future finished".to_string(),
@@ -388,7 +413,9 @@ fn future_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     };
     if is_base {
         let mut fut = FutureObj::new(event_loop, None);
-        fut.created_at = event_loop::created_at(vm, &fut.event_loop).map(String::into_boxed_str);
+        if let Some(place) = event_loop::created_at(vm, &fut.event_loop) {
+            fut.origin.get_or_insert_default().created_at = Some(place.into_boxed_str());
+        }
         return Ok(Value::object(Object::new(
             future_type,
             ObjectKind::Other(Box::new(fut)),
@@ -725,7 +752,7 @@ pub fn repr_info(vm: &mut Vm, fut: &FutureObj) -> PyResult<Vec<String>> {
         };
         info.push(format!("cb=[{shown}]"));
     }
-    if let Some(place) = &fut.created_at {
+    if let Some(place) = fut.created_at() {
         info.push(format!("created at {place}"));
     }
     Ok(info)

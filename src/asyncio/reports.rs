@@ -136,7 +136,7 @@ fn first_arg(e: &Exc) -> Option<String> {
 pub type Creator = Option<Box<str>>;
 
 /// After "Task exception was never retrieved".
-pub fn never_retrieved(task: &str, coro: &str, exception: &str, creator: &Creator) -> String {
+pub fn never_retrieved(task: &str, coro: &str, exception: &str, creator: Option<&str>) -> String {
     let made = match creator {
         Some(by) => format!("{task} was created by {by}."),
         None => format!("{task} was created outside any task."),

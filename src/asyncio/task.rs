@@ -4,7 +4,7 @@
 //! RuntimeError), plus naming (`Task-N`), cancellation, `current_task`/`all_tasks` and
 //! CPython's reprs. Runs the coroutine only through the VM's generator core.
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::rc::Rc;
 
 use super::event_loop::rt;
@@ -12,7 +12,6 @@ use super::event_loop::{self, Ready, as_loop};
 use super::future::{self, Callback, FutureObj, Status, as_future};
 use crate::builtins::contextvars;
 use crate::common::explain;
-use crate::compile::bytecode::Code;
 use crate::vm::args::{check_kwargs, kwarg};
 
 use crate::vm::frame::FrameResult;
@@ -20,29 +19,25 @@ use crate::vm::frame::GenKind;
 
 use crate::vm::frame::as_generator;
 use crate::vm::object::{KwArgs, Object, ObjectKind, PyType};
-use crate::vm::value::Value;
+use crate::vm::value::{Value, ValueCell};
 use crate::vm::{Exc, PyResult, Vm};
 
 /// The Task-only part of a future.
 pub struct TaskData {
     pub coro: Value,
-    /// The coroutine's code, for "done, defined at file:line" once its frame is gone.
-    code: Option<Rc<Code>>,
     /// A str, or `Int(n)` for an automatic `Task-n` not yet read (see `name_value`).
-    name: RefCell<Value>,
-    fut_waiter: RefCell<Value>,
+    name: ValueCell,
+    fut_waiter: ValueCell,
     must_cancel: Cell<bool>,
-    num_cancels_requested: Cell<i64>,
+    num_cancels_requested: Cell<u32>,
     pub log_destroy_pending: Cell<bool>,
-    /// `--explain` only: who created the task, and whether a cancellation reached its
-    /// coroutine as CancelledError.
-    created_by: super::reports::Creator,
+    /// `--explain` only: whether a cancellation reached the coroutine as CancelledError.
     cancel_delivered: Cell<bool>,
     /// The Context every step runs in: a copy of the creator's, or the `context=` given.
-    /// None stands for a copy of an empty context that nothing has looked at yet: most
+    /// Null stands for a copy of an empty context that nothing has looked at yet: most
     /// tasks never use contextvars, so the object is made only when needed
     /// (`context_value`, or `keep_context` after a step that set a variable).
-    context: RefCell<Option<Value>>,
+    context: ValueCell,
 }
 
 #[inline]
@@ -92,7 +87,7 @@ fn new_task_of(
         let shown = vm.repr(&coro)?;
         return Err(vm.type_error(format!("a coroutine was expected, got {shown}")));
     }
-    let context = RefCell::new(contextvars::context_arg(vm, context)?);
+    let context = contextvars::context_arg(vm, context)?;
     let runtime = rt(vm);
     let name = match name {
         Some(n) if !n.is_none() => match n {
@@ -107,8 +102,6 @@ fn new_task_of(
             Value::Int(i64::try_from(n).unwrap_or(i64::MAX))
         }
     };
-    let code = as_generator(&coro)
-        .and_then(|g| g.state.borrow().frame.as_ref().map(|f| f.code.code.clone()));
     let created_by = if explain::on() {
         creator_of(&event_loop)
     } else {
@@ -116,17 +109,17 @@ fn new_task_of(
     };
     let data = TaskData {
         coro,
-        code,
-        name: RefCell::new(name),
-        fut_waiter: RefCell::new(Value::None),
+        name: ValueCell::new(name),
+        fut_waiter: ValueCell::new(Value::None),
         must_cancel: Cell::new(false),
         num_cancels_requested: Cell::new(0),
         log_destroy_pending: Cell::new(true),
-        created_by,
         cancel_delivered: Cell::new(false),
-        context,
+        context: ValueCell::new(context.unwrap_or(Value::Null)),
     };
-    let kind = ObjectKind::Other(Box::new(FutureObj::new(event_loop.clone(), Some(data))));
+    let mut future = FutureObj::new(event_loop.clone(), Some(data));
+    future.set_created_by(created_by);
+    let kind = ObjectKind::Other(Box::new(future));
     let task = Value::object(match subclass {
         Some(class) if !Rc::ptr_eq(&class, &runtime.types.task) => Object::with_dict(class, kind),
         _ => Object::new(runtime.types.task.clone(), kind),
@@ -193,17 +186,22 @@ pub fn ensure_future(vm: &mut Vm, obj: Value, event_loop: Option<Value>) -> PyRe
 /// The context a task's steps run in; None for a fresh empty one.
 #[inline]
 pub fn context(task: &Value) -> Option<Value> {
-    task_parts(task).and_then(|(_, data)| data.context.borrow().clone())
+    task_parts(task).and_then(|(_, data)| context_of(data))
+}
+
+/// The task's context; None while it is a fresh empty one nothing has looked at.
+fn context_of(data: &TaskData) -> Option<Value> {
+    (!data.context.is_null()).then(|| data.context.get())
 }
 
 /// After a step that ran in a fresh empty context: if the step made that context (it set
 /// a variable or asked for the current context), the task keeps it for its next steps.
 pub fn keep_context(task: &Value) {
-    if let Some((_, data)) = task_parts(task) {
-        let mut context = data.context.borrow_mut();
-        if context.is_none() {
-            *context = contextvars::current_if_made();
-        }
+    if let Some((_, data)) = task_parts(task)
+        && data.context.is_null()
+        && let Some(made) = contextvars::current_if_made()
+    {
+        data.context.replace(made);
     }
 }
 
@@ -213,7 +211,7 @@ fn context_value(vm: &mut Vm, task: &Value) -> Value {
     let Some((fut, data)) = task_parts(task) else {
         return Value::None;
     };
-    if let Some(context) = data.context.borrow().clone() {
+    if let Some(context) = context_of(data) {
         return context;
     }
     let stepping = as_loop(&fut.event_loop).is_some_and(|l| l.state.borrow().current_task.is(task));
@@ -222,7 +220,7 @@ fn context_value(vm: &mut Vm, task: &Value) -> Value {
     } else {
         contextvars::empty_context(vm)
     };
-    *data.context.borrow_mut() = Some(context.clone());
+    data.context.replace(context.clone());
     context
 }
 
@@ -267,7 +265,7 @@ pub fn step(vm: &mut Vm, task: &Value, exc: Option<Exc>) -> PyResult<()> {
         }
         data.must_cancel.set(false);
     }
-    *data.fut_waiter.borrow_mut() = Value::None;
+    data.fut_waiter.replace(Value::None);
     if explain::on() && exc.as_ref().is_some_and(|e| is_cancelled_error(vm, e)) {
         data.cancel_delivered
             .set(data.num_cancels_requested.get() > 0);
@@ -414,7 +412,7 @@ fn handle_yield(
 /// The task now waits on `result`; a cancellation requested before it got there goes on
 /// to that future (`__step_run_and_handle_result`).
 fn wait_on(vm: &mut Vm, fut: &FutureObj, data: &TaskData, result: &Value) -> PyResult<()> {
-    *data.fut_waiter.borrow_mut() = result.clone();
+    data.fut_waiter.replace(result.clone());
     if data.must_cancel.get() {
         let msg = fut.state.borrow().cancel_message();
         if cancel_any(vm, result, msg)? {
@@ -512,8 +510,8 @@ fn task_cancel(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     }
     super::trace::cancel_requested(vm, &args[0], &msg);
     data.num_cancels_requested
-        .set(data.num_cancels_requested.get() + 1);
-    let waiter = data.fut_waiter.borrow().clone();
+        .set(data.num_cancels_requested.get().saturating_add(1));
+    let waiter = data.fut_waiter.get();
     if !waiter.is_none() && cancel_any(vm, &waiter, msg.clone())? {
         return Ok(Value::Bool(true));
     }
@@ -532,7 +530,7 @@ fn task_uncancel(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
             data.must_cancel.set(false);
         }
     }
-    Ok(Value::Int(n))
+    Ok(Value::Int(n.into()))
 }
 
 fn task_set_name(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
@@ -541,7 +539,7 @@ fn task_set_name(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         Value::Str(_) => args[1].clone(),
         other => Value::Str(vm.str_of(other)?),
     };
-    *this(vm, &args[0])?.1.name.borrow_mut() = name;
+    this(vm, &args[0])?.1.name.replace(name);
     Ok(Value::None)
 }
 
@@ -556,18 +554,18 @@ fn format_coroutine(data: &TaskData, running_line: Option<u32>) -> String {
         };
     };
     let st = g.state.borrow();
-    let filename = data.code.as_ref().map_or("", |c| &c.filename);
+    let code = &g.code.code;
+    let filename = &code.filename;
     match (&st.frame, st.running) {
         (Some(frame), _) => format!("{}() running at {filename}:{}", g.qualname, frame.line()),
         (None, true) => format!(
             "{}() running at {filename}:{}",
             g.qualname,
-            running_line.unwrap_or_else(|| data.code.as_ref().map_or(0, |c| c.first_line))
+            running_line.unwrap_or(code.first_line)
         ),
         (None, false) => format!(
             "{}() done, defined at {filename}:{}",
-            g.qualname,
-            data.code.as_ref().map_or(0, |c| c.first_line)
+            g.qualname, code.first_line
         ),
     }
 }
@@ -590,7 +588,7 @@ fn task_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     }
     let name = name_value(data);
     info.insert(1, format!("name={}", vm.repr(&name)?));
-    let waiter = data.fut_waiter.borrow().clone();
+    let waiter = data.fut_waiter.get();
     if !waiter.is_none() {
         let shown = vm.repr(&waiter)?;
         info.insert(2, format!("wait_for={shown}"));
@@ -617,7 +615,7 @@ fn creator_of(event_loop: &Value) -> super::reports::Creator {
 }
 
 fn name_text(data: &TaskData) -> String {
-    match &*data.name.borrow() {
+    match &data.name.get() {
         Value::Str(s) => s.as_str().to_string(),
         Value::Int(n) => format!("Task-{n}"),
         _ => String::new(),
@@ -626,11 +624,12 @@ fn name_text(data: &TaskData) -> String {
 
 /// `task.get_name()`: the name, made from the task's number on first read and kept.
 fn name_value(data: &TaskData) -> Value {
-    let mut name = data.name.borrow_mut();
-    if let Value::Int(n) = *name {
-        *name = Value::str(format!("Task-{n}"));
+    let mut name = data.name.get();
+    if let Value::Int(n) = name {
+        name = Value::str(format!("Task-{n}"));
+        data.name.replace(name.clone());
     }
-    name.clone()
+    name
 }
 
 fn coro_text(data: &TaskData) -> String {
@@ -643,13 +642,17 @@ pub fn explain_destroyed_pending(data: &TaskData) -> Option<String> {
 }
 
 /// The `--explain` note for "Task exception was never retrieved", when notes are on.
-pub fn explain_never_retrieved(data: &TaskData, exc: &Exc) -> Option<String> {
+pub fn explain_never_retrieved(
+    data: &TaskData,
+    created_by: Option<&str>,
+    exc: &Exc,
+) -> Option<String> {
     explain::on().then(|| {
         super::reports::never_retrieved(
             &name_text(data),
             &coro_text(data),
             &crate::vm::trace::describe(&Value::Object(exc.clone())),
-            &data.created_by,
+            created_by,
         )
     })
 }
@@ -672,7 +675,7 @@ pub fn task_name(v: &Value) -> Option<String> {
 
 /// `task.cancelling()`: cancellation requests not yet uncancelled (0 for a non-task).
 pub fn cancelling(v: &Value) -> i64 {
-    task_parts(v).map_or(0, |(_, data)| data.num_cancels_requested.get())
+    task_parts(v).map_or(0, |(_, data)| data.num_cancels_requested.get().into())
 }
 
 /// The coroutine a task drives; None if `v` is not a task.
@@ -682,7 +685,7 @@ pub fn task_coro(v: &Value) -> Option<Value> {
 
 /// What a task's `__step` is waiting for (`_fut_waiter`): a future, or None.
 pub fn waiting_for(v: &Value) -> Value {
-    task_parts(v).map_or(Value::None, |(_, data)| data.fut_waiter.borrow().clone())
+    task_parts(v).map_or(Value::None, |(_, data)| data.fut_waiter.get())
 }
 
 /// One coroutine of a task's await chain, suspended at `line` of `file`.
@@ -781,7 +784,9 @@ pub fn init_type(vm: &mut Vm, task: &Rc<crate::vm::object::PyType>) {
         Err(vm.runtime_error("Task does not support set_exception operation"))
     });
     vm.add_method(task, "cancelling", |vm, a, _| {
-        Ok(Value::Int(this(vm, &a[0])?.1.num_cancels_requested.get()))
+        Ok(Value::Int(
+            this(vm, &a[0])?.1.num_cancels_requested.get().into(),
+        ))
     });
     vm.add_method(task, "get_name", |vm, a, _| {
         Ok(name_value(this(vm, &a[0])?.1))

@@ -17,7 +17,8 @@
 //!   `slice`, `enumerate`, `zip`, `map`, `filter`, `reversed`, `super`, `property`,
 //!   `classmethod`, `staticmethod`.
 //! - `modules.rs` — `sys`, `functools`, and the table of native modules; `std_streams.rs`
-//!   (`sys.stdin`, `sys.stdout`, `sys.stderr`, and what `input()` reads); `site_builtins.rs`
+//!   (`sys.stdin`, `sys.stdout`, `sys.stderr`, and what `input()` reads, through
+//!   `stdin_reader.rs`, which waits for input where Ctrl-C and the limits apply); `site_builtins.rs`
 //!   (`exit` and `quit`); `time.rs` (`_time`, the native half of `time`); `collections.rs` (`deque`, `heapq`), `inspect.rs` (`inspect`, `types`),
 //!   `contextvars.rs`, `random.rs` (over `random_core.rs`, the Mersenne Twister), `math.rs`
 //!   (with `math_int.rs`, `math_sum.rs`), `itertools.rs` (with `itertools_comb.rs`);
@@ -78,6 +79,8 @@ mod site_builtins;
 pub mod socket;
 mod sre;
 mod std_streams;
+#[cfg(not(target_arch = "wasm32"))]
+mod stdin_reader;
 mod str_type;
 mod struct_module;
 mod thread;

@@ -6,6 +6,10 @@
 //! a signal asks `vm::sandbox`'s gate first (Capability::Processes); `_spawn.check` asks it
 //! on its own, before `subprocess` makes any pipe.
 
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::time::{Duration, Instant};
+
+use crate::common::net::poll_fd;
 use crate::common::process::{self as sys, Spawn, Stream};
 use crate::vm::args::check_arity;
 use crate::vm::object::KwArgs;
@@ -84,7 +88,7 @@ const OS_FUNCTIONS: &[(&str, Function)] = &[
         let pid = int(vm, &args[0])?;
         let options = int(vm, &args[1])?;
         vm.flush_stdout();
-        let (pid, status) = sys::waitpid(pid, options).map_err(|e| vm.os_error(&e, None))?;
+        let (pid, status) = wait_for_child(vm, pid, options)?;
         Ok(Value::tuple(vec![
             Value::Int(pid.into()),
             Value::Int(status.into()),
@@ -113,6 +117,36 @@ const OS_FUNCTIONS: &[(&str, Function)] = &[
         Ok(Value::Int(fd.into()))
     }),
 ];
+
+/// `os.waitpid(pid, options)`. Without `WNOHANG` it waits in `Vm::wait_ready`, for the
+/// child's pidfd (or in 10 ms naps where there is none: a process group, an old kernel), so
+/// Ctrl-C and `--time-limit` end the wait, as they end CPython's.
+fn wait_for_child(vm: &mut Vm, pid: i32, options: i32) -> PyResult<(i32, i32)> {
+    let wait = |vm: &mut Vm, options| sys::waitpid(pid, options).map_err(|e| vm.os_error(&e, None));
+    if options & libc::WNOHANG != 0 {
+        return wait(vm, options);
+    }
+    // SAFETY: a pidfd just opened is owned by nothing else.
+    let pidfd = (pid > 0)
+        .then(|| sys::pidfd_open(pid).ok())
+        .flatten()
+        .map(|fd| unsafe { OwnedFd::from_raw_fd(fd) });
+    loop {
+        let (got, status) = wait(vm, options | libc::WNOHANG)?;
+        if got != 0 {
+            return Ok((got, status));
+        }
+        match &pidfd {
+            Some(fd) => {
+                vm.wait_ready(&mut [poll_fd(fd.as_raw_fd(), libc::POLLIN)], None);
+            }
+            None => vm.wait_idle(Some(Instant::now() + Duration::from_millis(10))),
+        }
+        if let Some(exc) = vm.check_woken() {
+            return Err(exc);
+        }
+    }
+}
 
 /// The `signal` module: the signal numbers (plain ints; CPython's are `Signals` members).
 pub fn signal_module(vm: &mut Vm) -> Value {

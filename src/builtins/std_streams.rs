@@ -279,6 +279,10 @@ fn read_stdin(vm: &mut Vm, limit: Option<usize>, line: bool) -> PyResult<String>
     vm.flush_stdout();
     let mut bytes = Vec::new();
     if limit != Some(0) {
+        #[cfg(not(target_arch = "wasm32"))]
+        super::stdin_reader::with_stdin(vm, |input| read_until(input, &mut bytes, limit, line))?;
+        // A page's stdin is empty.
+        #[cfg(target_arch = "wasm32")]
         read_until(&mut std::io::stdin().lock(), &mut bytes, limit, line)
             .map_err(|e| vm.os_error(&e, None))?;
     }
@@ -288,7 +292,7 @@ fn read_stdin(vm: &mut Vm, limit: Option<usize>, line: bool) -> PyResult<String>
 /// Appends to `out` what [`read_stdin`] reads, from `input`: whole UTF-8 characters are
 /// counted against `limit` (a character's continuation bytes come with it).
 fn read_until(
-    input: &mut impl BufRead,
+    input: &mut (impl BufRead + ?Sized),
     out: &mut Vec<u8>,
     limit: Option<usize>,
     line: bool,

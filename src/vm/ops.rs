@@ -173,10 +173,17 @@ impl Vm {
     /// `a op b` for two ints, as [`Vm::long_work`] with its cost ([`int_work`]);
     /// `NotImplemented` for an operator ints do not have.
     fn int_binop(&mut self, op: BinaryOperator, a: &Value, b: &Value) -> PyResult<Value> {
+        use BinaryOperator::{Lshift, Power};
         let (Some(x), Some(y)) = (to_int(a), to_int(b)) else {
             return Err(self.type_error("int operation on a non-int"));
         };
-        let result = self.long_work(int_work(op, &x, &y), move || int_arith(op, &x, &y))?;
+        // Only these make a big result from two machine ints.
+        let result = match (&x, &y, op) {
+            (Int::Small(_), Int::Small(_), op) if !matches!(op, Power | Lshift) => {
+                int_arith(op, &x, &y)
+            }
+            _ => self.long_work(int_work(op, &x, &y), move || int_arith(op, &x, &y))?,
+        };
         Ok(match result.map_err(|e| self.op_error(e))? {
             Some(IntOrFloat::Int(n)) => from_int(n),
             Some(IntOrFloat::Float(f)) => Value::Float(f),
