@@ -345,9 +345,11 @@ fn big_int_work_ends_at_the_time_limit_and_on_ctrl_c() {
 }
 
 /// Blocking waits on something outside apy: input that has not come yet (stdin is a pipe
-/// nobody writes to), a child process that runs on.
-const OUTSIDE_WAITS: [&str; 3] = [
+/// nobody writes to, as is the program's own pipe), a child process that runs on.
+const OUTSIDE_WAITS: [&str; 5] = [
     "print('waiting')\ninput()\n",
+    "import os\nprint('waiting')\nos.read(0, 1)\n",
+    "import os\nr, w = os.pipe()\nprint('waiting')\nos.read(r, 1)\n",
     "import sys\nprint('waiting')\nsys.stdin.read()\n",
     // The child must not hold apy's stdout and stderr open past apy's end (the time limit
     // leaves it running).

@@ -53,7 +53,11 @@ const OS_FUNCTIONS: &[(&str, Function)] = &[
             return Err(vm.value_error("negative length"));
         }
         vm.flush_stdout();
-        let data = sys::read(fd, n as usize).map_err(|e| vm.os_error(&e, None))?;
+        wait_until_readable(vm, fd)?;
+        let data = sys::read(fd, n as usize).map_err(|e| match e.kind() {
+            std::io::ErrorKind::OutOfMemory => vm.new_exc_args(&vm.types.memory_error, vec![]),
+            _ => vm.os_error(&e, None),
+        })?;
         vm.ready_bytes();
         Ok(vm.new_bytes(data))
     }),
@@ -117,6 +121,25 @@ const OS_FUNCTIONS: &[(&str, Function)] = &[
         Ok(Value::Int(fd.into()))
     }),
 ];
+
+/// Before a blocking `os.read`: waits until `fd` has something (or its end) in
+/// `Vm::wait_ready`, so that Ctrl-C and `--time-limit` end a read nobody will answer (a
+/// pipe no one writes to), as a signal interrupts CPython's. A non-blocking descriptor
+/// reads at once (BlockingIOError when empty).
+fn wait_until_readable(vm: &mut Vm, fd: i32) -> PyResult<()> {
+    if !sys::is_blocking(fd) {
+        return Ok(());
+    }
+    loop {
+        let ready = vm.wait_ready(&mut [poll_fd(fd, libc::POLLIN)], None);
+        if let Some(exc) = vm.check_woken() {
+            return Err(exc);
+        }
+        if ready > 0 {
+            return Ok(());
+        }
+    }
+}
 
 /// `os.waitpid(pid, options)`. Without `WNOHANG` it waits in `Vm::wait_ready`, for the
 /// child's pidfd (or in 10 ms naps where there is none: a process group, an old kernel), so

@@ -134,7 +134,10 @@ pub fn pipe() -> io::Result<(RawFd, RawFd)> {
 
 /// Reads at most `n` bytes (into fresh capacity: no zeroing of a big buffer first).
 pub fn read(fd: RawFd, n: usize) -> io::Result<Vec<u8>> {
-    let mut buffer: Vec<u8> = Vec::with_capacity(n);
+    let mut buffer: Vec<u8> = Vec::new();
+    // A size no allocation can hold is the program's MemoryError, not apy's abort.
+    crate::common::memory::fallible(|| buffer.try_reserve_exact(n))
+        .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
     // SAFETY: the capacity has room for `n` bytes.
     let got = unsafe { libc::read(fd, buffer.as_mut_ptr().cast(), n) };
     if got < 0 {
@@ -162,6 +165,13 @@ pub fn close(fd: RawFd) -> io::Result<()> {
 }
 
 /// Sets or clears `O_NONBLOCK`.
+/// Whether `fd` is in blocking mode (false for a descriptor that is not open).
+pub fn is_blocking(fd: RawFd) -> bool {
+    // SAFETY: fcntl on a descriptor; a wrong one is EBADF.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    flags >= 0 && flags & libc::O_NONBLOCK == 0
+}
+
 pub fn set_blocking(fd: RawFd, blocking: bool) -> io::Result<()> {
     // SAFETY: fcntl on a descriptor; a wrong one is EBADF.
     let flags = check(unsafe { libc::fcntl(fd, libc::F_GETFL) })?;
