@@ -138,14 +138,30 @@ fn time_limit_stops_an_endless_native_iterator() {
 /// Runs `apy ARGS -c CODE`, and with `interrupt_after` sends it a SIGINT (Ctrl-C) then.
 /// Returns the output and how long apy took.
 fn apy(args: &[&str], code: &str, interrupt_after: Option<Duration>) -> (Output, Duration) {
+    run_apy(args, code, interrupt_after, false)
+}
+
+/// [`apy`], with stdin (when `open_stdin`) a pipe kept open, and empty, until apy ends.
+fn run_apy(
+    args: &[&str],
+    code: &str,
+    interrupt_after: Option<Duration>,
+    open_stdin: bool,
+) -> (Output, Duration) {
     let started = Instant::now();
-    let child = Command::new(env!("CARGO_BIN_EXE_apy"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_apy"))
         .args(args)
         .args(["-c", code])
+        .stdin(if open_stdin {
+            Stdio::piped()
+        } else {
+            Stdio::inherit()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("apy starts");
+    let stdin = child.stdin.take();
     if let Some(delay) = interrupt_after {
         std::thread::sleep(delay);
         let pid = libc::pid_t::try_from(child.id()).expect("a pid");
@@ -155,6 +171,7 @@ fn apy(args: &[&str], code: &str, interrupt_after: Option<Duration>) -> (Output,
         }
     }
     let output = child.wait_with_output().expect("apy finishes");
+    drop(stdin);
     (output, started.elapsed())
 }
 
@@ -318,29 +335,41 @@ const LONG_NATIVE_WORK: [&str; 5] = [
     "math.isqrt(10**(4 * 10**6))",
 ];
 
+/// Runs `program`, which prints `expected_stdout` and then runs on for seconds, under
+/// `--time-limit 0.5` and then with a Ctrl-C after 0.3 s (stdin a pipe left open and empty
+/// when `open_stdin`): it must stop at once each time, as the limit or Ctrl-C says.
+fn assert_stops_at_the_time_limit_and_on_ctrl_c(
+    program: &str,
+    expected_stdout: &str,
+    open_stdin: bool,
+) {
+    let (out, took) = run_apy(&["--time-limit", "0.5"], program, None, open_stdin);
+    assert!(took < Duration::from_secs(2), "{took:?} for {program}");
+    assert_eq!(out.status.code(), Some(1), "{program}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), expected_stdout);
+    assert_eq!(
+        stderr(&out),
+        "apy: stopped after 0.500 seconds (--time-limit)\n",
+        "{program}"
+    );
+    let ctrl_c = Some(Duration::from_millis(300));
+    let (out, took) = run_apy(&[], program, ctrl_c, open_stdin);
+    assert!(took < Duration::from_secs(2), "{took:?} for {program}");
+    assert_eq!(out.status.code(), Some(130), "{program}");
+    assert!(
+        stderr(&out).ends_with("\nKeyboardInterrupt\n"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 #[test]
 fn big_int_work_ends_at_the_time_limit_and_on_ctrl_c() {
     for work in LONG_NATIVE_WORK {
         // Each runs for many seconds (CPython's too): apy waits for it where the time
         // limit and Ctrl-C still end the wait.
         let program = format!("import math\nprint('working')\nx = {work}\nprint('done')\n");
-        let (out, took) = apy(&["--time-limit", "0.5"], &program, None);
-        assert!(took < Duration::from_secs(2), "{took:?} for {work}");
-        assert_eq!(out.status.code(), Some(1), "{work}");
-        assert_eq!(String::from_utf8_lossy(&out.stdout), "working\n");
-        assert_eq!(
-            stderr(&out),
-            "apy: stopped after 0.500 seconds (--time-limit)\n",
-            "{work}"
-        );
-        let (out, took) = apy(&[], &program, Some(Duration::from_millis(300)));
-        assert!(took < Duration::from_secs(2), "{took:?} for {work}");
-        assert_eq!(out.status.code(), Some(130), "{work}");
-        assert!(
-            stderr(&out).ends_with("\nKeyboardInterrupt\n"),
-            "{}",
-            stderr(&out)
-        );
+        assert_stops_at_the_time_limit_and_on_ctrl_c(&program, "working\n", false);
     }
 }
 
@@ -357,55 +386,10 @@ const OUTSIDE_WAITS: [&str; 5] = [
      subprocess.run(['sleep', '5'], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n",
 ];
 
-/// [`apy`] with stdin a pipe kept open (and empty) until apy ends.
-fn apy_waiting_for_input(
-    args: &[&str],
-    code: &str,
-    interrupt_after: Option<Duration>,
-) -> (Output, Duration) {
-    let started = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_apy"))
-        .args(args)
-        .args(["-c", code])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("apy starts");
-    let stdin = child.stdin.take();
-    if let Some(delay) = interrupt_after {
-        std::thread::sleep(delay);
-        let pid = libc::pid_t::try_from(child.id()).expect("a pid");
-        // SAFETY: sends SIGINT to the child this test started.
-        unsafe {
-            libc::kill(pid, libc::SIGINT);
-        }
-    }
-    let output = child.wait_with_output().expect("apy finishes");
-    drop(stdin);
-    (output, started.elapsed())
-}
-
 #[test]
 fn waiting_for_input_or_a_child_ends_at_the_time_limit_and_on_ctrl_c() {
     for program in OUTSIDE_WAITS {
-        let (out, took) = apy_waiting_for_input(&["--time-limit", "0.5"], program, None);
-        assert!(took < Duration::from_secs(2), "{took:?} for {program}");
-        assert_eq!(out.status.code(), Some(1), "{program}");
-        assert_eq!(String::from_utf8_lossy(&out.stdout), "waiting\n");
-        assert_eq!(
-            stderr(&out),
-            "apy: stopped after 0.500 seconds (--time-limit)\n",
-            "{program}"
-        );
-        let (out, took) = apy_waiting_for_input(&[], program, Some(Duration::from_millis(300)));
-        assert!(took < Duration::from_secs(2), "{took:?} for {program}");
-        assert_eq!(out.status.code(), Some(130), "{program}");
-        assert!(
-            stderr(&out).ends_with("\nKeyboardInterrupt\n"),
-            "{}",
-            stderr(&out)
-        );
+        assert_stops_at_the_time_limit_and_on_ctrl_c(program, "waiting\n", true);
     }
 }
 
