@@ -201,7 +201,7 @@ pub fn keep_context(task: &Value) {
         && data.context.is_null()
         && let Some(made) = contextvars::current_if_made()
     {
-        data.context.replace(made);
+        data.context.set(made);
     }
 }
 
@@ -220,7 +220,7 @@ fn context_value(vm: &mut Vm, task: &Value) -> Value {
     } else {
         contextvars::empty_context(vm)
     };
-    data.context.replace(context.clone());
+    data.context.set(context.clone());
     context
 }
 
@@ -265,7 +265,7 @@ pub fn step(vm: &mut Vm, task: &Value, exc: Option<Exc>) -> PyResult<()> {
         }
         data.must_cancel.set(false);
     }
-    data.fut_waiter.replace(Value::None);
+    data.fut_waiter.set(Value::None);
     if explain::on() && exc.as_ref().is_some_and(|e| is_cancelled_error(vm, e)) {
         data.cancel_delivered
             .set(data.num_cancels_requested.get() > 0);
@@ -412,7 +412,7 @@ fn handle_yield(
 /// The task now waits on `result`; a cancellation requested before it got there goes on
 /// to that future (`__step_run_and_handle_result`).
 fn wait_on(vm: &mut Vm, fut: &FutureObj, data: &TaskData, result: &Value) -> PyResult<()> {
-    data.fut_waiter.replace(result.clone());
+    data.fut_waiter.set(result.clone());
     if data.must_cancel.get() {
         let msg = fut.state.borrow().cancel_message();
         if cancel_any(vm, result, msg)? {
@@ -539,7 +539,7 @@ fn task_set_name(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         Value::Str(_) => args[1].clone(),
         other => Value::Str(vm.str_of(other)?),
     };
-    this(vm, &args[0])?.1.name.replace(name);
+    this(vm, &args[0])?.1.name.set(name);
     Ok(Value::None)
 }
 
@@ -627,7 +627,7 @@ fn name_value(data: &TaskData) -> Value {
     let mut name = data.name.get();
     if let Value::Int(n) = name {
         name = Value::str(format!("Task-{n}"));
-        data.name.replace(name.clone());
+        data.name.set(name.clone());
     }
     name
 }

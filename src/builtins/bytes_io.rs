@@ -28,9 +28,7 @@ pub fn class(vm: &mut Vm) -> std::rc::Rc<PyType> {
         true,
     );
     vm.add_static(&class, "__new__", new);
-    for (name, method) in METHODS {
-        vm.add_method(&class, name, *method);
-    }
+    vm.add_methods(&class, METHODS);
     vm.add_getset(
         &class,
         "closed",

@@ -465,9 +465,7 @@ pub fn init(vm: &mut Vm) {
         vm.add_static(&ty, "__new__", f);
     }
     let object = vm.types.object.clone();
-    for (name, f) in OBJECT_METHODS {
-        vm.add_method(&object, name, *f);
-    }
+    vm.add_methods(&object, OBJECT_METHODS);
     // `object.__init_subclass__(cls)`: the end of the chain, which takes no keywords.
     let init_subclass = vm.native("__init_subclass__", |vm, args, kw| {
         if kw.is_empty() {
@@ -495,9 +493,7 @@ pub fn init(vm: &mut Vm) {
         property_is_abstract,
         None,
     );
-    for (name, f) in PROPERTY_METHODS {
-        vm.add_method(&property, name, *f);
-    }
+    vm.add_methods(&property, PROPERTY_METHODS);
     for (name, get) in PROPERTY_GETSETS {
         vm.add_getset(&property, name, *get, None);
     }

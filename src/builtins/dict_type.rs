@@ -52,9 +52,7 @@ pub fn init(vm: &mut Vm) {
     vm.add_static(&dict, "__new__", dict_new);
     // Mutable containers fill subclass instances in `__init__`, as CPython does.
     vm.add_method(&dict, "__init__", dict_init);
-    for (name, f) in METHODS {
-        vm.add_method(&dict, name, *f);
-    }
+    vm.add_methods(&dict, METHODS);
     vm.add_static(&dict, "fromkeys", fromkeys);
     // What `collections.abc` sees: unhashable containers, and a reversible dict.
     for ty in [

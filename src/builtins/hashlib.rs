@@ -156,9 +156,7 @@ pub fn module(vm: &mut Vm) -> Value {
             )))
         }),
     ];
-    for (name, method) in methods {
-        vm.add_method(&class, name, method);
-    }
+    vm.add_methods(&class, &methods);
     vm.add_getset(
         &class,
         "name",

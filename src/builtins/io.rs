@@ -96,9 +96,7 @@ pub fn module(vm: &mut Vm) -> Value {
         true,
     );
     set_module(vm, &wrapper);
-    for (name, method) in FILE_METHODS {
-        vm.add_method(&wrapper, name, *method);
-    }
+    vm.add_methods(&wrapper, FILE_METHODS);
     vm.add_getset(
         &wrapper,
         "closed",
@@ -131,9 +129,7 @@ pub fn module(vm: &mut Vm) -> Value {
     );
     set_module(vm, &string_io);
     vm.add_static(&string_io, "__new__", string_io_new);
-    for (name, method) in STRING_IO_METHODS {
-        vm.add_method(&string_io, name, *method);
-    }
+    vm.add_methods(&string_io, STRING_IO_METHODS);
     vm.add_getset(
         &string_io,
         "closed",

@@ -34,9 +34,7 @@ pub fn init(vm: &mut Vm) {
     vm.add_static(&list, "__new__", list_new);
     // Mutable containers fill subclass instances in `__init__`, as CPython does.
     vm.add_method(&list, "__init__", list_init);
-    for (name, f) in METHODS {
-        vm.add_method(&list, name, *f);
-    }
+    vm.add_methods(&list, METHODS);
     // Unhashable, as `collections.abc.Hashable` sees it.
     vm.set_type_attr(&list, "__hash__", Value::None);
 }

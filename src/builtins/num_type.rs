@@ -101,15 +101,11 @@ pub fn init(vm: &mut Vm) {
     vm.add_static(&int, "__new__", int_new);
     vm.add_static(&float, "__new__", float_new);
     vm.add_static(&bool_, "__new__", bool_new);
-    for (name, f) in INT_METHODS {
-        vm.add_method(&int, name, *f);
-    }
+    vm.add_methods(&int, INT_METHODS);
     for (name, get) in INT_GETSETS {
         vm.add_getset(&int, name, *get, None);
     }
-    for (name, f) in FLOAT_METHODS {
-        vm.add_method(&float, name, *f);
-    }
+    vm.add_methods(&float, FLOAT_METHODS);
     for (name, get) in FLOAT_GETSETS {
         vm.add_getset(&float, name, *get, None);
     }

@@ -9,7 +9,6 @@
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
-use crate::common::net::poll_fd;
 use crate::common::process::{self as sys, Spawn, Stream};
 use crate::vm::args::check_arity;
 use crate::vm::object::KwArgs;
@@ -127,17 +126,9 @@ const OS_FUNCTIONS: &[(&str, Function)] = &[
 /// pipe no one writes to), as a signal interrupts CPython's. A non-blocking descriptor
 /// reads at once (BlockingIOError when empty).
 fn wait_until_readable(vm: &mut Vm, fd: i32) -> PyResult<()> {
-    if !sys::is_blocking(fd) {
-        return Ok(());
-    }
-    loop {
-        let ready = vm.wait_ready(&mut [poll_fd(fd, libc::POLLIN)], None);
-        if let Some(exc) = vm.check_woken() {
-            return Err(exc);
-        }
-        if ready > 0 {
-            return Ok(());
-        }
+    match sys::is_blocking(fd) {
+        true => vm.wait_for_fd(fd, libc::POLLIN),
+        false => Ok(()),
     }
 }
 
@@ -160,13 +151,13 @@ fn wait_for_child(vm: &mut Vm, pid: i32, options: i32) -> PyResult<(i32, i32)> {
             return Ok((got, status));
         }
         match &pidfd {
-            Some(fd) => {
-                vm.wait_ready(&mut [poll_fd(fd.as_raw_fd(), libc::POLLIN)], None);
+            Some(fd) => vm.wait_for_fd(fd.as_raw_fd(), libc::POLLIN)?,
+            None => {
+                vm.wait_idle(Some(Instant::now() + Duration::from_millis(10)));
+                if let Some(exc) = vm.check_woken() {
+                    return Err(exc);
+                }
             }
-            None => vm.wait_idle(Some(Instant::now() + Duration::from_millis(10))),
-        }
-        if let Some(exc) = vm.check_woken() {
-            return Err(exc);
         }
     }
 }

@@ -1279,9 +1279,7 @@ fn random_type(vm: &mut Vm) -> Rc<PyType> {
         ("weibullvariate", random_weibullvariate),
         ("binomialvariate", random_binomialvariate),
     ];
-    for (name, f) in methods {
-        vm.add_method(&ty, name, f);
-    }
+    vm.add_methods(&ty, &methods);
     vm.add_getset(
         &ty,
         "gauss_next",

@@ -113,9 +113,7 @@ pub fn init(vm: &mut Vm) {
     for (name, get) in GETSETS {
         vm.add_getset(&range, name, *get, None);
     }
-    for (name, f) in METHODS {
-        vm.add_method(&range, name, *f);
-    }
+    vm.add_methods(&range, METHODS);
 }
 
 fn index(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {

@@ -428,9 +428,7 @@ fn module_type(vm: &mut Vm, name: &str, base: &Rc<PyType>) -> Rc<PyType> {
 fn selector_type(vm: &mut Vm, name: &str, base: &Rc<PyType>, new: NativeFn) -> Rc<PyType> {
     let ty = module_type(vm, name, base);
     vm.add_static(&ty, "__new__", new);
-    for (name, f) in SELECTOR_METHODS {
-        vm.add_method(&ty, name, *f);
-    }
+    vm.add_methods(&ty, SELECTOR_METHODS);
     ty
 }
 
@@ -472,9 +470,7 @@ pub fn module(vm: &mut Vm) -> Value {
     }
     let object = vm.types.object.clone();
     let map = module_type(vm, "_SelectorMapping", &object);
-    for (name, f) in MAPPING_METHODS {
-        vm.add_method(&map, name, *f);
-    }
+    vm.add_methods(&map, MAPPING_METHODS);
     CLASSES.with(|c| *c.borrow_mut() = Some((key.clone(), map)));
     let base = module_type(vm, "BaseSelector", &object);
     let epoll = selector_type(vm, "EpollSelector", &base, |vm, args, _| {

@@ -74,13 +74,9 @@ pub fn init(vm: &mut Vm) {
     // Unhashable, as `collections.abc.Hashable` sees it.
     vm.set_type_attr(&set, "__hash__", Value::None);
     for methods in [ELEMENT_METHODS, ALGEBRA_METHODS, UPDATE_METHODS] {
-        for (name, f) in methods {
-            vm.add_method(&set, name, *f);
-        }
+        vm.add_methods(&set, methods);
     }
-    for (name, f) in ALGEBRA_METHODS {
-        vm.add_method(&frozenset, name, *f);
-    }
+    vm.add_methods(&frozenset, ALGEBRA_METHODS);
 }
 
 /// `set(iterable)` and `frozenset(iterable)`.

@@ -906,9 +906,7 @@ pub fn module(vm: &mut Vm) -> Value {
     );
     vm.set_type_attr(&class, "__module__", Value::str("socket"));
     vm.add_static(&class, "__new__", socket_new);
-    for (name, f) in METHODS {
-        vm.add_method(&class, name, *f);
-    }
+    vm.add_methods(&class, METHODS);
     for name in ["family", "type", "proto"] {
         let get: crate::vm::object::Getter = match name {
             "family" => |vm, v| Ok(Value::Int(this(vm, std::slice::from_ref(v))?.family.into())),

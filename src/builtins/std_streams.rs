@@ -148,9 +148,7 @@ fn stream_class(vm: &mut Vm) -> Rc<PyType> {
             )))
         }),
     ];
-    for (name, method) in methods {
-        vm.add_method(&class, name, *method);
-    }
+    vm.add_methods(&class, methods);
     vm.add_getset(
         &class,
         "name",

@@ -7,7 +7,6 @@
 use std::io::{self, BufRead, Read};
 use std::sync::Mutex;
 
-use crate::common::net;
 use crate::vm::{Exc, PyResult, Vm};
 
 /// Bytes read from fd 0 and not yet consumed.
@@ -58,14 +57,9 @@ impl Waiting<'_> {
     /// Waits until fd 0 has input (or its end), then reads what is there.
     fn refill(&mut self) -> io::Result<()> {
         loop {
-            let mut fds = [net::poll_fd(0, libc::POLLIN)];
-            let ready = self.vm.wait_ready(&mut fds, None);
-            if let Some(exc) = self.vm.check_woken() {
+            if let Err(exc) = self.vm.wait_for_fd(0, libc::POLLIN) {
                 self.stopped = Some(exc);
                 return Err(io::Error::other("stopped while waiting for input"));
-            }
-            if ready == 0 {
-                continue;
             }
             let buffer = &mut *self.buffer;
             buffer.bytes.resize(CHUNK, 0);

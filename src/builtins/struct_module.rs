@@ -451,9 +451,7 @@ pub fn module(vm: &mut Vm) -> Value {
     );
     vm.set_type_attr(&class, "__module__", Value::str("_struct"));
     vm.add_static(&class, "__new__", struct_new);
-    for (name, f) in METHODS {
-        vm.add_method(&class, name, *f);
-    }
+    vm.add_methods(&class, METHODS);
     vm.add_getset(
         &class,
         "format",

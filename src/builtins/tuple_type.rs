@@ -17,9 +17,7 @@ const METHODS: &[(&str, NativeFn)] = &[("index", index), ("count", count)];
 pub fn init(vm: &mut Vm) {
     let tuple = vm.types.tuple.clone();
     vm.add_static(&tuple, "__new__", tuple_new);
-    for (name, f) in METHODS {
-        vm.add_method(&tuple, name, *f);
-    }
+    vm.add_methods(&tuple, METHODS);
 }
 
 fn tuple_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {

@@ -164,7 +164,6 @@ pub fn close(fd: RawFd) -> io::Result<()> {
     check(unsafe { libc::close(fd) }).map(drop)
 }
 
-/// Sets or clears `O_NONBLOCK`.
 /// Whether `fd` is in blocking mode (false for a descriptor that is not open).
 pub fn is_blocking(fd: RawFd) -> bool {
     // SAFETY: fcntl on a descriptor; a wrong one is EBADF.
@@ -172,6 +171,7 @@ pub fn is_blocking(fd: RawFd) -> bool {
     flags >= 0 && flags & libc::O_NONBLOCK == 0
 }
 
+/// Sets or clears `O_NONBLOCK`.
 pub fn set_blocking(fd: RawFd, blocking: bool) -> io::Result<()> {
     // SAFETY: fcntl on a descriptor; a wrong one is EBADF.
     let flags = check(unsafe { libc::fcntl(fd, libc::F_GETFL) })?;

@@ -9,7 +9,7 @@
 //! apy's limits are promises, so it must.
 
 #[cfg(not(target_arch = "wasm32"))]
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::{PyResult, Vm};
 
@@ -32,6 +32,11 @@ pub fn product_steps(words: f64) -> u64 {
 /// num-bigint does at every size).
 pub fn division_steps(words: f64, by_words: f64) -> u64 {
     steps(words.max(1.0) * by_words.max(1.0))
+}
+
+/// The cost in steps of work that touches each of `words` words once (a shift, a sum).
+pub fn linear_steps(words: f64) -> u64 {
+    steps(words)
 }
 
 /// `word_operations` as steps, saturating: an impossible estimate is a huge cost, never a
@@ -63,6 +68,8 @@ impl Vm {
         Ok(work())
     }
 
+    /// Runs `work` on a new thread, polling the clock and Ctrl-C ([`Vm::check_woken`])
+    /// while it lasts.
     #[cfg(not(target_arch = "wasm32"))]
     fn wait_for_worker<T: Send + 'static>(
         &mut self,
@@ -80,10 +87,6 @@ impl Vm {
             Ok(worker) => worker,
             Err(_) => return Err(self.runtime_error("can't start new thread")),
         };
-        let deadline = self
-            .config
-            .time_limit
-            .and_then(|limit| self.started.checked_add(limit));
         loop {
             match result.recv_timeout(POLL) {
                 Ok(value) => return Ok(value),
@@ -94,12 +97,7 @@ impl Vm {
                     Ok(()) => return Err(self.runtime_error("the worker thread left no result")),
                 },
                 Err(RecvTimeoutError::Timeout) => {
-                    let late = deadline.is_some_and(|at| Instant::now() >= at);
-                    // Ctrl-C is the main thread's to raise (`Vm::check_limits`).
-                    let interrupted = super::interrupt::pending() && self.threads.on_main();
-                    if (late || interrupted)
-                        && let Some(stop) = self.check_limits()
-                    {
+                    if let Some(stop) = self.check_woken() {
                         return Err(stop);
                     }
                 }

@@ -484,6 +484,22 @@ impl Vm {
         }
     }
 
+    /// Blocks until `fd` is ready for `events` (`POLLIN`: input, or its end), raising
+    /// what [`Vm::check_woken`] says when the time limit or a Ctrl-C ends the wait first: a
+    /// blocking read from outside apy (stdin, a pipe, a child's exit) waits here.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn wait_for_fd(&mut self, fd: std::os::fd::RawFd, events: i16) -> PyResult<()> {
+        loop {
+            let ready = self.wait_ready(&mut [crate::common::net::poll_fd(fd, events)], None);
+            if let Some(exc) = self.check_woken() {
+                return Err(exc);
+            }
+            if ready > 0 {
+                return Ok(());
+            }
+        }
+    }
+
     /// After a blocking wait: the exception to raise when the time limit has been reached
     /// (recording an [`Abort`]) or Ctrl-C was pressed; None when the wait simply ended.
     /// Counts no instructions, unlike [`Vm::check_limits`].

@@ -17,7 +17,7 @@ use crate::common::op_error::{ErrorKind, OpError};
 use crate::common::sizes::{repeat_items, repeat_text, text_with_capacity};
 
 use super::args::OrRaise;
-use super::long_work::{division_steps, product_steps, words};
+use super::long_work::{division_steps, linear_steps, product_steps, words};
 use super::object::{Layout, ObjectKind};
 use super::types::lookup;
 use super::value::{PyDict, PySet, PyStr, Value};
@@ -68,11 +68,8 @@ fn int_work(op: BinaryOperator, x: &Int, y: &Int) -> u64 {
             Some(e) if e > 0 => product_steps(x.bit_length() as f64 * e as f64 / 64.0),
             _ => 0,
         },
-        Lshift => y
-            .as_i64()
-            .map_or(0, |n| (n.max(0) as u64) / 1024)
-            .saturating_add(wx as u64 / 16),
-        _ => (wx + wy) as u64 / 16,
+        Lshift => linear_steps(y.as_i64().map_or(0, |n| n.max(0) / 64) as f64 + wx),
+        _ => linear_steps(wx + wy),
     }
 }
 

@@ -640,6 +640,13 @@ impl Vm {
         invalidate_lookup_caches();
     }
 
+    /// [`Vm::add_method`] for each of a type's `(name, function)` pairs.
+    pub fn add_methods(&mut self, ty: &Rc<PyType>, methods: &[(&'static str, NativeFn)]) {
+        for &(name, func) in methods {
+            self.add_method(ty, name, func);
+        }
+    }
+
     /// Adds a static or class-level method (e.g. `dict.fromkeys`, `int.__new__`) that does
     /// not bind an instance.
     pub fn add_static(&mut self, ty: &Rc<PyType>, name: &'static str, func: NativeFn) {

@@ -54,22 +54,24 @@ impl ValueCell {
     }
 
     pub fn get(&self) -> Value {
-        let v = self.0.replace(Value::Null);
-        let copy = v.clone();
-        self.0.set(v);
-        copy
+        self.look(Value::clone)
     }
 
     pub fn is_null(&self) -> bool {
-        let v = self.0.replace(Value::Null);
-        let null = v.is_null();
-        self.0.set(v);
-        null
+        self.look(Value::is_null)
     }
 
-    /// Stores `v`, giving back the value it replaces.
-    pub fn replace(&self, v: Value) -> Value {
-        self.0.replace(v)
+    /// Stores `v`; the value it replaces is dropped once `v` is in place.
+    pub fn set(&self, v: Value) {
+        drop(self.0.replace(v));
+    }
+
+    /// `look` at the value, taken out for the while (`look` sees the cell itself as Null).
+    fn look<R>(&self, look: impl FnOnce(&Value) -> R) -> R {
+        let v = self.0.replace(Value::Null);
+        let seen = look(&v);
+        self.0.set(v);
+        seen
     }
 }
 
