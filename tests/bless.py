@@ -49,7 +49,8 @@ def bless(program: Path) -> None:
         rc.write_text(f"{result.returncode}\n")
     elif rc.exists():
         rc.unlink()
-    lines = result.stderr.strip().splitlines()
+    # Only the newlines go: a last line may end in a space ("KeyboardInterrupt: ").
+    lines = result.stderr.rstrip("\n").splitlines()
     if lines:
         # Paths are kept relative to the program's folder, so a clone anywhere compares.
         err.write_text(lines[-1].replace(f"{program.parent}/", "") + "\n")

@@ -393,6 +393,39 @@ fn waiting_for_input_or_a_child_ends_at_the_time_limit_and_on_ctrl_c() {
     }
 }
 
+/// A thread that never blocks, so never gives way on its own, spinning while the main
+/// thread waits for it: in a `join()`, or as the program ends (`threading._shutdown`).
+const BUSY_THREAD: &str =
+    "import threading\ndef spin():\n    while True:\n        pass\nprint('started')\n";
+
+#[test]
+fn a_busy_thread_stops_at_the_time_limit_and_ctrl_c_reaches_the_main_thread() {
+    let joined = format!(
+        "{BUSY_THREAD}t = threading.Thread(target=spin, daemon=True)\nt.start()\nt.join()\n"
+    );
+    assert_stops_at_the_time_limit_and_on_ctrl_c(&joined, "started\n", false);
+    // At the end: the time limit stops it the same way; Ctrl-C interrupts the wait for the
+    // thread, reported as CPython 3.13 reports it there (no heading, exit status 0).
+    let at_exit = format!("{BUSY_THREAD}threading.Thread(target=spin).start()\n");
+    let (out, took) = apy(&["--time-limit", "0.5"], &at_exit, None);
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "apy: stopped after 0.500 seconds (--time-limit)\n"
+    );
+    let (out, took) = apy(&[], &at_exit, Some(Duration::from_millis(300)));
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "started\n");
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("Traceback (most recent call last):\n"),
+        "{err}"
+    );
+    assert!(err.ends_with("\nKeyboardInterrupt: \n"), "{err}");
+}
+
 #[test]
 fn a_pathological_regular_expression_counts_against_the_limits() {
     // (a+)+b backtracks 2**60 ways: the matcher's steps count, so it stops, never crashes.

@@ -215,7 +215,7 @@ fn report_thread_error(vm: &mut Vm, function: &Value, exc: Exc) {
     }
     let repr = vm.repr(function).unwrap_or_default();
     let mut text = format!("Exception ignored in thread started by {repr}:\n");
-    text.push_str(&vm.format_exception(&exc));
+    vm.format_unraisable(&exc, &mut text);
     vm.write_stderr(&text);
 }
 

@@ -795,7 +795,7 @@ impl Vm {
         self.recursion_limit = limit + 50;
         let repr = self.repr(object).unwrap_or_default();
         let mut text = format!("Exception ignored in: {repr}\n");
-        self.format_single(&exc, &mut text);
+        self.format_unraisable(&exc, &mut text);
         self.recursion_limit = limit;
         self.write_stderr(&text);
     }

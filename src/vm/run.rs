@@ -203,8 +203,10 @@ impl Vm {
     }
 
     /// As the main module ends, `threading._shutdown()` waits for the threads that are not
-    /// daemons (`wait_for_thread_shutdown`), when `threading` was imported; an error there
-    /// (Ctrl-C, a limit) is reported and becomes the exit status.
+    /// daemons (`wait_for_thread_shutdown`), when `threading` was imported. A limit that
+    /// stops it (or stopped a thread it waited for) is reported and becomes the exit status;
+    /// another error there (Ctrl-C) is printed as unraisable, without its heading, and the
+    /// status stays as it was, as in CPython 3.13.
     fn join_threads(&mut self, status: i32) -> i32 {
         if !self.threads.active() || self.abort.is_some() {
             return status;
@@ -220,7 +222,14 @@ impl Vm {
             .and_then(|f| self.call(&f, &[], &[]));
         match joined {
             Ok(_) => status,
-            Err(exc) => self.report_uncaught(&exc),
+            Err(exc) if self.abort.is_some() => self.report_uncaught(&exc),
+            Err(exc) => {
+                self.flush_stdout();
+                let mut text = String::new();
+                self.format_unraisable(&exc, &mut text);
+                crate::common::console::eprint(&text);
+                status
+            }
         }
     }
 

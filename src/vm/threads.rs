@@ -71,26 +71,30 @@ impl Vm {
     /// the running thread's turn is over (the switch interval has passed: in steps under the
     /// virtual clock, which it moves on, in time under the real one) and another thread is
     /// ready, that one runs (`drop_gil`/`take_gil` at the eval breaker).
+    /// A Ctrl-C pressed while another thread runs ends its turn at once: the main thread
+    /// raises it ([`Vm::run_others`]).
     #[cold]
     pub(super) fn slice_over(&mut self) -> PyResult<()> {
-        let over = match self.config.clock {
-            ClockKind::Virtual => {
-                let over = self.steps - self.threads.slice_steps >= self.interval_steps();
-                if over {
-                    let now = clock::now(ClockKind::Virtual);
-                    clock::advance_virtual(now + self.threads.switch_interval);
+        let interrupted = !self.threads.on_main() && super::interrupt::pending();
+        let over = interrupted
+            || match self.config.clock {
+                ClockKind::Virtual => {
+                    let over = self.steps - self.threads.slice_steps >= self.interval_steps();
+                    if over {
+                        let now = clock::now(ClockKind::Virtual);
+                        clock::advance_virtual(now + self.threads.switch_interval);
+                    }
+                    over
                 }
-                over
-            }
-            ClockKind::Real => {
-                self.threads.slice_start.elapsed().as_secs_f64() >= self.threads.switch_interval
-            }
-        };
+                ClockKind::Real => {
+                    self.threads.slice_start.elapsed().as_secs_f64() >= self.threads.switch_interval
+                }
+            };
         if !over {
             return Ok(());
         }
         self.wake_due();
-        if self.threads.ready.is_empty() {
+        if self.threads.ready.is_empty() && !interrupted {
             self.threads.slice_steps = self.steps;
             self.threads.slice_start = Instant::now();
             return Ok(());
@@ -98,7 +102,10 @@ impl Vm {
         let me = self.threads.ident();
         self.threads.list[self.threads.current].state = State::Ready;
         self.threads.ready.push_back(me);
-        self.switch("used up its switch interval")
+        self.switch(match interrupted {
+            true => "gave way to Ctrl-C",
+            false => "used up its switch interval",
+        })
     }
 
     /// Blocks the running thread for `why` until another wakes it ([`Vm::wake_thread`]) or
@@ -196,6 +203,15 @@ impl Vm {
         let mut why = why;
         let mut from = (MAIN_IDENT, self.threads.list[0].name.clone());
         let result = loop {
+            // A limit that stopped another thread stops the program, and Ctrl-C is raised
+            // in the main thread, whatever it waits for (CPython's `join()` and
+            // `acquire()` are interrupted too).
+            if let Some(abort) = self.abort.clone() {
+                break Err(self.stop(abort));
+            }
+            if super::interrupt::take() {
+                break Err(self.new_exc_args(&self.types.keyboard_interrupt, vec![]));
+            }
             let next = match self.pick() {
                 Ok(next) => next,
                 Err(exc) => break Err(exc),

@@ -122,7 +122,7 @@ impl Vm {
         if top_level {
             ctx.group_depth += 1;
         }
-        let frames = self.format_frames(exc);
+        let frames = self.format_frames(exc, true);
         if !frames.is_empty() {
             let heading = "Exception Group Traceback (most recent call last):\n";
             ctx.emit(out, heading, if top_level { '+' } else { '|' });
@@ -174,7 +174,7 @@ impl Vm {
     /// One exception's traceback and last line, without its chain (as
     /// `PyErr_WriteUnraisable` prints it).
     pub fn format_single(&mut self, exc: &Exc, out: &mut String) {
-        let frames = self.format_frames(exc);
+        let frames = self.format_frames(exc, true);
         if !frames.is_empty() {
             out.push_str("Traceback (most recent call last):\n");
             out.push_str(&frames);
@@ -182,19 +182,44 @@ impl Vm {
         self.format_exception_only(exc, out);
     }
 
+    /// An exception reported "Exception ignored in …" (`PyErr_WriteUnraisable`'s default
+    /// hook, `write_unraisable_exc_file`): its traceback without carets, then
+    /// `Type: str(exc)`, the colon there even when the message is empty, with no chain,
+    /// notes or suggestion.
+    pub fn format_unraisable(&mut self, exc: &Exc, out: &mut String) {
+        let frames = self.format_frames(exc, false);
+        if !frames.is_empty() {
+            out.push_str("Traceback (most recent call last):\n");
+            out.push_str(&frames);
+        }
+        let name = self.exception_type_name(exc);
+        let message = match self.exc_str(exc) {
+            Ok(msg) => msg,
+            Err(_) => "<exception str() failed>".to_string(),
+        };
+        out.push_str(&format!("{name}: {message}\n"));
+    }
+
     /// The `File "…", line N, in name` entries of `exc`'s traceback, oldest first, with
     /// their source lines; runs of the same frame and line collapse after three, as
     /// `traceback.py` does.
-    fn format_frames(&mut self, exc: &Exc) -> String {
+    fn format_frames(&mut self, exc: &Exc, carets: bool) -> String {
         let entries = exc
             .exc_data()
             .map(|d| d.borrow().traceback.clone())
             .unwrap_or_default();
-        self.format_entries(&entries)
+        self.format_entries_drawn(&entries, carets)
     }
 
     /// [`Vm::format_frames`] of traceback entries, innermost first (`traceback.format_tb`).
     pub fn format_entries(&self, entries: &[TracebackEntry]) -> String {
+        self.format_entries_drawn(entries, true)
+    }
+
+    /// [`Vm::format_entries`], with the caret lines under each source line (`traceback.py`)
+    /// or, as the C printer of an unraisable report draws them (`_PyTraceBack_Print`), with
+    /// only the first line of each instruction's source and no carets.
+    fn format_entries_drawn(&self, entries: &[TracebackEntry], carets: bool) -> String {
         let mut out = String::new();
         let mut previous: Option<(&str, u32, &str)> = None;
         let mut repeats = 0;
@@ -215,8 +240,9 @@ impl Vm {
                 entry.code.filename, entry.line, entry.code.name
             ));
             let text = self.sources.get(&*entry.code.filename).map(|t| &**t);
-            let anchors = entry.span.and_then(|span| entry.code.anchors_at(span));
-            let lines = text.map(|text| source_lines(text, entry.line, entry.span, anchors));
+            let span = entry.span.filter(|_| carets);
+            let anchors = span.and_then(|span| entry.code.anchors_at(span));
+            let lines = text.map(|text| source_lines(text, entry.line, span, anchors));
             for line in lines.unwrap_or_default() {
                 out.push_str(&format!("    {line}\n"));
             }
