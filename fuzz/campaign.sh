@@ -11,6 +11,9 @@
 #   TARGET: parse_compile, run or repl_input; TOTAL_RUNS: 10000000 unless given;
 #   RUNS_PER_RUN: 200000 unless given; MAX_LEN: libFuzzer's -max_len, 4096 unless given
 #   (1024 for repl_input, whose inputs cost the square of their length).
+# Two campaigns of one target may run at once (one a core), sharing its corpus: give the
+# second `CAMPAIGN_JOB=2` in its environment, so each keeps a log of its own
+# (fuzz/artifacts/<target>.2.log); both add their run lines to the one record.
 # To measure something on a quiet machine mid-campaign, `touch fuzz/artifacts/pause`: the
 # campaign waits between runs until the file is gone. (Never SIGSTOP a fuzzer: libFuzzer counts
 # the stopped wall time against the input it was running and reports a false timeout.)
@@ -32,7 +35,7 @@ binary="$target_dir/$host/release/$target"
 
 mkdir -p "artifacts/$target"
 record="$PWD/artifacts/$target.campaign"
-log="$PWD/artifacts/$target.log"
+log="$PWD/artifacts/$target${CAMPAIGN_JOB:+.$CAMPAIGN_JOB}.log"
 total=0
 seconds=0
 started=$(date +%s)
