@@ -204,12 +204,7 @@ fn sys_getframe(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 fn sys_setrecursionlimit(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kwargs(vm, "setrecursionlimit", kw, &[])?;
     check_arity(vm, "setrecursionlimit", args, 1, 1)?;
-    let Value::Int(n) = args[0] else {
-        return Err(vm.type_error(format!(
-            "'{}' object cannot be interpreted as an integer",
-            vm.type_name(&args[0])
-        )));
-    };
+    let n = vm.expect_c_int(&args[0])?;
     if n < 1 {
         return Err(vm.value_error("recursion limit must be greater or equal than 1"));
     }

@@ -204,10 +204,7 @@ fn draw(r: &RandomObj) -> f64 {
 fn random_getrandbits(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let r = this(vm, args, "getrandbits")?;
     Signature::one("Random", "getrandbits").check(vm, &args[1..], kw)?;
-    let k = match index_int(vm, &args[1])? {
-        Int::Small(k) if i32::try_from(k).is_ok() => k,
-        _ => return Err(vm.overflow_error("Python int too large to convert to C int")),
-    };
+    let k = i64::from(vm.expect_c_int(&args[1])?);
     if k < 0 {
         return Err(vm.value_error("number of bits must be non-negative"));
     }

@@ -524,12 +524,9 @@ pub fn init(vm: &mut Vm) {
         let s = this(vm, args)?;
         let bound = SIGNATURE.bind(vm, &args[1..], kw)?;
         let tabsize = match &bound[0] {
-            Some(v) => vm.expect_ssize(v)?,
+            Some(v) => i64::from(vm.expect_c_int(v)?),
             None => 8,
         };
-        if i32::try_from(tabsize).is_err() {
-            return Err(vm.overflow_error("Python int too large to convert to C int"));
-        }
         let tabs = s.as_str().matches('\t').count();
         check_text_len(tabs.saturating_mul(tabsize.max(0) as usize)).or_raise(vm)?;
         Ok(same_or_new(&s, &str_ops::expandtabs(s.as_str(), tabsize)))

@@ -266,6 +266,16 @@ impl Vm {
         self.expect_index(v)
     }
 
+    /// An int argument that must fit a C `int` (`PyLong_AsInt`: a recursion limit, a tab
+    /// size, a bit count): CPython's OverflowError for a bigger one, either way.
+    pub fn expect_c_int(&mut self, v: &Value) -> PyResult<i32> {
+        let n = match v {
+            Value::BigInt(_) => None,
+            _ => i32::try_from(self.expect_index(v)?).ok(),
+        };
+        n.ok_or_else(|| self.overflow_error("Python int too large to convert to C int"))
+    }
+
     /// `container[key]`.
     pub fn get_item(&mut self, container: &Value, key: &Value) -> PyResult<Value> {
         if let Some(base) = self.base_value(container, &self.names.getitem.clone()) {
