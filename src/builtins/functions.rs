@@ -8,7 +8,7 @@ use crate::common::int_ops;
 use std::rc::Rc;
 
 use super::list_type::sort_values;
-use super::std_streams::{input_line, stream_of, write_stream};
+use super::std_streams::{Stream, input_line, program_stdout, stream_of, write_stream};
 use crate::compile::bytecode::{BinaryOperator, CompareOperator};
 use crate::vm::args::{check_arity, check_kwargs, kwarg};
 use crate::vm::long_work::{division_steps, words};
@@ -102,6 +102,16 @@ fn one_arg(vm: &Vm, fname: &str, args: &[Value], kw: &KwArgs) -> PyResult<Value>
 
 fn builtin_print(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kwargs(vm, "print", kw, &["sep", "end", "file", "flush"])?;
+    // No `file`: `sys.stdout`, which a program may have replaced (`redirect_stdout`) or set
+    // to None (then print prints nothing, as CPython's does).
+    let file = match kwarg(kw, "file").filter(|f| !f.is_none()) {
+        Some(file) => file,
+        None => match program_stdout(vm) {
+            Some(Value::None) => return Ok(Value::None),
+            Some(file) => file,
+            None => Value::None,
+        },
+    };
     let text_arg = |vm: &mut Vm, name: &str, default: &str| -> PyResult<String> {
         match kwarg(kw, name) {
             None | Some(Value::None) => Ok(default.to_string()),
@@ -114,31 +124,57 @@ fn builtin_print(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     };
     let sep = text_arg(vm, "sep", " ")?;
     let end = text_arg(vm, "end", "\n")?;
+    let stream = match &file {
+        Value::None => Some(Stream::Stdout),
+        file => stream_of(file),
+    };
     let mut text = String::new();
     for (i, a) in args.iter().enumerate() {
         if i > 0 {
-            text.push_str(&sep);
+            print_piece(vm, &stream, &file, &mut text, &sep)?;
         }
         match a {
-            Value::Str(s) => text.push_str(s.as_str()),
-            other => text.push_str(vm.str_of(other)?.as_str()),
+            Value::Str(s) => print_piece(vm, &stream, &file, &mut text, s.as_str())?,
+            other => {
+                let s = vm.str_of(other)?;
+                print_piece(vm, &stream, &file, &mut text, s.as_str())?;
+            }
         }
     }
-    text.push_str(&end);
-    let file = kwarg(kw, "file").unwrap_or(Value::None);
-    match stream_of(&file) {
-        Some(stream) => write_stream(vm, &stream, &text),
-        None if file.is_none() => vm.write_stdout(&text),
-        None => {
-            vm.call_method(&file, "write", &[Value::str(text)])?;
-        }
+    print_piece(vm, &stream, &file, &mut text, &end)?;
+    if let Some(stream) = &stream {
+        write_stream(vm, stream, &text);
     }
     if let Some(flush) = kwarg(kw, "flush")
         && vm.truthy(&flush)?
     {
-        vm.flush_stdout();
+        match stream {
+            Some(_) => vm.flush_stdout(),
+            None => {
+                vm.call_method(&file, "flush", &[])?;
+            }
+        }
     }
     Ok(Value::None)
+}
+
+/// One argument, separator or end of a `print`: to a standard `stream`, gathered in `text`
+/// and written whole; to a file object of the program's, a `write` of its own, as CPython
+/// makes it (the file sees each piece).
+fn print_piece(
+    vm: &mut Vm,
+    stream: &Option<Stream>,
+    file: &Value,
+    text: &mut String,
+    piece: &str,
+) -> PyResult<()> {
+    match stream {
+        Some(_) => text.push_str(piece),
+        None => {
+            vm.call_method(file, "write", &[Value::str(piece)])?;
+        }
+    }
+    Ok(())
 }
 
 fn builtin_len(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {

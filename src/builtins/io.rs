@@ -75,6 +75,9 @@ pub struct TextFile {
 /// Text in memory (`_io.StringIO`): its text and the position, in characters.
 pub struct StringIo {
     text: RefCell<String>,
+    /// How many characters `text` holds, so a write at the end (every write of a `print`
+    /// to it) appends without counting them again.
+    chars: std::cell::Cell<usize>,
     position: std::cell::Cell<usize>,
     closed: std::cell::Cell<bool>,
 }
@@ -814,6 +817,7 @@ fn string_io_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         }
     };
     let string_io = StringIo {
+        chars: std::cell::Cell::new(initial.chars().count()),
         text: RefCell::new(initial),
         position: std::cell::Cell::new(0),
         closed: std::cell::Cell::new(false),
@@ -869,19 +873,21 @@ const STRING_IO_METHODS: &[(&str, Method)] = &[
     ("write", |vm, args, _| {
         let s = open_string_io(vm, args)?;
         let text = text_arg(vm, args.get(1))?;
-        let (at, rest) = s.rest();
-        let mut whole = s.text.borrow()[..at].to_string();
-        // Past the end, the gap is filled with NULs, as CPython does.
-        let missing = s
-            .position
-            .get()
-            .saturating_sub(s.text.borrow().chars().count());
-        whole.extend(std::iter::repeat_n('\0', missing));
-        whole.push_str(&text);
         let written = text.chars().count();
-        whole.extend(rest.chars().skip(written));
-        *s.text.borrow_mut() = whole;
-        s.position.set(s.position.get() + written);
+        let (position, chars) = (s.position.get(), s.chars.get());
+        if position == chars {
+            s.text.borrow_mut().push_str(&text);
+        } else {
+            let (at, rest) = s.rest();
+            let mut whole = s.text.borrow()[..at].to_string();
+            // Past the end, the gap is filled with NULs, as CPython does.
+            whole.extend(std::iter::repeat_n('\0', position.saturating_sub(chars)));
+            whole.push_str(&text);
+            whole.extend(rest.chars().skip(written));
+            *s.text.borrow_mut() = whole;
+        }
+        s.position.set(position + written);
+        s.chars.set(chars.max(position + written));
         Ok(Value::Int(written as i64))
     }),
     ("read", |vm, args, _| {
@@ -939,6 +945,10 @@ const STRING_IO_METHODS: &[(&str, Method)] = &[
     }),
     ("close", |vm, args, _| {
         this_string_io(vm, &args[0])?.closed.set(true);
+        Ok(Value::None)
+    }),
+    ("flush", |vm, args, _| {
+        open_string_io(vm, args)?;
         Ok(Value::None)
     }),
     ("__iter__", |vm, args, _| {

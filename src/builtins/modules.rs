@@ -77,6 +77,10 @@ fn sys_module(vm: &mut Vm) -> Value {
         ("argv", argv),
         ("path", vm.sys_path.clone()),
         ("modules", Value::Dict(vm.modules.clone())),
+        // The originals stay in `__stdin__`…, for a program that replaced them to go back.
+        ("__stdin__", stdin.clone()),
+        ("__stdout__", stdout.clone()),
+        ("__stderr__", stderr.clone()),
         ("stdin", stdin),
         ("stdout", stdout),
         ("stderr", stderr),

@@ -14,6 +14,7 @@ use std::rc::Rc;
 use super::io::{optional_size, size_arg, unsupported};
 use crate::common::chars::str_repr;
 use crate::vm::args::{check_arity, check_kwargs};
+use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, Layout, Object, ObjectKind, PyType};
 use crate::vm::types::make_type;
 use crate::vm::value::Value;
@@ -33,6 +34,23 @@ pub fn write_stream(vm: &mut Vm, stream: &Stream, text: &str) {
             crate::common::console::eprint(text);
         }
     }
+}
+
+/// `sys.stdout` as the program left it, once it has imported `sys` (until then nothing can
+/// have replaced it): where `print` writes when no `file` is given. None when `sys` is not
+/// imported yet.
+pub fn program_stdout(vm: &mut Vm) -> Option<Value> {
+    let key = vm.intern("sys");
+    let sys = vm.modules.table.borrow().get_str(&key).cloned()?;
+    let Value::Object(o) = &sys else {
+        return None;
+    };
+    let ObjectKind::Module { dict, .. } = &o.kind else {
+        return None;
+    };
+    let key = vm.intern("stdout");
+    let stdout = dict.table.borrow().get_str(&key).cloned();
+    stdout
 }
 
 /// The standard output stream behind a `sys.stdout`/`sys.stderr` object.

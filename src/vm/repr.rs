@@ -103,11 +103,17 @@ impl Vm {
         })
     }
 
-    /// `f(v)` for a `__repr__` or `__str__` (`dunder`), which must return a str.
+    /// `f(v)` for a `__repr__` or `__str__` (`dunder`), which must return a str (an
+    /// instance of a subclass of str is one: its text is taken).
     fn call_text_method(&mut self, f: &Value, v: &Value, dunder: &str) -> PyResult<Rc<PyStr>> {
-        match self.nested(|vm| vm.call(f, std::slice::from_ref(v), &[]))? {
-            Value::Str(s) => Ok(s),
-            other => Err(self.type_error(format!(
+        let text = self.nested(|vm| vm.call(f, std::slice::from_ref(v), &[]))?;
+        let base = match &text {
+            Value::Object(o) => o.builtin_base().cloned(),
+            _ => None,
+        };
+        match (text, base) {
+            (Value::Str(s), _) | (_, Some(Value::Str(s))) => Ok(s),
+            (other, _) => Err(self.type_error(format!(
                 "{dunder} returned non-string (type {})",
                 self.type_name(&other)
             ))),
