@@ -49,8 +49,7 @@ pub fn program_stdout(vm: &mut Vm) -> Option<Value> {
         return None;
     };
     let key = vm.intern("stdout");
-    let stdout = dict.table.borrow().get_str(&key).cloned();
-    stdout
+    dict.table.borrow().get_str(&key).cloned()
 }
 
 /// The standard output stream behind a `sys.stdout`/`sys.stderr` object.
