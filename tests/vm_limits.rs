@@ -343,15 +343,7 @@ fn assert_stops_at_the_time_limit_and_on_ctrl_c(
     expected_stdout: &str,
     open_stdin: bool,
 ) {
-    let (out, took) = run_apy(&["--time-limit", "0.5"], program, None, open_stdin);
-    assert!(took < Duration::from_secs(2), "{took:?} for {program}");
-    assert_eq!(out.status.code(), Some(1), "{program}");
-    assert_eq!(String::from_utf8_lossy(&out.stdout), expected_stdout);
-    assert_eq!(
-        stderr(&out),
-        "apy: stopped after 0.500 seconds (--time-limit)\n",
-        "{program}"
-    );
+    assert_stops_at_the_time_limit(program, expected_stdout, open_stdin);
     let ctrl_c = Some(Duration::from_millis(300));
     let (out, took) = run_apy(&[], program, ctrl_c, open_stdin);
     assert!(took < Duration::from_secs(2), "{took:?} for {program}");
@@ -360,6 +352,19 @@ fn assert_stops_at_the_time_limit_and_on_ctrl_c(
         stderr(&out).ends_with("\nKeyboardInterrupt\n"),
         "{}",
         stderr(&out)
+    );
+}
+
+/// The time-limit half of [`assert_stops_at_the_time_limit_and_on_ctrl_c`].
+fn assert_stops_at_the_time_limit(program: &str, expected_stdout: &str, open_stdin: bool) {
+    let (out, took) = run_apy(&["--time-limit", "0.5"], program, None, open_stdin);
+    assert!(took < Duration::from_secs(2), "{took:?} for {program}");
+    assert_eq!(out.status.code(), Some(1), "{program}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), expected_stdout);
+    assert_eq!(
+        stderr(&out),
+        "apy: stopped after 0.500 seconds (--time-limit)\n",
+        "{program}"
     );
 }
 
@@ -407,13 +412,7 @@ fn a_busy_thread_stops_at_the_time_limit_and_ctrl_c_reaches_the_main_thread() {
     // At the end: the time limit stops it the same way; Ctrl-C interrupts the wait for the
     // thread, reported as CPython 3.13 reports it there (no heading, exit status 0).
     let at_exit = format!("{BUSY_THREAD}threading.Thread(target=spin).start()\n");
-    let (out, took) = apy(&["--time-limit", "0.5"], &at_exit, None);
-    assert!(took < Duration::from_secs(2), "{took:?}");
-    assert_eq!(out.status.code(), Some(1));
-    assert_eq!(
-        stderr(&out),
-        "apy: stopped after 0.500 seconds (--time-limit)\n"
-    );
+    assert_stops_at_the_time_limit(&at_exit, "started\n", false);
     let (out, took) = apy(&[], &at_exit, Some(Duration::from_millis(300)));
     assert!(took < Duration::from_secs(2), "{took:?}");
     assert_eq!(out.status.code(), Some(0));

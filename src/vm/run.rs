@@ -224,10 +224,9 @@ impl Vm {
             Ok(_) => status,
             Err(exc) if self.abort.is_some() => self.report_uncaught(&exc),
             Err(exc) => {
-                self.flush_stdout();
                 let mut text = String::new();
                 self.format_unraisable(&exc, &mut text);
-                crate::common::console::eprint(&text);
+                self.write_stderr(&text);
                 status
             }
         }

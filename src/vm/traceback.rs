@@ -171,15 +171,20 @@ impl Vm {
         }
     }
 
-    /// One exception's traceback and last line, without its chain (as
-    /// `PyErr_WriteUnraisable` prints it).
+    /// One exception's traceback and last line, without its chain.
     pub fn format_single(&mut self, exc: &Exc, out: &mut String) {
-        let frames = self.format_frames(exc, true);
+        self.format_traceback(exc, true, out);
+        self.format_exception_only(exc, out);
+    }
+
+    /// "Traceback (most recent call last):" and the entries of `exc`'s traceback, drawn
+    /// with or without `carets`; nothing when it has none.
+    fn format_traceback(&mut self, exc: &Exc, carets: bool, out: &mut String) {
+        let frames = self.format_frames(exc, carets);
         if !frames.is_empty() {
             out.push_str("Traceback (most recent call last):\n");
             out.push_str(&frames);
         }
-        self.format_exception_only(exc, out);
     }
 
     /// An exception reported "Exception ignored in …" (`PyErr_WriteUnraisable`'s default
@@ -187,11 +192,7 @@ impl Vm {
     /// `Type: str(exc)`, the colon there even when the message is empty, with no chain,
     /// notes or suggestion.
     pub fn format_unraisable(&mut self, exc: &Exc, out: &mut String) {
-        let frames = self.format_frames(exc, false);
-        if !frames.is_empty() {
-            out.push_str("Traceback (most recent call last):\n");
-            out.push_str(&frames);
-        }
+        self.format_traceback(exc, false, out);
         let name = self.exception_type_name(exc);
         let message = match self.exc_str(exc) {
             Ok(msg) => msg,
