@@ -157,6 +157,7 @@ pub fn new_vm(mut config: Config) -> Vm {
     crate::common::explain::install(config.explain);
     let mut vm = Vm::new(config.vm);
     vm.max_recursion_limit = recursion_cap(stack_bytes());
+    vm.max_native_depth = crate::vm::NATIVE_RECURSION_LIMIT.min(vm.max_recursion_limit);
     // Each thread's own stack holds as much recursion as the interpreter thread's.
     vm.threads.stack_bytes = stack_bytes();
     vm.recursion_limit = vm.recursion_limit.min(vm.max_recursion_limit);

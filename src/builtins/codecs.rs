@@ -5,7 +5,7 @@
 
 use std::rc::Rc;
 
-use crate::common::chars::push_code_point_escape;
+use crate::common::chars::{push_code_point_escape, str_repr};
 use crate::vm::object::{KwArgs, PyType};
 use crate::vm::value::Value;
 use crate::vm::{Exc, PyResult, Vm};
@@ -58,13 +58,48 @@ enum Handler {
     Replace,
 }
 
-fn codec(vm: &Vm, encoding: &str) -> PyResult<Codec> {
-    Codec::named(encoding).ok_or_else(|| {
-        vm.new_exc(
-            &vm.types.lookup_error,
-            format!("unknown encoding: {encoding}"),
-        )
-    })
+/// The text codec `encoding` names, for `encode` or `decode` (the `method` a bytes-to-bytes
+/// codec's message points to).
+fn codec(vm: &Vm, encoding: &str, method: &str) -> PyResult<Codec> {
+    if let Some(codec) = Codec::named(encoding) {
+        return Ok(codec);
+    }
+    let message = match is_binary_codec(encoding) {
+        true => format!(
+            "{} is not a text encoding; use codecs.{method}() to handle arbitrary codecs",
+            str_repr(encoding)
+        ),
+        false => format!("unknown encoding: {encoding}"),
+    };
+    Err(vm.new_exc(&vm.types.lookup_error, message))
+}
+
+/// Whether `encoding` names one of CPython's bytes-to-bytes (or str-to-str) codecs, with
+/// its aliases (`Lib/encodings/aliases.py`): apy has none of them, and `str.encode` refuses
+/// them with a message of its own.
+fn is_binary_codec(encoding: &str) -> bool {
+    let name = encoding.to_ascii_lowercase().replace(['-', ' '], "_");
+    matches!(
+        name.as_str(),
+        "base64"
+            | "base_64"
+            | "base64_codec"
+            | "bz2"
+            | "bz2_codec"
+            | "hex"
+            | "hex_codec"
+            | "quopri"
+            | "quoted_printable"
+            | "quotedprintable"
+            | "quopri_codec"
+            | "rot13"
+            | "rot_13"
+            | "uu"
+            | "uu_codec"
+            | "zip"
+            | "zlib"
+            | "zlib_codec"
+    )
 }
 
 fn handler(vm: &Vm, errors: &str) -> PyResult<Handler> {
@@ -102,7 +137,7 @@ fn unicode_error(
 
 /// `text.encode(encoding, errors)`.
 pub fn encode(vm: &Vm, text: &str, encoding: &str, errors: &str) -> PyResult<Vec<u8>> {
-    let codec = codec(vm, encoding)?;
+    let codec = codec(vm, encoding, "encode")?;
     if codec == Codec::Utf8 {
         return Ok(text.as_bytes().to_vec());
     }
@@ -137,7 +172,7 @@ pub fn encode(vm: &Vm, text: &str, encoding: &str, errors: &str) -> PyResult<Vec
 
 /// `data.decode(encoding, errors)`.
 pub fn decode(vm: &Vm, data: &[u8], encoding: &str, errors: &str) -> PyResult<String> {
-    let codec = codec(vm, encoding)?;
+    let codec = codec(vm, encoding, "decode")?;
     match codec {
         Codec::Latin1 => return Ok(data.iter().map(|&b| b as char).collect()),
         Codec::Utf8 => {

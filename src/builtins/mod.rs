@@ -31,6 +31,7 @@
 //! (`vm/dict.rs`).
 
 mod abc_flags;
+mod atexit;
 mod binary_file;
 mod binascii;
 mod bind;

@@ -30,6 +30,7 @@ pub fn register(vm: &mut Vm) {
         ("random", super::random::module),
         ("itertools", super::itertools::module),
         ("gc", super::gc::module),
+        ("atexit", super::atexit::module),
         ("_abc", super::abc_flags::module),
         ("io", super::io::module),
         ("os", super::os::module),

@@ -14,7 +14,6 @@ use std::rc::Rc;
 use super::io::{optional_size, size_arg, unsupported};
 use crate::common::chars::str_repr;
 use crate::vm::args::{check_arity, check_kwargs};
-use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, Layout, Object, ObjectKind, PyType};
 use crate::vm::types::make_type;
 use crate::vm::value::Value;
@@ -40,30 +39,30 @@ pub fn write_stream(vm: &mut Vm, stream: &Stream, text: &str) {
 /// have replaced it): where `print` writes when no `file` is given. None when `sys` is not
 /// imported yet.
 pub fn program_stdout(vm: &mut Vm) -> Option<Value> {
-    let key = vm.intern("sys");
-    let sys = vm.modules.table.borrow().get_str(&key).cloned()?;
-    let Value::Object(o) = &sys else {
-        return None;
-    };
-    let ObjectKind::Module { dict, .. } = &o.kind else {
-        return None;
-    };
-    let key = vm.intern("stdout");
-    dict.table.borrow().get_str(&key).cloned()
+    vm.sys_attr("stdout")
 }
 
-/// The standard output stream behind a `sys.stdout`/`sys.stderr` object.
+/// The standard output stream behind an open `sys.stdout`/`sys.stderr` object (a closed
+/// one's `write` raises).
 pub fn stream_of(v: &Value) -> Option<Stream> {
-    match std_stream(v)? {
-        StdStream::Out => Some(Stream::Stdout),
-        StdStream::Err => Some(Stream::Stderr),
-        StdStream::In { .. } => None,
+    let stream = std_stream(v).filter(|s| !s.closed.get())?;
+    match stream.kind {
+        StdKind::Out => Some(Stream::Stdout),
+        StdKind::Err => Some(Stream::Stderr),
+        StdKind::In => None,
     }
 }
 
-/// What one of the three objects stands for; stdin can be closed (`exit()` closes it).
-enum StdStream {
-    In { closed: Cell<bool> },
+/// One of the three objects: which stream it stands for, and whether the program closed it
+/// (`exit()` closes stdin; a closed stdout or stderr refuses writes, as CPython's does).
+struct StdStream {
+    kind: StdKind,
+    closed: Cell<bool>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum StdKind {
+    In,
     Out,
     Err,
 }
@@ -86,14 +85,12 @@ fn this<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a StdStream> {
 /// `sys.stdin`, `sys.stdout` and `sys.stderr`, for the `sys` module.
 pub fn make(vm: &mut Vm) -> [Value; 3] {
     let class = stream_class(vm);
-    [
-        StdStream::In {
+    [StdKind::In, StdKind::Out, StdKind::Err]
+        .map(|kind| StdStream {
+            kind,
             closed: Cell::new(false),
-        },
-        StdStream::Out,
-        StdStream::Err,
-    ]
-    .map(|s| Value::object(Object::new(class.clone(), ObjectKind::Other(Box::new(s)))))
+        })
+        .map(|s| Value::object(Object::new(class.clone(), ObjectKind::Other(Box::new(s)))))
 }
 
 fn stream_class(vm: &mut Vm) -> Rc<PyType> {
@@ -127,9 +124,11 @@ fn stream_class(vm: &mut Vm) -> Rc<PyType> {
             }
         }),
         ("close", |vm, args, _| {
-            if let StdStream::In { closed } = this(vm, args)? {
-                closed.set(true);
+            let stream = this(vm, args)?;
+            if stream.kind == StdKind::Out && !stream.closed.get() {
+                vm.flush_stdout();
             }
+            stream.closed.set(true);
             Ok(Value::None)
         }),
         ("fileno", |vm, args, _| {
@@ -149,13 +148,16 @@ fn stream_class(vm: &mut Vm) -> Rc<PyType> {
         }),
         ("readable", |vm, args, _| {
             descriptor(vm, args, "I/O operation on closed file")?;
-            Ok(Value::Bool(matches!(this(vm, args)?, StdStream::In { .. })))
+            Ok(Value::Bool(this(vm, args)?.kind == StdKind::In))
         }),
         ("writable", |vm, args, _| {
-            Ok(Value::Bool(!matches!(
-                this(vm, args)?,
-                StdStream::In { .. }
-            )))
+            // stdin's buffer answers without looking (`IOBase.writable`); the others ask
+            // their file, which checks it is open.
+            if this(vm, args)?.kind == StdKind::In {
+                return Ok(Value::Bool(false));
+            }
+            descriptor(vm, args, "I/O operation on closed file")?;
+            Ok(Value::Bool(true))
         }),
         ("__repr__", |vm, args, _| {
             let (name, mode) = name_and_mode(this(vm, args)?);
@@ -190,42 +192,44 @@ fn stream_class(vm: &mut Vm) -> Rc<PyType> {
     vm.add_getset(
         &class,
         "closed",
-        |vm, v| {
-            let closed = match this(vm, std::slice::from_ref(v))? {
-                StdStream::In { closed } => closed.get(),
-                _ => false,
-            };
-            Ok(Value::Bool(closed))
-        },
+        |vm, v| Ok(Value::Bool(this(vm, std::slice::from_ref(v))?.closed.get())),
         None,
     );
     class
 }
 
 fn name_and_mode(stream: &StdStream) -> (&'static str, &'static str) {
-    match stream {
-        StdStream::In { .. } => ("<stdin>", "r"),
-        StdStream::Out => ("<stdout>", "w"),
-        StdStream::Err => ("<stderr>", "w"),
+    match stream.kind {
+        StdKind::In => ("<stdin>", "r"),
+        StdKind::Out => ("<stdout>", "w"),
+        StdKind::Err => ("<stderr>", "w"),
     }
 }
 
-/// The stream's file descriptor; ValueError(`closed`) once stdin is closed.
+/// The stream's file descriptor; ValueError(`closed_message`) once it is closed.
 fn descriptor(vm: &Vm, args: &[Value], closed_message: &str) -> PyResult<i64> {
-    match this(vm, args)? {
-        StdStream::In { closed } if closed.get() => Err(vm.value_error(closed_message)),
-        StdStream::In { .. } => Ok(0),
-        StdStream::Out => Ok(1),
-        StdStream::Err => Ok(2),
+    let stream = open_stream(vm, args, closed_message)?;
+    Ok(match stream.kind {
+        StdKind::In => 0,
+        StdKind::Out => 1,
+        StdKind::Err => 2,
+    })
+}
+
+/// The stream `args[0]` is, when it is open; ValueError(`closed_message`) once closed.
+fn open_stream<'a>(vm: &Vm, args: &'a [Value], closed_message: &str) -> PyResult<&'a StdStream> {
+    let stream = this(vm, args)?;
+    match stream.closed.get() {
+        true => Err(vm.value_error(closed_message)),
+        false => Ok(stream),
     }
 }
 
 /// Checks that `args[0]` is stdin and open: io.UnsupportedOperation("not readable") for
 /// stdout and stderr, ValueError(`closed_message`) once closed.
 fn open_stdin(vm: &mut Vm, args: &[Value], closed_message: &str) -> PyResult<()> {
-    match this(vm, args)? {
-        StdStream::In { closed } if closed.get() => Err(vm.value_error(closed_message)),
-        StdStream::In { .. } => Ok(()),
+    match open_stream(vm, args, closed_message)?.kind {
+        StdKind::In => Ok(()),
         _ => Err(unsupported(vm, "not readable")),
     }
 }
@@ -233,7 +237,7 @@ fn open_stdin(vm: &mut Vm, args: &[Value], closed_message: &str) -> PyResult<()>
 fn write(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     check_arity(vm, "write", args, 2, 2)?;
     let Some(stream) = stream_of(&args[0]) else {
-        this(vm, args)?;
+        open_stream(vm, args, "I/O operation on closed file.")?;
         return Err(unsupported(vm, "not writable"));
     };
     let Value::Str(text) = &args[1] else {
@@ -247,16 +251,10 @@ fn write(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 }
 
 fn flush(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    match this(vm, args)? {
-        StdStream::In { closed } if closed.get() => {
-            Err(vm.value_error("I/O operation on closed file."))
-        }
-        StdStream::In { .. } | StdStream::Err => Ok(Value::None),
-        StdStream::Out => {
-            vm.flush_stdout();
-            Ok(Value::None)
-        }
+    if open_stream(vm, args, "I/O operation on closed file.")?.kind == StdKind::Out {
+        vm.flush_stdout();
     }
+    Ok(Value::None)
 }
 
 /// The optional size argument of `read(size=-1, /)` and `readline(size=-1, /)`.
@@ -352,11 +350,11 @@ pub fn input_line(vm: &mut Vm) -> PyResult<Value> {
     let sys = vm.import_module("sys")?;
     let key = vm.intern("stdin");
     let stdin = vm.get_attr(&sys, &key)?;
-    let mut line = match std_stream(&stdin) {
-        Some(StdStream::In { closed }) if closed.get() => {
+    let mut line = match std_stream(&stdin).filter(|s| s.kind == StdKind::In) {
+        Some(s) if s.closed.get() => {
             return Err(vm.value_error("I/O operation on closed file."));
         }
-        Some(StdStream::In { .. }) => read_stdin(vm, None, true)?,
+        Some(_) => read_stdin(vm, None, true)?,
         _ => match vm.call_method(&stdin, "readline", &[])? {
             Value::Str(s) => s.as_str().to_string(),
             other => {

@@ -104,7 +104,10 @@ fn time_sleep(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             )));
         }
     };
-    if secs < 0.0 || secs.is_nan() {
+    if secs.is_nan() {
+        return Err(vm.value_error("Invalid value NaN (not a number)"));
+    }
+    if secs < 0.0 {
         return Err(vm.value_error("sleep length must be non-negative"));
     }
     // CPython counts nanoseconds in an i64.

@@ -98,6 +98,9 @@ pub fn run(
     vm.flush_stdout();
     eprintln!("exiting apy REPL...");
     repl.abandon_tasks(&mut vm);
+    // As the interpreter shuts down after the REPL: `atexit`'s functions.
+    vm.run_exit_functions();
+    vm.flush_stdout();
     status
 }
 

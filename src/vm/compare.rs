@@ -78,19 +78,25 @@ impl Vm {
             lookup(&tb, &reflected)
         };
         if try_reflected_first && let Some(r) = &right {
-            let v = self.nested(|vm| vm.call(r, &[b.clone(), a.clone()], &[]))?;
+            let v = self.nested(" in comparison", |vm| {
+                vm.call(r, &[b.clone(), a.clone()], &[])
+            })?;
             if !matches!(v, Value::NotImplemented) {
                 return Ok(v);
             }
         }
         if let Some(l) = &left {
-            let v = self.nested(|vm| vm.call(l, &[a.clone(), b.clone()], &[]))?;
+            let v = self.nested(" in comparison", |vm| {
+                vm.call(l, &[a.clone(), b.clone()], &[])
+            })?;
             if !matches!(v, Value::NotImplemented) {
                 return Ok(v);
             }
         }
         if !try_reflected_first && let Some(r) = &right {
-            let v = self.nested(|vm| vm.call(r, &[b.clone(), a.clone()], &[]))?;
+            let v = self.nested(" in comparison", |vm| {
+                vm.call(r, &[b.clone(), a.clone()], &[])
+            })?;
             if !matches!(v, Value::NotImplemented) {
                 return Ok(v);
             }
@@ -207,12 +213,12 @@ impl Vm {
             if x.is(y) {
                 continue;
             }
-            if !self.nested(|vm| vm.eq(x, y))? {
+            if !self.nested(" in comparison", |vm| vm.eq(x, y))? {
                 return match op {
                     CompareOperator::Eq => Ok(false),
                     CompareOperator::Ne => Ok(true),
                     _ => {
-                        let r = self.nested(|vm| vm.compare(op, x, y))?;
+                        let r = self.nested(" in comparison", |vm| vm.compare(op, x, y))?;
                         self.truthy(&r)
                     }
                 };
@@ -230,7 +236,7 @@ impl Vm {
             match self.dict_get(y, &k)? {
                 Some(w) => {
                     // PyObject_RichCompareBool: the same object is equal without `__eq__`.
-                    if !v.is(&w) && !self.nested(|vm| vm.eq(&v, &w))? {
+                    if !v.is(&w) && !self.nested(" in comparison", |vm| vm.eq(&v, &w))? {
                         return Ok(false);
                     }
                 }
@@ -252,7 +258,7 @@ impl Vm {
             Value::Tuple(t) => {
                 let mut hashes = Vec::with_capacity(t.items.len());
                 for item in t.items.iter() {
-                    hashes.push(self.nested(|vm| vm.hash(item))?);
+                    hashes.push(self.nested("", |vm| vm.hash(item))?);
                 }
                 hash_tuple(hashes.into_iter())
             }

@@ -25,6 +25,20 @@ use super::{Exc, PyResult, Vm};
 const MODULE_FILES: [&str; 4] = ["{}.apy", "{}.py", "{}/__init__.apy", "{}/__init__.py"];
 
 impl Vm {
+    /// `sys.<name>`, once the program imported `sys` (None before).
+    pub fn sys_attr(&mut self, name: &str) -> Option<Value> {
+        let key = self.intern("sys");
+        let sys = self.modules.table.borrow().get_str(&key).cloned()?;
+        let Value::Object(o) = &sys else {
+            return None;
+        };
+        let ObjectKind::Module { dict, .. } = &o.kind else {
+            return None;
+        };
+        let key = self.intern(name);
+        dict.table.borrow().get_str(&key).cloned()
+    }
+
     /// `IMPORT_NAME`: `__import__(name, globals, None, fromlist, level)`. Without a
     /// `fromlist` the top-level package of `name` is returned (`import a.b` binds `a`);
     /// with one, the module itself, its listed submodules imported too.

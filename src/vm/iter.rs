@@ -212,7 +212,7 @@ impl Vm {
     /// `enumerate`), one recursion level deeper: three million nested `map`s are a
     /// RecursionError rather than a native stack overflow.
     fn next_wrapped(&mut self, it: &Value) -> PyResult<Option<Value>> {
-        self.nested(|vm| vm.next(it))
+        self.nested("", |vm| vm.next(it))
     }
 
     fn builtin_next(&mut self, state: &RefCell<IterState>) -> PyResult<Option<Value>> {

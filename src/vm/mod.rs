@@ -119,6 +119,11 @@ pub type CompileHook =
 /// would exhaust the interpreter thread's native stack.
 pub const MAX_RECURSION_LIMIT: usize = 20_000;
 
+/// How deep native code may recurse (a repr of nested lists, `==` of nested tuples, nested
+/// `map`s): CPython 3.13's `Py_C_RECURSION_LIMIT`, counted apart from the recursion limit
+/// of Python calls, as CPython counts it since 3.12.
+pub const NATIVE_RECURSION_LIMIT: usize = 10_000;
+
 /// How often (in instructions) the time limit is checked.
 const TIME_CHECK_INTERVAL: u64 = 1 << 14;
 
@@ -221,8 +226,13 @@ pub struct Vm {
     pub class_namespaces: Vec<(Rc<PyDict>, Value)>,
     /// Source text by file name, for traceback lines.
     pub sources: HashMap<Rc<str>, Rc<str>>,
-    /// Current depth of nested Python and native calls.
+    /// Current depth of nested Python calls.
     pub depth: usize,
+    /// Current depth of native recursion ([`Vm::nested`]).
+    pub native_depth: usize,
+    /// How deep native code may recurse: [`NATIVE_RECURSION_LIMIT`], less when the
+    /// interpreter thread's stack is smaller (a browser's).
+    pub max_native_depth: usize,
     pub recursion_limit: usize,
     /// The highest `recursion_limit` the interpreter thread's stack holds
     /// ([`MAX_RECURSION_LIMIT`], less under a memory ulimit).
@@ -265,6 +275,8 @@ pub struct Vm {
     /// reports the tasks left pending and closes their coroutines, as CPython's collector
     /// does at exit before the modules' dicts are cleared).
     pub before_exit: Option<fn(&mut Vm)>,
+    /// `atexit`'s functions, in the order registered; None where one was unregistered.
+    pub exit_functions: Vec<Option<run::ExitFunction>>,
     /// A library's own `Send` step for its native awaitables' iterators (asyncio's future
     /// iterator), tried before the `__next__`/`send` protocol; None when not one of them.
     pub native_send: fn(&mut Vm, &Value) -> Option<frame::FrameResult>,
@@ -299,6 +311,7 @@ pub type ThreadStack = ();
 #[derive(Default)]
 pub struct ThreadOwn {
     pub(crate) depth: usize,
+    pub(crate) native_depth: usize,
     pub(crate) exc_info: Vec<Value>,
     pub(crate) running_frames: Vec<frame::RunningFrame>,
     pub(crate) caller: Option<frame::CallSite>,
@@ -592,11 +605,24 @@ impl Vm {
         result
     }
 
-    /// Runs `f` one recursion level deeper (for native code that recurses: reprs, `==`).
-    pub fn nested<T>(&mut self, f: impl FnOnce(&mut Vm) -> PyResult<T>) -> PyResult<T> {
-        self.enter_recursion()?;
+    /// Runs `f` one level of native recursion deeper (reprs, `==`, nested iterators):
+    /// RecursionError "maximum recursion depth exceeded`while_doing`" past
+    /// [`Vm::max_native_depth`] (`_Py_EnterRecursiveCall`). Python calls `f` makes count
+    /// against the recursion limit as well.
+    pub fn nested<T>(
+        &mut self,
+        while_doing: &str,
+        f: impl FnOnce(&mut Vm) -> PyResult<T>,
+    ) -> PyResult<T> {
+        if self.native_depth >= self.max_native_depth {
+            return Err(self.new_exc(
+                &self.types.recursion_error.clone(),
+                format!("maximum recursion depth exceeded{while_doing}"),
+            ));
+        }
+        self.native_depth += 1;
         let result = f(self);
-        self.leave_recursion();
+        self.native_depth -= 1;
         result
     }
 }

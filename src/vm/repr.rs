@@ -15,6 +15,9 @@ use super::value::{PyStr, Value};
 use super::{PyResult, Vm};
 use crate::vm::frame::GenKind;
 
+/// What a RecursionError in a repr says CPython was doing (`PyObject_Repr`).
+const REPR_DEPTH: &str = " while getting the repr of an object";
+
 impl Vm {
     /// `repr(v)`.
     pub fn repr(&mut self, v: &Value) -> PyResult<String> {
@@ -106,7 +109,11 @@ impl Vm {
     /// `f(v)` for a `__repr__` or `__str__` (`dunder`), which must return a str (an
     /// instance of a subclass of str is one: its text is taken).
     fn call_text_method(&mut self, f: &Value, v: &Value, dunder: &str) -> PyResult<Rc<PyStr>> {
-        let text = self.nested(|vm| vm.call(f, std::slice::from_ref(v), &[]))?;
+        let doing = match dunder {
+            "__str__" => " while getting the str of an object",
+            _ => REPR_DEPTH,
+        };
+        let text = self.nested(doing, |vm| vm.call(f, std::slice::from_ref(v), &[]))?;
         let base = match &text {
             Value::Object(o) => o.builtin_base().cloned(),
             _ => None,
@@ -136,7 +143,7 @@ impl Vm {
             return Ok(None);
         }
         self.repr_stack.push(addr);
-        let r = self.nested(f);
+        let r = self.nested(REPR_DEPTH, f);
         self.repr_stack.pop();
         r.map(Some)
     }

@@ -16,7 +16,7 @@ use super::generator::init as init_generators;
 use super::iter::init as init_iterators;
 use super::object::{BuiltinTypes, Object, ObjectKind};
 use super::type_attrs::init_type_methods;
-use super::value::{PyDict, Value};
+use super::value::{PyDict, PyStr, Value};
 use super::{Config, Exc, Interner, ModuleMaker, Names, PROGRAM_STDOUT, TIME_CHECK_INTERVAL, Vm};
 
 impl Vm {
@@ -52,6 +52,8 @@ impl Vm {
             class_namespaces: Vec::new(),
             sources: HashMap::new(),
             depth: 0,
+            native_depth: 0,
+            max_native_depth: super::NATIVE_RECURSION_LIMIT,
             recursion_limit: 1000,
             max_recursion_limit: super::MAX_RECURSION_LIMIT,
             exc_info: vec![Value::None],
@@ -70,6 +72,7 @@ impl Vm {
             running_frames: Vec::new(),
             caller: None,
             before_exit: None,
+            exit_functions: Vec::new(),
             native_send: |_, _| None,
             asyncgen_hooks: Default::default(),
             native_modules: HashMap::new(),
@@ -192,6 +195,7 @@ impl Vm {
             _ => 0,
         };
         let status = self.join_threads(status);
+        self.run_exit_functions();
         if let Some(before_exit) = self.before_exit {
             before_exit(self);
         }
@@ -200,6 +204,26 @@ impl Vm {
         self.run_finalizers(None);
         self.flush_stdout();
         status
+    }
+
+    /// Runs `atexit`'s functions, last registered first, and forgets them all; one
+    /// registered meanwhile does not run (`atexit_callfuncs`). An error in one is reported
+    /// as unraisable ("Exception ignored in atexit callback …", `SystemExit` too) and the
+    /// next runs; a stop (a limit, Ctrl-C's abort) ends them.
+    pub fn run_exit_functions(&mut self) {
+        let registered = std::mem::take(&mut self.exit_functions);
+        for exit in registered.into_iter().rev().flatten() {
+            if self.abort.is_some() {
+                break;
+            }
+            if let Err(exc) = self.call(&exit.func, &exit.args, &exit.kwargs) {
+                let repr = self.repr(&exit.func).unwrap_or_default();
+                let mut text = format!("Exception ignored in atexit callback {repr}:\n");
+                self.format_unraisable(&exc, &mut text);
+                self.write_stderr(&text);
+            }
+        }
+        self.exit_functions.clear();
     }
 
     /// As the main module ends, `threading._shutdown()` waits for the threads that are not
@@ -250,24 +274,74 @@ impl Vm {
                 Value::None => 0,
                 Value::Int(n) => n as i32,
                 Value::Bool(b) => b as i32,
+                // CPython's `PyLong_AsLong` fails: its exit status is the -1 it gave, and the
+                // error it left is reported when the threads shut down.
+                Value::BigInt(_) => {
+                    crate::common::console::eprint(
+                        "Exception ignored on threading shutdown:\n\
+                         OverflowError: Python int too large to convert to C long\n",
+                    );
+                    255
+                }
                 other => {
                     let text = self
                         .str_of(&other)
                         .map(|s| s.as_str().to_string())
                         .unwrap_or_default();
-                    crate::common::console::eprint(&format!("{text}\n"));
+                    self.write_report(&[&text, "\n"]);
                     1
                 }
             };
         }
         let text = self.format_exception(exc);
-        crate::common::console::eprint(&text);
+        self.write_report(&[&text]);
         if exc.class.is_subtype(&self.types.keyboard_interrupt) {
             // CPython dies by SIGINT here; a shell shows that as 128 + 2.
             return 130;
         }
         1
     }
+}
+
+impl Vm {
+    /// Writes the report of an uncaught exception (its traceback, or `SystemExit`'s message
+    /// and a newline) where CPython's `PyErr_Display` does: to `sys.stderr` as the program
+    /// left it. Nothing when that is None, "lost sys.stderr" when it is closed; a `write`
+    /// of each of the `pieces` when the program put a file object of its own there (what
+    /// that raises is lost, as in CPython; CPython writes a traceback in several pieces, one
+    /// a frame, apy whole).
+    fn write_report(&mut self, pieces: &[&str]) {
+        let Some(stderr) = self.sys_attr("stderr") else {
+            return self.write_stderr(&pieces.concat());
+        };
+        if stderr.is_none() {
+            return;
+        }
+        let closed = self.intern("closed");
+        let is_closed = self
+            .get_attr(&stderr, &closed)
+            .and_then(|c| self.truthy(&c));
+        if let Ok(true) = is_closed {
+            return self.write_stderr("lost sys.stderr\n");
+        }
+        if self
+            .sys_attr("__stderr__")
+            .is_some_and(|real| real.is(&stderr))
+        {
+            return self.write_stderr(&pieces.concat());
+        }
+        self.flush_stdout();
+        for piece in pieces {
+            let _ = self.call_method(&stderr, "write", &[Value::str(*piece)]);
+        }
+    }
+}
+
+/// A function `atexit.register` was given, with its arguments.
+pub struct ExitFunction {
+    pub func: Value,
+    pub args: Vec<Value>,
+    pub kwargs: Vec<(Rc<PyStr>, Value)>,
 }
 
 /// `builtins.__doc__`, CPython's.

@@ -322,6 +322,7 @@ impl Vm {
     fn exchange(&mut self, i: usize) {
         let mut s = std::mem::take(&mut self.threads.list[i].own);
         std::mem::swap(&mut self.depth, &mut s.depth);
+        std::mem::swap(&mut self.native_depth, &mut s.native_depth);
         std::mem::swap(&mut self.exc_info, &mut s.exc_info);
         std::mem::swap(&mut self.running_frames, &mut s.running_frames);
         std::mem::swap(&mut self.caller, &mut s.caller);

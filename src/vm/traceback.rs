@@ -219,7 +219,8 @@ impl Vm {
 
     /// [`Vm::format_entries`], with the caret lines under each source line (`traceback.py`)
     /// or, as the C printer of an unraisable report draws them (`_PyTraceBack_Print`), with
-    /// only the first line of each instruction's source and no carets.
+    /// only the first line of each instruction's source (none for code not from a file)
+    /// and no carets.
     fn format_entries_drawn(&self, entries: &[TracebackEntry], carets: bool) -> String {
         let mut out = String::new();
         let mut previous: Option<(&str, u32, &str)> = None;
@@ -240,7 +241,12 @@ impl Vm {
                 "  File \"{}\", line {}, in {}\n",
                 entry.code.filename, entry.line, entry.code.name
             ));
-            let text = self.sources.get(&*entry.code.filename).map(|t| &**t);
+            // The C printer reads the line from the file: a `<string>` or `<stdin>` has none.
+            let text = self
+                .sources
+                .get(&*entry.code.filename)
+                .filter(|_| carets || !entry.code.filename.starts_with('<'))
+                .map(|t| &**t);
             let span = entry.span.filter(|_| carets);
             let anchors = span.and_then(|span| entry.code.anchors_at(span));
             let lines = text.map(|text| source_lines(text, entry.line, span, anchors));
