@@ -331,6 +331,7 @@ fn types_coroutine(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         varnames: func.code.varnames.clone(),
         cellnames: func.code.cellnames.clone(),
         global_cache: GlobalSlot::empty_cache(func.code.names.len()),
+        inline_arity: func.code.inline_arity,
     };
     Ok(Value::Function(Rc::new(Function {
         code: Rc::new(code_obj),

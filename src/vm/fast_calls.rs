@@ -104,10 +104,11 @@ pub(super) fn inline_call(frame: &Frame, base: usize) -> Option<usize> {
 }
 
 /// Whether a call of `f` with `nargs` positional arguments can run inline: `f` is a plain
-/// function (not a generator or coroutine) that [`binds_positionally`].
+/// function (not a generator or coroutine) that [`binds_positionally`], as the code's
+/// [`inline_arity`](super::call::inline_arity) has it.
 #[inline]
 fn takes_exactly(f: &Function, nargs: usize) -> bool {
-    binds_positionally(f, nargs) && generator_kind(f).is_none()
+    f.code.inline_arity as usize == nargs
 }
 
 impl Vm {

@@ -702,6 +702,7 @@ impl Vm {
             .collect();
         Rc::new(CodeObj {
             global_cache: GlobalSlot::empty_cache(code.names.len()),
+            inline_arity: super::call::inline_arity(code),
             quick: super::quicken::quicken(&code.instructions),
             code: code.clone(),
             consts,
