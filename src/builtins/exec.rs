@@ -4,7 +4,8 @@
 //! `<string>` in tracebacks and syntax errors as CPython names it; a code object runs in a
 //! frame of its own with the given globals and locals, by default the caller's
 //! (`Vm::caller_scope`: in a function, `locals()`'s snapshot, so what `exec` assigns there
-//! stays in that snapshot, as in CPython 3.13).
+//! stays in that snapshot, as in CPython 3.13). And `__import__`, the function an `import`
+//! statement calls, for programs that call it themselves.
 
 use std::rc::Rc;
 
@@ -21,7 +22,41 @@ pub const FUNCTIONS: &[(&str, NativeFn)] = &[
     ("exec", builtin_exec),
     ("eval", builtin_eval),
     ("compile", builtin_compile),
+    ("__import__", builtin_import),
 ];
+
+const IMPORT: Signature = Signature::keywords(
+    "builtins",
+    "__import__",
+    &["name", "globals", "locals", "fromlist", "level"],
+    1,
+    0,
+);
+
+/// `__import__(name, globals=None, locals=None, fromlist=(), level=0)`: the import the
+/// `IMPORT_NAME` instruction makes (`Vm::import_name`); `globals` places a relative import.
+fn builtin_import(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let slots = IMPORT.bind(vm, args, kw)?;
+    let arg = |i: usize| slots[i].clone().unwrap_or(Value::None);
+    let name = match arg(0) {
+        Value::Str(s) => s,
+        _ => return Err(vm.type_error("module name must be a string")),
+    };
+    let level = match slots[4].clone() {
+        Some(level) => vm.expect_index(&level)?,
+        None => 0,
+    };
+    if level < 0 {
+        return Err(vm.value_error("level must be >= 0"));
+    }
+    let globals = match arg(1) {
+        Value::Dict(d) => d,
+        _ => Rc::new(PyDict {
+            table: Default::default(),
+        }),
+    };
+    vm.import_name(name.as_str(), &arg(3), level, &globals)
+}
 
 const EXEC: Signature =
     Signature::keywords("builtins", "exec", &["source", "globals", "locals"], 1, 1);

@@ -82,6 +82,7 @@ const MODULES: &[(&str, &str, &str)] = &[
     ("base64", "base64.py", include_str!("base64.apy")),
     ("uuid", "uuid.py", include_str!("uuid.apy")),
     ("textwrap", "textwrap.py", include_str!("textwrap.apy")),
+    ("timeit", "timeit.py", include_str!("timeit.apy")),
     ("threading", "threading.py", include_str!("threading.apy")),
     ("typing", "typing.py", include_str!("typing.apy")),
     ("time", "time.py", include_str!("time.apy")),
