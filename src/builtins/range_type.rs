@@ -88,6 +88,8 @@ fn scan(
 ) -> PyResult<()> {
     let (mut index, length) = (Int::Small(0), range.length());
     while index < length {
+        // Metered: `range(2**64).index(1.5)` compares for ever, within the limits.
+        vm.charge(1)?;
         if vm.eq(&from_int(range.item(&index)), target)? && !found(index.clone()) {
             break;
         }
