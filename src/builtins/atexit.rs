@@ -7,9 +7,8 @@ use std::rc::Rc;
 
 use crate::vm::args::check_arity;
 use crate::vm::object::KwArgs;
-use crate::vm::run::ExitFunction;
 use crate::vm::value::Value;
-use crate::vm::{PyResult, Vm};
+use crate::vm::{ExitFunction, PyResult, Vm};
 
 /// `atexit.register(func, *args, **kwargs)`: gives `func` back, so it serves as a decorator.
 fn register(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {

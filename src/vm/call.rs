@@ -5,8 +5,6 @@
 
 use std::rc::Rc;
 
-use crate::compile::bytecode::Code;
-
 use super::dict::StrKeys;
 use super::frame::Frame;
 
@@ -523,21 +521,6 @@ pub(super) fn binds_positionally(f: &Function, nargs: usize) -> bool {
     defaults_missing(f, nargs) == Some(0)
 }
 
-/// [`CodeObj::inline_arity`](super::object::CodeObj::inline_arity) of `code`: its
-/// positional parameter count when a call with exactly that many positional arguments binds
-/// them as they are (no keyword-only parameters, no `*args` or `**kwargs`) and runs the
-/// body (not a generator, coroutine or async generator); `u32::MAX` otherwise. What
-/// [`binds_positionally`] and [`generator_kind`] say together.
-pub fn inline_arity(code: &Code) -> u32 {
-    let flags = &code.flags;
-    let simple = code.kwonlyargcount == 0 && !flags.varargs && !flags.varkeywords;
-    let runs_body = !flags.async_generator && !flags.coroutine && !flags.generator;
-    match simple && runs_body {
-        true => code.argcount,
-        false => u32::MAX,
-    }
-}
-
 /// What calling `f` makes instead of running it: a generator, coroutine or async generator.
 #[inline]
 pub(super) fn generator_kind(f: &Function) -> Option<GenKind> {
@@ -608,28 +591,4 @@ pub fn too_many_positional_text(
 /// (what `list.__new__(Stack)` or `tuple.__new__(Point, values)` returns).
 pub fn instance_of_subclass(cls: &Rc<PyType>, value: Value) -> Value {
     Value::object(Object::with_dict(cls.clone(), ObjectKind::Builtin(value)))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::inline_arity;
-    use crate::compile::first_function as function;
-
-    #[test]
-    fn inline_arity_is_the_positional_count_of_plain_functions_only() {
-        assert_eq!(inline_arity(&function("def f(a, b):\n    pass\n")), 2);
-        // Defaults change nothing: a call with every argument binds them as they are.
-        assert_eq!(inline_arity(&function("def f(a, b=1):\n    pass\n")), 2);
-        assert_eq!(inline_arity(&function("def f():\n    pass\n")), 0);
-        for source in [
-            "def f(a, *b):\n    pass\n",
-            "def f(a, **k):\n    pass\n",
-            "def f(a, *, b):\n    pass\n",
-            "def f(a):\n    yield a\n",
-            "async def f(a):\n    pass\n",
-            "async def f(a):\n    yield a\n",
-        ] {
-            assert_eq!(inline_arity(&function(source)), u32::MAX, "{source}");
-        }
-    }
 }

@@ -105,7 +105,7 @@ pub(super) fn inline_call(frame: &Frame, base: usize) -> Option<usize> {
 
 /// Whether a call of `f` with `nargs` positional arguments can run inline: `f` is a plain
 /// function (not a generator or coroutine) that [`binds_positionally`], as the code's
-/// [`inline_arity`](super::call::inline_arity) has it.
+/// [`inline_arity`](super::frame::inline_arity) has it.
 #[inline]
 fn takes_exactly(f: &Function, nargs: usize) -> bool {
     f.code.inline_arity as usize == nargs

@@ -702,7 +702,7 @@ impl Vm {
             .collect();
         Rc::new(CodeObj {
             global_cache: GlobalSlot::empty_cache(code.names.len()),
-            inline_arity: super::call::inline_arity(code),
+            inline_arity: inline_arity(code),
             quick: super::quicken::quicken(&code.instructions),
             code: code.clone(),
             consts,
@@ -822,9 +822,24 @@ pub fn as_generator(v: &Value) -> Option<&Generator> {
     }
 }
 
+/// [`CodeObj::inline_arity`] of `code`: its positional parameter count when a call with
+/// exactly that many positional arguments binds them as they are (no keyword-only parameters, no `*args` or `**kwargs`) and runs the
+/// body (not a generator, coroutine or async generator); `u32::MAX` otherwise. What
+/// `call::binds_positionally` and `call::generator_kind` say together.
+pub fn inline_arity(code: &Code) -> u32 {
+    let flags = &code.flags;
+    let simple = code.kwonlyargcount == 0 && !flags.varargs && !flags.varkeywords;
+    let runs_body = !flags.async_generator && !flags.coroutine && !flags.generator;
+    match simple && runs_body {
+        true => code.argcount,
+        false => u32::MAX,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compile::first_function as function;
 
     /// Every count (the unrolled ones and the bulk copy) moves the values in order, each
     /// keeping its one reference, and leaves what is below `args_start` in place.
@@ -850,6 +865,24 @@ mod tests {
                 args.iter()
                     .all(|a| matches!(a, Value::Str(s) if Rc::strong_count(s) == 1))
             );
+        }
+    }
+
+    #[test]
+    fn inline_arity_is_the_positional_count_of_plain_functions_only() {
+        assert_eq!(inline_arity(&function("def f(a, b):\n    pass\n")), 2);
+        // Defaults change nothing: a call with every argument binds them as they are.
+        assert_eq!(inline_arity(&function("def f(a, b=1):\n    pass\n")), 2);
+        assert_eq!(inline_arity(&function("def f():\n    pass\n")), 0);
+        for source in [
+            "def f(a, *b):\n    pass\n",
+            "def f(a, **k):\n    pass\n",
+            "def f(a, *, b):\n    pass\n",
+            "def f(a):\n    yield a\n",
+            "async def f(a):\n    pass\n",
+            "async def f(a):\n    yield a\n",
+        ] {
+            assert_eq!(inline_arity(&function(source)), u32::MAX, "{source}");
         }
     }
 }

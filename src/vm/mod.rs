@@ -276,7 +276,7 @@ pub struct Vm {
     /// does at exit before the modules' dicts are cleared).
     pub before_exit: Option<fn(&mut Vm)>,
     /// `atexit`'s functions, in the order registered; None where one was unregistered.
-    pub exit_functions: Vec<Option<run::ExitFunction>>,
+    pub exit_functions: Vec<Option<ExitFunction>>,
     /// A library's own `Send` step for its native awaitables' iterators (asyncio's future
     /// iterator), tried before the `__next__`/`send` protocol; None when not one of them.
     pub native_send: fn(&mut Vm, &Value) -> Option<frame::FrameResult>,
@@ -625,6 +625,13 @@ impl Vm {
         self.native_depth -= 1;
         result
     }
+}
+
+/// A function `atexit.register` was given, with its arguments ([`Vm::run_exit_functions`]).
+pub struct ExitFunction {
+    pub func: Value,
+    pub args: Vec<Value>,
+    pub kwargs: Vec<(Rc<PyStr>, Value)>,
 }
 
 /// `sys.set_asyncgen_hooks` state (`tstate->async_gen_firstiter/finalizer`).

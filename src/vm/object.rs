@@ -158,7 +158,7 @@ pub struct CodeObj {
     /// The inline caches, one per name (see [`NameCaches`]).
     pub global_cache: NameCaches,
     /// The number of positional arguments a call of a function with this code runs inline
-    /// with ([`super::call::inline_arity`]), `u32::MAX` when no call does: one compare
+    /// with ([`super::frame::inline_arity`]), `u32::MAX` when no call does: one compare
     /// on every Python-to-Python call instead of six flags and the count.
     pub inline_arity: u32,
 }

@@ -16,7 +16,7 @@ use super::generator::init as init_generators;
 use super::iter::init as init_iterators;
 use super::object::{BuiltinTypes, Object, ObjectKind};
 use super::type_attrs::init_type_methods;
-use super::value::{PyDict, PyStr, Value};
+use super::value::{PyDict, Value};
 use super::{Config, Exc, Interner, ModuleMaker, Names, PROGRAM_STDOUT, TIME_CHECK_INTERVAL, Vm};
 
 impl Vm {
@@ -335,13 +335,6 @@ impl Vm {
             let _ = self.call_method(&stderr, "write", &[Value::str(*piece)]);
         }
     }
-}
-
-/// A function `atexit.register` was given, with its arguments.
-pub struct ExitFunction {
-    pub func: Value,
-    pub args: Vec<Value>,
-    pub kwargs: Vec<(Rc<PyStr>, Value)>,
 }
 
 /// `builtins.__doc__`, CPython's.
