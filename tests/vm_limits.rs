@@ -315,6 +315,12 @@ fn native_built_ins_count_against_max_steps() {
         "range(2**64).index(1.5)",
         "range(2**64).count(1.5)",
         "1.5 in range(2**64)",
+        // random's native loops, as long as their `k` (or the list) says.
+        "import random\nrandom.sample(range(10**18), 10**7)",
+        "import random\nrandom.sample(range(10**5), 10**5 - 1)",
+        "import random\nrandom.choices([1, 2], k=10**7)",
+        "import random\nrandom.choices([1, 2], [1, 1], k=10**7)",
+        "import random\nrandom.sample([1, 2], 10**7, counts=[10**7, 10**7])",
         "import math\nmath.factorial(10**7)",
         "import math\nmath.comb(10**6, 5 * 10**5)",
         "import math\nmath.perm(10**6, 10**5)",

@@ -536,6 +536,7 @@ fn random_shuffle(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let n = vm.len(&x)?;
     if let Value::List(l) = &x {
         for i in (1..n).rev() {
+            vm.charge(1)?;
             let j = randbelow_usize(r, i + 1);
             let mut items = l.items.borrow_mut();
             if i < items.len() {
@@ -545,6 +546,7 @@ fn random_shuffle(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         return Ok(Value::None);
     }
     for i in (1..n).rev() {
+        vm.charge(1)?;
         let j = randbelow_usize(r, i + 1);
         let (iv, jv) = (Value::Int(i as i64), Value::Int(j as i64));
         let (at_j, at_i) = (vm.get_item(&x, &jv)?, vm.get_item(&x, &iv)?);
@@ -657,6 +659,7 @@ fn sample(
         // return [population[bisect(cum_counts, s)] for s in selections]
         let mut out = Vec::with_capacity(selections.len());
         for s in selections {
+            vm.charge(1)?;
             let i = bisect_right(vm, &cum_counts, &s, cum_counts.len())?;
             out.push(vm.get_item(population, &Value::Int(i as i64))?);
         }
@@ -686,6 +689,7 @@ fn sample(
         // pool = list(population); result[i] = pool[j]; pool[j] = pool[n - i - 1]
         let mut pool = vm.collect_iterable(population)?;
         for i in 0..k {
+            vm.charge(1)?;
             let j = randbelow_usize(r, n - i);
             result.push(pool[j].clone());
             pool[j] = pool[n - i - 1].clone();
@@ -693,6 +697,7 @@ fn sample(
     } else {
         let mut selected = std::collections::HashSet::new();
         for _ in 0..k {
+            vm.charge(1)?;
             let mut j = randbelow_usize(r, n);
             while selected.contains(&j) {
                 j = randbelow_usize(r, n);
@@ -731,6 +736,7 @@ fn random_choices(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             let count = repeat_count(vm, &k)?;
             let mut out = Vec::with_capacity(count);
             for _ in 0..count {
+                vm.charge(1)?;
                 let i = (draw(r) * n as f64).floor() as i64;
                 out.push(vm.get_item(&population, &Value::Int(i))?);
             }
@@ -778,6 +784,7 @@ fn random_choices(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let count = repeat_count(vm, &k)?;
     let mut out = Vec::with_capacity(count);
     for _ in 0..count {
+        vm.charge(1)?;
         let x = Value::Float(draw(r) * total);
         let i = bisect_right(vm, &cum_weights, &x, n - 1)?;
         out.push(vm.get_item(&population, &Value::Int(i as i64))?);
