@@ -176,7 +176,13 @@ impl Vm {
                 return Err(self.type_error("derive must return an instance of BaseExceptionGroup"));
             }
         };
-        if let (Some(d), Some(gd)) = (orig.exc_data(), group.exc_data()) {
+        if std::rc::Rc::ptr_eq(orig, &group) {
+            // A `derive` that gives `orig` back: copying its parts onto itself changes only
+            // the flag setting the cause sets.
+            if let Some(d) = orig.exc_data() {
+                d.borrow_mut().suppress_context = true;
+            }
+        } else if let (Some(d), Some(gd)) = (orig.exc_data(), group.exc_data()) {
             let d = d.borrow();
             let mut gd = gd.borrow_mut();
             gd.traceback = d.traceback.clone();
