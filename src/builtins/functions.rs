@@ -8,7 +8,7 @@ use crate::common::int_ops;
 use std::rc::Rc;
 
 use super::list_type::sort_values;
-use super::std_streams::{Stream, input_line, program_stdout, stream_of, write_stream};
+use super::std_streams::{Stream, input_line, stream_of, write_stream};
 use crate::compile::bytecode::{BinaryOperator, CompareOperator};
 use crate::vm::args::{check_arity, check_kwargs, kwarg};
 use crate::vm::long_work::{division_steps, words};
@@ -106,7 +106,8 @@ fn builtin_print(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     // to None (then print prints nothing, as CPython's does).
     let file = match kwarg(kw, "file").filter(|f| !f.is_none()) {
         Some(file) => file,
-        None => match program_stdout(vm) {
+        // (`sys.stdout` is looked up once `sys` is imported: until then nothing replaced it.)
+        None => match vm.sys_attr("stdout") {
             Some(Value::None) => return Ok(Value::None),
             Some(file) => file,
             None => Value::None,

@@ -35,13 +35,6 @@ pub fn write_stream(vm: &mut Vm, stream: &Stream, text: &str) {
     }
 }
 
-/// `sys.stdout` as the program left it, once it has imported `sys` (until then nothing can
-/// have replaced it): where `print` writes when no `file` is given. None when `sys` is not
-/// imported yet.
-pub fn program_stdout(vm: &mut Vm) -> Option<Value> {
-    vm.sys_attr("stdout")
-}
-
 /// The standard output stream behind an open `sys.stdout`/`sys.stderr` object (a closed
 /// one's `write` raises).
 pub fn stream_of(v: &Value) -> Option<Stream> {

@@ -301,9 +301,7 @@ impl Vm {
         }
         1
     }
-}
 
-impl Vm {
     /// Writes the report of an uncaught exception (its traceback, or `SystemExit`'s message
     /// and a newline) where CPython's `PyErr_Display` does: to `sys.stderr` as the program
     /// left it. Nothing when that is None, "lost sys.stderr" when it is closed; a `write`
