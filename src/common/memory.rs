@@ -20,7 +20,16 @@
 //! each release reports the address. Nothing else pays for it: with neither a limit nor a
 //! tracer, [`WATCHED`] is false and the allocator goes straight to the system's.
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::{GlobalAlloc, Layout};
+
+/// The allocator underneath the accounting. Natively, mimalloc: a VM allocates and frees
+/// small objects by the million (frames, tasks, futures, boxed objects), which glibc's
+/// malloc serves through its slower bins, as CPython serves them from its own small-object
+/// allocator (pymalloc). In a browser, Rust's own (`System`).
+#[cfg(not(target_arch = "wasm32"))]
+use mimalloc::MiMalloc as Backing;
+#[cfg(target_arch = "wasm32")]
+use std::alloc::System as Backing;
 use std::cell::Cell;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicIsize, AtomicPtr, AtomicUsize, Ordering};
@@ -254,9 +263,9 @@ impl Accounting {
             // SAFETY: the caller's layout, as `GlobalAlloc::alloc` requires.
             unsafe {
                 if zeroed {
-                    System.alloc_zeroed(layout)
+                    Backing.alloc_zeroed(layout)
                 } else {
-                    System.alloc(layout)
+                    Backing.alloc(layout)
                 }
             }
         });
@@ -290,8 +299,8 @@ impl Accounting {
         if new_size > old && !Self::take(new_size - old) {
             return Self::refuse(new_size);
         }
-        // SAFETY: `ptr` was allocated by `System` with `layout`; the caller checked `new_size`.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        // SAFETY: `ptr` was allocated by `Backing` with `layout`; the caller checked `new_size`.
+        let p = unsafe { Backing.realloc(ptr, layout, new_size) };
         if p.is_null() {
             if new_size > old {
                 Self::give_back(new_size - old);
@@ -311,14 +320,14 @@ impl Accounting {
     }
 }
 
-// SAFETY: every method forwards to `System` with the same layout; the accounting only
+// SAFETY: every method forwards to `Backing` with the same layout; the accounting only
 // decides whether to forward.
 unsafe impl GlobalAlloc for Accounting {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if !WATCHED.load(Ordering::Relaxed) {
             // SAFETY: the caller's layout, as `GlobalAlloc::alloc` requires.
-            return Self::granted(unsafe { System.alloc(layout) }, layout.size());
+            return Self::granted(unsafe { Backing.alloc(layout) }, layout.size());
         }
         Self::alloc_watched(layout, false)
     }
@@ -327,7 +336,7 @@ unsafe impl GlobalAlloc for Accounting {
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         if !WATCHED.load(Ordering::Relaxed) {
             // SAFETY: as in `alloc`.
-            return Self::granted(unsafe { System.alloc_zeroed(layout) }, layout.size());
+            return Self::granted(unsafe { Backing.alloc_zeroed(layout) }, layout.size());
         }
         Self::alloc_watched(layout, true)
     }
@@ -337,15 +346,15 @@ unsafe impl GlobalAlloc for Accounting {
         if WATCHED.load(Ordering::Relaxed) {
             Self::dealloc_watched(ptr, layout.size());
         }
-        // SAFETY: `ptr` was allocated by `System` with `layout`.
-        unsafe { System.dealloc(ptr, layout) }
+        // SAFETY: `ptr` was allocated by `Backing` with `layout`.
+        unsafe { Backing.dealloc(ptr, layout) }
     }
 
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if !WATCHED.load(Ordering::Relaxed) {
-            // SAFETY: `ptr` was allocated by `System` with `layout`, as the caller promises.
-            return Self::granted(unsafe { System.realloc(ptr, layout, new_size) }, new_size);
+            // SAFETY: `ptr` was allocated by `Backing` with `layout`, as the caller promises.
+            return Self::granted(unsafe { Backing.realloc(ptr, layout, new_size) }, new_size);
         }
         Self::realloc_watched(ptr, layout, new_size)
     }
