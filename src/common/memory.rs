@@ -22,12 +22,8 @@
 
 use std::alloc::{GlobalAlloc, Layout};
 
-/// The allocator underneath the accounting. Natively, mimalloc: a VM allocates and frees
-/// small objects by the million (frames, tasks, futures, boxed objects), which glibc's
-/// malloc serves through its slower bins, as CPython serves them from its own small-object
-/// allocator (pymalloc). In a browser, Rust's own (`System`).
 #[cfg(not(target_arch = "wasm32"))]
-use mimalloc::MiMalloc as Backing;
+use mimalloc::Mimalloc as Backing;
 #[cfg(target_arch = "wasm32")]
 use std::alloc::System as Backing;
 use std::cell::Cell;
@@ -400,5 +396,76 @@ mod tests {
         assert!(parse_size("0").is_err());
         assert!(parse_size("lots").is_err());
         assert!(parse_size("1e300").is_err());
+    }
+}
+
+/// The allocator underneath the accounting, natively (in a browser it is Rust's own,
+/// `System`): mimalloc. A VM allocates and frees small objects by the million (frames,
+/// tasks, futures, boxed objects), which glibc's malloc serves through its slower bins;
+/// CPython serves them from its own small-object allocator (pymalloc).
+#[cfg(not(target_arch = "wasm32"))]
+mod mimalloc {
+    use libmimalloc_sys::{
+        mi_free, mi_malloc, mi_malloc_aligned, mi_realloc, mi_realloc_aligned, mi_zalloc,
+        mi_zalloc_aligned,
+    };
+    use std::alloc::{GlobalAlloc, Layout};
+    use std::ffi::c_void;
+
+    pub struct Mimalloc;
+
+    /// Whether mimalloc's plain `malloc` already aligns a block of this layout (every block
+    /// of 16 bytes or more is 16-aligned), so the aligned entry points, a few instructions
+    /// longer on every call, are only for the rare over-aligned types; `System` decides
+    /// the same way.
+    #[inline(always)]
+    fn plain(align: usize, size: usize) -> bool {
+        align <= 16 && align <= size
+    }
+
+    // SAFETY: mimalloc's functions take and give blocks as malloc's do; a block is freed
+    // with `mi_free` whatever the alignment it was asked with.
+    unsafe impl GlobalAlloc for Mimalloc {
+        #[inline(always)]
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            // SAFETY: plain C calls with the caller's (non-zero) size.
+            unsafe {
+                if plain(layout.align(), layout.size()) {
+                    mi_malloc(layout.size()).cast()
+                } else {
+                    mi_malloc_aligned(layout.size(), layout.align()).cast()
+                }
+            }
+        }
+
+        #[inline(always)]
+        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+            // SAFETY: as in `alloc`.
+            unsafe {
+                if plain(layout.align(), layout.size()) {
+                    mi_zalloc(layout.size()).cast()
+                } else {
+                    mi_zalloc_aligned(layout.size(), layout.align()).cast()
+                }
+            }
+        }
+
+        #[inline(always)]
+        unsafe fn dealloc(&self, ptr: *mut u8, _layout: Layout) {
+            // SAFETY: `ptr` came from this allocator, as the caller promises.
+            unsafe { mi_free(ptr.cast::<c_void>()) }
+        }
+
+        #[inline(always)]
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            // SAFETY: `ptr` came from this allocator with `layout`, as the caller promises.
+            unsafe {
+                if plain(layout.align(), new_size) {
+                    mi_realloc(ptr.cast::<c_void>(), new_size).cast()
+                } else {
+                    mi_realloc_aligned(ptr.cast::<c_void>(), new_size, layout.align()).cast()
+                }
+            }
+        }
     }
 }
