@@ -24,7 +24,7 @@ use apy::syntax::diagnostics::{Diagnostic, emit_to_stderr};
 fn exit_70_on_internal_error() {
     let report_panic = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        apy::vm::flush_program_stdout();
+        let _ = apy::vm::flush_program_stdout();
         report_panic(info);
         eprintln!("apy: internal error: this is a bug in apy, not in the program");
         std::process::exit(70);

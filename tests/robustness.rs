@@ -160,3 +160,73 @@ fn apy_cpu_time(args: &[&str], stdin: &str) -> (Output, Duration) {
     };
     (output, seconds(usage.ru_utime) + seconds(usage.ru_stime))
 }
+
+/// Output that cannot be written is not lost without a word (it was: Rust's stdout reports
+/// a closed descriptor's writes as done). After `os.close(1)`, `print` still buffers, and
+/// the last flush fails: reported as CPython 3.13 reports it, exit status 120 (CPython's
+/// for a failed flush at exit; expected output from CPython without PYTHONUNBUFFERED).
+#[test]
+fn output_to_a_closed_stdout_is_reported_at_exit() {
+    let output = apy(&["-c", "import os\nprint('a')\nos.close(1)\nprint('b')\n"]);
+    assert_eq!(stdout(&output), "");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "Exception ignored on flushing sys.stdout:\nOSError: [Errno 9] Bad file descriptor\n"
+    );
+    assert_eq!(output.status.code(), Some(120));
+}
+
+/// `sys.stdout.flush()` and `print(..., flush=True)` raise the write's error in the program;
+/// what they could not write stays buffered, so the exit reports it again (CPython 3.13's
+/// output, without PYTHONUNBUFFERED).
+#[test]
+fn flush_errors_are_raised_in_the_program() {
+    let program = "import os, sys\nprint('a')\nsys.stdout.flush()\nos.close(1)\nprint('b')\n\
+                   try:\n    sys.stdout.flush()\nexcept OSError as e:\n    \
+                   print(type(e).__name__, e, file=sys.stderr)\nprint('c', flush=True)\n";
+    let output = apy(&["-c", program]);
+    assert_eq!(stdout(&output), "a\n");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "OSError [Errno 9] Bad file descriptor\n\
+         Traceback (most recent call last):\n  File \"<string>\", line 10, in <module>\n\
+         \x20   print('c', flush=True)\n    ~~~~~^^^^^^^^^^^^^^^^^\n\
+         OSError: [Errno 9] Bad file descriptor\n\
+         Exception ignored on flushing sys.stdout:\nOSError: [Errno 9] Bad file descriptor\n"
+    );
+    assert_eq!(output.status.code(), Some(120));
+}
+
+/// `apy prog | head -1`: the write into the closed pipe raises BrokenPipeError at the
+/// `print`, and what was buffered goes with it, so nothing is left to report at exit:
+/// exit status 1, as CPython 3.13's. A handler that catches it and prints again gets the
+/// report at exit and status 120.
+#[test]
+fn a_broken_pipe_ends_as_in_cpython() {
+    use std::io::{BufRead, BufReader};
+    let run = |program: &str| {
+        let mut child = spawn_apy(&["-c", program], "");
+        let mut reader = BufReader::new(child.stdout.take().expect("a pipe"));
+        let mut first = String::new();
+        reader.read_line(&mut first).expect("apy prints");
+        assert_eq!(first, "0\n");
+        drop(reader);
+        child.wait_with_output().expect("apy ends")
+    };
+    let output = run("for i in range(1_000_000):\n    print(i)\n");
+    assert_eq!(
+        last_stderr_line(&output),
+        "BrokenPipeError: [Errno 32] Broken pipe"
+    );
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let output = run(
+        "import sys\ntry:\n    for i in range(1_000_000):\n        print(i)\n\
+                      except BrokenPipeError:\n    sys.stderr.write('caught\\n')\nprint('more')\n",
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "caught\nException ignored on flushing sys.stdout:\n\
+         BrokenPipeError: [Errno 32] Broken pipe\n"
+    );
+    assert_eq!(output.status.code(), Some(120));
+}

@@ -144,13 +144,13 @@ fn builtin_print(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     }
     print_piece(vm, &stream, &file, &mut text, &end)?;
     if let Some(stream) = &stream {
-        write_stream(vm, stream, &text);
+        write_stream(vm, stream, &text)?;
     }
     if let Some(flush) = kwarg(kw, "flush")
         && vm.truthy(&flush)?
     {
         match stream {
-            Some(_) => vm.flush_stdout(),
+            Some(_) => vm.flush_stdout_for_program()?,
             None => {
                 vm.call_method(&file, "flush", &[])?;
             }
@@ -680,7 +680,7 @@ fn builtin_input(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_arity(vm, "input", args, 0, 1)?;
     if let Some(prompt) = args.first() {
         let p = vm.str_of(prompt)?;
-        vm.write_stdout(p.as_str());
+        vm.write_stdout(p.as_str())?;
     }
     input_line(vm)
 }

@@ -25,12 +25,13 @@ pub enum Stream {
     Stderr,
 }
 
-pub fn write_stream(vm: &mut Vm, stream: &Stream, text: &str) {
+pub fn write_stream(vm: &mut Vm, stream: &Stream, text: &str) -> PyResult<()> {
     match stream {
         Stream::Stdout => vm.write_stdout(text),
         Stream::Stderr => {
             vm.flush_stdout();
             crate::common::console::eprint(text);
+            Ok(())
         }
     }
 }
@@ -239,13 +240,13 @@ fn write(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
             vm.type_name(&args[1])
         )));
     };
-    write_stream(vm, &stream, text.as_str());
+    write_stream(vm, &stream, text.as_str())?;
     Ok(Value::Int(text.char_len() as i64))
 }
 
 fn flush(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     if open_stream(vm, args, "I/O operation on closed file.")?.kind == StdKind::Out {
-        vm.flush_stdout();
+        vm.flush_stdout_for_program()?;
     }
     Ok(Value::None)
 }

@@ -14,9 +14,30 @@ pub enum Stream {
     Trace,
 }
 
-/// The writer behind the program's buffered standard output (`vm::PROGRAM_STDOUT`).
+/// The writer behind the program's buffered standard output (`vm::PROGRAM_STDOUT`):
+/// natively, file descriptor 1 written directly. Not `std::io::Stdout`, which reports a
+/// closed descriptor's writes (EBADF) as done, so that what the program printed was lost
+/// without a word; here the error comes back, for the program to get it as CPython's
+/// `OSError`/`BrokenPipeError` and for apy's exit to report it. No second buffer under
+/// the program's either.
 #[cfg(not(target_arch = "wasm32"))]
-pub type Stdout = std::io::Stdout;
+pub struct Stdout;
+
+#[cfg(not(target_arch = "wasm32"))]
+impl std::io::Write for Stdout {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        // SAFETY: writes from a live slice, at most its length.
+        let written = unsafe { libc::write(1, bytes.as_ptr().cast(), bytes.len()) };
+        match usize::try_from(written) {
+            Ok(n) => Ok(n),
+            Err(_) => Err(std::io::Error::last_os_error()),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
 
 /// How much of the program's output is buffered before it is written: natively 64 KiB; in
 /// a browser nothing, so that each piece reaches the sink while the clock still shows the
@@ -29,7 +50,7 @@ pub const STDOUT_BUFFER: usize = if cfg!(target_arch = "wasm32") {
 
 #[cfg(not(target_arch = "wasm32"))]
 pub fn stdout() -> Stdout {
-    std::io::stdout()
+    Stdout
 }
 
 /// Writes `text` to standard error (the `--trace` log too, natively): what the program

@@ -24,8 +24,8 @@ impl Vm {
             Intrinsic1::Print => {
                 if !v.is_none() {
                     let r = self.repr(&v)?;
-                    self.write_stdout(&r);
-                    self.write_stdout("\n");
+                    self.write_stdout(&r)?;
+                    self.write_stdout("\n")?;
                     let key = self.intern("_");
                     self.builtins.table.borrow_mut().set_str(key, v);
                 }

@@ -367,20 +367,21 @@ fn write_buffered_output_raw() {
     });
 }
 
-/// Writes out what the program printed so far (a no-op if a write is under way).
-pub fn flush_program_stdout() {
-    PROGRAM_STDOUT.with(|out| {
-        if let Ok(mut out) = out.try_borrow_mut() {
-            let _ = out.flush();
-        }
-    });
+/// Writes out what the program printed so far (a no-op if a write is under way): the
+/// error when the output cannot be written (a closed descriptor, a broken pipe), and what
+/// could not be written stays buffered.
+pub fn flush_program_stdout() -> std::io::Result<()> {
+    PROGRAM_STDOUT.with(|out| match out.try_borrow_mut() {
+        Ok(mut out) => out.flush(),
+        Err(_) => Ok(()),
+    })
 }
 
 impl Drop for Vm {
     /// The program's output is written out when its interpreter goes away, as it was
     /// when the buffer was a field of the `Vm`.
     fn drop(&mut self) {
-        flush_program_stdout();
+        let _ = flush_program_stdout();
         self.locate_allocations(false);
     }
 }
@@ -390,17 +391,38 @@ impl Vm {
         self.interner.intern(text)
     }
 
+    /// Writes out what the program printed so far, before apy writes elsewhere (stderr, a
+    /// prompt), so that the two keep their order. An error is the program's to see at its
+    /// next write or flush, and apy's to report at the end ([`Vm::flush_stdout_at_exit`]).
     pub fn flush_stdout(&mut self) {
-        flush_program_stdout();
+        let _ = flush_program_stdout();
     }
 
-    /// Adds `s` to what the program prints (`print`, `sys.stdout.write`).
-    pub fn write_stdout(&mut self, s: &str) {
-        PROGRAM_STDOUT.with(|out| {
-            if let Ok(mut out) = out.try_borrow_mut() {
-                let _ = out.write_all(s.as_bytes());
-            }
-        });
+    /// `sys.stdout.flush()`, `print(..., flush=True)`: OSError when the output cannot be
+    /// written.
+    pub fn flush_stdout_for_program(&mut self) -> PyResult<()> {
+        flush_program_stdout().map_err(|e| self.os_error(&e, None))
+    }
+
+    /// Adds `s` to what the program prints (`print`, `sys.stdout.write`): OSError when a
+    /// full buffer cannot be written out. What was buffered is then dropped, as CPython
+    /// drops the chunk its text layer was handing down (`apy prog | head -1` ends with the
+    /// BrokenPipeError alone, not a second report at exit); a failed flush
+    /// ([`Vm::flush_stdout_for_program`]) keeps it, as CPython's buffered layer does.
+    pub fn write_stdout(&mut self, s: &str) -> PyResult<()> {
+        PROGRAM_STDOUT
+            .with(|out| match out.try_borrow_mut() {
+                Ok(mut out) => out.write_all(s.as_bytes()).inspect_err(|_| {
+                    let fresh = std::io::BufWriter::with_capacity(
+                        console::STDOUT_BUFFER,
+                        console::stdout(),
+                    );
+                    // Taken apart, not dropped: a BufWriter's drop would try to write it.
+                    let _unwritten = std::mem::replace(&mut *out, fresh).into_parts();
+                }),
+                Err(_) => Ok(()),
+            })
+            .map_err(|e| self.os_error(&e, None))
     }
 
     /// Called every `TIME_CHECK_INTERVAL` steps or when `max_steps` is reached (the

@@ -91,7 +91,9 @@ impl Vm {
         PROGRAM_STDOUT.with(|_| ());
         vm.sys_path = Value::list(sys_path);
         // An allocation that cannot be made writes out the program's output before apy ends.
-        crate::common::memory::set_last_words(super::flush_program_stdout);
+        crate::common::memory::set_last_words(|| {
+            let _ = super::flush_program_stdout();
+        });
         init_type_methods(&mut vm);
         init_exceptions(&mut vm);
         super::os_errors::init(&mut vm);
@@ -202,8 +204,21 @@ impl Vm {
         // Module globals die before the interpreter, as at CPython's shutdown.
         globals.table.borrow_mut().clear();
         self.run_finalizers(None);
-        self.flush_stdout();
-        status
+        self.flush_stdout_at_exit(status)
+    }
+
+    /// The last flush of the program's output, as CPython's finalization makes it: when
+    /// the output cannot be written (stdout closed under it, a broken pipe), the error is
+    /// reported ("Exception ignored on flushing sys.stdout:") and the exit status is 120,
+    /// whatever it was to be.
+    fn flush_stdout_at_exit(&mut self, status: i32) -> i32 {
+        let Err(error) = super::flush_program_stdout() else {
+            return status;
+        };
+        let exc = self.os_error(&error, None);
+        let line = self.exception_last_line(&exc);
+        self.write_report(&["Exception ignored on flushing sys.stdout:\n", &line, "\n"]);
+        120
     }
 
     /// Runs `atexit`'s functions, last registered first, and forgets them all; one
