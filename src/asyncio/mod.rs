@@ -277,6 +277,10 @@ pub fn module(vm: &mut Vm) -> Value {
                 task::all_tasks(vm, l.as_slice(), &[])
             }),
         ),
+        (
+            "_tasks_to_cancel",
+            vm.native("_tasks_to_cancel", task::tasks_to_cancel),
+        ),
         ("ensure_future", vm.native("ensure_future", ensure_future)),
         ("create_task", vm.native("create_task", create_task)),
         (

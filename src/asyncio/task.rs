@@ -728,19 +728,34 @@ pub fn current_task(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> 
 
 /// `asyncio.all_tasks(loop=None)`: the loop's unfinished tasks, as a set.
 pub fn all_tasks(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let tasks = unfinished_tasks(vm, args)?;
+    let set_type = vm.types.set.clone();
+    vm.call_type(&set_type, &[Value::list(tasks)], &[])
+}
+
+/// `_tasks_to_cancel(loop)`: the loop's unfinished tasks as a list, in the order they were
+/// made, for `asyncio.run` to cancel at its end. CPython cancels them in the order of
+/// `all_tasks()`'s set, which follows their memory addresses; apy's addresses differ from
+/// CPython's (and between a native run and one in a browser), so that order could not be
+/// CPython's anyway, and the order they were made in is the same on every run.
+pub fn tasks_to_cancel(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    Ok(Value::list(unfinished_tasks(vm, args)?))
+}
+
+/// The unfinished tasks of the loop `args[0]` (the running loop when None or absent), in
+/// the order they were made.
+fn unfinished_tasks(vm: &mut Vm, args: &[Value]) -> PyResult<Vec<Value>> {
     let l = match args.first() {
         Some(l) if !l.is_none() => l.clone(),
         _ => event_loop::running_loop(vm)?,
     };
-    let tasks: Vec<Value> = rt(vm)
+    Ok(rt(vm)
         .live_tasks()
         .into_iter()
         .filter(|t| {
             as_future(t).is_some_and(|f| f.event_loop.is(&l) && f.status() == Status::Pending)
         })
-        .collect();
-    let set_type = vm.types.set.clone();
-    vm.call_type(&set_type, &[Value::list(tasks)], &[])
+        .collect())
 }
 
 /// `task._log_destroy_pending = False` done directly on a Task of the native class itself

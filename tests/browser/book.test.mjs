@@ -283,7 +283,11 @@ for (const chapter of chapters) {
                 const expected = want.timeline.includes('data-entry=') ? want.timeline : '';
                 const tooBig = expected.length > 1 << 20 && got.timeline.startsWith('This run\'s timeline is too big');
                 if (got.timeline !== expected && !tooBig && native(info.source, options).timeline === want.timeline) {
-                    failures.push(`${where}: the timeline differs from the native apy's --timeline (${expected.length} characters natively, ${got.timeline.length} in the page)`);
+                    // Both pictures are kept, to be compared after the run.
+                    const kept = fs.mkdtempSync(path.join(os.tmpdir(), 'apy-timeline-differs-'));
+                    fs.writeFileSync(path.join(kept, 'native.svg'), expected);
+                    fs.writeFileSync(path.join(kept, 'page.svg'), got.timeline);
+                    failures.push(`${where}: the timeline differs from the native apy's --timeline (${expected.length} characters natively, ${got.timeline.length} in the page; both kept in ${kept})`);
                 }
             }
         }
