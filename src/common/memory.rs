@@ -411,8 +411,75 @@ mod mimalloc {
     };
     use std::alloc::{GlobalAlloc, Layout};
     use std::ffi::c_void;
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
     pub struct Mimalloc;
+
+    /// Blocks of this size or more are first checked with [`system_can_give`].
+    const HUGE: usize = 1 << 30;
+
+    /// Whether the system could give a block of `size` bytes, as Linux's default
+    /// overcommit policy judges a request (`vm.overcommit_memory` 0: not more than RAM and
+    /// swap together). glibc's malloc asked the kernel and got that refusal, which CPython
+    /// turns into MemoryError (`os.read(fd, 10**12)`, `list(range(10**12))`); mimalloc maps
+    /// big blocks `MAP_NORESERVE`, which the kernel grants at any size, and a program that
+    /// then filled one was killed for it. Under the other policies the kernel decides, as
+    /// before: always yes, or strict accounting.
+    #[cold]
+    #[inline(never)]
+    fn system_can_give(size: usize) -> bool {
+        static LARGEST: AtomicUsize = AtomicUsize::new(0);
+        let mut largest = LARGEST.load(Ordering::Relaxed);
+        if largest == 0 {
+            largest = largest_under_heuristic_overcommit().unwrap_or(usize::MAX);
+            LARGEST.store(largest, Ordering::Relaxed);
+        }
+        size <= largest
+    }
+
+    /// RAM and swap together, when the overcommit policy is the heuristic one; read without
+    /// allocating (this runs inside the allocator).
+    #[cfg(target_os = "linux")]
+    fn largest_under_heuristic_overcommit() -> Option<usize> {
+        let mut policy = [0u8; 4];
+        // SAFETY: a NUL-terminated path; `read` fills at most the live buffer's length;
+        // the descriptor opened is closed.
+        let read = unsafe {
+            let fd = libc::open(
+                c"/proc/sys/vm/overcommit_memory".as_ptr(),
+                libc::O_RDONLY | libc::O_CLOEXEC,
+            );
+            if fd < 0 {
+                return None;
+            }
+            let read = libc::read(fd, policy.as_mut_ptr().cast(), policy.len());
+            libc::close(fd);
+            read
+        };
+        if read < 1 || policy[0] != b'0' {
+            return None;
+        }
+        // SAFETY: `sysinfo` only fills in the zeroed struct it is given.
+        let mut info: libc::sysinfo = unsafe { std::mem::zeroed() };
+        if unsafe { libc::sysinfo(&mut info) } != 0 {
+            return None;
+        }
+        let total = u64::from(info.totalram)
+            .saturating_add(u64::from(info.totalswap))
+            .saturating_mul(u64::from(info.mem_unit.max(1)));
+        Some(usize::try_from(total).unwrap_or(usize::MAX))
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn largest_under_heuristic_overcommit() -> Option<usize> {
+        None
+    }
+
+    /// Whether a block of `size` bytes is one the system would refuse ([`system_can_give`]).
+    #[inline(always)]
+    fn refused(size: usize) -> bool {
+        size >= HUGE && !system_can_give(size)
+    }
 
     /// Whether mimalloc's plain `malloc` already aligns a block of this layout (every block
     /// of 16 bytes or more is 16-aligned), so the aligned entry points, a few instructions
@@ -428,6 +495,9 @@ mod mimalloc {
     unsafe impl GlobalAlloc for Mimalloc {
         #[inline(always)]
         unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            if refused(layout.size()) {
+                return std::ptr::null_mut();
+            }
             // SAFETY: plain C calls with the caller's (non-zero) size.
             unsafe {
                 if plain(layout.align(), layout.size()) {
@@ -440,6 +510,9 @@ mod mimalloc {
 
         #[inline(always)]
         unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+            if refused(layout.size()) {
+                return std::ptr::null_mut();
+            }
             // SAFETY: as in `alloc`.
             unsafe {
                 if plain(layout.align(), layout.size()) {
@@ -458,6 +531,9 @@ mod mimalloc {
 
         #[inline(always)]
         unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            if refused(new_size) {
+                return std::ptr::null_mut();
+            }
             // SAFETY: `ptr` came from this allocator with `layout`, as the caller promises.
             unsafe {
                 if plain(layout.align(), new_size) {
