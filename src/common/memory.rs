@@ -464,6 +464,8 @@ mod mimalloc {
         if unsafe { libc::sysinfo(&mut info) } != 0 {
             return None;
         }
+        // `c_ulong` is 32 bits on 32-bit Linux: widened there, the same type here.
+        #[allow(clippy::useless_conversion)]
         let total = u64::from(info.totalram)
             .saturating_add(u64::from(info.totalswap))
             .saturating_mul(u64::from(info.mem_unit.max(1)));
