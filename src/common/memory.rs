@@ -492,37 +492,43 @@ mod mimalloc {
         align <= 16 && align <= size
     }
 
+    /// A new block for `layout` from `plain_fn(size)` or `aligned_fn(size, align)`, as
+    /// [`plain`] decides; null for one the system would refuse ([`refused`]).
+    ///
+    /// # Safety
+    /// The two functions are one of mimalloc's allocating pairs.
+    #[inline(always)]
+    unsafe fn new_block(
+        layout: Layout,
+        plain_fn: unsafe extern "C" fn(usize) -> *mut c_void,
+        aligned_fn: unsafe extern "C" fn(usize, usize) -> *mut c_void,
+    ) -> *mut u8 {
+        if refused(layout.size()) {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: plain C calls with the caller's size, as the caller promises.
+        unsafe {
+            if plain(layout.align(), layout.size()) {
+                plain_fn(layout.size()).cast()
+            } else {
+                aligned_fn(layout.size(), layout.align()).cast()
+            }
+        }
+    }
+
     // SAFETY: mimalloc's functions take and give blocks as malloc's do; a block is freed
     // with `mi_free` whatever the alignment it was asked with.
     unsafe impl GlobalAlloc for Mimalloc {
         #[inline(always)]
         unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-            if refused(layout.size()) {
-                return std::ptr::null_mut();
-            }
-            // SAFETY: plain C calls with the caller's (non-zero) size.
-            unsafe {
-                if plain(layout.align(), layout.size()) {
-                    mi_malloc(layout.size()).cast()
-                } else {
-                    mi_malloc_aligned(layout.size(), layout.align()).cast()
-                }
-            }
+            // SAFETY: mimalloc's own malloc pair, with the caller's (non-zero) size.
+            unsafe { new_block(layout, mi_malloc, mi_malloc_aligned) }
         }
 
         #[inline(always)]
         unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-            if refused(layout.size()) {
-                return std::ptr::null_mut();
-            }
-            // SAFETY: as in `alloc`.
-            unsafe {
-                if plain(layout.align(), layout.size()) {
-                    mi_zalloc(layout.size()).cast()
-                } else {
-                    mi_zalloc_aligned(layout.size(), layout.align()).cast()
-                }
-            }
+            // SAFETY: as in `alloc`, the zeroing pair.
+            unsafe { new_block(layout, mi_zalloc, mi_zalloc_aligned) }
         }
 
         #[inline(always)]
