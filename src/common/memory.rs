@@ -382,23 +382,6 @@ pub fn parse_size(text: &str) -> Result<usize, String> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sizes_read_as_bytes_or_with_a_suffix() {
-        assert_eq!(parse_size("100000"), Ok(100_000));
-        assert_eq!(parse_size("256M"), Ok(256 << 20));
-        assert_eq!(parse_size("1G"), Ok(1 << 30));
-        assert_eq!(parse_size("1.5k"), Ok(1536));
-        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
-        assert!(parse_size("0").is_err());
-        assert!(parse_size("lots").is_err());
-        assert!(parse_size("1e300").is_err());
-    }
-}
-
 /// The allocator underneath the accounting, natively (in a browser it is Rust's own,
 /// `System`): mimalloc. A VM allocates and frees small objects by the million (frames,
 /// tasks, futures, boxed objects), which glibc's malloc serves through its slower bins;
@@ -551,5 +534,22 @@ mod mimalloc {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_as_bytes_or_with_a_suffix() {
+        assert_eq!(parse_size("100000"), Ok(100_000));
+        assert_eq!(parse_size("256M"), Ok(256 << 20));
+        assert_eq!(parse_size("1G"), Ok(1 << 30));
+        assert_eq!(parse_size("1.5k"), Ok(1536));
+        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("1e300").is_err());
     }
 }

@@ -823,9 +823,10 @@ pub fn as_generator(v: &Value) -> Option<&Generator> {
 }
 
 /// [`CodeObj::inline_arity`] of `code`: its positional parameter count when a call with
-/// exactly that many positional arguments binds them as they are (no keyword-only parameters, no `*args` or `**kwargs`) and runs the
-/// body (not a generator, coroutine or async generator); `u32::MAX` otherwise. What
-/// `call::binds_positionally` and `call::generator_kind` say together.
+/// exactly that many positional arguments binds them as they are (no keyword-only
+/// parameters, no `*args` or `**kwargs`) and runs the body (not a generator, coroutine or
+/// async generator); `u32::MAX` otherwise. What `call::binds_positionally` and
+/// `call::generator_kind` say together.
 pub fn inline_arity(code: &Code) -> u32 {
     let flags = &code.flags;
     let simple = code.kwonlyargcount == 0 && !flags.varargs && !flags.varkeywords;

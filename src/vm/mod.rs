@@ -346,11 +346,13 @@ thread_local! {
         // An abort (a native stack overflow, a failed allocation) writes it out too.
         #[cfg(not(target_arch = "wasm32"))]
         fatal::install_handler(write_buffered_output_raw);
-        std::cell::RefCell::new(std::io::BufWriter::with_capacity(
-            console::STDOUT_BUFFER,
-            console::stdout(),
-        ))
+        std::cell::RefCell::new(stdout_buffer())
     };
+}
+
+/// An empty buffer for the program's standard output.
+fn stdout_buffer() -> std::io::BufWriter<console::Stdout> {
+    std::io::BufWriter::with_capacity(console::STDOUT_BUFFER, console::stdout())
 }
 
 /// Writes what the program printed and is still buffered straight to file descriptor 1,
@@ -413,12 +415,8 @@ impl Vm {
         PROGRAM_STDOUT
             .with(|out| match out.try_borrow_mut() {
                 Ok(mut out) => out.write_all(s.as_bytes()).inspect_err(|_| {
-                    let fresh = std::io::BufWriter::with_capacity(
-                        console::STDOUT_BUFFER,
-                        console::stdout(),
-                    );
                     // Taken apart, not dropped: a BufWriter's drop would try to write it.
-                    let _unwritten = std::mem::replace(&mut *out, fresh).into_parts();
+                    let _unwritten = std::mem::replace(&mut *out, stdout_buffer()).into_parts();
                 }),
                 Err(_) => Ok(()),
             })
