@@ -1419,6 +1419,7 @@ fn new_runtime(vm: &mut Vm) -> Runtime {
     future::init_type(vm, &future);
     future::init_iter_type(vm, &future_iter);
     vm.native_send = future::send_to_future_iter;
+    vm.native_await = future::await_future;
     task::init_type(vm, &task);
     init_types(vm, &event_loop, &handle, &timer_handle);
     Runtime {

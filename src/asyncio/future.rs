@@ -291,6 +291,7 @@ pub fn with_own_method<'a>(v: &'a Value, name: &Rc<PyStr>) -> Option<&'a FutureO
 thread_local! {
     static PLAIN_FUTURE: ClassMemo = const { ClassMemo::new() };
     static PLAIN_TASK: ClassMemo = const { ClassMemo::new() };
+    static OWN_AWAIT: ClassMemo = const { ClassMemo::new() };
 }
 
 /// The native future inside `v` when it has every one of Future's own methods
@@ -643,11 +644,29 @@ fn fut_get_loop(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 /// `__await__`/`__iter__`: an iterator that yields the future once while it is pending.
 fn fut_await(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     this(vm, &args[0])?;
+    Ok(future_iter(vm, &args[0]))
+}
+
+fn future_iter(vm: &mut Vm, fut: &Value) -> Value {
     let ty = rt(vm).types.future_iter.clone();
-    Ok(Value::object(Object::new(
+    Value::object(Object::new(
         ty,
-        ObjectKind::Other(Box::new(FutureIter(args[0].clone()))),
-    )))
+        ObjectKind::Other(Box::new(FutureIter(fut.clone()))),
+    ))
+}
+
+/// What `await v` iterates when `v` is a future (a Task too) whose class keeps Future's
+/// own `__await__`: the iterator `__await__` would give, made without looking the method
+/// up, calling it and checking that it gave an iterator ([`Vm::native_await`]). None for
+/// anything else, which takes the `__await__` protocol.
+pub fn await_future(vm: &mut Vm, v: &Value) -> Option<Value> {
+    as_future(v)?;
+    let Value::Object(o) = v else {
+        return None;
+    };
+    OWN_AWAIT
+        .with(|memo| memo.passes(&o.class, |c| keeps_methods(c, &["__await__"])))
+        .then(|| future_iter(vm, v))
 }
 
 /// The iterator behind `await future` (`FutureIter` in `_asynciomodule.c`).

@@ -999,6 +999,9 @@ impl Vm {
         if super::async_gen::is_agen_awaitable(&v) {
             return Ok(v);
         }
+        if let Some(it) = (self.native_await)(self, &v) {
+            return Ok(it);
+        }
         let await_name = self.names.await_.clone();
         let method = super::types::lookup(self.type_of(&v), &await_name);
         let Some(method) = method else {

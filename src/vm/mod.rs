@@ -280,6 +280,10 @@ pub struct Vm {
     /// A library's own `Send` step for its native awaitables' iterators (asyncio's future
     /// iterator), tried before the `__next__`/`send` protocol; None when not one of them.
     pub native_send: fn(&mut Vm, &Value) -> Option<frame::FrameResult>,
+    /// A library's own `await` of its native awaitables (asyncio's futures): the iterator
+    /// their `__await__` would give, made directly; None when not one of them, or when its
+    /// class overrides `__await__`.
+    pub native_await: fn(&mut Vm, &Value) -> Option<Value>,
     /// `sys.set_asyncgen_hooks` (firstiter, finalizer).
     pub asyncgen_hooks: AsyncGenHooks,
     /// The native modules `import` can make, by name (filled in by the embedder).

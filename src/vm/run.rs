@@ -74,6 +74,7 @@ impl Vm {
             before_exit: None,
             exit_functions: Vec::new(),
             native_send: |_, _| None,
+            native_await: |_, _| None,
             asyncgen_hooks: Default::default(),
             native_modules: HashMap::new(),
             library_modules: HashMap::new(),
