@@ -140,6 +140,13 @@ pub struct Cli {
     #[arg(short = 'i')]
     pub interactive: bool,
 
+    /// Unbuffered output: each write to standard output goes out at once, as `python -u`
+    /// and `PYTHONUNBUFFERED` (which apy honours too) make it. Without it, what the program
+    /// prints is buffered and written out whenever the program waits (a sleep, input(), an
+    /// event loop with nothing ready) and when it ends.
+    #[arg(short = 'u')]
+    pub unbuffered: bool,
+
     /// Start every event loop in asyncio's debug mode, as `PYTHONASYNCIODEBUG=1` does (apy
     /// honours that variable too): a callback or task step that holds the loop for 100 ms
     /// or longer is reported on stderr.
@@ -192,6 +199,14 @@ pub fn main(cli: Cli) -> ExitCode {
     } else {
         Mode::Run
     };
+    // A switch apy does not know lands in FILE (whose place may hold `-`, and ARGS any
+    // switches): said as python says it, not as a file that cannot be opened.
+    if let (None, Some(first)) = (&cli.command, cli.program.first())
+        && let Some(switch) = first.to_str().filter(|s| s.starts_with('-') && *s != "-")
+    {
+        eprintln!("apy: unknown option: {switch}\nTry `apy --help' for more information.");
+        return ExitCode::from(2);
+    }
     let no_program = cli.command.is_none() && cli.program.is_empty();
     if cli.timeline.is_some() && (mode != Mode::Run || cli.interactive || no_program) {
         eprintln!("apy: --timeline draws the run of a program: give one, without -i or --check");
@@ -285,6 +300,8 @@ fn run_config(cli: &Cli, argv: Vec<String>) -> interp::Config {
             time_limit: cli.time_limit,
             sys_path: Vec::new(),
             sandbox: cli.sandbox,
+            unbuffered: cli.unbuffered
+                || std::env::var_os("PYTHONUNBUFFERED").is_some_and(|v| !v.is_empty()),
         },
         asyncio_debug: cli.asyncio_debug
             || std::env::var_os("PYTHONASYNCIODEBUG").is_some_and(|v| !v.is_empty()),

@@ -73,10 +73,20 @@ fn help_explains_every_switch() {
     }
 }
 
+/// A switch apy does not know is named as one (python: "Unknown option: -Z"), not taken for
+/// a file to open; after the program's FILE, every switch is the program's.
 #[test]
 fn unknown_switch_is_a_usage_error() {
-    let output = apy(&["--no-such-switch"], b"");
-    assert_eq!(output.status.code(), Some(2));
+    for switch in ["--no-such-switch", "-Z"] {
+        let output = apy(&[switch, "prog.py"], b"");
+        assert_eq!(output.status.code(), Some(2));
+        assert_eq!(
+            stderr(&output),
+            format!("apy: unknown option: {switch}\nTry `apy --help' for more information.\n")
+        );
+    }
+    let output = apy(&["-", "-Z"], b"import sys\nprint(sys.argv)\n");
+    assert_eq!(stdout(&output), "['-', '-Z']\n");
 }
 
 #[test]

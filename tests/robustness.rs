@@ -15,9 +15,11 @@ fn apy_with_stdin(args: &[&str], stdin: &str) -> Output {
     spawn_apy(args, stdin).wait_with_output().expect("apy ends")
 }
 
-/// apy started with `args`, `stdin` written to it, its output piped.
+/// apy started with `args`, `stdin` written to it, its output piped; buffered, whatever
+/// this process's environment says (`PYTHONUNBUFFERED`).
 fn spawn_apy(args: &[&str], stdin: &str) -> Child {
     let mut child = Command::new(env!("CARGO_BIN_EXE_apy"))
+        .env_remove("PYTHONUNBUFFERED")
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -174,6 +176,26 @@ fn output_to_a_closed_stdout_is_reported_at_exit() {
         "Exception ignored on flushing sys.stdout:\nOSError: [Errno 9] Bad file descriptor\n"
     );
     assert_eq!(output.status.code(), Some(120));
+}
+
+/// `-u` and `PYTHONUNBUFFERED=1`: each print is written at once, so its error is raised at
+/// the print and nothing is left for the exit (CPython 3.13's `python -u` output).
+#[test]
+fn unbuffered_output_fails_at_the_print() {
+    let program = "import os\nprint('a')\nos.close(1)\nprint('b')\n";
+    let unbuffered = apy(&["-u", "-c", program]);
+    let mut command = Command::new(env!("CARGO_BIN_EXE_apy"));
+    command.env("PYTHONUNBUFFERED", "1").args(["-c", program]);
+    let from_environment = command.output().expect("apy runs");
+    for output in [unbuffered, from_environment] {
+        assert_eq!(stdout(&output), "a\n");
+        assert_eq!(
+            String::from_utf8_lossy(&output.stderr),
+            "Traceback (most recent call last):\n  File \"<string>\", line 4, in <module>\n\
+             \x20   print('b')\n    ~~~~~^^^^^\nOSError: [Errno 9] Bad file descriptor\n"
+        );
+        assert_eq!(output.status.code(), Some(1));
+    }
 }
 
 /// `sys.stdout.flush()` and `print(..., flush=True)` raise the write's error in the program;

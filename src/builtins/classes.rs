@@ -516,6 +516,27 @@ pub fn init(vm: &mut Vm) {
     for (name, get) in SLICE_GETSETS {
         vm.add_getset(&slice, name, *get, None);
     }
+    vm.add_method(&slice, "indices", slice_indices);
+}
+
+/// `slice.indices(length)`: the start, stop and step a sequence of that length would use.
+fn slice_indices(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "indices", args, 2, 2)?;
+    let Some(length) = vm.index_value(&args[1])? else {
+        return Err(vm.type_error(format!(
+            "'{}' object cannot be interpreted as an integer",
+            vm.type_name(&args[1])
+        )));
+    };
+    let length =
+        usize::try_from(length).map_err(|_| vm.value_error("length should not be negative"))?;
+    let [start, stop, step] = [0, 1, 2].map(|i| slice_field(&args[0], i));
+    let (start, stop, step, _) = vm.slice_indices(length, &start, &stop, &step)?;
+    Ok(Value::tuple(vec![
+        Value::Int(start),
+        Value::Int(stop),
+        Value::Int(step),
+    ]))
 }
 
 /// `classmethod(f)`.

@@ -56,6 +56,9 @@ enum Handler {
     Strict,
     Ignore,
     Replace,
+    /// `\xNN` for a byte that does not decode, `\xNN`/`\uNNNN`/`\UNNNNNNNN` for a
+    /// character that does not encode.
+    BackslashReplace,
 }
 
 /// The text codec `encoding` names, for `encode` or `decode` (the `method` a bytes-to-bytes
@@ -107,6 +110,7 @@ fn handler(vm: &Vm, errors: &str) -> PyResult<Handler> {
         "strict" => Ok(Handler::Strict),
         "ignore" => Ok(Handler::Ignore),
         "replace" => Ok(Handler::Replace),
+        "backslashreplace" => Ok(Handler::BackslashReplace),
         _ => Err(vm.new_exc(
             &vm.types.lookup_error,
             format!("unknown error handler name '{errors}'"),
@@ -155,6 +159,14 @@ pub fn encode(vm: &Vm, text: &str, encoding: &str, errors: &str) -> PyResult<Vec
         match handler {
             Handler::Ignore => {}
             Handler::Replace => out.push(b'?'),
+            Handler::BackslashReplace => {
+                let escape = match chars[i] as u32 {
+                    c @ 0..=0xff => format!("\\x{c:02x}"),
+                    c @ 0..=0xffff => format!("\\u{c:04x}"),
+                    c => format!("\\U{c:08x}"),
+                };
+                out.extend_from_slice(escape.as_bytes());
+            }
             Handler::Strict => {
                 // The error covers the whole run of characters the codec cannot encode.
                 let end = (i..chars.len())
@@ -204,7 +216,10 @@ pub fn decode(vm: &Vm, data: &[u8], encoding: &str, errors: &str) -> PyResult<St
                 Err(e) => (e.valid_up_to(), e.error_len()),
             },
         };
-        out.extend(rest[..valid].iter().map(|&b| b as char));
+        match codec {
+            Codec::Utf8 => out.push_str(std::str::from_utf8(&rest[..valid]).unwrap_or_default()),
+            _ => out.extend(rest[..valid].iter().map(|&b| b as char)),
+        }
         if valid == rest.len() {
             break;
         }
@@ -212,6 +227,11 @@ pub fn decode(vm: &Vm, data: &[u8], encoding: &str, errors: &str) -> PyResult<St
         match handler {
             Handler::Ignore => {}
             Handler::Replace => out.push('\u{FFFD}'),
+            Handler::BackslashReplace => {
+                for b in &rest[valid..valid + bad_len] {
+                    out.push_str(&format!("\\x{b:02x}"));
+                }
+            }
             Handler::Strict => {
                 let reason = match (codec, bad) {
                     (Codec::Ascii, _) => "ordinal not in range(128)",
@@ -301,5 +321,23 @@ pub fn init(vm: &mut Vm) {
         vm.types.unicode_encode_error.clone(),
     ] {
         vm.add_method(&ty, "__str__", unicode_error_str);
+        vm.add_getset(&ty, "encoding", |vm, e| error_field(vm, e, 0), None);
+        vm.add_getset(&ty, "object", |vm, e| error_field(vm, e, 1), None);
+        vm.add_getset(&ty, "start", |vm, e| error_field(vm, e, 2), None);
+        vm.add_getset(&ty, "end", |vm, e| error_field(vm, e, 3), None);
+        vm.add_getset(&ty, "reason", |vm, e| error_field(vm, e, 4), None);
+    }
+}
+
+/// A field of a UnicodeDecodeError/UnicodeEncodeError: its `args[i]`, the order the
+/// constructor takes them in (`encoding, object, start, end, reason`).
+fn error_field(_: &mut Vm, exc: &Value, i: usize) -> PyResult<Value> {
+    let args = match exc {
+        Value::Object(o) => o.exc_data().map(|d| d.borrow().args.clone()),
+        _ => None,
+    };
+    match args {
+        Some(Value::Tuple(t)) if t.items.len() == 5 => Ok(t.items[i].clone()),
+        _ => Ok(Value::None),
     }
 }

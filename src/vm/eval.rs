@@ -1257,7 +1257,21 @@ impl Vm {
         let callable = pop!(frame);
         let args = match &args {
             Value::Tuple(t) => t.items.to_vec(),
-            other => self.collect_iterable(other)?,
+            other => match self.collect_iterable(other) {
+                Ok(items) => items,
+                Err(e)
+                    if self.exc_matches(&e, &self.types.type_error.clone())
+                        && !self.is_iterable(other) =>
+                {
+                    let message = format!(
+                        "{} argument after * must be an iterable, not {}",
+                        self.function_str(&callable),
+                        self.type_name(other)
+                    );
+                    return Err(self.type_error(message));
+                }
+                Err(e) => return Err(e),
+            },
         };
         let mut kw = Vec::new();
         if let Some(Value::Dict(d)) = &kwargs {

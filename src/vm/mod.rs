@@ -102,6 +102,8 @@ pub struct Config {
     pub clock: ClockKind,
     /// `--sandbox`: files, sockets and processes are refused (`vm::sandbox`).
     pub sandbox: bool,
+    /// `-u`, `PYTHONUNBUFFERED`: each write to standard output is written out at once.
+    pub unbuffered: bool,
 }
 
 /// Builds a native module on its first import (`sys`, `asyncio`, …). The embedder
@@ -416,12 +418,19 @@ impl Vm {
     /// BrokenPipeError alone, not a second report at exit); a failed flush
     /// ([`Vm::flush_stdout_for_program`]) keeps it, as CPython's buffered layer does.
     pub fn write_stdout(&mut self, s: &str) -> PyResult<()> {
+        let unbuffered = self.config.unbuffered;
         PROGRAM_STDOUT
             .with(|out| match out.try_borrow_mut() {
-                Ok(mut out) => out.write_all(s.as_bytes()).inspect_err(|_| {
-                    // Taken apart, not dropped: a BufWriter's drop would try to write it.
-                    let _unwritten = std::mem::replace(&mut *out, stdout_buffer()).into_parts();
-                }),
+                Ok(mut out) => out
+                    .write_all(s.as_bytes())
+                    .and_then(|()| match unbuffered {
+                        true => out.flush(),
+                        false => Ok(()),
+                    })
+                    .inspect_err(|_| {
+                        // Taken apart, not dropped: a BufWriter's drop would try to write it.
+                        let _unwritten = std::mem::replace(&mut *out, stdout_buffer()).into_parts();
+                    }),
                 Err(_) => Ok(()),
             })
             .map_err(|e| self.os_error(&e, None))

@@ -155,8 +155,18 @@ impl<'a> Codegen<'a> {
             }
             return Ok(());
         }
-        // The general form: a tuple of positional arguments and a dict of keywords.
-        self.starunpack(args, pushed, Collection::Tuple)?;
+        // The general form: a tuple of positional arguments and a dict of keywords; a lone
+        // `*a` goes as it is (`CallFunctionEx` makes the tuple, and names the function if
+        // `a` is not iterable), as CPython compiles it.
+        match args {
+            [
+                Expr {
+                    kind: ExprKind::Starred(inner),
+                    ..
+                },
+            ] if pushed == 0 => self.expr(inner)?,
+            _ => self.starunpack(args, pushed, Collection::Tuple)?,
+        }
         let has_kwargs = !keywords.is_empty();
         if has_kwargs {
             let mut have_dict = false;
