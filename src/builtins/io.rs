@@ -190,15 +190,14 @@ pub fn builtin_open(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value>
         Value::Int(fd) => Some(i32::try_from(fd).unwrap_or(-1)),
         _ => None,
     };
-    let path = match (descriptor, name.as_str()) {
-        (Some(fd), _) => fd.to_string(),
-        (None, Some(path)) => path.to_string(),
-        (None, None) => {
-            return Err(vm.type_error(format!(
-                "expected str, bytes or os.PathLike object, not {}",
-                vm.type_name(&name)
-            )));
-        }
+    let path = match descriptor {
+        Some(fd) => fd.to_string(),
+        None => super::os::fspath_arg(vm, &name)?,
+    };
+    // The file's `name` is the path as `os.fspath` gives it (a str for a `Path` too).
+    let name = match descriptor {
+        Some(_) => name,
+        None => Value::str(path.as_str()),
     };
     let mode = match arg(1) {
         Value::None => "r".to_string(),

@@ -33,7 +33,8 @@ pub fn register(vm: &mut Vm) {
         ("atexit", super::atexit::module),
         ("_abc", super::abc_flags::module),
         ("io", super::io::module),
-        ("os", super::os::module),
+        ("posix", super::os::module),
+        ("posixpath", super::os::path_module),
         ("_thread", super::thread::module),
         ("_dis", super::dis::module),
         ("_sre", super::sre::module),
@@ -136,6 +137,24 @@ fn sys_module(vm: &mut Vm) -> Value {
             vm.native("exception", |vm, _, _| Ok(vm.current_exception())),
         ),
         ("_getframe", vm.native("_getframe", sys_getframe)),
+        (
+            "_getframemodulename",
+            vm.native("_getframemodulename", sys_getframemodulename),
+        ),
+        (
+            "intern",
+            vm.native("intern", |vm, args, kw| {
+                check_kwargs(vm, "intern", kw, &[])?;
+                check_arity(vm, "intern", args, 1, 1)?;
+                match &args[0] {
+                    Value::Str(s) => Ok(Value::Str(vm.intern(s.as_str()))),
+                    other => Err(vm.type_error(format!(
+                        "intern() argument must be str, not {}",
+                        vm.type_name(other)
+                    ))),
+                }
+            }),
+        ),
         ("implementation", implementation(vm)),
         (
             "exc_info",
@@ -203,6 +222,38 @@ fn sys_getframe(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     match vm.frame_object(depth) {
         Some(frame) => Ok(frame),
         None => Err(vm.value_error("call stack is not deep enough")),
+    }
+}
+
+/// `sys._getframemodulename(depth=0)`: the name of the module whose code the calling frame
+/// (or one of its callers) runs, as its globals name it; None past the outermost frame.
+/// (`collections.namedtuple` sets a new class's `__module__` with it.)
+fn sys_getframemodulename(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let depth = match (args.first(), kw.first()) {
+        (Some(v), None) => v,
+        (None, Some((name, v))) if name.as_str() == "depth" => v,
+        (None, None) => &Value::Int(0),
+        _ => {
+            check_kwargs(vm, "_getframemodulename", kw, &["depth"])?;
+            check_arity(vm, "_getframemodulename", args, 0, 1)?;
+            &Value::Int(0)
+        }
+    };
+    let depth = vm.expect_index(depth)?.max(0) as usize;
+    let Some(frame) = vm.frame_object(depth) else {
+        return Ok(Value::None);
+    };
+    let globals = vm.intern("f_globals");
+    let globals = vm.get_attr(&frame, &globals)?;
+    let name = vm.intern("__name__");
+    match &globals {
+        Value::Dict(d) => Ok(d
+            .table
+            .borrow()
+            .get_str(&name)
+            .cloned()
+            .unwrap_or(Value::None)),
+        _ => Ok(Value::None),
     }
 }
 

@@ -1,8 +1,10 @@
-//! The `os` module's basics and `os.path` (`posixpath`): the working folder, listing,
-//! making and removing files and folders, the process id, the environment, and path
-//! arithmetic (`Modules/posixmodule.c`, `Lib/posixpath.py`, `Lib/genericpath.py`). Every
-//! call that reaches the file system asks `vm::sandbox`'s gate first; the path arithmetic
-//! is text only and always allowed.
+//! `posix`, the native core of `os` (`Modules/posixmodule.c`): the working folder,
+//! listing, making, removing and examining files and folders (`stat`), the process id, the
+//! environment; and `posixpath` (`os.path`): path arithmetic and the tests on paths
+//! (`Lib/posixpath.py`, `Lib/genericpath.py`). `src/stdlib/os.apy` builds `os` on them,
+//! as CPython's `Lib/os.py` does. Every call that reaches the file system asks
+//! `vm::sandbox`'s gate first; the path arithmetic is text only and always allowed. A path
+//! is a str or an `os.PathLike` (its `__fspath__`); apy has no bytes paths.
 
 use crate::vm::args::{OrRaise, Signature, check_arity};
 use crate::vm::dict::StrKeys;
@@ -13,7 +15,7 @@ use crate::vm::{PyResult, Vm};
 
 type Method = fn(&mut Vm, &[Value], &KwArgs) -> PyResult<Value>;
 
-/// The `os` module, with `os.path` made and entered in `sys.modules` beside it.
+/// The `posix` module (what `os.apy` imports everything from).
 pub fn module(vm: &mut Vm) -> Value {
     let mut attrs: Vec<(&str, Value)> = vec![
         ("sep", Value::str("/")),
@@ -23,6 +25,7 @@ pub fn module(vm: &mut Vm) -> Value {
         ("curdir", Value::str(".")),
         ("pardir", Value::str("..")),
         ("extsep", Value::str(".")),
+        ("devnull", Value::str("/dev/null")),
         ("name", Value::str("posix")),
         ("environ", environ()),
     ];
@@ -34,11 +37,7 @@ pub fn module(vm: &mut Vm) -> Value {
     attrs.extend(super::process::os_functions(vm));
     #[cfg(target_arch = "wasm32")]
     attrs.extend(super::page_os::os_functions(vm));
-    let path = path_module(vm);
-    let key = vm.intern("os.path");
-    vm.modules.table.borrow_mut().set_str(key, path.clone());
-    attrs.push(("path", path));
-    vm.new_module("os", attrs)
+    vm.new_module("posix", attrs)
 }
 
 /// `os.environ`: the environment when the module was made, as a dict (empty in a browser,
@@ -58,7 +57,8 @@ fn environ() -> Value {
     Value::dict(table)
 }
 
-fn path_module(vm: &mut Vm) -> Value {
+/// The `posixpath` module, which `os.apy` makes `os.path`.
+pub fn path_module(vm: &mut Vm) -> Value {
     let mut attrs: Vec<(&str, Value)> = vec![("sep", Value::str("/"))];
     for (name, f) in PATH_FUNCTIONS {
         attrs.push((name, vm.native(name, *f)));
@@ -66,23 +66,84 @@ fn path_module(vm: &mut Vm) -> Value {
     vm.new_module("posixpath", attrs)
 }
 
-/// A path argument, as `os.fspath` takes it (str only until `bytes` lands).
-fn path_arg(vm: &Vm, fname: &str, v: Option<&Value>) -> PyResult<String> {
-    match v {
-        Some(Value::Str(s)) => Ok(s.as_str().to_string()),
-        Some(other) => Err(vm.type_error(format!(
-            "{fname}: path should be string, bytes or os.PathLike, not {}",
-            vm.type_name(other)
-        ))),
-        None => Err(vm.type_error(format!(
-            "{fname}() missing required argument 'path' (pos 1)"
+/// `os.fspath(v)`: a str or bytes as it is, or what an os.PathLike's `__fspath__` gives;
+/// None for anything else, for the caller's TypeError.
+fn fspath(vm: &mut Vm, v: &Value) -> PyResult<Option<Value>> {
+    if is_str_or_bytes(v) {
+        return Ok(Some(v.clone()));
+    }
+    let name = vm.intern("__fspath__");
+    let Some(method) = vm.special_method(v, &name) else {
+        return Ok(None);
+    };
+    match vm.call(&method, std::slice::from_ref(v), &[])? {
+        path if is_str_or_bytes(&path) => Ok(Some(path)),
+        other => Err(vm.type_error(format!(
+            "expected {}.__fspath__() to return str or bytes, not {}",
+            vm.type_name(v),
+            vm.type_name(&other)
         ))),
     }
 }
 
+fn is_str_or_bytes(v: &Value) -> bool {
+    matches!(v, Value::Str(_)) || v.native::<crate::vm::bytes::PyBytes>().is_some()
+}
+
+/// A path as text: apy's paths are str; a bytes path is named as outside the subset.
+fn path_text(vm: &Vm, path: Value) -> PyResult<String> {
+    match path {
+        Value::Str(s) => Ok(s.as_str().to_string()),
+        _ => Err(vm.type_error(format!(
+            "bytes paths {}",
+            crate::vm::cpython_names::OUTSIDE_THE_SUBSET
+        ))),
+    }
+}
+
+/// `os.fspath`'s own error: `v` is no path at all.
+fn not_a_path(vm: &Vm, v: &Value) -> crate::vm::Exc {
+    vm.type_error(format!(
+        "expected str, bytes or os.PathLike object, not {}",
+        vm.type_name(v)
+    ))
+}
+
+/// A path argument of `os.path`'s text functions (and `open`), through `os.fspath`.
+pub fn fspath_arg(vm: &mut Vm, v: &Value) -> PyResult<String> {
+    match fspath(vm, v)? {
+        Some(path) => path_text(vm, path),
+        None => Err(not_a_path(vm, v)),
+    }
+}
+
+/// The path argument `param` of the system call `fname` (a str or an os.PathLike), with
+/// the TypeError `posixmodule.c`'s converter raises for anything else.
+fn path_arg(vm: &mut Vm, fname: &str, param: &str, v: Option<&Value>) -> PyResult<String> {
+    let Some(v) = v else {
+        return Err(vm.type_error(format!(
+            "{fname}() missing required argument '{param}' (pos 1)"
+        )));
+    };
+    if let Some(path) = fspath(vm, v)? {
+        return path_text(vm, path);
+    }
+    // What else each call takes (a descriptor, None for the working folder), as CPython
+    // lists it; apy takes str and os.PathLike paths only.
+    let kinds = match fname {
+        "listdir" => "string, bytes, os.PathLike, integer or None",
+        "stat" | "chdir" => "string, bytes, os.PathLike or integer",
+        _ => "string, bytes or os.PathLike",
+    };
+    Err(vm.type_error(format!(
+        "{fname}: {param} should be {kinds}, not {}",
+        vm.type_name(v)
+    )))
+}
+
 /// The path argument of a call that touches the file system, once the sandbox allows it.
 fn host_path(vm: &mut Vm, fname: &str, args: &[Value]) -> PyResult<String> {
-    let path = path_arg(vm, fname, args.first())?;
+    let path = path_arg(vm, fname, "path", args.first())?;
     vm.require(Capability::Files, &path)?;
     Ok(path)
 }
@@ -117,7 +178,120 @@ fn getcwd(vm: &mut Vm) -> PyResult<String> {
 const MAKEDIRS: Signature =
     Signature::keywords("os", "makedirs", &["name", "mode", "exist_ok"], 1, 0);
 
+const STAT: Signature =
+    Signature::keywords("os", "stat", &["path", "dir_fd", "follow_symlinks"], 1, 0);
+
+/// `stat`/`lstat`: an `os.stat_result`, the class `os.apy` defines (the module that
+/// imports this one, so loaded by then; the plain fields otherwise).
+fn stat(vm: &mut Vm, args: &[Value], kw: &KwArgs, fname: &str, follow: bool) -> PyResult<Value> {
+    let slots = STAT.bind(vm, args, kw)?;
+    let path = path_arg(vm, fname, "path", slots[0].as_ref())?;
+    vm.require(Capability::Files, &path)?;
+    let follow = match &slots[2] {
+        Some(v) => follow && vm.truthy(v)?,
+        None => follow,
+    };
+    let metadata = match follow {
+        true => std::fs::metadata(&path),
+        false => std::fs::symlink_metadata(&path),
+    };
+    let metadata = metadata.map_err(|e| vm.os_error(&e, Some(&path)))?;
+    let (fields, extra) = stat_fields(vm, &metadata)?;
+    let os_key = vm.intern("os");
+    let module = vm.modules.table.borrow().get_str(&os_key).cloned();
+    match module {
+        Some(module) => {
+            let name = vm.intern("stat_result");
+            let class = vm.get_attr(&module, &name)?;
+            vm.call(&class, &[fields, extra], &[])
+        }
+        None => Ok(fields),
+    }
+}
+
+/// The ten fields of a `stat_result` (times in whole seconds), and the named ones past
+/// them (the times as floats and in nanoseconds, the block size, the blocks, the device).
+#[cfg(unix)]
+fn stat_fields(vm: &mut Vm, m: &std::fs::Metadata) -> PyResult<(Value, Value)> {
+    use std::os::unix::fs::MetadataExt;
+    let int = |v: u64| Value::Int(i64::try_from(v).unwrap_or(i64::MAX));
+    let fields = vec![
+        int(m.mode().into()),
+        int(m.ino()),
+        int(m.dev()),
+        int(m.nlink()),
+        int(m.uid().into()),
+        int(m.gid().into()),
+        int(m.size()),
+        Value::Int(m.atime()),
+        Value::Int(m.mtime()),
+        Value::Int(m.ctime()),
+    ];
+    let mut extra = crate::vm::value::DictTable::new();
+    let times = [
+        ("atime", m.atime(), m.atime_nsec()),
+        ("mtime", m.mtime(), m.mtime_nsec()),
+        ("ctime", m.ctime(), m.ctime_nsec()),
+    ];
+    for (name, seconds, nanos) in times {
+        let float = seconds as f64 + nanos as f64 * 1e-9;
+        extra.set_str(vm.intern(&format!("st_{name}")), Value::Float(float));
+        // (Whole nanoseconds fit a small int until the year 2262.)
+        let total = seconds.saturating_mul(1_000_000_000).saturating_add(nanos);
+        extra.set_str(vm.intern(&format!("st_{name}_ns")), Value::Int(total));
+    }
+    extra.set_str(vm.intern("st_blksize"), int(m.blksize()));
+    extra.set_str(vm.intern("st_blocks"), int(m.blocks()));
+    extra.set_str(vm.intern("st_rdev"), int(m.rdev()));
+    Ok((Value::tuple(fields), Value::dict(extra)))
+}
+
+/// A page in a browser has no file system to examine (src/web.rs).
+#[cfg(not(unix))]
+fn stat_fields(vm: &mut Vm, _: &std::fs::Metadata) -> PyResult<(Value, Value)> {
+    let error = std::io::Error::from(std::io::ErrorKind::Unsupported);
+    Err(vm.os_error(&error, None))
+}
+
+/// `rename`/`replace` (the same call on POSIX: an existing target file is replaced); an
+/// error names both paths.
+fn rename(vm: &mut Vm, args: &[Value], fname: &str) -> PyResult<Value> {
+    check_arity(vm, fname, args, 2, 2)?;
+    let source = path_arg(vm, fname, "src", args.first())?;
+    let target = path_arg(vm, fname, "dst", args.get(1))?;
+    vm.require(Capability::Files, &source)?;
+    vm.require(Capability::Files, &target)?;
+    if let Err(e) = std::fs::rename(&source, &target) {
+        let Some(errno) = e.raw_os_error() else {
+            return Err(vm.os_error(&e, Some(&source)));
+        };
+        let strerror = vm.os_error(&e, None);
+        let strerror = vm.str_of(&Value::Object(strerror))?;
+        let strerror = strerror.as_str().split_once("] ").map_or("", |(_, s)| s);
+        let class = Value::Type(vm.types.os_error.clone());
+        let args = [
+            Value::Int(errno.into()),
+            Value::str(strerror),
+            Value::str(source),
+            Value::None,
+            Value::str(target),
+        ];
+        let exc = vm.call(&class, &args, &[])?;
+        return Err(match exc {
+            Value::Object(exc) => exc,
+            _ => vm.runtime_error("OSError() did not make an exception"),
+        });
+    }
+    Ok(Value::None)
+}
+
 const OS_FUNCTIONS: &[(&str, Method)] = &[
+    ("fspath", |vm, args, _| {
+        check_arity(vm, "fspath", args, 1, 1)?;
+        fspath(vm, &args[0])?.ok_or_else(|| not_a_path(vm, &args[0]))
+    }),
+    ("stat", |vm, args, kw| stat(vm, args, kw, "stat", true)),
+    ("lstat", |vm, args, kw| stat(vm, args, kw, "lstat", false)),
     ("getcwd", |vm, args, _| {
         check_arity(vm, "getcwd", args, 0, 0)?;
         getcwd(vm).map(Value::str)
@@ -149,19 +323,11 @@ const OS_FUNCTIONS: &[(&str, Method)] = &[
                 .map_or(Value::None, |n| Value::Int(n.get() as i64)),
         )
     }),
-    ("getenv", |vm, args, _| {
-        check_arity(vm, "getenv", args, 1, 2)?;
-        let key = path_arg(vm, "getenv", args.first())?;
-        Ok(match std::env::var(&key) {
-            Ok(value) => Value::str(value),
-            Err(_) => args.get(1).cloned().unwrap_or(Value::None),
-        })
-    }),
     ("listdir", |vm, args, _| {
         check_arity(vm, "listdir", args, 0, 1)?;
         let path = match args.first() {
             None | Some(Value::None) => ".".to_string(),
-            Some(_) => path_arg(vm, "listdir", args.first())?,
+            Some(_) => path_arg(vm, "listdir", "path", args.first())?,
         };
         vm.require(Capability::Files, &path)?;
         let entries = std::fs::read_dir(&path).map_err(|e| vm.os_error(&e, Some(&path)))?;
@@ -186,7 +352,8 @@ const OS_FUNCTIONS: &[(&str, Method)] = &[
     }),
     ("makedirs", |vm, args, kw| {
         let slots = MAKEDIRS.bind(vm, args, kw)?;
-        let path = host_path(vm, "makedirs", &[slots[0].clone().unwrap_or(Value::None)])?;
+        let path = fspath_arg(vm, slots[0].as_ref().unwrap_or(&Value::None))?;
+        vm.require(Capability::Files, &path)?;
         let exist_ok = match &slots[2] {
             Some(v) => vm.truthy(v)?,
             None => false,
@@ -197,41 +364,53 @@ const OS_FUNCTIONS: &[(&str, Method)] = &[
         }
         done(vm, std::fs::create_dir_all(&path), &path)
     }),
-    ("rename", |vm, args, _| {
-        check_arity(vm, "rename", args, 2, 2)?;
-        let source = host_path(vm, "rename", args)?;
-        let target = host_path(vm, "rename", &args[1..])?;
-        if let Err(e) = std::fs::rename(&source, &target) {
-            let Some(errno) = e.raw_os_error() else {
-                return Err(vm.os_error(&e, Some(&source)));
-            };
-            let strerror = vm.os_error(&e, None);
-            let strerror = vm.str_of(&Value::Object(strerror))?;
-            let strerror = strerror.as_str().split_once("] ").map_or("", |(_, s)| s);
-            let class = Value::Type(vm.types.os_error.clone());
-            let args = [
-                Value::Int(errno.into()),
-                Value::str(strerror),
-                Value::str(source),
-                Value::None,
-                Value::str(target),
-            ];
-            let exc = vm.call(&class, &args, &[])?;
-            return Err(match exc {
-                Value::Object(exc) => exc,
-                _ => vm.runtime_error("OSError() did not make an exception"),
-            });
-        }
-        Ok(Value::None)
-    }),
+    ("rename", |vm, args, _| rename(vm, args, "rename")),
+    ("replace", |vm, args, _| rename(vm, args, "replace")),
 ];
 
+/// `getatime`/`getmtime`/`getctime`: a time of `path`'s stat, as a float.
+fn stat_time(vm: &mut Vm, args: &[Value], field: &str) -> PyResult<Value> {
+    check_arity(vm, field, args, 1, 1)?;
+    let path = host_path(vm, "stat", args)?;
+    let metadata = std::fs::metadata(&path).map_err(|e| vm.os_error(&e, Some(&path)))?;
+    let (_, extra) = stat_fields(vm, &metadata)?;
+    let key = vm.intern(&format!("st_{}", &field[3..]));
+    match &extra {
+        Value::Dict(d) => Ok(d
+            .table
+            .borrow()
+            .get_str(&key)
+            .cloned()
+            .unwrap_or(Value::None)),
+        _ => Ok(Value::None),
+    }
+}
+
 const PATH_FUNCTIONS: &[(&str, Method)] = &[
+    ("normcase", |vm, args, _| {
+        check_arity(vm, "normcase", args, 1, 1)?;
+        fspath(vm, &args[0])?.ok_or_else(|| not_a_path(vm, &args[0]))
+    }),
+    ("islink", |vm, args, _| {
+        check_arity(vm, "islink", args, 1, 1)?;
+        let path = host_path(vm, "lstat", args)?;
+        Ok(Value::Bool(
+            std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()),
+        ))
+    }),
+    ("lexists", |vm, args, _| {
+        check_arity(vm, "lexists", args, 1, 1)?;
+        let path = host_path(vm, "lstat", args)?;
+        Ok(Value::Bool(std::fs::symlink_metadata(path).is_ok()))
+    }),
+    ("getatime", |vm, args, _| stat_time(vm, args, "getatime")),
+    ("getmtime", |vm, args, _| stat_time(vm, args, "getmtime")),
+    ("getctime", |vm, args, _| stat_time(vm, args, "getctime")),
     ("join", |vm, args, _| {
         check_arity(vm, "join", args, 1, usize::MAX)?;
-        let mut path = path_arg(vm, "join", args.first())?;
+        let mut path = fspath_arg(vm, &args[0])?;
         for part in &args[1..] {
-            let part = path_arg(vm, "join", Some(part))?;
+            let part = fspath_arg(vm, part)?;
             if part.starts_with('/') {
                 path = part;
             } else if path.is_empty() || path.ends_with('/') {
@@ -245,39 +424,39 @@ const PATH_FUNCTIONS: &[(&str, Method)] = &[
     }),
     ("split", |vm, args, _| {
         check_arity(vm, "split", args, 1, 1)?;
-        let path = path_arg(vm, "split", args.first())?;
+        let path = fspath_arg(vm, &args[0])?;
         let (head, tail) = split(&path);
         Ok(Value::tuple(vec![Value::str(head), Value::str(tail)]))
     }),
     ("basename", |vm, args, _| {
         check_arity(vm, "basename", args, 1, 1)?;
-        let path = path_arg(vm, "basename", args.first())?;
+        let path = fspath_arg(vm, &args[0])?;
         Ok(Value::str(split(&path).1))
     }),
     ("dirname", |vm, args, _| {
         check_arity(vm, "dirname", args, 1, 1)?;
-        let path = path_arg(vm, "dirname", args.first())?;
+        let path = fspath_arg(vm, &args[0])?;
         Ok(Value::str(split(&path).0))
     }),
     ("splitext", |vm, args, _| {
         check_arity(vm, "splitext", args, 1, 1)?;
-        let path = path_arg(vm, "splitext", args.first())?;
+        let path = fspath_arg(vm, &args[0])?;
         let (root, ext) = splitext(&path);
         Ok(Value::tuple(vec![Value::str(root), Value::str(ext)]))
     }),
     ("isabs", |vm, args, _| {
         check_arity(vm, "isabs", args, 1, 1)?;
-        let path = path_arg(vm, "isabs", args.first())?;
+        let path = fspath_arg(vm, &args[0])?;
         Ok(Value::Bool(path.starts_with('/')))
     }),
     ("normpath", |vm, args, _| {
         check_arity(vm, "normpath", args, 1, 1)?;
-        let path = path_arg(vm, "normpath", args.first())?;
+        let path = path_arg(vm, "_path_normpath", "path", args.first())?;
         Ok(Value::str(normpath(&path)))
     }),
     ("abspath", |vm, args, _| {
         check_arity(vm, "abspath", args, 1, 1)?;
-        let path = path_arg(vm, "abspath", args.first())?;
+        let path = fspath_arg(vm, &args[0])?;
         if path.starts_with('/') {
             return Ok(Value::str(normpath(&path)));
         }
@@ -286,26 +465,26 @@ const PATH_FUNCTIONS: &[(&str, Method)] = &[
     }),
     ("exists", |vm, args, _| {
         check_arity(vm, "exists", args, 1, 1)?;
-        let path = host_path(vm, "exists", args)?;
+        let path = host_path(vm, "stat", args)?;
         Ok(Value::Bool(std::fs::metadata(path).is_ok()))
     }),
     ("isfile", |vm, args, _| {
         check_arity(vm, "isfile", args, 1, 1)?;
-        let path = host_path(vm, "isfile", args)?;
+        let path = host_path(vm, "stat", args)?;
         Ok(Value::Bool(
             std::fs::metadata(path).is_ok_and(|m| m.is_file()),
         ))
     }),
     ("isdir", |vm, args, _| {
         check_arity(vm, "isdir", args, 1, 1)?;
-        let path = host_path(vm, "isdir", args)?;
+        let path = host_path(vm, "stat", args)?;
         Ok(Value::Bool(
             std::fs::metadata(path).is_ok_and(|m| m.is_dir()),
         ))
     }),
     ("getsize", |vm, args, _| {
         check_arity(vm, "getsize", args, 1, 1)?;
-        let path = host_path(vm, "getsize", args)?;
+        let path = host_path(vm, "stat", args)?;
         match std::fs::metadata(&path) {
             Ok(m) => Ok(Value::Int(m.len() as i64)),
             Err(e) => Err(vm.os_error(&e, Some(&path))),

@@ -86,6 +86,21 @@ const MODULES: &[(&str, &str, &str)] = &[
     ("threading", "threading.py", include_str!("threading.apy")),
     ("typing", "typing.py", include_str!("typing.apy")),
     ("time", "time.py", include_str!("time.apy")),
+    ("os", "os.py", include_str!("os.apy")),
+    ("shlex", "shlex.py", include_str!("shlex.apy")),
+    ("fnmatch", "fnmatch.py", include_str!("fnmatch.apy")),
+    ("secrets", "secrets.py", include_str!("secrets.apy")),
+    (
+        "pathlib",
+        "pathlib/__init__.py",
+        include_str!("pathlib.apy"),
+    ),
+    ("urllib", "urllib/__init__.py", include_str!("urllib.apy")),
+    (
+        "urllib.parse",
+        "urllib/parse.py",
+        include_str!("urllib_parse.apy"),
+    ),
     ("_strptime", "_strptime.py", include_str!("_strptime.apy")),
     ("datetime", "datetime.py", include_str!("datetime.apy")),
     (
