@@ -66,7 +66,7 @@ fn error(vm: &mut Vm, message: impl Into<Box<str>>) -> Exc {
 /// The data an `a2b_*` function decodes: a bytes-like object, or a str of ASCII only.
 fn ascii_arg(vm: &Vm, v: &Value) -> PyResult<Vec<u8>> {
     match v {
-        Value::Str(s) if s.as_str().is_ascii() => Ok(s.as_str().as_bytes().to_vec()),
+        Value::Str(s) if s.is_ascii() => Ok(s.as_str().as_bytes().to_vec()),
         Value::Str(_) => {
             Err(vm.value_error("string argument should contain only ASCII characters"))
         }

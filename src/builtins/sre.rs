@@ -122,7 +122,7 @@ fn subject(vm: &mut Vm, compiled: &Compiled, v: &Value) -> PyResult<Subject> {
     }
     vm.charge(points.len() as u64 / 16)?;
     let offsets = match v {
-        Value::Str(s) if !s.as_str().is_ascii() => {
+        Value::Str(s) if !s.is_ascii() => {
             let text = s.as_str();
             let mut offsets: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
             offsets.push(text.len());

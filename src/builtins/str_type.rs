@@ -186,7 +186,7 @@ fn search_method(vm: &mut Vm, args: &[Value], kw: &KwArgs, name: &'static str) -
     let sub = nth_str_arg(vm, bound[0].as_ref().unwrap_or(&Value::None), name, 1)?;
     let start = slice_bound(vm, bound[1].as_ref())?;
     let end = slice_bound(vm, bound[2].as_ref())?;
-    let (text, sub) = (s.as_str(), sub.as_str());
+    let (text, sub) = (s.text(), sub.as_str());
     Ok(Value::Int(match name {
         "find" => str_ops::find(text, sub, start, end, false),
         "rfind" => str_ops::find(text, sub, start, end, true),
@@ -227,9 +227,9 @@ fn affix_method(vm: &mut Vm, args: &[Value], kw: &KwArgs, at_end: bool) -> PyRes
         }
     };
     let hit = candidates.iter().any(|candidate| {
-        candidate.as_str().is_some_and(|affix| {
-            str_ops::starts_or_ends_with(s.as_str(), affix, start, end, at_end)
-        })
+        candidate
+            .as_str()
+            .is_some_and(|affix| str_ops::starts_or_ends_with(s.text(), affix, start, end, at_end))
     });
     Ok(Value::Bool(hit))
 }

@@ -53,36 +53,76 @@ pub fn adjust_indices(start: Option<i64>, end: Option<i64>, len: usize) -> (usiz
     (start as usize, end as usize)
 }
 
-/// The byte range of the code point range `start..end` (`start <= end <= char_len`).
-fn byte_range(s: &str, start: usize, end: usize) -> (usize, usize) {
-    if s.is_ascii() {
-        return (start, end);
+/// A str and whether it is all ASCII, where a code point index is a byte offset. A Python
+/// `str` remembers that (`PyStr::text`), so `s[i]`, `s[i:j]` and `s.find(x, i)` on a long
+/// ASCII text do not scan the whole text again each time (a parser walking a text by index
+/// would be quadratic).
+#[derive(Clone, Copy)]
+pub struct Text<'a> {
+    pub text: &'a str,
+    pub ascii: bool,
+}
+
+impl<'a> From<&'a str> for Text<'a> {
+    fn from(text: &'a str) -> Text<'a> {
+        Text {
+            text,
+            ascii: text.is_ascii(),
+        }
     }
-    let begin = byte_offset(s, start);
-    (begin, begin + byte_offset(&s[begin..], end - start))
+}
+
+impl Text<'_> {
+    /// `len(s)`.
+    pub fn char_len(&self) -> usize {
+        match self.ascii {
+            true => self.text.len(),
+            false => self.text.chars().count(),
+        }
+    }
+
+    /// The byte range of the code point range `start..end` (`start <= end <= char_len`).
+    pub fn byte_range(&self, start: usize, end: usize) -> (usize, usize) {
+        if self.ascii {
+            return (start.min(self.text.len()), end.min(self.text.len()));
+        }
+        let begin = byte_offset(self.text, start);
+        (begin, begin + byte_offset(&self.text[begin..], end - start))
+    }
+
+    /// The code point index of byte offset `offset` (a char boundary).
+    fn char_index(&self, offset: usize) -> usize {
+        match self.ascii {
+            true => offset,
+            false => char_index(self.text, offset),
+        }
+    }
 }
 
 // ---- searching ------------------------------------------------------------------------
 
 /// `s.find(sub, start, end)` (`reverse` for `rfind`): a code point index or -1.
-pub fn find(s: &str, sub: &str, start: Option<i64>, end: Option<i64>, reverse: bool) -> i64 {
-    let (start, end) = adjust_indices(start, end, char_len(s));
+pub fn find(s: Text, sub: &str, start: Option<i64>, end: Option<i64>, reverse: bool) -> i64 {
+    let (start, end) = adjust_indices(start, end, s.char_len());
     if start > end {
         return -1;
     }
-    let (begin, finish) = byte_range(s, start, end);
-    let window = &s[begin..finish];
-    let found = if reverse {
-        window.rfind(sub)
-    } else {
-        window.find(sub)
+    let (begin, finish) = s.byte_range(start, end);
+    let window = Text {
+        text: &s.text[begin..finish],
+        ascii: s.ascii,
     };
-    found.map_or(-1, |offset| (start + char_index(window, offset)) as i64)
+    let found = if reverse {
+        window.text.rfind(sub)
+    } else {
+        window.text.find(sub)
+    };
+    found.map_or(-1, |offset| (start + window.char_index(offset)) as i64)
 }
 
 /// `s.index(sub, ...)`: like [`find`] but "substring not found" instead of -1.
 pub fn index(
-    s: &str,
+    s: Text,
     sub: &str,
     start: Option<i64>,
     end: Option<i64>,
@@ -95,8 +135,8 @@ pub fn index(
 }
 
 /// `s.count(sub, start, end)`: non-overlapping occurrences; `len + 1` for an empty `sub`.
-pub fn count(s: &str, sub: &str, start: Option<i64>, end: Option<i64>) -> usize {
-    let length = char_len(s);
+pub fn count(s: Text, sub: &str, start: Option<i64>, end: Option<i64>) -> usize {
+    let length = s.char_len();
     let (start, end) = adjust_indices(start, end, length);
     if start > length || start > end {
         return 0;
@@ -104,26 +144,26 @@ pub fn count(s: &str, sub: &str, start: Option<i64>, end: Option<i64>) -> usize 
     if sub.is_empty() {
         return end - start + 1;
     }
-    let (begin, finish) = byte_range(s, start, end);
-    s[begin..finish].matches(sub).count()
+    let (begin, finish) = s.byte_range(start, end);
+    s.text[begin..finish].matches(sub).count()
 }
 
 /// `s.startswith(prefix, start, end)` (`at_end` for `endswith`) for one candidate; the
 /// caller loops over a tuple.
 pub fn starts_or_ends_with(
-    s: &str,
+    s: Text,
     affix: &str,
     start: Option<i64>,
     end: Option<i64>,
     at_end: bool,
 ) -> bool {
-    let (start, end) = adjust_indices(start, end, char_len(s));
+    let (start, end) = adjust_indices(start, end, s.char_len());
     let affix_len = char_len(affix);
     if end < start + affix_len {
         return false;
     }
-    let (begin, finish) = byte_range(s, start, end);
-    let window = &s[begin..finish];
+    let (begin, finish) = s.byte_range(start, end);
+    let window = &s.text[begin..finish];
     if at_end {
         window.ends_with(affix)
     } else {
@@ -517,32 +557,38 @@ mod tests {
 
     #[test]
     fn counting_and_finding() {
-        assert_eq!(count("aaaa", "aa", None, None), 2);
-        assert_eq!(count("abc", "", None, None), 4);
-        assert_eq!(count("abc", "", Some(1), None), 3);
-        assert_eq!(count("abc", "", Some(5), None), 0);
-        assert_eq!(count("abcabc", "b", Some(2), None), 1);
-        assert_eq!(count("abcabc", "b", Some(-2), None), 1);
-        assert_eq!(find("abcabc", "c", Some(3), None, false), 5);
-        assert_eq!(find("abcabc", "b", None, None, true), 4);
-        assert_eq!(find("abc", "", Some(5), None, false), -1);
-        assert_eq!(find("abc", "", Some(3), None, false), 3);
-        assert_eq!(find("abc", "", None, None, true), 3);
-        assert_eq!(find("héllo", "l", None, None, false), 2);
-        assert_eq!(find("héllo", "l", Some(3), None, false), 3);
-        assert_eq!(find("abc", "c", Some(-1), None, false), 2);
-        assert_eq!(find("abc", "a", Some(1), Some(0), false), -1);
+        assert_eq!(count("aaaa".into(), "aa", None, None), 2);
+        assert_eq!(count("abc".into(), "", None, None), 4);
+        assert_eq!(count("abc".into(), "", Some(1), None), 3);
+        assert_eq!(count("abc".into(), "", Some(5), None), 0);
+        assert_eq!(count("abcabc".into(), "b", Some(2), None), 1);
+        assert_eq!(count("abcabc".into(), "b", Some(-2), None), 1);
+        assert_eq!(find("abcabc".into(), "c", Some(3), None, false), 5);
+        assert_eq!(find("abcabc".into(), "b", None, None, true), 4);
+        assert_eq!(find("abc".into(), "", Some(5), None, false), -1);
+        assert_eq!(find("abc".into(), "", Some(3), None, false), 3);
+        assert_eq!(find("abc".into(), "", None, None, true), 3);
+        assert_eq!(find("héllo".into(), "l", None, None, false), 2);
+        assert_eq!(find("héllo".into(), "l", Some(3), None, false), 3);
+        assert_eq!(find("abc".into(), "c", Some(-1), None, false), 2);
+        assert_eq!(find("abc".into(), "a", Some(1), Some(0), false), -1);
         assert_eq!(
-            index("abc", "x", None, None, false)
+            index("abc".into(), "x", None, None, false)
                 .unwrap_err()
                 .to_string(),
             "ValueError: substring not found"
         );
-        assert!(starts_or_ends_with("abc", "b", Some(1), None, false));
-        assert!(!starts_or_ends_with("abc", "", Some(5), None, false));
-        assert!(starts_or_ends_with("abc", "", Some(3), None, false));
-        assert!(starts_or_ends_with("abc", "b", Some(0), Some(2), true));
-        assert!(starts_or_ends_with("abc", "c", Some(-1), None, true));
+        assert!(starts_or_ends_with("abc".into(), "b", Some(1), None, false));
+        assert!(!starts_or_ends_with("abc".into(), "", Some(5), None, false));
+        assert!(starts_or_ends_with("abc".into(), "", Some(3), None, false));
+        assert!(starts_or_ends_with(
+            "abc".into(),
+            "b",
+            Some(0),
+            Some(2),
+            true
+        ));
+        assert!(starts_or_ends_with("abc".into(), "c", Some(-1), None, true));
         assert_eq!(byte_offset("héllo", 2), 3);
         assert_eq!(char_index("héllo", 3), 2);
     }

@@ -351,7 +351,7 @@ impl Vm {
                         if j < 0 || j >= n {
                             return Err(self.index_error("string index out of range"));
                         }
-                        let c = if text.is_ascii() {
+                        let c = if s.is_ascii() {
                             text[j as usize..j as usize + 1].to_string()
                         } else {
                             text.chars()
@@ -597,13 +597,25 @@ impl Vm {
                 Ok(Value::tuple(pick(&t.items, s, st, n)))
             }
             Value::Str(text) => {
-                let chars: Vec<char> = text.as_str().chars().collect();
-                let (s, _, st, n) = self.slice_indices(chars.len(), start, stop, step)?;
-                Ok(Value::str(
-                    (0..n)
-                        .map(|k| chars[(s + k as i64 * st) as usize])
-                        .collect::<String>(),
-                ))
+                let (s, _, st, n) = self.slice_indices(text.char_len(), start, stop, step)?;
+                let picked = match (text.is_ascii(), st) {
+                    // A run of an ASCII text is its bytes.
+                    (true, 1) => text.as_str()[s as usize..s as usize + n].to_string(),
+                    (true, _) => {
+                        let bytes = text.as_str().as_bytes();
+                        (0..n)
+                            .map(|k| bytes[(s + k as i64 * st) as usize] as char)
+                            .collect()
+                    }
+                    (false, 1) => text.as_str().chars().skip(s as usize).take(n).collect(),
+                    (false, _) => {
+                        let chars: Vec<char> = text.as_str().chars().collect();
+                        (0..n)
+                            .map(|k| chars[(s + k as i64 * st) as usize])
+                            .collect()
+                    }
+                };
+                Ok(Value::str(picked))
             }
             Value::Object(o) if matches!(o.kind, ObjectKind::Range(_)) => {
                 let ObjectKind::Range(r) = &o.kind else {

@@ -225,7 +225,7 @@ impl Vm {
                     Value::Tuple(t) => t.items.get(i).cloned(),
                     Value::Str(s) => {
                         let text = s.as_str();
-                        if text.is_ascii() {
+                        if s.is_ascii() {
                             text.get(i..i + 1).map(Value::str)
                         } else {
                             // `index` counts bytes for non-ASCII text.

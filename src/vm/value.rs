@@ -118,18 +118,47 @@ impl Value {
 pub struct PyStr {
     text: Box<str>,
     hash: Cell<i64>,
+    /// Whether the text is all ASCII (a code point index is then a byte offset), worked
+    /// out on first need: `UNKNOWN`, `ASCII` or `WIDE`.
+    ascii: Cell<u8>,
 }
 
 impl PyStr {
+    const UNKNOWN: u8 = 0;
+    const ASCII: u8 = 1;
+    const WIDE: u8 = 2;
+
     pub fn new(text: impl Into<Box<str>>) -> PyStr {
         PyStr {
             text: text.into(),
             hash: Cell::new(-1),
+            ascii: Cell::new(PyStr::UNKNOWN),
         }
     }
 
     pub fn as_str(&self) -> &str {
         &self.text
+    }
+
+    /// Whether the text is all ASCII, scanned once and remembered.
+    pub fn is_ascii(&self) -> bool {
+        match self.ascii.get() {
+            PyStr::UNKNOWN => {
+                let ascii = self.text.is_ascii();
+                self.ascii
+                    .set(if ascii { PyStr::ASCII } else { PyStr::WIDE });
+                ascii
+            }
+            known => known == PyStr::ASCII,
+        }
+    }
+
+    /// The text, with whether it is all ASCII, for indexing by code point.
+    pub fn text(&self) -> crate::common::str_ops::Text<'_> {
+        crate::common::str_ops::Text {
+            text: &self.text,
+            ascii: self.is_ascii(),
+        }
     }
 
     pub fn hash(&self) -> i64 {
@@ -144,11 +173,7 @@ impl PyStr {
 
     /// Number of code points (`len(s)`).
     pub fn char_len(&self) -> usize {
-        if self.text.is_ascii() {
-            self.text.len()
-        } else {
-            self.text.chars().count()
-        }
+        self.text().char_len()
     }
 }
 
