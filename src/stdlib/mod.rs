@@ -95,6 +95,8 @@ const MODULES: &[(&str, &str, &str)] = &[
         "pathlib/__init__.py",
         include_str!("pathlib.apy"),
     ),
+    ("shutil", "shutil.py", include_str!("shutil.apy")),
+    ("tempfile", "tempfile.py", include_str!("tempfile.apy")),
     ("urllib", "urllib/__init__.py", include_str!("urllib.apy")),
     (
         "urllib.parse",
