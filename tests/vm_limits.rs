@@ -322,6 +322,10 @@ fn native_built_ins_count_against_max_steps() {
         "import random\nrandom.choices([1, 2], [1, 1], k=10**7)",
         "import random\nrandom.sample([1, 2], 10**7, counts=[10**7, 10**7])",
         "import math\nmath.factorial(10**7)",
+        // An estimate near u64::MAX steps, charged twice (the fuzzer's run target found
+        // the count wrapping around: an overflow panic in a debug build, a limit that
+        // never stops the program in a release one).
+        "import math\ntry:\n    math.factorial(2**48)\nfinally:\n    math.factorial(2**48)",
         "import math\nmath.comb(10**6, 5 * 10**5)",
         "import math\nmath.perm(10**6, 10**5)",
         "import math\nmath.isqrt(10**(4 * 10**6))",
@@ -338,10 +342,11 @@ fn native_built_ins_count_against_max_steps() {
 }
 
 /// Big-int work too long to run between two limit checks, each one alone.
-const LONG_NATIVE_WORK: [&str; 5] = [
+const LONG_NATIVE_WORK: [&str; 6] = [
     "3055555555555550**3015555",
     "pow(7**300000, 10**300000, 11**300000)",
     "math.factorial(3 * 10**6)",
+    "math.factorial(2**48)",
     "math.comb(10**6, 5 * 10**5)",
     "math.isqrt(10**(4 * 10**6))",
 ];

@@ -444,7 +444,9 @@ impl Vm {
     #[cold]
     pub(crate) fn check_limits(&mut self) -> Option<Exc> {
         // Counts the instruction about to run: the one past the limit stops the program.
-        self.steps += self.window;
+        // (Saturating: a native call may charge an estimate near u64::MAX, which must stop
+        // the program, not wrap around to a small count.)
+        self.steps = self.steps.saturating_add(self.window);
         if let Some(max) = self.config.max_steps
             && self.steps > max
         {
@@ -458,7 +460,7 @@ impl Vm {
             return Some(self.stop(abort));
         }
         let left = match self.config.max_steps {
-            Some(max) => (max + 1 - self.steps).min(TIME_CHECK_INTERVAL),
+            Some(max) => (max.saturating_add(1) - self.steps).min(TIME_CHECK_INTERVAL),
             None => TIME_CHECK_INTERVAL,
         };
         self.start_window(self.slice_window(left));
@@ -585,7 +587,7 @@ impl Vm {
     /// counting what `n` had beyond the window.
     #[cold]
     fn charge_window(&mut self, n: u64) -> PyResult<()> {
-        self.steps += n - self.countdown;
+        self.steps = self.steps.saturating_add(n - self.countdown);
         match self.check_limits() {
             Some(exc) => Err(exc),
             None => Ok(()),

@@ -36,7 +36,7 @@ type Yielder = corosensei::Yielder<*mut Vm, *mut Vm>;
 impl Vm {
     /// Steps run so far, including the current check window's.
     fn steps_now(&self) -> u64 {
-        self.steps + (self.window - self.countdown)
+        self.steps.saturating_add(self.window - self.countdown)
     }
 
     /// The switch interval in steps, as the virtual clock counts it (one per microsecond).
@@ -60,7 +60,7 @@ impl Vm {
         self.threads.slice_steps = self.steps;
         self.threads.slice_start = Instant::now();
         let left = match self.config.max_steps {
-            Some(max) => (max + 1).saturating_sub(self.steps),
+            Some(max) => max.saturating_add(1).saturating_sub(self.steps),
             None => super::TIME_CHECK_INTERVAL,
         };
         let left = self.slice_window(left.min(super::TIME_CHECK_INTERVAL));
@@ -79,7 +79,8 @@ impl Vm {
         let over = interrupted
             || match self.config.clock {
                 ClockKind::Virtual => {
-                    let over = self.steps - self.threads.slice_steps >= self.interval_steps();
+                    let over = self.steps.saturating_sub(self.threads.slice_steps)
+                        >= self.interval_steps();
                     if over {
                         let now = clock::now(ClockKind::Virtual);
                         clock::advance_virtual(now + self.threads.switch_interval);
