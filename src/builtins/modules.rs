@@ -245,16 +245,9 @@ fn sys_getframemodulename(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<
     };
     let globals = vm.intern("f_globals");
     let globals = vm.get_attr(&frame, &globals)?;
-    let name = vm.intern("__name__");
-    match &globals {
-        Value::Dict(d) => Ok(d
-            .table
-            .borrow()
-            .get_str(&name)
-            .cloned()
-            .unwrap_or(Value::None)),
-        _ => Ok(Value::None),
-    }
+    let name = Value::Str(vm.intern("__name__"));
+    // (A module's globals without a `__name__` give None, as CPython's frame does.)
+    Ok(vm.get_item(&globals, &name).unwrap_or(Value::None))
 }
 
 fn sys_setrecursionlimit(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {

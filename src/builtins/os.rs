@@ -374,16 +374,8 @@ fn stat_time(vm: &mut Vm, args: &[Value], field: &str) -> PyResult<Value> {
     let path = host_path(vm, "stat", args)?;
     let metadata = std::fs::metadata(&path).map_err(|e| vm.os_error(&e, Some(&path)))?;
     let (_, extra) = stat_fields(vm, &metadata)?;
-    let key = vm.intern(&format!("st_{}", &field[3..]));
-    match &extra {
-        Value::Dict(d) => Ok(d
-            .table
-            .borrow()
-            .get_str(&key)
-            .cloned()
-            .unwrap_or(Value::None)),
-        _ => Ok(Value::None),
-    }
+    let key = Value::str(format!("st_{}", &field[3..]));
+    vm.get_item(&extra, &key)
 }
 
 const PATH_FUNCTIONS: &[(&str, Method)] = &[
