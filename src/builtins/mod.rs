@@ -19,7 +19,7 @@
 //! - `modules.rs` — `sys`, `functools`, and the table of native modules; `std_streams.rs`
 //!   (`sys.stdin`, `sys.stdout`, `sys.stderr`, and what `input()` reads, through
 //!   `stdin_reader.rs`, which waits for input where Ctrl-C and the limits apply); `site_builtins.rs`
-//!   (`exit` and `quit`); `time.rs` (`_time`, the native half of `time`); `collections.rs` (`deque`, `heapq`), `inspect.rs` (`inspect`, `types`),
+//!   (`exit` and `quit`); `time.rs` (`_time`, the native half of `time`); `collections.rs` (the `_collections` module and `heapq`), `deque.rs` (`deque`), `inspect.rs` (`inspect`, `types`),
 //!   `contextvars.rs`, `random.rs` (over `random_core.rs`, the Mersenne Twister), `math.rs`
 //!   (with `math_int.rs`, `math_sum.rs`), `itertools.rs` (with `itertools_comb.rs`);
 //!   `frames.rs` (`_frames`, what `logging`,
@@ -42,6 +42,7 @@ mod classes;
 mod codecs;
 pub mod collections;
 pub mod contextvars;
+pub mod deque;
 mod dict_type;
 mod dis;
 mod errno_module;

@@ -562,7 +562,7 @@ fn is_sequence(v: &Value) -> bool {
         Value::List(_) | Value::Tuple(_) | Value::Str(_) => true,
         Value::Object(o) => {
             matches!(o.kind, ObjectKind::Range(_))
-                || v.native::<super::collections::Deque>().is_some()
+                || v.native::<super::deque::Deque>().is_some()
                 || o.builtin_base().is_some_and(is_sequence)
         }
         _ => false,
