@@ -126,6 +126,17 @@ const MODULES: &[(&str, &str, &str)] = &[
         "tracemalloc.py",
         include_str!("tracemalloc.apy"),
     ),
+    ("csv", "csv.py", include_str!("csv.apy")),
+    ("numbers", "numbers.py", include_str!("numbers.apy")),
+    ("fractions", "fractions.py", include_str!("fractions.apy")),
+    ("glob", "glob.py", include_str!("glob.apy")),
+    ("html", "html/__init__.py", include_str!("html.apy")),
+    (
+        "html.entities",
+        "html/entities.py",
+        include_str!("html_entities.apy"),
+    ),
+    ("calendar", "calendar.py", include_str!("calendar.apy")),
 ];
 
 /// Makes every library module importable in `vm`.
