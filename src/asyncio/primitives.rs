@@ -13,13 +13,13 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use super::future::{self, Status};
-use crate::builtins::collections;
+use crate::builtins::deque;
 use crate::compile::bytecode::{BinaryOperator, CompareOperator};
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, NativeFn, PyType};
 use crate::vm::types::{ClassMemo, lookup, resolves_to_native};
 use crate::vm::value::DictTable;
-use crate::vm::value::{PyStr, Value};
+use crate::vm::value::{PyList, PyStr, Value};
 use crate::vm::{PyResult, Vm};
 
 macro_rules! names {
@@ -246,7 +246,7 @@ fn plain_queue_len(vm: &mut Vm, n: &Names, this: &Value) -> Option<usize> {
 /// The length of a plain queue's `_queue` when it is a plain deque (read in place).
 fn deque_len(vm: &mut Vm, n: &Names, q: &Fields) -> Option<usize> {
     q.with((&n.queue, QUEUE), |items| {
-        collections::plain_deque(vm, items).map(|d| d.len())
+        deque::plain_deque(vm, items).map(|d| d.len())
     })?
 }
 
@@ -293,6 +293,37 @@ fn plain_semaphore<'a>(n: &Names, this: &'a Value) -> Option<Fields<'a>> {
         (&n.wake_up_next, semaphore_wake_up_next),
     ];
     plain_primitive(&PLAIN_SEMAPHORE, &methods, &n.value, n, this)
+}
+
+/// A queue of waiting futures as the natives read it in place: a plain deque (what
+/// CPython's asyncio keeps them in) or a list.
+enum Waiters<'a> {
+    Deque(&'a deque::Deque),
+    List(&'a PyList),
+}
+
+impl Waiters<'_> {
+    fn get(&self, i: usize) -> Option<Value> {
+        match self {
+            Waiters::Deque(d) => d.get(i),
+            Waiters::List(l) => l.items.borrow().get(i).cloned(),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        match self {
+            Waiters::Deque(d) => d.is_empty(),
+            Waiters::List(l) => l.items.borrow().is_empty(),
+        }
+    }
+}
+
+/// `v` as a [`Waiters`] when it is a plain deque or a list.
+fn waiters<'a>(vm: &mut Vm, v: &'a Value) -> Option<Waiters<'a>> {
+    match v {
+        Value::List(l) => Some(Waiters::List(l)),
+        _ => deque::plain_deque(vm, v).map(Waiters::Deque),
+    }
 }
 
 /// The arguments of a method written in Python as `def qualname(self, *params)` (every
@@ -469,13 +500,13 @@ fn plain_put_nowait(vm: &mut Vm, n: &Names, this: &Value, item: &Value) -> Optio
         return None;
     }
     let items = q.get((&n.queue, QUEUE))?;
-    let deque = collections::plain_deque(vm, &items)?;
+    let deque = deque::plain_deque(vm, &items)?;
     let unfinished = q.int((&n.unfinished_tasks, UNFINISHED))?.checked_add(1)?;
     let finished = q.get((&n.finished, FINISHED))?;
     let event = plain_event(n, &finished)?;
     let getters = q.get((&n.getters, GETTERS))?;
     if event.shadows(&[&n.clear])
-        || !matches!(getters, Value::List(_))
+        || waiters(vm, &getters).is_none()
         || event.bool((&n.value, STATE)).is_none()
     {
         return None;
@@ -530,11 +561,9 @@ fn plain_get_nowait(vm: &mut Vm, n: &Names, this: &Value) -> Option<PyResult<Val
         return None;
     }
     let items = q.get((&n.queue, QUEUE))?;
-    let deque = collections::plain_deque(vm, &items)?;
+    let deque = deque::plain_deque(vm, &items)?;
     let putters = q.get((&n.putters, PUTTERS))?;
-    if !matches!(putters, Value::List(_)) {
-        return None;
-    }
+    waiters(vm, &putters)?;
     let item = deque.pop_front()?;
     Some(wakeup_first_pending(vm, &putters).map(|()| item))
 }
@@ -566,9 +595,13 @@ fn wakeup_next(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 /// The body of `_wakeup_next(waiters)`.
 fn wakeup_first_pending(vm: &mut Vm, waiters: &Value) -> PyResult<()> {
     while vm.truthy(waiters)? {
-        let waiter = match waiters {
-            Value::List(l) => l.items.borrow_mut().remove(0),
-            _ => vm.call_method(waiters, "pop", &[Value::Int(0)])?,
+        let first = match waiters {
+            Value::List(l) => Some(l.items.borrow_mut().remove(0)),
+            _ => deque::plain_deque(vm, waiters).and_then(deque::Deque::pop_front),
+        };
+        let waiter = match first {
+            Some(w) => w,
+            None => vm.call_method(waiters, "popleft", &[])?,
         };
         if wake(vm, &waiter, Value::None)? {
             break;
@@ -615,13 +648,14 @@ fn event_set(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let this = &args[0];
     if let Some(event) = plain_event(n, this)
         && let Some(set) = event.bool((&n.value, STATE))
-        && let Some(Value::List(waiters)) = event.get((&n.waiters, WAITERS))
+        && let Some(queue) = event.get((&n.waiters, WAITERS))
+        && let Some(queue) = waiters(vm, &queue)
     {
         if !set {
             event.set((&n.value, STATE), Value::Bool(true));
             let mut i = 0;
             loop {
-                let Some(fut) = waiters.items.borrow().get(i).cloned() else {
+                let Some(fut) = queue.get(i) else {
                     break;
                 };
                 i += 1;
@@ -661,11 +695,11 @@ fn event_clear(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 fn all_cancelled(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     crate::vm::args::check_arity(vm, "_all_cancelled", args, 1, 1)?;
     let n = names(vm);
-    // A list is walked by index, as its iterator would (seeing it grow), without making one.
-    if let Value::List(list) = &args[0] {
+    // Walked by index, as its iterator would (seeing it grow), without making one.
+    if let Some(queue) = waiters(vm, &args[0]) {
         let mut i = 0;
         loop {
-            let Some(w) = list.items.borrow().get(i).cloned() else {
+            let Some(w) = queue.get(i) else {
                 return Ok(Value::Bool(true));
             };
             i += 1;
@@ -743,9 +777,9 @@ fn wake_first_waiter(vm: &mut Vm, waiters: &Value) -> PyResult<()> {
     if !vm.truthy(waiters)? {
         return Ok(());
     }
-    let first = match waiters {
-        Value::List(l) => l.items.borrow().first().cloned(),
-        _ => {
+    let first = match self::waiters(vm, waiters) {
+        Some(queue) => queue.get(0),
+        None => {
             let iter = vm.get_iter(waiters)?;
             vm.next(&iter)?
         }
@@ -765,17 +799,15 @@ fn semaphore_locked(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value>
         && let Some(value) = sem.int((&n.value, STATE))
         && let Some(waiters) = sem.get((&n.waiters, WAITERS))
     {
-        match &waiters {
-            _ if value == 0 => return Ok(Value::Bool(true)),
-            Value::None => return Ok(Value::Bool(false)),
-            Value::List(list) if list.items.borrow().is_empty() => {
-                return Ok(Value::Bool(false));
-            }
-            Value::List(_) => {
-                let all_cancelled = all_cancelled(vm, &[waiters], &[])?;
-                return Ok(Value::Bool(!vm.truthy(&all_cancelled)?));
-            }
-            _ => {}
+        if value == 0 {
+            return Ok(Value::Bool(true));
+        }
+        if waiters.is_none() || self::waiters(vm, &waiters).is_some_and(|q| q.is_empty()) {
+            return Ok(Value::Bool(false));
+        }
+        if self::waiters(vm, &waiters).is_some() {
+            let all_cancelled = all_cancelled(vm, &[waiters], &[])?;
+            return Ok(Value::Bool(!vm.truthy(&all_cancelled)?));
         }
     }
     let value = vm.get_attr(this, &n.value)?;
@@ -800,7 +832,7 @@ fn semaphore_release(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value
         && !sem.shadows(&[&n.wake_up_next])
         && let Some(value) = sem.int((&n.value, STATE)).and_then(|v| v.checked_add(1))
         && let Some(waiters) = sem.get((&n.waiters, WAITERS))
-        && matches!(waiters, Value::None | Value::List(_))
+        && (waiters.is_none() || self::waiters(vm, &waiters).is_some())
     {
         sem.set((&n.value, STATE), Value::Int(value));
         wake_up_next_plain(vm, n, this, &waiters)?;
@@ -843,14 +875,12 @@ fn semaphore_wake_up_next(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<
     Ok(Value::Bool(false))
 }
 
-/// `Semaphore._wake_up_next` on a plain semaphore whose `_waiters` is None or a list.
+/// `Semaphore._wake_up_next` on a plain semaphore whose `_waiters` is None, a plain deque
+/// or a list.
 fn wake_up_next_plain(vm: &mut Vm, n: &Names, this: &Value, waiters: &Value) -> PyResult<bool> {
-    let Value::List(list) = waiters else {
-        return Ok(false);
-    };
     let mut i = 0;
     loop {
-        let Some(fut) = list.items.borrow().get(i).cloned() else {
+        let Some(fut) = self::waiters(vm, waiters).and_then(|q| q.get(i)) else {
             return Ok(false);
         };
         i += 1;
