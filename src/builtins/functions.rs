@@ -432,6 +432,10 @@ fn builtin_abs(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             let name = vm.names.abs.clone();
             match vm.special_method(&v, &name) {
                 Some(f) => return vm.call(&f, std::slice::from_ref(&v), &[]),
+                // A subclass of int or float that keeps the built-in `__abs__`.
+                None if let Some(base) = vm.numeric_base(&v, &name) => {
+                    return builtin_abs(vm, &[base], kw);
+                }
                 None => {
                     return Err(vm.type_error(format!(
                         "bad operand type for abs(): '{}'",
@@ -485,6 +489,10 @@ fn builtin_round(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
                     }
                     vm.call(&f, &call_args, &[])
                 }
+                // A subclass of int or float that keeps the built-in `__round__`.
+                None if let Some(base) = vm.numeric_base(&number, &name) => {
+                    builtin_round(vm, &[base, ndigits], &[])
+                }
                 None => Err(vm.type_error(format!(
                     "type {} doesn't define __round__ method",
                     vm.type_name(&number)
@@ -497,7 +505,21 @@ fn builtin_round(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 fn builtin_divmod(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kwargs(vm, "divmod", kw, &[])?;
     check_arity(vm, "divmod", args, 2, 2)?;
-    let (a, b) = (&args[0], &args[1]);
+    let (lname, rname) = (vm.intern("__divmod__"), vm.intern("__rdivmod__"));
+    let (x, y) = (&args[0], &args[1]);
+    // Numbers (and instances of int and float subclasses that keep their `__divmod__`) are
+    // divided here; anything else by its `__divmod__`/`__rdivmod__`.
+    let (Some(a), Some(b)) = (number_value(vm, x, &lname), number_value(vm, y, &rname)) else {
+        return match vm.dunder_binop(x, y, &lname, &rname)? {
+            Some(r) => Ok(r),
+            None => Err(vm.type_error(format!(
+                "unsupported operand type(s) for divmod(): '{}' and '{}'",
+                vm.type_name(x),
+                vm.type_name(y)
+            ))),
+        };
+    };
+    let (a, b) = (&a, &b);
     if let (Value::Float(_), _) | (_, Value::Float(_)) = (a, b)
         && matches!(b, Value::Float(y) if *y == 0.0) | matches!(b, Value::Int(0))
     {
@@ -506,6 +528,15 @@ fn builtin_divmod(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let q = vm.binary_op(BinaryOperator::FloorDivide, a, b)?;
     let r = vm.binary_op(BinaryOperator::Remainder, a, b)?;
     Ok(Value::tuple(vec![q, r]))
+}
+
+/// `v` when it is an int or a float, or the int or float an instance of a subclass extends
+/// when its class keeps the built-in `dunder`.
+fn number_value(vm: &Vm, v: &Value, dunder: &Rc<PyStr>) -> Option<Value> {
+    match v {
+        Value::Int(_) | Value::Bool(_) | Value::BigInt(_) | Value::Float(_) => Some(v.clone()),
+        _ => vm.numeric_base(v, dunder),
+    }
 }
 
 fn builtin_pow(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
@@ -528,10 +559,34 @@ fn builtin_pow(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     if modulus.is_none() {
         return vm.binary_op(BinaryOperator::Power, &base, &exp);
     }
-    let (Some(b), Some(e), Some(m)) = (to_int(&base), to_int(&exp), to_int(&modulus)) else {
-        return Err(
-            vm.type_error("pow() 3rd argument not allowed unless all arguments are integers")
-        );
+    // As CPython's ternary power: only the base's own `__pow__` is asked (three-argument
+    // power has no `__rpow__`), then int's, or float's refusal.
+    let name = vm.intern("__pow__");
+    if let Some(f @ Value::Function(_)) = vm.special_method(&base, &name) {
+        let r = vm.call(&f, &[base.clone(), exp.clone(), modulus.clone()], &[])?;
+        if !matches!(r, Value::NotImplemented) {
+            return Ok(r);
+        }
+    }
+    let [b, e, m] = [&base, &exp, &modulus].map(|v| number_value(vm, v, &name));
+    // float's power refuses a third argument before it looks at the operands.
+    let is_float = |v: &Option<Value>| matches!(v, Some(Value::Float(_)));
+    let (Some(b), Some(e), Some(m)) = (
+        b.as_ref().and_then(to_int),
+        e.as_ref().and_then(to_int),
+        m.as_ref().and_then(to_int),
+    ) else {
+        if is_float(&b) || is_float(&e) || is_float(&m) {
+            return Err(
+                vm.type_error("pow() 3rd argument not allowed unless all arguments are integers")
+            );
+        }
+        return Err(vm.type_error(format!(
+            "unsupported operand type(s) for ** or pow(): '{}', '{}', '{}'",
+            vm.type_name(&base),
+            vm.type_name(&exp),
+            vm.type_name(&modulus)
+        )));
     };
     // The base reduced modulo m, then a squaring and a reduction per bit of the exponent.
     let reductions = e.bit_length().saturating_mul(2) as f64;

@@ -680,6 +680,10 @@ fn rounding(
     if let Some(method) = vm.special_method(x, &key) {
         return vm.call(&method, std::slice::from_ref(x), &[]);
     }
+    // A subclass of int or float keeping the built-in method: int's or float's.
+    if let Some(base) = vm.numeric_base(x, &key) {
+        return rounding(vm, &[base], kw, name, dunder, f);
+    }
     let v = as_double(vm, x)?;
     float_to_int(vm, f(v))
 }
@@ -706,6 +710,8 @@ fn math_trunc(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let key = vm.intern("__trunc__");
     match vm.special_method(x, &key) {
         Some(method) => vm.call(&method, std::slice::from_ref(x), &[]),
+        // A subclass of int or float keeping the built-in `__trunc__`.
+        None if let Some(base) = vm.numeric_base(x, &key) => math_trunc(vm, &[base], kw),
         None => Err(vm.type_error(format!(
             "type {} doesn't define __trunc__ method",
             vm.type_name(x)

@@ -162,6 +162,17 @@ impl Vm {
         }
     }
 
+    /// [`Vm::base_value`] when that value is an int or a float: what the numeric dunders
+    /// the built-in types implement inline (`__neg__`, `__abs__`, …) act on.
+    pub fn numeric_base(&self, v: &Value, dunder: &Rc<PyStr>) -> Option<Value> {
+        self.base_value(v, dunder).filter(|b| {
+            matches!(
+                b,
+                Value::Int(_) | Value::Bool(_) | Value::BigInt(_) | Value::Float(_)
+            )
+        })
+    }
+
     /// Does the class of `v` (or a base) define `dunder` as a Python function?
     fn defines_in_python(&self, v: &Value, dunder: &Rc<PyStr>) -> bool {
         matches!(lookup(self.type_of(v), dunder), Some(Value::Function(_)))
@@ -228,6 +239,19 @@ impl Vm {
             }
             _ => {}
         }
+        self.binary_op_general(op, a, b, (a, b))
+    }
+
+    /// `a op b` past the fast paths: built-in operations, then the operands' dunders.
+    /// `shown` are the operands an error names: `a` and `b` themselves, or, when those are
+    /// the built-in values that instances of subclasses extend, the instances.
+    fn binary_op_general(
+        &mut self,
+        op: BinaryOperator,
+        a: &Value,
+        b: &Value,
+        shown: (&Value, &Value),
+    ) -> PyResult<Value> {
         if op.is_inplace() {
             if let Some(r) = self.builtin_inplace(op, a, b)? {
                 return Ok(r);
@@ -254,33 +278,46 @@ impl Vm {
             && !self.defines_in_python(a, &lname)
             && !self.defines_in_python(b, &rname)
         {
-            let a = base_a.unwrap_or_else(|| a.clone());
-            let b = base_b.unwrap_or_else(|| b.clone());
-            return self.binary_op(base, &a, &b);
+            let a_value = base_a.unwrap_or_else(|| a.clone());
+            let b_value = base_b.unwrap_or_else(|| b.clone());
+            return self.binary_op_general(base, &a_value, &b_value, shown);
         }
+        match self.dunder_binop(a, b, &lname, &rname)? {
+            Some(r) => Ok(r),
+            None => Err(self.binop_type_error(op, shown.0, shown.1)),
+        }
+    }
+
+    /// The operator protocol of two operands by their dunders `lname` and reflected
+    /// `rname` (`__add__`, `__radd__`): the right operand's first when its class is a proper
+    /// subclass of the left's, each result `NotImplemented` passing on to the other; `None`
+    /// when neither gives an answer. Built-in classes' operations are not asked here.
+    pub fn dunder_binop(
+        &mut self,
+        a: &Value,
+        b: &Value,
+        lname: &Rc<PyStr>,
+        rname: &Rc<PyStr>,
+    ) -> PyResult<Option<Value>> {
         let ta = self.type_of(a).clone();
         let tb = self.type_of(b).clone();
-        let left = if ta.builtin {
-            None
-        } else {
-            lookup(&ta, &lname)
-        };
+        let left = if ta.builtin { None } else { lookup(&ta, lname) };
         let right = if Rc::ptr_eq(&ta, &tb) || tb.builtin {
             None
         } else {
-            lookup(&tb, &rname)
+            lookup(&tb, rname)
         };
         if let Some(r) = &right
             && tb.is_subtype(&ta)
         {
             let v = self.call(r, &[b.clone(), a.clone()], &[])?;
             if !matches!(v, Value::NotImplemented) {
-                return Ok(v);
+                return Ok(Some(v));
             }
         } else if let Some(l) = &left {
             let v = self.call(l, &[a.clone(), b.clone()], &[])?;
             if !matches!(v, Value::NotImplemented) {
-                return Ok(v);
+                return Ok(Some(v));
             }
         }
         if let Some(r) = &right
@@ -288,7 +325,7 @@ impl Vm {
         {
             let v = self.call(r, &[b.clone(), a.clone()], &[])?;
             if !matches!(v, Value::NotImplemented) {
-                return Ok(v);
+                return Ok(Some(v));
             }
         } else if let Some(l) = &left
             && tb.is_subtype(&ta)
@@ -296,10 +333,10 @@ impl Vm {
         {
             let v = self.call(l, &[a.clone(), b.clone()], &[])?;
             if !matches!(v, Value::NotImplemented) {
-                return Ok(v);
+                return Ok(Some(v));
             }
         }
-        Err(self.binop_type_error(op, a, b))
+        Ok(None)
     }
 
     fn binop_type_error(&self, op: BinaryOperator, a: &Value, b: &Value) -> super::Exc {
@@ -328,9 +365,13 @@ impl Vm {
                 self.type_name(other)
             ));
         }
+        // (CPython names the operator as `PyNumber_Power` does.)
+        let symbol = match op {
+            BinaryOperator::Power => "** or pow()",
+            _ => op.symbol(),
+        };
         self.type_error(format!(
-            "unsupported operand type(s) for {}: '{}' and '{}'",
-            op.symbol(),
+            "unsupported operand type(s) for {symbol}: '{}' and '{}'",
             self.type_name(a),
             self.type_name(b)
         ))
@@ -513,6 +554,11 @@ impl Vm {
         };
         if let Some(f) = lookup(self.type_of(a), &name) {
             return self.call(&f, std::slice::from_ref(a), &[]);
+        }
+        // A subclass of int, bool or float (an IntEnum member too) that does not override
+        // the operator: int's or float's, on its value (so `-member` is a plain int).
+        if let Some(base) = self.numeric_base(a, &name) {
+            return self.unary_op(op, &base);
         }
         Err(self.type_error(format!(
             "bad operand type for unary {op}: '{}'",
