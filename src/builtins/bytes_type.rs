@@ -55,7 +55,7 @@ fn this<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a PyBytes> {
 }
 
 /// A result of the same type as `self`.
-fn like(vm: &Vm, this: &Value, data: Vec<u8>) -> Value {
+fn like(vm: &mut Vm, this: &Value, data: Vec<u8>) -> Value {
     if vm.isinstance(this, &vm.types.bytearray) {
         vm.new_bytearray(data)
     } else {
@@ -160,13 +160,11 @@ fn initial_bytes(vm: &mut Vm, name: &str, args: &[Value], kw: &KwArgs) -> PyResu
 }
 
 fn bytes_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    vm.ready_bytes();
     let data = initial_bytes(vm, "bytes", args.get(1..).unwrap_or(&[]), kw)?;
     Ok(vm.new_bytes(data))
 }
 
 fn bytearray_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    vm.ready_bytes();
     let data = initial_bytes(vm, "bytearray", args.get(1..).unwrap_or(&[]), kw)?;
     Ok(vm.new_bytearray(data))
 }
@@ -499,12 +497,10 @@ fn encode(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         let [encoding, errors] = codec_args(vm, "encode", &bound)?;
         codecs::encode(vm, text.as_str(), &encoding, &errors)?
     };
-    vm.ready_bytes();
     Ok(vm.new_bytes(data))
 }
 
-fn fromhex(vm: &mut Vm, args: &[Value], make: fn(&Vm, Vec<u8>) -> Value) -> PyResult<Value> {
-    vm.ready_bytes();
+fn fromhex(vm: &mut Vm, args: &[Value], make: fn(&mut Vm, Vec<u8>) -> Value) -> PyResult<Value> {
     Signature::one("bytes", "fromhex").check(vm, args, &[])?;
     let Value::Str(text) = &args[0] else {
         return Err(vm.type_error(format!(

@@ -183,7 +183,7 @@ pub fn encode(vm: &Vm, text: &str, encoding: &str, errors: &str) -> PyResult<Vec
 }
 
 /// `data.decode(encoding, errors)`.
-pub fn decode(vm: &Vm, data: &[u8], encoding: &str, errors: &str) -> PyResult<String> {
+pub fn decode(vm: &mut Vm, data: &[u8], encoding: &str, errors: &str) -> PyResult<String> {
     let codec = codec(vm, encoding, "decode")?;
     match codec {
         Codec::Latin1 => return Ok(data.iter().map(|&b| b as char).collect()),

@@ -57,7 +57,6 @@ const OS_FUNCTIONS: &[(&str, Function)] = &[
             std::io::ErrorKind::OutOfMemory => vm.new_exc_args(&vm.types.memory_error, vec![]),
             _ => vm.os_error(&e, None),
         })?;
-        vm.ready_bytes();
         Ok(vm.new_bytes(data))
     }),
     ("write", |vm, args, _| {

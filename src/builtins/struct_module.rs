@@ -153,7 +153,7 @@ fn pack_values(
 }
 
 /// The values of the fields of `data` (exactly the layout's size), as a tuple.
-fn unpack_values(vm: &Vm, layout: &Layout, data: &[u8]) -> Value {
+fn unpack_values(vm: &mut Vm, layout: &Layout, data: &[u8]) -> Value {
     let items = layout
         .fields
         .iter()

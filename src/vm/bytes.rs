@@ -67,8 +67,10 @@ impl Vm {
         }
     }
 
-    /// A new `bytes` object.
-    pub fn new_bytes(&self, data: Vec<u8>) -> Value {
+    /// A new `bytes` object (the type's methods installed first, if they were not yet:
+    /// whatever makes the first bytes of a program, the object behaves the same).
+    pub fn new_bytes(&mut self, data: Vec<u8>) -> Value {
+        self.ready_bytes();
         Value::object(Object::new(
             self.types.bytes.clone(),
             ObjectKind::Other(Box::new(PyBytes::new(data))),
@@ -97,7 +99,8 @@ impl Vm {
     }
 
     /// A new `bytearray` object.
-    pub fn new_bytearray(&self, data: Vec<u8>) -> Value {
+    pub fn new_bytearray(&mut self, data: Vec<u8>) -> Value {
+        self.ready_bytes();
         Value::object(Object::new(
             self.types.bytearray.clone(),
             ObjectKind::Other(Box::new(PyBytes::new(data))),

@@ -722,10 +722,7 @@ impl Vm {
             Constant::Float(f) => Value::Float(*f),
             // Constant strings are interned, as CPython does for identifier-like ones.
             Constant::Str(s) => Value::Str(self.intern(s)),
-            Constant::Bytes(b) => {
-                self.ready_bytes();
-                self.new_bytes(b.to_vec())
-            }
+            Constant::Bytes(b) => self.new_bytes(b.to_vec()),
             Constant::Tuple(items) => {
                 Value::tuple(items.iter().map(|c| self.constant(c)).collect())
             }
