@@ -421,7 +421,7 @@ fn min_max(
     }
 }
 
-fn builtin_abs(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+pub(super) fn builtin_abs(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let v = one_arg(vm, "abs", args, kw)?;
     Ok(match &v {
         Value::Int(_) | Value::Bool(_) | Value::BigInt(_) => {
@@ -447,7 +447,7 @@ fn builtin_abs(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     })
 }
 
-fn builtin_round(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+pub(super) fn builtin_round(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kwargs(vm, "round", kw, &["number", "ndigits"])?;
     let number = args.first().cloned().or_else(|| kwarg(kw, "number"));
     let Some(number) = number else {
@@ -502,7 +502,7 @@ fn builtin_round(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     }
 }
 
-fn builtin_divmod(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+pub(super) fn builtin_divmod(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kwargs(vm, "divmod", kw, &[])?;
     check_arity(vm, "divmod", args, 2, 2)?;
     let (lname, rname) = (vm.intern("__divmod__"), vm.intern("__rdivmod__"));
@@ -539,7 +539,7 @@ fn number_value(vm: &Vm, v: &Value, dunder: &Rc<PyStr>) -> Option<Value> {
     }
 }
 
-fn builtin_pow(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+pub(super) fn builtin_pow(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kwargs(vm, "pow", kw, &["base", "exp", "mod"])?;
     let base = args
         .first()

@@ -688,16 +688,16 @@ fn rounding(
     float_to_int(vm, f(v))
 }
 
-fn math_floor(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+pub(super) fn math_floor(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     rounding(vm, args, kw, "floor", "__floor__", f64::floor)
 }
 
-fn math_ceil(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+pub(super) fn math_ceil(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     rounding(vm, args, kw, "ceil", "__ceil__", f64::ceil)
 }
 
 /// `trunc(x)`: floats directly, everything else by `__trunc__`.
-fn math_trunc(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+pub(super) fn math_trunc(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     Signature::one("math", "trunc").check(vm, args, kw)?;
     let x = &args[0];
     match x {

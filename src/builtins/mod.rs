@@ -77,6 +77,7 @@ mod re_engine;
 pub mod selectors;
 mod set_type;
 mod site_builtins;
+mod slot_wrappers;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod socket;
 mod sre;
@@ -114,6 +115,7 @@ pub fn install(vm: &mut Vm) {
     bytes_type::init(vm);
     num_type::init(vm);
     range_type::init(vm);
+    slot_wrappers::init(vm);
     crate::vm::generics::init(vm);
     site_builtins::init(vm);
     let open: (&str, crate::vm::object::NativeFn) = ("open", io::builtin_open);

@@ -27,10 +27,20 @@ impl Vm {
             Value::Object(o) => match &o.kind {
                 ObjectKind::Native(n) => match args.first() {
                     // A built-in method called on a subclass instance works on its base value.
+                    // One that gives back the mutable container it changed (`list.__iadd__`,
+                    // `set.__ior__`) gives back the instance.
                     Some(Value::Object(this)) if n.is_method && this.builtin_base().is_some() => {
+                        let base = this.builtin_base().cloned().unwrap_or(Value::None);
                         let mut unwrapped = args.to_vec();
-                        unwrapped[0] = this.builtin_base().cloned().unwrap_or(Value::None);
-                        (n.func)(self, &unwrapped, kw)
+                        unwrapped[0] = base.clone();
+                        let result = (n.func)(self, &unwrapped, kw)?;
+                        let mutable =
+                            matches!(base, Value::List(_) | Value::Dict(_) | Value::Set(_));
+                        Ok(if mutable && result.is(&base) {
+                            args[0].clone()
+                        } else {
+                            result
+                        })
                     }
                     // `list.append()`: a method taken from its type and called without `self`.
                     None if n.is_method => Err(self.type_error(format!(

@@ -257,7 +257,11 @@ impl Vm {
                 return Ok(r);
             }
             let name = self.intern(inplace_name(op));
-            if let Some(f) = lookup(self.type_of(a), &name) {
+            // (A built-in type's own in-place wrapper is `builtin_inplace` above.)
+            let ta = self.type_of(a);
+            if !ta.builtin
+                && let Some(f) = lookup(ta, &name)
+            {
                 let r = self.call(&f, &[a.clone(), b.clone()], &[])?;
                 if !matches!(r, Value::NotImplemented) {
                     return Ok(r);
@@ -282,10 +286,25 @@ impl Vm {
             let b_value = base_b.unwrap_or_else(|| b.clone());
             return self.binary_op_general(base, &a_value, &b_value, shown);
         }
-        match self.dunder_binop(a, b, &lname, &rname)? {
-            Some(r) => Ok(r),
-            None => Err(self.binop_type_error(op, shown.0, shown.1)),
+        if let Some(r) = self.dunder_binop(a, b, &lname, &rname)? {
+            return Ok(r);
         }
+        // Both classes' own methods declined (`super().__add__(x)` in a subclass of int
+        // answers NotImplemented for a float): a built-in type's operation on the values,
+        // as the built-in side's own (reflected) method would do it.
+        let inner = |v: &Value| match v {
+            Value::Object(o) => o.builtin_base().cloned(),
+            _ => None,
+        };
+        let (inner_a, inner_b) = (inner(a), inner(b));
+        if inner_a.is_some() || inner_b.is_some() {
+            let a_value = inner_a.unwrap_or_else(|| a.clone());
+            let b_value = inner_b.unwrap_or_else(|| b.clone());
+            if let Some(r) = self.builtin_binop(base, &a_value, &b_value)? {
+                return Ok(r);
+            }
+        }
+        Err(self.binop_type_error(op, shown.0, shown.1))
     }
 
     /// The operator protocol of two operands by their dunders `lname` and reflected
