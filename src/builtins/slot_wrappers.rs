@@ -321,38 +321,32 @@ const FLOAT: &[(&str, NativeFn)] = number_wrappers!(Float:
     "__floordiv__" "__rfloordiv__" => FloorDivide, "__mod__" "__rmod__" => Remainder;
 );
 
-const STR: &[(&str, NativeFn)] = wrappers!(Str:
-    "__len__" => How::Len, "__iter__" => How::Iter, "__getitem__" => How::GetItem,
-    "__contains__" => How::Contains,
-    "__add__" => How::Sequence(BinaryOperator::Add),
-    "__mul__" => How::Sequence(BinaryOperator::Multiply),
-    "__rmul__" => How::SequenceReflected(BinaryOperator::Multiply),
-    "__lt__" => How::Compare(CompareOperator::Lt), "__le__" => How::Compare(CompareOperator::Le),
-    "__gt__" => How::Compare(CompareOperator::Gt), "__ge__" => How::Compare(CompareOperator::Ge),
-);
+/// A sequence's wrappers (str, list, tuple); `$($more)*` adds a list's own.
+macro_rules! sequence_wrappers {
+    ($kind:ident; $($more:tt)*) => {
+        wrappers!($kind:
+            "__len__" => How::Len, "__iter__" => How::Iter, "__getitem__" => How::GetItem,
+            "__contains__" => How::Contains,
+            "__add__" => How::Sequence(BinaryOperator::Add),
+            "__mul__" => How::Sequence(BinaryOperator::Multiply),
+            "__rmul__" => How::SequenceReflected(BinaryOperator::Multiply),
+            "__lt__" => How::Compare(CompareOperator::Lt), "__le__" => How::Compare(CompareOperator::Le),
+            "__gt__" => How::Compare(CompareOperator::Gt), "__ge__" => How::Compare(CompareOperator::Ge),
+            $($more)*
+        )
+    };
+}
 
-const LIST: &[(&str, NativeFn)] = wrappers!(List:
-    "__len__" => How::Len, "__iter__" => How::Iter, "__reversed__" => How::Reversed,
-    "__getitem__" => How::GetItem, "__setitem__" => How::SetItem, "__delitem__" => How::DelItem,
-    "__contains__" => How::Contains,
-    "__add__" => How::Sequence(BinaryOperator::Add),
-    "__mul__" => How::Sequence(BinaryOperator::Multiply),
-    "__rmul__" => How::SequenceReflected(BinaryOperator::Multiply),
+const STR: &[(&str, NativeFn)] = sequence_wrappers!(Str;);
+
+const LIST: &[(&str, NativeFn)] = sequence_wrappers!(List;
+    "__reversed__" => How::Reversed, "__setitem__" => How::SetItem,
+    "__delitem__" => How::DelItem,
     "__iadd__" => How::Sequence(BinaryOperator::InplaceAdd),
     "__imul__" => How::Sequence(BinaryOperator::InplaceMultiply),
-    "__lt__" => How::Compare(CompareOperator::Lt), "__le__" => How::Compare(CompareOperator::Le),
-    "__gt__" => How::Compare(CompareOperator::Gt), "__ge__" => How::Compare(CompareOperator::Ge),
 );
 
-const TUPLE: &[(&str, NativeFn)] = wrappers!(Tuple:
-    "__len__" => How::Len, "__iter__" => How::Iter, "__getitem__" => How::GetItem,
-    "__contains__" => How::Contains,
-    "__add__" => How::Sequence(BinaryOperator::Add),
-    "__mul__" => How::Sequence(BinaryOperator::Multiply),
-    "__rmul__" => How::SequenceReflected(BinaryOperator::Multiply),
-    "__lt__" => How::Compare(CompareOperator::Lt), "__le__" => How::Compare(CompareOperator::Le),
-    "__gt__" => How::Compare(CompareOperator::Gt), "__ge__" => How::Compare(CompareOperator::Ge),
-);
+const TUPLE: &[(&str, NativeFn)] = sequence_wrappers!(Tuple;);
 
 const DICT: &[(&str, NativeFn)] = wrappers!(Dict:
     "__len__" => How::Len, "__iter__" => How::Iter, "__reversed__" => How::Reversed,
