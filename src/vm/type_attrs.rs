@@ -109,6 +109,11 @@ pub fn init_type_methods(vm: &mut Vm) {
                 Ok(o.dict_object().map_or(Value::None, Value::Dict))
             }
             Value::Function(f) => Ok(Value::dict(f.dict.borrow().clone())),
+            // A bound method's is its function's.
+            Value::Object(o) if matches!(o.kind, ObjectKind::BoundMethod { .. }) => {
+                let key = vm.names.dict.clone();
+                vm.get_attr(&bound_func(v), &key)
+            }
             _ => Err(vm.no_attribute(v, &PyStr::new("__dict__"))),
         },
         None,

@@ -936,6 +936,18 @@ impl Vm {
                 return self.call(&hook, &[Value::Str(name.clone())], &[]).map(Some);
             }
         }
+        // A bound method's other attributes are its function's (`method_getattro`): what a
+        // decorator set on the function (`f.tag = …`) reads through `obj.f.tag`, and the
+        // error names the function.
+        if let Value::Object(o) = obj
+            && let ObjectKind::BoundMethod { func, .. } = &o.kind
+        {
+            let func = func.clone();
+            return match self.get_attr_opt(&func, name)? {
+                Some(v) => Ok(Some(v)),
+                None => Err(self.no_attribute(&func, name)),
+            };
+        }
         let ty = self.type_of(obj).clone();
         if !ty.builtin
             && let Some(getattr) = lookup(&ty, &self.names.getattr.clone())
