@@ -18,7 +18,7 @@ use super::math::{math_ceil, math_floor, math_trunc};
 use crate::compile::bytecode::{BinaryOperator, CompareOperator};
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, NativeFn, PyType};
-use crate::vm::ops::{from_int, to_int};
+use crate::vm::ops::{builtin_value, from_int, to_int};
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
 
@@ -120,10 +120,7 @@ impl How {
 
 /// The built-in value `v` stands for: itself, or what an instance of a subclass extends.
 fn plain(v: &Value) -> Value {
-    match v {
-        Value::Object(o) => o.builtin_base().cloned().unwrap_or_else(|| v.clone()),
-        _ => v.clone(),
-    }
+    builtin_value(v).unwrap_or_else(|| v.clone())
 }
 
 /// CPython's words for a wrapper given `given` arguments it does not take: a slot

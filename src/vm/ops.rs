@@ -150,6 +150,15 @@ fn inplace_name(op: BinaryOperator) -> &'static str {
     }
 }
 
+/// The built-in value an instance of a subclass of a built-in type extends (whatever its
+/// class overrides); None for anything else.
+pub fn builtin_value(v: &Value) -> Option<Value> {
+    match v {
+        Value::Object(o) => o.builtin_base().cloned(),
+        _ => None,
+    }
+}
+
 impl Vm {
     /// For an instance of a user subclass of a built-in type: the built-in value an operation
     /// acts on, unless the class overrides `dunder` in Python.
@@ -292,11 +301,7 @@ impl Vm {
         // Both classes' own methods declined (`super().__add__(x)` in a subclass of int
         // answers NotImplemented for a float): a built-in type's operation on the values,
         // as the built-in side's own (reflected) method would do it.
-        let inner = |v: &Value| match v {
-            Value::Object(o) => o.builtin_base().cloned(),
-            _ => None,
-        };
-        let (inner_a, inner_b) = (inner(a), inner(b));
+        let (inner_a, inner_b) = (builtin_value(a), builtin_value(b));
         if inner_a.is_some() || inner_b.is_some() {
             let a_value = inner_a.unwrap_or_else(|| a.clone());
             let b_value = inner_b.unwrap_or_else(|| b.clone());
