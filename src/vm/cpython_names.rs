@@ -379,6 +379,69 @@ pub fn is_cpython_module(name: &str) -> bool {
     CPYTHON_STDLIB.binary_search(&name).is_ok()
 }
 
+/// The modules CPython 3.13 finds before `sys.path`: those built into its binary
+/// (`sys.builtin_module_names`), its frozen ones (`_imp._frozen_module_names()`) and the
+/// ones already in `sys.modules` when a script starts (`encodings`). A program's own file of
+/// one of these names is never imported by that name; any other module of apy's library is
+/// found after the program's own files, as CPython's `sys.path` finds its standard library.
+const CPYTHON_BEFORE_PATH: &[&str] = &[
+    "_abc",
+    "_ast",
+    "_codecs",
+    "_collections",
+    "_collections_abc",
+    "_frozen_importlib",
+    "_frozen_importlib_external",
+    "_functools",
+    "_imp",
+    "_io",
+    "_locale",
+    "_operator",
+    "_signal",
+    "_sitebuiltins",
+    "_sre",
+    "_stat",
+    "_string",
+    "_suggestions",
+    "_symtable",
+    "_sysconfig",
+    "_thread",
+    "_tokenize",
+    "_tracemalloc",
+    "_typing",
+    "_warnings",
+    "_weakref",
+    "abc",
+    "atexit",
+    "builtins",
+    "codecs",
+    "encodings",
+    "errno",
+    "faulthandler",
+    "gc",
+    "genericpath",
+    "io",
+    "itertools",
+    "marshal",
+    "ntpath",
+    "os",
+    "posix",
+    "posixpath",
+    "pwd",
+    "runpy",
+    "site",
+    "stat",
+    "sys",
+    "time",
+    "zipimport",
+];
+
+/// Whether CPython imports the top-level module `name` without looking at `sys.path`
+/// ([`CPYTHON_BEFORE_PATH`]).
+pub fn is_found_before_path(name: &str) -> bool {
+    CPYTHON_BEFORE_PATH.binary_search(&name).is_ok()
+}
+
 /// Whether `name` is one of CPython's built-in names that apy does not provide (rather than
 /// one a program deleted, or never a built-in at all).
 pub fn is_builtin_apy_lacks(name: &str) -> bool {
@@ -394,6 +457,8 @@ mod tests {
         assert!(CPYTHON_STDLIB.windows(2).all(|w| w[0] < w[1]));
         assert!(CPYTHON_BUILTINS.windows(2).all(|w| w[0] < w[1]));
         assert!(BUILTINS_APY_LACKS.windows(2).all(|w| w[0] < w[1]));
+        assert!(CPYTHON_BEFORE_PATH.windows(2).all(|w| w[0] < w[1]));
+        assert!(is_found_before_path("time") && !is_found_before_path("random"));
         assert!(is_cpython_module("socket") && !is_cpython_module("helper"));
         assert!(is_builtin_apy_lacks("memoryview") && !is_builtin_apy_lacks("open"));
     }

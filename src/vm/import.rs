@@ -14,7 +14,7 @@
 use std::path::PathBuf;
 use std::rc::Rc;
 
-use super::cpython_names::{OUTSIDE_THE_SUBSET, is_cpython_module};
+use super::cpython_names::{OUTSIDE_THE_SUBSET, is_cpython_module, is_found_before_path};
 use super::dict::StrKeys;
 use super::object::{Object, ObjectKind};
 use super::value::{PyDict, PyStr, Value};
@@ -198,21 +198,28 @@ impl Vm {
                 if let Some(m) = self.loaded_module(name) {
                     return Ok(m);
                 }
-                // A library module registered under a dotted name (`collections.abc`)
-                // is a submodule even of a parent that is not a package.
-                if self.library_modules.contains_key(name) {
-                    (Some(parent), Vec::new())
-                } else {
-                    let Some(path) = self.package_path(&parent)? else {
+                match self.package_path(&parent)? {
+                    Some(path) => (Some(parent), path),
+                    // A library module registered under a dotted name (`collections.abc`)
+                    // is a submodule even of a parent that is not a package.
+                    None if self.library_modules.contains_key(name) => (Some(parent), Vec::new()),
+                    None => {
                         let message =
                             format!("No module named '{name}'; '{parent_name}' is not a package");
                         return Err(self.module_not_found(message, name));
-                    };
-                    (Some(parent), path)
+                    }
                 }
             }
             None => (None, self.search_path()),
         };
+        // A program's own `random.py` is the `random` it imports, as on CPython's
+        // `sys.path`, unless CPython has that module built in or frozen.
+        let top = name.split('.').next().unwrap_or(name);
+        let before_path = is_found_before_path(top);
+        if !before_path && let Some(found) = find_module_file(name, &search) {
+            let module = self.load_module_file(name, found)?;
+            return self.bind_submodule(parent, name, module);
+        }
         let native = self.native_modules.get(name).filter(|_| parent.is_none());
         let library = self.library_modules.get(name);
         let module = match (native, library) {
@@ -223,10 +230,9 @@ impl Vm {
                 module
             }
             (None, Some(&(file, text))) => self.run_module_source(name, file, text, None)?,
-            (None, None) => match find_module_file(name, &search) {
-                Some(found) => self.load_module_file(name, found)?,
-                None => {
-                    let top = name.split('.').next().unwrap_or(name);
+            (None, None) => match before_path.then(|| find_module_file(name, &search)) {
+                Some(Some(found)) => self.load_module_file(name, found)?,
+                _ => {
                     let message = match is_cpython_module(top) {
                         // CPython has it: say where apy stops, after CPython's words.
                         true => format!("No module named '{name}' {OUTSIDE_THE_SUBSET}"),
@@ -236,6 +242,16 @@ impl Vm {
                 }
             },
         };
+        self.bind_submodule(parent, name, module)
+    }
+
+    /// A submodule just imported becomes an attribute of its package (`parent`).
+    fn bind_submodule(
+        &mut self,
+        parent: Option<Value>,
+        name: &str,
+        module: Value,
+    ) -> PyResult<Value> {
         if let (Some(parent), Some((_, child))) = (parent, name.rsplit_once('.')) {
             let child = self.intern(child);
             self.set_attr(&parent, &child, module.clone())?;
@@ -441,6 +457,77 @@ impl Vm {
     /// An exception's attribute that is a string (`name` of an ImportError).
     fn exc_attr_str(&mut self, exc: &Exc, name: &str) -> Option<String> {
         self.module_attr_str(&Value::Object(exc.clone()), name)
+    }
+
+    /// The message of the AttributeError for a module `name` lacking `attr`, as CPython's
+    /// `module_getattro` words it: a module that may be the program's own file shadowing one
+    /// of the standard library (its folder is `sys.path[0]`) says "consider renaming";
+    /// one whose code is still running says "partially initialized … circular import", as
+    /// does a package whose submodule `attr` is still running.
+    pub fn module_no_attribute(&mut self, name: &str, dict: &PyDict, attr: &str) -> String {
+        let file = match dict.table.borrow().get_str(&PyStr::new("__file__")) {
+            Some(Value::Str(s)) => Some(s.as_str().to_string()),
+            _ => None,
+        };
+        let plain = format!("module '{name}' has no attribute '{attr}'");
+        // Only a module imported from a file has an origin (`__main__`'s spec is None).
+        let origin = file.filter(|_| name != "__main__");
+        let shadowing = origin
+            .as_deref()
+            .is_some_and(|o| self.is_possibly_shadowing(o));
+        if let Some(origin) = origin
+            .as_deref()
+            .filter(|_| shadowing && is_cpython_module(name))
+        {
+            return format!(
+                "{plain} (consider renaming '{origin}' since it has the same name as the \
+                 standard library module named '{name}' and the import system gives it precedence)"
+            );
+        }
+        if !self.importing.iter().any(|m| **m == *name) {
+            // A package's submodule whose code is running is not its attribute yet.
+            let submodule = format!("{name}.{attr}");
+            if self.importing.iter().any(|m| **m == *submodule) {
+                return format!(
+                    "cannot access submodule '{attr}' of module '{name}' (most likely due to a \
+                     circular import)"
+                );
+            }
+            return plain;
+        }
+        match origin {
+            Some(origin) if shadowing => format!(
+                "{plain} (consider renaming '{origin}' if it has the same name as a third-party \
+                 module you intended to import)"
+            ),
+            Some(origin) => format!(
+                "partially initialized module '{name}' from '{origin}' has no attribute \
+                 '{attr}' (most likely due to a circular import)"
+            ),
+            None => format!(
+                "partially initialized module '{name}' has no attribute '{attr}' (most likely \
+                 due to a circular import)"
+            ),
+        }
+    }
+
+    /// `_PyModule_IsPossiblyShadowing`: whether the module file `origin` (a package's
+    /// `__init__.py` standing for its folder) is in `sys.path[0]`, the program's folder.
+    fn is_possibly_shadowing(&self, origin: &str) -> bool {
+        let origin = origin.strip_suffix("/__init__.py").unwrap_or(origin);
+        let root = std::path::Path::new(origin).parent();
+        let first = match &self.sys_path {
+            Value::List(l) => l.items.borrow().first().cloned(),
+            _ => None,
+        };
+        let Some(Value::Str(first)) = first else {
+            return false;
+        };
+        let first = match first.as_str() {
+            "" => std::env::current_dir().unwrap_or_default(),
+            dir => PathBuf::from(dir),
+        };
+        root.is_some_and(|root| root == first)
     }
 
     fn module_not_found(&mut self, message: String, name: &str) -> Exc {

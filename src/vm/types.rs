@@ -784,10 +784,10 @@ impl Vm {
                 name.as_str()
             ),
             Value::Object(o) if matches!(o.kind, ObjectKind::Module { .. }) => {
-                let ObjectKind::Module { name: m, .. } = &o.kind else {
+                let ObjectKind::Module { name: m, dict } = &o.kind else {
                     unreachable!()
                 };
-                format!("module '{m}' has no attribute '{}'", name.as_str())
+                self.module_no_attribute(m, dict, name.as_str())
             }
             _ => format!(
                 "'{}' object has no attribute '{}'",

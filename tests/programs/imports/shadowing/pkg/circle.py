@@ -1,0 +1,3 @@
+import pkg.circle2
+
+value = 1

@@ -1,0 +1,7 @@
+import pkg.early
+
+pkg.early.late()
+
+
+def late():
+    pass

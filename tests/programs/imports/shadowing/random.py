@@ -1,0 +1,2 @@
+print("the program's own random.py")
+ROLL = 4

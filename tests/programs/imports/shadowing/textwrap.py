@@ -1,0 +1,3 @@
+import textwrap
+
+print(textwrap.dedent("  x"))

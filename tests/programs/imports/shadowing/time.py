@@ -1,0 +1,1 @@
+print("never imported: time is built into CPython")

@@ -1,0 +1,3 @@
+import tools
+
+tools.helper()
