@@ -280,14 +280,23 @@ fn object_ne(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     if args.len() != 2 {
         return Ok(Value::NotImplemented);
     }
-    let r = vm.compare(
-        crate::compile::bytecode::CompareOperator::Eq,
-        &args[0],
-        &args[1],
-    )?;
+    // `object_richcompare`: the inverse of the instance's own `__eq__`, not of `==` (which
+    // would also try the other operand's and fall back to identity).
+    let ty = vm.type_of(&args[0]).clone();
+    let r = match lookup(&ty, &vm.names.eq.clone()) {
+        Some(eq) => vm.call(&eq, &args[..2], &[])?,
+        None => Value::NotImplemented,
+    };
     match r {
         Value::NotImplemented => Ok(r),
         other => Ok(Value::Bool(!vm.truthy(&other)?)),
+    }
+}
+
+fn object_no_order(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    match args.len() {
+        2 => Ok(Value::NotImplemented),
+        n => Err(vm.type_error(format!("expected 1 argument, got {}", n.saturating_sub(1)))),
     }
 }
 
@@ -342,6 +351,11 @@ const OBJECT_METHODS: &[(&str, NativeFn)] = &[
     ("__str__", object_str),
     ("__eq__", object_eq),
     ("__ne__", object_ne),
+    // Orderings are the operands' own: object's only says it has none.
+    ("__lt__", object_no_order),
+    ("__le__", object_no_order),
+    ("__gt__", object_no_order),
+    ("__ge__", object_no_order),
     ("__hash__", object_hash),
     ("__setattr__", object_setattr),
     ("__delattr__", object_delattr),

@@ -31,6 +31,13 @@ impl Vm {
                     // `set.__ior__`) gives back the instance.
                     Some(Value::Object(this)) if n.is_method && this.builtin_base().is_some() => {
                         let base = this.builtin_base().cloned().unwrap_or(Value::None);
+                        // `super().__getitem__(k)` in a dict subclass still asks its
+                        // `__missing__`: dict's method sees the instance, not just its dict.
+                        if let (Value::Dict(d), "__getitem__", Some("dict"), [_, key]) =
+                            (&base, n.name, n.owner.as_deref(), args)
+                        {
+                            return self.dict_subscript(this, d, key);
+                        }
                         let mut unwrapped = args.to_vec();
                         unwrapped[0] = base.clone();
                         let result = (n.func)(self, &unwrapped, kw)?;

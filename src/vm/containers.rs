@@ -17,7 +17,7 @@ use crate::common::sizes::check_room;
 use super::args::OrRaise;
 use super::compare::simple_eq;
 use super::dict::StrKeys;
-use super::object::ObjectKind;
+use super::object::{Object, ObjectKind};
 use super::ops::{from_int, to_int};
 use super::range::Range;
 use super::types::lookup;
@@ -276,17 +276,32 @@ impl Vm {
         n.ok_or_else(|| self.overflow_error("Python int too large to convert to C int"))
     }
 
+    /// `dict.__getitem__` on an instance of a dict subclass (`dict_subscript`): a key
+    /// it lacks goes to the subclass's `__missing__`, if it has one.
+    pub fn dict_subscript(
+        &mut self,
+        instance: &Rc<Object>,
+        d: &Rc<PyDict>,
+        key: &Value,
+    ) -> PyResult<Value> {
+        if let Some(v) = self.dict_get(d, key)? {
+            return Ok(v);
+        }
+        match lookup(&instance.class, &self.names.missing.clone()) {
+            Some(missing) => self.call(
+                &missing,
+                &[Value::Object(instance.clone()), key.clone()],
+                &[],
+            ),
+            None => Err(self.key_error(key.clone())),
+        }
+    }
+
     /// `container[key]`.
     pub fn get_item(&mut self, container: &Value, key: &Value) -> PyResult<Value> {
         if let Some(base) = self.base_value(container, &self.names.getitem.clone()) {
-            // A dict subclass may supply missing keys (`__missing__`).
-            if let (Value::Dict(d), Value::Object(o)) = (&base, container)
-                && let Some(missing) = lookup(&o.class, &self.names.missing.clone())
-            {
-                return match self.dict_get(d, key)? {
-                    Some(v) => Ok(v),
-                    None => self.call(&missing, &[container.clone(), key.clone()], &[]),
-                };
+            if let (Value::Dict(d), Value::Object(o)) = (&base, container) {
+                return self.dict_subscript(o, d, key);
             }
             return self.get_item(&base, key);
         }
@@ -312,10 +327,7 @@ impl Vm {
             (Value::Dict(d), _) => {
                 return match self.dict_get(d, key)? {
                     Some(v) => Ok(v),
-                    None => {
-                        // A dict subclass with __missing__ is not in apy; plain KeyError.
-                        Err(self.key_error(key.clone()))
-                    }
+                    None => Err(self.key_error(key.clone())),
                 };
             }
             _ => {}
