@@ -89,16 +89,30 @@ fn sys_module(vm: &mut Vm) -> Value {
         ("maxsize", Value::Int(i64::MAX)),
         ("platform", Value::str("linux")),
         ("version", Value::str("3.13.0 (apy)")),
+        // 3.13.0 final, as `version_info`.
+        ("hexversion", Value::Int(0x030d_00f0)),
+        ("api_version", Value::Int(1013)),
+        ("byteorder", Value::str(byte_order())),
+        ("maxunicode", Value::Int(0x10ffff)),
+        ("float_repr_style", Value::str("short")),
+        // The interpreter running the program: `subprocess.run([sys.executable, ...])`
+        // starts another apy.
+        ("executable", Value::str(executable().as_str())),
         (
-            "version_info",
-            Value::tuple(vec![
-                Value::Int(3),
-                Value::Int(13),
-                Value::Int(0),
-                Value::str("final"),
-                Value::Int(0),
-            ]),
+            "getdefaultencoding",
+            vm.native("getdefaultencoding", |vm, args, _| {
+                check_arity(vm, "getdefaultencoding", args, 0, 0)?;
+                Ok(Value::str("utf-8"))
+            }),
         ),
+        (
+            "getfilesystemencoding",
+            vm.native("getfilesystemencoding", |vm, args, _| {
+                check_arity(vm, "getfilesystemencoding", args, 0, 0)?;
+                Ok(Value::str("utf-8"))
+            }),
+        ),
+        ("__getattr__", vm.native("__getattr__", sys_struct_sequence)),
         ("exit", vm.native("exit", sys_exit)),
         (
             "set_asyncgen_hooks",
@@ -171,6 +185,51 @@ fn sys_module(vm: &mut Vm) -> Value {
         ),
     ];
     vm.new_module("sys", attrs)
+}
+
+/// The struct sequences of `sys` (`version_info`, `float_info`, `int_info`, `hash_info`,
+/// `flags`, `thread_info`), answered by the `sys` module's own `__getattr__` on first use
+/// from `_sysinfo.apy` and then kept in its namespace: made at start-up they would cost
+/// every run the compiling of their classes.
+fn sys_struct_sequence(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "__getattr__", args, 1, 1)?;
+    let Value::Str(name) = &args[0] else {
+        return Err(vm.type_error("attribute name must be string"));
+    };
+    const STRUCT_SEQUENCES: [&str; 6] = [
+        "flags",
+        "float_info",
+        "hash_info",
+        "int_info",
+        "thread_info",
+        "version_info",
+    ];
+    if !STRUCT_SEQUENCES.contains(&name.as_str()) {
+        let message = format!("module 'sys' has no attribute '{}'", name.as_str());
+        return Err(vm.attribute_error(message));
+    }
+    let name = vm.intern(name.as_str());
+    let info = vm.import_module("_sysinfo")?;
+    let value = vm.get_attr(&info, &name)?;
+    if let Some(sys) = vm.loaded_module("sys") {
+        vm.set_attr(&sys, &name, value.clone())?;
+    }
+    Ok(value)
+}
+
+/// `sys.byteorder`.
+fn byte_order() -> &'static str {
+    match cfg!(target_endian = "little") {
+        true => "little",
+        false => "big",
+    }
+}
+
+/// `sys.executable`: this apy's path ('' where there is none, as in a browser).
+fn executable() -> String {
+    std::env::current_exe()
+        .map(|path| path.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 fn sys_exit(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
