@@ -59,6 +59,8 @@ enum Handler {
     /// `\xNN` for a byte that does not decode, `\xNN`/`\uNNNN`/`\UNNNNNNNN` for a
     /// character that does not encode.
     BackslashReplace,
+    /// `&#233;`: only for encoding.
+    XmlCharRefReplace,
 }
 
 /// The text codec `encoding` names, for `encode` or `decode` (the `method` a bytes-to-bytes
@@ -111,6 +113,7 @@ fn handler(vm: &Vm, errors: &str) -> PyResult<Handler> {
         "ignore" => Ok(Handler::Ignore),
         "replace" => Ok(Handler::Replace),
         "backslashreplace" => Ok(Handler::BackslashReplace),
+        "xmlcharrefreplace" => Ok(Handler::XmlCharRefReplace),
         _ => Err(vm.new_exc(
             &vm.types.lookup_error,
             format!("unknown error handler name '{errors}'"),
@@ -166,6 +169,9 @@ pub fn encode(vm: &Vm, text: &str, encoding: &str, errors: &str) -> PyResult<Vec
                     c => format!("\\U{c:08x}"),
                 };
                 out.extend_from_slice(escape.as_bytes());
+            }
+            Handler::XmlCharRefReplace => {
+                out.extend_from_slice(format!("&#{};", chars[i] as u32).as_bytes());
             }
             Handler::Strict => {
                 // The error covers the whole run of characters the codec cannot encode.
@@ -231,6 +237,10 @@ pub fn decode(vm: &mut Vm, data: &[u8], encoding: &str, errors: &str) -> PyResul
                 for b in &rest[valid..valid + bad_len] {
                     out.push_str(&format!("\\x{b:02x}"));
                 }
+            }
+            Handler::XmlCharRefReplace => {
+                let message = "don't know how to handle UnicodeDecodeError in error callback";
+                return Err(vm.type_error(message));
             }
             Handler::Strict => {
                 let reason = match (codec, bad) {

@@ -436,6 +436,22 @@ const PATH_FUNCTIONS: &[(&str, Method)] = &[
         let (root, ext) = splitext(&path);
         Ok(Value::tuple(vec![Value::str(root), Value::str(ext)]))
     }),
+    // POSIX paths have no drive: it is always empty.
+    ("splitdrive", |vm, args, _| {
+        check_arity(vm, "splitdrive", args, 1, 1)?;
+        let path = fspath_arg(vm, &args[0])?;
+        Ok(Value::tuple(vec![Value::str(""), Value::str(path)]))
+    }),
+    ("splitroot", |vm, args, _| {
+        check_arity(vm, "splitroot", args, 1, 1)?;
+        let path = fspath_arg(vm, &args[0])?;
+        let (root, tail) = splitroot(&path);
+        Ok(Value::tuple(vec![
+            Value::str(""),
+            Value::str(root),
+            Value::str(tail),
+        ]))
+    }),
     ("isabs", |vm, args, _| {
         check_arity(vm, "isabs", args, 1, 1)?;
         let path = fspath_arg(vm, &args[0])?;
@@ -494,6 +510,18 @@ fn split(path: &str) -> (String, String) {
         trimmed => trimmed,
     };
     (head.to_string(), tail.to_string())
+}
+
+/// `posixpath.splitroot` without its empty drive: the root is `''`, `'/'`, or `'//'` (two
+/// slashes exactly, which POSIX lets an implementation give a meaning).
+fn splitroot(path: &str) -> (&str, &str) {
+    let slashes = path.len() - path.trim_start_matches('/').len();
+    let root = match slashes {
+        0 => 0,
+        2 => 2,
+        _ => 1,
+    };
+    path.split_at(root)
 }
 
 /// `genericpath._splitext`: the extension is from the last dot of the last component,
