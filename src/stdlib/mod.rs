@@ -130,6 +130,7 @@ const MODULES: &[(&str, &str, &str)] = &[
     ("csv", "csv.py", include_str!("csv.apy")),
     ("numbers", "numbers.py", include_str!("numbers.apy")),
     ("fractions", "fractions.py", include_str!("fractions.apy")),
+    ("decimal", "decimal.py", include_str!("decimal.apy")),
     ("glob", "glob.py", include_str!("glob.apy")),
     ("html", "html/__init__.py", include_str!("html.apy")),
     (
