@@ -181,9 +181,10 @@ fn routed_signals() -> libc::sigset_t {
 
 /// Blocks (true) or unblocks the signals sent to the process in the calling thread, and
 /// in the threads it starts next. The thread that starts the interpreter thread blocks
-/// them, the interpreter thread unblocks them: a signal the program sends itself
-/// (`os.kill(os.getpid(), …)`) is then taken by the thread that sent it, before `kill`
-/// returns, as CPython's main thread takes it, and its handler runs at once.
+/// them, the interpreter thread unblocks them, the helper threads apy starts block them:
+/// a signal the program sends itself (`os.kill(os.getpid(), …)`) is then taken by the
+/// interpreter thread, before `kill` returns, as CPython's main thread takes it, and its
+/// handler runs at once.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn route_signals(block: bool) {
     let how = if block {

@@ -44,6 +44,7 @@ impl Vm {
     /// Whether a wait should end for signal handlers to run: some are pending, and the
     /// main thread, the only one, waits ([`Vm::handlers_may_run`]), or the scheduler does
     /// (it then wakes the main thread: `vm::threads`). A wait of another thread goes on.
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn signals_deliverable(&self) -> bool {
         interrupt::signals_pending() && (self.handlers_may_run() || self.threads.scheduling())
     }
