@@ -334,9 +334,14 @@ pub fn run_with(source: &SourceFile, mut config: Config) -> Result<(), Error> {
     let finished = {
         // Ctrl-C becomes a KeyboardInterrupt in the program instead of killing apy.
         crate::vm::interrupt::install_handler();
-        spawn_interpreter(move || run_here(&source, config))
-            .map_err(drop)
-            .and_then(|handle| handle.join().map_err(drop))
+        // Signals go to the interpreter thread (`interrupt::route_signals`).
+        crate::vm::interrupt::route_signals(true);
+        spawn_interpreter(move || {
+            crate::vm::interrupt::route_signals(false);
+            run_here(&source, config)
+        })
+        .map_err(drop)
+        .and_then(|handle| handle.join().map_err(drop))
     };
     match finished {
         Ok(Ok(0)) => Ok(()),

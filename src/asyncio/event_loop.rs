@@ -17,6 +17,8 @@ use std::time::Duration;
 use crate::common::clock::Instant;
 
 use super::future::{self, Callback};
+#[cfg(not(target_arch = "wasm32"))]
+use super::signals::waiting as signals_received;
 use super::task;
 use crate::builtins::contextvars;
 use crate::common::clock::{self, Clock};
@@ -94,6 +96,9 @@ pub struct LoopObj {
     /// The descriptors it watches (`add_reader`, `add_writer`): its selector.
     #[cfg(not(target_arch = "wasm32"))]
     pub io: RefCell<super::watchers::Watchers>,
+    /// Its signal handlers (`add_signal_handler`).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub signals: RefCell<super::signals::LoopSignals>,
     pub asyncgens: RefCell<LiveAsyncGens>,
 }
 
@@ -151,6 +156,11 @@ pub fn check_open<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a LoopObj> {
     Ok(l)
 }
 
+/// Whether `handle` was cancelled.
+pub fn is_cancelled(handle: &Value) -> bool {
+    as_handle(handle).is_some_and(|h| h.cancelled.get())
+}
+
 /// `handle.cancel()`, for a handle the loop replaces or forgets.
 pub fn cancel_handle(handle: &Value) {
     if let Some(h) = as_handle(handle) {
@@ -181,6 +191,8 @@ pub fn new_loop(vm: &mut Vm) -> Value {
             clock: Clock::new(runtime.clock),
             #[cfg(not(target_arch = "wasm32"))]
             io: super::watchers::watchers(),
+            #[cfg(not(target_arch = "wasm32"))]
+            signals: Default::default(),
             asyncgens: Default::default(),
         })),
     ))
@@ -434,7 +446,7 @@ fn run_once(
             st.timers.pop();
         }
         (
-            !st.ready.is_empty() || st.stopping,
+            !st.ready.is_empty() || st.stopping || signals_received(l),
             st.timers.peek().map(|t| t.when),
         )
     };
@@ -479,6 +491,7 @@ fn run_once(
             for handle in handles {
                 l.push_ready(Ready::Handle(handle));
             }
+            super::signals::after_wait(vm, loop_value, l);
             super::trace::iteration(vm, &l.clock);
             super::trace::selected(vm, selected.waited, &selected.ready, l.clock.is_virtual());
             return run_ready(vm, loop_value, l);
@@ -486,8 +499,17 @@ fn run_once(
         None if !busy => idle(vm, loop_value, l, next_timer)?,
         None => {}
     }
+    #[cfg(not(target_arch = "wasm32"))]
+    super::signals::after_wait(vm, loop_value, l);
     super::trace::iteration(vm, &l.clock);
     run_ready(vm, loop_value, l)
+}
+
+/// Whether signals wait for the loop to read them (`add_signal_handler`): then its wait
+/// does not block. A page has no signals.
+#[cfg(target_arch = "wasm32")]
+fn signals_received(_: &LoopObj) -> bool {
+    false
 }
 
 /// The second half of an iteration: the timers now due join the ready queue, then exactly
@@ -1000,9 +1022,13 @@ fn loop_close(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     st.closed = true;
     drop(st);
     discard_scheduled(l);
-    // Its selector closes: the descriptors it watched are forgotten.
+    // Its selector closes: the descriptors it watched are forgotten, and its signal
+    // handlers removed (`_UnixSelectorEventLoop.close`).
     #[cfg(not(target_arch = "wasm32"))]
-    drop(std::mem::take(&mut *l.io.borrow_mut()));
+    {
+        drop(std::mem::take(&mut *l.io.borrow_mut()));
+        super::signals::close(vm, l)?;
+    }
     Ok(Value::None)
 }
 
@@ -1208,6 +1234,10 @@ pub fn init_types(
         loop_call_exception_handler,
     );
     vm.add_method(loop_type, "__repr__", loop_repr);
+    #[cfg(not(target_arch = "wasm32"))]
+    for (name, f) in super::signals::METHODS {
+        vm.add_method(loop_type, name, *f);
+    }
     vm.add_method(handle, "cancel", |vm, a, _| {
         handle_of(vm, &a[0])?.cancelled.set(true);
         Ok(Value::None)

@@ -18,6 +18,9 @@ pub mod log;
 pub mod primitives;
 pub mod record;
 pub mod reports;
+// There are no signals in a browser (src/web.rs).
+#[cfg(not(target_arch = "wasm32"))]
+pub mod signals;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod stream_paths;
 pub mod task;

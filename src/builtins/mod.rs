@@ -76,6 +76,7 @@ mod re_engine;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod selectors;
 mod set_type;
+pub mod signal_module;
 mod site_builtins;
 mod slot_wrappers;
 #[cfg(not(target_arch = "wasm32"))]

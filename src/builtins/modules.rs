@@ -42,18 +42,18 @@ pub fn register(vm: &mut Vm) {
         ("_tracemalloc", super::tracemalloc::module),
         ("struct", super::struct_module::module),
         ("errno", super::errno_module::module),
+        ("_signal", super::signal_module::module),
         ("binascii", super::binascii::module),
         ("hashlib", super::hashlib::module),
     ];
     for &(name, make) in modules {
         vm.register_module(name, make);
     }
-    // Sockets, signals and processes, which a page in a browser does not have (src/web.rs).
+    // Sockets and processes, which a page in a browser does not have (src/web.rs).
     #[cfg(not(target_arch = "wasm32"))]
     {
         vm.register_module("socket", super::socket::module);
         vm.register_module("selectors", super::selectors::module);
-        vm.register_module("signal", super::process::signal_module);
         vm.register_module("_spawn", super::process::spawn_module);
     }
     // A page has them in name only: every socket or process is refused.
@@ -61,7 +61,6 @@ pub fn register(vm: &mut Vm) {
     {
         vm.register_module("socket", super::page_os::socket_module);
         vm.register_module("selectors", super::page_os::selectors_module);
-        vm.register_module("signal", super::page_os::signal_module);
         vm.register_module("_spawn", super::page_os::spawn_module);
     }
 }

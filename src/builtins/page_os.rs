@@ -1,10 +1,10 @@
 //! The operating system's modules in a page in a browser (src/web.rs), which has no
-//! sockets and no processes: `socket`, `selectors`, `signal` and `_spawn` import as they do
+//! sockets and no processes: `socket`, `selectors` and `_spawn` import as they do
 //! natively, with their names and numbers (Linux's), so that `import subprocess` and the
 //! like work, and every call that would open a socket, wait on one or start a process
 //! raises the sandbox's `PermissionError`, as `apy --sandbox` does natively (a page is
 //! always sandboxed). Natively these modules are `socket.rs`, `selectors.rs` and
-//! `process.rs`.
+//! `process.rs`. (`_signal` has its numbers in a page too: `signal_module.rs`.)
 
 use crate::vm::object::{KwArgs, Layout, NativeFn};
 use crate::vm::sandbox::Capability;
@@ -118,29 +118,6 @@ pub fn selectors_module(vm: &mut Vm) -> Value {
             ("SelectSelector", select),
         ],
     )
-}
-
-/// `signal`: the signal numbers (plain ints, as natively).
-pub fn signal_module(vm: &mut Vm) -> Value {
-    let names: [(&str, i64); 12] = [
-        ("SIGHUP", 1),
-        ("SIGINT", 2),
-        ("SIGQUIT", 3),
-        ("SIGKILL", 9),
-        ("SIGUSR1", 10),
-        ("SIGUSR2", 12),
-        ("SIGPIPE", 13),
-        ("SIGALRM", 14),
-        ("SIGTERM", 15),
-        ("SIGCHLD", 17),
-        ("SIGCONT", 18),
-        ("SIGSTOP", 19),
-    ];
-    let attrs = names
-        .iter()
-        .map(|(name, n)| (*name, Value::Int(*n)))
-        .collect();
-    vm.new_module("signal", attrs)
 }
 
 /// `_spawn.check(args)` and `_spawn.spawn(args, …)`: starting `args[0]` is refused, as

@@ -1,6 +1,6 @@
 //! Processes for Python: the `os` functions on descriptors and child processes (`pipe`,
 //! `read`, `write`, `close`, `set_blocking`, `waitpid`, `kill`, `pidfd_open`,
-//! `waitstatus_to_exitcode`, `Modules/posixmodule.c`), the `signal` module's numbers, and
+//! `waitstatus_to_exitcode`, `Modules/posixmodule.c`), and
 //! `_spawn.spawn`, what `subprocess.Popen` starts a program with (CPython's
 //! `_posixsubprocess.fork_exec`, here over `posix_spawnp`). Starting a program or sending
 //! a signal asks `vm::sandbox`'s gate first (Capability::Processes); `_spawn.check` asks it
@@ -110,6 +110,8 @@ const OS_FUNCTIONS: &[(&str, Function)] = &[
         let signal = int(vm, &args[1])?;
         vm.require(Capability::Processes, &format!("os.kill({pid}, {signal})"))?;
         sys::kill(pid, signal).map_err(|e| vm.os_error(&e, None))?;
+        // A signal the program sent itself is handled at once, as in CPython.
+        vm.check_signals()?;
         Ok(Value::None)
     }),
     ("pidfd_open", |vm, args, _| {
@@ -159,29 +161,6 @@ fn wait_for_child(vm: &mut Vm, pid: i32, options: i32) -> PyResult<(i32, i32)> {
             }
         }
     }
-}
-
-/// The `signal` module: the signal numbers (plain ints; CPython's are `Signals` members).
-pub fn signal_module(vm: &mut Vm) -> Value {
-    let names = [
-        ("SIGHUP", libc::SIGHUP),
-        ("SIGINT", libc::SIGINT),
-        ("SIGQUIT", libc::SIGQUIT),
-        ("SIGKILL", libc::SIGKILL),
-        ("SIGUSR1", libc::SIGUSR1),
-        ("SIGUSR2", libc::SIGUSR2),
-        ("SIGPIPE", libc::SIGPIPE),
-        ("SIGALRM", libc::SIGALRM),
-        ("SIGTERM", libc::SIGTERM),
-        ("SIGCHLD", libc::SIGCHLD),
-        ("SIGCONT", libc::SIGCONT),
-        ("SIGSTOP", libc::SIGSTOP),
-    ];
-    let attrs = names
-        .iter()
-        .map(|(name, n)| (*name, Value::Int((*n).into())))
-        .collect();
-    vm.new_module("signal", attrs)
 }
 
 /// The strings of a list argument.

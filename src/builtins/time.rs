@@ -125,9 +125,15 @@ fn time_sleep(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         return Ok(Value::None);
     }
     vm.flush_stdout();
-    vm.wait_idle(Instant::now().checked_add(Duration::from_secs_f64(secs)));
-    match vm.check_woken() {
-        Some(exc) => Err(exc),
-        None => Ok(Value::None),
+    // A signal's handler runs during the sleep, which then goes on (PEP 475).
+    let until = Instant::now().checked_add(Duration::from_secs_f64(secs));
+    loop {
+        vm.wait_idle(until);
+        if let Some(exc) = vm.check_woken() {
+            return Err(exc);
+        }
+        if until.is_some_and(|until| Instant::now() >= until) {
+            return Ok(Value::None);
+        }
     }
 }

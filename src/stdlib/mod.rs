@@ -78,6 +78,7 @@ const MODULES: &[(&str, &str, &str)] = &[
         include_str!("statistics.apy"),
     ),
     ("queue", "queue.py", include_str!("queue.apy")),
+    ("signal", "signal.py", include_str!("signal.apy")),
     ("string", "string.py", include_str!("string.apy")),
     ("pprint", "pprint.py", include_str!("pprint.apy")),
     ("base64", "base64.py", include_str!("base64.apy")),

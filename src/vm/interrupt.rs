@@ -6,8 +6,12 @@
 //! (`signal.set_wakeup_fd`); a selector that waits on sockets will poll the same pipe.
 //! The handler itself only stores to an atomic and writes to the pipe: nothing else is
 //! async-signal-safe.
+//!
+//! Any other signal a program gives a Python handler (`signal.signal`, `vm::signals`) is
+//! caught the same way: [`on_signal`] sets its bit in a pending mask and writes to the
+//! same pipe, and the main thread runs the handler between instructions.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 #[cfg(not(target_arch = "wasm32"))]
 use std::{sync::atomic::AtomicI32, time::Duration};
 
@@ -15,6 +19,9 @@ use std::{sync::atomic::AtomicI32, time::Duration};
 use crate::common::net::{self, PollFd};
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// The caught signals not yet handled: bit `n - 1` for signal `n` (1 to 64).
+static PENDING: AtomicU64 = AtomicU64::new(0);
 
 /// The wakeup pipe's ends (-1 until [`install_handler`] makes it).
 #[cfg(not(target_arch = "wasm32"))]
@@ -25,11 +32,35 @@ static WAKE_WRITE: AtomicI32 = AtomicI32::new(-1);
 #[cfg(not(target_arch = "wasm32"))]
 extern "C" fn on_sigint(_signal: libc::c_int) {
     INTERRUPTED.store(true, Ordering::Relaxed);
+    wake();
+}
+
+/// The handler of a signal with a Python handler: marks it pending and wakes a wait.
+#[cfg(not(target_arch = "wasm32"))]
+extern "C" fn on_signal(signal: libc::c_int) {
+    if let Some(bit) = bit(signal) {
+        PENDING.fetch_or(bit, Ordering::Relaxed);
+    }
+    wake();
+}
+
+/// The mask bit of signal `n`, None outside 1 to 64.
+#[cfg(not(target_arch = "wasm32"))]
+fn bit(n: i32) -> Option<u64> {
+    (1..=64).contains(&n).then(|| 1 << (n - 1))
+}
+
+/// Writes a byte to the wakeup pipe (async-signal-safe).
+#[cfg(not(target_arch = "wasm32"))]
+fn wake() {
     let fd = WAKE_WRITE.load(Ordering::Relaxed);
     if fd >= 0 {
-        // SAFETY: write(2) is async-signal-safe; a full pipe already holds a wakeup.
+        // SAFETY: write(2) is async-signal-safe; a full pipe already holds a wakeup. The
+        // interrupted code's errno is kept, as CPython's handler keeps it.
         unsafe {
+            let errno = *libc::__errno_location();
             libc::write(fd, [1u8].as_ptr().cast(), 1);
+            *libc::__errno_location() = errno;
         }
     }
 }
@@ -38,6 +69,13 @@ extern "C" fn on_sigint(_signal: libc::c_int) {
 /// and makes the wakeup pipe (once).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn install_handler() {
+    // (SIGINT can always be caught.)
+    let _ = set_disposition(libc::SIGINT, Disposition::Interrupt);
+}
+
+/// Makes the wakeup pipe, once.
+#[cfg(not(target_arch = "wasm32"))]
+fn make_pipe() {
     if WAKE_READ.load(Ordering::Relaxed) < 0 {
         let mut fds = [-1; 2];
         // SAFETY: pipe2 fills `fds` with two new descriptors, or fails and leaves them -1.
@@ -49,11 +87,114 @@ pub fn install_handler() {
             WAKE_READ.store(fds[0], Ordering::Relaxed);
         }
     }
-    let handler: extern "C" fn(libc::c_int) = on_sigint;
-    // SAFETY: the handler only stores to an atomic and writes to a pipe, both
-    // async-signal-safe.
+}
+
+/// What the process does on a signal.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Disposition {
+    /// The system's default (`SIG_DFL`).
+    Default,
+    /// Nothing (`SIG_IGN`).
+    Ignore,
+    /// Marks it pending for its Python handler ([`take_pending`]).
+    Catch,
+    /// Sets the Ctrl-C flag ([`take`]): SIGINT's `default_int_handler`.
+    Interrupt,
+}
+
+/// Sets what the process does on `signal` (`PyOS_setsig`), with `SA_RESTART`, so that
+/// only waits (which watch the wakeup pipe) are interrupted; an error is sigaction's (a
+/// signal that cannot be caught: EINVAL).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn set_disposition(signal: i32, disposition: Disposition) -> std::io::Result<()> {
+    let handler = match disposition {
+        Disposition::Default => libc::SIG_DFL,
+        Disposition::Ignore => libc::SIG_IGN,
+        Disposition::Catch | Disposition::Interrupt => {
+            make_pipe();
+            let handler: extern "C" fn(libc::c_int) = match disposition {
+                Disposition::Catch => on_signal,
+                _ => on_sigint,
+            };
+            handler as libc::sighandler_t
+        }
+    };
+    // SAFETY: a zeroed sigaction is valid; the handlers only store to atomics and write to
+    // a pipe, both async-signal-safe.
+    let failed = unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = handler;
+        action.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(signal, &action, std::ptr::null_mut()) != 0
+    };
+    if failed {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// What the process does on `signal` now, as [`set_disposition`] would set it: a handler
+/// apy did not install (Rust's own, for stack overflows) counts as the default; None for a
+/// number sigaction refuses.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn disposition(signal: i32) -> Option<Disposition> {
+    // SAFETY: sigaction only fills in the zeroed struct.
+    let handler = unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        if libc::sigaction(signal, std::ptr::null(), &mut action) != 0 {
+            return None;
+        }
+        action.sa_sigaction
+    };
+    let sigint: extern "C" fn(libc::c_int) = on_sigint;
+    let caught: extern "C" fn(libc::c_int) = on_signal;
+    Some(match handler {
+        libc::SIG_IGN => Disposition::Ignore,
+        h if h == sigint as libc::sighandler_t => Disposition::Interrupt,
+        h if h == caught as libc::sighandler_t => Disposition::Catch,
+        _ => Disposition::Default,
+    })
+}
+
+/// The signals a thread does not take from other processes: those that report its own
+/// fault, which go to the thread that made it whatever its mask.
+#[cfg(not(target_arch = "wasm32"))]
+fn routed_signals() -> libc::sigset_t {
+    // SAFETY: fills and edits a local signal set.
     unsafe {
-        libc::signal(libc::SIGINT, handler as libc::sighandler_t);
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&mut set);
+        for fault in [
+            libc::SIGSEGV,
+            libc::SIGBUS,
+            libc::SIGILL,
+            libc::SIGFPE,
+            libc::SIGTRAP,
+            libc::SIGSYS,
+        ] {
+            libc::sigdelset(&mut set, fault);
+        }
+        set
+    }
+}
+
+/// Blocks (true) or unblocks the signals sent to the process in the calling thread, and
+/// in the threads it starts next. The thread that starts the interpreter thread blocks
+/// them, the interpreter thread unblocks them, the helper threads apy starts block them:
+/// a signal the program sends itself (`os.kill(os.getpid(), …)`) is then taken by the
+/// interpreter thread, before `kill` returns, as CPython's main thread takes it, and its
+/// handler runs at once.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn route_signals(block: bool) {
+    let how = if block {
+        libc::SIG_BLOCK
+    } else {
+        libc::SIG_UNBLOCK
+    };
+    // SAFETY: changes the calling thread's mask with a valid set.
+    unsafe {
+        libc::pthread_sigmask(how, &routed_signals(), std::ptr::null_mut());
     }
 }
 
@@ -80,6 +221,21 @@ pub fn pending() -> bool {
 /// True once per Ctrl-C: clears the flag it reports.
 pub fn take() -> bool {
     INTERRUPTED.swap(false, Ordering::Relaxed)
+}
+
+/// True while a caught signal waits for its Python handler, without clearing it.
+pub fn signals_pending() -> bool {
+    PENDING.load(Ordering::Relaxed) != 0
+}
+
+/// The caught signals waiting for their handlers (bit `n - 1` for signal `n`), cleared.
+pub fn take_pending() -> u64 {
+    PENDING.swap(0, Ordering::Relaxed)
+}
+
+/// Marks the signals of `mask` pending again (those a failing handler left unhandled).
+pub fn repend(mask: u64) {
+    PENDING.fetch_or(mask, Ordering::Relaxed);
 }
 
 /// Blocks the thread for `timeout` (None: until woken), or until a Ctrl-C arrives (at once
@@ -145,5 +301,30 @@ mod tests {
         let started = std::time::Instant::now();
         wait(Some(Duration::from_secs(10)));
         assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn a_caught_signal_stays_pending_until_taken() {
+        let bit = 1 << (libc::SIGUSR2 - 1);
+        set_disposition(libc::SIGUSR2, Disposition::Catch).expect("SIGUSR2 can be caught");
+        assert_eq!(disposition(libc::SIGUSR2), Some(Disposition::Catch));
+        // SAFETY: raising SIGUSR2 in this thread runs the handler installed above before
+        // raise returns.
+        unsafe {
+            libc::raise(libc::SIGUSR2);
+        }
+        assert!(signals_pending());
+        assert_eq!(take_pending() & bit, bit);
+        repend(bit);
+        assert_eq!(take_pending(), bit);
+        assert!(!signals_pending());
+        set_disposition(libc::SIGUSR2, Disposition::Default).expect("SIGUSR2 can be reset");
+        assert_eq!(disposition(libc::SIGUSR2), Some(Disposition::Default));
+        // SIGKILL cannot be caught: sigaction's EINVAL.
+        let refused = set_disposition(libc::SIGKILL, Disposition::Catch);
+        assert_eq!(
+            refused.map_err(|e| e.raw_os_error()),
+            Err(Some(libc::EINVAL))
+        );
     }
 }

@@ -80,6 +80,8 @@ impl Vm {
         let worker = std::thread::Builder::new()
             .name("apy-long-work".into())
             .spawn(move || {
+                // Signals stay with the interpreter thread (`interrupt::route_signals`).
+                super::interrupt::route_signals(true);
                 // The receiver is gone when the interpreter stopped waiting: nothing to do.
                 let _ = done.send(work());
             });

@@ -53,6 +53,7 @@ pub mod run;
 pub mod sandbox;
 pub mod scopes;
 pub mod set_ops;
+pub mod signals;
 pub mod slots;
 pub mod source_lines;
 pub mod stack;
@@ -304,6 +305,8 @@ pub struct Vm {
     pub bytes_methods: Option<fn(&mut Vm)>,
     /// The program's threads and whose turn it is (`vm::threads`).
     pub threads: thread_list::Threads<ThreadOwn, Value>,
+    /// Each signal's Python handler (`vm::signals`).
+    pub signals: signals::SignalTable,
 }
 
 /// A thread's native stack: a coroutine resumed with the `Vm` (`vm::threads`).
@@ -480,6 +483,14 @@ impl Vm {
         if let Some(stop) = self.check_limits() {
             return Some(stop);
         }
+        // The handlers of caught signals run in the main thread, as CPython's eval breaker
+        // runs them.
+        if interrupt::signals_pending()
+            && self.threads.on_main()
+            && let Err(exc) = self.run_signal_handlers()
+        {
+            return Some(exc);
+        }
         if self.threads.active() {
             return self.slice_over().err();
         }
@@ -522,7 +533,10 @@ impl Vm {
         };
         loop {
             let left = until.map(|at| at.saturating_duration_since(Instant::now()));
-            if interrupt::pending() || left.is_some_and(|left| left.is_zero()) {
+            if interrupt::pending()
+                || self.signals_deliverable()
+                || left.is_some_and(|left| left.is_zero())
+            {
                 return 0;
             }
             let ready = interrupt::wait_ready(fds, left);
@@ -550,6 +564,8 @@ impl Vm {
 
     /// After a blocking wait: the exception to raise when the time limit has been reached
     /// (recording an [`Abort`]) or Ctrl-C was pressed; None when the wait simply ended.
+    /// The handlers of the signals caught meanwhile run here (when
+    /// [`Vm::handlers_may_run`]); the exception one raises is returned.
     /// Counts no instructions, unlike [`Vm::check_limits`].
     #[cold]
     pub fn check_woken(&mut self) -> Option<Exc> {
@@ -558,7 +574,13 @@ impl Vm {
         {
             return Some(self.stop(Abort::TimeLimit(limit)));
         }
-        interrupt::take().then(|| self.new_exc_args(&self.types.keyboard_interrupt, vec![]))
+        if interrupt::take() {
+            return Some(self.new_exc_args(&self.types.keyboard_interrupt, vec![]));
+        }
+        if self.handlers_may_run() {
+            return self.run_signal_handlers().err();
+        }
+        None
     }
 
     /// Stops the program for `why`: records the [`Abort`] and returns the exception that

@@ -81,6 +81,7 @@ impl Vm {
             frame_chain: Vec::new(),
             bytes_methods: None,
             threads: Default::default(),
+            signals: Default::default(),
             compile: |name, _, _| {
                 let message = format!("{name}: this interpreter cannot compile at run time");
                 Err(Diagnostic::syntax_error(message, Default::default()))

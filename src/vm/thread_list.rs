@@ -170,4 +170,10 @@ impl<T, S> Threads<T, S> {
     pub fn on_main(&self) -> bool {
         self.current == 0
     }
+
+    /// Whether the scheduler is choosing the next thread to run: the last one blocked,
+    /// gave way or finished, and none runs.
+    pub fn scheduling(&self) -> bool {
+        self.list[self.current].state != State::Running
+    }
 }

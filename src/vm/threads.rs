@@ -76,7 +76,10 @@ impl Vm {
     #[cold]
     pub(super) fn slice_over(&mut self) -> PyResult<()> {
         let interrupted = !self.threads.on_main() && super::interrupt::pending();
+        // So does a signal, whose handler the main thread runs.
+        let signalled = !self.threads.on_main() && super::interrupt::signals_pending();
         let over = interrupted
+            || signalled
             || match self.config.clock {
                 ClockKind::Virtual => {
                     let over = self.steps.saturating_sub(self.threads.slice_steps)
@@ -95,7 +98,7 @@ impl Vm {
             return Ok(());
         }
         self.wake_due();
-        if self.threads.ready.is_empty() && !interrupted {
+        if self.threads.ready.is_empty() && !interrupted && !signalled {
             self.threads.slice_steps = self.steps;
             self.threads.slice_start = Instant::now();
             return Ok(());
@@ -103,9 +106,10 @@ impl Vm {
         let me = self.threads.ident();
         self.threads.list[self.threads.current].state = State::Ready;
         self.threads.ready.push_back(me);
-        self.switch(match interrupted {
-            true => "gave way to Ctrl-C",
-            false => "used up its switch interval",
+        self.switch(match (interrupted, signalled) {
+            (true, _) => "gave way to Ctrl-C",
+            (false, true) => "gave way to a signal",
+            (false, false) => "used up its switch interval",
         })
     }
 
@@ -121,6 +125,10 @@ impl Vm {
         me.deadline = deadline.map(|d| (d, seq));
         me.timed_out = false;
         self.switch(why.name())?;
+        // A signal's handler runs in the main thread as its wait ends (`pick` woke it).
+        if self.threads.on_main() {
+            self.run_signal_handlers()?;
+        }
         Ok(!self.threads.list[self.threads.current].timed_out)
     }
 
@@ -283,6 +291,11 @@ impl Vm {
     fn pick(&mut self) -> PyResult<u64> {
         loop {
             self.wake_due();
+            // The main thread runs the handlers of the signals caught: it stops waiting (a
+            // wake its caller checks, as after any), as CPython's waits end on a signal.
+            if super::interrupt::signals_pending() {
+                self.wake_thread(MAIN_IDENT);
+            }
             if let Some(next) = self.threads.ready.pop_front() {
                 return Ok(next);
             }
