@@ -17,8 +17,6 @@ use std::time::Duration;
 use crate::common::clock::Instant;
 
 use super::future::{self, Callback};
-#[cfg(not(target_arch = "wasm32"))]
-use super::signals::waiting as signals_received;
 use super::task;
 use crate::builtins::contextvars;
 use crate::common::clock::{self, Clock};
@@ -27,7 +25,7 @@ use crate::vm::dict::StrKeys;
 use crate::vm::generator::FINALIZERS_PENDING;
 use crate::vm::object::{KwArgs, Layout, Object, ObjectKind, PyType};
 use crate::vm::thread_list::Wait;
-use crate::vm::types::make_type;
+use crate::vm::types::{lookup, make_type};
 use crate::vm::value::{DictTable, Value};
 use crate::vm::{Abort, AsyncGenHooks, Exc, PyResult, Vm};
 
@@ -41,6 +39,15 @@ pub enum Ready {
     Step(Value, Option<Exc>),
     /// `task.__wakeup(future)`.
     Wakeup(Value, Value),
+}
+
+/// A loop's signal handlers (`signals.rs`) and the signals received for them.
+#[derive(Default)]
+pub struct LoopSignals {
+    /// Each signal's Handle, in the order added (`_signal_handlers`).
+    pub handlers: Vec<(i32, Value)>,
+    /// The signals received and not yet read (what the wakeup descriptor holds).
+    pub received: Vec<i32>,
 }
 
 /// A scheduled timer; the heap pops the smallest `(when, seq)` first.
@@ -96,9 +103,8 @@ pub struct LoopObj {
     /// The descriptors it watches (`add_reader`, `add_writer`): its selector.
     #[cfg(not(target_arch = "wasm32"))]
     pub io: RefCell<super::watchers::Watchers>,
-    /// Its signal handlers (`add_signal_handler`).
-    #[cfg(not(target_arch = "wasm32"))]
-    pub signals: RefCell<super::signals::LoopSignals>,
+    /// Its signal handlers (`add_signal_handler`; none in a page).
+    pub signals: RefCell<LoopSignals>,
     pub asyncgens: RefCell<LiveAsyncGens>,
 }
 
@@ -191,7 +197,6 @@ pub fn new_loop(vm: &mut Vm) -> Value {
             clock: Clock::new(runtime.clock),
             #[cfg(not(target_arch = "wasm32"))]
             io: super::watchers::watchers(),
-            #[cfg(not(target_arch = "wasm32"))]
             signals: Default::default(),
             asyncgens: Default::default(),
         })),
@@ -491,7 +496,7 @@ fn run_once(
             for handle in handles {
                 l.push_ready(Ready::Handle(handle));
             }
-            super::signals::after_wait(vm, loop_value, l);
+            signals_after_wait(vm, loop_value, l);
             super::trace::iteration(vm, &l.clock);
             super::trace::selected(vm, selected.waited, &selected.ready, l.clock.is_virtual());
             return run_ready(vm, loop_value, l);
@@ -499,17 +504,24 @@ fn run_once(
         None if !busy => idle(vm, loop_value, l, next_timer)?,
         None => {}
     }
-    #[cfg(not(target_arch = "wasm32"))]
-    super::signals::after_wait(vm, loop_value, l);
+    signals_after_wait(vm, loop_value, l);
     super::trace::iteration(vm, &l.clock);
     run_ready(vm, loop_value, l)
 }
 
 /// Whether signals wait for the loop to read them (`add_signal_handler`): then its wait
-/// does not block. A page has no signals.
-#[cfg(target_arch = "wasm32")]
-fn signals_received(_: &LoopObj) -> bool {
-    false
+/// does not block, and after it the loop's `_read_from_self` (`signals.rs`), which reads
+/// them, joins the ready callbacks, as the self-pipe's reader.
+fn signals_received(l: &LoopObj) -> bool {
+    !l.signals.borrow().received.is_empty()
+}
+
+fn signals_after_wait(vm: &mut Vm, loop_value: &Value, l: &LoopObj) {
+    if signals_received(l) {
+        let name = vm.intern("_read_from_self");
+        let read = lookup(&vm.type_of(loop_value).clone(), &name).unwrap_or(Value::None);
+        l.push_ready(Ready::Call(read, loop_value.clone(), None));
+    }
 }
 
 /// The second half of an iteration: the timers now due join the ready queue, then exactly
@@ -1027,7 +1039,7 @@ fn loop_close(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     #[cfg(not(target_arch = "wasm32"))]
     {
         drop(std::mem::take(&mut *l.io.borrow_mut()));
-        super::signals::close(vm, l)?;
+        vm.call_method(&args[0], "_close_signal_handlers", &[])?;
     }
     Ok(Value::None)
 }
@@ -1234,10 +1246,6 @@ pub fn init_types(
         loop_call_exception_handler,
     );
     vm.add_method(loop_type, "__repr__", loop_repr);
-    #[cfg(not(target_arch = "wasm32"))]
-    for (name, f) in super::signals::METHODS {
-        vm.add_method(loop_type, name, *f);
-    }
     vm.add_method(handle, "cancel", |vm, a, _| {
         handle_of(vm, &a[0])?.cancelled.set(true);
         Ok(Value::None)

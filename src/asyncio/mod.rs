@@ -217,6 +217,10 @@ pub fn module(vm: &mut Vm) -> Value {
     asyncgens::init_types(vm, &runtime.types.event_loop);
     #[cfg(not(target_arch = "wasm32"))]
     io::init_type(vm, &runtime.types.event_loop);
+    #[cfg(not(target_arch = "wasm32"))]
+    for (name, f) in signals::METHODS {
+        vm.add_method(&runtime.types.event_loop, name, *f);
+    }
     threadsafe::init_type(vm, &runtime.types.event_loop);
     vm.threads.add_hook(threadsafe::thread_hook);
     let t = &runtime.types;

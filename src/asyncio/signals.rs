@@ -15,18 +15,17 @@ use crate::vm::{Exc, PyResult, Vm};
 
 use super::event_loop::{self, LoopObj, Ready};
 
-/// A loop's signal handlers and the signals received for them.
-#[derive(Default)]
-pub struct LoopSignals {
-    /// Each signal's Handle, in the order added (`_signal_handlers`).
-    handlers: Vec<(i32, Value)>,
-    /// The signals received and not yet read (what the wakeup descriptor holds).
-    received: Vec<i32>,
-}
-
-/// The loop's methods.
+/// The loop's methods; `event_loop` calls the last two by name (`_read_from_self` after
+/// a wait that saw signals, `_close_signal_handlers` as the loop closes), so that it does
+/// not import this file.
 pub const METHODS: &[(&str, crate::vm::object::NativeFn)] = &[
     ("add_signal_handler", add_signal_handler),
+    ("_read_from_self", read_from_self),
+    ("_close_signal_handlers", |vm, args, _| {
+        check_arity(vm, "_close_signal_handlers", args, 1, 1)?;
+        let l = event_loop::this_loop(vm, &args[0])?;
+        close(vm, l).map(|()| Value::None)
+    }),
     ("remove_signal_handler", |vm, args, kw| {
         check_kwargs(vm, "remove_signal_handler", kw, &[])?;
         check_arity(vm, "remove_signal_handler", args, 2, 2)?;
@@ -147,20 +146,6 @@ fn sighandler_noop(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     Ok(Value::None)
 }
 
-/// Whether signals wait to be read: the loop's next wait must not block.
-pub fn waiting(l: &LoopObj) -> bool {
-    !l.signals.borrow().received.is_empty()
-}
-
-/// After the loop's wait: when signals were received, the callback that reads them joins
-/// the ready ones (the self-pipe's reader, `_read_from_self`).
-pub fn after_wait(vm: &mut Vm, loop_value: &Value, l: &LoopObj) {
-    if waiting(l) {
-        let read = vm.native("_read_from_self", read_from_self);
-        l.push_ready(Ready::Call(read, loop_value.clone(), None));
-    }
-}
-
 /// `_process_self_data`: each signal received schedules its Handle (`_handle_signal`);
 /// one cancelled meanwhile has its handler removed instead.
 fn read_from_self(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
@@ -185,7 +170,7 @@ fn read_from_self(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 }
 
 /// As the loop closes: every signal handler it added is removed.
-pub fn close(vm: &mut Vm, l: &LoopObj) -> PyResult<()> {
+fn close(vm: &mut Vm, l: &LoopObj) -> PyResult<()> {
     let signals: Vec<i32> = l
         .signals
         .borrow()

@@ -306,7 +306,7 @@ pub struct Vm {
     /// The program's threads and whose turn it is (`vm::threads`).
     pub threads: thread_list::Threads<ThreadOwn, Value>,
     /// Each signal's Python handler (`vm::signals`).
-    pub signals: signals::SignalTable,
+    pub signals: SignalTable,
 }
 
 /// A thread's native stack: a coroutine resumed with the `Vm` (`vm::threads`).
@@ -696,4 +696,23 @@ pub struct ExitFunction {
 pub struct AsyncGenHooks {
     pub firstiter: Option<Value>,
     pub finalizer: Option<Value>,
+}
+
+/// Each signal's Python-level handler.
+pub struct SignalTable {
+    /// By signal number (index 0 unused): `SIG_DFL` (0), `SIG_IGN` (1), a callable, or
+    /// None (a number the system refuses). Empty until `_signal` is first imported.
+    pub handlers: Vec<Value>,
+    /// `signal.default_int_handler`, SIGINT's handler at start, which apy runs as the
+    /// Ctrl-C flag (`interrupt::Disposition::Interrupt`); None until `_signal` is imported.
+    pub default_int_handler: Value,
+}
+
+impl Default for SignalTable {
+    fn default() -> SignalTable {
+        SignalTable {
+            handlers: Vec::new(),
+            default_int_handler: Value::None,
+        }
+    }
 }

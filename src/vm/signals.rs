@@ -1,5 +1,5 @@
-//! Python's signal handlers (`Modules/signalmodule.c`): the table of what each signal
-//! does (`signal.signal` fills it in, `builtins::signal_module`), and
+//! Python's signal handlers (`Modules/signalmodule.c`): what each signal does is the VM's
+//! `SignalTable` (`signal.signal` fills it in, `builtins::signal_module`); here is
 //! [`Vm::check_signals`], CPython's `PyErr_CheckSignals`: on the main thread, the handlers
 //! of the signals `vm::interrupt` caught since run, between instructions
 //! ([`Vm::check_between_instructions`]), after a wait ([`Vm::check_woken`]) and right after
@@ -8,25 +8,6 @@
 use super::interrupt;
 use super::value::Value;
 use super::{PyResult, Vm};
-
-/// Each signal's Python-level handler.
-pub struct SignalTable {
-    /// By signal number (index 0 unused): `SIG_DFL` (0), `SIG_IGN` (1), a callable, or
-    /// None (a number the system refuses). Empty until `_signal` is first imported.
-    pub handlers: Vec<Value>,
-    /// `signal.default_int_handler`, SIGINT's handler at start, which apy runs as the
-    /// Ctrl-C flag (`interrupt::Disposition::Interrupt`); None until `_signal` is imported.
-    pub default_int_handler: Value,
-}
-
-impl Default for SignalTable {
-    fn default() -> SignalTable {
-        SignalTable {
-            handlers: Vec::new(),
-            default_int_handler: Value::None,
-        }
-    }
-}
 
 impl Vm {
     /// `PyErr_CheckSignals`: on the main thread, a pending Ctrl-C as KeyboardInterrupt,
