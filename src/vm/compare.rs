@@ -101,16 +101,11 @@ impl Vm {
                 return Ok(v);
             }
         }
+        // Neither answered: identity, as `do_richcompare` (object's own `__ne__` already
+        // inverted the instance's `__eq__`).
         match op {
             Eq => Ok(Value::Bool(a.is(b))),
-            Ne => {
-                // Default __ne__ inverts __eq__.
-                if !ta.builtin && lookup(&ta, &self.names.eq.clone()).is_some() {
-                    let r = self.compare(Eq, a, b)?;
-                    return Ok(Value::Bool(!self.truthy(&r)?));
-                }
-                Ok(Value::Bool(!a.is(b)))
-            }
+            Ne => Ok(Value::Bool(!a.is(b))),
             _ => Err(self.type_error(format!(
                 "'{}' not supported between instances of '{}' and '{}'",
                 op.symbol(),
