@@ -361,6 +361,7 @@ const OBJECT_METHODS: &[(&str, NativeFn)] = &[
     ("__delattr__", object_delattr),
     ("__getattribute__", object_getattribute),
     ("__format__", object_format),
+    ("__sizeof__", super::sizeof::object_sizeof),
 ];
 
 /// The methods of `property`, by name.

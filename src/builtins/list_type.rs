@@ -47,10 +47,12 @@ fn list_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     }
     check_kwargs(vm, "list", kw, &[])?;
     check_arity(vm, "list", args, 0, 1)?;
-    match args.first() {
-        None => Ok(Value::list(vec![])),
-        Some(v) => Ok(Value::list(vm.collect_iterable(v)?)),
+    let list = Rc::new(PyList::new(vec![]));
+    if let Some(v) = args.first() {
+        let (items, hint) = vm.collect_for_list(v)?;
+        list.extend(items, hint).or_raise(vm)?;
     }
+    Ok(Value::List(list))
 }
 
 fn list_init(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
@@ -59,11 +61,14 @@ fn list_init(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let Some(Value::List(l)) = args.first() else {
         return Ok(Value::None);
     };
-    let items = match args.get(1) {
-        Some(v) => vm.collect_iterable(v)?,
-        None => vec![],
+    let (items, hint) = match args.get(1) {
+        Some(v) => vm.collect_for_list(v)?,
+        None => (vec![], 0),
     };
-    *l.items.borrow_mut() = items;
+    let old = std::mem::take(&mut *l.items.borrow_mut());
+    l.note_cleared();
+    drop(old);
+    l.extend(items, hint).or_raise(vm)?;
     Ok(Value::None)
 }
 
@@ -76,19 +81,15 @@ fn this_list<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a Rc<PyList>> {
 
 fn append(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     Signature::one("list", "append").check(vm, &args[1..], kw)?;
-    let mut items = this_list(vm, args)?.items.borrow_mut();
-    grow_for(&mut items, 1).or_raise(vm)?;
-    items.push(args[1].clone());
+    this_list(vm, args)?.append(args[1].clone()).or_raise(vm)?;
     Ok(Value::None)
 }
 
 fn extend(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     Signature::one("list", "extend").check(vm, &args[1..], kw)?;
     let l = this_list(vm, args)?.clone();
-    let items = vm.collect_iterable(args.get(1).unwrap_or(&Value::None))?;
-    let mut list = l.items.borrow_mut();
-    grow_for(&mut list, items.len()).or_raise(vm)?;
-    list.extend(items);
+    let (items, hint) = vm.collect_for_list(args.get(1).unwrap_or(&Value::None))?;
+    l.extend(items, hint).or_raise(vm)?;
     Ok(Value::None)
 }
 
@@ -110,7 +111,9 @@ fn pop(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         drop(items);
         return Err(vm.index_error("pop index out of range"));
     }
-    Ok(items.remove(i as usize))
+    let item = items.remove(i as usize);
+    l.note_shrink(items.len());
+    Ok(item)
 }
 
 fn insert(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
@@ -124,7 +127,9 @@ fn insert(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     } else {
         index.min(n)
     };
+    grow_for(&mut items, 1).or_raise(vm)?;
     items.insert(i as usize, args[2].clone());
+    l.note_growth(n as usize, n as usize + 1);
     Ok(Value::None)
 }
 
@@ -139,7 +144,11 @@ fn remove(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             return Err(vm.value_error("list.remove(x): x not in list"));
         };
         if item.is(&target) || vm.eq(&item, &target)? {
-            l.items.borrow_mut().remove(i);
+            let mut items = l.items.borrow_mut();
+            let removed = items.remove(i);
+            l.note_shrink(items.len());
+            drop(items);
+            drop(removed);
             return Ok(Value::None);
         }
         i += 1;
@@ -198,7 +207,9 @@ fn copy(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 fn clear(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     Signature::no_args("list", "clear").check(vm, &args[1..], kw)?;
-    let old = std::mem::take(&mut *this_list(vm, args)?.items.borrow_mut());
+    let l = this_list(vm, args)?;
+    let old = std::mem::take(&mut *l.items.borrow_mut());
+    l.note_cleared();
     drop(old);
     Ok(Value::None)
 }

@@ -78,6 +78,7 @@ pub mod selectors;
 mod set_type;
 pub mod signal_module;
 mod site_builtins;
+mod sizeof;
 mod slot_wrappers;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod socket;

@@ -151,6 +151,10 @@ fn sys_module(vm: &mut Vm) -> Value {
         ),
         ("_getframe", vm.native("_getframe", sys_getframe)),
         (
+            "getsizeof",
+            vm.native("getsizeof", super::sizeof::getsizeof),
+        ),
+        (
             "_getframemodulename",
             vm.native("_getframemodulename", sys_getframemodulename),
         ),

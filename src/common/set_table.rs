@@ -110,6 +110,18 @@ fn frexp(value: f64) -> (f64, i32) {
     (mantissa, raw_exponent - 1022)
 }
 
+/// The hash of a str's UTF-8 (and of bytes): FNV-1a, never -1. str hashes are randomised
+/// in CPython, so any good hash will do.
+pub fn text_hash(bytes: &[u8]) -> i64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    let h = (h >> 1) as i64;
+    if h == -1 { -2 } else { h }
+}
+
 /// `hash(t)` for a tuple given its items' hashes: the xxHash-based `tuplehash` of 3.8+.
 pub fn hash_tuple(item_hashes: impl ExactSizeIterator<Item = i64>) -> i64 {
     const PRIME_1: u64 = 11_400_714_785_074_694_791;
@@ -202,6 +214,11 @@ impl<T> SetTable<T> {
 
     fn mask(&self) -> usize {
         self.slots.len() - 1
+    }
+
+    /// How many slots the table has (8 while the set is small, as CPython's `smalltable`).
+    pub fn table_size(&self) -> usize {
+        self.slots.len()
     }
 
     /// CPython's probe sequence: `LINEAR_PROBES` neighbours when they fit, then a jump.

@@ -57,6 +57,21 @@ pub fn grow_for<T>(items: &mut Vec<T>, more: usize) -> OpResult<()> {
     super::memory::fallible(|| items.try_reserve(more)).map_err(|_| no_memory())
 }
 
+/// The room CPython's `list_resize` (`Objects/listobject.c`) gives a list resized from
+/// `len` to `new_len` items: about an eighth more than asked, rounded to a multiple of
+/// four, or just the rounding when one step grows it by more than that (an `extend`).
+pub fn list_room(new_len: usize, len: usize) -> usize {
+    if new_len == 0 {
+        return 0;
+    }
+    let room = new_len.saturating_add((new_len >> 3) + 6) & !3;
+    if new_len.saturating_sub(len) > room - new_len {
+        new_len.saturating_add(3) & !3
+    } else {
+        room
+    }
+}
+
 /// `MemoryError` unless the allocator can give `bytes` now (tried and given back): for
 /// memory a library allocates where it cannot fail without ending the process (a big int's
 /// digits, a dict's doubled table), checked before it does. Only worth it for big sizes.

@@ -689,6 +689,9 @@ pub enum Constant {
     Str(Rc<str>),
     Bytes(Rc<[u8]>),
     Tuple(Rc<[Constant]>),
+    /// A set display of three or more constants (`{1, 2, 3}`), as CPython folds it
+    /// (`compile::constant_set`): made a frozenset by adding the items in this order.
+    FrozenSet(Rc<[Constant]>),
     Code(Rc<Code>),
 }
 

@@ -13,6 +13,7 @@ use std::fmt::Write;
 use std::rc::Rc;
 
 use super::bytecode::{Code, CompareOperator, Constant, Instr};
+use super::constant_set::frozenset_order;
 use crate::common::chars::{bytes_repr, str_repr};
 use crate::common::float_repr::float_repr;
 
@@ -592,6 +593,13 @@ fn constant_repr(c: &Constant, addresses: &Addresses) -> String {
             } else {
                 format!("({})", parts.join(", "))
             }
+        }
+        Constant::FrozenSet(items) => {
+            let parts: Vec<String> = frozenset_order(items)
+                .iter()
+                .map(|c| constant_repr(c, addresses))
+                .collect();
+            format!("frozenset({{{}}})", parts.join(", "))
         }
         Constant::Code(code) => addresses.code_repr(code),
     }

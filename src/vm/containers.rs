@@ -502,7 +502,10 @@ impl Vm {
                     self.set_list_slice(l, &start, &stop, &step, None)
                 }
                 ListTarget::Index(j) => {
-                    let old = l.items.borrow_mut().remove(j);
+                    let mut items = l.items.borrow_mut();
+                    let old = items.remove(j);
+                    l.note_shrink(items.len());
+                    drop(items);
                     drop(old);
                     Ok(())
                 }
@@ -718,9 +721,14 @@ impl Vm {
         if st == 1 {
             let e = e.max(s);
             let mut items = l.items.borrow_mut();
+            let len = items.len();
             let removed: Vec<Value> = items
                 .splice(s as usize..e as usize, new_items.unwrap_or_default())
                 .collect();
+            match items.len() {
+                grown if grown > len => l.note_growth(len, grown),
+                shrunk => l.note_shrink(shrunk),
+            }
             drop(items);
             drop(removed);
             return Ok(());
@@ -746,6 +754,7 @@ impl Vm {
                 for i in indices.into_iter().rev() {
                     items.remove(i);
                 }
+                l.note_shrink(items.len());
             }
         }
         Ok(())

@@ -10,7 +10,6 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::common::sizes::grow_for;
 use crate::compile::bytecode::Instr;
 
 use super::attr_cache::instance_attr_hit;
@@ -26,6 +25,7 @@ use super::fast_ops::{
 use super::frame::{AfterGenerator, Frame, InlineFrames, move_arguments};
 use super::object::{CodeObj, Function, ObjectKind, TracebackEntry};
 use super::quicken;
+use super::set_ops::update_table;
 use super::stack::{finalize_point, load_fast, pop, pop_truth, store_fast, top};
 use super::value::{PyDict, PyStr, Value};
 use super::{Exc, PyResult, Vm};
@@ -691,13 +691,10 @@ impl Vm {
                     }
                     Instr::ListAppend(n) => {
                         let v = pop!(frame);
-                        if let Value::List(l) = &frame.stack[frame.stack.len() - n as usize] {
-                            let mut items = l.items.borrow_mut();
-                            if let Err(e) = grow_for(&mut items, 1) {
-                                drop(items);
-                                return Err(self.op_error(e));
-                            }
-                            items.push(v);
+                        if let Value::List(l) = &frame.stack[frame.stack.len() - n as usize]
+                            && let Err(e) = l.append(v)
+                        {
+                            return Err(self.op_error(e));
                         }
                     }
                     Instr::SetAdd(n) => {
@@ -717,8 +714,8 @@ impl Vm {
                     Instr::ListExtend(n) => {
                         let iterable = pop!(frame);
                         let target = frame.stack[frame.stack.len() - n as usize].clone();
-                        let items = match self.collect_iterable(&iterable) {
-                            Ok(items) => items,
+                        let (items, hint) = match self.collect_for_list(&iterable) {
+                            Ok(collected) => collected,
                             Err(e)
                                 if self.exc_matches(&e, &self.types.type_error.clone())
                                     && !self.is_iterable(&iterable) =>
@@ -730,17 +727,20 @@ impl Vm {
                             }
                             Err(e) => return Err(e),
                         };
-                        if let Value::List(l) = target {
-                            l.items.borrow_mut().extend(items);
+                        if let Value::List(l) = target
+                            && let Err(e) = l.extend(items, hint)
+                        {
+                            return Err(self.op_error(e));
                         }
                     }
                     Instr::SetUpdate(n) => {
                         let iterable = pop!(frame);
                         let target = frame.stack[frame.stack.len() - n as usize].clone();
                         if let Value::Set(s) = target {
-                            for item in self.collect_iterable(&iterable)? {
-                                self.set_add(&s, item)?;
-                            }
+                            // As `set.update`: a set is merged (`set_merge`), resizing first.
+                            let mut table = s.table.borrow().clone();
+                            update_table(self, &mut table, &iterable)?;
+                            *self.table_mut(&s.table)? = table;
                         }
                     }
                     Instr::DictUpdate(n) | Instr::DictMerge(n) => {

@@ -726,6 +726,11 @@ impl Vm {
             Constant::Tuple(items) => {
                 Value::tuple(items.iter().map(|c| self.constant(c)).collect())
             }
+            Constant::FrozenSet(items) => {
+                let items = items.iter().map(|c| self.constant(c)).collect();
+                // Constants hash and compare without running Python code.
+                self.new_set(items, true).unwrap_or(Value::None)
+            }
             Constant::Code(code) => {
                 let loaded = self.load_code(code);
                 Value::object(Object::new(

@@ -469,6 +469,24 @@ impl Vm {
         }
     }
 
+    /// All items of an iterable a list is extended with (`list(x)`, `extend`, `+=`), and
+    /// the count CPython's `list_extend` makes room for before it takes them: the length of
+    /// a sized iterable, else the length hint, or 8 (`PyList::extend`).
+    pub fn collect_for_list(&mut self, v: &Value) -> PyResult<(Vec<Value>, usize)> {
+        let hint = match v {
+            Value::List(_) | Value::Tuple(_) | Value::Dict(_) | Value::Set(_) | Value::Str(_) => {
+                None
+            }
+            _ => Some(match self.length_hint(v)? {
+                0 => 8,
+                n => n,
+            }),
+        };
+        let items = self.collect_iterable(v)?;
+        let hint = hint.unwrap_or(items.len());
+        Ok((items, hint))
+    }
+
     /// All items of an iterable.
     pub fn collect_iterable(&mut self, v: &Value) -> PyResult<Vec<Value>> {
         if let Value::List(_) | Value::Tuple(_) | Value::Dict(_) | Value::Set(_) = v {

@@ -410,8 +410,8 @@ impl Vm {
     ) -> PyResult<Option<Value>> {
         match (op, a) {
             (BinaryOperator::InplaceAdd, Value::List(l)) => {
-                let items = self.collect_iterable(b)?;
-                l.items.borrow_mut().extend(items);
+                let (items, hint) = self.collect_for_list(b)?;
+                l.extend(items, hint).or_raise(self)?;
                 Ok(Some(a.clone()))
             }
             (BinaryOperator::InplaceMultiply, Value::List(l)) => {

@@ -7,6 +7,8 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use crate::common::op_error::OpResult;
+use crate::common::sizes::{grow_for, list_room};
 use num_bigint::BigInt;
 
 use super::object::{Function, Object, PyType};
@@ -177,17 +179,7 @@ impl PyStr {
     }
 }
 
-/// The hash of a str's UTF-8 (and of bytes): FNV-1a, never -1. str hashes are randomised
-/// in CPython, so any good hash will do.
-pub fn text_hash(bytes: &[u8]) -> i64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    let h = (h >> 1) as i64;
-    if h == -1 { -2 } else { h }
-}
+pub use crate::common::set_table::text_hash;
 
 pub struct PyTuple {
     pub items: Box<[Value]>,
@@ -195,6 +187,88 @@ pub struct PyTuple {
 
 pub struct PyList {
     pub items: RefCell<Vec<Value>>,
+    /// The room CPython's list would have after the same changes (`allocated` in
+    /// `Objects/listobject.c`: a list made whole has exactly its items, and one that grows
+    /// gets about an eighth more), which `sys.getsizeof` reports. apy's own vector grows
+    /// by doubling, which copies less. Kept by the changes that resize in CPython (append,
+    /// insert, extend, pop, remove, clear); never less than the length when read.
+    room: Cell<usize>,
+}
+
+impl PyList {
+    pub fn new(items: Vec<Value>) -> PyList {
+        PyList {
+            room: Cell::new(items.len()),
+            items: RefCell::new(items),
+        }
+    }
+
+    /// Appends `v` (`append`, a comprehension's `LIST_APPEND`), or `MemoryError`.
+    #[inline]
+    pub fn append(&self, v: Value) -> OpResult<()> {
+        let mut items = self.items.borrow_mut();
+        let len = items.len();
+        grow_for(&mut items, 1)?;
+        items.push(v);
+        self.note_growth(len, len + 1);
+        Ok(())
+    }
+
+    /// Appends `more` (`extend`, `+=`, `[*a, *b]`, `list(iterable)`), or `MemoryError`.
+    /// `hint` is the count CPython's `list_extend` makes room for first: the length of a
+    /// sized iterable, else its length hint (8 when it has none).
+    pub fn extend(&self, more: Vec<Value>, hint: usize) -> OpResult<()> {
+        let mut items = self.items.borrow_mut();
+        let len = items.len();
+        grow_for(&mut items, more.len())?;
+        items.extend(more);
+        self.note_extend(len, items.len(), hint);
+        Ok(())
+    }
+
+    /// CPython's room after `list_extend` from `len` to `new_len` items: room for the hint
+    /// (exactly, rounded up to even, in a list with none yet), then what appending the items
+    /// past it gives, then the cut back of a guess that was too large.
+    fn note_extend(&self, len: usize, new_len: usize, hint: usize) {
+        let mut room = self.room.get();
+        if room == 0 {
+            room = hint.saturating_add(1) & !1;
+        } else if len.saturating_add(hint) > room {
+            room = list_room(len.saturating_add(hint), len);
+        }
+        while room < new_len {
+            room = list_room(room + 1, room);
+        }
+        self.room.set(room);
+        self.note_shrink(new_len);
+    }
+
+    /// CPython's `allocated` for this list, now `len` items long.
+    pub fn cpython_room(&self, len: usize) -> usize {
+        self.room.get().max(len)
+    }
+
+    /// The list grew from `len` to `new_len` items: CPython's `list_resize` gives it more
+    /// room when it has too little.
+    #[inline]
+    pub fn note_growth(&self, len: usize, new_len: usize) {
+        if new_len > self.room.get() {
+            self.room.set(list_room(new_len, len));
+        }
+    }
+
+    /// The list shrank to `new_len` items: `list_resize` gives back room when less than
+    /// half of it is used.
+    pub fn note_shrink(&self, new_len: usize) {
+        if new_len < self.room.get() / 2 {
+            self.room.set(list_room(new_len, new_len));
+        }
+    }
+
+    /// The list was emptied by `clear()`, which frees its items' array.
+    pub fn note_cleared(&self) {
+        self.room.set(0);
+    }
 }
 
 impl Drop for PyList {
@@ -241,9 +315,7 @@ impl Value {
     }
 
     pub fn list(items: Vec<Value>) -> Value {
-        Value::List(Rc::new(PyList {
-            items: RefCell::new(items),
-        }))
+        Value::List(Rc::new(PyList::new(items)))
     }
 
     pub fn dict(table: DictTable) -> Value {

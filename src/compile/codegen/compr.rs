@@ -66,7 +66,7 @@ impl<'a> Codegen<'a> {
         })?;
         let code = self.assemble()?;
         self.make_function(code, 0, span)?;
-        self.expr(&first.iter)?;
+        self.folded_iterable(&first.iter)?;
         self.emit(if first.is_async {
             Instr::GetAiter
         } else {
@@ -92,7 +92,7 @@ impl<'a> Codegen<'a> {
         value: Option<&'a Expr>,
     ) -> CompileResult<()> {
         let first = &generators[0];
-        self.expr(&first.iter)?;
+        self.folded_iterable(&first.iter)?;
         self.emit(if first.is_async {
             Instr::GetAiter
         } else {
@@ -151,7 +151,7 @@ impl<'a> Codegen<'a> {
     ) -> CompileResult<()> {
         let generator = &generators[index];
         if index > 0 {
-            self.expr(&generator.iter)?;
+            self.folded_iterable(&generator.iter)?;
             self.emit(if generator.is_async {
                 Instr::GetAiter
             } else {

@@ -14,6 +14,7 @@ use crate::compile::Mode;
 use crate::compile::bytecode::{
     Anchors, AwaitSite, BinaryOperator, CompareOperator, Constant, Instr, Intrinsic1,
 };
+use crate::compile::constant_set::fold_set_display;
 use crate::compile::error::CompileResult;
 use crate::compile::scope::ScopeKind;
 use crate::syntax::ast::{self, CmpOp, Expr, ExprKind, FStringPart, Span, UnaryOp};
@@ -464,7 +465,12 @@ impl<'a> Codegen<'a> {
             self.jump(Instr::PopJumpIfFalse, cleanup);
             self.emit(Instr::PopTop);
         }
-        self.expr(&comparators[n - 1])?;
+        let last = &comparators[n - 1];
+        if matches!(ops[n - 1], CmpOp::In | CmpOp::NotIn) {
+            self.folded_iterable(last)?;
+        } else {
+            self.expr(last)?;
+        }
         self.compare_op(ops[n - 1]);
         if n > 1 {
             let end = self.new_label();
@@ -477,6 +483,31 @@ impl<'a> Codegen<'a> {
         Ok(())
     }
 
+    /// An expression CPython's AST optimizer folds as an iterable (`fold_iter`): what a
+    /// `for` or a comprehension iterates, and the right operand of `in`/`not in`. A list
+    /// display becomes a tuple (one constant when every item is one), a set display of
+    /// constants one frozenset constant (whose order a loop then follows).
+    pub(super) fn folded_iterable(&mut self, e: &'a Expr) -> CompileResult<()> {
+        let has_star = |elts: &[Expr]| elts.iter().any(|e| matches!(e.kind, ExprKind::Starred(_)));
+        match &e.kind {
+            ExprKind::List(elts) if !has_star(elts) => match constant_tuple(elts) {
+                Some(folded) => {
+                    self.at(e.span, |c| c.load_const(folded));
+                    Ok(())
+                }
+                None => self.at(e.span, |c| c.starunpack(elts, 0, Collection::Tuple)),
+            },
+            ExprKind::Set(elts) => match constant_tuple(elts) {
+                Some(Constant::Tuple(items)) => {
+                    self.at(e.span, |c| c.load_const(fold_set_display(&items)));
+                    Ok(())
+                }
+                _ => self.expr(e),
+            },
+            _ => self.expr(e),
+        }
+    }
+
     /// `[a, *b, c]`, `(a, *b)`, `{a, *b}`; `pushed` items are already on the stack.
     pub(super) fn starunpack(
         &mut self,
@@ -485,6 +516,36 @@ impl<'a> Codegen<'a> {
         kind: Collection,
     ) -> CompileResult<()> {
         let has_star = elts.iter().any(|e| matches!(e.kind, ExprKind::Starred(_)));
+        // Three or more constants are one constant the new collection is extended with, as
+        // CPython's `starunpack_helper` folds them (a set's is a frozenset: merged into
+        // the new set, it gives CPython's table, and so its order).
+        if elts.len() > 2
+            && let Some(Constant::Tuple(folded)) = constant_tuple(elts)
+        {
+            if kind == Collection::Tuple && pushed == 0 {
+                self.load_const(Constant::Tuple(folded));
+                return Ok(());
+            }
+            let (build, folded, extend) = match kind {
+                Collection::Set => (
+                    Instr::BuildSet(pushed),
+                    fold_set_display(&folded),
+                    Instr::SetUpdate(1),
+                ),
+                _ => (
+                    Instr::BuildList(pushed),
+                    Constant::Tuple(folded),
+                    Instr::ListExtend(1),
+                ),
+            };
+            self.emit(build);
+            self.load_const(folded);
+            self.emit(extend);
+            if kind == Collection::Tuple {
+                self.emit(Instr::CallIntrinsic1(Intrinsic1::ListToTuple));
+            }
+            return Ok(());
+        }
         if !has_star {
             for e in elts {
                 self.expr(e)?;

@@ -611,7 +611,9 @@ fn hash_constant<H: Hasher>(c: &Constant, state: &mut H) {
         Constant::Float(x) => x.to_bits().hash(state),
         Constant::Str(s) => s.hash(state),
         Constant::Bytes(b) => b.hash(state),
-        Constant::Tuple(items) => items.iter().for_each(|item| hash_constant(item, state)),
+        Constant::Tuple(items) | Constant::FrozenSet(items) => {
+            items.iter().for_each(|item| hash_constant(item, state))
+        }
         Constant::Code(code) => Rc::as_ptr(code).hash(state),
     }
 }
@@ -621,7 +623,8 @@ fn hash_constant<H: Hasher>(c: &Constant, state: &mut H) {
 fn same_constant(a: &Constant, b: &Constant) -> bool {
     match (a, b) {
         (Constant::Float(x), Constant::Float(y)) => x.to_bits() == y.to_bits(),
-        (Constant::Tuple(x), Constant::Tuple(y)) => {
+        (Constant::Tuple(x), Constant::Tuple(y))
+        | (Constant::FrozenSet(x), Constant::FrozenSet(y)) => {
             x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| same_constant(p, q))
         }
         (Constant::Code(x), Constant::Code(y)) => Rc::ptr_eq(x, y),

@@ -294,7 +294,7 @@ impl<'a> Codegen<'a> {
         let start = self.new_label();
         let cleanup = self.new_label();
         let exit = self.new_label();
-        self.expr(iter)?;
+        self.folded_iterable(iter)?;
         self.at(iter.span, |c| c.emit(Instr::GetIter));
         self.bind(start);
         self.at(iter.span, |c| c.jump(Instr::ForIter, cleanup));
