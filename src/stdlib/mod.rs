@@ -70,6 +70,11 @@ const MODULES: &[(&str, &str, &str)] = &[
     ("enum", "enum.py", include_str!("enum.apy")),
     ("functools", "functools.py", include_str!("functools.apy")),
     ("heapq", "heapq.py", include_str!("heapq.apy")),
+    ("colorsys", "colorsys.py", include_str!("colorsys.apy")),
+    ("graphlib", "graphlib.py", include_str!("graphlib.apy")),
+    ("reprlib", "reprlib.py", include_str!("reprlib.apy")),
+    ("sched", "sched.py", include_str!("sched.apy")),
+    ("stat", "stat.py", include_str!("stat.apy")),
     ("keyword", "keyword.py", include_str!("keyword.apy")),
     ("operator", "operator.py", include_str!("operator.apy")),
     (
