@@ -74,6 +74,7 @@ const MODULES: &[(&str, &str, &str)] = &[
     ("getpass", "getpass.py", include_str!("getpass.apy")),
     ("graphlib", "graphlib.py", include_str!("graphlib.apy")),
     ("linecache", "linecache.py", include_str!("linecache.apy")),
+    ("platform", "platform.py", include_str!("platform.apy")),
     ("reprlib", "reprlib.py", include_str!("reprlib.apy")),
     ("sched", "sched.py", include_str!("sched.apy")),
     ("stat", "stat.py", include_str!("stat.apy")),
