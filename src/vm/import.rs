@@ -535,7 +535,7 @@ impl Vm {
         self.import_error(&class, message, Value::str(name), Value::None)
     }
 
-    /// An ImportError (or subclass) with its `name` and `path` attributes set, as
+    /// An ImportError (or subclass) with its `name`, `path` and `msg` attributes set, as
     /// `ImportError(message, name=…, path=…)` makes one.
     pub fn import_error(
         &mut self,
@@ -544,11 +544,13 @@ impl Vm {
         name: Value,
         path: Value,
     ) -> Exc {
-        let exc = self.new_exc(class, message);
+        let exc = self.new_exc(class, message.clone());
         if let Some(attrs) = exc.attrs() {
             let mut attrs = attrs.borrow_mut();
             attrs.set_str(self.intern("name"), name);
             attrs.set_str(self.intern("path"), path);
+            attrs.set_str(self.intern("msg"), Value::str(message));
+            attrs.set_str(self.intern("name_from"), Value::None);
         }
         exc
     }
