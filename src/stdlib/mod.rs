@@ -73,6 +73,21 @@ const MODULES: &[(&str, &str, &str)] = &[
     ("colorsys", "colorsys.py", include_str!("colorsys.apy")),
     ("getpass", "getpass.py", include_str!("getpass.apy")),
     ("graphlib", "graphlib.py", include_str!("graphlib.apy")),
+    (
+        "importlib",
+        "importlib/__init__.py",
+        include_str!("importlib.apy"),
+    ),
+    (
+        "importlib.machinery",
+        "importlib/machinery.py",
+        include_str!("importlib_machinery.apy"),
+    ),
+    (
+        "importlib.util",
+        "importlib/util.py",
+        include_str!("importlib_util.apy"),
+    ),
     ("linecache", "linecache.py", include_str!("linecache.apy")),
     ("platform", "platform.py", include_str!("platform.apy")),
     ("reprlib", "reprlib.py", include_str!("reprlib.apy")),
