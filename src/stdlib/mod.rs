@@ -89,6 +89,7 @@ const MODULES: &[(&str, &str, &str)] = &[
         include_str!("importlib_util.apy"),
     ),
     ("linecache", "linecache.py", include_str!("linecache.apy")),
+    ("locale", "locale.py", include_str!("locale.apy")),
     ("platform", "platform.py", include_str!("platform.apy")),
     ("reprlib", "reprlib.py", include_str!("reprlib.apy")),
     ("sched", "sched.py", include_str!("sched.apy")),
