@@ -1,7 +1,8 @@
 //! The built-in modules apy can import: `sys` (argv, exit, stdout/stderr, recursion
 //! limit), `_functools` (partial, reduce: the native core of `functools.apy`); `inspect`
 //! and `types` live in `inspect.rs`; `_time` (under `stdlib/time.apy`), `random`, `math`,
-//! `itertools` and the others named in `register` have files of their own. Mirrors
+//! `itertools` and the others named in `register` have files of their own; `_imp` answers
+//! `importlib.util.find_spec` (where a module would be imported from). Mirrors
 //! `Python/sysmodule.c`, `Modules/_functoolsmodule.c`.
 
 use std::rc::Rc;
@@ -45,6 +46,7 @@ pub fn register(vm: &mut Vm) {
         ("_signal", super::signal_module::module),
         ("binascii", super::binascii::module),
         ("hashlib", super::hashlib::module),
+        ("_imp", imp_module),
     ];
     for &(name, make) in modules {
         vm.register_module(name, make);
@@ -188,6 +190,29 @@ fn sys_module(vm: &mut Vm) -> Value {
         ),
     ];
     vm.new_module("sys", attrs)
+}
+
+/// `_imp`, the import system's hook for `importlib` (`src/stdlib/importlib_util.apy`):
+/// `locate(name, path=None)`, where `import` would find the module `name` without running
+/// it (`Vm::locate_module`): None, or (kind, origin, the package's folder or None).
+fn imp_module(vm: &mut Vm) -> Value {
+    let locate = vm.native("locate", |vm, args, kw| {
+        check_kwargs(vm, "locate", kw, &[])?;
+        check_arity(vm, "locate", args, 1, 2)?;
+        let Value::Str(name) = &args[0] else {
+            return Err(vm.type_error("module name must be str"));
+        };
+        let path = args.get(1).filter(|p| !matches!(p, Value::None));
+        Ok(match vm.locate_module(name.as_str(), path) {
+            None => Value::None,
+            Some((kind, origin, folder)) => Value::tuple(vec![
+                Value::str(kind),
+                Value::str(origin),
+                folder.map_or(Value::None, Value::str),
+            ]),
+        })
+    });
+    vm.new_module("_imp", vec![("locate", locate)])
 }
 
 /// The struct sequences of `sys` (`version_info`, `float_info`, `int_info`, `hash_info`,

@@ -1,6 +1,7 @@
 //! Processes for Python: the `os` functions on descriptors and child processes (`pipe`,
 //! `read`, `write`, `close`, `set_blocking`, `waitpid`, `kill`, `pidfd_open`,
-//! `waitstatus_to_exitcode`, `Modules/posixmodule.c`), and
+//! `waitstatus_to_exitcode`, `Modules/posixmodule.c`), the system's and the process's
+//! names (`uname`, `getuid`, `confstr`), and
 //! `_spawn.spawn`, what `subprocess.Popen` starts a program with (CPython's
 //! `_posixsubprocess.fork_exec`, here over `posix_spawnp`). Starting a program or sending
 //! a signal asks `vm::sandbox`'s gate first (Capability::Processes); `_spawn.check` asks it
@@ -36,6 +37,25 @@ pub fn os_functions(vm: &mut Vm) -> Vec<(&'static str, Value)> {
 }
 
 const OS_FUNCTIONS: &[(&str, Function)] = &[
+    // `os.uname()` is os.apy's uname_result of this tuple.
+    ("_uname", |vm, args, _| {
+        check_arity(vm, "uname", args, 0, 0)?;
+        let names = sys::uname().map_err(|e| vm.os_error(&e, None))?;
+        Ok(Value::tuple(names.into_iter().map(Value::str).collect()))
+    }),
+    ("getuid", |vm, args, _| {
+        check_arity(vm, "getuid", args, 0, 0)?;
+        Ok(Value::Int(sys::getuid().into()))
+    }),
+    // `os.confstr(name)` looks a name up in os.apy's `confstr_names` and asks this.
+    ("_confstr", |vm, args, _| {
+        check_arity(vm, "confstr", args, 1, 1)?;
+        let name = int(vm, &args[0])?;
+        match sys::confstr(name).map_err(|e| vm.os_error(&e, None))? {
+            Some(value) => Ok(Value::str(value)),
+            None => Ok(Value::None),
+        }
+    }),
     ("pipe", |vm, args, _| {
         check_arity(vm, "pipe", args, 0, 0)?;
         let (r, w) = sys::pipe().map_err(|e| vm.os_error(&e, None))?;

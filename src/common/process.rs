@@ -225,3 +225,51 @@ pub fn pidfd_open(pid: libc::pid_t) -> io::Result<RawFd> {
     }
     Ok(fd as RawFd)
 }
+
+/// `uname(2)`: system name, node (host) name, release, version, machine.
+pub fn uname() -> io::Result<[String; 5]> {
+    // SAFETY: utsname is plain bytes; uname fills it in.
+    let mut names: libc::utsname = unsafe { std::mem::zeroed() };
+    // SAFETY: `names` is valid for writing.
+    check(unsafe { libc::uname(&mut names) })?;
+    let text = |field: &[libc::c_char]| {
+        let bytes: Vec<u8> = field
+            .iter()
+            .take_while(|&&c| c != 0)
+            .map(|&c| c as u8)
+            .collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
+    Ok([
+        text(&names.sysname),
+        text(&names.nodename),
+        text(&names.release),
+        text(&names.version),
+        text(&names.machine),
+    ])
+}
+
+/// The real user id of the process.
+pub fn getuid() -> u32 {
+    // SAFETY: getuid cannot fail and has no memory effects.
+    unsafe { libc::getuid() }
+}
+
+/// `confstr(3)` for the configuration value `name`: None when the system has no value
+/// for it, an error (EINVAL) when it does not know the name.
+pub fn confstr(name: i32) -> io::Result<Option<String>> {
+    // SAFETY: with no buffer confstr only says how long the value is.
+    let length = unsafe { libc::confstr(name, std::ptr::null_mut(), 0) };
+    if length == 0 {
+        let error = io::Error::last_os_error();
+        return match error.raw_os_error() {
+            Some(0) | None => Ok(None),
+            Some(_) => Err(error),
+        };
+    }
+    let mut buffer = vec![0u8; length];
+    // SAFETY: `buffer` has room for `length` bytes, the terminating NUL included.
+    unsafe { libc::confstr(name, buffer.as_mut_ptr().cast(), length) };
+    buffer.truncate(length - 1);
+    Ok(Some(String::from_utf8_lossy(&buffer).into_owned()))
+}

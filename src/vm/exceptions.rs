@@ -257,10 +257,56 @@ pub fn exc_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let Some(Value::Type(cls)) = args.first() else {
         return Err(vm.type_error("BaseException.__new__(X): X is not a type object"));
     };
-    if cls.builtin {
+    let import_error = cls.is_subtype(&vm.types.import_error);
+    if cls.builtin && !import_error {
         no_kwargs(vm, &args[0], kw)?;
     }
-    Ok(Value::Object(vm.new_exc_args(cls, args[1..].to_vec())))
+    let exc = Value::Object(vm.new_exc_args(cls, args[1..].to_vec()));
+    if cls.builtin && import_error {
+        // A built-in class's instance is made by `__new__` alone (`Vm::type_call`): an
+        // ImportError's keywords and attributes are set here.
+        let mut all = vec![exc.clone()];
+        all.extend_from_slice(&args[1..]);
+        import_error_init(vm, &all, kw)?;
+    }
+    Ok(exc)
+}
+
+/// `ImportError.__init__(self, *args, name=None, path=None, name_from=None)`
+/// (`ImportError_init` in `Objects/exceptions.c`): `msg` is the one argument, if one.
+fn import_error_init(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let exc = exc_of(vm, args.first().unwrap_or(&Value::None))?;
+    let mut attrs = vec![
+        ("name", Value::None),
+        ("path", Value::None),
+        ("name_from", Value::None),
+    ];
+    for (key, value) in kw {
+        match attrs.iter_mut().find(|(name, _)| *name == key.as_str()) {
+            Some(slot) => slot.1 = value.clone(),
+            None => {
+                return Err(vm.type_error(format!(
+                    "ImportError() got an unexpected keyword argument '{}'",
+                    key.as_str()
+                )));
+            }
+        }
+    }
+    let msg = match &args[1..] {
+        [one] => one.clone(),
+        _ => Value::None,
+    };
+    attrs.push(("msg", msg));
+    if let Some(data) = exc.exc_data() {
+        data.borrow_mut().args = Value::tuple(args[1..].to_vec());
+    }
+    if let Some(dict) = exc.attrs() {
+        let mut dict = dict.borrow_mut();
+        for (name, value) in attrs {
+            dict.set_str(vm.interner.intern(name), value);
+        }
+    }
+    Ok(Value::None)
 }
 
 /// `BaseException.__init__(self, *args)`.
@@ -492,6 +538,8 @@ pub fn init(vm: &mut Vm) {
     vm.add_method(&base, "__repr__", exc_repr);
     vm.add_method(&base, "add_note", add_note);
     vm.add_method(&base, "with_traceback", with_traceback);
+    let import_error = vm.types.import_error.clone();
+    vm.add_method(&import_error, "__init__", import_error_init);
     vm.add_getset(
         &base,
         "args",

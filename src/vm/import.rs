@@ -212,37 +212,73 @@ impl Vm {
             }
             None => (None, self.search_path()),
         };
-        // A program's own `random.py` is the `random` it imports, as on CPython's
-        // `sys.path`, unless CPython has that module built in or frozen.
-        let top = name.split('.').next().unwrap_or(name);
-        let before_path = is_found_before_path(top);
-        if !before_path && let Some(found) = find_module_file(name, &search) {
-            let module = self.load_module_file(name, found)?;
-            return self.bind_submodule(parent, name, module);
-        }
-        let native = self.native_modules.get(name).filter(|_| parent.is_none());
-        let library = self.library_modules.get(name);
-        let module = match (native, library) {
-            (Some(&make), _) => {
+        let module = match self.locate(name, &search, parent.is_some()) {
+            Some(Located::File(found)) => self.load_module_file(name, found)?,
+            Some(Located::Native(make)) => {
                 let module = make(self);
                 let key = self.intern(name);
                 self.modules.table.borrow_mut().set_str(key, module.clone());
                 module
             }
-            (None, Some(&(file, text))) => self.run_module_source(name, file, text, None)?,
-            (None, None) => match before_path.then(|| find_module_file(name, &search)) {
-                Some(Some(found)) => self.load_module_file(name, found)?,
-                _ => {
-                    let message = match is_cpython_module(top) {
-                        // CPython has it: say where apy stops, after CPython's words.
-                        true => format!("No module named '{name}' {OUTSIDE_THE_SUBSET}"),
-                        false => format!("No module named '{name}'"),
-                    };
-                    return Err(self.module_not_found(message, name));
-                }
-            },
+            Some(Located::Library(file, text)) => self.run_module_source(name, file, text, None)?,
+            None => {
+                let top = name.split('.').next().unwrap_or(name);
+                let message = match is_cpython_module(top) {
+                    // CPython has it: say where apy stops, after CPython's words.
+                    true => format!("No module named '{name}' {OUTSIDE_THE_SUBSET}"),
+                    false => format!("No module named '{name}'"),
+                };
+                return Err(self.module_not_found(message, name));
+            }
         };
         self.bind_submodule(parent, name, module)
+    }
+
+    /// Where the module `name` comes from, found as `import` finds it but not run: a
+    /// file in one of the folders of `search`, a native module (never a submodule's), or a
+    /// library module. A program's own `random.py` is the `random` it imports, as on
+    /// CPython's `sys.path`, unless CPython has that module built in or frozen.
+    fn locate(&self, name: &str, search: &[PathBuf], submodule: bool) -> Option<Located> {
+        let top = name.split('.').next().unwrap_or(name);
+        let before_path = is_found_before_path(top);
+        if !before_path && let Some(found) = find_module_file(name, search) {
+            return Some(Located::File(found));
+        }
+        if let Some(&make) = self.native_modules.get(name).filter(|_| !submodule) {
+            return Some(Located::Native(make));
+        }
+        if let Some(&(file, text)) = self.library_modules.get(name) {
+            return Some(Located::Library(file, text));
+        }
+        match before_path {
+            true => find_module_file(name, search).map(Located::File),
+            false => None,
+        }
+    }
+
+    /// `importlib.util.find_spec`'s question, for the `_imp` module: where the module
+    /// `name` would be imported from (its package's `__path__` as `path`, else
+    /// `sys.path`), as (kind, origin, the package's folder): kind `'builtin'` (origin
+    /// `'built-in'`), `'frozen'` (a library module: the file tracebacks show) or `'file'`.
+    pub fn locate_module(
+        &self,
+        name: &str,
+        path: Option<&Value>,
+    ) -> Option<(&'static str, String, Option<String>)> {
+        let search = match path {
+            Some(path) => str_items(path),
+            None => self.search_path(),
+        };
+        let text = |p: &std::path::Path| p.to_string_lossy().into_owned();
+        Some(match self.locate(name, &search, name.contains('.'))? {
+            Located::File(found) => (
+                "file",
+                text(&found.file),
+                found.package_dir.map(|d| text(&d)),
+            ),
+            Located::Native(_) => ("builtin", "built-in".into(), None),
+            Located::Library(file, _) => ("frozen", file.into(), None),
+        })
     }
 
     /// A submodule just imported becomes an attribute of its package (`parent`).
@@ -535,7 +571,7 @@ impl Vm {
         self.import_error(&class, message, Value::str(name), Value::None)
     }
 
-    /// An ImportError (or subclass) with its `name` and `path` attributes set, as
+    /// An ImportError (or subclass) with its `name`, `path` and `msg` attributes set, as
     /// `ImportError(message, name=…, path=…)` makes one.
     pub fn import_error(
         &mut self,
@@ -544,11 +580,13 @@ impl Vm {
         name: Value,
         path: Value,
     ) -> Exc {
-        let exc = self.new_exc(class, message);
+        let exc = self.new_exc(class, message.clone());
         if let Some(attrs) = exc.attrs() {
             let mut attrs = attrs.borrow_mut();
             attrs.set_str(self.intern("name"), name);
             attrs.set_str(self.intern("path"), path);
+            attrs.set_str(self.intern("msg"), Value::str(message));
+            attrs.set_str(self.intern("name_from"), Value::None);
         }
         exc
     }
@@ -574,6 +612,14 @@ impl Vm {
             },
         ))
     }
+}
+
+/// Where a module comes from ([`Vm::locate`]).
+enum Located {
+    File(FoundModule),
+    Native(super::ModuleMaker),
+    /// The file tracebacks show and the source.
+    Library(&'static str, &'static str),
 }
 
 /// A module file found on the search path.
