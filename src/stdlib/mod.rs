@@ -140,6 +140,7 @@ const MODULES: &[(&str, &str, &str)] = &[
         include_str!("html_entities.apy"),
     ),
     ("calendar", "calendar.py", include_str!("calendar.apy")),
+    ("difflib", "difflib.py", include_str!("difflib.apy")),
 ];
 
 /// Makes every library module importable in `vm`.
