@@ -97,6 +97,7 @@ fn stream_class(vm: &mut Vm) -> Rc<PyType> {
     vm.set_type_attr(&class, "__module__", Value::str("_io"));
     let methods: &[(&'static str, crate::vm::object::NativeFn)] = &[
         ("write", write),
+        ("writelines", writelines),
         ("flush", flush),
         ("read", |vm, args, kw| {
             let limit = size(vm, "read", args, kw)?;
@@ -242,6 +243,16 @@ fn write(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     };
     write_stream(vm, &stream, text.as_str())?;
     Ok(Value::Int(text.char_len() as i64))
+}
+
+/// `writelines(lines)`: each line written in turn (no newlines added).
+fn writelines(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "writelines", args, 2, 2)?;
+    let lines = vm.collect_iterable(&args[1])?;
+    for line in lines {
+        write(vm, &[args[0].clone(), line], kw)?;
+    }
+    Ok(Value::None)
 }
 
 fn flush(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {

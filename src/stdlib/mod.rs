@@ -164,6 +164,62 @@ const MODULES: &[(&str, &str, &str)] = &[
         include_str!("html_entities.apy"),
     ),
     ("calendar", "calendar.py", include_str!("calendar.apy")),
+    ("difflib", "difflib.py", include_str!("difflib.apy")),
+    (
+        "unittest",
+        "unittest/__init__.py",
+        include_str!("unittest.apy"),
+    ),
+    (
+        "unittest.util",
+        "unittest/util.py",
+        include_str!("unittest_util.apy"),
+    ),
+    (
+        "unittest.result",
+        "unittest/result.py",
+        include_str!("unittest_result.apy"),
+    ),
+    (
+        "unittest.case",
+        "unittest/case.py",
+        include_str!("unittest_case.apy"),
+    ),
+    (
+        "unittest.suite",
+        "unittest/suite.py",
+        include_str!("unittest_suite.apy"),
+    ),
+    (
+        "unittest.loader",
+        "unittest/loader.py",
+        include_str!("unittest_loader.apy"),
+    ),
+    (
+        "unittest.runner",
+        "unittest/runner.py",
+        include_str!("unittest_runner.apy"),
+    ),
+    (
+        "unittest.main",
+        "unittest/main.py",
+        include_str!("unittest_main.apy"),
+    ),
+    (
+        "unittest.async_case",
+        "unittest/async_case.py",
+        include_str!("unittest_async_case.apy"),
+    ),
+    (
+        "unittest.signals",
+        "unittest/signals.py",
+        include_str!("unittest_signals.apy"),
+    ),
+    (
+        "unittest._log",
+        "unittest/_log.py",
+        include_str!("unittest__log.apy"),
+    ),
 ];
 
 /// Makes every library module importable in `vm`.

@@ -195,6 +195,15 @@ pub fn printf_format(vm: &mut Vm, text: &Value, args: &Value) -> PyResult<Value>
             None => return Ok(Value::NotImplemented),
         },
     };
+    // A tuple subclass (a namedtuple, say) is a tuple of arguments too.
+    let tuple_base = match args {
+        Value::Object(o) => o
+            .builtin_base()
+            .filter(|b| matches!(b, Value::Tuple(_)))
+            .cloned(),
+        _ => None,
+    };
+    let args = tuple_base.as_ref().unwrap_or(args);
     let args = match args {
         Value::Tuple(t) => PercentArgs::Tuple(&t.items),
         other => PercentArgs::Single {
