@@ -204,7 +204,7 @@ impl PyList {
     }
 
     /// Appends `v` (`append`, a comprehension's `LIST_APPEND`), or `MemoryError`.
-    #[inline]
+    #[inline(always)]
     pub fn append(&self, v: Value) -> OpResult<()> {
         let mut items = self.items.borrow_mut();
         let len = items.len();
@@ -250,7 +250,7 @@ impl PyList {
 
     /// The list grew from `len` to `new_len` items: CPython's `list_resize` gives it more
     /// room when it has too little.
-    #[inline]
+    #[inline(always)]
     pub fn note_growth(&self, len: usize, new_len: usize) {
         if new_len > self.room.get() {
             self.room.set(list_room(new_len, len));
