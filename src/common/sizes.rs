@@ -65,7 +65,7 @@ pub fn list_room(new_len: usize, len: usize) -> usize {
         return 0;
     }
     let room = new_len.saturating_add((new_len >> 3) + 6) & !3;
-    if new_len.saturating_sub(len) > room - new_len {
+    if new_len.saturating_sub(len) > room.saturating_sub(new_len) {
         new_len.saturating_add(3) & !3
     } else {
         room
@@ -114,6 +114,31 @@ pub fn repeat_text(text: &str, chars: usize, count: usize) -> OpResult<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A list grown an item at a time has CPython's rooms (`sys.getsizeof` of a list
+    /// appended to in a loop: 4, 8, 16, 24, 32, 40, 52, 64, 76 items).
+    #[test]
+    fn appending_grows_by_cpythons_steps() {
+        let mut room = 0;
+        let mut rooms = Vec::new();
+        for len in 0..70 {
+            if len + 1 > room {
+                room = list_room(len + 1, len);
+                rooms.push(room);
+            }
+        }
+        assert_eq!(rooms, [4, 8, 16, 24, 32, 40, 52, 64, 76]);
+    }
+
+    /// One step that grows a list by more than an eighth gets just that, rounded to four.
+    #[test]
+    fn a_big_step_is_rounded_not_overallocated() {
+        assert_eq!(list_room(5, 2), 8);
+        assert_eq!(list_room(100, 0), 100);
+        assert_eq!(list_room(101, 1), 104);
+        assert_eq!(list_room(0, 10), 0);
+        assert_eq!(list_room(usize::MAX - 1, 0), usize::MAX - 3);
+    }
 
     #[test]
     fn repeats_are_whole_copies() {
