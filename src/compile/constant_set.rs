@@ -26,7 +26,8 @@ pub fn fold_set_display(items: &[Constant]) -> Constant {
 pub fn frozenset_order(items: &[Constant]) -> Vec<Constant> {
     let mut table: SetTable<usize> = SetTable::new();
     for (i, item) in items.iter().enumerate() {
-        let same = |a: &usize, b: &usize| Ok::<_, Infallible>(equal(&items[*a], &items[*b]));
+        let same =
+            |a: &usize, b: &usize| Ok::<_, Infallible>(constants_equal(&items[*a], &items[*b]));
         let Ok(_) = table.insert(i, constant_hash(item), same);
     }
     table.iter().map(|(i, _)| items[*i].clone()).collect()
@@ -47,8 +48,9 @@ fn constant_hash(c: &Constant) -> i64 {
     }
 }
 
-/// `a == b` for two constants: numbers by value whatever their type.
-fn equal(a: &Constant, b: &Constant) -> bool {
+/// `a == b` for two constants, as set members compare: numbers by value whatever their
+/// type (`1`, `1.0` and `True` are one item; also a mapping pattern's duplicate keys).
+pub fn constants_equal(a: &Constant, b: &Constant) -> bool {
     let number = |c: &Constant| match c {
         Constant::Bool(b) => Some(f64::from(u8::from(*b))),
         Constant::Int(i) => Some(*i as f64),
@@ -61,7 +63,7 @@ fn equal(a: &Constant, b: &Constant) -> bool {
         (Constant::Str(x), Constant::Str(y)) => x == y,
         (Constant::Bytes(x), Constant::Bytes(y)) => x == y,
         (Constant::Tuple(x), Constant::Tuple(y)) => {
-            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| equal(p, q))
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| constants_equal(p, q))
         }
         (Constant::None, Constant::None) | (Constant::Ellipsis, Constant::Ellipsis) => true,
         // An int and a float compare as floats: exact for the ints a literal writes

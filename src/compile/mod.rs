@@ -7,7 +7,7 @@
 
 pub mod bytecode;
 pub mod codegen;
-mod constant_set;
+pub(crate) mod constant_set;
 pub mod dis;
 pub mod error;
 pub mod frozen;

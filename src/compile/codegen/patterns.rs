@@ -11,6 +11,7 @@
 use super::expr::folded_constant;
 use super::{Codegen, Ctx, LabelId, err};
 use crate::compile::bytecode::{BinaryOperator, CompareOperator, Constant, Instr, Label};
+use crate::compile::constant_set::constants_equal;
 use crate::compile::dis::literal_repr;
 use crate::compile::error::CompileResult;
 use crate::syntax::ast::{Expr, ExprKind, Ident, MatchCase, Pattern, PatternKind, Span};
@@ -374,7 +375,7 @@ impl<'a> Codegen<'a> {
         for key in keys {
             match folded_constant(key) {
                 Some(constant) => {
-                    if seen.iter().any(|c| same_key(c, &constant)) {
+                    if seen.iter().any(|c| constants_equal(c, &constant)) {
                         let repr = literal_repr(&constant);
                         return err(
                             format!("mapping pattern checks duplicate key ({repr})"),
@@ -559,20 +560,4 @@ impl<'a> Codegen<'a> {
 
 fn duplicate_store(name: &str) -> String {
     format!("multiple assignments to name '{name}' in pattern")
-}
-
-/// Keys equal as set members: `1`, `1.0` and `True` are one key.
-fn same_key(a: &Constant, b: &Constant) -> bool {
-    let number = |c: &Constant| match c {
-        Constant::Bool(b) => Some(f64::from(u8::from(*b))),
-        Constant::Int(i) => Some(*i as f64),
-        Constant::Float(f) => Some(*f),
-        _ => None,
-    };
-    match (a, b) {
-        (Constant::Str(x), Constant::Str(y)) => x == y,
-        (Constant::None, Constant::None) => true,
-        (Constant::BigInt(x), Constant::BigInt(y)) => x == y,
-        _ => matches!((number(a), number(b)), (Some(x), Some(y)) if x == y),
-    }
 }
