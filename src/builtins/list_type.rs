@@ -65,9 +65,7 @@ fn list_init(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         Some(v) => vm.collect_for_list(v)?,
         None => (vec![], 0),
     };
-    let old = std::mem::take(&mut *l.items.borrow_mut());
-    l.note_cleared();
-    drop(old);
+    drop(l.take_all());
     l.extend(items, hint).or_raise(vm)?;
     Ok(Value::None)
 }
@@ -100,20 +98,15 @@ fn pop(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         Some(i) => vm.expect_ssize(i)?,
         None => -1,
     };
-    let mut items = l.items.borrow_mut();
-    if items.is_empty() {
-        drop(items);
+    let n = l.items.borrow().len() as i64;
+    if n == 0 {
         return Err(vm.index_error("pop from empty list"));
     }
-    let n = items.len() as i64;
     let i = if index < 0 { index + n } else { index };
     if i < 0 || i >= n {
-        drop(items);
         return Err(vm.index_error("pop index out of range"));
     }
-    let item = items.remove(i as usize);
-    l.note_shrink(items.len());
-    Ok(item)
+    Ok(l.remove_at(i as usize))
 }
 
 fn insert(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
@@ -144,11 +137,7 @@ fn remove(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             return Err(vm.value_error("list.remove(x): x not in list"));
         };
         if item.is(&target) || vm.eq(&item, &target)? {
-            let mut items = l.items.borrow_mut();
-            let removed = items.remove(i);
-            l.note_shrink(items.len());
-            drop(items);
-            drop(removed);
+            drop(l.remove_at(i));
             return Ok(Value::None);
         }
         i += 1;
@@ -207,10 +196,7 @@ fn copy(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 fn clear(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     Signature::no_args("list", "clear").check(vm, &args[1..], kw)?;
-    let l = this_list(vm, args)?;
-    let old = std::mem::take(&mut *l.items.borrow_mut());
-    l.note_cleared();
-    drop(old);
+    drop(this_list(vm, args)?.take_all());
     Ok(Value::None)
 }
 

@@ -502,11 +502,7 @@ impl Vm {
                     self.set_list_slice(l, &start, &stop, &step, None)
                 }
                 ListTarget::Index(j) => {
-                    let mut items = l.items.borrow_mut();
-                    let old = items.remove(j);
-                    l.note_shrink(items.len());
-                    drop(items);
-                    drop(old);
+                    drop(l.remove_at(j));
                     Ok(())
                 }
             },

@@ -265,9 +265,20 @@ impl PyList {
         }
     }
 
-    /// The list was emptied by `clear()`, which frees its items' array.
-    pub fn note_cleared(&self) {
+    /// Removes and gives back item `i` (`pop`, `remove`, `del l[i]`), giving back room as
+    /// CPython does; the caller drops it, after this list is no longer borrowed.
+    pub fn remove_at(&self, i: usize) -> Value {
+        let mut items = self.items.borrow_mut();
+        let item = items.remove(i);
+        self.note_shrink(items.len());
+        item
+    }
+
+    /// Empties the list (`clear()`, `list.__init__`), freeing its array as CPython does,
+    /// and gives back the items for the caller to drop once the list is not borrowed.
+    pub fn take_all(&self) -> Vec<Value> {
         self.room.set(0);
+        std::mem::take(&mut *self.items.borrow_mut())
     }
 }
 
