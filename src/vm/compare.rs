@@ -314,6 +314,14 @@ impl Vm {
                 ObjectKind::DictView { .. } => {
                     return Err(self.type_error(format!("unhashable type: '{}'", o.class.name)));
                 }
+                // Equal when their function and instance are the same objects (above): so
+                // is the hash, from those identities (`meth_hash`).
+                ObjectKind::BoundMethod { func, this } => {
+                    match ((this.address() >> 4) ^ (func.address() >> 4)) as i64 {
+                        -1 => -2,
+                        h => h,
+                    }
+                }
                 _ => (v.address() >> 4) as i64,
             },
             _ => (v.address() >> 4) as i64,

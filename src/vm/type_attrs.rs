@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use super::args::check_arity;
 use super::dict::StrKeys;
-use super::object::{Getter, ObjectKind, PyType};
+use super::object::{Getter, NativeFunction, ObjectKind, PyType};
 use super::value::{PyStr, Value};
 use super::{PyResult, Vm};
 
@@ -241,16 +241,45 @@ pub fn init_type_methods(vm: &mut Vm) {
         if rest[1].is_none() {
             return Err(vm.type_error("instance must not be None"));
         }
-        Ok(vm.bound_method(rest[0].clone(), rest[1].clone()))
+        let method = vm.types.method.clone();
+        Ok(vm.method_object(method, rest[0].clone(), rest[1].clone()))
     });
     let builtin_function = vm.types.builtin_function.clone();
     vm.add_getset(
         &builtin_function,
         "__name__",
-        |_, v| match v {
+        |_, v| Ok(native_of(v).map_or(Value::None, |n| Value::str(n.name))),
+        None,
+    );
+    vm.add_getset(
+        &builtin_function,
+        "__qualname__",
+        |_, v| {
+            Ok(match native_of(v) {
+                Some(NativeFunction {
+                    name,
+                    owner: Some(owner),
+                    is_method: true,
+                    ..
+                }) => Value::str(format!("{owner}.{name}")),
+                Some(n) => Value::str(n.name),
+                None => Value::None,
+            })
+        },
+        None,
+    );
+    // A built-in method's instance; a module's built-in function would give its module,
+    // which apy's natives do not record, so it has none.
+    vm.add_getset(
+        &builtin_function,
+        "__self__",
+        |vm, v| match v {
             Value::Object(o) => match &o.kind {
-                ObjectKind::Native(n) => Ok(Value::str(n.name)),
-                _ => Ok(Value::None),
+                ObjectKind::BoundMethod { this, .. } => Ok(this.clone()),
+                _ => {
+                    let name = vm.intern("__self__");
+                    Err(vm.no_attribute(v, &name))
+                }
             },
             _ => Ok(Value::None),
         },
@@ -306,6 +335,22 @@ fn shown_name<'a>(ty: &PyType, name: &'a str) -> &'a str {
     match ty.builtin {
         true => name.rsplit('.').next().unwrap_or(name),
         false => name,
+    }
+}
+
+/// The built-in function behind a `builtin_function_or_method`, bound or not.
+fn native_of(v: &Value) -> Option<&NativeFunction> {
+    let Value::Object(o) = v else { return None };
+    match &o.kind {
+        ObjectKind::Native(n) => Some(n),
+        ObjectKind::BoundMethod {
+            func: Value::Object(f),
+            ..
+        } => match &f.kind {
+            ObjectKind::Native(n) => Some(n),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

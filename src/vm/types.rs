@@ -686,11 +686,21 @@ impl Vm {
         invalidate_lookup_caches();
     }
 
+    /// `func` bound to `this`: a `method`, or for a built-in method (`[].append`) a
+    /// `builtin_function_or_method` with a `__self__`, as CPython's `PyCFunction` is.
     pub fn bound_method(&self, func: Value, this: Value) -> Value {
-        Value::object(Object::new(
-            self.types.method.clone(),
-            ObjectKind::BoundMethod { func, this },
-        ))
+        let class = match &func {
+            Value::Object(f) if matches!(f.kind, ObjectKind::Native(_)) => {
+                &self.types.builtin_function
+            }
+            _ => &self.types.method,
+        };
+        self.method_object(class.clone(), func, this)
+    }
+
+    /// A bound method object of the given class (`types.MethodType(len, x)` is a `method`).
+    pub fn method_object(&self, class: Rc<PyType>, func: Value, this: Value) -> Value {
+        Value::object(Object::new(class, ObjectKind::BoundMethod { func, this }))
     }
 
     /// Binds a class attribute found through an instance (`tp_descr_get`).
