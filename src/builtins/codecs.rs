@@ -6,7 +6,8 @@
 use std::rc::Rc;
 
 use crate::common::chars::{push_code_point_escape, str_repr};
-use crate::vm::object::{KwArgs, PyType};
+use crate::vm::object::{KwArgs, Layout, PyType};
+use crate::vm::types::make_type;
 use crate::vm::value::Value;
 use crate::vm::{Exc, PyResult, Vm};
 
@@ -278,48 +279,73 @@ fn unicode_error_str(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value
     let Some(Value::Tuple(t)) = exc_args else {
         return crate::vm::exceptions::exc_str(vm, args, kw);
     };
-    let [
-        Value::Str(encoding),
-        object,
-        Value::Int(start),
-        Value::Int(end),
-        Value::Str(reason),
-    ] = &t.items[..]
-    else {
-        return crate::vm::exceptions::exc_str(vm, args, kw);
+    let (encoding, object, start, end, reason) = match &t.items[..] {
+        [
+            Value::Str(encoding),
+            object,
+            Value::Int(start),
+            Value::Int(end),
+            Value::Str(reason),
+        ] => (
+            Some(encoding.as_str()),
+            object,
+            *start,
+            *end,
+            reason.as_str(),
+        ),
+        [
+            object,
+            Value::Int(start),
+            Value::Int(end),
+            Value::Str(reason),
+        ] => (None, object, *start, *end, reason.as_str()),
+        _ => return crate::vm::exceptions::exc_str(vm, args, kw),
     };
-    let (encoding, reason, start, end) = (encoding.as_str(), reason.as_str(), *start, *end);
-    let text = match object {
-        Value::Str(s) => {
-            let at = |i: i64| s.as_str().chars().nth(i as usize);
-            match at(start) {
-                Some(c) if end == start + 1 => {
-                    let mut escaped = String::new();
-                    push_code_point_escape(&mut escaped, c);
-                    format!(
-                        "'{encoding}' codec can't encode character '{escaped}' in position {start}: {reason}"
-                    )
+    let text = match (encoding, object) {
+        (None, Value::Str(s)) => match s.as_str().chars().nth(start as usize) {
+            Some(c) if end == start + 1 => {
+                let mut escaped = String::new();
+                push_code_point_escape(&mut escaped, c);
+                format!("can't translate character '{escaped}' in position {start}: {reason}")
+            }
+            _ => format!(
+                "can't translate characters in position {start}-{}: {reason}",
+                end - 1
+            ),
+        },
+        (None, _) => return crate::vm::exceptions::exc_str(vm, args, kw),
+        (Some(encoding), object) => match object {
+            Value::Str(s) => {
+                let at = |i: i64| s.as_str().chars().nth(i as usize);
+                match at(start) {
+                    Some(c) if end == start + 1 => {
+                        let mut escaped = String::new();
+                        push_code_point_escape(&mut escaped, c);
+                        format!(
+                            "'{encoding}' codec can't encode character '{escaped}' in position {start}: {reason}"
+                        )
+                    }
+                    _ => format!(
+                        "'{encoding}' codec can't encode characters in position {start}-{}: {reason}",
+                        end - 1
+                    ),
                 }
-                _ => format!(
-                    "'{encoding}' codec can't encode characters in position {start}-{}: {reason}",
-                    end - 1
-                ),
             }
-        }
-        _ => {
-            let byte = object
-                .native::<crate::vm::bytes::PyBytes>()
-                .and_then(|b| b.data().get(start as usize).copied());
-            match byte {
-                Some(b) if end == start + 1 => format!(
-                    "'{encoding}' codec can't decode byte 0x{b:02x} in position {start}: {reason}"
-                ),
-                _ => format!(
-                    "'{encoding}' codec can't decode bytes in position {start}-{}: {reason}",
-                    end - 1
-                ),
+            _ => {
+                let byte = object
+                    .native::<crate::vm::bytes::PyBytes>()
+                    .and_then(|b| b.data().get(start as usize).copied());
+                match byte {
+                    Some(b) if end == start + 1 => format!(
+                        "'{encoding}' codec can't decode byte 0x{b:02x} in position {start}: {reason}"
+                    ),
+                    _ => format!(
+                        "'{encoding}' codec can't decode bytes in position {start}-{}: {reason}",
+                        end - 1
+                    ),
+                }
             }
-        }
+        },
     };
     Ok(Value::str(text))
 }
@@ -331,23 +357,37 @@ pub fn init(vm: &mut Vm) {
         vm.types.unicode_encode_error.clone(),
     ] {
         vm.add_method(&ty, "__str__", unicode_error_str);
-        vm.add_getset(&ty, "encoding", |vm, e| error_field(vm, e, 0), None);
-        vm.add_getset(&ty, "object", |vm, e| error_field(vm, e, 1), None);
-        vm.add_getset(&ty, "start", |vm, e| error_field(vm, e, 2), None);
-        vm.add_getset(&ty, "end", |vm, e| error_field(vm, e, 3), None);
-        vm.add_getset(&ty, "reason", |vm, e| error_field(vm, e, 4), None);
+        vm.add_getset(&ty, "encoding", |_, e| Ok(error_field(e, 0, 5)), None);
+        vm.add_getset(&ty, "object", |_, e| Ok(error_field(e, 1, 5)), None);
+        vm.add_getset(&ty, "start", |_, e| Ok(error_field(e, 2, 5)), None);
+        vm.add_getset(&ty, "end", |_, e| Ok(error_field(e, 3, 5)), None);
+        vm.add_getset(&ty, "reason", |_, e| Ok(error_field(e, 4, 5)), None);
     }
 }
 
-/// A field of a UnicodeDecodeError/UnicodeEncodeError: its `args[i]`, the order the
-/// constructor takes them in (`encoding, object, start, end, reason`).
-fn error_field(_: &mut Vm, exc: &Value, i: usize) -> PyResult<Value> {
+/// `UnicodeTranslateError(object, start, end, reason)`, what `str.translate`'s codec
+/// machinery would raise: a class with its fields and CPython's `str()`.
+pub fn unicode_translate_error(vm: &mut Vm) -> Rc<PyType> {
+    let base = vec![vm.types.unicode_error.clone()];
+    let ty = make_type("UnicodeTranslateError", base, Layout::Exception, true);
+    vm.add_method(&ty, "__str__", unicode_error_str);
+    vm.add_getset(&ty, "object", |_, e| Ok(error_field(e, 0, 4)), None);
+    vm.add_getset(&ty, "start", |_, e| Ok(error_field(e, 1, 4)), None);
+    vm.add_getset(&ty, "end", |_, e| Ok(error_field(e, 2, 4)), None);
+    vm.add_getset(&ty, "reason", |_, e| Ok(error_field(e, 3, 4)), None);
+    ty
+}
+
+/// A field of a Unicode error: its `args[i]` when it was made with the `len` arguments its
+/// type's constructor takes (`encoding, object, start, end, reason` for decoding and
+/// encoding, no `encoding` for translating), else None.
+fn error_field(exc: &Value, i: usize, len: usize) -> Value {
     let args = match exc {
         Value::Object(o) => o.exc_data().map(|d| d.borrow().args.clone()),
         _ => None,
     };
     match args {
-        Some(Value::Tuple(t)) if t.items.len() == 5 => Ok(t.items[i].clone()),
-        _ => Ok(Value::None),
+        Some(Value::Tuple(t)) if t.items.len() == len => t.items[i].clone(),
+        _ => Value::None,
     }
 }

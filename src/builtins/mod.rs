@@ -178,6 +178,18 @@ pub fn install(vm: &mut Vm) {
         let ty = make_type(name, warning, Layout::Exception, true);
         set_builtin(vm, name, Value::Type(ty));
     }
+    // Errors only C code raises in CPython: classes for programs that catch or raise them.
+    let plain_errors = [
+        ("SystemError", vm.types.exception.clone()),
+        ("BufferError", vm.types.exception.clone()),
+        ("PythonFinalizationError", vm.types.runtime_error.clone()),
+    ];
+    for (name, base) in plain_errors {
+        let ty = make_type(name, vec![base], Layout::Exception, true);
+        set_builtin(vm, name, Value::Type(ty));
+    }
+    let translate = codecs::unicode_translate_error(vm);
+    set_builtin(vm, "UnicodeTranslateError", Value::Type(translate));
     // Old names of OSError, kept by CPython as aliases.
     for alias in ["EnvironmentError", "IOError"] {
         set_builtin(vm, alias, Value::Type(vm.types.os_error.clone()));
