@@ -12,7 +12,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::fd::AsRawFd;
 use std::rc::Rc;
 
-use super::bytes_type::payload;
+use super::bytes_type::bytes_of;
 use super::io::{fileno, seek_args, size_arg, unsupported};
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, Layout, Object, ObjectKind, PyType};
@@ -306,8 +306,8 @@ impl BinaryFile {
 
 /// The bytes of a `write()` argument.
 fn data_arg(vm: &Vm, v: Option<&Value>) -> PyResult<Vec<u8>> {
-    match v.map(|v| (v, payload(v))) {
-        Some((_, Some(b))) => Ok(b.data().clone()),
+    match v.map(|v| (v, bytes_of(v))) {
+        Some((_, Some(b))) => Ok(b),
         Some((other, None)) => Err(vm.type_error(format!(
             "a bytes-like object is required, not '{}'",
             vm.type_name(other)

@@ -12,6 +12,7 @@
 use std::rc::Rc;
 
 use super::codecs;
+use super::memoryview::MemoryView;
 use super::str_type::slice_bound;
 use crate::common::bytes_ops::{self, is_space};
 use crate::common::chars::bytes_repr;
@@ -30,9 +31,13 @@ pub fn payload(v: &Value) -> Option<&PyBytes> {
     v.native::<PyBytes>()
 }
 
-/// A copy of the bytes of a bytes-like argument, or None for any other value.
+/// A copy of the bytes of a bytes-like argument (a bytes, bytearray or memoryview), or None
+/// for any other value.
 pub fn bytes_of(v: &Value) -> Option<Vec<u8>> {
-    payload(v).map(|b| b.data().clone())
+    match payload(v) {
+        Some(b) => Some(b.data().clone()),
+        None => v.native::<MemoryView>().map(MemoryView::to_vec),
+    }
 }
 
 /// The name of `self`'s type, for messages that name it.
@@ -302,7 +307,8 @@ fn search(vm: &mut Vm, args: &[Value], kw: &KwArgs, name: &'static str) -> PyRes
         }
     };
     let sub = bound[0].clone().unwrap_or(Value::None);
-    let byte = match payload(&sub) {
+    let sub_bytes = bytes_of(&sub);
+    let byte = match &sub_bytes {
         Some(_) => None,
         None if vm.index_value(&sub)?.is_some() => Some(byte_value(vm, &sub)?),
         None => {
@@ -316,8 +322,7 @@ fn search(vm: &mut Vm, args: &[Value], kw: &KwArgs, name: &'static str) -> PyRes
     let end = slice_bound(vm, bound[2].as_ref())?;
     // Read in place: nothing runs Python code from here on.
     let data = this(vm, args)?.data();
-    let sub_buffer = payload(&sub).map(PyBytes::data);
-    let sub: &[u8] = match (&sub_buffer, &byte) {
+    let sub: &[u8] = match (&sub_bytes, &byte) {
         (Some(buffer), _) => buffer,
         (None, Some(b)) => std::slice::from_ref(b),
         (None, None) => &[],
@@ -329,7 +334,7 @@ fn search(vm: &mut Vm, args: &[Value], kw: &KwArgs, name: &'static str) -> PyRes
         "index" | "rindex" => found(name == "rindex"),
         _ => bytes_ops::count(&data, sub, start, end) as i64,
     };
-    drop((data, sub_buffer));
+    drop(data);
     if at == -1 && matches!(name, "index" | "rindex") {
         return Err(vm.value_error("subsection not found"));
     }
@@ -613,12 +618,27 @@ fn predicate(
 // ---- bytearray's mutations ----------------------------------------------------------
 
 /// Changes a bytearray's buffer in place (no borrow of it is ever held across a call).
+/// While a memoryview shows it, a change of size is refused with CPython's BufferError,
+/// leaving the buffer as it was.
 fn mutate<R>(vm: &Vm, args: &[Value], f: impl FnOnce(&mut Vec<u8>) -> R) -> PyResult<R> {
     let buffer = this(vm, args)?;
     let mut data = buffer
         .data_mut()
         .ok_or_else(|| vm.value_error("bytearray changed while in use"))?;
-    Ok(f(&mut data))
+    if buffer.exports.get() == 0 {
+        return Ok(f(&mut data));
+    }
+    let mut changed = data.clone();
+    let result = f(&mut changed);
+    if changed.len() != data.len() {
+        let error = vm.types.buffer_error.clone();
+        return Err(vm.new_exc(
+            &error,
+            "Existing exports of data: object cannot be re-sized",
+        ));
+    }
+    *data = changed;
+    Ok(result)
 }
 
 /// The bytes a slice assignment or `extend` takes: bytes-like, or an iterable of ints.

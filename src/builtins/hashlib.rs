@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use sha2::Digest;
 
-use super::bytes_type::payload;
+use super::bytes_type::bytes_of;
 use crate::vm::args::{Signature, kwarg};
 use crate::vm::object::{KwArgs, Layout, NativeFn, Object, ObjectKind, PyType};
 use crate::vm::types::make_type;
@@ -223,8 +223,8 @@ fn this<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a Hash> {
 
 /// What a hash takes in: a bytes-like object; a str must be encoded first.
 fn data_arg(vm: &Vm, v: &Value) -> PyResult<Vec<u8>> {
-    match payload(v) {
-        Some(bytes) => Ok(bytes.data().clone()),
+    match bytes_of(v) {
+        Some(bytes) => Ok(bytes),
         None if matches!(v, Value::Str(_)) => {
             Err(vm.type_error("Strings must be encoded before hashing"))
         }

@@ -4,6 +4,7 @@
 
 use num_bigint::{BigInt, Sign};
 
+use super::bytes_type::bytes_of;
 use super::module_args::{bind_kwonly, index_isize};
 use crate::common::int_ops::Int;
 use crate::common::sizes::grow_for;
@@ -111,6 +112,9 @@ fn from_bytes(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 /// The bytes `PyObject_Bytes` takes from `v`: a bytes-like object's, what `__bytes__`
 /// returns, or an iterable's ints.
 fn byte_values(vm: &mut Vm, v: &Value) -> PyResult<Vec<u8>> {
+    if let Some(data) = bytes_of(v) {
+        return Ok(data);
+    }
     if let Some(data) = vm.bytes_of_object(v)? {
         return Ok(data);
     }

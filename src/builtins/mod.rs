@@ -60,6 +60,7 @@ mod list_type;
 mod math;
 mod math_int;
 mod math_sum;
+pub mod memoryview;
 mod module_args;
 mod modules;
 mod namespace_type;
@@ -159,6 +160,8 @@ pub fn install(vm: &mut Vm) {
     for (name, ty) in types {
         set_builtin(vm, name, Value::Type(ty));
     }
+    let view = memoryview::memoryview_type(vm);
+    set_builtin(vm, "memoryview", Value::Type(view));
     for ty in vm.types.exception_types() {
         let name = ty.name.to_string();
         set_builtin(vm, &name, Value::Type(ty));
@@ -181,7 +184,6 @@ pub fn install(vm: &mut Vm) {
     // Errors only C code raises in CPython: classes for programs that catch or raise them.
     let plain_errors = [
         ("SystemError", vm.types.exception.clone()),
-        ("BufferError", vm.types.exception.clone()),
         ("PythonFinalizationError", vm.types.runtime_error.clone()),
     ];
     for (name, base) in plain_errors {

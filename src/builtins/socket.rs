@@ -15,10 +15,10 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use super::bytes_type::bytes_of;
+use super::memoryview::WritableBuffer;
 use super::module_args::as_double;
 use crate::common::net::{self, SockAddr};
 use crate::vm::args::Signature;
-use crate::vm::bytes::PyBytes;
 use crate::vm::object::{KwArgs, Layout, NativeFn, Object, ObjectKind, PyType};
 use crate::vm::sandbox::Capability;
 use crate::vm::types::make_type;
@@ -495,13 +495,12 @@ fn recv_into(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         .bind(vm, &args[1..], &[])?;
     let sock = this(vm, args)?;
     let target = bound[0].clone().unwrap_or(Value::None);
-    if !vm.isinstance(&target, &vm.types.bytearray) {
+    let Some(room) = WritableBuffer::of(vm, &target).map(|w| w.size()) else {
         return Err(vm.type_error(format!(
-            "recv_into() argument 'buffer' must be read-write bytes-like object, not {}",
+            "recv_into() argument 1 must be read-write bytes-like object, not {}",
             vm.type_name(&target)
         )));
-    }
-    let room = target.native::<PyBytes>().map_or(0, |b| b.data().len());
+    };
     let size = match &bound[1] {
         Some(v) => bufsize_arg(vm, v, "recv_into")?,
         None => 0,
@@ -515,8 +514,8 @@ fn recv_into(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let n = io_call(vm, sock, libc::POLLIN, |fd| {
         net::recv(fd, &mut buffer, flags)
     })?;
-    if let Some(mut data) = target.native::<PyBytes>().and_then(PyBytes::data_mut) {
-        data[..n].copy_from_slice(&buffer[..n]);
+    if let Some(window) = WritableBuffer::of(vm, &target) {
+        window.write(0, &buffer[..n]);
     }
     Ok(Value::Int(n as i64))
 }

@@ -9,7 +9,8 @@ use std::rc::Rc;
 
 use num_bigint::BigInt;
 
-use super::bytes_type::{buffer_arg as buffer, bytes_of, payload};
+use super::bytes_type::{buffer_arg as buffer, bytes_of};
+use super::memoryview::WritableBuffer;
 use super::module_args::as_double;
 use crate::common::int_ops::Int;
 use crate::common::struct_layout::{self, Layout, LayoutError};
@@ -244,28 +245,20 @@ fn pack_into_with(vm: &mut Vm, compiled: &Compiled, args: &[Value]) -> PyResult<
         return Err(struct_error(vm, message));
     };
     check_count(vm, "pack_into", layout, values.len())?;
-    let is_bytearray = vm.isinstance(target, &vm.types.bytearray);
-    let Some(buffer) = payload(target).filter(|_| is_bytearray) else {
+    let Some(len) = WritableBuffer::of(vm, target).map(|w| w.size()) else {
         return Err(vm.type_error(format!(
             "argument must be read-write bytes-like object, not {}",
             vm.type_name(target)
         )));
     };
-    let len = buffer.data().len();
     let start = buffer_offset(vm, offset, layout.size, len, true)?;
     let mut out = vec![0; layout.size];
     pack_values(vm, "pack_into", layout, values, &mut out)?;
     // The buffer may have shrunk while the values were converted (by their `__index__`).
-    match buffer
-        .data_mut()
-        .as_mut()
-        .and_then(|data| data.get_mut(start..start + out.len()))
-    {
-        Some(region) => region.copy_from_slice(&out),
-        None => {
-            let message = format!("offset {start} out of range for the changed buffer");
-            return Err(struct_error(vm, message));
-        }
+    let written = WritableBuffer::of(vm, target).is_some_and(|w| w.write(start, &out));
+    if !written {
+        let message = format!("offset {start} out of range for the changed buffer");
+        return Err(struct_error(vm, message));
     }
     Ok(Value::None)
 }

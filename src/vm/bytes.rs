@@ -12,6 +12,8 @@ use super::{PyResult, Vm};
 pub struct PyBytes {
     data: RefCell<Vec<u8>>,
     hash: Cell<i64>,
+    /// How many memoryviews show these bytes: while any does, a bytearray keeps its size.
+    pub exports: Cell<u32>,
 }
 
 impl PyBytes {
@@ -19,6 +21,7 @@ impl PyBytes {
         PyBytes {
             data: RefCell::new(data),
             hash: Cell::new(-1),
+            exports: Cell::new(0),
         }
     }
 

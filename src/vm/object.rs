@@ -695,7 +695,7 @@ builtin_types! {
     base_exception, base_exception_group, generator_exit, keyboard_interrupt, system_exit,
     exception, arithmetic_error, floating_point_error, overflow_error, zero_division_error,
     assertion_error, attribute_error, eof_error, exception_group, import_error,
-    module_not_found_error, lookup_error, index_error, key_error, memory_error, name_error,
+    module_not_found_error, lookup_error, index_error, key_error, memory_error, buffer_error, name_error,
     unbound_local_error, os_error, timeout_error, runtime_error, not_implemented_error,
     recursion_error, reference_error, stop_async_iteration, stop_iteration, syntax_error, indentation_error, tab_error, type_error, traceback,
     generic_alias, union_type, bytes, bytearray, unicode_decode_error, unicode_encode_error,
