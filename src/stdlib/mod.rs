@@ -129,6 +129,7 @@ const MODULES: &[(&str, &str, &str)] = &[
         "urllib/parse.py",
         include_str!("urllib_parse.apy"),
     ),
+    ("_socketfile", "socket.py", include_str!("socketfile.apy")),
     ("_strptime", "_strptime.py", include_str!("_strptime.apy")),
     ("datetime", "datetime.py", include_str!("datetime.apy")),
     (
