@@ -15,6 +15,7 @@ use crate::common::op_error::OpResult;
 use crate::vm::args::{
     OrRaise, Signature, check_arity, check_kwargs, kwarg, split_cls, split_cls_of,
 };
+use crate::vm::call::instance_of_subclass;
 use crate::vm::object::{Getter, KwArgs, NativeFn};
 use crate::vm::ops::{from_int, to_int};
 use crate::vm::value::Value;
@@ -150,7 +151,18 @@ fn parse_bytes<T>(
 }
 
 fn int_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    let (_, args) = split_cls_of(vm, &vm.types.int.clone(), args)?;
+    let (cls, args) = split_cls_of(vm, &vm.types.int.clone(), args)?;
+    let value = int_value(vm, args, kw)?;
+    // `int.__new__(cls, v)` in a subclass's own `__new__` (an IntEnum's members with
+    // extra attributes) makes the subclass's instance there, as `tuple.__new__` does.
+    if cls.builtin {
+        return Ok(value);
+    }
+    Ok(instance_of_subclass(&cls, value))
+}
+
+/// What `int(*args, **kw)` makes.
+fn int_value(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kwargs(vm, "int", kw, &["base"])?;
     check_arity(vm, "int", args, 0, 2)?;
     let base = args.get(1).cloned().or_else(|| kwarg(kw, "base"));

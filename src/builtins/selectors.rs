@@ -2,8 +2,8 @@
 //! `SelectSelector` (over `poll`, which waits as `select` does), `register`/`modify`/
 //! `unregister`/`select(timeout)`/`get_key`/`get_map`/`close`, `SelectorKey` (a tuple of
 //! `fileobj, fd, events, data`), `EVENT_READ`/`EVENT_WRITE`. Mirrors `Lib/selectors.py`,
-//! with its messages. Every wait also watches the Ctrl-C pipe and `--time-limit`
-//! (`Vm::wait_ready`).
+//! with its messages. Every wait also watches the Ctrl-C pipe and `--time-limit`, and lets
+//! other threads run meanwhile (`Vm::wait_ready_sharing`).
 //!
 //! In: file objects (an int or anything with `fileno()`), events, timeouts. Out: keys and
 //! `(key, events)` lists. The system calls are in `common/net.rs`.
@@ -271,7 +271,7 @@ pub fn wait_descriptors(
     let ready = if timeout == Some(0.0) {
         net::poll(&mut fds, 0).unwrap_or(0)
     } else {
-        vm.wait_ready(&mut fds, deadline)
+        vm.wait_ready_sharing(&mut fds, deadline)?
     };
     if let Some(exc) = vm.check_woken() {
         return Err(exc);

@@ -6,7 +6,8 @@
 //!
 //! In: Python values. Out: socket objects and values. The system calls are in
 //! `common/net.rs`; every descriptor is non-blocking underneath, and a blocking call waits
-//! for readiness in `Vm::wait_ready`, so that Ctrl-C and `--time-limit` end it.
+//! for readiness in `Vm::wait_ready_sharing`, so that Ctrl-C and `--time-limit` end it and
+//! other threads run meanwhile.
 
 use std::cell::{Cell, RefCell};
 use std::io;
@@ -34,6 +35,13 @@ pub struct Socket {
     proto: i32,
     /// None: blocking; Some(0.0): non-blocking; Some(t): blocking for at most t seconds.
     timeout: Cell<Option<f64>>,
+    /// The files `makefile` made over it that are still open (CPython's `_io_refs`).
+    /// While there are some, `close()` only marks the socket closed: the descriptor is
+    /// closed with the last of them, so that a response can still be read after its
+    /// connection was closed (`http.client` does that).
+    io_refs: Cell<usize>,
+    /// `close()` was called while files were open.
+    close_pending: Cell<bool>,
 }
 
 impl Drop for Socket {
@@ -99,6 +107,8 @@ fn new_socket(vm: &Vm, fd: RawFd, family: i32, kind: i32, proto: i32) -> Value {
             kind,
             proto,
             timeout: Cell::new(None),
+            io_refs: Cell::new(0),
+            close_pending: Cell::new(false),
         })),
     ))
 }
@@ -110,7 +120,7 @@ fn would_block(error: &io::Error) -> bool {
 /// Waits until the socket is ready for `events` or its timeout passes: Ok(false) then.
 fn wait_for(vm: &mut Vm, sock: &Socket, events: i16, deadline: Option<Instant>) -> PyResult<bool> {
     let mut fds = [net::poll_fd(sock.fd.get(), events)];
-    let ready = vm.wait_ready(&mut fds, deadline);
+    let ready = vm.wait_ready_sharing(&mut fds, deadline)?;
     if let Some(exc) = vm.check_woken() {
         return Err(exc);
     }
@@ -554,9 +564,46 @@ fn recvfrom(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 fn close(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let sock = this(vm, args)?;
-    let fd = sock.fd.replace(-1);
-    if fd >= 0 {
-        net::close(fd);
+    if sock.io_refs.get() > 0 {
+        sock.close_pending.set(true);
+    } else {
+        sock.real_close();
+    }
+    Ok(Value::None)
+}
+
+impl Socket {
+    fn real_close(&self) {
+        let fd = self.fd.replace(-1);
+        if fd >= 0 {
+            net::close(fd);
+        }
+    }
+}
+
+/// `makefile(mode='r', buffering=None, *, encoding=None, errors=None, newline=None)`: a
+/// file object over the socket, made in apy by the library module `_socketfile` (CPython
+/// makes a `BufferedReader`/`BufferedWriter` over a `SocketIO`, in `Lib/socket.py`).
+fn makefile(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    this(vm, args)?;
+    let module = vm.import_module("_socketfile")?;
+    let make = vm.intern("makefile");
+    let make = vm.get_attr(&module, &make)?;
+    vm.call(&make, args, kw)
+}
+
+/// `_adjust_io_refs(delta)`: a file of `makefile` was opened (1) or closed (-1); the last
+/// one closed closes a socket whose `close()` was called meanwhile.
+fn adjust_io_refs(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    Signature::one("socket", "_adjust_io_refs").check(vm, &args[1..], &[])?;
+    let sock = this(vm, args)?;
+    let refs = match vm.expect_index(&args[1])? {
+        1 => sock.io_refs.get() + 1,
+        _ => sock.io_refs.get().saturating_sub(1),
+    };
+    sock.io_refs.set(refs);
+    if refs == 0 && sock.close_pending.get() {
+        sock.real_close();
     }
     Ok(Value::None)
 }
@@ -661,6 +708,8 @@ const METHODS: &[(&str, NativeFn)] = &[
     ("sendto", sendto),
     ("recvfrom", recvfrom),
     ("close", close),
+    ("makefile", makefile),
+    ("_adjust_io_refs", adjust_io_refs),
     ("detach", |vm, args, _| {
         Ok(Value::Int(this(vm, args)?.fd.replace(-1).into()))
     }),

@@ -14,7 +14,8 @@ use crate::builtins::codecs;
 use crate::common::chars::{self, CharClass};
 use crate::common::sizes::{check_text_len, text_with_capacity};
 use crate::common::str_ops::{self, StripSide};
-use crate::vm::args::{OrRaise, Signature, check_arity, split_cls};
+use crate::vm::args::{OrRaise, Signature, check_arity, split_cls_of};
+use crate::vm::call::instance_of_subclass;
 use crate::vm::format;
 use crate::vm::object::KwArgs;
 use crate::vm::value::{PyStr, Value};
@@ -22,7 +23,18 @@ use crate::vm::{PyResult, Vm};
 
 /// `str(object='')`, or `str(object=b'', encoding='utf-8', errors='strict')`, which decodes.
 fn str_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    let (_, args) = split_cls(vm, args)?;
+    let (cls, args) = split_cls_of(vm, &vm.types.str.clone(), args)?;
+    let value = str_value(vm, args, kw)?;
+    // `str.__new__(cls, v)` in a subclass's own `__new__` (a StrEnum's members with extra
+    // attributes) makes the subclass's instance there, as `tuple.__new__` does.
+    if cls.builtin {
+        return Ok(value);
+    }
+    Ok(instance_of_subclass(&cls, value))
+}
+
+/// What `str(*args, **kw)` makes.
+fn str_value(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_arity(vm, "str", args, 0, 3)?;
     let signature = Signature::keywords("str", "str", &["object", "encoding", "errors"], 0, 0);
     let mut bound = signature.bind(vm, args, kw)?.into_iter();

@@ -129,6 +129,38 @@ const MODULES: &[(&str, &str, &str)] = &[
         "urllib/parse.py",
         include_str!("urllib_parse.apy"),
     ),
+    (
+        "urllib.error",
+        "urllib/error.py",
+        include_str!("urllib_error.apy"),
+    ),
+    (
+        "urllib.response",
+        "urllib/response.py",
+        include_str!("urllib_response.apy"),
+    ),
+    (
+        "urllib.request",
+        "urllib/request.py",
+        include_str!("urllib_request.apy"),
+    ),
+    ("http", "http/__init__.py", include_str!("http.apy")),
+    (
+        "http.client",
+        "http/client.py",
+        include_str!("http_client.apy"),
+    ),
+    (
+        "http.server",
+        "http/server.py",
+        include_str!("http_server.apy"),
+    ),
+    (
+        "socketserver",
+        "socketserver.py",
+        include_str!("socketserver.apy"),
+    ),
+    ("_socketfile", "socket.py", include_str!("socketfile.apy")),
     ("_strptime", "_strptime.py", include_str!("_strptime.apy")),
     ("datetime", "datetime.py", include_str!("datetime.apy")),
     (

@@ -17,6 +17,8 @@ pub enum Wait {
     Join,
     /// The event loop's wait for its next callback (`selector.select`).
     Select,
+    /// A blocking socket call or `selectors` wait, polling while other threads run.
+    Io,
 }
 
 impl Wait {
@@ -26,6 +28,7 @@ impl Wait {
             Wait::Lock => "blocked in acquire",
             Wait::Join => "blocked in join",
             Wait::Select => "blocked in select",
+            Wait::Io => "blocked on a socket",
         }
     }
 }

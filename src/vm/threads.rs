@@ -132,6 +132,52 @@ impl Vm {
         Ok(!self.threads.list[self.threads.current].timed_out)
     }
 
+    /// [`Vm::wait_ready`] for a blocking socket call or a selector's wait, which lets the
+    /// other threads run meanwhile, as CPython releases the GIL around them: the
+    /// descriptors are polled, and while they stay quiet a thread that is ready runs; with
+    /// none ready they are waited for, on the real clock for a switch interval at most
+    /// (a sleeping thread's deadline may come), on the virtual one until the earliest
+    /// deadline of another thread, which the clock jumps to (the event loop's rule).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn wait_ready_sharing(
+        &mut self,
+        fds: &mut [crate::common::net::PollFd],
+        until: Option<std::time::Instant>,
+    ) -> PyResult<usize> {
+        use crate::common::net;
+        loop {
+            if !self.threads.active() {
+                return Ok(self.wait_ready(fds, until));
+            }
+            let ready = net::poll(fds, 0).unwrap_or(0);
+            let now = std::time::Instant::now();
+            if ready > 0 || until.is_some_and(|at| now >= at) {
+                return Ok(ready);
+            }
+            let clock_now = clock::now(self.config.clock);
+            let turn = match self.config.clock {
+                _ if !self.threads.ready.is_empty() => Some(clock_now),
+                ClockKind::Virtual => self.threads.earliest_deadline(),
+                ClockKind::Real => {
+                    let slice = Duration::from_secs_f64(self.threads.switch_interval);
+                    let slice_end = now + slice;
+                    let end = until.map_or(slice_end, |at| at.min(slice_end));
+                    let ready = self.wait_ready(fds, Some(end));
+                    if ready > 0 || super::interrupt::pending() {
+                        return Ok(ready);
+                    }
+                    Some(clock_now)
+                }
+            };
+            match turn {
+                Some(when) => {
+                    self.block(Wait::Io, Some(when))?;
+                }
+                None => return Ok(self.wait_ready(fds, until)),
+            }
+        }
+    }
+
     /// Makes the thread `ident` ready if it is blocked (else nothing): it runs at its turn.
     pub fn wake_thread(&mut self, ident: u64) {
         if let Some(i) = self.threads.index(ident)
