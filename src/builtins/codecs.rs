@@ -1,7 +1,9 @@
-//! Text encodings for `str.encode` and `bytes.decode`: UTF-8, ASCII and Latin-1 under
-//! the `strict`, `ignore` and `replace` error handlers, and the `UnicodeDecodeError` /
-//! `UnicodeEncodeError` they raise, with CPython's messages (`Objects/exceptions.c`'s
-//! `UnicodeDecodeError_str`, `Objects/unicodeobject.c`'s codecs). Works through `Vm` methods.
+//! Text encodings for `str.encode` and `bytes.decode`: UTF-8 (and UTF-8 with a signature),
+//! UTF-16 and UTF-32 (either byte order, or a byte order mark), ASCII and Latin-1 under the
+//! `strict`, `ignore`, `replace` and `backslashreplace` error handlers, and the
+//! `UnicodeDecodeError` / `UnicodeEncodeError` they raise, with CPython's messages
+//! (`Objects/exceptions.c`'s `UnicodeDecodeError_str`, `Objects/unicodeobject.c`'s codecs).
+//! Works through `Vm` methods.
 
 use std::rc::Rc;
 
@@ -11,43 +13,69 @@ use crate::vm::types::make_type;
 use crate::vm::value::Value;
 use crate::vm::{Exc, PyResult, Vm};
 
+/// The byte order of a UTF-16 or UTF-32 codec: a fixed one, or the one a byte order mark
+/// at the start says (little-endian, as CPython on this machine, when there is none; a
+/// mark is written when encoding).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Order {
+    Mark,
+    Little,
+    Big,
+}
+
 /// The codecs apy has.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Codec {
     Utf8,
+    /// UTF-8 after a byte order mark (EF BB BF): written when encoding, skipped when
+    /// decoding.
+    Utf8Sig,
     Ascii,
     Latin1,
+    Utf16(Order),
+    Utf32(Order),
 }
 
 impl Codec {
     /// The codec an encoding name means, as `codecs.lookup` normalises it.
     fn named(name: &str) -> Option<Codec> {
-        let name = name.to_ascii_lowercase().replace('_', "-");
+        let name = name.to_ascii_lowercase().replace(['_', ' '], "-");
         Some(match name.as_str() {
-            "utf-8" | "utf8" | "u8" | "utf" => Codec::Utf8,
+            "utf-8" | "utf8" | "u8" | "utf" | "cp65001" => Codec::Utf8,
+            "utf-8-sig" => Codec::Utf8Sig,
             "ascii" | "us-ascii" | "646" => Codec::Ascii,
             "latin-1" | "latin1" | "latin" | "iso-8859-1" | "iso8859-1" | "l1" | "8859" => {
                 Codec::Latin1
             }
+            "utf-16" | "utf16" | "u16" => Codec::Utf16(Order::Mark),
+            "utf-16-le" | "utf-16le" | "unicodelittleunmarked" => Codec::Utf16(Order::Little),
+            "utf-16-be" | "utf-16be" | "unicodebigunmarked" => Codec::Utf16(Order::Big),
+            "utf-32" | "utf32" | "u32" => Codec::Utf32(Order::Mark),
+            "utf-32-le" | "utf-32le" => Codec::Utf32(Order::Little),
+            "utf-32-be" | "utf-32be" => Codec::Utf32(Order::Big),
             _ => return None,
         })
     }
 
-    /// The name in error messages.
+    /// The name in error messages (a marked UTF-16/32 names the order it found).
     fn name(self) -> &'static str {
         match self {
-            Codec::Utf8 => "utf-8",
+            Codec::Utf8 | Codec::Utf8Sig => "utf-8",
             Codec::Ascii => "ascii",
             Codec::Latin1 => "latin-1",
+            Codec::Utf16(Order::Big) => "utf-16-be",
+            Codec::Utf16(_) => "utf-16-le",
+            Codec::Utf32(Order::Big) => "utf-32-be",
+            Codec::Utf32(_) => "utf-32-le",
         }
     }
 
     /// The highest code point it encodes, and the reason a higher one is refused.
     fn limit(self) -> (u32, &'static str) {
         match self {
-            Codec::Utf8 => (u32::MAX, ""),
             Codec::Ascii => (0x7f, "ordinal not in range(128)"),
             Codec::Latin1 => (0xff, "ordinal not in range(256)"),
+            _ => (u32::MAX, ""),
         }
     }
 }
@@ -146,8 +174,12 @@ fn unicode_error(
 /// `text.encode(encoding, errors)`.
 pub fn encode(vm: &Vm, text: &str, encoding: &str, errors: &str) -> PyResult<Vec<u8>> {
     let codec = codec(vm, encoding, "encode")?;
-    if codec == Codec::Utf8 {
-        return Ok(text.as_bytes().to_vec());
+    match codec {
+        Codec::Utf8 => return Ok(text.as_bytes().to_vec()),
+        Codec::Utf8Sig => return Ok([BOM_UTF8, text.as_bytes()].concat()),
+        Codec::Utf16(order) => return Ok(encode_units(text, order, 2)),
+        Codec::Utf32(order) => return Ok(encode_units(text, order, 4)),
+        Codec::Ascii | Codec::Latin1 => {}
     }
     let handler = handler(vm, errors)?;
     let (limit, reason) = codec.limit();
@@ -189,12 +221,48 @@ pub fn encode(vm: &Vm, text: &str, encoding: &str, errors: &str) -> PyResult<Vec
     Ok(out)
 }
 
+const BOM_UTF8: &[u8] = b"\xef\xbb\xbf";
+
+/// UTF-16 (`width` 2: a character past U+FFFF as a surrogate pair) or UTF-32 (`width` 4)
+/// in `order`, after a little-endian byte order mark when the order is marked. A str holds
+/// no lone surrogates, so this never fails.
+fn encode_units(text: &str, order: Order, width: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity((text.len() + 1) * width);
+    let mut push = |unit: u32| match (width, order) {
+        (2, Order::Big) => out.extend_from_slice(&(unit as u16).to_be_bytes()),
+        (2, _) => out.extend_from_slice(&(unit as u16).to_le_bytes()),
+        (_, Order::Big) => out.extend_from_slice(&unit.to_be_bytes()),
+        _ => out.extend_from_slice(&unit.to_le_bytes()),
+    };
+    if order == Order::Mark {
+        push(0xfeff);
+    }
+    let mut pair = [0u16; 2];
+    for c in text.chars() {
+        match width {
+            2 => c
+                .encode_utf16(&mut pair)
+                .iter()
+                .for_each(|&u| push(u32::from(u))),
+            _ => push(c as u32),
+        }
+    }
+    out
+}
+
 /// `data.decode(encoding, errors)`.
 pub fn decode(vm: &mut Vm, data: &[u8], encoding: &str, errors: &str) -> PyResult<String> {
-    let codec = codec(vm, encoding, "decode")?;
+    let mut codec = codec(vm, encoding, "decode")?;
+    let mut data = data;
+    // Where decoding starts: past a UTF-16/32 byte order mark, which error positions count.
+    let mut offset = 0;
     match codec {
         Codec::Latin1 => return Ok(data.iter().map(|&b| b as char).collect()),
-        Codec::Utf8 => {
+        Codec::Utf8 | Codec::Utf8Sig => {
+            if codec == Codec::Utf8Sig {
+                // CPython decodes what follows the mark as a bytes object of its own.
+                data = data.strip_prefix(BOM_UTF8).unwrap_or(data);
+            }
             if let Ok(text) = std::str::from_utf8(data) {
                 return Ok(text.to_string());
             }
@@ -203,35 +271,29 @@ pub fn decode(vm: &mut Vm, data: &[u8], encoding: &str, errors: &str) -> PyResul
             return Ok(data.iter().map(|&b| b as char).collect());
         }
         Codec::Ascii => {}
-    }
-    let handler = handler(vm, errors)?;
-    let mut out = String::with_capacity(data.len());
-    let mut rest = data;
-    let mut offset = 0;
-    while !rest.is_empty() {
-        // The valid prefix, and the length of the bad sequence after it (None: cut short).
-        let (valid, bad) = match codec {
-            Codec::Ascii => {
-                let valid = rest
-                    .iter()
-                    .position(|b| !b.is_ascii())
-                    .unwrap_or(rest.len());
-                (valid, Some(1))
+        Codec::Utf16(Order::Mark) => {
+            (codec, offset) = match data {
+                [0xff, 0xfe, ..] => (Codec::Utf16(Order::Little), 2),
+                [0xfe, 0xff, ..] => (Codec::Utf16(Order::Big), 2),
+                _ => (Codec::Utf16(Order::Little), 0),
             }
-            _ => match std::str::from_utf8(rest) {
-                Ok(_) => (rest.len(), Some(0)),
-                Err(e) => (e.valid_up_to(), e.error_len()),
-            },
-        };
-        match codec {
-            Codec::Utf8 => out.push_str(std::str::from_utf8(&rest[..valid]).unwrap_or_default()),
-            _ => out.extend(rest[..valid].iter().map(|&b| b as char)),
         }
-        if valid == rest.len() {
+        Codec::Utf32(Order::Mark) => {
+            (codec, offset) = match data {
+                [0xff, 0xfe, 0, 0, ..] => (Codec::Utf32(Order::Little), 4),
+                [0, 0, 0xfe, 0xff, ..] => (Codec::Utf32(Order::Big), 4),
+                _ => (Codec::Utf32(Order::Little), 0),
+            }
+        }
+        Codec::Utf16(_) | Codec::Utf32(_) => {}
+    }
+    let mut out = String::with_capacity(data.len());
+    while offset < data.len() {
+        let rest = &data[offset..];
+        let Some((valid, bad_len, reason)) = decode_prefix(codec, rest, &mut out) else {
             break;
-        }
-        let bad_len = bad.unwrap_or(rest.len() - valid);
-        match handler {
+        };
+        match handler(vm, errors)? {
             Handler::Ignore => {}
             Handler::Replace => out.push('\u{FFFD}'),
             Handler::BackslashReplace => {
@@ -244,12 +306,6 @@ pub fn decode(vm: &mut Vm, data: &[u8], encoding: &str, errors: &str) -> PyResul
                 return Err(vm.type_error(message));
             }
             Handler::Strict => {
-                let reason = match (codec, bad) {
-                    (Codec::Ascii, _) => "ordinal not in range(128)",
-                    (_, None) => "unexpected end of data",
-                    _ if bad_len == 1 && !is_utf8_lead(rest[valid]) => "invalid start byte",
-                    _ => "invalid continuation byte",
-                };
                 let start = offset + valid;
                 let ty = vm.types.unicode_decode_error.clone();
                 let object = vm.new_bytes(data.to_vec());
@@ -258,9 +314,116 @@ pub fn decode(vm: &mut Vm, data: &[u8], encoding: &str, errors: &str) -> PyResul
             }
         }
         offset += valid + bad_len;
-        rest = &rest[valid + bad_len..];
     }
     Ok(out)
+}
+
+/// Decodes the longest valid prefix of `rest` onto `out`. None when that is all of it;
+/// else its length in bytes, the length of the bad sequence after it, and why it is bad.
+fn decode_prefix(
+    codec: Codec,
+    rest: &[u8],
+    out: &mut String,
+) -> Option<(usize, usize, &'static str)> {
+    match codec {
+        Codec::Latin1 => {
+            out.extend(rest.iter().map(|&b| b as char));
+            None
+        }
+        Codec::Ascii => {
+            let bad = rest.iter().position(|b| !b.is_ascii());
+            let valid = bad.unwrap_or(rest.len());
+            out.extend(rest[..valid].iter().map(|&b| b as char));
+            bad.map(|at| (at, 1, "ordinal not in range(128)"))
+        }
+        Codec::Utf8 | Codec::Utf8Sig => match std::str::from_utf8(rest) {
+            Ok(text) => {
+                out.push_str(text);
+                None
+            }
+            Err(e) => {
+                let valid = e.valid_up_to();
+                out.push_str(std::str::from_utf8(&rest[..valid]).unwrap_or_default());
+                let reason = match e.error_len() {
+                    None => "unexpected end of data",
+                    Some(1) if !is_utf8_lead(rest[valid]) => "invalid start byte",
+                    Some(_) => "invalid continuation byte",
+                };
+                Some((valid, e.error_len().unwrap_or(rest.len() - valid), reason))
+            }
+        },
+        Codec::Utf16(order) => decode_utf16_prefix(rest, order == Order::Big, out),
+        Codec::Utf32(order) => decode_utf32_prefix(rest, order == Order::Big, out),
+    }
+}
+
+/// [`decode_prefix`] for UTF-16: a high surrogate must be followed by a low one.
+fn decode_utf16_prefix(
+    rest: &[u8],
+    big: bool,
+    out: &mut String,
+) -> Option<(usize, usize, &'static str)> {
+    let unit = |at: usize| {
+        let pair = [rest[at], rest[at + 1]];
+        u32::from(if big {
+            u16::from_be_bytes(pair)
+        } else {
+            u16::from_le_bytes(pair)
+        })
+    };
+    let mut i = 0;
+    loop {
+        let left = rest.len() - i;
+        match left {
+            0 => return None,
+            1 => return Some((i, 1, "truncated data")),
+            _ => {}
+        }
+        let first = unit(i);
+        let code = match first {
+            0xd800..=0xdbff if left < 4 => return Some((i, left, "unexpected end of data")),
+            0xd800..=0xdbff => match unit(i + 2) {
+                low @ 0xdc00..=0xdfff => 0x10000 + ((first - 0xd800) << 10) + (low - 0xdc00),
+                _ => return Some((i, 2, "illegal UTF-16 surrogate")),
+            },
+            0xdc00..=0xdfff => return Some((i, 2, "illegal encoding")),
+            code => code,
+        };
+        out.push(char::from_u32(code).unwrap_or('\u{FFFD}'));
+        i += if code > 0xffff { 4 } else { 2 };
+    }
+}
+
+/// [`decode_prefix`] for UTF-32: a code point in range and not a surrogate.
+fn decode_utf32_prefix(
+    rest: &[u8],
+    big: bool,
+    out: &mut String,
+) -> Option<(usize, usize, &'static str)> {
+    let mut i = 0;
+    loop {
+        let left = rest.len() - i;
+        match left {
+            0 => return None,
+            1..=3 => return Some((i, left, "truncated data")),
+            _ => {}
+        }
+        let quad = [rest[i], rest[i + 1], rest[i + 2], rest[i + 3]];
+        let code = if big {
+            u32::from_be_bytes(quad)
+        } else {
+            u32::from_le_bytes(quad)
+        };
+        match code {
+            0xd800..=0xdfff => {
+                let reason = "code point in surrogate code point range(0xd800, 0xe000)";
+                return Some((i, 4, reason));
+            }
+            0x110000.. => return Some((i, 4, "code point not in range(0x110000)")),
+            _ => out.push(char::from_u32(code).unwrap_or('\u{FFFD}')),
+        }
+        i += 4;
+    }
 }
 
 /// Whether `b` can start a UTF-8 sequence of more than one byte.

@@ -59,6 +59,9 @@ struct FileState {
     ahead: String,
     consumed: usize,
     start: u64,
+    /// A `utf-8-sig` file written from its start: the byte order mark goes before the
+    /// first text written.
+    mark_due: bool,
     /// Text written and not yet flushed to the file.
     pending: String,
 }
@@ -68,6 +71,9 @@ pub struct TextFile {
     name: Value,
     mode: String,
     encoding: String,
+    /// The encoding is `utf-8-sig`: a byte order mark at the start of the file is skipped
+    /// when reading and written before the first text written there.
+    signature: bool,
     newline: Newline,
     state: RefCell<FileState>,
 }
@@ -221,9 +227,13 @@ pub fn builtin_open(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value>
         Value::None => "UTF-8".to_string(),
         Value::Str(s) => {
             let normal = s.as_str().to_ascii_lowercase().replace('_', "-");
-            if !matches!(normal.as_str(), "utf-8" | "utf8" | "u8" | "utf") {
+            if !matches!(
+                normal.as_str(),
+                "utf-8" | "utf8" | "u8" | "utf" | "utf-8-sig"
+            ) {
                 return Err(vm.value_error(format!(
-                    "encoding {} is outside the subset apy runs: apy reads and writes UTF-8",
+                    "encoding {} is outside the subset apy runs: apy reads and writes UTF-8 \
+                     (and utf-8-sig)",
                     str_repr(s.as_str())
                 )));
             }
@@ -297,10 +307,12 @@ pub fn builtin_open(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value>
         ));
     }
     let class = io_type(vm, "TextIOWrapper")?;
+    let signature = encoding.to_ascii_lowercase().replace('_', "-") == "utf-8-sig";
     let text_file = TextFile {
         name,
         mode,
         encoding,
+        signature,
         newline,
         state: RefCell::new(FileState {
             file: Some(file),
@@ -310,6 +322,7 @@ pub fn builtin_open(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value>
             consumed: 0,
             start,
             pending: String::new(),
+            mark_due: signature && writable && start == 0,
         }),
     };
     Ok(Value::object(Object::new(
@@ -625,6 +638,12 @@ impl TextFile {
                 return Ok(true);
             }
             chunk.truncate(n);
+            if self.signature && state.start == 0 && state.ahead.is_empty() {
+                if let Some(text) = chunk.strip_prefix(b"\xef\xbb\xbf") {
+                    chunk = text.to_vec();
+                    state.start = 3;
+                }
+            }
             // A character cut at the chunk's end is finished by the next read.
             let mut bytes = chunk;
             loop {
@@ -710,6 +729,9 @@ impl TextFile {
                 state.ahead.clear();
                 state.consumed = 0;
             }
+            if std::mem::take(&mut state.mark_due) {
+                state.pending.push('\u{feff}');
+            }
             match self.newline {
                 Newline::Fixed(end) if end != "\n" => {
                     state.pending.push_str(&text.replace('\n', end))
@@ -759,6 +781,7 @@ impl TextFile {
         match moved {
             Ok(at) => {
                 state.start = at;
+                state.mark_due = self.signature && state.writable && at == 0;
                 Ok(at)
             }
             Err(e) => {
