@@ -638,11 +638,10 @@ impl TextFile {
                 return Ok(true);
             }
             chunk.truncate(n);
-            if self.signature && state.start == 0 && state.ahead.is_empty() {
-                if let Some(text) = chunk.strip_prefix(b"\xef\xbb\xbf") {
-                    chunk = text.to_vec();
-                    state.start = 3;
-                }
+            let at_start = self.signature && state.start == 0 && state.ahead.is_empty();
+            if at_start && let Some(text) = chunk.strip_prefix(b"\xef\xbb\xbf") {
+                chunk = text.to_vec();
+                state.start = 3;
             }
             // A character cut at the chunk's end is finished by the next read.
             let mut bytes = chunk;

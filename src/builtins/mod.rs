@@ -75,6 +75,8 @@ mod random_core;
 mod range_type;
 mod re_engine;
 #[cfg(not(target_arch = "wasm32"))]
+pub mod select_module;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod selectors;
 mod set_type;
 pub mod signal_module;

@@ -55,6 +55,7 @@ pub fn register(vm: &mut Vm) {
     #[cfg(not(target_arch = "wasm32"))]
     {
         vm.register_module("socket", super::socket::module);
+        vm.register_module("select", super::select_module::module);
         vm.register_module("selectors", super::selectors::module);
         vm.register_module("_spawn", super::process::spawn_module);
     }
