@@ -86,6 +86,7 @@ mod slot_wrappers;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod socket;
 mod sre;
+mod std_buffers;
 mod std_streams;
 #[cfg(not(target_arch = "wasm32"))]
 mod stdin_reader;

@@ -5,7 +5,7 @@
 //! `sys.stdin.readline()` loses nothing. Text is UTF-8, lines end at `"\n"` only (CPython's
 //! `newline="\n"` for the standard streams on POSIX). `Python/pylifecycle.c` `create_stdio`.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::io::{BufRead, IsTerminal};
 
 use crate::common::console;
@@ -51,11 +51,14 @@ pub fn stream_of(v: &Value) -> Option<Stream> {
 /// (`exit()` closes stdin; a closed stdout or stderr refuses writes, as CPython's does).
 struct StdStream {
     kind: StdKind,
-    closed: Cell<bool>,
+    /// Shared with the stream's `buffer`, which closing either closes.
+    closed: Rc<Cell<bool>>,
+    /// `buffer`, once asked for.
+    buffer: RefCell<Option<Value>>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum StdKind {
+pub(super) enum StdKind {
     In,
     Out,
     Err,
@@ -82,7 +85,8 @@ pub fn make(vm: &mut Vm) -> [Value; 3] {
     [StdKind::In, StdKind::Out, StdKind::Err]
         .map(|kind| StdStream {
             kind,
-            closed: Cell::new(false),
+            closed: Rc::new(Cell::new(false)),
+            buffer: RefCell::new(None),
         })
         .map(|s| Value::object(Object::new(class.clone(), ObjectKind::Other(Box::new(s)))))
 }
@@ -184,6 +188,7 @@ fn stream_class(vm: &mut Vm) -> Rc<PyType> {
         None,
     );
     vm.add_getset(&class, "encoding", |_, _| Ok(Value::str("utf-8")), None);
+    vm.add_getset(&class, "buffer", buffer, None);
     vm.add_getset(
         &class,
         "closed",
@@ -191,6 +196,17 @@ fn stream_class(vm: &mut Vm) -> Rc<PyType> {
         None,
     );
     class
+}
+
+/// `buffer`: the byte layer under the stream, made on first use.
+fn buffer(vm: &mut Vm, v: &Value) -> PyResult<Value> {
+    let stream = this(vm, std::slice::from_ref(v))?;
+    if let Some(buffer) = stream.buffer.borrow().clone() {
+        return Ok(buffer);
+    }
+    let buffer = super::std_buffers::new(vm, stream.kind, stream.closed.clone());
+    *stream.buffer.borrow_mut() = Some(buffer.clone());
+    Ok(buffer)
 }
 
 fn name_and_mode(stream: &StdStream) -> (&'static str, &'static str) {
@@ -294,9 +310,19 @@ fn readlines(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 /// Reads from the process's stdin: up to and including the next `"\n"` when `line`, else to
 /// the end, and at most `limit` characters; "" at the end of input. Blocks until it has them.
 fn read_stdin(vm: &mut Vm, limit: Option<usize>, line: bool) -> PyResult<String> {
+    let bytes = read_stdin_raw(vm, limit.map(Limit::Chars), line)?;
+    super::codecs::decode(vm, &bytes, "utf-8", "strict")
+}
+
+/// [`read_stdin`] in bytes, for `sys.stdin.buffer`: at most `limit` bytes.
+pub(super) fn read_stdin_bytes(vm: &mut Vm, limit: Option<usize>, line: bool) -> PyResult<Vec<u8>> {
+    read_stdin_raw(vm, limit.map(Limit::Bytes), line)
+}
+
+fn read_stdin_raw(vm: &mut Vm, limit: Option<Limit>, line: bool) -> PyResult<Vec<u8>> {
     vm.flush_stdout();
     let mut bytes = Vec::new();
-    if limit != Some(0) {
+    if !matches!(limit, Some(Limit::Chars(0) | Limit::Bytes(0))) {
         #[cfg(not(target_arch = "wasm32"))]
         super::stdin_reader::with_stdin(vm, |input| read_until(input, &mut bytes, limit, line))?;
         // A page's stdin is empty.
@@ -304,17 +330,29 @@ fn read_stdin(vm: &mut Vm, limit: Option<usize>, line: bool) -> PyResult<String>
         read_until(&mut std::io::stdin().lock(), &mut bytes, limit, line)
             .map_err(|e| vm.os_error(&e, None))?;
     }
-    super::codecs::decode(vm, &bytes, "utf-8", "strict")
+    Ok(bytes)
 }
 
-/// Appends to `out` what [`read_stdin`] reads, from `input`: whole UTF-8 characters are
-/// counted against `limit` (a character's continuation bytes come with it).
+/// How much a read may take: so many UTF-8 characters (text) or bytes (the buffer).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Limit {
+    Chars(usize),
+    Bytes(usize),
+}
+
+/// Appends to `out` what [`read_stdin`] reads, from `input`: under a limit of characters,
+/// whole UTF-8 characters are counted (a character's continuation bytes come with it).
 fn read_until(
     input: &mut (impl BufRead + ?Sized),
     out: &mut Vec<u8>,
-    limit: Option<usize>,
+    limit: Option<Limit>,
     line: bool,
 ) -> std::io::Result<()> {
+    let (limit, count_bytes) = match limit {
+        Some(Limit::Chars(n)) => (Some(n), false),
+        Some(Limit::Bytes(n)) => (Some(n), true),
+        None => (None, false),
+    };
     let mut chars = 0;
     loop {
         let buffer = match input.fill_buf() {
@@ -328,7 +366,7 @@ fn read_until(
         let mut taken = 0;
         let mut done = false;
         for &byte in buffer {
-            let starts_char = byte & 0xC0 != 0x80;
+            let starts_char = count_bytes || byte & 0xC0 != 0x80;
             if starts_char && limit == Some(chars) {
                 done = true;
                 break;
@@ -385,12 +423,12 @@ fn eof(vm: &Vm) -> Exc {
 
 #[cfg(test)]
 mod tests {
-    use super::read_until;
+    use super::{Limit, read_until};
 
     fn read(text: &str, limit: Option<usize>, line: bool) -> (String, String) {
         let mut input = std::io::Cursor::new(text.as_bytes().to_vec());
         let mut out = Vec::new();
-        read_until(&mut input, &mut out, limit, line).unwrap();
+        read_until(&mut input, &mut out, limit.map(Limit::Chars), line).unwrap();
         let rest = text.as_bytes()[input.position() as usize..].to_vec();
         (
             String::from_utf8(out).unwrap(),

@@ -79,6 +79,18 @@ pub fn eprint(text: &str) {
     write(Stream::Stderr, text);
 }
 
+/// Writes bytes to standard error (`sys.stderr.buffer.write`): as they are natively, as
+/// text in a browser (an invalid sequence shown as U+FFFD).
+pub fn eprint_bytes(bytes: &[u8]) {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use std::io::Write;
+        let _ = std::io::stderr().write_all(bytes);
+    }
+    #[cfg(target_arch = "wasm32")]
+    write(Stream::Stderr, &String::from_utf8_lossy(bytes));
+}
+
 #[cfg(target_arch = "wasm32")]
 pub use web::{Stdout, install, stdout, write};
 

@@ -421,11 +421,16 @@ impl Vm {
     /// BrokenPipeError alone, not a second report at exit); a failed flush
     /// ([`Vm::flush_stdout_for_program`]) keeps it, as CPython's buffered layer does.
     pub fn write_stdout(&mut self, s: &str) -> PyResult<()> {
+        self.write_stdout_bytes(s.as_bytes())
+    }
+
+    /// [`Vm::write_stdout`] of bytes (`sys.stdout.buffer.write`).
+    pub fn write_stdout_bytes(&mut self, bytes: &[u8]) -> PyResult<()> {
         let unbuffered = self.config.unbuffered;
         PROGRAM_STDOUT
             .with(|out| match out.try_borrow_mut() {
                 Ok(mut out) => out
-                    .write_all(s.as_bytes())
+                    .write_all(bytes)
                     .and_then(|()| match unbuffered {
                         true => out.flush(),
                         false => Ok(()),
