@@ -116,6 +116,7 @@ const MODULES: &[(&str, &str, &str)] = &[
     ("shlex", "shlex.py", include_str!("shlex.apy")),
     ("fnmatch", "fnmatch.py", include_str!("fnmatch.apy")),
     ("secrets", "secrets.py", include_str!("secrets.apy")),
+    ("hmac", "hmac.py", include_str!("hmac.apy")),
     (
         "pathlib",
         "pathlib/__init__.py",
