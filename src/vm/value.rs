@@ -437,8 +437,12 @@ impl Value {
             Value::Type(r) => Rc::as_ptr(r) as usize,
             Value::Function(r) => Rc::as_ptr(r) as usize,
             Value::Object(r) => Rc::as_ptr(r) as usize,
-            Value::Int(n) => 0x1000_0000 + (*n as usize).wrapping_mul(32),
-            Value::Float(f) => 0x2000_0000 + (f.to_bits() as usize).wrapping_mul(32),
+            // Made up, as these values have no box: wrapping, as a negative int or a float's
+            // bits times 32 may pass the top of the address space.
+            Value::Int(n) => (*n as usize).wrapping_mul(32).wrapping_add(0x1000_0000),
+            Value::Float(f) => (f.to_bits() as usize)
+                .wrapping_mul(32)
+                .wrapping_add(0x2000_0000),
             Value::Bool(b) => 0x3000_0000 + *b as usize * 32,
             Value::None => 0x3000_0100,
             Value::NotImplemented => 0x3000_0200,
