@@ -615,6 +615,142 @@ fn predicate(
     Ok(Value::Bool(!data.is_empty() && data.iter().all(f)))
 }
 
+// ---- padding and ASCII case ---------------------------------------------------------
+
+/// `ljust`, `rjust` and `center(width, fillbyte=b' ', /)`: at least `width` bytes, padded
+/// with `fillbyte` (CPython's `pad`: `center` puts the odd byte left when `width` is odd).
+fn justify(vm: &mut Vm, args: &[Value], kw: &KwArgs, name: &'static str) -> PyResult<Value> {
+    let data = this(vm, args)?.data().clone();
+    let owner = kind(vm, &args[0]);
+    Signature::positional(owner, name, &["width", "fillchar"], 1).check(vm, &args[1..], kw)?;
+    let width = vm.expect_index(&args[1])?;
+    let fill = match args.get(2) {
+        None => b' ',
+        Some(v) => match payload(v).map(|b| b.data().clone()).as_deref() {
+            Some(&[byte]) => byte,
+            _ => {
+                let message = format!(
+                    "{name}() argument 2 must be a byte string of length 1, not {}",
+                    vm.type_name(v)
+                );
+                return Err(vm.type_error(message));
+            }
+        },
+    };
+    let margin = width.saturating_sub(data.len() as i64).max(0);
+    let left = match name {
+        "ljust" => 0,
+        "rjust" => margin,
+        _ => margin / 2 + (margin & width & 1),
+    };
+    let mut out = vec![fill; left as usize];
+    out.extend_from_slice(&data);
+    out.resize(data.len() + margin as usize, fill);
+    Ok(like(vm, &args[0], out))
+}
+
+/// `zfill(width, /)`: zeros on the left to `width` bytes, after a leading sign.
+fn zfill(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let data = this(vm, args)?.data().clone();
+    Signature::one(kind(vm, &args[0]), "zfill").check(vm, &args[1..], kw)?;
+    let width = vm.expect_index(&args[1])?;
+    let margin = width.saturating_sub(data.len() as i64).max(0) as usize;
+    let mut out = vec![b'0'; margin];
+    out.extend_from_slice(&data);
+    if margin > 0 && matches!(data.first(), Some(b'+' | b'-')) {
+        out.swap(0, margin);
+    }
+    Ok(like(vm, &args[0], out))
+}
+
+/// `expandtabs(tabsize=8)`: each tab as spaces to the next multiple of `tabsize` columns,
+/// counted from the last `\n` or `\r`.
+fn expandtabs(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let data = this(vm, args)?.data().clone();
+    let owner = kind(vm, &args[0]);
+    let bound =
+        Signature::keywords(owner, "expandtabs", &["tabsize"], 0, 0).bind(vm, &args[1..], kw)?;
+    let tabsize = match &bound[0] {
+        Some(v) => vm.expect_index(v)?,
+        None => 8,
+    };
+    let mut out = Vec::with_capacity(data.len());
+    let mut column: i64 = 0;
+    for &byte in &data {
+        match byte {
+            b'\t' if tabsize > 0 => {
+                let spaces = tabsize - column % tabsize;
+                out.resize(out.len() + spaces as usize, b' ');
+                column += spaces;
+            }
+            b'\t' => {}
+            b'\n' | b'\r' => {
+                out.push(byte);
+                column = 0;
+            }
+            _ => {
+                out.push(byte);
+                column += 1;
+            }
+        }
+    }
+    Ok(like(vm, &args[0], out))
+}
+
+/// `capitalize()`: the first byte in ASCII upper case, the rest in lower.
+fn capitalize(data: &[u8]) -> Vec<u8> {
+    let mut out = data.to_ascii_lowercase();
+    if let Some(first) = out.first_mut() {
+        first.make_ascii_uppercase();
+    }
+    out
+}
+
+/// `swapcase()`: ASCII letters to the other case.
+fn swapcase(data: &[u8]) -> Vec<u8> {
+    data.iter()
+        .map(|&b| match b {
+            b'a'..=b'z' => b.to_ascii_uppercase(),
+            b'A'..=b'Z' => b.to_ascii_lowercase(),
+            _ => b,
+        })
+        .collect()
+}
+
+/// `title()`: an ASCII letter after a non-letter in upper case, after a letter in lower.
+fn title(data: &[u8]) -> Vec<u8> {
+    let mut after_letter = false;
+    data.iter()
+        .map(|&b| {
+            let out = match after_letter {
+                true => b.to_ascii_lowercase(),
+                false => b.to_ascii_uppercase(),
+            };
+            after_letter = b.is_ascii_alphabetic();
+            out
+        })
+        .collect()
+}
+
+/// `istitle()`: some letter, each upper-case one after a non-letter and each lower-case
+/// one after a letter.
+fn istitle(data: &[u8]) -> bool {
+    let mut after_letter = false;
+    let mut cased = false;
+    for &b in data {
+        match b {
+            b'A'..=b'Z' if after_letter => return false,
+            b'a'..=b'z' if !after_letter => return false,
+            b'A'..=b'Z' | b'a'..=b'z' => {
+                after_letter = true;
+                cased = true;
+            }
+            _ => after_letter = false,
+        }
+    }
+    cased
+}
+
 // ---- bytearray's mutations ----------------------------------------------------------
 
 /// Changes a bytearray's buffer in place (no borrow of it is ever held across a call).
@@ -858,6 +994,23 @@ const SHARED: &[(&str, NativeFn)] = &[
         Ok(Value::Bool(data.is_ascii()))
     }),
     ("translate", translate),
+    ("ljust", |vm, args, kw| justify(vm, args, kw, "ljust")),
+    ("rjust", |vm, args, kw| justify(vm, args, kw, "rjust")),
+    ("center", |vm, args, kw| justify(vm, args, kw, "center")),
+    ("zfill", zfill),
+    ("expandtabs", expandtabs),
+    ("capitalize", |vm, args, _| {
+        mapped(vm, args, "capitalize", capitalize)
+    }),
+    ("swapcase", |vm, args, _| {
+        mapped(vm, args, "swapcase", swapcase)
+    }),
+    ("title", |vm, args, _| mapped(vm, args, "title", title)),
+    ("istitle", |vm, args, _| {
+        let data = this(vm, args)?.data().clone();
+        Signature::no_args("bytes", "istitle").check(vm, &args[1..], &[])?;
+        Ok(Value::Bool(istitle(&data)))
+    }),
 ];
 
 /// The methods only `bytearray` has.

@@ -16,7 +16,7 @@ use crate::vm::args::{
     OrRaise, Signature, check_arity, check_kwargs, kwarg, split_cls, split_cls_of,
 };
 use crate::vm::call::instance_of_subclass;
-use crate::vm::object::{Getter, KwArgs, NativeFn};
+use crate::vm::object::{Getter, KwArgs, NativeFn, Object, ObjectKind};
 use crate::vm::ops::{from_int, to_int};
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
@@ -110,7 +110,29 @@ pub fn init(vm: &mut Vm) {
     for (name, get) in FLOAT_GETSETS {
         vm.add_getset(&float, name, *get, None);
     }
+    let fromhex = vm.native("fromhex", float_fromhex);
+    let fromhex = Value::object(Object::new(
+        vm.types.classmethod.clone(),
+        ObjectKind::ClassMethod(fromhex),
+    ));
+    vm.set_type_attr(&float, "fromhex", fromhex);
     super::int_bytes::init(vm);
+}
+
+/// The class method `float.fromhex(string, /)`: a subclass gets `cls(x)`.
+fn float_fromhex(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let Some((cls, rest)) = args.split_first() else {
+        return Err(vm.type_error("descriptor 'fromhex' needs a class"));
+    };
+    Signature::one("float", "fromhex").check(vm, rest, kw)?;
+    let Value::Str(text) = &rest[0] else {
+        return Err(vm.type_error("bad argument type for built-in operation"));
+    };
+    let x = Value::Float(int_ops::float_from_hex(text.as_str()).or_raise(vm)?);
+    match cls {
+        Value::Type(t) if std::rc::Rc::ptr_eq(t, &vm.types.float) => Ok(x),
+        _ => vm.call(cls, &[x], &[]),
+    }
 }
 
 /// The argument of a numeric conversion, seen through a subclass instance

@@ -694,6 +694,102 @@ pub fn float_hex(x: f64) -> String {
     )
 }
 
+/// `float.fromhex(s)`: `[sign][0x]digits[.digits][p[sign]exponent]` (or `inf`/`nan`)
+/// rounded to the nearest double, ties to even, subnormals included; CPython's
+/// `float_fromhex` messages.
+pub fn float_from_hex(s: &str) -> OpResult<f64> {
+    const INVALID: &str = "invalid hexadecimal floating-point string";
+    let invalid = || OpError::value(INVALID);
+    let text = s.trim_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
+    let (negative, text) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let signed = |x: f64| if negative { -x } else { x };
+    let lower = text.to_ascii_lowercase();
+    match lower.as_str() {
+        "inf" | "infinity" => return Ok(signed(f64::INFINITY)),
+        "nan" => return Ok(signed(f64::NAN)),
+        _ => {}
+    }
+    let body = lower.strip_prefix("0x").unwrap_or(&lower);
+    let (digits, exponent) = match body.split_once('p') {
+        Some((digits, exponent)) => (digits, Some(exponent)),
+        None => (body, None),
+    };
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+    let is_hex = |part: &str| part.bytes().all(|b| b.is_ascii_hexdigit());
+    if whole.len() + fraction.len() == 0 || !is_hex(whole) || !is_hex(fraction) {
+        return Err(invalid());
+    }
+    // The binary exponent: a decimal integer, its size clamped (far past any double).
+    let mut exp2: i64 = match exponent {
+        None => 0,
+        Some(e) => {
+            let magnitude = e.strip_prefix(['+', '-']).unwrap_or(e);
+            if magnitude.is_empty() || !magnitude.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(invalid());
+            }
+            let value = magnitude
+                .parse::<i64>()
+                .unwrap_or(i64::MAX / 4)
+                .min(i64::MAX / 4);
+            if e.starts_with('-') { -value } else { value }
+        }
+    };
+    exp2 -= 4 * fraction.len().min(i64::MAX as usize / 8) as i64;
+    // The significand: its first 120 bits exactly, the rest only as a sticky bit.
+    let mut mantissa: u128 = 0;
+    let mut sticky = false;
+    for digit in whole.bytes().chain(fraction.bytes()) {
+        let value = (digit as char).to_digit(16).unwrap_or(0) as u128;
+        if mantissa >> 116 == 0 {
+            mantissa = mantissa << 4 | value;
+        } else {
+            sticky |= value != 0;
+            exp2 += 4;
+        }
+    }
+    if mantissa == 0 {
+        return Ok(signed(0.0));
+    }
+    let top = i64::from(127 - mantissa.leading_zeros() as i32) + exp2;
+    if top > 1023 {
+        return Err(OpError::overflow(
+            "hexadecimal value too large to represent as a float",
+        ));
+    }
+    // The weight of the last bit the double keeps: 53 bits, or fewer below the normals.
+    let lsb = (top - 52).max(-1074);
+    let shift = lsb - exp2;
+    // Round the bits below `lsb` off, half to even (the significand has under 121 bits,
+    // so dropping more leaves less than half of the last bit kept: zero).
+    let kept = match shift {
+        ..=0 => mantissa << (-shift) as u32,
+        1..=120 => {
+            let kept = mantissa >> shift as u32;
+            let dropped = mantissa & ((1u128 << shift) - 1);
+            let half = 1u128 << (shift - 1);
+            let up = dropped > half || (dropped == half && (sticky || kept & 1 == 1));
+            kept + u128::from(up)
+        }
+        _ => 0,
+    };
+    // Rounding up may carry into a 54th bit, and that past the largest double.
+    if kept >> 53 != 0 && lsb + 53 > 1023 {
+        return Err(OpError::overflow(
+            "hexadecimal value too large to represent as a float",
+        ));
+    }
+    // Exact: `kept` has at most 53 bits, and a subnormal is scaled in two steps.
+    let value = match lsb {
+        -1022.. => kept as f64 * 2f64.powi(lsb as i32),
+        _ => kept as f64 * 2f64.powi((lsb + 1022) as i32) * 2f64.powi(-1022),
+    };
+    Ok(signed(value))
+}
+
 /// `x / y` for floats.
 pub fn float_true_div(x: f64, y: f64) -> OpResult<f64> {
     if y == 0.0 {
