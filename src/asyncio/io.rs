@@ -193,6 +193,8 @@ const LAZY_NAMES: &[(&str, Part)] = &[
     ("Server", Part::Transports),
     ("open_connection", Part::Streams),
     ("start_server", Part::Streams),
+    ("open_unix_connection", Part::Streams),
+    ("start_unix_server", Part::Streams),
     ("StreamReader", Part::Streams),
     ("StreamWriter", Part::Streams),
     ("StreamReaderProtocol", Part::Streams),
