@@ -800,6 +800,7 @@ fn builtin_dir(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             }
         }
         Value::Type(t) => {
+            vm.ready_methods(t);
             for t in t.mro() {
                 add_table(&t.dict.borrow());
             }

@@ -17,7 +17,7 @@ use crate::compile::bytecode::CompareOperator;
 use crate::vm::args::check_arity;
 use crate::vm::bytes::PyBytes;
 use crate::vm::object::{KwArgs, Layout, Object, ObjectKind, PyType};
-use crate::vm::types::{lookup_uncached, make_type};
+use crate::vm::types::make_type;
 use crate::vm::value::{Value, text_hash};
 use crate::vm::{PyResult, Vm};
 
@@ -121,6 +121,7 @@ pub fn memoryview_type(vm: &mut Vm) -> Rc<PyType> {
     // Not `builtin` in apy's sense: its dunders are found by lookup, like a class's.
     let ty = make_type("memoryview", vec![object], Layout::Builtin, false);
     vm.add_static(&ty, "__new__", memoryview_new);
+    vm.lazy_methods.push((ty.clone(), install_methods));
     ty
 }
 
@@ -139,10 +140,7 @@ fn memoryview_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             )));
         }
     };
-    let marker = vm.intern("tobytes");
-    if lookup_uncached(ty, &marker).is_none() {
-        install_methods(vm, ty);
-    }
+    vm.ready_methods(ty);
     if let Some(view) = source.native::<MemoryView>() {
         let view = alive(vm, view)?;
         let (start, step, len) = (view.start, view.step, view.len);

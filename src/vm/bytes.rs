@@ -3,8 +3,9 @@
 //! methods and operators are in `builtins/bytes_type.rs`. Depends on `value` and `object`.
 
 use std::cell::{Cell, Ref, RefCell, RefMut};
+use std::rc::Rc;
 
-use super::object::{Object, ObjectKind};
+use super::object::{Object, ObjectKind, PyType};
 use super::value::Value;
 use super::{PyResult, Vm};
 
@@ -68,6 +69,28 @@ impl Vm {
         if let Some(install) = self.bytes_methods.take() {
             install(self);
         }
+    }
+
+    /// Installs the methods of `t` (or a base of it) that wait for their first use, as
+    /// looking one up on the class (`bytes.hex`, `dir(memoryview)`) is a use too; whether
+    /// there were any.
+    pub fn ready_methods(&mut self, t: &Rc<PyType>) -> bool {
+        let mut installed = false;
+        let bytes_like = t.is_subtype(&self.types.bytes) || t.is_subtype(&self.types.bytearray);
+        if bytes_like && self.bytes_methods.is_some() {
+            self.ready_bytes();
+            installed = true;
+        }
+        while let Some(at) = self
+            .lazy_methods
+            .iter()
+            .position(|(ty, _)| t.is_subtype(ty))
+        {
+            let (ty, install) = self.lazy_methods.swap_remove(at);
+            install(self, &ty);
+            installed = true;
+        }
+        installed
     }
 
     /// A new `bytes` object (the type's methods installed first, if they were not yet:

@@ -207,6 +207,9 @@ impl Interner {
     }
 }
 
+/// What installs a type's methods on its first use ([`Vm::lazy_methods`]).
+pub type InstallMethods = fn(&mut Vm, &Rc<object::PyType>);
+
 pub struct Vm {
     pub types: object::BuiltinTypes,
     pub names: Names,
@@ -303,6 +306,9 @@ pub struct Vm {
     /// their first use ([`Vm::ready_bytes`]): most programs never use their hundred
     /// methods, and installing them made every start 7% slower.
     pub bytes_methods: Option<fn(&mut Vm)>,
+    /// Other types whose methods wait for their first use, with what installs them
+    /// (`memoryview`): [`Vm::ready_methods`] runs it.
+    pub lazy_methods: Vec<(Rc<object::PyType>, InstallMethods)>,
     /// The program's threads and whose turn it is (`vm::threads`).
     pub threads: thread_list::Threads<ThreadOwn, Value>,
     /// Each signal's Python handler (`vm::signals`).

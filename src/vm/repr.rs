@@ -269,16 +269,16 @@ impl Vm {
                 "<code object {} at {addr:#x}, file \"{}\", line {}>",
                 c.code.name, c.code.filename, c.code.first_line
             ),
-            _ => self.plain_object_repr(&o.class.clone(), addr),
+            _ => {
+                let module = self.type_module(&o.class);
+                match module {
+                    Some(m) if &*m != "builtins" => {
+                        format!("<{m}.{} object at {addr:#x}>", o.class.qualname)
+                    }
+                    _ => format!("<{} object at {addr:#x}>", o.class.qualname),
+                }
+            }
         })
-    }
-
-    /// `<module.Qualname object at 0x…>` (the module left out for a built-in type).
-    fn plain_object_repr(&mut self, class: &Rc<super::object::PyType>, addr: usize) -> String {
-        match self.type_module(class) {
-            Some(m) if &*m != "builtins" => format!("<{m}.{} object at {addr:#x}>", class.qualname),
-            _ => format!("<{} object at {addr:#x}>", class.qualname),
-        }
     }
 
     /// `str(v)`.
@@ -332,12 +332,10 @@ impl Vm {
     }
 }
 
-/// `object.__repr__`: `<type object at 0x…>` whatever the type; `repr()` of a value whose
-/// type does not define its own comes to [`Vm::builtin_object_repr`] instead.
+/// `object.__repr__`.
 pub fn object_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let v = args.first().cloned().unwrap_or(Value::None);
-    let class = vm.type_of(&v).clone();
-    Ok(Value::str(vm.plain_object_repr(&class, v.address())))
+    Ok(Value::str(vm.builtin_object_repr(&v)?))
 }
 
 /// `object.__str__`: `repr(self)`.

@@ -80,6 +80,7 @@ impl Vm {
             library_modules: HashMap::new(),
             frame_chain: Vec::new(),
             bytes_methods: None,
+            lazy_methods: Vec::new(),
             threads: Default::default(),
             signals: Default::default(),
             compile: |name, _, _| {

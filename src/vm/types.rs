@@ -816,7 +816,12 @@ impl Vm {
         if let Some(getattribute) = self.custom_getattribute(obj) {
             return self.call_getattribute(&getattribute, obj, name).map(Some);
         }
-        self.generic_get_attr(obj, name, true)
+        match self.generic_get_attr(obj, name, true)? {
+            None if matches!(obj, Value::Type(t) if self.ready_methods(&t.clone())) => {
+                self.generic_get_attr(obj, name, true)
+            }
+            found => Ok(found),
+        }
     }
 
     /// A user class's own `__getattribute__` for `obj`, which then decides every attribute
