@@ -261,7 +261,13 @@ fn property_store(vm: &mut Vm, args: &[Value], set: bool) -> PyResult<Value> {
         (fdel, "deleter", 1)
     };
     let rest = &args[1..];
-    check_arity(vm, if set { "__set__" } else { "__delete__" }, rest, wanted, wanted)?;
+    check_arity(
+        vm,
+        if set { "__set__" } else { "__delete__" },
+        rest,
+        wanted,
+        wanted,
+    )?;
     if func.is_none() {
         let key = vm.intern("__name__");
         let name = match vm.get_attr(&fget, &key) {
@@ -269,9 +275,7 @@ fn property_store(vm: &mut Vm, args: &[Value], set: bool) -> PyResult<Value> {
             _ => String::new(),
         };
         let owner = vm.type_name(&rest[0]);
-        return Err(vm.attribute_error(format!(
-            "property {name}of '{owner}' object has no {what}"
-        )));
+        return Err(vm.attribute_error(format!("property {name}of '{owner}' object has no {what}")));
     }
     vm.call(&func, rest, &[])?;
     Ok(Value::None)
