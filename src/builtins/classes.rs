@@ -249,6 +249,38 @@ fn property_parts(vm: &Vm, v: &Value) -> PyResult<(Value, Value, Value)> {
     }
 }
 
+/// `prop.__set__(obj, value)` and `prop.__delete__(obj)`: what `obj.name = value` and
+/// `del obj.name` do through the property (the VM's own stores match a property before
+/// looking for these, so they are for programs, and make a property a data descriptor to
+/// `inspect.isdatadescriptor`). = `property_descr_set`
+fn property_store(vm: &mut Vm, args: &[Value], set: bool) -> PyResult<Value> {
+    let (fget, fset, fdel) = property_parts(vm, &args[0])?;
+    let (func, what, wanted) = if set {
+        (fset, "setter", 2)
+    } else {
+        (fdel, "deleter", 1)
+    };
+    let rest = &args[1..];
+    check_arity(
+        vm,
+        if set { "__set__" } else { "__delete__" },
+        rest,
+        wanted,
+        wanted,
+    )?;
+    if func.is_none() {
+        let key = vm.intern("__name__");
+        let name = match vm.get_attr(&fget, &key) {
+            Ok(Value::Str(s)) => format!("'{}' ", s.as_str()),
+            _ => String::new(),
+        };
+        let owner = vm.type_name(&rest[0]);
+        return Err(vm.attribute_error(format!("property {name}of '{owner}' object has no {what}")));
+    }
+    vm.call(&func, rest, &[])?;
+    Ok(Value::None)
+}
+
 fn wrapper_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let (cls, rest) = split_cls(vm, args)?;
     let is_class = Rc::ptr_eq(&cls, &vm.types.classmethod);
@@ -393,6 +425,8 @@ const PROPERTY_METHODS: &[(&str, NativeFn)] = &[
             args.get(1).cloned().unwrap_or(Value::None),
         ))
     }),
+    ("__set__", |vm, args, _| property_store(vm, args, true)),
+    ("__delete__", |vm, args, _| property_store(vm, args, false)),
     ("__get__", |vm, args, _| {
         let (fget, _, _) = property_parts(vm, &args[0])?;
         match args.get(1) {
@@ -514,6 +548,7 @@ pub fn init(vm: &mut Vm) {
     }
     for ty in [vm.types.classmethod.clone(), vm.types.staticmethod.clone()] {
         vm.add_getset(&ty, "__isabstractmethod__", wrapper_is_abstract, None);
+        vm.add_method(&ty, "__get__", wrapper_get);
         vm.add_getset(
             &ty,
             "__func__",
@@ -580,6 +615,28 @@ fn property_is_abstract(vm: &mut Vm, v: &Value) -> PyResult<Value> {
         }
     }
     Ok(Value::Bool(false))
+}
+
+/// `staticmethod.__get__(obj, type=None)` gives the function; `classmethod.__get__` binds
+/// it to `type`, or to `type(obj)` (what attribute lookup does natively; for programs and
+/// `inspect`, which call it). = `sm_descr_get`, `cm_descr_get`
+fn wrapper_get(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let (this, rest) = args.split_first().ok_or_else(|| vm.type_error("no self"))?;
+    check_arity(vm, "__get__", rest, 1, 2)?;
+    match this {
+        Value::Object(o) => match &o.kind {
+            ObjectKind::StaticMethod(f) => Ok(f.clone()),
+            ObjectKind::ClassMethod(f) => {
+                let owner = match rest.get(1) {
+                    Some(t) if !t.is_none() => t.clone(),
+                    _ => Value::Type(vm.type_of(&rest[0]).clone()),
+                };
+                Ok(vm.bound_method(f.clone(), owner))
+            }
+            _ => Err(vm.type_error("descriptor '__get__' needs a classmethod or staticmethod")),
+        },
+        _ => Err(vm.type_error("descriptor '__get__' needs a classmethod or staticmethod")),
+    }
 }
 
 /// `classmethod.__isabstractmethod__`, `staticmethod.__isabstractmethod__`: the wrapped

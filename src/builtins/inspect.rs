@@ -1,5 +1,6 @@
-//! The `inspect` module's generator and coroutine helpers (state, `is…` predicates) and
-//! the `types` module (`coroutine`, `GeneratorType`, `CoroutineType`, `AsyncGeneratorType`).
+//! `_inspect`, the native core of `inspect` (`stdlib/inspect.apy` re-exports it): the
+//! generator and coroutine helpers (state, `is…` predicates), which read the VM's own
+//! objects; and the `types` module (`coroutine`, `GeneratorType`, `CoroutineType`, …).
 //! Values in, bools/strings/functions out; mirrors `Lib/inspect.py` and `Lib/types.py`.
 //! Reads generator state only through `vm::generator`; knows nothing of asyncio.
 
@@ -122,7 +123,7 @@ pub fn inspect_module(vm: &mut Vm) -> Value {
     ] {
         attrs.push((state, Value::str(state)));
     }
-    vm.new_module("inspect", attrs)
+    vm.new_module("_inspect", attrs)
 }
 
 pub fn types_module(vm: &mut Vm) -> Value {

@@ -1,8 +1,9 @@
 //! The built-in modules apy can import: `sys` (argv, exit, stdout/stderr, recursion
-//! limit), `_functools` (partial, reduce: the native core of `functools.apy`); `inspect`
-//! and `types` live in `inspect.rs`; `_time` (under `stdlib/time.apy`), `random`, `math`,
-//! `itertools` and the others named in `register` have files of their own; `_imp` answers
-//! `importlib.util.find_spec` (where a module would be imported from). Mirrors
+//! limit), `_functools` (partial, reduce: the native core of `functools.apy`); `_inspect`
+//! (under `stdlib/inspect.apy`) and `types` live in `inspect.rs`; `_time` (under
+//! `stdlib/time.apy`), `random`, `math`, `itertools` and the others named in `register`
+//! have files of their own; `_imp` answers `importlib.util.find_spec` (where a module
+//! would be imported from). Mirrors
 //! `Python/sysmodule.c`, `Modules/_functoolsmodule.c`.
 
 use std::rc::Rc;
@@ -24,7 +25,7 @@ pub fn register(vm: &mut Vm) {
         ("_heapq", super::collections::heapq_module),
         ("_bind", super::bind::module),
         ("_frames", super::frames::module),
-        ("inspect", super::inspect::inspect_module),
+        ("_inspect", super::inspect::inspect_module),
         ("types", super::inspect::types_module),
         ("contextvars", super::contextvars::module),
         ("math", super::math::module),

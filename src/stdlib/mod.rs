@@ -88,6 +88,7 @@ const MODULES: &[(&str, &str, &str)] = &[
         "importlib/util.py",
         include_str!("importlib_util.apy"),
     ),
+    ("inspect", "inspect.py", include_str!("inspect.apy")),
     ("linecache", "linecache.py", include_str!("linecache.apy")),
     ("locale", "locale.py", include_str!("locale.apy")),
     ("platform", "platform.py", include_str!("platform.apy")),

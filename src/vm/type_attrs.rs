@@ -8,7 +8,7 @@ use std::rc::Rc;
 use super::args::check_arity;
 use super::dict::StrKeys;
 use super::object::{Getter, NativeFunction, ObjectKind, PyType};
-use super::value::{PyStr, Value};
+use super::value::{DictTable, PyStr, Value};
 use super::{PyResult, Vm};
 
 /// The getters of `type`, `object` and `function` attributes.
@@ -200,6 +200,23 @@ pub fn init_type_methods(vm: &mut Vm) {
         "__defaults__",
         |_, v| match v {
             Value::Function(f) if !f.defaults.is_empty() => Ok(Value::tuple(f.defaults.clone())),
+            _ => Ok(Value::None),
+        },
+        None,
+    );
+    // A fresh dict of the keyword-only defaults each time (CPython keeps one), None when
+    // there are none; what `inspect.signature` reads for keyword-only parameters.
+    vm.add_getset(
+        &function,
+        "__kwdefaults__",
+        |_, v| match v {
+            Value::Function(f) if !f.kwdefaults.is_empty() => {
+                let mut table = DictTable::default();
+                for (name, default) in &f.kwdefaults {
+                    table.set_str(name.clone(), default.clone());
+                }
+                Ok(Value::dict(table))
+            }
             _ => Ok(Value::None),
         },
         None,
