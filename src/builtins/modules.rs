@@ -428,6 +428,12 @@ fn functools_module(vm: &mut Vm) -> Value {
     let partial = vm.types.partial.clone();
     if partial.dict.borrow().is_empty() {
         vm.add_static(&partial, "__new__", partial_new);
+        // Calls go to the object's kind directly; the attribute is for `p.__call__(…)`,
+        // `hasattr(p, '__call__')` and `inspect`.
+        vm.add_method(&partial, "__call__", |vm, args, kw| {
+            let (this, rest) = args.split_first().unwrap_or((&Value::None, &[]));
+            vm.call(this, rest, kw)
+        });
         vm.add_getset(
             &partial,
             "func",
