@@ -118,6 +118,7 @@ const MODULES: &[(&str, &str, &str)] = &[
     ("fnmatch", "fnmatch.py", include_str!("fnmatch.apy")),
     ("secrets", "secrets.py", include_str!("secrets.apy")),
     ("hmac", "hmac.py", include_str!("hmac.apy")),
+    ("codecs", "codecs.py", include_str!("codecs.apy")),
     (
         "pathlib",
         "pathlib/__init__.py",
