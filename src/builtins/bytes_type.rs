@@ -505,7 +505,10 @@ fn encode(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     Ok(vm.new_bytes(data))
 }
 
+/// The class methods `bytes.fromhex(string)` and `bytearray.fromhex(string)`: a
+/// subclass gets `cls(result)`.
 fn fromhex(vm: &mut Vm, args: &[Value], make: fn(&mut Vm, Vec<u8>) -> Value) -> PyResult<Value> {
+    let (cls, args) = args.split_first().unwrap_or((&Value::None, &[]));
     Signature::one("bytes", "fromhex").check(vm, args, &[])?;
     let Value::Str(text) = &args[0] else {
         return Err(vm.type_error(format!(
@@ -514,7 +517,11 @@ fn fromhex(vm: &mut Vm, args: &[Value], make: fn(&mut Vm, Vec<u8>) -> Value) -> 
         )));
     };
     let data = bytes_ops::fromhex(text.as_str()).or_raise(vm)?;
-    Ok(make(vm, data))
+    let result = make(vm, data);
+    match cls {
+        Value::Type(t) if !Rc::ptr_eq(t, vm.type_of(&result)) => vm.call(cls, &[result], &[]),
+        _ => Ok(result),
+    }
 }
 
 fn splitlines(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
@@ -1064,13 +1071,13 @@ pub fn init(vm: &mut Vm) {
     let bytes = vm.types.bytes.clone();
     let bytearray = vm.types.bytearray.clone();
     vm.add_static(&bytes, "__new__", bytes_new);
-    vm.add_static(&bytes, "fromhex", |vm, args, _| {
+    vm.add_class_method(&bytes, "fromhex", |vm, args, _| {
         fromhex(vm, args, Vm::new_bytes)
     });
     vm.add_static(&bytes, "maketrans", maketrans);
     vm.add_static(&bytearray, "__new__", bytearray_new);
     vm.add_static(&bytearray, "maketrans", maketrans);
-    vm.add_static(&bytearray, "fromhex", |vm, args, _| {
+    vm.add_class_method(&bytearray, "fromhex", |vm, args, _| {
         fromhex(vm, args, Vm::new_bytearray)
     });
     vm.bytes_methods = Some(install_methods);

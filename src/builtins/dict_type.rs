@@ -53,7 +53,7 @@ pub fn init(vm: &mut Vm) {
     // Mutable containers fill subclass instances in `__init__`, as CPython does.
     vm.add_method(&dict, "__init__", dict_init);
     vm.add_methods(&dict, METHODS);
-    vm.add_static(&dict, "fromkeys", fromkeys);
+    vm.add_class_method(&dict, "fromkeys", fromkeys);
     // What `collections.abc` sees: unhashable containers, and a reversible dict.
     for ty in [
         dict.clone(),
@@ -209,16 +209,25 @@ fn clear(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     Ok(Value::None)
 }
 
-/// `dict.fromkeys(iterable[, value])`.
+/// The class method `dict.fromkeys(iterable[, value])`: a subclass's is `cls()` with each
+/// key set through its `__setitem__`.
 fn fromkeys(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let (cls, args) = args.split_first().unwrap_or((&Value::None, &[]));
     Signature::positional("dict", "fromkeys", &["iterable", "value"], 1).check(vm, args, kw)?;
-    let keys = vm.collect_iterable(args.first().unwrap_or(&Value::None))?;
+    let keys = vm.collect_iterable(&args[0])?;
     let value = args.get(1).cloned().unwrap_or(Value::None);
-    let d = Rc::new(PyDict {
-        table: Default::default(),
-    });
-    for k in keys {
-        vm.dict_set(&d, k, value.clone())?;
+    if matches!(cls, Value::Type(t) if Rc::ptr_eq(t, &vm.types.dict)) {
+        let d = Rc::new(PyDict {
+            table: Default::default(),
+        });
+        for k in keys {
+            vm.dict_set(&d, k, value.clone())?;
+        }
+        return Ok(Value::Dict(d));
     }
-    Ok(Value::Dict(d))
+    let d = vm.call(cls, &[], &[])?;
+    for k in keys {
+        vm.set_item(&d, &k, value.clone())?;
+    }
+    Ok(d)
 }

@@ -9,7 +9,7 @@ use super::module_args::{bind_kwonly, index_isize};
 use crate::common::int_ops::Int;
 use crate::common::sizes::grow_for;
 use crate::vm::args::{OrRaise, Signature};
-use crate::vm::object::{KwArgs, Object, ObjectKind};
+use crate::vm::object::KwArgs;
 use crate::vm::ops::{from_int, to_int};
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
@@ -18,12 +18,7 @@ use crate::vm::{PyResult, Vm};
 pub fn init(vm: &mut Vm) {
     let int = vm.types.int.clone();
     vm.add_method(&int, "to_bytes", to_bytes);
-    let from_bytes = vm.native("from_bytes", from_bytes);
-    let class_method = Value::object(Object::new(
-        vm.types.classmethod.clone(),
-        ObjectKind::ClassMethod(from_bytes),
-    ));
-    vm.set_type_attr(&int, "from_bytes", class_method);
+    vm.add_class_method(&int, "from_bytes", from_bytes);
 }
 
 /// `byteorder`: true for big-endian.

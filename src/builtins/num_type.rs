@@ -16,7 +16,7 @@ use crate::vm::args::{
     OrRaise, Signature, check_arity, check_kwargs, kwarg, split_cls, split_cls_of,
 };
 use crate::vm::call::instance_of_subclass;
-use crate::vm::object::{Getter, KwArgs, NativeFn, Object, ObjectKind};
+use crate::vm::object::{Getter, KwArgs, NativeFn};
 use crate::vm::ops::{from_int, to_int};
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
@@ -110,12 +110,7 @@ pub fn init(vm: &mut Vm) {
     for (name, get) in FLOAT_GETSETS {
         vm.add_getset(&float, name, *get, None);
     }
-    let fromhex = vm.native("fromhex", float_fromhex);
-    let fromhex = Value::object(Object::new(
-        vm.types.classmethod.clone(),
-        ObjectKind::ClassMethod(fromhex),
-    ));
-    vm.set_type_attr(&float, "fromhex", fromhex);
+    vm.add_class_method(&float, "fromhex", float_fromhex);
     super::int_bytes::init(vm);
 }
 

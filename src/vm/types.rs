@@ -649,8 +649,23 @@ impl Vm {
         }
     }
 
-    /// Adds a static or class-level method (e.g. `dict.fromkeys`, `int.__new__`) that does
-    /// not bind an instance.
+    /// Adds a class method (`dict.fromkeys`, `int.from_bytes`): the native gets the class
+    /// it was looked up on first, so that a subclass can make its own instances.
+    pub fn add_class_method(&mut self, ty: &Rc<PyType>, name: &'static str, func: NativeFn) {
+        let f = self.native(name, func);
+        let key = self.intern(name);
+        ty.dict.borrow_mut().set_str(
+            key,
+            Value::object(Object::new(
+                self.types.classmethod.clone(),
+                ObjectKind::ClassMethod(f),
+            )),
+        );
+        invalidate_lookup_caches();
+    }
+
+    /// Adds a static method (`int.__new__`, `str.maketrans`) that does not bind an
+    /// instance.
     pub fn add_static(&mut self, ty: &Rc<PyType>, name: &'static str, func: NativeFn) {
         let f = self.native(name, func);
         let key = self.intern(name);
