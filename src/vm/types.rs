@@ -653,30 +653,16 @@ impl Vm {
     /// it was looked up on first, so that a subclass can make its own instances.
     pub fn add_class_method(&mut self, ty: &Rc<PyType>, name: &'static str, func: NativeFn) {
         let f = self.native(name, func);
-        let key = self.intern(name);
-        ty.dict.borrow_mut().set_str(
-            key,
-            Value::object(Object::new(
-                self.types.classmethod.clone(),
-                ObjectKind::ClassMethod(f),
-            )),
-        );
-        invalidate_lookup_caches();
+        let method = Object::new(self.types.classmethod.clone(), ObjectKind::ClassMethod(f));
+        self.set_type_attr(ty, name, Value::object(method));
     }
 
     /// Adds a static method (`int.__new__`, `str.maketrans`) that does not bind an
     /// instance.
     pub fn add_static(&mut self, ty: &Rc<PyType>, name: &'static str, func: NativeFn) {
         let f = self.native(name, func);
-        let key = self.intern(name);
-        ty.dict.borrow_mut().set_str(
-            key,
-            Value::object(Object::new(
-                self.types.staticmethod.clone(),
-                ObjectKind::StaticMethod(f),
-            )),
-        );
-        invalidate_lookup_caches();
+        let method = Object::new(self.types.staticmethod.clone(), ObjectKind::StaticMethod(f));
+        self.set_type_attr(ty, name, Value::object(method));
     }
 
     /// Adds a computed attribute (`PyGetSetDef`) to a type.
