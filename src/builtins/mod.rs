@@ -74,6 +74,7 @@ mod random;
 mod random_core;
 mod range_type;
 mod re_engine;
+mod select_constants;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod select_module;
 #[cfg(not(target_arch = "wasm32"))]

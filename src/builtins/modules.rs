@@ -64,6 +64,7 @@ pub fn register(vm: &mut Vm) {
     #[cfg(target_arch = "wasm32")]
     {
         vm.register_module("socket", super::page_os::socket_module);
+        vm.register_module("select", super::page_os::select_module);
         vm.register_module("selectors", super::page_os::selectors_module);
         vm.register_module("_spawn", super::page_os::spawn_module);
     }

@@ -1,10 +1,10 @@
 //! The operating system's modules in a page in a browser (src/web.rs), which has no
-//! sockets and no processes: `socket`, `selectors` and `_spawn` import as they do
+//! sockets and no processes: `socket`, `select`, `selectors` and `_spawn` import as they do
 //! natively, with their names and numbers (Linux's), so that `import subprocess` and the
 //! like work, and every call that would open a socket, wait on one or start a process
 //! raises the sandbox's `PermissionError`, as `apy --sandbox` does natively (a page is
-//! always sandboxed). Natively these modules are `socket.rs`, `selectors.rs` and
-//! `process.rs`. (`_signal` has its numbers in a page too: `signal_module.rs`.)
+//! always sandboxed). Natively these modules are `socket.rs`, `select_module.rs`,
+//! `selectors.rs` and `process.rs`. (`_signal` has its numbers in a page too: `signal_module.rs`.)
 
 use crate::vm::object::{KwArgs, Layout, NativeFn};
 use crate::vm::sandbox::Capability;
@@ -96,6 +96,26 @@ pub fn socket_module(vm: &mut Vm) -> Value {
         attrs.push((name, Value::Int(*value)));
     }
     vm.new_module("socket", attrs)
+}
+
+/// `select`: its constants, and `select()`, `poll()` and `epoll()`, which are refused
+/// (there are no descriptors in a page to wait on).
+pub fn select_module(vm: &mut Vm) -> Value {
+    let epoll = refused_class(vm, "select", "epoll", |vm, _, _| {
+        denied(vm, Capability::Sockets, "select.epoll")
+    });
+    let select: NativeFn = |vm, _, _| denied(vm, Capability::Sockets, "select.select");
+    let poll: NativeFn = |vm, _, _| denied(vm, Capability::Sockets, "select.poll");
+    let mut attrs = vec![
+        ("error", Value::Type(vm.types.os_error.clone())),
+        ("select", vm.native("select", select)),
+        ("poll", vm.native("poll", poll)),
+        ("epoll", epoll),
+    ];
+    for &(name, value) in super::select_constants::CONSTANTS {
+        attrs.push((name, Value::Int(value)));
+    }
+    vm.new_module("select", attrs)
 }
 
 /// `selectors`: its events and classes; making a selector is refused (there is nothing in

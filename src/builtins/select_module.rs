@@ -14,6 +14,7 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use super::module_args::as_double;
+use super::select_constants::CONSTANTS;
 use super::socket::os_error;
 use crate::common::net::{self, Epoll, PollFd};
 use crate::vm::args::{Signature, check_arity};
@@ -427,38 +428,6 @@ fn module_type(
     ty
 }
 
-/// CPython's constants of the module (Linux values).
-const CONSTANTS: &[(&str, i64)] = &[
-    ("EPOLLERR", libc::EPOLLERR as i64),
-    ("EPOLLET", libc::EPOLLET as u32 as i64),
-    ("EPOLLEXCLUSIVE", libc::EPOLLEXCLUSIVE as i64),
-    ("EPOLLHUP", libc::EPOLLHUP as i64),
-    ("EPOLLIN", libc::EPOLLIN as i64),
-    ("EPOLLMSG", libc::EPOLLMSG as i64),
-    ("EPOLLONESHOT", libc::EPOLLONESHOT as i64),
-    ("EPOLLOUT", libc::EPOLLOUT as i64),
-    ("EPOLLPRI", libc::EPOLLPRI as i64),
-    ("EPOLLRDBAND", libc::EPOLLRDBAND as i64),
-    ("EPOLLRDHUP", libc::EPOLLRDHUP as i64),
-    ("EPOLLRDNORM", libc::EPOLLRDNORM as i64),
-    ("EPOLLWRBAND", libc::EPOLLWRBAND as i64),
-    ("EPOLLWRNORM", libc::EPOLLWRNORM as i64),
-    ("EPOLL_CLOEXEC", libc::EPOLL_CLOEXEC as i64),
-    ("PIPE_BUF", libc::PIPE_BUF as i64),
-    ("POLLERR", libc::POLLERR as i64),
-    ("POLLHUP", libc::POLLHUP as i64),
-    ("POLLIN", libc::POLLIN as i64),
-    ("POLLMSG", 0x400),
-    ("POLLNVAL", libc::POLLNVAL as i64),
-    ("POLLOUT", libc::POLLOUT as i64),
-    ("POLLPRI", libc::POLLPRI as i64),
-    ("POLLRDBAND", libc::POLLRDBAND as i64),
-    ("POLLRDHUP", libc::POLLRDHUP as i64),
-    ("POLLRDNORM", libc::POLLRDNORM as i64),
-    ("POLLWRBAND", libc::POLLWRBAND as i64),
-    ("POLLWRNORM", libc::POLLWRNORM as i64),
-];
-
 /// Builds the module on its first import.
 pub fn module(vm: &mut Vm) -> Value {
     let poll = module_type(vm, "poll", POLL_METHODS);
@@ -485,4 +454,47 @@ pub fn module(vm: &mut Vm) -> Value {
         attrs.push((name, Value::Int(value)));
     }
     vm.new_module("select", attrs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CONSTANTS;
+
+    /// The table's numbers (shared with the page's module) are this system's.
+    #[test]
+    fn the_constants_are_the_system_s() {
+        let system: &[(&str, i64)] = &[
+            ("EPOLLERR", libc::EPOLLERR as i64),
+            ("EPOLLET", libc::EPOLLET as u32 as i64),
+            ("EPOLLEXCLUSIVE", libc::EPOLLEXCLUSIVE as i64),
+            ("EPOLLHUP", libc::EPOLLHUP as i64),
+            ("EPOLLIN", libc::EPOLLIN as i64),
+            ("EPOLLMSG", libc::EPOLLMSG as i64),
+            ("EPOLLONESHOT", libc::EPOLLONESHOT as i64),
+            ("EPOLLOUT", libc::EPOLLOUT as i64),
+            ("EPOLLPRI", libc::EPOLLPRI as i64),
+            ("EPOLLRDBAND", libc::EPOLLRDBAND as i64),
+            ("EPOLLRDHUP", libc::EPOLLRDHUP as i64),
+            ("EPOLLRDNORM", libc::EPOLLRDNORM as i64),
+            ("EPOLLWRBAND", libc::EPOLLWRBAND as i64),
+            ("EPOLLWRNORM", libc::EPOLLWRNORM as i64),
+            ("EPOLL_CLOEXEC", libc::EPOLL_CLOEXEC as i64),
+            ("PIPE_BUF", libc::PIPE_BUF as i64),
+            ("POLLERR", libc::POLLERR as i64),
+            ("POLLHUP", libc::POLLHUP as i64),
+            ("POLLIN", libc::POLLIN as i64),
+            ("POLLNVAL", libc::POLLNVAL as i64),
+            ("POLLOUT", libc::POLLOUT as i64),
+            ("POLLPRI", libc::POLLPRI as i64),
+            ("POLLRDBAND", libc::POLLRDBAND as i64),
+            ("POLLRDHUP", libc::POLLRDHUP as i64),
+            ("POLLRDNORM", libc::POLLRDNORM as i64),
+            ("POLLWRBAND", libc::POLLWRBAND as i64),
+            ("POLLWRNORM", libc::POLLWRNORM as i64),
+        ];
+        for &(name, value) in system {
+            let listed = CONSTANTS.iter().find(|&&(n, _)| n == name);
+            assert_eq!(listed, Some(&(name, value)), "{name}");
+        }
+    }
 }
