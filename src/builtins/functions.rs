@@ -183,32 +183,6 @@ fn builtin_len(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     Ok(Value::Int(vm.len(&v)? as i64))
 }
 
-/// `isinstance`'s second argument: a class or a tuple of them.
-fn class_info(vm: &Vm, fname: &str, v: &Value) -> PyResult<Vec<Rc<crate::vm::object::PyType>>> {
-    if let Some(members) = crate::vm::generics::check_classes(vm, fname, v) {
-        let mut out = Vec::new();
-        for member in members? {
-            out.extend(class_info(vm, fname, &member)?);
-        }
-        return Ok(out);
-    }
-    match v {
-        Value::Type(t) => Ok(vec![t.clone()]),
-        Value::Tuple(items) => {
-            let mut out = Vec::new();
-            for item in items.items.iter() {
-                out.extend(class_info(vm, fname, item)?);
-            }
-            Ok(out)
-        }
-        _ => Err(vm.type_error(if fname == "isinstance" {
-            "isinstance() arg 2 must be a type, a tuple of types, or a union".to_string()
-        } else {
-            "issubclass() arg 2 must be a class, a tuple of classes, or a union".to_string()
-        })),
-    }
-}
-
 /// `isinstance(obj, info)` when `info` is a class or a tuple of classes without a
 /// metaclass (so without an `__instancecheck__` to run); None for any other `info`.
 fn plain_isinstance(vm: &Vm, obj: &Value, info: &Value) -> Option<bool> {
@@ -222,6 +196,95 @@ fn plain_isinstance(vm: &Vm, obj: &Value, info: &Value) -> Option<bool> {
     }
 }
 
+/// Which of the two checks: its hook's name and its message for a second argument that is
+/// no class.
+#[derive(Clone, Copy)]
+enum ClassCheck {
+    Instance,
+    Subclass,
+}
+
+impl ClassCheck {
+    fn name(self) -> &'static str {
+        match self {
+            ClassCheck::Instance => "isinstance",
+            ClassCheck::Subclass => "issubclass",
+        }
+    }
+
+    fn hook(self) -> &'static str {
+        match self {
+            ClassCheck::Instance => "__instancecheck__",
+            ClassCheck::Subclass => "__subclasscheck__",
+        }
+    }
+
+    fn not_a_class(self) -> &'static str {
+        match self {
+            ClassCheck::Instance => {
+                "isinstance() arg 2 must be a type, a tuple of types, or a union"
+            }
+            ClassCheck::Subclass => {
+                "issubclass() arg 2 must be a class, a tuple of classes, or a union"
+            }
+        }
+    }
+}
+
+/// `PyObject_IsInstance`/`PyObject_IsSubclass` of `subject` against one `info`: a tuple or a
+/// union is each of its members in turn; a class or any other object with the hook
+/// (`__instancecheck__`, `__subclasscheck__`) on its type answers through it (a metaclass's
+/// own, `typing`'s aliases and protocols); a class without one, by its MRO.
+fn check_class(vm: &mut Vm, check: ClassCheck, subject: &Value, info: &Value) -> PyResult<bool> {
+    if let Some(members) = crate::vm::generics::check_classes(vm, check.name(), info) {
+        return any_member(vm, check, subject, &members?);
+    }
+    if let Value::Tuple(items) = info {
+        let items = items.items.to_vec();
+        return any_member(vm, check, subject, &items);
+    }
+    let hook = PyStr::new(check.hook());
+    let hook = match info {
+        Value::Type(cls) => {
+            // `type(obj) is cls` needs no hook (`PyObject_IsInstance`).
+            if matches!(check, ClassCheck::Instance) && Rc::ptr_eq(vm.type_of(subject), cls) {
+                return Ok(true);
+            }
+            vm.meta_method(cls, &hook)
+        }
+        other => vm.special_method(other, &Rc::new(hook)),
+    };
+    if let Some(hook) = hook {
+        let r = vm.call(&hook, &[info.clone(), subject.clone()], &[])?;
+        return vm.truthy(&r);
+    }
+    let Value::Type(cls) = info else {
+        return Err(vm.type_error(check.not_a_class()));
+    };
+    match (check, subject) {
+        (ClassCheck::Instance, obj) => Ok(vm.type_of(obj).is_subtype(cls)),
+        (ClassCheck::Subclass, Value::Type(sub)) => Ok(sub.is_subtype(cls)),
+        (ClassCheck::Subclass, _) => Err(vm.type_error("issubclass() arg 1 must be a class")),
+    }
+}
+
+fn any_member(
+    vm: &mut Vm,
+    check: ClassCheck,
+    subject: &Value,
+    members: &[Value],
+) -> PyResult<bool> {
+    let while_doing = format!(" in {}", check.hook());
+    vm.nested(&while_doing, |vm| {
+        for member in members {
+            if check_class(vm, check, subject, member)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    })
+}
+
 fn builtin_isinstance(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     if let [obj, info] = args
         && kw.is_empty()
@@ -231,52 +294,15 @@ fn builtin_isinstance(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Valu
     }
     check_kwargs(vm, "isinstance", kw, &[])?;
     check_arity(vm, "isinstance", args, 2, 2)?;
-    let classes = class_info(vm, "isinstance", &args[1])?;
-    let ty = vm.type_of(&args[0]).clone();
-    for cls in &classes {
-        // `type(obj) is cls` needs no hook (`PyObject_IsInstance`).
-        let found = if Rc::ptr_eq(&ty, cls) {
-            true
-        } else {
-            match vm.meta_method(cls, &PyStr::new("__instancecheck__")) {
-                Some(check) => {
-                    let r = vm.call(&check, &[Value::Type(cls.clone()), args[0].clone()], &[])?;
-                    vm.truthy(&r)?
-                }
-                None => ty.is_subtype(cls),
-            }
-        };
-        if found {
-            return Ok(Value::Bool(true));
-        }
-    }
-    Ok(Value::Bool(false))
+    let found = check_class(vm, ClassCheck::Instance, &args[0], &args[1])?;
+    Ok(Value::Bool(found))
 }
 
 fn builtin_issubclass(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kwargs(vm, "issubclass", kw, &[])?;
     check_arity(vm, "issubclass", args, 2, 2)?;
-    let classes = class_info(vm, "issubclass", &args[1])?;
-    for cls in &classes {
-        let found = match (
-            vm.meta_method(cls, &PyStr::new("__subclasscheck__")),
-            &args[0],
-        ) {
-            (Some(check), sub) => {
-                let r = vm.call(&check, &[Value::Type(cls.clone()), sub.clone()], &[])?;
-                vm.truthy(&r)?
-            }
-            (None, Value::Type(t)) => t.is_subtype(cls),
-            (None, _) => return Err(vm.type_error("issubclass() arg 1 must be a class")),
-        };
-        if found {
-            return Ok(Value::Bool(true));
-        }
-    }
-    if !matches!(args[0], Value::Type(_)) && classes.is_empty() {
-        return Err(vm.type_error("issubclass() arg 1 must be a class"));
-    }
-    Ok(Value::Bool(false))
+    let found = check_class(vm, ClassCheck::Subclass, &args[0], &args[1])?;
+    Ok(Value::Bool(found))
 }
 
 fn builtin_iter(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
