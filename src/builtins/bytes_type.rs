@@ -1106,6 +1106,12 @@ fn install_methods(vm: &mut Vm) {
     vm.add_method(&bytes, "__hash__", |vm, args, _| {
         Ok(Value::Int(this(vm, args)?.hash()))
     });
+    // `bytes(x)` of an object with `__bytes__`; bytes has its own since 3.11.
+    vm.add_method(&bytes, "__bytes__", |vm, args, _| {
+        let data = this(vm, args)?.data().clone();
+        Signature::no_args("bytes", "__bytes__").check(vm, &args[1..], &[])?;
+        Ok(vm.new_bytes(data))
+    });
     vm.set_type_attr(&bytearray, "__hash__", Value::None);
     install(vm, &bytearray, BYTEARRAY);
 }
