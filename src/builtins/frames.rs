@@ -22,6 +22,10 @@ pub fn module(vm: &mut Vm) -> Value {
         ),
         ("source_line", vm.native("source_line", source_line)),
         (
+            "remember_source",
+            vm.native("remember_source", remember_source),
+        ),
+        (
             "format_exception",
             vm.native("format_exception", |vm, args, kw| {
                 let exc = exception_arg(vm, "format_exception", args, kw)?;
@@ -93,6 +97,20 @@ fn source_line(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     };
     let line = usize::try_from(*line).unwrap_or(0);
     Ok(Value::str(line_of(vm, file.as_str(), line)))
+}
+
+/// `remember_source(filename, text)`: the source of code compiled from a string under a
+/// made-up file name, for tracebacks to show its lines (doctest's `<doctest name[n]>`
+/// examples, whose lines CPython's doctest serves through `linecache`).
+fn remember_source(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "remember_source", kw, &[])?;
+    check_arity(vm, "remember_source", args, 2, 2)?;
+    let (Value::Str(file), Value::Str(text)) = (&args[0], &args[1]) else {
+        return Err(vm.type_error("remember_source() takes a file name and its text"));
+    };
+    vm.sources
+        .insert(file.as_str().into(), text.as_str().into());
+    Ok(Value::None)
 }
 
 /// Line `line` (from 1) of a file apy has read, stripped; "" when there is none.

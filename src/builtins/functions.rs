@@ -11,6 +11,7 @@ use super::list_type::sort_values;
 use super::std_streams::{Stream, input_line, stream_of, write_stream};
 use crate::compile::bytecode::{BinaryOperator, CompareOperator};
 use crate::vm::args::{check_arity, check_kwargs, kwarg};
+use crate::vm::dict::StrKeys;
 use crate::vm::long_work::{division_steps, words};
 use crate::vm::object::{IterState, KwArgs, NativeFn, ObjectKind};
 use crate::vm::ops::{from_int, to_int};
@@ -156,6 +157,37 @@ fn builtin_print(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             }
         }
     }
+    Ok(Value::None)
+}
+
+/// `sys.displayhook(value)` (and `sys.__displayhook__`): what an expression statement at the
+/// REPL's top level, or in `compile(..., "single")` code, hands its value to: `repr(value)`
+/// and a newline written to `sys.stdout` (replaced or not), the value kept as `builtins._`;
+/// None shows nothing and leaves `_` alone (`Python/sysmodule.c`).
+pub fn displayhook(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let value = one_arg(vm, "displayhook", args, kw)?;
+    if value.is_none() {
+        return Ok(Value::None);
+    }
+    // `_` is None while the repr runs, so that it cannot see itself.
+    let underscore = vm.intern("_");
+    vm.builtins
+        .table
+        .borrow_mut()
+        .set_str(underscore.clone(), Value::None);
+    let file = match vm.sys_attr("stdout") {
+        None | Some(Value::None) => return Err(vm.runtime_error("lost sys.stdout")),
+        Some(file) => file,
+    };
+    let text = vm.repr(&value)?;
+    match stream_of(&file) {
+        Some(stream) => write_stream(vm, &stream, &format!("{text}\n"))?,
+        None => {
+            vm.call_method(&file, "write", &[Value::str(text.as_str())])?;
+            vm.call_method(&file, "write", &[Value::str("\n")])?;
+        }
+    }
+    vm.builtins.table.borrow_mut().set_str(underscore, value);
     Ok(Value::None)
 }
 

@@ -854,11 +854,12 @@ fn this_string_io<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a StringIo> {
         .ok_or_else(|| vm.type_error("descriptor requires a '_io.StringIO' object"))
 }
 
-/// The open StringIO of `args[0]`.
+/// The open StringIO of `args[0]`. (A closed one's message has no full stop, unlike a
+/// file's: `Modules/_io/stringio.c`.)
 fn open_string_io<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a StringIo> {
     let s = this_string_io(vm, &args[0])?;
     if s.closed.get() {
-        return Err(closed_error(vm));
+        return Err(vm.value_error("I/O operation on closed file"));
     }
     Ok(s)
 }
@@ -964,6 +965,25 @@ const STRING_IO_METHODS: &[(&str, Method)] = &[
         s.position.set(at);
         Ok(Value::Int(at as i64))
     }),
+    // `truncate(size=None)`: the text cut to `size` characters (the position unless
+    // given), the position left where it was.
+    ("truncate", |vm, args, _| {
+        let s = open_string_io(vm, args)?;
+        let size = match args.get(1) {
+            None | Some(Value::None) => s.position.get(),
+            Some(v) => match vm.expect_index(v)? {
+                n if n < 0 => return Err(vm.value_error(format!("Negative size value {n}"))),
+                n => n as usize,
+            },
+        };
+        if size < s.chars.get() {
+            let mut text = s.text.borrow_mut();
+            let at = text.char_indices().nth(size).map_or(text.len(), |(i, _)| i);
+            text.truncate(at);
+            s.chars.set(size);
+        }
+        Ok(Value::Int(size as i64))
+    }),
     ("close", |vm, args, _| {
         this_string_io(vm, &args[0])?.closed.set(true);
         Ok(Value::None)
@@ -972,8 +992,11 @@ const STRING_IO_METHODS: &[(&str, Method)] = &[
         open_string_io(vm, args)?;
         Ok(Value::None)
     }),
+    // `iter()` is IOBase's check, with a full stop.
     ("__iter__", |vm, args, _| {
-        open_string_io(vm, args)?;
+        if this_string_io(vm, &args[0])?.closed.get() {
+            return Err(closed_error(vm));
+        }
         Ok(args[0].clone())
     }),
     ("__next__", |vm, args, _| {

@@ -71,6 +71,7 @@ pub fn register(vm: &mut Vm) {
 }
 
 fn sys_module(vm: &mut Vm) -> Value {
+    let displayhook = vm.native("displayhook", super::functions::displayhook);
     let [stdin, stdout, stderr] = super::std_streams::make(vm);
     let argv = Value::list(
         vm.config
@@ -118,6 +119,8 @@ fn sys_module(vm: &mut Vm) -> Value {
         ),
         ("__getattr__", vm.native("__getattr__", sys_struct_sequence)),
         ("exit", vm.native("exit", sys_exit)),
+        ("displayhook", displayhook.clone()),
+        ("__displayhook__", displayhook),
         (
             "set_asyncgen_hooks",
             vm.native(

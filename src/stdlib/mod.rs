@@ -200,6 +200,7 @@ const MODULES: &[(&str, &str, &str)] = &[
     ),
     ("calendar", "calendar.py", include_str!("calendar.apy")),
     ("difflib", "difflib.py", include_str!("difflib.apy")),
+    ("doctest", "doctest.py", include_str!("doctest.apy")),
     (
         "unittest",
         "unittest/__init__.py",

@@ -7,7 +7,6 @@ use std::rc::Rc;
 
 use crate::compile::bytecode::Intrinsic1;
 
-use super::dict::StrKeys;
 use super::object::CodeObj;
 use super::value::{PyDict, Value};
 use super::{PyResult, Vm};
@@ -21,15 +20,13 @@ impl Vm {
         namespace: &Rc<PyDict>,
     ) -> PyResult<Value> {
         Ok(match which {
+            // `PRINT_EXPR`: the value to `sys.displayhook` (`sys` is imported for it).
             Intrinsic1::Print => {
-                if !v.is_none() {
-                    let r = self.repr(&v)?;
-                    self.write_stdout(&r)?;
-                    self.write_stdout("\n")?;
-                    let key = self.intern("_");
-                    self.builtins.table.borrow_mut().set_str(key, v);
+                self.import_module("sys")?;
+                match self.sys_attr("displayhook") {
+                    Some(hook) => self.call(&hook, &[v], &[])?,
+                    None => return Err(self.runtime_error("lost sys.displayhook")),
                 }
-                Value::None
             }
             Intrinsic1::ImportStar => {
                 self.import_star(&v, namespace)?;

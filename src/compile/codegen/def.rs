@@ -296,14 +296,69 @@ pub(super) fn has_annotations(body: &[Stmt]) -> bool {
     })
 }
 
-pub(super) fn docstring(body: &[Stmt]) -> Option<&str> {
+/// The docstring of a module, class or function body: its first statement, when that is a
+/// string, cleaned as CPython 3.13's compiler cleans it ([`clean_doc`]).
+pub(super) fn docstring(body: &[Stmt]) -> Option<String> {
     match body.first().map(|s| &s.kind) {
         Some(StmtKind::Expr(Expr {
             kind: ExprKind::Constant(ast::Constant::Str(s)),
             ..
-        })) => Some(s),
+        })) => Some(clean_doc(s)),
         _ => None,
     }
+}
+
+/// `_PyCompile_CleanDoc` (new in 3.13): tabs expanded (to columns of 8), the first line's
+/// leading spaces removed, and from every later line the indentation they share (the
+/// fewest leading spaces of the lines that are not blank), so that `f.__doc__` no longer
+/// carries the source's indentation.
+fn clean_doc(doc: &str) -> String {
+    let doc = expand_tabs(doc);
+    let mut lines = doc.split('\n');
+    let first = lines.next().unwrap_or_default();
+    let rest: Vec<&str> = lines.collect();
+    let margin = rest
+        .iter()
+        .filter_map(|line| {
+            let indent = line.len() - line.trim_start_matches(' ').len();
+            (indent < line.len()).then_some(indent)
+        })
+        .min()
+        .unwrap_or(0);
+    let mut out = first.trim_start_matches(' ').to_string();
+    for line in rest {
+        out.push('\n');
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        out.push_str(&line[indent.min(margin)..]);
+    }
+    out
+}
+
+/// `str.expandtabs()`: each tab to the next column that is a multiple of 8.
+fn expand_tabs(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains('\t') {
+        return s.into();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut column = 0;
+    for c in s.chars() {
+        match c {
+            '\t' => {
+                let spaces = 8 - column % 8;
+                out.extend(std::iter::repeat_n(' ', spaces));
+                column += spaces;
+            }
+            '\n' | '\r' => {
+                out.push(c);
+                column = 0;
+            }
+            c => {
+                out.push(c);
+                column += 1;
+            }
+        }
+    }
+    out.into()
 }
 
 #[cfg(test)]
@@ -314,6 +369,17 @@ mod tests {
     use crate::compile::compile_module;
     use crate::compile::first_function as function;
     use crate::syntax::parse_module;
+
+    #[test]
+    fn docstrings_lose_their_shared_indentation_as_in_cpython_3_13() {
+        use super::clean_doc;
+        assert_eq!(clean_doc("a\n      b\n    c\n    "), "a\n  b\nc\n");
+        assert_eq!(clean_doc("  first\n\n        y\n    "), "first\n\ny\n");
+        assert_eq!(clean_doc("a\n      b\n   \n    c\n"), "a\n  b\n\nc\n");
+        assert_eq!(clean_doc("\tTab\n\tt2"), "Tab\nt2");
+        assert_eq!(clean_doc("one line"), "one line");
+        assert_eq!(clean_doc("x\n  \n   "), "x\n  \n   ");
+    }
 
     #[test]
     fn generators_get_the_stop_iteration_handler_around_the_body() {
