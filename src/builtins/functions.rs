@@ -829,7 +829,14 @@ fn builtin_vars(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 fn builtin_dir(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kwargs(vm, "dir", kw, &[])?;
-    check_arity(vm, "dir", args, 1, 1)?;
+    check_arity(vm, "dir", args, 0, 1)?;
+    // Without an argument: the names of the caller's scope, sorted.
+    if args.is_empty() {
+        let locals = caller_scope(vm).1;
+        let mut names = vm.collect_iterable(&locals)?;
+        sort_values(vm, &mut names, &Value::None, false)?;
+        return Ok(Value::list(names));
+    }
     let v = &args[0];
     let mut names: Vec<String> = match v {
         Value::Object(o) => o.attr_storage().map_or_else(Vec::new, |attrs| {
