@@ -72,6 +72,7 @@ pub fn register(vm: &mut Vm) {
 
 fn sys_module(vm: &mut Vm) -> Value {
     let displayhook = vm.native("displayhook", super::functions::displayhook);
+    let excepthook = vm.native("excepthook", sys_excepthook);
     let [stdin, stdout, stderr] = super::std_streams::make(vm);
     let argv = Value::list(
         vm.config
@@ -121,6 +122,8 @@ fn sys_module(vm: &mut Vm) -> Value {
         ("exit", vm.native("exit", sys_exit)),
         ("displayhook", displayhook.clone()),
         ("__displayhook__", displayhook),
+        ("excepthook", excepthook.clone()),
+        ("__excepthook__", excepthook),
         (
             "set_asyncgen_hooks",
             vm.native(
@@ -196,6 +199,34 @@ fn sys_module(vm: &mut Vm) -> Value {
         ),
     ];
     vm.new_module("sys", attrs)
+}
+
+/// `sys.excepthook(type, value, traceback)` (and `sys.__excepthook__`): what an exception
+/// nothing caught is handed to; this default prints its traceback to `sys.stderr`.
+/// (Its messages in `run.rs`'s `report_through_excepthook`, which calls a program's own.)
+fn sys_excepthook(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_kwargs(vm, "excepthook", kw, &[])?;
+    if args.len() != 3 {
+        return Err(vm.type_error(format!(
+            "excepthook expected 3 arguments, got {}",
+            args.len()
+        )));
+    }
+    match &args[1] {
+        Value::Object(exc) if exc.exc_data().is_some() => {
+            vm.print_exception_report(exc);
+            Ok(Value::None)
+        }
+        // CPython's hook reports this on stderr, and returns.
+        other => {
+            let text = format!(
+                "TypeError: print_exception(): Exception expected for value, {} found\n",
+                vm.type_name(other)
+            );
+            vm.write_report(&[&text]);
+            Ok(Value::None)
+        }
+    }
 }
 
 /// `_imp`, the import system's hook for `importlib` (`src/stdlib/importlib_util.apy`):

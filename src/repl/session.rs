@@ -502,8 +502,9 @@ fn call_suffix(vm: &Vm, value: Option<Value>) -> &'static str {
     }
 }
 
+/// An entry's exception, shown through `sys.excepthook` (a program's own runs instead), as
+/// CPython's REPL does.
 fn show_exception(vm: &mut Vm, e: &Exc) {
     vm.flush_stdout();
-    let text = vm.format_exception(e);
-    eprint!("{text}");
+    vm.report_through_excepthook(e);
 }

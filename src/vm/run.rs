@@ -311,13 +311,50 @@ impl Vm {
                 }
             };
         }
-        let text = self.format_exception(exc);
-        self.write_report(&[&text]);
+        self.report_through_excepthook(exc);
         if exc.class.is_subtype(&self.types.keyboard_interrupt) {
             // CPython dies by SIGINT here; a shell shows that as 128 + 2.
             return 130;
         }
         1
+    }
+
+    /// Hands an uncaught exception to `sys.excepthook(type, value, traceback)`, as CPython's
+    /// `_PyErr_PrintEx` does: the default hook (`sys.__excepthook__`) prints the traceback;
+    /// a program's own runs instead, and if it raises, both tracebacks are printed.
+    pub fn report_through_excepthook(&mut self, exc: &Exc) {
+        let hook = match (self.sys_attr("__excepthook__"), self.sys_attr("excepthook")) {
+            (Some(default), Some(hook)) if !default.is(&hook) => hook,
+            (Some(_), None) => {
+                self.write_report(&["sys.excepthook is missing\n"]);
+                return self.print_exception_report(exc);
+            }
+            // The default hook, or `sys` not imported (nothing can have replaced it).
+            _ => return self.print_exception_report(exc),
+        };
+        let args = [
+            Value::Type(exc.class.clone()),
+            Value::Object(exc.clone()),
+            self.traceback_of(exc),
+        ];
+        let outcome = self.call(&hook, &args, &[]);
+        self.flush_stdout();
+        if let Err(failure) = outcome {
+            let hook_text = self.format_exception(&failure);
+            let text = self.format_exception(exc);
+            self.write_report(&[
+                "Error in sys.excepthook:\n",
+                &hook_text,
+                "\nOriginal exception was:\n",
+                &text,
+            ]);
+        }
+    }
+
+    /// The default `sys.excepthook`'s work: the exception's traceback, to `sys.stderr`.
+    pub fn print_exception_report(&mut self, exc: &Exc) {
+        let text = self.format_exception(exc);
+        self.write_report(&[&text]);
     }
 
     /// Writes the report of an uncaught exception (its traceback, or `SystemExit`'s message
@@ -326,7 +363,7 @@ impl Vm {
     /// of each of the `pieces` when the program put a file object of its own there (what
     /// that raises is lost, as in CPython; CPython writes a traceback in several pieces, one
     /// a frame, apy whole).
-    fn write_report(&mut self, pieces: &[&str]) {
+    pub fn write_report(&mut self, pieces: &[&str]) {
         let Some(stderr) = self.sys_attr("stderr") else {
             return self.write_stderr(&pieces.concat());
         };
