@@ -111,6 +111,16 @@ fn await_and_async_for_and_async_with() {
     ));
 }
 
+/// PEP 695: the annotation scopes around a generic function, class and `type` alias, the
+/// intrinsics that make the parameters, and the lazy bound (checked against `python3.13 -m
+/// dis`: the same but for RESUME, MAKE_CELL and the folded defaults tuple).
+#[test]
+fn generic_function_class_and_alias() {
+    insta::assert_snapshot!(dis(
+        "def f[T: int, *Ts, **P](x: T = 1) -> T:\n    return x\n\nclass Box[T](Base, metaclass=M):\n    x = 1\n\ntype L[T] = list[T]\n"
+    ));
+}
+
 /// Where apy's instructions differ from CPython's only in name, `--dis` shows CPython's:
 /// an imported module's function called with `LOAD_ATTR` + `PUSH_NULL`, handler exits and
 /// the `SEND` loop as `JUMP_BACKWARD_NO_INTERRUPT` (a handler exit onto a loop's back edge

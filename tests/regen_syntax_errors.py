@@ -22,7 +22,6 @@ FIXTURES = pathlib.Path(__file__).resolve().parent / "syntax_errors"
 # Valid Python that apy rejects on purpose (see SUBSET.md): the expectation is apy's message.
 APY_OWN = {
     "unsupported_complex",
-    "unsupported_type_alias",
 }
 
 ERROR_CLASSES = ("SyntaxError: ", "IndentationError: ", "TabError: ")

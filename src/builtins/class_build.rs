@@ -266,6 +266,15 @@ fn make_class(
     kw: &KwArgs,
 ) -> PyResult<Rc<PyType>> {
     let classcell = table.remove_str(&vm.names.classcell);
+    // `__init_subclass__` and `__class_getitem__` are class methods whether or not they
+    // are declared so (`type_new_set_classmethod`), so `super().__init_subclass__()` binds.
+    for name in ["__init_subclass__", "__class_getitem__"] {
+        let key = vm.intern(name);
+        if let Some(f @ Value::Function(_)) = table.get_str(&key).cloned() {
+            let wrapped = super::classes::class_method(vm, f);
+            table.set_str(key, wrapped);
+        }
+    }
     if table.get_str(&vm.names.eq).is_some() && table.get_str(&vm.names.hash).is_none() {
         table.set_str(vm.names.hash.clone(), Value::None);
     }
@@ -290,10 +299,15 @@ pub fn init_new_class(vm: &mut Vm, cls: &Rc<PyType>, kw: &KwArgs) -> PyResult<()
             vm.call(&set_name, &[v.clone(), Value::Type(cls.clone()), k], &[])?;
         }
     }
+    // `super(cls, cls).__init_subclass__`: the first definition after the class in its
+    // own MRO (a later base's may come before the first base's bases').
     let init_subclass = vm.names.init_subclass.clone();
-    if let Some(parent) = cls.mro().get(1).cloned()
-        && let Some(f) = lookup(&parent, &init_subclass)
-    {
+    let found = cls
+        .mro()
+        .iter()
+        .skip(1)
+        .find_map(|t| t.dict.borrow().get_str(&init_subclass).cloned());
+    if let Some(f) = found {
         let f = match &f {
             Value::Object(o) => match &o.kind {
                 ObjectKind::ClassMethod(inner) => Some(inner.clone()),

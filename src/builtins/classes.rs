@@ -590,7 +590,7 @@ fn slice_indices(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 }
 
 /// `classmethod(f)`.
-fn class_method(vm: &Vm, f: Value) -> Value {
+pub(crate) fn class_method(vm: &Vm, f: Value) -> Value {
     Value::object(Object::new(
         vm.types.classmethod.clone(),
         ObjectKind::ClassMethod(f),

@@ -14,7 +14,7 @@ use crate::vm::frame::GenKind;
 use crate::vm::frame::as_generator;
 use crate::vm::object::{CodeObj, Function, GlobalSlot, KwArgs, ObjectKind};
 use crate::vm::types::lookup;
-use crate::vm::value::Value;
+use crate::vm::value::{Value, ValueCell};
 use crate::vm::{PyResult, Vm};
 
 pub fn inspect_module(vm: &mut Vm) -> Value {
@@ -343,5 +343,6 @@ fn types_coroutine(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         kwdefaults: func.kwdefaults.clone(),
         closure: func.closure.clone(),
         dict: func.dict.clone(),
+        type_params: ValueCell::new(func.type_params.get()),
     })))
 }

@@ -78,6 +78,10 @@ pub enum Instr {
     /// namespace, pushed by `LoadLocals`) first, then load the contents of cell i (a free
     /// variable of an enclosing function that the class body reads).
     LoadFromDictOrDeref(u32),
+    /// `(mapping -- v)` annotation scopes inside a class: look `names[i]` up in `mapping`
+    /// (the class namespace, from the `__classdict__` cell) first, then in the globals and
+    /// the builtins.
+    LoadFromDictOrGlobals(u32),
     /// `( -- locals)` push the frame's locals mapping (the class namespace in a class body).
     LoadLocals,
 
@@ -126,6 +130,8 @@ pub enum Instr {
     ContainsOp(u32),
     /// `(v -- intrinsic(v))`
     CallIntrinsic1(Intrinsic1),
+    /// `(a b -- intrinsic(a, b))`
+    CallIntrinsic2(Intrinsic2),
 
     // ---- building containers -------------------------------------------------------------
     /// `(x1 ... xn -- (x1, ..., xn))`
@@ -422,6 +428,7 @@ impl Instr {
             | GetAwaitable(_)
             | GetAiter
             | LoadFromDictOrDeref(_)
+            | LoadFromDictOrGlobals(_)
             | DeleteFast(_)
             | DeleteName(_)
             | DeleteGlobal(_)
@@ -492,6 +499,7 @@ impl Instr {
             | EndSend
             | ImportName(_)
             | CleanupThrow
+            | CallIntrinsic2(_)
             | PrepReraiseStar => -1,
             StoreAttr(_)
             | DeleteSubscr
@@ -662,6 +670,42 @@ pub enum Intrinsic1 {
     UnaryPositive,
     /// `list -> tuple` (for `(*a, *b)` and `f(*a, *b)`).
     ListToTuple,
+    /// A type parameter `T` (PEP 695): `typing.TypeVar` of the name.
+    TypeVar,
+    /// `**P`: `typing.ParamSpec` of the name.
+    ParamSpec,
+    /// `*Ts`: `typing.TypeVarTuple` of the name.
+    TypeVarTuple,
+    /// A generic class's implicit base: `Generic[*type_params]`.
+    SubscriptGeneric,
+    /// `type X = v`: a `typing.TypeAliasType` of `(name, type_params, evaluate_value)`.
+    TypeAlias,
+}
+
+/// `CALL_INTRINSIC_2`'s functions, numbered from CPython's second (its first,
+/// `INTRINSIC_PREP_RERAISE_STAR`, is apy's own `PrepReraiseStar` instruction).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[repr(u8)]
+pub enum Intrinsic2 {
+    /// `(name, evaluate_bound)`: a TypeVar whose bound is computed on first use.
+    TypeVarWithBound,
+    /// `(name, evaluate_constraints)`: a TypeVar whose constraints are computed on first use.
+    TypeVarWithConstraints,
+    /// `(type_params, function)`: sets the function's `__type_params__`.
+    SetFunctionTypeParams,
+    /// `(type_param, evaluate_default)`: gives a type parameter its lazy default.
+    SetTypeparamDefault,
+}
+
+impl Intrinsic2 {
+    pub fn name(self) -> &'static str {
+        match self {
+            Intrinsic2::TypeVarWithBound => "INTRINSIC_TYPEVAR_WITH_BOUND",
+            Intrinsic2::TypeVarWithConstraints => "INTRINSIC_TYPEVAR_WITH_CONSTRAINTS",
+            Intrinsic2::SetFunctionTypeParams => "INTRINSIC_SET_FUNCTION_TYPE_PARAMS",
+            Intrinsic2::SetTypeparamDefault => "INTRINSIC_SET_TYPEPARAM_DEFAULT",
+        }
+    }
 }
 
 impl Intrinsic1 {
@@ -673,6 +717,11 @@ impl Intrinsic1 {
             Intrinsic1::AsyncGenWrap => "INTRINSIC_ASYNC_GEN_WRAP",
             Intrinsic1::UnaryPositive => "INTRINSIC_UNARY_POSITIVE",
             Intrinsic1::ListToTuple => "INTRINSIC_LIST_TO_TUPLE",
+            Intrinsic1::TypeVar => "INTRINSIC_TYPEVAR",
+            Intrinsic1::ParamSpec => "INTRINSIC_PARAMSPEC",
+            Intrinsic1::TypeVarTuple => "INTRINSIC_TYPEVARTUPLE",
+            Intrinsic1::SubscriptGeneric => "INTRINSIC_SUBSCRIPT_GENERIC",
+            Intrinsic1::TypeAlias => "INTRINSIC_TYPEALIAS",
         }
     }
 }

@@ -343,6 +343,7 @@ fn opname(instr: &Instr, index: u32) -> String {
         Instr::LoadGlobalNull(_) => return "LOAD_GLOBAL".into(),
         Instr::LoadSuperMethod(_) => return "LOAD_SUPER_ATTR".into(),
         Instr::CallIntrinsic1(_) => return "CALL_INTRINSIC_1".into(),
+        Instr::CallIntrinsic2(_) => return "CALL_INTRINSIC_2".into(),
         // CPython 3.13 assembles its LOAD_CLOSURE pseudo-instruction as LOAD_FAST.
         Instr::LoadClosure(_) => return "LOAD_FAST".into(),
         Instr::PrepReraiseStar => return "CALL_INTRINSIC_2".into(),
@@ -421,7 +422,8 @@ fn oparg(code: &Code, instr: &Instr, to_bool: bool) -> Option<u32> {
         | YieldValue(n)
         | Send(n)
         | ImportName(n)
-        | ImportFrom(n) => n,
+        | ImportFrom(n)
+        | LoadFromDictOrGlobals(n) => n,
         GetAwaitable(site) => site as u32,
         // CPython keeps a flag in the low bit: push NULL (LOAD_GLOBAL), load a method
         // (LOAD_ATTR).
@@ -435,6 +437,7 @@ fn oparg(code: &Code, instr: &Instr, to_bool: bool) -> Option<u32> {
         CompareOp(op) => compare_oparg(op, to_bool),
         // CPython numbers intrinsics from 1 (0 is INTRINSIC_1_INVALID).
         CallIntrinsic1(f) => f as u32 + 1,
+        CallIntrinsic2(f) => f as u32 + 2,
         PrepReraiseStar => 1,
         _ => return None,
     })
@@ -502,6 +505,7 @@ fn argrepr(
         IsOp(n) => Some(if n == 0 { "is" } else { "is not" }.to_string()),
         ContainsOp(n) => Some(if n == 0 { "in" } else { "not in" }.to_string()),
         CallIntrinsic1(f) => Some(f.name().to_string()),
+        CallIntrinsic2(f) => Some(f.name().to_string()),
         PrepReraiseStar => Some("INTRINSIC_PREP_RERAISE_STAR".to_string()),
         ConvertValue(n) => Some(
             match n {
@@ -531,11 +535,22 @@ fn name_of(code: &Code, instr: &Instr) -> Option<String> {
     let text = |names: &[Rc<str>], i: u32| names.get(i as usize).map(|s| s.to_string());
     match *instr {
         LoadFast(i) | LoadFastAndClear(i) | StoreFast(i) | DeleteFast(i) => text(&code.varnames, i),
-        LoadName(i) | StoreName(i) | DeleteName(i) | LoadGlobal(i) | LoadGlobalNull(i)
-        | StoreGlobal(i) | DeleteGlobal(i) | LoadAttr(i) | LoadMethod(i) | StoreAttr(i)
-        | DeleteAttr(i) | LoadSuperAttr(i) | LoadSuperMethod(i) | ImportName(i) | ImportFrom(i) => {
-            text(&code.names, i)
-        }
+        LoadName(i)
+        | StoreName(i)
+        | DeleteName(i)
+        | LoadGlobal(i)
+        | LoadGlobalNull(i)
+        | StoreGlobal(i)
+        | DeleteGlobal(i)
+        | LoadAttr(i)
+        | LoadMethod(i)
+        | StoreAttr(i)
+        | DeleteAttr(i)
+        | LoadSuperAttr(i)
+        | LoadSuperMethod(i)
+        | ImportName(i)
+        | ImportFrom(i)
+        | LoadFromDictOrGlobals(i) => text(&code.names, i),
         LoadDeref(i) | StoreDeref(i) | DeleteDeref(i) | LoadClosure(i) | LoadFromDictOrDeref(i) => {
             code.cellvars
                 .iter()

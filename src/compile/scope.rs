@@ -23,12 +23,27 @@ pub enum ScopeKind {
     /// A list, set or dict comprehension.
     Comprehension,
     GeneratorExpression,
+    /// PEP 695's annotation scope around a generic `def`, `class` or `type` alias
+    /// (`<generic parameters of f>`): its locals are the type parameters.
+    TypeParams,
+    /// The lazily evaluated value of a `type` alias.
+    TypeAlias,
+    /// The lazily evaluated bound, constraints or default of one type parameter.
+    TypeVariable,
 }
 
 impl ScopeKind {
     /// Scopes whose locals live in fast slots (CPython's `_PyST_IsFunctionLike`).
     pub fn is_function_like(self) -> bool {
         !matches!(self, ScopeKind::Module | ScopeKind::Class)
+    }
+
+    /// PEP 695's annotation scopes.
+    pub fn is_annotation_scope(self) -> bool {
+        matches!(
+            self,
+            ScopeKind::TypeParams | ScopeKind::TypeAlias | ScopeKind::TypeVariable
+        )
     }
 }
 
@@ -87,6 +102,13 @@ pub struct Scope {
     pub needs_class_closure: bool,
     /// A comprehension compiled into its parent's code (PEP 709).
     pub inlined: bool,
+    /// An annotation scope directly inside a class body: the names it does not bind are
+    /// looked up in the class namespace first, through the class's `__classdict__` cell.
+    pub can_see_class_scope: bool,
+    /// A class body with such an annotation scope inside: it makes the `__classdict__` cell.
+    pub needs_classdict: bool,
+    /// What a [`ScopeKind::TypeVariable`] evaluates, for errors ("a TypeVar bound").
+    pub scope_info: &'static str,
     /// Free names needed by scopes nested in this one (not by this scope's own code).
     child_free: HashSet<String>,
     /// Where each `global`/`nonlocal` name was declared, for errors found in analysis.
@@ -109,6 +131,9 @@ impl Scope {
             is_generator: kind == ScopeKind::GeneratorExpression,
             needs_class_closure: false,
             inlined: false,
+            can_see_class_scope: false,
+            needs_classdict: false,
+            scope_info: "",
             child_free: HashSet::new(),
             directives: HashMap::new(),
             comp_iter_names: HashSet::new(),
@@ -456,14 +481,48 @@ impl Builder {
             }
             StmtKind::FunctionDef(def) => {
                 self.add_def(&def.name.name, DEF_LOCAL);
-                def.decorators.iter().try_for_each(|d| self.visit_expr(d))?;
                 self.visit_defaults(&def.params)?;
+                def.decorators.iter().try_for_each(|d| self.visit_expr(d))?;
+                let generic = !def.type_params.is_empty();
+                if generic {
+                    let (defaults, kwdefaults) = has_defaults(&def.params);
+                    self.enter_type_params(&def.name.name, &def.type_params)?;
+                    if defaults {
+                        self.add_param_named(".defaults");
+                    }
+                    if kwdefaults {
+                        self.add_param_named(".kwdefaults");
+                    }
+                    self.visit_type_params(&def.type_params)?;
+                }
                 self.visit_annotations(&def.params, def.returns.as_ref())?;
                 self.enter(ScopeKind::Function, &def.name.name, &**def);
                 self.scope().is_coroutine = def.is_async;
                 self.visit_params(&def.params)?;
                 self.visit_body(&def.body)?;
                 self.leave();
+                if generic {
+                    self.leave();
+                }
+                Ok(())
+            }
+            StmtKind::TypeAlias {
+                name,
+                type_params,
+                value,
+            } => {
+                self.add_def(&name.name, DEF_LOCAL);
+                let generic = !type_params.is_empty();
+                if generic {
+                    self.enter_type_params(&name.name, type_params)?;
+                    self.visit_type_params(type_params)?;
+                }
+                self.enter_annotation(ScopeKind::TypeAlias, &name.name, value, "");
+                self.visit_expr(value)?;
+                self.leave();
+                if generic {
+                    self.leave();
+                }
                 Ok(())
             }
             StmtKind::ClassDef(class) => {
@@ -472,17 +531,37 @@ impl Builder {
                     .decorators
                     .iter()
                     .try_for_each(|d| self.visit_expr(d))?;
+                let generic = !class.type_params.is_empty();
+                let outer_private = self.private.clone();
+                if generic {
+                    self.enter_type_params(&class.name.name, &class.type_params)?;
+                    self.private = Some(class.name.name.clone());
+                    self.visit_type_params(&class.type_params)?;
+                    // The parameter tuple and the `Generic[...]` base added to the bases,
+                    // after the parameters (the order CPython's code numbers them in).
+                    for hidden in [".type_params", ".generic_base"] {
+                        self.add_def(hidden, DEF_LOCAL);
+                        self.add_def(hidden, USE);
+                    }
+                }
                 class.bases.iter().try_for_each(|b| self.visit_expr(b))?;
                 class
                     .keywords
                     .iter()
                     .try_for_each(|k| self.visit_expr(&k.value))?;
                 self.enter(ScopeKind::Class, &class.name.name, &**class);
-                let outer_private = self.private.replace(class.name.name.clone());
+                self.private = Some(class.name.name.clone());
+                if generic {
+                    self.add_def("__type_params__", DEF_LOCAL);
+                    self.add_def(".type_params", USE);
+                }
                 let result = self.visit_body(&class.body);
                 self.private = outer_private;
                 result?;
                 self.leave();
+                if generic {
+                    self.leave();
+                }
                 Ok(())
             }
             StmtKind::Import(aliases) => {
@@ -675,6 +754,7 @@ impl Builder {
                         target.span,
                     ));
                 }
+                self.refuse_in_annotation_scope("named expression", expr.span)?;
                 self.visit_expr(value)?;
                 self.visit_named_target(target)
             }
@@ -717,6 +797,7 @@ impl Builder {
                 self.visit_comprehension(expr, ScopeKind::GeneratorExpression, generators, &[elt])
             }
             ExprKind::Await(value) => {
+                self.refuse_in_annotation_scope("await expression", expr.span)?;
                 let top_level_await = self.top_level_await;
                 let scope = self.scope();
                 match scope.kind {
@@ -729,10 +810,12 @@ impl Builder {
                 self.visit_expr(value)
             }
             ExprKind::Yield(value) => {
+                self.refuse_in_annotation_scope("yield expression", expr.span)?;
                 self.note_yield(expr.span)?;
                 value.iter().try_for_each(|v| self.visit_expr(v))
             }
             ExprKind::YieldFrom(value) => {
+                self.refuse_in_annotation_scope("yield expression", expr.span)?;
                 self.note_yield(expr.span)?;
                 self.visit_expr(value)
             }
@@ -798,7 +881,108 @@ impl Builder {
                 scope.is_generator = true;
                 Ok(())
             }
+            // Refused before: `refuse_in_annotation_scope`.
+            ScopeKind::TypeParams | ScopeKind::TypeAlias | ScopeKind::TypeVariable => Ok(()),
         }
+    }
+
+    /// CPython's `symtable_enter_type_param_block`: the annotation scope of a generic `def`,
+    /// `class` or `type` alias, keyed by its parameter list. (The parameters come as the
+    /// `Vec` whose address is the key.)
+    #[allow(clippy::ptr_arg)]
+    fn enter_type_params(&mut self, name: &str, params: &Vec<TypeParam>) -> CompileResult<()> {
+        let in_class = self.scope().kind == ScopeKind::Class;
+        self.enter(
+            ScopeKind::TypeParams,
+            &format!("<generic parameters of {name}>"),
+            params,
+        );
+        if in_class {
+            self.scope().can_see_class_scope = true;
+            self.add_def("__classdict__", USE);
+        }
+        let mut seen = HashSet::new();
+        for p in params {
+            if !seen.insert(p.name.name.as_str()) {
+                return Err(CompileError::new(
+                    format!("duplicate type parameter '{}'", p.name.name),
+                    p.name.span,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A hidden parameter of an annotation scope (`.defaults`, `.kwdefaults`).
+    fn add_param_named(&mut self, name: &str) {
+        self.add_def(name, DEF_PARAM);
+        self.scope().params.push(name.to_string());
+    }
+
+    /// An annotation scope that evaluates `node` lazily (a `type` alias's value, a type
+    /// parameter's bound or default), seeing the class body it is in as its parent does.
+    fn enter_annotation<T>(&mut self, kind: ScopeKind, name: &str, node: &T, info: &'static str) {
+        let in_class = match self.scope().kind {
+            ScopeKind::Class => true,
+            ScopeKind::TypeParams => self.scope().can_see_class_scope,
+            _ => false,
+        };
+        self.enter(kind, name, node);
+        self.scope().scope_info = info;
+        if in_class {
+            self.scope().can_see_class_scope = true;
+            self.add_def("__classdict__", USE);
+        }
+    }
+
+    /// The type parameters: each a local of the annotation scope, its bound, constraints
+    /// and default each evaluated lazily in a scope of its own.
+    fn visit_type_params(&mut self, params: &[TypeParam]) -> CompileResult<()> {
+        for p in params {
+            self.add_def(&p.name.name, DEF_LOCAL);
+            let kind = match &p.kind {
+                TypeParamKind::TypeVar { bound } => {
+                    if let Some(bound) = bound {
+                        let info = match bound.kind {
+                            ExprKind::Tuple(_) => "a TypeVar constraint",
+                            _ => "a TypeVar bound",
+                        };
+                        self.enter_annotation(ScopeKind::TypeVariable, &p.name.name, bound, info);
+                        self.visit_expr(bound)?;
+                        self.leave();
+                    }
+                    "TypeVar"
+                }
+                TypeParamKind::TypeVarTuple => "TypeVarTuple",
+                TypeParamKind::ParamSpec => "ParamSpec",
+            };
+            if let Some(default) = &p.default {
+                let info = match kind {
+                    "TypeVar" => "a TypeVar default",
+                    "TypeVarTuple" => "a TypeVarTuple default",
+                    _ => "a ParamSpec default",
+                };
+                self.enter_annotation(ScopeKind::TypeVariable, &p.name.name, default, info);
+                self.visit_expr(default)?;
+                self.leave();
+            }
+        }
+        Ok(())
+    }
+
+    /// CPython's `symtable_raise_if_annotation_block`.
+    fn refuse_in_annotation_scope(&mut self, what: &str, span: Span) -> CompileResult<()> {
+        let scope = self.scope();
+        let within = match scope.kind {
+            ScopeKind::TypeVariable => scope.scope_info,
+            ScopeKind::TypeAlias => "a type alias",
+            ScopeKind::TypeParams => "the definition of a generic",
+            _ => return Ok(()),
+        };
+        Err(CompileError::new(
+            format!("{what} cannot be used within {within}"),
+            span,
+        ))
     }
 
     /// `name := value`: inside comprehensions the name binds in the nearest enclosing
@@ -906,6 +1090,19 @@ impl Builder {
     }
 }
 
+/// Whether a `def` has positional defaults and keyword-only defaults.
+fn has_defaults(params: &Parameters) -> (bool, bool) {
+    let positional = params
+        .posonly
+        .iter()
+        .chain(&params.args)
+        .any(|p| p.default.is_some());
+    (
+        positional,
+        params.kwonly.iter().any(|p| p.default.is_some()),
+    )
+}
+
 /// CPython's `analyze_block`: resolve every name of `id` and its children. `bound` holds
 /// the names bound in enclosing function scopes (None at module level), `global` the names
 /// known to be global. Free names this block needs from outside are added to `free`.
@@ -971,6 +1168,7 @@ fn analyze_block(
     }
     if kind == ScopeKind::Class {
         new_bound.insert("__class__".to_string());
+        new_bound.insert("__classdict__".to_string());
     } else {
         if kind.is_function_like() {
             new_bound.extend(local.iter().cloned());
@@ -1058,8 +1256,13 @@ fn analyze_block(
                 new_free.remove(&name);
             }
         }
-    } else if kind == ScopeKind::Class && new_free.remove("__class__") {
-        table.scopes[id].needs_class_closure = true;
+    } else if kind == ScopeKind::Class {
+        if new_free.remove("__class__") {
+            table.scopes[id].needs_class_closure = true;
+        }
+        if new_free.remove("__classdict__") {
+            table.scopes[id].needs_classdict = true;
+        }
     }
 
     // CPython's `update_symbols`.
@@ -1164,6 +1367,38 @@ mod tests {
         let t = table("class C:\n    x = 1\n    def m(self):\n        return x\n");
         assert_eq!(binding(&t, "C", "x"), Some(Binding::Local));
         assert_eq!(binding(&t, "m", "x"), Some(Binding::GlobalImplicit));
+    }
+
+    #[test]
+    fn type_parameters_live_in_an_annotation_scope() {
+        let t = table("class Box[T]:\n    def get(self) -> T:\n        return T\n");
+        let params = scope(&t, "<generic parameters of Box>");
+        assert_eq!(params.kind, ScopeKind::TypeParams);
+        assert_eq!(
+            binding(&t, "<generic parameters of Box>", "T"),
+            Some(Binding::Cell)
+        );
+        // The class body passes T through to its method (its annotation reads it there).
+        assert_eq!(binding(&t, "get", "T"), Some(Binding::Free));
+        assert_eq!(
+            binding(&t, "<generic parameters of Box>", ".type_params"),
+            Some(Binding::Cell)
+        );
+        assert_eq!(binding(&t, "Box", "__type_params__"), Some(Binding::Local));
+    }
+
+    #[test]
+    fn an_annotation_scope_in_a_class_sees_the_class_names() {
+        let t = table("class C:\n    X = int\n    def m[T: X](self, a: X): pass\n    type A = X\n");
+        assert!(scope(&t, "C").needs_classdict);
+        let generic = scope(&t, "<generic parameters of m>");
+        assert!(generic.can_see_class_scope);
+        assert_eq!(
+            binding(&t, "<generic parameters of m>", "X"),
+            Some(Binding::GlobalImplicit)
+        );
+        assert_eq!(binding(&t, "A", "__classdict__"), Some(Binding::Free));
+        assert_eq!(scope(&t, "T").scope_info, "a TypeVar bound");
     }
 
     #[test]

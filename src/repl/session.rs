@@ -26,7 +26,7 @@ use crate::vm::frame::FrameResult;
 use crate::vm::frame::GenKind;
 use crate::vm::object::Function;
 use crate::vm::value::DictTable;
-use crate::vm::value::{PyDict, Value};
+use crate::vm::value::{PyDict, Value, ValueCell};
 use crate::vm::{Exc, PyResult, Vm, interrupt};
 
 /// The file name of every entry, in tracebacks and diagnostics.
@@ -348,6 +348,7 @@ impl Repl {
                 kwdefaults: Vec::new(),
                 closure: Vec::new(),
                 dict: RefCell::new(DictTable::new()),
+                type_params: ValueCell::new(Value::Null),
             };
             let coroutine = vm.new_generator(GenKind::Coroutine, Box::new(frame), &module_function);
             match task::new_task(vm, coroutine, self.event_loop.clone(), None, None) {

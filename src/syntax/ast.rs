@@ -135,6 +135,12 @@ pub enum StmtKind {
     },
     FunctionDef(Box<FunctionDef>),
     ClassDef(Box<ClassDef>),
+    /// `type Name[params] = value` (PEP 695): the value is evaluated lazily.
+    TypeAlias {
+        name: Ident,
+        type_params: Vec<TypeParam>,
+        value: Expr,
+    },
     /// `import a.b as c, d`.
     Import(Vec<Alias>),
     /// `from .module import a as b, c` (`module` is None for `from . import x`).
@@ -154,6 +160,8 @@ pub struct FunctionDef {
     pub decorators: Vec<Expr>,
     pub returns: Option<Expr>,
     pub is_async: bool,
+    /// PEP 695's `def f[T](…)`.
+    pub type_params: Vec<TypeParam>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -163,6 +171,28 @@ pub struct ClassDef {
     pub keywords: Vec<Keyword>,
     pub body: Vec<Stmt>,
     pub decorators: Vec<Expr>,
+    /// PEP 695's `class C[T]`.
+    pub type_params: Vec<TypeParam>,
+}
+
+/// One type parameter of a generic `def`, `class` or `type` alias (PEP 695, with PEP
+/// 696's default).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypeParam {
+    pub kind: TypeParamKind,
+    pub name: Ident,
+    pub default: Option<Expr>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypeParamKind {
+    /// `T` or `T: bound` (a tuple bound lists the constraints).
+    TypeVar { bound: Option<Expr> },
+    /// `*Ts`.
+    TypeVarTuple,
+    /// `**P`.
+    ParamSpec,
 }
 
 /// The parameter list of a `def` or `lambda`.

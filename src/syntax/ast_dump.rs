@@ -15,7 +15,7 @@ use crate::common::float_repr::float_repr;
 use super::ast::{
     Alias, BinOp, BoolOp, ClassDef, CmpOp, Comprehension, Constant, ExceptHandler, Expr, ExprKind,
     FStringPart, FormattedValue, FunctionDef, Keyword, MatchCase, Module, Param, Parameters,
-    Pattern, PatternKind, Stmt, StmtKind, UnaryOp, WithItem,
+    Pattern, PatternKind, Stmt, StmtKind, TypeParam, TypeParamKind, UnaryOp, WithItem,
 };
 
 /// The dump of `module`, ending with a newline (what `print(ast.dump(…, indent=2))` prints).
@@ -249,6 +249,17 @@ fn stmt(stmt: &Stmt) -> Node {
             .list("cases", cases.iter().map(match_case)),
         StmtKind::FunctionDef(def) => function_def(def),
         StmtKind::ClassDef(class) => class_def(class),
+        StmtKind::TypeAlias {
+            name,
+            type_params,
+            value,
+        } => Node::new("TypeAlias")
+            .node(
+                "name",
+                Node::new("Name").str("id", &name.name).ctx(Ctx::Store),
+            )
+            .list("type_params", type_params.iter().map(type_param))
+            .expr("value", value),
         StmtKind::Import(names) => Node::new("Import").list("names", names.iter().map(alias)),
         StmtKind::ImportFrom {
             module,
@@ -324,6 +335,7 @@ fn function_def(def: &FunctionDef) -> Node {
     .body("body", &def.body)
     .exprs("decorator_list", &def.decorators)
     .opt_expr("returns", def.returns.as_ref())
+    .list("type_params", def.type_params.iter().map(type_param))
 }
 
 fn class_def(class: &ClassDef) -> Node {
@@ -333,6 +345,18 @@ fn class_def(class: &ClassDef) -> Node {
         .list("keywords", class.keywords.iter().map(keyword))
         .body("body", &class.body)
         .exprs("decorator_list", &class.decorators)
+        .list("type_params", class.type_params.iter().map(type_param))
+}
+
+fn type_param(param: &TypeParam) -> Node {
+    let node = match &param.kind {
+        TypeParamKind::TypeVar { bound } => Node::new("TypeVar")
+            .str("name", &param.name.name)
+            .opt_expr("bound", bound.as_ref()),
+        TypeParamKind::TypeVarTuple => Node::new("TypeVarTuple").str("name", &param.name.name),
+        TypeParamKind::ParamSpec => Node::new("ParamSpec").str("name", &param.name.name),
+    };
+    node.opt_expr("default_value", param.default.as_ref())
 }
 
 /// CPython's `arguments` keeps defaults apart from the parameters: `defaults` for the last

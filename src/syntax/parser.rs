@@ -66,8 +66,7 @@ fn parse(src: &str, range: Span, mode: Mode) -> Result<Top, SyntaxError> {
         },
     };
     let (tokens, _) = tokenize(src, range, mode);
-    let unsupported = find_unsupported(&tokens);
-    Err(choose(src, &tokens, failure, lex_error, unsupported))
+    Err(choose(src, &tokens, failure, lex_error))
 }
 
 /// Errors inside a replacement field are never "incomplete": the field is closed.
@@ -107,6 +106,7 @@ fn tokenize(src: &str, range: Span, mode: Mode) -> (Vec<Spanned>, Option<SyntaxE
     }
     mark_parenthesized_with_items(&mut tokens);
     soft_keywords::mark_match_statements(&mut tokens);
+    soft_keywords::mark_type_aliases(&mut tokens);
     (tokens, lex_error)
 }
 
@@ -116,14 +116,12 @@ enum Failure {
     Error(SyntaxError),
 }
 
-/// Picks the error CPython would report: the parser's, a tokenizer error, or an unsupported
-/// construct that came earlier.
+/// Picks the error CPython would report: the parser's or a tokenizer error.
 fn choose(
     src: &str,
     tokens: &[Spanned],
     failure: Failure,
     lex_error: Option<SyntaxError>,
-    unsupported: Option<SyntaxError>,
 ) -> SyntaxError {
     let at_eof = matches!(failure, Failure::Parse(ParseError::UnrecognizedEof { .. }));
     // The token the parser stopped at, where it stopped at one, and whether CPython's
@@ -148,7 +146,7 @@ fn choose(
     // found anywhere instead (`_PyPegen_tokenize_full_source_to_check_for_errors`); a
     // bracket left open at the end wins only over errors inside it. apy's own "unsupported"
     // errors are no tokenizer errors: the earlier error wins.
-    let error = match lex_error {
+    match lex_error {
         Some(lex_error) if lex_error.kind == SyntaxErrorKind::Unsupported => {
             if at_eof || lex_error.span.start <= parse_error.span.start {
                 lex_error
@@ -192,10 +190,6 @@ fn choose(
         }
         Some(lex_error) => lex_error,
         None => parse_error,
-    };
-    match unsupported {
-        Some(unsupported) if unsupported.span.start <= error.span.start => unsupported,
-        _ => error,
     }
 }
 
@@ -273,7 +267,13 @@ fn explain_invalid(tokens: &[Spanned], index: usize, expected: &[String]) -> Opt
     let in_parameters = open
         .last()
         .is_some_and(|&i| i >= 2 && tokens[i - 2].1 == Tok::Def);
-    if expected.len() == 1 && expected[0] == "\"(\"" {
+    // After a `def` name: `(`, or a type parameter list's `[` (CPython names only `(`).
+    let after_def_name = match expected {
+        [one] => one == "\"(\"",
+        [a, b] => a == "\"(\"" && b == "\"[\"",
+        _ => false,
+    };
+    if after_def_name {
         return Some(SyntaxError::invalid("expected '('", span));
     }
     let (p_start, p_tok, p_end) = previous?;
@@ -475,6 +475,7 @@ fn keyword_text(tok: &Tok) -> Option<&'static str> {
         Tok::With => "with",
         Tok::Match => "match",
         Tok::Case => "case",
+        Tok::TypeAlias => "type",
         _ => return None,
     })
 }
@@ -516,57 +517,6 @@ fn mark_parenthesized_with_items(tokens: &mut [Spanned]) {
             }
         }
     }
-}
-
-/// The first statement outside the apy subset: `type X = …`, `def f[T]`.
-fn find_unsupported(tokens: &[Spanned]) -> Option<SyntaxError> {
-    let at_statement_start = |i: usize| {
-        i == 0
-            || matches!(
-                tokens[i - 1].1,
-                Tok::Newline
-                    | Tok::Indent
-                    | Tok::Dedent
-                    | Tok::StartModule
-                    | Tok::Semi
-                    | Tok::Colon
-            )
-    };
-    let line_end = |i: usize| {
-        tokens[i..]
-            .iter()
-            .position(|t| t.1 == Tok::Newline)
-            .map_or(tokens.len() - 1, |n| i + n - 1)
-    };
-    for (i, (start, tok, _)) in tokens.iter().enumerate() {
-        let next = tokens.get(i + 1).map(|t| &t.1);
-        let third = tokens.get(i + 2).map(|t| &t.1);
-        let (message, help) = match (tok, next, third) {
-            (Tok::Name(n), Some(Tok::Name(_)), Some(Tok::Equal | Tok::LSqb))
-                if n == "type" && at_statement_start(i) =>
-            {
-                (
-                    "`type` aliases are not supported by apy",
-                    "assign the type to a name instead: `Name = ...`",
-                )
-            }
-            (Tok::Def | Tok::Class, Some(Tok::Name(_)), Some(Tok::LSqb)) => (
-                "type parameter lists (`def f[T]`, `class C[T]`) are not supported by apy",
-                "drop the `[...]`: apy does not check type annotations",
-            ),
-            _ => continue,
-        };
-        let end = tokens[line_end(i)].2;
-        return Some(
-            SyntaxError::new(
-                SyntaxErrorKind::Unsupported,
-                message,
-                Span::new(*start, end.max(*start)),
-            )
-            .with_help(help),
-        );
-    }
-    None
 }
 
 /// Rejects statements whose expression trees would nest deeper than [`MAX_EXPR_DEPTH`].

@@ -148,6 +148,8 @@ pub enum Tok {
     Match,
     /// The soft keyword `case` at the start of a `case` block of a `match` statement.
     Case,
+    /// The soft keyword `type` where it starts a `type X = …` statement (PEP 695).
+    TypeAlias,
     #[token(":")]
     Colon,
     #[token(",")]

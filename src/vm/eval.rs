@@ -27,7 +27,7 @@ use super::object::{CodeObj, Function, ObjectKind, TracebackEntry};
 use super::quicken;
 use super::set_ops::update_table;
 use super::stack::{finalize_point, load_fast, pop, pop_truth, store_fast, top};
-use super::value::{PyDict, PyStr, Value};
+use super::value::{PyDict, PyStr, Value, ValueCell};
 use super::{Exc, PyResult, Vm};
 use crate::vm::frame::FrameResult;
 use crate::vm::frame::GenKind;
@@ -512,6 +512,22 @@ impl Vm {
                         };
                         frame.stack.push(v);
                     }
+                    Instr::LoadFromDictOrGlobals(i) => {
+                        let mapping = pop!(frame);
+                        let name = &code.names[i as usize];
+                        let found = match &mapping {
+                            Value::Dict(d) => d.table.borrow().get_str(name).cloned(),
+                            _ => self.mapping_load(&mapping, name)?,
+                        };
+                        let v = match found {
+                            Some(v) => v,
+                            None => match self.load_global(&frame.globals, name) {
+                                Ok(v) => v,
+                                Err(e) => return Err(self.suggest_name(e, frame, name)),
+                            },
+                        };
+                        frame.stack.push(v);
+                    }
                     Instr::LoadAttr(i) => {
                         let obj = pop!(frame);
                         let v = match instance_attr_hit(code, i as usize, &obj) {
@@ -653,6 +669,12 @@ impl Vm {
                         let v = pop!(frame);
                         let namespace = frame.locals_dict.as_ref().unwrap_or(&frame.globals);
                         let r = self.intrinsic1(which, v, code, namespace)?;
+                        frame.stack.push(r);
+                    }
+                    Instr::CallIntrinsic2(which) => {
+                        let b = pop!(frame);
+                        let a = pop!(frame);
+                        let r = self.intrinsic2(which, a, b)?;
                         frame.stack.push(r);
                     }
                     Instr::BuildTuple(n) => {
@@ -1333,6 +1355,7 @@ impl Vm {
             kwdefaults: Vec::new(),
             closure: Vec::new(),
             dict: Default::default(),
+            type_params: ValueCell::new(Value::Null),
         })))
     }
 

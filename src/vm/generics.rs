@@ -8,8 +8,9 @@
 use std::rc::Rc;
 
 use super::args::{check_arity, check_kwargs};
+use super::dict::StrKeys;
 use super::object::{KwArgs, Object, ObjectKind, PyType};
-use super::value::Value;
+use super::value::{PyStr, Value};
 use super::{PyResult, Vm};
 
 /// `origin[args]`.
@@ -170,11 +171,23 @@ fn union_members(v: &Value) -> Vec<Value> {
     }
 }
 
-/// A class, a generic alias or a union: what `|` makes a union of (with `None`).
+/// A class, a generic alias, a union or a `type` alias: what `|` makes a union of (with
+/// `None`), as CPython's `is_unionable`.
 pub fn joins_union(v: &Value) -> bool {
     matches!(v, Value::Type(_))
         || v.native::<GenericAlias>().is_some()
         || v.native::<Union>().is_some()
+        || is_type_alias(v)
+}
+
+/// An instance of `typing.TypeAliasType` (written in apy, so known by its class).
+fn is_type_alias(v: &Value) -> bool {
+    let Value::Object(o) = v else { return false };
+    &*o.class.name == "TypeAliasType"
+        && matches!(
+            o.class.dict.borrow().get_str(&PyStr::new("__module__")),
+            Some(Value::Str(m)) if m.as_str() == "typing"
+        )
 }
 
 /// `a | b`: a union of the members of both, each once (a single member is itself), or

@@ -1,11 +1,12 @@
-//! `CALL_INTRINSIC_1`: the one-operand operations too rare for an instruction of their own
-//! (print an interactive result, `import *`, StopIteration leaving a generator, the async
-//! generator wrap, unary `+`, list to tuple). In: the operand, the running code object and
-//! the namespace its names go to; out: the result. Mirrors `Python/intrinsics.c`.
+//! `CALL_INTRINSIC_1` and `CALL_INTRINSIC_2`: the operations too rare for an instruction of
+//! their own (print an interactive result, `import *`, StopIteration leaving a generator,
+//! the async generator wrap, unary `+`, list to tuple, and PEP 695's type parameters and
+//! aliases, made by `typing`'s `_pep695_*` helpers). In: the operands, the running code
+//! object and the namespace its names go to; out: the result. Mirrors `Python/intrinsics.c`.
 
 use std::rc::Rc;
 
-use crate::compile::bytecode::Intrinsic1;
+use crate::compile::bytecode::{Intrinsic1, Intrinsic2};
 
 use super::object::CodeObj;
 use super::value::{PyDict, Value};
@@ -73,6 +74,39 @@ impl Vm {
                 Value::List(l) => Value::tuple(l.items.borrow().clone()),
                 _ => v,
             },
+            Intrinsic1::TypeVar => self.call_typing("_pep695_typevar", &[v])?,
+            Intrinsic1::ParamSpec => self.call_typing("_pep695_paramspec", &[v])?,
+            Intrinsic1::TypeVarTuple => self.call_typing("_pep695_typevartuple", &[v])?,
+            Intrinsic1::SubscriptGeneric => self.call_typing("_pep695_generic", &[v])?,
+            Intrinsic1::TypeAlias => match &v {
+                Value::Tuple(parts) => self.call_typing("_pep695_alias", &parts.items)?,
+                _ => return Err(self.runtime_error("INTRINSIC_TYPEALIAS needs a tuple")),
+            },
         })
+    }
+
+    /// `CALL_INTRINSIC_2` of `a` (the deeper operand) and `b`.
+    pub(super) fn intrinsic2(&mut self, which: Intrinsic2, a: Value, b: Value) -> PyResult<Value> {
+        match which {
+            Intrinsic2::TypeVarWithBound => self.call_typing("_pep695_typevar", &[a, b]),
+            Intrinsic2::TypeVarWithConstraints => {
+                self.call_typing("_pep695_typevar", &[a, Value::None, b])
+            }
+            Intrinsic2::SetTypeparamDefault => self.call_typing("_pep695_default", &[a, b]),
+            Intrinsic2::SetFunctionTypeParams => {
+                if let Value::Function(f) = &a {
+                    f.type_params.set(b);
+                }
+                Ok(a)
+            }
+        }
+    }
+
+    /// `typing.<helper>(*args)`, importing `typing` the first time.
+    fn call_typing(&mut self, helper: &str, args: &[Value]) -> PyResult<Value> {
+        let typing = self.import_module("typing")?;
+        let name = self.intern(helper);
+        let f = self.get_attr(&typing, &name)?;
+        self.call(&f, args, &[])
     }
 }

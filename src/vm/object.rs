@@ -13,7 +13,7 @@ use crate::compile::bytecode::{Code, Instr};
 use crate::syntax::ast::Span;
 
 use super::range::Range;
-use super::value::{PyDict, PyStr, Value};
+use super::value::{PyDict, PyStr, Value, ValueCell};
 use super::{PyResult, Vm};
 use crate::vm::frame::Generator;
 use crate::vm::value::DictTable;
@@ -204,6 +204,8 @@ pub struct Function {
     pub closure: Vec<Value>,
     /// Attributes set on the function (`f.calls = 0`).
     pub dict: RefCell<DictTable>,
+    /// `__type_params__` (PEP 695); Null for the empty tuple.
+    pub type_params: ValueCell,
 }
 
 pub struct NativeFunction {

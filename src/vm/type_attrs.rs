@@ -89,6 +89,30 @@ pub fn init_type_methods(vm: &mut Vm) {
         |vm, v| Ok(Value::dict(as_type(vm, v)?.dict.borrow().clone())),
         None,
     );
+    // A class's own `__type_params__` (a generic class's, from its body), else `()`.
+    vm.add_getset(
+        &type_,
+        "__type_params__",
+        |vm, v| {
+            let t = as_type(vm, v)?;
+            // `type`'s own dict holds this descriptor.
+            if Rc::ptr_eq(&t, &vm.types.type_) {
+                return Ok(Value::tuple(vec![]));
+            }
+            let own = t
+                .dict
+                .borrow()
+                .get_str(&PyStr::new("__type_params__"))
+                .cloned();
+            Ok(own.unwrap_or_else(|| Value::tuple(vec![])))
+        },
+        // Any value, as in CPython 3.13.
+        Some(|vm, v, new| {
+            let t = as_type(vm, v)?;
+            vm.set_type_attr(&t, "__type_params__", new);
+            Ok(())
+        }),
+    );
     vm.add_method(&type_, "mro", |vm, args, _| {
         let t = as_type(vm, args.first().unwrap_or(&Value::None))?;
         Ok(Value::list(t.mro().into_iter().map(Value::Type).collect()))
@@ -220,6 +244,22 @@ pub fn init_type_methods(vm: &mut Vm) {
             _ => Ok(Value::None),
         },
         None,
+    );
+    // PEP 695's type parameters: a generic function's, else the empty tuple.
+    vm.add_getset(
+        &function,
+        "__type_params__",
+        |_, v| match v {
+            Value::Function(f) if !f.type_params.is_null() => Ok(f.type_params.get()),
+            _ => Ok(Value::tuple(vec![])),
+        },
+        Some(|vm, v, new| match (v, &new) {
+            (Value::Function(f), Value::Tuple(_)) => {
+                f.type_params.set(new);
+                Ok(())
+            }
+            _ => Err(vm.type_error("__type_params__ must be set to a tuple")),
+        }),
     );
     // `f.__call__(…)`, and what `collections.abc.Callable` looks for.
     for ty in [

@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use super::expr::Collection;
 use super::{Access, Codegen, Ctx, err};
-use crate::compile::bytecode::{Constant, Instr};
+use crate::compile::bytecode::{Constant, Instr, Intrinsic1};
 use crate::compile::error::CompileResult;
 use crate::compile::scope::{ScopeKind, flags};
 use crate::syntax::ast::{Expr, ExprKind, Keyword, Span};
@@ -131,6 +131,19 @@ impl<'a> Codegen<'a> {
         keywords: &'a [Keyword],
         span: Span,
     ) -> CompileResult<()> {
+        self.call_args_and(pushed, args, None, keywords, span)
+    }
+
+    /// [`Codegen::call_args`] with one more positional argument after `args`, pushed by
+    /// `last` (a generic class's `.generic_base`).
+    pub(super) fn call_args_and(
+        &mut self,
+        pushed: u32,
+        args: &'a [Expr],
+        last: Option<Instr>,
+        keywords: &'a [Keyword],
+        span: Span,
+    ) -> CompileResult<()> {
         check_keywords(keywords)?;
         let starred = args.iter().any(|a| matches!(a.kind, ExprKind::Starred(_)))
             || keywords.iter().any(|k| k.arg.is_none());
@@ -138,7 +151,11 @@ impl<'a> Codegen<'a> {
             for a in args {
                 self.expr(a)?;
             }
-            let n = pushed + args.len() as u32;
+            let mut n = pushed + args.len() as u32;
+            if let Some(last) = last {
+                self.emit(last);
+                n += 1;
+            }
             if keywords.is_empty() {
                 self.emit(Instr::Call(n));
             } else {
@@ -164,8 +181,16 @@ impl<'a> Codegen<'a> {
                     kind: ExprKind::Starred(inner),
                     ..
                 },
-            ] if pushed == 0 => self.expr(inner)?,
-            _ => self.starunpack(args, pushed, Collection::Tuple)?,
+            ] if pushed == 0 && last.is_none() => self.expr(inner)?,
+            _ => match last {
+                Some(last) => {
+                    self.starunpack(args, pushed, Collection::List)?;
+                    self.emit(last);
+                    self.emit(Instr::ListAppend(1));
+                    self.emit(Instr::CallIntrinsic1(Intrinsic1::ListToTuple));
+                }
+                None => self.starunpack(args, pushed, Collection::Tuple)?,
+            },
         }
         let has_kwargs = !keywords.is_empty();
         if has_kwargs {

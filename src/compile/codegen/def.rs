@@ -7,11 +7,12 @@
 use std::rc::Rc;
 
 use super::{Codegen, Ctx, internal};
-use crate::compile::bytecode::{Code, Constant, Instr, Intrinsic1};
+use crate::compile::bytecode::{Code, Constant, Instr, Intrinsic1, Intrinsic2};
 use crate::compile::error::CompileResult;
 use crate::compile::scope::{ScopeId, mangle};
 use crate::syntax::ast::{
-    self, ClassDef, Expr, ExprKind, FunctionDef, Param, Parameters, Span, Stmt, StmtKind,
+    self, ClassDef, Expr, ExprKind, FunctionDef, Ident, Param, Parameters, Span, Stmt, StmtKind,
+    TypeParam, TypeParamKind,
 };
 use crate::syntax::unparse::unparse;
 
@@ -120,7 +121,14 @@ impl<'a> Codegen<'a> {
         for (name, annotation) in all {
             let name = mangle(self.unit().private.as_deref(), name).into_owned();
             self.load_const(Constant::Str(name.into()));
-            self.annotation(annotation)?;
+            match &annotation.kind {
+                // `*args: *Ts` (PEP 646): the one item the annotation unpacks to.
+                ExprKind::Starred(inner) if !self.features.annotations => {
+                    self.expr(inner)?;
+                    self.emit(Instr::UnpackSequence(1));
+                }
+                _ => self.annotation(annotation)?,
+            }
             n += 1;
         }
         if n == 0 {
@@ -141,22 +149,173 @@ impl<'a> Codegen<'a> {
             self.expr(d)?;
         }
         let first = def.decorators.first().map_or(span, |d| d.span);
+        let first_line = self.lines.line_of(first.start);
+        let defaults = self.defaults(&def.params)?;
+        if def.type_params.is_empty() {
+            let attrs = defaults | self.annotations(&def.params, def.returns.as_ref())?;
+            self.function_code(def, attrs, first_line, span)?;
+        } else {
+            // PEP 695: the function is made inside an annotation scope that holds its type
+            // parameters, called with the defaults evaluated out here (CPython's
+            // `compiler_function` with `is_generic`).
+            let hidden = defaults.count_ones();
+            if hidden == 2 {
+                self.emit(Instr::Swap(2));
+            }
+            let scope = self.scope_of(&def.type_params, span)?;
+            let name = format!("<generic parameters of {}>", def.name.name);
+            self.push_unit(scope, &name, def.name.span);
+            self.u().first_line = first_line;
+            self.u().argcount = hidden;
+            self.type_params(&def.type_params)?;
+            for i in 0..hidden {
+                self.emit(Instr::LoadFast(i));
+            }
+            let attrs = defaults | self.annotations(&def.params, def.returns.as_ref())?;
+            self.function_code(def, attrs, first_line, span)?;
+            self.emit(Instr::Swap(2));
+            self.emit(Instr::CallIntrinsic2(Intrinsic2::SetFunctionTypeParams));
+            self.emit(Instr::ReturnValue);
+            self.call_annotation_scope(hidden, span)?;
+        }
+        for _ in &def.decorators {
+            self.emit(Instr::Call(0));
+        }
+        self.name_op(&def.name.name, Ctx::Store, span)
+    }
+
+    /// The function's own code object, made into a function with the values `attrs` says
+    /// are on the stack.
+    fn function_code(
+        &mut self,
+        def: &'a FunctionDef,
+        attrs: u32,
+        first_line: u32,
+        span: Span,
+    ) -> CompileResult<()> {
         let scope = self.scope_of(def, span)?;
-        let attrs =
-            self.defaults(&def.params)? | self.annotations(&def.params, def.returns.as_ref())?;
         self.push_unit(scope, &def.name.name, def.name.span);
-        self.u().first_line = self.lines.line_of(first.start);
+        self.u().first_line = first_line;
         self.set_arg_counts(&def.params);
         // The first constant of a function is its docstring (or None), as in CPython 3.13.
         let doc = docstring(&def.body).map_or(Constant::None, |d| Constant::Str(d.into()));
         self.const_index(doc);
         self.function_body(|c| c.body(&def.body))?;
         let code = self.assemble()?;
-        self.make_function(code, attrs, span)?;
-        for _ in &def.decorators {
+        self.make_function(code, attrs, span)
+    }
+
+    /// Ends the annotation scope being compiled and calls it where it is defined, with the
+    /// `args` values under it on the stack as its parameters.
+    fn call_annotation_scope(&mut self, args: u32, span: Span) -> CompileResult<()> {
+        let code = self.assemble()?;
+        self.make_function(code, 0, span)?;
+        if args > 0 {
+            self.emit(Instr::Swap(args + 1));
+            self.emit(Instr::Call(args - 1));
+        } else {
+            self.emit(Instr::PushNull);
             self.emit(Instr::Call(0));
         }
-        self.name_op(&def.name.name, Ctx::Store, span)
+        Ok(())
+    }
+
+    /// CPython's `compiler_type_params`: each parameter made and stored in its local, then
+    /// all of them in a tuple.
+    fn type_params(&mut self, params: &'a [TypeParam]) -> CompileResult<()> {
+        for p in params {
+            self.at(p.span, |c| -> CompileResult<()> {
+                let name = &p.name;
+                c.load_const(Constant::Str(name.name.as_str().into()));
+                match &p.kind {
+                    TypeParamKind::TypeVar { bound: Some(bound) } => {
+                        c.lazy_value(bound, name, false)?;
+                        c.emit(Instr::CallIntrinsic2(match bound.kind {
+                            ExprKind::Tuple(_) => Intrinsic2::TypeVarWithConstraints,
+                            _ => Intrinsic2::TypeVarWithBound,
+                        }));
+                    }
+                    TypeParamKind::TypeVar { bound: None } => {
+                        c.emit(Instr::CallIntrinsic1(Intrinsic1::TypeVar))
+                    }
+                    TypeParamKind::TypeVarTuple => {
+                        c.emit(Instr::CallIntrinsic1(Intrinsic1::TypeVarTuple))
+                    }
+                    TypeParamKind::ParamSpec => {
+                        c.emit(Instr::CallIntrinsic1(Intrinsic1::ParamSpec))
+                    }
+                }
+                if let Some(default) = &p.default {
+                    let starred = matches!(p.kind, TypeParamKind::TypeVarTuple);
+                    c.lazy_value(default, name, starred)?;
+                    c.emit(Instr::CallIntrinsic2(Intrinsic2::SetTypeparamDefault));
+                }
+                c.emit(Instr::Copy(1));
+                c.name_op(&name.name, Ctx::Store, p.span)
+            })?;
+        }
+        self.emit(Instr::BuildTuple(params.len() as u32));
+        Ok(())
+    }
+
+    /// A function of no arguments, named after the type parameter, that evaluates `value`
+    /// (a bound, constraints or default) when the parameter is first asked for it. A
+    /// `*Ts` default may be starred: its one item is the default.
+    fn lazy_value(&mut self, value: &'a Expr, name: &Ident, starred: bool) -> CompileResult<()> {
+        let scope = self.scope_of(value, value.span)?;
+        self.push_unit(scope, &name.name, value.span);
+        match &value.kind {
+            ExprKind::Starred(inner) if starred => {
+                self.expr(inner)?;
+                self.emit(Instr::UnpackSequence(1));
+            }
+            _ => self.expr(value)?,
+        }
+        self.emit(Instr::ReturnValue);
+        let code = self.assemble()?;
+        self.make_function(code, 0, value.span)
+    }
+
+    /// `type Name[params] = value` (CPython's `compiler_typealias`): a
+    /// `typing.TypeAliasType` whose value is evaluated on first use. (The parameters come
+    /// as the `Vec` whose address keys their annotation scope.)
+    #[allow(clippy::ptr_arg)]
+    pub(super) fn type_alias(
+        &mut self,
+        name: &'a Ident,
+        type_params: &'a Vec<TypeParam>,
+        value: &'a Expr,
+        span: Span,
+    ) -> CompileResult<()> {
+        let generic = !type_params.is_empty();
+        if generic {
+            let scope = self.scope_of(type_params, span)?;
+            self.push_unit(
+                scope,
+                &format!("<generic parameters of {}>", name.name),
+                span,
+            );
+            self.load_const(Constant::Str(name.name.as_str().into()));
+            self.type_params(type_params)?;
+        } else {
+            self.load_const(Constant::Str(name.name.as_str().into()));
+            self.load_const(Constant::None);
+        }
+        let scope = self.scope_of(value, span)?;
+        self.push_unit(scope, &name.name, span);
+        // None first, so the function that evaluates the value has no docstring.
+        self.const_index(Constant::None);
+        self.expr(value)?;
+        self.emit(Instr::ReturnValue);
+        let code = self.assemble()?;
+        self.make_function(code, 0, span)?;
+        self.emit(Instr::BuildTuple(3));
+        self.emit(Instr::CallIntrinsic1(Intrinsic1::TypeAlias));
+        if generic {
+            self.emit(Instr::ReturnValue);
+            self.call_annotation_scope(0, span)?;
+        }
+        self.name_op(&name.name, Ctx::Store, span)
     }
 
     fn set_arg_counts(&mut self, params: &'a Parameters) {
@@ -198,11 +357,23 @@ impl<'a> Codegen<'a> {
             self.expr(d)?;
         }
         let first = class.decorators.first().map_or(span, |d| d.span);
+        let first_line = self.lines.line_of(first.start);
+        let generic = !class.type_params.is_empty();
+        if generic {
+            // PEP 695: the class is made inside an annotation scope holding its type
+            // parameters, with `Generic[*params]` added to its bases.
+            let scope = self.scope_of(&class.type_params, span)?;
+            let name = format!("<generic parameters of {}>", class.name.name);
+            self.push_unit(scope, &name, class.name.span);
+            self.u().first_line = first_line;
+            self.u().private = Some(class.name.name.as_str().into());
+            self.type_params(&class.type_params)?;
+            self.name_op(".type_params", Ctx::Store, span)?;
+        }
         let scope = self.scope_of(class, span)?;
         self.emit(Instr::LoadBuildClass);
         self.emit(Instr::PushNull);
         self.push_unit(scope, &class.name.name, class.name.span);
-        let first_line = self.lines.line_of(first.start);
         self.u().first_line = first_line;
         self.at(class.name.span, |c| -> CompileResult<()> {
             c.name_op("__name__", Ctx::Load, span)?;
@@ -211,7 +382,19 @@ impl<'a> Codegen<'a> {
             c.load_const(Constant::Str(qualname));
             c.name_op("__qualname__", Ctx::Store, span)?;
             c.load_const(Constant::Int(first_line as i64));
-            c.name_op("__firstlineno__", Ctx::Store, span)
+            c.name_op("__firstlineno__", Ctx::Store, span)?;
+            if generic {
+                c.name_op(".type_params", Ctx::Load, span)?;
+                c.name_op("__type_params__", Ctx::Store, span)?;
+            }
+            if c.table.scopes[scope].needs_classdict {
+                let i = c
+                    .cell_index("__classdict__")
+                    .ok_or_else(|| internal("no __classdict__ cell", span))?;
+                c.emit(Instr::LoadLocals);
+                c.emit(Instr::StoreDeref(i));
+            }
+            Ok(())
         })?;
         let body = match docstring(&class.body) {
             Some(doc) => {
@@ -242,7 +425,23 @@ impl<'a> Codegen<'a> {
         let code = self.assemble()?;
         self.make_function(code, 0, span)?;
         self.load_const(Constant::Str(class.name.name.as_str().into()));
-        self.call_args(2, &class.bases, &class.keywords, span)?;
+        if generic {
+            self.name_op(".type_params", Ctx::Load, span)?;
+            self.emit(Instr::CallIntrinsic1(Intrinsic1::SubscriptGeneric));
+            self.name_op(".generic_base", Ctx::Store, span)?;
+            let base = self.varname_index(".generic_base");
+            self.call_args_and(
+                2,
+                &class.bases,
+                Some(Instr::LoadFast(base)),
+                &class.keywords,
+                span,
+            )?;
+            self.emit(Instr::ReturnValue);
+            self.call_annotation_scope(0, span)?;
+        } else {
+            self.call_args(2, &class.bases, &class.keywords, span)?;
+        }
         for _ in &class.decorators {
             self.emit(Instr::Call(0));
         }

@@ -132,6 +132,11 @@ enum Access {
     Name,
     /// A free variable read in a class body: the class namespace first, then the cell.
     ClassDeref,
+    /// A free variable read in an annotation scope inside a class: the class namespace
+    /// (the `__classdict__` cell) first, then the cell.
+    ClassDictDeref,
+    /// A global read in an annotation scope inside a class: the class namespace first.
+    ClassDictGlobal,
 }
 
 /// One code object being compiled (CPython's `compiler_unit`).
@@ -268,7 +273,14 @@ impl<'a> Codegen<'a> {
 
     fn push_unit(&mut self, scope: ScopeId, name: &str, span: Span) {
         let sc = &self.table.scopes[scope];
-        let qualname: Rc<str> = match self.units.last() {
+        // An annotation scope (`<generic parameters of f>`) is left out of the qualnames of
+        // what it holds, as in CPython's `compiler_set_qualname`.
+        let mut parents = self.units.iter().rev();
+        let parent = match parents.next() {
+            Some(p) if p.kind == ScopeKind::TypeParams => parents.next(),
+            other => other,
+        };
+        let qualname: Rc<str> = match parent {
             Some(parent) if parent.kind != ScopeKind::Module => {
                 if parent.kind == ScopeKind::Class {
                     format!("{}.{}", parent.qualname, name).into()
@@ -294,8 +306,11 @@ impl<'a> Codegen<'a> {
             .collect();
         if sc.needs_class_closure {
             cellvars.push("__class__".into());
-            cellvars.sort();
         }
+        if sc.needs_classdict {
+            cellvars.push("__classdict__".into());
+        }
+        cellvars.sort();
         let freevars = sc
             .sorted_names(|s| {
                 s.binding == Binding::Free
@@ -317,7 +332,10 @@ impl<'a> Codegen<'a> {
             }
             ScopeKind::Comprehension => flags.coroutine = sc.is_coroutine,
             ScopeKind::Module => flags.coroutine = sc.is_coroutine,
-            ScopeKind::Class => {}
+            ScopeKind::Class
+            | ScopeKind::TypeParams
+            | ScopeKind::TypeAlias
+            | ScopeKind::TypeVariable => {}
         }
         let loc = self.location(span);
         let private = match sc.kind {
@@ -479,10 +497,13 @@ impl<'a> Codegen<'a> {
             }
         }
         let scope = &self.table.scopes[u.scope];
+        let sees_class = scope.can_see_class_scope;
         match scope.lookup(name).map(|s| s.binding) {
             Some(Binding::Local) if u.kind.is_function_like() => Access::Fast,
             Some(Binding::Cell) => Access::Deref,
             Some(Binding::Free) if u.kind == ScopeKind::Class => Access::ClassDeref,
+            Some(Binding::Free) if sees_class => Access::ClassDictDeref,
+            Some(Binding::GlobalImplicit) if sees_class => Access::ClassDictGlobal,
             Some(Binding::Free) => Access::Deref,
             Some(Binding::GlobalExplicit) => Access::Global,
             Some(Binding::GlobalImplicit) | None if u.kind.is_function_like() => Access::Global,
@@ -516,7 +537,7 @@ impl<'a> Codegen<'a> {
                     Ctx::Del => Instr::DeleteFast(i),
                 }
             }
-            access @ (Access::Deref | Access::ClassDeref) => {
+            access @ (Access::Deref | Access::ClassDeref | Access::ClassDictDeref) => {
                 let i = self
                     .cell_index(name)
                     .ok_or_else(|| internal(&format!("no cell for '{name}'"), span))?;
@@ -525,12 +546,20 @@ impl<'a> Codegen<'a> {
                         self.emit(Instr::LoadLocals);
                         Instr::LoadFromDictOrDeref(i)
                     }
+                    (Ctx::Load, Access::ClassDictDeref) => {
+                        self.load_classdict(span)?;
+                        Instr::LoadFromDictOrDeref(i)
+                    }
                     (Ctx::Load, _) => Instr::LoadDeref(i),
                     (Ctx::Store, _) => Instr::StoreDeref(i),
                     (Ctx::Del, _) => Instr::DeleteDeref(i),
                 }
             }
-            Access::Global => {
+            Access::ClassDictGlobal if ctx == Ctx::Load => {
+                self.load_classdict(span)?;
+                Instr::LoadFromDictOrGlobals(self.name_index(name))
+            }
+            Access::Global | Access::ClassDictGlobal => {
                 let i = self.name_index(name);
                 match ctx {
                     Ctx::Load => Instr::LoadGlobal(i),
@@ -548,6 +577,17 @@ impl<'a> Codegen<'a> {
             }
         };
         self.emit(instr);
+        Ok(())
+    }
+}
+
+impl Codegen<'_> {
+    /// Push the namespace of the class an annotation scope is in (its `__classdict__`).
+    fn load_classdict(&mut self, span: Span) -> CompileResult<()> {
+        let i = self
+            .cell_index("__classdict__")
+            .ok_or_else(|| internal("no __classdict__ cell", span))?;
+        self.emit(Instr::LoadDeref(i));
         Ok(())
     }
 }

@@ -206,6 +206,11 @@ impl<'a> Codegen<'a> {
             } => self.with_stmt(*is_async, items, body, span),
             StmtKind::FunctionDef(def) => self.function_def(def, span),
             StmtKind::ClassDef(class) => self.class_def(class, span),
+            StmtKind::TypeAlias {
+                name,
+                type_params,
+                value,
+            } => self.type_alias(name, type_params, value, span),
             StmtKind::Import(aliases) => {
                 for alias in aliases {
                     self.import(alias, span)?;

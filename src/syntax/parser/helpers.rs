@@ -648,10 +648,12 @@ pub fn lambda(l: usize, items: Vec<ParamItem>, body: Expr, r: usize) -> PResult<
     ))
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn func_def(
     l: usize,
     is_async: bool,
     name: Ident,
+    type_params: Option<Vec<ast::TypeParam>>,
     items: Vec<ParamItem>,
     returns: Option<Expr>,
     body: Vec<Stmt>,
@@ -667,6 +669,7 @@ pub fn func_def(
             decorators: vec![],
             returns,
             is_async,
+            type_params: type_params.unwrap_or_default(),
         })),
         r,
     ))
@@ -729,6 +732,7 @@ pub fn call(l: usize, func: Expr, items: Vec<ArgItem>, r: usize) -> PResult<Expr
 pub fn class_def(
     l: usize,
     name: Ident,
+    type_params: Option<Vec<ast::TypeParam>>,
     items: Option<Vec<ArgItem>>,
     body: Vec<Stmt>,
     r: usize,
@@ -746,9 +750,55 @@ pub fn class_def(
             keywords,
             body,
             decorators: vec![],
+            type_params: type_params.unwrap_or_default(),
         })),
         r,
     ))
+}
+
+pub fn type_param(
+    l: usize,
+    kind: ast::TypeParamKind,
+    name: Ident,
+    default: Option<Expr>,
+    r: usize,
+) -> ast::TypeParam {
+    ast::TypeParam {
+        kind,
+        name,
+        default,
+        span: Span::new(l, r),
+    }
+}
+
+/// A type parameter list: once one parameter has a default, every later one needs one
+/// (PEP 696), as CPython's parser checks.
+pub fn type_params(params: Vec<ast::TypeParam>) -> PResult<Vec<ast::TypeParam>> {
+    let mut defaulted = false;
+    for p in &params {
+        if p.default.is_some() {
+            defaulted = true;
+        } else if defaulted {
+            return fail(
+                format!(
+                    "non-default type parameter '{}' follows default type parameter",
+                    p.name.name
+                ),
+                p.span,
+            );
+        }
+    }
+    Ok(params)
+}
+
+/// A syntax error over `l..r`.
+pub fn fail_at<T>(message: &str, l: usize, r: usize) -> PResult<T> {
+    fail(message, Span::new(l, r))
+}
+
+/// `*Ts: bound` or `**P: bound`: only a TypeVar takes a bound.
+pub fn bound_not_allowed<T>(kind: &str, l: usize, r: usize) -> PResult<T> {
+    fail(format!("cannot use bound with {kind}"), Span::new(l, r))
 }
 
 /// Attaches decorators to the `def` or `class` after them (its span stays the `def` line's,

@@ -8,6 +8,9 @@
 //! and `match.group()` stay names, and `match x` with a forgotten `:` still reads as a
 //! `match` statement ("expected ':'"). `case` is a keyword at the start of each statement
 //! directly inside that statement's block.
+//!
+//! `type` (PEP 695) is a keyword at the start of a simple statement followed by a name and
+//! `=` or `[`: `type X = int`, `type L[T] = list[T]`; `type = 5` and `type(x)` stay names.
 
 use crate::syntax::indent::Spanned;
 use crate::syntax::token::Tok;
@@ -48,6 +51,24 @@ pub fn mark_match_statements(tokens: &mut [Spanned]) {
         tokens[i].1 = Tok::Match;
         if block {
             mark_cases(tokens, newline + 2);
+        }
+    }
+}
+
+/// Marks the `type` of every `type X = …` statement.
+pub fn mark_type_aliases(tokens: &mut [Spanned]) {
+    for i in 1..tokens.len() {
+        let starts_simple_statement =
+            at_statement_start(tokens, i) || matches!(tokens[i - 1].1, Tok::Semi | Tok::Colon);
+        if is_name(&tokens[i].1, "type")
+            && starts_simple_statement
+            && matches!(tokens.get(i + 1).map(|t| &t.1), Some(Tok::Name(_)))
+            && matches!(
+                tokens.get(i + 2).map(|t| &t.1),
+                Some(Tok::Equal | Tok::LSqb)
+            )
+        {
+            tokens[i].1 = Tok::TypeAlias;
         }
     }
 }

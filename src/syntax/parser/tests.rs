@@ -115,8 +115,50 @@ fn soft_keywords_stay_names() {
     ok("match = 1\ntype(x)\nmatch(x)\ntype = 2\n_ = match\ncase = match.case\n");
     let body = ok("match x:\n    case 1:\n        pass\n");
     assert!(matches!(body[0].kind, StmtKind::Match { .. }), "{body:?}");
-    assert_eq!(err("type X = int\n").0, SyntaxErrorKind::Unsupported);
-    assert_eq!(err("def f[T](x): pass\n").0, SyntaxErrorKind::Unsupported);
+    let body = ok("type X = int\nif 1: type Y[T] = list[T]\ntype(X)\n");
+    assert!(
+        matches!(body[0].kind, StmtKind::TypeAlias { .. }),
+        "{body:?}"
+    );
+    let StmtKind::If { body: inner, .. } = &body[1].kind else {
+        panic!("{body:?}")
+    };
+    assert!(
+        matches!(inner[0].kind, StmtKind::TypeAlias { .. }),
+        "{inner:?}"
+    );
+    assert!(matches!(body[2].kind, StmtKind::Expr(_)), "{body:?}");
+}
+
+#[test]
+fn type_parameter_lists() {
+    let body = ok("def f[T: int, *Ts, **P = [int]](x: T) -> T: pass\nclass C[T](B): pass\n");
+    let StmtKind::FunctionDef(def) = &body[0].kind else {
+        panic!("{body:?}")
+    };
+    assert_eq!(def.type_params.len(), 3);
+    assert!(def.type_params[2].default.is_some());
+    let StmtKind::ClassDef(class) = &body[1].kind else {
+        panic!("{body:?}")
+    };
+    assert_eq!((class.type_params.len(), class.bases.len()), (1, 1));
+    assert_eq!(
+        message("def f[T = int, U](): pass"),
+        "non-default type parameter 'U' follows default type parameter"
+    );
+    assert_eq!(
+        message("def f[*Ts: int](): pass"),
+        "cannot use bound with TypeVarTuple"
+    );
+    assert_eq!(
+        message("class C[**P: int]: pass"),
+        "cannot use bound with ParamSpec"
+    );
+    assert_eq!(
+        message("def f[](): pass"),
+        "Type parameter list cannot be empty"
+    );
+    assert_eq!(message("def f[T]: pass"), "expected '('");
 }
 
 #[test]
