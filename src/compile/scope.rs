@@ -517,7 +517,8 @@ impl Builder {
                     self.enter_type_params(&name.name, type_params)?;
                     self.visit_type_params(type_params)?;
                 }
-                self.enter_annotation(ScopeKind::TypeAlias, &name.name, value, "");
+                // Keyed by the name: the value may itself open a scope (`type F = lambda: 0`).
+                self.enter_annotation(ScopeKind::TypeAlias, &name.name, name, "");
                 self.visit_expr(value)?;
                 self.leave();
                 if generic {
@@ -936,7 +937,8 @@ impl Builder {
     }
 
     /// The type parameters: each a local of the annotation scope, its bound, constraints
-    /// and default each evaluated lazily in a scope of its own.
+    /// and default each evaluated lazily in a scope of its own, keyed by the parameter's
+    /// name and span (the expression may open a scope of its own, a lambda's).
     fn visit_type_params(&mut self, params: &[TypeParam]) -> CompileResult<()> {
         for p in params {
             self.add_def(&p.name.name, DEF_LOCAL);
@@ -947,7 +949,7 @@ impl Builder {
                             ExprKind::Tuple(_) => "a TypeVar constraint",
                             _ => "a TypeVar bound",
                         };
-                        self.enter_annotation(ScopeKind::TypeVariable, &p.name.name, bound, info);
+                        self.enter_annotation(ScopeKind::TypeVariable, &p.name.name, &p.name, info);
                         self.visit_expr(bound)?;
                         self.leave();
                     }
@@ -962,7 +964,7 @@ impl Builder {
                     "TypeVarTuple" => "a TypeVarTuple default",
                     _ => "a ParamSpec default",
                 };
-                self.enter_annotation(ScopeKind::TypeVariable, &p.name.name, default, info);
+                self.enter_annotation(ScopeKind::TypeVariable, &p.name.name, &p.span, info);
                 self.visit_expr(default)?;
                 self.leave();
             }

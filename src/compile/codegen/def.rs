@@ -229,7 +229,7 @@ impl<'a> Codegen<'a> {
                 c.load_const(Constant::Str(name.name.as_str().into()));
                 match &p.kind {
                     TypeParamKind::TypeVar { bound: Some(bound) } => {
-                        c.lazy_value(bound, name, false)?;
+                        c.lazy_value(bound, &p.name, name, false)?;
                         c.emit(Instr::CallIntrinsic2(match bound.kind {
                             ExprKind::Tuple(_) => Intrinsic2::TypeVarWithConstraints,
                             _ => Intrinsic2::TypeVarWithBound,
@@ -247,7 +247,7 @@ impl<'a> Codegen<'a> {
                 }
                 if let Some(default) = &p.default {
                     let starred = matches!(p.kind, TypeParamKind::TypeVarTuple);
-                    c.lazy_value(default, name, starred)?;
+                    c.lazy_value(default, &p.span, name, starred)?;
                     c.emit(Instr::CallIntrinsic2(Intrinsic2::SetTypeparamDefault));
                 }
                 c.emit(Instr::Copy(1));
@@ -259,10 +259,16 @@ impl<'a> Codegen<'a> {
     }
 
     /// A function of no arguments, named after the type parameter, that evaluates `value`
-    /// (a bound, constraints or default) when the parameter is first asked for it. A
-    /// `*Ts` default may be starred: its one item is the default.
-    fn lazy_value(&mut self, value: &'a Expr, name: &Ident, starred: bool) -> CompileResult<()> {
-        let scope = self.scope_of(value, value.span)?;
+    /// (a bound, constraints or default) when the parameter is first asked for it, in the
+    /// scope keyed by `key`. A `*Ts` default may be starred: its one item is the default.
+    fn lazy_value<K>(
+        &mut self,
+        value: &'a Expr,
+        key: &K,
+        name: &Ident,
+        starred: bool,
+    ) -> CompileResult<()> {
+        let scope = self.scope_of(key, value.span)?;
         self.push_unit(scope, &name.name, value.span);
         match &value.kind {
             ExprKind::Starred(inner) if starred => {
@@ -301,7 +307,7 @@ impl<'a> Codegen<'a> {
             self.load_const(Constant::Str(name.name.as_str().into()));
             self.load_const(Constant::None);
         }
-        let scope = self.scope_of(value, span)?;
+        let scope = self.scope_of(name, span)?;
         self.push_unit(scope, &name.name, span);
         // None first, so the function that evaluates the value has no docstring.
         self.const_index(Constant::None);
