@@ -50,7 +50,7 @@ while ((total < goal)); do
             "lines above, all of it in $log); the input is in fuzz/artifacts/$target/" >&2
         exit 1
     fi
-    done_line=$(grep -E '^Done [0-9]+ runs in [0-9]+ second' "$log" | tail -n 1)
+    done_line=$(grep -aE '^Done [0-9]+ runs in [0-9]+ second' "$log" | tail -n 1)
     runs=$(echo "$done_line" | awk '{print $2}')
     secs=$(echo "$done_line" | awk '{print $5}')
     total=$((total + runs))

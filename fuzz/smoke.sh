@@ -40,12 +40,12 @@ for target in parse_compile run repl_input; do
     if ! "$target_dir/$host/release/$target" "$PWD/corpus/$target" \
         -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -close_fd_mask=3 \
         -dict="$PWD/python.dict" -artifact_prefix="$PWD/artifacts/$target/" </dev/null \
-        2>"artifacts/$target.log"; then
-        tail -n 40 "artifacts/$target.log"
+        2>"artifacts/$target.smoke.log"; then
+        tail -n 40 "artifacts/$target.smoke.log"
         echo "error: the fuzz target $target crashed or overran a limit (the log's last" \
             "lines above); the input is in fuzz/artifacts/$target/" >&2
         exit 1
     fi
-    grep -E '^(#[0-9]+: |Done [0-9]+ runs)' "artifacts/$target.log" | tail -n 1 || true
+    grep -aE '^(#[0-9]+: |Done [0-9]+ runs)' "artifacts/$target.smoke.log" | tail -n 1 || true
 done
 echo "fuzz smoke run passed: no crash, timeout or out-of-memory"

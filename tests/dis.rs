@@ -113,7 +113,7 @@ fn await_and_async_for_and_async_with() {
 
 /// PEP 695: the annotation scopes around a generic function, class and `type` alias, the
 /// intrinsics that make the parameters, and the lazy bound (checked against `python3.13 -m
-/// dis`: the same but for RESUME, MAKE_CELL and the folded defaults tuple).
+/// dis`: the same but for RESUME, MAKE_CELL and the defaults tuple's constant index).
 #[test]
 fn generic_function_class_and_alias() {
     insta::assert_snapshot!(dis(

@@ -66,10 +66,16 @@ impl<'a> Codegen<'a> {
             .filter_map(|p| p.default.as_ref())
             .collect();
         if !positional.is_empty() {
-            for d in &positional {
-                self.expr(d)?;
+            // All constants: one constant tuple, as CPython's optimizer folds it.
+            match super::expr::constant_tuple_of(positional.iter().copied()) {
+                Some(folded) => self.load_const(folded),
+                None => {
+                    for d in &positional {
+                        self.expr(d)?;
+                    }
+                    self.emit(Instr::BuildTuple(positional.len() as u32));
+                }
             }
-            self.emit(Instr::BuildTuple(positional.len() as u32));
             attrs |= 0x01;
         }
         let kw: Vec<&Param> = params

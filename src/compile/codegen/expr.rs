@@ -745,7 +745,12 @@ fn negate_constant(c: &ast::Constant) -> Option<Constant> {
 
 /// `(1, 'a', None)` is one constant, as in CPython.
 fn constant_tuple(elts: &[Expr]) -> Option<Constant> {
-    let items: Option<Vec<Constant>> = elts.iter().map(folded_constant).collect();
+    constant_tuple_of(elts)
+}
+
+/// The tuple of `elts` as one constant, when every one of them is a constant.
+pub(super) fn constant_tuple_of<'e>(elts: impl IntoIterator<Item = &'e Expr>) -> Option<Constant> {
+    let items: Option<Vec<Constant>> = elts.into_iter().map(folded_constant).collect();
     items.map(|v| Constant::Tuple(v.into()))
 }
 
