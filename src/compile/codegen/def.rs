@@ -66,15 +66,11 @@ impl<'a> Codegen<'a> {
             .filter_map(|p| p.default.as_ref())
             .collect();
         if !positional.is_empty() {
-            // All constants: one constant tuple, as CPython's optimizer folds it.
-            match super::expr::constant_tuple_of(positional.iter().copied()) {
-                Some(folded) => self.load_const(folded),
-                None => {
-                    for d in &positional {
-                        self.expr(d)?;
-                    }
-                    self.emit(Instr::BuildTuple(positional.len() as u32));
+            if !self.load_constant_tuple(&positional) {
+                for d in &positional {
+                    self.expr(d)?;
                 }
+                self.emit(Instr::BuildTuple(positional.len() as u32));
             }
             attrs |= 0x01;
         }

@@ -749,9 +749,23 @@ fn constant_tuple(elts: &[Expr]) -> Option<Constant> {
 }
 
 /// The tuple of `elts` as one constant, when every one of them is a constant.
-pub(super) fn constant_tuple_of<'e>(elts: impl IntoIterator<Item = &'e Expr>) -> Option<Constant> {
+fn constant_tuple_of<'e>(elts: impl IntoIterator<Item = &'e Expr>) -> Option<Constant> {
     let items: Option<Vec<Constant>> = elts.into_iter().map(folded_constant).collect();
     items.map(|v| Constant::Tuple(v.into()))
+}
+
+impl Codegen<'_> {
+    /// Loads `elts` as one constant tuple when they all are constants (what CPython's
+    /// optimizer folds them into); false, having emitted nothing, when one is not.
+    pub(super) fn load_constant_tuple(&mut self, elts: &[&Expr]) -> bool {
+        match constant_tuple_of(elts.iter().copied()) {
+            Some(folded) => {
+                self.load_const(folded);
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 /// The offset of the first character from `from` on that `stop` accepts, past comments and
