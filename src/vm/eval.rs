@@ -396,10 +396,7 @@ impl Vm {
                         };
                         let v = match local {
                             Some(v) => v,
-                            None => match self.load_global(&frame.globals, name) {
-                                Ok(v) => v,
-                                Err(e) => return Err(self.suggest_name(e, frame, name)),
-                            },
+                            None => self.global_or_name_error(frame, name)?,
                         };
                         frame.stack.push(v);
                     }
@@ -521,10 +518,7 @@ impl Vm {
                         };
                         let v = match found {
                             Some(v) => v,
-                            None => match self.load_global(&frame.globals, name) {
-                                Ok(v) => v,
-                                Err(e) => return Err(self.suggest_name(e, frame, name)),
-                            },
+                            None => self.global_or_name_error(frame, name)?,
                         };
                         frame.stack.push(v);
                     }

@@ -153,6 +153,19 @@ impl Vm {
     /// Adds "Did you mean …?" to a NameError: the closest of the frame's local, global and
     /// built-in names.
     #[cold]
+    /// A name no namespace mapping had: the global, else the builtin, else the NameError
+    /// with its suggestion (`LOAD_NAME`, `LOAD_FROM_DICT_OR_GLOBALS`).
+    pub(super) fn global_or_name_error(
+        &mut self,
+        frame: &Frame,
+        name: &Rc<PyStr>,
+    ) -> PyResult<Value> {
+        match self.load_global(&frame.globals, name) {
+            Ok(v) => Ok(v),
+            Err(e) => Err(self.suggest_name(e, frame, name)),
+        }
+    }
+
     pub(super) fn suggest_name(&self, exc: Exc, frame: &Frame, name: &PyStr) -> Exc {
         // A built-in apy lacks is named as such, not answered with a near miss.
         if super::cpython_names::is_builtin_apy_lacks(name.as_str()) {
