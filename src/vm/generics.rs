@@ -3,7 +3,10 @@
 //! `types.UnionType` (`int | None`, what `type.__or__` makes), with CPython's reprs,
 //! equality, `__origin__`/`__args__`, and the `isinstance(x, int | str)` check. In the VM
 //! because `|` on classes is an operator (`Vm::binary_op` calls [`union_of`]). Mirrors
-//! `Objects/genericaliasobject.c` and `Objects/unionobject.c`.
+//! `Objects/genericaliasobject.c` and `Objects/unionobject.c`. An alias's type parameters
+//! (`tuple[T, T]`) are substituted as CPython's `_Py_subs_parameters` does, through the
+//! parameters' own `__typing_prepare_subst__`/`__typing_subst__` (typing's TypeVar,
+//! ParamSpec and TypeVarTuple); `*tuple[int, ...]` is a starred alias.
 
 use std::rc::Rc;
 
@@ -13,11 +16,12 @@ use super::object::{KwArgs, Object, ObjectKind, PyType};
 use super::value::{PyStr, Value};
 use super::{PyResult, Vm};
 
-/// `origin[args]`.
+/// `origin[args]`, or `*origin[args]` when `starred` (what iterating an alias gives).
 struct GenericAlias {
     origin: Value,
     /// Always a tuple.
     args: Value,
+    starred: bool,
 }
 
 /// `a | b | …`: the distinct members, in order, each a class or a generic alias.
@@ -48,6 +52,20 @@ pub fn init(vm: &mut Vm) {
         check_arity(vm, "GenericAlias", &args[1..], 2, 2)?;
         Ok(new_alias(vm, args[1].clone(), args[2].clone()))
     });
+    vm.add_method(&alias, "__getitem__", |vm, args, _| {
+        let alias = this_alias(vm, &args[0])?;
+        let (origin, members, starred) = (alias.origin.clone(), alias.args.clone(), alias.starred);
+        let parameters = make_parameters(vm, &items(&members))?;
+        let new_args = substitute(vm, &args[0], &items(&members), &parameters, &args[1])?;
+        Ok(alias_value(vm, origin, Value::tuple(new_args), starred))
+    });
+    vm.add_method(&alias, "__iter__", |vm, args, _| {
+        // `*tuple[int, ...]`: one starred copy of the alias.
+        let alias = this_alias(vm, &args[0])?;
+        let (origin, members) = (alias.origin.clone(), alias.args.clone());
+        let starred = alias_value(vm, origin, members, true);
+        vm.get_iter(&Value::tuple(vec![starred]))
+    });
     vm.add_method(&alias, "__repr__", |vm, args, _| {
         Ok(Value::str(alias_repr(vm, &args[0])?))
     });
@@ -56,8 +74,10 @@ pub fn init(vm: &mut Vm) {
         let Some(a) = args[0].native::<GenericAlias>() else {
             return Ok(Value::NotImplemented);
         };
-        let (origin, members) = (a.origin.clone(), a.args.clone());
-        Ok(Value::Int(vm.hash(&origin)? ^ vm.hash(&members)?))
+        let (origin, members, starred) = (a.origin.clone(), a.args.clone(), a.starred);
+        Ok(Value::Int(
+            vm.hash(&origin)? ^ vm.hash(&members)? ^ i64::from(starred),
+        ))
     });
     vm.add_method(&alias, "__call__", |vm, args, kw| {
         let origin = this_alias(vm, &args[0])?.origin.clone();
@@ -88,7 +108,30 @@ pub fn init(vm: &mut Vm) {
     vm.add_getset(
         &alias,
         "__parameters__",
-        |_, _| Ok(Value::tuple(vec![])),
+        |vm, v| {
+            let members = items(&this_alias(vm, v)?.args);
+            Ok(Value::tuple(make_parameters(vm, &members)?))
+        },
+        None,
+    );
+    vm.add_getset(
+        &alias,
+        "__unpacked__",
+        |vm, v| Ok(Value::Bool(this_alias(vm, v)?.starred)),
+        None,
+    );
+    vm.add_getset(
+        &alias,
+        "__typing_unpacked_tuple_args__",
+        |vm, v| {
+            let alias = this_alias(vm, v)?;
+            let is_tuple =
+                matches!(&alias.origin, Value::Type(t) if Rc::ptr_eq(t, &vm.types.tuple));
+            Ok(match alias.starred && is_tuple {
+                true => alias.args.clone(),
+                false => Value::None,
+            })
+        },
         None,
     );
 
@@ -141,14 +184,199 @@ pub fn class_getitem(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value
 
 /// `types.GenericAlias(origin, args)`: `args` a tuple, or one item.
 pub fn new_alias(vm: &Vm, origin: Value, args: Value) -> Value {
+    alias_value(vm, origin, args, false)
+}
+
+fn alias_value(vm: &Vm, origin: Value, args: Value, starred: bool) -> Value {
     let args = match args {
         Value::Tuple(_) => args,
         one => Value::tuple(vec![one]),
     };
     Value::object(Object::new(
         vm.types.generic_alias.clone(),
-        ObjectKind::Other(Box::new(GenericAlias { origin, args })),
+        ObjectKind::Other(Box::new(GenericAlias {
+            origin,
+            args,
+            starred,
+        })),
     ))
+}
+
+/// An attribute of `v` that typing's type parameters and aliases have (None when absent).
+fn typing_attr(vm: &mut Vm, v: &Value, name: &str) -> PyResult<Option<Value>> {
+    if matches!(v, Value::Type(_)) {
+        return Ok(None);
+    }
+    let name = vm.intern(name);
+    vm.get_attr_opt(v, &name)
+}
+
+/// The type parameters among `args`, first seen first: the parameters themselves (what
+/// has `__typing_subst__`) and those of the aliases among them (`_Py_make_parameters`;
+/// CPython 3.13 does not look into lists and tuples here).
+fn make_parameters(vm: &mut Vm, args: &[Value]) -> PyResult<Vec<Value>> {
+    let mut parameters: Vec<Value> = Vec::new();
+    let add = |vm: &mut Vm, p: Value, parameters: &mut Vec<Value>| -> PyResult<()> {
+        for kept in parameters.iter() {
+            if kept.is(&p) || vm.eq(kept, &p)? {
+                return Ok(());
+            }
+        }
+        parameters.push(p);
+        Ok(())
+    };
+    for arg in args {
+        if typing_attr(vm, arg, "__typing_subst__")?.is_some() {
+            add(vm, arg.clone(), &mut parameters)?;
+            continue;
+        }
+        let sub = match typing_attr(vm, arg, "__parameters__")? {
+            Some(sub) => items(&sub),
+            None => Vec::new(),
+        };
+        for p in sub {
+            add(vm, p, &mut parameters)?;
+        }
+    }
+    Ok(parameters)
+}
+
+/// Fixed-length unpacked tuple types among the items spread out: `*tuple[int, str]` is
+/// `int, str` (`_unpack_args`).
+fn unpack_args(vm: &mut Vm, item: &Value) -> PyResult<Vec<Value>> {
+    let members = match item {
+        Value::Tuple(t) => t.items.to_vec(),
+        one => vec![one.clone()],
+    };
+    let mut out = Vec::new();
+    for member in members {
+        let sub = typing_attr(vm, &member, "__typing_unpacked_tuple_args__")?;
+        match sub {
+            Some(sub @ Value::Tuple(_))
+                if !items(&sub)
+                    .last()
+                    .is_some_and(|l| matches!(l, Value::Ellipsis)) =>
+            {
+                out.extend(items(&sub));
+            }
+            _ => out.push(member),
+        }
+    }
+    Ok(out)
+}
+
+/// `alias[item]`: the alias's arguments with each of its `parameters` replaced by the
+/// matching argument of `item`, after each parameter readied them (a default, a
+/// ParamSpec's list, a TypeVarTuple's share): `_Py_subs_parameters`.
+fn substitute(
+    vm: &mut Vm,
+    alias: &Value,
+    args: &[Value],
+    parameters: &[Value],
+    item: &Value,
+) -> PyResult<Vec<Value>> {
+    if parameters.is_empty() {
+        let shown = vm.repr(alias)?;
+        return Err(vm.type_error(format!("{shown} is not a generic class")));
+    }
+    let mut item = Value::tuple(unpack_args(vm, item)?);
+    for param in parameters {
+        if let Some(prepare) = typing_attr(vm, param, "__typing_prepare_subst__")? {
+            item = vm.call(&prepare, &[alias.clone(), item.clone()], &[])?;
+            if !matches!(item, Value::Tuple(_)) {
+                item = Value::tuple(vec![item]);
+            }
+        }
+    }
+    let given = items(&item);
+    if given.len() != parameters.len() {
+        let shown = vm.repr(alias)?;
+        let which = if given.len() > parameters.len() {
+            "many"
+        } else {
+            "few"
+        };
+        return Err(vm.type_error(format!(
+            "Too {which} arguments for {shown}; actual {}, expected {}",
+            given.len(),
+            parameters.len()
+        )));
+    }
+    substitute_args(vm, args, parameters, &given)
+}
+
+/// [`substitute`] of `args`, with the parameters' arguments `given`, an unpacked
+/// TypeVarTuple spread out (CPython 3.13 leaves lists and tuples among them as they are).
+fn substitute_args(
+    vm: &mut Vm,
+    args: &[Value],
+    parameters: &[Value],
+    given: &[Value],
+) -> PyResult<Vec<Value>> {
+    let mut new_args = Vec::with_capacity(args.len());
+    for arg in args {
+        if matches!(arg, Value::Type(_)) {
+            new_args.push(arg.clone());
+            continue;
+        }
+        let unpack = match typing_attr(vm, arg, "__typing_is_unpacked_typevartuple__")? {
+            Some(flag) => vm.truthy(&flag)?,
+            None => false,
+        };
+        let new_arg = match typing_attr(vm, arg, "__typing_subst__")? {
+            Some(subst) => {
+                let i = position(vm, parameters, arg)?;
+                vm.call(&subst, &[given[i].clone()], &[])?
+            }
+            None => substitute_within(vm, arg, parameters, given)?,
+        };
+        if unpack {
+            new_args.extend(items(&new_arg));
+        } else {
+            new_args.push(new_arg);
+        }
+    }
+    Ok(new_args)
+}
+
+/// An argument that has parameters of its own (`list[T]` within `dict[str, list[T]]`),
+/// subscripted with what they stand for (`subs_tvars`).
+fn substitute_within(
+    vm: &mut Vm,
+    arg: &Value,
+    parameters: &[Value],
+    given: &[Value],
+) -> PyResult<Value> {
+    let sub = match typing_attr(vm, arg, "__parameters__")? {
+        Some(sub) => items(&sub),
+        None => Vec::new(),
+    };
+    if sub.is_empty() {
+        return Ok(arg.clone());
+    }
+    let mut sub_args = Vec::new();
+    for p in &sub {
+        let i = position(vm, parameters, p)?;
+        let value = &given[i];
+        // A TypeVarTuple (iterable, unlike the other parameters) stands for its tuple's items.
+        let variadic = typing_attr(vm, p, "__iter__")?.is_some();
+        match value {
+            Value::Tuple(t) if variadic => sub_args.extend(t.items.iter().cloned()),
+            _ => sub_args.push(value.clone()),
+        }
+    }
+    vm.get_item(arg, &Value::tuple(sub_args))
+}
+
+/// Where `param` is among `parameters`.
+fn position(vm: &mut Vm, parameters: &[Value], param: &Value) -> PyResult<usize> {
+    for (i, p) in parameters.iter().enumerate() {
+        if p.is(param) || vm.eq(p, param)? {
+            return Ok(i);
+        }
+    }
+    let shown = vm.repr(param)?;
+    Err(vm.type_error(format!("{shown} is not a parameter of the alias")))
 }
 
 fn this_alias<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a GenericAlias> {
@@ -231,6 +459,9 @@ fn alias_eq(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     ) else {
         return Ok(Value::NotImplemented);
     };
+    if a.starred != b.starred {
+        return Ok(Value::Bool(false));
+    }
     let (a_origin, a_args) = (a.origin.clone(), a.args.clone());
     let (b_origin, b_args) = (b.origin.clone(), b.args.clone());
     Ok(Value::Bool(
@@ -266,7 +497,12 @@ fn union_eq(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 fn alias_repr(vm: &mut Vm, v: &Value) -> PyResult<String> {
     let alias = this_alias(vm, v)?;
     let (origin, members) = (alias.origin.clone(), items(&alias.args));
-    let mut out = item_repr(vm, &origin, false)?;
+    let mut out = if alias.starred {
+        "*".to_string()
+    } else {
+        String::new()
+    };
+    out.push_str(&item_repr(vm, &origin, false)?);
     out.push('[');
     if members.is_empty() {
         out.push_str("()");
