@@ -12,7 +12,8 @@
 //!   `exec.rs` — `exec`, `eval` and `compile()`, which compile and run source; `io.rs` —
 //!   `open()`, the `io` module (text files, `StringIO`); `os.rs` — `os` and `os.path`.
 //! - `list_type.rs`, `tuple_type.rs`, `dict_type.rs`, `set_type.rs` (`set`, `frozenset`),
-//!   `str_type.rs`, `num_type.rs` (`int`, `bool`, `float`), `range_type.rs` — those types.
+//!   `str_type.rs`, `num_type.rs` (`int`, `bool`, `float`), `complex_type.rs`,
+//!   `range_type.rs` — those types.
 //! - `classes.rs` — `object`, `type`, and the small classes without a file of their own:
 //!   `slice`, `enumerate`, `zip`, `map`, `filter`, `reversed`, `super`, `property`,
 //!   `classmethod`, `staticmethod`.
@@ -41,6 +42,7 @@ mod class_build;
 mod classes;
 mod codecs;
 pub mod collections;
+mod complex_type;
 pub mod contextvars;
 pub mod deque;
 mod dict_type;
@@ -121,6 +123,7 @@ pub fn install(vm: &mut Vm) {
     str_type::init(vm);
     bytes_type::init(vm);
     num_type::init(vm);
+    complex_type::init(vm);
     range_type::init(vm);
     slot_wrappers::init(vm);
     crate::vm::generics::init(vm);
@@ -141,6 +144,7 @@ pub fn install(vm: &mut Vm) {
         ("int", t.int.clone()),
         ("bool", t.bool.clone()),
         ("float", t.float.clone()),
+        ("complex", t.complex.clone()),
         ("str", t.str.clone()),
         ("bytes", t.bytes.clone()),
         ("bytearray", t.bytearray.clone()),

@@ -6,6 +6,7 @@
 use std::rc::Rc;
 
 use crate::common::chars::{escape_non_ascii, str_repr};
+use crate::common::complex_ops::complex_repr;
 use crate::common::float_repr::float_repr;
 use crate::common::int_ops::Int;
 
@@ -191,6 +192,7 @@ impl Vm {
                 }
             }
             ObjectKind::Module { name, .. } => format!("<module '{name}' (built-in)>"),
+            ObjectKind::Complex(z) => complex_repr(*z),
             ObjectKind::Range(r) => {
                 if r.step == Int::Small(1) {
                     format!("range({}, {})", r.start, r.stop)
