@@ -84,15 +84,29 @@ fn install_methods(vm: &mut Vm, ty: &Rc<PyType>) {
     super::slot_wrappers::install_complex(vm);
 }
 
+/// The complex `v` is or extends (an instance of a subclass).
+fn complex_or_base(v: &Value) -> Option<Complex> {
+    complex_of(v).or_else(|| match v {
+        Value::Object(o) => o.builtin_base().and_then(complex_of),
+        _ => None,
+    })
+}
+
+/// `PyComplex_AsCComplex`: the complex `v` is or extends, what its `__complex__` returns,
+/// or a real number as `float()` reads it ("must be real number, not str").
+pub(super) fn as_complex(vm: &mut Vm, v: &Value) -> PyResult<Complex> {
+    if let Some(z) = complex_or_base(v) {
+        return Ok(z);
+    }
+    if let Some(z) = from_dunder_complex(vm, v)? {
+        return Ok(z);
+    }
+    Ok(Complex::new(as_double(vm, v)?, 0.0))
+}
+
 /// The complex `args[0]` is or extends, and no other argument (`name` takes none).
 fn this_complex(vm: &Vm, args: &[Value], name: &'static str) -> PyResult<Complex> {
-    let z = args.first().and_then(|v| {
-        complex_of(v).or_else(|| match v {
-            Value::Object(o) => o.builtin_base().and_then(complex_of),
-            _ => None,
-        })
-    });
-    let Some(z) = z else {
+    let Some(z) = args.first().and_then(complex_or_base) else {
         return Err(vm.type_error(format!("descriptor '{name}' requires a 'complex' object")));
     };
     if !matches!(name, "real" | "imag" | "__format__") {
@@ -182,16 +196,13 @@ impl Part {
 /// `v` as a part of `complex()`: a complex (of a subclass too), or a number `float()`
 /// reads (it has `__float__` or `__index__`); else the TypeError `what` describes.
 fn number_part(vm: &Vm, v: &Value, what: &str) -> PyResult<Part> {
-    if let Some(z) = complex_of(v) {
+    if let Some(z) = complex_or_base(v) {
         return Ok(Part::Complex(z));
     }
     let base = match v {
         Value::Object(o) => o.builtin_base().cloned(),
         _ => None,
     };
-    if let Some(z) = base.as_ref().and_then(complex_of) {
-        return Ok(Part::Complex(z));
-    }
     let plain = base.as_ref().unwrap_or(v);
     let numeric = to_int(plain).is_some()
         || matches!(plain, Value::Float(_))

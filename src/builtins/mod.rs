@@ -22,7 +22,7 @@
 //!   `stdin_reader.rs`, which waits for input where Ctrl-C and the limits apply); `site_builtins.rs`
 //!   (`exit` and `quit`); `time.rs` (`_time`, the native half of `time`); `collections.rs` (the `_collections` module and `heapq`), `deque.rs` (`deque`), `inspect.rs` (`inspect`, `types`),
 //!   `contextvars.rs`, `random.rs` (over `random_core.rs`, the Mersenne Twister), `math.rs`
-//!   (with `math_int.rs`, `math_sum.rs`), `itertools.rs` (with `itertools_comb.rs`);
+//!   (with `math_int.rs`, `math_sum.rs`), `cmath.rs` (with `cmath_special.rs`), `itertools.rs` (with `itertools_comb.rs`);
 //!   `frames.rs` (`_frames`, what `logging`,
 //!   `warnings` and `traceback` ask of the running program); `module_args.rs` converts their arguments as CPython's C API does.
 //!
@@ -40,6 +40,8 @@ mod bytes_io;
 mod bytes_type;
 mod class_build;
 mod classes;
+mod cmath;
+mod cmath_special;
 mod codecs;
 pub mod collections;
 mod complex_type;
