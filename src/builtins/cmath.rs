@@ -157,18 +157,15 @@ fn c_atanh(z: Complex) -> Outcome {
     }
     // atanh(z) = -atanh(-z): work with a nonnegative real part.
     if z.re < 0.0 {
-        let (r, errno) = c_atanh(z.neg());
-        return (r.neg(), errno);
+        let (r, errno) = c_atanh(-z);
+        return (-r, errno);
     }
     let ay = z.im.abs();
     let sqrt_large = LARGE.sqrt();
     if z.re > sqrt_large || ay > sqrt_large {
         // atanh(z) is about 1/z ± i pi/2 for a large z.
         let h = (z.re / 2.0).hypot(z.im / 2.0);
-        return ok(Complex::new(
-            z.re / 4.0 / h / h,
-            -FRAC_PI_2.copysign(-z.im),
-        ));
+        return ok(Complex::new(z.re / 4.0 / h / h, -FRAC_PI_2.copysign(-z.im)));
     }
     if z.re == 1.0 && ay < f64::MIN_POSITIVE.sqrt() {
         if ay == 0.0 {
@@ -493,7 +490,7 @@ fn cmath_isclose(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         return Ok(Value::Bool(false));
     }
     let magnitude = |z: Complex| z.hypot().unwrap_or(f64::INFINITY);
-    let diff = magnitude(a.sub(b));
+    let diff = magnitude(a - b);
     Ok(Value::Bool(
         diff <= rel_tol * magnitude(b) || diff <= rel_tol * magnitude(a) || diff <= abs_tol,
     ))
@@ -511,10 +508,14 @@ pub fn module(vm: &mut Vm) -> Value {
     let others: [(&'static str, NativeFn); 8] = [
         ("isclose", cmath_isclose),
         ("isfinite", |vm, args, kw| {
-            part_test(vm, args, kw, "isfinite", |z| z.re.is_finite() && z.im.is_finite())
+            part_test(vm, args, kw, "isfinite", |z| {
+                z.re.is_finite() && z.im.is_finite()
+            })
         }),
         ("isinf", |vm, args, kw| {
-            part_test(vm, args, kw, "isinf", |z| z.re.is_infinite() || z.im.is_infinite())
+            part_test(vm, args, kw, "isinf", |z| {
+                z.re.is_infinite() || z.im.is_infinite()
+            })
         }),
         ("isnan", |vm, args, kw| {
             part_test(vm, args, kw, "isnan", |z| z.re.is_nan() || z.im.is_nan())

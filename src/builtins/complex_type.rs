@@ -12,7 +12,7 @@ use crate::common::format_spec::format_complex;
 use crate::vm::args::{OrRaise, Signature, split_cls_of};
 use crate::vm::call::instance_of_subclass;
 use crate::vm::complex::complex_of;
-use crate::vm::object::{Getter, KwArgs, NativeFn, PyType};
+use crate::vm::object::{Getter, KwArgs, NativeFn, PyType, Setter};
 use crate::vm::ops::to_int;
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
@@ -78,8 +78,10 @@ pub fn init(vm: &mut Vm) {
 /// Installs the methods, attributes and operator wrappers of `complex`.
 fn install_methods(vm: &mut Vm, ty: &Rc<PyType>) {
     vm.add_methods(ty, METHODS);
+    // CPython's are read-only members, whose assignment says so in its own words.
+    let readonly: Setter = |vm, _, _| Err(vm.attribute_error("readonly attribute"));
     for (name, get) in GETSETS {
-        vm.add_getset(ty, name, *get, None);
+        vm.add_getset(ty, name, *get, Some(readonly));
     }
     super::slot_wrappers::install_complex(vm);
 }

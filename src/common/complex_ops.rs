@@ -20,29 +20,41 @@ pub struct Complex {
 /// `_PyHASH_IMAG`: the multiplier of the imaginary part's hash.
 const HASH_IMAG: u64 = 1_000_003;
 
-impl Complex {
-    pub const fn new(re: f64, im: f64) -> Complex {
-        Complex { re, im }
-    }
-
-    pub fn add(self, b: Complex) -> Complex {
+impl std::ops::Add for Complex {
+    type Output = Complex;
+    fn add(self, b: Complex) -> Complex {
         Complex::new(self.re + b.re, self.im + b.im)
     }
+}
 
-    pub fn sub(self, b: Complex) -> Complex {
+impl std::ops::Sub for Complex {
+    type Output = Complex;
+    fn sub(self, b: Complex) -> Complex {
         Complex::new(self.re - b.re, self.im - b.im)
     }
+}
 
-    pub fn neg(self) -> Complex {
+impl std::ops::Neg for Complex {
+    type Output = Complex;
+    fn neg(self) -> Complex {
         Complex::new(-self.re, -self.im)
     }
+}
 
-    /// `_Py_c_prod`.
-    pub fn mul(self, b: Complex) -> Complex {
+/// `_Py_c_prod`.
+impl std::ops::Mul for Complex {
+    type Output = Complex;
+    fn mul(self, b: Complex) -> Complex {
         Complex::new(
             self.re * b.re - self.im * b.im,
             self.re * b.im + self.im * b.re,
         )
+    }
+}
+
+impl Complex {
+    pub const fn new(re: f64, im: f64) -> Complex {
+        Complex { re, im }
     }
 
     /// `_Py_c_quot`: Smith's algorithm (divide by the larger of `b`'s parts); None for a zero
@@ -73,7 +85,7 @@ impl Complex {
     }
 
     /// `a / b` (`complex_div`).
-    pub fn div(self, b: Complex) -> OpResult<Complex> {
+    pub fn true_div(self, b: Complex) -> OpResult<Complex> {
         self.quot(b)
             .ok_or_else(|| OpError::zero_division("complex division by zero"))
     }
@@ -114,10 +126,10 @@ impl Complex {
         let mut mask: i64 = 1;
         while mask > 0 && rest >= mask {
             if rest & mask != 0 {
-                r = r.mul(p);
+                r = r * p;
             }
             mask <<= 1;
-            p = p.mul(p);
+            p = p * p;
         }
         r
     }

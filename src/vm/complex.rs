@@ -69,10 +69,10 @@ impl Vm {
             },
         };
         let z = match op {
-            Add => x.add(y),
-            Subtract => x.sub(y),
-            Multiply => x.mul(y),
-            TrueDivide => x.div(y).map_err(|e| self.op_error(e))?,
+            Add => x + y,
+            Subtract => x - y,
+            Multiply => x * y,
+            TrueDivide => x.true_div(y).map_err(|e| self.op_error(e))?,
             Power => x.pow(y).map_err(|e| self.op_error(e))?,
             _ => return Ok(None),
         };

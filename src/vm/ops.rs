@@ -571,7 +571,7 @@ impl Vm {
                 to_int(a).map(|n| from_int(int_ops::neg(&n)))
             }
             ("-", Value::Float(f)) => Some(Value::Float(-f)),
-            ("-", v) if let Some(z) = complex_of(v) => Some(self.new_complex(z.neg())),
+            ("-", v) if let Some(z) = complex_of(v) => Some(self.new_complex(-z)),
             ("+", Value::Int(_) | Value::BigInt(_) | Value::Float(_)) => Some(a.clone()),
             ("+", v) if complex_of(v).is_some() => Some(a.clone()),
             ("+", Value::Bool(b)) => Some(Value::Int(*b as i64)),

@@ -317,9 +317,6 @@ impl Vm {
 
     /// `format(v, spec)`.
     pub fn format_value(&mut self, v: &Value, spec: &str) -> PyResult<Value> {
-        if let Some(base) = self.base_value(v, &self.names.format.clone()) {
-            return self.format_value(&base, spec);
-        }
         if let Value::Object(o) = v
             && !o.class.builtin
             && let Some(f) = lookup(&o.class, &self.names.format.clone())
@@ -327,8 +324,13 @@ impl Vm {
         {
             return self.call(&f, &[v.clone(), Value::str(spec)], &[]);
         }
+        // An empty spec is `str(v)`, of an instance of a subclass of a built-in type too
+        // (its own `__str__` or `__repr__`: `format_obj` in CPython's formatters).
         if spec.is_empty() {
             return Ok(Value::Str(self.str_of(v)?));
+        }
+        if let Some(base) = self.base_value(v, &self.names.format.clone()) {
+            return self.format_value(&base, spec);
         }
         super::format::format_spec(self, v, spec).map(Value::str)
     }

@@ -763,8 +763,8 @@ pub(super) fn pattern_constant(e: &Expr) -> Option<Constant> {
         // As the operator computes it, on complexes (`1 - 0j` is `(1+0j)`, `-0.0+1j` is `1j`).
         let (real, imag) = (Complex::new(re, 0.0), Complex::new(0.0, im));
         let z = match op {
-            ast::BinOp::Sub => real.sub(imag),
-            _ => real.add(imag),
+            ast::BinOp::Sub => real - imag,
+            _ => real + imag,
         };
         return Some(Constant::Complex(z.re, z.im));
     }
