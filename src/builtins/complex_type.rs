@@ -109,7 +109,10 @@ pub(super) fn as_complex(vm: &mut Vm, v: &Value) -> PyResult<Complex> {
 /// The complex `args[0]` is or extends, and no other argument (`name` takes none).
 fn this_complex(vm: &Vm, args: &[Value], name: &'static str) -> PyResult<Complex> {
     let Some(z) = args.first().and_then(complex_or_base) else {
-        return Err(vm.type_error(format!("descriptor '{name}' requires a 'complex' object")));
+        let other = args.first().map_or("nothing".into(), |v| vm.type_name(v));
+        return Err(vm.type_error(format!(
+            "descriptor '{name}' for 'complex' objects doesn't apply to a '{other}' object"
+        )));
     };
     if !matches!(name, "real" | "imag" | "__format__") {
         Signature::no_args("complex", name).check(vm, &args[1..], &[])?;
