@@ -76,6 +76,15 @@ fn match_statement() {
     ));
 }
 
+/// Complex constants: a pattern's complex literal folded, `-0j` apart from `0j`, the sign
+/// of `-1j` folded into `(-0-1j)`.
+#[test]
+fn complex_constants() {
+    insta::assert_snapshot!(dis(
+        "def f(z):\n    match z:\n        case -1+2j:\n            return (0j, -0j, -1j, 1e300j)\n    return 2j * z\n"
+    ));
+}
+
 #[test]
 fn try_except_finally() {
     insta::assert_snapshot!(dis(

@@ -20,9 +20,7 @@ import sys
 FIXTURES = pathlib.Path(__file__).resolve().parent / "syntax_errors"
 
 # Valid Python that apy rejects on purpose (see SUBSET.md): the expectation is apy's message.
-APY_OWN = {
-    "unsupported_complex",
-}
+APY_OWN: set[str] = set()
 
 ERROR_CLASSES = ("SyntaxError: ", "IndentationError: ", "TabError: ")
 

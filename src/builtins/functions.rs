@@ -10,11 +10,12 @@ use std::rc::Rc;
 use super::list_type::sort_values;
 use super::std_streams::{Stream, input_line, stream_of, write_stream};
 use crate::compile::bytecode::{BinaryOperator, CompareOperator};
-use crate::vm::args::{check_arity, check_kwargs, kwarg};
+use crate::vm::args::{OrRaise, check_arity, check_kwargs, kwarg};
+use crate::vm::complex::complex_of;
 use crate::vm::dict::StrKeys;
 use crate::vm::long_work::{division_steps, words};
 use crate::vm::object::{IterState, KwArgs, NativeFn, ObjectKind};
-use crate::vm::ops::{from_int, to_int};
+use crate::vm::ops::{builtin_value, from_int, to_int};
 use crate::vm::value::{PyStr, Value};
 use crate::vm::{PyResult, Vm};
 
@@ -486,6 +487,7 @@ pub(super) fn builtin_abs(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<
             from_int(int_ops::abs(&to_int(&v).unwrap_or(int_ops::Int::Small(0))))
         }
         Value::Float(f) => Value::Float(f.abs()),
+        v if let Some(z) = complex_of(v) => Value::Float(z.abs().or_raise(vm)?),
         _ => {
             let name = vm.names.abs.clone();
             match vm.special_method(&v, &name) {
@@ -625,6 +627,12 @@ pub(super) fn builtin_pow(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<
         if !matches!(r, Value::NotImplemented) {
             return Ok(r);
         }
+    }
+    // complex's power takes a base and an exponent that are numbers, then refuses the modulus.
+    let complex = |v: &Value| complex_of(&builtin_value(v).unwrap_or_else(|| v.clone())).is_some();
+    let number = |v: &Value| complex(v) || number_value(vm, v, &name).is_some();
+    if (complex(&base) || complex(&exp)) && number(&base) && number(&exp) {
+        return Err(vm.value_error("complex modulo"));
     }
     let [b, e, m] = [&base, &exp, &modulus].map(|v| number_value(vm, v, &name));
     // float's power refuses a third argument before it looks at the operands.

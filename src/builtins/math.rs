@@ -21,7 +21,7 @@ unsafe extern "C" {
     safe fn erf(x: f64) -> f64;
     safe fn erfc(x: f64) -> f64;
     #[cfg(not(target_arch = "wasm32"))]
-    safe fn asinh(x: f64) -> f64;
+    pub(super) safe fn asinh(x: f64) -> f64;
     #[cfg(not(target_arch = "wasm32"))]
     safe fn acosh(x: f64) -> f64;
     #[cfg(not(target_arch = "wasm32"))]
@@ -31,7 +31,7 @@ unsafe extern "C" {
 // In a browser there is no C library: Rust's own (which may differ from glibc's in the last
 // bit), with the C library's calling convention, as the table below takes them.
 #[cfg(target_arch = "wasm32")]
-extern "C" fn asinh(x: f64) -> f64 {
+pub(super) extern "C" fn asinh(x: f64) -> f64 {
     x.asinh()
 }
 #[cfg(target_arch = "wasm32")]
@@ -105,6 +105,7 @@ fn math_1(
 }
 
 /// What a libm-style function reports beside its result (`errno`).
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Errno {
     Ok,
     Domain,

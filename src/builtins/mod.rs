@@ -12,7 +12,8 @@
 //!   `exec.rs` — `exec`, `eval` and `compile()`, which compile and run source; `io.rs` —
 //!   `open()`, the `io` module (text files, `StringIO`); `os.rs` — `os` and `os.path`.
 //! - `list_type.rs`, `tuple_type.rs`, `dict_type.rs`, `set_type.rs` (`set`, `frozenset`),
-//!   `str_type.rs`, `num_type.rs` (`int`, `bool`, `float`), `range_type.rs` — those types.
+//!   `str_type.rs`, `num_type.rs` (`int`, `bool`, `float`), `complex_type.rs`,
+//!   `range_type.rs` — those types.
 //! - `classes.rs` — `object`, `type`, and the small classes without a file of their own:
 //!   `slice`, `enumerate`, `zip`, `map`, `filter`, `reversed`, `super`, `property`,
 //!   `classmethod`, `staticmethod`.
@@ -21,7 +22,7 @@
 //!   `stdin_reader.rs`, which waits for input where Ctrl-C and the limits apply); `site_builtins.rs`
 //!   (`exit` and `quit`); `time.rs` (`_time`, the native half of `time`); `collections.rs` (the `_collections` module and `heapq`), `deque.rs` (`deque`), `inspect.rs` (`inspect`, `types`),
 //!   `contextvars.rs`, `random.rs` (over `random_core.rs`, the Mersenne Twister), `math.rs`
-//!   (with `math_int.rs`, `math_sum.rs`), `itertools.rs` (with `itertools_comb.rs`);
+//!   (with `math_int.rs`, `math_sum.rs`), `cmath.rs` (with `cmath_special.rs`), `itertools.rs` (with `itertools_comb.rs`);
 //!   `frames.rs` (`_frames`, what `logging`,
 //!   `warnings` and `traceback` ask of the running program); `module_args.rs` converts their arguments as CPython's C API does.
 //!
@@ -39,8 +40,11 @@ mod bytes_io;
 mod bytes_type;
 mod class_build;
 mod classes;
+mod cmath;
+mod cmath_special;
 mod codecs;
 pub mod collections;
+mod complex_type;
 pub mod contextvars;
 pub mod deque;
 mod dict_type;
@@ -121,6 +125,7 @@ pub fn install(vm: &mut Vm) {
     str_type::init(vm);
     bytes_type::init(vm);
     num_type::init(vm);
+    complex_type::init(vm);
     range_type::init(vm);
     slot_wrappers::init(vm);
     crate::vm::generics::init(vm);
@@ -141,6 +146,7 @@ pub fn install(vm: &mut Vm) {
         ("int", t.int.clone()),
         ("bool", t.bool.clone()),
         ("float", t.float.clone()),
+        ("complex", t.complex.clone()),
         ("str", t.str.clone()),
         ("bytes", t.bytes.clone()),
         ("bytearray", t.bytearray.clone()),

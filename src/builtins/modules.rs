@@ -29,6 +29,7 @@ pub fn register(vm: &mut Vm) {
         ("types", super::inspect::types_module),
         ("contextvars", super::contextvars::module),
         ("math", super::math::module),
+        ("cmath", super::cmath::module),
         ("random", super::random::module),
         ("itertools", super::itertools::module),
         ("gc", super::gc::module),

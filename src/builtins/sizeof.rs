@@ -96,7 +96,10 @@ fn header(vm: &Vm, v: &Value) -> usize {
         // A class made by a class statement; the built-in ones are static in CPython.
         Value::Type(t) if !t.builtin => GC_HEADER,
         Value::Object(o) => match &o.kind {
-            ObjectKind::Bare | ObjectKind::Range(_) | ObjectKind::Code(_) => 0,
+            ObjectKind::Bare
+            | ObjectKind::Range(_)
+            | ObjectKind::Code(_)
+            | ObjectKind::Complex(_) => 0,
             ObjectKind::Plain(_) | ObjectKind::Builtin(_) => python_class,
             ObjectKind::Exception(_) if !ty.builtin => python_class,
             ObjectKind::Other(any) if any.is::<SlotValues>() => python_class,
@@ -149,6 +152,7 @@ fn own_size(vm: &Vm, v: &Value) -> usize {
             ObjectKind::Cell(_) => 24,
             ObjectKind::Module { .. } => 56,
             ObjectKind::Range(_) => 48,
+            ObjectKind::Complex(_) => 32,
             ObjectKind::Slice { .. } => 40,
             ObjectKind::Property { .. } => 64,
             ObjectKind::ClassMethod(_) | ObjectKind::StaticMethod(_) => 32,

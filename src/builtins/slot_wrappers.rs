@@ -27,6 +27,7 @@ use crate::vm::{PyResult, Vm};
 enum Kind {
     Int,
     Float,
+    Complex,
     Str,
     List,
     Tuple,
@@ -43,6 +44,7 @@ impl Kind {
         match self {
             Kind::Int => t.int.clone(),
             Kind::Float => t.float.clone(),
+            Kind::Complex => t.complex.clone(),
             Kind::Str => t.str.clone(),
             Kind::List => t.list.clone(),
             Kind::Tuple => t.tuple.clone(),
@@ -62,6 +64,9 @@ impl Kind {
         let takes = match self {
             Kind::Int => ty.is_subtype(&t.int),
             Kind::Float => ty.is_subtype(&t.int) || ty.is_subtype(&t.float),
+            Kind::Complex => [&t.int, &t.float, &t.complex]
+                .iter()
+                .any(|number| ty.is_subtype(number)),
             Kind::Set | Kind::FrozenSet => ty.is_subtype(&t.set) || ty.is_subtype(&t.frozenset),
             _ => ty.is_subtype(&self.owner(vm)),
         };
@@ -318,6 +323,20 @@ const FLOAT: &[(&str, NativeFn)] = number_wrappers!(Float:
     "__floordiv__" "__rfloordiv__" => FloorDivide, "__mod__" "__rmod__" => Remainder;
 );
 
+/// complex's: its arithmetic (no `//`, `%`, `divmod`, orderings or conversions to real).
+const COMPLEX: &[(&str, NativeFn)] = wrappers!(Complex:
+    "__add__" => How::Binary(BinaryOperator::Add), "__radd__" => How::Reflected(BinaryOperator::Add),
+    "__sub__" => How::Binary(BinaryOperator::Subtract),
+    "__rsub__" => How::Reflected(BinaryOperator::Subtract),
+    "__mul__" => How::Binary(BinaryOperator::Multiply),
+    "__rmul__" => How::Reflected(BinaryOperator::Multiply),
+    "__truediv__" => How::Binary(BinaryOperator::TrueDivide),
+    "__rtruediv__" => How::Reflected(BinaryOperator::TrueDivide),
+    "__pow__" => How::Pow, "__rpow__" => How::RPow,
+    "__neg__" => How::Unary("-"), "__pos__" => How::Unary("+"),
+    "__abs__" => How::Call(builtin_abs, 0), "__bool__" => How::Bool,
+);
+
 /// A sequence's wrappers (str, list, tuple); `$($more)*` adds a list's own.
 macro_rules! sequence_wrappers {
     ($kind:ident; $($more:tt)*) => {
@@ -386,7 +405,24 @@ const RANGE: &[(&str, NativeFn)] = wrappers!(Range:
 
 const NONE: &[(&str, NativeFn)] = wrappers!(None: "__bool__" => How::Bool);
 
-/// Puts each type's wrappers on it, where its own table has no method of that name.
+/// Puts complex's wrappers on it, with its other methods on its first use
+/// (`complex_type.rs`).
+pub fn install_complex(vm: &mut Vm) {
+    install(vm, Kind::Complex, COMPLEX);
+}
+
+/// Puts a type's wrappers on it, where its own table has no method of that name.
+fn install(vm: &mut Vm, kind: Kind, table: &[(&'static str, NativeFn)]) {
+    let ty = kind.owner(vm);
+    for &(name, wrapper) in table {
+        let key = vm.intern(name);
+        if ty.dict.borrow().get_str(&key).is_none() {
+            vm.add_method(&ty, name, wrapper);
+        }
+    }
+}
+
+/// Puts each type's wrappers on it (complex's wait for its first use).
 pub fn init(vm: &mut Vm) {
     let tables = [
         (Kind::Int, INT),
@@ -401,12 +437,6 @@ pub fn init(vm: &mut Vm) {
         (Kind::None, NONE),
     ];
     for (kind, table) in tables {
-        let ty = kind.owner(vm);
-        for &(name, wrapper) in table {
-            let key = vm.intern(name);
-            if ty.dict.borrow().get_str(&key).is_none() {
-                vm.add_method(&ty, name, wrapper);
-            }
-        }
+        install(vm, kind, table);
     }
 }

@@ -1,6 +1,6 @@
 //! The format-spec mini-language: `format(value, spec)` and f-string `{value:spec}`.
 //!
-//! In: an int ([`Int`]), float or `&str` and the spec text. Out: the formatted text or the
+//! In: an int ([`Int`]), float, complex (two floats) or `&str` and the spec text. Out: the formatted text or the
 //! `ValueError` CPython raises. Mirrors `Python/formatter_unicode.c`
 //! (`parse_internal_render_format_spec`, `calc_number_widths`, thousands grouping with a
 //! minimum width) on top of [`double_to_string`]. Must not depend on the VM's value model.
@@ -339,22 +339,91 @@ fn format_float_with(value: f64, spec: &FormatSpec) -> OpResult<String> {
         }
         Some(_) => return Err(spec.unknown_code("float")),
     };
-    let mut text = double_to_string(value, code, flags);
-    if matches!(spec.kind, Some('E' | 'F' | 'G')) {
-        text.make_ascii_uppercase();
-    }
-    let negative = text.starts_with('-');
-    let unsigned = text.trim_start_matches('-');
-    let digits_end = unsigned
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(unsigned.len());
-    let (digits, rest) = unsigned.split_at(digits_end);
+    let text = float_text(value, code, flags, spec.kind);
+    let (negative, digits, rest) = split_number(&text);
     let remainder = if percent {
         format!("{rest}%")
     } else {
         rest.to_string()
     };
     Ok(render_number(spec, negative, "", digits, &remainder, 3))
+}
+
+/// `double_to_string`, in capitals for the presentation types `E`, `F` and `G`.
+fn float_text(value: f64, code: FloatCode, flags: FloatFlags, kind: Option<char>) -> String {
+    let mut text = double_to_string(value, code, flags);
+    if matches!(kind, Some('E' | 'F' | 'G')) {
+        text.make_ascii_uppercase();
+    }
+    text
+}
+
+/// A formatted float split as `calc_number_widths` reads it: whether it is negative, its
+/// integer digits, and the rest (fraction, exponent; all of `inf` and `nan`).
+fn split_number(text: &str) -> (bool, &str, &str) {
+    let unsigned = text.trim_start_matches('-');
+    let digits_end = unsigned
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(unsigned.len());
+    let (digits, rest) = unsigned.split_at(digits_end);
+    (text.starts_with('-'), digits, rest)
+}
+
+/// `format(z, spec)` for a complex with a non-empty spec (`format_complex_internal`): both
+/// parts formatted as floats, the imaginary one always signed, the whole padded. No type
+/// is `repr`'s layout (parentheses unless the real part, +0.0, is left out), or `g` when a
+/// precision is given; `%`, zero padding and `=` alignment are refused.
+pub fn format_complex(re: f64, im: f64, spec: &str) -> OpResult<String> {
+    let spec = FormatSpec::parse(spec, "complex", None)?;
+    if spec.zero_pad || spec.fill == '0' {
+        return Err(OpError::value(
+            "Zero padding is not allowed in complex format specifier",
+        ));
+    }
+    if spec.align == Some('=') {
+        return Err(OpError::value(
+            "'=' alignment flag is not allowed in complex format specifier",
+        ));
+    }
+    let flags = FloatFlags {
+        alternate: spec.alternate,
+        no_negative_zero: spec.no_negative_zero,
+        add_dot_0: false,
+    };
+    let precision = spec.precision;
+    let code = match spec.kind {
+        None => precision.map_or(FloatCode::Repr, FloatCode::General),
+        Some('e' | 'E') => FloatCode::Exponent(precision.unwrap_or(6)),
+        Some('f' | 'F') => FloatCode::Fixed(precision.unwrap_or(6)),
+        Some('g' | 'G' | 'n') => FloatCode::General(precision.unwrap_or(6)),
+        Some(_) => return Err(spec.unknown_code("complex")),
+    };
+    let skip_re = spec.kind.is_none() && re == 0.0 && re.is_sign_positive();
+    let parens = spec.kind.is_none() && !skip_re;
+    // Each part laid out alone, unpadded; the imaginary one with a sign unless it stands alone.
+    let mut part_spec = FormatSpec {
+        fill: ' ',
+        align: Some('<'),
+        width: 0,
+        ..spec.clone()
+    };
+    let render = |x: f64, part_spec: &FormatSpec| {
+        let text = float_text(x, code, flags, spec.kind);
+        let (negative, digits, rest) = split_number(&text);
+        render_number(part_spec, negative, "", digits, rest, 3)
+    };
+    let real = if skip_re {
+        String::new()
+    } else {
+        render(re, &part_spec)
+    };
+    if !skip_re {
+        part_spec.sign = Some('+');
+    }
+    let imag = render(im, &part_spec);
+    let (open, close) = if parens { ("(", ")") } else { ("", "") };
+    let body = format!("{open}{real}{imag}j{close}");
+    Ok(pad(&body, spec.width, spec.fill, spec.align.unwrap_or('>')))
 }
 
 /// Lay out a number as `calc_number_widths` + `fill_number`: sign, prefix, grouped integer
@@ -501,6 +570,45 @@ mod tests {
             "1,267,650,600,228,229,401,496,703,205,376"
         );
         assert_eq!(format_int(&big, "e").unwrap(), "1.267651e+30");
+    }
+
+    #[test]
+    fn complex_layouts() {
+        // python3.13: format(complex(re, im), spec)
+        let nan = f64::NAN;
+        let cases = [
+            ((1.0, 2.0), ".2f", "1.00+2.00j"),
+            ((1.0, 2.0), "^20.3", "       (1+2j)       "),
+            ((0.0, 1.0), "10", "        1j"),
+            ((0.0, 1.0), "+", "+1j"),
+            ((1.0, 2.0), "+", "(+1+2j)"),
+            ((-0.0001, -0.0001), "z.1f", "0.0+0.0j"),
+            ((0.0, 1.0), "#", "1.j"),
+            ((1234567.25, 0.5), ",", "(1,234,567.25+0.5j)"),
+            ((1234567.25, 0.5), ".0", "(1e+06+0.5j)"),
+            (
+                (nan, f64::NEG_INFINITY),
+                "*^30.2e",
+                "***********nan-infj***********",
+            ),
+            ((-1.5, 2.25), "E", "-1.500000E+00+2.250000E+00j"),
+        ];
+        for ((re, im), spec, expected) in cases {
+            assert_eq!(format_complex(re, im, spec).unwrap(), expected, "{spec:?}");
+        }
+        let refused = |spec| error(format_complex(1.0, 1.0, spec));
+        assert_eq!(
+            refused("010"),
+            "ValueError: Zero padding is not allowed in complex format specifier"
+        );
+        assert_eq!(
+            refused("=10"),
+            "ValueError: '=' alignment flag is not allowed in complex format specifier"
+        );
+        assert_eq!(
+            refused("%"),
+            "ValueError: Unknown format code '%' for object of type 'complex'"
+        );
     }
 
     #[test]

@@ -854,17 +854,18 @@ pub fn float_mod(x: f64, y: f64) -> OpResult<f64> {
     })
 }
 
-/// `x ** y` for floats, with `float_pow`'s errors. A negative base with a fractional
-/// exponent has a complex result in Python, which apy does not model.
+/// Whether `x ** y` is a complex: a negative finite base and a fractional finite exponent
+/// (`float_pow` hands those to complex's power; [`float_pow`] does not take them).
+pub fn float_pow_is_complex(x: f64, y: f64) -> bool {
+    x < 0.0 && x.is_finite() && y.is_finite() && y.fract() != 0.0
+}
+
+/// `x ** y` for floats, with `float_pow`'s errors, when it is not a complex
+/// ([`float_pow_is_complex`]).
 pub fn float_pow(x: f64, y: f64) -> OpResult<f64> {
     if x == 0.0 && y < 0.0 && y.is_finite() {
         return Err(OpError::zero_division(
             "0.0 cannot be raised to a negative power",
-        ));
-    }
-    if x < 0.0 && x.is_finite() && y.is_finite() && y.fract() != 0.0 {
-        return Err(OpError::value(
-            "a negative number raised to a fractional power is complex, which apy does not support",
         ));
     }
     let result = x.powf(y);

@@ -9,6 +9,7 @@
 //! - `clock`       — the real and the virtual clock (`--clock`), and the process start time
 //! - `int_ops`     — int arithmetic on `i64` with `BigInt` overflow, `int()` parsing
 //! - `float_repr`  — `repr(float)` and float formatting (`Python/dtoa.c`, `pystrtod.c`)
+//! - `complex_ops` — complex arithmetic, `repr(complex)`, its hash and `complex(str)`
 //! - `format_spec` — the format-spec mini-language (`format(x, spec)`, f-string specs)
 //! - `str_ops`     — the algorithms behind `str` methods
 //! - `percent`     — the `%` operator of str and bytes
@@ -32,6 +33,7 @@ pub mod browser;
 pub mod bytes_ops;
 pub mod chars;
 pub mod clock;
+pub mod complex_ops;
 pub mod console;
 pub mod east_asian_width;
 pub mod explain;

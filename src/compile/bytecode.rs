@@ -735,6 +735,8 @@ pub enum Constant {
     Int(i64),
     BigInt(Rc<BigInt>),
     Float(f64),
+    /// A complex: its real and imaginary parts.
+    Complex(f64, f64),
     Str(Rc<str>),
     Bytes(Rc<[u8]>),
     Tuple(Rc<[Constant]>),

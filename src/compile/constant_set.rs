@@ -9,6 +9,7 @@
 use std::convert::Infallible;
 
 use super::bytecode::Constant;
+use crate::common::complex_ops::Complex;
 use crate::common::int_ops::Int;
 use crate::common::set_table::{
     HASH_NONE, SetTable, hash_bool, hash_float, hash_int, hash_tuple, text_hash,
@@ -41,6 +42,7 @@ fn constant_hash(c: &Constant) -> i64 {
         Constant::Int(i) => hash_int(&Int::Small(*i)),
         Constant::BigInt(i) => hash_int(&Int::Big((**i).clone())),
         Constant::Float(f) => hash_float(*f).unwrap_or(0),
+        Constant::Complex(re, im) => Complex::new(*re, *im).hash(0),
         Constant::Str(s) => text_hash(s.as_bytes()),
         Constant::Bytes(b) => text_hash(b),
         Constant::Tuple(items) => hash_tuple(items.iter().map(constant_hash)),
@@ -49,12 +51,13 @@ fn constant_hash(c: &Constant) -> i64 {
 }
 
 /// `a == b` for two constants, as set members compare: numbers by value whatever their
-/// type (`1`, `1.0` and `True` are one item; also a mapping pattern's duplicate keys).
+/// type (`1`, `1.0`, `1+0j` and `True` are one item; also a mapping pattern's duplicate keys).
 pub fn constants_equal(a: &Constant, b: &Constant) -> bool {
     let number = |c: &Constant| match c {
-        Constant::Bool(b) => Some(f64::from(u8::from(*b))),
-        Constant::Int(i) => Some(*i as f64),
-        Constant::Float(f) => Some(*f),
+        Constant::Bool(b) => Some((f64::from(u8::from(*b)), 0.0)),
+        Constant::Int(i) => Some((*i as f64, 0.0)),
+        Constant::Float(f) => Some((*f, 0.0)),
+        Constant::Complex(re, im) => Some((*re, *im)),
         _ => None,
     };
     match (a, b) {

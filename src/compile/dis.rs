@@ -15,6 +15,7 @@ use std::rc::Rc;
 use super::bytecode::{Code, CompareOperator, Constant, Instr};
 use super::constant_set::frozenset_order;
 use crate::common::chars::{bytes_repr, str_repr};
+use crate::common::complex_ops::{Complex, complex_repr};
 use crate::common::float_repr::float_repr;
 
 /// The first line `apy --dis` prints: the listing is apy's bytecode, which differs from
@@ -599,6 +600,7 @@ fn constant_repr(c: &Constant, addresses: &Addresses) -> String {
         Constant::Int(i) => i.to_string(),
         Constant::BigInt(i) => i.to_string(),
         Constant::Float(f) => float_repr(*f),
+        Constant::Complex(re, im) => complex_repr(Complex::new(*re, *im)),
         Constant::Str(s) => str_repr(s),
         Constant::Bytes(b) => bytes_repr(b),
         Constant::Tuple(items) => {

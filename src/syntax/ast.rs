@@ -402,6 +402,8 @@ pub enum Constant {
     Ellipsis,
     Int(BigInt),
     Float(f64),
+    /// An imaginary literal (`2.5j`): its imaginary part, of a complex whose real part is +0.0.
+    Imaginary(f64),
     Str(String),
     Bytes(Vec<u8>),
 }

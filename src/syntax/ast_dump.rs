@@ -10,6 +10,7 @@
 //! does. Depends on the AST and on the pure `repr` helpers of `common` (no VM values).
 
 use crate::common::chars::{bytes_repr, str_repr};
+use crate::common::complex_ops::{Complex, complex_repr};
 use crate::common::float_repr::float_repr;
 
 use super::ast::{
@@ -539,6 +540,7 @@ fn constant_repr(value: &Constant) -> String {
         Constant::Ellipsis => "Ellipsis".to_string(),
         Constant::Int(value) => value.to_string(),
         Constant::Float(value) => float_repr(*value),
+        Constant::Imaginary(value) => complex_repr(Complex::new(0.0, *value)),
         Constant::Str(text) => str_repr(text),
         Constant::Bytes(bytes) => bytes_repr(bytes),
     }

@@ -23,7 +23,7 @@ pub enum SyntaxErrorKind {
     /// The input ended too early: an open bracket, an indented block still expected, an
     /// unterminated triple-quoted string, a trailing `\`. More lines could complete it.
     Incomplete,
-    /// Valid Python outside the apy subset (`match`, `type X = …`, complex literals, …).
+    /// Valid Python outside the apy subset (named in the message, with a hint).
     Unsupported,
     /// CPython's `IndentationError` ("unexpected indent", "expected an indented block …").
     Indentation,

@@ -138,20 +138,13 @@ pub fn name(lex: &mut Lexer<'_, Tok>) -> Result<String, LexError> {
 /// Keywords that may follow a number directly (`1if x else 2`): CPython only warns.
 const KEYWORDS_AFTER_NUMBER: [&str; 8] = ["and", "else", "for", "if", "in", "is", "not", "or"];
 
-/// CPython's `verify_end_of_number`: a number glued to a name is an error, `1j` unsupported.
+/// CPython's `verify_end_of_number`: a number glued to a name is an error (`0x1j` too).
 fn check_end_of_number(lex: &Lexer<'_, Tok>, kind: &str) -> Result<(), LexError> {
     let rest = lex.remainder();
     let Some(c) = rest.chars().next() else {
         return Ok(());
     };
     let span = lex.span();
-    if c == 'j' || c == 'J' {
-        return Err(LexError::unsupported(
-            "complex literals are not supported by apy",
-            Span::new(span.start, span.end + 1),
-            "apy has no complex numbers; keep the real and imaginary parts as two floats",
-        ));
-    }
     if KEYWORDS_AFTER_NUMBER.iter().any(|k| {
         rest.starts_with(k) && !rest[k.len()..].starts_with(|c: char| is_ident_continue(c))
     }) {
@@ -237,6 +230,23 @@ pub fn float(lex: &mut Lexer<'_, Tok>) -> Result<f64, LexError> {
     let text: String = lex.slice().chars().filter(|&c| c != '_').collect();
     text.parse::<f64>()
         .map_err(|_| LexError::invalid("invalid decimal literal", lex.span().start, lex.span().end))
+}
+
+/// An imaginary literal: the number before its `j`.
+pub fn imaginary(lex: &mut Lexer<'_, Tok>) -> Result<f64, LexError> {
+    check_end_of_number(lex, "imaginary")?;
+    let slice = lex.slice();
+    let text: String = slice[..slice.len() - 1]
+        .chars()
+        .filter(|&c| c != '_')
+        .collect();
+    text.parse::<f64>().map_err(|_| {
+        LexError::invalid(
+            "invalid imaginary literal",
+            lex.span().start,
+            lex.span().end,
+        )
+    })
 }
 
 /// A `\` that does not end a line.
@@ -631,6 +641,10 @@ mod tests {
             lex("1.5 1e-3 .5 1_000.5 1."),
             [1.5, 1e-3, 0.5, 1000.5, 1.0].map(|f| Ok(Tok::Float(f)))
         );
+        assert_eq!(
+            lex("1j 2.5J 1e3j 1_0j 00j .5j 1.j"),
+            [1.0, 2.5, 1e3, 10.0, 0.0, 0.5, 1.0].map(|f| Ok(Tok::Imaginary(f)))
+        );
         let big: BigInt = "123456789012345678901234567890".parse().unwrap();
         assert_eq!(
             lex("123456789012345678901234567890"),
@@ -643,10 +657,9 @@ mod tests {
         assert!(error_message("012").starts_with("leading zeros in decimal integer literals"));
         assert_eq!(error_message("1abc"), "invalid decimal literal");
         assert_eq!(error_message("0b12"), "invalid digit '2' in binary literal");
-        assert_eq!(
-            error_message("1j"),
-            "complex literals are not supported by apy"
-        );
+        assert_eq!(error_message("1jx"), "invalid imaginary literal");
+        assert_eq!(error_message("0x1j"), "invalid hexadecimal literal");
+        assert_eq!(error_message("1_j"), "invalid decimal literal");
         assert_eq!(lex("1if").len(), 2);
     }
 

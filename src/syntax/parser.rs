@@ -386,6 +386,7 @@ fn starts_operand(tok: &Tok) -> bool {
         Tok::Name(_)
             | Tok::Int(_)
             | Tok::Float(_)
+            | Tok::Imaginary(_)
             | Tok::Str(_)
             | Tok::LPar
             | Tok::LSqb
@@ -547,7 +548,7 @@ fn check_nesting(tokens: &[Spanned]) -> Option<SyntaxError> {
                 level.deepest = level.deepest.max(level.item);
                 level.item = 0;
             }
-            Tok::Name(_) | Tok::Int(_) | Tok::Float(_) | Tok::Str(_) => {}
+            Tok::Name(_) | Tok::Int(_) | Tok::Float(_) | Tok::Imaginary(_) | Tok::Str(_) => {}
             Tok::Indent | Tok::Dedent | Tok::StartModule | Tok::StartExpr => {}
             _ => levels[top].item += 1,
         }
@@ -606,6 +607,7 @@ fn ends_operand(tok: &Tok) -> bool {
         Tok::Name(_)
             | Tok::Int(_)
             | Tok::Float(_)
+            | Tok::Imaginary(_)
             | Tok::Str(_)
             | Tok::RPar
             | Tok::RSqb

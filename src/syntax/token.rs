@@ -36,6 +36,15 @@ pub enum Tok {
     #[regex(r"\.[0-9](_?[0-9])*([eE][+-]?[0-9](_?[0-9])*)?", lexer::float)]
     #[regex(r"[0-9](_?[0-9])*[eE][+-]?[0-9](_?[0-9])*", lexer::float)]
     Float(f64),
+    /// An imaginary literal (`1j`, `2.5J`, `1e3j`, `00j`): its imaginary part.
+    #[regex(r"[0-9](_?[0-9])*[jJ]", lexer::imaginary)]
+    #[regex(
+        r"[0-9](_?[0-9])*\.([0-9](_?[0-9])*)?([eE][+-]?[0-9](_?[0-9])*)?[jJ]",
+        lexer::imaginary
+    )]
+    #[regex(r"\.[0-9](_?[0-9])*([eE][+-]?[0-9](_?[0-9])*)?[jJ]", lexer::imaginary)]
+    #[regex(r"[0-9](_?[0-9])*[eE][+-]?[0-9](_?[0-9])*[jJ]", lexer::imaginary)]
+    Imaginary(f64),
     /// A string literal with escapes decoded (`'…'`, `"""…"""`, `r'…'`).
     #[regex(
         r#"([rRuUfFbB]|[fF][rR]|[rR][fF]|[bB][rR]|[rR][bB])?["']"#,

@@ -7,6 +7,7 @@
 //! text is the one CPython's `__annotations__` holds.
 
 use crate::common::chars::{bytes_repr, str_repr};
+use crate::common::complex_ops::{Complex, complex_repr};
 use crate::common::float_repr::float_repr;
 
 use super::ast::{
@@ -398,6 +399,10 @@ fn write_constant(out: &mut String, constant: &Constant) {
         Constant::Int(value) => out.push_str(&value.to_string()),
         // An infinite literal (`1e400`) is written as one that still overflows.
         Constant::Float(value) => out.push_str(&float_repr(*value).replace("inf", "1e309")),
+        Constant::Imaginary(value) => {
+            let repr = complex_repr(Complex::new(0.0, *value));
+            out.push_str(&repr.replace("inf", "1e309"));
+        }
         Constant::Str(text) => out.push_str(&str_repr(text)),
         Constant::Bytes(bytes) => out.push_str(&bytes_repr(bytes)),
     }

@@ -139,6 +139,9 @@ impl Vm {
                 _ => unreachable!(),
             }));
         }
+        if let Some(r) = self.complex_eq(op, a, b) {
+            return Ok(Some(r));
+        }
         let eq_only = matches!(op, CompareOperator::Eq | CompareOperator::Ne);
         let r = match (a, b) {
             (Value::Str(x), Value::Str(y)) => cmp_result(op, x.as_str().cmp(y.as_str())),
@@ -314,6 +317,7 @@ impl Vm {
                 ObjectKind::DictView { .. } => {
                     return Err(self.type_error(format!("unhashable type: '{}'", o.class.name)));
                 }
+                ObjectKind::Complex(z) => z.hash((v.address() >> 4) as i64),
                 // Equal when their function and instance are the same objects (above): so
                 // is the hash, from those identities (`meth_hash`).
                 ObjectKind::BoundMethod { func, this } => {
@@ -493,7 +497,7 @@ pub(crate) fn compare_native<T: PartialOrd>(op: CompareOperator, x: T, y: T) -> 
 }
 
 /// Exact comparison of a float with an int (None when the float is NaN).
-fn float_int_cmp(x: f64, n: &Value) -> Option<std::cmp::Ordering> {
+pub(super) fn float_int_cmp(x: f64, n: &Value) -> Option<std::cmp::Ordering> {
     if x.is_nan() {
         return None;
     }

@@ -4,7 +4,7 @@
 //! `common::str_format`, and the value operations (str, repr, items, attributes) those call
 //! back into. Used by the VM's `%` operator and `format()`, and by `str`'s methods.
 
-use crate::common::format_spec::{format_float, format_int, format_str};
+use crate::common::format_spec::{format_complex, format_float, format_int, format_str};
 use crate::common::int_ops::Int;
 use crate::common::op_error::{ErrorKind, OpError};
 use crate::common::percent::{
@@ -13,6 +13,7 @@ use crate::common::percent::{
 use crate::common::str_format::{FormatArgs, FormatValue, format_str_method};
 
 use super::bytes::PyBytes;
+use super::complex::complex_of;
 use super::dict::StrKeys;
 use super::object::{KwArgs, ObjectKind};
 use super::ops::to_int;
@@ -27,6 +28,7 @@ pub fn format_spec(vm: &mut Vm, v: &Value, spec: &str) -> PyResult<String> {
             format_int(&to_int(v).unwrap_or(Int::Small(0)), spec)
         }
         Value::Float(f) => format_float(*f, spec),
+        v if let Some(z) = complex_of(v) => format_complex(z.re, z.im, spec),
         Value::Str(s) => format_str(s.as_str(), spec),
         other => {
             let text = vm.str_of(other)?;

@@ -7,6 +7,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use crate::common::complex_ops::Complex;
 use crate::compile::bytecode::{Code, Constant};
 
 use super::Vm;
@@ -720,6 +721,10 @@ impl Vm {
             Constant::Int(n) => Value::Int(*n),
             Constant::BigInt(b) => Value::from_bigint((**b).clone()),
             Constant::Float(f) => Value::Float(*f),
+            Constant::Complex(re, im) => {
+                self.ready_methods(&self.types.complex.clone());
+                self.new_complex(Complex::new(*re, *im))
+            }
             // Constant strings are interned, as CPython does for identifier-like ones.
             Constant::Str(s) => Value::Str(self.intern(s)),
             Constant::Bytes(b) => self.new_bytes(b.to_vec()),

@@ -8,7 +8,7 @@
 //! `exception_groups` what its instructions do beyond the stack; `generator` the
 //! resumable-frame core, `exceptions`/`traceback` the error side.
 //! What the operators need of the built-in types is here too: `format` (`format()`, `str %`),
-//! `set_ops` (the set algebra), `iter` (the iterator protocol, with `next()`), `range` (a
+//! `set_ops` (the set algebra), `complex` (complex values and their operators), `iter` (the iterator protocol, with `next()`), `range` (a
 //! range's arithmetic on whole ints); `args` binds and checks the arguments of every native
 //! function and method; `fatal` writes out the program's output when apy aborts.
 //! Mirrors CPython's `Python/ceval.c` and `Objects/`. Never sees the AST or the parser.
@@ -19,6 +19,7 @@ pub mod attr_cache;
 pub mod bytes;
 pub mod call;
 pub mod compare;
+pub mod complex;
 pub mod containers;
 pub mod context_managers;
 pub mod cpython_names;

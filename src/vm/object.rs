@@ -8,6 +8,7 @@ use std::any::Any;
 use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::{Rc, Weak};
 
+use crate::common::complex_ops::Complex;
 use crate::common::int_ops::Int;
 use crate::compile::bytecode::{Code, Instr};
 use crate::syntax::ast::Span;
@@ -330,6 +331,8 @@ pub enum ObjectKind {
     },
     /// Boxed: three ints, which inline would size every object.
     Range(Box<Range>),
+    /// A `complex` (`vm::complex`): its two floats, inline.
+    Complex(Complex),
     Slice {
         start: Value,
         stop: Value,
@@ -685,7 +688,7 @@ macro_rules! builtin_types {
 }
 
 builtin_types! {
-    object, type_, none, not_implemented, ellipsis, bool, int, float, str, tuple, list, dict,
+    object, type_, none, not_implemented, ellipsis, bool, int, float, complex, str, tuple, list, dict,
     set, frozenset, function, builtin_function, method, cell, code, module, range, slice,
     property, classmethod, staticmethod, super_, getset_descriptor, member_descriptor, partial, generator, frame,
     coroutine, coroutine_wrapper, async_generator, async_generator_asend,

@@ -17,6 +17,7 @@ use crate::common::op_error::{ErrorKind, OpError};
 use crate::common::sizes::{repeat_items, repeat_text, text_with_capacity};
 
 use super::args::OrRaise;
+use super::complex::complex_of;
 use super::long_work::{division_steps, linear_steps, product_steps, words};
 use super::object::{Layout, ObjectKind};
 use super::types::lookup;
@@ -41,7 +42,7 @@ pub fn from_int(n: Int) -> Value {
 }
 
 /// An int or float operand as f64 (OverflowError for huge ints).
-fn as_float(v: &Value) -> Option<Result<f64, OpError>> {
+pub(super) fn as_float(v: &Value) -> Option<Result<f64, OpError>> {
     match v {
         Value::Float(f) => Some(Ok(*f)),
         Value::Int(n) => Some(Ok(*n as f64)),
@@ -96,10 +97,13 @@ fn int_arith(op: BinaryOperator, x: &Int, y: &Int) -> Result<Option<IntOrFloat>,
     }))
 }
 
-/// `x op y` for floats (`Objects/floatobject.c`, through `builtins::int_ops`).
+/// `x op y` for floats (`Objects/floatobject.c`, through `builtins::int_ops`);
+/// `NotImplemented` for an operator floats do not have, and for a power that is a complex
+/// (`Vm::complex_binop`'s).
 fn float_binop(op: BinaryOperator, x: f64, y: f64) -> Result<Value, OpError> {
     use BinaryOperator::*;
     Ok(Value::Float(match op {
+        Power if int_ops::float_pow_is_complex(x, y) => return Ok(Value::NotImplemented),
         Add => x + y,
         Subtract => x - y,
         Multiply => x * y,
@@ -244,7 +248,10 @@ impl Vm {
                 return self.int_binop(op.base(), a, b);
             }
             (Value::Float(x), Value::Float(y)) => {
-                return float_binop(op.base(), *x, *y).map_err(|e| self.op_error(e));
+                let r = float_binop(op.base(), *x, *y).map_err(|e| self.op_error(e))?;
+                if !matches!(r, Value::NotImplemented) {
+                    return Ok(r);
+                }
             }
             _ => {}
         }
@@ -455,6 +462,9 @@ impl Vm {
             let r = self.int_binop(op, a, b)?;
             return Ok((!matches!(r, Value::NotImplemented)).then_some(r));
         }
+        if let Some(r) = self.complex_binop(op, a, b)? {
+            return Ok(Some(r));
+        }
         if (matches!(a, Value::Float(_)) || matches!(b, Value::Float(_)))
             && let (Some(x), Some(y)) = (as_float(a), as_float(b))
         {
@@ -561,7 +571,9 @@ impl Vm {
                 to_int(a).map(|n| from_int(int_ops::neg(&n)))
             }
             ("-", Value::Float(f)) => Some(Value::Float(-f)),
+            ("-", v) if let Some(z) = complex_of(v) => Some(self.new_complex(-z)),
             ("+", Value::Int(_) | Value::BigInt(_) | Value::Float(_)) => Some(a.clone()),
+            ("+", v) if complex_of(v).is_some() => Some(a.clone()),
             ("+", Value::Bool(b)) => Some(Value::Int(*b as i64)),
             ("~", Value::Int(_) | Value::Bool(_) | Value::BigInt(_)) => {
                 to_int(a).map(|n| from_int(int_ops::invert(&n)))
@@ -615,6 +627,9 @@ impl Vm {
         }
         if let ObjectKind::Range(r) = &o.kind {
             return Ok(!r.is_empty());
+        }
+        if let ObjectKind::Complex(z) = &o.kind {
+            return Ok(z.re != 0.0 || z.im != 0.0);
         }
         if let ObjectKind::DictView { dict, .. } = &o.kind {
             return Ok(!dict.table.borrow().is_empty());

@@ -6,6 +6,7 @@
 use std::rc::Rc;
 
 use crate::common::chars::{escape_non_ascii, str_repr};
+use crate::common::complex_ops::complex_repr;
 use crate::common::float_repr::float_repr;
 use crate::common::int_ops::Int;
 
@@ -191,6 +192,7 @@ impl Vm {
                 }
             }
             ObjectKind::Module { name, .. } => format!("<module '{name}' (built-in)>"),
+            ObjectKind::Complex(z) => complex_repr(*z),
             ObjectKind::Range(r) => {
                 if r.step == Int::Small(1) {
                     format!("range({}, {})", r.start, r.stop)
@@ -315,9 +317,6 @@ impl Vm {
 
     /// `format(v, spec)`.
     pub fn format_value(&mut self, v: &Value, spec: &str) -> PyResult<Value> {
-        if let Some(base) = self.base_value(v, &self.names.format.clone()) {
-            return self.format_value(&base, spec);
-        }
         if let Value::Object(o) = v
             && !o.class.builtin
             && let Some(f) = lookup(&o.class, &self.names.format.clone())
@@ -325,8 +324,13 @@ impl Vm {
         {
             return self.call(&f, &[v.clone(), Value::str(spec)], &[]);
         }
+        // An empty spec is `str(v)`, of an instance of a subclass of a built-in type too
+        // (its own `__str__` or `__repr__`: `format_obj` in CPython's formatters).
         if spec.is_empty() {
             return Ok(Value::Str(self.str_of(v)?));
+        }
+        if let Some(base) = self.base_value(v, &self.names.format.clone()) {
+            return self.format_value(&base, spec);
         }
         super::format::format_spec(self, v, spec).map(Value::str)
     }

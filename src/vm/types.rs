@@ -130,6 +130,7 @@ impl BuiltinTypes {
             ellipsis: b("ellipsis"),
             bool: t("bool", &[&int], Builtin),
             float: b("float"),
+            complex: b("complex"),
             str: b("str"),
             list: b("list"),
             dict: b("dict"),

@@ -10,6 +10,7 @@ use num_traits::ToPrimitive;
 
 use super::compr::CompKind;
 use super::{Codegen, Ctx, LabelId, err, internal};
+use crate::common::complex_ops::Complex;
 use crate::compile::Mode;
 use crate::compile::bytecode::{
     Anchors, AwaitSite, BinaryOperator, CompareOperator, Constant, Instr, Intrinsic1,
@@ -714,6 +715,7 @@ fn constant(c: &ast::Constant) -> Constant {
             None => Constant::BigInt(Rc::new(i.clone())),
         },
         ast::Constant::Float(f) => Constant::Float(*f),
+        ast::Constant::Imaginary(im) => Constant::Complex(0.0, *im),
         ast::Constant::Str(s) => Constant::Str(s.as_str().into()),
         ast::Constant::Bytes(b) => Constant::Bytes(b.as_slice().into()),
     }
@@ -734,13 +736,39 @@ pub(super) fn folded_constant(e: &Expr) -> Option<Constant> {
     }
 }
 
-/// `-1`, `-2.5`: CPython folds the sign into the constant.
+/// `-1`, `-2.5`, `-1j`: CPython folds the sign into the constant (`-1j` is `(-0-1j)`).
 fn negate_constant(c: &ast::Constant) -> Option<Constant> {
     match c {
         ast::Constant::Int(i) => Some(constant(&ast::Constant::Int(-i))),
         ast::Constant::Float(f) => Some(Constant::Float(-f)),
+        ast::Constant::Imaginary(im) => Some(Constant::Complex(-0.0, -im)),
         _ => None,
     }
+}
+
+/// A literal of a `case` pattern as one constant: [`folded_constant`]'s, or a complex
+/// literal (`-1+2j`, which only a pattern lets stand for a constant: apy folds no other
+/// operator), as CPython's AST optimizer folds it.
+pub(super) fn pattern_constant(e: &Expr) -> Option<Constant> {
+    if let ExprKind::BinOp { left, op, right } = &e.kind
+        && let Some(real) = folded_constant(left)
+        && let ExprKind::Constant(ast::Constant::Imaginary(im)) = right.kind
+    {
+        let re = match real {
+            Constant::Int(i) => i as f64,
+            Constant::BigInt(i) => i.to_f64().unwrap_or(f64::INFINITY),
+            Constant::Float(f) => f,
+            _ => return None,
+        };
+        // As the operator computes it, on complexes (`1 - 0j` is `(1+0j)`, `-0.0+1j` is `1j`).
+        let (real, imag) = (Complex::new(re, 0.0), Complex::new(0.0, im));
+        let z = match op {
+            ast::BinOp::Sub => real - imag,
+            _ => real + imag,
+        };
+        return Some(Constant::Complex(z.re, z.im));
+    }
+    folded_constant(e)
 }
 
 /// `(1, 'a', None)` is one constant, as in CPython.

@@ -649,6 +649,7 @@ fn hash_constant<H: Hasher>(c: &Constant, state: &mut H) {
         Constant::Int(n) => n.hash(state),
         Constant::BigInt(n) => n.hash(state),
         Constant::Float(x) => x.to_bits().hash(state),
+        Constant::Complex(re, im) => (re.to_bits(), im.to_bits()).hash(state),
         Constant::Str(s) => s.hash(state),
         Constant::Bytes(b) => b.hash(state),
         Constant::Tuple(items) | Constant::FrozenSet(items) => {
@@ -659,10 +660,13 @@ fn hash_constant<H: Hasher>(c: &Constant, state: &mut H) {
 }
 
 /// Constants are shared when they are the same value of the same type (`1`, `1.0` and
-/// `True` stay apart; `0.0` and `-0.0` too).
+/// `True` stay apart; `0.0` and `-0.0` too, and `0j` and `-0j`).
 fn same_constant(a: &Constant, b: &Constant) -> bool {
     match (a, b) {
         (Constant::Float(x), Constant::Float(y)) => x.to_bits() == y.to_bits(),
+        (Constant::Complex(a, b), Constant::Complex(c, d)) => {
+            (a.to_bits(), b.to_bits()) == (c.to_bits(), d.to_bits())
+        }
         (Constant::Tuple(x), Constant::Tuple(y))
         | (Constant::FrozenSet(x), Constant::FrozenSet(y)) => {
             x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| same_constant(p, q))

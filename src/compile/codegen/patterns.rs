@@ -8,7 +8,7 @@
 //! compile-time errors CPython reports for patterns (unreachable cases, names bound twice,
 //! alternatives binding different names, duplicate keys…).
 
-use super::expr::folded_constant;
+use super::expr::pattern_constant;
 use super::{Codegen, Ctx, LabelId, err};
 use crate::compile::bytecode::{BinaryOperator, CompareOperator, Constant, Instr, Label};
 use crate::compile::constant_set::constants_equal;
@@ -176,15 +176,16 @@ impl<'a> Codegen<'a> {
     fn pattern_at(&mut self, p: &'a Pattern, pc: &mut PatternContext<'a>) -> CompileResult<()> {
         match &p.kind {
             PatternKind::MatchValue(value) => {
-                if !matches!(value.kind, ExprKind::Attribute { .. })
-                    && folded_constant(value).is_none()
-                {
-                    return err(
-                        "patterns may only match literals and attribute lookups",
-                        p.span,
-                    );
+                match pattern_constant(value) {
+                    Some(constant) => self.load_const(constant),
+                    None if matches!(value.kind, ExprKind::Attribute { .. }) => self.expr(value)?,
+                    None => {
+                        return err(
+                            "patterns may only match literals and attribute lookups",
+                            p.span,
+                        );
+                    }
                 }
-                self.expr(value)?;
                 self.emit(Instr::CompareOp(CompareOperator::Eq));
                 self.jump_to_fail_pop(pc, Instr::PopJumpIfFalse);
                 Ok(())
@@ -373,7 +374,7 @@ impl<'a> Codegen<'a> {
         }
         let mut seen: Vec<Constant> = Vec::new();
         for key in keys {
-            match folded_constant(key) {
+            match pattern_constant(key) {
                 Some(constant) => {
                     if seen.iter().any(|c| constants_equal(c, &constant)) {
                         let repr = literal_repr(&constant);

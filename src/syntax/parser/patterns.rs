@@ -4,7 +4,7 @@
 //! twice, duplicate keys…) is left to `compile::codegen::patterns`.
 
 use super::helpers::PResult;
-use crate::syntax::ast::{Constant, Expr, ExprKind, Ident, Pattern, PatternKind, Span};
+use crate::syntax::ast::{BinOp, Constant, Expr, ExprKind, Ident, Pattern, PatternKind, Span};
 use crate::syntax::error::SyntaxError;
 use lalrpop_util::ParseError;
 
@@ -32,6 +32,31 @@ pub fn pattern(l: usize, kind: PatternKind, r: usize) -> Box<Pattern> {
         kind,
         span: Span::new(l, r),
     })
+}
+
+/// A complex literal of a pattern, `real ± imag` (`-1+2j`): a real number then an imaginary
+/// one, as `complex_number` in CPython's grammar demands.
+pub fn complex_literal(l: usize, real: Expr, op: BinOp, imag: Expr, r: usize) -> PResult<Expr> {
+    let number = |e: &Expr| match &e.kind {
+        ExprKind::UnaryOp { operand, .. } => match &operand.kind {
+            ExprKind::Constant(c) => Some(c.clone()),
+            _ => None,
+        },
+        ExprKind::Constant(c) => Some(c.clone()),
+        _ => None,
+    };
+    if matches!(number(&real), Some(Constant::Imaginary(_))) {
+        return fail("real number required in complex literal", real.span);
+    }
+    if !matches!(imag.kind, ExprKind::Constant(Constant::Imaginary(_))) {
+        return fail("imaginary number required in complex literal", imag.span);
+    }
+    let kind = ExprKind::BinOp {
+        left: Box::new(real),
+        op,
+        right: Box::new(imag),
+    };
+    Ok(super::helpers::expr(l, kind, r))
 }
 
 /// `None`, `True` and `False` are compared by identity, other literals by `==`.
