@@ -216,26 +216,15 @@ fn typing_attr(vm: &mut Vm, v: &Value, name: &str) -> PyResult<Option<Value>> {
 /// CPython 3.13 does not look into lists and tuples here).
 fn make_parameters(vm: &mut Vm, args: &[Value]) -> PyResult<Vec<Value>> {
     let mut parameters: Vec<Value> = Vec::new();
-    let add = |vm: &mut Vm, p: Value, parameters: &mut Vec<Value>| -> PyResult<()> {
-        for kept in parameters.iter() {
-            if kept.is(&p) || vm.eq(kept, &p)? {
-                return Ok(());
-            }
-        }
-        parameters.push(p);
-        Ok(())
-    };
     for arg in args {
-        if typing_attr(vm, arg, "__typing_subst__")?.is_some() {
-            add(vm, arg.clone(), &mut parameters)?;
-            continue;
-        }
-        let sub = match typing_attr(vm, arg, "__parameters__")? {
-            Some(sub) => items(&sub),
-            None => Vec::new(),
+        let found = match typing_attr(vm, arg, "__typing_subst__")? {
+            Some(_) => vec![arg.clone()],
+            None => typing_attr(vm, arg, "__parameters__")?.map_or_else(Vec::new, |s| items(&s)),
         };
-        for p in sub {
-            add(vm, p, &mut parameters)?;
+        for p in found {
+            if index_of(vm, &parameters, &p)?.is_none() {
+                parameters.push(p);
+            }
         }
     }
     Ok(parameters)
@@ -368,15 +357,25 @@ fn substitute_within(
     vm.get_item(arg, &Value::tuple(sub_args))
 }
 
-/// Where `param` is among `parameters`.
-fn position(vm: &mut Vm, parameters: &[Value], param: &Value) -> PyResult<usize> {
-    for (i, p) in parameters.iter().enumerate() {
-        if p.is(param) || vm.eq(p, param)? {
-            return Ok(i);
+/// Where `v` is among `values` (the same object, or an equal one).
+fn index_of(vm: &mut Vm, values: &[Value], v: &Value) -> PyResult<Option<usize>> {
+    for (i, kept) in values.iter().enumerate() {
+        if kept.is(v) || vm.eq(kept, v)? {
+            return Ok(Some(i));
         }
     }
-    let shown = vm.repr(param)?;
-    Err(vm.type_error(format!("{shown} is not a parameter of the alias")))
+    Ok(None)
+}
+
+/// Where `param` is among `parameters`.
+fn position(vm: &mut Vm, parameters: &[Value], param: &Value) -> PyResult<usize> {
+    match index_of(vm, parameters, param)? {
+        Some(i) => Ok(i),
+        None => {
+            let shown = vm.repr(param)?;
+            Err(vm.type_error(format!("{shown} is not a parameter of the alias")))
+        }
+    }
 }
 
 fn this_alias<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a GenericAlias> {
@@ -429,14 +428,7 @@ pub fn union_of(vm: &mut Vm, a: &Value, b: &Value) -> PyResult<Value> {
             return Ok(Value::NotImplemented);
         }
         for member in union_members(side) {
-            let mut seen = false;
-            for kept in &members {
-                if kept.is(&member) || vm.eq(kept, &member)? {
-                    seen = true;
-                    break;
-                }
-            }
-            if !seen {
+            if index_of(vm, &members, &member)?.is_none() {
                 members.push(member);
             }
         }
