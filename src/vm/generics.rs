@@ -10,7 +10,7 @@
 
 use std::rc::Rc;
 
-use super::args::{check_arity, check_kwargs};
+use super::args::{check_arity, check_kwargs, split_cls};
 use super::dict::StrKeys;
 use super::object::{KwArgs, Object, ObjectKind, PyType};
 use super::value::{PyStr, Value};
@@ -48,9 +48,19 @@ pub fn init(vm: &mut Vm) {
     let alias = vm.types.generic_alias.clone();
     vm.set_type_attr(&alias, "__module__", Value::str("types"));
     vm.add_method(&alias, "__new__", |vm, args, kw| {
+        // (Not `split_cls_of`: this type is not flagged built-in, to print as `types.…`.)
+        let (cls, rest) = split_cls(vm, args)?;
+        if !cls.is_subtype(&vm.types.generic_alias) {
+            let c = &cls.name;
+            let message = format!(
+                "types.GenericAlias.__new__({c}): {c} is not a subtype of types.GenericAlias"
+            );
+            return Err(vm.type_error(message));
+        }
         check_kwargs(vm, "GenericAlias", kw, &[])?;
-        check_arity(vm, "GenericAlias", &args[1..], 2, 2)?;
-        Ok(new_alias(vm, args[1].clone(), args[2].clone()))
+        check_arity(vm, "GenericAlias", rest, 2, 2)?;
+        // A subclass (collections.abc's `_CallableGenericAlias`) gets instances of its own.
+        Ok(alias_of_class(cls, rest[0].clone(), rest[1].clone(), false))
     });
     vm.add_method(&alias, "__getitem__", |vm, args, _| {
         let alias = this_alias(vm, &args[0])?;
@@ -188,12 +198,16 @@ pub fn new_alias(vm: &Vm, origin: Value, args: Value) -> Value {
 }
 
 fn alias_value(vm: &Vm, origin: Value, args: Value, starred: bool) -> Value {
+    alias_of_class(vm.types.generic_alias.clone(), origin, args, starred)
+}
+
+fn alias_of_class(class: Rc<PyType>, origin: Value, args: Value, starred: bool) -> Value {
     let args = match args {
         Value::Tuple(_) => args,
         one => Value::tuple(vec![one]),
     };
     Value::object(Object::new(
-        vm.types.generic_alias.clone(),
+        class,
         ObjectKind::Other(Box::new(GenericAlias {
             origin,
             args,
