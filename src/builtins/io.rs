@@ -156,8 +156,65 @@ pub fn module(vm: &mut Vm) -> Value {
         ("BytesIO", Value::Type(bytes_io)),
         ("UnsupportedOperation", Value::Type(unsupported)),
         ("DEFAULT_BUFFER_SIZE", Value::Int(BUFFER_SIZE as i64)),
+        ("SEEK_SET", Value::Int(0)),
+        ("SEEK_CUR", Value::Int(1)),
+        ("SEEK_END", Value::Int(2)),
+        (
+            "BlockingIOError",
+            Value::Type(vm.types.blocking_io_error.clone()),
+        ),
     ]);
+    let lazy = vm.native("__getattr__", module_getattr);
+    names.push(("__getattr__", lazy));
     vm.new_module("io", names)
+}
+
+/// The abstract classes, IOBase, RawIOBase, BufferedIOBase and TextIOBase.
+const ABSTRACT_CLASSES: [&str; 4] = ["IOBase", "RawIOBase", "BufferedIOBase", "TextIOBase"];
+
+/// The module's `__getattr__` (PEP 562): the abstract classes are written in apy
+/// (`stdlib/_iobase.apy`) and loaded when one is first asked for, so that `import io`
+/// costs no more than the native streams; loading registers this module's streams with
+/// them and stores all four here.
+fn module_getattr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let Some(Value::Str(name)) = args.first() else {
+        return Err(vm.type_error("__getattr__ expects an attribute name"));
+    };
+    if !ABSTRACT_CLASSES.contains(&name.as_str()) {
+        let message = format!("module 'io' has no attribute '{}'", name.as_str());
+        return Err(vm.new_exc(&vm.types.attribute_error.clone(), message));
+    }
+    let module = vm.import_module("io")?;
+    let class = |vm: &mut Vm, name: &str| {
+        let key = vm.intern(name);
+        vm.get_attr(&module, &key)
+    };
+    let mut text = Vec::new();
+    for name in ["TextIOWrapper", "StringIO"] {
+        text.push(class(vm, name)?);
+    }
+    let mut buffered = Vec::new();
+    for name in [
+        "BytesIO",
+        "BufferedReader",
+        "BufferedWriter",
+        "BufferedRandom",
+    ] {
+        buffered.push(class(vm, name)?);
+    }
+    let bases = vm.import_module("_iobase")?;
+    vm.call_method(
+        &bases,
+        "_register",
+        &[Value::tuple(text), Value::tuple(buffered)],
+    )?;
+    for abstract_name in ABSTRACT_CLASSES {
+        let key = vm.intern(abstract_name);
+        let class = vm.get_attr(&bases, &key)?;
+        vm.set_attr(&module, &key, class)?;
+    }
+    let key = vm.intern(name.as_str());
+    vm.get_attr(&module, &key)
 }
 
 fn set_module(vm: &mut Vm, ty: &Rc<PyType>) {

@@ -25,6 +25,7 @@ const MODULES: &[(&str, &str, &str)] = &[
         include_str!("_collections_abc.apy"),
     ),
     ("bisect", "bisect.py", include_str!("bisect.apy")),
+    ("_iobase", "_iobase.py", include_str!("_iobase.apy")),
     (
         "collections.abc",
         "collections/abc.py",
