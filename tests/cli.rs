@@ -412,6 +412,43 @@ fn a_builtin_apy_lacks_is_named_as_outside_the_subset() {
     );
 }
 
+#[test]
+fn a_module_name_apy_lacks_is_named_as_outside_the_subset() {
+    // The asyncio docs' run_in_executor example reaches for a process pool: no near miss
+    // ("Did you mean: 'ThreadPoolExecutor'?"), whether read as an attribute or imported.
+    let output = apy(
+        &[
+            "-c",
+            "import concurrent.futures as f; f.ProcessPoolExecutor()",
+        ],
+        b"",
+    );
+    assert_eq!(
+        last_stderr_line(&output),
+        "AttributeError: module 'concurrent.futures' has no attribute 'ProcessPoolExecutor' \
+         (apy does not provide it yet: see the subset chapter of apy's book)"
+    );
+    let output = apy(
+        &["-c", "from concurrent.futures import ProcessPoolExecutor"],
+        b"",
+    );
+    assert_eq!(
+        last_stderr_line(&output),
+        "ImportError: cannot import name 'ProcessPoolExecutor' from 'concurrent.futures' \
+         (apy does not provide it yet: see the subset chapter of apy's book)"
+    );
+    // A name CPython lacks too keeps CPython's message and suggestion.
+    let output = apy(
+        &["-c", "from concurrent.futures import ThreadPoolExecuter"],
+        b"",
+    );
+    assert!(
+        last_stderr_line(&output).ends_with("Did you mean: 'ThreadPoolExecutor'?"),
+        "{}",
+        stderr(&output)
+    );
+}
+
 /// `sys.implementation` names apy, not CPython (PEP 421; the book's subset chapter says so).
 #[test]
 fn sys_implementation_names_apy() {

@@ -430,6 +430,18 @@ pub fn is_found_before_path(name: &str) -> bool {
     CPYTHON_BEFORE_PATH.binary_search(&name).is_ok()
 }
 
+/// Names in modules of CPython's standard library that apy's versions of them lack, as
+/// (module, name), sorted: a program that reaches for one is told so, not offered a near
+/// miss ("Did you mean: 'ThreadPoolExecutor'?").
+const MODULE_NAMES_APY_LACKS: &[(&str, &str)] = &[("concurrent.futures", "ProcessPoolExecutor")];
+
+/// Whether `module.name` exists in CPython and not in apy ([`MODULE_NAMES_APY_LACKS`]).
+pub fn is_module_name_apy_lacks(module: &str, name: &str) -> bool {
+    MODULE_NAMES_APY_LACKS
+        .binary_search(&(module, name))
+        .is_ok()
+}
+
 /// Whether `name` is one of CPython's built-in names that apy does not provide (rather than
 /// one a program deleted, or never a built-in at all).
 pub fn is_builtin_apy_lacks(name: &str) -> bool {
@@ -443,6 +455,7 @@ mod tests {
     #[test]
     fn the_lists_are_sorted_for_binary_search() {
         assert!(CPYTHON_STDLIB.windows(2).all(|w| w[0] < w[1]));
+        assert!(MODULE_NAMES_APY_LACKS.windows(2).all(|w| w[0] < w[1]));
         assert!(CPYTHON_BUILTINS.windows(2).all(|w| w[0] < w[1]));
         assert!(BUILTINS_APY_LACKS.windows(2).all(|w| w[0] < w[1]));
         assert!(CPYTHON_BEFORE_PATH.windows(2).all(|w| w[0] < w[1]));

@@ -107,6 +107,12 @@ impl Vm {
                  (most likely due to a circular import) ({place})",
                 name.as_str()
             )
+        } else if super::types::lacked_module_name(module, name).is_some() {
+            format!(
+                "cannot import name '{}' from '{shown}' {}",
+                name.as_str(),
+                super::cpython_names::OUTSIDE_THE_SUBSET
+            )
         } else {
             format!(
                 "cannot import name '{}' from '{shown}' ({place})",
@@ -121,6 +127,9 @@ impl Vm {
             name_value,
             path_value,
         );
+        if super::types::lacked_module_name(module, name).is_some() {
+            return Err(exc);
+        }
         // traceback's "Did you mean": the closest of the module's names in sorted order,
         // the ones starting with `_` only for a name that does (`_compute_suggestion_error`).
         let mut candidates: Vec<Value> = match module {

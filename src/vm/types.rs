@@ -763,6 +763,9 @@ impl Vm {
 
     pub fn no_attribute(&mut self, obj: &Value, name: &PyStr) -> super::Exc {
         let exc = self.no_attribute_plain(obj, name);
+        if lacked_module_name(obj, name).is_some() {
+            return exc;
+        }
         let mut candidates: Vec<Value> = Vec::new();
         match obj {
             Value::Object(o) => {
@@ -791,6 +794,12 @@ impl Vm {
     }
 
     fn no_attribute_plain(&mut self, obj: &Value, name: &PyStr) -> super::Exc {
+        if let Some(module) = lacked_module_name(obj, name) {
+            let (name, note) = (name.as_str(), super::cpython_names::OUTSIDE_THE_SUBSET);
+            return self.attribute_error(format!(
+                "module '{module}' has no attribute '{name}' {note}"
+            ));
+        }
         let msg = match obj {
             Value::Type(t) => format!(
                 "type object '{}' has no attribute '{}'",
@@ -1354,5 +1363,21 @@ impl Vm {
             Some(m) if &*m != "builtins" => format!("<class '{m}.{}'>", ty.qualname),
             _ => format!("<class '{}'>", ty.qualname),
         }
+    }
+}
+
+/// The module's name when `obj` is a module CPython gives a `name` that apy's lacks
+/// (`concurrent.futures.ProcessPoolExecutor`).
+pub(super) fn lacked_module_name<'a>(obj: &'a Value, name: &PyStr) -> Option<&'a str> {
+    match obj {
+        Value::Object(o) => match &o.kind {
+            ObjectKind::Module { name: module, .. }
+                if super::cpython_names::is_module_name_apy_lacks(module, name.as_str()) =>
+            {
+                Some(module)
+            }
+            _ => None,
+        },
+        _ => None,
     }
 }
