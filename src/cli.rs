@@ -43,6 +43,12 @@ pub struct Cli {
     #[arg(short = 'c', value_name = "CODE")]
     pub command: Option<String>,
 
+    /// Run library module MODULE as a script (like `python -m`). apy runs `-m asyncio`:
+    /// asyncio's REPL, which is apy's own prompt (top-level `await`, asyncio imported),
+    /// whether or not standard input is a terminal.
+    #[arg(short = 'm', value_name = "MODULE", conflicts_with = "command")]
+    pub module: Option<String>,
+
     /// Print the program's abstract syntax tree, as Python's
     /// `ast.dump(ast.parse(source), indent=2)` shows it, instead of running it.
     #[arg(long, conflicts_with_all = ["check", "dis"])]
@@ -201,6 +207,9 @@ pub fn main(cli: Cli) -> ExitCode {
     };
     // A switch apy does not know lands in FILE (whose place may hold `-`, and ARGS any
     // switches): said as python says it, not as a file that cannot be opened.
+    if let Some(module) = &cli.module {
+        return run_module(&cli, module, &mode);
+    }
     if let (None, Some(first)) = (&cli.command, cli.program.first())
         && let Some(switch) = first.to_str().filter(|s| s.starts_with('-') && *s != "-")
     {
@@ -275,6 +284,33 @@ pub fn main(cli: Cli) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(diagnostic) => report(&diagnostic, &source),
     }
+}
+
+/// `apy -m MODULE [ARGS]`: `-m asyncio` opens the prompt, asyncio's REPL, with ARGS as
+/// `sys.argv[1:]`; any other module is named as outside what apy runs this way.
+fn run_module(cli: &Cli, module: &str, mode: &Mode) -> ExitCode {
+    if module != "asyncio" {
+        eprintln!(
+            "apy: -m {module}: apy runs only `-m asyncio` (the asyncio REPL, which is apy's own \
+             prompt); run a module's file instead: apy PATH"
+        );
+        return ExitCode::from(2);
+    }
+    if *mode != Mode::Run || cli.timeline.is_some() {
+        eprintln!(
+            "apy: -m asyncio opens the prompt: give it without --check, --ast, --dis or --timeline"
+        );
+        return ExitCode::from(2);
+    }
+    // CPython's sys.argv[0] is then asyncio's `__main__.py`, which apy does not have.
+    let argv = std::iter::once("-m".to_string())
+        .chain(
+            cli.program
+                .iter()
+                .map(|arg| arg.to_string_lossy().into_owned()),
+        )
+        .collect();
+    exit_code(apy::repl::run(run_config(cli, argv), None))
 }
 
 /// The `--dis=NAME` error: what was asked for, and what there is.

@@ -449,6 +449,26 @@ fn a_module_name_apy_lacks_is_named_as_outside_the_subset() {
     );
 }
 
+#[test]
+fn dash_m_asyncio_opens_the_asyncio_repl() {
+    // `python -m asyncio`, as the asyncio docs start their REPL: top-level await, asyncio
+    // imported, ARGS in sys.argv[1:], even with standard input piped.
+    let output = apy(
+        &["-m", "asyncio", "one"],
+        b"print(await asyncio.sleep(0, 'slept'))\nimport sys; print(sys.argv[1:])\n",
+    );
+    assert_eq!(stdout(&output), "slept\n['one']\n", "{}", stderr(&output));
+    assert_eq!(output.status.code(), Some(0));
+    // Other modules are not run this way, and say so.
+    let output = apy(&["-m", "timeit", "1"], b"");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).starts_with("apy: -m timeit: apy runs only `-m asyncio`"),
+        "{}",
+        stderr(&output)
+    );
+}
+
 /// `sys.implementation` names apy, not CPython (PEP 421; the book's subset chapter says so).
 #[test]
 fn sys_implementation_names_apy() {
