@@ -205,11 +205,11 @@ pub fn main(cli: Cli) -> ExitCode {
     } else {
         Mode::Run
     };
-    // A switch apy does not know lands in FILE (whose place may hold `-`, and ARGS any
-    // switches): said as python says it, not as a file that cannot be opened.
     if let Some(module) = &cli.module {
         return run_module(&cli, module, &mode);
     }
+    // A switch apy does not know lands in FILE (whose place may hold `-`, and ARGS any
+    // switches): said as python says it, not as a file that cannot be opened.
     if let (None, Some(first)) = (&cli.command, cli.program.first())
         && let Some(switch) = first.to_str().filter(|s| s.starts_with('-') && *s != "-")
     {

@@ -182,7 +182,7 @@ fn module_getattr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     };
     if !ABSTRACT_CLASSES.contains(&name.as_str()) {
         let message = format!("module 'io' has no attribute '{}'", name.as_str());
-        return Err(vm.new_exc(&vm.types.attribute_error.clone(), message));
+        return Err(vm.attribute_error(message));
     }
     let module = vm.import_module("io")?;
     let class = |vm: &mut Vm, name: &str| {

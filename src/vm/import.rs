@@ -98,6 +98,7 @@ impl Vm {
             .unwrap_or_else(|| "<unknown module name>".into());
         let path = self.module_attr_str(module, "__file__");
         let place = path.clone().unwrap_or_else(|| "unknown location".into());
+        let lacking = super::types::lacked_module_name(module, name).is_some();
         let initializing = module_name
             .as_ref()
             .is_some_and(|n| self.importing.iter().any(|m| **m == **n));
@@ -107,7 +108,7 @@ impl Vm {
                  (most likely due to a circular import) ({place})",
                 name.as_str()
             )
-        } else if super::types::lacked_module_name(module, name).is_some() {
+        } else if lacking {
             format!(
                 "cannot import name '{}' from '{shown}' {}",
                 name.as_str(),
@@ -127,7 +128,7 @@ impl Vm {
             name_value,
             path_value,
         );
-        if super::types::lacked_module_name(module, name).is_some() {
+        if lacking {
             return Err(exc);
         }
         // traceback's "Did you mean": the closest of the module's names in sorted order,

@@ -762,10 +762,14 @@ impl Vm {
     }
 
     pub fn no_attribute(&mut self, obj: &Value, name: &PyStr) -> super::Exc {
-        let exc = self.no_attribute_plain(obj, name);
-        if lacked_module_name(obj, name).is_some() {
-            return exc;
+        // A name CPython's module has and apy's lacks is named as such, with no near miss.
+        if let Some(module) = lacked_module_name(obj, name) {
+            let (name, note) = (name.as_str(), super::cpython_names::OUTSIDE_THE_SUBSET);
+            return self.attribute_error(format!(
+                "module '{module}' has no attribute '{name}' {note}"
+            ));
         }
+        let exc = self.no_attribute_plain(obj, name);
         let mut candidates: Vec<Value> = Vec::new();
         match obj {
             Value::Object(o) => {
@@ -794,12 +798,6 @@ impl Vm {
     }
 
     fn no_attribute_plain(&mut self, obj: &Value, name: &PyStr) -> super::Exc {
-        if let Some(module) = lacked_module_name(obj, name) {
-            let (name, note) = (name.as_str(), super::cpython_names::OUTSIDE_THE_SUBSET);
-            return self.attribute_error(format!(
-                "module '{module}' has no attribute '{name}' {note}"
-            ));
-        }
         let msg = match obj {
             Value::Type(t) => format!(
                 "type object '{}' has no attribute '{}'",
