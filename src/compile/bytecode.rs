@@ -37,13 +37,21 @@ pub enum Instr {
     // ---- constants and names -------------------------------------------------------------
     /// `( -- constants[i])`
     LoadConst(u32),
-    /// `( -- locals[i])`; UnboundLocalError if unbound.
+    /// `( -- locals[i])` where every path to it binds locals[i] (`compile::peephole`'s
+    /// analysis, as CPython's `add_checks_for_loads_of_uninitialized_variables`): no check.
     LoadFast(u32),
+    /// `( -- locals[i])`; UnboundLocalError if unbound: a load some path reaches with the
+    /// local unbound.
+    LoadFastCheck(u32),
     /// `( -- locals[i])` and leave the slot unbound (PEP 709 inlined comprehensions save an
     /// outer variable of the same name this way). Pushes NULL if it was unbound.
     LoadFastAndClear(u32),
     /// `(v -- )` locals[i] = v. Storing NULL (from LoadFastAndClear) unbinds the slot.
     StoreFast(u32),
+    /// `(v -- )` a `StoreFast` whose value may be NULL (an inlined comprehension putting back
+    /// what `LoadFastAndClear` saved): the compiler's until the analysis of unbound locals has
+    /// seen it, then a `StoreFast` (CPython's `STORE_FAST_MAYBE_NULL` pseudo-instruction).
+    StoreFastMaybeNull(u32),
     /// `( -- locals[i >> 4] locals[i & 15])`: CPython 3.13's superinstruction for two
     /// `LoadFast`s in a row on one line (see `compile::peephole`).
     LoadFastLoadFast(u32),
@@ -442,6 +450,7 @@ impl Instr {
             | Copy(_)
             | LoadConst(_)
             | LoadFast(_)
+            | LoadFastCheck(_)
             | LoadFastAndClear(_)
             | LoadName(_)
             | LoadGlobal(_)
@@ -471,6 +480,7 @@ impl Instr {
             LoadFastLoadFast(_) | LoadGlobalNull(_) | LoadFastLoadMethod(..) => 2,
             PopTop
             | StoreFast(_)
+            | StoreFastMaybeNull(_)
             | StoreName(_)
             | StoreGlobal(_)
             | StoreDeref(_)

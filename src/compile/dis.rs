@@ -374,6 +374,7 @@ fn oparg(code: &Code, instr: &Instr, to_bool: bool) -> Option<u32> {
         | Swap(n)
         | LoadConst(n)
         | LoadFast(n)
+        | LoadFastCheck(n)
         | LoadFastAndClear(n)
         | StoreFast(n)
         | DeleteFast(n)
@@ -535,7 +536,9 @@ fn name_of(code: &Code, instr: &Instr) -> Option<String> {
     use Instr::*;
     let text = |names: &[Rc<str>], i: u32| names.get(i as usize).map(|s| s.to_string());
     match *instr {
-        LoadFast(i) | LoadFastAndClear(i) | StoreFast(i) | DeleteFast(i) => text(&code.varnames, i),
+        LoadFast(i) | LoadFastCheck(i) | LoadFastAndClear(i) | StoreFast(i) | DeleteFast(i) => {
+            text(&code.varnames, i)
+        }
         LoadName(i)
         | StoreName(i)
         | DeleteName(i)

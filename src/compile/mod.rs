@@ -2,7 +2,8 @@
 //!
 //! `scope` builds symbol tables (CPython's `Python/symtable.c`), `codegen` emits bytecode
 //! (`Python/compile.c`, `Python/flowgraph.c`), `peephole` does flowgraph.c's last
-//! rewrites, `dis` prints it like `python3.13 -m dis`.
+//! rewrites (with `local_checks`, which loads of locals need a check), `dis` prints it like
+//! `python3.13 -m dis`.
 //! Nothing here knows about runtime values or the VM.
 
 pub mod bytecode;
@@ -12,6 +13,7 @@ pub mod dis;
 pub mod error;
 pub mod frozen;
 pub mod future;
+mod local_checks;
 pub mod peephole;
 pub mod scope;
 

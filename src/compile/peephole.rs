@@ -7,6 +7,7 @@
 //! of the AST or of runtime values.
 
 use super::bytecode::{Instr, Location};
+use super::local_checks;
 
 /// The instructions of a unit, with the location and the exception handler of each.
 pub struct Listing<'u> {
@@ -26,10 +27,16 @@ impl Listing<'_> {
 
 /// Drops what no path reaches (`keep` is false there) and each jump to the instruction that
 /// follows it anyway (CPython's `remove_unreachable` and `remove_redundant_jumps`), applies
-/// the optimisations above and renumbers the jumps. `handler_entries` are where exception
-/// handlers start. Returns, for each old position (and the end), the new position of the
-/// first instruction kept from there on.
-pub fn optimize(mut listing: Listing, mut keep: Vec<bool>, handler_entries: &[usize]) -> Vec<u32> {
+/// the optimisations above, marks the loads of locals that may be unbound
+/// (`compile::local_checks`; the first `nparams` locals are the parameters) and renumbers
+/// the jumps. `handler_entries` are where exception handlers start. Returns, for each old
+/// position (and the end), the new position of the first instruction kept from there on.
+pub fn optimize(
+    mut listing: Listing,
+    mut keep: Vec<bool>,
+    handler_entries: &[usize],
+    nparams: u32,
+) -> Vec<u32> {
     let n = listing.instrs.len();
     thread_jumps(listing.instrs);
     loop {
@@ -55,7 +62,14 @@ pub fn optimize(mut listing: Listing, mut keep: Vec<bool>, handler_entries: &[us
     pop_overwritten_stores(&mut listing, &keep, &blocks);
     unpack_without_tuples(&mut listing, &mut keep, &blocks);
     swaptimize(&mut listing, &mut keep, &blocks);
+    local_checks::add_checks(&mut listing, &keep, handler_entries, nparams);
     fuse_superinstructions(&mut listing, &mut keep, &blocks);
+    // Seen by the checks and not fused (as in CPython), the pseudo-instruction is a store.
+    for instr in listing.instrs.iter_mut() {
+        if let Instr::StoreFastMaybeNull(local) = *instr {
+            *instr = Instr::StoreFast(local);
+        }
+    }
     let mut new_index = Vec::with_capacity(n + 1);
     let mut count = 0u32;
     for &k in &keep {
@@ -260,10 +274,10 @@ fn shortest_swaps(listing: &mut Listing, keep: &mut [bool], run: &[usize]) {
     }
 }
 
-/// The slot a `StoreFast` stores to.
+/// The slot a `StoreFast` (or `StoreFastMaybeNull`) stores to.
 fn stores_to(instr: Instr) -> Option<u32> {
     match instr {
-        Instr::StoreFast(i) => Some(i),
+        Instr::StoreFast(i) | Instr::StoreFastMaybeNull(i) => Some(i),
         _ => None,
     }
 }
@@ -281,7 +295,11 @@ fn next_swappable(
     if blocks.any_after(at, next) || line.is_some_and(|l| listing.locs[next].line != l) {
         return None;
     }
-    matches!(listing.instrs[next], Instr::StoreFast(_) | Instr::PopTop).then_some(next)
+    let swappable = matches!(
+        listing.instrs[next],
+        Instr::StoreFast(_) | Instr::StoreFastMaybeNull(_) | Instr::PopTop
+    );
+    swappable.then_some(next)
 }
 
 /// A `SWAP n` followed by stores that take the swapped items: exchange the stores instead

@@ -26,7 +26,7 @@ use super::frame::{AfterGenerator, Frame, InlineFrames, move_arguments};
 use super::object::{CodeObj, Function, ObjectKind, TracebackEntry};
 use super::quicken;
 use super::set_ops::update_table;
-use super::stack::{finalize_point, load_fast, pop, pop_truth, store_fast, top};
+use super::stack::{finalize_point, load_bound_fast, load_fast, pop, pop_truth, store_fast, top};
 use super::value::{PyDict, PyStr, Value, ValueCell};
 use super::{Exc, PyResult, Vm};
 use crate::vm::frame::FrameResult;
@@ -215,7 +215,8 @@ impl Vm {
                         frame.stack.swap(len - 1, len - n as usize);
                     }
                     Instr::LoadConst(i) => frame.stack.push(code.consts[i as usize].clone()),
-                    Instr::LoadFast(i) => load_fast!(self, frame, code, i),
+                    Instr::LoadFast(i) => load_bound_fast!(frame, i),
+                    Instr::LoadFastCheck(i) => load_fast!(self, frame, code, i),
                     // The quickened runs (`vm::quicken`), through `quickened_run!` (`fast_ops`).
                     Instr::LoadFastLoadAttr(local, name)
                     | Instr::LoadFastCopyLoadAttr(local, name) => {
@@ -306,7 +307,7 @@ impl Vm {
                             let r = binary_in_place(self, op, a, b)?;
                             push_or_store!(self, frame, code, instrs, r);
                         } else {
-                            load_fast!(self, frame, code, a);
+                            load_bound_fast!(frame, a);
                         });
                     }
                     Instr::LoadFastBinaryOp(op, local) => {
@@ -320,7 +321,7 @@ impl Vm {
                     }
                     Instr::LoadConstBinaryOp(op, constant) => {
                         let b = &code.consts[constant as usize];
-                        if runs_whole(self, frame, [], 1) {
+                        if runs_whole(self, frame, 1) {
                             let r = pop_binary_in_place(self, &mut frame.stack, op, b)?;
                             push_or_store!(self, frame, code, instrs, r);
                         } else {
@@ -362,12 +363,12 @@ impl Vm {
                     }
                     Instr::LoadFastLoadFast(pair) => {
                         for l in nibbles(pair) {
-                            load_fast!(self, frame, code, l);
+                            load_bound_fast!(frame, l);
                         }
                     }
                     Instr::StoreFastLoadFast(pair) => {
                         store_fast!(self, frame, code, pair >> 4);
-                        load_fast!(self, frame, code, pair & 15);
+                        load_bound_fast!(frame, pair & 15);
                     }
                     Instr::StoreFastStoreFast(pair) => {
                         store_fast!(self, frame, code, pair >> 4);
@@ -377,7 +378,10 @@ impl Vm {
                         let v = std::mem::replace(&mut frame.stack[i as usize], Value::Null);
                         frame.stack.push(v);
                     }
-                    Instr::StoreFast(i) => store_fast!(self, frame, code, i),
+                    // The compiler's pseudo-instruction, a `StoreFast` once compiled.
+                    Instr::StoreFast(i) | Instr::StoreFastMaybeNull(i) => {
+                        store_fast!(self, frame, code, i)
+                    }
                     Instr::DeleteFast(i) => {
                         if frame.stack[i as usize].is_null() {
                             return Err(self.unbound_local(&code.varnames[i as usize]));

@@ -7,7 +7,7 @@
 //! | instruction: fast path                  | short-cuts (the plain protocol, its file)                  | applies when                                                                    |
 //! |-----------------------------------------|------------------------------------------------------------|---------------------------------------------------------------------------------|
 //! | `BinaryOp`: [`unboxed_binary_op`]       | `Vm::binary_op` (`ops.rs`), then the operands' destructors | two small ints, result small, no error; two floats, `+ - * /`, no error         |
-//! | quickened run: [`quickened_run!`]       | its instructions one at a time through the dispatch loop   | the locals are bound and the limits are not due within the run ([`runs_whole`]) |
+//! | quickened run: [`quickened_run!`]       | its instructions one at a time through the dispatch loop   | the limits are not due within the run ([`runs_whole`])                           |
 //! | … operator run: [`binary_in_place`]     | `LoadFast`/`LoadConst` pushes, `BinaryOp`                  | as `unboxed_binary_op` (else `Vm::binary_op` on the operands in place)          |
 //! | … comparison run: [`compare_in_place!`] | `LoadFast`/`LoadConst` pushes, `CompareOp` (`compare.rs`)  | two small ints (else `Vm::compare_values` in place)                             |
 //! | … then [`push_or_branch`]               | push, then `PopJumpIfFalse`/`PopJumpIfTrue` and `truthy`   | the jump is next and its step is not where the limits are due                   |
@@ -19,7 +19,7 @@
 //! (The attribute runs, `LoadFastLoadAttr` and friends, use `quickened_run!` with the
 //! attribute caches of `attr_cache.rs`; `CompareOp` of two small ints is one line in
 //! `execute`.) The three macros stay macros: they expand inside `execute`, returning from it
-//! (`?`, an unbound local) and using its `load_fast!`/`finalize_point!`, which they name by
+//! (`?`) and using its `load_bound_fast!`/`finalize_point!`, which they name by
 //! path; and they borrow operands from the frame's locals while writing `frame`, which a
 //! function taking both could not.
 
@@ -198,18 +198,13 @@ pub(super) fn forget_unboxed(a: Value, b: Value) {
     std::mem::forget(b);
 }
 
-/// For a quickened instruction (`vm::quicken`) standing for a load of `locals` and the
-/// `more` instructions after it: whether it runs them all now. It does when the locals are
-/// bound and the steps left before the limits are checked outlast the run; it then counts
-/// those steps and moves `ip` to the run's last instruction.
+/// For a quickened instruction (`vm::quicken`) standing for a load of locals and the
+/// `more` instructions after it: whether it runs them all now. It does when the steps left
+/// before the limits are checked outlast the run; it then counts those steps and moves `ip`
+/// to the run's last instruction. (Its loads are `LoadFast`s, of locals every path binds.)
 #[inline(always)]
-pub(super) fn runs_whole<const N: usize>(
-    vm: &mut Vm,
-    frame: &mut Frame,
-    locals: [usize; N],
-    more: u64,
-) -> bool {
-    if vm.countdown <= more || locals.iter().any(|&l| frame.stack[l].is_null()) {
+pub(super) fn runs_whole(vm: &mut Vm, frame: &mut Frame, more: u64) -> bool {
+    if vm.countdown <= more {
         return false;
     }
     vm.countdown -= more;
@@ -266,13 +261,13 @@ macro_rules! quickened_run {
         let locals = $locals;
         $crate::vm::fast_ops::quickened_run!($vm, $frame, $code, locals, $more, |$values| $body else {
             for l in locals {
-                $crate::vm::stack::load_fast!($vm, $frame, $code, l);
+                $crate::vm::stack::load_bound_fast!($frame, l);
             }
         })
     }};
     ($vm:expr, $frame:expr, $code:expr, $locals:expr, $more:expr, |$values:pat_param| $body:block else $alone:block) => {{
         let locals = $locals;
-        if $crate::vm::fast_ops::runs_whole($vm, $frame, locals, $more) {
+        if $crate::vm::fast_ops::runs_whole($vm, $frame, $more) {
             let $values = locals.map(|l| &$frame.stack[l]);
             $body
         } else $alone

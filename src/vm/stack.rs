@@ -1,5 +1,5 @@
 //! The value-stack and fast-local steps every instruction handler is made of (`pop!`,
-//! `top!`, `load_fast!`, `store_fast!`, `pop_truth!`) and `finalize_point!`, where a
+//! `top!`, `load_bound_fast!`, `load_fast!`, `store_fast!`, `pop_truth!`) and `finalize_point!`, where a
 //! dropped generator's queued finalizers run. Macros, not functions: they `return` from the
 //! handler that uses them (an unbound local), and they keep the dispatch loop's code exactly
 //! as it was inline. Used by `eval.rs` and its fast paths (`fast_calls.rs`, `fast_ops.rs`).
@@ -14,7 +14,16 @@ macro_rules! finalize_point {
     };
 }
 
-/// `LoadFast(i)`: push local i (slot i of the frame), or raise UnboundLocalError.
+/// `LoadFast(i)`: push local i (slot i of the frame), which every path to the load binds
+/// (the compiler's analysis, `compile::peephole`), so it is not checked.
+macro_rules! load_bound_fast {
+    ($frame:expr, $i:expr) => {{
+        let v = $frame.stack[$i as usize].clone();
+        $frame.stack.push(v);
+    }};
+}
+
+/// `LoadFastCheck(i)`: push local i, or raise UnboundLocalError.
 macro_rules! load_fast {
     ($vm:expr, $frame:expr, $code:expr, $i:expr) => {{
         let i = $i as usize;
@@ -69,4 +78,4 @@ macro_rules! top {
     };
 }
 
-pub(super) use {finalize_point, load_fast, pop, pop_truth, store_fast, top};
+pub(super) use {finalize_point, load_bound_fast, load_fast, pop, pop_truth, store_fast, top};

@@ -58,7 +58,10 @@ impl<'a> Codegen<'a> {
             locs: &mut u.locs,
             handler_at: &mut u.handler_at,
         };
-        let new_index = peephole::optimize(listing, reachable, &handler_entries);
+        // The parameters, bound on entry (CPython counts its symbol table's `ste_varnames`).
+        let nparams =
+            u.argcount + u.kwonlyargcount + u.flags.varargs as u32 + u.flags.varkeywords as u32;
+        let new_index = peephole::optimize(listing, reachable, &handler_entries, nparams);
         let n = u.instrs.len();
         let mut exception_table: Vec<ExceptionTableEntry> = Vec::new();
         let mut i = 0;

@@ -82,7 +82,7 @@ impl<'a> Codegen<'a> {
     }
 
     /// PEP 709: run the comprehension in the current frame, saving and restoring the outer
-    /// values of its variables with `LoadFastAndClear` / `StoreFast`.
+    /// values of its variables with `LoadFastAndClear` / `StoreFastMaybeNull`.
     fn inlined_comprehension(
         &mut self,
         scope_id: ScopeId,
@@ -121,7 +121,7 @@ impl<'a> Codegen<'a> {
             let restore = |c: &mut Self| {
                 c.emit(Instr::Swap(n + 1));
                 for &slot in slots.iter().rev() {
-                    c.emit(Instr::StoreFast(slot));
+                    c.emit(Instr::StoreFastMaybeNull(slot));
                 }
             };
             restore(self);
