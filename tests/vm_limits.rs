@@ -104,6 +104,17 @@ fn max_steps_counts_the_instructions_a_fused_await_skips() {
 }
 
 #[test]
+fn max_steps_counts_the_return_runs_exactly() {
+    // `return x` and `return f(a) * f(b)` end in quickened runs (LOAD_FAST or BINARY_OP
+    // with the RETURN_VALUE, `vm::quicken`): both instructions count, and a budget that
+    // ends between them stops there. As `apy --dis` lists them: the module runs 18
+    // instructions, g 8, and f 2 at each of its 3 calls.
+    let returning = "def f(x):\n    return x\n\n\ndef g(a, b):\n    return f(a) * f(b)\n\n\n\
+                     t = g(2, 3) + f(4)\n";
+    assert_eq!(steps_needed(returning), 32);
+}
+
+#[test]
 fn max_steps_stops_an_endless_native_iterator() {
     // No instruction runs while list() drains count(): each __next__ counts as a step.
     let config = Config {

@@ -344,6 +344,10 @@ pub enum Instr {
     LoadFastCopyLoadAttr(u8, u32),
     /// `BINARY_OP op; SWAP 2; STORE_ATTR name` (the store of `o.x += v`), as `(op, name)`.
     BinaryOpStoreAttr(BinaryOperator, u32),
+    /// `LOAD_FAST local; RETURN_VALUE` (`return x`), as `(local)`.
+    LoadFastReturn(u32),
+    /// `BINARY_OP op; RETURN_VALUE` (`return f(a) + f(b)`), as `(op)`.
+    BinaryOpReturn(BinaryOperator),
 }
 
 // Instructions are copied on every dispatch: they must stay one word. (The quickened forms
@@ -524,6 +528,8 @@ impl Instr {
             LoadFastCopyLoadAttr(..) => 2,
             BinaryOpStoreAttr(..) => -3,
             BinaryOpStoreFast(..) => -2,
+            LoadFastReturn(_) => 0,
+            BinaryOpReturn(_) => -2,
             BinaryOpStoreSubscr(_) => -4,
             StoreSlice => -4,
             BuildSlice(n) | BuildTuple(n) | BuildList(n) | BuildSet(n) | BuildString(n) => {

@@ -844,9 +844,29 @@ impl Vm {
                             }
                         }
                     }
-                    Instr::ReturnValue | Instr::ReturnConst(_) => {
+                    Instr::ReturnValue
+                    | Instr::ReturnConst(_)
+                    | Instr::LoadFastReturn(_)
+                    | Instr::BinaryOpReturn(_) => {
                         let v = match instr {
                             Instr::ReturnConst(i) => code.consts[i as usize].clone(),
+                            // The return runs (`vm::quicken`): their first instruction alone
+                            // when the limits are due at the `RETURN_VALUE`.
+                            Instr::LoadFastReturn(local) => {
+                                if !runs_whole(self, frame, 1) {
+                                    load_bound_fast!(frame, local);
+                                    continue;
+                                }
+                                frame.stack[local as usize].clone()
+                            }
+                            Instr::BinaryOpReturn(op) => {
+                                let r = pop_binary_op(self, frame, op)?;
+                                if !runs_whole(self, frame, 1) {
+                                    frame.stack.push(r);
+                                    continue;
+                                }
+                                r
+                            }
                             _ => pop!(frame),
                         };
                         if callees.is_empty() {

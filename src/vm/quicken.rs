@@ -3,7 +3,8 @@
 //! runs that start with `LOAD_FAST` or `LOAD_FAST_LOAD_FAST` ([`Instr::LoadFastLoadAttr`]
 //! and its kin), an operand and its operator (`LOAD_CONST; BINARY_OP`), and both halves of
 //! `xs[i] op= v` (`LOAD_FAST_LOAD_FAST; COPY 2; COPY 2; BINARY_SUBSCR` and `BINARY_OP;
-//! SWAP 3; SWAP 2; STORE_SUBSCR`). A comparison run also takes the
+//! SWAP 3; SWAP 2; STORE_SUBSCR`), and a return of a local or of an operator's result
+//! (`LOAD_FAST; RETURN_VALUE`, `BINARY_OP; RETURN_VALUE`). A comparison run also takes the
 //! `POP_JUMP_IF_FALSE`/`POP_JUMP_IF_TRUE` after it, if there is one, when its result is a
 //! plain bool, and an operator run the `STORE_FAST` after it.
 //!
@@ -13,8 +14,9 @@
 //! after it stay where they were, so a jump into the middle of a run, an exception table
 //! or a line table sees the same instructions at the same places. The VM runs a quickened
 //! instruction as the run only when it can account for it exactly (every instruction of
-//! the run still counts as a step, and a local that is unbound raises at the `LOAD_FAST`);
-//! otherwise it runs just the first instruction, and the rest of the run follows one by one.
+//! the run still counts as a step; its loads are `LOAD_FAST`s, of locals every path binds,
+//! never `LOAD_FAST_CHECK`s); otherwise it runs just the first instruction, and the rest of
+//! the run follows one by one.
 
 use crate::compile::bytecode::Instr;
 
@@ -77,6 +79,7 @@ fn run_at(instrs: &[Instr], at: usize) -> Option<Instr> {
             }
             (Instr::BinaryOp(op), _) if !stores(1) => Some(Instr::LoadFastBinaryOp(op, local)),
             (Instr::BinarySubscr, _) => Some(Instr::LoadFastSubscr(local)),
+            (Instr::ReturnValue, _) => Some(Instr::LoadFastReturn(local)),
             _ => None,
         },
         (Instr::LoadConst(constant), Some(Instr::BinaryOp(op))) if !stores(1) => {
@@ -85,6 +88,7 @@ fn run_at(instrs: &[Instr], at: usize) -> Option<Instr> {
         (Instr::BinaryOp(op), Some(Instr::StoreFast(local))) => {
             Some(Instr::BinaryOpStoreFast(op, local))
         }
+        (Instr::BinaryOp(op), Some(Instr::ReturnValue)) => Some(Instr::BinaryOpReturn(op)),
         (Instr::BinaryOp(op), Some(Instr::Swap(3)))
             if (next(2), next(3)) == (Some(Instr::Swap(2)), Some(Instr::StoreSubscr)) =>
         {
@@ -126,7 +130,9 @@ mod tests {
             Instr::LoadFastBinaryOp(..)
             | Instr::LoadConstBinaryOp(..)
             | Instr::LoadFastSubscr(_)
-            | Instr::BinaryOpStoreFast(..) => 1,
+            | Instr::BinaryOpStoreFast(..)
+            | Instr::LoadFastReturn(_)
+            | Instr::BinaryOpReturn(_) => 1,
             Instr::LoadFastPairBinaryOp(..)
             | Instr::LoadFastCopyLoadAttr(..)
             | Instr::BinaryOpStoreAttr(..) => 2,
@@ -155,6 +161,11 @@ mod tests {
                 assert_eq!(rest, [Instr::BinaryOp(op)]);
                 continue;
             }
+            if let Instr::BinaryOpReturn(op) = *q {
+                assert_eq!(*original, Instr::BinaryOp(op));
+                assert_eq!(rest, [Instr::ReturnValue]);
+                continue;
+            }
             let &Instr::LoadFast(local) = original else {
                 panic!("{original:?} at {at} was replaced by {q:?}");
             };
@@ -180,7 +191,7 @@ mod tests {
                 other => panic!("unexpected {other:?}"),
             }
         }
-        assert_eq!(replaced, 4);
+        assert_eq!(replaced, 5);
     }
 
     /// Every quickened form, found in `source`, with the instructions it stands for.
@@ -303,8 +314,21 @@ mod tests {
     }
 
     #[test]
+    fn returns_of_a_local_or_an_operator_result_are_runs() {
+        let found = runs("def f(a, b):\n    if a:\n        return b\n    return g(a) % g(b)\n");
+        let local = Instr::LoadFastReturn(1);
+        assert!(found.contains(&(local, vec![Instr::LoadFast(1), Instr::ReturnValue])));
+        let op = Instr::BinaryOpReturn(BinaryOperator::Remainder);
+        let ran = vec![
+            Instr::BinaryOp(BinaryOperator::Remainder),
+            Instr::ReturnValue,
+        ];
+        assert!(found.contains(&(op, ran)));
+    }
+
+    #[test]
     fn a_lone_load_fast_and_large_indices_stay_as_they_are() {
-        let lone = [Instr::LoadFast(0), Instr::ReturnValue];
+        let lone = [Instr::LoadFast(0), Instr::PopTop];
         assert_eq!(*quicken(&lone), lone);
         let far = [Instr::LoadFast(300), Instr::LoadAttr(0), Instr::ReturnValue];
         assert_eq!(*quicken(&far), far);
