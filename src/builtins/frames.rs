@@ -37,7 +37,7 @@ pub fn module(vm: &mut Vm) -> Value {
             vm.native("format_exception_only", |vm, args, kw| {
                 let exc = exception_arg(vm, "format_exception_only", args, kw)?;
                 let mut out = String::new();
-                vm.format_exception_only(&exc, &mut out);
+                vm.format_exception_only(&exc, false, &mut out);
                 Ok(Value::str(out))
             }),
         ),

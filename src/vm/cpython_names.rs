@@ -424,6 +424,12 @@ const CPYTHON_BEFORE_PATH: &[&str] = &[
     "zipimport",
 ];
 
+/// Whether `name` is in CPython's `sys.stdlib_module_names`: a module of the standard
+/// library, or one of the private ones CPython finds before `sys.path`.
+pub fn is_stdlib_module(name: &str) -> bool {
+    is_cpython_module(name) || is_found_before_path(name)
+}
+
 /// Whether CPython imports the top-level module `name` without looking at `sys.path`
 /// ([`CPYTHON_BEFORE_PATH`]).
 pub fn is_found_before_path(name: &str) -> bool {

@@ -6,8 +6,9 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use super::args::check_kwargs;
 use super::dict::StrKeys;
-use super::object::{ExcData, KwArgs, Object, ObjectKind, PyType, TracebackEntry};
+use super::object::{ExcData, KwArgs, Missing, Object, ObjectKind, PyType, TracebackEntry};
 use super::value::{PyStr, Value};
 use super::{Exc, PyResult, Vm};
 use crate::syntax::diagnostics::Diagnostic;
@@ -24,6 +25,7 @@ impl Vm {
                 suppress_context: false,
                 traceback: Vec::new(),
                 suggestion: None,
+                missing: None,
             }))),
         ))
     }
@@ -83,7 +85,9 @@ impl Vm {
             ),
             false => format!("name '{name}' is not defined"),
         };
-        self.new_exc(&self.types.name_error, message)
+        let exc = self.new_exc(&self.types.name_error, message);
+        set_missing(&exc, Value::str(name), Value::None, true);
+        exc
     }
 
     pub fn key_error(&self, key: Value) -> Exc {
@@ -257,19 +261,105 @@ pub fn exc_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let Some(Value::Type(cls)) = args.first() else {
         return Err(vm.type_error("BaseException.__new__(X): X is not a type object"));
     };
-    let import_error = cls.is_subtype(&vm.types.import_error);
-    if cls.builtin && !import_error {
+    let keyword_init = keyword_init(vm, cls);
+    if cls.builtin && keyword_init.is_none() {
         no_kwargs(vm, &args[0], kw)?;
     }
     let exc = Value::Object(vm.new_exc_args(cls, args[1..].to_vec()));
-    if cls.builtin && import_error {
-        // A built-in class's instance is made by `__new__` alone (`Vm::type_call`): an
-        // ImportError's keywords and attributes are set here.
+    if let (true, Some(init)) = (cls.builtin, keyword_init) {
+        // A built-in class's instance is made by `__new__` alone (`Vm::type_call`): the
+        // keywords of an ImportError, NameError or AttributeError are taken here.
         let mut all = vec![exc.clone()];
         all.extend_from_slice(&args[1..]);
-        import_error_init(vm, &all, kw)?;
+        init(vm, &all, kw)?;
     }
     Ok(exc)
+}
+
+/// The `__init__` of the built-in exceptions that take keywords, for `cls` and its
+/// subclasses.
+fn keyword_init(vm: &Vm, cls: &PyType) -> Option<crate::vm::object::NativeFn> {
+    let types = &vm.types;
+    if cls.is_subtype(&types.import_error) {
+        Some(import_error_init)
+    } else if cls.is_subtype(&types.attribute_error) {
+        Some(attribute_error_init)
+    } else if cls.is_subtype(&types.name_error) {
+        Some(name_error_init)
+    } else {
+        None
+    }
+}
+
+/// Records what `exc`, a NameError or AttributeError, did not find (`exc.name`, `exc.obj`),
+/// and whether its near miss was looked for already ([`Missing::suggested`]).
+pub fn set_missing(exc: &Exc, name: Value, obj: Value, suggested: bool) {
+    if let Some(data) = exc.exc_data() {
+        let missing = Missing {
+            name,
+            obj,
+            suggested,
+        };
+        data.borrow_mut().missing = Some(Box::new(missing));
+    }
+}
+
+/// What `v`, a NameError or AttributeError, did not find: its `name` and `obj`.
+fn missing_of(vm: &Vm, v: &Value) -> PyResult<Missing> {
+    let exc = exc_of(vm, v)?;
+    let missing = exc.exc_data().and_then(|d| d.borrow().missing.clone());
+    Ok(missing.map_or(
+        Missing {
+            name: Value::None,
+            obj: Value::None,
+            suggested: false,
+        },
+        |m| *m,
+    ))
+}
+
+/// `AttributeError.__init__(self, *args, name=None, obj=None)` (`AttributeError_init`).
+fn attribute_error_init(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    init_missing(vm, "AttributeError", &["name", "obj"], args, kw)
+}
+
+/// `NameError.__init__(self, *args, name=None)` (`NameError_init`).
+fn name_error_init(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    init_missing(vm, "NameError", &["name"], args, kw)
+}
+
+/// The args of a NameError or AttributeError and the `name` and `obj` given by keyword,
+/// of the `keywords` that `class` takes.
+fn init_missing(
+    vm: &mut Vm,
+    class: &str,
+    keywords: &[&str],
+    args: &[Value],
+    kw: &KwArgs,
+) -> PyResult<Value> {
+    // Counted first, as `PyArg_ParseTupleAndKeywords` does.
+    if kw.len() > keywords.len() {
+        let (most, s) = (keywords.len(), if keywords.len() == 1 { "" } else { "s" });
+        return Err(vm.type_error(format!(
+            "{class}() takes at most {most} keyword argument{s} ({} given)",
+            kw.len()
+        )));
+    }
+    check_kwargs(vm, class, kw, keywords)?;
+    let exc = exc_of(vm, args.first().unwrap_or(&Value::None))?;
+    let name = super::args::kwarg(kw, "name").unwrap_or(Value::None);
+    let obj = super::args::kwarg(kw, "obj").unwrap_or(Value::None);
+    if let Some(data) = exc.exc_data() {
+        let mut data = data.borrow_mut();
+        data.args = Value::tuple(args[1..].to_vec());
+        let suggested = false;
+        data.missing = Some(Box::new(Missing {
+            name,
+            obj,
+            suggested,
+        }));
+    }
+    Ok(Value::None)
 }
 
 /// `ImportError.__init__(self, *args, name=None, path=None, name_from=None)`
@@ -540,6 +630,34 @@ pub fn init(vm: &mut Vm) {
     vm.add_method(&base, "with_traceback", with_traceback);
     let import_error = vm.types.import_error.clone();
     vm.add_method(&import_error, "__init__", import_error_init);
+    let attribute_error = vm.types.attribute_error.clone();
+    vm.add_method(&attribute_error, "__init__", attribute_error_init);
+    let name_error = vm.types.name_error.clone();
+    vm.add_method(&name_error, "__init__", name_error_init);
+    for ty in [&attribute_error, &name_error] {
+        vm.add_getset(
+            ty,
+            "name",
+            |vm, v| Ok(missing_of(vm, v)?.name),
+            Some(|vm, v, name| {
+                let Missing { obj, suggested, .. } = missing_of(vm, v)?;
+                set_missing(&exc_of(vm, v)?, name, obj, suggested);
+                Ok(())
+            }),
+        );
+    }
+    vm.add_getset(
+        &attribute_error,
+        "obj",
+        |vm, v| Ok(missing_of(vm, v)?.obj),
+        Some(|vm, v, obj| {
+            let Missing {
+                name, suggested, ..
+            } = missing_of(vm, v)?;
+            set_missing(&exc_of(vm, v)?, name, obj, suggested);
+            Ok(())
+        }),
+    );
     vm.add_getset(
         &base,
         "args",

@@ -228,6 +228,19 @@ pub struct ExcData {
     pub traceback: Vec<TracebackEntry>,
     /// "Did you mean: 'x'?" for a NameError or AttributeError, found when it was raised.
     pub suggestion: Option<String>,
+    /// What a NameError or AttributeError did not find: None until it is set.
+    pub missing: Option<Box<Missing>>,
+}
+
+/// A NameError's or AttributeError's `name`, and an AttributeError's `obj` (the members of
+/// CPython's `PyNameErrorObject` and `PyAttributeErrorObject`), None when not given.
+#[derive(Clone)]
+pub struct Missing {
+    pub name: Value,
+    pub obj: Value,
+    /// The near miss was looked for as it was raised (`ExcData::suggestion`, which may be
+    /// None): not again when it is printed.
+    pub suggested: bool,
 }
 
 #[derive(Clone)]

@@ -219,7 +219,7 @@ impl Vm {
             return status;
         };
         let exc = self.os_error(&error, None);
-        let line = self.exception_last_line(&exc);
+        let line = self.exception_last_line(&exc, false);
         self.write_report(&["Exception ignored on flushing sys.stdout:\n", &line, "\n"]);
         120
     }

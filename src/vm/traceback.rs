@@ -129,7 +129,7 @@ impl Vm {
             ctx.emit(out, &frames, '|');
         }
         let mut text = String::new();
-        self.format_exception_only(exc, &mut text);
+        self.format_exception_only(exc, true, &mut text);
         ctx.emit(out, &text, '|');
         let shown = members.len().min(MAX_GROUP_WIDTH + 1);
         ctx.need_close = false;
@@ -174,7 +174,7 @@ impl Vm {
     /// One exception's traceback and last line, without its chain.
     pub fn format_single(&mut self, exc: &Exc, out: &mut String) {
         self.format_traceback(exc, true, out);
-        self.format_exception_only(exc, out);
+        self.format_exception_only(exc, true, out);
     }
 
     /// "Traceback (most recent call last):" and the entries of `exc`'s traceback, drawn
@@ -258,11 +258,12 @@ impl Vm {
         out
     }
 
-    /// `TypeName: message` and the exception's notes, a line each.
-    pub fn format_exception_only(&mut self, exc: &Exc, out: &mut String) {
+    /// `TypeName: message` and the exception's notes, a line each. `with_traceback`: as
+    /// part of the exception's traceback (`traceback.format_exception_only` has none).
+    pub fn format_exception_only(&mut self, exc: &Exc, with_traceback: bool, out: &mut String) {
         match self.syntax_error_attr(exc, "msg") {
             Some(msg) => self.format_syntax_error(exc, &msg, out),
-            None => out.push_str(&self.exception_last_line(exc)),
+            None => out.push_str(&self.exception_last_line(exc, with_traceback)),
         }
         out.push('\n');
         let notes_key = self.names.notes.clone();
@@ -356,17 +357,68 @@ impl Vm {
         out.push_str(&format!("{name}: {msg}{suffix}"));
     }
 
-    /// `TypeName: message`, or just `TypeName` for an empty message.
-    pub fn exception_last_line(&mut self, exc: &Exc) -> String {
+    /// `TypeName: message`, or just `TypeName` for an empty message, with the hints of
+    /// [`Vm::missing_name_hints`].
+    pub fn exception_last_line(&mut self, exc: &Exc, with_traceback: bool) -> String {
         let name = self.exception_type_name(exc);
-        let suggestion = exc.exc_data().and_then(|d| d.borrow().suggestion.clone());
         match self.exc_str(exc) {
-            Ok(msg) if msg.is_empty() => name,
-            Ok(msg) => match suggestion {
-                Some(s) => format!("{name}: {msg}. Did you mean: '{s}'?"),
-                None => format!("{name}: {msg}"),
-            },
+            Ok(msg) => {
+                let msg = msg + &self.missing_name_hints(exc, with_traceback);
+                match msg.is_empty() {
+                    true => name,
+                    false => format!("{name}: {msg}"),
+                }
+            }
             Err(_) => format!("{name}: <exception str() failed>"),
         }
+    }
+
+    /// What CPython's traceback adds to the message of an error about a name
+    /// (`TracebackException.__init__`): "Did you mean: 'x'?" when a close name exists
+    /// (found as it was raised, or for an AttributeError raised with `name` and `obj`,
+    /// among `obj`'s), and for a NameError of a standard module's name, "Did you forget to
+    /// import 'x'?". A NameError's near miss is among the names of the frame it was raised
+    /// in, so it is only given with the traceback that leads there.
+    fn missing_name_hints(&mut self, exc: &Exc, with_traceback: bool) -> String {
+        let Some(data) = exc.exc_data() else {
+            return String::new();
+        };
+        let name_error = exc.class.is_subtype(&self.types.name_error);
+        let (stored, missing) = {
+            let data = data.borrow();
+            let frames_known = with_traceback && !data.traceback.is_empty();
+            let stored = data
+                .suggestion
+                .clone()
+                .filter(|_| frames_known || !name_error);
+            (stored, data.missing.clone())
+        };
+        let wrong = missing
+            .as_ref()
+            .and_then(|m| m.name.as_str().map(str::to_owned));
+        let suggestion = stored.or_else(|| {
+            let (wrong, missing) = (wrong.as_deref()?, missing.as_ref()?);
+            let attribute_error = exc.class.is_subtype(&self.types.attribute_error);
+            if !attribute_error || missing.suggested {
+                return None;
+            }
+            let candidates = self.attribute_candidates(&missing.obj);
+            let names = candidates.iter().filter_map(Value::as_str);
+            crate::common::suggestions::suggest(wrong, names).map(str::to_owned)
+        });
+        let mut hints = match &suggestion {
+            Some(s) => format!(". Did you mean: '{s}'?"),
+            None => String::new(),
+        };
+        if let Some(wrong) = wrong
+            && name_error
+            && super::cpython_names::is_stdlib_module(&wrong)
+        {
+            hints += &match suggestion {
+                Some(_) => format!(" Or did you forget to import '{wrong}'?"),
+                None => format!(". Did you forget to import '{wrong}'?"),
+            };
+        }
+        hints
     }
 }

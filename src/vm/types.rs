@@ -762,6 +762,13 @@ impl Vm {
     }
 
     pub fn no_attribute(&mut self, obj: &Value, name: &PyStr) -> super::Exc {
+        let exc = self.no_attribute_suggesting(obj, name);
+        // Its `name` and `obj`, as CPython's generic lookup sets them.
+        super::exceptions::set_missing(&exc, Value::str(name.as_str()), obj.clone(), true);
+        exc
+    }
+
+    fn no_attribute_suggesting(&mut self, obj: &Value, name: &PyStr) -> super::Exc {
         // A name CPython's module has and apy's lacks is named as such, with no near miss.
         if let Some(module) = lacked_module_name(obj, name) {
             let (name, note) = (name.as_str(), super::cpython_names::OUTSIDE_THE_SUBSET);
@@ -770,6 +777,13 @@ impl Vm {
             ));
         }
         let exc = self.no_attribute_plain(obj, name);
+        let candidates = self.attribute_candidates(obj);
+        super::exceptions::with_suggestion(exc, name, &candidates)
+    }
+
+    /// The names a "Did you mean" for an attribute of `obj` picks from: those of its own
+    /// attributes (a module's globals) and its class's, in `sorted(dir(obj))` order.
+    pub(super) fn attribute_candidates(&self, obj: &Value) -> Vec<Value> {
         let mut candidates: Vec<Value> = Vec::new();
         match obj {
             Value::Object(o) => {
@@ -794,7 +808,7 @@ impl Vm {
         // in that order is suggested.
         candidates.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
         candidates.dedup_by(|a, b| a.as_str() == b.as_str());
-        super::exceptions::with_suggestion(exc, name, &candidates)
+        candidates
     }
 
     fn no_attribute_plain(&mut self, obj: &Value, name: &PyStr) -> super::Exc {
@@ -1184,11 +1198,13 @@ impl Vm {
             _ => None,
         };
         let Some(dict) = dict else {
-            return Err(self.attribute_error(format!(
+            let exc = self.attribute_error(format!(
                 "'{}' object has no attribute '{}' and no __dict__ for setting new attributes",
                 ty.name,
                 name.as_str()
-            )));
+            ));
+            super::exceptions::set_missing(&exc, Value::str(name.as_str()), obj.clone(), false);
+            return Err(exc);
         };
         match value {
             Some(v) => dict.borrow_mut().set_str(name.clone(), v),
