@@ -574,8 +574,8 @@ pub(super) fn builtin_divmod(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResu
             Some(r) => Ok(r),
             None => Err(vm.type_error(format!(
                 "unsupported operand type(s) for divmod(): '{}' and '{}'",
-                vm.type_name(x),
-                vm.type_name(y)
+                vm.object_type_name(x),
+                vm.object_type_name(y)
             ))),
         };
     };
@@ -649,9 +649,9 @@ pub(super) fn builtin_pow(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<
         }
         return Err(vm.type_error(format!(
             "unsupported operand type(s) for ** or pow(): '{}', '{}', '{}'",
-            vm.type_name(&base),
-            vm.type_name(&exp),
-            vm.type_name(&modulus)
+            vm.object_type_name(&base),
+            vm.object_type_name(&exp),
+            vm.object_type_name(&modulus)
         )));
     };
     // The base reduced modulo m, then a squaring and a reduction per bit of the exponent.

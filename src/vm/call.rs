@@ -99,7 +99,10 @@ impl Vm {
                 all.extend_from_slice(args);
                 self.call(&call, &all, kw)
             }
-            None => Err(self.type_error(format!("'{}' object is not callable", self.type_name(f)))),
+            None => {
+                let name = self.object_type_name(f);
+                Err(self.type_error(format!("'{name}' object is not callable")))
+            }
         }
     }
 

@@ -42,16 +42,37 @@ impl Vm {
 
     /// `a op b` (`PyObject_RichCompare`).
     pub fn compare(&mut self, op: CompareOperator, a: &Value, b: &Value) -> PyResult<Value> {
+        match self.rich_compare(op, a, b)? {
+            Some(v) => Ok(v),
+            None => Err(self.type_error(format!(
+                "'{}' not supported between instances of '{}' and '{}'",
+                op.symbol(),
+                self.object_type_name(a),
+                self.object_type_name(b)
+            ))),
+        }
+    }
+
+    /// `a op b`, or None for an ordering neither operand answers (the TypeError, which
+    /// [`Vm::compare`] words with the operands' own types, not their built-in bases').
+    fn rich_compare(
+        &mut self,
+        op: CompareOperator,
+        a: &Value,
+        b: &Value,
+    ) -> PyResult<Option<Value>> {
         use CompareOperator::*;
         match (a, b) {
-            (Value::Int(x), Value::Int(y)) => return Ok(Value::Bool(cmp_result(op, x.cmp(y)))),
+            (Value::Int(x), Value::Int(y)) => {
+                return Ok(Some(Value::Bool(cmp_result(op, x.cmp(y)))));
+            }
             (Value::Float(x), Value::Float(y)) => {
-                return Ok(Value::Bool(compare_native(op, *x, *y)));
+                return Ok(Some(Value::Bool(compare_native(op, *x, *y))));
             }
             _ => {}
         }
         if let Some(r) = self.builtin_compare(op, a, b)? {
-            return Ok(Value::Bool(r));
+            return Ok(Some(Value::Bool(r)));
         }
         let (name, reflected) = match op {
             Lt => ("__lt__", "__gt__"),
@@ -66,7 +87,7 @@ impl Vm {
         if base_a.is_some() || base_b.is_some() {
             let a = base_a.unwrap_or_else(|| a.clone());
             let b = base_b.unwrap_or_else(|| b.clone());
-            return self.compare(op, &a, &b);
+            return self.rich_compare(op, &a, &b);
         }
         let ta = self.type_of(a).clone();
         let tb = self.type_of(b).clone();
@@ -82,7 +103,7 @@ impl Vm {
                 vm.call(r, &[b.clone(), a.clone()], &[])
             })?;
             if !matches!(v, Value::NotImplemented) {
-                return Ok(v);
+                return Ok(Some(v));
             }
         }
         if let Some(l) = &left {
@@ -90,7 +111,7 @@ impl Vm {
                 vm.call(l, &[a.clone(), b.clone()], &[])
             })?;
             if !matches!(v, Value::NotImplemented) {
-                return Ok(v);
+                return Ok(Some(v));
             }
         }
         if !try_reflected_first && let Some(r) = &right {
@@ -98,21 +119,16 @@ impl Vm {
                 vm.call(r, &[b.clone(), a.clone()], &[])
             })?;
             if !matches!(v, Value::NotImplemented) {
-                return Ok(v);
+                return Ok(Some(v));
             }
         }
         // Neither answered: identity, as `do_richcompare` (object's own `__ne__` already
         // inverted the instance's `__eq__`).
-        match op {
-            Eq => Ok(Value::Bool(a.is(b))),
-            Ne => Ok(Value::Bool(!a.is(b))),
-            _ => Err(self.type_error(format!(
-                "'{}' not supported between instances of '{}' and '{}'",
-                op.symbol(),
-                ta.name,
-                tb.name
-            ))),
-        }
+        Ok(match op {
+            Eq => Some(Value::Bool(a.is(b))),
+            Ne => Some(Value::Bool(!a.is(b))),
+            _ => None,
+        })
     }
 
     fn builtin_compare(

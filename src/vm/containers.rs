@@ -400,7 +400,8 @@ impl Vm {
                 {
                     return self.call(&f, &[container.clone(), key.clone()], &[]);
                 }
-                Err(self.type_error(format!("'{}' object is not subscriptable", o.class.name)))
+                let name = self.tp_name(&o.class);
+                Err(self.type_error(format!("'{name}' object is not subscriptable")))
             }
             Value::Type(t) => {
                 // `Color['RED']`: the metaclass's `__getitem__` comes first.
@@ -424,7 +425,7 @@ impl Vm {
             }
             _ => Err(self.type_error(format!(
                 "'{}' object is not subscriptable",
-                self.type_name(container)
+                self.object_type_name(container)
             ))),
         }
     }

@@ -840,6 +840,9 @@ impl Vm {
                             Some(v) => frame.stack.push(v),
                             None => {
                                 frame.stack.pop();
+                                // What the iterator held dies here, blamed on the `for` line
+                                // (CPython's END_FOR), not on whatever runs next.
+                                finalize_point!(self, frame, code);
                                 frame.ip = target;
                             }
                         }

@@ -118,7 +118,8 @@ impl Vm {
         let ty = self.type_of(v).clone();
         if let Some(f) = lookup(&ty, &self.names.iter.clone()) {
             if f.is_none() {
-                return Err(self.type_error(format!("'{}' object is not iterable", ty.name)));
+                let name = self.tp_name(&ty);
+                return Err(self.type_error(format!("'{name}' object is not iterable")));
             }
             let it = self.call(&f, std::slice::from_ref(v), &[])?;
             if !self.is_iterator(&it) {
@@ -139,7 +140,8 @@ impl Vm {
                 },
             ));
         }
-        Err(self.type_error(format!("'{}' object is not iterable", ty.name)))
+        let name = self.tp_name(&ty);
+        Err(self.type_error(format!("'{name}' object is not iterable")))
     }
 
     pub fn is_iterable(&self, v: &Value) -> bool {

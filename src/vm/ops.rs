@@ -19,7 +19,7 @@ use crate::common::sizes::{repeat_items, repeat_text, text_with_capacity};
 use super::args::OrRaise;
 use super::complex::complex_of;
 use super::long_work::{division_steps, linear_steps, product_steps, words};
-use super::object::{Layout, ObjectKind};
+use super::object::ObjectKind;
 use super::types::lookup;
 use super::value::{PyDict, PySet, PyStr, Value};
 use super::{PyResult, Vm};
@@ -370,30 +370,39 @@ impl Vm {
         Ok(None)
     }
 
+    /// `str`, `list` or `tuple` when `v` is one (or of a subclass): the sequences whose
+    /// concatenation and repetition CPython words its TypeErrors for.
+    fn sequence_kind(&self, v: &Value) -> Option<&'static str> {
+        let types = &self.types;
+        let ty = self.type_of(v);
+        [
+            (&types.str, "str"),
+            (&types.list, "list"),
+            (&types.tuple, "tuple"),
+        ]
+        .into_iter()
+        .find(|(base, _)| ty.is_subtype(base))
+        .map(|(_, name)| name)
+    }
+
     fn binop_type_error(&self, op: BinaryOperator, a: &Value, b: &Value) -> super::Exc {
         let base = op.base();
-        let seq_name = match a {
-            Value::Str(_) => Some("str"),
-            Value::List(_) => Some("list"),
-            Value::Tuple(_) => Some("tuple"),
-            _ => None,
-        };
+        let seq_name = self.sequence_kind(a);
         if base == BinaryOperator::Add
             && let Some(seq) = seq_name
-            && (self.type_of(b).builtin || self.type_of(b).layout == Layout::Builtin)
         {
             return self.type_error(format!(
                 "can only concatenate {seq} (not \"{}\") to {seq}",
-                self.type_name(b)
+                self.object_type_name(b)
             ));
         }
         if base == BinaryOperator::Multiply
-            && (seq_name.is_some() || matches!(b, Value::Str(_) | Value::List(_) | Value::Tuple(_)))
+            && (seq_name.is_some() || self.sequence_kind(b).is_some())
         {
             let other = if seq_name.is_some() { b } else { a };
             return self.type_error(format!(
                 "can't multiply sequence by non-int of type '{}'",
-                self.type_name(other)
+                self.object_type_name(other)
             ));
         }
         // (CPython names the operator as `PyNumber_Power` does.)
@@ -403,8 +412,8 @@ impl Vm {
         };
         self.type_error(format!(
             "unsupported operand type(s) for {symbol}: '{}' and '{}'",
-            self.type_name(a),
-            self.type_name(b)
+            self.object_type_name(a),
+            self.object_type_name(b)
         ))
     }
 
@@ -705,7 +714,7 @@ impl Vm {
                     let Some(f) = f else {
                         return Err(self.type_error(format!(
                             "object of type '{}' has no len()",
-                            o.class.name
+                            self.tp_name(&o.class)
                         )));
                     };
                     let r = self.call(&f, std::slice::from_ref(v), &[])?;
@@ -721,7 +730,7 @@ impl Vm {
                 }
                 return Err(self.type_error(format!(
                     "object of type '{}' has no len()",
-                    self.type_name(v)
+                    self.object_type_name(v)
                 )));
             }
         })

@@ -826,7 +826,7 @@ impl Vm {
             }
             _ => format!(
                 "'{}' object has no attribute '{}'",
-                self.type_name(obj),
+                self.object_type_name(obj),
                 name.as_str()
             ),
         };
@@ -1369,6 +1369,24 @@ impl Vm {
             Some(Value::Str(m)) => Some(m.as_str().into()),
             _ => None,
         }
+    }
+
+    /// CPython's `tp_name` for `ty`, which its messages about an object's type use: a
+    /// type CPython defines in C outside builtins is named with its module
+    /// (`collections.deque`, `_asyncio.Future`), anything else (`int`, a class) by its name.
+    pub fn tp_name(&self, ty: &PyType) -> Rc<str> {
+        if let Some(module) = self.type_module(ty) {
+            let qualified = format!("{module}.{}", ty.name);
+            if super::cpython_names::is_c_type_outside_builtins(&qualified) {
+                return qualified.into();
+            }
+        }
+        ty.name.clone()
+    }
+
+    /// The `tp_name` of `v`'s type ([`Vm::tp_name`]).
+    pub fn object_type_name(&self, v: &Value) -> Rc<str> {
+        self.tp_name(self.type_of(v))
     }
 
     /// `<class '__main__.C'>` / `<class 'int'>`.
