@@ -413,6 +413,29 @@ fn a_builtin_apy_lacks_is_named_as_outside_the_subset() {
 }
 
 #[test]
+fn a_submodule_of_a_cpython_package_apy_lacks_is_named_as_outside_the_subset() {
+    // apy's `logging` is a plain module; CPython's is a package with `handlers` in it.
+    let output = apy(&["-c", "import logging.handlers"], b"");
+    assert_eq!(
+        last_stderr_line(&output),
+        "ModuleNotFoundError: No module named 'logging.handlers' \
+         (apy does not provide it yet: see the subset chapter of apy's book)"
+    );
+    // A submodule CPython's package lacks too: CPython's words alone.
+    let output = apy(&["-c", "import json.nonexistent"], b"");
+    assert_eq!(
+        last_stderr_line(&output),
+        "ModuleNotFoundError: No module named 'json.nonexistent'"
+    );
+    // A module that is not a package in CPython either.
+    let output = apy(&["-c", "import os.nothing"], b"");
+    assert_eq!(
+        last_stderr_line(&output),
+        "ModuleNotFoundError: No module named 'os.nothing'; 'os' is not a package"
+    );
+}
+
+#[test]
 fn a_module_name_apy_lacks_is_named_as_outside_the_subset() {
     // The asyncio docs' run_in_executor example reaches for a process pool: no near miss
     // ("Did you mean: 'ThreadPoolExecutor'?"), whether read as an attribute or imported.

@@ -214,8 +214,7 @@ impl Vm {
                     // is a submodule even of a parent that is not a package.
                     None if self.library_modules.contains_key(name) => (Some(parent), Vec::new()),
                     None => {
-                        let message =
-                            format!("No module named '{name}'; '{parent_name}' is not a package");
+                        let message = not_a_package(name, parent_name);
                         return Err(self.module_not_found(message, name));
                     }
                 }
@@ -674,4 +673,17 @@ fn str_items(v: &Value) -> Vec<PathBuf> {
             _ => None,
         })
         .collect()
+}
+
+/// The message for `import parent.name` where apy's `parent` is a plain module: CPython's
+/// "not a package", unless CPython's `parent` is a package, whose submodule apy lacks (or
+/// which CPython lacks too).
+fn not_a_package(name: &str, parent_name: &str) -> String {
+    if !super::cpython_names::is_cpython_package(parent_name) {
+        return format!("No module named '{name}'; '{parent_name}' is not a package");
+    }
+    match super::cpython_names::is_cpython_submodule(name) {
+        true => format!("No module named '{name}' {OUTSIDE_THE_SUBSET}"),
+        false => format!("No module named '{name}'"),
+    }
 }
