@@ -643,3 +643,21 @@ asyncio.run(main())
     );
     assert_eq!(stdout(&free), "hi\n0\n", "{}", stderr(&free));
 }
+
+#[test]
+fn an_environment_variable_that_is_not_utf8_is_read_and_passed_on() {
+    // `import os` stopped on it ("internal error"); now the value reads with U+FFFD (CPython
+    // keeps the byte as a surrogate, which apy's str cannot hold) and a started program
+    // gets the byte itself.
+    use std::os::unix::ffi::OsStrExt;
+    let program = "import os, subprocess\nprint(ascii(os.environ['APY_BYTES']))\n\
+                   subprocess.run(['sh', '-c', 'printf %s \"$APY_BYTES\" | od -An -tx1'])\n";
+    let output = Command::new(env!("CARGO_BIN_EXE_apy"))
+        .args(["-c", program])
+        .env("APY_BYTES", std::ffi::OsStr::from_bytes(b"a\xffb"))
+        .output()
+        .expect("apy runs");
+    assert_eq!(stderr(&output), "");
+    assert_eq!(stdout(&output), "'a\\ufffdb'\n 61 ff 62\n");
+    assert!(output.status.success());
+}

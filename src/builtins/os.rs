@@ -44,9 +44,18 @@ pub fn module(vm: &mut Vm) -> Value {
 /// which has none: `src/web.rs`).
 fn environ() -> Value {
     let mut table = crate::vm::value::DictTable::new();
+    // `vars_os`: a variable that is not UTF-8 is read with U+FFFD (CPython keeps its bytes
+    // as surrogates, which apy's str cannot hold) rather than stopping the program.
     let variables: Vec<(String, String)> = match cfg!(target_arch = "wasm32") {
         true => Vec::new(),
-        false => std::env::vars().collect(),
+        false => std::env::vars_os()
+            .map(|(k, v)| {
+                (
+                    k.to_string_lossy().into_owned(),
+                    v.to_string_lossy().into_owned(),
+                )
+            })
+            .collect(),
     };
     for (key, value) in variables {
         table.set_str(

@@ -60,8 +60,15 @@ pub fn spawn(spawn: &Spawn) -> io::Result<libc::pid_t> {
     };
     let env = match spawn.env {
         Some(env) => c_strings(env)?,
-        None => std::env::vars()
-            .map(|(k, v)| CString::new(format!("{k}={v}")))
+        // This process's own environment, byte for byte (a variable need not be UTF-8).
+        None => std::env::vars_os()
+            .map(|(k, v)| {
+                use std::os::unix::ffi::OsStrExt;
+                let mut entry = k.as_bytes().to_vec();
+                entry.push(b'=');
+                entry.extend_from_slice(v.as_bytes());
+                CString::new(entry)
+            })
             .collect::<Result<_, _>>()
             .map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?,
     };
