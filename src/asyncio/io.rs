@@ -220,6 +220,9 @@ fn module_getattr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     if name.as_str() == "subprocess" {
         return vm.import_module(SUBPROCESS_MODULE.0);
     }
+    if let Some(submodule) = super::submodules::named(name.as_str()) {
+        return vm.import_module(submodule);
+    }
     if let Some((_, part)) = LAZY_NAMES.iter().find(|(n, _)| *n == name.as_str()) {
         load(vm, *part)?;
         if let Some(value) = module_global(&module, name) {

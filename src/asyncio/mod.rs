@@ -23,6 +23,7 @@ pub mod reports;
 pub mod signals;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod stream_paths;
+pub mod submodules;
 pub mod task;
 pub mod threadsafe;
 pub mod trace;
@@ -41,6 +42,7 @@ use future::{Status, as_future};
 pub fn install(vm: &mut Vm, settings: event_loop::Settings) {
     event_loop::configure(settings);
     vm.register_module("asyncio", module);
+    submodules::register(vm);
     vm.before_exit = Some(collect_pending_tasks);
     #[cfg(not(target_arch = "wasm32"))]
     {

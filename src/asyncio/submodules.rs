@@ -1,0 +1,171 @@
+//! CPython's asyncio is a package of submodules (`asyncio.events`, `asyncio.tasks`, ...)
+//! whose names the package re-exports; apy's is one module. So that `from asyncio.events
+//! import AbstractEventLoop` and `asyncio.exceptions.CancelledError` work, each submodule
+//! CPython has with an `__all__` is a small library module of its own name holding the
+//! asyncio names of that `__all__` (those apy has), made on its first import or first use
+//! as an attribute of asyncio. (`asyncio.subprocess` is a fuller one, in `io.rs`.)
+
+use crate::vm::Vm;
+
+/// One submodule's library module: its name, its file (as CPython names it) and its
+/// source, which imports its names from asyncio and lists them in `__all__`.
+macro_rules! submodule {
+    ($name:literal, $file:literal, [$($item:literal),+ $(,)?]) => {
+        (
+            concat!("asyncio.", $name),
+            concat!("asyncio/", $file, ".py"),
+            concat!(
+                "# asyncio.", $name, ": the names CPython's submodule exports, from apy's ",
+                "asyncio module (src/asyncio/submodules.rs).\n",
+                "from asyncio import (", $($item, ", ",)+ ")\n",
+                "__all__ = (", $("'", $item, "', ",)+ ")\n",
+            ),
+        )
+    };
+}
+
+/// The submodules, their names read off CPython 3.13's `__all__`s (less those apy lacks:
+/// the event loop policies and child watchers, `staggered_race`, `_register_task` and
+/// friends, `SendfileNotAvailableError`, `BaseSelectorEventLoop`).
+pub const SUBMODULES: &[(&str, &str, &str)] = &[
+    submodule!("base_events", "base_events", ["BaseEventLoop", "Server"]),
+    submodule!(
+        "coroutines",
+        "coroutines",
+        ["iscoroutinefunction", "iscoroutine"]
+    ),
+    submodule!(
+        "events",
+        "events",
+        [
+            "AbstractEventLoop",
+            "Handle",
+            "TimerHandle",
+            "get_event_loop",
+            "set_event_loop",
+            "new_event_loop",
+            "get_running_loop",
+            "_get_running_loop",
+        ]
+    ),
+    submodule!(
+        "exceptions",
+        "exceptions",
+        [
+            "BrokenBarrierError",
+            "CancelledError",
+            "InvalidStateError",
+            "TimeoutError",
+            "IncompleteReadError",
+            "LimitOverrunError",
+        ]
+    ),
+    submodule!("futures", "futures", ["Future", "wrap_future", "isfuture"]),
+    submodule!(
+        "locks",
+        "locks",
+        [
+            "Lock",
+            "Event",
+            "Condition",
+            "Semaphore",
+            "BoundedSemaphore",
+            "Barrier",
+        ]
+    ),
+    submodule!(
+        "protocols",
+        "protocols",
+        [
+            "BaseProtocol",
+            "Protocol",
+            "DatagramProtocol",
+            "SubprocessProtocol",
+            "BufferedProtocol",
+        ]
+    ),
+    submodule!(
+        "queues",
+        "queues",
+        [
+            "Queue",
+            "PriorityQueue",
+            "LifoQueue",
+            "QueueFull",
+            "QueueEmpty",
+            "QueueShutDown",
+        ]
+    ),
+    submodule!("runners", "runners", ["Runner", "run"]),
+    submodule!(
+        "streams",
+        "streams",
+        [
+            "StreamReader",
+            "StreamWriter",
+            "StreamReaderProtocol",
+            "open_connection",
+            "start_server",
+            "open_unix_connection",
+            "start_unix_server",
+        ]
+    ),
+    submodule!("taskgroups", "taskgroups", ["TaskGroup"]),
+    submodule!(
+        "tasks",
+        "tasks",
+        [
+            "Task",
+            "create_task",
+            "FIRST_COMPLETED",
+            "FIRST_EXCEPTION",
+            "ALL_COMPLETED",
+            "wait",
+            "wait_for",
+            "as_completed",
+            "sleep",
+            "gather",
+            "shield",
+            "ensure_future",
+            "run_coroutine_threadsafe",
+            "current_task",
+            "all_tasks",
+            "create_eager_task_factory",
+            "eager_task_factory",
+        ]
+    ),
+    submodule!("threads", "threads", ["to_thread"]),
+    submodule!("timeouts", "timeouts", ["Timeout", "timeout", "timeout_at"]),
+    submodule!(
+        "transports",
+        "transports",
+        [
+            "BaseTransport",
+            "ReadTransport",
+            "WriteTransport",
+            "Transport",
+            "DatagramTransport",
+            "SubprocessTransport",
+        ]
+    ),
+    submodule!(
+        "unix_events",
+        "unix_events",
+        ["SelectorEventLoop", "EventLoop"]
+    ),
+];
+
+/// Makes each submodule importable under its dotted name.
+pub fn register(vm: &mut Vm) {
+    for &(name, file, text) in SUBMODULES {
+        vm.register_library_module(name, file, text);
+    }
+}
+
+/// The submodule that `asyncio.<attribute>` names, if it is one.
+pub fn named(attribute: &str) -> Option<&'static str> {
+    SUBMODULES
+        .iter()
+        .map(|(name, _, _)| *name)
+        .find(|name| name.strip_prefix("asyncio.") == Some(attribute))
+}
