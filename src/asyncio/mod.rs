@@ -42,7 +42,6 @@ use future::{Status, as_future};
 pub fn install(vm: &mut Vm, settings: event_loop::Settings) {
     event_loop::configure(settings);
     vm.register_module("asyncio", module);
-    submodules::register(vm);
     vm.before_exit = Some(collect_pending_tasks);
     #[cfg(not(target_arch = "wasm32"))]
     {
@@ -214,6 +213,8 @@ fn streams(_: &mut Vm) -> Vec<(&'static str, Value)> {
 
 /// Builds the `asyncio` module: the native core, then the library run in its namespace.
 pub fn module(vm: &mut Vm) -> Value {
+    // Its submodules become importable with it (a program without asyncio pays nothing).
+    submodules::register(vm);
     event_loop::reset();
     let runtime = rt(vm);
     asyncgens::init_types(vm, &runtime.types.event_loop);

@@ -155,7 +155,8 @@ pub const SUBMODULES: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// Makes each submodule importable under its dotted name.
+/// Makes each submodule importable under its dotted name (as `import asyncio` runs, which
+/// `import asyncio.events` does first).
 pub fn register(vm: &mut Vm) {
     for &(name, file, text) in SUBMODULES {
         vm.register_library_module(name, file, text);
