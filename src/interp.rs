@@ -15,7 +15,7 @@ use std::rc::Rc;
 use crate::compile::{self, Code, CompileError};
 use crate::syntax::ast::{Module, Span};
 use crate::syntax::diagnostics::Diagnostic;
-use crate::syntax::parse_module;
+use crate::syntax::{parse_module, parse_module_warned};
 use crate::vm::Vm;
 
 /// The interpreter thread's native stack: room for `vm::MAX_RECURSION_LIMIT` nested calls.
@@ -189,9 +189,23 @@ fn compile_at_run_time(
     {
         return Ok(code);
     }
-    let module = parse_module(text).map_err(Diagnostic::from)?;
+    let (module, lexed) = parse_module_warned(text).map_err(Diagnostic::from)?;
     check_shape(&module, text, mode)?;
-    compile::compile_module(&module, text, name, mode).map_err(|error| compile_diagnostic(&error))
+    let code = compile::compile_module(&module, text, name, mode)
+        .map_err(|error| compile_diagnostic(&error))?;
+    Ok(with_lexer_warnings(code, lexed))
+}
+
+/// `code` with the lexer's SyntaxWarnings (`syntax::warnings`) before the compiler's, as
+/// CPython shows the tokenizer's before the compiler's.
+fn with_lexer_warnings(mut code: Rc<Code>, mut lexed: Vec<(u32, String)>) -> Rc<Code> {
+    if !lexed.is_empty()
+        && let Some(code) = Rc::get_mut(&mut code)
+    {
+        lexed.append(&mut code.warnings);
+        code.warnings = lexed;
+    }
+    code
 }
 
 /// What `eval` and `single` modes accept beyond the grammar of a file: one expression, or
@@ -265,23 +279,22 @@ pub fn parse(source: &SourceFile) -> Result<Module, Diagnostic> {
 
 /// Parses and compiles `source` as a file's main module.
 pub fn compile(source: &SourceFile) -> Result<Rc<Code>, Diagnostic> {
-    let module = parse(source)?;
-    compile::compile_module(&module, &source.text, &source.name, compile::Mode::Exec)
-        .map_err(|error| compile_diagnostic(&error))
+    compile_in(source, compile::Mode::Exec)
+}
+
+/// Parses and compiles `source` in `mode`, with its SyntaxWarnings on the code.
+fn compile_in(source: &SourceFile, mode: compile::Mode) -> Result<Rc<Code>, Diagnostic> {
+    let (module, lexed) = parse_module_warned(&source.text).map_err(Diagnostic::from)?;
+    let code = compile::compile_module(&module, &source.text, &source.name, mode)
+        .map_err(|error| compile_diagnostic(&error))?;
+    Ok(with_lexer_warnings(code, lexed))
 }
 
 /// Parses and compiles one REPL entry: expression statements print their value and
 /// top-level `await`, `async for` and `async with` are allowed (CPython's
 /// `PyCF_ALLOW_TOP_LEVEL_AWAIT`), which makes the module code a coroutine.
 pub fn compile_interactive(source: &SourceFile) -> Result<Rc<Code>, Diagnostic> {
-    let module = parse(source)?;
-    compile::compile_module(
-        &module,
-        &source.text,
-        &source.name,
-        compile::Mode::Interactive,
-    )
-    .map_err(|error| compile_diagnostic(&error))
+    compile_in(source, compile::Mode::Interactive)
 }
 
 /// Everything that happens before the first instruction runs (`apy --check`).

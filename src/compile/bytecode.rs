@@ -836,6 +836,11 @@ pub struct Code {
     /// The caret anchors of this code's binary operations, calls and subscripts, by the
     /// expression's span, for tracebacks.
     pub anchors: Vec<(Span, Anchors)>,
+    /// A module's SyntaxWarnings (`compile::codegen::warnings`, and the lexer's invalid
+    /// escape sequences before them), with their lines: shown by the VM before the code
+    /// runs. Empty for every other code object, and for the frozen library.
+    #[serde(skip)]
+    pub warnings: Vec<(u32, String)>,
 }
 
 /// Where `traceback.py` anchors its carets under a failed expression: for `a + b` the

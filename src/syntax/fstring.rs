@@ -94,6 +94,8 @@ impl Scanner<'_> {
     fn literal_parts(&mut self, in_spec: bool) -> Result<Vec<RawPart>, LexError> {
         let mut parts = Vec::new();
         let mut text = String::new();
+        // Each stretch of text between fields warns of its first invalid escape, at it.
+        let mut warned = self.raw;
         loop {
             if self.quote.closes_at(self.src, self.pos) {
                 if in_spec {
@@ -106,6 +108,13 @@ impl Scanner<'_> {
             };
             match c {
                 '\\' => {
+                    if !warned
+                        && let Some(message) =
+                            super::warnings::invalid_str_escape(self.src, self.pos)
+                    {
+                        super::warnings::note(self.pos, message);
+                        warned = true;
+                    }
                     self.pos = lexer::decode_escape(self.src, self.pos, self.raw, &mut text)?;
                     if self.pos >= self.src.len() {
                         return Err(self.unterminated());
@@ -133,6 +142,7 @@ impl Scanner<'_> {
                         parts.push(RawPart::Literal(std::mem::take(&mut text)));
                     }
                     parts.push(RawPart::Field(self.field()?));
+                    warned = self.raw;
                 }
                 _ => self.pos = lexer::push_source_char(self.src, self.pos, c, &mut text),
             }

@@ -336,6 +336,12 @@ pub fn scan_string(src: &str, start: usize, depth: usize) -> Result<(StrToken, u
     // A bytes body is scanned raw (escapes kept as written), then decoded as bytes.
     let raw = prefix.raw || prefix.bytes;
     let end = scan_plain_body(src, start, body, quote, raw, &mut text)?;
+    if prefix.bytes
+        && !prefix.raw
+        && let Some(message) = super::warnings::invalid_bytes_escape(&text)
+    {
+        super::warnings::note(start, message);
+    }
     if prefix.bytes {
         if !text.is_ascii() {
             return Err(LexError::invalid(
@@ -423,6 +429,8 @@ fn scan_plain_body(
     raw: bool,
     text: &mut String,
 ) -> Result<usize, LexError> {
+    // Only a literal's first invalid escape is warned of, at the literal's start.
+    let mut warned = raw;
     loop {
         if quote.closes_at(src, pos) {
             return Ok(pos + quote.width());
@@ -431,6 +439,10 @@ fn scan_plain_body(
             return Err(unterminated(src, start, quote, src.len()));
         };
         if c == '\\' {
+            if !warned && let Some(message) = super::warnings::invalid_str_escape(src, pos) {
+                super::warnings::note(start, message);
+                warned = true;
+            }
             pos = decode_escape(src, pos, raw, text)?;
             if pos >= src.len() {
                 return Err(unterminated(src, start, quote, src.len()));

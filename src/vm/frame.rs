@@ -690,8 +690,12 @@ impl Vm {
     }
 
     /// Prepares a compiled code object (and, recursively, the code objects among its
-    /// constants) to run.
+    /// constants) to run. A module's SyntaxWarnings are shown here, before anything runs, as
+    /// CPython's compiler shows them while compiling.
     pub fn load_code(&mut self, code: &Rc<Code>) -> Rc<CodeObj> {
+        if !code.warnings.is_empty() {
+            self.show_syntax_warnings(code);
+        }
         let consts = code.constants.iter().map(|c| self.constant(c)).collect();
         let names = code.names.iter().map(|n| self.intern(n)).collect();
         let varnames = code.varnames.iter().map(|n| self.intern(n)).collect();

@@ -69,6 +69,24 @@ impl Vm {
         Some((code.filename.clone(), code.line_before(site.ip)))
     }
 
+    /// The SyntaxWarnings compiling `code` found (`Code::warnings`), as CPython's compiler
+    /// shows them (`warnings.warn_explicit`): the line is shown from a file, not from a
+    /// `<string>` (exec, eval, compile) or `<stdin>`, which linecache cannot read.
+    pub fn show_syntax_warnings(&mut self, code: &crate::compile::Code) {
+        let filename = code.filename.clone();
+        let show_line = !filename.starts_with('<');
+        for (line, message) in &code.warnings {
+            self.warn_in(
+                "SyntaxWarning",
+                message,
+                filename.clone(),
+                *line,
+                "",
+                show_line,
+            );
+        }
+    }
+
     /// Writes `category: message` blamed on `line` of `filename`, then `extra`, unless that
     /// place already gave this message.
     pub fn warn_at(
@@ -78,6 +96,19 @@ impl Vm {
         filename: Rc<str>,
         line: u32,
         extra: &str,
+    ) {
+        self.warn_in(category, message, filename, line, extra, true);
+    }
+
+    /// [`Vm::warn_at`], with the source line under the message or not.
+    fn warn_in(
+        &mut self,
+        category: &str,
+        message: &str,
+        filename: Rc<str>,
+        line: u32,
+        extra: &str,
+        show_line: bool,
     ) {
         let action = self.warnings_filter(category, message, &filename, line);
         if action == "ignore" {
@@ -91,6 +122,7 @@ impl Vm {
         let source_line = self
             .sources
             .get(&key.0)
+            .filter(|_| show_line)
             .and_then(|s| s.lines().nth(line.saturating_sub(1) as usize))
             .map(str::trim);
         if let Some(source_line) = source_line.filter(|l| !l.is_empty()) {

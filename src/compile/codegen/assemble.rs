@@ -114,6 +114,7 @@ impl<'a> Codegen<'a> {
             exception_table,
             stack_size,
             anchors: u.anchors,
+            warnings: Vec::new(),
         }))
     }
 }

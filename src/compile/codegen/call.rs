@@ -82,6 +82,7 @@ impl<'a> Codegen<'a> {
         keywords: &'a [Keyword],
         span: Span,
     ) -> CompileResult<()> {
+        self.check_caller(func);
         let simple = !args.iter().any(|a| matches!(a.kind, ExprKind::Starred(_)))
             && !keywords.iter().any(|k| k.arg.is_none());
         let method_call = match &func.kind {

@@ -237,7 +237,10 @@ impl<'a> Codegen<'a> {
                 left,
                 ops,
                 comparators,
-            } => self.compare(left, ops, comparators),
+            } => {
+                self.check_compare(expr);
+                self.compare(left, ops, comparators)
+            }
             ExprKind::Call {
                 func,
                 args,
@@ -263,6 +266,7 @@ impl<'a> Codegen<'a> {
                 Ok(())
             }
             ExprKind::Subscript { value, slice } => {
+                self.check_subscript(value, slice);
                 self.expr(value)?;
                 if let Some((lower, upper)) = two_part_slice(slice) {
                     self.slice_bound(lower)?;
@@ -340,6 +344,7 @@ impl<'a> Codegen<'a> {
                 && matches!(ops[0], CmpOp::Is | CmpOp::IsNot)
                 && matches!(comparators[0].kind, ExprKind::Constant(ast::Constant::None)) =>
             {
+                self.check_compare(expr);
                 self.expr(left)?;
                 let jump_if_none = (ops[0] == CmpOp::Is) == cond;
                 self.at(expr.span, |c| {
@@ -382,6 +387,7 @@ impl<'a> Codegen<'a> {
                 ops,
                 comparators,
             } if ops.len() > 1 => self.at(expr.span, |c| {
+                c.check_compare(expr);
                 let cleanup = c.new_label();
                 c.expr(left)?;
                 let n = ops.len();

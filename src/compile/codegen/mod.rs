@@ -14,6 +14,7 @@ mod patterns;
 mod stmt;
 mod target;
 mod unwind;
+mod warnings;
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -194,6 +195,8 @@ pub struct Codegen<'a> {
     /// The module's `from __future__` imports.
     features: Features,
     units: Vec<Unit<'a>>,
+    /// The SyntaxWarnings found so far (`warnings.rs`), with their lines.
+    warnings: Vec<(u32, String)>,
 }
 
 fn err<T>(message: impl Into<String>, span: Span) -> CompileResult<T> {
@@ -220,10 +223,22 @@ impl<'a> Codegen<'a> {
             mode,
             features,
             units: Vec::new(),
+            warnings: Vec::new(),
         }
     }
 
+    /// The module's code, carrying the SyntaxWarnings its compilation found.
     pub fn compile_module(mut self, module: &'a ast::Module) -> CompileResult<Rc<Code>> {
+        let mut code = self.compile_module_body(module)?;
+        if !self.warnings.is_empty()
+            && let Some(code) = Rc::get_mut(&mut code)
+        {
+            code.warnings = std::mem::take(&mut self.warnings);
+        }
+        Ok(code)
+    }
+
+    fn compile_module_body(&mut self, module: &'a ast::Module) -> CompileResult<Rc<Code>> {
         let span = Span::new(0, 0);
         self.push_unit(0, "<module>", span);
         self.u().first_line = 1;

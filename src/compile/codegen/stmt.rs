@@ -144,6 +144,7 @@ impl<'a> Codegen<'a> {
                 Ok(())
             }
             StmtKind::Assert { test, msg } => {
+                self.check_assert(stmt.span, test);
                 let end = self.new_label();
                 self.jump_if(test, true, end)?;
                 self.emit(Instr::LoadAssertionError);
