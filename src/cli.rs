@@ -109,7 +109,8 @@ pub struct Cli {
     pub explain: bool,
 
     /// Only parse and compile the program: report any SyntaxError and exit with 1, or exit
-    /// with 0 when there is none. Nothing runs.
+    /// with 0 when there is none (showing any SyntaxWarning, as `python -m py_compile`
+    /// does). Nothing runs.
     #[arg(long)]
     pub check: bool,
 

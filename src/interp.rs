@@ -297,9 +297,23 @@ pub fn compile_interactive(source: &SourceFile) -> Result<Rc<Code>, Diagnostic> 
     compile_in(source, compile::Mode::Interactive)
 }
 
-/// Everything that happens before the first instruction runs (`apy --check`).
+/// Everything that happens before the first instruction runs (`apy --check`): the
+/// SyntaxWarnings too, on stderr, as `python -m py_compile` shows them.
 pub fn check(source: &SourceFile) -> Result<(), Diagnostic> {
-    compile(source).map(drop)
+    let code = compile(source)?;
+    let mut shown = std::collections::HashSet::new();
+    for (line, message) in &code.warnings {
+        if !shown.insert((*line, message)) {
+            continue;
+        }
+        let mut text = format!("{}:{line}: SyntaxWarning: {message}\n", source.name);
+        let source_line = source.text.lines().nth(line.saturating_sub(1) as usize);
+        if let Some(source_line) = source_line.map(str::trim).filter(|l| !l.is_empty()) {
+            text.push_str(&format!("  {source_line}\n"));
+        }
+        crate::common::console::eprint(&text);
+    }
+    Ok(())
 }
 
 /// A compile error ("'return' outside function") shown like a syntax error, as CPython does.

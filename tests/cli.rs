@@ -661,3 +661,24 @@ fn an_environment_variable_that_is_not_utf8_is_read_and_passed_on() {
     assert_eq!(stdout(&output), "'a\\ufffdb'\n 61 ff 62\n");
     assert!(output.status.success());
 }
+
+#[test]
+fn check_shows_syntax_warnings_and_runs_nothing() {
+    let dir = scratch_dir("check_warnings");
+    std::fs::write(
+        dir.join("w.py"),
+        "print('ran')\nif len('a') is 1:\n    pass\nx = '\\d'\n",
+    )
+    .expect("written");
+    let output = apy_in(&dir, &["--check", "w.py"], b"");
+    assert_eq!(stdout(&output), "");
+    // Named as a run names the main file, by its absolute path.
+    let file = dir.join("w.py").display().to_string();
+    assert_eq!(
+        stderr(&output).replace(&file, "w.py"),
+        "w.py:4: SyntaxWarning: invalid escape sequence '\\d'\n  x = '\\d'\n\
+         w.py:2: SyntaxWarning: \"is\" with 'int' literal. Did you mean \"==\"?\n  \
+         if len('a') is 1:\n"
+    );
+    assert!(output.status.success());
+}
