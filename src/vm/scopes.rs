@@ -292,9 +292,16 @@ impl Vm {
             other => self.type_of(other).is_subtype(cls),
         };
         if ok {
-            Ok(())
-        } else {
-            Err(self.type_error("super(type, obj): obj must be an instance or subtype of type"))
+            return Ok(());
         }
+        // CPython's `supercheck` words it with the types' tp_names.
+        let (what, name) = match this {
+            Value::Type(t) => ("type", self.tp_name(t)),
+            other => ("instance of", self.object_type_name(other)),
+        };
+        Err(self.type_error(format!(
+            "super(type, obj): obj ({what} {name}) is not an instance or subtype of type ({}).",
+            self.tp_name(cls)
+        )))
     }
 }
