@@ -1198,9 +1198,17 @@ impl Vm {
             _ => None,
         };
         let Some(dict) = dict else {
+            // What the class has (a method) cannot be set or deleted on such an instance.
+            if lookup(&ty, name).is_some() {
+                return Err(self.attribute_error(format!(
+                    "'{}' object attribute '{}' is read-only",
+                    self.tp_name(&ty),
+                    name.as_str()
+                )));
+            }
             let exc = self.attribute_error(format!(
                 "'{}' object has no attribute '{}' and no __dict__ for setting new attributes",
-                ty.name,
+                self.tp_name(&ty),
                 name.as_str()
             ));
             super::exceptions::set_missing(&exc, Value::str(name.as_str()), obj.clone(), false);
