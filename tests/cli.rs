@@ -682,3 +682,16 @@ fn check_shows_syntax_warnings_and_runs_nothing() {
     );
     assert!(output.status.success());
 }
+
+#[test]
+fn an_event_loop_policy_is_named_as_outside_the_subset() {
+    let output = apy(
+        &["-c", "import asyncio; asyncio.set_event_loop_policy(None)"],
+        b"",
+    );
+    assert_eq!(
+        last_stderr_line(&output),
+        "AttributeError: module 'asyncio' has no attribute 'set_event_loop_policy' \
+         (apy does not provide it yet: see the subset chapter of apy's book)"
+    );
+}

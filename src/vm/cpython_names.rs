@@ -890,7 +890,25 @@ pub fn is_found_before_path(name: &str) -> bool {
 /// Names in modules of CPython's standard library that apy's versions of them lack, as
 /// (module, name), sorted: a program that reaches for one is told so, not offered a near
 /// miss ("Did you mean: 'ThreadPoolExecutor'?").
-const MODULE_NAMES_APY_LACKS: &[(&str, &str)] = &[("concurrent.futures", "ProcessPoolExecutor")];
+/// (The asyncio ones: the event loop policies, deprecated in 3.14, and the child watchers,
+/// of CPython's `asyncio.__all__`.)
+const MODULE_NAMES_APY_LACKS: &[(&str, &str)] = &[
+    ("asyncio", "AbstractChildWatcher"),
+    ("asyncio", "AbstractEventLoopPolicy"),
+    ("asyncio", "AbstractServer"),
+    ("asyncio", "DefaultEventLoopPolicy"),
+    ("asyncio", "FastChildWatcher"),
+    ("asyncio", "MultiLoopChildWatcher"),
+    ("asyncio", "PidfdChildWatcher"),
+    ("asyncio", "SafeChildWatcher"),
+    ("asyncio", "SendfileNotAvailableError"),
+    ("asyncio", "ThreadedChildWatcher"),
+    ("asyncio", "get_child_watcher"),
+    ("asyncio", "get_event_loop_policy"),
+    ("asyncio", "set_child_watcher"),
+    ("asyncio", "set_event_loop_policy"),
+    ("concurrent.futures", "ProcessPoolExecutor"),
+];
 
 /// Whether `module.name` exists in CPython and not in apy ([`MODULE_NAMES_APY_LACKS`]).
 pub fn is_module_name_apy_lacks(module: &str, name: &str) -> bool {
