@@ -68,7 +68,17 @@ fn environ() -> Value {
 
 /// The `posixpath` module, which `os.apy` makes `os.path`.
 pub fn path_module(vm: &mut Vm) -> Value {
-    let mut attrs: Vec<(&str, Value)> = vec![("sep", Value::str("/"))];
+    let mut attrs: Vec<(&str, Value)> = vec![
+        ("sep", Value::str("/")),
+        ("curdir", Value::str(".")),
+        ("pardir", Value::str("..")),
+        ("extsep", Value::str(".")),
+        ("pathsep", Value::str(":")),
+        ("defpath", Value::str("/bin:/usr/bin")),
+        ("devnull", Value::str("/dev/null")),
+        ("altsep", Value::None),
+        ("supports_unicode_filenames", Value::Bool(false)),
+    ];
     for (name, f) in PATH_FUNCTIONS {
         attrs.push((name, vm.native(name, *f)));
     }
@@ -474,11 +484,60 @@ const PATH_FUNCTIONS: &[(&str, Method)] = &[
     ("abspath", |vm, args, _| {
         check_arity(vm, "abspath", args, 1, 1)?;
         let path = fspath_arg(vm, &args[0])?;
-        if path.starts_with('/') {
-            return Ok(Value::str(normpath(&path)));
+        Ok(Value::str(abspath(vm, &path)?))
+    }),
+    ("commonprefix", |vm, args, _| {
+        check_arity(vm, "commonprefix", args, 1, 1)?;
+        let items = vm.collect_iterable(&args[0])?;
+        let paths = items
+            .iter()
+            .map(|p| fspath_arg(vm, p))
+            .collect::<PyResult<Vec<String>>>()?;
+        // The longest start all share, character by character (not by component).
+        let (Some(low), Some(high)) = (paths.iter().min(), paths.iter().max()) else {
+            return Ok(Value::str(""));
+        };
+        let shared = low
+            .char_indices()
+            .zip(high.chars())
+            .find(|((_, a), b)| a != b)
+            .map_or(low.len(), |((at, _), _)| at);
+        Ok(Value::str(&low[..shared]))
+    }),
+    ("relpath", |vm, args, kw| {
+        check_arity(vm, "relpath", args, 1, 2)?;
+        let start = args
+            .get(1)
+            .cloned()
+            .or_else(|| crate::vm::args::kwarg(kw, "start"));
+        let start = match start {
+            Some(v) if !v.is_none() => fspath_arg(vm, &v)?,
+            _ => ".".to_string(),
+        };
+        let path = fspath_arg(vm, &args[0])?;
+        if path.is_empty() {
+            return Err(vm.value_error("no path specified"));
         }
-        let cwd = getcwd(vm)?;
-        Ok(Value::str(normpath(&format!("{cwd}/{path}"))))
+        let (path, start) = (abspath(vm, &path)?, abspath(vm, &start)?);
+        let parts = |p: &str| -> Vec<String> {
+            p.split('/')
+                .filter(|c| !c.is_empty())
+                .map(str::to_string)
+                .collect()
+        };
+        let (path, start) = (parts(&path), parts(&start));
+        let shared = path.iter().zip(&start).take_while(|(a, b)| a == b).count();
+        let mut rel: Vec<String> = vec!["..".to_string(); start.len() - shared];
+        rel.extend(path[shared..].iter().cloned());
+        Ok(Value::str(match rel.is_empty() {
+            true => ".".to_string(),
+            false => rel.join("/"),
+        }))
+    }),
+    ("expanduser", |vm, args, _| {
+        check_arity(vm, "expanduser", args, 1, 1)?;
+        let path = fspath_arg(vm, &args[0])?;
+        Ok(Value::str(expanduser(vm, &path)?))
     }),
     ("exists", |vm, args, _| {
         check_arity(vm, "exists", args, 1, 1)?;
@@ -547,6 +606,86 @@ fn splitext(path: &str) -> (String, String) {
 }
 
 /// `posixpath.normpath`: `.` and empty components dropped, `..` taking off the one before.
+/// `path` made absolute against the working folder, and normalised.
+fn abspath(vm: &mut Vm, path: &str) -> PyResult<String> {
+    if path.starts_with('/') {
+        return Ok(normpath(path));
+    }
+    let cwd = getcwd(vm)?;
+    Ok(normpath(&format!("{cwd}/{path}")))
+}
+
+/// `~` and `~user` at the start of `path` replaced by that home folder (CPython's
+/// posixpath.expanduser: `$HOME` as os.environ has it, else the password database);
+/// `path` as it is when there is no such user.
+fn expanduser(vm: &mut Vm, path: &str) -> PyResult<String> {
+    let Some(rest) = path.strip_prefix('~') else {
+        return Ok(path.to_string());
+    };
+    let end = rest.find('/').unwrap_or(rest.len());
+    let (user, tail) = rest.split_at(end);
+    let home = match user {
+        "" => match environment_home(vm)? {
+            Some(home) => Some(home),
+            None => home_of(None),
+        },
+        name => home_of(Some(name)),
+    };
+    let Some(home) = home else {
+        return Ok(path.to_string());
+    };
+    let joined = format!("{}{tail}", home.trim_end_matches('/'));
+    Ok(if joined.is_empty() {
+        "/".to_string()
+    } else {
+        joined
+    })
+}
+
+/// `os.environ['HOME']` once os is imported (a program may have changed it), else the
+/// process's own `$HOME`.
+fn environment_home(vm: &mut Vm) -> PyResult<Option<String>> {
+    let key = vm.intern("os");
+    let os = vm.modules.table.borrow().get_str(&key).cloned();
+    if let Some(os) = os {
+        let (environ_name, get_name) = (vm.intern("environ"), vm.intern("get"));
+        let environ = vm.get_attr(&os, &environ_name)?;
+        let get = vm.get_attr(&environ, &get_name)?;
+        return Ok(match vm.call(&get, &[Value::str("HOME")], &[])? {
+            Value::Str(home) => Some(home.as_str().to_string()),
+            _ => None,
+        });
+    }
+    Ok(std::env::var_os("HOME").map(|h| h.to_string_lossy().into_owned()))
+}
+
+/// The home folder of `user` (None: this process's user) in the password database.
+#[cfg(not(target_arch = "wasm32"))]
+fn home_of(user: Option<&str>) -> Option<String> {
+    // SAFETY: getpwnam/getpwuid return a pointer into static storage (or null), read at
+    // once on this, the interpreter's only OS thread that asks.
+    unsafe {
+        let entry = match user {
+            Some(name) => {
+                let name = std::ffi::CString::new(name).ok()?;
+                libc::getpwnam(name.as_ptr())
+            }
+            None => libc::getpwuid(libc::getuid()),
+        };
+        if entry.is_null() || (*entry).pw_dir.is_null() {
+            return None;
+        }
+        let dir = std::ffi::CStr::from_ptr((*entry).pw_dir);
+        Some(dir.to_string_lossy().into_owned())
+    }
+}
+
+/// A page has no password database.
+#[cfg(target_arch = "wasm32")]
+fn home_of(_: Option<&str>) -> Option<String> {
+    None
+}
+
 fn normpath(path: &str) -> String {
     if path.is_empty() {
         return ".".into();
