@@ -695,3 +695,14 @@ fn an_event_loop_policy_is_named_as_outside_the_subset() {
          (apy does not provide it yet: see the subset chapter of apy's book)"
     );
 }
+
+#[test]
+fn a_file_left_open_at_exit_is_written_out_in_full() {
+    let dir = scratch_dir("unclosed_at_exit");
+    let program =
+        "log = open('out.txt', 'w')\nfor i in range(10000):\n    log.write('0123456789')\n";
+    let output = apy_in(&dir, &["-c", program], b"");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let written = std::fs::read(dir.join("out.txt")).expect("written");
+    assert_eq!(written.len(), 100_000);
+}

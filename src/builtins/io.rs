@@ -78,6 +78,18 @@ pub struct TextFile {
     state: RefCell<FileState>,
 }
 
+impl Drop for TextFile {
+    /// A file dropped unclosed writes out the text still pending, as CPython's finalizer
+    /// closes it (a program that never calls close(), or the temporary of
+    /// `json.dump(data, open(path, "w"))`, lost the last buffer's worth).
+    fn drop(&mut self) {
+        let state = self.state.get_mut();
+        if let Some(file) = state.file.as_mut() {
+            let _ = file.write_all(state.pending.as_bytes());
+        }
+    }
+}
+
 /// Text in memory (`_io.StringIO`): its text and the position, in characters.
 pub struct StringIo {
     text: RefCell<String>,
