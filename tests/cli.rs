@@ -706,3 +706,30 @@ fn a_file_left_open_at_exit_is_written_out_in_full() {
     let written = std::fs::read(dir.join("out.txt")).expect("written");
     assert_eq!(written.len(), 100_000);
 }
+
+#[test]
+fn names_cpython_modules_have_and_apy_lacks_are_named_as_outside_the_subset() {
+    for (program, line) in [
+        (
+            "import sys; sys.settrace(None)",
+            "AttributeError: module 'sys' has no attribute 'settrace'",
+        ),
+        (
+            "import collections; collections.UserDict",
+            "AttributeError: module 'collections' has no attribute 'UserDict'",
+        ),
+        (
+            "from tempfile import mkstemp",
+            "ImportError: cannot import name 'mkstemp' from 'tempfile'",
+        ),
+    ] {
+        let output = apy(&["-c", program], b"");
+        assert_eq!(
+            last_stderr_line(&output),
+            format!("{line} (apy does not provide it yet: see the subset chapter of apy's book)")
+        );
+    }
+    // A name CPython's module lacks too keeps CPython's words and near miss.
+    let output = apy(&["-c", "import collections; collections.Countr"], b"");
+    assert!(last_stderr_line(&output).ends_with("Did you mean: 'Counter'?"));
+}

@@ -271,8 +271,14 @@ fn sys_struct_sequence(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Valu
         "version_info",
     ];
     if !STRUCT_SEQUENCES.contains(&name.as_str()) {
-        let message = format!("module 'sys' has no attribute '{}'", name.as_str());
-        return Err(vm.attribute_error(message));
+        // The generic error: its near miss, or that apy lacks what CPython's sys has.
+        return match vm.loaded_module("sys") {
+            Some(sys) => Err(vm.no_attribute(&sys, name)),
+            None => {
+                Err(vm
+                    .attribute_error(format!("module 'sys' has no attribute '{}'", name.as_str())))
+            }
+        };
     }
     let name = vm.intern(name.as_str());
     let info = vm.import_module("_sysinfo")?;
