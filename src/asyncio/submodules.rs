@@ -8,7 +8,8 @@
 use crate::vm::Vm;
 
 /// One submodule's library module: its name, its file (as CPython names it) and its
-/// source, which imports its names from asyncio and lists them in `__all__`.
+/// source, which takes those of its names the asyncio module has and lists them in
+/// `__all__`.
 macro_rules! submodule {
     ($name:literal, $file:literal, [$($item:literal),+ $(,)?]) => {
         (
@@ -17,8 +18,12 @@ macro_rules! submodule {
             concat!(
                 "# asyncio.", $name, ": the names CPython's submodule exports, from apy's ",
                 "asyncio module (src/asyncio/submodules.rs).\n",
-                "from asyncio import (", $($item, ", ",)+ ")\n",
-                "__all__ = (", $("'", $item, "', ",)+ ")\n",
+                // (Those the asyncio module has here: the page's lacks the streams'.)
+                "import asyncio as _asyncio\n",
+                "__all__ = tuple(_n for _n in (", $("'", $item, "', ",)+ ")\n",
+                "                if hasattr(_asyncio, _n))\n",
+                "globals().update({_n: getattr(_asyncio, _n) for _n in __all__})\n",
+                "del _asyncio\n",
             ),
         )
     };
