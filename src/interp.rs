@@ -189,6 +189,11 @@ fn compile_at_run_time(
     {
         return Ok(code);
     }
+    compile_text(text, name, mode)
+}
+
+/// Parses and compiles `text` in `mode`, with its SyntaxWarnings on the code.
+fn compile_text(text: &str, name: &str, mode: compile::Mode) -> Result<Rc<Code>, Diagnostic> {
     let (module, lexed) = parse_module_warned(text).map_err(Diagnostic::from)?;
     check_shape(&module, text, mode)?;
     let code = compile::compile_module(&module, text, name, mode)
@@ -279,22 +284,14 @@ pub fn parse(source: &SourceFile) -> Result<Module, Diagnostic> {
 
 /// Parses and compiles `source` as a file's main module.
 pub fn compile(source: &SourceFile) -> Result<Rc<Code>, Diagnostic> {
-    compile_in(source, compile::Mode::Exec)
-}
-
-/// Parses and compiles `source` in `mode`, with its SyntaxWarnings on the code.
-fn compile_in(source: &SourceFile, mode: compile::Mode) -> Result<Rc<Code>, Diagnostic> {
-    let (module, lexed) = parse_module_warned(&source.text).map_err(Diagnostic::from)?;
-    let code = compile::compile_module(&module, &source.text, &source.name, mode)
-        .map_err(|error| compile_diagnostic(&error))?;
-    Ok(with_lexer_warnings(code, lexed))
+    compile_text(&source.text, &source.name, compile::Mode::Exec)
 }
 
 /// Parses and compiles one REPL entry: expression statements print their value and
 /// top-level `await`, `async for` and `async with` are allowed (CPython's
 /// `PyCF_ALLOW_TOP_LEVEL_AWAIT`), which makes the module code a coroutine.
 pub fn compile_interactive(source: &SourceFile) -> Result<Rc<Code>, Diagnostic> {
-    compile_in(source, compile::Mode::Interactive)
+    compile_text(&source.text, &source.name, compile::Mode::Interactive)
 }
 
 /// Everything that happens before the first instruction runs (`apy --check`): the
@@ -303,15 +300,16 @@ pub fn check(source: &SourceFile) -> Result<(), Diagnostic> {
     let code = compile(source)?;
     let mut shown = std::collections::HashSet::new();
     for (line, message) in &code.warnings {
-        if !shown.insert((*line, message)) {
-            continue;
+        if shown.insert((*line, message)) {
+            let text = crate::vm::warnings::warning_text(
+                &source.name,
+                *line,
+                "SyntaxWarning",
+                message,
+                Some(&source.text),
+            );
+            crate::common::console::eprint(&text);
         }
-        let mut text = format!("{}:{line}: SyntaxWarning: {message}\n", source.name);
-        let source_line = source.text.lines().nth(line.saturating_sub(1) as usize);
-        if let Some(source_line) = source_line.map(str::trim).filter(|l| !l.is_empty()) {
-            text.push_str(&format!("  {source_line}\n"));
-        }
-        crate::common::console::eprint(&text);
     }
     Ok(())
 }

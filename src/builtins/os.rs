@@ -605,7 +605,6 @@ fn splitext(path: &str) -> (String, String) {
     (path.to_string(), String::new())
 }
 
-/// `posixpath.normpath`: `.` and empty components dropped, `..` taking off the one before.
 /// `path` made absolute against the working folder, and normalised.
 fn abspath(vm: &mut Vm, path: &str) -> PyResult<String> {
     if path.starts_with('/') {
@@ -686,6 +685,7 @@ fn home_of(_: Option<&str>) -> Option<String> {
     None
 }
 
+/// `posixpath.normpath`: `.` and empty components dropped, `..` taking off the one before.
 fn normpath(path: &str) -> String {
     if path.is_empty() {
         return ".".into();

@@ -27,8 +27,7 @@ pub fn parse_module(source: &str) -> Result<ast::Module, SyntaxError> {
 pub fn parse_module_warned(source: &str) -> Result<(ast::Module, Vec<(u32, String)>), SyntaxError> {
     warnings::clear();
     let module = parse_module(source);
-    let found = warnings::take();
-    let mut found: Vec<(usize, String)> = found;
+    let mut found = warnings::take();
     // Source order; the lexer may read a literal's body again (a backtracking parse).
     found.sort_by_key(|(offset, _)| *offset);
     found.dedup();

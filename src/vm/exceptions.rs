@@ -308,14 +308,7 @@ pub fn set_missing(exc: &Exc, name: Value, obj: Value, suggested: bool) {
 fn missing_of(vm: &Vm, v: &Value) -> PyResult<Missing> {
     let exc = exc_of(vm, v)?;
     let missing = exc.exc_data().and_then(|d| d.borrow().missing.clone());
-    Ok(missing.map_or(
-        Missing {
-            name: Value::None,
-            obj: Value::None,
-            suggested: false,
-        },
-        |m| *m,
-    ))
+    Ok(missing.map_or_else(Missing::default, |m| *m))
 }
 
 /// `AttributeError.__init__(self, *args, name=None, obj=None)` (`AttributeError_init`).
@@ -347,18 +340,12 @@ fn init_missing(
     }
     check_kwargs(vm, class, kw, keywords)?;
     let exc = exc_of(vm, args.first().unwrap_or(&Value::None))?;
+    if let Some(data) = exc.exc_data() {
+        data.borrow_mut().args = Value::tuple(args[1..].to_vec());
+    }
     let name = super::args::kwarg(kw, "name").unwrap_or(Value::None);
     let obj = super::args::kwarg(kw, "obj").unwrap_or(Value::None);
-    if let Some(data) = exc.exc_data() {
-        let mut data = data.borrow_mut();
-        data.args = Value::tuple(args[1..].to_vec());
-        let suggested = false;
-        data.missing = Some(Box::new(Missing {
-            name,
-            obj,
-            suggested,
-        }));
-    }
+    set_missing(&exc, name, obj, false);
     Ok(Value::None)
 }
 

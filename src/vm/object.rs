@@ -243,6 +243,16 @@ pub struct Missing {
     pub suggested: bool,
 }
 
+impl Default for Missing {
+    fn default() -> Missing {
+        Missing {
+            name: Value::None,
+            obj: Value::None,
+            suggested: false,
+        }
+    }
+}
+
 #[derive(Clone)]
 pub struct TracebackEntry {
     pub code: Rc<Code>,

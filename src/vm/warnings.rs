@@ -118,16 +118,8 @@ impl Vm {
         if action != "always" && self.warning_registry.contains(&key) {
             return;
         }
-        let mut text = format!("{}:{line}: {category}: {message}\n", key.0);
-        let source_line = self
-            .sources
-            .get(&key.0)
-            .filter(|_| show_line)
-            .and_then(|s| s.lines().nth(line.saturating_sub(1) as usize))
-            .map(str::trim);
-        if let Some(source_line) = source_line.filter(|l| !l.is_empty()) {
-            text.push_str(&format!("  {source_line}\n"));
-        }
+        let source = self.sources.get(&key.0).filter(|_| show_line);
+        let mut text = warning_text(&key.0, line, category, message, source.map(|s| &**s));
         text.push_str(extra);
         self.warning_registry.insert(key);
         self.write_stderr(&text);
@@ -162,4 +154,23 @@ impl Vm {
         self.flush_stdout();
         crate::common::console::eprint(text);
     }
+}
+
+/// A warning as CPython's default `showwarning` writes it: `file:line: Category: message`,
+/// then the line of `source` it names, stripped, when there is one.
+pub fn warning_text(
+    filename: &str,
+    line: u32,
+    category: &str,
+    message: &str,
+    source: Option<&str>,
+) -> String {
+    let mut text = format!("{filename}:{line}: {category}: {message}\n");
+    let source_line = source
+        .and_then(|s| s.lines().nth(line.saturating_sub(1) as usize))
+        .map(str::trim);
+    if let Some(source_line) = source_line.filter(|l| !l.is_empty()) {
+        text.push_str(&format!("  {source_line}\n"));
+    }
+    text
 }

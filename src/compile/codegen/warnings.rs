@@ -6,7 +6,7 @@
 //! CPython's AST optimizer leaves it (a literal, a negated number, a tuple of constants).
 
 use crate::compile::bytecode::Constant;
-use crate::syntax::ast::{self, CmpOp, Expr, ExprKind, Span};
+use crate::syntax::ast::{CmpOp, Expr, ExprKind, Span};
 
 use super::Codegen;
 use super::expr::folded_constant;
@@ -185,7 +185,6 @@ fn inferred_type(e: &Expr) -> Option<&'static str> {
         ExprKind::GeneratorExp { .. } => "generator",
         ExprKind::Lambda { .. } => "function",
         ExprKind::FString(_) => "str",
-        ExprKind::Constant(ast::Constant::Str(_)) => "str",
         _ => return None,
     })
 }
