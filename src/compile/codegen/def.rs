@@ -180,9 +180,7 @@ impl<'a> Codegen<'a> {
             self.emit(Instr::ReturnValue);
             self.call_annotation_scope(hidden, span)?;
         }
-        for _ in &def.decorators {
-            self.emit(Instr::Call(0));
-        }
+        self.apply_decorators(&def.decorators);
         self.name_op(&def.name.name, Ctx::Store, span)
     }
 
@@ -450,10 +448,17 @@ impl<'a> Codegen<'a> {
         } else {
             self.call_args(2, &class.bases, &class.keywords, span)?;
         }
-        for _ in &class.decorators {
-            self.emit(Instr::Call(0));
-        }
+        self.apply_decorators(&class.decorators);
         self.name_op(&class.name.name, Ctx::Store, span)
+    }
+
+    /// Calls the decorators (on the stack under the function or class), innermost first,
+    /// each call at its decorator's place: a decorator that raises is shown at its `@`
+    /// line, as CPython's `compiler_apply_decorators` has it.
+    fn apply_decorators(&mut self, decorators: &'a [Expr]) {
+        for d in decorators.iter().rev() {
+            self.at(d.span, |c| c.emit(Instr::Call(0)));
+        }
     }
 
     pub(super) fn lambda(
