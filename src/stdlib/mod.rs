@@ -36,6 +36,11 @@ const MODULES: &[(&str, &str, &str)] = &[
         "collections/__init__.py",
         include_str!("collections.apy"),
     ),
+    (
+        "_collections_user",
+        "_collections_user.py",
+        include_str!("collections_user.apy"),
+    ),
     ("copy", "copy.py", include_str!("copy.apy")),
     (
         "concurrent",
