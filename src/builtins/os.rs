@@ -138,7 +138,12 @@ pub fn fspath_arg(vm: &mut Vm, v: &Value) -> PyResult<String> {
 
 /// The path argument `param` of the system call `fname` (a str or an os.PathLike), with
 /// the TypeError `posixmodule.c`'s converter raises for anything else.
-fn path_arg(vm: &mut Vm, fname: &str, param: &str, v: Option<&Value>) -> PyResult<String> {
+pub(super) fn path_arg(
+    vm: &mut Vm,
+    fname: &str,
+    param: &str,
+    v: Option<&Value>,
+) -> PyResult<String> {
     let Some(v) = v else {
         return Err(vm.type_error(format!(
             "{fname}() missing required argument '{param}' (pos 1)"
@@ -196,6 +201,25 @@ fn getcwd(vm: &mut Vm) -> PyResult<String> {
 
 const MAKEDIRS: Signature =
     Signature::keywords("os", "makedirs", &["name", "mode", "exist_ok"], 1, 0);
+
+const SYMLINK: Signature = Signature::keywords(
+    "os",
+    "symlink",
+    &["src", "dst", "target_is_directory", "dir_fd"],
+    2,
+    0,
+);
+
+/// A symbolic link at `target` to `source` (which need not exist).
+#[cfg(unix)]
+fn symlink(source: &str, target: &str) -> std::io::Result<()> {
+    std::os::unix::fs::symlink(source, target)
+}
+
+#[cfg(not(unix))]
+fn symlink(_: &str, _: &str) -> std::io::Result<()> {
+    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+}
 
 const STAT: Signature =
     Signature::keywords("os", "stat", &["path", "dir_fd", "follow_symlinks"], 1, 0);
@@ -272,15 +296,27 @@ fn stat_fields(vm: &mut Vm, _: &std::fs::Metadata) -> PyResult<(Value, Value)> {
     Err(vm.os_error(&error, None))
 }
 
-/// `rename`/`replace` (the same call on POSIX: an existing target file is replaced); an
-/// error names both paths.
+/// `rename`/`replace` (the same call on POSIX: an existing target file is replaced).
 fn rename(vm: &mut Vm, args: &[Value], fname: &str) -> PyResult<Value> {
     check_arity(vm, fname, args, 2, 2)?;
+    on_two_paths(vm, args, fname, |source, target| {
+        std::fs::rename(source, target)
+    })
+}
+
+/// A call that does `op` to its two path arguments, `src` and `dst`; an error names
+/// both paths (`[Errno 17] File exists: 'a' -> 'b'`).
+fn on_two_paths(
+    vm: &mut Vm,
+    args: &[Value],
+    fname: &str,
+    op: impl FnOnce(&str, &str) -> std::io::Result<()>,
+) -> PyResult<Value> {
     let source = path_arg(vm, fname, "src", args.first())?;
     let target = path_arg(vm, fname, "dst", args.get(1))?;
     vm.require(Capability::Files, &source)?;
     vm.require(Capability::Files, &target)?;
-    if let Err(e) = std::fs::rename(&source, &target) {
+    if let Err(e) = op(&source, &target) {
         let Some(errno) = e.raw_os_error() else {
             return Err(vm.os_error(&e, Some(&source)));
         };
@@ -383,6 +419,25 @@ const OS_FUNCTIONS: &[(&str, Method)] = &[
         }
         done(vm, std::fs::create_dir_all(&path), &path)
     }),
+    ("symlink", |vm, args, kw| {
+        let slots = SYMLINK.bind(vm, args, kw)?;
+        if slots[3].as_ref().is_some_and(|v| !v.is_none()) {
+            let class = vm.types.not_implemented_error.clone();
+            return Err(vm.new_exc(&class, "dir_fd unavailable on this platform"));
+        }
+        let paths = [slots[0].clone(), slots[1].clone()].map(|v| v.unwrap_or(Value::None));
+        on_two_paths(vm, &paths, "symlink", |source, target| {
+            symlink(source, target)
+        })
+    }),
+    ("readlink", |vm, args, _| {
+        check_arity(vm, "readlink", args, 1, 1)?;
+        let path = host_path(vm, "readlink", args)?;
+        match std::fs::read_link(&path) {
+            Ok(target) => Ok(Value::str(target.to_string_lossy().as_ref())),
+            Err(e) => Err(vm.os_error(&e, Some(&path))),
+        }
+    }),
     ("rename", |vm, args, _| rename(vm, args, "rename")),
     ("replace", |vm, args, _| rename(vm, args, "replace")),
 ];
@@ -422,14 +477,7 @@ const PATH_FUNCTIONS: &[(&str, Method)] = &[
         let mut path = fspath_arg(vm, &args[0])?;
         for part in &args[1..] {
             let part = fspath_arg(vm, part)?;
-            if part.starts_with('/') {
-                path = part;
-            } else if path.is_empty() || path.ends_with('/') {
-                path.push_str(&part);
-            } else {
-                path.push('/');
-                path.push_str(&part);
-            }
+            path = join(path, &part);
         }
         Ok(Value::str(path))
     }),
@@ -534,6 +582,17 @@ const PATH_FUNCTIONS: &[(&str, Method)] = &[
             false => rel.join("/"),
         }))
     }),
+    ("realpath", |vm, args, kw| {
+        check_arity(vm, "realpath", args, 1, 1)?;
+        let strict = match crate::vm::args::kwarg(kw, "strict") {
+            Some(v) => vm.truthy(&v)?,
+            None => false,
+        };
+        let path = fspath_arg(vm, &args[0])?;
+        let mut seen = std::collections::HashMap::new();
+        let (resolved, _) = join_real(vm, String::new(), &path, strict, &mut seen)?;
+        Ok(Value::str(abspath(vm, &resolved)?))
+    }),
     ("expanduser", |vm, args, _| {
         check_arity(vm, "expanduser", args, 1, 1)?;
         let path = fspath_arg(vm, &args[0])?;
@@ -567,6 +626,90 @@ const PATH_FUNCTIONS: &[(&str, Method)] = &[
         }
     }),
 ];
+
+/// `posixpath.join` of two paths: `part` after `path` with one `/` between them, or
+/// `part` alone when it is absolute.
+fn join(mut path: String, part: &str) -> String {
+    if part.starts_with('/') {
+        return part.to_string();
+    }
+    if !path.is_empty() && !path.ends_with('/') {
+        path.push('/');
+    }
+    path.push_str(part);
+    path
+}
+
+/// `posixpath._joinrealpath`: `rest` resolved onto the already resolved `path`, one
+/// component at a time, each symbolic link replaced by what it points to (resolved in
+/// turn). A component that does not exist is kept as it is (an OSError when `strict`).
+/// `seen` holds the links being resolved (None) and those done: meeting one still being
+/// resolved is a loop, which ends the resolution there (the answer's `false`), or raises
+/// ELOOP when `strict`.
+fn join_real(
+    vm: &mut Vm,
+    mut path: String,
+    rest: &str,
+    strict: bool,
+    seen: &mut std::collections::HashMap<String, Option<String>>,
+) -> PyResult<(String, bool)> {
+    let mut rest = rest;
+    if let Some(relative) = rest.strip_prefix('/') {
+        rest = relative;
+        path = "/".into();
+    }
+    while !rest.is_empty() {
+        let (name, tail) = rest.split_once('/').unwrap_or((rest, ""));
+        rest = tail;
+        match name {
+            "" | "." => continue,
+            ".." => {
+                path = match path.is_empty() {
+                    true => "..".into(),
+                    false => match split(&path) {
+                        (head, last) if last == ".." => join(join(head, ".."), ".."),
+                        (head, _) => head,
+                    },
+                };
+                continue;
+            }
+            _ => {}
+        }
+        let new_path = join(path.clone(), name);
+        let is_link = match std::fs::symlink_metadata(&new_path) {
+            Ok(metadata) => metadata.file_type().is_symlink(),
+            Err(e) if strict => return Err(vm.os_error(&e, Some(&new_path))),
+            Err(_) => false,
+        };
+        if !is_link {
+            path = new_path;
+            continue;
+        }
+        match seen.get(&new_path) {
+            Some(Some(resolved)) => {
+                path = resolved.clone();
+                continue;
+            }
+            Some(None) if strict => {
+                let error = std::fs::metadata(&new_path).err().unwrap_or_else(|| {
+                    std::io::Error::from_raw_os_error(crate::vm::os_errors::ELOOP)
+                });
+                return Err(vm.os_error(&error, Some(&new_path)));
+            }
+            Some(None) => return Ok((join(new_path, rest), false)),
+            None => {}
+        }
+        seen.insert(new_path.clone(), None);
+        let target = std::fs::read_link(&new_path).map_err(|e| vm.os_error(&e, Some(&new_path)))?;
+        let (resolved, whole) = join_real(vm, path, &target.to_string_lossy(), strict, seen)?;
+        if !whole {
+            return Ok((join(resolved, rest), false));
+        }
+        seen.insert(new_path, Some(resolved.clone()));
+        path = resolved;
+    }
+    Ok((path, true))
+}
 
 /// `posixpath.split`: everything up to the last `/` (without trailing slashes unless it is
 /// all slashes), and the rest.

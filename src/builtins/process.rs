@@ -11,13 +11,14 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
 use crate::common::process::{self as sys, Spawn, Stream};
-use crate::vm::args::check_arity;
+use crate::vm::args::{Signature, check_arity};
 use crate::vm::object::KwArgs;
 use crate::vm::sandbox::Capability;
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
 
 use super::bytes_type::bytes_of;
+use super::os::path_arg;
 
 type Function = fn(&mut Vm, &[Value], &KwArgs) -> PyResult<Value>;
 
@@ -33,8 +34,48 @@ pub fn os_functions(vm: &mut Vm) -> Vec<(&'static str, Value)> {
         .map(|(name, f)| (*name, vm.native(name, *f)))
         .collect();
     names.push(("WNOHANG", Value::Int(libc::WNOHANG.into())));
+    for (name, flag) in OPEN_FLAGS {
+        names.push((name, Value::Int((*flag).into())));
+    }
     names
 }
+
+/// `os.open`'s flags and `os.lseek`'s whences (Linux's values, from libc; O_LARGEFILE is 0
+/// on a 64-bit system, as CPython's).
+const OPEN_FLAGS: &[(&str, i32)] = &[
+    ("O_ASYNC", libc::O_ASYNC),
+    ("O_DIRECT", libc::O_DIRECT),
+    ("O_FSYNC", libc::O_FSYNC),
+    ("O_RSYNC", libc::O_RSYNC),
+    ("O_LARGEFILE", 0),
+    ("SEEK_SET", libc::SEEK_SET),
+    ("SEEK_CUR", libc::SEEK_CUR),
+    ("SEEK_END", libc::SEEK_END),
+    ("SEEK_DATA", libc::SEEK_DATA),
+    ("SEEK_HOLE", libc::SEEK_HOLE),
+    ("O_RDONLY", libc::O_RDONLY),
+    ("O_WRONLY", libc::O_WRONLY),
+    ("O_RDWR", libc::O_RDWR),
+    ("O_ACCMODE", libc::O_ACCMODE),
+    ("O_CREAT", libc::O_CREAT),
+    ("O_EXCL", libc::O_EXCL),
+    ("O_TRUNC", libc::O_TRUNC),
+    ("O_APPEND", libc::O_APPEND),
+    ("O_NONBLOCK", libc::O_NONBLOCK),
+    ("O_NDELAY", libc::O_NDELAY),
+    ("O_CLOEXEC", libc::O_CLOEXEC),
+    ("O_NOCTTY", libc::O_NOCTTY),
+    ("O_NOFOLLOW", libc::O_NOFOLLOW),
+    ("O_DIRECTORY", libc::O_DIRECTORY),
+    ("O_SYNC", libc::O_SYNC),
+    ("O_DSYNC", libc::O_DSYNC),
+    ("O_NOATIME", libc::O_NOATIME),
+    ("O_PATH", libc::O_PATH),
+    ("O_TMPFILE", libc::O_TMPFILE),
+];
+
+const OPEN: Signature =
+    Signature::keywords("os", "open", &["path", "flags", "mode", "dir_fd"], 2, 0);
 
 const OS_FUNCTIONS: &[(&str, Function)] = &[
     // `os.uname()` is os.apy's uname_result of this tuple.
@@ -97,6 +138,42 @@ const OS_FUNCTIONS: &[(&str, Function)] = &[
         let fd = int(vm, &args[0])?;
         sys::close(fd).map_err(|e| vm.os_error(&e, None))?;
         Ok(Value::None)
+    }),
+    ("open", |vm, args, kw| {
+        let slots = OPEN.bind(vm, args, kw)?;
+        let path = path_arg(vm, "open", "path", slots[0].as_ref())?;
+        let flags = int(vm, slots[1].as_ref().unwrap_or(&Value::None))?;
+        let mode = match &slots[2] {
+            Some(v) => int(vm, v)?,
+            None => 0o777,
+        };
+        let dir_fd = match &slots[3] {
+            Some(v) if !v.is_none() => Some(int(vm, v)?),
+            _ => None,
+        };
+        vm.require(Capability::Files, &path)?;
+        let fd = sys::open(&path, flags, mode as u32, dir_fd)
+            .map_err(|e| vm.os_error(&e, Some(&path)))?;
+        Ok(Value::Int(fd.into()))
+    }),
+    ("lseek", |vm, args, _| {
+        check_arity(vm, "lseek", args, 3, 3)?;
+        let fd = int(vm, &args[0])?;
+        let position = vm.expect_index(&args[1])?;
+        let how = int(vm, &args[2])?;
+        let at = sys::lseek(fd, position, how).map_err(|e| vm.os_error(&e, None))?;
+        Ok(Value::Int(at))
+    }),
+    ("isatty", |vm, args, _| {
+        check_arity(vm, "isatty", args, 1, 1)?;
+        let fd = int(vm, &args[0])?;
+        Ok(Value::Bool(sys::isatty(fd)))
+    }),
+    ("dup", |vm, args, _| {
+        check_arity(vm, "dup", args, 1, 1)?;
+        let fd = int(vm, &args[0])?;
+        let copy = sys::dup(fd).map_err(|e| vm.os_error(&e, None))?;
+        Ok(Value::Int(copy.into()))
     }),
     ("set_blocking", |vm, args, _| {
         check_arity(vm, "set_blocking", args, 2, 2)?;

@@ -139,6 +139,40 @@ pub fn pipe() -> io::Result<(RawFd, RawFd)> {
     Ok((fds[0], fds[1]))
 }
 
+/// Opens `path` (relative to the folder open as `dir_fd`, if any) with `flags` (and `mode`
+/// for a file it creates), closed on exec as CPython's `os.open` makes every descriptor
+/// (PEP 446).
+pub fn open(path: &str, flags: i32, mode: u32, dir_fd: Option<RawFd>) -> io::Result<RawFd> {
+    let path = std::ffi::CString::new(path)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "embedded null byte"))?;
+    let dir_fd = dir_fd.unwrap_or(libc::AT_FDCWD);
+    // SAFETY: `path` is a NUL-terminated string that outlives the call; a wrong `dir_fd`
+    // is EBADF.
+    check(unsafe { libc::openat(dir_fd, path.as_ptr(), flags | libc::O_CLOEXEC, mode) })
+}
+
+/// Moves `fd`'s offset (`how`: SEEK_SET, SEEK_CUR or SEEK_END): the new offset.
+pub fn lseek(fd: RawFd, position: i64, how: i32) -> io::Result<i64> {
+    // SAFETY: a wrong descriptor or `how` is an error (EBADF, EINVAL), nothing worse.
+    let at = unsafe { libc::lseek(fd, position, how) };
+    if at < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(at)
+}
+
+/// Whether `fd` is a terminal.
+pub fn isatty(fd: RawFd) -> bool {
+    // SAFETY: any descriptor may be asked; a closed one is just not a terminal.
+    unsafe { libc::isatty(fd) == 1 }
+}
+
+/// A second descriptor for what `fd` is open on, closed on exec (CPython's `os.dup`).
+pub fn dup(fd: RawFd) -> io::Result<RawFd> {
+    // SAFETY: a wrong descriptor is EBADF.
+    check(unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) })
+}
+
 /// Reads at most `n` bytes (into fresh capacity: no zeroing of a big buffer first).
 pub fn read(fd: RawFd, n: usize) -> io::Result<Vec<u8>> {
     let mut buffer: Vec<u8> = Vec::new();
