@@ -2,11 +2,12 @@
 //! `traceback`) need to know about the running program and cannot compute themselves:
 //! where a call came from (`call_with_caller`, the site a log record or a warning names),
 //! a line of a source file apy has read (`source_line`, CPython's `linecache`), an
-//! exception's traceback as the VM prints it when nothing catches it (`format_exception`,
-//! `format_exception_only`, `format_tb`: `vm/traceback.rs`, so there is one formatter) and
-//! its entries (`traceback_entries`), the file `__main__` runs (`main_file`), and the process
-//! id a log record carries. apy keeps no chain of frame objects, so the site is the one
-//! Python line that called: CPython's `stacklevel=1`.
+//! exception's traceback as the VM prints it when nothing catches it (`format_exception`:
+//! `vm/traceback.rs`, so there is one formatter), its entries each drawn as that formatter
+//! draws them (`traceback_entries`), the pieces of its last line `traceback` cannot
+//! compute (`format_syntax_error`, `name_hints`), the file `__main__` runs (`main_file`),
+//! and the process id a log record carries. apy keeps no chain of frame objects, so the
+//! site is the one Python line that called: CPython's `stacklevel=1`.
 
 use crate::vm::args::{check_arity, check_kwargs};
 use crate::vm::exceptions::traceback_entries;
@@ -33,15 +34,17 @@ pub fn module(vm: &mut Vm) -> Value {
             }),
         ),
         (
-            "format_exception_only",
-            vm.native("format_exception_only", |vm, args, kw| {
-                let exc = exception_arg(vm, "format_exception_only", args, kw)?;
+            "format_syntax_error",
+            vm.native("format_syntax_error", |vm, args, kw| {
+                let exc = exception_arg(vm, "format_syntax_error", args, kw)?;
+                let msg = vm.syntax_error_attr(&exc, "msg").unwrap_or(Value::None);
                 let mut out = String::new();
-                vm.format_exception_only(&exc, false, &mut out);
+                vm.format_syntax_error(&exc, &msg, &mut out);
+                out.push('\n');
                 Ok(Value::str(out))
             }),
         ),
-        ("format_tb", vm.native("format_tb", format_tb)),
+        ("name_hints", vm.native("name_hints", name_hints)),
         (
             "traceback_entries",
             vm.native("traceback_entries", traceback_entries_of),
@@ -142,13 +145,9 @@ fn entries_arg(
     }
 }
 
-/// `format_tb(tb)`: the `File "…", line N, in name` entries as apy prints them.
-fn format_tb(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    let entries = entries_arg(vm, "format_tb", args, kw)?;
-    Ok(Value::str(vm.format_entries(&entries)))
-}
-
-/// `traceback_entries(tb)`: `(filename, lineno, name, line)` for each entry, oldest first.
+/// `traceback_entries(tb)`: `(filename, lineno, name, line, drawn)` for each entry,
+/// oldest first, `drawn` being the entry as a traceback shows it: its `File "…", line N,
+/// in name` line, then its source lines with the carets under the failed expression.
 fn traceback_entries_of(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let entries = entries_arg(vm, "traceback_entries", args, kw)?;
     let rows = entries
@@ -161,6 +160,7 @@ fn traceback_entries_of(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Va
                 Value::Int(entry.line.into()),
                 Value::str(&*code.name),
                 Value::str(line_of(vm, &code.filename, entry.line as usize)),
+                Value::str(vm.format_entries(std::slice::from_ref(entry))),
             ])
         })
         .collect();
@@ -177,4 +177,15 @@ fn exception_arg(vm: &mut Vm, name: &str, args: &[Value], kw: &KwArgs) -> PyResu
             vm.type_name(other)
         ))),
     }
+}
+
+/// `name_hints(exc, with_traceback)`: what CPython's `TracebackException` adds to the
+/// message of an error about a missing name, ". Did you mean: 'x'?" and the like; a
+/// NameError's only comes `with_traceback` (its near miss is among the names of the
+/// frame it was raised in).
+fn name_hints(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "name_hints", args, 2, 2)?;
+    let exc = exception_arg(vm, "name_hints", &args[..1], kw)?;
+    let with_traceback = vm.truthy(&args[1])?;
+    Ok(Value::str(vm.missing_name_hints(&exc, with_traceback)))
 }

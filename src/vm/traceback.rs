@@ -294,7 +294,7 @@ impl Vm {
     /// A SyntaxError as `traceback.py`'s `_format_syntax_error` shows it: where it is
     /// (`File "…", line N`), the line with a caret under the error, then `TypeName: msg`
     /// rather than `str(exc)`.
-    fn format_syntax_error(&mut self, exc: &Exc, msg: &Value, out: &mut String) {
+    pub fn format_syntax_error(&mut self, exc: &Exc, msg: &Value, out: &mut String) {
         let int = |v: Option<Value>| match v {
             Some(Value::Int(n)) => Some(n),
             _ => None,
@@ -379,7 +379,7 @@ impl Vm {
     /// among `obj`'s), and for a NameError of a standard module's name, "Did you forget to
     /// import 'x'?". A NameError's near miss is among the names of the frame it was raised
     /// in, so it is only given with the traceback that leads there.
-    fn missing_name_hints(&mut self, exc: &Exc, with_traceback: bool) -> String {
+    pub fn missing_name_hints(&mut self, exc: &Exc, with_traceback: bool) -> String {
         let Some(data) = exc.exc_data() else {
             return String::new();
         };
