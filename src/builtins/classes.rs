@@ -394,6 +394,7 @@ const OBJECT_METHODS: &[(&str, NativeFn)] = &[
     ("__getattribute__", object_getattribute),
     ("__format__", object_format),
     ("__sizeof__", super::sizeof::object_sizeof),
+    ("__getstate__", crate::vm::slots::object_getstate),
 ];
 
 /// The methods of `property`, by name.

@@ -177,3 +177,60 @@ fn init(vm: &mut Vm) {
         )))
     });
 }
+
+/// `object.__getstate__()`, CPython's `object_getstate_default`: what `copy` and `pickle`
+/// save of an instance. Its `__dict__` (None when it has none or an empty one), paired
+/// with a dict of the values of its slots that are set, when there are any: the slots of
+/// every class of its MRO (`copyreg._slotnames`), `__dict__` and `__weakref__` aside.
+pub fn object_getstate(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    crate::vm::args::check_arity(vm, "__getstate__", args, 1, 1)?;
+    let obj = &args[0];
+    let class = vm.type_of(obj).clone();
+    let mut names: Vec<Rc<PyStr>> = Vec::new();
+    for cls in class.mro() {
+        let ns = cls.dict.borrow().clone();
+        for name in slot_names(vm, &ns)?.unwrap_or_default() {
+            if !matches!(name.as_str(), "__dict__" | "__weakref__")
+                && !names.iter().any(|n| n.as_str() == name.as_str())
+            {
+                names.push(name);
+            }
+        }
+    }
+    let mut slots = DictTable::new();
+    for name in &names {
+        // A slot never set is left out (its descriptor's AttributeError).
+        match vm.get_attr(obj, name) {
+            Ok(value) => slots.set_str(name.clone(), value),
+            Err(e) if vm.exc_matches(&e, &vm.types.attribute_error) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let dict = match obj {
+        Value::Object(o) => o.dict_object(),
+        _ => None,
+    };
+    let state = match dict {
+        Some(dict) if !dict.table.borrow().is_empty() => {
+            // apy keeps the slots of an instance that also has a dict in that dict: they
+            // are the slots' part of the state, not the dict's.
+            if names
+                .iter()
+                .any(|n| dict.table.borrow().get_str(n).is_some())
+            {
+                let mut own = dict.table.borrow().clone();
+                for name in &names {
+                    drop(own.remove_str(name));
+                }
+                Value::dict(own)
+            } else {
+                Value::Dict(dict)
+            }
+        }
+        _ => Value::None,
+    };
+    if slots.is_empty() {
+        return Ok(state);
+    }
+    Ok(Value::tuple(vec![state, Value::dict(slots)]))
+}
