@@ -277,9 +277,11 @@ fn i_runs_a_file_then_opens_the_prompt_in_its_namespace() {
     let mut repl = Repl::start(&home, &["-i", file.to_str().expect("utf-8 path")]);
     repl.enter("name", ">>> ");
     repl.enter("await double(4)", ">>> ");
-    // A warning at the prompt names `<stdin>` and the line, as in CPython.
+    // A warning at the prompt names the entry (the third: `-i`'s file is none) and shows
+    // its line, as in CPython 3.13.
     repl.keys("len(double(1))\r");
-    repl.expect("<stdin>:1: RuntimeWarning: coroutine 'double' was never awaited");
+    repl.expect("<python-input-2>:1: RuntimeWarning: coroutine 'double' was never awaited");
+    repl.expect("  len(double(1))");
     repl.expect(">>> ");
     insta::assert_snapshot!(repl.finish());
 }
@@ -435,7 +437,7 @@ fn history_keeps_a_block_as_one_entry() {
 
 /// Leaving while tasks are pending prints what `python3.13 -m asyncio` prints: nothing after
 /// the goodbye (no "Task was destroyed but it is pending!", no `finally` run). A coroutine
-/// dropped by an error at the prompt warns at `<stdin>` and its line.
+/// dropped by an error at the prompt warns at its entry (`<python-input-N>`) and line.
 #[test]
 fn leaving_with_pending_tasks_reports_nothing() {
     let home = fresh_home("leave");
@@ -450,7 +452,7 @@ fn leaving_with_pending_tasks_reports_nothing() {
          t = asyncio.create_task(w())\n\
          1 + w()\n",
     );
-    repl.expect("<stdin>:1: RuntimeWarning: coroutine 'w' was never awaited");
+    repl.expect("<python-input-2>:1: RuntimeWarning: coroutine 'w' was never awaited");
     repl.expect("TypeError");
     repl.expect(">>> ");
     repl.keys("exit()\r");

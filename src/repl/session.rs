@@ -29,8 +29,12 @@ use crate::vm::value::DictTable;
 use crate::vm::value::{PyDict, Value, ValueCell};
 use crate::vm::{Exc, PyResult, Vm, interrupt};
 
-/// The file name of every entry, in tracebacks and diagnostics.
-const STDIN: &str = "<stdin>";
+/// The file name of entry `n` (from 0), in tracebacks and diagnostics, as CPython 3.13's
+/// REPL names it (`_pyrepl.simple_interact`): each entry is a file of its own, whose lines
+/// a traceback shows.
+fn entry_name(n: usize) -> String {
+    format!("<python-input-{n}>")
+}
 
 /// How often a running entry looks for Ctrl-C while the loop has nothing to do.
 const INTERRUPT_POLL: Duration = Duration::from_millis(20);
@@ -53,6 +57,8 @@ struct Repl {
     interrupted: bool,
     /// Set when the session ends, with the process exit status.
     exit_status: Option<i32>,
+    /// How many entries were read so far (an empty one too, as CPython counts them).
+    entries: usize,
 }
 
 /// Runs the session: the `-i` file, the banner, then entries until Ctrl-D or `exit()`.
@@ -75,6 +81,7 @@ pub fn run(
         task: None,
         interrupted: false,
         exit_status: None,
+        entries: 0,
     };
     if let Err(e) = repl.start(&mut vm, startup) {
         return vm.report_uncaught(&e);
@@ -118,7 +125,9 @@ impl Repl {
                      >>> import asyncio",
                     env!("CARGO_PKG_VERSION")
                 );
-                self.execute(vm, "import asyncio\n".to_string())?;
+                // Not an entry of the learner's: CPython's asyncio REPL puts the module in
+                // the namespace, and only shows the line.
+                self.execute(vm, "<stdin>".into(), "import asyncio\n".to_string())?;
             }
         }
         // The loop's types come with the asyncio module: import it before making the loop.
@@ -307,6 +316,7 @@ impl Repl {
     /// Adds a typed line to the entry and runs the entry once it is complete.
     fn feed(&mut self, vm: &mut Vm, line: String) -> PyResult<()> {
         if self.lines.is_empty() && line.trim().is_empty() {
+            self.entries += 1;
             return Ok(());
         }
         self.lines.push(line);
@@ -314,19 +324,20 @@ impl Repl {
             Decision::NeedMore => Ok(()),
             Decision::Run | Decision::Invalid => {
                 let text = input::entry_text(&std::mem::take(&mut self.lines));
-                self.execute(vm, text)
+                let name = entry_name(self.entries);
+                self.entries += 1;
+                self.execute(vm, name, text)
             }
         }
     }
 
-    /// Compiles and runs one entry. Without `await` it runs at once; with it, its code is a
+    /// Compiles and runs one entry, as the file `name`. Without `await` it runs at once; with it, its code is a
     /// coroutine that runs as a Task on the session's loop. Only `SystemExit` comes back as
     /// an error: it ends the session.
-    fn execute(&mut self, vm: &mut Vm, text: String) -> PyResult<()> {
-        let source = SourceFile {
-            name: STDIN.to_string(),
-            text,
-        };
+    fn execute(&mut self, vm: &mut Vm, name: String, text: String) -> PyResult<()> {
+        let source = SourceFile { name, text };
+        vm.sources
+            .insert(source.name.as_str().into(), source.text.as_str().into());
         let code = match interp::compile_interactive(&source) {
             Ok(code) => code,
             Err(diagnostic) => {
