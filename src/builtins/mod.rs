@@ -60,6 +60,7 @@ mod int_bytes;
 mod io;
 mod itertools;
 mod itertools_comb;
+mod json_native;
 mod list_type;
 mod math;
 mod math_int;

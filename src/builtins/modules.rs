@@ -47,6 +47,7 @@ pub fn register(vm: &mut Vm) {
         ("errno", super::errno_module::module),
         ("_signal", super::signal_module::module),
         ("binascii", super::binascii::module),
+        ("_json", super::json_native::module),
         ("hashlib", super::hashlib::module),
         ("_imp", imp_module),
     ];
