@@ -8,14 +8,71 @@
 
 use std::rc::Rc;
 
+use crate::compile::bytecode::BinaryOperator;
 use crate::compile::bytecode::CompareOperator;
 use crate::vm::args::check_arity;
+use crate::vm::object::KwArgs;
 use crate::vm::value::{PyList, Value};
 use crate::vm::{PyResult, Vm};
 
 pub fn collections_module(vm: &mut Vm) -> Value {
     let deque = super::deque::deque_type(vm);
-    vm.new_module("_collections", vec![("deque", Value::Type(deque))])
+    let count_elements = vm.native("_count_elements", count_elements);
+    vm.new_module(
+        "_collections",
+        vec![
+            ("deque", Value::Type(deque)),
+            ("_count_elements", count_elements),
+        ],
+    )
+}
+
+/// `_count_elements(mapping, iterable)`: `mapping[elem] = mapping.get(elem, 0) + 1` for
+/// each element, what `Counter.update` counts with (CPython's C helper in
+/// `_collectionsmodule.c`). On a dict, or a subclass that keeps dict's `__setitem__` and
+/// `get` (a Counter), the dict is updated directly; otherwise through those methods.
+fn count_elements(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "_count_elements", args, 2, 2)?;
+    let (mapping, iterable) = (&args[0], &args[1]);
+    let base = crate::vm::ops::builtin_value(mapping);
+    let dict = match base.as_ref().unwrap_or(mapping) {
+        Value::Dict(d) if base.is_none() || keeps_dict_methods(vm, mapping) => Some(d.clone()),
+        _ => None,
+    };
+    let iterator = vm.get_iter(iterable)?;
+    let one = Value::Int(1);
+    while let Some(elem) = vm.next(&iterator)? {
+        match &dict {
+            Some(d) => {
+                let count = match vm.dict_get(d, &elem)? {
+                    Some(n) => vm.binary_op(BinaryOperator::Add, &n, &one)?,
+                    None => one.clone(),
+                };
+                vm.dict_set(d, elem, count)?;
+            }
+            None => {
+                let n = vm.call_method(mapping, "get", &[elem.clone(), Value::Int(0)])?;
+                let count = vm.binary_op(BinaryOperator::Add, &n, &one)?;
+                vm.set_item(mapping, &elem, count)?;
+            }
+        }
+    }
+    Ok(Value::None)
+}
+
+/// Whether the class of `mapping` (a dict subclass instance) takes `__setitem__` and `get`
+/// from dict, so that updating its dict directly is what calling them would do.
+fn keeps_dict_methods(vm: &mut Vm, mapping: &Value) -> bool {
+    let dict_type = vm.types.dict.clone();
+    ["__setitem__", "get"].iter().all(|name| {
+        let name = vm.intern(name);
+        let mine = crate::vm::types::lookup(vm.type_of(mapping), &name);
+        let dicts = crate::vm::types::lookup(&dict_type, &name);
+        match (mine, dicts) {
+            (Some(a), Some(b)) => a.is(&b),
+            _ => false,
+        }
+    })
 }
 
 /// `a < b`, as `PyObject_RichCompareBool(a, b, Py_LT)`.
