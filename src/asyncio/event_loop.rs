@@ -780,6 +780,11 @@ fn report_callback_error(
     call_exception_handler(vm, loop_value, context)
 }
 
+/// Whether `loop_value` is a loop with a handler from `set_exception_handler`.
+pub fn has_custom_exception_handler(loop_value: &Value) -> bool {
+    as_loop(loop_value).is_some_and(|l| !l.state.borrow().exception_handler.is_none())
+}
+
 /// `loop.call_exception_handler(context)`: the custom handler, or the default one that
 /// writes CPython's log record on stderr.
 pub fn call_exception_handler(

@@ -230,6 +230,8 @@ impl Drop for FutureObj {
                 context: format!("task: {}>", super::task::repr_head(task, "pending")),
                 exception: None,
                 note: super::task::explain_destroyed_pending(task),
+                event_loop: self.event_loop.clone(),
+                subject: None,
             });
         }
         if st.log_traceback
@@ -253,6 +255,8 @@ impl Drop for FutureObj {
                 context: format!("future: {head}"),
                 exception: Some(exc),
                 note,
+                event_loop: self.event_loop.clone(),
+                subject: None,
             });
         }
     }
