@@ -676,7 +676,9 @@ fn run_entry(vm: &mut Vm, loop_value: &Value, entry: Ready) -> PyResult<()> {
         Ready::Call(_, _, context) => context.clone(),
         Ready::Step(t, _) | Ready::Wakeup(t, _) => task::context(t),
     };
-    let _entered = match contextvars::enter(vm, context.as_ref()) {
+    // The guard is dropped before an error is reported: `Handle._run` reports it after
+    // `self._context.run(...)` returned, so the exception handler runs outside that context.
+    let entered = match contextvars::enter(vm, context.as_ref()) {
         Ok(entered) => entered,
         Err(e) => {
             let text = format!("Exception in callback {}", describe_entry(vm, &entry)?);
@@ -685,11 +687,13 @@ fn run_entry(vm: &mut Vm, loop_value: &Value, entry: Ready) -> PyResult<()> {
     };
     match entry {
         Ready::Step(t, exc) => {
+            let _entered = entered;
             let outcome = task::step(vm, &t, exc);
             task::keep_context(&t);
             outcome
         }
         Ready::Wakeup(t, fut) => {
+            let _entered = entered;
             super::trace::task_wakeup(vm, &t, &fut);
             let outcome = task::wakeup(vm, &t, &fut);
             task::keep_context(&t);
@@ -697,7 +701,9 @@ fn run_entry(vm: &mut Vm, loop_value: &Value, entry: Ready) -> PyResult<()> {
         }
         Ready::Call(func, arg, _) => {
             super::trace::run_call(vm, &func, &arg);
-            if let Err(e) = vm.call(&func, std::slice::from_ref(&arg), &[]) {
+            let outcome = vm.call(&func, std::slice::from_ref(&arg), &[]);
+            drop(entered);
+            if let Err(e) = outcome {
                 if vm.abort.is_some() {
                     return Err(e);
                 }
@@ -718,7 +724,9 @@ fn run_entry(vm: &mut Vm, loop_value: &Value, entry: Ready) -> PyResult<()> {
                 return Ok(());
             }
             super::trace::run_handle(vm, &h);
-            if let Err(e) = vm.call(&handle.callback, &handle.args, &[]) {
+            let outcome = vm.call(&handle.callback, &handle.args, &[]);
+            drop(entered);
+            if let Err(e) = outcome {
                 if vm.abort.is_some() {
                     return Err(e);
                 }
@@ -772,6 +780,11 @@ fn report_callback_error(
     call_exception_handler(vm, loop_value, context)
 }
 
+/// Whether `loop_value` is a loop with a handler from `set_exception_handler`.
+pub fn has_custom_exception_handler(loop_value: &Value) -> bool {
+    as_loop(loop_value).is_some_and(|l| !l.state.borrow().exception_handler.is_none())
+}
+
 /// `loop.call_exception_handler(context)`: the custom handler, or the default one that
 /// writes CPython's log record on stderr.
 pub fn call_exception_handler(
@@ -779,43 +792,157 @@ pub fn call_exception_handler(
     loop_value: &Value,
     context: Vec<(&str, Value)>,
 ) -> PyResult<()> {
-    let handler =
-        as_loop(loop_value).map_or(Value::None, |l| l.state.borrow().exception_handler.clone());
-    let dict = Value::dict(crate::vm::value::DictTable::new());
-    if let Value::Dict(d) = &dict {
-        for (k, v) in &context {
-            let key = vm.intern(k);
-            crate::vm::dict::StrKeys::set_str(&mut *d.table.borrow_mut(), key, v.clone());
-        }
-    }
-    if !handler.is_none() {
-        return vm
-            .call(&handler, &[loop_value.clone(), dict], &[])
-            .map(drop);
-    }
-    default_exception_handler(vm, &context)
+    let dict = context_dict(vm, context);
+    call_exception_handler_dict(vm, loop_value, &dict)
 }
 
-fn default_exception_handler(vm: &mut Vm, context: &[(&str, Value)]) -> PyResult<()> {
-    vm.flush_stdout();
-    let mut text = String::new();
-    let mut exception = None;
-    for (k, v) in context {
-        if *k == "message" {
-            text.push_str(vm.str_of(v)?.as_str());
-        } else if *k == "exception" {
-            if let Value::Object(e) = v {
-                exception = Some(e.clone());
-            }
-        } else {
-            text.push_str(&format!("\n{k}: {}", vm.repr(v)?));
+/// A new dict of `context`'s items.
+fn context_dict(vm: &mut Vm, context: Vec<(&str, Value)>) -> Value {
+    let dict = Value::dict(crate::vm::value::DictTable::new());
+    if let Value::Dict(d) = &dict {
+        for (k, v) in context {
+            let key = vm.intern(k);
+            crate::vm::dict::StrKeys::set_str(&mut *d.table.borrow_mut(), key, v);
         }
     }
+    dict
+}
+
+fn is_exit(vm: &Vm, exc: &Exc) -> bool {
+    vm.exc_matches(exc, &vm.types.system_exit.clone())
+        || vm.exc_matches(exc, &vm.types.keyboard_interrupt.clone())
+}
+
+/// `BaseEventLoop.call_exception_handler` (base_events.py): the custom handler is run in
+/// the context of the task, future or handle the report is about; an error escaping it is
+/// reported through the default handler, and one escaping the default handler is logged.
+fn call_exception_handler_dict(vm: &mut Vm, loop_value: &Value, context: &Value) -> PyResult<()> {
+    let handler =
+        as_loop(loop_value).map_or(Value::None, |l| l.state.borrow().exception_handler.clone());
+    if handler.is_none() {
+        return match default_exception_handler(vm, context) {
+            Err(exc) if !is_exit(vm, &exc) => {
+                log_error(vm, "Exception in default exception handler", exc)
+            }
+            other => other,
+        };
+    }
+    let exc = match call_custom_handler(vm, &handler, loop_value, context) {
+        Ok(()) => return Ok(()),
+        Err(exc) if is_exit(vm, &exc) => return Err(exc),
+        Err(exc) => exc,
+    };
+    let report = context_dict(
+        vm,
+        vec![
+            (
+                "message",
+                Value::str("Unhandled error in exception handler"),
+            ),
+            ("exception", Value::Object(exc)),
+            ("context", context.clone()),
+        ],
+    );
+    match default_exception_handler(vm, &report) {
+        Err(exc) if !is_exit(vm, &exc) => log_error(
+            vm,
+            "Exception in default exception handler while handling an unexpected error \
+             in custom exception handler",
+            exc,
+        ),
+        other => other,
+    }
+}
+
+/// `self._exception_handler(self, context)`, through `ctx.run` when the context's task,
+/// future or handle has a `get_context()`.
+fn call_custom_handler(
+    vm: &mut Vm,
+    handler: &Value,
+    loop_value: &Value,
+    context: &Value,
+) -> PyResult<()> {
+    let get = |vm: &mut Vm, key: &str| -> PyResult<Value> {
+        vm.call_method(context, "get", &[Value::str(key)])
+    };
+    let mut thing = get(vm, "task")?;
+    if thing.is_none() {
+        thing = get(vm, "future")?;
+    }
+    if thing.is_none() {
+        thing = get(vm, "handle")?;
+    }
+    let mut ctx = Value::None;
+    if !thing.is_none() {
+        let name = vm.intern("get_context");
+        if let Some(get_context) = vm.get_attr_opt(&thing, &name)? {
+            ctx = vm.call(&get_context, &[], &[])?;
+        }
+    }
+    let args = [loop_value.clone(), context.clone()];
+    if !ctx.is_none() {
+        let run = vm.intern("run");
+        if let Some(run) = vm.get_attr_opt(&ctx, &run)? {
+            let mut all = vec![handler.clone()];
+            all.extend(args);
+            return vm.call(&run, &all, &[]).map(drop);
+        }
+    }
+    vm.call(handler, &args, &[]).map(drop)
+}
+
+/// `logger.error(message, exc_info=True)` for an exception caught by the loop.
+fn log_error(vm: &mut Vm, message: &str, exc: Exc) -> PyResult<()> {
+    vm.flush_stdout();
+    let exc_info = vm.intern("exc_info");
+    let kw = [(exc_info, Value::Object(exc.clone()))];
+    if super::log::log_to_asyncio_logger(vm, "error", &[Value::str(message)], &kw)? {
+        return Ok(());
+    }
+    let text = format!("{message}\n{}", vm.format_exception(&exc));
+    crate::common::console::eprint(&text);
+    Ok(())
+}
+
+/// `BaseEventLoop.default_exception_handler(context)`: logs the message (or "Unhandled
+/// exception in event loop") and the other keys in sorted order, with the exception's
+/// traceback.
+fn default_exception_handler(vm: &mut Vm, context: &Value) -> PyResult<()> {
+    let message = vm.call_method(context, "get", &[Value::str("message")])?;
+    let mut text = if vm.truthy(&message)? {
+        vm.str_of(&message)?.as_str().to_string()
+    } else {
+        "Unhandled exception in event loop".to_string()
+    };
+    let exception = vm.call_method(context, "get", &[Value::str("exception")])?;
+    let builtins = vm.builtins_module();
+    let sorted = vm.intern("sorted");
+    let sorted = vm.get_attr(&builtins, &sorted)?;
+    let keys = vm.call(&sorted, std::slice::from_ref(context), &[])?;
+    for key in vm.collect_iterable(&keys)? {
+        let name = vm.str_of(&key)?.as_str().to_string();
+        if name == "message" || name == "exception" {
+            continue;
+        }
+        let value = vm.get_item(context, &key)?;
+        text.push_str(&format!("\n{name}: {}", vm.repr(&value)?));
+    }
+    vm.flush_stdout();
     // `logger.error('\n'.join(log_lines), exc_info=exc_info)`.
     let exc_info = vm.intern("exc_info");
+    if !exception.is_none() {
+        // `exc_info = (type(exception), exception, exception.__traceback__)`.
+        let traceback = vm.intern("__traceback__");
+        vm.get_attr(&exception, &traceback)?;
+    }
+    let base_exception = vm.types.base_exception.clone();
+    let exception = match exception {
+        Value::Object(e) if vm.isinstance(&exception, &base_exception) => Some(e),
+        _ => None,
+    };
     let kw = [(
         exc_info,
-        exception.clone().map_or(Value::None, Value::Object),
+        exception.clone().map_or(Value::Bool(false), Value::Object),
     )];
     if super::log::log_to_asyncio_logger(vm, "error", &[Value::str(text.as_str())], &kw)? {
         return Ok(());
@@ -1128,7 +1255,14 @@ pub fn is_running(loop_value: &Value) -> bool {
 
 fn loop_set_exception_handler(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     crate::vm::args::check_arity(vm, "set_exception_handler", args, 2, 2)?;
-    this(vm, &args[0])?.state.borrow_mut().exception_handler = args[1].clone();
+    let handler = &args[1];
+    if !handler.is_none() && !vm.is_callable(handler) {
+        let shown = vm.repr(handler)?;
+        return Err(vm.type_error(format!(
+            "A callable object or None is expected, got {shown}"
+        )));
+    }
+    this(vm, &args[0])?.state.borrow_mut().exception_handler = handler.clone();
     Ok(Value::None)
 }
 
@@ -1138,19 +1272,15 @@ fn loop_get_exception_handler(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResu
 
 fn loop_call_exception_handler(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     crate::vm::args::check_arity(vm, "call_exception_handler", args, 2, 2)?;
-    let Value::Dict(d) = &args[1] else {
-        return Err(vm.type_error("context must be a dict"));
-    };
-    let mut context: Vec<(&str, Value)> = Vec::new();
-    let items: Vec<(Value, Value)> = d.table.borrow().snapshot();
-    let keys: Vec<String> = items
-        .iter()
-        .map(|(k, _)| k.as_str().unwrap_or("?").to_string())
-        .collect();
-    for (key, (_, v)) in keys.iter().zip(items) {
-        context.push((key.as_str(), v));
-    }
-    call_exception_handler(vm, &args[0], context)?;
+    call_exception_handler_dict(vm, &args[0], &args[1])?;
+    Ok(Value::None)
+}
+
+/// `loop.default_exception_handler(context)`, for a custom handler deferring to it.
+fn loop_default_exception_handler(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    crate::vm::args::check_arity(vm, "default_exception_handler", args, 2, 2)?;
+    this(vm, &args[0])?;
+    default_exception_handler(vm, &args[1])?;
     Ok(Value::None)
 }
 
@@ -1244,6 +1374,11 @@ pub fn init_types(
         loop_type,
         "call_exception_handler",
         loop_call_exception_handler,
+    );
+    vm.add_method(
+        loop_type,
+        "default_exception_handler",
+        loop_default_exception_handler,
     );
     vm.add_method(loop_type, "__repr__", loop_repr);
     vm.add_method(handle, "cancel", |vm, a, _| {

@@ -230,6 +230,8 @@ impl Drop for FutureObj {
                 context: format!("task: {}>", super::task::repr_head(task, "pending")),
                 exception: None,
                 note: super::task::explain_destroyed_pending(task),
+                event_loop: self.event_loop.clone(),
+                subject: None,
             });
         }
         if st.log_traceback
@@ -253,6 +255,8 @@ impl Drop for FutureObj {
                 context: format!("future: {head}"),
                 exception: Some(exc),
                 note,
+                event_loop: self.event_loop.clone(),
+                subject: None,
             });
         }
     }
@@ -820,6 +824,21 @@ pub fn init_type(vm: &mut Vm, future: &std::rc::Rc<crate::vm::object::PyType>) {
         let fut = this(vm, &a[0])?;
         Ok(Value::Object(make_cancelled_error(vm, fut)))
     });
+    // `_exception`: the exception set, without marking it retrieved (base_tasks.py reads
+    // it so); None while pending or when cancelled.
+    vm.add_getset(
+        future,
+        "_exception",
+        |vm, v| {
+            let fut = this(vm, v)?;
+            if fut.status() != Status::Finished {
+                return Ok(Value::None);
+            }
+            let st = fut.state.borrow();
+            Ok(st.exception.clone().map_or(Value::None, Value::Object))
+        },
+        None,
+    );
     vm.add_getset(
         future,
         "_cancel_message",

@@ -106,6 +106,8 @@ fn pending_at_exit(vm: &mut Vm, runtime: &event_loop::Runtime) {
             context: format!("task: {shown}"),
             exception: None,
             note: task::explain_destroyed_pending(data),
+            event_loop: as_future(&t).map_or(Value::None, |f| f.event_loop.clone()),
+            subject: Some(("task", t.clone())),
         };
         reports::print(vm, report);
         coroutines.push(data.coro.clone());

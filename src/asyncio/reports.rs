@@ -26,6 +26,13 @@ pub struct Report {
     pub exception: Option<Exc>,
     /// The `--explain` note printed after the report.
     pub note: Option<String>,
+    /// The loop of the future or task (`self._loop` in `__del__`), whose custom exception
+    /// handler, if one is set, gets the report.
+    pub event_loop: Value,
+    /// The `task`/`future` entry of the handler's context when the object is still alive;
+    /// a future freed by a drop cannot be handed over (CPython resurrects it in
+    /// `__del__`), so its context has only the message and the exception.
+    pub subject: Option<(&'static str, Value)>,
 }
 
 /// The queue; prints what is still queued when the interpreter thread ends.
@@ -82,6 +89,29 @@ pub fn flush(vm: &mut Vm) {
 /// Prints one report on stderr, with its traceback, or logs it through the `asyncio`
 /// logger once the program imported logging, as CPython's default exception handler does.
 pub fn print(vm: &mut Vm, report: Report) {
+    if super::event_loop::has_custom_exception_handler(&report.event_loop) {
+        // `self._loop.call_exception_handler(context)` with a handler the program set.
+        // In CPython's order: `{'task': self, 'message': ...}` for a pending task,
+        // `{'message': ..., 'exception': ..., 'future': self}` for an exception.
+        let mut context = vec![("message", Value::str(report.header))];
+        if let Some(e) = &report.exception {
+            context.push(("exception", Value::Object(e.clone())));
+        }
+        if let Some((key, value)) = &report.subject {
+            let at = if report.exception.is_none() {
+                0
+            } else {
+                context.len()
+            };
+            context.insert(at, (key, value.clone()));
+        }
+        if let Err(e) = super::event_loop::call_exception_handler(vm, &report.event_loop, context) {
+            vm.flush_stdout();
+            crate::common::console::eprint(&vm.format_exception(&e));
+        }
+        crate::common::console::eprint(report.note.as_deref().unwrap_or_default());
+        return;
+    }
     vm.flush_stdout();
     let mut text = format!("{}\n{}", report.header, report.context);
     if let Some(e) = &report.exception {

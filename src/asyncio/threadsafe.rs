@@ -2,7 +2,8 @@
 //! loop's thread when it waits in its select (`event_loop::idle` hands the interpreter to
 //! the other threads meanwhile); each thread's own running loop and policy
 //! loop ([`thread_hook`]); and the stand-ins that load `lib/threads.apy` (to_thread,
-//! run_in_executor, wrap_future, run_coroutine_threadsafe) on the first call of one.
+//! run_in_executor, getaddrinfo, wrap_future, run_coroutine_threadsafe) on the first call
+//! of one.
 
 use super::event_loop::{self, rt};
 use super::library;
@@ -52,7 +53,7 @@ fn load_and_call(vm: &mut Vm, args: &[Value], kw: &KwArgs, name: &str) -> PyResu
     library::run_lazy(vm, THREADS.0, THREADS.1)?;
     let key = vm.intern(name);
     let real = match name {
-        "run_in_executor" | "set_default_executor" => {
+        "run_in_executor" | "set_default_executor" | "getaddrinfo" => {
             lookup(&rt(vm).types.event_loop.clone(), &key).unwrap_or(Value::None)
         }
         _ => {
@@ -78,9 +79,10 @@ const FUNCTIONS: [(&str, NativeFn); 3] = [
     stand_in!("run_coroutine_threadsafe"),
 ];
 
-const METHODS: [(&str, NativeFn); 2] = [
+const METHODS: [(&str, NativeFn); 3] = [
     stand_in!("run_in_executor"),
     stand_in!("set_default_executor"),
+    stand_in!("getaddrinfo"),
 ];
 
 /// The module's stand-ins until `lib/threads.apy` is loaded.
