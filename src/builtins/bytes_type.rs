@@ -21,6 +21,7 @@ use crate::common::str_ops::StripSide;
 use crate::compile::bytecode::CompareOperator;
 use crate::vm::args::{OrRaise, Signature, check_kwargs, kwarg};
 use crate::vm::bytes::{PyBytes, pick_bytes};
+use crate::vm::call::instance_of_subclass;
 use crate::vm::compare::compare_native;
 use crate::vm::object::{KwArgs, NativeFn, ObjectKind, PyType};
 use crate::vm::value::Value;
@@ -165,13 +166,49 @@ fn initial_bytes(vm: &mut Vm, name: &str, args: &[Value], kw: &KwArgs) -> PyResu
 }
 
 fn bytes_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    let data = initial_bytes(vm, "bytes", args.get(1..).unwrap_or(&[]), kw)?;
-    Ok(vm.new_bytes(data))
+    let owner = vm.types.bytes.clone();
+    let (cls, args) = split_new_args(vm, &owner, args)?;
+    let data = initial_bytes(vm, "bytes", args, kw)?;
+    // `bytes.__new__(cls, v)` in a subclass's own `__new__` (an Enum mixing in bytes)
+    // makes the subclass's instance, as `int.__new__` does.
+    Ok(subclass_instance(&owner, &cls, vm.new_bytes(data)))
 }
 
 fn bytearray_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    let data = initial_bytes(vm, "bytearray", args.get(1..).unwrap_or(&[]), kw)?;
-    Ok(vm.new_bytearray(data))
+    let owner = vm.types.bytearray.clone();
+    let (cls, args) = split_new_args(vm, &owner, args)?;
+    let data = initial_bytes(vm, "bytearray", args, kw)?;
+    Ok(subclass_instance(&owner, &cls, vm.new_bytearray(data)))
+}
+
+/// `(cls, *args)` of `owner.__new__`, `cls` checked to be `owner` or a subclass of it
+/// (bytes and bytearray are not flagged built-in, so `split_cls_of` does not fit them).
+fn split_new_args<'a>(
+    vm: &Vm,
+    owner: &Rc<PyType>,
+    args: &'a [Value],
+) -> PyResult<(Rc<PyType>, &'a [Value])> {
+    match args.split_first() {
+        Some((Value::Type(cls), rest)) if cls.is_subtype(owner) => Ok((cls.clone(), rest)),
+        Some((Value::Type(cls), _)) => {
+            let (o, c) = (&owner.name, &cls.name);
+            Err(vm.type_error(format!("{o}.__new__({c}): {c} is not a subtype of {o}")))
+        }
+        Some((other, _)) => Err(vm.type_error(format!(
+            "{}.__new__(X): X is not a type object ({})",
+            owner.name,
+            vm.type_name(other)
+        ))),
+        None => Err(vm.type_error(format!("{}.__new__(): not enough arguments", owner.name))),
+    }
+}
+
+/// `value` itself when `cls` is `owner`, else an instance of the subclass `cls` extending it.
+fn subclass_instance(owner: &Rc<PyType>, cls: &Rc<PyType>, value: Value) -> Value {
+    match Rc::ptr_eq(owner, cls) {
+        true => value,
+        false => instance_of_subclass(cls, value),
+    }
 }
 
 fn repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {

@@ -425,7 +425,9 @@ fn partial_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             None => keywords.push((name.clone(), value.clone())),
         }
     }
-    Ok(Value::object(Object::new(
+    // A partial has a `__dict__`, as CPython's does: `basetwo.__doc__ = '...'` is the
+    // functools documentation's own example.
+    Ok(Value::object(Object::with_dict(
         vm.types.partial.clone(),
         ObjectKind::Partial {
             func,

@@ -236,7 +236,18 @@ fn int_value(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 }
 
 fn float_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    let (_, args) = split_cls_of(vm, &vm.types.float.clone(), args)?;
+    let (cls, args) = split_cls_of(vm, &vm.types.float.clone(), args)?;
+    let value = float_value(vm, args, kw)?;
+    // `float.__new__(cls, v)` in a subclass's own `__new__` makes the subclass's instance,
+    // as `int.__new__` does.
+    if cls.builtin {
+        return Ok(value);
+    }
+    Ok(instance_of_subclass(&cls, value))
+}
+
+/// The float `float(*args)` makes.
+fn float_value(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kwargs(vm, "float", kw, &[])?;
     check_arity(vm, "float", args, 0, 1)?;
     let Some(x) = args.first().map(numeric_arg) else {

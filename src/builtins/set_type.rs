@@ -90,11 +90,16 @@ fn set_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let name = if frozen { "frozenset" } else { "set" };
     check_kwargs(vm, name, kw, &[])?;
     check_arity(vm, name, args, 0, 1)?;
-    match args.first() {
+    let value = match args.first() {
         // frozenset(f) is f itself, as in CPython.
-        Some(Value::Set(s)) if frozen && s.frozen => Ok(args[0].clone()),
-        Some(iterable) => Ok(Value::set(table_from(vm, iterable)?, frozen)),
-        None => Ok(Value::set(Default::default(), frozen)),
+        Some(Value::Set(s)) if frozen && s.frozen && cls.builtin => args[0].clone(),
+        Some(iterable) => Value::set(table_from(vm, iterable)?, frozen),
+        None => Value::set(Default::default(), frozen),
+    };
+    // `frozenset.__new__(cls, items)` in a subclass's own `__new__` makes its instance.
+    match cls.builtin {
+        true => Ok(value),
+        false => Ok(instance_of_subclass(&cls, value)),
     }
 }
 

@@ -276,6 +276,9 @@ fn explain_invalid(tokens: &[Spanned], index: usize, expected: &[String]) -> Opt
     if after_def_name {
         return Some(SyntaxError::invalid("expected '('", span));
     }
+    if let Some(error) = comprehension_target_without_parentheses(tokens, &open, index) {
+        return Some(error);
+    }
     let (p_start, p_tok, p_end) = previous?;
     match (p_tok, tok) {
         (Tok::Comma, Tok::Newline) if innermost.is_none() && tokens[start].1 == Tok::From => {
@@ -287,7 +290,7 @@ fn explain_invalid(tokens: &[Spanned], index: usize, expected: &[String]) -> Opt
         (Tok::Star, Tok::RPar | Tok::RSqb | Tok::RBrace | Tok::Comma) if innermost.is_some() => {
             Some(SyntaxError::invalid("Invalid star expression", span))
         }
-        (_, Tok::Comma | Tok::RBrace)
+        (_, Tok::Comma | Tok::RBrace | Tok::For)
             if innermost == Some(&Tok::LBrace) && expected.iter().any(|e| e == "\":\"") =>
         {
             Some(SyntaxError::invalid(
@@ -356,6 +359,42 @@ fn explain_invalid(tokens: &[Spanned], index: usize, expected: &[String]) -> Opt
         }
         _ => None,
     }
+}
+
+/// `[x, x**2 for x in ...]` (`invalid_comprehension`): a `for` after a comma-separated list
+/// right inside `[` or `{` (not a dict display) is a tuple target that lacks its
+/// parentheses; CPython underlines the elements.
+fn comprehension_target_without_parentheses(
+    tokens: &[Spanned],
+    open: &[usize],
+    index: usize,
+) -> Option<SyntaxError> {
+    let bracket = *open.last()?;
+    let is_for = match &tokens[index].1 {
+        Tok::For => true,
+        Tok::Async => tokens.get(index + 1).is_some_and(|t| t.1 == Tok::For),
+        _ => false,
+    };
+    if !is_for || !matches!(tokens[bracket].1, Tok::LSqb | Tok::LBrace) || index < bracket + 3 {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut comma = false;
+    for (_, tok, _) in &tokens[bracket + 1..index] {
+        match tok {
+            Tok::LPar | Tok::LSqb | Tok::LBrace => depth += 1,
+            Tok::RPar | Tok::RSqb | Tok::RBrace => depth = depth.saturating_sub(1),
+            Tok::Comma if depth == 0 => comma = true,
+            Tok::Colon if depth == 0 && tokens[bracket].1 == Tok::LBrace => return None,
+            _ => {}
+        }
+    }
+    comma.then(|| {
+        SyntaxError::invalid(
+            "did you forget parentheses around the comprehension target?",
+            Span::new(tokens[bracket + 1].0, tokens[index - 1].2),
+        )
+    })
 }
 
 /// The brackets still open after `tokens` (one logical line's worth).

@@ -401,9 +401,39 @@ impl Vm {
             Value::List(l) => l.items.borrow().clone(),
             _ => Vec::new(),
         };
+        self.import_fromlist_items(module, name, items, false)
+    }
+
+    /// The loop of `_handle_fromlist`: each name of `items` the package lacks is imported as
+    /// its submodule; `*` does the same for the package's `__all__` (once: not `recursive`),
+    /// so `from package import *` loads the submodules `__all__` lists.
+    fn import_fromlist_items(
+        &mut self,
+        module: &Value,
+        name: &str,
+        items: Vec<Value>,
+        recursive: bool,
+    ) -> PyResult<()> {
         for item in items {
-            let Value::Str(attr) = item else { continue };
-            if attr.as_str() == "*" || self.get_attr_opt(module, &attr)?.is_some() {
+            let Value::Str(attr) = item else {
+                let place = match recursive {
+                    true => format!("{name}.__all__"),
+                    false => "``from list''".to_string(),
+                };
+                let type_name = self.type_name(&item);
+                return Err(
+                    self.type_error(format!("Item in {place} must be str, not {type_name}"))
+                );
+            };
+            if attr.as_str() == "*" {
+                let all_key = self.intern("__all__");
+                if !recursive && let Some(all) = self.get_attr_opt(module, &all_key)? {
+                    let names = self.collect_iterable(&all)?;
+                    self.import_fromlist_items(module, name, names, true)?;
+                }
+                continue;
+            }
+            if self.get_attr_opt(module, &attr)?.is_some() {
                 continue;
             }
             let sub = format!("{name}.{}", attr.as_str());

@@ -267,6 +267,16 @@ impl Vm {
                 let base = base.clone();
                 self.repr(&base)?
             }
+            // `sm_repr` / `cm_repr`: the wrapped callable's repr inside the type's name
+            // (written out, so a subclass shows it too).
+            ObjectKind::StaticMethod(func) => {
+                let func = func.clone();
+                format!("<staticmethod({})>", self.repr(&func)?)
+            }
+            ObjectKind::ClassMethod(func) => {
+                let func = func.clone();
+                format!("<classmethod({})>", self.repr(&func)?)
+            }
             ObjectKind::Code(c) => format!(
                 "<code object {} at {addr:#x}, file \"{}\", line {}>",
                 c.code.name, c.code.filename, c.code.first_line

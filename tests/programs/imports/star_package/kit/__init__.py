@@ -1,0 +1,2 @@
+__all__ = ["tools", "extras", "VERSION"]
+VERSION = "1.0"
