@@ -715,12 +715,12 @@ fn names_cpython_modules_have_and_apy_lacks_are_named_as_outside_the_subset() {
             "AttributeError: module 'sys' has no attribute 'settrace'",
         ),
         (
-            "import collections; collections.UserDict",
-            "AttributeError: module 'collections' has no attribute 'UserDict'",
+            "import os; os.pathconf",
+            "AttributeError: module 'os' has no attribute 'pathconf'",
         ),
         (
-            "from tempfile import mkstemp",
-            "ImportError: cannot import name 'mkstemp' from 'tempfile'",
+            "from os import pathconf",
+            "ImportError: cannot import name 'pathconf' from 'os'",
         ),
     ] {
         let output = apy(&["-c", program], b"");
