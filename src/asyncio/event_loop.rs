@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use crate::common::clock::Instant;
 
+use super::exception_handler;
 use super::future::{self, Callback};
 use super::task;
 use crate::builtins::contextvars;
@@ -682,7 +683,14 @@ fn run_entry(vm: &mut Vm, loop_value: &Value, entry: Ready) -> PyResult<()> {
         Ok(entered) => entered,
         Err(e) => {
             let text = format!("Exception in callback {}", describe_entry(vm, &entry)?);
-            return report_callback_error(vm, loop_value, text, None, e);
+            return exception_handler::report_callback_error(
+                vm,
+                &exception_handler_of(loop_value),
+                loop_value,
+                text,
+                None,
+                e,
+            );
         }
     };
     match entry {
@@ -712,7 +720,14 @@ fn run_entry(vm: &mut Vm, loop_value: &Value, entry: Ready) -> PyResult<()> {
                 let text = format!("Exception in callback {shown}");
                 let handle =
                     new_handle(vm, loop_value, func.clone(), vec![arg.clone()], None, None);
-                report_callback_error(vm, loop_value, text, Some(handle), e)?;
+                exception_handler::report_callback_error(
+                    vm,
+                    &exception_handler_of(loop_value),
+                    loop_value,
+                    text,
+                    Some(handle),
+                    e,
+                )?;
             }
             Ok(())
         }
@@ -734,7 +749,14 @@ fn run_entry(vm: &mut Vm, loop_value: &Value, entry: Ready) -> PyResult<()> {
                     "Exception in callback {}",
                     format_callback(vm, &handle.callback, &handle.args, debug_of(loop_value))?
                 );
-                report_callback_error(vm, loop_value, text, Some(h.clone()), e)?;
+                exception_handler::report_callback_error(
+                    vm,
+                    &exception_handler_of(loop_value),
+                    loop_value,
+                    text,
+                    Some(h.clone()),
+                    e,
+                )?;
             }
             Ok(())
         }
@@ -757,202 +779,9 @@ fn describe_entry(vm: &mut Vm, entry: &Ready) -> PyResult<String> {
     }
 }
 
-/// `call_exception_handler` for an exception escaping a callback.
-fn report_callback_error(
-    vm: &mut Vm,
-    loop_value: &Value,
-    message: String,
-    handle: Option<Value>,
-    exc: Exc,
-) -> PyResult<()> {
-    let is_exit = vm.exc_matches(&exc, &vm.types.system_exit.clone())
-        || vm.exc_matches(&exc, &vm.types.keyboard_interrupt.clone());
-    if is_exit {
-        return Err(exc);
-    }
-    let mut context = vec![
-        ("message", Value::str(message)),
-        ("exception", Value::Object(exc)),
-    ];
-    if let Some(h) = handle {
-        context.push(("handle", h));
-    }
-    call_exception_handler(vm, loop_value, context)
-}
-
-/// Whether `loop_value` is a loop with a handler from `set_exception_handler`.
-pub fn has_custom_exception_handler(loop_value: &Value) -> bool {
-    as_loop(loop_value).is_some_and(|l| !l.state.borrow().exception_handler.is_none())
-}
-
-/// `loop.call_exception_handler(context)`: the custom handler, or the default one that
-/// writes CPython's log record on stderr.
-pub fn call_exception_handler(
-    vm: &mut Vm,
-    loop_value: &Value,
-    context: Vec<(&str, Value)>,
-) -> PyResult<()> {
-    let dict = context_dict(vm, context);
-    call_exception_handler_dict(vm, loop_value, &dict)
-}
-
-/// A new dict of `context`'s items.
-fn context_dict(vm: &mut Vm, context: Vec<(&str, Value)>) -> Value {
-    let dict = Value::dict(crate::vm::value::DictTable::new());
-    if let Value::Dict(d) = &dict {
-        for (k, v) in context {
-            let key = vm.intern(k);
-            crate::vm::dict::StrKeys::set_str(&mut *d.table.borrow_mut(), key, v);
-        }
-    }
-    dict
-}
-
-fn is_exit(vm: &Vm, exc: &Exc) -> bool {
-    vm.exc_matches(exc, &vm.types.system_exit.clone())
-        || vm.exc_matches(exc, &vm.types.keyboard_interrupt.clone())
-}
-
-/// `BaseEventLoop.call_exception_handler` (base_events.py): the custom handler is run in
-/// the context of the task, future or handle the report is about; an error escaping it is
-/// reported through the default handler, and one escaping the default handler is logged.
-fn call_exception_handler_dict(vm: &mut Vm, loop_value: &Value, context: &Value) -> PyResult<()> {
-    let handler =
-        as_loop(loop_value).map_or(Value::None, |l| l.state.borrow().exception_handler.clone());
-    if handler.is_none() {
-        return match default_exception_handler(vm, context) {
-            Err(exc) if !is_exit(vm, &exc) => {
-                log_error(vm, "Exception in default exception handler", exc)
-            }
-            other => other,
-        };
-    }
-    let exc = match call_custom_handler(vm, &handler, loop_value, context) {
-        Ok(()) => return Ok(()),
-        Err(exc) if is_exit(vm, &exc) => return Err(exc),
-        Err(exc) => exc,
-    };
-    let report = context_dict(
-        vm,
-        vec![
-            (
-                "message",
-                Value::str("Unhandled error in exception handler"),
-            ),
-            ("exception", Value::Object(exc)),
-            ("context", context.clone()),
-        ],
-    );
-    match default_exception_handler(vm, &report) {
-        Err(exc) if !is_exit(vm, &exc) => log_error(
-            vm,
-            "Exception in default exception handler while handling an unexpected error \
-             in custom exception handler",
-            exc,
-        ),
-        other => other,
-    }
-}
-
-/// `self._exception_handler(self, context)`, through `ctx.run` when the context's task,
-/// future or handle has a `get_context()`.
-fn call_custom_handler(
-    vm: &mut Vm,
-    handler: &Value,
-    loop_value: &Value,
-    context: &Value,
-) -> PyResult<()> {
-    let get = |vm: &mut Vm, key: &str| -> PyResult<Value> {
-        vm.call_method(context, "get", &[Value::str(key)])
-    };
-    let mut thing = get(vm, "task")?;
-    if thing.is_none() {
-        thing = get(vm, "future")?;
-    }
-    if thing.is_none() {
-        thing = get(vm, "handle")?;
-    }
-    let mut ctx = Value::None;
-    if !thing.is_none() {
-        let name = vm.intern("get_context");
-        if let Some(get_context) = vm.get_attr_opt(&thing, &name)? {
-            ctx = vm.call(&get_context, &[], &[])?;
-        }
-    }
-    let args = [loop_value.clone(), context.clone()];
-    if !ctx.is_none() {
-        let run = vm.intern("run");
-        if let Some(run) = vm.get_attr_opt(&ctx, &run)? {
-            let mut all = vec![handler.clone()];
-            all.extend(args);
-            return vm.call(&run, &all, &[]).map(drop);
-        }
-    }
-    vm.call(handler, &args, &[]).map(drop)
-}
-
-/// `logger.error(message, exc_info=True)` for an exception caught by the loop.
-fn log_error(vm: &mut Vm, message: &str, exc: Exc) -> PyResult<()> {
-    vm.flush_stdout();
-    let exc_info = vm.intern("exc_info");
-    let kw = [(exc_info, Value::Object(exc.clone()))];
-    if super::log::log_to_asyncio_logger(vm, "error", &[Value::str(message)], &kw)? {
-        return Ok(());
-    }
-    let text = format!("{message}\n{}", vm.format_exception(&exc));
-    crate::common::console::eprint(&text);
-    Ok(())
-}
-
-/// `BaseEventLoop.default_exception_handler(context)`: logs the message (or "Unhandled
-/// exception in event loop") and the other keys in sorted order, with the exception's
-/// traceback.
-fn default_exception_handler(vm: &mut Vm, context: &Value) -> PyResult<()> {
-    let message = vm.call_method(context, "get", &[Value::str("message")])?;
-    let mut text = if vm.truthy(&message)? {
-        vm.str_of(&message)?.as_str().to_string()
-    } else {
-        "Unhandled exception in event loop".to_string()
-    };
-    let exception = vm.call_method(context, "get", &[Value::str("exception")])?;
-    let builtins = vm.builtins_module();
-    let sorted = vm.intern("sorted");
-    let sorted = vm.get_attr(&builtins, &sorted)?;
-    let keys = vm.call(&sorted, std::slice::from_ref(context), &[])?;
-    for key in vm.collect_iterable(&keys)? {
-        let name = vm.str_of(&key)?.as_str().to_string();
-        if name == "message" || name == "exception" {
-            continue;
-        }
-        let value = vm.get_item(context, &key)?;
-        text.push_str(&format!("\n{name}: {}", vm.repr(&value)?));
-    }
-    vm.flush_stdout();
-    // `logger.error('\n'.join(log_lines), exc_info=exc_info)`.
-    let exc_info = vm.intern("exc_info");
-    if !exception.is_none() {
-        // `exc_info = (type(exception), exception, exception.__traceback__)`.
-        let traceback = vm.intern("__traceback__");
-        vm.get_attr(&exception, &traceback)?;
-    }
-    let base_exception = vm.types.base_exception.clone();
-    let exception = match exception {
-        Value::Object(e) if vm.isinstance(&exception, &base_exception) => Some(e),
-        _ => None,
-    };
-    let kw = [(
-        exc_info,
-        exception.clone().map_or(Value::Bool(false), Value::Object),
-    )];
-    if super::log::log_to_asyncio_logger(vm, "error", &[Value::str(text.as_str())], &kw)? {
-        return Ok(());
-    }
-    text.push('\n');
-    if let Some(e) = exception {
-        text.push_str(&vm.format_exception(&e));
-    }
-    crate::common::console::eprint(&text);
-    Ok(())
+/// The handler `set_exception_handler` gave `loop_value`, or None.
+fn exception_handler_of(loop_value: &Value) -> Value {
+    as_loop(loop_value).map_or(Value::None, |l| l.state.borrow().exception_handler.clone())
 }
 
 /// In debug mode, where the Python code making a handle or future is (`file:line`).
@@ -1272,7 +1101,7 @@ fn loop_get_exception_handler(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResu
 
 fn loop_call_exception_handler(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     crate::vm::args::check_arity(vm, "call_exception_handler", args, 2, 2)?;
-    call_exception_handler_dict(vm, &args[0], &args[1])?;
+    exception_handler::call_dict(vm, &exception_handler_of(&args[0]), &args[0], &args[1])?;
     Ok(Value::None)
 }
 
@@ -1280,7 +1109,7 @@ fn loop_call_exception_handler(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyRes
 fn loop_default_exception_handler(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     crate::vm::args::check_arity(vm, "default_exception_handler", args, 2, 2)?;
     this(vm, &args[0])?;
-    default_exception_handler(vm, &args[1])?;
+    exception_handler::default_handler(vm, &args[1])?;
     Ok(Value::None)
 }
 

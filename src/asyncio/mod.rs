@@ -7,6 +7,7 @@
 
 pub mod asyncgens;
 pub mod event_loop;
+pub mod exception_handler;
 pub mod future;
 pub mod gather;
 pub mod graph;

@@ -15,7 +15,8 @@ use crate::common::clock::Instant;
 
 use crate::common::clock::Clock;
 use crate::common::explain::{on, render};
-use crate::vm::value::Value;
+use crate::vm::dict::StrKeys;
+use crate::vm::value::{DictTable, Value};
 use crate::vm::{Exc, Vm};
 
 /// One queued report: its header, the `future:`/`task:` repr without the exception part,
@@ -33,6 +34,16 @@ pub struct Report {
     /// a future freed by a drop cannot be handed over (CPython resurrects it in
     /// `__del__`), so its context has only the message and the exception.
     pub subject: Option<(&'static str, Value)>,
+}
+
+/// Whether the program set an exception handler on `event_loop` (`get_exception_handler()`
+/// is not None), asked through the loop's methods as CPython's `__del__` asks `self._loop`.
+fn has_custom_handler(vm: &mut Vm, event_loop: &Value) -> bool {
+    if event_loop.is_none() {
+        return false;
+    }
+    vm.call_method(event_loop, "get_exception_handler", &[])
+        .is_ok_and(|handler| !handler.is_none())
 }
 
 /// The queue; prints what is still queued when the interpreter thread ends.
@@ -89,7 +100,7 @@ pub fn flush(vm: &mut Vm) {
 /// Prints one report on stderr, with its traceback, or logs it through the `asyncio`
 /// logger once the program imported logging, as CPython's default exception handler does.
 pub fn print(vm: &mut Vm, report: Report) {
-    if super::event_loop::has_custom_exception_handler(&report.event_loop) {
+    if has_custom_handler(vm, &report.event_loop) {
         // `self._loop.call_exception_handler(context)` with a handler the program set.
         // In CPython's order: `{'task': self, 'message': ...}` for a pending task,
         // `{'message': ..., 'exception': ..., 'future': self}` for an exception.
@@ -105,7 +116,16 @@ pub fn print(vm: &mut Vm, report: Report) {
             };
             context.insert(at, (key, value.clone()));
         }
-        if let Err(e) = super::event_loop::call_exception_handler(vm, &report.event_loop, context) {
+        let mut table = DictTable::new();
+        for (key, value) in context {
+            table.set_str(vm.intern(key), value);
+        }
+        let called = vm.call_method(
+            &report.event_loop,
+            "call_exception_handler",
+            &[Value::dict(table)],
+        );
+        if let Err(e) = called {
             vm.flush_stdout();
             crate::common::console::eprint(&vm.format_exception(&e));
         }

@@ -12,10 +12,8 @@ use crate::builtins::bytes_type::payload;
 use crate::common::chars::bytes_repr;
 use crate::common::int_ops::{self, Int};
 use crate::common::op_error::OpResult;
-use crate::vm::args::{
-    OrRaise, Signature, check_arity, check_kwargs, kwarg, split_cls, split_cls_of,
-};
-use crate::vm::call::instance_of_subclass;
+use crate::vm::args::{OrRaise, Signature, check_arity, check_kwargs, kwarg, split_cls};
+use crate::vm::call::new_builtin_value;
 use crate::vm::object::{Getter, KwArgs, NativeFn};
 use crate::vm::ops::{from_int, to_int};
 use crate::vm::value::Value;
@@ -168,14 +166,7 @@ fn parse_bytes<T>(
 }
 
 fn int_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    let (cls, args) = split_cls_of(vm, &vm.types.int.clone(), args)?;
-    let value = int_value(vm, args, kw)?;
-    // `int.__new__(cls, v)` in a subclass's own `__new__` (an IntEnum's members with
-    // extra attributes) makes the subclass's instance there, as `tuple.__new__` does.
-    if cls.builtin {
-        return Ok(value);
-    }
-    Ok(instance_of_subclass(&cls, value))
+    new_builtin_value(vm, &vm.types.int.clone(), args, kw, int_value)
 }
 
 /// What `int(*args, **kw)` makes.
@@ -236,14 +227,7 @@ fn int_value(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 }
 
 fn float_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    let (cls, args) = split_cls_of(vm, &vm.types.float.clone(), args)?;
-    let value = float_value(vm, args, kw)?;
-    // `float.__new__(cls, v)` in a subclass's own `__new__` makes the subclass's instance,
-    // as `int.__new__` does.
-    if cls.builtin {
-        return Ok(value);
-    }
-    Ok(instance_of_subclass(&cls, value))
+    new_builtin_value(vm, &vm.types.float.clone(), args, kw, float_value)
 }
 
 /// The float `float(*args)` makes.

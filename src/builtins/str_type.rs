@@ -14,8 +14,8 @@ use crate::builtins::codecs;
 use crate::common::chars::{self, CharClass};
 use crate::common::sizes::{check_text_len, text_with_capacity};
 use crate::common::str_ops::{self, StripSide};
-use crate::vm::args::{OrRaise, Signature, check_arity, split_cls_of};
-use crate::vm::call::instance_of_subclass;
+use crate::vm::args::{OrRaise, Signature, check_arity};
+use crate::vm::call::new_builtin_value;
 use crate::vm::format;
 use crate::vm::object::KwArgs;
 use crate::vm::value::{PyStr, Value};
@@ -23,14 +23,7 @@ use crate::vm::{PyResult, Vm};
 
 /// `str(object='')`, or `str(object=b'', encoding='utf-8', errors='strict')`, which decodes.
 fn str_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    let (cls, args) = split_cls_of(vm, &vm.types.str.clone(), args)?;
-    let value = str_value(vm, args, kw)?;
-    // `str.__new__(cls, v)` in a subclass's own `__new__` (a StrEnum's members with extra
-    // attributes) makes the subclass's instance there, as `tuple.__new__` does.
-    if cls.builtin {
-        return Ok(value);
-    }
-    Ok(instance_of_subclass(&cls, value))
+    new_builtin_value(vm, &vm.types.str.clone(), args, kw, str_value)
 }
 
 /// What `str(*args, **kw)` makes.

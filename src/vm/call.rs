@@ -612,3 +612,22 @@ pub fn too_many_positional_text(
 pub fn instance_of_subclass(cls: &Rc<PyType>, value: Value) -> Value {
     Value::object(Object::with_dict(cls.clone(), ObjectKind::Builtin(value)))
 }
+
+/// `T.__new__(cls, *args)` of a built-in value type `T` (`int`, `float`, `str`): the value
+/// `make` gives for the arguments, as an instance of `cls` when `cls` is a subclass (a
+/// subclass's own `__new__` calling `T.__new__(cls, v)`, as the members of an IntEnum or a
+/// StrEnum with extra attributes are made).
+pub fn new_builtin_value(
+    vm: &mut Vm,
+    base: &Rc<PyType>,
+    args: &[Value],
+    kw: &KwArgs,
+    make: fn(&mut Vm, &[Value], &KwArgs) -> PyResult<Value>,
+) -> PyResult<Value> {
+    let (cls, args) = super::args::split_cls_of(vm, base, args)?;
+    let value = make(vm, args, kw)?;
+    if cls.builtin {
+        return Ok(value);
+    }
+    Ok(instance_of_subclass(&cls, value))
+}
