@@ -160,16 +160,55 @@ pub fn spawn_module(vm: &mut Vm) -> Value {
 
 /// The `os` functions for pipes and signals that `subprocess` reaches for: refused.
 pub fn os_functions(vm: &mut Vm) -> Vec<(&'static str, Value)> {
-    let functions: [(&'static str, NativeFn); 2] = [
+    let functions: [(&'static str, NativeFn); 3] = [
         ("pipe", |vm, _, _| {
             denied(vm, Capability::Processes, "os.pipe")
         }),
         ("kill", |vm, _, _| {
             denied(vm, Capability::Processes, "os.kill")
         }),
+        ("open", |vm, _, _| denied(vm, Capability::Files, "os.open")),
     ];
-    functions
+    let mut names: Vec<(&'static str, Value)> = functions
         .into_iter()
         .map(|(name, f)| (name, vm.native(name, f)))
-        .collect()
+        .collect();
+    for &(name, value) in OPEN_FLAGS {
+        names.push((name, Value::Int(value)));
+    }
+    names
 }
+
+/// `os.open`'s flags and `os.lseek`'s whences, Linux's numbers (x86-64), as natively
+/// (`process.rs`, from libc), so that modules using them (`tempfile`) import in a page.
+const OPEN_FLAGS: &[(&str, i64)] = &[
+    ("O_RDONLY", 0),
+    ("O_WRONLY", 1),
+    ("O_RDWR", 2),
+    ("O_ACCMODE", 3),
+    ("O_CREAT", 64),
+    ("O_EXCL", 128),
+    ("O_NOCTTY", 256),
+    ("O_TRUNC", 512),
+    ("O_APPEND", 1024),
+    ("O_NONBLOCK", 2048),
+    ("O_NDELAY", 2048),
+    ("O_DSYNC", 4096),
+    ("O_ASYNC", 8192),
+    ("O_DIRECT", 16384),
+    ("O_LARGEFILE", 0),
+    ("O_DIRECTORY", 65536),
+    ("O_NOFOLLOW", 131072),
+    ("O_NOATIME", 262144),
+    ("O_CLOEXEC", 524288),
+    ("O_SYNC", 1052672),
+    ("O_FSYNC", 1052672),
+    ("O_RSYNC", 1052672),
+    ("O_PATH", 2097152),
+    ("O_TMPFILE", 4259840),
+    ("SEEK_SET", 0),
+    ("SEEK_CUR", 1),
+    ("SEEK_END", 2),
+    ("SEEK_DATA", 3),
+    ("SEEK_HOLE", 4),
+];
