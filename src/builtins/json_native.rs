@@ -191,7 +191,8 @@ impl Encoding<'_> {
             Value::None => Kind::Text("null".into()),
             Value::Bool(b) => Kind::Text(if *b { "true" } else { "false" }.into()),
             Value::Int(n) => Kind::Text(n.to_string()),
-            Value::BigInt(n) => Kind::Text(n.to_string()),
+            // Through repr: its limit on digits (sys.set_int_max_str_digits) holds.
+            Value::BigInt(_) => Kind::Text(vm.repr(v)?),
             Value::Float(x) => Kind::Text(self.float(vm, *x)?),
             Value::List(list) => Kind::Array(list.items.borrow().clone()),
             Value::Tuple(tuple) => Kind::Array(tuple.items.to_vec()),
@@ -322,7 +323,7 @@ impl Encoding<'_> {
             Value::Bool(b) => if *b { "true" } else { "false" }.into(),
             Value::None => "null".into(),
             Value::Int(n) => n.to_string(),
-            Value::BigInt(n) => n.to_string(),
+            big @ Value::BigInt(_) => vm.repr(big)?,
             _ if self.skipkeys => return Ok(None),
             _ => {
                 return Err(vm.type_error(format!(
