@@ -134,6 +134,39 @@ except ValueError as e:
     assert!(cpu < Duration::from_secs(5), "{cpu:?}");
 }
 
+/// The native helpers under json, re and collections (`_json`, `_sre`, `_collections`) are
+/// importable, so a program can hand them anything: each call ends in an exception, never a
+/// crash (a group index past the pattern's groups made `_sre.sub_template` index out of
+/// bounds).
+#[test]
+fn native_library_helpers_take_any_arguments() {
+    let program = r#"import _json, _sre, _collections, json, re
+prog = re.compile("(a)")._prog
+calls = [
+    lambda: _json.scan_once(object(), "x", 0),
+    lambda: _json.scan_once(json.JSONDecoder(), "[1]", 10**30),
+    lambda: _json.scan_once(json.JSONDecoder(), "é[1]", 99),
+    lambda: _json.encode(1, 2, 3),
+    lambda: _json.encode(json.JSONEncoder(), [1], 5),
+    lambda: _sre.split(prog, "aaa", -1, 5),
+    lambda: _sre.sub_template(prog, "aaa", ["x", 5, "y"], 0),
+    lambda: _sre.sub_template(prog, "aaa", ["x", "y", "z"], 0),
+    lambda: _sre.findall(prog, "aaa", 10, -5, 99),
+    lambda: _collections._count_elements(5, "ab"),
+    lambda: _collections._count_elements({}, 5),
+]
+for call in calls:
+    try:
+        call()
+    except Exception as e:
+        pass
+print("done")
+"#;
+    let output = apy_with_stdin(&["-"], program);
+    assert_eq!(stdout(&output), "done\n", "{output:?}");
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+}
+
 /// Runs apy as [`apy_with_stdin`] does, with the CPU time (user and system) it used.
 fn apy_cpu_time(args: &[&str], stdin: &str) -> (Output, Duration) {
     #[allow(clippy::zombie_processes)] // reaped by wait4 below, which also gives its usage

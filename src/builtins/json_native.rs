@@ -456,7 +456,7 @@ fn scan_once(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
             vm.type_name(doc)
         )));
     };
-    let idx = vm.expect_index(&args[2])?;
+    let idx = vm.expect_ssize(&args[2])?;
     if idx < 0 {
         return Err(vm.value_error("idx cannot be negative"));
     }

@@ -167,9 +167,10 @@ impl Subject {
 
     /// Group `g`'s text in `found`, or `missing` when the group did not take part.
     fn group(&self, vm: &mut Vm, found: &Found, g: usize, missing: &Value) -> Value {
-        match (found.slots[2 * g], found.slots[2 * g + 1]) {
-            (a, b) if a == usize::MAX || b == usize::MAX => missing.clone(),
-            (a, b) => self.slice(vm, a, b),
+        let span = (found.slots.get(2 * g), found.slots.get(2 * g + 1));
+        match span {
+            (Some(&a), Some(&b)) if a != usize::MAX && b != usize::MAX => self.slice(vm, a, b),
+            _ => missing.clone(),
         }
     }
 }
