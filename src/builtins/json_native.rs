@@ -152,9 +152,9 @@ fn encode(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     Ok(Value::str(encoding.out))
 }
 
-/// What JSON makes of a value: a scalar's text, or the container to encode.
+/// What JSON makes of a value: a scalar (already written), or the container to encode.
 enum Kind {
-    Text(String),
+    Written,
     Array(Vec<Value>),
     Object(Vec<(Value, Value)>),
     Other,
@@ -163,7 +163,7 @@ enum Kind {
 impl Encoding<'_> {
     fn value(&mut self, vm: &mut Vm, o: &Value, level: usize) -> PyResult<()> {
         match self.kind(vm, o)? {
-            Kind::Text(text) => self.out.push_str(&text),
+            Kind::Written => {}
             Kind::Array(items) => self.array(vm, o, &items, level)?,
             Kind::Object(items) => self.object(vm, o, items, level)?,
             Kind::Other => {
@@ -178,41 +178,25 @@ impl Encoding<'_> {
     }
 
     /// Sorts `o` (an instance of a subclass of a built-in type counts as its value, as
-    /// `isinstance` has it): str, None, bool, int and float are text at once.
+    /// `isinstance` has it): str, None, bool, int and float are written at once.
     fn kind(&mut self, vm: &mut Vm, o: &Value) -> PyResult<Kind> {
         let base = crate::vm::ops::builtin_value(o);
         let v = base.as_ref().unwrap_or(o);
-        Ok(match v {
+        let text = match v {
             Value::Str(s) => {
-                let mut text = String::with_capacity(s.as_str().len() + 2);
-                push_string(&mut text, s.as_str(), self.ascii);
-                Kind::Text(text)
+                push_string(&mut self.out, s.as_str(), self.ascii);
+                return Ok(Kind::Written);
             }
-            Value::None => Kind::Text("null".into()),
-            Value::Bool(b) => Kind::Text(if *b { "true" } else { "false" }.into()),
-            Value::Int(n) => Kind::Text(n.to_string()),
+            Value::None => "null".to_string(),
+            Value::Bool(b) => if *b { "true" } else { "false" }.to_string(),
+            Value::Int(n) => n.to_string(),
             // Through repr: its limit on digits (sys.set_int_max_str_digits) holds.
-            Value::BigInt(_) => Kind::Text(vm.repr(v)?),
-            Value::Float(x) => Kind::Text(self.float(vm, *x)?),
-            Value::List(list) => Kind::Array(list.items.borrow().clone()),
-            Value::Tuple(tuple) => Kind::Array(tuple.items.to_vec()),
-            // A dict subclass's items are what its items() gives (an OrderedDict's order).
-            Value::Dict(_) if base.is_some() => {
-                let items = vm.call_method(o, "items", &[])?;
-                let items = vm.collect_iterable(&items)?;
-                let mut pairs = Vec::with_capacity(items.len());
-                for item in items {
-                    let pair = vm.collect_iterable(&item)?;
-                    let [key, value]: [Value; 2] = pair
-                        .try_into()
-                        .map_err(|_| vm.value_error("items() must give (key, value) pairs"))?;
-                    pairs.push((key, value));
-                }
-                Kind::Object(pairs)
-            }
-            Value::Dict(dict) => Kind::Object(dict.table.borrow().snapshot()),
-            _ => Kind::Other,
-        })
+            Value::BigInt(_) => vm.repr(v)?,
+            Value::Float(x) => self.float(vm, *x)?,
+            _ => return container_kind(vm, o, v, base.is_some()),
+        };
+        self.out.push_str(&text);
+        Ok(Kind::Written)
     }
 
     /// A float's text: its repr, or NaN/Infinity/-Infinity when `allow_nan`.
@@ -272,19 +256,35 @@ impl Encoding<'_> {
         result
     }
 
-    /// The separator between items at `level` (with the newline and indent when
-    /// indenting), and the text before the closing bracket.
-    fn separators(&self, level: usize) -> (String, Option<String>) {
-        match &self.indent {
-            None => (self.item_separator.clone(), None),
-            Some(indent) => {
-                let newline = |level: usize| format!("\n{}", indent.repeat(level));
-                (
-                    format!("{}{}", self.item_separator, newline(level + 1)),
-                    Some(newline(level)),
-                )
-            }
-        }
+    /// A non-empty array or object `o` at `level`: marked for the circular check, one
+    /// level deeper in the recursion limit, between `open` and `close` (with the newlines
+    /// and indents when indenting); `items` writes the items, given the separator to put
+    /// between two of them.
+    fn container(
+        &mut self,
+        vm: &mut Vm,
+        o: &Value,
+        (open, close): (char, char),
+        level: usize,
+        items: impl FnOnce(&mut Self, &mut Vm, &str) -> PyResult<()>,
+    ) -> PyResult<()> {
+        self.enter(vm, o)?;
+        let result = self.nested(vm, |e, vm| {
+            let newline = |level: usize| match &e.indent {
+                Some(indent) => format!("\n{}", indent.repeat(level)),
+                None => String::new(),
+            };
+            let (inner, outer) = (newline(level + 1), newline(level));
+            let separator = format!("{}{inner}", e.item_separator);
+            e.out.push(open);
+            e.out.push_str(&inner);
+            items(e, vm, &separator)?;
+            e.out.push_str(&outer);
+            e.out.push(close);
+            Ok(())
+        });
+        self.leave(o);
+        result
     }
 
     fn array(&mut self, vm: &mut Vm, o: &Value, items: &[Value], level: usize) -> PyResult<()> {
@@ -292,26 +292,15 @@ impl Encoding<'_> {
             self.out.push_str("[]");
             return Ok(());
         }
-        self.enter(vm, o)?;
-        let result = self.nested(vm, |e, vm| {
-            let (separator, close) = e.separators(level);
-            e.out.push('[');
-            if let Some(indent) = &e.indent {
-                e.out.push('\n');
-                e.out.push_str(&indent.repeat(level + 1));
-            }
+        self.container(vm, o, ('[', ']'), level, |e, vm, separator| {
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    e.out.push_str(&separator);
+                    e.out.push_str(separator);
                 }
                 e.value(vm, item, level + 1)?;
             }
-            e.out.push_str(close.as_deref().unwrap_or(""));
-            e.out.push(']');
             Ok(())
-        });
-        self.leave(o);
-        result
+        })
     }
 
     /// A dict key as JSON's object keys must be: a string's text; None to skip it.
@@ -338,50 +327,59 @@ impl Encoding<'_> {
         &mut self,
         vm: &mut Vm,
         o: &Value,
-        mut items: Vec<(Value, Value)>,
+        items: Vec<(Value, Value)>,
         level: usize,
     ) -> PyResult<()> {
         if items.is_empty() {
             self.out.push_str("{}");
             return Ok(());
         }
-        self.enter(vm, o)?;
-        if self.sort_keys {
-            items = match sorted_items(vm, items) {
-                Ok(items) => items,
-                Err(e) => {
-                    self.leave(o);
-                    return Err(e);
-                }
+        self.container(vm, o, ('{', '}'), level, |e, vm, separator| {
+            let items = match e.sort_keys {
+                true => sorted_items(vm, items)?,
+                false => items,
             };
-        }
-        let result = self.nested(vm, |e, vm| {
-            let (separator, close) = e.separators(level);
-            e.out.push('{');
-            if let Some(indent) = &e.indent {
-                e.out.push('\n');
-                e.out.push_str(&indent.repeat(level + 1));
-            }
             let mut first = true;
             for (key, value) in &items {
                 let Some(key) = e.key(vm, key)? else {
                     continue;
                 };
                 if !first {
-                    e.out.push_str(&separator);
+                    e.out.push_str(separator);
                 }
                 first = false;
                 push_string(&mut e.out, &key, e.ascii);
                 e.out.push_str(&e.key_separator);
                 e.value(vm, value, level + 1)?;
             }
-            e.out.push_str(close.as_deref().unwrap_or(""));
-            e.out.push('}');
             Ok(())
-        });
-        self.leave(o);
-        result
+        })
     }
+}
+
+/// The items of a list, tuple or dict `o` (whose built-in value is `v`: `o` itself, or
+/// the value a `subclass` instance extends), or Other for anything else.
+fn container_kind(vm: &mut Vm, o: &Value, v: &Value, subclass: bool) -> PyResult<Kind> {
+    Ok(match v {
+        Value::List(list) => Kind::Array(list.items.borrow().clone()),
+        Value::Tuple(tuple) => Kind::Array(tuple.items.to_vec()),
+        // A dict subclass's items are what its items() gives (an OrderedDict's order).
+        Value::Dict(_) if subclass => {
+            let items = vm.call_method(o, "items", &[])?;
+            let items = vm.collect_iterable(&items)?;
+            let mut pairs = Vec::with_capacity(items.len());
+            for item in items {
+                let pair = vm.collect_iterable(&item)?;
+                let [key, value]: [Value; 2] = pair
+                    .try_into()
+                    .map_err(|_| vm.value_error("items() must give (key, value) pairs"))?;
+                pairs.push((key, value));
+            }
+            Kind::Object(pairs)
+        }
+        Value::Dict(dict) => Kind::Object(dict.table.borrow().snapshot()),
+        _ => Kind::Other,
+    })
 }
 
 /// `sorted(items)` of (key, value) pairs, by Python's ordering (a TypeError for keys that

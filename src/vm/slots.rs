@@ -27,10 +27,15 @@ struct Member {
 /// The names a class namespace's `__slots__` lists (a str is one name), if it has one.
 fn slot_names(vm: &mut Vm, ns: &DictTable) -> PyResult<Option<Vec<Rc<PyStr>>>> {
     let key = vm.intern("__slots__");
-    let Some(slots) = ns.get_str(&key).cloned() else {
-        return Ok(None);
-    };
-    let items = match &slots {
+    match ns.get_str(&key).cloned() {
+        Some(slots) => names_in(vm, &slots).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// The names a `__slots__` value lists (a str is one name).
+fn names_in(vm: &mut Vm, slots: &Value) -> PyResult<Vec<Rc<PyStr>>> {
+    let items = match slots {
         Value::Str(s) => vec![Value::Str(s.clone())],
         other => vm.collect_iterable(other)?,
     };
@@ -46,7 +51,7 @@ fn slot_names(vm: &mut Vm, ns: &DictTable) -> PyResult<Option<Vec<Rc<PyStr>>>> {
             }
         }
     }
-    Ok(Some(names))
+    Ok(names)
 }
 
 /// Whether instances of a class with namespace `ns` and these bases have no `__dict__`.
@@ -187,9 +192,13 @@ pub fn object_getstate(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Valu
     let obj = &args[0];
     let class = vm.type_of(obj).clone();
     let mut names: Vec<Rc<PyStr>> = Vec::new();
+    let key = vm.intern("__slots__");
     for cls in class.mro() {
-        let ns = cls.dict.borrow().clone();
-        for name in slot_names(vm, &ns)?.unwrap_or_default() {
+        // Only `__slots__` is copied out of the class's namespace, not the namespace.
+        let Some(slots) = cls.dict.borrow().get_str(&key).cloned() else {
+            continue;
+        };
+        for name in names_in(vm, &slots)? {
             if !matches!(name.as_str(), "__dict__" | "__weakref__")
                 && !names.iter().any(|n| n.as_str() == name.as_str())
             {
