@@ -443,6 +443,14 @@ impl From<Exc> for Stop {
 
 type Scan<T> = Result<T, Stop>;
 
+/// Where an object or array goes on after one of its items.
+enum After {
+    /// It ended: the offset after its closing bracket.
+    Closed(usize),
+    /// A comma: the next item's offset.
+    Next(usize),
+}
+
 /// `scan_once(decoder, s, idx)`: the value that starts at code point `idx` of `s`, and the
 /// index after it.
 fn scan_once(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
@@ -737,6 +745,24 @@ impl Scanner<'_> {
         }
     }
 
+    /// After an item of an object or array ending at `end`: its `close` bracket (the
+    /// offset after it), or a comma and the next item's offset; CPython's errors for
+    /// anything else and for a comma just before `close`.
+    fn after_item(&self, vm: &mut Vm, end: usize, close: u8, kind: &str) -> Scan<After> {
+        let at = self.skip_whitespace(end);
+        match self.bytes.get(at) {
+            Some(&b) if b == close => return Ok(After::Closed(at + 1)),
+            Some(b',') => {}
+            _ => return Err(self.error(vm, "Expecting ',' delimiter", at)),
+        }
+        let next = self.skip_whitespace(at + 1);
+        if self.bytes.get(next) == Some(&close) {
+            let message = format!("Illegal trailing comma before end of {kind}");
+            return Err(self.error(vm, &message, at));
+        }
+        Ok(After::Next(next))
+    }
+
     fn object(&self, vm: &mut Vm, at: usize) -> Scan<(Value, usize)> {
         let mut pairs: Vec<(Rc<PyStr>, Value)> = Vec::new();
         let mut at = self.skip_whitespace(at);
@@ -756,17 +782,9 @@ impl Scanner<'_> {
             at = self.skip_whitespace(at + 1);
             let (value, end) = self.value(vm, at)?;
             pairs.push((Rc::new(PyStr::new(key)), value));
-            at = self.skip_whitespace(end);
-            match self.bytes.get(at) {
-                Some(b'}') => return Ok((self.make_object(vm, pairs)?, at + 1)),
-                Some(b',') => {}
-                _ => return Err(self.error(vm, "Expecting ',' delimiter", at)),
-            }
-            let comma = at;
-            at = self.skip_whitespace(at + 1);
-            if self.bytes.get(at) == Some(&b'}') {
-                let message = "Illegal trailing comma before end of object";
-                return Err(self.error(vm, message, comma));
+            match self.after_item(vm, end, b'}', "object")? {
+                After::Closed(end) => return Ok((self.make_object(vm, pairs)?, end)),
+                After::Next(next) => at = next,
             }
         }
     }
@@ -799,17 +817,9 @@ impl Scanner<'_> {
         loop {
             let (value, end) = self.value(vm, at)?;
             values.push(value);
-            at = self.skip_whitespace(end);
-            match self.bytes.get(at) {
-                Some(b']') => return Ok((Value::list(values), at + 1)),
-                Some(b',') => {}
-                _ => return Err(self.error(vm, "Expecting ',' delimiter", at)),
-            }
-            let comma = at;
-            at = self.skip_whitespace(at + 1);
-            if self.bytes.get(at) == Some(&b']') {
-                let message = "Illegal trailing comma before end of array";
-                return Err(self.error(vm, message, comma));
+            match self.after_item(vm, end, b']', "array")? {
+                After::Closed(end) => return Ok((Value::list(values), end)),
+                After::Next(next) => at = next,
             }
         }
     }
