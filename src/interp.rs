@@ -273,7 +273,9 @@ fn check_shape(module: &Module, text: &str, mode: compile::Mode) -> Result<(), D
                 }
             }
         }
-        compile::Mode::Exec | compile::Mode::Interactive => Ok(()),
+        compile::Mode::Exec | compile::Mode::Interactive | compile::Mode::InteractiveQuiet => {
+            Ok(())
+        }
     }
 }
 
@@ -287,11 +289,54 @@ pub fn compile(source: &SourceFile) -> Result<Rc<Code>, Diagnostic> {
     compile_text(&source.text, &source.name, compile::Mode::Exec)
 }
 
-/// Parses and compiles one REPL entry: expression statements print their value and
-/// top-level `await`, `async for` and `async with` are allowed (CPython's
-/// `PyCF_ALLOW_TOP_LEVEL_AWAIT`), which makes the module code a coroutine.
-pub fn compile_interactive(source: &SourceFile) -> Result<Rc<Code>, Diagnostic> {
-    compile_text(&source.text, &source.name, compile::Mode::Interactive)
+/// A REPL entry, parsed whole before any of it runs: its top-level statements, each
+/// compiled just before it runs ([`EntryStatement::compile`]), as CPython 3.13's REPL runs
+/// an entry (`_pyrepl.console.InteractiveColoredConsole.runsource`).
+pub struct ParsedEntry {
+    pub statements: std::collections::VecDeque<EntryStatement>,
+}
+
+/// One top-level statement of a REPL entry.
+pub struct EntryStatement {
+    module: Module,
+    /// The entry's last statement prints the value of an expression statement; the
+    /// others run as a file's statements do.
+    last: bool,
+    /// The lexer's SyntaxWarnings of the whole entry, carried by its first statement.
+    lexed: Vec<(u32, String)>,
+}
+
+/// Parses a REPL entry; a syntax error anywhere in it means none of it runs.
+pub fn parse_entry(source: &SourceFile) -> Result<ParsedEntry, Diagnostic> {
+    let (module, mut lexed) = parse_module_warned(&source.text).map_err(Diagnostic::from)?;
+    let count = module.body.len();
+    let statements = module
+        .body
+        .into_iter()
+        .enumerate()
+        .map(|(i, stmt)| EntryStatement {
+            module: Module { body: vec![stmt] },
+            last: i + 1 == count,
+            lexed: std::mem::take(&mut lexed),
+        })
+        .collect();
+    Ok(ParsedEntry { statements })
+}
+
+impl EntryStatement {
+    /// Compiles the statement, its lines numbered as in the entry: top-level `await`,
+    /// `async for` and `async with` are allowed (CPython's `PyCF_ALLOW_TOP_LEVEL_AWAIT`),
+    /// making the code a coroutine; the last statement is compiled as `single` (an
+    /// expression's value is printed), the others as `exec`.
+    pub fn compile(self, source: &SourceFile) -> Result<Rc<Code>, Diagnostic> {
+        let mode = match self.last {
+            true => compile::Mode::Interactive,
+            false => compile::Mode::InteractiveQuiet,
+        };
+        let code = compile::compile_module(&self.module, &source.text, &source.name, mode)
+            .map_err(|error| compile_diagnostic(&error))?;
+        Ok(with_lexer_warnings(code, self.lexed))
+    }
 }
 
 /// Everything that happens before the first instruction runs (`apy --check`): the

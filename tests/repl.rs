@@ -349,7 +349,8 @@ fn a_block_followed_at_once_by_another() {
 }
 
 /// A bracketed paste is one entry in the history, and its lines run in order: the line
-/// after a top-level `await` waits for it. CPython: `a`, `b`, `c`.
+/// after a top-level `await` waits for it. Its last line had no newline: the paste waits
+/// for Enter. CPython: `... `, then `a`, `b`, `c`.
 #[test]
 fn a_bracketed_paste_runs_its_lines_in_order() {
     let home = fresh_home("bracketed");
@@ -358,8 +359,44 @@ fn a_bracketed_paste_runs_its_lines_in_order() {
         "\x1b[200~print('a'); await asyncio.sleep(0.2); print('b')\n\
          print('c')\x1b[201~\n",
     );
+    repl.expect("... ");
+    repl.keys("\r");
     repl.expect("\r\na\r\nb\r\nc\r\n");
     repl.expect(">>> ");
+    insta::assert_snapshot!(repl.finish());
+}
+
+/// A bracketed paste is one entry, as in CPython 3.13's REPL: its empty lines do not end
+/// the class (both methods are in it), each statement runs in turn (a failing one is
+/// shown and the next still runs), line numbers count from the paste's first line, and
+/// only the last statement's value is echoed. Without a newline after its last line, the
+/// paste waits for Enter. CPython: `2`, the traceback at `<python-input-0>`, line 9,
+/// `after`, `'last'`; then for `1; 2` typed, only `2`.
+#[test]
+fn a_bracketed_paste_is_one_entry() {
+    let home = fresh_home("paste-entry");
+    let mut repl = Repl::start(&home, &[]);
+    repl.at_once(
+        "\x1b[200~class A:\n\
+         \x20   def f(self):\n\
+         \x20       return 1\n\
+         \n\
+         \x20   def g(self):\n\
+         \x20       return 2\n\
+         \n\
+         print(A().g())\n\
+         x = 1/0\n\
+         'not echoed'\n\
+         print('after')\n\
+         'last'\x1b[201~\r",
+    );
+    repl.expect("... ");
+    repl.keys("\r");
+    repl.expect("\r\n2\r\n");
+    repl.expect("File \"<python-input-0>\", line 9, in <module>");
+    repl.expect("ZeroDivisionError: division by zero\r\nafter\r\n'last'\r\n");
+    repl.expect(">>> ");
+    repl.enter("1; 2", ">>> ");
     insta::assert_snapshot!(repl.finish());
 }
 

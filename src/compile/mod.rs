@@ -38,6 +38,23 @@ pub enum Mode {
     Eval,
     /// `compile(…, 'single')`: one statement, an expression statement printing its value.
     Single,
+    /// A statement of a REPL entry before its last: top-level `await` allowed, expression
+    /// values not printed, a leading string the namespace's `__doc__` (CPython's REPL
+    /// compiles those statements in `exec` mode, with `PyCF_ALLOW_TOP_LEVEL_AWAIT`).
+    InteractiveQuiet,
+}
+
+impl Mode {
+    /// Whether `await`, `async for` and `async with` may appear at the top level, which
+    /// makes the module code a coroutine.
+    pub fn allows_top_level_await(self) -> bool {
+        matches!(self, Mode::Interactive | Mode::InteractiveQuiet)
+    }
+
+    /// Whether an expression statement at the top level prints its value.
+    pub fn prints_expressions(self) -> bool {
+        matches!(self, Mode::Interactive | Mode::Single)
+    }
 }
 
 /// Compile a parsed module into its code object (which holds every nested code object).
@@ -48,7 +65,7 @@ pub fn compile_module(
     mode: Mode,
 ) -> Result<Rc<Code>, CompileError> {
     let features = future::features(module)?;
-    let table = scope::build(module, mode == Mode::Interactive, features)?;
+    let table = scope::build(module, mode.allows_top_level_await(), features)?;
     codegen::Codegen::new(&table, source, filename, mode, features).compile_module(module)
 }
 
@@ -299,5 +316,26 @@ mod tests {
                 .coroutine
         );
         assert!(compile("await x", Mode::Exec).is_err());
+    }
+
+    /// A REPL entry's statements before its last: `await` allowed, no value printed, a
+    /// leading string is `__doc__` (CPython compiles them in `exec` mode).
+    #[test]
+    fn quiet_interactive_statements() {
+        let prints = |code: &Code| {
+            code.instructions.iter().any(|i| {
+                matches!(
+                    i,
+                    bytecode::Instr::CallIntrinsic1(bytecode::Intrinsic1::Print)
+                )
+            })
+        };
+        let quiet = compile("await x", Mode::InteractiveQuiet).expect("quiet");
+        assert!(quiet.flags.coroutine && !prints(&quiet));
+        assert!(prints(&compile("x", Mode::Interactive).expect("echo")));
+        let doc = compile("'text'", Mode::InteractiveQuiet).expect("doc");
+        assert!(doc.names.iter().any(|n| &**n == "__doc__"));
+        let echoed = compile("'text'", Mode::Interactive).expect("echo");
+        assert!(!echoed.names.iter().any(|n| &**n == "__doc__"));
     }
 }

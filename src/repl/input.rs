@@ -34,6 +34,29 @@ pub fn decide(lines: &[String]) -> Decision {
     }
 }
 
+/// Decides about `lines` when they came in one event (a bracketed paste, a recalled
+/// block), `ended` when a newline followed the last of them: empty lines inside do not end
+/// a block. As CPython's pyrepl (`_more_lines`): one statement runs once complete (a block
+/// needs that final newline); several run when the newline ended them, else Enter runs
+/// them; an error on one line is reported at once, on more at Enter.
+pub fn decide_paste(lines: &[String], ended: bool) -> Decision {
+    let mut text = lines.join("\n");
+    if ended {
+        text.push('\n');
+    }
+    let wait_for_enter = |decision| if ended { decision } else { Decision::NeedMore };
+    match parse_module(&text) {
+        Ok(module) => match module.body.as_slice() {
+            [stmt] if is_compound(stmt) => wait_for_enter(Decision::Run),
+            [] | [_] => Decision::Run,
+            _ => wait_for_enter(Decision::Run),
+        },
+        Err(error) if wants_more(&error, false) => Decision::NeedMore,
+        Err(_) if lines.len() == 1 => Decision::Invalid,
+        Err(_) => wait_for_enter(Decision::Invalid),
+    }
+}
+
 /// The source text of an entry: its lines, each ended by a newline.
 pub fn entry_text(lines: &[String]) -> String {
     lines.iter().map(|l| format!("{l}\n")).collect()
@@ -71,6 +94,38 @@ mod tests {
     fn decide_text(text: &str) -> Decision {
         let lines: Vec<String> = text.split('\n').map(str::to_string).collect();
         decide(&lines)
+    }
+
+    fn decide_pasted(text: &str) -> Decision {
+        let ended = text.ends_with('\n');
+        let text = text.strip_suffix('\n').unwrap_or(text);
+        let lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+        decide_paste(&lines, ended)
+    }
+
+    #[test]
+    fn a_paste_keeps_its_empty_lines_inside_blocks() {
+        let class =
+            "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n";
+        assert_eq!(decide_text(class), Decision::Run);
+        assert_eq!(decide_pasted(class), Decision::Run);
+        let then_call = format!("{class}\nA().g()");
+        assert_eq!(decide_pasted(&then_call), Decision::NeedMore);
+        assert_eq!(decide_pasted(&format!("{then_call}\n")), Decision::Run);
+    }
+
+    #[test]
+    fn a_paste_runs_as_cpythons_more_lines_decides() {
+        // One complete statement runs; a block, or several statements, wait for the
+        // newline that ends the last line.
+        assert_eq!(decide_pasted("x = (1,\n2)"), Decision::Run);
+        assert_eq!(decide_pasted("def f():\n    return 1"), Decision::NeedMore);
+        assert_eq!(decide_pasted("def f():\n    return 1\n"), Decision::Run);
+        assert_eq!(decide_pasted("x = 1\ny = 2"), Decision::NeedMore);
+        assert_eq!(decide_pasted("x = 1\ny = 2\n"), Decision::Run);
+        assert_eq!(decide_pasted("x = (1,\n2,"), Decision::NeedMore);
+        assert_eq!(decide_pasted("x = 1 +)\ny = 2"), Decision::NeedMore);
+        assert_eq!(decide_pasted("x = 1 +)\ny = 2\n"), Decision::Invalid);
     }
 
     #[test]

@@ -15,7 +15,8 @@ use super::input::{self, Decision};
 use super::{CONTINUE, Event, PROMPT, Prompt};
 use crate::asyncio::future::{self, Status};
 use crate::asyncio::{event_loop, task};
-use crate::interp::{self, SourceFile};
+use crate::compile::Code;
+use crate::interp::{self, EntryStatement, SourceFile};
 use crate::syntax::diagnostics::emit_to_stderr;
 
 use crate::vm::dict::StrKeys;
@@ -51,7 +52,10 @@ struct Repl {
     waiting: VecDeque<String>,
     /// Whether a prompt is out (the input thread is reading a line).
     asked: bool,
-    /// The Task running the current entry (one with top-level `await`).
+    /// The statements of the entry being run that have not run yet, with its source: each
+    /// runs once the one before it (and its task) has finished.
+    entry: Option<(SourceFile, VecDeque<EntryStatement>)>,
+    /// The Task running the current statement (one with top-level `await`).
     task: Option<Value>,
     /// Ctrl-C cancelled `task`: its end is shown as `KeyboardInterrupt`.
     interrupted: bool,
@@ -78,6 +82,7 @@ pub fn run(
         lines: Vec::new(),
         waiting: VecDeque::new(),
         asked: false,
+        entry: None,
         task: None,
         interrupted: false,
         exit_status: None,
@@ -128,6 +133,7 @@ impl Repl {
                 // Not an entry of the learner's: CPython's asyncio REPL puts the module in
                 // the namespace, and only shows the line.
                 self.execute(vm, "<stdin>".into(), "import asyncio\n".to_string())?;
+                self.run_entry(vm)?;
             }
         }
         // The loop's types come with the asyncio module: import it before making the loop.
@@ -170,6 +176,9 @@ impl Repl {
     /// waits for the next event (a line runs right here, inside the running loop).
     fn select(&mut self, vm: &mut Vm, timeout: Option<f64>) -> PyResult<()> {
         self.finish_task(vm)?;
+        if self.task.is_none() && self.entry.is_some() {
+            return self.run_entry(vm);
+        }
         if self.task.is_none() && !self.waiting.is_empty() {
             return self.feed_waiting(vm);
         }
@@ -213,13 +222,21 @@ impl Repl {
                     eprintln!("KeyboardInterrupt");
                     return Ok(());
                 }
+                Ok(Event::Line(text)) if text.contains('\n') => {
+                    self.asked = false;
+                    // A paste (or a recalled block) is one entry, whose empty lines do
+                    // not end a block (`input::decide_paste`).
+                    let text = text.trim_end_matches([' ', '\t', '\r']);
+                    let ended = text.ends_with('\n');
+                    let text = text.strip_suffix('\n').unwrap_or(text);
+                    self.lines
+                        .extend(text.split('\n').map(|l| l.trim_end_matches('\r').into()));
+                    let decision = input::decide_paste(&self.lines, ended);
+                    return self.act_on(vm, decision);
+                }
                 Ok(Event::Line(line)) => {
                     self.asked = false;
-                    // A paste brings several lines at once: each goes in as if typed.
-                    let lines = line
-                        .split('\n')
-                        .map(|l| l.trim_end_matches('\r').to_string());
-                    self.waiting.extend(lines);
+                    self.waiting.push_back(line);
                     return self.feed_waiting(vm);
                 }
                 Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
@@ -254,6 +271,7 @@ impl Repl {
     /// waiting after the entry are dropped with it.
     fn interrupt(&mut self, vm: &mut Vm) {
         self.waiting.clear();
+        self.entry = None;
         match &self.task {
             Some(t) if future::as_future(t).is_some_and(|f| f.status() == Status::Pending) => {
                 let t = t.clone();
@@ -306,6 +324,7 @@ impl Repl {
     /// Feeds the waiting lines until one starts a task (the rest wait for its end).
     fn feed_waiting(&mut self, vm: &mut Vm) -> PyResult<()> {
         while self.task.is_none()
+            && self.entry.is_none()
             && let Some(line) = self.waiting.pop_front()
         {
             self.feed(vm, line)?;
@@ -320,7 +339,13 @@ impl Repl {
             return Ok(());
         }
         self.lines.push(line);
-        match input::decide(&self.lines) {
+        let decision = input::decide(&self.lines);
+        self.act_on(vm, decision)
+    }
+
+    /// Runs the entry's lines once they are complete.
+    fn act_on(&mut self, vm: &mut Vm, decision: Decision) -> PyResult<()> {
+        match decision {
             Decision::NeedMore => Ok(()),
             Decision::Run | Decision::Invalid => {
                 let text = input::entry_text(&std::mem::take(&mut self.lines));
@@ -331,21 +356,49 @@ impl Repl {
         }
     }
 
-    /// Compiles and runs one entry, as the file `name`. Without `await` it runs at once; with it, its code is a
-    /// coroutine that runs as a Task on the session's loop. Only `SystemExit` comes back as
-    /// an error: it ends the session.
+    /// Parses the entry, as the file `name`, and starts running its statements
+    /// ([`Repl::run_entry`]); a syntax error anywhere in it is shown and none of it runs.
     fn execute(&mut self, vm: &mut Vm, name: String, text: String) -> PyResult<()> {
         let source = SourceFile { name, text };
         vm.sources
             .insert(source.name.as_str().into(), source.text.as_str().into());
-        let code = match interp::compile_interactive(&source) {
-            Ok(code) => code,
+        match interp::parse_entry(&source) {
+            Ok(parsed) => self.entry = Some((source, parsed.statements)),
             Err(diagnostic) => {
                 vm.flush_stdout();
                 emit_to_stderr(&diagnostic, &source.name, &source.text);
-                return Ok(());
             }
-        };
+        }
+        self.run_entry(vm)
+    }
+
+    /// Runs the entry's statements in order until one starts a task (the rest wait for
+    /// its end). An exception is shown and the next statement runs; a statement that does
+    /// not compile is shown and ends the entry, as in CPython's REPL.
+    fn run_entry(&mut self, vm: &mut Vm) -> PyResult<()> {
+        while self.task.is_none()
+            && let Some((source, statements)) = &mut self.entry
+        {
+            let Some(statement) = statements.pop_front() else {
+                self.entry = None;
+                break;
+            };
+            match statement.compile(source) {
+                Ok(code) => self.run_statement(vm, code)?,
+                Err(diagnostic) => {
+                    vm.flush_stdout();
+                    emit_to_stderr(&diagnostic, &source.name, &source.text);
+                    self.entry = None;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs one statement of the entry. Without `await` it runs at once; with it, its
+    /// code is a coroutine that runs as a Task on the session's loop. Only `SystemExit`
+    /// comes back as an error: it ends the session.
+    fn run_statement(&mut self, vm: &mut Vm, code: Rc<Code>) -> PyResult<()> {
         let code = vm.load_code(&code);
         let mut frame = Frame::for_module(vm, code.clone(), self.globals.clone());
         if code.code.flags.coroutine {
@@ -409,6 +462,7 @@ impl Repl {
         }
         if vm.exc_matches(&e, &vm.types.keyboard_interrupt.clone()) {
             self.waiting.clear();
+            self.entry = None;
             vm.flush_stdout();
             eprintln!("\nKeyboardInterrupt");
         } else {

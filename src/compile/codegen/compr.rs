@@ -5,7 +5,6 @@
 //! `push_inlined_comprehension_state` (`Python/compile.c`).
 
 use super::{Codegen, err, internal};
-use crate::compile::Mode;
 use crate::compile::bytecode::{AwaitSite, Instr, Intrinsic1};
 use crate::compile::error::CompileResult;
 use crate::compile::scope::{ScopeId, ScopeKind};
@@ -34,7 +33,7 @@ impl<'a> Codegen<'a> {
                     u.kind,
                     ScopeKind::Comprehension | ScopeKind::GeneratorExpression
                 )
-                || (self.mode == Mode::Interactive && u.kind == ScopeKind::Module);
+                || (self.mode.allows_top_level_await() && u.kind == ScopeKind::Module);
             if is_async && kind != CompKind::Generator && !allowed {
                 return err(
                     "asynchronous comprehension outside of an asynchronous function",

@@ -11,7 +11,6 @@ use num_traits::ToPrimitive;
 use super::compr::CompKind;
 use super::{Codegen, Ctx, LabelId, err, internal};
 use crate::common::complex_ops::Complex;
-use crate::compile::Mode;
 use crate::compile::bytecode::{
     Anchors, AwaitSite, BinaryOperator, CompareOperator, Constant, Instr, Intrinsic1,
 };
@@ -191,7 +190,7 @@ impl<'a> Codegen<'a> {
             }
             ExprKind::Await(value) => {
                 let u = self.unit();
-                let top_level = self.mode == Mode::Interactive && u.kind == ScopeKind::Module;
+                let top_level = self.mode.allows_top_level_await() && u.kind == ScopeKind::Module;
                 if !top_level {
                     if !u.kind.is_function_like() {
                         return err("'await' outside function", span);

@@ -243,7 +243,7 @@ impl<'a> Codegen<'a> {
         self.push_unit(0, "<module>", span);
         self.u().first_line = 1;
         let body = match (self.mode, docstring(&module.body)) {
-            (Mode::Exec, Some(doc)) => {
+            (Mode::Exec | Mode::InteractiveQuiet, Some(doc)) => {
                 self.at(module.body[0].span, |c| {
                     c.load_const(Constant::Str(doc.into()));
                     c.name_op("__doc__", Ctx::Store, span)

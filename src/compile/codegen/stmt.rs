@@ -8,7 +8,6 @@ use std::rc::Rc;
 
 use super::expr::folded_constant;
 use super::{Codegen, Ctx, FBlockKind, err, internal};
-use crate::compile::Mode;
 use crate::compile::bytecode::{AwaitSite, Constant, Instr, Intrinsic1};
 use crate::compile::error::CompileResult;
 use crate::compile::scope::{ScopeKind, mangle};
@@ -27,7 +26,7 @@ impl<'a> Codegen<'a> {
         let span = stmt.span;
         match &stmt.kind {
             StmtKind::Expr(e) => {
-                let interactive = matches!(self.mode, Mode::Interactive | Mode::Single)
+                let interactive = self.mode.prints_expressions()
                     && self.unit().kind == ScopeKind::Module
                     && self.units.len() == 1;
                 if interactive {
@@ -351,7 +350,7 @@ impl<'a> Codegen<'a> {
 
     fn check_async_allowed(&self, message: &str, span: Span) -> CompileResult<()> {
         let u = self.unit();
-        let top_level = self.mode == Mode::Interactive && u.kind == ScopeKind::Module;
+        let top_level = self.mode.allows_top_level_await() && u.kind == ScopeKind::Module;
         if u.is_async() || top_level {
             Ok(())
         } else {
