@@ -106,6 +106,9 @@ type Field<'n> = (&'n Rc<PyStr>, usize);
 /// The `__dict__` of an instance whose class passed its protocol's memo.
 struct Fields<'a> {
     table: &'a RefCell<DictTable>,
+    /// The `__dict__` holds exactly `__init__`'s attributes, in their order (as a fresh
+    /// instance's does): no other name is there to shadow a method.
+    only_init: bool,
 }
 
 impl Fields<'_> {
@@ -162,6 +165,9 @@ impl Fields<'_> {
 
     /// Whether an instance attribute has one of these method names (and so shadows it).
     fn shadows(&self, methods: &[&Rc<PyStr>]) -> bool {
+        if self.only_init {
+            return false;
+        }
         let t = self.table.borrow();
         methods.iter().any(|name| t.get_str(name).is_some())
     }
@@ -175,18 +181,31 @@ thread_local! {
 }
 
 /// The `__dict__` of `this` when its class passes `memo` (checked by `check` when it is
-/// not the class remembered).
+/// not the class remembered); `init` names the attributes `__init__` sets, in order.
 fn plain<'a>(
     memo: &'static std::thread::LocalKey<ClassMemo>,
     this: &'a Value,
+    init: &[&Rc<PyStr>],
     check: impl FnOnce(&PyType) -> bool,
 ) -> Option<Fields<'a>> {
     let Value::Object(o) = this else {
         return None;
     };
     let table = o.attrs()?;
-    memo.with(|memo| memo.passes(&o.class, check))
-        .then_some(Fields { table })
+    if !memo.with(|memo| memo.passes(&o.class, check)) {
+        return None;
+    }
+    let only_init = holds_exactly(&table.borrow(), init);
+    Some(Fields { table, only_init })
+}
+
+/// Whether `table` holds exactly the keys `names`, in that order (no deleted entry between).
+fn holds_exactly(table: &DictTable, names: &[&Rc<PyStr>]) -> bool {
+    let entries = table.entries();
+    entries.len() == names.len()
+        && entries.iter().zip(names).all(|(entry, name)| {
+            matches!(entry, Some(e) if matches!(&e.key, Value::Str(k) if Rc::ptr_eq(k, name)))
+        })
 }
 
 /// Whether `class` has each of `methods` as the given native, and no class attribute named
@@ -213,7 +232,16 @@ const SHUTDOWN: usize = 6;
 
 /// A Queue (not LifoQueue/PriorityQueue, not a subclass changing any native).
 fn plain_queue<'a>(n: &Names, this: &'a Value) -> Option<Fields<'a>> {
-    plain(&PLAIN_QUEUE, this, |class| {
+    let fields = [
+        &n.maxsize,
+        &n.getters,
+        &n.putters,
+        &n.unfinished_tasks,
+        &n.finished,
+        &n.queue,
+        &n.is_shutdown,
+    ];
+    plain(&PLAIN_QUEUE, this, &fields, |class| {
         let methods: [(&Rc<PyStr>, NativeFn); 8] = [
             (&n.qsize, qsize),
             (&n.empty, empty),
@@ -223,15 +251,6 @@ fn plain_queue<'a>(n: &Names, this: &'a Value) -> Option<Fields<'a>> {
             (&n.put, put),
             (&n.get, get),
             (&n.wakeup_next, wakeup_next),
-        ];
-        let fields = [
-            &n.maxsize,
-            &n.getters,
-            &n.putters,
-            &n.unfinished_tasks,
-            &n.finished,
-            &n.queue,
-            &n.is_shutdown,
         ];
         class_is_plain(class, &methods, &fields)
     })
@@ -263,8 +282,9 @@ fn plain_primitive<'a>(
     n: &Names,
     this: &'a Value,
 ) -> Option<Fields<'a>> {
-    plain(memo, this, |class| {
-        class_is_plain(class, methods, &[&n.waiters, state])
+    let fields = [&n.waiters, state];
+    plain(memo, this, &fields, |class| {
+        class_is_plain(class, methods, &fields)
     })
 }
 
@@ -315,6 +335,14 @@ impl Waiters<'_> {
             Waiters::Deque(d) => d.is_empty(),
             Waiters::List(l) => l.items.borrow().is_empty(),
         }
+    }
+}
+
+/// `not waiters`: read in place when it is a plain deque or a list.
+fn no_waiters(vm: &mut Vm, v: &Value) -> PyResult<bool> {
+    match waiters(vm, v) {
+        Some(queue) => Ok(queue.is_empty()),
+        None => Ok(!vm.truthy(v)?),
     }
 }
 
@@ -594,7 +622,7 @@ fn wakeup_next(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 /// The body of `_wakeup_next(waiters)`.
 fn wakeup_first_pending(vm: &mut Vm, waiters: &Value) -> PyResult<()> {
-    while vm.truthy(waiters)? {
+    while !no_waiters(vm, waiters)? {
         let first = match waiters {
             Value::List(l) => Some(l.items.borrow_mut().remove(0)),
             _ => deque::plain_deque(vm, waiters).and_then(deque::Deque::pop_front),
@@ -774,7 +802,7 @@ fn lock_wake_up_first(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Valu
 
 /// The body of `Lock._wake_up_first` given `self._waiters`.
 fn wake_first_waiter(vm: &mut Vm, waiters: &Value) -> PyResult<()> {
-    if !vm.truthy(waiters)? {
+    if no_waiters(vm, waiters)? {
         return Ok(());
     }
     let first = match self::waiters(vm, waiters) {
