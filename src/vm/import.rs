@@ -133,8 +133,17 @@ impl Vm {
         }
         // traceback's "Did you mean": the closest of the module's names in sorted order,
         // the ones starting with `_` only for a name that does (`_compute_suggestion_error`).
-        let mut candidates: Vec<Value> = match module {
-            Value::Object(o) => match &o.kind {
+        // That looks in `__import__(exc.name)`, which for a dotted name is the top-level
+        // package (`from collections.abc import Mappin` suggests nothing in CPython).
+        let top_level = shown
+            .split_once('.')
+            .map(|(first, _)| self.loaded_module(first));
+        let searched = match &top_level {
+            Some(package) => package.as_ref(),
+            None => Some(module),
+        };
+        let mut candidates: Vec<Value> = match searched {
+            Some(Value::Object(o)) => match &o.kind {
                 ObjectKind::Module { dict, .. } => dict.table.borrow().keys(),
                 _ => Vec::new(),
             },

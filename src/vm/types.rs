@@ -819,10 +819,14 @@ impl Vm {
                 name.as_str()
             ),
             Value::Object(o) if matches!(o.kind, ObjectKind::Module { .. }) => {
-                let ObjectKind::Module { name: m, dict } = &o.kind else {
+                let ObjectKind::Module { dict, .. } = &o.kind else {
                     unreachable!()
                 };
-                self.module_no_attribute(m, dict, name.as_str())
+                // Named by its `__name__`, as CPython's `module_getattro` names it.
+                match module_dunder_name(dict) {
+                    Some(m) => self.module_no_attribute(&m, dict, name.as_str()),
+                    None => format!("module has no attribute '{}'", name.as_str()),
+                }
             }
             _ => format!(
                 "'{}' object has no attribute '{}'",
@@ -1414,16 +1418,22 @@ impl Vm {
 
 /// The module's name when `obj` is a module CPython gives a `name` that apy's lacks
 /// (`concurrent.futures.ProcessPoolExecutor`).
-pub(super) fn lacked_module_name<'a>(obj: &'a Value, name: &PyStr) -> Option<&'a str> {
-    match obj {
-        Value::Object(o) => match &o.kind {
-            ObjectKind::Module { name: module, .. }
-                if super::cpython_names::is_module_name_apy_lacks(module, name.as_str()) =>
-            {
-                Some(module)
-            }
-            _ => None,
-        },
+pub(super) fn lacked_module_name(obj: &Value, name: &PyStr) -> Option<String> {
+    let Value::Object(o) = obj else {
+        return None;
+    };
+    let ObjectKind::Module { dict, .. } = &o.kind else {
+        return None;
+    };
+    module_dunder_name(dict)
+        .filter(|module| super::cpython_names::is_module_name_apy_lacks(module, name.as_str()))
+}
+
+/// A module's `__name__` when it is a string (`collections.abc` for the module registered
+/// as `_collections_abc`).
+fn module_dunder_name(dict: &super::PyDict) -> Option<String> {
+    match dict.table.borrow().get_str(&PyStr::new("__name__")) {
+        Some(Value::Str(s)) => Some(s.as_str().to_string()),
         _ => None,
     }
 }
