@@ -9,7 +9,7 @@ use super::dict::StrKeys;
 use super::frame::Frame;
 
 use super::object::{Function, KwArgs, Layout, Object, ObjectKind, PyType};
-use super::types::lookup;
+use super::types::{is_plain_method, lookup};
 use super::value::{PyStr, Value};
 use super::{PyResult, Vm};
 use crate::vm::frame::FrameResult;
@@ -93,12 +93,7 @@ impl Vm {
             lookup(ty, &self.names.call)
         };
         match call {
-            Some(call) => {
-                let mut all = Vec::with_capacity(args.len() + 1);
-                all.push(f.clone());
-                all.extend_from_slice(args);
-                self.call(&call, &all, kw)
-            }
+            Some(call) => self.call_slot(call, f.clone(), args, kw),
             None => {
                 let name = self.object_type_name(f);
                 Err(self.type_error(format!("'{name}' object is not callable")))
@@ -298,12 +293,29 @@ impl Vm {
     /// else [`Vm::type_call`].
     pub fn call_type(&mut self, cls: &Rc<PyType>, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         if let Some(call) = self.meta_call(cls) {
+            return self.call_slot(call, Value::Type(cls.clone()), args, kw);
+        }
+        self.type_call(cls, args, kw)
+    }
+
+    /// Calls `call`, the `__call__` found on `obj`'s type, as `slot_tp_call` does: a
+    /// function (or native method) with `obj` first; anything else bound as a descriptor
+    /// (`__call__ = dict` on a metaclass is called as it is).
+    fn call_slot(
+        &mut self,
+        call: Value,
+        obj: Value,
+        args: &[Value],
+        kw: &KwArgs,
+    ) -> PyResult<Value> {
+        if is_plain_method(&call) {
             let mut all = Vec::with_capacity(args.len() + 1);
-            all.push(Value::Type(cls.clone()));
+            all.push(obj);
             all.extend_from_slice(args);
             return self.call(&call, &all, kw);
         }
-        self.type_call(cls, args, kw)
+        let bound = self.bind_to_instance(call, &obj)?;
+        self.call(&bound, args, kw)
     }
 
     /// The `__call__` of `cls`'s metaclass when it overrides `type.__call__` (which makes

@@ -708,7 +708,7 @@ impl Vm {
     }
 
     /// Binds a class attribute found through an instance (`tp_descr_get`).
-    fn bind_to_instance(&mut self, attr: Value, obj: &Value) -> PyResult<Value> {
+    pub(super) fn bind_to_instance(&mut self, attr: Value, obj: &Value) -> PyResult<Value> {
         match &attr {
             Value::Function(_) => Ok(self.bound_method(attr, obj.clone())),
             Value::Object(o) => match &o.kind {
