@@ -460,15 +460,25 @@ fn a_module_name_apy_lacks_is_named_as_outside_the_subset() {
         "ImportError: cannot import name 'ProcessPoolExecutor' from 'concurrent.futures' \
          (apy does not provide it yet: see the subset chapter of apy's book)"
     );
-    // A name CPython lacks too keeps CPython's message and suggestion.
+    // A name CPython lacks too keeps CPython's message and suggestion (which for
+    // `from a.b import c` CPython looks for in the top-level package `a`: none there).
     let output = apy(
-        &["-c", "from concurrent.futures import ThreadPoolExecuter"],
+        &["-c", "import concurrent.futures as f; f.ThreadPoolExecuter"],
         b"",
     );
     assert!(
         last_stderr_line(&output).ends_with("Did you mean: 'ThreadPoolExecutor'?"),
         "{}",
         stderr(&output)
+    );
+    let output = apy(
+        &["-c", "from concurrent.futures import ThreadPoolExecuter"],
+        b"",
+    );
+    assert_eq!(
+        last_stderr_line(&output),
+        "ImportError: cannot import name 'ThreadPoolExecuter' from 'concurrent.futures' \
+         (concurrent/futures/__init__.py)"
     );
 }
 

@@ -84,6 +84,11 @@ impl Repl {
     /// Ends the session with Ctrl-D and returns the transcript, cleaned for a snapshot.
     fn finish(mut self) -> String {
         self.session.send_control('d').expect("ctrl-d");
+        self.ended()
+    }
+
+    /// Waits for the session to end and returns the transcript, cleaned for a snapshot.
+    fn ended(mut self) -> String {
         self.expect("exiting apy REPL...");
         let rest = self.session.exp_eof().unwrap_or_default();
         self.transcript.push_str(&rest);
@@ -398,6 +403,23 @@ fn a_bracketed_paste_is_one_entry() {
     repl.expect(">>> ");
     repl.enter("1; 2", ">>> ");
     insta::assert_snapshot!(repl.finish());
+}
+
+/// `exit` typed bare leaves, as CPython 3.13's REPL commands do (`quit` too; `clear`
+/// clears the screen), unless the session has a variable of that name: then it is an
+/// expression like any other. CPython: `5`, then the session ends.
+#[test]
+fn exit_typed_bare_leaves_unless_it_is_a_variable() {
+    let home = fresh_home("exit-command");
+    let mut repl = Repl::start(&home, &[]);
+    repl.enter("exit = 5", ">>> ");
+    repl.enter("exit", ">>> ");
+    repl.keys("clear\r");
+    repl.expect("\x1b[H\x1b[2J");
+    repl.expect(">>> ");
+    repl.enter("del exit", ">>> ");
+    repl.keys("exit\r");
+    insta::assert_snapshot!(repl.ended());
 }
 
 /// Lines typed while an entry sleeps are kept and run, in order, once it is done (the

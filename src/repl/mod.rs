@@ -58,6 +58,7 @@ Interactive prompt (apy with no FILE on a terminal, or apy -i FILE):
   Ctrl-C        clear the line at the prompt; stop running code (KeyboardInterrupt)
   Ctrl-D        leave (on an empty line), as exit() does
   Ctrl-A / E    start / end of the line;  Ctrl-W / K / U  delete word / to end / to start
+  exit, quit    typed alone: leave;  clear  typed alone: clear the screen
 Top-level await works at the prompt; tasks keep running while it waits.";
 
 /// Runs a REPL session (after `startup`, the file of `apy -i FILE`) and returns the

@@ -349,11 +349,37 @@ impl Repl {
             Decision::NeedMore => Ok(()),
             Decision::Run | Decision::Invalid => {
                 let text = input::entry_text(&std::mem::take(&mut self.lines));
+                if self.ran_command(vm, &text) {
+                    return Ok(());
+                }
                 let name = entry_name(self.entries);
                 self.entries += 1;
                 self.execute(vm, name, text)
             }
         }
+    }
+
+    /// CPython 3.13's REPL commands, an entry of one bare word that the session has no
+    /// variable of that name for: `exit` and `quit` leave, `clear` clears the screen. Not
+    /// counted as an entry (`_pyrepl.simple_interact.REPL_COMMANDS`).
+    fn ran_command(&mut self, vm: &mut Vm, text: &str) -> bool {
+        let word = text.trim();
+        if !matches!(word, "exit" | "quit" | "clear") {
+            return false;
+        }
+        let key = vm.intern(word);
+        if self.globals.table.borrow().get_str(&key).is_some() {
+            return false;
+        }
+        match word {
+            "clear" => {
+                // Home, then erase the screen; the prompt comes next.
+                let _ = vm.write_stdout("\x1b[H\x1b[2J");
+                vm.flush_stdout();
+            }
+            _ => self.leave(vm, 0),
+        }
+        true
     }
 
     /// Parses the entry, as the file `name`, and starts running its statements
