@@ -775,7 +775,7 @@ fn lock_release(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         && !lock.shadows(&[&n.wake_up_first])
         && lock.bool((&n.locked, STATE)) == Some(true)
         && let Some(waiters) = lock.get((&n.waiters, WAITERS))
-        && matches!(waiters, Value::None | Value::List(_))
+        && (waiters.is_none() || self::waiters(vm, &waiters).is_some())
     {
         lock.set((&n.locked, STATE), Value::Bool(false));
         wake_first_waiter(vm, &waiters)?;
