@@ -299,60 +299,8 @@ pub fn new_handle(
     ))
 }
 
-fn check_callback(vm: &mut Vm, callback: &Value, method: &str) -> PyResult<()> {
-    if !vm.is_callable(callback) {
-        let shown = vm.repr(callback)?;
-        return Err(vm.type_error(format!(
-            "a callable object was expected by {method}(), got {shown}"
-        )));
-    }
-    Ok(())
-}
-
-fn call_soon(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    if let Some(l) = args.first().and_then(as_loop) {
-        let st = l.state.borrow();
-        // Debug mode's `_check_thread`: a running loop is the business of its own thread.
-        if st.debug && st.running && st.thread != vm.threads.ident() {
-            drop(st);
-            return Err(vm.runtime_error(
-                "Non-thread-safe operation invoked on an event loop other than the current one",
-            ));
-        }
-    }
-    schedule_soon(vm, args, kw, "call_soon")
-}
-
-/// `call_soon` and `call_soon_threadsafe` (named `method` in errors): a Handle at the end
-/// of the ready deque.
-pub fn schedule_soon(vm: &mut Vm, args: &[Value], kw: &KwArgs, method: &str) -> PyResult<Value> {
-    check_kwargs(vm, method, kw, &["context"])?;
-    if args.len() < 2 {
-        return Err(vm.type_error(format!(
-            "{method}() missing 1 required positional argument: 'callback'"
-        )));
-    }
-    let l = this(vm, &args[0])?;
-    check_closed(vm, l)?;
-    check_callback(vm, &args[1], method)?;
-    let context = contextvars::context_arg(vm, kwarg(kw, "context"))?;
-    let handle = new_handle(
-        vm,
-        &args[0],
-        args[1].clone(),
-        args[2..].to_vec(),
-        None,
-        context,
-    );
-    l.state
-        .borrow_mut()
-        .ready
-        .push_back(Ready::Handle(handle.clone()));
-    super::trace::call_soon(vm, &handle);
-    Ok(handle)
-}
-
-fn number(vm: &Vm, v: &Value) -> PyResult<f64> {
+/// A deadline or delay as the float `self.time() + delay` makes of it.
+pub fn number(vm: &Vm, v: &Value) -> PyResult<f64> {
     match v {
         Value::Int(n) => Ok(*n as f64),
         Value::Float(f) => Ok(*f),
@@ -365,7 +313,7 @@ fn number(vm: &Vm, v: &Value) -> PyResult<f64> {
 }
 
 /// Adds a timer handle at `when`.
-fn push_timer(
+pub fn push_timer(
     vm: &mut Vm,
     loop_value: &Value,
     when: f64,
@@ -386,47 +334,6 @@ fn push_timer(
     drop(st);
     super::trace::timer_scheduled(vm, &handle);
     Ok(handle)
-}
-
-fn call_at(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    schedule_timer(vm, args, kw, ("call_at", "when"), |_, when| when)
-}
-
-fn call_later(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    schedule_timer(vm, args, kw, ("call_later", "delay"), |l, delay| {
-        l.clock.now() + delay
-    })
-}
-
-/// `loop.call_at(when, callback, *args, context=None)` and `call_later(delay, …)`: the
-/// checks both make, then a timer at the deadline `deadline` makes of the number given.
-fn schedule_timer(
-    vm: &mut Vm,
-    args: &[Value],
-    kw: &KwArgs,
-    (method, number_name): (&str, &str),
-    deadline: fn(&LoopObj, f64) -> f64,
-) -> PyResult<Value> {
-    check_kwargs(vm, method, kw, &["context"])?;
-    if args.len() < 3 {
-        return Err(vm.type_error(format!(
-            "{method}() missing required positional arguments: '{number_name}' and 'callback'"
-        )));
-    }
-    let l = this(vm, &args[0])?;
-    check_closed(vm, l)?;
-    let number = number(vm, &args[1])?;
-    check_callback(vm, &args[2], method)?;
-    let when = deadline(l, number);
-    let context = contextvars::context_arg(vm, kwarg(kw, "context"))?;
-    push_timer(
-        vm,
-        &args[0],
-        when,
-        args[2].clone(),
-        args[3..].to_vec(),
-        context,
-    )
 }
 
 /// What the loop calls where CPython's `_run_once` calls `self._selector.select(timeout)`:
@@ -1014,7 +921,34 @@ fn flag(vm: &mut Vm, args: &[Value], get: fn(&LoopState) -> bool) -> PyResult<Va
     Ok(Value::Bool(get(&this(vm, &args[0])?.state.borrow())))
 }
 
-fn loop_time(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+/// The arguments of a loop method CPython writes in Python, `BaseEventLoop.{method}(self,
+/// *params, [*args,] *, keywords)`: its TypeError, worded as the function's would be, when
+/// `args` (self first) and `kw` do not fit.
+pub fn check_method_args(
+    vm: &Vm,
+    method: &str,
+    (params, rest): (&[&str], bool),
+    keywords: &[&str],
+    args: &[Value],
+    kw: &KwArgs,
+) -> PyResult<()> {
+    let qualname = format!("BaseEventLoop.{method}");
+    check_kwargs(vm, &qualname, kw, keywords)?;
+    let (given, takes) = (args.len(), params.len() + 1);
+    if given > takes && !rest {
+        let text = crate::vm::call::too_many_positional_text(&qualname, takes, 0, given, 0);
+        return Err(vm.type_error(text));
+    }
+    if given < takes {
+        let missing = &params[given.saturating_sub(1)..];
+        let text = crate::vm::call::missing_arguments_text(&qualname, missing, "positional");
+        return Err(vm.type_error(text));
+    }
+    Ok(())
+}
+
+fn loop_time(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_method_args(vm, "time", (&[], false), &[], args, kw)?;
     Ok(Value::Float(this(vm, &args[0])?.clock.now()))
 }
 
@@ -1025,14 +959,15 @@ fn loop_set_debug(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     Ok(Value::None)
 }
 
-fn loop_create_future(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+fn loop_create_future(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_method_args(vm, "create_future", (&[], false), &[], args, kw)?;
     this(vm, &args[0])?;
     Ok(future::new_future(vm, args[0].clone()))
 }
 
 fn loop_create_task(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    check_kwargs(vm, "create_task", kw, &["name", "context"])?;
-    crate::vm::args::check_arity(vm, "create_task", args, 2, 2)?;
+    let keywords = &["name", "context"];
+    check_method_args(vm, "create_task", (&["coro"], false), keywords, args, kw)?;
     let l = this(vm, &args[0])?;
     check_closed(vm, l)?;
     let context = kwarg(kw, "context");
@@ -1157,9 +1092,6 @@ pub fn init_types(
     timer: &Rc<crate::vm::object::PyType>,
 ) {
     vm.add_static(loop_type, "__new__", |vm, _, _| Ok(new_loop(vm)));
-    vm.add_method(loop_type, "call_soon", call_soon);
-    vm.add_method(loop_type, "call_later", call_later);
-    vm.add_method(loop_type, "call_at", call_at);
     vm.add_method(loop_type, "time", loop_time);
     vm.add_method(loop_type, "run_forever", loop_run_forever);
     vm.add_method(loop_type, "run_until_complete", loop_run_until_complete);
