@@ -884,9 +884,10 @@ fn loop_stop(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     Ok(Value::None)
 }
 
+/// `loop.close()`: in debug mode the `asyncio` logger hears "Close <loop>" first.
 fn loop_close(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let l = this(vm, &args[0])?;
-    let mut st = l.state.borrow_mut();
+    let st = l.state.borrow();
     if st.running {
         drop(st);
         return Err(vm.runtime_error("Cannot close a running event loop"));
@@ -894,8 +895,13 @@ fn loop_close(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     if st.closed {
         return Ok(Value::None);
     }
-    st.closed = true;
+    let debug = st.debug;
     drop(st);
+    if debug {
+        let args = [Value::str("Close %r"), args[0].clone()];
+        super::log::log_to_asyncio_logger(vm, "debug", &args, &[])?;
+    }
+    l.state.borrow_mut().closed = true;
     discard_scheduled(l);
     // Its selector closes: the descriptors it watched are forgotten, and its signal
     // handlers removed (`_UnixSelectorEventLoop.close`).
