@@ -12,7 +12,7 @@ use super::event_loop::{self, Ready, as_loop};
 use super::future::{self, Callback, FutureObj, Status, as_future};
 use crate::builtins::contextvars;
 use crate::common::explain;
-use crate::vm::args::{check_kwargs, kwarg};
+use crate::vm::args::{Signature, check_kwargs, kwarg};
 
 use crate::vm::frame::FrameResult;
 use crate::vm::frame::GenKind;
@@ -516,13 +516,8 @@ fn task_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 /// `Task.cancel(msg)`: cancels the awaited future, or injects CancelledError at the next step.
 fn task_cancel(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    check_kwargs(vm, "cancel", kw, &["msg"])?;
+    let msg = future::cancel_message(vm, args, kw)?;
     let (fut, data) = this(vm, &args[0])?;
-    let msg = args
-        .get(1)
-        .cloned()
-        .or_else(|| kwarg(kw, "msg"))
-        .unwrap_or(Value::None);
     fut.state.borrow_mut().log_traceback = false;
     if fut.status() != Status::Pending {
         return Ok(Value::Bool(false));
@@ -539,7 +534,8 @@ fn task_cancel(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     Ok(Value::Bool(true))
 }
 
-fn task_uncancel(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+fn task_uncancel(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::no_args("Task", "uncancel").check(vm, &args[1..], kw)?;
     let (_, data) = this(vm, &args[0])?;
     let mut n = data.num_cancels_requested.get();
     if n > 0 {
@@ -552,8 +548,8 @@ fn task_uncancel(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     Ok(Value::Int(n.into()))
 }
 
-fn task_set_name(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::vm::args::check_arity(vm, "set_name", args, 2, 2)?;
+fn task_set_name(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::one("Task", "set_name").check(vm, &args[1..], kw)?;
     let name = match &args[1] {
         Value::Str(_) => args[1].clone(),
         other => Value::Str(vm.str_of(other)?),
@@ -813,26 +809,32 @@ pub fn init_type(vm: &mut Vm, task: &Rc<crate::vm::object::PyType>) {
     vm.add_method(task, "cancel", task_cancel);
     vm.add_method(task, "uncancel", task_uncancel);
     // Only the task's coroutine decides its outcome (`_asyncio.Task` rejects these).
-    vm.add_method(task, "set_result", |vm, _, _| {
+    vm.add_method(task, "set_result", |vm, a, kw| {
+        Signature::one("Task", "set_result").check(vm, &a[1..], kw)?;
         Err(vm.runtime_error("Task does not support set_result operation"))
     });
-    vm.add_method(task, "set_exception", |vm, _, _| {
+    vm.add_method(task, "set_exception", |vm, a, kw| {
+        Signature::one("Task", "set_exception").check(vm, &a[1..], kw)?;
         Err(vm.runtime_error("Task does not support set_exception operation"))
     });
-    vm.add_method(task, "cancelling", |vm, a, _| {
+    vm.add_method(task, "cancelling", |vm, a, kw| {
+        Signature::no_args("Task", "cancelling").check(vm, &a[1..], kw)?;
         Ok(Value::Int(
             this(vm, &a[0])?.1.num_cancels_requested.get().into(),
         ))
     });
-    vm.add_method(task, "get_name", |vm, a, _| {
+    vm.add_method(task, "get_name", |vm, a, kw| {
+        Signature::no_args("Task", "get_name").check(vm, &a[1..], kw)?;
         Ok(name_value(this(vm, &a[0])?.1))
     });
     vm.add_method(task, "set_name", task_set_name);
-    vm.add_method(task, "get_coro", |vm, a, _| {
+    vm.add_method(task, "get_coro", |vm, a, kw| {
+        Signature::no_args("Task", "get_coro").check(vm, &a[1..], kw)?;
         Ok(this(vm, &a[0])?.1.coro().cloned().unwrap_or(Value::None))
     });
     vm.add_method(task, "__repr__", task_repr);
-    vm.add_method(task, "get_context", |vm, a, _| {
+    vm.add_method(task, "get_context", |vm, a, kw| {
+        Signature::no_args("Task", "get_context").check(vm, &a[1..], kw)?;
         this(vm, &a[0])?;
         Ok(context_value(vm, &a[0]))
     });
