@@ -17,6 +17,7 @@ use std::time::Duration;
 use crate::common::clock::Instant;
 
 use super::exception_handler;
+use super::format_helpers::format_callback;
 use super::future::{self, Callback};
 use super::task;
 use crate::builtins::contextvars;
@@ -705,80 +706,6 @@ pub fn debug_of(event_loop: &Value) -> bool {
     as_loop(event_loop).is_some_and(|l| l.state.borrow().debug)
 }
 
-/// The name of a function written in Rust.
-fn native_name(v: &Value) -> Option<&'static str> {
-    match v {
-        Value::Object(o) => match &o.kind {
-            ObjectKind::Native(n) => Some(n.name),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// `format_helpers._format_callback_source`: `name() at file:line`; the arguments are
-/// shown only in debug mode, as in 3.13.
-pub fn format_callback(vm: &mut Vm, func: &Value, args: &[Value], debug: bool) -> PyResult<String> {
-    let (target, mut shown_args) = match func {
-        Value::Object(o) => match &o.kind {
-            ObjectKind::Partial {
-                func, args: pargs, ..
-            } => (func.clone(), pargs.clone()),
-            _ => (func.clone(), vec![]),
-        },
-        _ => (func.clone(), vec![]),
-    };
-    shown_args.extend_from_slice(args);
-    let name = match &target {
-        Value::Function(f) => f.qualname.borrow().to_string(),
-        Value::Object(o) => match &o.kind {
-            ObjectKind::BoundMethod { func, this } => {
-                let fname = match func {
-                    Value::Function(f) => f.qualname.borrow().to_string(),
-                    other => match native_name(other) {
-                        Some(name) => name.to_string(),
-                        None => vm.repr(other)?,
-                    },
-                };
-                if matches!(func, Value::Function(_)) {
-                    fname
-                } else {
-                    format!("{}.{fname}", vm.type_name(this))
-                }
-            }
-            // Where CPython defines run_until_complete's callback.
-            ObjectKind::Native(_) if target.is(&rt(vm).stop_callback) => {
-                return Ok("_run_until_complete_cb() at asyncio/base_events.py:182".into());
-            }
-            ObjectKind::Native(n) => n.name.to_string(),
-            _ => vm.repr(&target)?,
-        },
-        _ => vm.repr(&target)?,
-    };
-    let mut parts = Vec::with_capacity(shown_args.len());
-    if debug {
-        for a in &shown_args {
-            parts.push(vm.repr(a)?);
-        }
-    }
-    let mut text = format!("{name}({})", parts.join(", "));
-    let code = match &target {
-        Value::Function(f) => Some(f.code.code.clone()),
-        Value::Object(o) => match &o.kind {
-            ObjectKind::BoundMethod {
-                func: Value::Function(f),
-                ..
-            } => Some(f.code.code.clone()),
-            _ => None,
-        },
-        _ => None,
-    };
-    if let Some(code) = code {
-        text.push_str(&format!(" at {}:{}", code.filename, code.first_line));
-    }
-    Ok(text)
-}
-
 /// `run_forever`.
 pub fn run_forever(vm: &mut Vm, loop_value: &Value) -> PyResult<()> {
     run_forever_with(vm, loop_value, None)
@@ -1171,6 +1098,68 @@ pub fn init_types(
     vm.add_method(timer, "when", |vm, a, _| {
         Ok(Value::Float(handle_of(vm, &a[0])?.when.unwrap_or(0.0)))
     });
+    vm.add_method(timer, "__hash__", |vm, a, _| {
+        let when = Value::Float(handle_of(vm, &a[0])?.when.unwrap_or(0.0));
+        Ok(Value::Int(vm.hash(&when)?))
+    });
+    for (name, op) in TIMER_ORDER {
+        vm.add_method(timer, name, *op);
+    }
+}
+
+/// `TimerHandle`'s comparisons (events.py): by deadline, and equal when deadline,
+/// callback, arguments and cancelled flag all are; NotImplemented against anything else.
+const TIMER_ORDER: &[(&str, crate::vm::object::NativeFn)] = &[
+    ("__lt__", |vm, a, _| {
+        compare_timers(vm, a, |o| o.is_lt(), false)
+    }),
+    ("__le__", |vm, a, _| {
+        compare_timers(vm, a, |o| o.is_lt(), true)
+    }),
+    ("__gt__", |vm, a, _| {
+        compare_timers(vm, a, |o| o.is_gt(), false)
+    }),
+    ("__ge__", |vm, a, _| {
+        compare_timers(vm, a, |o| o.is_gt(), true)
+    }),
+    ("__eq__", |vm, a, _| compare_timers(vm, a, |_| false, true)),
+    ("__ne__", |vm, a, _| {
+        let eq = compare_timers(vm, a, |_| false, true)?;
+        Ok(match eq {
+            Value::Bool(eq) => Value::Bool(!eq),
+            other => other,
+        })
+    }),
+];
+
+/// `ordered(self._when, other._when)`, or (when `or_equal`) `__eq__`.
+fn compare_timers(
+    vm: &mut Vm,
+    args: &[Value],
+    ordered: fn(Ordering) -> bool,
+    or_equal: bool,
+) -> PyResult<Value> {
+    crate::vm::args::check_arity(vm, "comparison", args, 2, 2)?;
+    let this = handle_of(vm, &args[0])?;
+    let Some(other) = as_handle(&args[1]).filter(|h| h.when.is_some()) else {
+        return Ok(Value::NotImplemented);
+    };
+    let (a, b) = (this.when.unwrap_or(0.0), other.when.unwrap_or(0.0));
+    if a.partial_cmp(&b).is_some_and(ordered) {
+        return Ok(Value::Bool(true));
+    }
+    if !or_equal || a != b {
+        return Ok(Value::Bool(false));
+    }
+    if !vm.eq(&this.callback, &other.callback)? || this.args.len() != other.args.len() {
+        return Ok(Value::Bool(false));
+    }
+    for (x, y) in this.args.iter().zip(&other.args) {
+        if !vm.eq(x, y)? {
+            return Ok(Value::Bool(false));
+        }
+    }
+    Ok(Value::Bool(this.cancelled.get() == other.cancelled.get()))
 }
 
 /// The native callable `run_until_complete` adds to stop the loop when its future is done.

@@ -811,12 +811,8 @@ pub fn repr_info(vm: &mut Vm, fut: &FutureObj) -> PyResult<Vec<String>> {
             .iter()
             .map(|cb| match cb {
                 Callback::Wakeup(_) => Ok("Task.task_wakeup()".to_string()),
-                Callback::Py(f, _) => super::event_loop::format_callback(
-                    vm,
-                    f,
-                    &[],
-                    super::event_loop::debug_of(&fut.event_loop),
-                ),
+                // `_format_callbacks` leaves debug mode out: no arguments shown.
+                Callback::Py(f, _) => super::format_helpers::format_callback(vm, f, &[], false),
             })
             .collect::<PyResult<_>>()?;
         let shown = match names.len() {

@@ -8,6 +8,7 @@
 pub mod asyncgens;
 pub mod event_loop;
 pub mod exception_handler;
+pub mod format_helpers;
 pub mod future;
 pub mod gather;
 pub mod graph;
