@@ -17,6 +17,7 @@ use std::time::Duration;
 use crate::common::clock::Instant;
 
 use super::exception_handler;
+use super::format_helpers::format_callback;
 use super::future::{self, Callback};
 use super::task;
 use crate::builtins::contextvars;
@@ -299,60 +300,8 @@ pub fn new_handle(
     ))
 }
 
-fn check_callback(vm: &mut Vm, callback: &Value, method: &str) -> PyResult<()> {
-    if !vm.is_callable(callback) {
-        let shown = vm.repr(callback)?;
-        return Err(vm.type_error(format!(
-            "a callable object was expected by {method}(), got {shown}"
-        )));
-    }
-    Ok(())
-}
-
-fn call_soon(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    if let Some(l) = args.first().and_then(as_loop) {
-        let st = l.state.borrow();
-        // Debug mode's `_check_thread`: a running loop is the business of its own thread.
-        if st.debug && st.running && st.thread != vm.threads.ident() {
-            drop(st);
-            return Err(vm.runtime_error(
-                "Non-thread-safe operation invoked on an event loop other than the current one",
-            ));
-        }
-    }
-    schedule_soon(vm, args, kw, "call_soon")
-}
-
-/// `call_soon` and `call_soon_threadsafe` (named `method` in errors): a Handle at the end
-/// of the ready deque.
-pub fn schedule_soon(vm: &mut Vm, args: &[Value], kw: &KwArgs, method: &str) -> PyResult<Value> {
-    check_kwargs(vm, method, kw, &["context"])?;
-    if args.len() < 2 {
-        return Err(vm.type_error(format!(
-            "{method}() missing 1 required positional argument: 'callback'"
-        )));
-    }
-    let l = this(vm, &args[0])?;
-    check_closed(vm, l)?;
-    check_callback(vm, &args[1], method)?;
-    let context = contextvars::context_arg(vm, kwarg(kw, "context"))?;
-    let handle = new_handle(
-        vm,
-        &args[0],
-        args[1].clone(),
-        args[2..].to_vec(),
-        None,
-        context,
-    );
-    l.state
-        .borrow_mut()
-        .ready
-        .push_back(Ready::Handle(handle.clone()));
-    super::trace::call_soon(vm, &handle);
-    Ok(handle)
-}
-
-fn number(vm: &Vm, v: &Value) -> PyResult<f64> {
+/// A deadline or delay as the float `self.time() + delay` makes of it.
+pub fn number(vm: &Vm, v: &Value) -> PyResult<f64> {
     match v {
         Value::Int(n) => Ok(*n as f64),
         Value::Float(f) => Ok(*f),
@@ -365,7 +314,7 @@ fn number(vm: &Vm, v: &Value) -> PyResult<f64> {
 }
 
 /// Adds a timer handle at `when`.
-fn push_timer(
+pub fn push_timer(
     vm: &mut Vm,
     loop_value: &Value,
     when: f64,
@@ -386,47 +335,6 @@ fn push_timer(
     drop(st);
     super::trace::timer_scheduled(vm, &handle);
     Ok(handle)
-}
-
-fn call_at(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    schedule_timer(vm, args, kw, ("call_at", "when"), |_, when| when)
-}
-
-fn call_later(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    schedule_timer(vm, args, kw, ("call_later", "delay"), |l, delay| {
-        l.clock.now() + delay
-    })
-}
-
-/// `loop.call_at(when, callback, *args, context=None)` and `call_later(delay, …)`: the
-/// checks both make, then a timer at the deadline `deadline` makes of the number given.
-fn schedule_timer(
-    vm: &mut Vm,
-    args: &[Value],
-    kw: &KwArgs,
-    (method, number_name): (&str, &str),
-    deadline: fn(&LoopObj, f64) -> f64,
-) -> PyResult<Value> {
-    check_kwargs(vm, method, kw, &["context"])?;
-    if args.len() < 3 {
-        return Err(vm.type_error(format!(
-            "{method}() missing required positional arguments: '{number_name}' and 'callback'"
-        )));
-    }
-    let l = this(vm, &args[0])?;
-    check_closed(vm, l)?;
-    let number = number(vm, &args[1])?;
-    check_callback(vm, &args[2], method)?;
-    let when = deadline(l, number);
-    let context = contextvars::context_arg(vm, kwarg(kw, "context"))?;
-    push_timer(
-        vm,
-        &args[0],
-        when,
-        args[2].clone(),
-        args[3..].to_vec(),
-        context,
-    )
 }
 
 /// What the loop calls where CPython's `_run_once` calls `self._selector.select(timeout)`:
@@ -798,80 +706,6 @@ pub fn debug_of(event_loop: &Value) -> bool {
     as_loop(event_loop).is_some_and(|l| l.state.borrow().debug)
 }
 
-/// The name of a function written in Rust.
-fn native_name(v: &Value) -> Option<&'static str> {
-    match v {
-        Value::Object(o) => match &o.kind {
-            ObjectKind::Native(n) => Some(n.name),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// `format_helpers._format_callback_source`: `name() at file:line`; the arguments are
-/// shown only in debug mode, as in 3.13.
-pub fn format_callback(vm: &mut Vm, func: &Value, args: &[Value], debug: bool) -> PyResult<String> {
-    let (target, mut shown_args) = match func {
-        Value::Object(o) => match &o.kind {
-            ObjectKind::Partial {
-                func, args: pargs, ..
-            } => (func.clone(), pargs.clone()),
-            _ => (func.clone(), vec![]),
-        },
-        _ => (func.clone(), vec![]),
-    };
-    shown_args.extend_from_slice(args);
-    let name = match &target {
-        Value::Function(f) => f.qualname.borrow().to_string(),
-        Value::Object(o) => match &o.kind {
-            ObjectKind::BoundMethod { func, this } => {
-                let fname = match func {
-                    Value::Function(f) => f.qualname.borrow().to_string(),
-                    other => match native_name(other) {
-                        Some(name) => name.to_string(),
-                        None => vm.repr(other)?,
-                    },
-                };
-                if matches!(func, Value::Function(_)) {
-                    fname
-                } else {
-                    format!("{}.{fname}", vm.type_name(this))
-                }
-            }
-            // Where CPython defines run_until_complete's callback.
-            ObjectKind::Native(_) if target.is(&rt(vm).stop_callback) => {
-                return Ok("_run_until_complete_cb() at asyncio/base_events.py:182".into());
-            }
-            ObjectKind::Native(n) => n.name.to_string(),
-            _ => vm.repr(&target)?,
-        },
-        _ => vm.repr(&target)?,
-    };
-    let mut parts = Vec::with_capacity(shown_args.len());
-    if debug {
-        for a in &shown_args {
-            parts.push(vm.repr(a)?);
-        }
-    }
-    let mut text = format!("{name}({})", parts.join(", "));
-    let code = match &target {
-        Value::Function(f) => Some(f.code.code.clone()),
-        Value::Object(o) => match &o.kind {
-            ObjectKind::BoundMethod {
-                func: Value::Function(f),
-                ..
-            } => Some(f.code.code.clone()),
-            _ => None,
-        },
-        _ => None,
-    };
-    if let Some(code) = code {
-        text.push_str(&format!(" at {}:{}", code.filename, code.first_line));
-    }
-    Ok(text)
-}
-
 /// `run_forever`.
 pub fn run_forever(vm: &mut Vm, loop_value: &Value) -> PyResult<()> {
     run_forever_with(vm, loop_value, None)
@@ -977,9 +811,10 @@ fn loop_stop(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     Ok(Value::None)
 }
 
+/// `loop.close()`: in debug mode the `asyncio` logger hears "Close <loop>" first.
 fn loop_close(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let l = this(vm, &args[0])?;
-    let mut st = l.state.borrow_mut();
+    let st = l.state.borrow();
     if st.running {
         drop(st);
         return Err(vm.runtime_error("Cannot close a running event loop"));
@@ -987,8 +822,13 @@ fn loop_close(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     if st.closed {
         return Ok(Value::None);
     }
-    st.closed = true;
+    let debug = st.debug;
     drop(st);
+    if debug {
+        let args = [Value::str("Close %r"), args[0].clone()];
+        super::log::log_to_asyncio_logger(vm, "debug", &args, &[])?;
+    }
+    l.state.borrow_mut().closed = true;
     discard_scheduled(l);
     // Its selector closes: the descriptors it watched are forgotten, and its signal
     // handlers removed (`_UnixSelectorEventLoop.close`).
@@ -1014,7 +854,34 @@ fn flag(vm: &mut Vm, args: &[Value], get: fn(&LoopState) -> bool) -> PyResult<Va
     Ok(Value::Bool(get(&this(vm, &args[0])?.state.borrow())))
 }
 
-fn loop_time(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+/// The arguments of a loop method CPython writes in Python, `BaseEventLoop.{method}(self,
+/// *params, [*args,] *, keywords)`: its TypeError, worded as the function's would be, when
+/// `args` (self first) and `kw` do not fit.
+pub fn check_method_args(
+    vm: &Vm,
+    method: &str,
+    (params, rest): (&[&str], bool),
+    keywords: &[&str],
+    args: &[Value],
+    kw: &KwArgs,
+) -> PyResult<()> {
+    let qualname = format!("BaseEventLoop.{method}");
+    check_kwargs(vm, &qualname, kw, keywords)?;
+    let (given, takes) = (args.len(), params.len() + 1);
+    if given > takes && !rest {
+        let text = crate::vm::call::too_many_positional_text(&qualname, takes, 0, given, 0);
+        return Err(vm.type_error(text));
+    }
+    if given < takes {
+        let missing = &params[given.saturating_sub(1)..];
+        let text = crate::vm::call::missing_arguments_text(&qualname, missing, "positional");
+        return Err(vm.type_error(text));
+    }
+    Ok(())
+}
+
+fn loop_time(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_method_args(vm, "time", (&[], false), &[], args, kw)?;
     Ok(Value::Float(this(vm, &args[0])?.clock.now()))
 }
 
@@ -1025,14 +892,15 @@ fn loop_set_debug(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     Ok(Value::None)
 }
 
-fn loop_create_future(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+fn loop_create_future(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_method_args(vm, "create_future", (&[], false), &[], args, kw)?;
     this(vm, &args[0])?;
     Ok(future::new_future(vm, args[0].clone()))
 }
 
 fn loop_create_task(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    check_kwargs(vm, "create_task", kw, &["name", "context"])?;
-    crate::vm::args::check_arity(vm, "create_task", args, 2, 2)?;
+    let keywords = &["name", "context"];
+    check_method_args(vm, "create_task", (&["coro"], false), keywords, args, kw)?;
     let l = this(vm, &args[0])?;
     check_closed(vm, l)?;
     let context = kwarg(kw, "context");
@@ -1157,9 +1025,6 @@ pub fn init_types(
     timer: &Rc<crate::vm::object::PyType>,
 ) {
     vm.add_static(loop_type, "__new__", |vm, _, _| Ok(new_loop(vm)));
-    vm.add_method(loop_type, "call_soon", call_soon);
-    vm.add_method(loop_type, "call_later", call_later);
-    vm.add_method(loop_type, "call_at", call_at);
     vm.add_method(loop_type, "time", loop_time);
     vm.add_method(loop_type, "run_forever", loop_run_forever);
     vm.add_method(loop_type, "run_until_complete", loop_run_until_complete);
@@ -1233,6 +1098,68 @@ pub fn init_types(
     vm.add_method(timer, "when", |vm, a, _| {
         Ok(Value::Float(handle_of(vm, &a[0])?.when.unwrap_or(0.0)))
     });
+    vm.add_method(timer, "__hash__", |vm, a, _| {
+        let when = Value::Float(handle_of(vm, &a[0])?.when.unwrap_or(0.0));
+        Ok(Value::Int(vm.hash(&when)?))
+    });
+    for (name, op) in TIMER_ORDER {
+        vm.add_method(timer, name, *op);
+    }
+}
+
+/// `TimerHandle`'s comparisons (events.py): by deadline, and equal when deadline,
+/// callback, arguments and cancelled flag all are; NotImplemented against anything else.
+const TIMER_ORDER: &[(&str, crate::vm::object::NativeFn)] = &[
+    ("__lt__", |vm, a, _| {
+        compare_timers(vm, a, |o| o.is_lt(), false)
+    }),
+    ("__le__", |vm, a, _| {
+        compare_timers(vm, a, |o| o.is_lt(), true)
+    }),
+    ("__gt__", |vm, a, _| {
+        compare_timers(vm, a, |o| o.is_gt(), false)
+    }),
+    ("__ge__", |vm, a, _| {
+        compare_timers(vm, a, |o| o.is_gt(), true)
+    }),
+    ("__eq__", |vm, a, _| compare_timers(vm, a, |_| false, true)),
+    ("__ne__", |vm, a, _| {
+        let eq = compare_timers(vm, a, |_| false, true)?;
+        Ok(match eq {
+            Value::Bool(eq) => Value::Bool(!eq),
+            other => other,
+        })
+    }),
+];
+
+/// `ordered(self._when, other._when)`, or (when `or_equal`) `__eq__`.
+fn compare_timers(
+    vm: &mut Vm,
+    args: &[Value],
+    ordered: fn(Ordering) -> bool,
+    or_equal: bool,
+) -> PyResult<Value> {
+    crate::vm::args::check_arity(vm, "comparison", args, 2, 2)?;
+    let this = handle_of(vm, &args[0])?;
+    let Some(other) = as_handle(&args[1]).filter(|h| h.when.is_some()) else {
+        return Ok(Value::NotImplemented);
+    };
+    let (a, b) = (this.when.unwrap_or(0.0), other.when.unwrap_or(0.0));
+    if a.partial_cmp(&b).is_some_and(ordered) {
+        return Ok(Value::Bool(true));
+    }
+    if !or_equal || a != b {
+        return Ok(Value::Bool(false));
+    }
+    if !vm.eq(&this.callback, &other.callback)? || this.args.len() != other.args.len() {
+        return Ok(Value::Bool(false));
+    }
+    for (x, y) in this.args.iter().zip(&other.args) {
+        if !vm.eq(x, y)? {
+            return Ok(Value::Bool(false));
+        }
+    }
+    Ok(Value::Bool(this.cancelled.get() == other.cancelled.get()))
 }
 
 /// The native callable `run_until_complete` adds to stop the loop when its future is done.

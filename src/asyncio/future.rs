@@ -9,7 +9,7 @@ use std::rc::Rc;
 use super::event_loop::rt;
 use super::event_loop::{self, Ready};
 use super::reports::Creator;
-use crate::vm::args::{check_kwargs, kwarg};
+use crate::vm::args::{Signature, check_kwargs, kwarg};
 
 use crate::vm::dict::StrKeys;
 use crate::vm::frame::FrameResult;
@@ -553,12 +553,65 @@ pub fn add_callback(vm: &mut Vm, this_value: &Value, fut: &FutureObj, cb: Callba
     }
 }
 
-fn fut_result(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+/// The class whose method `v`'s is, as `_asyncio`'s METH_NOARGS and METH_O methods name
+/// it in their errors ("Task.done() takes no arguments (1 given)").
+fn owner(v: &Value) -> &'static str {
+    match as_future(v).is_some_and(|f| f.task.is_some()) {
+        true => "Task",
+        false => "Future",
+    }
+}
+
+/// The argument check of an `_asyncio` method that Argument Clinic hands its defining
+/// class, `name(<positional>, /, *, <keywords>)`, whose messages name no class
+/// ("exception() takes no arguments", "set_result() takes at most 1 argument (2 given)",
+/// "add_done_callback() takes exactly 1 positional argument (0 given)"); `args` without
+/// self.
+pub fn check_clinic(
+    vm: &Vm,
+    name: &str,
+    (positional, keywords): (usize, &[&str]),
+    args: &[Value],
+    kw: &KwArgs,
+) -> PyResult<()> {
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let (given, most) = (args.len() + kw.len(), positional + keywords.len());
+    if most == 0 && given > 0 {
+        return Err(vm.type_error(format!("{name}() takes no arguments")));
+    }
+    if given > most {
+        return Err(vm.type_error(format!(
+            "{name}() takes at most {most} argument{} ({given} given)",
+            plural(most)
+        )));
+    }
+    if args.len() != positional {
+        return Err(vm.type_error(format!(
+            "{name}() takes exactly {positional} positional argument{} ({} given)",
+            plural(positional),
+            args.len()
+        )));
+    }
+    check_kwargs(vm, name, kw, keywords)
+}
+
+/// `cancel(msg=None)`'s parameters, for Future and Task.
+const CANCEL: Signature = Signature::keywords("Future", "cancel", &["msg"], 0, 0);
+
+/// The `msg` that `cancel(msg=None)` was given (`args` with self), checked.
+pub fn cancel_message(vm: &Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let slots = CANCEL.bind(vm, &args[1..], kw)?;
+    Ok(slots.into_iter().next().flatten().unwrap_or(Value::None))
+}
+
+fn fut_result(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::no_args(owner(&args[0]), "result").check(vm, &args[1..], kw)?;
     let fut = this(vm, &args[0])?;
     result(vm, fut)
 }
 
-fn fut_exception(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+fn fut_exception(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_clinic(vm, "exception", (0, &[]), &args[1..], kw)?;
     let fut = this(vm, &args[0])?;
     exception(vm, fut)
 }
@@ -576,52 +629,48 @@ pub fn exception(vm: &mut Vm, fut: &FutureObj) -> PyResult<Value> {
     }
 }
 
-fn fut_done(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+fn fut_done(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::no_args(owner(&args[0]), "done").check(vm, &args[1..], kw)?;
     Ok(Value::Bool(this(vm, &args[0])?.status() != Status::Pending))
 }
 
-fn fut_cancelled(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+fn fut_cancelled(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::no_args(owner(&args[0]), "cancelled").check(vm, &args[1..], kw)?;
     Ok(Value::Bool(
         this(vm, &args[0])?.status() == Status::Cancelled,
     ))
 }
 
 fn fut_cancel(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    check_kwargs(vm, "cancel", kw, &["msg"])?;
+    let msg = cancel_message(vm, args, kw)?;
     let fut = this(vm, &args[0])?;
-    let msg = args
-        .get(1)
-        .cloned()
-        .or_else(|| kwarg(kw, "msg"))
-        .unwrap_or(Value::None);
     Ok(Value::Bool(cancel_future(vm, &args[0], fut, msg)))
 }
 
-fn fut_set_result(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::vm::args::check_arity(vm, "set_result", args, 2, 2)?;
+fn fut_set_result(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_clinic(vm, "set_result", (1, &[]), &args[1..], kw)?;
     let fut = this(vm, &args[0])?;
     set_result(vm, &args[0], fut, args[1].clone())?;
     Ok(Value::None)
 }
 
-fn fut_set_exception(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::vm::args::check_arity(vm, "set_exception", args, 2, 2)?;
+fn fut_set_exception(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_clinic(vm, "set_exception", (1, &[]), &args[1..], kw)?;
     let fut = this(vm, &args[0])?;
     set_exception(vm, &args[0], fut, args[1].clone())?;
     Ok(Value::None)
 }
 
 fn fut_add_done_callback(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    check_kwargs(vm, "add_done_callback", kw, &["context"])?;
-    crate::vm::args::check_arity(vm, "add_done_callback", args, 2, 2)?;
+    check_clinic(vm, "add_done_callback", (1, &["context"]), &args[1..], kw)?;
     let fut = this(vm, &args[0])?;
     let context = crate::builtins::contextvars::context_arg(vm, kwarg(kw, "context"))?;
     add_callback(vm, &args[0], fut, Callback::Py(args[1].clone(), context));
     Ok(Value::None)
 }
 
-fn fut_remove_done_callback(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::vm::args::check_arity(vm, "remove_done_callback", args, 2, 2)?;
+fn fut_remove_done_callback(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_clinic(vm, "remove_done_callback", (1, &[]), &args[1..], kw)?;
     let fut = this(vm, &args[0])?;
     let callbacks = std::mem::take(&mut fut.state.borrow_mut().callbacks);
     let mut kept = Callbacks::default();
@@ -641,7 +690,8 @@ fn fut_remove_done_callback(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult
     Ok(Value::Int(removed))
 }
 
-fn fut_get_loop(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+fn fut_get_loop(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    check_clinic(vm, "get_loop", (0, &[]), &args[1..], kw)?;
     Ok(this(vm, &args[0])?.event_loop.clone())
 }
 
@@ -761,12 +811,8 @@ pub fn repr_info(vm: &mut Vm, fut: &FutureObj) -> PyResult<Vec<String>> {
             .iter()
             .map(|cb| match cb {
                 Callback::Wakeup(_) => Ok("Task.task_wakeup()".to_string()),
-                Callback::Py(f, _) => super::event_loop::format_callback(
-                    vm,
-                    f,
-                    &[],
-                    super::event_loop::debug_of(&fut.event_loop),
-                ),
+                // `_format_callbacks` leaves debug mode out: no arguments shown.
+                Callback::Py(f, _) => super::format_helpers::format_callback(vm, f, &[], false),
             })
             .collect::<PyResult<_>>()?;
         let shown = match names.len() {

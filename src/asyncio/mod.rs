@@ -8,6 +8,7 @@
 pub mod asyncgens;
 pub mod event_loop;
 pub mod exception_handler;
+pub mod format_helpers;
 pub mod future;
 pub mod gather;
 pub mod graph;
@@ -19,6 +20,7 @@ pub mod log;
 pub mod primitives;
 pub mod record;
 pub mod reports;
+pub mod scheduling;
 // There are no signals in a browser (src/web.rs).
 #[cfg(not(target_arch = "wasm32"))]
 pub mod signals;
@@ -111,7 +113,7 @@ fn pending_at_exit(vm: &mut Vm, runtime: &event_loop::Runtime) {
             subject: Some(("task", t.clone())),
         };
         reports::print(vm, report);
-        coroutines.push(data.coro.clone());
+        coroutines.extend(data.coro().cloned());
         loops.extend(as_future(&t).map(|f| f.event_loop.clone()));
     }
     for coroutine in &coroutines {
@@ -221,6 +223,9 @@ pub fn module(vm: &mut Vm) -> Value {
     event_loop::reset();
     let runtime = rt(vm);
     asyncgens::init_types(vm, &runtime.types.event_loop);
+    for (name, f) in scheduling::METHODS {
+        vm.add_method(&runtime.types.event_loop, name, *f);
+    }
     #[cfg(not(target_arch = "wasm32"))]
     io::init_type(vm, &runtime.types.event_loop);
     #[cfg(not(target_arch = "wasm32"))]

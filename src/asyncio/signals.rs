@@ -14,6 +14,7 @@ use crate::vm::value::Value;
 use crate::vm::{Exc, PyResult, Vm};
 
 use super::event_loop::{self, LoopObj, Ready};
+use super::scheduling::is_coroutine_like;
 
 /// The loop's methods; `event_loop` calls the last two by name (`_read_from_self` after
 /// a wait that saw signals, `_close_signal_handlers` as the loop closes), so that it does
@@ -99,18 +100,6 @@ fn set_entry(l: &LoopObj, signum: i32, handle: Option<Value>) -> bool {
     }
     drop(signals);
     removed.is_some()
-}
-
-/// `coroutines.iscoroutine(callback) or coroutines._iscoroutinefunction(callback)`.
-fn is_coroutine_like(vm: &mut Vm, callback: &Value) -> PyResult<bool> {
-    if super::task::is_coroutine(callback) {
-        return Ok(true);
-    }
-    let asyncio = vm.import_module("asyncio")?;
-    let name = vm.intern("iscoroutinefunction");
-    let check = vm.get_attr(&asyncio, &name)?;
-    let answer = vm.call(&check, std::slice::from_ref(callback), &[])?;
-    vm.truthy(&answer)
 }
 
 /// A failed `signal.signal()`: EINVAL (SIGKILL, SIGSTOP) becomes CPython's RuntimeError.

@@ -12,7 +12,7 @@ use super::event_loop::{self, Ready, as_loop};
 use super::future::{self, Callback, FutureObj, Status, as_future};
 use crate::builtins::contextvars;
 use crate::common::explain;
-use crate::vm::args::{check_kwargs, kwarg};
+use crate::vm::args::{Signature, check_kwargs, kwarg};
 
 use crate::vm::frame::FrameResult;
 use crate::vm::frame::GenKind;
@@ -24,7 +24,12 @@ use crate::vm::{Exc, PyResult, Vm};
 
 /// The Task-only part of a future.
 pub struct TaskData {
-    pub coro: Value,
+    coro: Value,
+    /// Set when an eager start finished the task: CPython lets the coroutine go then
+    /// (`self._coro = None`), so `get_coro()` and the repr show none. (A finished
+    /// coroutine has nothing left to run or free, so keeping it is invisible, and a
+    /// `Value` here keeps the niche that fits a task in its allocation.)
+    coro_released: Cell<bool>,
     /// A str, or `Int(n)` for an automatic `Task-n` not yet read (see `name_value`).
     name: ValueCell,
     fut_waiter: ValueCell,
@@ -38,6 +43,13 @@ pub struct TaskData {
     /// tasks never use contextvars, so the object is made only when needed
     /// (`context_value`, or `keep_context` after a step that set a variable).
     context: ValueCell,
+}
+
+impl TaskData {
+    /// The coroutine, as `_coro` has it: None once let go.
+    pub fn coro(&self) -> Option<&Value> {
+        (!self.coro_released.get()).then_some(&self.coro)
+    }
 }
 
 #[inline]
@@ -109,6 +121,7 @@ fn new_task_of(
     };
     let data = TaskData {
         coro,
+        coro_released: Cell::new(false),
         name: ValueCell::new(name),
         fut_waiter: ValueCell::new(Value::None),
         must_cancel: Cell::new(false),
@@ -154,6 +167,12 @@ fn eager_step(vm: &mut Vm, task: &Value, event_loop: &Value) -> PyResult<()> {
         Ok(_entered) => {
             let outcome = step(vm, task, None);
             keep_context(task);
+            // A task done at once lets its coroutine go (`self._coro = None`).
+            if let Some((fut, data)) = task_parts(task)
+                && fut.status() != Status::Pending
+            {
+                data.coro_released.set(true);
+            }
             outcome
         }
         Err(e) => Err(e),
@@ -497,13 +516,8 @@ fn task_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 /// `Task.cancel(msg)`: cancels the awaited future, or injects CancelledError at the next step.
 fn task_cancel(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    check_kwargs(vm, "cancel", kw, &["msg"])?;
+    let msg = future::cancel_message(vm, args, kw)?;
     let (fut, data) = this(vm, &args[0])?;
-    let msg = args
-        .get(1)
-        .cloned()
-        .or_else(|| kwarg(kw, "msg"))
-        .unwrap_or(Value::None);
     fut.state.borrow_mut().log_traceback = false;
     if fut.status() != Status::Pending {
         return Ok(Value::Bool(false));
@@ -520,7 +534,8 @@ fn task_cancel(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     Ok(Value::Bool(true))
 }
 
-fn task_uncancel(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+fn task_uncancel(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::no_args("Task", "uncancel").check(vm, &args[1..], kw)?;
     let (_, data) = this(vm, &args[0])?;
     let mut n = data.num_cancels_requested.get();
     if n > 0 {
@@ -533,8 +548,8 @@ fn task_uncancel(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     Ok(Value::Int(n.into()))
 }
 
-fn task_set_name(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::vm::args::check_arity(vm, "set_name", args, 2, 2)?;
+fn task_set_name(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    Signature::one("Task", "set_name").check(vm, &args[1..], kw)?;
     let name = match &args[1] {
         Value::Str(_) => args[1].clone(),
         other => Value::Str(vm.str_of(other)?),
@@ -545,10 +560,10 @@ fn task_set_name(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 
 /// `_format_coroutine`: `main() running at file:12` or `job() done, defined at file:3`.
 /// `running_line` is where a running coroutine is (`Vm::running_line`), when known.
-fn format_coroutine(data: &TaskData, running_line: Option<u32>) -> String {
-    let Some(g) = as_generator(&data.coro) else {
+fn format_coroutine(coro: &Value, running_line: Option<u32>) -> String {
+    let Some(g) = as_generator(coro) else {
         // `_format_coroutine` of a coroutine-like object such as `agen.aclose()`.
-        return match &data.coro {
+        return match coro {
             Value::Object(o) => format!("<{} without __name__>()", o.class.name),
             _ => String::new(),
         };
@@ -573,11 +588,11 @@ fn format_coroutine(data: &TaskData, running_line: Option<u32>) -> String {
 /// `<Task STATUS name='…' coro=<…>`, without the closing `>`: what the reports about a
 /// freed task show (no VM needed).
 pub fn repr_head(data: &TaskData, status: &str) -> String {
-    format!(
-        "<Task {status} name='{}' coro=<{}>",
-        name_text(data),
-        format_coroutine(data, None)
-    )
+    let coro = match data.coro() {
+        Some(coro) => format!(" coro=<{}>", format_coroutine(coro, None)),
+        None => String::new(),
+    };
+    format!("<Task {status} name='{}'{coro}", name_text(data))
 }
 
 fn task_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
@@ -593,11 +608,13 @@ fn task_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         let shown = vm.repr(&waiter)?;
         info.insert(2, format!("wait_for={shown}"));
     }
-    let running_line = as_generator(&data.coro).and_then(|g| vm.running_line(g));
-    info.insert(
-        2,
-        format!("coro=<{}>", format_coroutine(data, running_line)),
-    );
+    if let Some(coro) = data.coro() {
+        let running_line = as_generator(coro).and_then(|g| vm.running_line(g));
+        info.insert(
+            2,
+            format!("coro=<{}>", format_coroutine(coro, running_line)),
+        );
+    }
     let class = vm.type_name(&args[0]);
     Ok(Value::str(format!("<{class} {}>", info.join(" "))))
 }
@@ -678,9 +695,9 @@ pub fn cancelling(v: &Value) -> i64 {
     task_parts(v).map_or(0, |(_, data)| data.num_cancels_requested.get().into())
 }
 
-/// The coroutine a task drives; None if `v` is not a task.
+/// The coroutine a task drives; None if `v` is not a task or has let its coroutine go.
 pub fn task_coro(v: &Value) -> Option<Value> {
-    task_parts(v).map(|(_, data)| data.coro.clone())
+    task_parts(v).and_then(|(_, data)| data.coro().cloned())
 }
 
 /// What a task's `__step` is waiting for (`_fut_waiter`): a future, or None.
@@ -792,26 +809,32 @@ pub fn init_type(vm: &mut Vm, task: &Rc<crate::vm::object::PyType>) {
     vm.add_method(task, "cancel", task_cancel);
     vm.add_method(task, "uncancel", task_uncancel);
     // Only the task's coroutine decides its outcome (`_asyncio.Task` rejects these).
-    vm.add_method(task, "set_result", |vm, _, _| {
+    vm.add_method(task, "set_result", |vm, a, kw| {
+        Signature::one("Task", "set_result").check(vm, &a[1..], kw)?;
         Err(vm.runtime_error("Task does not support set_result operation"))
     });
-    vm.add_method(task, "set_exception", |vm, _, _| {
+    vm.add_method(task, "set_exception", |vm, a, kw| {
+        Signature::one("Task", "set_exception").check(vm, &a[1..], kw)?;
         Err(vm.runtime_error("Task does not support set_exception operation"))
     });
-    vm.add_method(task, "cancelling", |vm, a, _| {
+    vm.add_method(task, "cancelling", |vm, a, kw| {
+        Signature::no_args("Task", "cancelling").check(vm, &a[1..], kw)?;
         Ok(Value::Int(
             this(vm, &a[0])?.1.num_cancels_requested.get().into(),
         ))
     });
-    vm.add_method(task, "get_name", |vm, a, _| {
+    vm.add_method(task, "get_name", |vm, a, kw| {
+        Signature::no_args("Task", "get_name").check(vm, &a[1..], kw)?;
         Ok(name_value(this(vm, &a[0])?.1))
     });
     vm.add_method(task, "set_name", task_set_name);
-    vm.add_method(task, "get_coro", |vm, a, _| {
-        Ok(this(vm, &a[0])?.1.coro.clone())
+    vm.add_method(task, "get_coro", |vm, a, kw| {
+        Signature::no_args("Task", "get_coro").check(vm, &a[1..], kw)?;
+        Ok(this(vm, &a[0])?.1.coro().cloned().unwrap_or(Value::None))
     });
     vm.add_method(task, "__repr__", task_repr);
-    vm.add_method(task, "get_context", |vm, a, _| {
+    vm.add_method(task, "get_context", |vm, a, kw| {
+        Signature::no_args("Task", "get_context").check(vm, &a[1..], kw)?;
         this(vm, &a[0])?;
         Ok(context_value(vm, &a[0]))
     });

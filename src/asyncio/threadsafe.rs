@@ -16,7 +16,7 @@ use crate::vm::{PyResult, Vm};
 /// `loop.call_soon_threadsafe(callback, *args, context=None)`: `call_soon` from any
 /// thread; the loop's thread, if it waits in its select, wakes up to run it.
 pub fn call_soon_threadsafe(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    let handle = event_loop::schedule_soon(vm, args, kw, "call_soon_threadsafe")?;
+    let handle = super::scheduling::schedule_soon(vm, args, kw, "call_soon_threadsafe")?;
     if let Some(l) = args.first().and_then(event_loop::as_loop) {
         let thread = l.state.borrow().thread;
         vm.wake_blocked(thread, Wait::Select);

@@ -162,11 +162,19 @@ impl Signature {
                     plural(bound)
                 )));
             }
-            Style::Keywords if given > self.params.len() => {
+            // `_PyArg_UnpackKeywords` counts keywords in: "split() takes at most 2
+            // keyword arguments (3 given)" when all were keywords.
+            Style::Keywords if given + kw.len() > self.params.len() => {
                 let most = self.params.len();
+                let what = if given == 0 {
+                    "keyword argument"
+                } else {
+                    "argument"
+                };
                 return Err(vm.type_error(format!(
-                    "{name}() takes at most {most} argument{} ({given} given)",
-                    plural(most)
+                    "{name}() takes at most {most} {what}{} ({} given)",
+                    plural(most),
+                    given + kw.len()
                 )));
             }
             _ => {}

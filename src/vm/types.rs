@@ -815,7 +815,7 @@ impl Vm {
         let msg = match obj {
             Value::Type(t) => format!(
                 "type object '{}' has no attribute '{}'",
-                t.name,
+                self.tp_name(t),
                 name.as_str()
             ),
             Value::Object(o) if matches!(o.kind, ObjectKind::Module { .. }) => {
