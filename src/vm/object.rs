@@ -89,6 +89,30 @@ pub struct PyType {
     /// it, as `abc.ABCMeta` does): `object.__new__` refuses to make an instance
     /// (`Py_TPFLAGS_IS_ABSTRACT`).
     pub abstract_: Cell<bool>,
+    /// The classes made with this one among their bases, oldest first, while they live
+    /// (`type.__subclasses__`; [`PyType::add_subclass`]).
+    pub subclasses: RefCell<Vec<std::rc::Weak<PyType>>>,
+}
+
+impl PyType {
+    /// Notes `sub`, just made with `self` among its bases.
+    pub fn add_subclass(&self, sub: &Rc<PyType>) {
+        let mut subclasses = self.subclasses.borrow_mut();
+        // The dead are dropped now and then: amortised, for a base of many classes.
+        if subclasses.len() >= 8 && subclasses.len().is_power_of_two() {
+            subclasses.retain(|w| w.strong_count() > 0);
+        }
+        subclasses.push(Rc::downgrade(sub));
+    }
+
+    /// The living subclasses noted by [`PyType::add_subclass`], oldest first.
+    pub fn live_subclasses(&self) -> Vec<Rc<PyType>> {
+        self.subclasses
+            .borrow()
+            .iter()
+            .filter_map(std::rc::Weak::upgrade)
+            .collect()
+    }
 }
 
 /// A sequence pattern matches instances ([`PyType::match_flags`]).

@@ -113,11 +113,16 @@ pub fn init_type_methods(vm: &mut Vm) {
             Ok(())
         }),
     );
-    vm.add_method(&type_, "mro", |vm, args, _| {
-        let t = as_type(vm, args.first().unwrap_or(&Value::None))?;
+    vm.add_method(&type_, "mro", |vm, args, kw| {
+        let t = type_method_self(vm, "mro", args, kw)?;
         Ok(Value::list(t.mro().into_iter().map(Value::Type).collect()))
     });
-    vm.add_method(&type_, "__subclasses__", |_, _, _| Ok(Value::list(vec![])));
+    vm.add_method(&type_, "__subclasses__", |vm, args, kw| {
+        let t = type_method_self(vm, "__subclasses__", args, kw)?;
+        Ok(Value::list(
+            t.live_subclasses().into_iter().map(Value::Type).collect(),
+        ))
+    });
     let object = vm.types.object.clone();
     vm.add_getset(
         &object,
@@ -419,6 +424,39 @@ fn bound_func(v: &Value) -> Value {
         },
         _ => Value::None,
     }
+}
+
+/// The class a method of `type` taking no arguments is called on (`C.mro()`,
+/// `type.__subclasses__(C)`), with CPython's errors for anything else.
+fn type_method_self(
+    vm: &mut Vm,
+    name: &str,
+    args: &[Value],
+    kw: &crate::vm::object::KwArgs,
+) -> PyResult<Rc<PyType>> {
+    let t = match args.first() {
+        Some(Value::Type(t)) => t.clone(),
+        Some(other) => {
+            return Err(vm.type_error(format!(
+                "descriptor '{name}' for 'type' objects doesn't apply to a '{}' object",
+                vm.type_name(other)
+            )));
+        }
+        None => {
+            return Err(vm.type_error(format!("unbound method type.{name}() needs an argument")));
+        }
+    };
+    if !kw.is_empty() {
+        return Err(vm.type_error(format!("{}.{name}() takes no keyword arguments", t.name)));
+    }
+    if args.len() > 1 {
+        return Err(vm.type_error(format!(
+            "{}.{name}() takes no arguments ({} given)",
+            t.name,
+            args.len() - 1
+        )));
+    }
+    Ok(t)
 }
 
 pub fn as_type(vm: &mut Vm, v: &Value) -> PyResult<Rc<PyType>> {

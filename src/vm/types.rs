@@ -39,7 +39,11 @@ pub fn make_type(name: &str, bases: Vec<Rc<PyType>>, layout: Layout, builtin: bo
         weakly_watched: Cell::new(false),
         no_dict: false,
         abstract_: Cell::new(false),
+        subclasses: RefCell::new(Vec::new()),
     });
+    for base in &ty.bases {
+        base.add_subclass(&ty);
+    }
     let mut mro = vec![ty.clone()];
     mro.extend(mro_tail);
     *ty.mro.borrow_mut() = mro;
@@ -1360,7 +1364,11 @@ impl Vm {
             weakly_watched: Cell::new(false),
             no_dict,
             abstract_: Cell::new(false),
+            subclasses: RefCell::new(Vec::new()),
         });
+        for base in &ty.bases {
+            base.add_subclass(&ty);
+        }
         let mut mro = vec![ty.clone()];
         mro.extend(tail);
         *ty.mro.borrow_mut() = mro;
