@@ -117,16 +117,6 @@ fn would_block(error: &io::Error) -> bool {
     matches!(error.raw_os_error(), Some(libc::EAGAIN | libc::EINPROGRESS))
 }
 
-/// Waits until the socket is ready for `events` or its timeout passes: Ok(false) then.
-fn wait_for(vm: &mut Vm, sock: &Socket, events: i16, deadline: Option<Instant>) -> PyResult<bool> {
-    let mut fds = [net::poll_fd(sock.fd.get(), events)];
-    let ready = vm.wait_ready_sharing(&mut fds, deadline)?;
-    if let Some(exc) = vm.check_woken() {
-        return Err(exc);
-    }
-    Ok(ready > 0 || deadline.is_none_or(|at| Instant::now() < at))
-}
-
 /// Runs `op` on the socket's descriptor as a blocking call when the socket blocks: until
 /// it no longer reports "would block", waiting for `events` in between, for at most the
 /// socket's timeout (then TimeoutError "timed out").
@@ -145,7 +135,7 @@ fn io_call<T>(
             Ok(v) => return Ok(v),
             Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
             Err(e) if would_block(&e) && timeout != Some(0.0) => {
-                if !wait_for(vm, sock, events, deadline)? {
+                if !vm.wait_fd_sharing(sock.fd.get(), events, deadline)? {
                     return Err(vm.new_exc(&vm.types.timeout_error, "timed out"));
                 }
             }
@@ -341,7 +331,14 @@ fn connect(vm: &mut Vm, args: &[Value], ex: bool) -> PyResult<Value> {
             })
             .map(|()| match net::socket_error(fd) {
                 Ok(0) => Ok(()),
-                Ok(errno) => Err(io::Error::from_raw_os_error(errno)),
+                Ok(errno) => {
+                    // A socket without a timeout is a blocking one in CPython, which can
+                    // connect again after a refusal (`connect_ex` in a retry loop).
+                    if sock.timeout.get().is_none() {
+                        let _ = net::dissolve(fd);
+                    }
+                    Err(io::Error::from_raw_os_error(errno))
+                }
                 Err(e) => Err(e),
             })?
         }
@@ -941,6 +938,17 @@ const CONSTANTS: &[(&str, i32)] = &[
     ("SHUT_RDWR", libc::SHUT_RDWR),
     ("MSG_PEEK", libc::MSG_PEEK),
     ("SOMAXCONN", 4096),
+    ("EAI_AGAIN", libc::EAI_AGAIN),
+    ("EAI_BADFLAGS", libc::EAI_BADFLAGS),
+    ("EAI_FAIL", libc::EAI_FAIL),
+    ("EAI_FAMILY", libc::EAI_FAMILY),
+    ("EAI_MEMORY", libc::EAI_MEMORY),
+    ("EAI_NODATA", libc::EAI_NODATA),
+    ("EAI_NONAME", libc::EAI_NONAME),
+    ("EAI_OVERFLOW", libc::EAI_OVERFLOW),
+    ("EAI_SERVICE", libc::EAI_SERVICE),
+    ("EAI_SOCKTYPE", libc::EAI_SOCKTYPE),
+    ("EAI_SYSTEM", libc::EAI_SYSTEM),
 ];
 
 /// Builds the module on its first import.

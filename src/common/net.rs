@@ -155,6 +155,19 @@ pub fn connect(fd: RawFd, addr: &SockAddr) -> io::Result<()> {
         .map(drop)
 }
 
+/// Dissolves a connection attempt that failed (`connect(2)` to `AF_UNSPEC`). A blocking
+/// socket is ready to connect again after a refusal; the non-blocking socket apy waits on
+/// stays "connecting", and its next `connect` would report `ECONNABORTED`.
+pub fn dissolve(fd: RawFd) -> io::Result<()> {
+    // SAFETY: all-zero bytes are a valid sockaddr_storage.
+    let mut storage: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
+    storage.ss_family = libc::AF_UNSPEC as libc::sa_family_t;
+    let len = std::mem::size_of::<libc::sockaddr>() as libc::socklen_t;
+    // SAFETY: `storage` holds a sockaddr of `len` bytes.
+    check(unsafe { libc::connect(fd, &storage as *const _ as *const libc::sockaddr, len) })
+        .map(drop)
+}
+
 pub fn listen(fd: RawFd, backlog: i32) -> io::Result<()> {
     // SAFETY: listen(2) takes plain integers.
     check(unsafe { libc::listen(fd, backlog) }).map(drop)
