@@ -294,6 +294,28 @@ impl BinaryFile {
         }
     }
 
+    /// `truncate(size=None)`: the file cut (or grown) to `size` bytes, by default where
+    /// the program is, after the pending bytes are written; the position stays. The size.
+    fn truncate(&self, vm: &mut Vm, size: Option<i64>) -> PyResult<i64> {
+        if !self.writable {
+            return Err(unsupported(vm, "truncate"));
+        }
+        self.check_open(vm, "truncate of closed file")?;
+        let at = self.tell() as i64;
+        // As a seek to where the program is: what is pending is written, what was read
+        // ahead (and may be cut off) forgotten.
+        self.seek(vm, at, 0)?;
+        let size = size.unwrap_or(at);
+        let result = match (self.state.borrow().file.as_ref(), u64::try_from(size)) {
+            (Some(file), Ok(len)) => file.set_len(len),
+            _ => Err(std::io::Error::from_raw_os_error(
+                crate::vm::os_errors::EINVAL,
+            )),
+        };
+        result.map_err(|e| vm.os_error(&e, None))?;
+        Ok(size)
+    }
+
     fn close(&self, vm: &mut Vm) -> PyResult<()> {
         if self.state.borrow().file.is_none() {
             return Ok(());
@@ -384,6 +406,14 @@ const METHODS: &[(&str, Method)] = &[
         let f = this(vm, &args[0])?;
         let (offset, whence) = seek_args(vm, args)?;
         f.seek(vm, offset, whence).map(|at| Value::Int(at as i64))
+    }),
+    ("truncate", |vm, args, _| {
+        let f = this(vm, &args[0])?;
+        let size = match args.get(1) {
+            None | Some(Value::None) => None,
+            Some(v) => Some(vm.expect_index(v)?),
+        };
+        f.truncate(vm, size).map(Value::Int)
     }),
     ("fileno", |vm, args, _| {
         let f = this(vm, &args[0])?;

@@ -16,6 +16,7 @@ use super::{PyResult, Vm};
 /// Linux errno values apy raises itself (the `libc` crate's, which a browser build lacks).
 pub const EEXIST: i32 = 17;
 pub const EISDIR: i32 = 21;
+pub const EINVAL: i32 = 22;
 pub const ELOOP: i32 = 40;
 #[cfg(target_arch = "wasm32")]
 pub const EBADF: i32 = 9;
