@@ -2,8 +2,9 @@
 //! `io.BufferedWriter` (`wb`, `ab`, `xb`) and `io.BufferedRandom` (a mode with `+`)
 //! (`Modules/_io/bufferedio.c`). Reads and writes `bytes` with real, blocking calls on the
 //! host file (opened by `io.rs`'s `open()` after `vm::sandbox`'s gate), buffered as CPython
-//! buffers them: reads come in chunks of 8 KiB, writes wait until 8 KiB are pending, a
-//! seek, a read or `close()`; a write after a read goes where reading stopped.
+//! buffers them: reads come in chunks of the file's block size (`st_blksize`, what
+//! `read1()` shows), writes wait until 8 KiB are pending, a seek, a read or `close()`; a
+//! write after a read goes where reading stopped.
 
 use std::cell::RefCell;
 use std::fs::File;
@@ -51,6 +52,8 @@ pub struct BinaryFile {
     mode: String,
     readable: bool,
     writable: bool,
+    /// How much a read from the file asks for: its block size, as CPython's buffer.
+    chunk: usize,
     state: RefCell<State>,
 }
 
@@ -93,6 +96,21 @@ pub fn classes(vm: &mut Vm) -> Vec<(&'static str, Value)> {
         .collect()
 }
 
+/// The block size of the file (`st_blksize`), which CPython's buffers take.
+#[cfg(unix)]
+fn block_size(file: &File) -> usize {
+    use std::os::unix::fs::MetadataExt;
+    match file.metadata() {
+        Ok(meta) if meta.blksize() > 1 => meta.blksize() as usize,
+        _ => BUFFER_SIZE,
+    }
+}
+
+#[cfg(not(unix))]
+fn block_size(_: &File) -> usize {
+    BUFFER_SIZE
+}
+
 /// Wraps an opened host file; `mode` as CPython shows it (`rb`, `wb`, `ab`, `xb`, `rb+`,
 /// `ab+`, …); `start` is where the file is positioned.
 pub fn new(
@@ -110,6 +128,7 @@ pub fn new(
         mode,
         readable,
         writable,
+        chunk: block_size(&file),
         state: RefCell::new(State {
             file: Some(file),
             ahead: Vec::new(),
@@ -191,7 +210,7 @@ impl BinaryFile {
                 *consumed = 0;
             }
             let had = ahead.len();
-            ahead.resize(had + BUFFER_SIZE, 0);
+            ahead.resize(had + self.chunk, 0);
             let read = file.as_mut().map_or(Ok(0), |f| f.read(&mut ahead[had..]));
             let n = read.as_ref().map_or(0, |n| *n);
             ahead.truncate(had + n);
@@ -220,6 +239,43 @@ impl BinaryFile {
         let want = size.unwrap_or(usize::MAX);
         self.fill(vm, "read", |rest| rest.len() >= want)?;
         Ok(self.take(want))
+    }
+
+    /// `read1(size=-1)`: at most `size` of the bytes read ahead; with none, what one read
+    /// of the file gives, of `size` bytes or (-1) a chunk.
+    fn read1(&self, vm: &mut Vm, size: Option<usize>) -> PyResult<Vec<u8>> {
+        // The checks and the flush of a read, reading nothing.
+        self.fill(vm, "read", |_| true)?;
+        let mut state = self.state.borrow_mut();
+        if state.consumed < state.ahead.len() || size == Some(0) {
+            drop(state);
+            return Ok(self.take(size.unwrap_or(usize::MAX)));
+        }
+        let State {
+            file,
+            ahead,
+            consumed,
+            start,
+            ..
+        } = &mut *state;
+        *start += ahead.len() as u64;
+        ahead.clear();
+        *consumed = 0;
+        let Some(file) = file.as_mut() else {
+            return Ok(Vec::new());
+        };
+        let mut chunk = vec![0; size.unwrap_or(self.chunk)];
+        match file.read(&mut chunk) {
+            Ok(n) => {
+                chunk.truncate(n);
+                *start += n as u64;
+                Ok(chunk)
+            }
+            Err(e) => {
+                drop(state);
+                Err(vm.os_error(&e, None))
+            }
+        }
     }
 
     fn readline(&self, vm: &mut Vm, size: Option<usize>) -> PyResult<Vec<u8>> {
@@ -294,6 +350,28 @@ impl BinaryFile {
         }
     }
 
+    /// `truncate(size=None)`: the file cut (or grown) to `size` bytes, by default where
+    /// the program is, after the pending bytes are written; the position stays. The size.
+    fn truncate(&self, vm: &mut Vm, size: Option<i64>) -> PyResult<i64> {
+        if !self.writable {
+            return Err(unsupported(vm, "truncate"));
+        }
+        self.check_open(vm, "truncate of closed file")?;
+        let at = self.tell() as i64;
+        // As a seek to where the program is: what is pending is written, what was read
+        // ahead (and may be cut off) forgotten.
+        self.seek(vm, at, 0)?;
+        let size = size.unwrap_or(at);
+        let result = match (self.state.borrow().file.as_ref(), u64::try_from(size)) {
+            (Some(file), Ok(len)) => file.set_len(len),
+            _ => Err(std::io::Error::from_raw_os_error(
+                crate::vm::os_errors::EINVAL,
+            )),
+        };
+        result.map_err(|e| vm.os_error(&e, None))?;
+        Ok(size)
+    }
+
     fn close(&self, vm: &mut Vm) -> PyResult<()> {
         if self.state.borrow().file.is_none() {
             return Ok(());
@@ -323,6 +401,15 @@ const METHODS: &[(&str, Method)] = &[
         let f = this(vm, &args[0])?;
         let size = size_arg(vm, args.get(1))?;
         let data = f.read(vm, size)?;
+        Ok(vm.new_bytes(data))
+    }),
+    ("read1", |vm, args, _| {
+        let f = this(vm, &args[0])?;
+        if !f.readable {
+            return Err(unsupported(vm, "read1"));
+        }
+        let size = size_arg(vm, args.get(1))?;
+        let data = f.read1(vm, size)?;
         Ok(vm.new_bytes(data))
     }),
     ("readline", |vm, args, _| {
@@ -384,6 +471,14 @@ const METHODS: &[(&str, Method)] = &[
         let f = this(vm, &args[0])?;
         let (offset, whence) = seek_args(vm, args)?;
         f.seek(vm, offset, whence).map(|at| Value::Int(at as i64))
+    }),
+    ("truncate", |vm, args, _| {
+        let f = this(vm, &args[0])?;
+        let size = match args.get(1) {
+            None | Some(Value::None) => None,
+            Some(v) => Some(vm.expect_index(v)?),
+        };
+        f.truncate(vm, size).map(Value::Int)
     }),
     ("fileno", |vm, args, _| {
         let f = this(vm, &args[0])?;

@@ -91,6 +91,8 @@ mod sizeof;
 mod slot_wrappers;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod socket;
+#[cfg(not(target_arch = "wasm32"))]
+mod socket_convert;
 mod sre;
 mod std_buffers;
 mod std_streams;

@@ -28,6 +28,11 @@ pub fn module(vm: &mut Vm) -> Value {
         ("devnull", Value::str("/dev/null")),
         ("name", Value::str("posix")),
         ("environ", environ()),
+        // access()'s modes (the same on every POSIX system).
+        ("F_OK", Value::Int(0)),
+        ("R_OK", Value::Int(4)),
+        ("W_OK", Value::Int(2)),
+        ("X_OK", Value::Int(1)),
     ];
     for (name, f) in OS_FUNCTIONS {
         attrs.push((name, vm.native(name, *f)));
@@ -219,6 +224,49 @@ fn symlink(source: &str, target: &str) -> std::io::Result<()> {
 #[cfg(not(unix))]
 fn symlink(_: &str, _: &str) -> std::io::Result<()> {
     Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+}
+
+const CHMOD: Signature = Signature::keywords(
+    "os",
+    "chmod",
+    &["path", "mode", "dir_fd", "follow_symlinks"],
+    2,
+    0,
+);
+
+const ACCESS: Signature = Signature::keywords(
+    "os",
+    "access",
+    &["path", "mode", "dir_fd", "effective_ids", "follow_symlinks"],
+    2,
+    0,
+);
+
+/// Sets the permission bits of `path` (`chmod(2)`).
+#[cfg(unix)]
+fn set_mode(path: &str, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+fn set_mode(_: &str, _: u32) -> std::io::Result<()> {
+    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+}
+
+/// Whether this process may use `path` as `mode` says (`access(2)`: F_OK, R_OK, …).
+#[cfg(unix)]
+fn may_access(path: &str, mode: i32) -> bool {
+    let Ok(path) = std::ffi::CString::new(path) else {
+        return false;
+    };
+    // SAFETY: `path` is NUL-terminated; access(2) only reads it.
+    unsafe { libc::access(path.as_ptr(), mode) == 0 }
+}
+
+#[cfg(not(unix))]
+fn may_access(path: &str, _: i32) -> bool {
+    std::path::Path::new(path).exists()
 }
 
 const STAT: Signature =
@@ -437,6 +485,20 @@ const OS_FUNCTIONS: &[(&str, Method)] = &[
             Ok(target) => Ok(Value::str(target.to_string_lossy().as_ref())),
             Err(e) => Err(vm.os_error(&e, Some(&path))),
         }
+    }),
+    ("chmod", |vm, args, kw| {
+        let slots = CHMOD.bind(vm, args, kw)?;
+        let path = path_arg(vm, "chmod", "path", slots[0].as_ref())?;
+        let mode = vm.expect_index(slots[1].as_ref().unwrap_or(&Value::None))?;
+        vm.require(Capability::Files, &path)?;
+        done(vm, set_mode(&path, mode as u32), &path)
+    }),
+    ("access", |vm, args, kw| {
+        let slots = ACCESS.bind(vm, args, kw)?;
+        let path = path_arg(vm, "access", "path", slots[0].as_ref())?;
+        let mode = vm.expect_index(slots[1].as_ref().unwrap_or(&Value::None))?;
+        vm.require(Capability::Files, &path)?;
+        Ok(Value::Bool(may_access(&path, mode as i32)))
     }),
     ("rename", |vm, args, _| rename(vm, args, "rename")),
     ("replace", |vm, args, _| rename(vm, args, "replace")),

@@ -18,6 +18,7 @@ use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
 
 use super::bytes_type::bytes_of;
+use super::module_args::as_double;
 use super::os::path_arg;
 
 type Function = fn(&mut Vm, &[Value], &KwArgs) -> PyResult<Value>;
@@ -187,7 +188,7 @@ const OS_FUNCTIONS: &[(&str, Function)] = &[
         let pid = int(vm, &args[0])?;
         let options = int(vm, &args[1])?;
         vm.flush_stdout();
-        let (pid, status) = wait_for_child(vm, pid, options)?;
+        let (pid, status) = wait_for_child(vm, pid, options, None)?.unwrap_or((0, 0));
         Ok(Value::tuple(vec![
             Value::Int(pid.into()),
             Value::Int(status.into()),
@@ -219,24 +220,30 @@ const OS_FUNCTIONS: &[(&str, Function)] = &[
     }),
 ];
 
-/// Before a blocking `os.read`: waits until `fd` has something (or its end) in
-/// `Vm::wait_ready`, so that Ctrl-C and `--time-limit` end a read nobody will answer (a
+/// Before a blocking `os.read`: waits until `fd` has something (or its end), letting the
+/// other threads run, so that Ctrl-C and `--time-limit` end a read nobody will answer (a
 /// pipe no one writes to), as a signal interrupts CPython's. A non-blocking descriptor
 /// reads at once (BlockingIOError when empty).
 fn wait_until_readable(vm: &mut Vm, fd: i32) -> PyResult<()> {
-    match sys::is_blocking(fd) {
-        true => vm.wait_for_fd(fd, libc::POLLIN),
-        false => Ok(()),
+    if sys::is_blocking(fd) {
+        vm.wait_fd_sharing(fd, libc::POLLIN, None)?;
     }
+    Ok(())
 }
 
-/// `os.waitpid(pid, options)`. Without `WNOHANG` it waits in `Vm::wait_ready`, for the
-/// child's pidfd (or in 10 ms naps where there is none: a process group, an old kernel), so
-/// Ctrl-C and `--time-limit` end the wait, as they end CPython's.
-fn wait_for_child(vm: &mut Vm, pid: i32, options: i32) -> PyResult<(i32, i32)> {
+/// `os.waitpid(pid, options)`, and `_spawn.wait`'s wait until `deadline` (None when it
+/// passes first). Without `WNOHANG` it waits for the child's pidfd (or in 10 ms naps where
+/// there is none: a process group, an old kernel) while the other threads run, so Ctrl-C
+/// and `--time-limit` end the wait, as they end CPython's.
+fn wait_for_child(
+    vm: &mut Vm,
+    pid: i32,
+    options: i32,
+    deadline: Option<Instant>,
+) -> PyResult<Option<(i32, i32)>> {
     let wait = |vm: &mut Vm, options| sys::waitpid(pid, options).map_err(|e| vm.os_error(&e, None));
     if options & libc::WNOHANG != 0 {
-        return wait(vm, options);
+        return wait(vm, options).map(Some);
     }
     // SAFETY: a pidfd just opened is owned by nothing else.
     let pidfd = (pid > 0)
@@ -246,18 +253,42 @@ fn wait_for_child(vm: &mut Vm, pid: i32, options: i32) -> PyResult<(i32, i32)> {
     loop {
         let (got, status) = wait(vm, options | libc::WNOHANG)?;
         if got != 0 {
-            return Ok((got, status));
+            return Ok(Some((got, status)));
+        }
+        if deadline.is_some_and(|at| Instant::now() >= at) {
+            return Ok(None);
         }
         match &pidfd {
-            Some(fd) => vm.wait_for_fd(fd.as_raw_fd(), libc::POLLIN)?,
+            Some(fd) => vm.wait_fd_sharing(fd.as_raw_fd(), libc::POLLIN, deadline)?,
             None => {
-                vm.wait_idle(Some(Instant::now() + Duration::from_millis(10)));
+                let nap = Instant::now() + Duration::from_millis(10);
+                let until = deadline.map_or(nap, |at| at.min(nap));
+                vm.wait_ready_sharing(&mut [], Some(until))?;
                 if let Some(exc) = vm.check_woken() {
                     return Err(exc);
                 }
+                true
             }
-        }
+        };
     }
+}
+
+/// `_spawn.wait(pid, timeout)`: the child's `(pid, status)` once it has ended, or None
+/// when `timeout` seconds pass first (`Popen.wait(timeout)`; CPython polls in naps).
+fn wait_timed(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "wait", args, 2, 2)?;
+    let pid = int(vm, &args[0])?;
+    let seconds = as_double(vm, &args[1])?.max(0.0);
+    let deadline = Duration::try_from_secs_f64(seconds)
+        .ok()
+        .and_then(|d| Instant::now().checked_add(d));
+    vm.flush_stdout();
+    Ok(match wait_for_child(vm, pid, 0, deadline)? {
+        Some((pid, status)) => {
+            Value::tuple(vec![Value::Int(pid.into()), Value::Int(status.into())])
+        }
+        None => Value::None,
+    })
 }
 
 /// The strings of a list argument.
@@ -328,5 +359,9 @@ fn check(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 pub fn spawn_module(vm: &mut Vm) -> Value {
     let spawn = vm.native("spawn", spawn);
     let check = vm.native("check", check);
-    vm.new_module("_spawn", vec![("spawn", spawn), ("check", check)])
+    let wait = vm.native("wait", wait_timed);
+    vm.new_module(
+        "_spawn",
+        vec![("spawn", spawn), ("check", check), ("wait", wait)],
+    )
 }

@@ -8,7 +8,7 @@
 //! In: file objects (an int or anything with `fileno()`), events, timeouts. Out: keys and
 //! `(key, events)` lists. The system calls are in `common/net.rs`.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::os::fd::RawFd;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -25,9 +25,10 @@ use crate::vm::{PyResult, Vm};
 pub const EVENT_READ: i64 = 1;
 pub const EVENT_WRITE: i64 = 2;
 
-/// How a selector asks the system.
+/// How a selector asks the system. The epoll instance is gone once the selector is closed
+/// (an `Rc`, so that a wait holds no borrow while other threads run).
 enum Backend {
-    Epoll(Epoll),
+    Epoll(RefCell<Option<Rc<Epoll>>>),
     Poll,
 }
 
@@ -35,6 +36,7 @@ enum Backend {
 struct Selector {
     backend: Backend,
     keys: RefCell<Vec<(RawFd, Value)>>,
+    closed: Cell<bool>,
 }
 
 thread_local! {
@@ -46,6 +48,18 @@ fn this<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a Selector> {
     args.first()
         .and_then(|v| v.native::<Selector>())
         .ok_or_else(|| vm.type_error("descriptor requires a selector"))
+}
+
+/// The selector's epoll instance (None for a `SelectSelector`); ValueError once closed,
+/// as CPython's closed `select.epoll` says.
+fn epoll_of(vm: &Vm, sel: &Selector) -> PyResult<Option<Rc<Epoll>>> {
+    match &sel.backend {
+        Backend::Epoll(epoll) => match epoll.borrow().clone() {
+            Some(epoll) => Ok(Some(epoll)),
+            None => Err(vm.value_error("I/O operation on closed epoll object")),
+        },
+        Backend::Poll => Ok(None),
+    }
 }
 
 /// `_fileobj_to_fd`: an int, or what `fileobj.fileno()` returns.
@@ -166,7 +180,7 @@ fn register(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         let message = format!("{shown} (FD {fd}) is already registered");
         return Err(vm.key_error(Value::str(message)));
     }
-    if let Backend::Epoll(epoll) = &sel.backend {
+    if let Some(epoll) = epoll_of(vm, sel)? {
         epoll
             .add(fd, epoll_events(events))
             .map_err(|e| os_error(vm, &e))?;
@@ -181,7 +195,7 @@ fn unregister(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let sel = this(vm, args)?;
     let (at, fd) = registered(vm, sel, &args[1])?;
     let (_, key) = sel.keys.borrow_mut().remove(at);
-    if let Backend::Epoll(epoll) = &sel.backend {
+    if let Ok(Some(epoll)) = epoll_of(vm, sel) {
         // A descriptor closed before it was unregistered has left the set already.
         let _ = epoll.remove(fd);
     }
@@ -196,7 +210,7 @@ fn modify(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     if key_field(&old, 2).is(&Value::Int(events)) && key_field(&old, 3).is(&data) {
         return Ok(old);
     }
-    if let Backend::Epoll(epoll) = &sel.backend {
+    if let Some(epoll) = epoll_of(vm, sel)? {
         epoll
             .modify(fd, epoll_events(events))
             .map_err(|e| os_error(vm, &e))?;
@@ -314,23 +328,38 @@ fn wait(vm: &mut Vm, sel: &Selector, timeout: Option<f64>) -> PyResult<Vec<(RawF
             (*fd, epoll_events(events))
         })
         .collect();
-    let epoll = match &sel.backend {
-        Backend::Epoll(epoll) => Some((epoll, watched.len())),
-        Backend::Poll => None,
-    };
+    let epoll = epoll_of(vm, sel)?;
+    let epoll = epoll.as_deref().map(|epoll| (epoll, watched.len()));
     wait_descriptors(vm, epoll, &watched, timeout)
 }
 
 fn get_key(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     Signature::one("selector", "get_key").check(vm, &args[1..], &[])?;
     let sel = this(vm, args)?;
+    if sel.closed.get() {
+        return Err(vm.runtime_error("Selector is closed"));
+    }
     let (at, _) = registered(vm, sel, &args[1])?;
     Ok(sel.keys.borrow()[at].1.clone())
 }
 
-/// `get_map()`: a read-only mapping from descriptors to keys, live.
+/// `close()` (and `__exit__`): forgets the keys and closes the epoll instance; then
+/// `get_map()` is None and `get_key()` a RuntimeError, as in `Lib/selectors.py`.
+fn close(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let sel = this(vm, args)?;
+    sel.closed.set(true);
+    sel.keys.borrow_mut().clear();
+    if let Backend::Epoll(epoll) = &sel.backend {
+        epoll.borrow_mut().take();
+    }
+    Ok(Value::None)
+}
+
+/// `get_map()`: a read-only mapping from descriptors to keys, live (None once closed).
 fn get_map(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    this(vm, args)?;
+    if this(vm, args)?.closed.get() {
+        return Ok(Value::None);
+    }
     let class = CLASSES
         .with(|c| c.borrow().as_ref().map(|(_, map)| map.clone()))
         .unwrap_or_else(|| vm.types.object.clone());
@@ -399,23 +428,17 @@ const SELECTOR_METHODS: &[(&str, NativeFn)] = &[
     ("select", select),
     ("get_key", get_key),
     ("get_map", get_map),
-    ("close", |vm, args, _| {
-        this(vm, args)?.keys.borrow_mut().clear();
-        Ok(Value::None)
-    }),
-    ("fileno", |vm, args, _| match &this(vm, args)?.backend {
-        Backend::Epoll(epoll) => Ok(Value::Int(epoll.fd().into())),
-        Backend::Poll => {
-            Err(vm.attribute_error("'SelectSelector' object has no attribute 'fileno'"))
+    ("close", close),
+    ("fileno", |vm, args, _| {
+        match epoll_of(vm, this(vm, args)?)? {
+            Some(epoll) => Ok(Value::Int(epoll.fd().into())),
+            None => Err(vm.attribute_error("'SelectSelector' object has no attribute 'fileno'")),
         }
     }),
     ("__enter__", |vm, args, _| {
         this(vm, args).map(|_| args[0].clone())
     }),
-    ("__exit__", |vm, args, _| {
-        this(vm, args)?.keys.borrow_mut().clear();
-        Ok(Value::None)
-    }),
+    ("__exit__", close),
 ];
 
 /// A class of this module deriving from `base`.
@@ -441,6 +464,7 @@ fn make_selector(vm: &mut Vm, args: &[Value], backend: Backend) -> PyResult<Valu
         ObjectKind::Other(Box::new(Selector {
             backend,
             keys: RefCell::new(Vec::new()),
+            closed: Cell::new(false),
         })),
     )))
 }
@@ -475,7 +499,7 @@ pub fn module(vm: &mut Vm) -> Value {
     let base = module_type(vm, "BaseSelector", &object);
     let epoll = selector_type(vm, "EpollSelector", &base, |vm, args, _| {
         let epoll = Epoll::new().map_err(|e| os_error(vm, &e))?;
-        make_selector(vm, args, Backend::Epoll(epoll))
+        make_selector(vm, args, Backend::Epoll(RefCell::new(Some(Rc::new(epoll)))))
     });
     let select = selector_type(vm, "SelectSelector", &base, |vm, args, _| {
         make_selector(vm, args, Backend::Poll)

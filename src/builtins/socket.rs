@@ -17,7 +17,6 @@ use std::time::{Duration, Instant};
 
 use super::bytes_type::bytes_of;
 use super::memoryview::WritableBuffer;
-use super::module_args::as_double;
 use crate::common::net::{self, SockAddr};
 use crate::vm::args::Signature;
 use crate::vm::object::{KwArgs, Layout, NativeFn, Object, ObjectKind, PyType};
@@ -55,6 +54,8 @@ impl Drop for Socket {
 thread_local! {
     /// The module's classes, made with it: `socket.socket` and `socket.gaierror`.
     static CLASSES: RefCell<Option<(Rc<PyType>, Rc<PyType>)>> = const { RefCell::new(None) };
+    /// The timeout a new socket starts with (`setdefaulttimeout`; None: blocking).
+    static DEFAULT_TIMEOUT: Cell<Option<f64>> = const { Cell::new(None) };
 }
 
 fn classes(vm: &Vm) -> (Rc<PyType>, Rc<PyType>) {
@@ -92,7 +93,7 @@ pub fn os_error(vm: &mut Vm, error: &io::Error) -> Exc {
     errno_error(vm, os_error, errno, net::strerror(errno))
 }
 
-fn gai_error(vm: &mut Vm, (errno, text): (i32, String)) -> Exc {
+pub(super) fn gai_error(vm: &mut Vm, (errno, text): (i32, String)) -> Exc {
     let (_, gaierror) = classes(vm);
     errno_error(vm, gaierror, errno, text)
 }
@@ -106,7 +107,7 @@ fn new_socket(vm: &Vm, fd: RawFd, family: i32, kind: i32, proto: i32) -> Value {
             family,
             kind,
             proto,
-            timeout: Cell::new(None),
+            timeout: Cell::new(DEFAULT_TIMEOUT.get()),
             io_refs: Cell::new(0),
             close_pending: Cell::new(false),
         })),
@@ -115,16 +116,6 @@ fn new_socket(vm: &Vm, fd: RawFd, family: i32, kind: i32, proto: i32) -> Value {
 
 fn would_block(error: &io::Error) -> bool {
     matches!(error.raw_os_error(), Some(libc::EAGAIN | libc::EINPROGRESS))
-}
-
-/// Waits until the socket is ready for `events` or its timeout passes: Ok(false) then.
-fn wait_for(vm: &mut Vm, sock: &Socket, events: i16, deadline: Option<Instant>) -> PyResult<bool> {
-    let mut fds = [net::poll_fd(sock.fd.get(), events)];
-    let ready = vm.wait_ready_sharing(&mut fds, deadline)?;
-    if let Some(exc) = vm.check_woken() {
-        return Err(exc);
-    }
-    Ok(ready > 0 || deadline.is_none_or(|at| Instant::now() < at))
 }
 
 /// Runs `op` on the socket's descriptor as a blocking call when the socket blocks: until
@@ -145,7 +136,7 @@ fn io_call<T>(
             Ok(v) => return Ok(v),
             Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
             Err(e) if would_block(&e) && timeout != Some(0.0) => {
-                if !wait_for(vm, sock, events, deadline)? {
+                if !vm.wait_fd_sharing(sock.fd.get(), events, deadline)? {
                     return Err(vm.new_exc(&vm.types.timeout_error, "timed out"));
                 }
             }
@@ -312,8 +303,8 @@ fn accept(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let sock = this(vm, args)?;
     let (fd, peer) = io_call(vm, sock, libc::POLLIN, net::accept)?;
     let conn = new_socket(vm, fd, sock.family, sock.kind, sock.proto);
-    // A socket accepted by a socket with a timeout gets the default timeout (None), as
-    // Lib/socket.py's accept() sets it when no default is set.
+    // A socket accepted starts with the default timeout, whatever the listener's is, as
+    // Lib/socket.py's accept() makes it.
     Ok(Value::tuple(vec![conn, address_value(&peer)]))
 }
 
@@ -341,7 +332,14 @@ fn connect(vm: &mut Vm, args: &[Value], ex: bool) -> PyResult<Value> {
             })
             .map(|()| match net::socket_error(fd) {
                 Ok(0) => Ok(()),
-                Ok(errno) => Err(io::Error::from_raw_os_error(errno)),
+                Ok(errno) => {
+                    // A socket without a timeout is a blocking one in CPython, which can
+                    // connect again after a refusal (`connect_ex` in a retry loop).
+                    if sock.timeout.get().is_none() {
+                        let _ = net::dissolve(fd);
+                    }
+                    Err(io::Error::from_raw_os_error(errno))
+                }
                 Err(e) => Err(e),
             })?
         }
@@ -664,21 +662,34 @@ fn shutdown(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     Ok(Value::None)
 }
 
+/// A timeout argument: None, or seconds that are not negative, a float or an integer
+/// (`socket_parse_timeout`, with `_PyTime_FromSecondsObject`'s messages).
+fn timeout_arg(vm: &mut Vm, v: &Value) -> PyResult<Option<f64>> {
+    let t = match v {
+        Value::None => return Ok(None),
+        Value::Float(f) => *f,
+        v => vm.expect_index(v)? as f64,
+    };
+    if t.is_nan() {
+        return Err(vm.value_error("Invalid value NaN (not a number)"));
+    }
+    if t < 0.0 {
+        return Err(vm.value_error("Timeout value out of range"));
+    }
+    Ok(Some(t))
+}
+
 /// `settimeout(None | seconds)`; `setblocking(flag)` is `settimeout(None | 0.0)`.
 fn settimeout(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     Signature::one("socket", "settimeout").check(vm, &args[1..], &[])?;
     let sock = this(vm, args)?;
-    let timeout = match &args[1] {
-        Value::None => None,
-        v => {
-            let t = as_double(vm, v)?;
-            if t < 0.0 {
-                return Err(vm.value_error("Timeout value out of range"));
-            }
-            Some(t)
-        }
-    };
-    sock.timeout.set(timeout);
+    sock.timeout.set(timeout_arg(vm, &args[1])?);
+    Ok(Value::None)
+}
+
+fn setdefaulttimeout(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    Signature::one("socket", "setdefaulttimeout").check(vm, args, &[])?;
+    DEFAULT_TIMEOUT.set(timeout_arg(vm, &args[0])?);
     Ok(Value::None)
 }
 
@@ -801,7 +812,8 @@ fn create_connection(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value
         let family = family_of(&addr);
         let fd = net::socket(family, libc::SOCK_STREAM, 0).map_err(|e| os_error(vm, &e))?;
         let sock = new_socket(vm, fd, family, libc::SOCK_STREAM, 0);
-        if let Some(t) = bound[1].as_ref().filter(|t| !t.is_none()) {
+        // No timeout given: the default one, which the socket has; None: blocking.
+        if let Some(t) = &bound[1] {
             settimeout(vm, &[sock.clone(), t.clone()], &[])?;
         }
         if let Some(source) = bound[2].as_ref().filter(|s| !s.is_none()) {
@@ -941,6 +953,17 @@ const CONSTANTS: &[(&str, i32)] = &[
     ("SHUT_RDWR", libc::SHUT_RDWR),
     ("MSG_PEEK", libc::MSG_PEEK),
     ("SOMAXCONN", 4096),
+    ("EAI_AGAIN", libc::EAI_AGAIN),
+    ("EAI_BADFLAGS", libc::EAI_BADFLAGS),
+    ("EAI_FAIL", libc::EAI_FAIL),
+    ("EAI_FAMILY", libc::EAI_FAMILY),
+    ("EAI_MEMORY", libc::EAI_MEMORY),
+    ("EAI_NODATA", libc::EAI_NODATA),
+    ("EAI_NONAME", libc::EAI_NONAME),
+    ("EAI_OVERFLOW", libc::EAI_OVERFLOW),
+    ("EAI_SERVICE", libc::EAI_SERVICE),
+    ("EAI_SOCKTYPE", libc::EAI_SOCKTYPE),
+    ("EAI_SYSTEM", libc::EAI_SYSTEM),
 ];
 
 /// Builds the module on its first import.
@@ -985,7 +1008,20 @@ pub fn module(vm: &mut Vm) -> Value {
         ("create_server", vm.native("create_server", create_server)),
         ("getaddrinfo", vm.native("getaddrinfo", getaddrinfo)),
         ("has_ipv6", Value::Bool(true)),
+        (
+            "setdefaulttimeout",
+            vm.native("setdefaulttimeout", setdefaulttimeout),
+        ),
+        (
+            "getdefaulttimeout",
+            vm.native("getdefaulttimeout", |_, _, _| {
+                Ok(DEFAULT_TIMEOUT.get().map_or(Value::None, Value::Float))
+            }),
+        ),
     ];
+    for (name, f) in super::socket_convert::FUNCTIONS {
+        attrs.push((name, vm.native(name, *f)));
+    }
     for (name, value) in CONSTANTS {
         attrs.push((name, Value::Int((*value).into())));
     }

@@ -155,6 +155,19 @@ pub fn connect(fd: RawFd, addr: &SockAddr) -> io::Result<()> {
         .map(drop)
 }
 
+/// Dissolves a connection attempt that failed (`connect(2)` to `AF_UNSPEC`). A blocking
+/// socket is ready to connect again after a refusal; the non-blocking socket apy waits on
+/// stays "connecting", and its next `connect` would report `ECONNABORTED`.
+pub fn dissolve(fd: RawFd) -> io::Result<()> {
+    // SAFETY: all-zero bytes are a valid sockaddr_storage.
+    let mut storage: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
+    storage.ss_family = libc::AF_UNSPEC as libc::sa_family_t;
+    let len = std::mem::size_of::<libc::sockaddr>() as libc::socklen_t;
+    // SAFETY: `storage` holds a sockaddr of `len` bytes.
+    check(unsafe { libc::connect(fd, &storage as *const _ as *const libc::sockaddr, len) })
+        .map(drop)
+}
+
 pub fn listen(fd: RawFd, backlog: i32) -> io::Result<()> {
     // SAFETY: listen(2) takes plain integers.
     check(unsafe { libc::listen(fd, backlog) }).map(drop)
@@ -345,6 +358,76 @@ pub fn resolve(host: &str, port: u16) -> Result<Vec<SockAddr>, (i32, String)> {
             .collect()),
         Err(_) => Err((libc::EAI_NONAME, "Name or service not known".into())),
     }
+}
+
+/// The machine's host name (`gethostname(2)`).
+pub fn hostname() -> io::Result<String> {
+    let mut buf = [0u8; 256];
+    // SAFETY: `buf` has room for `buf.len()` bytes.
+    check(unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) })?;
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    Ok(String::from_utf8_lossy(&buf[..end]).into_owned())
+}
+
+// The C library's address conversions, which the `libc` crate does not declare.
+unsafe extern "C" {
+    #[link_name = "inet_aton"]
+    fn c_inet_aton(text: *const libc::c_char, addr: *mut libc::in_addr) -> libc::c_int;
+    #[link_name = "inet_pton"]
+    fn c_inet_pton(
+        family: libc::c_int,
+        text: *const libc::c_char,
+        dst: *mut libc::c_void,
+    ) -> libc::c_int;
+    #[link_name = "inet_ntop"]
+    fn c_inet_ntop(
+        family: libc::c_int,
+        src: *const libc::c_void,
+        dst: *mut libc::c_char,
+        size: libc::socklen_t,
+    ) -> *const libc::c_char;
+}
+
+/// The address an IPv4 string names as `inet_aton(3)` reads it ("127.1" included);
+/// None when it names none. `text` must hold no NUL.
+pub fn inet_aton(text: &str) -> Option<[u8; 4]> {
+    let text = std::ffi::CString::new(text).ok()?;
+    // SAFETY: all-zero bytes are a valid in_addr; `text` is NUL-terminated.
+    let mut addr: libc::in_addr = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; inet_aton writes one in_addr.
+    let ok = unsafe { c_inet_aton(text.as_ptr(), &mut addr) } != 0;
+    ok.then(|| addr.s_addr.to_ne_bytes())
+}
+
+/// The packed address (4 or 16 bytes) `text` names in `family` (`inet_pton(3)`); None
+/// when it names none. `text` must hold no NUL.
+pub fn inet_pton(family: i32, text: &str) -> Option<Vec<u8>> {
+    let text = std::ffi::CString::new(text).ok()?;
+    let mut packed = [0u8; 16];
+    // SAFETY: `packed` has room for an in6_addr; `text` is NUL-terminated.
+    let ok = unsafe { c_inet_pton(family, text.as_ptr(), packed.as_mut_ptr().cast()) } == 1;
+    let len = if family == libc::AF_INET6 { 16 } else { 4 };
+    ok.then(|| packed[..len].to_vec())
+}
+
+/// The text of a packed address of `family` (4 or 16 bytes, as the caller checked),
+/// as `inet_ntop(3)` writes it.
+pub fn inet_ntop(family: i32, packed: &[u8]) -> io::Result<String> {
+    let mut text = [0u8; 64];
+    // SAFETY: `packed` holds an address of `family`; `text` has room for the longest.
+    let written = unsafe {
+        c_inet_ntop(
+            family,
+            packed.as_ptr().cast(),
+            text.as_mut_ptr().cast(),
+            text.len() as libc::socklen_t,
+        )
+    };
+    if written.is_null() {
+        return Err(io::Error::last_os_error());
+    }
+    let end = text.iter().position(|&b| b == 0).unwrap_or(text.len());
+    Ok(String::from_utf8_lossy(&text[..end]).into_owned())
 }
 
 /// Waits until one of `fds` is ready or `timeout_ms` passes (-1: no limit); the number

@@ -16,6 +16,7 @@ use super::{PyResult, Vm};
 /// Linux errno values apy raises itself (the `libc` crate's, which a browser build lacks).
 pub const EEXIST: i32 = 17;
 pub const EISDIR: i32 = 21;
+pub const EINVAL: i32 = 22;
 pub const ELOOP: i32 = 40;
 #[cfg(target_arch = "wasm32")]
 pub const EBADF: i32 = 9;
@@ -28,6 +29,11 @@ pub fn init(vm: &mut Vm) {
     vm.add_static(&os_error, "__new__", os_error_new);
     vm.add_method(&os_error, "__init__", os_error_init);
     vm.add_method(&os_error, "__str__", os_error_str);
+    // What an instance made without OSError's constructor answers (the TimeoutError "timed
+    // out" of a socket, made natively), where CPython's member descriptors give None.
+    for name in ATTRIBUTES {
+        vm.set_type_attr(&os_error, name, Value::None);
+    }
     let blocking = vm.types.blocking_io_error.clone();
     vm.add_getset(&blocking, WRITTEN, written_get, Some(written_set));
 }

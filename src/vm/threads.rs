@@ -178,6 +178,25 @@ impl Vm {
         }
     }
 
+    /// Waits, sharing as [`Vm::wait_ready_sharing`] does, until `fd` is ready for `events`
+    /// (`POLLIN`: input, or its end) or `deadline` passes: false then. Raises what
+    /// [`Vm::check_woken`] says when Ctrl-C or the time limit ends the wait first. A
+    /// blocking socket call, a read from a pipe and the wait for a child wait here.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn wait_fd_sharing(
+        &mut self,
+        fd: std::os::fd::RawFd,
+        events: i16,
+        deadline: Option<std::time::Instant>,
+    ) -> PyResult<bool> {
+        let mut fds = [crate::common::net::poll_fd(fd, events)];
+        let ready = self.wait_ready_sharing(&mut fds, deadline)?;
+        if let Some(exc) = self.check_woken() {
+            return Err(exc);
+        }
+        Ok(ready > 0 || deadline.is_none_or(|at| std::time::Instant::now() < at))
+    }
+
     /// Makes the thread `ident` ready if it is blocked (else nothing): it runs at its turn.
     pub fn wake_thread(&mut self, ident: u64) {
         if let Some(i) = self.threads.index(ident)
