@@ -289,14 +289,9 @@ pub fn compile(source: &SourceFile) -> Result<Rc<Code>, Diagnostic> {
     compile_text(&source.text, &source.name, compile::Mode::Exec)
 }
 
-/// A REPL entry, parsed whole before any of it runs: its top-level statements, each
-/// compiled just before it runs ([`EntryStatement::compile`]), as CPython 3.13's REPL runs
-/// an entry (`_pyrepl.console.InteractiveColoredConsole.runsource`).
-pub struct ParsedEntry {
-    pub statements: std::collections::VecDeque<EntryStatement>,
-}
-
-/// One top-level statement of a REPL entry.
+/// One top-level statement of a REPL entry, which is parsed whole before any of it runs
+/// and has each statement compiled just before it runs ([`EntryStatement::compile`]), as
+/// CPython 3.13's REPL runs an entry (`_pyrepl.console.InteractiveColoredConsole.runsource`).
 pub struct EntryStatement {
     module: Module,
     /// The entry's last statement prints the value of an expression statement; the
@@ -306,11 +301,14 @@ pub struct EntryStatement {
     lexed: Vec<(u32, String)>,
 }
 
-/// Parses a REPL entry; a syntax error anywhere in it means none of it runs.
-pub fn parse_entry(source: &SourceFile) -> Result<ParsedEntry, Diagnostic> {
+/// Parses a REPL entry into its statements; a syntax error anywhere in it means none of
+/// it runs.
+pub fn parse_entry(
+    source: &SourceFile,
+) -> Result<std::collections::VecDeque<EntryStatement>, Diagnostic> {
     let (module, mut lexed) = parse_module_warned(&source.text).map_err(Diagnostic::from)?;
     let count = module.body.len();
-    let statements = module
+    Ok(module
         .body
         .into_iter()
         .enumerate()
@@ -319,8 +317,7 @@ pub fn parse_entry(source: &SourceFile) -> Result<ParsedEntry, Diagnostic> {
             last: i + 1 == count,
             lexed: std::mem::take(&mut lexed),
         })
-        .collect();
-    Ok(ParsedEntry { statements })
+        .collect())
 }
 
 impl EntryStatement {

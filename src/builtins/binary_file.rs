@@ -47,6 +47,15 @@ struct State {
     pending: Vec<u8>,
 }
 
+impl State {
+    /// Forgets the bytes read ahead (all consumed): the file's position is past them.
+    fn drop_ahead(&mut self) {
+        self.start += self.ahead.len() as u64;
+        self.ahead.clear();
+        self.consumed = 0;
+    }
+}
+
 pub struct BinaryFile {
     name: Value,
     mode: String,
@@ -197,18 +206,10 @@ impl BinaryFile {
         self.flush(vm)?;
         let mut state = self.state.borrow_mut();
         while !enough(&state.ahead[state.consumed..]) {
-            let State {
-                file,
-                ahead,
-                consumed,
-                start,
-                ..
-            } = &mut *state;
-            if *consumed == ahead.len() {
-                *start += ahead.len() as u64;
-                ahead.clear();
-                *consumed = 0;
+            if state.consumed == state.ahead.len() {
+                state.drop_ahead();
             }
+            let State { file, ahead, .. } = &mut *state;
             let had = ahead.len();
             ahead.resize(had + self.chunk, 0);
             let read = file.as_mut().map_or(Ok(0), |f| f.read(&mut ahead[had..]));
@@ -251,16 +252,8 @@ impl BinaryFile {
             drop(state);
             return Ok(self.take(size.unwrap_or(usize::MAX)));
         }
-        let State {
-            file,
-            ahead,
-            consumed,
-            start,
-            ..
-        } = &mut *state;
-        *start += ahead.len() as u64;
-        ahead.clear();
-        *consumed = 0;
+        state.drop_ahead();
+        let State { file, start, .. } = &mut *state;
         let Some(file) = file.as_mut() else {
             return Ok(Vec::new());
         };

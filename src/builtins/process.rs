@@ -259,7 +259,9 @@ fn wait_for_child(
             return Ok(None);
         }
         match &pidfd {
-            Some(fd) => vm.wait_fd_sharing(fd.as_raw_fd(), libc::POLLIN, deadline)?,
+            Some(fd) => {
+                vm.wait_fd_sharing(fd.as_raw_fd(), libc::POLLIN, deadline)?;
+            }
             None => {
                 let nap = Instant::now() + Duration::from_millis(10);
                 let until = deadline.map_or(nap, |at| at.min(nap));
@@ -267,9 +269,8 @@ fn wait_for_child(
                 if let Some(exc) = vm.check_woken() {
                     return Err(exc);
                 }
-                true
             }
-        };
+        }
     }
 }
 

@@ -133,7 +133,6 @@ impl Repl {
                 // Not an entry of the learner's: CPython's asyncio REPL puts the module in
                 // the namespace, and only shows the line.
                 self.execute(vm, "<stdin>".into(), "import asyncio\n".to_string())?;
-                self.run_entry(vm)?;
             }
         }
         // The loop's types come with the asyncio module: import it before making the loop.
@@ -389,7 +388,7 @@ impl Repl {
         vm.sources
             .insert(source.name.as_str().into(), source.text.as_str().into());
         match interp::parse_entry(&source) {
-            Ok(parsed) => self.entry = Some((source, parsed.statements)),
+            Ok(statements) => self.entry = Some((source, statements)),
             Err(diagnostic) => {
                 vm.flush_stdout();
                 emit_to_stderr(&diagnostic, &source.name, &source.text);

@@ -549,10 +549,7 @@ impl Vm {
     /// one whose code is still running says "partially initialized … circular import", as
     /// does a package whose submodule `attr` is still running.
     pub fn module_no_attribute(&mut self, name: &str, dict: &PyDict, attr: &str) -> String {
-        let file = match dict.table.borrow().get_str(&PyStr::new("__file__")) {
-            Some(Value::Str(s)) => Some(s.as_str().to_string()),
-            _ => None,
-        };
+        let file = super::types::module_dict_str(dict, "__file__");
         let plain = format!("module '{name}' has no attribute '{attr}'");
         // Only a module imported from a file has an origin (`__main__`'s spec is None).
         let origin = file.filter(|_| name != "__main__");

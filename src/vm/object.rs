@@ -90,22 +90,24 @@ pub struct PyType {
     /// (`Py_TPFLAGS_IS_ABSTRACT`).
     pub abstract_: Cell<bool>,
     /// The classes made with this one among their bases, oldest first, while they live
-    /// (`type.__subclasses__`; [`PyType::add_subclass`]).
+    /// (`type.__subclasses__`; [`PyType::note_in_bases`]).
     pub subclasses: RefCell<Vec<std::rc::Weak<PyType>>>,
 }
 
 impl PyType {
-    /// Notes `sub`, just made with `self` among its bases.
-    pub fn add_subclass(&self, sub: &Rc<PyType>) {
-        let mut subclasses = self.subclasses.borrow_mut();
-        // The dead are dropped now and then: amortised, for a base of many classes.
-        if subclasses.len() >= 8 && subclasses.len().is_power_of_two() {
-            subclasses.retain(|w| w.strong_count() > 0);
+    /// Notes `ty`, just made, among the subclasses of each of its bases.
+    pub fn note_in_bases(ty: &Rc<PyType>) {
+        for base in &ty.bases {
+            let mut subclasses = base.subclasses.borrow_mut();
+            // The dead are dropped now and then: amortised, for a base of many classes.
+            if subclasses.len() >= 8 && subclasses.len().is_power_of_two() {
+                subclasses.retain(|w| w.strong_count() > 0);
+            }
+            subclasses.push(Rc::downgrade(ty));
         }
-        subclasses.push(Rc::downgrade(sub));
     }
 
-    /// The living subclasses noted by [`PyType::add_subclass`], oldest first.
+    /// The living subclasses noted by [`PyType::note_in_bases`], oldest first.
     pub fn live_subclasses(&self) -> Vec<Rc<PyType>> {
         self.subclasses
             .borrow()

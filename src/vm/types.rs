@@ -41,9 +41,7 @@ pub fn make_type(name: &str, bases: Vec<Rc<PyType>>, layout: Layout, builtin: bo
         abstract_: Cell::new(false),
         subclasses: RefCell::new(Vec::new()),
     });
-    for base in &ty.bases {
-        base.add_subclass(&ty);
-    }
+    PyType::note_in_bases(&ty);
     let mut mro = vec![ty.clone()];
     mro.extend(mro_tail);
     *ty.mro.borrow_mut() = mro;
@@ -1366,9 +1364,7 @@ impl Vm {
             abstract_: Cell::new(false),
             subclasses: RefCell::new(Vec::new()),
         });
-        for base in &ty.bases {
-            base.add_subclass(&ty);
-        }
+        PyType::note_in_bases(&ty);
         let mut mro = vec![ty.clone()];
         mro.extend(tail);
         *ty.mro.borrow_mut() = mro;
@@ -1440,7 +1436,12 @@ pub(super) fn lacked_module_name(obj: &Value, name: &PyStr) -> Option<String> {
 /// A module's `__name__` when it is a string (`collections.abc` for the module registered
 /// as `_collections_abc`).
 fn module_dunder_name(dict: &super::PyDict) -> Option<String> {
-    match dict.table.borrow().get_str(&PyStr::new("__name__")) {
+    module_dict_str(dict, "__name__")
+}
+
+/// The string a module's `__dict__` holds under `key` (read in place: no `__getattr__`).
+pub(super) fn module_dict_str(dict: &super::PyDict, key: &str) -> Option<String> {
+    match dict.table.borrow().get_str(&PyStr::new(key)) {
         Some(Value::Str(s)) => Some(s.as_str().to_string()),
         _ => None,
     }
