@@ -865,9 +865,13 @@ pub fn check_method_args(
     args: &[Value],
     kw: &KwArgs,
 ) -> PyResult<()> {
+    let (given, takes) = (args.len(), params.len() + 1);
+    // The usual call fits: decided before the name for the messages is made.
+    if kw.is_empty() && (given == takes || (given > takes && rest)) {
+        return Ok(());
+    }
     let qualname = format!("BaseEventLoop.{method}");
     check_kwargs(vm, &qualname, kw, keywords)?;
-    let (given, takes) = (args.len(), params.len() + 1);
     if given > takes && !rest {
         let text = crate::vm::call::too_many_positional_text(&qualname, takes, 0, given, 0);
         return Err(vm.type_error(text));

@@ -112,6 +112,7 @@ struct Fields<'a> {
 }
 
 impl Fields<'_> {
+    #[inline]
     fn position(table: &DictTable, (name, at): Field) -> Option<usize> {
         match table.entries().get(at) {
             Some(Some(e)) if matches!(&e.key, Value::Str(k) if Rc::ptr_eq(k, name)) => Some(at),
@@ -120,17 +121,20 @@ impl Fields<'_> {
     }
 
     /// `f` of the field's value, if the instance has the field.
+    #[inline]
     fn with<R>(&self, field: Field, f: impl FnOnce(&Value) -> R) -> Option<R> {
         let t = self.table.borrow();
         let at = Self::position(&t, field)?;
         t.entry(at).map(|e| f(&e.value))
     }
 
+    #[inline]
     fn get(&self, field: Field) -> Option<Value> {
         self.with(field, Value::clone)
     }
 
     /// The field's value when it is a plain int.
+    #[inline]
     fn int(&self, field: Field) -> Option<i64> {
         match self.with(field, |v| match v {
             Value::Int(i) => Some(*i),
@@ -142,6 +146,7 @@ impl Fields<'_> {
     }
 
     /// The field's value when it is a bool.
+    #[inline]
     fn bool(&self, field: Field) -> Option<bool> {
         match self.with(field, |v| match v {
             Value::Bool(b) => Some(*b),
@@ -154,6 +159,7 @@ impl Fields<'_> {
 
     /// Replaces a field the fast path has read as a plain int or bool (dropping it runs no
     /// code).
+    #[inline]
     fn set(&self, field: Field, value: Value) {
         let mut t = self.table.borrow_mut();
         if let Some(at) = Self::position(&t, field)
@@ -164,6 +170,7 @@ impl Fields<'_> {
     }
 
     /// Whether an instance attribute has one of these method names (and so shadows it).
+    #[inline]
     fn shadows(&self, methods: &[&Rc<PyStr>]) -> bool {
         if self.only_init {
             return false;
@@ -336,6 +343,31 @@ impl Waiters<'_> {
             Waiters::List(l) => l.items.borrow().is_empty(),
         }
     }
+
+    /// How many waiters from `from` on are plain futures already done: woken, waiting for
+    /// their task to take them out. A walk for the first pending one steps over them
+    /// without running any code (a plain future's `done()` is its status).
+    fn done_run(&self, from: usize) -> usize {
+        let done =
+            |v: &&Value| future::plain_future(v).is_some_and(|f| f.status() != Status::Pending);
+        match self {
+            Waiters::Deque(d) => d.with_items(|items| {
+                items
+                    .range(from.min(items.len())..)
+                    .take_while(done)
+                    .count()
+            }),
+            Waiters::List(l) => {
+                let items = l.items.borrow();
+                items
+                    .get(from..)
+                    .unwrap_or_default()
+                    .iter()
+                    .take_while(done)
+                    .count()
+            }
+        }
+    }
 }
 
 /// `not waiters`: read in place when it is a plain deque or a list.
@@ -496,7 +528,9 @@ fn put_nowait(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let args = &*bind(vm, "Queue.put_nowait", &["item"], args, kw)?;
     let n = names(vm);
     let (this, item) = (&args[0], &args[1]);
-    if let Some(done) = plain_put_nowait(vm, n, this, item) {
+    if let Some(q) = plain_queue(n, this)
+        && let Some(done) = plain_put_nowait(vm, n, &q, item)
+    {
         return done;
     }
     if is_shutdown(vm, n, this)? {
@@ -519,11 +553,10 @@ fn put_nowait(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 /// [`put_nowait`] on a plain queue that is open and has room (else None: the general path
 /// raises).
-fn plain_put_nowait(vm: &mut Vm, n: &Names, this: &Value, item: &Value) -> Option<PyResult<Value>> {
-    let q = plain_queue(n, this)?;
+fn plain_put_nowait(vm: &mut Vm, n: &Names, q: &Fields, item: &Value) -> Option<PyResult<Value>> {
     if q.shadows(&[&n.full, &n.qsize, &n.put, &n.wakeup_next])
         || q.bool((&n.is_shutdown, SHUTDOWN))?
-        || plain_queue_full(vm, n, &q)?
+        || plain_queue_full(vm, n, q)?
     {
         return None;
     }
@@ -551,11 +584,10 @@ fn plain_put_nowait(vm: &mut Vm, n: &Names, this: &Value, item: &Value) -> Optio
 fn put_at_once(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     crate::vm::args::check_arity(vm, "_queue_put_at_once", args, 2, 2)?;
     let n = names(vm);
-    let this = &args[0];
-    if plain_queue(n, this).is_none_or(|q| q.shadows(&[&n.put_nowait])) {
+    let Some(q) = plain_queue(n, &args[0]).filter(|q| !q.shadows(&[&n.put_nowait])) else {
         return Ok(Value::Bool(false));
-    }
-    match plain_put_nowait(vm, n, this, &args[1]) {
+    };
+    match plain_put_nowait(vm, n, &q, &args[1]) {
         Some(done) => done.map(|_| Value::Bool(true)),
         None => Ok(Value::Bool(false)),
     }
@@ -657,6 +689,15 @@ fn wake(vm: &mut Vm, waiter: &Value, result: Value) -> PyResult<bool> {
     }
     call(vm, waiter, &n.set_result, &[result])?;
     Ok(true)
+}
+
+/// `waiter.set_result(result)`, for a waiter already seen pending.
+fn resolve(vm: &mut Vm, waiter: &Value, result: Value) -> PyResult<()> {
+    let n = names(vm);
+    match future::with_own_method(waiter, &n.set_result) {
+        Some(fut) => future::set_result(vm, waiter, fut, result),
+        None => call(vm, waiter, &n.set_result, &[result]).map(drop),
+    }
 }
 
 /// `Event.is_set`: `self._value`.
@@ -896,7 +937,7 @@ fn semaphore_wake_up_next(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<
             let value = vm.get_attr(this, &n.value)?;
             let value = vm.binary_op(BinaryOperator::InplaceSubtract, &value, &Value::Int(1))?;
             vm.set_attr(this, &n.value, value)?;
-            wake(vm, &fut, Value::Bool(true))?;
+            resolve(vm, &fut, Value::Bool(true))?;
             return Ok(Value::Bool(true));
         }
     }
@@ -908,7 +949,11 @@ fn semaphore_wake_up_next(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<
 fn wake_up_next_plain(vm: &mut Vm, n: &Names, this: &Value, waiters: &Value) -> PyResult<bool> {
     let mut i = 0;
     loop {
-        let Some(fut) = self::waiters(vm, waiters).and_then(|q| q.get(i)) else {
+        let Some(queue) = self::waiters(vm, waiters) else {
+            return Ok(false);
+        };
+        i += queue.done_run(i);
+        let Some(fut) = queue.get(i) else {
             return Ok(false);
         };
         i += 1;
@@ -935,7 +980,7 @@ fn wake_up_next_plain(vm: &mut Vm, n: &Names, this: &Value, waiters: &Value) -> 
                     vm.set_attr(this, &n.value, value)?;
                 }
             }
-            wake(vm, &fut, Value::Bool(true))?;
+            resolve(vm, &fut, Value::Bool(true))?;
             return Ok(true);
         }
     }

@@ -99,6 +99,11 @@ impl Deque {
         self.items.borrow().get(i).cloned()
     }
 
+    /// Reads the items in place; `read` must not run Python code (which could change them).
+    pub fn with_items<R>(&self, read: impl FnOnce(&VecDeque<Value>) -> R) -> R {
+        read(&self.items.borrow())
+    }
+
     fn snapshot(&self) -> Vec<Value> {
         self.items.borrow().iter().cloned().collect()
     }
