@@ -235,34 +235,18 @@ pub fn running_loop(vm: &mut Vm) -> PyResult<Value> {
 /// `asyncio.get_event_loop()`: the running loop, else the current one (made on first use).
 /// Whether `get_event_loop` has a loop to return without making one: a running loop, or
 /// one set (`set_event_loop` was called, even with None).
-pub fn has_current_loop(vm: &mut Vm) -> bool {
-    let runtime = rt(vm);
-    !runtime.running_loop.borrow().is_none()
-        || !runtime.event_loop.borrow().is_none()
-        || runtime.event_loop_set.get()
-}
-
+/// `asyncio.get_event_loop()` (CPython's C `get_event_loop`): the running loop, else what
+/// the event loop policy's `get_event_loop()` gives (`lib/events.apy`).
 pub fn get_event_loop(vm: &mut Vm) -> PyResult<Value> {
-    let runtime = rt(vm);
-    let running = runtime.running_loop.borrow().clone();
+    let running = rt(vm).running_loop.borrow().clone();
     if !running.is_none() {
         return Ok(running);
     }
-    let current = runtime.event_loop.borrow().clone();
-    if !current.is_none() {
-        return Ok(current);
-    }
-    if runtime.event_loop_set.get() || !vm.threads.on_main() {
-        let thread = vm.threads.name();
-        return Err(vm.runtime_error(format!(
-            "There is no current event loop in thread '{thread}'."
-        )));
-    }
-    let l = new_loop(vm);
-    *runtime.event_loop.borrow_mut() = l.clone();
-    // policy.get_event_loop sets the loop it made, as set_event_loop does.
-    runtime.event_loop_set.set(true);
-    Ok(l)
+    let asyncio = vm.import_module("asyncio")?;
+    let name = vm.intern("_get_event_loop_policy");
+    let get_policy = vm.get_attr(&asyncio, &name)?;
+    let policy = vm.call(&get_policy, &[], &[])?;
+    vm.call_method(&policy, "get_event_loop", &[])
 }
 
 fn check_closed(vm: &Vm, l: &LoopObj) -> PyResult<()> {
@@ -1237,10 +1221,6 @@ pub struct Runtime {
     /// New loops start in debug mode ([`Settings::debug`]).
     pub debug: bool,
     pub running_loop: RefCell<Value>,
-    /// The loop `set_event_loop` set (the policy's current loop).
-    pub event_loop: RefCell<Value>,
-    /// Whether `set_event_loop` was ever called (then `get_event_loop` makes no new loop).
-    pub event_loop_set: Cell<bool>,
     pub task_counter: Cell<u64>,
     /// Every task made so far (`_scheduled_tasks`, a WeakSet in CPython).
     pub tasks: RefCell<Vec<Weak<Object>>>,
@@ -1370,8 +1350,6 @@ fn new_runtime(vm: &mut Vm) -> Runtime {
         clock: vm.config.clock,
         debug: SETTINGS.with(Cell::get).debug,
         running_loop: RefCell::new(Value::None),
-        event_loop: RefCell::new(Value::None),
-        event_loop_set: Cell::new(false),
         task_counter: Cell::new(0),
         tasks: RefCell::new(Vec::new()),
         stop_callback: stop_callback(vm),

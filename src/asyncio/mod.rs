@@ -131,20 +131,6 @@ fn loop_arg(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> Option<Value> {
     args.first().cloned().or_else(|| kwarg(kw, "loop"))
 }
 
-fn set_event_loop(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::vm::args::check_arity(vm, "set_event_loop", args, 1, 1)?;
-    if !args[0].is_none() && event_loop::as_loop(&args[0]).is_none() {
-        let shown = vm.type_name(&args[0]);
-        return Err(vm.type_error(format!(
-            "loop must be an instance of AbstractEventLoop or None, not '{shown}'"
-        )));
-    }
-    let runtime = rt(vm);
-    runtime.event_loop_set.set(true);
-    *runtime.event_loop.borrow_mut() = args[0].clone();
-    Ok(Value::None)
-}
-
 fn ensure_future(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kwargs(vm, "ensure_future", kw, &["loop"])?;
     crate::vm::args::check_arity(vm, "ensure_future", args, 1, 1)?;
@@ -190,8 +176,9 @@ fn is_future(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 /// - `graph` last: `print_call_graph` reads tasks and futures only.
 ///
 /// A new file goes after everything it uses at import time.
-const LIBRARY: [(&str, &str); 8] = [
+const LIBRARY: [(&str, &str); 9] = [
     ("asyncio/__init__.py", include_str!("lib/asyncio.apy")),
+    ("asyncio/events.py", include_str!("lib/events.apy")),
     ("asyncio/runners.py", include_str!("lib/runners.apy")),
     ("asyncio/locks.py", include_str!("lib/locks.apy")),
     ("asyncio/queues.py", include_str!("lib/queues.apy")),
@@ -264,22 +251,10 @@ pub fn module(vm: &mut Vm) -> Value {
         ),
         (
             "get_event_loop",
-            vm.native("get_event_loop", |vm, _, _| {
-                // events.py's get_event_loop: making a loop because none is set is
-                // deprecated (3.12+); the warning names the caller's line.
-                if !event_loop::has_current_loop(vm) && vm.threads.on_main() {
-                    vm.deprecation_in_main("There is no current event loop");
-                }
+            vm.native("get_event_loop", |vm, args, _| {
+                crate::vm::args::check_arity(vm, "get_event_loop", args, 0, 0)?;
                 event_loop::get_event_loop(vm)
             }),
-        ),
-        (
-            "new_event_loop",
-            vm.native("new_event_loop", |vm, _, _| Ok(event_loop::new_loop(vm))),
-        ),
-        (
-            "set_event_loop",
-            vm.native("set_event_loop", set_event_loop),
         ),
         (
             "current_task",

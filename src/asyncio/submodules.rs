@@ -30,7 +30,7 @@ macro_rules! submodule {
 }
 
 /// The submodules, their names read off CPython 3.13's `__all__`s (less those apy lacks:
-/// the event loop policies and child watchers, `staggered_race`, `_register_task` and
+/// the child watchers, `staggered_race`, `_register_task` and
 /// friends, `SendfileNotAvailableError`, `BaseSelectorEventLoop`).
 pub const SUBMODULES: &[(&str, &str, &str)] = &[
     submodule!("base_events", "base_events", ["BaseEventLoop", "Server"]),
@@ -43,9 +43,12 @@ pub const SUBMODULES: &[(&str, &str, &str)] = &[
         "events",
         "events",
         [
+            "AbstractEventLoopPolicy",
             "AbstractEventLoop",
             "Handle",
             "TimerHandle",
+            "get_event_loop_policy",
+            "set_event_loop_policy",
             "get_event_loop",
             "set_event_loop",
             "new_event_loop",
@@ -156,7 +159,7 @@ pub const SUBMODULES: &[(&str, &str, &str)] = &[
     submodule!(
         "unix_events",
         "unix_events",
-        ["SelectorEventLoop", "EventLoop"]
+        ["SelectorEventLoop", "DefaultEventLoopPolicy", "EventLoop"]
     ),
 ];
 

@@ -1,7 +1,6 @@
 //! asyncio's side of threads (`vm::threads`): `loop.call_soon_threadsafe`, which wakes the
 //! loop's thread when it waits in its select (`event_loop::idle` hands the interpreter to
-//! the other threads meanwhile); each thread's own running loop and policy
-//! loop ([`thread_hook`]); and the stand-ins that load `lib/threads.apy` (to_thread,
+//! the other threads meanwhile); each thread's own running loop ([`thread_hook`]); and the stand-ins that load `lib/threads.apy` (to_thread,
 //! run_in_executor, getaddrinfo, wrap_future, run_coroutine_threadsafe) on the first call
 //! of one.
 
@@ -24,24 +23,14 @@ pub fn call_soon_threadsafe(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResul
     Ok(handle)
 }
 
-/// Each thread has its own running loop and policy loop: installs the incoming thread's
-/// (None: a new thread's, none) and returns the ones it replaces.
+/// Each thread has its own running loop: installs the incoming thread's (None: a new
+/// thread's, none) and returns the one it replaces. (The policy keeps each thread's
+/// current loop itself, by thread ident: `lib/events.apy`.)
 pub fn thread_hook(incoming: Value) -> Value {
     let Some(runtime) = event_loop::current_runtime() else {
         return Value::None;
     };
-    let (running, current, set) = match &incoming {
-        Value::Tuple(t) if t.items.len() == 3 => (
-            t.items[0].clone(),
-            t.items[1].clone(),
-            matches!(t.items[2], Value::Bool(true)),
-        ),
-        _ => (Value::None, Value::None, false),
-    };
-    let old_running = runtime.running_loop.replace(running);
-    let old_current = runtime.event_loop.replace(current);
-    let old_set = runtime.event_loop_set.replace(set);
-    Value::tuple(vec![old_running, old_current, Value::Bool(old_set)])
+    runtime.running_loop.replace(incoming)
 }
 
 /// `lib/threads.apy`: run in the module's namespace on the first call of a stand-in.
