@@ -12,12 +12,14 @@ use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use super::event_loop;
 use super::future::{self, Status};
 use crate::builtins::deque;
+use crate::common::set_table::DictEntry;
 use crate::compile::bytecode::{BinaryOperator, CompareOperator};
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, NativeFn, PyType};
-use crate::vm::types::{ClassMemo, lookup, resolves_to_native};
+use crate::vm::types::{ClassMemo, has_own_getattribute, lookup, resolves_to_native};
 use crate::vm::value::DictTable;
 use crate::vm::value::{PyList, PyStr, Value};
 use crate::vm::{PyResult, Vm};
@@ -47,7 +49,7 @@ names! {
     add_done_callback = "add_done_callback", get_loop = "get_loop",
     gathering_future = "_GatheringFuture", loop_ = "loop",
     put_nowait = "put_nowait", get_nowait = "get_nowait", is_set = "is_set", set = "set",
-    release = "release", locked_method = "locked",
+    release = "release", locked_method = "locked", bound_loop = "_loop",
 }
 
 thread_local! {
@@ -188,11 +190,12 @@ thread_local! {
 }
 
 /// The `__dict__` of `this` when its class passes `memo` (checked by `check` when it is
-/// not the class remembered); `init` names the attributes `__init__` sets, in order.
+/// not the class remembered); `init` names the attributes `__init__` sets, in order, which
+/// `bound_loop` (`_loop`) may follow.
 fn plain<'a>(
     memo: &'static std::thread::LocalKey<ClassMemo>,
     this: &'a Value,
-    init: &[&Rc<PyStr>],
+    (init, bound_loop): (&[&Rc<PyStr>], &Rc<PyStr>),
     check: impl FnOnce(&PyType) -> bool,
 ) -> Option<Fields<'a>> {
     let Value::Object(o) = this else {
@@ -202,17 +205,31 @@ fn plain<'a>(
     if !memo.with(|memo| memo.passes(&o.class, check)) {
         return None;
     }
-    let only_init = holds_exactly(&table.borrow(), init);
+    let only_init = holds_exactly(&table.borrow(), init, bound_loop);
     Some(Fields { table, only_init })
 }
 
-/// Whether `table` holds exactly the keys `names`, in that order (no deleted entry between).
-fn holds_exactly(table: &DictTable, names: &[&Rc<PyStr>]) -> bool {
+/// Whether `table` holds exactly the keys `names`, in that order (no deleted entry
+/// between), and perhaps after them `bound_loop`, which `_LoopBoundMixin._get_loop` adds
+/// at the first wait.
+fn holds_exactly(table: &DictTable, names: &[&Rc<PyStr>], bound_loop: &Rc<PyStr>) -> bool {
     let entries = table.entries();
-    entries.len() == names.len()
-        && entries.iter().zip(names).all(|(entry, name)| {
-            matches!(entry, Some(e) if matches!(&e.key, Value::Str(k) if Rc::ptr_eq(k, name)))
-        })
+    let init = entries.get(..names.len()).unwrap_or_default();
+    init.len() == names.len()
+        && init
+            .iter()
+            .zip(names)
+            .all(|(entry, name)| has_key(entry, name))
+        && match &entries[names.len()..] {
+            [] => true,
+            [last] => has_key(last, bound_loop),
+            _ => false,
+        }
+}
+
+/// Whether a `__dict__` entry is there and has the (interned) key `name`.
+fn has_key(entry: &Option<DictEntry<Value, Value>>, name: &Rc<PyStr>) -> bool {
+    matches!(entry, Some(e) if matches!(&e.key, Value::Str(k) if Rc::ptr_eq(k, name)))
 }
 
 /// Whether `class` has each of `methods` as the given native, and no class attribute named
@@ -248,7 +265,7 @@ fn plain_queue<'a>(n: &Names, this: &'a Value) -> Option<Fields<'a>> {
         &n.queue,
         &n.is_shutdown,
     ];
-    plain(&PLAIN_QUEUE, this, &fields, |class| {
+    plain(&PLAIN_QUEUE, this, (&fields, &n.bound_loop), |class| {
         let methods: [(&Rc<PyStr>, NativeFn); 8] = [
             (&n.qsize, qsize),
             (&n.empty, empty),
@@ -290,7 +307,7 @@ fn plain_primitive<'a>(
     this: &'a Value,
 ) -> Option<Fields<'a>> {
     let fields = [&n.waiters, state];
-    plain(memo, this, &fields, |class| {
+    plain(memo, this, (&fields, &n.bound_loop), |class| {
         class_is_plain(class, methods, &fields)
     })
 }
@@ -986,6 +1003,51 @@ fn wake_up_next_plain(vm: &mut Vm, n: &Names, this: &Value, waiters: &Value) -> 
     }
 }
 
+/// `_LoopBoundMixin._get_loop` (`Lib/asyncio/mixins.py`): the running loop, to which the
+/// object is bound at its first call (its first wait); called in another loop after,
+/// the RuntimeError a primitive shared between two `asyncio.run`s raises.
+fn get_loop(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let args = &*bind(vm, "_LoopBoundMixin._get_loop", &[], args, kw)?;
+    let n = names(vm);
+    let this = &args[0];
+    let running = event_loop::rt(vm).running_loop.borrow().clone();
+    let mut bound = match bound_in_dict(vm, n, this) {
+        Some(bound) => bound,
+        None => vm.get_attr(this, &n.bound_loop)?,
+    };
+    if bound.is_none() {
+        vm.set_attr(this, &n.bound_loop, running.clone())?;
+        bound = vm.get_attr(this, &n.bound_loop)?;
+    }
+    if !running.is(&bound) {
+        let shown = vm.repr(this)?;
+        return Err(vm.runtime_error(format!("{shown} is bound to a different event loop")));
+    }
+    Ok(running)
+}
+
+/// `self._loop` read straight from the instance's `__dict__`, where the attribute lookup
+/// finds it when the class's `_loop` is a plain value (the mixin's None) and no
+/// `__getattribute__` of the class's own intervenes; None otherwise, or when not bound yet.
+fn bound_in_dict(vm: &Vm, n: &Names, this: &Value) -> Option<Value> {
+    let Value::Object(o) = this else {
+        return None;
+    };
+    if !matches!(lookup(&o.class, &n.bound_loop), Some(Value::None))
+        || has_own_getattribute(&o.class, &vm.names.getattribute)
+    {
+        return None;
+    }
+    let table = o.attrs()?.borrow();
+    // Most often the last attribute: set at the first wait, after `__init__`'s.
+    if let Some(Some(last)) = table.entries().last()
+        && matches!(&last.key, Value::Str(k) if Rc::ptr_eq(k, &n.bound_loop))
+    {
+        return Some(last.value.clone());
+    }
+    table.get_str(&n.bound_loop).cloned()
+}
+
 /// The natives, as `(name, value)` pairs for the module; the apy classes take them in.
 pub fn natives(vm: &Vm) -> Vec<(&'static str, Value)> {
     let q = |name, func| vm.native_method("Queue".into(), name, func);
@@ -1021,5 +1083,9 @@ pub fn natives(vm: &Vm) -> Vec<(&'static str, Value)> {
             s("_wake_up_next", semaphore_wake_up_next),
         ),
         ("_all_cancelled", vm.native("_all_cancelled", all_cancelled)),
+        (
+            "_loop_bound_get_loop",
+            vm.native_method("_LoopBoundMixin".into(), "_get_loop", get_loop),
+        ),
     ]
 }
