@@ -419,7 +419,12 @@ fn exit_typed_bare_leaves_unless_it_is_a_variable() {
     repl.expect(">>> ");
     repl.enter("del exit", ">>> ");
     repl.keys("exit\r");
-    insta::assert_snapshot!(repl.ended());
+    let transcript = repl.ended();
+    // The commands are not kept in the history; `exit` as a variable's name is.
+    let history = std::fs::read_to_string(home.join(".apy_history")).expect("history");
+    let entries: Vec<&str> = history.lines().skip(1).collect();
+    assert_eq!(entries, ["exit = 5", "exit", "del exit"], "{history}");
+    insta::assert_snapshot!(transcript);
 }
 
 /// Lines typed while an entry sleeps are kept and run, in order, once it is done (the

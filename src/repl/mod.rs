@@ -48,6 +48,15 @@ pub const PROMPT: Prompt = ">>> ";
 /// The prompt of an entry's next line.
 pub const CONTINUE: Prompt = "... ";
 
+/// What the session asks of the line editor.
+pub enum Ask {
+    /// Read a line after this prompt.
+    Line(Prompt),
+    /// The entry just typed was a command (`exit`, `quit`, `clear`): not kept in the
+    /// history, as pyrepl pops it.
+    ForgetEntry,
+}
+
 /// The keys the REPL knows, for `apy --help`.
 pub const KEYS_HELP: &str = "\
 Interactive prompt (apy with no FILE on a terminal, or apy -i FILE):
@@ -66,7 +75,7 @@ Top-level await works at the prompt; tasks keep running while it waits.";
 pub fn run(config: crate::interp::Config, startup: Option<SourceFile>) -> i32 {
     crate::vm::interrupt::install_handler();
     let (events, event_queue) = channel::<Event>();
-    let (asks, ask_queue) = channel::<Prompt>();
+    let (asks, ask_queue) = channel::<Ask>();
     let mut editor = match new_editor(events.clone()) {
         Ok(editor) => editor,
         Err(error) => {
@@ -95,7 +104,14 @@ pub fn run(config: crate::interp::Config, startup: Option<SourceFile>) -> i32 {
     };
     // The lines of the entry being typed, saved as one history entry once it has run.
     let mut entry: Vec<String> = Vec::new();
-    for prompt in ask_queue {
+    for ask in ask_queue {
+        let prompt = match ask {
+            Ask::Line(prompt) => prompt,
+            Ask::ForgetEntry => {
+                entry.clear();
+                continue;
+            }
+        };
         if let Some(capture) = &capture {
             capture.drain();
         }

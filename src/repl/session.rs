@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use super::helper::KEYWORDS;
 use super::input::{self, Decision};
-use super::{CONTINUE, Event, PROMPT, Prompt};
+use super::{Ask, CONTINUE, Event, PROMPT};
 use crate::asyncio::future::{self, Status};
 use crate::asyncio::{event_loop, task};
 use crate::compile::Code;
@@ -43,7 +43,7 @@ const INTERRUPT_POLL: Duration = Duration::from_millis(20);
 struct Repl {
     globals: Rc<PyDict>,
     event_loop: Value,
-    asks: Sender<Prompt>,
+    asks: Sender<Ask>,
     events: Receiver<Event>,
     /// The lines of the entry typed so far.
     lines: Vec<String>,
@@ -69,7 +69,7 @@ struct Repl {
 pub fn run(
     config: Config,
     startup: Option<SourceFile>,
-    asks: Sender<Prompt>,
+    asks: Sender<Ask>,
     events: Receiver<Event>,
 ) -> i32 {
     let mut vm = interp::new_vm(config);
@@ -192,7 +192,7 @@ impl Repl {
             } else {
                 CONTINUE
             };
-            if self.asks.send(prompt).is_err() {
+            if self.asks.send(Ask::Line(prompt)).is_err() {
                 self.leave(vm, 0);
                 return Ok(());
             }
@@ -360,7 +360,7 @@ impl Repl {
 
     /// CPython 3.13's REPL commands, an entry of one bare word that the session has no
     /// variable of that name for: `exit` and `quit` leave, `clear` clears the screen. Not
-    /// counted as an entry (`_pyrepl.simple_interact.REPL_COMMANDS`).
+    /// counted as an entry, nor kept in the history (`_pyrepl.simple_interact.REPL_COMMANDS`).
     fn ran_command(&mut self, vm: &mut Vm, text: &str) -> bool {
         let word = text.trim();
         if !matches!(word, "exit" | "quit" | "clear") {
@@ -370,6 +370,7 @@ impl Repl {
         if self.globals.table.borrow().get_str(&key).is_some() {
             return false;
         }
+        let _ = self.asks.send(Ask::ForgetEntry);
         match word {
             "clear" => {
                 // Home, then erase the screen; the prompt comes next.
