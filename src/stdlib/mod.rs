@@ -194,6 +194,11 @@ const MODULES: &[(&str, &str, &str)] = &[
         include_str!("tracemalloc.apy"),
     ),
     ("csv", "csv.py", include_str!("csv.apy")),
+    (
+        "configparser",
+        "configparser.py",
+        include_str!("configparser.apy"),
+    ),
     ("numbers", "numbers.py", include_str!("numbers.apy")),
     ("fractions", "fractions.py", include_str!("fractions.apy")),
     ("decimal", "decimal.py", include_str!("decimal.apy")),
