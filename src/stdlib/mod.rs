@@ -199,6 +199,11 @@ const MODULES: &[(&str, &str, &str)] = &[
         "configparser.py",
         include_str!("configparser.apy"),
     ),
+    (
+        "tomllib",
+        "tomllib/__init__.py",
+        include_str!("tomllib.apy"),
+    ),
     ("numbers", "numbers.py", include_str!("numbers.apy")),
     ("fractions", "fractions.py", include_str!("fractions.apy")),
     ("decimal", "decimal.py", include_str!("decimal.apy")),
