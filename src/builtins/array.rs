@@ -7,10 +7,10 @@
 //! when read. `bytes(a)` and the other takers of a bytes-like object read an array
 //! through `bytes_type::bytes_of`.
 //!
-//! Where apy differs: the type is named `array` in messages where CPython says
-//! `array.array` ("unhashable type: 'array'"), an iterator is the sequence protocol's
-//! (`callable_iterator`, not `array.arrayiterator`), `memoryview(a)` is refused, and a `'w'` item that is no code
-//! point reads as ValueError where CPython's `tounicode` raises UnicodeDecodeError.
+//! Where apy differs: an iterator is the sequence protocol's (`callable_iterator`, not
+//! `array.arrayiterator`), `memoryview(a)` is refused, and a `'w'` item that
+//! is no code point reads as ValueError where CPython's `tounicode` raises
+//! UnicodeDecodeError.
 
 use std::cell::RefCell;
 use std::rc::Rc;
