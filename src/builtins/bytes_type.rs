@@ -32,12 +32,18 @@ pub fn payload(v: &Value) -> Option<&PyBytes> {
     v.native::<PyBytes>()
 }
 
-/// A copy of the bytes of a bytes-like argument (a bytes, bytearray or memoryview), or None
+/// A copy of the bytes of a bytes-like argument (a bytes, bytearray, memoryview or array), or None
 /// for any other value.
 pub fn bytes_of(v: &Value) -> Option<Vec<u8>> {
     match payload(v) {
         Some(b) => Some(b.data().clone()),
-        None => v.native::<MemoryView>().map(MemoryView::to_vec),
+        None => v
+            .native::<MemoryView>()
+            .map(MemoryView::to_vec)
+            .or_else(|| {
+                v.native::<super::array::Array>()
+                    .map(super::array::Array::to_bytes)
+            }),
     }
 }
 

@@ -354,7 +354,7 @@ fn copy_of(vm: &mut Vm, this: &Value) -> PyResult<Value> {
 
 /// Whether `other` might answer a binary operator itself (`__r*__` on a class of its
 /// own): then `deque op other` is NotImplemented, so that it is asked.
-fn other_may_answer(vm: &mut Vm, other: &Value, reflected: &str) -> bool {
+pub(crate) fn other_may_answer(vm: &mut Vm, other: &Value, reflected: &str) -> bool {
     let class = vm.type_of(other).clone();
     let name = vm.intern(reflected);
     !class.builtin && lookup(&class, &name).is_some()
@@ -378,7 +378,7 @@ fn deque_add(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 }
 
 /// How many times `d * n` repeats: `None` when `n` is no integer.
-fn repeat_count(vm: &mut Vm, n: &Value) -> PyResult<Option<i64>> {
+pub(crate) fn repeat_count(vm: &mut Vm, n: &Value) -> PyResult<Option<i64>> {
     match n {
         Value::Int(_) | Value::Bool(_) | Value::BigInt(_) => vm.index_value(n),
         _ if vm.type_of(n).builtin => vm.index_value(n),

@@ -32,6 +32,7 @@
 //! (`vm/dict.rs`).
 
 mod abc_flags;
+pub mod array;
 mod atexit;
 mod binary_file;
 mod binascii;

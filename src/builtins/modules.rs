@@ -44,6 +44,7 @@ pub fn register(vm: &mut Vm) {
         ("_weakref", super::weakref::module),
         ("_tracemalloc", super::tracemalloc::module),
         ("struct", super::struct_module::module),
+        ("array", super::array::module),
         ("errno", super::errno_module::module),
         ("_signal", super::signal_module::module),
         ("binascii", super::binascii::module),

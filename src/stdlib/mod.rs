@@ -194,6 +194,16 @@ const MODULES: &[(&str, &str, &str)] = &[
         include_str!("tracemalloc.apy"),
     ),
     ("csv", "csv.py", include_str!("csv.apy")),
+    (
+        "configparser",
+        "configparser.py",
+        include_str!("configparser.apy"),
+    ),
+    (
+        "tomllib",
+        "tomllib/__init__.py",
+        include_str!("tomllib.apy"),
+    ),
     ("numbers", "numbers.py", include_str!("numbers.apy")),
     ("fractions", "fractions.py", include_str!("fractions.apy")),
     ("decimal", "decimal.py", include_str!("decimal.apy")),

@@ -299,7 +299,8 @@ impl Vm {
             Value::Object(o) if !o.class.builtin => {
                 match lookup(&o.class, &self.names.hash.clone()) {
                     Some(Value::None) => {
-                        return Err(self.type_error(format!("unhashable type: '{}'", o.class.name)));
+                        let name = self.tp_name(&o.class);
+                        return Err(self.type_error(format!("unhashable type: '{name}'")));
                     }
                     Some(f @ Value::Function(_)) => {
                         let r = self.call(&f, std::slice::from_ref(v), &[])?;
