@@ -65,6 +65,7 @@ pub fn module(vm: &mut Vm) -> Value {
     set_module(vm, &wrapper);
     vm.add_static(&wrapper, "__new__", text_file::wrapper_new);
     vm.add_methods(&wrapper, text_file::METHODS);
+    wrapper.has_del.set(true);
     for &(name, get) in text_file::GETTERS {
         vm.add_getset(&wrapper, name, get, None);
     }

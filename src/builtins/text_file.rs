@@ -16,7 +16,7 @@ use super::codecs::{BOM_UTF8, StreamCoding, decode, encode, stream_coding};
 use super::io::{BUFFER_SIZE, closed_error, fileno, seek_args, size_arg, text_arg, unsupported};
 use crate::common::chars::str_repr;
 use crate::vm::args::Signature;
-use crate::vm::object::{KwArgs, Object, ObjectKind, PyType};
+use crate::vm::object::{Getter, KwArgs, Object, ObjectKind, PyType};
 use crate::vm::value::Value;
 use crate::vm::{Exc, PyResult, Vm};
 
@@ -256,7 +256,7 @@ fn detached_error(vm: &Vm) -> Exc {
 
 /// The getters of the class: `name`, `mode`, `encoding`, `errors`, `buffer`, `closed`,
 /// `line_buffering`, `write_through`.
-pub(super) const GETTERS: &[(&str, fn(&mut Vm, &Value) -> PyResult<Value>)] = &[
+pub(super) const GETTERS: &[(&str, Getter)] = &[
     ("closed", |vm, v| {
         let f = this_file(vm, v)?;
         Ok(Value::Bool(f.is_closed(vm)?))
@@ -895,6 +895,16 @@ pub(super) const METHODS: &[(&str, Method)] = &[
     ("__repr__", |vm, args, _| {
         let f = this_file(vm, &args[0])?;
         f.repr(vm).map(Value::str)
+    }),
+    // A stream dropped unclosed is closed (`iobase_finalize`): its text written out, and a
+    // wrapper's buffer closed with it, as in CPython; errors are ignored, as outside
+    // CPython's dev mode.
+    ("__del__", |vm, args, _| {
+        let f = this_file(vm, &args[0])?;
+        if matches!(f.is_closed(vm), Ok(false)) {
+            let _ = f.close(vm);
+        }
+        Ok(Value::None)
     }),
 ];
 
