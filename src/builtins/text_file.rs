@@ -897,12 +897,12 @@ pub(super) const METHODS: &[(&str, Method)] = &[
         f.repr(vm).map(Value::str)
     }),
     // A stream dropped unclosed is closed (`iobase_finalize`): its text written out, and a
-    // wrapper's buffer closed with it, as in CPython; errors are ignored, as outside
-    // CPython's dev mode.
+    // wrapper's buffer closed with it, as in CPython (which reports an error in `close`
+    // as "Exception ignored in: <_io.TextIOWrapper …>").
     ("__del__", |vm, args, _| {
         let f = this_file(vm, &args[0])?;
         if matches!(f.is_closed(vm), Ok(false)) {
-            let _ = f.close(vm);
+            f.close(vm)?;
         }
         Ok(Value::None)
     }),
