@@ -1,20 +1,25 @@
 //! `io.BytesIO`: a binary stream over a growable buffer in memory (`Modules/_io/bytesio.c`).
 //! Reads and writes at a position that may pass the end (a write there pads with zeros),
 //! lines end at `b"\n"`, and every method but `__iter__` and `close` refuses a closed one.
+//! The buffer is a bytearray, so that `getbuffer()` is a memoryview of it; while one is
+//! alive, writes, `truncate` and `close` raise BufferError, as CPython's exports rule has it.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, RefMut};
 
-use super::bytes_type::buffer_arg;
+use super::bytes_type::{buffer_arg, payload};
 use super::io::{optional_size, seek_args};
 use crate::common::sizes::grow_for;
 use crate::vm::args::{OrRaise, Signature};
+use crate::vm::bytes::PyBytes;
+use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, Layout, NativeFn, Object, ObjectKind, PyType};
 use crate::vm::types::make_type;
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
 
 struct BytesIo {
-    data: RefCell<Vec<u8>>,
+    /// A bytearray, which `getbuffer()`'s views show.
+    buffer: Value,
     position: Cell<usize>,
     closed: Cell<bool>,
 }
@@ -50,7 +55,7 @@ fn new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         Some(v) => buffer_arg(vm, v)?,
     };
     let stream = BytesIo {
-        data: RefCell::new(data),
+        buffer: vm.new_bytearray(data),
         position: Cell::new(0),
         closed: Cell::new(false),
     };
@@ -76,9 +81,26 @@ fn open<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a BytesIo> {
 }
 
 impl BytesIo {
+    fn bytes(&self) -> &PyBytes {
+        payload(&self.buffer).expect("a BytesIO's buffer is a bytearray")
+    }
+
+    /// The buffer to change: BufferError while a `getbuffer()` view shows it.
+    fn data_mut(&self, vm: &Vm) -> PyResult<RefMut<'_, Vec<u8>>> {
+        let bytes = self.bytes();
+        if bytes.exports.get() > 0 {
+            let error = vm.types.buffer_error.clone();
+            let message = "Existing exports of data: object cannot be re-sized";
+            return Err(vm.new_exc(&error, message));
+        }
+        bytes
+            .data_mut()
+            .ok_or_else(|| vm.value_error("BytesIO changed while in use"))
+    }
+
     /// Up to `limit` bytes from the position on, stopping after a newline when `line`.
     fn take(&self, limit: Option<usize>, line: bool) -> Vec<u8> {
-        let data = self.data.borrow();
+        let data = self.bytes().data();
         let start = self.position.get().min(data.len());
         let mut end = limit.map_or(data.len(), |n| start.saturating_add(n).min(data.len()));
         if line && let Some(at) = data[start..end].iter().position(|&b| b == b'\n') {
@@ -98,8 +120,18 @@ fn read(vm: &mut Vm, args: &[Value], line: bool) -> PyResult<Value> {
 
 const METHODS: &[(&str, NativeFn)] = &[
     ("getvalue", |vm, args, _| {
-        let data = open(vm, args)?.data.borrow().clone();
+        let data = open(vm, args)?.bytes().data().clone();
         Ok(vm.new_bytes(data))
+    }),
+    // A memoryview of the buffer, written through in place.
+    ("getbuffer", |vm, args, _| {
+        let buffer = open(vm, args)?.buffer.clone();
+        let key = vm.intern("memoryview");
+        let view = vm.builtins.table.borrow().get_str(&key).cloned();
+        match view {
+            Some(memoryview) => vm.call(&memoryview, &[buffer], &[]),
+            None => Err(vm.runtime_error("lost builtins.memoryview")),
+        }
     }),
     ("read", |vm, args, _| read(vm, args, false)),
     ("read1", |vm, args, _| read(vm, args, false)),
@@ -123,6 +155,7 @@ const METHODS: &[(&str, NativeFn)] = &[
     }),
     ("writelines", |vm, args, _| {
         let stream = open(vm, args)?;
+        stream.data_mut(vm)?;
         let lines = vm.collect_iterable(args.get(1).unwrap_or(&Value::None))?;
         for line in &lines {
             write(vm, stream, &buffer_arg(vm, line)?)?;
@@ -138,7 +171,7 @@ const METHODS: &[(&str, NativeFn)] = &[
             }
             0 => 0,
             1 => stream.position.get() as i64,
-            2 => stream.data.borrow().len() as i64,
+            2 => stream.bytes().data().len() as i64,
             _ => {
                 return Err(
                     vm.value_error(format!("invalid whence ({whence}, should be 0, 1 or 2)"))
@@ -162,11 +195,13 @@ const METHODS: &[(&str, NativeFn)] = &[
                     .map_err(|_| vm.value_error(format!("negative size value {n}")))?
             }
         };
-        stream.data.borrow_mut().truncate(size);
+        stream.data_mut(vm)?.truncate(size);
         Ok(Value::Int(size as i64))
     }),
     ("close", |vm, args, _| {
-        this(vm, args)?.closed.set(true);
+        let stream = this(vm, args)?;
+        stream.data_mut(vm)?;
+        stream.closed.set(true);
         Ok(Value::None)
     }),
     ("flush", |vm, args, _| open(vm, args).map(|_| Value::None)),
@@ -198,7 +233,9 @@ const METHODS: &[(&str, NativeFn)] = &[
         Ok(args[0].clone())
     }),
     ("__exit__", |vm, args, _| {
-        this(vm, args)?.closed.set(true);
+        let stream = this(vm, args)?;
+        stream.data_mut(vm)?;
+        stream.closed.set(true);
         Ok(Value::None)
     }),
 ];
@@ -206,7 +243,7 @@ const METHODS: &[(&str, NativeFn)] = &[
 /// Writes `chunk` at the position, padding with zeros when the position is past the end
 /// (MemoryError when that cannot be had).
 fn write(vm: &Vm, stream: &BytesIo, chunk: &[u8]) -> PyResult<()> {
-    let mut data = stream.data.borrow_mut();
+    let mut data = stream.data_mut(vm)?;
     let at = stream.position.get();
     if data.len() < at {
         let more = at - data.len();

@@ -221,7 +221,73 @@ pub fn encode(vm: &Vm, text: &str, encoding: &str, errors: &str) -> PyResult<Vec
     Ok(out)
 }
 
-const BOM_UTF8: &[u8] = b"\xef\xbb\xbf";
+pub const BOM_UTF8: &[u8] = b"\xef\xbb\xbf";
+
+/// How a text stream (`open()`, `io.TextIOWrapper`) reads and writes an encoding: a chunk
+/// at a time, with the codec named `chunk_codec` (a byte order mark is the stream's own
+/// business, at its start only).
+#[derive(Clone, Copy)]
+pub struct StreamCoding {
+    pub chunk_codec: &'static str,
+    /// One byte makes one character (ascii, latin-1).
+    pub single_byte: bool,
+    /// `utf-8-sig`: a byte order mark starts the stream.
+    pub signature: bool,
+}
+
+/// The stream coding of `encoding`: LookupError for a name no codec has, None for the
+/// codecs whose state spans chunks (UTF-16, UTF-32), which apy's streams do not keep.
+pub fn stream_coding(vm: &Vm, encoding: &str) -> PyResult<Option<StreamCoding>> {
+    let coding = |chunk_codec, single_byte, signature| StreamCoding {
+        chunk_codec,
+        single_byte,
+        signature,
+    };
+    Ok(match codec(vm, encoding, "decode")? {
+        Codec::Utf8 => Some(coding("utf-8", false, false)),
+        Codec::Utf8Sig => Some(coding("utf-8", false, true)),
+        Codec::Ascii => Some(coding("ascii", true, false)),
+        Codec::Latin1 => Some(coding("latin-1", true, false)),
+        Codec::Utf16(_) | Codec::Utf32(_) => None,
+    })
+}
+
+impl StreamCoding {
+    /// How much of `data` decodes now: all of it but a UTF-8 sequence cut at its end,
+    /// which waits for the next chunk's bytes.
+    pub fn complete_len(self, data: &[u8]) -> usize {
+        if self.single_byte {
+            return data.len();
+        }
+        for back in 1..=data.len().min(3) {
+            let byte = data[data.len() - back];
+            if byte & 0xc0 == 0x80 {
+                continue;
+            }
+            let needs = match byte {
+                0xc2..=0xdf => 2,
+                0xe0..=0xef => 3,
+                0xf0..=0xf4 => 4,
+                _ => 1,
+            };
+            return if needs > back {
+                data.len() - back
+            } else {
+                data.len()
+            };
+        }
+        data.len()
+    }
+
+    /// How many bytes of the stream `text` was read from (exact when no decoding error
+    /// was replaced or ignored).
+    pub fn raw_len(self, text: &str) -> u64 {
+        match self.single_byte {
+            true => text.chars().count() as u64,
+            false => text.len() as u64,
+        }
+    }
+}
 
 /// UTF-16 (`width` 2: a character past U+FFFF as a surrogate pair) or UTF-32 (`width` 4)
 /// in `order`, after a little-endian byte order mark when the order is marked. A str holds

@@ -1,16 +1,13 @@
-//! Text files and text in memory: `open()` for text files, `io.TextIOWrapper` and
-//! `io.StringIO` (`Modules/_io/textio.c`, `stringio.c`). A file is read with a real,
-//! blocking read of the host file (through `vm::sandbox`'s gate) and decoded as UTF-8; lines
-//! end as the `newline` argument says (universal newlines by default). Writes are buffered
-//! as CPython buffers them (8 KiB), flushed by `flush()`, `seek()`, a read and `close()`.
-//! Binary modes give the buffered binary files of `binary_file.rs`.
+//! The `io` module and `open()`: a host file opened (through `vm::sandbox`'s gate) in a
+//! text mode is a `TextIOWrapper` (`text_file.rs`), in a binary mode one of the buffered
+//! binary files of `binary_file.rs`; and `io.StringIO`, text in memory
+//! (`Modules/_io/stringio.c`).
 
 use std::cell::RefCell;
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom, Write};
 use std::rc::Rc;
 
-use crate::common::chars::str_repr;
+use super::text_file::{self, Newline, char_prefix};
 use crate::vm::args::Signature;
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, Layout, Object, ObjectKind, PyType};
@@ -20,7 +17,7 @@ use crate::vm::value::Value;
 use crate::vm::{Exc, PyResult, Vm};
 
 /// CPython's `io.DEFAULT_BUFFER_SIZE`: written text is kept until there is this much.
-const BUFFER_SIZE: usize = 8192;
+pub(super) const BUFFER_SIZE: usize = 8192;
 
 const OPEN: Signature = Signature::keywords(
     "builtins",
@@ -38,57 +35,6 @@ const OPEN: Signature = Signature::keywords(
     1,
     0,
 );
-
-/// How lines end (`newline=`): None translates `\r\n` and `\r` to `\n` on reading;
-/// `''` splits at all three and translates nothing; `'\n'`, `'\r'`, `'\r\n'` split at that
-/// one only, and a written `\n` becomes it.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Newline {
-    Universal,
-    Untranslated,
-    Fixed(&'static str),
-}
-
-/// What an open text file holds besides its name and mode.
-struct FileState {
-    file: Option<File>,
-    readable: bool,
-    writable: bool,
-    /// Text read ahead from the file, not translated, and how much of it was consumed;
-    /// `start` is the file offset `ahead` begins at.
-    ahead: String,
-    consumed: usize,
-    start: u64,
-    /// A `utf-8-sig` file written from its start: the byte order mark goes before the
-    /// first text written.
-    mark_due: bool,
-    /// Text written and not yet flushed to the file.
-    pending: String,
-}
-
-/// An open text file (`_io.TextIOWrapper`).
-pub struct TextFile {
-    name: Value,
-    mode: String,
-    encoding: String,
-    /// The encoding is `utf-8-sig`: a byte order mark at the start of the file is skipped
-    /// when reading and written before the first text written there.
-    signature: bool,
-    newline: Newline,
-    state: RefCell<FileState>,
-}
-
-impl Drop for TextFile {
-    /// A file dropped unclosed writes out the text still pending, as CPython's finalizer
-    /// closes it (a program that never calls close(), or the temporary of
-    /// `json.dump(data, open(path, "w"))`, lost the last buffer's worth).
-    fn drop(&mut self) {
-        let state = self.state.get_mut();
-        if let Some(file) = state.file.as_mut() {
-            let _ = file.write_all(state.pending.as_bytes());
-        }
-    }
-}
 
 /// Text in memory (`_io.StringIO`): its text and the position, in characters.
 pub struct StringIo {
@@ -117,31 +63,12 @@ pub fn module(vm: &mut Vm) -> Value {
         true,
     );
     set_module(vm, &wrapper);
-    vm.add_methods(&wrapper, FILE_METHODS);
-    vm.add_getset(
-        &wrapper,
-        "closed",
-        |vm, v| Ok(Value::Bool(this_file(vm, v)?.state.borrow().file.is_none())),
-        None,
-    );
-    vm.add_getset(
-        &wrapper,
-        "name",
-        |vm, v| Ok(this_file(vm, v)?.name.clone()),
-        None,
-    );
-    vm.add_getset(
-        &wrapper,
-        "mode",
-        |vm, v| Ok(Value::str(this_file(vm, v)?.mode.as_str())),
-        None,
-    );
-    vm.add_getset(
-        &wrapper,
-        "encoding",
-        |vm, v| Ok(Value::str(this_file(vm, v)?.encoding.as_str())),
-        None,
-    );
+    vm.add_static(&wrapper, "__new__", text_file::wrapper_new);
+    vm.add_methods(&wrapper, text_file::METHODS);
+    wrapper.has_del.set(true);
+    for &(name, get) in text_file::GETTERS {
+        vm.add_getset(&wrapper, name, get, None);
+    }
     let string_io = make_type(
         "StringIO",
         vec![vm.types.object.clone()],
@@ -251,7 +178,7 @@ pub(super) fn unsupported(vm: &mut Vm, message: &str) -> Exc {
     }
 }
 
-fn closed_error(vm: &Vm) -> Exc {
+pub(super) fn closed_error(vm: &Vm) -> Exc {
     vm.value_error("I/O operation on closed file.")
 }
 
@@ -292,45 +219,8 @@ pub fn builtin_open(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value>
             }
         }
     }
-    let encoding = match arg(3) {
-        Value::None => "UTF-8".to_string(),
-        Value::Str(s) => {
-            let normal = s.as_str().to_ascii_lowercase().replace('_', "-");
-            if !matches!(
-                normal.as_str(),
-                "utf-8" | "utf8" | "u8" | "utf" | "utf-8-sig"
-            ) {
-                return Err(vm.value_error(format!(
-                    "encoding {} is outside the subset apy runs: apy reads and writes UTF-8 \
-                     (and utf-8-sig)",
-                    str_repr(s.as_str())
-                )));
-            }
-            s.as_str().to_string()
-        }
-        other => {
-            return Err(vm.type_error(format!(
-                "open() argument 'encoding' must be str or None, not {}",
-                vm.type_name(&other)
-            )));
-        }
-    };
-    let newline = match arg(5) {
-        Value::None => Newline::Universal,
-        Value::Str(s) => match s.as_str() {
-            "" => Newline::Untranslated,
-            "\n" => Newline::Fixed("\n"),
-            "\r" => Newline::Fixed("\r"),
-            "\r\n" => Newline::Fixed("\r\n"),
-            other => return Err(vm.value_error(format!("illegal newline value: {other}"))),
-        },
-        other => {
-            return Err(vm.type_error(format!(
-                "open() argument 'newline' must be str or None, not {}",
-                vm.type_name(&other)
-            )));
-        }
-    };
+    let mut config = text_file::config(vm, "open", arg(3), arg(4))?;
+    config.newline = text_file::newline_arg(vm, "open", arg(5))?;
     vm.require(Capability::Files, &path)?;
     let file = match descriptor {
         Some(fd) if fd < 0 => return Err(vm.value_error("negative file descriptor")),
@@ -376,28 +266,15 @@ pub fn builtin_open(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value>
         ));
     }
     let class = io_type(vm, "TextIOWrapper")?;
-    let signature = encoding.to_ascii_lowercase().replace('_', "-") == "utf-8-sig";
-    let text_file = TextFile {
-        name,
-        mode,
-        encoding,
-        signature,
-        newline,
-        state: RefCell::new(FileState {
-            file: Some(file),
-            readable,
-            writable,
-            ahead: String::new(),
-            consumed: 0,
-            start,
-            pending: String::new(),
-            mark_due: signature && writable && start == 0,
-        }),
-    };
-    Ok(Value::object(Object::new(
+    let access = (readable, writable);
+    Ok(text_file::open_file(
         class,
-        ObjectKind::Other(Box::new(text_file)),
-    )))
+        (name, mode),
+        config,
+        file,
+        access,
+        start,
+    ))
 }
 
 /// The open options for a mode (`r`, `w`, `a`, `x`, each with `+` and `t` or `b`), and
@@ -429,130 +306,7 @@ fn parse_mode(vm: &Vm, mode: &str) -> PyResult<(std::fs::OpenOptions, bool, bool
     Ok((options, kind == 'r' || plus, kind != 'r' || plus))
 }
 
-fn this_file<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a TextFile> {
-    v.native::<TextFile>()
-        .ok_or_else(|| vm.type_error("descriptor requires a '_io.TextIOWrapper' object"))
-}
-
 type Method = fn(&mut Vm, &[Value], &KwArgs) -> PyResult<Value>;
-
-const FILE_METHODS: &[(&str, Method)] = &[
-    ("read", |vm, args, _| {
-        let f = this_file(vm, &args[0])?;
-        let size = size_arg(vm, args.get(1))?;
-        f.read(vm, size).map(Value::str)
-    }),
-    ("readline", |vm, args, _| {
-        let f = this_file(vm, &args[0])?;
-        let size = size_arg(vm, args.get(1))?;
-        f.readline(vm, size).map(Value::str)
-    }),
-    ("readlines", |vm, args, _| {
-        let f = this_file(vm, &args[0])?;
-        let mut lines = Vec::new();
-        loop {
-            let line = f.readline(vm, None)?;
-            if line.is_empty() {
-                return Ok(Value::list(lines));
-            }
-            lines.push(Value::str(line));
-        }
-    }),
-    ("write", |vm, args, _| {
-        let f = this_file(vm, &args[0])?;
-        let text = text_arg(vm, args.get(1))?;
-        f.write(vm, &text)?;
-        Ok(Value::Int(text.chars().count() as i64))
-    }),
-    ("writelines", |vm, args, _| {
-        let f = this_file(vm, &args[0])?;
-        let lines = vm.collect_iterable(args.get(1).unwrap_or(&Value::None))?;
-        for line in &lines {
-            let text = text_arg(vm, Some(line))?;
-            f.write(vm, &text)?;
-        }
-        Ok(Value::None)
-    }),
-    ("flush", |vm, args, _| {
-        let f = this_file(vm, &args[0])?;
-        f.open_state(vm)?;
-        f.flush(vm)?;
-        Ok(Value::None)
-    }),
-    ("close", |vm, args, _| {
-        let f = this_file(vm, &args[0])?;
-        if f.state.borrow().file.is_some() {
-            let flushed = f.flush(vm);
-            f.state.borrow_mut().file = None;
-            flushed?;
-        }
-        Ok(Value::None)
-    }),
-    ("tell", |vm, args, _| {
-        let f = this_file(vm, &args[0])?;
-        f.open_state(vm)?;
-        f.flush(vm)?;
-        let state = f.state.borrow();
-        Ok(Value::Int((state.start + state.consumed as u64) as i64))
-    }),
-    ("seek", |vm, args, _| {
-        let f = this_file(vm, &args[0])?;
-        let (offset, whence) = seek_args(vm, args)?;
-        f.seek(vm, offset, whence).map(|at| Value::Int(at as i64))
-    }),
-    ("fileno", |vm, args, _| {
-        let f = this_file(vm, &args[0])?;
-        let state = f.state.borrow();
-        fileno(vm, state.file.as_ref(), "I/O operation on closed file.")
-    }),
-    ("readable", |vm, args, _| {
-        let f = this_file(vm, &args[0])?;
-        Ok(Value::Bool(f.open_state(vm)?.0))
-    }),
-    ("writable", |vm, args, _| {
-        let f = this_file(vm, &args[0])?;
-        Ok(Value::Bool(f.open_state(vm)?.1))
-    }),
-    ("seekable", |vm, args, _| {
-        let f = this_file(vm, &args[0])?;
-        f.open_state(vm)?;
-        Ok(Value::Bool(true))
-    }),
-    ("__iter__", |vm, args, _| {
-        this_file(vm, &args[0])?.open_state(vm)?;
-        Ok(args[0].clone())
-    }),
-    ("__next__", |vm, args, _| {
-        let line = this_file(vm, &args[0])?.readline(vm, None)?;
-        if line.is_empty() {
-            return Err(vm.stop_iteration(Value::None));
-        }
-        Ok(Value::str(line))
-    }),
-    ("__enter__", |vm, args, _| {
-        this_file(vm, &args[0])?.open_state(vm)?;
-        Ok(args[0].clone())
-    }),
-    ("__exit__", |vm, args, kw| {
-        let close = FILE_METHODS
-            .iter()
-            .find(|(name, _)| *name == "close")
-            .map(|(_, m)| *m);
-        match close {
-            Some(close) => close(vm, &args[..1], kw),
-            None => Ok(Value::None),
-        }
-    }),
-    ("__repr__", |vm, args, _| {
-        let f = this_file(vm, &args[0])?;
-        let name = vm.repr(&f.name)?;
-        Ok(Value::str(format!(
-            "<_io.TextIOWrapper name={name} mode={} encoding={}>",
-            str_repr(&f.mode),
-            str_repr(&f.encoding)
-        )))
-    }),
-];
 
 /// `seek(offset, whence=0)`'s arguments.
 /// `fileno()` of a text or binary file: its descriptor, or the ValueError (worded per type,
@@ -600,7 +354,7 @@ pub(super) fn optional_size(vm: &mut Vm, v: Option<&Value>) -> PyResult<Option<u
     })
 }
 
-fn text_arg(vm: &Vm, v: Option<&Value>) -> PyResult<String> {
+pub(super) fn text_arg(vm: &Vm, v: Option<&Value>) -> PyResult<String> {
     match v {
         Some(Value::Str(s)) => Ok(s.as_str().to_string()),
         Some(other) => Err(vm.type_error(format!(
@@ -609,282 +363,6 @@ fn text_arg(vm: &Vm, v: Option<&Value>) -> PyResult<String> {
         ))),
         None => Err(vm.type_error("write() takes exactly one argument (0 given)")),
     }
-}
-
-/// Where a line ends in `text` under `newline`: the index just past its end, if it ends.
-fn line_end(text: &str, newline: Newline, at_eof: bool) -> Option<usize> {
-    match newline {
-        Newline::Fixed(end) => text.find(end).map(|i| i + end.len()),
-        Newline::Universal | Newline::Untranslated => {
-            let i = text.find(['\n', '\r'])?;
-            if &text[i..i + 1] == "\n" {
-                return Some(i + 1);
-            }
-            match text.as_bytes().get(i + 1) {
-                Some(b'\n') => Some(i + 2),
-                Some(_) => Some(i + 1),
-                // A `\r` last: the next read may bring its `\n`.
-                None if at_eof => Some(i + 1),
-                None => None,
-            }
-        }
-    }
-}
-
-/// Text as read under `newline`: universal newlines become `\n`.
-fn translate_read(text: &str, newline: Newline) -> String {
-    match newline {
-        Newline::Universal => text.replace("\r\n", "\n").replace('\r', "\n"),
-        _ => text.to_string(),
-    }
-}
-
-impl TextFile {
-    /// (readable, writable) of an open file; ValueError once closed.
-    fn open_state(&self, vm: &Vm) -> PyResult<(bool, bool)> {
-        let state = self.state.borrow();
-        match state.file {
-            Some(_) => Ok((state.readable, state.writable)),
-            None => Err(closed_error(vm)),
-        }
-    }
-
-    fn name_text(&self) -> String {
-        self.name.as_str().unwrap_or_default().to_string()
-    }
-
-    /// Writes out the text written so far.
-    fn flush(&self, vm: &mut Vm) -> PyResult<()> {
-        let mut state = self.state.borrow_mut();
-        if state.pending.is_empty() {
-            return Ok(());
-        }
-        let pending = std::mem::take(&mut state.pending);
-        let written = match state.file.as_mut() {
-            Some(file) => file.write_all(pending.as_bytes()),
-            None => Ok(()),
-        };
-        state.start += pending.len() as u64;
-        drop(state);
-        written.map_err(|e| vm.os_error(&e, None))
-    }
-
-    /// Makes sure the text read ahead holds a whole line (or `want` characters), or all the
-    /// rest of the file; gives whether the file has ended.
-    fn fill(&self, vm: &mut Vm, want: Option<usize>, line: bool) -> PyResult<bool> {
-        let (readable, _) = self.open_state(vm)?;
-        if !readable {
-            return Err(unsupported(vm, "not readable"));
-        }
-        self.flush(vm)?;
-        loop {
-            {
-                let state = self.state.borrow();
-                let rest = &state.ahead[state.consumed..];
-                let enough = match want {
-                    Some(n) if !line => rest.chars().count() > n,
-                    _ if line => line_end(rest, self.newline, false).is_some(),
-                    _ => false,
-                };
-                if enough {
-                    return Ok(false);
-                }
-            }
-            let mut chunk = vec![0u8; BUFFER_SIZE];
-            let mut state = self.state.borrow_mut();
-            let read = match state.file.as_mut() {
-                Some(file) => file.read(&mut chunk),
-                None => return Err(closed_error(vm)),
-            };
-            let n = match read {
-                Ok(n) => n,
-                Err(e) => {
-                    drop(state);
-                    return Err(vm.os_error(&e, None));
-                }
-            };
-            if n == 0 {
-                return Ok(true);
-            }
-            chunk.truncate(n);
-            let at_start = self.signature && state.start == 0 && state.ahead.is_empty();
-            if at_start && let Some(text) = chunk.strip_prefix(b"\xef\xbb\xbf") {
-                chunk = text.to_vec();
-                state.start = 3;
-            }
-            // A character cut at the chunk's end is finished by the next read.
-            let mut bytes = chunk;
-            loop {
-                match std::str::from_utf8(&bytes) {
-                    Ok(text) => {
-                        state.ahead.push_str(text);
-                        break;
-                    }
-                    Err(e) if e.error_len().is_none() => {
-                        let mut more = [0u8; 1];
-                        let read = state.file.as_mut().map(|f| f.read(&mut more));
-                        match read {
-                            Some(Ok(1)) => bytes.push(more[0]),
-                            _ => {
-                                return Err(decode_error(
-                                    vm,
-                                    bytes[e.valid_up_to()],
-                                    e.valid_up_to(),
-                                ));
-                            }
-                        }
-                    }
-                    Err(e) => {
-                        return Err(decode_error(vm, bytes[e.valid_up_to()], e.valid_up_to()));
-                    }
-                }
-            }
-        }
-    }
-
-    /// Takes `len` bytes of the text read ahead.
-    fn take(&self, len: usize) -> String {
-        let mut state = self.state.borrow_mut();
-        let start = state.consumed;
-        state.consumed += len;
-        let text = state.ahead[start..start + len].to_string();
-        if state.consumed == state.ahead.len() {
-            state.start += state.ahead.len() as u64;
-            state.ahead.clear();
-            state.consumed = 0;
-        }
-        text
-    }
-
-    fn read(&self, vm: &mut Vm, size: Option<usize>) -> PyResult<String> {
-        self.fill(vm, Some(size.unwrap_or(usize::MAX)), false)?;
-        let len = {
-            let state = self.state.borrow();
-            let rest = &state.ahead[state.consumed..];
-            match size {
-                None => rest.len(),
-                Some(n) => char_prefix(rest, n, self.newline),
-            }
-        };
-        Ok(translate_read(&self.take(len), self.newline))
-    }
-
-    fn readline(&self, vm: &mut Vm, size: Option<usize>) -> PyResult<String> {
-        let at_eof = self.fill(vm, None, true)?;
-        let len = {
-            let state = self.state.borrow();
-            let rest = &state.ahead[state.consumed..];
-            let end = line_end(rest, self.newline, at_eof).unwrap_or(rest.len());
-            match size {
-                Some(n) => end.min(char_prefix(rest, n, self.newline)),
-                None => end,
-            }
-        };
-        Ok(translate_read(&self.take(len), self.newline))
-    }
-
-    fn write(&self, vm: &mut Vm, text: &str) -> PyResult<()> {
-        let (_, writable) = self.open_state(vm)?;
-        if !writable {
-            return Err(unsupported(vm, "not writable"));
-        }
-        {
-            // Text read ahead is dropped: as in CPython, the write goes where the file's
-            // reading stopped, past what was read ahead (a chunk of 8 KiB).
-            let mut state = self.state.borrow_mut();
-            if !state.ahead.is_empty() {
-                state.start += state.ahead.len() as u64;
-                state.ahead.clear();
-                state.consumed = 0;
-            }
-            if std::mem::take(&mut state.mark_due) {
-                state.pending.push('\u{feff}');
-            }
-            match self.newline {
-                Newline::Fixed(end) if end != "\n" => {
-                    state.pending.push_str(&text.replace('\n', end))
-                }
-                _ => state.pending.push_str(text),
-            }
-            if state.pending.len() < BUFFER_SIZE {
-                return Ok(());
-            }
-        }
-        self.flush(vm)
-    }
-
-    fn seek(&self, vm: &mut Vm, offset: i64, whence: i64) -> PyResult<u64> {
-        self.open_state(vm)?;
-        self.flush(vm)?;
-        let target = match whence {
-            0 if offset < 0 => {
-                return Err(vm.value_error(format!("negative seek position {offset}")));
-            }
-            0 => SeekFrom::Start(offset as u64),
-            1 | 2 if offset != 0 => {
-                let message = match whence {
-                    1 => "can't do nonzero cur-relative seeks",
-                    _ => "can't do nonzero end-relative seeks",
-                };
-                return Err(unsupported(vm, message));
-            }
-            1 => {
-                let state = self.state.borrow();
-                SeekFrom::Start(state.start + state.consumed as u64)
-            }
-            2 => SeekFrom::End(0),
-            _ => {
-                return Err(
-                    vm.value_error(format!("invalid whence ({whence}, should be 0, 1 or 2)"))
-                );
-            }
-        };
-        let mut state = self.state.borrow_mut();
-        let moved = match state.file.as_mut() {
-            Some(file) => file.seek(target),
-            None => return Err(closed_error(vm)),
-        };
-        state.ahead.clear();
-        state.consumed = 0;
-        match moved {
-            Ok(at) => {
-                state.start = at;
-                state.mark_due = self.signature && state.writable && at == 0;
-                Ok(at)
-            }
-            Err(e) => {
-                drop(state);
-                Err(vm.os_error(&e, Some(&self.name_text())))
-            }
-        }
-    }
-}
-
-/// The bytes of the first `n` characters of `text` as read under `newline` (a `\r\n`
-/// read as one `\n` counts once).
-fn char_prefix(text: &str, n: usize, newline: Newline) -> usize {
-    let mut count = 0;
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        if count == n {
-            return i;
-        }
-        count += 1;
-        if c == '\r'
-            && newline == Newline::Universal
-            && chars.peek().is_some_and(|(_, next)| *next == '\n')
-        {
-            chars.next();
-        }
-    }
-    text.len()
-}
-
-fn decode_error(vm: &Vm, byte: u8, position: usize) -> Exc {
-    vm.new_exc(
-        &vm.types.unicode_error.clone(),
-        format!("'utf-8' codec can't decode byte 0x{byte:02x} in position {position}: invalid start byte"),
-    )
 }
 
 // ---- io.StringIO ---------------------------------------------------------------------------

@@ -239,21 +239,15 @@ impl Encoding<'_> {
         }
     }
 
-    /// `encode` one level deeper in the recursion limit, with the RecursionError CPython's
-    /// C encoder words.
+    /// `encode` one level deeper in native recursion (CPython's C encoder counts its depth
+    /// against the C recursion limit, not `sys.getrecursionlimit()`), with the
+    /// RecursionError it words.
     fn nested(
         &mut self,
         vm: &mut Vm,
         encode: impl FnOnce(&mut Self, &mut Vm) -> PyResult<()>,
     ) -> PyResult<()> {
-        if vm.enter_recursion().is_err() {
-            let class = vm.types.recursion_error.clone();
-            let message = "maximum recursion depth exceeded while encoding a JSON object";
-            return Err(vm.new_exc(&class, message));
-        }
-        let result = encode(self, vm);
-        vm.leave_recursion();
-        result
+        vm.nested(" while encoding a JSON object", |vm| encode(self, vm))
     }
 
     /// A non-empty array or object `o` at `level`: marked for the circular check, one
@@ -289,8 +283,11 @@ impl Encoding<'_> {
 
     fn array(&mut self, vm: &mut Vm, o: &Value, items: &[Value], level: usize) -> PyResult<()> {
         if items.is_empty() {
-            self.out.push_str("[]");
-            return Ok(());
+            // An empty one takes its level of the recursion limit too, as in CPython.
+            return self.nested(vm, |e, _| {
+                e.out.push_str("[]");
+                Ok(())
+            });
         }
         self.container(vm, o, ('[', ']'), level, |e, vm, separator| {
             for (i, item) in items.iter().enumerate() {
@@ -331,8 +328,11 @@ impl Encoding<'_> {
         level: usize,
     ) -> PyResult<()> {
         if items.is_empty() {
-            self.out.push_str("{}");
-            return Ok(());
+            // An empty one takes its level of the recursion limit too, as in CPython.
+            return self.nested(vm, |e, _| {
+                e.out.push_str("{}");
+                Ok(())
+            });
         }
         self.container(vm, o, ('{', '}'), level, |e, vm, separator| {
             let items = match e.sort_keys {
@@ -443,6 +443,15 @@ impl From<Exc> for Stop {
 
 type Scan<T> = Result<T, Stop>;
 
+/// No value at byte offset `at`. CPython's scanner says so with a StopIteration it makes
+/// there, a call one level deeper: at the deepest level allowed, a RecursionError.
+fn no_value(vm: &mut Vm, at: usize) -> Stop {
+    match vm.nested(" while calling a Python object", |_| Ok(())) {
+        Ok(()) => Stop::NoValue(at),
+        Err(e) => Stop::Raise(e),
+    }
+}
+
 /// Where an object or array goes on after one of its items.
 enum After {
     /// It ended: the offset after its closing bracket.
@@ -548,8 +557,14 @@ impl Scanner<'_> {
             let name = vm.intern("JSONDecodeError");
             vm.get_attr(&json, &name)
         });
-        let exc = class
-            .and_then(|class| vm.call(&class, &[Value::str(message), self.doc.clone(), pos], &[]));
+        // A call from native code, one level deeper (CPython's `_PyObject_MakeTpCall`): an
+        // error at the deepest level allowed is a RecursionError instead.
+        let args = [Value::str(message), self.doc.clone(), pos];
+        let exc = class.and_then(|class| {
+            vm.nested(" while calling a Python object", |vm| {
+                vm.call(&class, &args, &[])
+            })
+        });
         Stop::Raise(match exc {
             Ok(Value::Object(exc)) => exc,
             Ok(_) => vm.type_error("JSONDecodeError() did not make an exception"),
@@ -571,7 +586,7 @@ impl Scanner<'_> {
     /// The value at byte offset `at` and the offset after it.
     fn value(&self, vm: &mut Vm, at: usize) -> Scan<(Value, usize)> {
         let Some(&b) = self.bytes.get(at) else {
-            return Err(Stop::NoValue(at));
+            return Err(no_value(vm, at));
         };
         match b {
             b'"' => {
@@ -590,24 +605,20 @@ impl Scanner<'_> {
         }
     }
 
-    /// An object or array, one level deeper in the recursion limit, with the RecursionError
-    /// CPython's C scanner words.
+    /// An object or array, one level deeper in native recursion (as CPython's C scanner
+    /// counts it: `json.loads("[" * 5000 + "]" * 5000)` parses under the default recursion
+    /// limit), with the RecursionError the scanner words.
     fn nested(
         &self,
         vm: &mut Vm,
         kind: &str,
         scan: impl FnOnce(&Self, &mut Vm) -> Scan<(Value, usize)>,
     ) -> Scan<(Value, usize)> {
-        if vm.enter_recursion().is_err() {
-            let class = vm.types.recursion_error.clone();
-            let message = format!(
-                "maximum recursion depth exceeded while decoding a JSON {kind} from a unicode string"
-            );
-            return Err(Stop::Raise(vm.new_exc(&class, message)));
-        }
-        let result = scan(self, vm);
-        vm.leave_recursion();
-        result
+        let doing = match kind {
+            "array" => " while decoding a JSON array from a unicode string",
+            _ => " while decoding a JSON object from a unicode string",
+        };
+        vm.nested(doing, |vm| Ok(scan(self, vm)))?
     }
 
     fn constant(&self, vm: &mut Vm, name: &str, at: usize) -> Scan<(Value, usize)> {
@@ -630,7 +641,7 @@ impl Scanner<'_> {
                     at += 1;
                 }
             }
-            _ => return Err(Stop::NoValue(start)),
+            _ => return Err(no_value(vm, start)),
         }
         let integer_end = at;
         if bytes.get(at) == Some(&b'.') && digit(at + 1) {

@@ -101,6 +101,7 @@ mod std_streams;
 mod stdin_reader;
 mod str_type;
 mod struct_module;
+mod text_file;
 mod thread;
 mod time;
 #[cfg(target_arch = "wasm32")]

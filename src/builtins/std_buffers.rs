@@ -132,6 +132,11 @@ const COMMON_METHODS: &[(&str, NativeFn)] = &[
             open(vm, args, CLOSED_FILE)?.kind != StdKind::In,
         ))
     }),
+    // The buffers write through the program's output buffer and read from the shared
+    // stdin reader: they never seek (as CPython's, over a pipe or a terminal).
+    ("seekable", |vm, args, _| {
+        open(vm, args, CLOSED_FILE).map(|_| Value::Bool(false))
+    }),
     ("close", |vm, args, _| {
         let buffer = this(vm, args.first().unwrap_or(&Value::None))?;
         if buffer.kind == StdKind::Out && !buffer.closed.get() {

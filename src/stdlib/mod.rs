@@ -177,6 +177,11 @@ const MODULES: &[(&str, &str, &str)] = &[
         "logging/__init__.py",
         include_str!("logging.apy"),
     ),
+    (
+        "logging.handlers",
+        "logging/handlers.py",
+        include_str!("logging_handlers.apy"),
+    ),
     ("traceback", "traceback.py", include_str!("traceback.apy")),
     ("warnings", "warnings.py", include_str!("warnings.apy")),
     ("json", "json/__init__.py", include_str!("json.apy")),

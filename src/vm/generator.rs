@@ -716,7 +716,12 @@ impl Vm {
             return;
         };
         if let Err(exc) = self.call(&del, std::slice::from_ref(object), &[]) {
-            self.write_unraisable(&del, exc, place);
+            // A native type's finalizer (an io stream's close) names the object, as C's
+            // `PyErr_WriteUnraisable(self)` does; a class's `__del__` names the function.
+            let native =
+                matches!(&del, Value::Object(o) if matches!(o.kind, ObjectKind::Native(_)));
+            let culprit = if native { object } else { &del };
+            self.write_unraisable(culprit, exc, place);
         }
     }
 

@@ -124,9 +124,12 @@ pub type CompileHook =
 pub const MAX_RECURSION_LIMIT: usize = 20_000;
 
 /// How deep native code may recurse (a repr of nested lists, `==` of nested tuples, nested
-/// `map`s): CPython 3.13's `Py_C_RECURSION_LIMIT`, counted apart from the recursion limit
-/// of Python calls, as CPython counts it since 3.12.
-pub const NATIVE_RECURSION_LIMIT: usize = 10_000;
+/// `map`s, a JSON document): CPython 3.13's `Py_C_RECURSION_LIMIT` (10,000), counted apart
+/// from the recursion limit of Python calls, as CPython counts it since 3.12, less the two
+/// levels a program never has there: the main module's frame, entered from C, holds one,
+/// and the count fails on reaching the limit, not past it (so a list nested 9,997 deep has
+/// a repr and one 9,998 deep has not; `json.loads` parses 9,998 brackets, not 9,999).
+pub const NATIVE_RECURSION_LIMIT: usize = 9_998;
 
 /// How often (in instructions) the time limit is checked.
 const TIME_CHECK_INTERVAL: u64 = 1 << 14;

@@ -17,7 +17,9 @@ use super::iter::init as init_iterators;
 use super::object::{BuiltinTypes, Object, ObjectKind};
 use super::type_attrs::init_type_methods;
 use super::value::{PyDict, Value};
-use super::{Config, Exc, Interner, ModuleMaker, Names, PROGRAM_STDOUT, TIME_CHECK_INTERVAL, Vm};
+use super::{
+    Config, Exc, Interner, ModuleMaker, Names, PROGRAM_STDOUT, PyResult, TIME_CHECK_INTERVAL, Vm,
+};
 
 impl Vm {
     /// A VM with the built-in types and their core methods, and nothing else: the
@@ -215,13 +217,41 @@ impl Vm {
     /// reported ("Exception ignored on flushing sys.stdout:") and the exit status is 120,
     /// whatever it was to be.
     fn flush_stdout_at_exit(&mut self, status: i32) -> i32 {
-        let Err(error) = super::flush_program_stdout() else {
+        let flushed = match self.flush_replaced_stdout() {
+            Ok(()) => super::flush_program_stdout().map_err(|e| self.os_error(&e, None)),
+            Err(exc) => {
+                let _ = super::flush_program_stdout();
+                Err(exc)
+            }
+        };
+        let Err(exc) = flushed else {
             return status;
         };
-        let exc = self.os_error(&error, None);
         let line = self.exception_last_line(&exc, false);
         self.write_report(&["Exception ignored on flushing sys.stdout:\n", &line, "\n"]);
         120
+    }
+
+    /// Flushes a `sys.stdout` the program put in place of the standard one (a
+    /// `TextIOWrapper` over `sys.stdout.buffer` keeps text until flushed), unless it is
+    /// closed, as `flush_std_files` does.
+    fn flush_replaced_stdout(&mut self) -> PyResult<()> {
+        let (Some(out), Some(standard)) = (self.sys_attr("stdout"), self.sys_attr("__stdout__"))
+        else {
+            return Ok(());
+        };
+        if out.is_none() || out.is(&standard) {
+            return Ok(());
+        }
+        let key = self.intern("closed");
+        let closed = match self.get_attr_opt(&out, &key)? {
+            Some(closed) => self.truthy(&closed)?,
+            None => false,
+        };
+        if !closed {
+            self.call_method(&out, "flush", &[])?;
+        }
+        Ok(())
     }
 
     /// Runs `atexit`'s functions, last registered first, and forgets them all; one
