@@ -272,10 +272,26 @@ fn may_access(path: &str, _: i32) -> bool {
 const STAT: Signature =
     Signature::keywords("os", "stat", &["path", "dir_fd", "follow_symlinks"], 1, 0);
 
-/// `stat`/`lstat`: an `os.stat_result`, the class `os.apy` defines (the module that
-/// imports this one, so loaded by then; the plain fields otherwise).
+/// `stat`/`lstat`: an [`stat_result`] of a path (or, for `stat`, a descriptor).
 fn stat(vm: &mut Vm, args: &[Value], kw: &KwArgs, fname: &str, follow: bool) -> PyResult<Value> {
     let slots = STAT.bind(vm, args, kw)?;
+    // `stat(fd)`: an open descriptor's, as `fstat(fd)`, but the error names the
+    // descriptor; -1 is posixmodule.c's "no descriptor", so stat(NULL): EFAULT.
+    #[cfg(not(target_arch = "wasm32"))]
+    if fname == "stat"
+        && let Some(Value::Int(fd)) = slots[0]
+    {
+        let fd = i32::try_from(fd).map_err(|_| match fd < 0 {
+            true => vm.overflow_error("fd is less than minimum"),
+            false => vm.overflow_error("fd is greater than maximum"),
+        })?;
+        let metadata = match fd {
+            -1 => Err(std::io::Error::from_raw_os_error(libc::EFAULT)),
+            fd => crate::common::process::fd_metadata(fd),
+        };
+        let metadata = metadata.map_err(|e| vm.os_error_named(&e, Some(Value::Int(fd.into()))))?;
+        return stat_result(vm, &metadata);
+    }
     let path = path_arg(vm, fname, "path", slots[0].as_ref())?;
     vm.require(Capability::Files, &path)?;
     let follow = match &slots[2] {
@@ -287,7 +303,13 @@ fn stat(vm: &mut Vm, args: &[Value], kw: &KwArgs, fname: &str, follow: bool) -> 
         false => std::fs::symlink_metadata(&path),
     };
     let metadata = metadata.map_err(|e| vm.os_error(&e, Some(&path)))?;
-    let (fields, extra) = stat_fields(vm, &metadata)?;
+    stat_result(vm, &metadata)
+}
+
+/// An `os.stat_result` of `metadata`: the class `os.apy` defines (the module that
+/// imports this one, so loaded by then; the plain fields otherwise).
+pub(super) fn stat_result(vm: &mut Vm, metadata: &std::fs::Metadata) -> PyResult<Value> {
+    let (fields, extra) = stat_fields(vm, metadata)?;
     let os_key = vm.intern("os");
     let module = vm.modules.table.borrow().get_str(&os_key).cloned();
     match module {

@@ -6,7 +6,7 @@
 
 use std::ffi::CString;
 use std::io;
-use std::os::fd::RawFd;
+use std::os::fd::{FromRawFd, RawFd};
 
 fn check(result: libc::c_int) -> io::Result<libc::c_int> {
     if result < 0 {
@@ -171,6 +171,14 @@ pub fn isatty(fd: RawFd) -> bool {
 pub fn dup(fd: RawFd) -> io::Result<RawFd> {
     // SAFETY: a wrong descriptor is EBADF.
     check(unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) })
+}
+
+/// The metadata of an open descriptor (`fstat(2)`), read through a copy of it.
+pub fn fd_metadata(fd: RawFd) -> io::Result<std::fs::Metadata> {
+    let copy = dup(fd)?;
+    // SAFETY: `copy` is a descriptor this call just made, owned by the file from here.
+    let file = unsafe { std::fs::File::from_raw_fd(copy) };
+    file.metadata()
 }
 
 /// Reads at most `n` bytes (into fresh capacity: no zeroing of a big buffer first).

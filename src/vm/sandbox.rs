@@ -56,6 +56,11 @@ impl Vm {
     /// The OSError subclass for a failed host call on `filename` (None: no file named):
     /// `[Errno 2] No such file or directory: 'x'`.
     pub fn os_error(&mut self, error: &std::io::Error, filename: Option<&str>) -> Exc {
+        self.os_error_named(error, filename.map(Value::str))
+    }
+
+    /// [`Vm::os_error`] naming any value as the file (`os.stat(fd)` names the descriptor).
+    pub fn os_error_named(&mut self, error: &std::io::Error, filename: Option<Value>) -> Exc {
         let Some(errno) = error.raw_os_error() else {
             return self.new_exc(&self.types.os_error.clone(), error.to_string());
         };
@@ -65,7 +70,7 @@ impl Vm {
             .unwrap_or(&text)
             .to_string();
         let mut args = vec![Value::Int(errno.into()), Value::str(strerror)];
-        args.extend(filename.map(Value::str));
+        args.extend(filename);
         let class = Value::Type(self.types.os_error.clone());
         match self.call(&class, &args, &[]) {
             Ok(Value::Object(exc)) | Err(exc) => exc,
