@@ -88,8 +88,10 @@ pub fn module(vm: &mut Vm) -> Value {
     set_module(vm, &bytes_io);
     let open = vm.native("open", builtin_open);
     let mut names = super::binary_file::classes(vm);
+    let text_encoding = vm.native("text_encoding", text_encoding);
     names.extend([
         ("open", open),
+        ("text_encoding", text_encoding),
         ("TextIOWrapper", Value::Type(wrapper)),
         ("StringIO", Value::Type(string_io)),
         ("BytesIO", Value::Type(bytes_io)),
@@ -106,6 +108,35 @@ pub fn module(vm: &mut Vm) -> Value {
     let lazy = vm.native("__getattr__", module_getattr);
     names.push(("__getattr__", lazy));
     vm.new_module("io", names)
+}
+
+/// `io.text_encoding(encoding, stacklevel=2, /)`: the encoding a function opening a text
+/// file passes on when it was given none, "locale" (apy has no UTF-8 mode, and
+/// `-X warn_default_encoding`'s EncodingWarning is off); any other value as it is.
+fn text_encoding(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    if !kw.is_empty() {
+        return Err(vm.type_error("_io.text_encoding() takes no keyword arguments"));
+    }
+    let [encoding, rest @ ..] = args else {
+        return Err(vm.type_error("text_encoding expected at least 1 argument, got 0"));
+    };
+    match rest {
+        [] => {}
+        [stacklevel] => {
+            vm.expect_c_int(stacklevel)?;
+        }
+        _ => {
+            let message = format!(
+                "text_encoding expected at most 2 arguments, got {}",
+                args.len()
+            );
+            return Err(vm.type_error(message));
+        }
+    }
+    Ok(match encoding {
+        Value::None => Value::str("locale"),
+        other => other.clone(),
+    })
 }
 
 /// The abstract classes, IOBase, RawIOBase, BufferedIOBase and TextIOBase.

@@ -23,19 +23,14 @@ use super::os::path_arg;
 
 type Function = fn(&mut Vm, &[Value], &KwArgs) -> PyResult<Value>;
 
-/// A C `int` argument as PyArg_Parse's "i" takes it (a pid, a signal, `waitpid`'s options).
+/// A C `int` argument as PyArg_Parse's "i" takes it (a pid, a signal, `waitpid`'s
+/// options); descriptors and flags are Argument Clinic's (`Vm::expect_c_int`).
 fn int(vm: &mut Vm, v: &Value) -> PyResult<i32> {
     let n = vm.expect_index(v)?;
     i32::try_from(n).map_err(|_| match n < 0 {
         true => vm.overflow_error("signed integer is less than minimum"),
         false => vm.overflow_error("signed integer is greater than maximum"),
     })
-}
-
-/// A C `int` argument as Argument Clinic's converters take it (a descriptor, flags).
-fn c_int(vm: &mut Vm, v: &Value) -> PyResult<i32> {
-    let n = vm.expect_index(v)?;
-    i32::try_from(n).map_err(|_| vm.overflow_error("Python int too large to convert to C int"))
 }
 
 /// The `os` functions over descriptors and children, for `os`'s namespace.
@@ -118,7 +113,7 @@ const OS_FUNCTIONS: &[(&str, Function)] = &[
     }),
     ("read", |vm, args, _| {
         check_arity(vm, "read", args, 2, 2)?;
-        let fd = c_int(vm, &args[0])?;
+        let fd = vm.expect_c_int(&args[0])?;
         let n = vm.expect_index(&args[1])?;
         if n < 0 {
             return Err(vm.value_error("negative length"));
@@ -133,7 +128,7 @@ const OS_FUNCTIONS: &[(&str, Function)] = &[
     }),
     ("write", |vm, args, _| {
         check_arity(vm, "write", args, 2, 2)?;
-        let fd = c_int(vm, &args[0])?;
+        let fd = vm.expect_c_int(&args[0])?;
         let Some(data) = bytes_of(&args[1]) else {
             return Err(vm.type_error(format!(
                 "a bytes-like object is required, not '{}'",
@@ -146,20 +141,20 @@ const OS_FUNCTIONS: &[(&str, Function)] = &[
     }),
     ("close", |vm, args, _| {
         check_arity(vm, "close", args, 1, 1)?;
-        let fd = c_int(vm, &args[0])?;
+        let fd = vm.expect_c_int(&args[0])?;
         sys::close(fd).map_err(|e| vm.os_error(&e, None))?;
         Ok(Value::None)
     }),
     ("open", |vm, args, kw| {
         let slots = OPEN.bind(vm, args, kw)?;
         let path = path_arg(vm, "open", "path", slots[0].as_ref())?;
-        let flags = c_int(vm, slots[1].as_ref().unwrap_or(&Value::None))?;
+        let flags = vm.expect_c_int(slots[1].as_ref().unwrap_or(&Value::None))?;
         let mode = match &slots[2] {
-            Some(v) => c_int(vm, v)?,
+            Some(v) => vm.expect_c_int(v)?,
             None => 0o777,
         };
         let dir_fd = match &slots[3] {
-            Some(v) if !v.is_none() => Some(c_int(vm, v)?),
+            Some(v) if !v.is_none() => Some(vm.expect_c_int(v)?),
             _ => None,
         };
         vm.require(Capability::Files, &path)?;
@@ -169,32 +164,32 @@ const OS_FUNCTIONS: &[(&str, Function)] = &[
     }),
     ("lseek", |vm, args, _| {
         check_arity(vm, "lseek", args, 3, 3)?;
-        let fd = c_int(vm, &args[0])?;
+        let fd = vm.expect_c_int(&args[0])?;
         let position = vm.expect_index(&args[1])?;
-        let how = c_int(vm, &args[2])?;
+        let how = vm.expect_c_int(&args[2])?;
         let at = sys::lseek(fd, position, how).map_err(|e| vm.os_error(&e, None))?;
         Ok(Value::Int(at))
     }),
     ("isatty", |vm, args, _| {
         check_arity(vm, "isatty", args, 1, 1)?;
-        let fd = c_int(vm, &args[0])?;
+        let fd = vm.expect_c_int(&args[0])?;
         Ok(Value::Bool(sys::isatty(fd)))
     }),
     ("fstat", |vm, args, _| {
         check_arity(vm, "fstat", args, 1, 1)?;
-        let fd = c_int(vm, &args[0])?;
+        let fd = vm.expect_c_int(&args[0])?;
         let metadata = sys::fd_metadata(fd).map_err(|e| vm.os_error(&e, None))?;
         super::os::stat_result(vm, &metadata)
     }),
     ("dup", |vm, args, _| {
         check_arity(vm, "dup", args, 1, 1)?;
-        let fd = c_int(vm, &args[0])?;
+        let fd = vm.expect_c_int(&args[0])?;
         let copy = sys::dup(fd).map_err(|e| vm.os_error(&e, None))?;
         Ok(Value::Int(copy.into()))
     }),
     ("set_blocking", |vm, args, _| {
         check_arity(vm, "set_blocking", args, 2, 2)?;
-        let fd = c_int(vm, &args[0])?;
+        let fd = vm.expect_c_int(&args[0])?;
         let blocking = vm.truthy(&args[1])?;
         sys::set_blocking(fd, blocking).map_err(|e| vm.os_error(&e, None))?;
         Ok(Value::None)
@@ -212,7 +207,7 @@ const OS_FUNCTIONS: &[(&str, Function)] = &[
     }),
     ("waitstatus_to_exitcode", |vm, args, _| {
         check_arity(vm, "waitstatus_to_exitcode", args, 1, 1)?;
-        let status = c_int(vm, &args[0])?;
+        let status = vm.expect_c_int(&args[0])?;
         match sys::exit_code(status) {
             Some(code) => Ok(Value::Int(code.into())),
             None => Err(vm.value_error(format!("invalid wait status: {status}"))),
