@@ -64,11 +64,34 @@ pub struct SourceFile {
 }
 
 impl SourceFile {
-    /// Decodes source bytes as CPython does for a file without a coding declaration:
-    /// UTF-8, after an optional byte-order mark. The error's span points into
-    /// [`SourceFile::lossy`] of the same bytes, which is what to show it against.
+    /// Decodes source bytes as CPython does: in the encoding a PEP 263 declaration in the
+    /// first two lines names (`# -*- coding: latin-1 -*-`), else UTF-8, after an optional
+    /// byte-order mark. The error's span points into [`SourceFile::lossy`] of the same
+    /// bytes, which is what to show it against.
     pub fn decode(name: String, bytes: &[u8]) -> Result<SourceFile, Diagnostic> {
         let bytes = without_bom(bytes);
+        if let Some((declared, span)) = declared_encoding(bytes) {
+            match crate::builtins::codecs::source_codec(&declared) {
+                Some("latin-1") => {
+                    let text = bytes.iter().map(|&b| char::from(b)).collect();
+                    return Ok(SourceFile { name, text });
+                }
+                Some("ascii") if !bytes.is_ascii() => {
+                    let message = format!("encoding problem: {declared}");
+                    return Err(Diagnostic::syntax_error(message, span));
+                }
+                Some(_) => {}
+                // Text in ASCII reads the same in any of these codecs.
+                None if extends_ascii(&declared) && bytes.is_ascii() => {}
+                None => {
+                    let message = format!("encoding problem: {declared}");
+                    return Err(Diagnostic::syntax_error(message, span).with_help(
+                        "apy reads programs in UTF-8, Latin-1 or ASCII (or ASCII text under \
+                         another codec's declaration); another codec is outside its subset",
+                    ));
+                }
+            }
+        }
         match std::str::from_utf8(bytes) {
             Ok(text) => Ok(SourceFile {
                 name,
@@ -96,6 +119,86 @@ impl SourceFile {
             text: String::from_utf8_lossy(without_bom(bytes)).into_owned(),
         }
     }
+}
+
+/// The encoding a PEP 263 declaration names, and where: a comment on the first line, or
+/// on the second after a first line that is blank or a comment, matching
+/// `^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)` (`Parser/tokenizer.c`'s `get_coding_spec`).
+fn declared_encoding(bytes: &[u8]) -> Option<(String, Span)> {
+    let mut start = 0;
+    for line_no in 0..2 {
+        let end = bytes[start..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |i| start + i);
+        let line = &bytes[start..end];
+        let body = line.trim_ascii_start();
+        if !body.starts_with(b"#") {
+            // A first line that is code ends the search; a blank one lets the second speak.
+            if line_no == 0 && !body.is_empty() {
+                return None;
+            }
+        } else if let Some(found) = coding_spec(body) {
+            let offset = start + (line.len() - body.len());
+            let (at, name) = found;
+            let span = Span::new(offset + at, offset + at + name.len());
+            return Some((name, span));
+        }
+        if end == bytes.len() {
+            return None;
+        }
+        start = end + 1;
+    }
+    None
+}
+
+/// Whether `encoding` names one of CPython's codecs that extend ASCII (the Windows and
+/// ISO 8859 code pages, KOI8, the Mac and East Asian ones), in which ASCII text reads as
+/// itself.
+fn extends_ascii(encoding: &str) -> bool {
+    let name = encoding.to_ascii_lowercase().replace(['_', '.'], "-");
+    let numbered = |prefix: &str| {
+        name.strip_prefix(prefix)
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit() || b == b'-'))
+    };
+    numbered("cp")
+        || numbered("windows-")
+        || numbered("iso-8859-")
+        || numbered("iso8859-")
+        || numbered("latin-")
+        || name.starts_with("koi8-")
+        || name.starts_with("mac-")
+        || name.starts_with("euc-")
+        || matches!(
+            name.as_str(),
+            "shift-jis" | "sjis" | "cp932" | "gb2312" | "gbk" | "gb18030" | "big5" | "tis-620"
+        )
+}
+
+/// In a comment (from its `#`), the name after the first `coding:` or `coding=` that is
+/// followed by one, and its offset.
+fn coding_spec(comment: &[u8]) -> Option<(usize, String)> {
+    let is_name = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.');
+    let mut from = 0;
+    while let Some(i) = comment[from..].windows(6).position(|w| w == b"coding") {
+        let after = from + i + 6;
+        from = after;
+        if !matches!(comment.get(after), Some(b':' | b'=')) {
+            continue;
+        }
+        let mut at = after + 1;
+        while matches!(comment.get(at), Some(b' ' | b'\t')) {
+            at += 1;
+        }
+        let len = comment[at..].iter().take_while(|b| is_name(b)).count();
+        if len > 0 {
+            return Some((
+                at,
+                String::from_utf8_lossy(&comment[at..at + len]).into_owned(),
+            ));
+        }
+    }
+    None
 }
 
 fn without_bom(bytes: &[u8]) -> &[u8] {
@@ -478,5 +581,43 @@ mod tests {
             let provided = vm.builtins.table.borrow().get_str(&key).is_some();
             assert_ne!(provided, is_builtin_apy_lacks(name), "{name}");
         }
+    }
+
+    fn decoded(bytes: &[u8]) -> Result<String, String> {
+        super::SourceFile::decode("t.py".into(), bytes)
+            .map(|source| source.text)
+            .map_err(|diagnostic| diagnostic.message.clone())
+    }
+
+    /// PEP 263: a declaration on the first line, or on the second after a blank or comment
+    /// line, decides how the bytes read (checked against CPython 3.13's answers).
+    #[test]
+    fn a_coding_declaration_decides_how_the_source_reads() {
+        let latin = b"# -*- coding: latin-1 -*-\ns = 'caf\xe9'\n";
+        assert_eq!(
+            decoded(latin).unwrap(),
+            "# -*- coding: latin-1 -*-\ns = 'caf\u{e9}'\n"
+        );
+        let second = b"#!/usr/bin/env python\n# vim: set fileencoding=iso-8859-1 :\n'\xe9'\n";
+        assert!(decoded(second).unwrap().ends_with("'\u{e9}'\n"));
+        // Code on the first line: the second line's declaration is not one.
+        assert!(decoded(b"x = 1\n# coding: nonsense\n").is_ok());
+        assert_eq!(
+            decoded(b"\n# coding: nonsense\n").unwrap_err(),
+            "encoding problem: nonsense"
+        );
+        assert_eq!(
+            decoded(b"# coding=ascii\n'\xe9'\n").unwrap_err(),
+            "encoding problem: ascii"
+        );
+        // The first `coding` followed by `:` or `=` and a name counts.
+        assert!(decoded(b"# codingX coding= utf_8\n'\xc3\xa9'\n").is_ok());
+        // ASCII text under another ASCII-extending codec reads as itself; other text
+        // under one is outside apy's subset.
+        assert!(decoded(b"# coding: cp1252\nprint(4)\n").is_ok());
+        assert_eq!(
+            decoded(b"# coding: cp1252\n'\xe9'\n").unwrap_err(),
+            "encoding problem: cp1252"
+        );
     }
 }

@@ -94,6 +94,17 @@ enum Handler {
 
 /// The text codec `encoding` names, for `encode` or `decode` (the `method` a bytes-to-bytes
 /// codec's message points to).
+/// For a program's PEP 263 declaration: the codec apy decodes source in for `encoding`
+/// ("utf-8", "latin-1" or "ascii"), if it is one of those.
+pub fn source_codec(encoding: &str) -> Option<&'static str> {
+    match Codec::named(encoding)? {
+        Codec::Utf8 | Codec::Utf8Sig => Some("utf-8"),
+        Codec::Latin1 => Some("latin-1"),
+        Codec::Ascii => Some("ascii"),
+        Codec::Utf16(_) | Codec::Utf32(_) => None,
+    }
+}
+
 fn codec(vm: &Vm, encoding: &str, method: &str) -> PyResult<Codec> {
     if let Some(codec) = Codec::named(encoding) {
         return Ok(codec);

@@ -43,7 +43,7 @@ mod class_build;
 mod classes;
 mod cmath;
 mod cmath_special;
-mod codecs;
+pub mod codecs;
 pub mod collections;
 mod complex_type;
 pub mod contextvars;
