@@ -82,7 +82,7 @@ impl SourceFile {
                 }
                 Some(_) => {}
                 // Text in ASCII reads the same in any of these codecs.
-                None if extends_ascii(&declared) && bytes.is_ascii() => {}
+                None if crate::builtins::codecs::extends_ascii(&declared) && bytes.is_ascii() => {}
                 None => {
                     let message = format!("encoding problem: {declared}");
                     return Err(Diagnostic::syntax_error(message, span).with_help(
@@ -150,29 +150,6 @@ fn declared_encoding(bytes: &[u8]) -> Option<(String, Span)> {
         start = end + 1;
     }
     None
-}
-
-/// Whether `encoding` names one of CPython's codecs that extend ASCII (the Windows and
-/// ISO 8859 code pages, KOI8, the Mac and East Asian ones), in which ASCII text reads as
-/// itself.
-fn extends_ascii(encoding: &str) -> bool {
-    let name = encoding.to_ascii_lowercase().replace(['_', '.'], "-");
-    let numbered = |prefix: &str| {
-        name.strip_prefix(prefix)
-            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit() || b == b'-'))
-    };
-    numbered("cp")
-        || numbered("windows-")
-        || numbered("iso-8859-")
-        || numbered("iso8859-")
-        || numbered("latin-")
-        || name.starts_with("koi8-")
-        || name.starts_with("mac-")
-        || name.starts_with("euc-")
-        || matches!(
-            name.as_str(),
-            "shift-jis" | "sjis" | "cp932" | "gb2312" | "gbk" | "gb18030" | "big5" | "tis-620"
-        )
 }
 
 /// In a comment (from its `#`), the name after the first `coding:` or `coding=` that is

@@ -693,6 +693,22 @@ fn check_shows_syntax_warnings_and_runs_nothing() {
     assert!(output.status.success());
 }
 
+/// A codec CPython has and apy lacks is named as such; a name no codec has is just unknown.
+#[test]
+fn a_codec_apy_lacks_is_named_as_outside_the_subset() {
+    let output = apy(&["-c", "'x'.encode('cp1252')"], b"");
+    assert_eq!(
+        last_stderr_line(&output),
+        "LookupError: unknown encoding: cp1252 (a codec CPython has and apy does not provide \
+         yet: apy's are UTF-8, UTF-16, UTF-32, ASCII and Latin-1)"
+    );
+    let output = apy(&["-c", "'x'.encode('nonsense')"], b"");
+    assert_eq!(
+        last_stderr_line(&output),
+        "LookupError: unknown encoding: nonsense"
+    );
+}
+
 #[test]
 fn a_child_watcher_is_named_as_outside_the_subset() {
     let output = apy(&["-c", "import asyncio; asyncio.get_child_watcher()"], b"");

@@ -105,16 +105,45 @@ pub fn source_codec(encoding: &str) -> Option<&'static str> {
     }
 }
 
+/// Whether `encoding` names one of CPython's codecs that extend ASCII (the Windows and
+/// ISO 8859 code pages, KOI8, the Mac and East Asian ones), in which ASCII text reads as
+/// itself.
+pub fn extends_ascii(encoding: &str) -> bool {
+    let name = encoding.to_ascii_lowercase().replace(['_', '.'], "-");
+    let numbered = |prefix: &str| {
+        name.strip_prefix(prefix)
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit() || b == b'-'))
+    };
+    numbered("cp")
+        || numbered("windows-")
+        || numbered("iso-8859-")
+        || numbered("iso8859-")
+        || numbered("latin-")
+        || name.starts_with("koi8-")
+        || name.starts_with("mac-")
+        || name.starts_with("euc-")
+        || matches!(
+            name.as_str(),
+            "shift-jis" | "sjis" | "cp932" | "gb2312" | "gbk" | "gb18030" | "big5" | "tis-620"
+        )
+}
+
 fn codec(vm: &Vm, encoding: &str, method: &str) -> PyResult<Codec> {
     if let Some(codec) = Codec::named(encoding) {
         return Ok(codec);
     }
-    let message = match is_binary_codec(encoding) {
-        true => format!(
+    let message = if is_binary_codec(encoding) {
+        format!(
             "{} is not a text encoding; use codecs.{method}() to handle arbitrary codecs",
             str_repr(encoding)
-        ),
-        false => format!("unknown encoding: {encoding}"),
+        )
+    } else if extends_ascii(encoding) {
+        format!(
+            "unknown encoding: {encoding} (a codec CPython has and apy does not provide yet: \
+             apy's are UTF-8, UTF-16, UTF-32, ASCII and Latin-1)"
+        )
+    } else {
+        format!("unknown encoding: {encoding}")
     };
     Err(vm.new_exc(&vm.types.lookup_error, message))
 }
