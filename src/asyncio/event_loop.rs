@@ -232,9 +232,6 @@ pub fn running_loop(vm: &mut Vm) -> PyResult<Value> {
     Ok(current)
 }
 
-/// `asyncio.get_event_loop()`: the running loop, else the current one (made on first use).
-/// Whether `get_event_loop` has a loop to return without making one: a running loop, or
-/// one set (`set_event_loop` was called, even with None).
 /// `asyncio.get_event_loop()` (CPython's C `get_event_loop`): the running loop, else what
 /// the event loop policy's `get_event_loop()` gives (`lib/events.apy`).
 pub fn get_event_loop(vm: &mut Vm) -> PyResult<Value> {

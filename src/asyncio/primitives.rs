@@ -708,6 +708,17 @@ fn wake(vm: &mut Vm, waiter: &Value, result: Value) -> PyResult<bool> {
     Ok(true)
 }
 
+/// `waiter.done()`: a future's status read in place when `done` is Future's own.
+fn is_done(vm: &mut Vm, n: &Names, waiter: &Value) -> PyResult<bool> {
+    match future::with_own_method(waiter, &n.done) {
+        Some(f) => Ok(f.status() != Status::Pending),
+        None => {
+            let done = call(vm, waiter, &n.done, &[])?;
+            vm.truthy(&done)
+        }
+    }
+}
+
 /// `waiter.set_result(result)`, for a waiter already seen pending.
 fn resolve(vm: &mut Vm, waiter: &Value, result: Value) -> PyResult<()> {
     let n = names(vm);
@@ -943,14 +954,7 @@ fn semaphore_wake_up_next(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<
     }
     let iter = vm.get_iter(&waiters)?;
     while let Some(fut) = vm.next(&iter)? {
-        let done = match future::with_own_method(&fut, &n.done) {
-            Some(f) => f.status() != Status::Pending,
-            None => {
-                let d = call(vm, &fut, &n.done, &[])?;
-                vm.truthy(&d)?
-            }
-        };
-        if !done {
+        if !is_done(vm, n, &fut)? {
             let value = vm.get_attr(this, &n.value)?;
             let value = vm.binary_op(BinaryOperator::InplaceSubtract, &value, &Value::Int(1))?;
             vm.set_attr(this, &n.value, value)?;
@@ -974,14 +978,7 @@ fn wake_up_next_plain(vm: &mut Vm, n: &Names, this: &Value, waiters: &Value) -> 
             return Ok(false);
         };
         i += 1;
-        let done = match future::with_own_method(&fut, &n.done) {
-            Some(f) => f.status() != Status::Pending,
-            None => {
-                let d = call(vm, &fut, &n.done, &[])?;
-                vm.truthy(&d)?
-            }
-        };
-        if !done {
+        if !is_done(vm, n, &fut)? {
             // (A waiter's own `done()` may have run code that changed the semaphore.)
             match plain_semaphore(n, this) {
                 Some(sem)

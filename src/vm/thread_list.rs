@@ -128,11 +128,6 @@ impl<T, S> Threads<T, S> {
         self.list[self.current].ident
     }
 
-    /// The running thread's name.
-    pub fn name(&self) -> Rc<str> {
-        self.list[self.current].name.clone()
-    }
-
     /// How many threads are alive (`_thread._count()` plus the main thread).
     pub fn count(&self) -> usize {
         self.list.len()
