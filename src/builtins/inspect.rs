@@ -12,7 +12,7 @@ use crate::vm::dict::StrKeys;
 use crate::vm::frame::GenKind;
 
 use crate::vm::frame::as_generator;
-use crate::vm::object::{CodeObj, Function, GlobalSlot, KwArgs, ObjectKind};
+use crate::vm::object::{CodeObj, Function, KwArgs, ObjectKind};
 use crate::vm::types::lookup;
 use crate::vm::value::{Value, ValueCell};
 use crate::vm::{PyResult, Vm};
@@ -331,7 +331,7 @@ fn types_coroutine(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         names: func.code.names.clone(),
         varnames: func.code.varnames.clone(),
         cellnames: func.code.cellnames.clone(),
-        global_cache: GlobalSlot::empty_cache(func.code.names.len()),
+        caches: Default::default(),
         inline_arity: func.code.inline_arity,
     };
     Ok(Value::Function(Rc::new(Function {

@@ -37,11 +37,6 @@ impl WeakMethod {
 }
 
 impl AttrSlot {
-    /// Empty memos for a code object with `names` names: two per name ([`slot_for`]).
-    pub fn empty_cache(names: usize) -> Box<[AttrSlot]> {
-        (0..2 * names).map(|_| Default::default()).collect()
-    }
-
     /// What the memo knows about `class.name`, refreshed when stale.
     #[inline]
     fn on_class(
@@ -117,7 +112,7 @@ impl AttrSlot {
 /// first, unless it is still fresh for another class).
 #[inline(always)]
 fn slot_for<'a>(code: &'a CodeObj, i: usize, class: &PyType) -> Option<&'a AttrSlot> {
-    let [first, second] = code.global_cache.attrs.get(2 * i..2 * i + 2)? else {
+    let [first, second] = code.caches.attrs(code.names.len()).get(2 * i..2 * i + 2)? else {
         return None;
     };
     if std::ptr::eq(first.class.get(), class) {

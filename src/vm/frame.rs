@@ -11,7 +11,7 @@ use crate::common::complex_ops::Complex;
 use crate::compile::bytecode::{Code, Constant};
 
 use super::Vm;
-use super::object::{CodeObj, Function, GlobalSlot, Object, ObjectKind};
+use super::object::{CodeObj, Function, Object, ObjectKind};
 use super::value::{PyDict, PyStr, Value};
 use std::cell::Cell;
 
@@ -706,7 +706,7 @@ impl Vm {
             .map(|n| self.intern(n))
             .collect();
         Rc::new(CodeObj {
-            global_cache: GlobalSlot::empty_cache(code.names.len()),
+            caches: Default::default(),
             inline_arity: inline_arity(code),
             quick: super::quicken::quicken(&code.instructions),
             code: code.clone(),

@@ -194,19 +194,52 @@ names! {
 
 /// The VM's interned strings: names in code, attribute names, identifiers. Hashed with
 /// foldhash (hashbrown's own hasher, seeded per process), not SipHash: interning every name of
-/// the library's code at `import asyncio` was a tenth of start-up with SipHash.
-#[derive(Default)]
+/// the library's code at `import asyncio` was a tenth of start-up with SipHash. The table
+/// holds the strings themselves, found by their text ([`Interned`]): no second copy as key.
 pub struct Interner {
-    table: HashMap<Box<str>, Rc<PyStr>, foldhash::fast::RandomState>,
+    table: std::collections::HashSet<Interned, foldhash::fast::RandomState>,
+}
+
+impl Default for Interner {
+    /// Sized for what a run with `import asyncio` interns (1,183 names for a hello-asyncio
+    /// program), so that the table is not copied as it grows at start-up.
+    fn default() -> Interner {
+        Interner {
+            table: std::collections::HashSet::with_capacity_and_hasher(1792, Default::default()),
+        }
+    }
+}
+
+/// An interned string, hashed and compared as its text (so the table is searched by `&str`).
+struct Interned(Rc<PyStr>);
+
+impl std::hash::Hash for Interned {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.as_str().hash(state);
+    }
+}
+
+impl PartialEq for Interned {
+    fn eq(&self, other: &Interned) -> bool {
+        self.0.as_str() == other.0.as_str()
+    }
+}
+
+impl Eq for Interned {}
+
+impl std::borrow::Borrow<str> for Interned {
+    fn borrow(&self) -> &str {
+        self.0.as_str()
+    }
 }
 
 impl Interner {
     pub fn intern(&mut self, text: &str) -> Rc<PyStr> {
         if let Some(s) = self.table.get(text) {
-            return s.clone();
+            return s.0.clone();
         }
         let s = Rc::new(PyStr::new(text));
-        self.table.insert(text.into(), s.clone());
+        self.table.insert(Interned(s.clone()));
         s
     }
 }

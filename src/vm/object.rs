@@ -126,7 +126,8 @@ pub const MATCH_SELF: u8 = 4;
 
 /// A type's memo of attribute lookups along its MRO (CPython's type attribute cache): a
 /// table indexed by the address of the name string (which the entry keeps alive), two
-/// entries per name. Made on a type's first lookup.
+/// entries per name. The table is allocated on the type's first lookup: most built-in types
+/// are never asked, and a table each made at start-up was a fifth of its page faults.
 #[derive(Default)]
 pub struct LookupCache {
     pub version: u64,
@@ -141,20 +142,6 @@ pub struct LookupCache {
 }
 
 pub const LOOKUP_CACHE_SIZE: usize = 129;
-
-impl LookupCache {
-    /// An empty cache whose table is allocated now, with its type: most types are made at
-    /// start-up, and a table first allocated late (a 3 KiB block, after many small frees)
-    /// made glibc consolidate the whole heap (~28M instructions in async_tree).
-    pub fn made_now() -> RefCell<LookupCache> {
-        RefCell::new(LookupCache {
-            version: 0,
-            entries: Some(Box::new(std::array::from_fn(|_| None))),
-            own_getattribute: None,
-            inline_init: None,
-        })
-    }
-}
 
 /// A name and what the MRO lookup found for it (None: not found).
 pub type LookupEntry = Option<(Rc<PyStr>, Option<Value>)>;
@@ -183,7 +170,7 @@ pub struct CodeObj {
     /// cellvars ++ freevars, interned.
     pub cellnames: Vec<Rc<PyStr>>,
     /// The inline caches, one per name (see [`NameCaches`]).
-    pub global_cache: NameCaches,
+    pub caches: NameCaches,
     /// The number of positional arguments a call of a function with this code runs inline
     /// with ([`super::frame::inline_arity`]), `u32::MAX` when no call does: one compare
     /// on every Python-to-Python call instead of six flags and the count.
@@ -191,10 +178,30 @@ pub struct CodeObj {
 }
 
 /// A code object's inline caches per name: `LOAD_GLOBAL`'s ([`GlobalSlot`], one) and the
-/// attribute instructions' ([`AttrSlot`], two: for receivers of two classes).
+/// attribute instructions' ([`AttrSlot`], two: for receivers of two classes). Each table is
+/// allocated when the code first uses it: most of a library's functions never run (the
+/// tables of `import asyncio`'s code were a sixteenth of its page faults), and most code
+/// that runs uses one kind of name.
+#[derive(Default)]
 pub struct NameCaches {
-    pub globals: Box<[std::cell::Cell<GlobalSlot>]>,
-    pub attrs: Box<[AttrSlot]>,
+    globals: std::cell::OnceCell<Box<[std::cell::Cell<GlobalSlot>]>>,
+    attrs: std::cell::OnceCell<Box<[AttrSlot]>>,
+}
+
+impl NameCaches {
+    /// `LOAD_GLOBAL`'s caches for a code object with `names` names.
+    #[inline]
+    pub fn globals(&self, names: usize) -> &[std::cell::Cell<GlobalSlot>] {
+        self.globals
+            .get_or_init(|| (0..names).map(|_| Default::default()).collect())
+    }
+
+    /// The attribute instructions' caches for a code object with `names` names.
+    #[inline]
+    pub fn attrs(&self, names: usize) -> &[AttrSlot] {
+        self.attrs
+            .get_or_init(|| (0..2 * names).map(|_| Default::default()).collect())
+    }
 }
 
 /// Where `LOAD_GLOBAL` last found a name: an entry position in the globals or the builtins
@@ -206,16 +213,6 @@ pub struct GlobalSlot {
     pub builtins_version: u64,
     pub in_builtins: bool,
     pub index: usize,
-}
-
-impl GlobalSlot {
-    /// Empty caches for a code object with `names` names (version 0 never matches).
-    pub fn empty_cache(names: usize) -> NameCaches {
-        NameCaches {
-            globals: (0..names).map(|_| Default::default()).collect(),
-            attrs: AttrSlot::empty_cache(names),
-        }
-    }
 }
 
 /// A Python function (`PyFunctionObject`).

@@ -96,7 +96,7 @@ impl Vm {
         globals: &PyDict,
         i: usize,
     ) -> Option<Value> {
-        let slot = code.global_cache.globals.get(i)?;
+        let slot = code.caches.globals(code.names.len()).get(i)?;
         let cached = slot.get();
         // A name found in the globals shadows the builtins whatever they hold: only the
         // globals' version matters then, and the builtins dict is not even borrowed.

@@ -8,8 +8,8 @@ use std::rc::Rc;
 
 use super::dict::StrKeys;
 use super::object::{
-    Function, Getter, LOOKUP_CACHE_SIZE, Layout, LookupCache, NativeFn, NativeFunction, Object,
-    ObjectKind, PyType, Setter,
+    Function, Getter, LOOKUP_CACHE_SIZE, Layout, NativeFn, NativeFunction, Object, ObjectKind,
+    PyType, Setter,
 };
 use super::value::{PyStr, Value};
 use super::{Interner, PyResult, Vm};
@@ -31,7 +31,7 @@ pub fn make_type(name: &str, bases: Vec<Rc<PyType>>, layout: Layout, builtin: bo
         dict: RefCell::new(DictTable::new()),
         layout,
         builtin,
-        lookup_cache: LookupCache::made_now(),
+        lookup_cache: Default::default(),
         shared_keys: Default::default(),
         native_len: Cell::new(mro_tail.iter().find_map(|base| base.native_len.get())),
         match_flags: Cell::new(super::patterns::inherited_match_flags(&mro_tail)),
@@ -1354,7 +1354,7 @@ impl Vm {
             dict: RefCell::new(ns),
             layout,
             builtin: false,
-            lookup_cache: LookupCache::made_now(),
+            lookup_cache: Default::default(),
             shared_keys: Default::default(),
             native_len: Cell::new(tail.iter().find_map(|base| base.native_len.get())),
             match_flags: Cell::new(super::patterns::inherited_match_flags(&tail)),
