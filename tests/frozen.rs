@@ -22,6 +22,7 @@ fn every_library_file_is_frozen_as_it_compiles() {
             let name = format!("{dir}/{}", path.file_name().unwrap().to_string_lossy());
             let thawed = frozen::thaw(LIBRARY_IMAGE, &text, &name)
                 .unwrap_or_else(|| panic!("{name} is not in the library image"));
+            let thawed = frozen::thaw_all(&thawed);
             let module = parse_module(&text).unwrap();
             let compiled = compile_module(&module, &text, &name, Mode::Exec).unwrap();
             assert!(

@@ -97,7 +97,7 @@ fn callable_name(vm: &mut Vm, func: &Value) -> PyResult<String> {
 /// `_get_function_source`: where a function (or the function of a partial) is defined.
 fn function_source(func: &Value) -> Option<(std::rc::Rc<str>, u32)> {
     match func {
-        Value::Function(f) => Some((f.code.code.filename.clone(), f.code.code.first_line)),
+        Value::Function(f) => Some((f.code.head.filename.clone(), f.code.head.first_line)),
         Value::Object(o) => match &o.kind {
             ObjectKind::Partial { func, .. } => function_source(func),
             _ => None,

@@ -30,9 +30,9 @@ fn call_stack(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
             .borrow()
             .frame
             .as_ref()
-            .map_or(g.code.code.first_line, |f| f.line());
+            .map_or(g.code.head.first_line, |f| f.line());
         entries.push(Value::tuple(vec![
-            Value::str(&*g.code.code.filename),
+            Value::str(&*g.code.head.filename),
             Value::Int(line.into()),
             Value::str(&*g.qualname),
             Value::str(tag),

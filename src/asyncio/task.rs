@@ -569,7 +569,7 @@ fn format_coroutine(coro: &Value, running_line: Option<u32>) -> String {
         };
     };
     let st = g.state.borrow();
-    let code = &g.code.code;
+    let code = &g.code.head;
     let filename = &code.filename;
     match (&st.frame, st.running) {
         (Some(frame), _) => format!("{}() running at {filename}:{}", g.qualname, frame.line()),
@@ -723,7 +723,7 @@ pub fn await_chain(v: &Value) -> Vec<Link> {
         };
         links.push(Link {
             qualname: g.qualname.clone(),
-            file: g.code.code.filename.clone(),
+            file: g.code.head.filename.clone(),
             line,
         });
         if links.len() == 100 {

@@ -27,7 +27,9 @@ fn code_arg(vm: &Vm, name: &str, args: &[Value], kw: &KwArgs) -> PyResult<Rc<Cod
 /// `listing(code)`: the text `apy --dis` prints for the code object and those nested in it.
 fn listing(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let code = code_arg(vm, "listing", args, kw)?;
-    Ok(Value::str(dis::disassemble(&code.code)))
+    Ok(Value::str(dis::disassemble(
+        &crate::compile::frozen::thaw_all(code.code()),
+    )))
 }
 
 /// `instructions(code)`: for each instruction `(opname, opcode, arg, argval, argrepr,
@@ -35,16 +37,15 @@ fn listing(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 fn instructions(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let code = code_arg(vm, "instructions", args, kw)?;
     let optional = |n: Option<u32>| n.map_or(Value::None, |n| Value::Int(n.into()));
-    let rows = dis::rows(&code.code)
+    let consts = vm.body(&code).consts.clone();
+    let rows = dis::rows(&crate::compile::frozen::thaw_all(code.code()))
         .into_iter()
         .map(|row| {
             let opcode = dis::OPNAMES
                 .binary_search(&row.opname.as_str())
                 .map_or(Value::None, |k| Value::Int(k as i64));
             let argval = match row.argval {
-                Some(ArgVal::Const(i)) => {
-                    code.consts.get(i as usize).cloned().unwrap_or(Value::None)
-                }
+                Some(ArgVal::Const(i)) => consts.get(i as usize).cloned().unwrap_or(Value::None),
                 Some(ArgVal::Name(name)) => Value::str(name),
                 Some(ArgVal::Target(target)) | Some(ArgVal::Int(target)) => {
                     Value::Int(target.into())

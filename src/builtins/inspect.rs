@@ -305,7 +305,7 @@ fn markcoroutinefunction(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Va
 fn has_code_flag(vm: &mut Vm, args: &[Value], flag: fn(&CodeFlags) -> bool) -> PyResult<Value> {
     check_arity(vm, "inspect function", args, 1, 1)?;
     let f = underlying_function(&args[0]);
-    Ok(Value::Bool(f.is_some_and(|f| flag(&f.code.code.flags))))
+    Ok(Value::Bool(f.is_some_and(|f| flag(&f.code.head.flags))))
 }
 
 /// `types.coroutine(func)`: a generator function comes back with its code marked
@@ -318,22 +318,18 @@ fn types_coroutine(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         other if vm.is_callable(other) => return Ok(other.clone()),
         _ => return Err(vm.type_error("types.coroutine() expects a callable")),
     };
-    let flags = func.code.code.flags;
+    let flags = func.code.head.flags;
     if !flags.generator || flags.iterable_coroutine {
         return Ok(args[0].clone());
     }
-    let mut code = (*func.code.code).clone();
+    let mut code = (**func.code.code()).clone();
     code.flags.iterable_coroutine = true;
-    let code_obj = CodeObj {
-        quick: func.code.quick.clone(),
-        code: Rc::new(code),
-        consts: func.code.consts.clone(),
-        names: func.code.names.clone(),
-        varnames: func.code.varnames.clone(),
-        cellnames: func.code.cellnames.clone(),
-        caches: Default::default(),
-        inline_arity: func.code.inline_arity,
-    };
+    let code_obj = CodeObj::new(
+        Rc::new(code),
+        None,
+        func.code.varnames.clone(),
+        func.code.cellnames.clone(),
+    );
     Ok(Value::Function(Rc::new(Function {
         code: Rc::new(code_obj),
         globals: func.globals.clone(),

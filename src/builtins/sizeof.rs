@@ -159,7 +159,7 @@ fn own_size(vm: &Vm, v: &Value) -> usize {
             ObjectKind::Super { .. } => 40,
             ObjectKind::Partial { .. } => 64,
             ObjectKind::DictView { .. } => 24,
-            ObjectKind::Generator(g) => 144 + 8 * g.code.code.frame_size(),
+            ObjectKind::Generator(g) => 144 + 8 * g.code.head.frame_size(),
             ObjectKind::Other(any) if let Some(bytes) = any.downcast_ref::<PyBytes>() => {
                 let len = bytes.data().len();
                 match &*ty.name {

@@ -760,6 +760,9 @@ pub enum Constant {
     /// (`compile::constant_set`): made a frozenset by adding the items in this order.
     FrozenSet(Rc<[Constant]>),
     Code(Rc<Code>),
+    /// A code object of the frozen library whose body is read from the library image on
+    /// first use ([`super::frozen`]); the compiler never makes one.
+    Frozen(Rc<super::frozen::FrozenCode>),
 }
 
 /// One row of the exception table: an exception raised by an instruction in

@@ -46,7 +46,7 @@ fn constant_hash(c: &Constant) -> i64 {
         Constant::Str(s) => text_hash(s.as_bytes()),
         Constant::Bytes(b) => text_hash(b),
         Constant::Tuple(items) => hash_tuple(items.iter().map(constant_hash)),
-        Constant::Ellipsis | Constant::FrozenSet(_) | Constant::Code(_) => 0,
+        Constant::Ellipsis | Constant::FrozenSet(_) | Constant::Code(_) | Constant::Frozen(_) => 0,
     }
 }
 

@@ -622,5 +622,6 @@ fn constant_repr(c: &Constant, addresses: &Addresses) -> String {
             format!("frozenset({{{}}})", parts.join(", "))
         }
         Constant::Code(code) => addresses.code_repr(code),
+        Constant::Frozen(code) => addresses.code_repr(&code.head),
     }
 }

@@ -11,19 +11,101 @@
 //! The image's layout, all integers little-endian:
 //! `count: u32`, then `count` entries of `text_hash: u64, text_len: u32, offset: u32,
 //! size: u32`, then the serialized codes (`offset` counts from the end of the entries).
+//!
+//! A module's code is read back whole, but each code object nested in it (a function, a
+//! class body, a lambda) only as far as its *head*: its name, flags, arguments, variables
+//! and stack size, with its serialized self beside ([`FrozenCode`]). The VM reads the rest
+//! when the function first runs: most of a library's functions never do in a given program,
+//! and reading them all was most of `import asyncio`'s start-up.
 
 use std::rc::Rc;
 
+use serde::{Deserialize, Serialize};
+
 use super::bytecode::{Code, Constant};
+
+/// A frozen code object nested in another (`Constant::Frozen`): its head, a [`Code`] whose
+/// body (`instructions`, `locations`, `constants`, `names`, `exception_table`, `anchors`)
+/// is empty, and the whole code serialized, to be read by [`FrozenCode::thaw`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FrozenCode {
+    pub head: Rc<Code>,
+    body: FrozenBytes,
+}
+
+impl FrozenCode {
+    fn of(code: &Code) -> FrozenCode {
+        FrozenCode {
+            head: Rc::new(Code {
+                instructions: Vec::new(),
+                locations: Vec::new(),
+                constants: Vec::new(),
+                names: Vec::new(),
+                exception_table: Vec::new(),
+                anchors: Vec::new(),
+                warnings: Vec::new(),
+                ..code.clone()
+            }),
+            body: FrozenBytes(freeze(code).into()),
+        }
+    }
+
+    /// The whole code object, under its head's file name; None if the bytes do not read
+    /// back (they were written by [`freeze`], and `tests/frozen.rs` reads every file's).
+    pub fn thaw(&self) -> Option<Rc<Code>> {
+        let mut code: Code = postcard::from_bytes(&self.body.0).ok()?;
+        set_filename(&mut code, &self.head.filename);
+        Some(Rc::new(code))
+    }
+}
+
+/// Serialized bytes, written and read as one byte string (not byte by byte, as serde
+/// would a `Box<[u8]>`).
+#[derive(Clone, Debug, PartialEq)]
+struct FrozenBytes(Box<[u8]>);
+
+impl Serialize for FrozenBytes {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_bytes(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for FrozenBytes {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Bytes;
+        impl serde::de::Visitor<'_> for Bytes {
+            type Value = FrozenBytes;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a byte string")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<FrozenBytes, E> {
+                Ok(FrozenBytes(bytes.into()))
+            }
+        }
+        deserializer.deserialize_bytes(Bytes)
+    }
+}
 
 /// The file name frozen code is compiled under; [`thaw`] replaces it with the real one.
 pub const FILENAME: &str = "<frozen>";
 
 const ENTRY_SIZE: usize = 8 + 4 + 4 + 4;
 
-/// The serialized form of `code`.
+/// The serialized form of `code`, its nested code objects each as a [`FrozenCode`].
 pub fn freeze(code: &Code) -> Vec<u8> {
-    postcard::to_stdvec(code).expect("a code object serializes")
+    let constants = code
+        .constants
+        .iter()
+        .map(|constant| match constant {
+            Constant::Code(inner) => Constant::Frozen(Rc::new(FrozenCode::of(inner))),
+            other => other.clone(),
+        })
+        .collect();
+    let code = Code {
+        constants,
+        ..code.clone()
+    };
+    postcard::to_stdvec(&code).expect("a code object serializes")
 }
 
 /// A library image of `files`: each a text and its [`freeze`]d code.
@@ -72,17 +154,49 @@ fn find<'i>(image: &'i [u8], text: &str) -> Option<&'i [u8]> {
     })
 }
 
-/// Every code object in `code`'s tree names `filename`.
+/// Every code object in `code`'s tree names `filename` (the heads of those not read yet,
+/// which pass it on when they are).
 fn set_filename(code: &mut Code, filename: &Rc<str>) {
     code.filename = filename.clone();
     for constant in &mut code.constants {
-        if let Constant::Code(inner) = constant {
-            // Fresh from deserialization: no other reference exists.
-            if let Some(inner) = Rc::get_mut(inner) {
-                set_filename(inner, filename);
-            }
+        // Fresh from deserialization: no other reference exists.
+        let head = match constant {
+            Constant::Code(inner) => Rc::get_mut(inner),
+            Constant::Frozen(frozen) => Rc::get_mut(frozen).and_then(|f| Rc::get_mut(&mut f.head)),
+            _ => None,
+        };
+        if let Some(head) = head {
+            set_filename(head, filename);
         }
     }
+}
+
+/// `code` with every code object nested in it read whole (`Constant::Frozen` made
+/// `Constant::Code`): what `dis` shows, and what compiling its text gives.
+pub fn thaw_all(code: &Rc<Code>) -> Rc<Code> {
+    if !code
+        .constants
+        .iter()
+        .any(|c| matches!(c, Constant::Code(_) | Constant::Frozen(_)))
+    {
+        return code.clone();
+    }
+    let constants = code
+        .constants
+        .iter()
+        .map(|constant| match constant {
+            Constant::Code(inner) => Constant::Code(thaw_all(inner)),
+            Constant::Frozen(frozen) => match frozen.thaw() {
+                Some(inner) => Constant::Code(thaw_all(&inner)),
+                None => Constant::Code(frozen.head.clone()),
+            },
+            other => other.clone(),
+        })
+        .collect();
+    Rc::new(Code {
+        constants,
+        ..(**code).clone()
+    })
 }
 
 /// A 64-bit hash of a text, eight bytes at a time (the words of FxHash): it tells the
@@ -124,7 +238,12 @@ mod tests {
         ]);
         for text in [a, b] {
             let thawed = thaw(&image, text, "lib/m.py").expect("in the image");
-            assert_eq!(*thawed, compiled(text, "lib/m.py"));
+            assert_ne!(
+                *thawed,
+                compiled(text, "lib/m.py"),
+                "nested code is read on first use"
+            );
+            assert_eq!(*thaw_all(&thawed), compiled(text, "lib/m.py"));
         }
         assert!(thaw(&image, "x = 1\n", "m.py").is_none());
         assert!(thaw(&[], a, "m.py").is_none());

@@ -427,7 +427,7 @@ impl Repl {
     fn run_statement(&mut self, vm: &mut Vm, code: Rc<Code>) -> PyResult<()> {
         let code = vm.load_code(&code);
         let mut frame = Frame::for_module(vm, code.clone(), self.globals.clone());
-        if code.code.flags.coroutine {
+        if code.head.flags.coroutine {
             // `types.FunctionType(code, globals)()` in `python -m asyncio`.
             let module_function = Function {
                 code: code.clone(),

@@ -126,7 +126,7 @@ impl Generator {
         };
         frame.ip >= 2
             && matches!(
-                frame.code.code.instructions.get(frame.ip as usize - 2),
+                frame.code.code().instructions.get(frame.ip as usize - 2),
                 Some(Instr::CallIntrinsic1(Intrinsic1::AsyncGenWrap))
             )
     }

@@ -11,7 +11,7 @@ use std::rc::{Rc, Weak};
 
 use super::dict::StrKeys;
 use super::instance_values::{AttrStorage, borrow_values};
-use super::object::{CodeObj, InstanceValues, ObjectKind, PyType, SharedKeys};
+use super::object::{Body, InstanceValues, ObjectKind, PyType, SharedKeys};
 use super::types::{has_own_getattribute, is_plain_method, lookup, type_version};
 use super::value::{PyStr, Value};
 use super::{Names, PyResult, Vm};
@@ -106,13 +106,13 @@ impl AttrSlot {
     }
 }
 
-/// The memo of `code.names[i]` for receivers of `class`. Each name has two, so that a site
+/// The memo of `body.names[i]` for receivers of `class`. Each name has two, so that a site
 /// seeing instances of two classes (a method of a base class called on instances of
 /// subclasses) keeps both: the one that was made for `class`, else the one to remake (the
 /// first, unless it is still fresh for another class).
 #[inline(always)]
-fn slot_for<'a>(code: &'a CodeObj, i: usize, class: &PyType) -> Option<&'a AttrSlot> {
-    let [first, second] = code.caches.attrs(code.names.len()).get(2 * i..2 * i + 2)? else {
+fn slot_for<'a>(body: &'a Body, i: usize, class: &PyType) -> Option<&'a AttrSlot> {
+    let [first, second] = body.caches.attrs(body.names.len()).get(2 * i..2 * i + 2)? else {
         return None;
     };
     if std::ptr::eq(first.class.get(), class) {
@@ -167,16 +167,16 @@ fn shadowing_value(
     }
 }
 
-/// `LOAD_ATTR` of `code.names[i]` on `obj` in its commonest case, decided inline: an
+/// `LOAD_ATTR` of `body.names[i]` on `obj` in its commonest case, decided inline: an
 /// attribute of an instance whose class has nothing under the name, at the place the memo
 /// remembers (CPython's `LOAD_ATTR_INSTANCE_VALUE`). None sends the lookup the general way,
 /// [`Vm::load_attr_cached`].
 #[inline(always)]
-pub fn instance_attr_hit(code: &CodeObj, i: usize, obj: &Value) -> Option<Value> {
+pub fn instance_attr_hit(body: &Body, i: usize, obj: &Value) -> Option<Value> {
     let Value::Object(o) = obj else {
         return None;
     };
-    let slot = slot_for(code, i, &o.class)?;
+    let slot = slot_for(body, i, &o.class)?;
     let fresh = slot.nothing_on_class.get()
         && std::ptr::eq(slot.class.get(), Rc::as_ptr(&o.class))
         && slot.version.get() == type_version();
@@ -189,21 +189,21 @@ pub fn instance_attr_hit(code: &CodeObj, i: usize, obj: &Value) -> Option<Value>
     let table = o.dict.get()?.table.try_borrow().ok()?;
     let entry = table.entries().get(slot.hint.get())?.as_ref()?;
     match &entry.key {
-        Value::Str(k) if Rc::ptr_eq(k, code.names.get(i)?) => Some(entry.value.clone()),
+        Value::Str(k) if Rc::ptr_eq(k, body.names.get(i)?) => Some(entry.value.clone()),
         _ => None,
     }
 }
 
-/// `STORE_ATTR` of `code.names[i]` on `obj` in its commonest case, decided inline: the
+/// `STORE_ATTR` of `body.names[i]` on `obj` in its commonest case, decided inline: the
 /// replacement of an attribute an instance has among its class's keys, where the class has
 /// nothing under the name (CPython's `STORE_ATTR_INSTANCE_VALUE`). Gives the value back
 /// otherwise.
 #[inline(always)]
-fn instance_store_hit(code: &CodeObj, i: usize, obj: &Value, value: Value) -> Result<(), Value> {
+fn instance_store_hit(body: &Body, i: usize, obj: &Value, value: Value) -> Result<(), Value> {
     let Value::Object(o) = obj else {
         return Err(value);
     };
-    let Some(slot) = slot_for(code, i, &o.class) else {
+    let Some(slot) = slot_for(body, i, &o.class) else {
         return Err(value);
     };
     let fresh = slot.nothing_on_class.get()
@@ -231,37 +231,37 @@ enum Found {
 }
 
 impl Vm {
-    /// `LOAD_ATTR` of `code.names[i]` on `obj`.
-    pub fn load_attr_cached(&mut self, code: &CodeObj, i: usize, obj: &Value) -> PyResult<Value> {
-        match self.cached_attr(code, i, obj) {
+    /// `LOAD_ATTR` of `body.names[i]` on `obj`.
+    pub fn load_attr_cached(&mut self, body: &Body, i: usize, obj: &Value) -> PyResult<Value> {
+        match self.cached_attr(body, i, obj) {
             Some(Found::Value(v)) => Ok(v),
             Some(Found::Method(m)) => Ok(self.bound_method(m, obj.clone())),
-            None => self.get_attr(obj, &code.names[i]),
+            None => self.get_attr(obj, &body.names[i]),
         }
     }
 
-    /// `LOAD_ATTR` (method form) of `code.names[i]` on `obj`: the callable and the `self` to
+    /// `LOAD_ATTR` (method form) of `body.names[i]` on `obj`: the callable and the `self` to
     /// pass (Null when the callable is already bound). Takes the receiver, which becomes
     /// that `self`.
     pub fn load_method_cached(
         &mut self,
-        code: &CodeObj,
+        body: &Body,
         i: usize,
         obj: Value,
     ) -> PyResult<(Value, Value)> {
-        match self.cached_attr(code, i, &obj) {
+        match self.cached_attr(body, i, &obj) {
             Some(Found::Value(v)) => Ok((v, Value::Null)),
             Some(Found::Method(m)) => Ok((m, obj)),
-            None => self.load_method(&obj, &code.names[i]),
+            None => self.load_method(&obj, &body.names[i]),
         }
     }
 
     /// The attribute through the memo, when it covers `obj`.
     #[inline]
-    fn cached_attr(&mut self, code: &CodeObj, i: usize, obj: &Value) -> Option<Found> {
+    fn cached_attr(&mut self, body: &Body, i: usize, obj: &Value) -> Option<Found> {
         let (class, dict) = receiver(self, obj)?;
-        let name = code.names.get(i)?;
-        let slot = slot_for(code, i, class)?;
+        let name = body.names.get(i)?;
+        let slot = slot_for(body, i, class)?;
         let found = match &slot.on_class(class, name, &self.names).0 {
             OnClass::General => return None,
             OnClass::Nothing => return stored_value(&dict?, name, slot).map(Found::Value),
@@ -279,30 +279,30 @@ impl Vm {
         }
     }
 
-    /// `STORE_ATTR` of `code.names[i]` on `obj`.
+    /// `STORE_ATTR` of `body.names[i]` on `obj`.
     pub fn store_attr_cached(
         &mut self,
-        code: &CodeObj,
+        body: &Body,
         i: usize,
         obj: &Value,
         value: Value,
     ) -> PyResult<()> {
-        let value = match instance_store_hit(code, i, obj, value) {
+        let value = match instance_store_hit(body, i, obj, value) {
             Ok(()) => return Ok(()),
             Err(value) => value,
         };
-        let value = match self.store_in_dict(code, i, obj, value) {
+        let value = match self.store_in_dict(body, i, obj, value) {
             Ok(()) => return Ok(()),
             Err(value) => value,
         };
-        self.set_attr(obj, &code.names[i], value)
+        self.set_attr(obj, &body.names[i], value)
     }
 
     /// Stores into the instance's attributes when the memo says the class has nothing under
     /// the name and no `__setattr__` of its own; gives the value back otherwise.
     fn store_in_dict(
         &mut self,
-        code: &CodeObj,
+        body: &Body,
         i: usize,
         obj: &Value,
         value: Value,
@@ -310,7 +310,7 @@ impl Vm {
         let Some((class, Some(storage))) = receiver(self, obj) else {
             return Err(value);
         };
-        let (Some(name), Some(slot)) = (code.names.get(i), slot_for(code, i, class)) else {
+        let (Some(name), Some(slot)) = (body.names.get(i), slot_for(body, i, class)) else {
             return Err(value);
         };
         if !matches!(slot.on_class(class, name, &self.names).0, OnClass::Nothing) {

@@ -134,12 +134,12 @@ impl Vm {
             && let Some(missing) = defaults_missing(func, args.len())
         {
             // The frame pads the rest of its locals ([`Frame::for_function`]).
-            let mut locals = self.take_vec(func.code.code.frame_size());
+            let mut locals = self.take_vec(func.code.head.frame_size());
             locals.extend_from_slice(args);
             locals.extend_from_slice(&func.defaults[func.defaults.len() - missing..]);
             return Ok(locals);
         }
-        let code = &func.code.code;
+        let code = &func.code.head;
         let argcount = code.argcount as usize;
         let kwonly = code.kwonlyargcount as usize;
         let posonly = code.posonlyargcount as usize;
@@ -273,7 +273,7 @@ impl Vm {
     }
 
     fn too_many_positional(&self, func: &Function, given: usize, kw: &KwArgs) -> super::Exc {
-        let code = &func.code.code;
+        let code = &func.code.head;
         let argcount = code.argcount as usize;
         let kwonly = &func.code.varnames[argcount..argcount + code.kwonlyargcount as usize];
         let kwonly_given = kw
@@ -540,7 +540,7 @@ pub fn object_init(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> 
 /// arguments do not fit that way, and the general binding must say why).
 #[inline]
 fn defaults_missing(f: &Function, nargs: usize) -> Option<usize> {
-    let c = &f.code.code;
+    let c = &f.code.head;
     let simple = c.kwonlyargcount == 0 && !c.flags.varargs && !c.flags.varkeywords;
     let missing = (c.argcount as usize).checked_sub(nargs)?;
     (simple && missing <= f.defaults.len()).then_some(missing)
@@ -556,7 +556,7 @@ pub(super) fn binds_positionally(f: &Function, nargs: usize) -> bool {
 /// What calling `f` makes instead of running it: a generator, coroutine or async generator.
 #[inline]
 pub(super) fn generator_kind(f: &Function) -> Option<GenKind> {
-    let flags = &f.code.code.flags;
+    let flags = &f.code.head.flags;
     if flags.async_generator {
         Some(GenKind::AsyncGenerator)
     } else if flags.coroutine {

@@ -23,7 +23,7 @@ use super::fast_ops::{
     runs_whole,
 };
 use super::frame::{AfterGenerator, Frame, InlineFrames, move_arguments};
-use super::object::{CodeObj, Function, ObjectKind, TracebackEntry};
+use super::object::{Body, CodeObj, Function, ObjectKind, TracebackEntry};
 use super::quicken;
 use super::set_ops::update_table;
 use super::stack::{finalize_point, load_bound_fast, load_fast, pop, pop_truth, store_fast, top};
@@ -101,11 +101,11 @@ impl Vm {
             frame.reraising = false;
         } else if let Some(data) = exc.exc_data() {
             let fresh = data.borrow().traceback.is_empty();
-            let line = code.code.line_before(frame.ip as usize);
+            let line = code.code().line_before(frame.ip as usize);
             data.borrow_mut().traceback.push(TracebackEntry {
-                code: code.code.clone(),
+                code: code.code().clone(),
                 line,
-                span: code.code.locations.get(lasti).map(|l| l.span),
+                span: code.code().locations.get(lasti).map(|l| l.span),
             });
             let chain = match thrown_in {
                 true => self.exc_info.last().is_some_and(|v| !v.is_none()),
@@ -119,7 +119,7 @@ impl Vm {
             return Some(exc);
         }
         let handler = code
-            .code
+            .code()
             .exception_table
             .iter()
             .find(|e| (e.start as usize) <= lasti && lasti < e.end as usize);
@@ -127,7 +127,7 @@ impl Vm {
             // The exception leaves the frame: what it frees dies now, blamed on the failed
             // line (CPython's `exception_unwind`), so a coroutine among it warns "never
             // awaited" there, before the traceback, not later with no line (`<sys>:0`).
-            frame.stack.truncate(code.code.nlocalsplus());
+            frame.stack.truncate(code.head.nlocalsplus());
             finalize_point!(self, frame, code);
             return Some(exc);
         };
@@ -135,7 +135,7 @@ impl Vm {
         // The handler's depth counts from the stack's base, above the locals and cells.
         frame
             .stack
-            .truncate(code.code.nlocalsplus() + depth as usize);
+            .truncate(code.head.nlocalsplus() + depth as usize);
         if push_lasti {
             frame.stack.push(Value::Int(lasti as i64));
         }
@@ -185,7 +185,9 @@ impl Vm {
             // through a pointer, not a clone, so switching frames (every call and return)
             // costs no reference-count traffic.
             let code: &CodeObj = unsafe { &*Rc::as_ptr(&frame.code) };
-            let instrs: &[Instr] = &code.quick;
+            // Made as the code first runs (its constants, names and quickened instructions).
+            let body: &Body = self.body(code);
+            let instrs: &[Instr] = &body.quick;
             loop {
                 let Some(&instr) = instrs.get(frame.ip as usize) else {
                     return Err(self.runtime_error("bytecode ran off the end of the code object"));
@@ -214,7 +216,7 @@ impl Vm {
                         let len = frame.stack.len();
                         frame.stack.swap(len - 1, len - n as usize);
                     }
-                    Instr::LoadConst(i) => frame.stack.push(code.consts[i as usize].clone()),
+                    Instr::LoadConst(i) => frame.stack.push(body.consts[i as usize].clone()),
                     Instr::LoadFast(i) => load_bound_fast!(frame, i),
                     Instr::LoadFastCheck(i) => load_fast!(self, frame, code, i),
                     // The quickened runs (`vm::quicken`), through `quickened_run!` (`fast_ops`).
@@ -229,11 +231,11 @@ impl Vm {
                             [local as usize],
                             1 + keep as u64,
                             |[obj]| {
-                                let v = match instance_attr_hit(code, name as usize, obj) {
+                                let v = match instance_attr_hit(body, name as usize, obj) {
                                     Some(v) => v,
                                     None => {
                                         let obj = obj.clone();
-                                        self.load_attr_cached(code, name as usize, &obj)?
+                                        self.load_attr_cached(body, name as usize, &obj)?
                                     }
                                 };
                                 if keep {
@@ -246,7 +248,7 @@ impl Vm {
                     Instr::LoadFastLoadMethod(local, name) => {
                         quickened_run!(self, frame, code, [local as usize], 1, |[obj]| {
                             let obj = obj.clone();
-                            let (m, this) = self.load_method_cached(code, name as usize, obj)?;
+                            let (m, this) = self.load_method_cached(body, name as usize, obj)?;
                             frame.stack.push(m);
                             frame.stack.push(this);
                         });
@@ -254,14 +256,14 @@ impl Vm {
                     Instr::LoadFastConstBinaryOp(op, operands) => {
                         let (local, constant) = quicken::unpack(operands);
                         quickened_run!(self, frame, code, [local], 2, |[a]| {
-                            let r = binary_in_place(self, op, a, &code.consts[constant])?;
+                            let r = binary_in_place(self, op, a, &body.consts[constant])?;
                             push_or_store!(self, frame, code, instrs, r);
                         });
                     }
                     Instr::LoadFastConstCompareOp(op, operands) => {
                         let (local, constant) = quicken::unpack(operands);
                         quickened_run!(self, frame, code, [local], 2, |[a]| {
-                            compare_in_place!(self, frame, instrs, op, a, &code.consts[constant]);
+                            compare_in_place!(self, frame, instrs, op, a, &body.consts[constant]);
                         });
                     }
                     Instr::LoadFastLoadFastBinaryOp(op, pair) => {
@@ -278,7 +280,7 @@ impl Vm {
                     Instr::LoadFastLoadFastStoreAttr(pair, name) => {
                         quickened_run!(self, frame, code, nibbles(pair.into()), 1, |[v, obj]| {
                             let v = v.clone();
-                            self.store_attr_cached(code, name as usize, obj, v)?;
+                            self.store_attr_cached(body, name as usize, obj, v)?;
                             finalize_point!(self, frame, code);
                         });
                     }
@@ -320,7 +322,7 @@ impl Vm {
                         });
                     }
                     Instr::LoadConstBinaryOp(op, constant) => {
-                        let b = &code.consts[constant as usize];
+                        let b = &body.consts[constant as usize];
                         if runs_whole(self, frame, 1) {
                             let r = pop_binary_in_place(self, &mut frame.stack, op, b)?;
                             push_or_store!(self, frame, code, instrs, r);
@@ -352,7 +354,7 @@ impl Vm {
                     Instr::BinaryOpStoreAttr(op, name) => {
                         match binary_op_for_attr(self, frame, op) {
                             Some((obj, r)) => {
-                                self.store_attr_cached(code, name as usize, &obj, r)?;
+                                self.store_attr_cached(body, name as usize, &obj, r)?;
                                 finalize_point!(self, frame, code);
                             }
                             None => {
@@ -390,7 +392,7 @@ impl Vm {
                         finalize_point!(self, frame, code);
                     }
                     Instr::LoadName(i) => {
-                        let name = &code.names[i as usize];
+                        let name = &body.names[i as usize];
                         let local = match &frame.locals_dict {
                             Some(d) => match self.namespace_mapping(d) {
                                 None => d.table.borrow().get_str(name).cloned(),
@@ -406,7 +408,7 @@ impl Vm {
                     }
                     Instr::StoreName(i) => {
                         let v = pop!(frame);
-                        let name = code.names[i as usize].clone();
+                        let name = body.names[i as usize].clone();
                         let dict = frame.locals_dict.as_ref().unwrap_or(&frame.globals);
                         if let Some(mapping) = self.namespace_mapping(dict) {
                             self.mapping_store(&mapping, name, v)?;
@@ -416,7 +418,7 @@ impl Vm {
                         finalize_point!(self, frame, code);
                     }
                     Instr::DeleteName(i) => {
-                        let name = &code.names[i as usize];
+                        let name = &body.names[i as usize];
                         let dict = frame.locals_dict.as_ref().unwrap_or(&frame.globals);
                         if let Some(mapping) = self.namespace_mapping(dict) {
                             self.mapping_delete(&mapping, name)?;
@@ -430,10 +432,10 @@ impl Vm {
                         finalize_point!(self, frame, code);
                     }
                     Instr::LoadGlobal(i) | Instr::LoadGlobalNull(i) => {
-                        let v = match self.cached_global(code, &frame.globals, i as usize) {
+                        let v = match self.cached_global(body, &frame.globals, i as usize) {
                             Some(v) => v,
                             None => {
-                                let name = &code.names[i as usize];
+                                let name = &body.names[i as usize];
                                 match self.load_global(&frame.globals, name) {
                                     Ok(v) => v,
                                     Err(e) => return Err(self.suggest_name(e, frame, name)),
@@ -451,11 +453,11 @@ impl Vm {
                             .globals
                             .table
                             .borrow_mut()
-                            .set_str(code.names[i as usize].clone(), v);
+                            .set_str(body.names[i as usize].clone(), v);
                         finalize_point!(self, frame, code);
                     }
                     Instr::DeleteGlobal(i) => {
-                        let name = &code.names[i as usize];
+                        let name = &body.names[i as usize];
                         let removed = frame.globals.table.borrow_mut().remove_str(name);
                         if removed.is_none() {
                             return Err(self.name_error(name.as_str()));
@@ -515,7 +517,7 @@ impl Vm {
                     }
                     Instr::LoadFromDictOrGlobals(i) => {
                         let mapping = pop!(frame);
-                        let name = &code.names[i as usize];
+                        let name = &body.names[i as usize];
                         let found = match &mapping {
                             Value::Dict(d) => d.table.borrow().get_str(name).cloned(),
                             _ => self.mapping_load(&mapping, name)?,
@@ -528,34 +530,34 @@ impl Vm {
                     }
                     Instr::LoadAttr(i) => {
                         let obj = pop!(frame);
-                        let v = match instance_attr_hit(code, i as usize, &obj) {
+                        let v = match instance_attr_hit(body, i as usize, &obj) {
                             Some(v) => v,
-                            None => self.load_attr_cached(code, i as usize, &obj)?,
+                            None => self.load_attr_cached(body, i as usize, &obj)?,
                         };
                         frame.stack.push(v);
                     }
                     Instr::LoadMethod(i) => {
                         let obj = pop!(frame);
-                        let (m, this) = self.load_method_cached(code, i as usize, obj)?;
+                        let (m, this) = self.load_method_cached(body, i as usize, obj)?;
                         frame.stack.push(m);
                         frame.stack.push(this);
                     }
                     Instr::StoreAttr(i) => {
                         let obj = pop!(frame);
                         let v = pop!(frame);
-                        self.store_attr_cached(code, i as usize, &obj, v)?;
+                        self.store_attr_cached(body, i as usize, &obj, v)?;
                         finalize_point!(self, frame, code);
                     }
                     Instr::DeleteAttr(i) => {
                         let obj = pop!(frame);
-                        self.del_attr(&obj, &code.names[i as usize])?;
+                        self.del_attr(&obj, &body.names[i as usize])?;
                         finalize_point!(self, frame, code);
                     }
                     Instr::LoadSuperAttr(i) | Instr::LoadSuperMethod(i) => {
                         let this = pop!(frame);
                         let class = pop!(frame);
                         let global_super = pop!(frame);
-                        let name = &code.names[i as usize];
+                        let name = &body.names[i as usize];
                         let is_method = matches!(instr, Instr::LoadSuperMethod(_));
                         let (attr, self_arg) =
                             self.load_super(global_super, class, this, name, is_method)?;
@@ -852,7 +854,7 @@ impl Vm {
                     | Instr::LoadFastReturn(_)
                     | Instr::BinaryOpReturn(_) => {
                         let v = match instr {
-                            Instr::ReturnConst(i) => code.consts[i as usize].clone(),
+                            Instr::ReturnConst(i) => body.consts[i as usize].clone(),
                             // The return runs (`vm::quicken`): their first instruction alone
                             // when the limits are due at the `RETURN_VALUE`.
                             Instr::LoadFastReturn(local) => {
@@ -1144,14 +1146,14 @@ impl Vm {
                             Value::Int(level) => level,
                             _ => 0,
                         };
-                        let name = code.names[i as usize].clone();
+                        let name = body.names[i as usize].clone();
                         let m =
                             self.import_name(name.as_str(), &fromlist, level, &frame.globals)?;
                         frame.stack.push(m);
                     }
                     Instr::ImportFrom(i) => {
                         let module = top!(frame).clone();
-                        let v = self.import_from(&module, &code.names[i as usize])?;
+                        let v = self.import_from(&module, &body.names[i as usize])?;
                         frame.stack.push(v);
                     }
                 }
@@ -1351,7 +1353,7 @@ impl Vm {
         if let Value::Function(f) = &callable {
             let nargs = frame.stack.len() - args_start;
             if binds_positionally(f, nargs) {
-                let mut locals = self.take_vec(f.code.code.frame_size());
+                let mut locals = self.take_vec(f.code.head.frame_size());
                 move_arguments(&mut frame.stack, args_start, &mut locals);
                 return self.call_function_with_locals(f, locals);
             }
@@ -1366,12 +1368,12 @@ impl Vm {
         let ObjectKind::Code(code) = &o.kind else {
             return Err(self.runtime_error("MAKE_FUNCTION without a code object"));
         };
-        let name = self.intern(&code.code.name);
+        let name = self.intern(&code.head.name);
         Ok(Value::Function(Rc::new(Function {
             code: code.clone(),
             globals: globals.clone(),
             name: RefCell::new(name),
-            qualname: RefCell::new(code.code.qualname.clone()),
+            qualname: RefCell::new(code.head.qualname.clone()),
             defaults: Vec::new(),
             kwdefaults: Vec::new(),
             closure: Vec::new(),

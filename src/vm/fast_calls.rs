@@ -166,7 +166,7 @@ pub(super) fn awaited_call(frame: &Frame, code: &CodeObj, base: usize) -> Option
     let kind = generator_kind(f)?;
     let ip = frame.ip as usize;
     let fetches = matches!(
-        (kind, code.code.instructions.get(ip)?),
+        (kind, code.code().instructions.get(ip)?),
         (GenKind::Coroutine, Instr::GetAwaitable(_))
             | (GenKind::Generator, Instr::GetYieldFromIter)
     );
@@ -188,14 +188,15 @@ pub(super) fn awaited_call(frame: &Frame, code: &CodeObj, base: usize) -> Option
 /// `yield from`, where the first value sent is None. Where that `Send` is, and its target.
 #[inline]
 fn sends_none_first(code: &CodeObj, ip: usize) -> Option<(usize, u32)> {
-    let instrs = &code.code.instructions;
+    let instrs = &code.code().instructions;
     let &Instr::LoadConst(none) = instrs.get(ip)? else {
         return None;
     };
     let &Instr::Send(target) = instrs.get(ip + 1)? else {
         return None;
     };
-    code.consts
+    code.running()?
+        .consts
         .get(none as usize)?
         .is_none()
         .then_some((ip + 1, target))
@@ -320,7 +321,7 @@ pub(super) fn inline_generator(receiver: &Value, most: GenKind) -> Option<Rc<Obj
 #[inline(always)]
 pub(super) fn sends_on(frame: &Frame) -> Option<(Rc<Object>, u32)> {
     // The quickened copy is one load closer, and differs only where a run starts.
-    let instrs = &frame.code.quick;
+    let instrs = &frame.code.running()?.quick;
     let &Instr::JumpNoInterrupt(send_at) = instrs.get(frame.ip as usize)? else {
         return None;
     };
@@ -480,7 +481,7 @@ impl Vm {
             }
             let yields_on = callees.generator_on_top() && self.countdown > 1;
             let caller = callees.current(base);
-            let instrs = &caller.code.quick;
+            let instrs = caller.code.running().map_or(&[][..], |body| &body.quick);
             if !(yields_on && matches!(instrs.get(caller.ip as usize), Some(Instr::YieldValue(_))))
             {
                 caller.stack.push(value);

@@ -9,9 +9,10 @@ use std::rc::Rc;
 
 use crate::common::complex_ops::Complex;
 use crate::compile::bytecode::{Code, Constant};
+use crate::compile::frozen::FrozenCode;
 
 use super::Vm;
-use super::object::{CodeObj, Function, Object, ObjectKind};
+use super::object::{Body, CodeObj, Function, Object, ObjectKind};
 use super::value::{PyDict, PyStr, Value};
 use std::cell::Cell;
 
@@ -47,7 +48,7 @@ impl Frame {
     /// A frame for calling `func` with already-bound fast locals at the start of `slots`.
     #[inline]
     pub fn for_function(vm: &Vm, func: &Function, mut slots: Vec<Value>) -> Frame {
-        reserve_frame(&mut slots, &func.code.code);
+        reserve_frame(&mut slots, &func.code.head);
         let mut frame = Frame {
             stack: slots,
             code: func.code.clone(),
@@ -63,7 +64,7 @@ impl Frame {
     /// A frame with an empty buffer, to be readied for a call ([`Frame::restart`]).
     fn blank(vm: &mut Vm, code: &Rc<CodeObj>, globals: &Rc<PyDict>) -> Frame {
         Frame {
-            stack: vm.take_vec(code.code.frame_size()),
+            stack: vm.take_vec(code.head.frame_size()),
             code: code.clone(),
             globals: globals.clone(),
             locals_dict: None,
@@ -92,7 +93,7 @@ impl Frame {
     /// own variables).
     #[inline(always)]
     fn make_cells(&mut self, vm: &Vm, func: &Function) {
-        let code = &func.code.code;
+        let code = &func.code.head;
         if code.cell2arg.is_empty() && func.closure.is_empty() {
             while self.stack.len() < code.varnames.len() {
                 self.stack.push(Value::Null);
@@ -105,12 +106,12 @@ impl Frame {
     #[inline(never)]
     fn pad_locals_and_make_cells(&mut self, vm: &Vm, func: &Function) {
         let code = &func.code;
-        let nlocals = code.code.varnames.len();
+        let nlocals = code.head.varnames.len();
         // Pushed one by one: cheaper than `resize` for the few a frame has.
         while self.stack.len() < nlocals {
             self.stack.push(Value::Null);
         }
-        for arg in &code.code.cell2arg {
+        for arg in &code.head.cell2arg {
             let initial = match arg {
                 Some(i) => self.stack.get(*i as usize).cloned().unwrap_or(Value::Null),
                 None => Value::Null,
@@ -124,13 +125,13 @@ impl Frame {
 
     /// The fast locals (`Null` when unbound).
     pub fn locals(&self) -> &[Value] {
-        let n = self.code.code.varnames.len().min(self.stack.len());
+        let n = self.code.head.varnames.len().min(self.stack.len());
         &self.stack[..n]
     }
 
     /// The cells: cellvars, then freevars.
     pub fn cells(&self) -> &[Value] {
-        let code = &self.code.code;
+        let code = &self.code.head;
         self.stack
             .get(code.varnames.len()..code.nlocalsplus())
             .unwrap_or_default()
@@ -140,7 +141,7 @@ impl Frame {
     /// which valid bytecode never asks for.
     #[inline]
     pub fn cell(&self, i: usize) -> &Value {
-        let at = self.code.code.varnames.len() + i;
+        let at = self.code.head.varnames.len() + i;
         self.stack.get(at).unwrap_or(&Value::Null)
     }
 
@@ -162,8 +163,8 @@ impl Frame {
 
     /// A frame running a module body, with `globals` as its namespace.
     pub fn for_module(vm: &Vm, code: Rc<CodeObj>, globals: Rc<PyDict>) -> Frame {
-        let mut slots = Vec::with_capacity(code.code.frame_size());
-        slots.resize(code.code.varnames.len(), Value::Null);
+        let mut slots = Vec::with_capacity(code.head.frame_size());
+        slots.resize(code.head.varnames.len(), Value::Null);
         slots.extend(code.cellnames.iter().map(|_| vm.new_cell(Value::Null)));
         Frame {
             stack: slots,
@@ -178,7 +179,7 @@ impl Frame {
     /// The line being executed (for tracebacks); a frame that has not started (a new
     /// generator's) is at its `def` line, as CPython's is at its RESUME.
     pub fn line(&self) -> u32 {
-        self.code.code.line_before(self.ip as usize)
+        self.code.line_before(self.ip as usize)
     }
 }
 
@@ -620,7 +621,7 @@ impl Vm {
             return Box::new(Frame::for_function(self, func, slots));
         };
         frame.restart(func);
-        reserve_frame(&mut slots, &func.code.code);
+        reserve_frame(&mut slots, &func.code.head);
         let spare = std::mem::replace(&mut frame.stack, slots);
         if self.vec_pool.len() < VEC_POOL_LIMIT {
             self.vec_pool.push(spare);
@@ -637,12 +638,12 @@ impl Vm {
         args_start: usize,
     ) -> Box<Frame> {
         let Some(mut frame) = self.frame_pool.pop() else {
-            let mut slots = self.take_vec(func.code.code.frame_size());
+            let mut slots = self.take_vec(func.code.head.frame_size());
             move_arguments(stack, args_start, &mut slots);
             return Box::new(Frame::for_function(self, func, slots));
         };
         frame.restart(func);
-        reserve_frame(&mut frame.stack, &func.code.code);
+        reserve_frame(&mut frame.stack, &func.code.head);
         move_arguments(stack, args_start, &mut frame.stack);
         frame.make_cells(self, func);
         frame
@@ -689,32 +690,56 @@ impl Vm {
         ))
     }
 
-    /// Prepares a compiled code object (and, recursively, the code objects among its
-    /// constants) to run. A module's SyntaxWarnings are shown here, before anything runs, as
-    /// CPython's compiler shows them while compiling.
+    /// A code object for a compiled module (or `exec`'d) code. A module's SyntaxWarnings are
+    /// shown here, before anything runs, as CPython's compiler shows them while compiling.
     pub fn load_code(&mut self, code: &Rc<Code>) -> Rc<CodeObj> {
         if !code.warnings.is_empty() {
             self.show_syntax_warnings(code);
         }
-        let consts = code.constants.iter().map(|c| self.constant(c)).collect();
-        let names = code.names.iter().map(|n| self.intern(n)).collect();
-        let varnames = code.varnames.iter().map(|n| self.intern(n)).collect();
-        let cellnames = code
+        Rc::new(self.code_object(code.clone(), None))
+    }
+
+    /// A code object for `head` (the whole code unless `frozen`): its variables are
+    /// interned now, the rest waits for its first run ([`Vm::body`]).
+    fn code_object(&mut self, head: Rc<Code>, frozen: Option<Rc<FrozenCode>>) -> CodeObj {
+        let varnames = head.varnames.iter().map(|n| self.intern(n)).collect();
+        let cellnames = head
             .cellvars
             .iter()
-            .chain(code.freevars.iter())
+            .chain(head.freevars.iter())
             .map(|n| self.intern(n))
             .collect();
-        Rc::new(CodeObj {
+        CodeObj::new(head, frozen, varnames, cellnames)
+    }
+
+    /// What running `code` needs beyond its [`Code`], made on its first run: the whole code
+    /// read (a frozen code object's), its constants made values (a nested code object only
+    /// a code object, its own body made when it runs), its names interned, its instructions
+    /// quickened.
+    #[inline]
+    pub fn body<'c>(&mut self, code: &'c CodeObj) -> &'c Body {
+        match code.running() {
+            Some(body) => body,
+            None => self.make_body(code),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn make_body<'c>(&mut self, code: &'c CodeObj) -> &'c Body {
+        let whole = code.code().clone();
+        let body = Body {
+            quick: super::quicken::quicken(&whole.instructions),
+            consts: whole.constants.iter().map(|c| self.constant(c)).collect(),
+            names: whole.names.iter().map(|n| self.intern(n)).collect(),
             caches: Default::default(),
-            inline_arity: inline_arity(code),
-            quick: super::quicken::quicken(&code.instructions),
-            code: code.clone(),
-            consts,
-            names,
-            varnames,
-            cellnames,
-        })
+        };
+        code.set_body(body)
+    }
+
+    fn code_value(&mut self, head: Rc<Code>, frozen: Option<Rc<FrozenCode>>) -> Value {
+        let code = Rc::new(self.code_object(head, frozen));
+        Value::object(Object::new(self.types.code.clone(), ObjectKind::Code(code)))
     }
 
     fn constant(&mut self, c: &Constant) -> Value {
@@ -740,13 +765,8 @@ impl Vm {
                 // Constants hash and compare without running Python code.
                 self.new_set(items, true).unwrap_or(Value::None)
             }
-            Constant::Code(code) => {
-                let loaded = self.load_code(code);
-                Value::object(Object::new(
-                    self.types.code.clone(),
-                    ObjectKind::Code(loaded),
-                ))
-            }
+            Constant::Code(code) => self.code_value(code.clone(), None),
+            Constant::Frozen(frozen) => self.code_value(frozen.head.clone(), Some(frozen.clone())),
         }
     }
 }

@@ -57,7 +57,7 @@ pub fn allocation_site(limit: usize, mut each: impl FnMut(&str, u32)) -> Option<
         let (base, callees) = unsafe { (&*base, &*callees) };
         for frame in callees.running().chain(std::iter::once(base)) {
             if count < limit {
-                each(&frame.code.code.filename, frame.line());
+                each(&frame.code.head.filename, frame.line());
             }
             count += 1;
         }
@@ -247,12 +247,12 @@ fn this_code<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a Rc<CodeObj>> {
 
 /// `co_flags` as CPython numbers them (`Include/cpython/code.h`).
 fn code_flags(code: &CodeObj) -> i64 {
-    let f = code.code.flags;
+    let f = code.head.flags;
     let bits = [
         (f.optimized, 0x1 | 0x2),
         (f.varargs, 0x4),
         (f.varkeywords, 0x8),
-        (code.code.qualname.contains("<locals>"), 0x10),
+        (code.head.qualname.contains("<locals>"), 0x10),
         (f.generator, 0x20),
         (f.coroutine, 0x80),
         (f.iterable_coroutine, 0x100),
@@ -330,45 +330,45 @@ fn install_attributes(vm: &mut Vm) {
         Ok(Value::str(format!(
             "<frame at {:#x}, file '{}', line {}, code {}>",
             args[0].address(),
-            f.code.code.filename,
+            f.code.head.filename,
             f.line.get(),
-            f.code.code.name
+            f.code.head.name
         )))
     });
     let code = vm.types.code.clone();
     let code_attrs: [(&'static str, Getter); 12] = [
         ("co_name", |vm, v| {
-            Ok(Value::str(&*this_code(vm, v)?.code.name))
+            Ok(Value::str(&*this_code(vm, v)?.head.name))
         }),
         ("co_qualname", |vm, v| {
-            Ok(Value::str(&*this_code(vm, v)?.code.qualname))
+            Ok(Value::str(&*this_code(vm, v)?.head.qualname))
         }),
         ("co_filename", |vm, v| {
-            Ok(Value::str(&*this_code(vm, v)?.code.filename))
+            Ok(Value::str(&*this_code(vm, v)?.head.filename))
         }),
         ("co_firstlineno", |vm, v| {
-            Ok(Value::Int(this_code(vm, v)?.code.first_line.into()))
+            Ok(Value::Int(this_code(vm, v)?.head.first_line.into()))
         }),
         ("co_argcount", |vm, v| {
-            Ok(Value::Int(this_code(vm, v)?.code.argcount.into()))
+            Ok(Value::Int(this_code(vm, v)?.head.argcount.into()))
         }),
         ("co_posonlyargcount", |vm, v| {
-            Ok(Value::Int(this_code(vm, v)?.code.posonlyargcount.into()))
+            Ok(Value::Int(this_code(vm, v)?.head.posonlyargcount.into()))
         }),
         ("co_kwonlyargcount", |vm, v| {
-            Ok(Value::Int(this_code(vm, v)?.code.kwonlyargcount.into()))
+            Ok(Value::Int(this_code(vm, v)?.head.kwonlyargcount.into()))
         }),
         ("co_nlocals", |vm, v| {
-            Ok(Value::Int(this_code(vm, v)?.code.varnames.len() as i64))
+            Ok(Value::Int(this_code(vm, v)?.head.varnames.len() as i64))
         }),
         ("co_varnames", |vm, v| {
-            Ok(names_tuple(&this_code(vm, v)?.code.varnames))
+            Ok(names_tuple(&this_code(vm, v)?.head.varnames))
         }),
         ("co_cellvars", |vm, v| {
-            Ok(names_tuple(&this_code(vm, v)?.code.cellvars))
+            Ok(names_tuple(&this_code(vm, v)?.head.cellvars))
         }),
         ("co_freevars", |vm, v| {
-            Ok(names_tuple(&this_code(vm, v)?.code.freevars))
+            Ok(names_tuple(&this_code(vm, v)?.head.freevars))
         }),
         ("co_flags", |vm, v| {
             Ok(Value::Int(code_flags(this_code(vm, v)?)))
@@ -380,7 +380,7 @@ fn install_attributes(vm: &mut Vm) {
     vm.add_getset(
         &code,
         "co_names",
-        |vm, v| Ok(names_tuple(&this_code(vm, v)?.code.names)),
+        |vm, v| Ok(names_tuple(&this_code(vm, v)?.code().names)),
         None,
     );
 }

@@ -71,7 +71,7 @@ impl Refused {
 
 impl RunningFrame {
     fn line(&self) -> u32 {
-        self.code.code.line_before(self.ip)
+        self.code.line_before(self.ip)
     }
 }
 
@@ -92,7 +92,7 @@ impl Generator {
         if !state.started || state.running || frame.ip < 2 {
             return None;
         }
-        let instrs = &frame.code.code.instructions;
+        let instrs = &frame.code.code().instructions;
         let suspended_in_send_loop =
             matches!(
                 instrs.get(frame.ip as usize - 1),
@@ -111,7 +111,7 @@ impl Generator {
 
     /// Can be the operand of `await`: a coroutine, or a `types.coroutine` generator.
     pub fn is_awaitable(&self) -> bool {
-        self.kind == GenKind::Coroutine || self.code.code.flags.iterable_coroutine
+        self.kind == GenKind::Coroutine || self.code.head.flags.iterable_coroutine
     }
 }
 
@@ -307,7 +307,7 @@ pub static FINALIZERS_PENDING: AtomicBool = AtomicBool::new(false);
 /// with no code run and nothing to check.
 fn generates_from_self(f: &Function) -> bool {
     generator_kind(f) == Some(GenKind::Generator)
-        && !f.code.code.flags.iterable_coroutine
+        && !f.code.head.flags.iterable_coroutine
         && binds_positionally(f, 1)
 }
 
@@ -523,7 +523,7 @@ impl Vm {
         let mut frame = generator.state.borrow_mut().frame.take()?;
         self.exc_info.push(Value::None);
         if let Some(&Instr::JumpNoInterrupt(send_at)) =
-            frame.code.code.instructions.get(frame.ip as usize)
+            frame.code.code().instructions.get(frame.ip as usize)
         {
             frame.ip = send_at + 1;
         }
@@ -681,7 +681,7 @@ impl Vm {
     #[cold]
     pub fn run_finalizers(&mut self, at: Option<(&CodeObj, usize)>) {
         FINALIZERS_PENDING.store(false, Ordering::Relaxed);
-        let place = at.map(|(code, ip)| (code.code.clone(), code.code.line_before(ip)));
+        let place = at.map(|(code, ip)| (code.code().clone(), code.line_before(ip)));
         loop {
             let pending = FINALIZERS.with(|q| std::mem::take(&mut *q.borrow_mut()));
             if pending.is_empty() {
@@ -868,7 +868,7 @@ impl Vm {
     pub fn call_site(&self) -> Option<String> {
         match self.running_frames.last() {
             Some(top) if top.depth == self.depth => {
-                Some(format!("{}:{}", top.code.code.filename, top.line()))
+                Some(format!("{}:{}", top.code.head.filename, top.line()))
             }
             _ => self.caller_location(),
         }
@@ -973,8 +973,8 @@ impl Vm {
     pub fn yield_from_iter(&mut self, v: Value, code: &super::object::CodeObj) -> PyResult<Value> {
         if let Some(g) = as_generator(&v) {
             if g.kind == GenKind::Coroutine
-                && !code.code.flags.coroutine
-                && !code.code.flags.iterable_coroutine
+                && !code.head.flags.coroutine
+                && !code.head.flags.iterable_coroutine
             {
                 return Err(self.type_error(
                     "cannot 'yield from' a coroutine object in a non-coroutine generator",
@@ -1030,7 +1030,7 @@ impl Vm {
             && generates_from_self(f)
         {
             // Makes the generator; nothing runs, and it is an iterator.
-            let mut locals = self.take_vec(f.code.code.frame_size());
+            let mut locals = self.take_vec(f.code.head.frame_size());
             locals.push(v);
             return self.call_function_with_locals(f, locals);
         }

@@ -34,7 +34,7 @@ impl Vm {
                 Value::None
             }
             Intrinsic1::StopIterationError => {
-                let flags = code.code.flags;
+                let flags = code.head.flags;
                 let Value::Object(e) = &v else { return Ok(v) };
                 let (msg, matches) = if flags.async_generator {
                     if self.exc_matches(e, &self.types.stop_async_iteration.clone()) {

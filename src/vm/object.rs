@@ -11,6 +11,7 @@ use std::rc::{Rc, Weak};
 use crate::common::complex_ops::Complex;
 use crate::common::int_ops::Int;
 use crate::compile::bytecode::{Code, Instr};
+use crate::compile::frozen::FrozenCode;
 use crate::syntax::ast::Span;
 
 use super::range::Range;
@@ -158,23 +159,100 @@ impl PyType {
     }
 }
 
-/// A code object ready to run: the compiler's [`Code`] with its constants turned into values
-/// and its names interned, done once when the enclosing code is loaded.
+/// A code object (`PyCodeObject`): the compiler's [`Code`], made ready to run on its first
+/// run ([`Body`]: the instructions quickened, the constants made values, the names
+/// interned). A code object of the frozen library is read from the library image then too
+/// ([`FrozenCode`]); until then only its head is there.
 pub struct CodeObj {
-    pub code: Rc<Code>,
-    /// The instructions the VM runs: `code.instructions` quickened ([`super::quicken`]).
-    pub quick: Box<[Instr]>,
-    pub consts: Vec<Value>,
-    pub names: Vec<Rc<PyStr>>,
+    /// The code's head: name, flags, arguments, variables and stack size. Its body
+    /// (instructions, locations, constants, names, exception table) is empty while a frozen
+    /// code object has not been read: [`CodeObj::code`] has it whole.
+    pub head: Rc<Code>,
+    /// The whole code, once read (at once for code the compiler made).
+    whole: OnceCell<Rc<Code>>,
+    /// Where the whole code is read from, for a frozen code object.
+    frozen: Option<Rc<FrozenCode>>,
+    /// The runnable form, made on first run ([`Vm::body`]).
+    body: OnceCell<Body>,
     pub varnames: Vec<Rc<PyStr>>,
     /// cellvars ++ freevars, interned.
     pub cellnames: Vec<Rc<PyStr>>,
-    /// The inline caches, one per name (see [`NameCaches`]).
-    pub caches: NameCaches,
     /// The number of positional arguments a call of a function with this code runs inline
     /// with ([`super::frame::inline_arity`]), `u32::MAX` when no call does: one compare
     /// on every Python-to-Python call instead of six flags and the count.
     pub inline_arity: u32,
+}
+
+/// What running a code object needs beyond its [`Code`]: made when it first runs.
+pub struct Body {
+    /// The instructions the VM runs: `code.instructions` quickened ([`super::quicken`]).
+    pub quick: Box<[Instr]>,
+    pub consts: Vec<Value>,
+    pub names: Vec<Rc<PyStr>>,
+    /// The inline caches, one per name (see [`NameCaches`]).
+    pub caches: NameCaches,
+}
+
+impl CodeObj {
+    /// A code object for `head` (the whole code, or a frozen one's head), made ready to run
+    /// on first need.
+    pub fn new(
+        head: Rc<Code>,
+        frozen: Option<Rc<FrozenCode>>,
+        varnames: Vec<Rc<PyStr>>,
+        cellnames: Vec<Rc<PyStr>>,
+    ) -> CodeObj {
+        let whole = match frozen {
+            Some(_) => OnceCell::new(),
+            None => OnceCell::from(head.clone()),
+        };
+        CodeObj {
+            inline_arity: super::frame::inline_arity(&head),
+            head,
+            whole,
+            frozen,
+            body: OnceCell::new(),
+            varnames,
+            cellnames,
+        }
+    }
+
+    /// The whole code, read from the library image on first need for a frozen code object.
+    pub fn code(&self) -> &Rc<Code> {
+        if let Some(whole) = self.whole.get() {
+            return whole;
+        }
+        // Read outside the cell (not `get_or_init`): reading allocates, and the allocation
+        // tracer looks at the running frames' lines (which, at its start, the frame about to
+        // run this code answers from its head: [`CodeObj::line_before`]).
+        let read = self.frozen.as_ref().and_then(|frozen| frozen.thaw());
+        // Unreadable (never, for an image the build wrote): the head, whose empty body stops
+        // with "bytecode ran off the end" when run.
+        let _ = self.whole.set(read.unwrap_or_else(|| self.head.clone()));
+        self.whole.get().unwrap_or(&self.head)
+    }
+
+    /// The line of the instruction before `ip` (`Code::line_before`). A frame that has not
+    /// started is at its first line, read from the head: the allocation tracer asks this of
+    /// every frame, the one whose code is being read for its first run among them.
+    pub fn line_before(&self, ip: usize) -> u32 {
+        match ip {
+            0 => self.head.first_line,
+            _ => self.code().line_before(ip),
+        }
+    }
+
+    /// Keeps `body` as the runnable form (unless one was made meanwhile).
+    pub(super) fn set_body(&self, body: Body) -> &Body {
+        self.body.get_or_init(|| body)
+    }
+
+    /// The runnable form, if the code has run (or been asked for it by [`Vm::body`]). Every
+    /// frame's code has it while the frame runs: `execute` makes it as a frame starts.
+    #[inline]
+    pub fn running(&self) -> Option<&Body> {
+        self.body.get()
+    }
 }
 
 /// A code object's inline caches per name: `LOAD_GLOBAL`'s ([`GlobalSlot`], one) and the

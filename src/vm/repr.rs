@@ -279,7 +279,7 @@ impl Vm {
             }
             ObjectKind::Code(c) => format!(
                 "<code object {} at {addr:#x}, file \"{}\", line {}>",
-                c.code.name, c.code.filename, c.code.first_line
+                c.head.name, c.head.filename, c.head.first_line
             ),
             _ => {
                 let module = self.type_module(&o.class);

@@ -175,8 +175,8 @@ impl Vm {
         let code = self.load_code(code);
         let globals = self.main_namespace();
         // A script's own path; `-c`, standard input and the prompt have none.
-        if !code.code.filename.starts_with('<') {
-            let file = Value::str(code.code.filename.as_ref());
+        if !code.head.filename.starts_with('<') {
+            let file = Value::str(code.head.filename.as_ref());
             let key = self.intern("__file__");
             globals.table.borrow_mut().set_str(key, file);
         }

@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use super::dict::StrKeys;
 use super::frame::Frame;
-use super::object::{CodeObj, GlobalSlot, ObjectKind};
+use super::object::{Body, CodeObj, GlobalSlot, ObjectKind};
 use super::value::{PyDict, PyStr, Value};
 use super::{Exc, PyResult, Vm};
 
@@ -85,18 +85,13 @@ impl Vm {
         }
     }
 
-    /// `LOAD_GLOBAL` of `code.names[i]` through its cache: the value, found again at the
+    /// `LOAD_GLOBAL` of `body.names[i]` through its cache: the value, found again at the
     /// remembered entry position when the globals did not change since (nor, for a name
     /// found in the builtins, the builtins), or looked up and remembered. None when the
     /// name is in neither dict.
     #[inline]
-    pub(super) fn cached_global(
-        &self,
-        code: &CodeObj,
-        globals: &PyDict,
-        i: usize,
-    ) -> Option<Value> {
-        let slot = code.caches.globals(code.names.len()).get(i)?;
+    pub(super) fn cached_global(&self, body: &Body, globals: &PyDict, i: usize) -> Option<Value> {
+        let slot = body.caches.globals(body.names.len()).get(i)?;
         let cached = slot.get();
         // A name found in the globals shadows the builtins whatever they hold: only the
         // globals' version matters then, and the builtins dict is not even borrowed.
@@ -125,7 +120,7 @@ impl Vm {
             }
         }
         let builtins = self.builtins.table.borrow();
-        let name = code.names.get(i)?;
+        let name = body.names.get(i)?;
         let (table, in_builtins, index) = match globals.position_str(name) {
             Some(index) => (&globals, false, index),
             None => (&builtins, true, builtins.position_str(name)?),
@@ -206,7 +201,7 @@ impl Vm {
 
     pub(super) fn unbound_deref(&self, code: &CodeObj, i: usize) -> Exc {
         let name = code.cellnames[i].as_str();
-        if i < code.code.cellvars.len() {
+        if i < code.head.cellvars.len() {
             self.unbound_local(&code.cellnames[i])
         } else {
             self.new_exc(

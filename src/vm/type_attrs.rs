@@ -210,10 +210,12 @@ pub fn init_type_methods(vm: &mut Vm) {
             // Set by assignment, else the code's first constant (its docstring or None).
             Value::Function(f) => {
                 let assigned = f.dict.borrow().get_str(&vm.names.doc).cloned();
-                Ok(assigned.unwrap_or_else(|| match f.code.consts.first() {
-                    Some(doc @ Value::Str(_)) => doc.clone(),
-                    _ => Value::None,
-                }))
+                Ok(
+                    assigned.unwrap_or_else(|| match vm.body(&f.code).consts.first() {
+                        Some(doc @ Value::Str(_)) => doc.clone(),
+                        _ => Value::None,
+                    }),
+                )
             }
             _ => Ok(Value::None),
         },

@@ -55,18 +55,18 @@ impl Vm {
     /// running, if one is (the site `logging` and `warnings` name).
     pub fn caller_site(&self) -> Option<(Rc<str>, u32, Rc<str>)> {
         let site = self.caller.as_ref().filter(|s| s.depth == self.depth)?;
-        let code = &site.code.code;
+        let code = &site.code;
         Some((
-            code.filename.clone(),
+            code.head.filename.clone(),
             code.line_before(site.ip),
-            code.name.clone(),
+            code.head.name.clone(),
         ))
     }
 
     fn caller_line(&self) -> Option<(Rc<str>, u32)> {
         let site = self.caller.as_ref().filter(|s| s.depth == self.depth)?;
-        let code = &site.code.code;
-        Some((code.filename.clone(), code.line_before(site.ip)))
+        let code = &site.code;
+        Some((code.head.filename.clone(), code.line_before(site.ip)))
     }
 
     /// The SyntaxWarnings compiling `code` found (`Code::warnings`), as CPython's compiler

@@ -671,6 +671,7 @@ fn hash_constant<H: Hasher>(c: &Constant, state: &mut H) {
             items.iter().for_each(|item| hash_constant(item, state))
         }
         Constant::Code(code) => Rc::as_ptr(code).hash(state),
+        Constant::Frozen(code) => Rc::as_ptr(code).hash(state),
     }
 }
 
@@ -687,6 +688,7 @@ fn same_constant(a: &Constant, b: &Constant) -> bool {
             x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| same_constant(p, q))
         }
         (Constant::Code(x), Constant::Code(y)) => Rc::ptr_eq(x, y),
+        (Constant::Frozen(x), Constant::Frozen(y)) => Rc::ptr_eq(x, y),
         _ => std::mem::discriminant(a) == std::mem::discriminant(b) && a == b,
     }
 }

@@ -168,7 +168,7 @@ fn constant_type(c: &Constant) -> &'static str {
         Constant::Bytes(_) => "bytes",
         Constant::Tuple(_) => "tuple",
         Constant::FrozenSet(_) => "frozenset",
-        Constant::Code(_) => "code",
+        Constant::Code(_) | Constant::Frozen(_) => "code",
     }
 }
 
