@@ -23,7 +23,7 @@ use super::fast_ops::{
     runs_whole,
 };
 use super::frame::{AfterGenerator, Frame, InlineFrames, move_arguments};
-use super::object::{Body, CodeObj, Function, ObjectKind, TracebackEntry};
+use super::object::{Body, Function, ObjectKind, TracebackEntry};
 use super::quicken;
 use super::set_ops::update_table;
 use super::stack::{finalize_point, load_bound_fast, load_fast, pop, pop_truth, store_fast, top};
@@ -178,15 +178,22 @@ impl Vm {
         self.publish_frames(base, callees);
         'frames: loop {
             let frame = callees.current(base);
-            // SAFETY: the frame's own reference keeps its code object alive while it
-            // executes: nothing replaces a running frame's `code` (only a finished, spare
+            // The running frame's code object, read from the frame where an instruction
+            // needs it (its variable names, its lines): not held in a variable through the
+            // loop, where it cost the hot instructions a register (the body's parts are what
+            // they use). SAFETY: the frame's own reference keeps its code object alive while
+            // it executes: nothing replaces a running frame's `code` (only a finished, spare
             // frame is readied for another function), and a frame ends only by leaving this
-            // loop (`continue 'frames` or a return), after which `code` is not used. Read
-            // through a pointer, not a clone, so switching frames (every call and return)
-            // costs no reference-count traffic.
-            let code: &CodeObj = unsafe { &*Rc::as_ptr(&frame.code) };
+            // loop (`continue 'frames` or a return), after which no such reference is used.
+            // Read through a pointer, not a clone, so switching frames (every call and
+            // return) costs no reference-count traffic.
+            macro_rules! code {
+                () => {
+                    unsafe { &*Rc::as_ptr(&frame.code) }
+                };
+            }
             // Made as the code first runs (its constants, names and quickened instructions).
-            let body: &Body = self.body(code);
+            let body: &Body = self.body(code!());
             let instrs: &[Instr] = &body.quick;
             loop {
                 let Some(&instr) = instrs.get(frame.ip as usize) else {
@@ -205,7 +212,7 @@ impl Vm {
                     Instr::Nop => {}
                     Instr::PopTop => {
                         pop!(frame).discard();
-                        finalize_point!(self, frame, code);
+                        finalize_point!(self, frame, code!());
                     }
                     Instr::PushNull => frame.stack.push(Value::Null),
                     Instr::Copy(n) => {
@@ -218,7 +225,7 @@ impl Vm {
                     }
                     Instr::LoadConst(i) => frame.stack.push(body.consts[i as usize].clone()),
                     Instr::LoadFast(i) => load_bound_fast!(frame, i),
-                    Instr::LoadFastCheck(i) => load_fast!(self, frame, code, i),
+                    Instr::LoadFastCheck(i) => load_fast!(self, frame, code!(), i),
                     // The quickened runs (`vm::quicken`), through `quickened_run!` (`fast_ops`).
                     Instr::LoadFastLoadAttr(local, name)
                     | Instr::LoadFastCopyLoadAttr(local, name) => {
@@ -227,7 +234,7 @@ impl Vm {
                         quickened_run!(
                             self,
                             frame,
-                            code,
+                            code!(),
                             [local as usize],
                             1 + keep as u64,
                             |[obj]| {
@@ -246,7 +253,7 @@ impl Vm {
                         );
                     }
                     Instr::LoadFastLoadMethod(local, name) => {
-                        quickened_run!(self, frame, code, [local as usize], 1, |[obj]| {
+                        quickened_run!(self, frame, code!(), [local as usize], 1, |[obj]| {
                             let obj = obj.clone();
                             let (m, this) = self.load_method_cached(body, name as usize, obj)?;
                             frame.stack.push(m);
@@ -255,83 +262,104 @@ impl Vm {
                     }
                     Instr::LoadFastConstBinaryOp(op, operands) => {
                         let (local, constant) = quicken::unpack(operands);
-                        quickened_run!(self, frame, code, [local], 2, |[a]| {
+                        quickened_run!(self, frame, code!(), [local], 2, |[a]| {
                             let r = binary_in_place(self, op, a, &body.consts[constant])?;
-                            push_or_store!(self, frame, code, instrs, r);
+                            push_or_store!(self, frame, code!(), instrs, r);
                         });
                     }
                     Instr::LoadFastConstCompareOp(op, operands) => {
                         let (local, constant) = quicken::unpack(operands);
-                        quickened_run!(self, frame, code, [local], 2, |[a]| {
+                        quickened_run!(self, frame, code!(), [local], 2, |[a]| {
                             compare_in_place!(self, frame, instrs, op, a, &body.consts[constant]);
                         });
                     }
                     Instr::LoadFastLoadFastBinaryOp(op, pair) => {
-                        quickened_run!(self, frame, code, nibbles(pair), 1, |[a, b]| {
+                        quickened_run!(self, frame, code!(), nibbles(pair), 1, |[a, b]| {
                             let r = binary_in_place(self, op, a, b)?;
-                            push_or_store!(self, frame, code, instrs, r);
+                            push_or_store!(self, frame, code!(), instrs, r);
                         });
                     }
                     Instr::LoadFastLoadFastCompareOp(op, pair) => {
-                        quickened_run!(self, frame, code, nibbles(pair), 1, |[a, b]| {
+                        quickened_run!(self, frame, code!(), nibbles(pair), 1, |[a, b]| {
                             compare_in_place!(self, frame, instrs, op, a, b);
                         });
                     }
                     Instr::LoadFastLoadFastStoreAttr(pair, name) => {
-                        quickened_run!(self, frame, code, nibbles(pair.into()), 1, |[v, obj]| {
-                            let v = v.clone();
-                            self.store_attr_cached(body, name as usize, obj, v)?;
-                            finalize_point!(self, frame, code);
-                        });
+                        quickened_run!(
+                            self,
+                            frame,
+                            code!(),
+                            nibbles(pair.into()),
+                            1,
+                            |[v, obj]| {
+                                let v = v.clone();
+                                self.store_attr_cached(body, name as usize, obj, v)?;
+                                finalize_point!(self, frame, code!());
+                            }
+                        );
                     }
                     Instr::LoadFastLoadFastSubscr(pair) => {
-                        quickened_run!(self, frame, code, nibbles(pair), 1, |[container, key]| {
-                            let v = match list_item(container, key) {
-                                Some(v) => v,
-                                None => self.get_item(container, key)?,
-                            };
-                            frame.stack.push(v);
-                        });
+                        quickened_run!(
+                            self,
+                            frame,
+                            code!(),
+                            nibbles(pair),
+                            1,
+                            |[container, key]| {
+                                let v = match list_item(container, key) {
+                                    Some(v) => v,
+                                    None => self.get_item(container, key)?,
+                                };
+                                frame.stack.push(v);
+                            }
+                        );
                     }
                     Instr::LoadFastLoadFastSubscrKeep(pair) => {
-                        quickened_run!(self, frame, code, nibbles(pair), 3, |[container, key]| {
-                            let v = match list_item(container, key) {
-                                Some(v) => v,
-                                None => self.get_item(container, key)?,
-                            };
-                            let (container, key) = (container.clone(), key.clone());
-                            frame.stack.extend([container, key, v]);
-                        });
+                        quickened_run!(
+                            self,
+                            frame,
+                            code!(),
+                            nibbles(pair),
+                            3,
+                            |[container, key]| {
+                                let v = match list_item(container, key) {
+                                    Some(v) => v,
+                                    None => self.get_item(container, key)?,
+                                };
+                                let (container, key) = (container.clone(), key.clone());
+                                frame.stack.extend([container, key, v]);
+                            }
+                        );
                     }
                     Instr::LoadFastPairBinaryOp(op, operands) => {
                         let (a, b) = quicken::unpack(operands);
-                        quickened_run!(self, frame, code, [a, b], 2, |[a, b]| {
+                        quickened_run!(self, frame, code!(), [a, b], 2, |[a, b]| {
                             let r = binary_in_place(self, op, a, b)?;
-                            push_or_store!(self, frame, code, instrs, r);
+                            push_or_store!(self, frame, code!(), instrs, r);
                         } else {
                             load_bound_fast!(frame, a);
                         });
                     }
                     Instr::LoadFastBinaryOp(op, local) => {
-                        quickened_run!(self, frame, code, [local as usize], 1, |[b]| {
+                        quickened_run!(self, frame, code!(), [local as usize], 1, |[b]| {
                             // Copied out: the local lives in the buffer the operand is
                             // popped from (a float or small int copies without a count).
                             let b = b.clone();
                             let r = pop_binary_in_place(self, &mut frame.stack, op, &b)?;
-                            push_or_store!(self, frame, code, instrs, r);
+                            push_or_store!(self, frame, code!(), instrs, r);
                         });
                     }
                     Instr::LoadConstBinaryOp(op, constant) => {
                         let b = &body.consts[constant as usize];
                         if runs_whole(self, frame, 1) {
                             let r = pop_binary_in_place(self, &mut frame.stack, op, b)?;
-                            push_or_store!(self, frame, code, instrs, r);
+                            push_or_store!(self, frame, code!(), instrs, r);
                         } else {
                             frame.stack.push(b.clone());
                         }
                     }
                     Instr::LoadFastSubscr(local) => {
-                        quickened_run!(self, frame, code, [local as usize], 1, |[key]| {
+                        quickened_run!(self, frame, code!(), [local as usize], 1, |[key]| {
                             let key = key.clone();
                             let container = pop!(frame);
                             let v = match list_item(&container, &key) {
@@ -343,7 +371,7 @@ impl Vm {
                     }
                     Instr::BinaryOpStoreFast(op, _) => {
                         let r = pop_binary_op(self, frame, op)?;
-                        push_or_store!(self, frame, code, instrs, r);
+                        push_or_store!(self, frame, code!(), instrs, r);
                     }
                     Instr::BinaryOpStoreSubscr(op) => {
                         if !binary_op_store_item(self, frame, op) {
@@ -355,7 +383,7 @@ impl Vm {
                         match binary_op_for_attr(self, frame, op) {
                             Some((obj, r)) => {
                                 self.store_attr_cached(body, name as usize, &obj, r)?;
-                                finalize_point!(self, frame, code);
+                                finalize_point!(self, frame, code!());
                             }
                             None => {
                                 let r = pop_binary_op(self, frame, op)?;
@@ -369,12 +397,12 @@ impl Vm {
                         }
                     }
                     Instr::StoreFastLoadFast(pair) => {
-                        store_fast!(self, frame, code, pair >> 4);
+                        store_fast!(self, frame, code!(), pair >> 4);
                         load_bound_fast!(frame, pair & 15);
                     }
                     Instr::StoreFastStoreFast(pair) => {
-                        store_fast!(self, frame, code, pair >> 4);
-                        store_fast!(self, frame, code, pair & 15);
+                        store_fast!(self, frame, code!(), pair >> 4);
+                        store_fast!(self, frame, code!(), pair & 15);
                     }
                     Instr::LoadFastAndClear(i) => {
                         let v = std::mem::replace(&mut frame.stack[i as usize], Value::Null);
@@ -382,14 +410,14 @@ impl Vm {
                     }
                     // The compiler's pseudo-instruction, a `StoreFast` once compiled.
                     Instr::StoreFast(i) | Instr::StoreFastMaybeNull(i) => {
-                        store_fast!(self, frame, code, i)
+                        store_fast!(self, frame, code!(), i)
                     }
                     Instr::DeleteFast(i) => {
                         if frame.stack[i as usize].is_null() {
-                            return Err(self.unbound_local(&code.varnames[i as usize]));
+                            return Err(self.unbound_local(&code!().varnames[i as usize]));
                         }
                         frame.stack[i as usize] = Value::Null;
-                        finalize_point!(self, frame, code);
+                        finalize_point!(self, frame, code!());
                     }
                     Instr::LoadName(i) => {
                         let name = &body.names[i as usize];
@@ -415,7 +443,7 @@ impl Vm {
                             continue;
                         }
                         dict.table.borrow_mut().set_str(name, v);
-                        finalize_point!(self, frame, code);
+                        finalize_point!(self, frame, code!());
                     }
                     Instr::DeleteName(i) => {
                         let name = &body.names[i as usize];
@@ -429,7 +457,7 @@ impl Vm {
                             return Err(self.name_error(name.as_str()));
                         }
                         drop(removed);
-                        finalize_point!(self, frame, code);
+                        finalize_point!(self, frame, code!());
                     }
                     Instr::LoadGlobal(i) | Instr::LoadGlobalNull(i) => {
                         let v = match self.cached_global(body, &frame.globals, i as usize) {
@@ -454,7 +482,7 @@ impl Vm {
                             .table
                             .borrow_mut()
                             .set_str(body.names[i as usize].clone(), v);
-                        finalize_point!(self, frame, code);
+                        finalize_point!(self, frame, code!());
                     }
                     Instr::DeleteGlobal(i) => {
                         let name = &body.names[i as usize];
@@ -463,10 +491,10 @@ impl Vm {
                             return Err(self.name_error(name.as_str()));
                         }
                         drop(removed);
-                        finalize_point!(self, frame, code);
+                        finalize_point!(self, frame, code!());
                     }
                     Instr::LoadDeref(i) => {
-                        let v = self.load_deref(frame, code, i as usize)?;
+                        let v = self.load_deref(frame, code!(), i as usize)?;
                         frame.stack.push(v);
                     }
                     Instr::StoreDeref(i) => {
@@ -475,7 +503,7 @@ impl Vm {
                     }
                     Instr::DeleteDeref(i) => {
                         if self.cell_get(frame.cell(i as usize)).is_null() {
-                            return Err(self.unbound_deref(code, i as usize));
+                            return Err(self.unbound_deref(code!(), i as usize));
                         }
                         self.cell_set(frame.cell(i as usize), Value::Null);
                     }
@@ -504,14 +532,14 @@ impl Vm {
                     Instr::LoadClosure(i) => frame.stack.push(frame.cell(i as usize).clone()),
                     Instr::LoadFromDictOrDeref(i) => {
                         let mapping = pop!(frame);
-                        let name = code.cellnames[i as usize].clone();
+                        let name = code!().cellnames[i as usize].clone();
                         let found = match &mapping {
                             Value::Dict(d) => d.table.borrow().get_str(&name).cloned(),
                             _ => self.mapping_load(&mapping, &name)?,
                         };
                         let v = match found {
                             Some(v) => v,
-                            None => self.load_deref(frame, code, i as usize)?,
+                            None => self.load_deref(frame, code!(), i as usize)?,
                         };
                         frame.stack.push(v);
                     }
@@ -546,12 +574,12 @@ impl Vm {
                         let obj = pop!(frame);
                         let v = pop!(frame);
                         self.store_attr_cached(body, i as usize, &obj, v)?;
-                        finalize_point!(self, frame, code);
+                        finalize_point!(self, frame, code!());
                     }
                     Instr::DeleteAttr(i) => {
                         let obj = pop!(frame);
                         self.del_attr(&obj, &body.names[i as usize])?;
-                        finalize_point!(self, frame, code);
+                        finalize_point!(self, frame, code!());
                     }
                     Instr::LoadSuperAttr(i) | Instr::LoadSuperMethod(i) => {
                         let this = pop!(frame);
@@ -592,13 +620,13 @@ impl Vm {
                             continue;
                         }
                         self.set_item(&container, &key, v)?;
-                        finalize_point!(self, frame, code);
+                        finalize_point!(self, frame, code!());
                     }
                     Instr::DeleteSubscr => {
                         let key = pop!(frame);
                         let container = pop!(frame);
                         self.del_item(&container, &key)?;
-                        finalize_point!(self, frame, code);
+                        finalize_point!(self, frame, code!());
                     }
                     Instr::BinarySlice => {
                         let stop = pop!(frame);
@@ -668,7 +696,7 @@ impl Vm {
                     Instr::CallIntrinsic1(which) => {
                         let v = pop!(frame);
                         let namespace = frame.locals_dict.as_ref().unwrap_or(&frame.globals);
-                        let r = self.intrinsic1(which, v, code, namespace)?;
+                        let r = self.intrinsic1(which, v, code!(), namespace)?;
                         frame.stack.push(r);
                     }
                     Instr::CallIntrinsic2(which) => {
@@ -844,7 +872,7 @@ impl Vm {
                                 frame.stack.pop();
                                 // What the iterator held dies here, blamed on the `for` line
                                 // (CPython's END_FOR), not on whatever runs next.
-                                finalize_point!(self, frame, code);
+                                finalize_point!(self, frame, code!());
                                 frame.ip = target;
                             }
                         }
@@ -906,7 +934,7 @@ impl Vm {
                         let callable_at = frame.stack.len() - n - 2;
                         // Fast path (`fast_calls`): the callee's frame runs here.
                         fast_call!(
-                            self, callees, base, frame, code, callable_at, n => continue 'frames
+                            self, callees, base, frame, body, callable_at, n => continue 'frames
                         );
                         let result = self.call_from_stack(frame, callable_at)?;
                         frame.stack.truncate(callable_at);
@@ -1068,14 +1096,14 @@ impl Vm {
                     }
                     Instr::GetYieldFromIter => {
                         let v = pop!(frame);
-                        let it = self.yield_from_iter(v, code)?;
+                        let it = self.yield_from_iter(v, code!())?;
                         frame.stack.push(it);
                     }
                     Instr::GetAwaitable(site) => {
                         // `await f()`: a coroutine not started yet is its own awaitable.
                         if !is_unstarted_coroutine(top!(frame)) {
                             // Fast path (`fast_calls`): `__await__`'s generator runs here.
-                            if let Some(call) = self.awaited_await_method(frame, code)
+                            if let Some(call) = self.awaited_await_method(frame, body)
                                 && self.can_fuse(&call)
                             {
                                 self.start_first_step(callees, base, call);

@@ -33,7 +33,7 @@ use crate::compile::bytecode::Instr;
 use super::call::{binds_positionally, generator_kind};
 use super::frame::{AfterGenerator, Frame, InlineFrames};
 use super::generator::{FINALIZERS_PENDING, is_send_method};
-use super::object::{CodeObj, Function, Object, ObjectKind};
+use super::object::{Body, Function, Object, ObjectKind};
 use super::types;
 use super::value::Value;
 use super::{Exc, PyResult, Vm};
@@ -52,7 +52,7 @@ use crate::vm::frame::as_generator;
 /// (`$then`) lets the borrow checker see; and it returns from `execute` (`?`) when entering
 /// the frame raises (RecursionError).
 macro_rules! fast_call {
-    ($vm:expr, $callees:expr, $base:expr, $frame:expr, $code:expr, $callable_at:expr, $n:expr => $then:expr) => {{
+    ($vm:expr, $callees:expr, $base:expr, $frame:expr, $body:expr, $callable_at:expr, $n:expr => $then:expr) => {{
         use $crate::vm::fast_calls::{awaited_call, inline_call, inline_send};
         let (callable_at, n) = ($callable_at, $n);
         if let Some(args_start) = inline_call($frame, callable_at) {
@@ -66,7 +66,7 @@ macro_rules! fast_call {
             $callees.push_init($vm, $base, &init, args_start, instance);
             $then;
         }
-        if let Some(call) = awaited_call($frame, $code, callable_at)
+        if let Some(call) = awaited_call($frame, $body, callable_at)
             && $vm.can_fuse(&call)
         {
             $vm.start_first_step($callees, $base, call);
@@ -159,18 +159,18 @@ pub(super) struct AwaitedCall {
 /// `GetYieldFromIter`), `LoadConst(None)` and the `Send` of the send loop. Those three
 /// would do nothing but send None into the new generator, so they are skipped.
 #[inline]
-pub(super) fn awaited_call(frame: &Frame, code: &CodeObj, base: usize) -> Option<AwaitedCall> {
+pub(super) fn awaited_call(frame: &Frame, body: &Body, base: usize) -> Option<AwaitedCall> {
     let Value::Function(f) = frame.stack.get(base)? else {
         return None;
     };
     let kind = generator_kind(f)?;
     let ip = frame.ip as usize;
     let fetches = matches!(
-        (kind, code.code().instructions.get(ip)?),
+        (kind, body.code.instructions.get(ip)?),
         (GenKind::Coroutine, Instr::GetAwaitable(_))
             | (GenKind::Generator, Instr::GetYieldFromIter)
     );
-    let (send_at, target) = sends_none_first(code, ip + 1).filter(|_| fetches)?;
+    let (send_at, target) = sends_none_first(body, ip + 1).filter(|_| fetches)?;
     let has_self = !frame.stack.get(base + 1)?.is_null();
     let args_start = if has_self { base + 1 } else { base + 2 };
     binds_positionally(f, frame.stack.len() - args_start).then(|| AwaitedCall {
@@ -187,16 +187,15 @@ pub(super) fn awaited_call(frame: &Frame, code: &CodeObj, base: usize) -> Option
 /// `LoadConst(None)` then `Send` at `ip`: the start of the send loop of an `await` or a
 /// `yield from`, where the first value sent is None. Where that `Send` is, and its target.
 #[inline]
-fn sends_none_first(code: &CodeObj, ip: usize) -> Option<(usize, u32)> {
-    let instrs = &code.code().instructions;
+fn sends_none_first(body: &Body, ip: usize) -> Option<(usize, u32)> {
+    let instrs = &body.code.instructions;
     let &Instr::LoadConst(none) = instrs.get(ip)? else {
         return None;
     };
     let &Instr::Send(target) = instrs.get(ip + 1)? else {
         return None;
     };
-    code.running()?
-        .consts
+    body.consts
         .get(none as usize)?
         .is_none()
         .then_some((ip + 1, target))
@@ -235,13 +234,9 @@ impl Vm {
     /// object whose `__await__` is a generator function, when the send loop follows. The
     /// call of `__await__` is made like an [`AwaitedCall`], `obj` its argument.
     #[inline]
-    pub(super) fn awaited_await_method(
-        &self,
-        frame: &Frame,
-        code: &CodeObj,
-    ) -> Option<AwaitedCall> {
+    pub(super) fn awaited_await_method(&self, frame: &Frame, body: &Body) -> Option<AwaitedCall> {
         let func = self.await_generator_function(frame.stack.last()?)?;
-        let (send_at, target) = sends_none_first(code, frame.ip as usize)?;
+        let (send_at, target) = sends_none_first(body, frame.ip as usize)?;
         let at = frame.stack.len() - 1;
         Some(AwaitedCall {
             func,

@@ -733,6 +733,7 @@ impl Vm {
             consts: whole.constants.iter().map(|c| self.constant(c)).collect(),
             names: whole.names.iter().map(|n| self.intern(n)).collect(),
             caches: Default::default(),
+            code: whole,
         };
         code.set_body(body)
     }

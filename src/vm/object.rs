@@ -185,6 +185,8 @@ pub struct CodeObj {
 
 /// What running a code object needs beyond its [`Code`]: made when it first runs.
 pub struct Body {
+    /// The whole code ([`CodeObj::code`]), at hand for a running frame's instruction.
+    pub code: Rc<Code>,
     /// The instructions the VM runs: `code.instructions` quickened ([`super::quicken`]).
     pub quick: Box<[Instr]>,
     pub consts: Vec<Value>,
