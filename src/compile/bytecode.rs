@@ -743,7 +743,10 @@ impl Intrinsic1 {
 }
 
 /// A compile-time constant. The VM converts these to values once per code object.
+/// (Read only from the binary's library image, which lives as long as the program: a frozen
+/// code object's bytes stay in it, [`super::frozen::FrozenCode`].)
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(bound(deserialize = "'de: 'static"))]
 pub enum Constant {
     None,
     Bool(bool),
@@ -806,6 +809,7 @@ pub struct CodeFlags {
 
 /// A compiled function body, class body, comprehension or module (`PyCodeObject`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(bound(deserialize = "'de: 'static"))]
 pub struct Code {
     /// `co_name`: `f`, `<module>`, `<lambda>`, `<genexpr>`, `<listcomp>`…
     pub name: Rc<str>,

@@ -18,6 +18,7 @@
 //! when the function first runs: most of a library's functions never do in a given program,
 //! and reading them all was most of `import asyncio`'s start-up.
 
+use std::borrow::Cow;
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
@@ -26,8 +27,10 @@ use super::bytecode::{Code, Constant};
 
 /// A frozen code object nested in another (`Constant::Frozen`): its head, a [`Code`] whose
 /// body (`instructions`, `locations`, `constants`, `names`, `exception_table`, `anchors`)
-/// is empty, and the whole code serialized, to be read by [`FrozenCode::thaw`].
+/// is empty, and the whole code serialized, to be read by [`FrozenCode::thaw`]. Read from an
+/// image, the serialized code stays where it is in the image (which the binary carries).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(bound(deserialize = "'de: 'static"))]
 pub struct FrozenCode {
     pub head: Rc<Code>,
     body: FrozenBytes,
@@ -46,23 +49,27 @@ impl FrozenCode {
                 warnings: Vec::new(),
                 ..code.clone()
             }),
-            body: FrozenBytes(freeze(code).into()),
+            body: FrozenBytes(Cow::Owned(freeze(code))),
         }
     }
 
     /// The whole code object, under its head's file name; None if the bytes do not read
-    /// back (they were written by [`freeze`], and `tests/frozen.rs` reads every file's).
+    /// back (they were written by [`freeze`], and `tests/frozen.rs` reads every file's), or
+    /// were never written to an image (a `FrozenCode` is read only from one).
     pub fn thaw(&self) -> Option<Rc<Code>> {
-        let mut code: Code = postcard::from_bytes(&self.body.0).ok()?;
+        let Cow::Borrowed(bytes) = self.body.0 else {
+            return None;
+        };
+        let mut code: Code = postcard::from_bytes(bytes).ok()?;
         set_filename(&mut code, &self.head.filename);
         Some(Rc::new(code))
     }
 }
 
-/// Serialized bytes, written and read as one byte string (not byte by byte, as serde
-/// would a `Box<[u8]>`).
+/// Serialized bytes, written as one byte string (not byte by byte, as serde would a
+/// `Vec<u8>`), and read in place from the image they are part of.
 #[derive(Clone, Debug, PartialEq)]
-struct FrozenBytes(Box<[u8]>);
+struct FrozenBytes(Cow<'static, [u8]>);
 
 impl Serialize for FrozenBytes {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -70,16 +77,22 @@ impl Serialize for FrozenBytes {
     }
 }
 
-impl<'de> Deserialize<'de> for FrozenBytes {
+impl<'de: 'static> Deserialize<'de> for FrozenBytes {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Bytes;
-        impl serde::de::Visitor<'_> for Bytes {
+        impl<'de: 'static> serde::de::Visitor<'de> for Bytes {
             type Value = FrozenBytes;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("a byte string")
             }
+            fn visit_borrowed_bytes<E: serde::de::Error>(
+                self,
+                bytes: &'de [u8],
+            ) -> Result<FrozenBytes, E> {
+                Ok(FrozenBytes(Cow::Borrowed(bytes)))
+            }
             fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<FrozenBytes, E> {
-                Ok(FrozenBytes(bytes.into()))
+                Ok(FrozenBytes(Cow::Owned(bytes.to_vec())))
             }
         }
         deserializer.deserialize_bytes(Bytes)
@@ -128,7 +141,7 @@ pub fn image<T: AsRef<str>>(files: &[(T, Vec<u8>)]) -> Vec<u8> {
 }
 
 /// The code that compiling `text` as a module named `filename` gives, if `image` holds it.
-pub fn thaw(image: &[u8], text: &str, filename: &str) -> Option<Rc<Code>> {
+pub fn thaw(image: &'static [u8], text: &str, filename: &str) -> Option<Rc<Code>> {
     let bytes = find(image, text)?;
     let mut code: Code = postcard::from_bytes(bytes).ok()?;
     set_filename(&mut code, &Rc::from(filename));
@@ -136,7 +149,7 @@ pub fn thaw(image: &[u8], text: &str, filename: &str) -> Option<Rc<Code>> {
 }
 
 /// The serialized code of `text` in `image`.
-fn find<'i>(image: &'i [u8], text: &str) -> Option<&'i [u8]> {
+fn find(image: &'static [u8], text: &str) -> Option<&'static [u8]> {
     let u32_at = |at: usize| -> Option<u32> {
         Some(u32::from_le_bytes(image.get(at..at + 4)?.try_into().ok()?))
     };
@@ -232,12 +245,13 @@ mod tests {
     fn a_thawed_code_is_the_compiled_one_under_its_real_name() {
         let a = "def f(x):\n    return [y * 2 for y in x]\nclass C:\n    z = (1, 'a', 2.5)\n";
         let b = "async def g():\n    await f(10**40)\n";
-        let image = image(&[
+        // An image lives as long as the program, as the one the binary carries.
+        let image: &'static [u8] = Vec::leak(image(&[
             (a, freeze(&compiled(a, FILENAME))),
             (b, freeze(&compiled(b, FILENAME))),
-        ]);
+        ]));
         for text in [a, b] {
-            let thawed = thaw(&image, text, "lib/m.py").expect("in the image");
+            let thawed = thaw(image, text, "lib/m.py").expect("in the image");
             assert_ne!(
                 *thawed,
                 compiled(text, "lib/m.py"),
@@ -245,7 +259,7 @@ mod tests {
             );
             assert_eq!(*thaw_all(&thawed), compiled(text, "lib/m.py"));
         }
-        assert!(thaw(&image, "x = 1\n", "m.py").is_none());
+        assert!(thaw(image, "x = 1\n", "m.py").is_none());
         assert!(thaw(&[], a, "m.py").is_none());
     }
 }
