@@ -560,6 +560,52 @@ mod tests {
         }
     }
 
+    /// A function's code object is made runnable (for the frozen library, read from the
+    /// image too) when it first runs, not when its module is loaded: a function never called
+    /// has no body, one called has.
+    #[test]
+    fn a_code_object_is_made_runnable_on_its_first_run() {
+        use crate::vm::object::ObjectKind;
+        use crate::vm::value::Value;
+        let mut vm = super::new_vm(super::Config::default());
+        let source =
+            "import asyncio\n\ndef never():\n    return 1\n\ndef once():\n    return 2\n\nonce()\n";
+        let module = crate::syntax::parse_module(source).unwrap();
+        let code =
+            crate::compile::compile_module(&module, source, "t.py", crate::compile::Mode::Exec)
+                .unwrap();
+        let globals = vm.main_namespace();
+        let code = vm.load_code(&code);
+        let mut frame = crate::vm::frame::Frame::for_module(&vm, code, globals.clone());
+        let ran = vm.run_frame(&mut frame, None);
+        assert!(matches!(ran, crate::vm::frame::FrameResult::Returned(_)));
+        let made = |vm: &mut crate::vm::Vm, module: &str, name: &str| {
+            let dict = match module {
+                "__main__" => globals.clone(),
+                _ => {
+                    let key = vm.intern(module);
+                    let Some(Value::Object(m)) = vm.modules.table.borrow().get_str(&key).cloned()
+                    else {
+                        panic!("{module} is not imported");
+                    };
+                    let ObjectKind::Module { dict, .. } = &m.kind else {
+                        panic!("{module} is not a module");
+                    };
+                    dict.clone()
+                }
+            };
+            let key = vm.intern(name);
+            match dict.table.borrow().get_str(&key) {
+                Some(Value::Function(f)) => f.code.running().is_some(),
+                _ => panic!("{module}.{name} is not a function"),
+            }
+        };
+        assert!(!made(&mut vm, "__main__", "never"));
+        assert!(made(&mut vm, "__main__", "once"));
+        // From the frozen library: `timeout_at` (timeouts.apy) runs only when called.
+        assert!(!made(&mut vm, "asyncio", "timeout_at"));
+    }
+
     fn decoded(bytes: &[u8]) -> Result<String, String> {
         super::SourceFile::decode("t.py".into(), bytes)
             .map(|source| source.text)
