@@ -19,8 +19,8 @@ use super::dict::StrKeys;
 use super::fast_calls::{fast_call, inline_generator, is_unstarted_coroutine};
 use super::fast_ops::{
     binary_in_place, binary_op_for_attr, binary_op_store_item, compare_in_place, forget_unboxed,
-    list_item, nibbles, pop_binary_in_place, pop_binary_op, push_or_store, quickened_run,
-    runs_whole,
+    nibbles, pop_binary_in_place, pop_binary_op, push_or_store, quickened_run, runs_whole,
+    subscript,
 };
 use super::frame::{AfterGenerator, Frame, InlineFrames, move_arguments};
 use super::object::{Body, Function, ObjectKind, TracebackEntry};
@@ -306,10 +306,7 @@ impl Vm {
                             nibbles(pair),
                             1,
                             |[container, key]| {
-                                let v = match list_item(container, key) {
-                                    Some(v) => v,
-                                    None => self.get_item(container, key)?,
-                                };
+                                let v = subscript(self, container, key)?;
                                 frame.stack.push(v);
                             }
                         );
@@ -322,10 +319,7 @@ impl Vm {
                             nibbles(pair),
                             3,
                             |[container, key]| {
-                                let v = match list_item(container, key) {
-                                    Some(v) => v,
-                                    None => self.get_item(container, key)?,
-                                };
+                                let v = subscript(self, container, key)?;
                                 let (container, key) = (container.clone(), key.clone());
                                 frame.stack.extend([container, key, v]);
                             }
@@ -362,10 +356,7 @@ impl Vm {
                         quickened_run!(self, frame, code!(), [local as usize], 1, |[key]| {
                             let key = key.clone();
                             let container = pop!(frame);
-                            let v = match list_item(&container, &key) {
-                                Some(v) => v,
-                                None => self.get_item(&container, &key)?,
-                            };
+                            let v = subscript(self, &container, &key)?;
                             frame.stack.push(v);
                         });
                     }
@@ -597,10 +588,7 @@ impl Vm {
                     Instr::BinarySubscr => {
                         let key = pop!(frame);
                         let container = pop!(frame);
-                        let v = match list_item(&container, &key) {
-                            Some(v) => v,
-                            None => self.get_item(&container, &key)?,
-                        };
+                        let v = subscript(self, &container, &key)?;
                         frame.stack.push(v);
                     }
                     Instr::StoreSubscr => {

@@ -14,7 +14,7 @@
 //! | … then [`push_or_store!`]               | push, then `StoreFast`                                     | the store is next and its step is not where the limits are due                  |
 //! | … left operand on the stack: [`pop_binary_in_place`] | `LoadFast`/`LoadConst` push, `BinaryOp`       | as `unboxed_binary_op` (else `Vm::binary_op`)                                   |
 //! | `x[i] op= v`'s store: [`binary_op_store_item`] | `BinaryOp`, `Swap`s, `StoreSubscr` (`Vm::set_item`)  | an unboxed result, a plain list, an index in range, the limits not due          |
-//! | `BinarySubscr` and its runs: [`list_item`] | `Vm::get_item` (`containers.rs`)                        | a plain list, an int index in range (from 0)                                    |
+//! | `BinarySubscr` and its runs: [`subscript`] | `Vm::get_item` (`containers.rs`)                        | a plain list, an int index in range (from 0)                                    |
 //!
 //! (The attribute runs, `LoadFastLoadAttr` and friends, use `quickened_run!` with the
 //! attribute caches of `attr_cache.rs`; `CompareOp` of two small ints is one line in
@@ -30,11 +30,21 @@ use super::stack::pop;
 use super::value::Value;
 use super::{PyResult, Vm};
 
+/// `BINARY_SUBSCR` (and the quickened runs ending in one): `container[key]`, with
+/// [`list_item`]'s fast path first.
+#[inline(always)]
+pub(super) fn subscript(vm: &mut Vm, container: &Value, key: &Value) -> PyResult<Value> {
+    match list_item(container, key) {
+        Some(v) => Ok(v),
+        None => vm.get_item(container, key),
+    }
+}
+
 /// `BINARY_SUBSCR`'s fast path: `list[i]` with an index in range (from 0): the item, with
 /// no method lookup. None for anything else (a negative index, a list subclass), which
 /// takes `Vm::get_item`.
 #[inline(always)]
-pub(super) fn list_item(container: &Value, key: &Value) -> Option<Value> {
+fn list_item(container: &Value, key: &Value) -> Option<Value> {
     match (container, key) {
         (Value::List(l), Value::Int(i)) => l.items.borrow().get(usize::try_from(*i).ok()?).cloned(),
         _ => None,
