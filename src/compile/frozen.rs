@@ -55,7 +55,7 @@ impl FrozenCode {
 
     /// The whole code object, under its head's file name; None if the bytes do not read
     /// back (they were written by [`freeze`], and `tests/frozen.rs` reads every file's), or
-    /// were never written to an image (a `FrozenCode` is read only from one).
+    /// were never written to an image (one made by `freeze` itself, not read from one).
     pub fn thaw(&self) -> Option<Rc<Code>> {
         let Cow::Borrowed(bytes) = self.body.0 else {
             return None;
@@ -85,14 +85,13 @@ impl<'de: 'static> Deserialize<'de> for FrozenBytes {
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("a byte string")
             }
+            // Only borrowed bytes are accepted (postcard reading a slice gives them): a
+            // copy would be a `FrozenCode` that `thaw` refuses.
             fn visit_borrowed_bytes<E: serde::de::Error>(
                 self,
                 bytes: &'de [u8],
             ) -> Result<FrozenBytes, E> {
                 Ok(FrozenBytes(Cow::Borrowed(bytes)))
-            }
-            fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<FrozenBytes, E> {
-                Ok(FrozenBytes(Cow::Owned(bytes.to_vec())))
             }
         }
         deserializer.deserialize_bytes(Bytes)

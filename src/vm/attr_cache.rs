@@ -112,7 +112,7 @@ impl AttrSlot {
 /// first, unless it is still fresh for another class).
 #[inline(always)]
 fn slot_for<'a>(body: &'a Body, i: usize, class: &PyType) -> Option<&'a AttrSlot> {
-    let [first, second] = body.caches.attrs(body.names.len()).get(2 * i..2 * i + 2)? else {
+    let [first, second] = body.attr_caches().get(2 * i..2 * i + 2)? else {
         return None;
     };
     if std::ptr::eq(first.class.get(), class) {

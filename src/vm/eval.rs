@@ -128,7 +128,7 @@ impl Vm {
             // line (CPython's `exception_unwind`), so a coroutine among it warns "never
             // awaited" there, before the traceback, not later with no line (`<sys>:0`).
             frame.stack.truncate(code.head.nlocalsplus());
-            finalize_point!(self, frame, code);
+            finalize_point!(self, frame);
             return Some(exc);
         };
         let (depth, push_lasti, target) = (handler.depth, handler.push_lasti, handler.target);
@@ -178,22 +178,16 @@ impl Vm {
         self.publish_frames(base, callees);
         'frames: loop {
             let frame = callees.current(base);
-            // The running frame's code object, read from the frame where an instruction
-            // needs it (its variable names, its lines): not held in a variable through the
-            // loop, where it cost the hot instructions a register (the body's parts are what
-            // they use). SAFETY: the frame's own reference keeps its code object alive while
-            // it executes: nothing replaces a running frame's `code` (only a finished, spare
+            // The code's runnable parts (made as it first runs: its constants, names and
+            // quickened instructions), which the hot instructions use; what else an
+            // instruction needs of its code object it reads from the frame. SAFETY: the
+            // frame's own reference keeps its code object, and so the body, alive while it
+            // executes: nothing replaces a running frame's `code` (only a finished, spare
             // frame is readied for another function), and a frame ends only by leaving this
-            // loop (`continue 'frames` or a return), after which no such reference is used.
-            // Read through a pointer, not a clone, so switching frames (every call and
-            // return) costs no reference-count traffic.
-            macro_rules! code {
-                () => {
-                    unsafe { &*Rc::as_ptr(&frame.code) }
-                };
-            }
-            // Made as the code first runs (its constants, names and quickened instructions).
-            let body: &Body = self.body(code!());
+            // loop (`continue 'frames` or a return), after which `body` is not used. Read
+            // through a pointer, not a clone, so switching frames (every call and return)
+            // costs no reference-count traffic.
+            let body: &Body = self.body(unsafe { &*Rc::as_ptr(&frame.code) });
             let instrs: &[Instr] = &body.quick;
             loop {
                 let Some(&instr) = instrs.get(frame.ip as usize) else {
@@ -212,7 +206,7 @@ impl Vm {
                     Instr::Nop => {}
                     Instr::PopTop => {
                         pop!(frame).discard();
-                        finalize_point!(self, frame, code!());
+                        finalize_point!(self, frame);
                     }
                     Instr::PushNull => frame.stack.push(Value::Null),
                     Instr::Copy(n) => {
@@ -225,35 +219,28 @@ impl Vm {
                     }
                     Instr::LoadConst(i) => frame.stack.push(body.consts[i as usize].clone()),
                     Instr::LoadFast(i) => load_bound_fast!(frame, i),
-                    Instr::LoadFastCheck(i) => load_fast!(self, frame, code!(), i),
+                    Instr::LoadFastCheck(i) => load_fast!(self, frame, i),
                     // The quickened runs (`vm::quicken`), through `quickened_run!` (`fast_ops`).
                     Instr::LoadFastLoadAttr(local, name)
                     | Instr::LoadFastCopyLoadAttr(local, name) => {
                         // The copy's run (`o.x op= v`) keeps the object under the value.
                         let keep = matches!(instr, Instr::LoadFastCopyLoadAttr(..));
-                        quickened_run!(
-                            self,
-                            frame,
-                            code!(),
-                            [local as usize],
-                            1 + keep as u64,
-                            |[obj]| {
-                                let v = match instance_attr_hit(body, name as usize, obj) {
-                                    Some(v) => v,
-                                    None => {
-                                        let obj = obj.clone();
-                                        self.load_attr_cached(body, name as usize, &obj)?
-                                    }
-                                };
-                                if keep {
-                                    frame.stack.push(obj.clone());
+                        quickened_run!(self, frame, [local as usize], 1 + keep as u64, |[obj]| {
+                            let v = match instance_attr_hit(body, name as usize, obj) {
+                                Some(v) => v,
+                                None => {
+                                    let obj = obj.clone();
+                                    self.load_attr_cached(body, name as usize, &obj)?
                                 }
-                                frame.stack.push(v);
+                            };
+                            if keep {
+                                frame.stack.push(obj.clone());
                             }
-                        );
+                            frame.stack.push(v);
+                        });
                     }
                     Instr::LoadFastLoadMethod(local, name) => {
-                        quickened_run!(self, frame, code!(), [local as usize], 1, |[obj]| {
+                        quickened_run!(self, frame, [local as usize], 1, |[obj]| {
                             let obj = obj.clone();
                             let (m, this) = self.load_method_cached(body, name as usize, obj)?;
                             frame.stack.push(m);
@@ -262,98 +249,77 @@ impl Vm {
                     }
                     Instr::LoadFastConstBinaryOp(op, operands) => {
                         let (local, constant) = quicken::unpack(operands);
-                        quickened_run!(self, frame, code!(), [local], 2, |[a]| {
+                        quickened_run!(self, frame, [local], 2, |[a]| {
                             let r = binary_in_place(self, op, a, &body.consts[constant])?;
-                            push_or_store!(self, frame, code!(), instrs, r);
+                            push_or_store!(self, frame, instrs, r);
                         });
                     }
                     Instr::LoadFastConstCompareOp(op, operands) => {
                         let (local, constant) = quicken::unpack(operands);
-                        quickened_run!(self, frame, code!(), [local], 2, |[a]| {
+                        quickened_run!(self, frame, [local], 2, |[a]| {
                             compare_in_place!(self, frame, instrs, op, a, &body.consts[constant]);
                         });
                     }
                     Instr::LoadFastLoadFastBinaryOp(op, pair) => {
-                        quickened_run!(self, frame, code!(), nibbles(pair), 1, |[a, b]| {
+                        quickened_run!(self, frame, nibbles(pair), 1, |[a, b]| {
                             let r = binary_in_place(self, op, a, b)?;
-                            push_or_store!(self, frame, code!(), instrs, r);
+                            push_or_store!(self, frame, instrs, r);
                         });
                     }
                     Instr::LoadFastLoadFastCompareOp(op, pair) => {
-                        quickened_run!(self, frame, code!(), nibbles(pair), 1, |[a, b]| {
+                        quickened_run!(self, frame, nibbles(pair), 1, |[a, b]| {
                             compare_in_place!(self, frame, instrs, op, a, b);
                         });
                     }
                     Instr::LoadFastLoadFastStoreAttr(pair, name) => {
-                        quickened_run!(
-                            self,
-                            frame,
-                            code!(),
-                            nibbles(pair.into()),
-                            1,
-                            |[v, obj]| {
-                                let v = v.clone();
-                                self.store_attr_cached(body, name as usize, obj, v)?;
-                                finalize_point!(self, frame, code!());
-                            }
-                        );
+                        quickened_run!(self, frame, nibbles(pair.into()), 1, |[v, obj]| {
+                            let v = v.clone();
+                            self.store_attr_cached(body, name as usize, obj, v)?;
+                            finalize_point!(self, frame);
+                        });
                     }
                     Instr::LoadFastLoadFastSubscr(pair) => {
-                        quickened_run!(
-                            self,
-                            frame,
-                            code!(),
-                            nibbles(pair),
-                            1,
-                            |[container, key]| {
-                                let v = subscript(self, container, key)?;
-                                frame.stack.push(v);
-                            }
-                        );
+                        quickened_run!(self, frame, nibbles(pair), 1, |[container, key]| {
+                            let v = subscript(self, container, key)?;
+                            frame.stack.push(v);
+                        });
                     }
                     Instr::LoadFastLoadFastSubscrKeep(pair) => {
-                        quickened_run!(
-                            self,
-                            frame,
-                            code!(),
-                            nibbles(pair),
-                            3,
-                            |[container, key]| {
-                                let v = subscript(self, container, key)?;
-                                let (container, key) = (container.clone(), key.clone());
-                                frame.stack.extend([container, key, v]);
-                            }
-                        );
+                        quickened_run!(self, frame, nibbles(pair), 3, |[container, key]| {
+                            let v = subscript(self, container, key)?;
+                            let (container, key) = (container.clone(), key.clone());
+                            frame.stack.extend([container, key, v]);
+                        });
                     }
                     Instr::LoadFastPairBinaryOp(op, operands) => {
                         let (a, b) = quicken::unpack(operands);
-                        quickened_run!(self, frame, code!(), [a, b], 2, |[a, b]| {
+                        quickened_run!(self, frame, [a, b], 2, |[a, b]| {
                             let r = binary_in_place(self, op, a, b)?;
-                            push_or_store!(self, frame, code!(), instrs, r);
+                            push_or_store!(self, frame, instrs, r);
                         } else {
                             load_bound_fast!(frame, a);
                         });
                     }
                     Instr::LoadFastBinaryOp(op, local) => {
-                        quickened_run!(self, frame, code!(), [local as usize], 1, |[b]| {
+                        quickened_run!(self, frame, [local as usize], 1, |[b]| {
                             // Copied out: the local lives in the buffer the operand is
                             // popped from (a float or small int copies without a count).
                             let b = b.clone();
                             let r = pop_binary_in_place(self, &mut frame.stack, op, &b)?;
-                            push_or_store!(self, frame, code!(), instrs, r);
+                            push_or_store!(self, frame, instrs, r);
                         });
                     }
                     Instr::LoadConstBinaryOp(op, constant) => {
                         let b = &body.consts[constant as usize];
                         if runs_whole(self, frame, 1) {
                             let r = pop_binary_in_place(self, &mut frame.stack, op, b)?;
-                            push_or_store!(self, frame, code!(), instrs, r);
+                            push_or_store!(self, frame, instrs, r);
                         } else {
                             frame.stack.push(b.clone());
                         }
                     }
                     Instr::LoadFastSubscr(local) => {
-                        quickened_run!(self, frame, code!(), [local as usize], 1, |[key]| {
+                        quickened_run!(self, frame, [local as usize], 1, |[key]| {
                             let key = key.clone();
                             let container = pop!(frame);
                             let v = subscript(self, &container, &key)?;
@@ -362,7 +328,7 @@ impl Vm {
                     }
                     Instr::BinaryOpStoreFast(op, _) => {
                         let r = pop_binary_op(self, frame, op)?;
-                        push_or_store!(self, frame, code!(), instrs, r);
+                        push_or_store!(self, frame, instrs, r);
                     }
                     Instr::BinaryOpStoreSubscr(op) => {
                         if !binary_op_store_item(self, frame, op) {
@@ -374,7 +340,7 @@ impl Vm {
                         match binary_op_for_attr(self, frame, op) {
                             Some((obj, r)) => {
                                 self.store_attr_cached(body, name as usize, &obj, r)?;
-                                finalize_point!(self, frame, code!());
+                                finalize_point!(self, frame);
                             }
                             None => {
                                 let r = pop_binary_op(self, frame, op)?;
@@ -388,12 +354,12 @@ impl Vm {
                         }
                     }
                     Instr::StoreFastLoadFast(pair) => {
-                        store_fast!(self, frame, code!(), pair >> 4);
+                        store_fast!(self, frame, pair >> 4);
                         load_bound_fast!(frame, pair & 15);
                     }
                     Instr::StoreFastStoreFast(pair) => {
-                        store_fast!(self, frame, code!(), pair >> 4);
-                        store_fast!(self, frame, code!(), pair & 15);
+                        store_fast!(self, frame, pair >> 4);
+                        store_fast!(self, frame, pair & 15);
                     }
                     Instr::LoadFastAndClear(i) => {
                         let v = std::mem::replace(&mut frame.stack[i as usize], Value::Null);
@@ -401,14 +367,14 @@ impl Vm {
                     }
                     // The compiler's pseudo-instruction, a `StoreFast` once compiled.
                     Instr::StoreFast(i) | Instr::StoreFastMaybeNull(i) => {
-                        store_fast!(self, frame, code!(), i)
+                        store_fast!(self, frame, i)
                     }
                     Instr::DeleteFast(i) => {
                         if frame.stack[i as usize].is_null() {
-                            return Err(self.unbound_local(&code!().varnames[i as usize]));
+                            return Err(self.unbound_local(&frame.code.varnames[i as usize]));
                         }
                         frame.stack[i as usize] = Value::Null;
-                        finalize_point!(self, frame, code!());
+                        finalize_point!(self, frame);
                     }
                     Instr::LoadName(i) => {
                         let name = &body.names[i as usize];
@@ -434,7 +400,7 @@ impl Vm {
                             continue;
                         }
                         dict.table.borrow_mut().set_str(name, v);
-                        finalize_point!(self, frame, code!());
+                        finalize_point!(self, frame);
                     }
                     Instr::DeleteName(i) => {
                         let name = &body.names[i as usize];
@@ -448,7 +414,7 @@ impl Vm {
                             return Err(self.name_error(name.as_str()));
                         }
                         drop(removed);
-                        finalize_point!(self, frame, code!());
+                        finalize_point!(self, frame);
                     }
                     Instr::LoadGlobal(i) | Instr::LoadGlobalNull(i) => {
                         let v = match self.cached_global(body, &frame.globals, i as usize) {
@@ -473,7 +439,7 @@ impl Vm {
                             .table
                             .borrow_mut()
                             .set_str(body.names[i as usize].clone(), v);
-                        finalize_point!(self, frame, code!());
+                        finalize_point!(self, frame);
                     }
                     Instr::DeleteGlobal(i) => {
                         let name = &body.names[i as usize];
@@ -482,10 +448,10 @@ impl Vm {
                             return Err(self.name_error(name.as_str()));
                         }
                         drop(removed);
-                        finalize_point!(self, frame, code!());
+                        finalize_point!(self, frame);
                     }
                     Instr::LoadDeref(i) => {
-                        let v = self.load_deref(frame, code!(), i as usize)?;
+                        let v = self.load_deref(frame, i as usize)?;
                         frame.stack.push(v);
                     }
                     Instr::StoreDeref(i) => {
@@ -494,7 +460,7 @@ impl Vm {
                     }
                     Instr::DeleteDeref(i) => {
                         if self.cell_get(frame.cell(i as usize)).is_null() {
-                            return Err(self.unbound_deref(code!(), i as usize));
+                            return Err(self.unbound_deref(&frame.code, i as usize));
                         }
                         self.cell_set(frame.cell(i as usize), Value::Null);
                     }
@@ -523,14 +489,14 @@ impl Vm {
                     Instr::LoadClosure(i) => frame.stack.push(frame.cell(i as usize).clone()),
                     Instr::LoadFromDictOrDeref(i) => {
                         let mapping = pop!(frame);
-                        let name = code!().cellnames[i as usize].clone();
+                        let name = frame.code.cellnames[i as usize].clone();
                         let found = match &mapping {
                             Value::Dict(d) => d.table.borrow().get_str(&name).cloned(),
                             _ => self.mapping_load(&mapping, &name)?,
                         };
                         let v = match found {
                             Some(v) => v,
-                            None => self.load_deref(frame, code!(), i as usize)?,
+                            None => self.load_deref(frame, i as usize)?,
                         };
                         frame.stack.push(v);
                     }
@@ -565,12 +531,12 @@ impl Vm {
                         let obj = pop!(frame);
                         let v = pop!(frame);
                         self.store_attr_cached(body, i as usize, &obj, v)?;
-                        finalize_point!(self, frame, code!());
+                        finalize_point!(self, frame);
                     }
                     Instr::DeleteAttr(i) => {
                         let obj = pop!(frame);
                         self.del_attr(&obj, &body.names[i as usize])?;
-                        finalize_point!(self, frame, code!());
+                        finalize_point!(self, frame);
                     }
                     Instr::LoadSuperAttr(i) | Instr::LoadSuperMethod(i) => {
                         let this = pop!(frame);
@@ -608,13 +574,13 @@ impl Vm {
                             continue;
                         }
                         self.set_item(&container, &key, v)?;
-                        finalize_point!(self, frame, code!());
+                        finalize_point!(self, frame);
                     }
                     Instr::DeleteSubscr => {
                         let key = pop!(frame);
                         let container = pop!(frame);
                         self.del_item(&container, &key)?;
-                        finalize_point!(self, frame, code!());
+                        finalize_point!(self, frame);
                     }
                     Instr::BinarySlice => {
                         let stop = pop!(frame);
@@ -684,7 +650,7 @@ impl Vm {
                     Instr::CallIntrinsic1(which) => {
                         let v = pop!(frame);
                         let namespace = frame.locals_dict.as_ref().unwrap_or(&frame.globals);
-                        let r = self.intrinsic1(which, v, code!(), namespace)?;
+                        let r = self.intrinsic1(which, v, &frame.code, namespace)?;
                         frame.stack.push(r);
                     }
                     Instr::CallIntrinsic2(which) => {
@@ -860,7 +826,7 @@ impl Vm {
                                 frame.stack.pop();
                                 // What the iterator held dies here, blamed on the `for` line
                                 // (CPython's END_FOR), not on whatever runs next.
-                                finalize_point!(self, frame, code!());
+                                finalize_point!(self, frame);
                                 frame.ip = target;
                             }
                         }
@@ -904,7 +870,7 @@ impl Vm {
                             caller.stack.push(v);
                             // The callee's locals died: their `__del__`s run before the caller
                             // goes on, as CPython's run when the frame is freed.
-                            finalize_point!(self, caller, &caller.code.clone());
+                            finalize_point!(self, caller);
                         }
                         continue 'frames;
                     }
@@ -1084,7 +1050,7 @@ impl Vm {
                     }
                     Instr::GetYieldFromIter => {
                         let v = pop!(frame);
-                        let it = self.yield_from_iter(v, code!())?;
+                        let it = self.yield_from_iter(v, &frame.code)?;
                         frame.stack.push(it);
                     }
                     Instr::GetAwaitable(site) => {

@@ -267,15 +267,15 @@ pub(super) fn push_or_branch(vm: &mut Vm, frame: &mut Frame, instrs: &[Instr], b
 /// A run whose first instruction is not a load of all its locals gives what that
 /// instruction does alone after `else`.
 macro_rules! quickened_run {
-    ($vm:expr, $frame:expr, $code:expr, $locals:expr, $more:expr, |$values:pat_param| $body:block) => {{
+    ($vm:expr, $frame:expr, $locals:expr, $more:expr, |$values:pat_param| $body:block) => {{
         let locals = $locals;
-        $crate::vm::fast_ops::quickened_run!($vm, $frame, $code, locals, $more, |$values| $body else {
+        $crate::vm::fast_ops::quickened_run!($vm, $frame, locals, $more, |$values| $body else {
             for l in locals {
                 $crate::vm::stack::load_bound_fast!($frame, l);
             }
         })
     }};
-    ($vm:expr, $frame:expr, $code:expr, $locals:expr, $more:expr, |$values:pat_param| $body:block else $alone:block) => {{
+    ($vm:expr, $frame:expr, $locals:expr, $more:expr, |$values:pat_param| $body:block else $alone:block) => {{
         let locals = $locals;
         if $crate::vm::fast_ops::runs_whole($vm, $frame, $more) {
             let $values = locals.map(|l| &$frame.stack[l]);
@@ -302,13 +302,13 @@ macro_rules! compare_in_place {
 /// The end of an operator run: pushes its result `r`, or, when a `STORE_FAST` is next and
 /// its step can be counted before the limits are due, stores `r` there now.
 macro_rules! push_or_store {
-    ($vm:expr, $frame:expr, $code:expr, $instrs:expr, $r:expr) => {
+    ($vm:expr, $frame:expr, $instrs:expr, $r:expr) => {
         match $instrs.get($frame.ip as usize) {
             Some(&$crate::compile::bytecode::Instr::StoreFast(i)) if $vm.countdown > 1 => {
                 $vm.countdown -= 1;
                 $frame.ip += 1;
                 std::mem::replace(&mut $frame.stack[i as usize], $r).discard();
-                $crate::vm::stack::finalize_point!($vm, $frame, $code);
+                $crate::vm::stack::finalize_point!($vm, $frame);
             }
             _ => $frame.stack.push($r),
         }

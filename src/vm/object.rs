@@ -192,7 +192,7 @@ pub struct Body {
     pub consts: Vec<Value>,
     pub names: Vec<Rc<PyStr>>,
     /// The inline caches, one per name (see [`NameCaches`]).
-    pub caches: NameCaches,
+    pub(super) caches: NameCaches,
 }
 
 impl CodeObj {
@@ -259,27 +259,30 @@ impl CodeObj {
 
 /// A code object's inline caches per name: `LOAD_GLOBAL`'s ([`GlobalSlot`], one) and the
 /// attribute instructions' ([`AttrSlot`], two: for receivers of two classes). Each table is
-/// allocated when the code first uses it: most of a library's functions never run (the
-/// tables of `import asyncio`'s code were a sixteenth of its page faults), and most code
-/// that runs uses one kind of name.
+/// allocated when the running code first uses it ([`Body::global_caches`],
+/// [`Body::attr_caches`]): most code uses one kind of name.
 #[derive(Default)]
 pub struct NameCaches {
     globals: std::cell::OnceCell<Box<[std::cell::Cell<GlobalSlot>]>>,
     attrs: std::cell::OnceCell<Box<[AttrSlot]>>,
 }
 
-impl NameCaches {
-    /// `LOAD_GLOBAL`'s caches for a code object with `names` names.
+impl Body {
+    /// `LOAD_GLOBAL`'s caches, one per name.
     #[inline]
-    pub fn globals(&self, names: usize) -> &[std::cell::Cell<GlobalSlot>] {
-        self.globals
+    pub fn global_caches(&self) -> &[std::cell::Cell<GlobalSlot>] {
+        let names = self.names.len();
+        self.caches
+            .globals
             .get_or_init(|| (0..names).map(|_| Default::default()).collect())
     }
 
-    /// The attribute instructions' caches for a code object with `names` names.
+    /// The attribute instructions' caches, two per name.
     #[inline]
-    pub fn attrs(&self, names: usize) -> &[AttrSlot] {
-        self.attrs
+    pub fn attr_caches(&self) -> &[AttrSlot] {
+        let names = self.names.len();
+        self.caches
+            .attrs
             .get_or_init(|| (0..2 * names).map(|_| Default::default()).collect())
     }
 }

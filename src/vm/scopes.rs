@@ -91,7 +91,7 @@ impl Vm {
     /// name is in neither dict.
     #[inline]
     pub(super) fn cached_global(&self, body: &Body, globals: &PyDict, i: usize) -> Option<Value> {
-        let slot = body.caches.globals(body.names.len()).get(i)?;
+        let slot = body.global_caches().get(i)?;
         let cached = slot.get();
         // A name found in the globals shadows the builtins whatever they hold: only the
         // globals' version matters then, and the builtins dict is not even borrowed.
@@ -191,10 +191,10 @@ impl Vm {
     }
 
     /// The value in cell `i` of `frame`, or the NameError for an unbound one.
-    pub(super) fn load_deref(&self, frame: &Frame, code: &CodeObj, i: usize) -> PyResult<Value> {
+    pub(super) fn load_deref(&self, frame: &Frame, i: usize) -> PyResult<Value> {
         let v = self.cell_get(frame.cell(i));
         if v.is_null() {
-            return Err(self.unbound_deref(code, i));
+            return Err(self.unbound_deref(&frame.code, i));
         }
         Ok(v)
     }

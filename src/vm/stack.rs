@@ -7,9 +7,9 @@
 /// Where an instruction may have dropped the last reference to a generator: run the
 /// finalizers its `Drop` queued (close, "never awaited"), blamed on this instruction.
 macro_rules! finalize_point {
-    ($vm:expr, $frame:expr, $code:expr) => {
+    ($vm:expr, $frame:expr) => {
         if $crate::vm::generator::FINALIZERS_PENDING.load(std::sync::atomic::Ordering::Relaxed) {
-            $vm.run_finalizers(Some(($code, $frame.ip as usize)));
+            $vm.run_finalizers(Some((&*$frame.code, $frame.ip as usize)));
         }
     };
 }
@@ -25,11 +25,11 @@ macro_rules! load_bound_fast {
 
 /// `LoadFastCheck(i)`: push local i, or raise UnboundLocalError.
 macro_rules! load_fast {
-    ($vm:expr, $frame:expr, $code:expr, $i:expr) => {{
+    ($vm:expr, $frame:expr, $i:expr) => {{
         let i = $i as usize;
         let v = &$frame.stack[i];
         if v.is_null() {
-            return Err($vm.unbound_local(&$code.varnames[i]));
+            return Err($vm.unbound_local(&$frame.code.varnames[i]));
         }
         $frame.stack.push(v.clone());
     }};
@@ -37,10 +37,10 @@ macro_rules! load_fast {
 
 /// `StoreFast(i)`: pop into local i (slot i).
 macro_rules! store_fast {
-    ($vm:expr, $frame:expr, $code:expr, $i:expr) => {{
+    ($vm:expr, $frame:expr, $i:expr) => {{
         let v = $crate::vm::stack::pop!($frame);
         std::mem::replace(&mut $frame.stack[$i as usize], v).discard();
-        $crate::vm::stack::finalize_point!($vm, $frame, $code);
+        $crate::vm::stack::finalize_point!($vm, $frame);
     }};
 }
 
