@@ -210,9 +210,13 @@ pub fn init_type_methods(vm: &mut Vm) {
             // Set by assignment, else the code's first constant (its docstring or None).
             Value::Function(f) => {
                 let assigned = f.dict.borrow().get_str(&vm.names.doc).cloned();
+                // Read from the code, not its runnable body (the constant made a value is
+                // the same interned string), so asking does not ready the function to run.
                 Ok(
-                    assigned.unwrap_or_else(|| match vm.body(&f.code).consts.first() {
-                        Some(doc @ Value::Str(_)) => doc.clone(),
+                    assigned.unwrap_or_else(|| match f.code.code().constants.first() {
+                        Some(crate::compile::bytecode::Constant::Str(doc)) => {
+                            Value::Str(vm.intern(doc))
+                        }
                         _ => Value::None,
                     }),
                 )
