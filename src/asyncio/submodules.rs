@@ -9,20 +9,31 @@ use crate::vm::Vm;
 
 /// One submodule's library module: its name, its file (as CPython names it) and its
 /// source, which takes those of its names the asyncio module has and lists them in
-/// `__all__`.
+/// `__all__`; after `also`, names it has outside `__all__`, each with the asyncio name it
+/// is bound to there (`("BaseDefaultEventLoopPolicy", "_BaseDefaultEventLoopPolicy")`).
+/// With `also` alone, the submodule has no `__all__` (as `asyncio.mixins`).
 macro_rules! submodule {
-    ($name:literal, $file:literal, [$($item:literal),+ $(,)?]) => {
+    ($name:literal, $file:literal, [$($item:literal),+ $(,)?] $(, also $also:tt)?) => {
+        submodule!(@module $name, $file, concat!(
+            // (Those the asyncio module has here: the page's lacks the streams'.)
+            "__all__ = tuple(_n for _n in (", $("'", $item, "', ",)+ ")\n",
+            "                if hasattr(_asyncio, _n))\n",
+            "globals().update({_n: getattr(_asyncio, _n) for _n in __all__})\n",
+        ) $(, also $also)?)
+    };
+    ($name:literal, $file:literal, also $also:tt) => {
+        submodule!(@module $name, $file, "", also $also)
+    };
+    (@module $name:literal, $file:literal, $exports:expr $(, also [$(($extra:literal, $from:literal)),+ $(,)?])?) => {
         (
             concat!("asyncio.", $name),
             concat!("asyncio/", $file, ".py"),
             concat!(
                 "# asyncio.", $name, ": the names CPython's submodule exports, from apy's ",
                 "asyncio module (src/asyncio/submodules.rs).\n",
-                // (Those the asyncio module has here: the page's lacks the streams'.)
                 "import asyncio as _asyncio\n",
-                "__all__ = tuple(_n for _n in (", $("'", $item, "', ",)+ ")\n",
-                "                if hasattr(_asyncio, _n))\n",
-                "globals().update({_n: getattr(_asyncio, _n) for _n in __all__})\n",
+                $exports,
+                $($($extra, " = _asyncio.", $from, "\n",)+)?
                 "del _asyncio\n",
             ),
         )
@@ -54,7 +65,8 @@ pub const SUBMODULES: &[(&str, &str, &str)] = &[
             "new_event_loop",
             "get_running_loop",
             "_get_running_loop",
-        ]
+        ],
+        also[("BaseDefaultEventLoopPolicy", "_BaseDefaultEventLoopPolicy")]
     ),
     submodule!(
         "exceptions",
@@ -80,6 +92,11 @@ pub const SUBMODULES: &[(&str, &str, &str)] = &[
             "BoundedSemaphore",
             "Barrier",
         ]
+    ),
+    submodule!(
+        "mixins",
+        "mixins",
+        also[("_LoopBoundMixin", "_LoopBoundMixin")]
     ),
     submodule!(
         "protocols",

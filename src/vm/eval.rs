@@ -23,7 +23,7 @@ use super::fast_ops::{
     subscript,
 };
 use super::frame::{AfterGenerator, Frame, InlineFrames, move_arguments};
-use super::object::{Body, Function, ObjectKind, TracebackEntry};
+use super::object::{Body, Function, ObjectKind, TracebackEntry, TracebackFrame};
 use super::quicken;
 use super::set_ops::update_table;
 use super::stack::{finalize_point, load_bound_fast, load_fast, pop, pop_truth, store_fast, top};
@@ -106,6 +106,11 @@ impl Vm {
                 code: code.code().clone(),
                 line,
                 span: code.code().locations.get(lasti).map(|l| l.span),
+                frame: Some(TracebackFrame {
+                    code: code.clone(),
+                    globals: frame.globals.clone(),
+                    namespace: frame.locals_dict.clone(),
+                }),
             });
             let chain = match thrown_in {
                 true => self.exc_info.last().is_some_and(|v| !v.is_none()),

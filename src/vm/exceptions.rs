@@ -3,7 +3,7 @@
 //! `__traceback__`, `add_note`), `StopIteration.value`, `SystemExit.code`, and the
 //! `except T:` match. Mirrors `Objects/exceptions.c`. Knows nothing of frames.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
 
 use super::args::check_kwargs;
@@ -220,10 +220,7 @@ impl Vm {
     /// far, or None before it was raised. Also the third argument `__exit__` gets.
     pub fn traceback_of(&self, exc: &Exc) -> Value {
         match exc.exc_data().map(|d| d.borrow().traceback.clone()) {
-            Some(frames) if !frames.is_empty() => Value::object(Object::new(
-                self.types.traceback.clone(),
-                ObjectKind::Other(Box::new(TracebackFrames(frames))),
-            )),
+            Some(frames) if !frames.is_empty() => self.traceback_object(frames, None),
             _ => Value::None,
         }
     }
@@ -479,14 +476,73 @@ fn with_traceback(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 }
 
 /// What a traceback object holds in apy: the frames an exception had passed through when
-/// it was taken, innermost first. apy has no frame objects, so that is all it carries.
-struct TracebackFrames(Vec<TracebackEntry>);
+/// it was taken, innermost first (the traceback object is the last of them, `tb_next` the
+/// one before), and the `tb_frame` and `tb_next` objects once asked for, so that asking
+/// again gives the same ones.
+struct TracebackFrames {
+    entries: Vec<TracebackEntry>,
+    /// `f_back` of this entry's frame when it is known: the frame object of the entry
+    /// outside it, for a traceback reached by `tb_next`.
+    caller: Option<Value>,
+    frame: OnceCell<Value>,
+    next: OnceCell<Value>,
+}
+
+impl Vm {
+    fn traceback_object(&self, entries: Vec<TracebackEntry>, caller: Option<Value>) -> Value {
+        let frames = TracebackFrames {
+            entries,
+            caller,
+            frame: OnceCell::new(),
+            next: OnceCell::new(),
+        };
+        Value::object(Object::new(
+            self.types.traceback.clone(),
+            ObjectKind::Other(Box::new(frames)),
+        ))
+    }
+}
+
+fn this_traceback<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a TracebackFrames> {
+    v.native::<TracebackFrames>()
+        .ok_or_else(|| vm.type_error("descriptor requires a 'traceback' object"))
+}
+
+/// `tb_frame`: the frame of the traceback's outermost entry.
+fn tb_frame(vm: &mut Vm, v: &Value) -> PyResult<Value> {
+    let tb = this_traceback(vm, v)?;
+    if let Some(frame) = tb.frame.get() {
+        return Ok(frame.clone());
+    }
+    let Some(entry) = tb.entries.last() else {
+        return Ok(Value::None);
+    };
+    let frame = vm.traceback_frame(entry, tb.caller.clone());
+    Ok(tb.frame.get_or_init(|| frame).clone())
+}
+
+/// `tb_next`: the traceback of the entries inside this one's, None at the innermost.
+fn tb_next(vm: &mut Vm, v: &Value) -> PyResult<Value> {
+    let tb = this_traceback(vm, v)?;
+    if let Some(next) = tb.next.get() {
+        return Ok(next.clone());
+    }
+    let inner = &tb.entries[..tb.entries.len().saturating_sub(1)];
+    let next = match inner {
+        [] => Value::None,
+        inner => {
+            let caller = tb_frame(vm, v)?;
+            vm.traceback_object(inner.to_vec(), Some(caller))
+        }
+    };
+    Ok(tb.next.get_or_init(|| next).clone())
+}
 
 /// The entries of a traceback object, or of an exception's traceback, innermost first
 /// (as an exception gathers them); None for anything else.
 pub fn traceback_entries(v: &Value) -> Option<Vec<TracebackEntry>> {
     if let Some(frames) = v.native::<TracebackFrames>() {
-        return Some(frames.0.clone());
+        return Some(frames.entries.clone());
     }
     match v {
         Value::Object(o) => Some(o.exc_data()?.borrow().traceback.clone()),
@@ -499,7 +555,7 @@ fn set_traceback(vm: &Vm, exc: &Exc, tb: &Value, message: &str) -> PyResult<()> 
     let frames = match tb {
         Value::None => Vec::new(),
         other => match other.native::<TracebackFrames>() {
-            Some(frames) => frames.0.clone(),
+            Some(frames) => frames.entries.clone(),
             None => return Err(vm.type_error(message.to_string())),
         },
     };
@@ -736,12 +792,14 @@ pub fn init(vm: &mut Vm) {
         |_, v| {
             let line = v
                 .native::<TracebackFrames>()
-                .and_then(|t| t.0.last())
+                .and_then(|t| t.entries.last())
                 .map(|e| e.line);
             Ok(line.map_or(Value::None, |line| Value::Int(line.into())))
         },
         None,
     );
+    vm.add_getset(&traceback, "tb_frame", tb_frame, None);
+    vm.add_getset(&traceback, "tb_next", tb_next, None);
     let stop = vm.types.stop_iteration.clone();
     vm.add_getset(
         &stop,

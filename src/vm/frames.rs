@@ -12,7 +12,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use super::frame::{Frame, Generator, InlineFrames};
-use super::object::{CodeObj, Getter, Object, ObjectKind};
+use super::object::{CodeObj, Getter, Object, ObjectKind, TracebackEntry};
 use super::value::{PyDict, Value};
 use super::{PyResult, Vm};
 use crate::vm::dict::StrKeys;
@@ -139,6 +139,41 @@ impl Vm {
             ));
         }
         Some(back)
+    }
+
+    /// `tb_frame` of a traceback whose outermost entry is `entry`: the frame object of the
+    /// frame that entry was made in. While a frame running that code is on the stack (the
+    /// one whose `except` block looks, most often), its live object, as `sys._getframe`
+    /// gives it; otherwise one that shows the finished frame as the entry kept it, with
+    /// `caller` (the frame of the entry outside it) as its `f_back`.
+    pub fn traceback_frame(&mut self, entry: &TracebackEntry, caller: Option<Value>) -> Value {
+        let Some(kept) = &entry.frame else {
+            return Value::None;
+        };
+        if caller.is_none() {
+            let running = self
+                .python_frames()
+                .iter()
+                .position(|f| Rc::ptr_eq(&f.code, &kept.code));
+            if let Some(live) = running.and_then(|depth| self.frame_object(depth)) {
+                return live;
+            }
+        }
+        ready(self);
+        let frame = FrameObject {
+            code: kept.code.clone(),
+            line: Cell::new(entry.line),
+            globals: kept.globals.clone(),
+            // A function's fast locals are not kept (`TracebackEntry::frame`): Null, which
+            // `f_locals` reports.
+            locals: RefCell::new(kept.namespace.clone().map_or(Value::Null, Value::Dict)),
+            back: caller.unwrap_or(Value::None),
+            running: Cell::new(None),
+        };
+        Value::object(Object::new(
+            self.types.frame.clone(),
+            ObjectKind::Other(Box::new(frame)),
+        ))
     }
 
     /// `gi_frame`/`cr_frame`/`ag_frame`: the generator's frame, None once it has finished.
@@ -314,7 +349,15 @@ fn install_attributes(vm: &mut Vm) {
         ("f_locals", |vm, v| {
             let frame = this_frame(vm, v)?;
             frame.refresh(vm);
-            Ok(frame.locals.borrow().clone())
+            match &*frame.locals.borrow() {
+                Value::Null => Err(vm.new_exc(
+                    &vm.types.attribute_error.clone(),
+                    "apy keeps no f_locals of a function's frame in a traceback once it has \
+                     finished: they would often hold the exception itself, a reference cycle \
+                     apy (with no cycle collector) would never free",
+                )),
+                locals => Ok(locals.clone()),
+            }
         }),
         ("f_globals", |vm, v| {
             Ok(Value::Dict(this_frame(vm, v)?.globals.clone()))

@@ -792,6 +792,7 @@ impl Vm {
                 code: code.clone(),
                 line: *line,
                 span: None,
+                frame: None,
             });
         }
         // At the recursion limit (a `__del__` that recursed), the report still has room to

@@ -366,6 +366,20 @@ pub struct TracebackEntry {
     /// Where in the source the instruction that failed is (None when the entry was made
     /// without one): a traceback shows every line of it, as CPython's does.
     pub span: Option<Span>,
+    /// The frame the exception passed through, as `tb_frame` shows it once that frame has
+    /// finished: its code object, globals and (module or class body) namespace. Its fast
+    /// locals are not kept: they would often hold the exception itself (`self` of a future
+    /// holding it, say), a reference cycle nothing in apy frees. None for an entry made
+    /// without a frame (an exception ignored in a finalizer).
+    pub frame: Option<TracebackFrame>,
+}
+
+/// What a traceback entry keeps of its frame ([`TracebackEntry::frame`]).
+#[derive(Clone)]
+pub struct TracebackFrame {
+    pub code: Rc<CodeObj>,
+    pub globals: Rc<PyDict>,
+    pub namespace: Option<Rc<PyDict>>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
