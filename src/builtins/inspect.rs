@@ -163,6 +163,7 @@ pub fn types_module(vm: &mut Vm) -> Value {
             Value::Type(vm.types.member_descriptor.clone()),
         ),
         ("SimpleNamespace", simple_namespace(vm)),
+        ("MappingProxyType", vm.mapping_proxy_type()),
     ];
     vm.new_module("types", attrs)
 }

@@ -468,6 +468,18 @@ macro_rules! predicates {
 pub fn init(vm: &mut Vm) {
     let ty = vm.types.str.clone();
     vm.add_static(&ty, "__new__", str_new);
+    // The str itself (of a subclass instance, the str it extends), where `object.__str__`
+    // would give its repr.
+    vm.add_method(&ty, "__str__", |vm, args, _| match args.first() {
+        Some(Value::Object(o)) if matches!(o.builtin_base(), Some(Value::Str(_))) => {
+            Ok(o.builtin_base().cloned().unwrap_or(Value::None))
+        }
+        Some(Value::Str(s)) => Ok(Value::Str(s.clone())),
+        other => Err(vm.type_error(format!(
+            "descriptor '__str__' requires a 'str' object but received a '{}'",
+            other.map_or("nothing".into(), |v| vm.type_name(v))
+        ))),
+    });
     vm.add_method(&ty, "split", |vm, args, kw| {
         split_method(vm, args, kw, false)
     });

@@ -516,11 +516,29 @@ impl Vm {
                     Some(f) => self
                         .call(&f, &[container.clone(), key.clone()], &[])
                         .map(drop),
-                    None => Err(self.no_item_support(container, "doesn't support item deletion")),
+                    None => Err(self.no_deletion(container, key)),
                 }
             }
-            _ => Err(self.no_item_support(container, "doesn't support item deletion")),
+            _ => Err(self.no_deletion(container, key)),
         }
+    }
+
+    /// The TypeError of `del container[key]` on an object that cannot delete items, worded
+    /// as CPython's: "doesn't" from `PySequence_DelItem`, reached with an index (a value
+    /// with `__index__`) on a type with a sequence protocol (every class has one, and the
+    /// built-in containers), "does not" otherwise (`PyObject_DelItem`).
+    fn no_deletion(&self, container: &Value, key: &Value) -> super::Exc {
+        let class = self.type_of(container);
+        let is_index = lookup(self.type_of(key), &self.names.index).is_some();
+        let sequence = !class.builtin
+            || [&self.names.len, &self.names.contains, &self.names.getitem]
+                .iter()
+                .any(|name| lookup(class, name).is_some());
+        let what = match is_index && sequence {
+            true => "doesn't support item deletion",
+            false => "does not support item deletion",
+        };
+        self.no_item_support(container, what)
     }
 
     /// Resolves slice bounds against a length (`PySlice_GetIndicesEx`): start, stop, step and

@@ -43,6 +43,7 @@ pub mod interrupt;
 pub mod intrinsics;
 pub mod iter;
 pub mod long_work;
+pub mod mapping_proxy;
 pub mod object;
 pub mod ops;
 pub mod os_errors;

@@ -833,7 +833,7 @@ macro_rules! builtin_types {
 builtin_types! {
     object, type_, none, not_implemented, ellipsis, bool, int, float, complex, str, tuple, list, dict,
     set, frozenset, function, builtin_function, method, cell, code, module, range, slice,
-    property, classmethod, staticmethod, super_, getset_descriptor, member_descriptor, partial, generator, frame,
+    property, classmethod, staticmethod, super_, getset_descriptor, member_descriptor, partial, generator, frame, mappingproxy,
     coroutine, coroutine_wrapper, async_generator, async_generator_asend,
     async_generator_athrow, anext_awaitable,
     asyncgen_hooks, list_iterator, tuple_iterator, str_iterator, range_iterator,

@@ -86,7 +86,10 @@ pub fn init_type_methods(vm: &mut Vm) {
     vm.add_getset(
         &type_,
         "__dict__",
-        |vm, v| Ok(Value::dict(as_type(vm, v)?.dict.borrow().clone())),
+        |vm, v| {
+            let class = as_type(vm, v)?;
+            Ok(vm.class_namespace_proxy(class))
+        },
         None,
     );
     // A class's own `__type_params__` (a generic class's, from its body), else `()`.

@@ -144,6 +144,8 @@ impl BuiltinTypes {
             cell: b("cell"),
             code: b("code"),
             frame: b("frame"),
+            // Its protocol (`len`, `|`, `in`) is its methods', as a class's is (`mapping_proxy`).
+            mappingproxy: make_type("mappingproxy", vec![object.clone()], Builtin, false),
             module: b("module"),
             range: b("range"),
             slice: b("slice"),
@@ -269,6 +271,7 @@ impl BuiltinTypes {
             &self.cell,
             &self.code,
             &self.frame,
+            &self.mappingproxy,
             &self.range,
             &self.slice,
             &self.getset_descriptor,
