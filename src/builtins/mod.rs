@@ -114,7 +114,7 @@ mod weakref;
 
 use crate::vm::Vm;
 use crate::vm::dict::StrKeys;
-use crate::vm::object::Layout;
+use crate::vm::object::{Layout, ObjectKind};
 use crate::vm::types::make_type;
 use crate::vm::value::Value;
 
@@ -136,12 +136,18 @@ pub fn install(vm: &mut Vm) {
     crate::vm::generics::init(vm);
     site_builtins::init(vm);
     let open: (&str, crate::vm::object::NativeFn) = ("open", io::builtin_open);
+    let module: std::rc::Rc<str> = "builtins".into();
     for (name, f) in functions::FUNCTIONS
         .iter()
         .chain(exec::FUNCTIONS)
         .chain([&open])
     {
         let value = vm.native(name, *f);
+        if let Value::Object(o) = &value
+            && let ObjectKind::Native(native) = &o.kind
+        {
+            let _ = native.module.set(module.clone());
+        }
         set_builtin(vm, name, value);
     }
     let t = &vm.types;

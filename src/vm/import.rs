@@ -644,17 +644,22 @@ impl Vm {
         dict.table
             .borrow_mut()
             .set_str(self.names.name.clone(), Value::str(name));
+        let module: Rc<str> = name.into();
         for (k, v) in attrs {
+            // A function is of the first module it is put in (`__module__`).
+            if let Value::Object(o) = &v
+                && let ObjectKind::Native(native) = &o.kind
+                && !native.is_method
+            {
+                let _ = native.module.set(module.clone());
+            }
             let key = self.intern(k);
             dict.table.borrow_mut().set_str(key, v);
         }
         super::teardown::watch_module(&dict);
         Value::object(Object::new(
             self.types.module.clone(),
-            ObjectKind::Module {
-                name: name.into(),
-                dict,
-            },
+            ObjectKind::Module { name: module, dict },
         ))
     }
 }

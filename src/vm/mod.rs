@@ -44,6 +44,7 @@ pub mod intrinsics;
 pub mod iter;
 pub mod long_work;
 pub mod mapping_proxy;
+pub mod native_docs;
 pub mod object;
 pub mod ops;
 pub mod os_errors;

@@ -322,6 +322,9 @@ pub struct NativeFunction {
     pub is_method: bool,
     /// The type a method belongs to (for reprs).
     pub owner: Option<Rc<str>>,
+    /// The module a function was first put in (`__module__`; its docs are keyed by it):
+    /// set by [`Vm::new_module`], `builtins` for the built-in functions.
+    pub module: OnceCell<Rc<str>>,
 }
 
 /// The state of an exception instance beyond its `__dict__` (`PyBaseExceptionObject`).

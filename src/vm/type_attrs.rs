@@ -339,6 +339,37 @@ pub fn init_type_methods(vm: &mut Vm) {
         },
         None,
     );
+    // CPython's doc and text signature of the function or method (`native_docs`), and a
+    // function's module (a method has none).
+    vm.add_getset(
+        &builtin_function,
+        "__doc__",
+        |_, v| {
+            let doc = native_of(v).and_then(super::native_docs::doc);
+            Ok(doc.map_or(Value::None, Value::str))
+        },
+        None,
+    );
+    vm.add_getset(
+        &builtin_function,
+        "__text_signature__",
+        |_, v| {
+            let signature = native_of(v).and_then(super::native_docs::text_signature);
+            Ok(signature.map_or(Value::None, Value::str))
+        },
+        None,
+    );
+    vm.add_getset(
+        &builtin_function,
+        "__module__",
+        |_, v| {
+            let module = native_of(v)
+                .filter(|n| !n.is_method)
+                .and_then(|n| n.module.get());
+            Ok(module.map_or(Value::None, |m| Value::str(&**m)))
+        },
+        None,
+    );
     // A built-in method's instance; a module's built-in function would give its module,
     // which apy's natives do not record, so it has none.
     vm.add_getset(

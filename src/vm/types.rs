@@ -3,7 +3,7 @@
 //! `classmethod`, `staticmethod`, computed attributes). Mirrors `Objects/typeobject.c` and
 //! `PyObject_GenericGetAttr` in `Objects/object.c`. Knows nothing of frames or bytecode.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::Rc;
 
 use super::dict::StrKeys;
@@ -623,6 +623,7 @@ impl Vm {
                 func,
                 is_method: false,
                 owner: None,
+                module: OnceCell::new(),
             }),
         ))
     }
@@ -636,6 +637,7 @@ impl Vm {
                 func,
                 is_method: true,
                 owner: Some(owner),
+                module: OnceCell::new(),
             }),
         ))
     }

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Writes src/vm/cpython_data/builtin_docs.txt: the `__doc__` and `__text_signature__` of
+CPython 3.13's built-in functions and of the methods of its built-in types, which apy's
+natives answer with (`src/vm/native_docs.rs`):
+
+    PYENV_VERSION=3.13.0 python3.13 tests/gen_builtin_docs.py
+
+One record a function: `\\x1e` KEY `\\x1f` TEXT-SIGNATURE `\\x1f` DOC, where KEY is
+`module.name` for a module's function (`builtins.len`, `math.sqrt`) and `Type.name` for a
+method (`str.upper`, `deque.append`), as apy names its natives; a missing doc or
+signature is empty. Sorted by key.
+"""
+import builtins
+import collections
+import importlib
+import types
+from pathlib import Path
+
+# The modules apy writes natively under CPython's name (their functions are stamped with
+# it): their functions, and the methods of the types they define.
+MODULES = ["builtins", "math", "cmath", "itertools", "gc", "atexit", "struct", "array",
+           "errno", "binascii", "sys", "_thread", "select"]
+NATIVE = (types.BuiltinFunctionType, types.MethodDescriptorType,
+          types.ClassMethodDescriptorType, types.WrapperDescriptorType,
+          types.BuiltinMethodType)
+
+records = {}
+
+
+def add(key, f):
+    doc = getattr(f, "__doc__", None)
+    sig = getattr(f, "__text_signature__", None)
+    if not isinstance(doc, str) and not isinstance(sig, str):
+        return
+    records[key] = (sig or "", doc if isinstance(doc, str) else "")
+
+
+def same_as_inherited(cls, name, f):
+    """Whether a base class has `name` with the same doc and signature (an exception
+    class's `__init__`): apy finds the base's native there, keyed by the base."""
+    for base in cls.__mro__[1:]:
+        inherited = vars(base).get(name)
+        if inherited is not None:
+            return (getattr(inherited, "__doc__", None) == f.__doc__
+                    and getattr(inherited, "__text_signature__", None)
+                    == getattr(f, "__text_signature__", None))
+    return False
+
+
+def add_type(cls):
+    for name, attr in vars(cls).items():
+        if isinstance(attr, (classmethod, staticmethod)):
+            attr = attr.__func__
+        if isinstance(attr, NATIVE) and not same_as_inherited(cls, name, attr):
+            add(f"{cls.__name__}.{name}", getattr(cls, name))
+
+
+for module_name in MODULES:
+    module = importlib.import_module(module_name)
+    for name, value in vars(module).items():
+        if isinstance(value, types.BuiltinFunctionType):
+            add(f"{module_name}.{name}", value)
+        elif isinstance(value, type) and value.__module__ in (module_name, "builtins"):
+            add_type(value)
+add_type(collections.deque)
+add_type(types.GeneratorType)
+add_type(types.CoroutineType)
+add_type(types.AsyncGeneratorType)
+
+out = Path(__file__).resolve().parent.parent / "src/vm/cpython_data/builtin_docs.txt"
+with open(out, "w", encoding="utf-8", newline="") as f:
+    for key in sorted(records):
+        sig, doc = records[key]
+        assert not any(c in s for s in (key, sig, doc) for c in "\x1e\x1f")
+        f.write(f"\x1e{key}\x1f{sig}\x1f{doc}")
+print(f"{len(records)} records, {out.stat().st_size} bytes")
