@@ -5,10 +5,10 @@ natives answer with (`src/vm/native_docs.rs`):
 
     PYENV_VERSION=3.13.0 python3.13 tests/gen_builtin_docs.py
 
-One record a function: `\\x1e` KEY `\\x1f` TEXT-SIGNATURE `\\x1f` DOC, where KEY is
-`module.name` for a module's function (`builtins.len`, `math.sqrt`) and `Type.name` for a
-method (`str.upper`, `deque.append`), as apy names its natives; a missing doc or
-signature is empty. Sorted by key.
+One record a function or type: `\\x1e` KEY `\\x1f` TEXT-SIGNATURE `\\x1f` DOC, where KEY
+is `module.name` for a module's function (`builtins.len`, `math.sqrt`), `Type.name` for
+a method (`str.upper`, `deque.append`), as apy names its natives, and `Type` for a type
+(`enumerate`); a missing doc or signature is empty. Sorted by key.
 """
 import builtins
 import collections
@@ -48,6 +48,7 @@ def same_as_inherited(cls, name, f):
 
 
 def add_type(cls):
+    add(cls.__name__, cls)
     for name, attr in vars(cls).items():
         if isinstance(attr, (classmethod, staticmethod)):
             attr = attr.__func__

@@ -11,6 +11,7 @@ use std::rc::Rc;
 use crate::vm::args::{check_arity, check_kwargs, kwarg, split_cls};
 use crate::vm::call::{object_init, object_new};
 use crate::vm::dict::StrKeys;
+use crate::vm::native_docs;
 use crate::vm::object::{Getter, IterState, KwArgs, NativeFn, Object, ObjectKind, PyType};
 use crate::vm::repr::{object_repr, object_str};
 use crate::vm::types::lookup;
@@ -453,7 +454,9 @@ const SLICE_GETSETS: &[(&str, Getter)] = &[
 
 /// Installs the constructors, methods and attributes of the classes of this file.
 /// The attributes a program reads and `functools.wraps` writes: a class's own docstring
-/// (never a base's), and a function's annotations, kept in its attribute table.
+/// (never a base's; a class statement always puts one in its namespace, None at least,
+/// so a type without is one the VM made, whose docstring is CPython's:
+/// `vm::native_docs`), and a function's annotations, kept in its attribute table.
 fn init_doc_attrs(vm: &mut Vm) {
     let type_ = vm.types.type_.clone();
     vm.add_getset(
@@ -463,8 +466,24 @@ fn init_doc_attrs(vm: &mut Vm) {
             let Value::Type(t) = v else {
                 return Ok(Value::None);
             };
-            Ok(t.dict.borrow().get_str(&vm.names.doc).cloned())
-                .map(|doc| doc.unwrap_or(Value::None))
+            let own = t.dict.borrow().get_str(&vm.names.doc).cloned();
+            Ok(own.unwrap_or_else(|| native_docs::type_doc(t).map_or(Value::None, Value::str)))
+        },
+        None,
+    );
+    // A built-in type's signature as its docstring gives it (`enumerate`'s
+    // `(iterable, start=0)`), which `inspect.signature` reads; None for a class.
+    vm.add_getset(
+        &type_,
+        "__text_signature__",
+        |vm, v| {
+            let signature = match v {
+                Value::Type(t) if t.dict.borrow().get_str(&vm.names.doc).is_none() => {
+                    native_docs::type_text_signature(t)
+                }
+                _ => None,
+            };
+            Ok(signature.map_or(Value::None, Value::str))
         },
         None,
     );

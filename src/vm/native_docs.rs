@@ -1,12 +1,13 @@
 //! The `__doc__` and `__text_signature__` of apy's natives: CPython 3.13's, for the
 //! built-in functions, the functions of the modules apy writes natively under CPython's
-//! name, and the methods of the built-in types (`cpython_data/builtin_docs.txt`, made by
+//! name, the built-in types and their methods (`cpython_data/builtin_docs.txt`, made by
 //! `tests/gen_builtin_docs.py`). A native CPython has no match for answers None.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use super::object::NativeFunction;
+use super::object::{ObjectKind, PyType};
+use super::value::Value;
 
 /// One record a function: `\x1e` key `\x1f` text signature `\x1f` doc (see the script).
 const BUILTIN_DOCS: &str = include_str!("cpython_data/builtin_docs.txt");
@@ -27,24 +28,54 @@ fn record(key: &str) -> Option<(&'static str, &'static str)> {
     table.get(key).copied()
 }
 
-/// The key of `native` among the records: `Type.name` for a method (the type's name
-/// without its module: `deque.append`), `module.name` for a function.
-fn key(native: &NativeFunction) -> Option<String> {
-    let home = match (&native.owner, native.is_method) {
-        (Some(owner), true) => owner.rsplit('.').next().unwrap_or(owner),
-        _ => native.module.get()?,
+/// The record of a native function or method (bound or not): keyed `Type.name` for one
+/// of a type (the type's name without its module: `deque.append`, `dict.fromkeys`),
+/// `module.name` for a function.
+fn record_of(v: &Value) -> Option<(&'static str, &'static str)> {
+    let Value::Object(o) = v else { return None };
+    let native = match &o.kind {
+        ObjectKind::Native(n) => n,
+        ObjectKind::BoundMethod {
+            func: Value::Object(f),
+            ..
+        } => match &f.kind {
+            ObjectKind::Native(n) => n,
+            _ => return None,
+        },
+        _ => return None,
     };
-    Some(format!("{home}.{}", native.name))
+    let home = match &native.owner {
+        Some(owner) => short_name(owner),
+        None => native.module.get()?,
+    };
+    record(&format!("{home}.{}", native.name))
 }
 
-/// `native.__doc__`, as CPython's.
-pub fn doc(native: &NativeFunction) -> Option<&'static str> {
-    let (_, doc) = record(&key(native)?)?;
+/// A built-in type's name without its module (`collections.deque`: `deque`).
+fn short_name(name: &str) -> &str {
+    name.rsplit('.').next().unwrap_or(name)
+}
+
+/// `__doc__` of a native function or method, as CPython's.
+pub fn doc(v: &Value) -> Option<&'static str> {
+    let (_, doc) = record_of(v)?;
     (!doc.is_empty()).then_some(doc)
 }
 
-/// `native.__text_signature__`, as CPython's (`($module, x, /)`).
-pub fn text_signature(native: &NativeFunction) -> Option<&'static str> {
-    let (signature, _) = record(&key(native)?)?;
+/// `__text_signature__` of a native function or method, as CPython's (`($module, x, /)`).
+pub fn text_signature(v: &Value) -> Option<&'static str> {
+    let (signature, _) = record_of(v)?;
+    (!signature.is_empty()).then_some(signature)
+}
+
+/// `__doc__` of a built-in type, as CPython's (without the signature it starts with).
+pub fn type_doc(class: &PyType) -> Option<&'static str> {
+    let (_, doc) = record(short_name(&class.name))?;
+    (!doc.is_empty()).then_some(doc)
+}
+
+/// `__text_signature__` of a built-in type (`enumerate`: `(iterable, start=0)`).
+pub fn type_text_signature(class: &PyType) -> Option<&'static str> {
+    let (signature, _) = record(short_name(&class.name))?;
     (!signature.is_empty()).then_some(signature)
 }

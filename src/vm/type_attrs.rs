@@ -330,9 +330,11 @@ pub fn init_type_methods(vm: &mut Vm) {
                 Some(NativeFunction {
                     name,
                     owner: Some(owner),
-                    is_method: true,
                     ..
-                }) => Value::str(format!("{owner}.{name}")),
+                }) => Value::str(format!(
+                    "{}.{name}",
+                    owner.rsplit('.').next().unwrap_or(owner)
+                )),
                 Some(n) => Value::str(n.name),
                 None => Value::None,
             })
@@ -345,7 +347,7 @@ pub fn init_type_methods(vm: &mut Vm) {
         &builtin_function,
         "__doc__",
         |_, v| {
-            let doc = native_of(v).and_then(super::native_docs::doc);
+            let doc = super::native_docs::doc(v);
             Ok(doc.map_or(Value::None, Value::str))
         },
         None,
@@ -354,7 +356,7 @@ pub fn init_type_methods(vm: &mut Vm) {
         &builtin_function,
         "__text_signature__",
         |_, v| {
-            let signature = native_of(v).and_then(super::native_docs::text_signature);
+            let signature = super::native_docs::text_signature(v);
             Ok(signature.map_or(Value::None, Value::str))
         },
         None,
@@ -370,14 +372,20 @@ pub fn init_type_methods(vm: &mut Vm) {
         },
         None,
     );
-    // A built-in method's instance; a module's built-in function would give its module,
-    // which apy's natives do not record, so it has none.
+    // A built-in method's instance; a module's built-in function, its module (when
+    // loaded: a library helper's module may be private); none for a method taken from its
+    // type (CPython's method descriptors have no `__self__`).
     vm.add_getset(
         &builtin_function,
         "__self__",
         |vm, v| match v {
             Value::Object(o) => match &o.kind {
                 ObjectKind::BoundMethod { this, .. } => Ok(this.clone()),
+                ObjectKind::Native(n) if !n.is_method => Ok(n
+                    .module
+                    .get()
+                    .and_then(|m| vm.loaded_module(m))
+                    .unwrap_or(Value::None)),
                 _ => {
                     let name = vm.intern("__self__");
                     Err(vm.no_attribute(v, &name))

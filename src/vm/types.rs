@@ -642,6 +642,21 @@ impl Vm {
         ))
     }
 
+    /// A class or static method's native (no `self` to bind): named with its type, as
+    /// `dict.fromkeys` is.
+    fn native_of_type(&self, ty: &PyType, name: &'static str, func: NativeFn) -> Value {
+        Value::object(Object::new(
+            self.types.builtin_function.clone(),
+            ObjectKind::Native(NativeFunction {
+                name,
+                func,
+                is_method: false,
+                owner: Some(ty.name.clone()),
+                module: OnceCell::new(),
+            }),
+        ))
+    }
+
     /// Adds a method written in Rust to a type (`PyMethodDef`).
     pub fn add_method(&mut self, ty: &Rc<PyType>, name: &'static str, func: NativeFn) {
         let method = self.native_method(ty.name.clone(), name, func);
@@ -660,7 +675,7 @@ impl Vm {
     /// Adds a class method (`dict.fromkeys`, `int.from_bytes`): the native gets the class
     /// it was looked up on first, so that a subclass can make its own instances.
     pub fn add_class_method(&mut self, ty: &Rc<PyType>, name: &'static str, func: NativeFn) {
-        let f = self.native(name, func);
+        let f = self.native_of_type(ty, name, func);
         let method = Object::new(self.types.classmethod.clone(), ObjectKind::ClassMethod(f));
         self.set_type_attr(ty, name, Value::object(method));
     }
@@ -668,7 +683,7 @@ impl Vm {
     /// Adds a static method (`int.__new__`, `str.maketrans`) that does not bind an
     /// instance.
     pub fn add_static(&mut self, ty: &Rc<PyType>, name: &'static str, func: NativeFn) {
-        let f = self.native(name, func);
+        let f = self.native_of_type(ty, name, func);
         let method = Object::new(self.types.staticmethod.clone(), ObjectKind::StaticMethod(f));
         self.set_type_attr(ty, name, Value::object(method));
     }
