@@ -1391,13 +1391,14 @@ impl Vm {
         super::teardown::watch_type(&ty);
         let qualname_key = self.names.qualname.clone();
         ty.dict.borrow_mut().remove_str(&qualname_key);
+        super::slots::install(self, &ty)?;
         // Every class has its own `__doc__` (None without a docstring), as `PyType_Ready`
-        // gives it: a subclass's instances do not show a base's docstring.
+        // gives it, after the slots' descriptors: a subclass's instances do not show a
+        // base's docstring.
         let doc_key = self.names.doc.clone();
         if ty.dict.borrow().get_str(&doc_key).is_none() {
             ty.dict.borrow_mut().set_str(doc_key, Value::None);
         }
-        super::slots::install(self, &ty)?;
         Ok(ty)
     }
 

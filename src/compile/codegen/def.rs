@@ -417,6 +417,10 @@ impl<'a> Codegen<'a> {
         }
         self.body(body)?;
         self.u().loc = self.location(class.name.span);
+        let static_attributes = std::mem::take(&mut self.u().static_attributes);
+        let names = static_attributes.into_iter().map(Constant::Str).collect();
+        self.load_const(Constant::Tuple(names));
+        self.name_op("__static_attributes__", Ctx::Store, span)?;
         if self.table.scopes[scope].needs_class_closure {
             let i = self
                 .cell_index("__class__")

@@ -16,7 +16,7 @@ mod target;
 mod unwind;
 mod warnings;
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 
@@ -177,6 +177,9 @@ struct Unit<'a> {
     loc: Location,
     /// The innermost enclosing class name, which mangles `__private` names.
     private: Option<Rc<str>>,
+    /// A class's `__static_attributes__`: the attributes its methods (and what they
+    /// hold) assign to `self.<name>`, sorted ([`Codegen::note_static_attribute`]).
+    static_attributes: BTreeSet<Rc<str>>,
 }
 
 impl Unit<'_> {
@@ -387,6 +390,7 @@ impl<'a> Codegen<'a> {
             anchors: Vec::new(),
             loc,
             private,
+            static_attributes: BTreeSet::new(),
         });
     }
 

@@ -7,6 +7,7 @@ use super::expr::two_part_slice;
 use super::{Codegen, Ctx, err};
 use crate::compile::bytecode::{BinaryOperator, Instr};
 use crate::compile::error::CompileResult;
+use crate::compile::scope::ScopeKind;
 use crate::syntax::ast::{self, Expr, ExprKind, Span};
 
 impl<'a> Codegen<'a> {
@@ -19,6 +20,7 @@ impl<'a> Codegen<'a> {
         match &target.kind {
             ExprKind::Name(name) => self.name_op(name, Ctx::Store, target.span),
             ExprKind::Attribute { value, attr } => {
+                self.note_static_attribute(value, &attr.name);
                 self.expr(value)?;
                 let i = self.attr_index(&attr.name);
                 self.emit(Instr::StoreAttr(i));
@@ -76,6 +78,21 @@ impl<'a> Codegen<'a> {
             None => self.emit(Instr::UnpackSequence(elts.len() as u32)),
         }
         Ok(())
+    }
+
+    /// `self.<attr> = …` anywhere inside a class (in a method, or in what a method holds)
+    /// counts `attr` among the innermost enclosing class's `__static_attributes__`, as
+    /// CPython 3.13's `compiler_maybe_add_static_attribute_to_class` does: the name
+    /// `self` exactly, whatever the method's first parameter is called; not in the class
+    /// body itself, nor by `op=`, `del` or an annotation without a value.
+    fn note_static_attribute(&mut self, object: &Expr, attr: &str) {
+        if !matches!(&object.kind, ExprKind::Name(name) if name.as_str() == "self") {
+            return;
+        }
+        let enclosing = self.units.iter_mut().rev().skip(1);
+        if let Some(class) = enclosing.into_iter().find(|u| u.kind == ScopeKind::Class) {
+            class.static_attributes.insert(attr.into());
+        }
     }
 
     pub(super) fn delete(&mut self, target: &'a Expr) -> CompileResult<()> {
