@@ -22,7 +22,7 @@ MODULES = ["builtins", "math", "cmath", "itertools", "gc", "atexit", "struct", "
            "errno", "binascii", "sys", "_thread", "select"]
 NATIVE = (types.BuiltinFunctionType, types.MethodDescriptorType,
           types.ClassMethodDescriptorType, types.WrapperDescriptorType,
-          types.BuiltinMethodType)
+          types.BuiltinMethodType, types.GetSetDescriptorType)
 
 records = {}
 
@@ -53,7 +53,9 @@ def add_type(cls):
         if isinstance(attr, (classmethod, staticmethod)):
             attr = attr.__func__
         if isinstance(attr, NATIVE) and not same_as_inherited(cls, name, attr):
-            add(f"{cls.__name__}.{name}", getattr(cls, name))
+            # (A getset descriptor as it is in the dict: through the class, it would run.)
+            native = attr if isinstance(attr, types.GetSetDescriptorType) else getattr(cls, name)
+            add(f"{cls.__name__}.{name}", native)
 
 
 for module_name in MODULES:

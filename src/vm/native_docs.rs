@@ -56,6 +56,12 @@ fn short_name(name: &str) -> &str {
     name.rsplit('.').next().unwrap_or(name)
 }
 
+/// `__doc__` of the computed attribute `owner.name` of a built-in type (`int.real`).
+pub fn attribute_doc(owner: &str, name: &str) -> Option<&'static str> {
+    let (_, doc) = record(&format!("{}.{name}", short_name(owner)))?;
+    (!doc.is_empty()).then_some(doc)
+}
+
 /// `__doc__` of a native function or method, as CPython's.
 pub fn doc(v: &Value) -> Option<&'static str> {
     let (_, doc) = record_of(v)?;

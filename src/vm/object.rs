@@ -505,6 +505,8 @@ pub enum ObjectKind {
         name: &'static str,
         get: Getter,
         set: Option<Setter>,
+        /// The name of the type it is an attribute of (`<attribute 'real' of 'int' objects>`).
+        owner: Rc<str>,
     },
     Partial {
         func: Value,

@@ -170,6 +170,9 @@ impl Vm {
                 Some(owner) if n.is_method => format!("<method '{}' of '{owner}' objects>", n.name),
                 _ => format!("<built-in function {}>", n.name),
             },
+            ObjectKind::GetSet { name, owner, .. } => {
+                format!("<attribute '{name}' of '{owner}' objects>")
+            }
             ObjectKind::BoundMethod { func, this } => {
                 let (func, this) = (func.clone(), this.clone());
                 match &func {

@@ -315,6 +315,29 @@ pub fn init_type_methods(vm: &mut Vm) {
         let method = vm.types.method.clone();
         Ok(vm.method_object(method, rest[0].clone(), rest[1].clone()))
     });
+    // A computed attribute's descriptor: its name, and its doc as CPython's.
+    let getset = vm.types.getset_descriptor.clone();
+    let getset_attrs: [(&'static str, Getter); 3] = [
+        ("__name__", |_, v| {
+            Ok(getset_of(v).map_or(Value::None, |(name, _)| Value::str(name)))
+        }),
+        ("__qualname__", |_, v| {
+            Ok(getset_of(v).map_or(Value::None, |(name, owner)| {
+                Value::str(format!(
+                    "{}.{name}",
+                    owner.rsplit('.').next().unwrap_or(owner)
+                ))
+            }))
+        }),
+        ("__doc__", |_, v| {
+            let doc = getset_of(v)
+                .and_then(|(name, owner)| super::native_docs::attribute_doc(owner, name));
+            Ok(doc.map_or(Value::None, Value::str))
+        }),
+    ];
+    for (name, getter) in getset_attrs {
+        vm.add_getset(&getset, name, getter, None);
+    }
     let builtin_function = vm.types.builtin_function.clone();
     vm.add_getset(
         &builtin_function,
@@ -445,6 +468,17 @@ fn shown_name<'a>(ty: &PyType, name: &'a str) -> &'a str {
     match ty.builtin {
         true => name.rsplit('.').next().unwrap_or(name),
         false => name,
+    }
+}
+
+/// The name and owner of a `getset_descriptor`.
+fn getset_of(v: &Value) -> Option<(&'static str, &str)> {
+    match v {
+        Value::Object(o) => match &o.kind {
+            ObjectKind::GetSet { name, owner, .. } => Some((name, owner)),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

@@ -698,7 +698,12 @@ impl Vm {
     ) {
         let descr = Value::object(Object::new(
             self.types.getset_descriptor.clone(),
-            ObjectKind::GetSet { name, get, set },
+            ObjectKind::GetSet {
+                name,
+                get,
+                set,
+                owner: ty.name.clone(),
+            },
         ));
         let key = self.intern(name);
         ty.dict.borrow_mut().set_str(key, descr);
