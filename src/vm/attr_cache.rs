@@ -194,6 +194,41 @@ pub fn instance_attr_hit(body: &Body, i: usize, obj: &Value) -> Option<Value> {
     }
 }
 
+/// `LOAD_ATTR` (method form) of `body.names[i]` on `obj` in its commonest case, decided
+/// inline: a plain method of the receiver's class, as the fresh memo has it, which no
+/// attribute of the receiver can shadow: it keeps none (a generator, a future), or its
+/// class's shared keys were found without the name at their present number (CPython's
+/// `LOAD_ATTR_METHOD_NO_DICT` and `LOAD_ATTR_METHOD_WITH_VALUES`). The method, to be
+/// called with `obj` as `self`; None sends the lookup the general way,
+/// [`Vm::load_method_cached`].
+#[inline(always)]
+pub fn method_hit(body: &Body, i: usize, obj: &Value) -> Option<Value> {
+    let Value::Object(o) = obj else {
+        return None;
+    };
+    // First what needs no memo: a materialised `__dict__` must be searched (the general
+    // way), and modules and `super` objects have rules of their own.
+    let absent_below = match o.attr_storage() {
+        None if matches!(o.kind, ObjectKind::Module { .. } | ObjectKind::Super { .. }) => {
+            return None;
+        }
+        None => None,
+        Some(AttrStorage::Values(_, keys)) => Some(keys.len() as u32 + 1),
+        Some(AttrStorage::Dict(_)) => return None,
+    };
+    let slot = slot_for(body, i, &o.class)?;
+    let fresh = std::ptr::eq(slot.class.get(), Rc::as_ptr(&o.class))
+        && slot.version.get() == type_version()
+        && absent_below.is_none_or(|n| slot.absent_below.get() == n);
+    if !fresh {
+        return None;
+    }
+    match &slot.found.try_borrow().ok()?.0 {
+        OnClass::Method(m) => m.get(),
+        _ => None,
+    }
+}
+
 /// `STORE_ATTR` of `body.names[i]` on `obj` in its commonest case, decided inline: the
 /// replacement of an attribute an instance has among its class's keys, where the class has
 /// nothing under the name (CPython's `STORE_ATTR_INSTANCE_VALUE`). Gives the value back

@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use crate::compile::bytecode::Instr;
 
-use super::attr_cache::instance_attr_hit;
+use super::attr_cache::{instance_attr_hit, method_hit};
 use super::call::{binds_positionally, generator_kind};
 use super::compare::compare_native;
 use super::dict::StrKeys;
@@ -246,8 +246,13 @@ impl Vm {
                     }
                     Instr::LoadFastLoadMethod(local, name) => {
                         quickened_run!(self, frame, [local as usize], 1, |[obj]| {
-                            let obj = obj.clone();
-                            let (m, this) = self.load_method_cached(body, name as usize, obj)?;
+                            let (m, this) = match method_hit(body, name as usize, obj) {
+                                Some(m) => (m, obj.clone()),
+                                None => {
+                                    let obj = obj.clone();
+                                    self.load_method_cached(body, name as usize, obj)?
+                                }
+                            };
                             frame.stack.push(m);
                             frame.stack.push(this);
                         });
@@ -528,7 +533,10 @@ impl Vm {
                     }
                     Instr::LoadMethod(i) => {
                         let obj = pop!(frame);
-                        let (m, this) = self.load_method_cached(body, i as usize, obj)?;
+                        let (m, this) = match method_hit(body, i as usize, &obj) {
+                            Some(m) => (m, obj),
+                            None => self.load_method_cached(body, i as usize, obj)?,
+                        };
                         frame.stack.push(m);
                         frame.stack.push(this);
                     }
