@@ -9,7 +9,7 @@
 //! instructions per round trip. Depends on the VM's attribute and call API and on `future`.
 
 use std::borrow::Cow;
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::rc::Rc;
 
 use super::event_loop;
@@ -18,6 +18,7 @@ use crate::builtins::deque;
 use crate::common::set_table::DictEntry;
 use crate::compile::bytecode::{BinaryOperator, CompareOperator};
 use crate::vm::dict::StrKeys;
+use crate::vm::instance_values::AttrStorage;
 use crate::vm::object::{KwArgs, NativeFn, PyType};
 use crate::vm::types::{ClassMemo, has_own_getattribute, lookup, resolves_to_native};
 use crate::vm::value::DictTable;
@@ -105,10 +106,13 @@ fn raise(vm: &mut Vm, class: &str) -> PyResult<Value> {
 /// (where it is looked for first).
 type Field<'n> = (&'n Rc<PyStr>, usize);
 
-/// The `__dict__` of an instance whose class passed its protocol's memo.
+/// The attributes of an instance whose class passed its protocol's memo, where they are:
+/// in its shared-keys values (a fresh instance's, read and written in place without
+/// making its `__dict__`, so that method loads on it stay on the inline path) or in its
+/// `__dict__`.
 struct Fields<'a> {
-    table: &'a RefCell<DictTable>,
-    /// The `__dict__` holds exactly `__init__`'s attributes, in their order (as a fresh
+    storage: AttrStorage<'a>,
+    /// The instance holds exactly `__init__`'s attributes, in their order (as a fresh
     /// instance's does): no other name is there to shadow a method.
     only_init: bool,
 }
@@ -125,9 +129,17 @@ impl Fields<'_> {
     /// `f` of the field's value, if the instance has the field.
     #[inline]
     fn with<R>(&self, field: Field, f: impl FnOnce(&Value) -> R) -> Option<R> {
-        let t = self.table.borrow();
-        let at = Self::position(&t, field)?;
-        t.entry(at).map(|e| f(&e.value))
+        match self.storage {
+            AttrStorage::Values(values, keys) => {
+                let at = keys.index_of_at(field.0, field.1)?;
+                values.borrow().get(at).map(f)
+            }
+            AttrStorage::Dict(table) => {
+                let t = table.borrow();
+                let at = Self::position(&t, field)?;
+                t.entry(at).map(|e| f(&e.value))
+            }
+        }
     }
 
     #[inline]
@@ -163,11 +175,22 @@ impl Fields<'_> {
     /// code).
     #[inline]
     fn set(&self, field: Field, value: Value) {
-        let mut t = self.table.borrow_mut();
-        if let Some(at) = Self::position(&t, field)
-            && let Some(slot) = t.value_mut(at)
-        {
-            *slot = value;
+        match self.storage {
+            AttrStorage::Values(values, keys) => {
+                if let Some(at) = keys.index_of_at(field.0, field.1)
+                    && let Some(slot) = values.borrow_mut().get_mut(at)
+                {
+                    *slot = value;
+                }
+            }
+            AttrStorage::Dict(table) => {
+                let mut t = table.borrow_mut();
+                if let Some(at) = Self::position(&t, field)
+                    && let Some(slot) = t.value_mut(at)
+                {
+                    *slot = value;
+                }
+            }
         }
     }
 
@@ -177,8 +200,7 @@ impl Fields<'_> {
         if self.only_init {
             return false;
         }
-        let t = self.table.borrow();
-        methods.iter().any(|name| t.get_str(name).is_some())
+        methods.iter().any(|name| self.storage.get(name).is_some())
     }
 }
 
@@ -201,12 +223,15 @@ fn plain<'a>(
     let Value::Object(o) = this else {
         return None;
     };
-    let table = o.attrs()?;
+    let storage = o.attr_storage()?;
     if !memo.with(|memo| memo.passes(&o.class, check)) {
         return None;
     }
-    let only_init = holds_exactly(&table.borrow(), init, bound_loop);
-    Some(Fields { table, only_init })
+    let only_init = match storage {
+        AttrStorage::Values(_, keys) => keys.are(init, bound_loop),
+        AttrStorage::Dict(table) => holds_exactly(&table.borrow(), init, bound_loop),
+    };
+    Some(Fields { storage, only_init })
 }
 
 /// Whether `table` holds exactly the keys `names`, in that order (no deleted entry
@@ -1035,7 +1060,10 @@ fn bound_in_dict(vm: &Vm, n: &Names, this: &Value) -> Option<Value> {
     {
         return None;
     }
-    let table = o.attrs()?.borrow();
+    let table = match o.attr_storage()? {
+        AttrStorage::Values(..) => return o.attr_storage()?.get(&n.bound_loop),
+        AttrStorage::Dict(table) => table.borrow(),
+    };
     // Most often the last attribute: set at the first wait, after `__init__`'s.
     if let Some(Some(last)) = table.entries().last()
         && matches!(&last.key, Value::Str(k) if Rc::ptr_eq(k, &n.bound_loop))

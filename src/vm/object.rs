@@ -552,6 +552,29 @@ impl SharedKeys {
         self.names.borrow().len()
     }
 
+    /// Where `name` is among the keys, trying `hint` first (where it is expected).
+    #[inline]
+    pub fn index_of_at(&self, name: &Rc<PyStr>, hint: usize) -> Option<usize> {
+        match self.names.borrow().get(hint) {
+            Some(k) if Rc::ptr_eq(k, name) => Some(hint),
+            _ => self.index_of(name),
+        }
+    }
+
+    /// Whether the keys are exactly `names` (the same strs, in order), perhaps followed by
+    /// `then`: no instance of the class has any other attribute.
+    pub fn are(&self, names: &[&Rc<PyStr>], then: &Rc<PyStr>) -> bool {
+        let keys = self.names.borrow();
+        let (init, rest) = keys.split_at(names.len().min(keys.len()));
+        init.len() == names.len()
+            && init.iter().zip(names).all(|(k, n)| Rc::ptr_eq(k, n))
+            && match rest {
+                [] => true,
+                [last] => Rc::ptr_eq(last, then),
+                _ => false,
+            }
+    }
+
     /// Adds a name after the others.
     pub fn push(&self, name: Rc<PyStr>) {
         self.names.borrow_mut().push(name);
