@@ -118,7 +118,7 @@ struct Fields<'a> {
 }
 
 impl Fields<'_> {
-    #[inline]
+    #[inline(always)]
     fn position(table: &DictTable, (name, at): Field) -> Option<usize> {
         match table.entries().get(at) {
             Some(Some(e)) if matches!(&e.key, Value::Str(k) if Rc::ptr_eq(k, name)) => Some(at),
@@ -127,7 +127,7 @@ impl Fields<'_> {
     }
 
     /// `f` of the field's value, if the instance has the field.
-    #[inline]
+    #[inline(always)]
     fn with<R>(&self, field: Field, f: impl FnOnce(&Value) -> R) -> Option<R> {
         match self.storage {
             AttrStorage::Values(values, keys) => {
@@ -142,13 +142,13 @@ impl Fields<'_> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn get(&self, field: Field) -> Option<Value> {
         self.with(field, Value::clone)
     }
 
     /// The field's value when it is a plain int.
-    #[inline]
+    #[inline(always)]
     fn int(&self, field: Field) -> Option<i64> {
         match self.with(field, |v| match v {
             Value::Int(i) => Some(*i),
@@ -160,7 +160,7 @@ impl Fields<'_> {
     }
 
     /// The field's value when it is a bool.
-    #[inline]
+    #[inline(always)]
     fn bool(&self, field: Field) -> Option<bool> {
         match self.with(field, |v| match v {
             Value::Bool(b) => Some(*b),
@@ -173,7 +173,7 @@ impl Fields<'_> {
 
     /// Replaces a field the fast path has read as a plain int or bool (dropping it runs no
     /// code).
-    #[inline]
+    #[inline(always)]
     fn set(&self, field: Field, value: Value) {
         match self.storage {
             AttrStorage::Values(values, keys) => {
@@ -195,7 +195,7 @@ impl Fields<'_> {
     }
 
     /// Whether an instance attribute has one of these method names (and so shadows it).
-    #[inline]
+    #[inline(always)]
     fn shadows(&self, methods: &[&Rc<PyStr>]) -> bool {
         if self.only_init {
             return false;
@@ -1061,7 +1061,10 @@ fn bound_in_dict(vm: &Vm, n: &Names, this: &Value) -> Option<Value> {
         return None;
     }
     let table = match o.attr_storage()? {
-        AttrStorage::Values(..) => return o.attr_storage()?.get(&n.bound_loop),
+        AttrStorage::Values(values, keys) => {
+            let at = keys.index_of(&n.bound_loop)?;
+            return values.borrow().get(at).cloned();
+        }
         AttrStorage::Dict(table) => table.borrow(),
     };
     // Most often the last attribute: set at the first wait, after `__init__`'s.

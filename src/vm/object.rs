@@ -553,7 +553,7 @@ impl SharedKeys {
     }
 
     /// Where `name` is among the keys, trying `hint` first (where it is expected).
-    #[inline]
+    #[inline(always)]
     pub fn index_of_at(&self, name: &Rc<PyStr>, hint: usize) -> Option<usize> {
         match self.names.borrow().get(hint) {
             Some(k) if Rc::ptr_eq(k, name) => Some(hint),
