@@ -366,24 +366,18 @@ pub fn init_type_methods(vm: &mut Vm) {
     );
     // CPython's doc and text signature of the function or method (`native_docs`), and a
     // function's module (a method has none).
-    vm.add_getset(
-        &builtin_function,
-        "__doc__",
-        |_, v| {
-            let doc = super::native_docs::doc(v);
-            Ok(doc.map_or(Value::None, Value::str))
-        },
-        None,
-    );
-    vm.add_getset(
-        &builtin_function,
-        "__text_signature__",
-        |_, v| {
+    let documented: [(&'static str, Getter); 2] = [
+        ("__doc__", |_, v| {
+            Ok(super::native_docs::doc(v).map_or(Value::None, Value::str))
+        }),
+        ("__text_signature__", |_, v| {
             let signature = super::native_docs::text_signature(v);
             Ok(signature.map_or(Value::None, Value::str))
-        },
-        None,
-    );
+        }),
+    ];
+    for (name, getter) in documented {
+        vm.add_getset(&builtin_function, name, getter, None);
+    }
     vm.add_getset(
         &builtin_function,
         "__module__",

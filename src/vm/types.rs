@@ -616,42 +616,34 @@ impl Vm {
 
     /// Creates a built-in function value.
     pub fn native(&self, name: &'static str, func: NativeFn) -> Value {
-        Value::object(Object::new(
-            self.types.builtin_function.clone(),
-            ObjectKind::Native(NativeFunction {
-                name,
-                func,
-                is_method: false,
-                owner: None,
-                module: OnceCell::new(),
-            }),
-        ))
+        self.native_function(name, func, false, None)
     }
 
     /// A method written in Rust of the type named `owner`, binding `self` like a `def`.
     pub fn native_method(&self, owner: Rc<str>, name: &'static str, func: NativeFn) -> Value {
-        Value::object(Object::new(
-            self.types.builtin_function.clone(),
-            ObjectKind::Native(NativeFunction {
-                name,
-                func,
-                is_method: true,
-                owner: Some(owner),
-                module: OnceCell::new(),
-            }),
-        ))
+        self.native_function(name, func, true, Some(owner))
     }
 
     /// A class or static method's native (no `self` to bind): named with its type, as
     /// `dict.fromkeys` is.
     fn native_of_type(&self, ty: &PyType, name: &'static str, func: NativeFn) -> Value {
+        self.native_function(name, func, false, Some(ty.name.clone()))
+    }
+
+    fn native_function(
+        &self,
+        name: &'static str,
+        func: NativeFn,
+        is_method: bool,
+        owner: Option<Rc<str>>,
+    ) -> Value {
         Value::object(Object::new(
             self.types.builtin_function.clone(),
             ObjectKind::Native(NativeFunction {
                 name,
                 func,
-                is_method: false,
-                owner: Some(ty.name.clone()),
+                is_method,
+                owner,
                 module: OnceCell::new(),
             }),
         ))
