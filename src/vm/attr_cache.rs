@@ -169,8 +169,10 @@ fn shadowing_value(
 
 /// `LOAD_ATTR` of `body.names[i]` on `obj` in its commonest case, decided inline: an
 /// attribute of an instance whose class has nothing under the name, at the place the memo
-/// remembers (CPython's `LOAD_ATTR_INSTANCE_VALUE`). None sends the lookup the general way,
-/// [`Vm::load_attr_cached`].
+/// remembers (CPython's `LOAD_ATTR_INSTANCE_VALUE`), or a module's global at the place its
+/// namespace last had it (`LOAD_ATTR_MODULE`: `asyncio.sleep`; the memo says the module's
+/// class has nothing under the name, [`Vm::note_module_attr`]). None sends the lookup the
+/// general way, [`Vm::load_attr_cached`].
 #[inline(always)]
 pub fn instance_attr_hit(body: &Body, i: usize, obj: &Value) -> Option<Value> {
     let Value::Object(o) = obj else {
@@ -186,7 +188,10 @@ pub fn instance_attr_hit(body: &Body, i: usize, obj: &Value) -> Option<Value> {
     if let Some(values) = borrow_values(o) {
         return values.get(slot.index.get() as usize).cloned();
     }
-    let table = o.dict.get()?.table.try_borrow().ok()?;
+    let table = match &o.kind {
+        ObjectKind::Module { dict, .. } => dict.table.try_borrow().ok()?,
+        _ => o.dict.get()?.table.try_borrow().ok()?,
+    };
     let entry = table.entries().get(slot.hint.get())?.as_ref()?;
     match &entry.key {
         Value::Str(k) if Rc::ptr_eq(k, body.names.get(i)?) => Some(entry.value.clone()),
@@ -271,7 +276,30 @@ impl Vm {
         match self.cached_attr(body, i, obj) {
             Some(Found::Value(v)) => Ok(v),
             Some(Found::Method(m)) => Ok(self.bound_method(m, obj.clone())),
-            None => self.get_attr(obj, &body.names[i]),
+            None => {
+                self.note_module_attr(body, i, obj);
+                self.get_attr(obj, &body.names[i])
+            }
+        }
+    }
+
+    /// For a module receiver, what [`instance_attr_hit`] needs to answer the next load of
+    /// `body.names[i]` inline: the memo of the module's class under the name (when it has
+    /// nothing there, the module's namespace decides) and where the namespace has it.
+    fn note_module_attr(&self, body: &Body, i: usize, obj: &Value) {
+        let Value::Object(o) = obj else { return };
+        let ObjectKind::Module { dict, .. } = &o.kind else {
+            return;
+        };
+        let (Some(name), Some(slot)) = (body.names.get(i), slot_for(body, i, &o.class)) else {
+            return;
+        };
+        if matches!(
+            slot.on_class(&o.class, name, &self.names).0,
+            OnClass::Nothing
+        ) && let Some(at) = dict.table.borrow().position_str(name)
+        {
+            slot.hint.set(at);
         }
     }
 
@@ -287,7 +315,10 @@ impl Vm {
         match self.cached_attr(body, i, &obj) {
             Some(Found::Value(v)) => Ok((v, Value::Null)),
             Some(Found::Method(m)) => Ok((m, obj)),
-            None => self.load_method(&obj, &body.names[i]),
+            None => {
+                self.note_module_attr(body, i, &obj);
+                self.load_method(&obj, &body.names[i])
+            }
         }
     }
 

@@ -248,10 +248,13 @@ impl Vm {
                         quickened_run!(self, frame, [local as usize], 1, |[obj]| {
                             let (m, this) = match method_hit(body, name as usize, obj) {
                                 Some(m) => (m, obj.clone()),
-                                None => {
-                                    let obj = obj.clone();
-                                    self.load_method_cached(body, name as usize, obj)?
-                                }
+                                None => match instance_attr_hit(body, name as usize, obj) {
+                                    Some(v) => (v, Value::Null),
+                                    None => {
+                                        let obj = obj.clone();
+                                        self.load_method_cached(body, name as usize, obj)?
+                                    }
+                                },
                             };
                             frame.stack.push(m);
                             frame.stack.push(this);
@@ -535,7 +538,10 @@ impl Vm {
                         let obj = pop!(frame);
                         let (m, this) = match method_hit(body, i as usize, &obj) {
                             Some(m) => (m, obj),
-                            None => self.load_method_cached(body, i as usize, obj)?,
+                            None => match instance_attr_hit(body, i as usize, &obj) {
+                                Some(v) => (v, Value::Null),
+                                None => self.load_method_cached(body, i as usize, obj)?,
+                            },
                         };
                         frame.stack.push(m);
                         frame.stack.push(this);

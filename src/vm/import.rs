@@ -16,7 +16,7 @@ use std::rc::Rc;
 
 use super::cpython_names::{OUTSIDE_THE_SUBSET, is_cpython_module, is_found_before_path};
 use super::dict::StrKeys;
-use super::object::{Object, ObjectKind};
+use super::object::{ModuleOrigin, Object, ObjectKind};
 use super::value::{PyDict, PyStr, Value};
 use super::{Exc, PyResult, Vm};
 
@@ -238,7 +238,9 @@ impl Vm {
                 self.modules.table.borrow_mut().set_str(key, module.clone());
                 module
             }
-            Some(Located::Library(file, text)) => self.run_module_source(name, file, text, None)?,
+            Some(Located::Library(file, text)) => {
+                self.run_module_source(name, file, text, None, ModuleOrigin::BuiltIn)?
+            }
             None => {
                 let top = name.split('.').next().unwrap_or(name);
                 let message = match is_cpython_module(top) {
@@ -332,7 +334,8 @@ impl Vm {
                 return Err(self.new_exc(&self.types.os_error.clone(), message));
             }
         };
-        self.run_module_source(name, &filename, &text, found.package_dir.as_deref())
+        let package_dir = found.package_dir.as_deref();
+        self.run_module_source(name, &filename, &text, package_dir, ModuleOrigin::File)
     }
 
     /// Compiles `text` and runs it as module `name` (a package when it has a
@@ -343,6 +346,7 @@ impl Vm {
         filename: &str,
         text: &str,
         package_dir: Option<&std::path::Path>,
+        origin: ModuleOrigin,
     ) -> PyResult<Value> {
         let code = match (self.compile)(filename, text, crate::compile::Mode::Exec) {
             Ok(code) => code,
@@ -378,6 +382,7 @@ impl Vm {
             ObjectKind::Module {
                 name: name.into(),
                 dict: globals.clone(),
+                origin,
             },
         ));
         let key = self.intern(name);
@@ -659,7 +664,11 @@ impl Vm {
         super::teardown::watch_module(&dict);
         Value::object(Object::new(
             self.types.module.clone(),
-            ObjectKind::Module { name: module, dict },
+            ObjectKind::Module {
+                name: module,
+                dict,
+                origin: ModuleOrigin::BuiltIn,
+            },
         ))
     }
 }

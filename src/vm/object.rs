@@ -385,6 +385,17 @@ pub struct TracebackFrame {
     pub namespace: Option<Rc<PyDict>>,
 }
 
+/// Where a module came from, which its repr shows (`importlib._bootstrap._module_repr`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum ModuleOrigin {
+    /// One of apy's own, native or from its library: `<module 'json' (built-in)>`.
+    BuiltIn,
+    /// A file the program imported, or the script: `<module 'm' from '/path/m.py'>`.
+    File,
+    /// Made by `types.ModuleType(name)`: `<module 'm'>` (or `from` a `__file__` given it).
+    Plain,
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum DictViewKind {
     Keys,
@@ -474,6 +485,7 @@ pub enum ObjectKind {
     Module {
         name: Rc<str>,
         dict: Rc<PyDict>,
+        origin: ModuleOrigin,
     },
     /// Boxed: three ints, which inline would size every object.
     Range(Box<Range>),

@@ -10,7 +10,8 @@ use crate::common::complex_ops::complex_repr;
 use crate::common::float_repr::float_repr;
 use crate::common::int_ops::Int;
 
-use super::object::{DictViewKind, KwArgs, ObjectKind, is_native_fn};
+use super::dict::StrKeys;
+use super::object::{DictViewKind, KwArgs, ModuleOrigin, ObjectKind, is_native_fn};
 use super::types::lookup;
 use super::value::{PyStr, Value};
 use super::{PyResult, Vm};
@@ -194,7 +195,23 @@ impl Vm {
                     }
                 }
             }
-            ObjectKind::Module { name, .. } => format!("<module '{name}' (built-in)>"),
+            ObjectKind::Module { name, dict, origin } => {
+                let name = match dict.table.borrow().get_str(&self.names.name) {
+                    Some(Value::Str(s)) => s.as_str().to_owned(),
+                    _ => name.to_string(),
+                };
+                let name = self.repr(&Value::str(name))?;
+                let file = dict
+                    .table
+                    .borrow()
+                    .get_str(&PyStr::new("__file__"))
+                    .cloned();
+                match (origin, file) {
+                    (ModuleOrigin::BuiltIn, _) => format!("<module {name} (built-in)>"),
+                    (_, Some(file)) => format!("<module {name} from {}>", self.repr(&file)?),
+                    (_, None) => format!("<module {name}>"),
+                }
+            }
             ObjectKind::Complex(z) => complex_repr(*z),
             ObjectKind::Range(r) => {
                 if r.step == Int::Small(1) {

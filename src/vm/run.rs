@@ -14,7 +14,7 @@ use super::exceptions::init as init_exceptions;
 use super::frame::{Frame, FrameResult, InlineFrames};
 use super::generator::init as init_generators;
 use super::iter::init as init_iterators;
-use super::object::{BuiltinTypes, Object, ObjectKind};
+use super::object::{BuiltinTypes, ModuleOrigin, Object, ObjectKind};
 use super::type_attrs::init_type_methods;
 use super::value::{PyDict, Value};
 use super::{
@@ -160,6 +160,7 @@ impl Vm {
             ObjectKind::Module {
                 name: "builtins".into(),
                 dict: self.builtins.clone(),
+                origin: ModuleOrigin::BuiltIn,
             },
         ));
         let key = self.intern("builtins");
@@ -175,7 +176,8 @@ impl Vm {
         let code = self.load_code(code);
         let globals = self.main_namespace();
         // A script's own path; `-c`, standard input and the prompt have none.
-        if !code.head.filename.starts_with('<') {
+        let from_file = !code.head.filename.starts_with('<');
+        if from_file {
             let file = Value::str(code.head.filename.as_ref());
             let key = self.intern("__file__");
             globals.table.borrow_mut().set_str(key, file);
@@ -187,6 +189,10 @@ impl Vm {
             ObjectKind::Module {
                 name: "__main__".into(),
                 dict: globals.clone(),
+                origin: match from_file {
+                    true => ModuleOrigin::File,
+                    false => ModuleOrigin::BuiltIn,
+                },
             },
         ));
         let main_key = self.names.main.clone();

@@ -5,14 +5,17 @@
 
 use std::rc::Rc;
 
-use super::args::check_arity;
+use super::args::{Signature, check_arity};
 use super::dict::StrKeys;
-use super::object::{Getter, NativeFunction, ObjectKind, PyType};
-use super::value::{DictTable, PyStr, Value};
+use super::object::{Getter, KwArgs, ModuleOrigin, NativeFunction, Object, ObjectKind, PyType};
+use super::value::{DictTable, PyDict, PyStr, Value};
 use super::{PyResult, Vm};
 
 /// The getters of `type`, `object` and `function` attributes.
 pub fn init_type_methods(vm: &mut Vm) {
+    let module = vm.types.module.clone();
+    vm.add_static(&module, "__new__", module_new);
+    vm.add_method(&module, "__init__", module_init);
     let type_ = vm.types.type_.clone();
     vm.add_getset(
         &type_,
@@ -463,6 +466,73 @@ fn shown_name<'a>(ty: &PyType, name: &'a str) -> &'a str {
         true => name.rsplit('.').next().unwrap_or(name),
         false => name,
     }
+}
+
+/// `types.ModuleType(name, doc=None)` (or a subclass): an empty module, its namespace
+/// holding `__name__`, `__doc__`, `__package__`, `__loader__` and `__spec__`.
+fn module_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let Some((Value::Type(cls), rest)) = args.split_first() else {
+        return Err(vm.type_error("module.__new__(X): X is not a type object"));
+    };
+    let (name, doc) = module_arguments(vm, rest, kw)?;
+    let dict = Rc::new(PyDict {
+        table: Default::default(),
+    });
+    let unset = [
+        vm.intern("__package__"),
+        vm.intern("__loader__"),
+        vm.intern("__spec__"),
+    ];
+    {
+        let mut table = dict.table.borrow_mut();
+        table.set_str(vm.names.name.clone(), Value::Str(name.clone()));
+        table.set_str(vm.names.doc.clone(), doc);
+        for key in unset {
+            table.set_str(key, Value::None);
+        }
+    }
+    super::teardown::watch_module(&dict);
+    Ok(Value::object(Object::new(
+        cls.clone(),
+        ObjectKind::Module {
+            name: name.as_str().into(),
+            dict,
+            origin: ModuleOrigin::Plain,
+        },
+    )))
+}
+
+/// `module.__init__(name, doc=None)`: names the module (again) and gives it its doc.
+fn module_init(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let Some((this, rest)) = args.split_first() else {
+        return Err(vm.type_error("unbound method module.__init__() needs an argument"));
+    };
+    let (name, doc) = module_arguments(vm, rest, kw)?;
+    if let Value::Object(o) = this
+        && let ObjectKind::Module { dict, .. } = &o.kind
+    {
+        let mut table = dict.table.borrow_mut();
+        table.set_str(vm.names.name.clone(), Value::Str(name));
+        table.set_str(vm.names.doc.clone(), doc);
+    }
+    Ok(Value::None)
+}
+
+/// The `name` (a str) and `doc` (None when not given) a module is made with.
+fn module_arguments(vm: &Vm, args: &[Value], kw: &KwArgs) -> PyResult<(Rc<PyStr>, Value)> {
+    const SIGNATURE: Signature = Signature::keywords("module", "module", &["name", "doc"], 1, 0);
+    let bound = SIGNATURE.bind(vm, args, kw)?;
+    let name = match &bound[0] {
+        Some(Value::Str(s)) => s.clone(),
+        Some(other) => {
+            return Err(vm.type_error(format!(
+                "module() argument 'name' must be str, not {}",
+                vm.type_name(other)
+            )));
+        }
+        None => return Err(vm.type_error("module() missing required argument 'name' (pos 1)")),
+    };
+    Ok((name, bound[1].clone().unwrap_or(Value::None)))
 }
 
 /// The name and owner of a `getset_descriptor`.

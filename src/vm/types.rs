@@ -942,7 +942,14 @@ impl Vm {
         match obj {
             Value::Type(t) => return self.type_get_attr(t, name),
             Value::Object(o) => match &o.kind {
-                ObjectKind::Module { dict, .. } => {
+                // The namespace first, unless a subclass of ModuleType has a data
+                // descriptor (a property) under the name, which comes before it.
+                ObjectKind::Module { dict, .. }
+                    if Rc::ptr_eq(&o.class, &self.types.module)
+                        || name.as_str() == "__dict__"
+                        || !lookup(&o.class, name)
+                            .is_some_and(|d| is_data_descriptor(&d, &self.names)) =>
+                {
                     if let Some(v) = dict.table.borrow().get_str(name) {
                         return Ok(Some(v.clone()));
                     }

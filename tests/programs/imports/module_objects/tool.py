@@ -1,0 +1,2 @@
+"""A module of the program's own."""
+VALUE = 1
