@@ -12,7 +12,9 @@ use std::rc::{Rc, Weak};
 use super::dict::StrKeys;
 use super::instance_values::{AttrStorage, borrow_values};
 use super::object::{Body, InstanceValues, ObjectKind, PyType, SharedKeys};
-use super::types::{has_own_getattribute, is_plain_method, lookup, type_version};
+use super::types::{
+    has_own_getattribute, is_data_descriptor, is_plain_method, lookup, type_version,
+};
 use super::value::{PyStr, Value};
 use super::{Names, PyResult, Vm};
 use crate::vm::object::AttrSlot;
@@ -199,6 +201,39 @@ pub fn instance_attr_hit(body: &Body, i: usize, obj: &Value) -> Option<Value> {
     }
 }
 
+/// `LOAD_ATTR` of `body.names[i]` on a class (`Color.RED`, `C.helper`), decided inline
+/// from the memo [`Vm::note_class_attr`] made: the value in the class's own namespace at
+/// the remembered place, or the callable of a staticmethod there. None sends the lookup
+/// the general way.
+#[inline(always)]
+pub fn class_attr_hit(body: &Body, i: usize, obj: &Value) -> Option<Value> {
+    let Value::Type(class) = obj else {
+        return None;
+    };
+    let slot = slot_for(body, i, class)?;
+    let fresh =
+        std::ptr::eq(slot.class.get(), Rc::as_ptr(class)) && slot.version.get() == type_version();
+    if !fresh {
+        return None;
+    }
+    let OnClass::ClassAttribute { unwrap_static } = slot.found.try_borrow().ok()?.0 else {
+        return None;
+    };
+    let table = class.dict.try_borrow().ok()?;
+    let entry = table.entries().get(slot.hint.get())?.as_ref()?;
+    if !matches!(&entry.key, Value::Str(k) if Rc::ptr_eq(k, body.names.get(i)?)) {
+        return None;
+    }
+    match (&entry.value, unwrap_static) {
+        (value, false) => Some(value.clone()),
+        (Value::Object(o), true) => match &o.kind {
+            ObjectKind::StaticMethod(f) => Some(f.clone()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// `LOAD_ATTR` (method form) of `body.names[i]` on `obj` in its commonest case, decided
 /// inline: a plain method of the receiver's class, as the fresh memo has it, which no
 /// attribute of the receiver can shadow: it keeps none (a generator, a future), or its
@@ -278,9 +313,57 @@ impl Vm {
             Some(Found::Method(m)) => Ok(self.bound_method(m, obj.clone())),
             None => {
                 self.note_module_attr(body, i, obj);
+                self.note_class_attr(body, i, obj);
                 self.get_attr(obj, &body.names[i])
             }
         }
+    }
+
+    /// For a class receiver whose metaclass is `type`, what [`class_attr_hit`] needs to
+    /// answer the next load of `body.names[i]` inline, when the class's own namespace holds
+    /// the name and reading it through the class gives it unchanged (anything but a
+    /// classmethod or a descriptor of a class of the program's) or gives a staticmethod's
+    /// callable, and `type` has no data descriptor of that name (`__name__`, `__doc__`).
+    fn note_class_attr(&self, body: &Body, i: usize, obj: &Value) {
+        let Value::Type(class) = obj else { return };
+        let Some(name) = body.names.get(i) else {
+            return;
+        };
+        if class.meta.is_some()
+            || lookup(&self.types.type_, name).is_some_and(|d| is_data_descriptor(&d, &self.names))
+        {
+            return;
+        }
+        let table = class.dict.borrow();
+        let Some(at) = table.position_str(name) else {
+            return;
+        };
+        let unwrap_static = match table.entry(at).map(|e| &e.value) {
+            Some(Value::Object(o)) => match &o.kind {
+                ObjectKind::StaticMethod(_) => true,
+                ObjectKind::ClassMethod(_) => return,
+                _ if !o.class.builtin && lookup(&o.class, &self.names.get).is_some() => return,
+                _ => false,
+            },
+            Some(_) => false,
+            None => return,
+        };
+        let Some(slot) = slot_for(body, i, class) else {
+            return;
+        };
+        let Ok(mut found) = slot.found.try_borrow_mut() else {
+            return;
+        };
+        *found = (
+            OnClass::ClassAttribute { unwrap_static },
+            Rc::downgrade(class),
+        );
+        slot.class.set(Rc::as_ptr(class));
+        slot.version.set(type_version());
+        slot.hint.set(at);
+        slot.index.set(u32::MAX);
+        slot.absent_below.set(0);
+        slot.nothing_on_class.set(false);
     }
 
     /// For a module receiver, what [`instance_attr_hit`] needs to answer the next load of
@@ -317,6 +400,7 @@ impl Vm {
             Some(Found::Method(m)) => Ok((m, obj)),
             None => {
                 self.note_module_attr(body, i, &obj);
+                self.note_class_attr(body, i, &obj);
                 self.load_method(&obj, &body.names[i])
             }
         }
@@ -329,7 +413,7 @@ impl Vm {
         let name = body.names.get(i)?;
         let slot = slot_for(body, i, class)?;
         let found = match &slot.on_class(class, name, &self.names).0 {
-            OnClass::General => return None,
+            OnClass::General | OnClass::ClassAttribute { .. } => return None,
             OnClass::Nothing => return stored_value(&dict?, name, slot).map(Found::Value),
             OnClass::Method(m) => m.get()?,
         };

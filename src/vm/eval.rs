@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use crate::compile::bytecode::Instr;
 
-use super::attr_cache::{instance_attr_hit, method_hit};
+use super::attr_cache::{class_attr_hit, instance_attr_hit, method_hit};
 use super::call::{binds_positionally, generator_kind};
 use super::compare::compare_native;
 use super::dict::StrKeys;
@@ -231,7 +231,9 @@ impl Vm {
                         // The copy's run (`o.x op= v`) keeps the object under the value.
                         let keep = matches!(instr, Instr::LoadFastCopyLoadAttr(..));
                         quickened_run!(self, frame, [local as usize], 1 + keep as u64, |[obj]| {
-                            let v = match instance_attr_hit(body, name as usize, obj) {
+                            let hit = instance_attr_hit(body, name as usize, obj)
+                                .or_else(|| class_attr_hit(body, name as usize, obj));
+                            let v = match hit {
                                 Some(v) => v,
                                 None => {
                                     let obj = obj.clone();
@@ -248,7 +250,9 @@ impl Vm {
                         quickened_run!(self, frame, [local as usize], 1, |[obj]| {
                             let (m, this) = match method_hit(body, name as usize, obj) {
                                 Some(m) => (m, obj.clone()),
-                                None => match instance_attr_hit(body, name as usize, obj) {
+                                None => match instance_attr_hit(body, name as usize, obj)
+                                    .or_else(|| class_attr_hit(body, name as usize, obj))
+                                {
                                     Some(v) => (v, Value::Null),
                                     None => {
                                         let obj = obj.clone();
@@ -528,7 +532,9 @@ impl Vm {
                     }
                     Instr::LoadAttr(i) => {
                         let obj = pop!(frame);
-                        let v = match instance_attr_hit(body, i as usize, &obj) {
+                        let hit = instance_attr_hit(body, i as usize, &obj)
+                            .or_else(|| class_attr_hit(body, i as usize, &obj));
+                        let v = match hit {
                             Some(v) => v,
                             None => self.load_attr_cached(body, i as usize, &obj)?,
                         };
@@ -538,7 +544,9 @@ impl Vm {
                         let obj = pop!(frame);
                         let (m, this) = match method_hit(body, i as usize, &obj) {
                             Some(m) => (m, obj),
-                            None => match instance_attr_hit(body, i as usize, &obj) {
+                            None => match instance_attr_hit(body, i as usize, &obj)
+                                .or_else(|| class_attr_hit(body, i as usize, &obj))
+                            {
                                 Some(v) => (v, Value::Null),
                                 None => self.load_method_cached(body, i as usize, obj)?,
                             },

@@ -819,6 +819,10 @@ pub(super) enum OnClass {
     Nothing,
     /// A method (a function or built-in method), unless the instance shadows it.
     Method(WeakMethod),
+    /// The receiver is the class itself (held weakly beside this), whose own namespace
+    /// holds the name at the slot's `hint`: read there as it is, or a staticmethod's
+    /// callable (CPython's `LOAD_ATTR_CLASS`).
+    ClassAttribute { unwrap_static: bool },
 }
 
 /// A method, held weakly.

@@ -557,7 +557,7 @@ pub fn is_plain_method(v: &Value) -> bool {
 
 /// A descriptor that takes precedence over the instance's `__dict__`: a property, a
 /// getset, or an instance of a class with `__set__` or `__delete__` (`PyDescr_IsData`).
-fn is_data_descriptor(v: &Value, names: &super::Names) -> bool {
+pub(super) fn is_data_descriptor(v: &Value, names: &super::Names) -> bool {
     let Value::Object(o) = v else {
         return false;
     };
