@@ -870,16 +870,19 @@ impl Vm {
         }
     }
 
-    /// A user class's own `__getattribute__` for `obj`, which then decides every attribute
-    /// lookup on it (special methods, looked up on the type, excepted).
+    /// A user class's own `__getattribute__` for `obj` (a metaclass's, for a class), which
+    /// then decides every attribute lookup on it (special methods, looked up on the type,
+    /// excepted).
     fn custom_getattribute(&self, obj: &Value) -> Option<Value> {
-        let Value::Object(o) = obj else {
-            return None;
+        let class = match obj {
+            Value::Object(o) => &o.class,
+            Value::Type(t) => t.meta.as_ref()?,
+            _ => return None,
         };
-        if !has_own_getattribute(&o.class, &self.names.getattribute) {
+        if !has_own_getattribute(class, &self.names.getattribute) {
             return None;
         }
-        lookup(&o.class, &self.names.getattribute)
+        lookup(class, &self.names.getattribute)
     }
 
     /// `slot_tp_getattr_hook`: the class's `__getattribute__`, and its `__getattr__` when
