@@ -263,11 +263,16 @@ fn this_frame<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a FrameObject> {
 
 /// The code object value of `code`.
 pub fn code_value(vm: &mut Vm, code: &Rc<CodeObj>) -> Value {
+    if let Some(shown) = code.shown.borrow().upgrade() {
+        return Value::Object(shown);
+    }
     ready(vm);
-    Value::object(Object::new(
+    let shown = Rc::new(Object::new(
         vm.types.code.clone(),
         ObjectKind::Code(code.clone()),
-    ))
+    ));
+    *code.shown.borrow_mut() = Rc::downgrade(&shown);
+    Value::Object(shown)
 }
 
 fn this_code<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a Rc<CodeObj>> {

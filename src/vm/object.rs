@@ -181,6 +181,9 @@ pub struct CodeObj {
     /// with ([`super::frame::inline_arity`]), `u32::MAX` when no call does: one compare
     /// on every Python-to-Python call instead of six flags and the count.
     pub inline_arity: u32,
+    /// The `code` object a program sees (`f.__code__`, `frame.f_code`), held weakly, so
+    /// that asking again gives the same one while it lives, as in CPython.
+    pub shown: RefCell<Weak<Object>>,
 }
 
 /// What running a code object needs beyond its [`Code`]: made when it first runs.
@@ -216,6 +219,7 @@ impl CodeObj {
             body: OnceCell::new(),
             varnames,
             cellnames,
+            shown: RefCell::new(Weak::new()),
         }
     }
 
