@@ -114,7 +114,7 @@ mod weakref;
 
 use crate::vm::Vm;
 use crate::vm::dict::StrKeys;
-use crate::vm::object::{Layout, ObjectKind};
+use crate::vm::object::{Layout, NativeFunction};
 use crate::vm::types::make_type;
 use crate::vm::value::Value;
 
@@ -143,11 +143,7 @@ pub fn install(vm: &mut Vm) {
         .chain([&open])
     {
         let value = vm.native(name, *f);
-        if let Value::Object(o) = &value
-            && let ObjectKind::Native(native) = &o.kind
-        {
-            let _ = native.module.set(module.clone());
-        }
+        NativeFunction::place_in(&value, &module);
         set_builtin(vm, name, value);
     }
     let t = &vm.types;

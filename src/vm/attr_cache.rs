@@ -15,7 +15,7 @@ use super::object::{Body, InstanceValues, ObjectKind, PyType, SharedKeys};
 use super::types::{
     has_own_getattribute, is_data_descriptor, is_plain_method, lookup, type_version,
 };
-use super::value::{PyStr, Value};
+use super::value::{PyDict, PyStr, Value};
 use super::{Names, PyResult, Vm};
 use crate::vm::object::AttrSlot;
 use crate::vm::object::OnClass;
@@ -312,20 +312,32 @@ impl Vm {
             Some(Found::Value(v)) => Ok(v),
             Some(Found::Method(m)) => Ok(self.bound_method(m, obj.clone())),
             None => {
-                self.note_module_attr(body, i, obj);
-                self.note_class_attr(body, i, obj);
+                self.note_for_inline(body, i, obj);
                 self.get_attr(obj, &body.names[i])
             }
         }
     }
 
-    /// For a class receiver whose metaclass is `type`, what [`class_attr_hit`] needs to
-    /// answer the next load of `body.names[i]` inline, when the class's own namespace holds
-    /// the name and reading it through the class gives it unchanged (anything but a
+    /// On the general path for a receiver the memo does not cover, what the inline paths
+    /// need to answer the next load of `body.names[i]` on a class or a module.
+    fn note_for_inline(&self, body: &Body, i: usize, obj: &Value) {
+        match obj {
+            Value::Type(class) => self.note_class_attr(body, i, class),
+            Value::Object(o) => {
+                if let ObjectKind::Module { dict, .. } = &o.kind {
+                    self.note_module_attr(body, i, &o.class, dict);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// For a class whose metaclass is `type`, what [`class_attr_hit`] needs to answer the
+    /// next load of `body.names[i]` on it inline, when the class's own namespace holds the
+    /// name and reading it through the class gives it unchanged (anything but a
     /// classmethod or a descriptor of a class of the program's) or gives a staticmethod's
     /// callable, and `type` has no data descriptor of that name (`__name__`, `__doc__`).
-    fn note_class_attr(&self, body: &Body, i: usize, obj: &Value) {
-        let Value::Type(class) = obj else { return };
+    fn note_class_attr(&self, body: &Body, i: usize, class: &Rc<PyType>) {
         let Some(name) = body.names.get(i) else {
             return;
         };
@@ -366,21 +378,16 @@ impl Vm {
         slot.nothing_on_class.set(false);
     }
 
-    /// For a module receiver, what [`instance_attr_hit`] needs to answer the next load of
-    /// `body.names[i]` inline: the memo of the module's class under the name (when it has
-    /// nothing there, the module's namespace decides) and where the namespace has it.
-    fn note_module_attr(&self, body: &Body, i: usize, obj: &Value) {
-        let Value::Object(o) = obj else { return };
-        let ObjectKind::Module { dict, .. } = &o.kind else {
+    /// For a module (of class `class`, its namespace `dict`), what [`instance_attr_hit`]
+    /// needs to answer the next load of `body.names[i]` on it inline: the memo of the
+    /// module's class under the name (when it has nothing there, the namespace decides)
+    /// and where the namespace has it.
+    fn note_module_attr(&self, body: &Body, i: usize, class: &Rc<PyType>, dict: &PyDict) {
+        let (Some(name), Some(slot)) = (body.names.get(i), slot_for(body, i, class)) else {
             return;
         };
-        let (Some(name), Some(slot)) = (body.names.get(i), slot_for(body, i, &o.class)) else {
-            return;
-        };
-        if matches!(
-            slot.on_class(&o.class, name, &self.names).0,
-            OnClass::Nothing
-        ) && let Some(at) = dict.table.borrow().position_str(name)
+        if matches!(slot.on_class(class, name, &self.names).0, OnClass::Nothing)
+            && let Some(at) = dict.table.borrow().position_str(name)
         {
             slot.hint.set(at);
         }
@@ -399,8 +406,7 @@ impl Vm {
             Some(Found::Value(v)) => Ok((v, Value::Null)),
             Some(Found::Method(m)) => Ok((m, obj)),
             None => {
-                self.note_module_attr(body, i, &obj);
-                self.note_class_attr(body, i, &obj);
+                self.note_for_inline(body, i, &obj);
                 self.load_method(&obj, &body.names[i])
             }
         }

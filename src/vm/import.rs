@@ -16,7 +16,7 @@ use std::rc::Rc;
 
 use super::cpython_names::{OUTSIDE_THE_SUBSET, is_cpython_module, is_found_before_path};
 use super::dict::StrKeys;
-use super::object::{ModuleOrigin, Object, ObjectKind};
+use super::object::{ModuleOrigin, NativeFunction, Object, ObjectKind};
 use super::value::{PyDict, PyStr, Value};
 use super::{Exc, PyResult, Vm};
 
@@ -651,13 +651,7 @@ impl Vm {
             .set_str(self.names.name.clone(), Value::str(name));
         let module: Rc<str> = name.into();
         for (k, v) in attrs {
-            // A function is of the first module it is put in (`__module__`).
-            if let Value::Object(o) = &v
-                && let ObjectKind::Native(native) = &o.kind
-                && !native.is_method
-            {
-                let _ = native.module.set(module.clone());
-            }
+            NativeFunction::place_in(&v, &module);
             let key = self.intern(k);
             dict.table.borrow_mut().set_str(key, v);
         }

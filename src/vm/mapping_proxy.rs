@@ -17,6 +17,7 @@ use super::{PyResult, Vm};
 use crate::compile::bytecode::{BinaryOperator, CompareOperator};
 
 /// What a proxy shows.
+#[derive(Clone)]
 enum Viewed {
     /// A class's namespace (`A.__dict__`).
     Class(Rc<PyType>),
@@ -122,11 +123,7 @@ fn new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     }
     // A proxy of a proxy shows what the inner one shows.
     if let Some(MappingProxy(inner)) = mapping.native::<MappingProxy>() {
-        let viewed = match inner {
-            Viewed::Class(class) => Viewed::Class(class.clone()),
-            Viewed::Mapping(m) => Viewed::Mapping(m.clone()),
-        };
-        return Ok(vm.mapping_proxy(viewed));
+        return Ok(vm.mapping_proxy(inner.clone()));
     }
     Ok(vm.mapping_proxy(Viewed::Mapping(mapping)))
 }

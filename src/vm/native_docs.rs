@@ -9,19 +9,24 @@ use std::sync::OnceLock;
 use super::object::{ObjectKind, PyType};
 use super::value::Value;
 
-/// One record a function: `\x1e` key `\x1f` text signature `\x1f` doc (see the script).
+/// One record a function or type: `\x1e` key `\x1f` text signature `\x1f` doc (see the
+/// script); an empty field is one CPython has none of.
 const BUILTIN_DOCS: &str = include_str!("cpython_data/builtin_docs.txt");
 
-/// A native's text signature and doc (either may be empty), read into a table at the
-/// first ask.
-fn record(key: &str) -> Option<(&'static str, &'static str)> {
-    static TABLE: OnceLock<HashMap<&'static str, (&'static str, &'static str)>> = OnceLock::new();
+/// A record's text signature and doc, each None where CPython has none.
+type Record = (Option<&'static str>, Option<&'static str>);
+
+/// The record under `key`, the table read at the first ask.
+fn record(key: &str) -> Option<Record> {
+    static TABLE: OnceLock<HashMap<&'static str, Record>> = OnceLock::new();
+    let given = |field: &'static str| (!field.is_empty()).then_some(field);
     let table = TABLE.get_or_init(|| {
         BUILTIN_DOCS
             .split('\x1e')
             .filter_map(|record| {
                 let mut fields = record.splitn(3, '\x1f');
-                Some((fields.next()?, (fields.next()?, fields.next()?)))
+                let key = fields.next()?;
+                Some((key, (given(fields.next()?), given(fields.next()?))))
             })
             .collect()
     });
@@ -31,7 +36,7 @@ fn record(key: &str) -> Option<(&'static str, &'static str)> {
 /// The record of a native function or method (bound or not): keyed `Type.name` for one
 /// of a type (the type's name without its module: `deque.append`, `dict.fromkeys`),
 /// `module.name` for a function.
-fn record_of(v: &Value) -> Option<(&'static str, &'static str)> {
+fn record_of(v: &Value) -> Option<Record> {
     let Value::Object(o) = v else { return None };
     let native = match &o.kind {
         ObjectKind::Native(n) => n,
@@ -52,36 +57,31 @@ fn record_of(v: &Value) -> Option<(&'static str, &'static str)> {
 }
 
 /// A built-in type's name without its module (`collections.deque`: `deque`).
-fn short_name(name: &str) -> &str {
+pub fn short_name(name: &str) -> &str {
     name.rsplit('.').next().unwrap_or(name)
 }
 
 /// `__doc__` of the computed attribute `owner.name` of a built-in type (`int.real`).
 pub fn attribute_doc(owner: &str, name: &str) -> Option<&'static str> {
-    let (_, doc) = record(&format!("{}.{name}", short_name(owner)))?;
-    (!doc.is_empty()).then_some(doc)
+    record(&format!("{}.{name}", short_name(owner)))?.1
 }
 
 /// `__doc__` of a native function or method, as CPython's.
 pub fn doc(v: &Value) -> Option<&'static str> {
-    let (_, doc) = record_of(v)?;
-    (!doc.is_empty()).then_some(doc)
+    record_of(v)?.1
 }
 
 /// `__text_signature__` of a native function or method, as CPython's (`($module, x, /)`).
 pub fn text_signature(v: &Value) -> Option<&'static str> {
-    let (signature, _) = record_of(v)?;
-    (!signature.is_empty()).then_some(signature)
+    record_of(v)?.0
 }
 
 /// `__doc__` of a built-in type, as CPython's (without the signature it starts with).
 pub fn type_doc(class: &PyType) -> Option<&'static str> {
-    let (_, doc) = record(short_name(&class.name))?;
-    (!doc.is_empty()).then_some(doc)
+    record(short_name(&class.name))?.1
 }
 
 /// `__text_signature__` of a built-in type (`enumerate`: `(iterable, start=0)`).
 pub fn type_text_signature(class: &PyType) -> Option<&'static str> {
-    let (signature, _) = record(short_name(&class.name))?;
-    (!signature.is_empty()).then_some(signature)
+    record(short_name(&class.name))?.0
 }

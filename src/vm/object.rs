@@ -331,6 +331,19 @@ pub struct NativeFunction {
     pub module: OnceCell<Rc<str>>,
 }
 
+impl NativeFunction {
+    /// Records `module` as the module the built-in function `value` is in, if it is one (not
+    /// a method) and has none yet: the first module it is put in.
+    pub fn place_in(value: &Value, module: &Rc<str>) {
+        if let Value::Object(o) = value
+            && let ObjectKind::Native(native) = &o.kind
+            && !native.is_method
+        {
+            let _ = native.module.set(module.clone());
+        }
+    }
+}
+
 /// The state of an exception instance beyond its `__dict__` (`PyBaseExceptionObject`).
 pub struct ExcData {
     pub args: Value,

@@ -12,7 +12,7 @@ use crate::common::int_ops::Int;
 
 use super::dict::StrKeys;
 use super::object::{DictViewKind, KwArgs, ModuleOrigin, ObjectKind, is_native_fn};
-use super::types::lookup;
+use super::types::{lookup, module_dict_str};
 use super::value::{PyStr, Value};
 use super::{PyResult, Vm};
 use crate::vm::frame::GenKind;
@@ -196,10 +196,7 @@ impl Vm {
                 }
             }
             ObjectKind::Module { name, dict, origin } => {
-                let name = match dict.table.borrow().get_str(&self.names.name) {
-                    Some(Value::Str(s)) => s.as_str().to_owned(),
-                    _ => name.to_string(),
-                };
+                let name = module_dict_str(dict, "__name__").unwrap_or_else(|| name.to_string());
                 let name = self.repr(&Value::str(name))?;
                 let file = dict
                     .table

@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use super::args::{Signature, check_arity};
 use super::dict::StrKeys;
+use super::native_docs::short_name;
 use super::object::{Getter, KwArgs, ModuleOrigin, NativeFunction, Object, ObjectKind, PyType};
 use super::value::{DictTable, PyDict, PyStr, Value};
 use super::{PyResult, Vm};
@@ -326,10 +327,7 @@ pub fn init_type_methods(vm: &mut Vm) {
         }),
         ("__qualname__", |_, v| {
             Ok(getset_of(v).map_or(Value::None, |(name, owner)| {
-                Value::str(format!(
-                    "{}.{name}",
-                    owner.rsplit('.').next().unwrap_or(owner)
-                ))
+                Value::str(format!("{}.{name}", short_name(owner)))
             }))
         }),
         ("__doc__", |_, v| {
@@ -357,10 +355,7 @@ pub fn init_type_methods(vm: &mut Vm) {
                     name,
                     owner: Some(owner),
                     ..
-                }) => Value::str(format!(
-                    "{}.{name}",
-                    owner.rsplit('.').next().unwrap_or(owner)
-                )),
+                }) => Value::str(format!("{}.{name}", short_name(owner))),
                 Some(n) => Value::str(n.name),
                 None => Value::None,
             })
@@ -463,7 +458,7 @@ pub fn init_type_methods(vm: &mut Vm) {
 /// class's as it was given (`type('a.b', (), {})` keeps its dot).
 fn shown_name<'a>(ty: &PyType, name: &'a str) -> &'a str {
     match ty.builtin {
-        true => name.rsplit('.').next().unwrap_or(name),
+        true => short_name(name),
         false => name,
     }
 }

@@ -89,8 +89,8 @@ impl<'a> Codegen<'a> {
         if !matches!(&object.kind, ExprKind::Name(name) if name.as_str() == "self") {
             return;
         }
-        let enclosing = self.units.iter_mut().rev().skip(1);
-        if let Some(class) = enclosing.into_iter().find(|u| u.kind == ScopeKind::Class) {
+        let mut enclosing = self.units.iter_mut().rev().skip(1);
+        if let Some(class) = enclosing.find(|u| u.kind == ScopeKind::Class) {
             class.static_attributes.insert(attr.into());
         }
     }
