@@ -311,7 +311,7 @@ fn array_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         other => {
             return Err(vm.type_error(format!(
                 "array() argument 1 must be a unicode character, not {}",
-                vm.type_name(other)
+                vm.arg_type_name(other)
             )));
         }
     };
@@ -939,7 +939,7 @@ const METHODS: &[(&str, crate::vm::object::NativeFn)] = &[
         let Value::Str(s) = &args[1] else {
             return Err(vm.type_error(format!(
                 "fromunicode() argument must be str, not {}",
-                vm.type_name(&args[1])
+                vm.arg_type_name(&args[1])
             )));
         };
         let a = array_of(vm, &args[0])?;

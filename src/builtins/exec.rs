@@ -105,7 +105,7 @@ fn builtin_compile(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> 
         None => {
             return Err(vm.type_error(format!(
                 "compile() argument 'mode' must be str, not {}",
-                vm.type_name(&arg(2))
+                vm.arg_type_name(&arg(2))
             )));
         }
     };

@@ -789,7 +789,7 @@ fn builtin_format(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         Some(other) => {
             return Err(vm.type_error(format!(
                 "format() argument 2 must be str, not {}",
-                vm.type_name(other)
+                vm.arg_type_name(other)
             )));
         }
     };

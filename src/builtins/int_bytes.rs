@@ -30,7 +30,7 @@ fn big_endian(vm: &Vm, byteorder: Option<&Value>) -> PyResult<bool> {
         Some(Value::Str(_)) => Err(vm.value_error("byteorder must be either 'little' or 'big'")),
         Some(other) => Err(vm.type_error(format!(
             "to_bytes() argument 'byteorder' must be str, not {}",
-            vm.type_name(other)
+            vm.arg_type_name(other)
         ))),
     }
 }

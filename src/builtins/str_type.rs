@@ -576,9 +576,12 @@ pub fn init(vm: &mut Vm) {
     vm.add_method(&ty, "__format__", |vm, args, _| {
         let s = this(vm, args)?;
         Signature::one("str", "__format__").check(vm, &args[1..], &[])?;
-        let spec = str_arg(vm, &args[1], |t| {
-            format!("__format__() argument must be str, not {t}")
-        })?;
+        let Value::Str(spec) = &args[1] else {
+            return Err(vm.type_error(format!(
+                "__format__() argument must be str, not {}",
+                vm.arg_type_name(&args[1])
+            )));
+        };
         format::format_spec(vm, &Value::Str(s), spec.as_str()).map(Value::str)
     });
     vm.add_method(&ty, "__mod__", |vm, args, _| {

@@ -310,7 +310,7 @@ fn time_strftime(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let Value::Str(format) = &args[0] else {
         return Err(vm.type_error(format!(
             "strftime() argument 1 must be str, not {}",
-            vm.type_name(&args[0])
+            vm.arg_type_name(&args[0])
         )));
     };
     let mut arg = time_arg_or_now(vm, args.get(1), "strftime(): illegal time tuple argument")?;

@@ -590,7 +590,7 @@ fn group_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     if !matches!(args[1], Value::Str(_)) {
         return Err(vm.type_error(format!(
             "BaseExceptionGroup.__new__() argument 1 must be str, not {}",
-            vm.type_name(&args[1])
+            vm.arg_type_name(&args[1])
         )));
     }
     if !matches!(args[2], Value::List(_) | Value::Tuple(_)) {

@@ -522,7 +522,7 @@ fn module_arguments(vm: &Vm, args: &[Value], kw: &KwArgs) -> PyResult<(Rc<PyStr>
         Some(other) => {
             return Err(vm.type_error(format!(
                 "module() argument 'name' must be str, not {}",
-                vm.type_name(other)
+                vm.arg_type_name(other)
             )));
         }
         None => return Err(vm.type_error("module() missing required argument 'name' (pos 1)")),

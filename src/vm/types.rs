@@ -610,6 +610,15 @@ impl Vm {
         self.type_of(v).name.clone()
     }
 
+    /// What an argument-checking message ("f() argument 'x' must be str, not …") calls
+    /// `v`'s type: `None` for None, as CPython's `_PyArg_BadArgument` does, else its name.
+    pub fn arg_type_name(&self, v: &Value) -> Rc<str> {
+        match v {
+            Value::None => "None".into(),
+            other => self.type_name(other),
+        }
+    }
+
     pub fn isinstance(&self, v: &Value, ty: &Rc<PyType>) -> bool {
         self.type_of(v).is_subtype(ty)
     }
