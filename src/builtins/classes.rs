@@ -215,27 +215,54 @@ fn property_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let (fget, doc) = (get(0, "fget"), get(3, "doc"));
     // Its docstring: `doc=`, else the getter's (`property_init_impl`).
     let doc = match doc {
-        Value::None if !matches!(fget, Value::None) => {
-            let name = vm.names.doc.clone();
-            vm.get_attr_opt(&fget, &name)?.unwrap_or(Value::None)
-        }
+        Value::None => getter_doc(vm, &fget)?,
         doc => doc,
     };
-    let property = new_property(vm, fget, get(1, "fset"), get(2, "fdel"));
-    if !matches!(doc, Value::None)
-        && let Value::Object(o) = &property
+    Ok(new_property(
+        vm,
+        [fget, get(1, "fset"), get(2, "fdel")],
+        doc,
+    ))
+}
+
+/// The docstring a property takes from its getter: the getter's `__doc__`, or None.
+fn getter_doc(vm: &mut Vm, fget: &Value) -> PyResult<Value> {
+    if fget.is_none() {
+        return Ok(Value::None);
+    }
+    let name = vm.names.doc.clone();
+    Ok(vm.get_attr_opt(fget, &name)?.unwrap_or(Value::None))
+}
+
+/// A property of the getter, setter and deleter `parts`; its `__doc__` (None at least) is
+/// in its attribute table, where a program may replace it.
+fn new_property(vm: &Vm, [fget, fset, fdel]: [Value; 3], doc: Value) -> Value {
+    let property = Value::object(Object::with_dict(
+        vm.types.property.clone(),
+        ObjectKind::Property { fget, fset, fdel },
+    ));
+    if let Value::Object(o) = &property
         && let Some(dict) = o.dict_object()
     {
         dict.table.borrow_mut().set_str(vm.names.doc.clone(), doc);
     }
-    Ok(property)
+    property
 }
 
-fn new_property(vm: &Vm, fget: Value, fset: Value, fdel: Value) -> Value {
-    Value::object(Object::with_dict(
-        vm.types.property.clone(),
-        ObjectKind::Property { fget, fset, fdel },
-    ))
+/// `prop.getter(f)`, `prop.setter(f)`, `prop.deleter(f)`: a copy of `prop` with part
+/// `which` (0, 1, 2) replaced by `args[1]` (`property_copy`). The copy keeps the docstring,
+/// unless it was the old getter's and the getter is the part replaced.
+fn property_copy(vm: &mut Vm, args: &[Value], which: usize) -> PyResult<Value> {
+    let (fget, fset, fdel) = property_parts(vm, &args[0])?;
+    let mut parts = [fget, fset, fdel];
+    let new = args.get(1).cloned().unwrap_or(Value::None);
+    let old = std::mem::replace(&mut parts[which], new);
+    let key = vm.names.doc.clone();
+    let mut doc = vm.get_attr_opt(&args[0], &key)?.unwrap_or(Value::None);
+    if which == 0 && vm.get_attr_opt(&old, &key)?.is_some_and(|d| d.is(&doc)) {
+        doc = getter_doc(vm, &parts[0])?;
+    }
+    Ok(new_property(vm, parts, doc))
 }
 
 fn property_parts(vm: &Vm, v: &Value) -> PyResult<(Value, Value, Value)> {
@@ -400,33 +427,9 @@ const OBJECT_METHODS: &[(&str, NativeFn)] = &[
 
 /// The methods of `property`, by name.
 const PROPERTY_METHODS: &[(&str, NativeFn)] = &[
-    ("getter", |vm, args, _| {
-        let (_, fset, fdel) = property_parts(vm, &args[0])?;
-        Ok(new_property(
-            vm,
-            args.get(1).cloned().unwrap_or(Value::None),
-            fset,
-            fdel,
-        ))
-    }),
-    ("setter", |vm, args, _| {
-        let (fget, _, fdel) = property_parts(vm, &args[0])?;
-        Ok(new_property(
-            vm,
-            fget,
-            args.get(1).cloned().unwrap_or(Value::None),
-            fdel,
-        ))
-    }),
-    ("deleter", |vm, args, _| {
-        let (fget, fset, _) = property_parts(vm, &args[0])?;
-        Ok(new_property(
-            vm,
-            fget,
-            fset,
-            args.get(1).cloned().unwrap_or(Value::None),
-        ))
-    }),
+    ("getter", |vm, args, _| property_copy(vm, args, 0)),
+    ("setter", |vm, args, _| property_copy(vm, args, 1)),
+    ("deleter", |vm, args, _| property_copy(vm, args, 2)),
     ("__set__", |vm, args, _| property_store(vm, args, true)),
     ("__delete__", |vm, args, _| property_store(vm, args, false)),
     ("__get__", |vm, args, _| {

@@ -121,7 +121,7 @@ fn sys_module(vm: &mut Vm) -> Value {
                 Ok(Value::str("utf-8"))
             }),
         ),
-        ("__getattr__", vm.native("__getattr__", sys_struct_sequence)),
+        ("__getattr__", vm.native("__getattr__", sys_lazy_attribute)),
         ("exit", vm.native("exit", sys_exit)),
         ("displayhook", displayhook.clone()),
         ("__displayhook__", displayhook),
@@ -256,23 +256,25 @@ fn imp_module(vm: &mut Vm) -> Value {
 }
 
 /// The struct sequences of `sys` (`version_info`, `float_info`, `int_info`, `hash_info`,
-/// `flags`, `thread_info`), answered by the `sys` module's own `__getattr__` on first use
+/// `flags`, `thread_info`) and its tables of module names, answered by the `sys` module's own `__getattr__` on first use
 /// from `_sysinfo.apy` and then kept in its namespace: made at start-up they would cost
 /// every run the compiling of their classes.
-fn sys_struct_sequence(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+fn sys_lazy_attribute(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     check_arity(vm, "__getattr__", args, 1, 1)?;
     let Value::Str(name) = &args[0] else {
         return Err(vm.type_error("attribute name must be string"));
     };
-    const STRUCT_SEQUENCES: [&str; 6] = [
+    const MADE_ON_FIRST_USE: [&str; 8] = [
+        "builtin_module_names",
         "flags",
         "float_info",
         "hash_info",
         "int_info",
+        "stdlib_module_names",
         "thread_info",
         "version_info",
     ];
-    if !STRUCT_SEQUENCES.contains(&name.as_str()) {
+    if !MADE_ON_FIRST_USE.contains(&name.as_str()) {
         // The generic error: its near miss, or that apy lacks what CPython's sys has.
         return match vm.loaded_module("sys") {
             Some(sys) => Err(vm.no_attribute(&sys, name)),

@@ -65,12 +65,24 @@ pub fn no_dict(vm: &mut Vm, ns: &DictTable, bases: &[Rc<PyType>]) -> PyResult<bo
     Ok(bases_too && !names.iter().any(|n| n.as_str() == "__dict__"))
 }
 
-/// Puts a member descriptor on `class` for each name its `__slots__` lists.
+/// Puts on a new `class` a member descriptor for each name its `__slots__` lists, then
+/// the `__dict__` and `__weakref__` descriptors its instances need ([`install_layout`]).
 pub fn install(vm: &mut Vm, class: &Rc<PyType>) -> PyResult<()> {
     let ns = class.dict.borrow().clone();
-    let Some(names) = slot_names(vm, &ns)? else {
-        return Ok(());
-    };
+    let names = slot_names(vm, &ns)?;
+    if let Some(names) = &names {
+        install_members(vm, class, &ns, names)?;
+    }
+    install_layout(vm, class, names.as_deref());
+    Ok(())
+}
+
+fn install_members(
+    vm: &mut Vm,
+    class: &Rc<PyType>,
+    ns: &DictTable,
+    names: &[Rc<PyStr>],
+) -> PyResult<()> {
     // The descriptors' type gets its methods with the first class that has slots.
     if vm.types.member_descriptor.dict.borrow().is_empty() {
         init(vm);
@@ -79,7 +91,7 @@ pub fn install(vm: &mut Vm, class: &Rc<PyType>) -> PyResult<()> {
         if matches!(name.as_str(), "__dict__" | "__weakref__") {
             continue;
         }
-        if ns.get_str(&name).is_some() {
+        if ns.get_str(name).is_some() {
             return Err(vm.value_error(format!(
                 "'{}' in __slots__ conflicts with class variable",
                 name.as_str()
@@ -96,9 +108,57 @@ pub fn install(vm: &mut Vm, class: &Rc<PyType>) -> PyResult<()> {
         class
             .dict
             .borrow_mut()
-            .set_str(name, Value::object(descriptor));
+            .set_str(name.clone(), Value::object(descriptor));
     }
     Ok(())
+}
+
+/// The C types outside builtins (by `tp_name`) whose instances have a `__dict__` of their
+/// own (a `tp_dictoffset`), and those whose instances can be referred to weakly already
+/// (a `tp_weaklistoffset`).
+const C_TYPES_WITH_DICT: &[&str] = &["_asyncio.Future", "_asyncio.Task", "functools.partial"];
+const C_TYPES_WITH_WEAKREFS: &[&str] = &[
+    "_asyncio.Future",
+    "_asyncio.Task",
+    "functools.partial",
+    "collections.deque",
+    "collections.OrderedDict",
+];
+
+/// `type_new`'s `__dict__` and `__weakref__` getset descriptors (`subtype_dict`,
+/// `subtype_getweakref`): a class gets each one its bases do not already give its
+/// instances, unless its own `__slots__` (listed as `slots`) leaves that name out, so
+/// `A.__dict__` lists them as CPython's does and `help(A)` shows them as A's own.
+fn install_layout(vm: &mut Vm, class: &Rc<PyType>, slots: Option<&[Rc<PyStr>]>) {
+    let lists = |name: &str| slots.is_none_or(|names| names.iter().any(|n| n.as_str() == name));
+    let mro = class.mro();
+    // `object`'s `__dict__` descriptor is apy's fallback for every instance; CPython's
+    // `object` has none.
+    let bases = mro.get(1..mro.len().saturating_sub(1)).unwrap_or_default();
+    let own = |base: &PyType, name: &str| base.dict.borrow().get_str(&PyStr::new(name)).is_some();
+    let is = |base: &Rc<PyType>, types: &[&Rc<PyType>]| types.iter().any(|t| Rc::ptr_eq(base, t));
+    let c_type = |base: &PyType, names: &[&str]| names.contains(&vm.tp_name(base).as_ref());
+    let t = &vm.types;
+    let has_dict = bases.iter().any(|b| {
+        b.layout == super::object::Layout::Exception
+            || own(b, "__dict__")
+            || is(b, &[&t.type_, &t.function, &t.module])
+            || c_type(b, C_TYPES_WITH_DICT)
+    });
+    // Nor does a subclass of a type of variable size (`tp_itemsize`) get `__weakref__`.
+    let has_weakrefs = bases.iter().any(|b| {
+        own(b, "__weakref__")
+            || is(b, &[&t.type_, &t.function, &t.module, &t.set, &t.frozenset])
+            || is(b, &[&t.int, &t.tuple, &t.bytes])
+            || c_type(b, C_TYPES_WITH_WEAKREFS)
+    });
+    if lists("__dict__") && !has_dict {
+        vm.add_getset(class, "__dict__", super::type_attrs::instance_dict, None);
+    }
+    if lists("__weakref__") && !has_weakrefs {
+        let getter = super::weakrefs::weakref_attribute;
+        vm.add_getset(class, "__weakref__", getter, None);
+    }
 }
 
 /// Where `obj` keeps its slots' values.

@@ -137,23 +137,7 @@ pub fn init_type_methods(vm: &mut Vm) {
         |vm, v| Ok(Value::Type(vm.type_of(v).clone())),
         None,
     );
-    vm.add_getset(
-        &object,
-        "__dict__",
-        |vm, v| match v {
-            Value::Object(o) if o.attrs().is_some() => {
-                Ok(o.dict_object().map_or(Value::None, Value::Dict))
-            }
-            Value::Function(f) => Ok(Value::dict(f.dict.borrow().clone())),
-            // A bound method's is its function's.
-            Value::Object(o) if matches!(o.kind, ObjectKind::BoundMethod { .. }) => {
-                let key = vm.names.dict.clone();
-                vm.get_attr(&bound_func(v), &key)
-            }
-            _ => Err(vm.no_attribute(v, &PyStr::new("__dict__"))),
-        },
-        None,
-    );
+    vm.add_getset(&object, "__dict__", instance_dict, None);
     let function = vm.types.function.clone();
     vm.add_getset(
         &function,
@@ -339,6 +323,27 @@ pub fn init_type_methods(vm: &mut Vm) {
     for (name, getter) in getset_attrs {
         vm.add_getset(&getset, name, getter, None);
     }
+    // The descriptor protocol, called by hand (`int.real.__get__(5)`); also what makes
+    // `inspect.isdatadescriptor` see one.
+    vm.add_method(&getset, "__get__", |vm, args, _| {
+        check_arity(vm, "__get__", args, 2, 3)?;
+        match (&args[0], &args[1]) {
+            (_, Value::None) => Ok(args[0].clone()),
+            (Value::Object(o), obj) => match &o.kind {
+                ObjectKind::GetSet { get, .. } => get(vm, obj),
+                _ => Ok(Value::None),
+            },
+            _ => Ok(Value::None),
+        }
+    });
+    vm.add_method(&getset, "__set__", |vm, args, _| {
+        check_arity(vm, "__set__", args, 3, 3)?;
+        getset_store(vm, args, Some(args[2].clone()))
+    });
+    vm.add_method(&getset, "__delete__", |vm, args, _| {
+        check_arity(vm, "__delete__", args, 2, 2)?;
+        getset_store(vm, args, None)
+    });
     let builtin_function = vm.types.builtin_function.clone();
     vm.add_getset(
         &builtin_function,
@@ -528,6 +533,34 @@ fn module_arguments(vm: &Vm, args: &[Value], kw: &KwArgs) -> PyResult<(Rc<PyStr>
         None => return Err(vm.type_error("module() missing required argument 'name' (pos 1)")),
     };
     Ok((name, bound[1].clone().unwrap_or(Value::None)))
+}
+
+/// `obj.__dict__`: an instance's namespace (made now for one whose attributes had none),
+/// a function's attributes. `object`'s descriptor, and a class's own (`slots`).
+pub fn instance_dict(vm: &mut Vm, v: &Value) -> PyResult<Value> {
+    match v {
+        Value::Object(o) if o.attrs().is_some() => {
+            Ok(o.dict_object().map_or(Value::None, Value::Dict))
+        }
+        Value::Function(f) => Ok(Value::dict(f.dict.borrow().clone())),
+        // A bound method's is its function's.
+        Value::Object(o) if matches!(o.kind, ObjectKind::BoundMethod { .. }) => {
+            let key = vm.names.dict.clone();
+            vm.get_attr(&bound_func(v), &key)
+        }
+        _ => Err(vm.no_attribute(v, &PyStr::new("__dict__"))),
+    }
+}
+
+/// `descr.__set__(obj, value)` (`value` Some) or `descr.__delete__(obj)` of the getset
+/// descriptor `args[0]` on `args[1]`.
+fn getset_store(vm: &mut Vm, args: &[Value], value: Option<Value>) -> PyResult<Value> {
+    let Some((name, _)) = getset_of(&args[0]) else {
+        return Ok(Value::None);
+    };
+    let name = vm.intern(name);
+    vm.set_through_descriptor(args[0].clone(), &args[1], &name, value)?;
+    Ok(Value::None)
 }
 
 /// The name and owner of a `getset_descriptor`.

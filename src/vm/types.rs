@@ -1270,7 +1270,7 @@ impl Vm {
 
     /// `obj.name = value` or `del obj.name` (value None) through `descr`, a data descriptor
     /// that `type(obj)` has under `name`: a property, a getset or a user descriptor.
-    fn set_through_descriptor(
+    pub(super) fn set_through_descriptor(
         &mut self,
         descr: Value,
         obj: &Value,

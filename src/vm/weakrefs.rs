@@ -49,3 +49,20 @@ pub(super) fn referent_died(object: &Object) -> Vec<(Value, Value)> {
         .filter_map(|(weakref, callback)| Some((callback, Value::Object(weakref.upgrade()?))))
         .collect()
 }
+
+/// `obj.__weakref__` (a class's own descriptor, `vm::slots`): None while nothing refers
+/// to `obj` weakly, else a weak reference to it. CPython gives the first in the object's
+/// list of weak references; apy keeps no such list, so this is a new reference to `obj`.
+pub fn weakref_attribute(vm: &mut super::Vm, v: &Value) -> super::PyResult<Value> {
+    let referred = match v {
+        Value::Object(o) => Rc::weak_count(o) > 0,
+        _ => false,
+    };
+    if !referred {
+        return Ok(Value::None);
+    }
+    let module = vm.import_module("_weakref")?;
+    let key = vm.intern("ref");
+    let ref_type = vm.get_attr(&module, &key)?;
+    vm.call(&ref_type, std::slice::from_ref(v), &[])
+}
