@@ -1,6 +1,8 @@
-//! `exit` and `quit`: the two built-ins CPython's `site` module adds at start-up, instances of
-//! `_sitebuiltins.Quitter` (`Lib/_sitebuiltins.py`). Calling one closes `sys.stdin` and
-//! raises `SystemExit(code)`; its repr tells a REPL user how to leave.
+//! `exit`, `quit` and `help`: built-ins CPython's `site` module adds at start-up
+//! (`Lib/_sitebuiltins.py`). `exit` and `quit` are instances of `_sitebuiltins.Quitter`:
+//! calling one closes `sys.stdin` and raises `SystemExit(code)`; its repr tells a REPL user
+//! how to leave. `help` is a `_sitebuiltins._Helper`: calling it imports `pydoc` (only
+//! then) and hands it the call.
 
 use crate::vm::args::{check_arity, check_kwargs};
 use crate::vm::dict::StrKeys;
@@ -9,8 +11,10 @@ use crate::vm::types::make_type;
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
 
-/// Makes the `Quitter` class and puts `exit` and `quit` among the built-ins.
+/// Makes the `Quitter` and `_Helper` classes and puts `exit`, `quit` and `help` among the
+/// built-ins.
 pub fn init(vm: &mut Vm) {
+    init_helper(vm);
     let quitter = make_type(
         "Quitter",
         vec![vm.types.object.clone()],
@@ -77,4 +81,29 @@ fn close_stdin(vm: &mut Vm) -> PyResult<Value> {
     let key = vm.intern("stdin");
     let stdin = vm.get_attr(&sys, &key)?;
     vm.call_method(&stdin, "close", &[])
+}
+
+/// `help`, the one `_sitebuiltins._Helper`.
+fn init_helper(vm: &mut Vm) {
+    let helper = make_type(
+        "_Helper",
+        vec![vm.types.object.clone()],
+        Layout::Object,
+        false,
+    );
+    vm.set_type_attr(&helper, "__module__", Value::str("_sitebuiltins"));
+    vm.add_method(&helper, "__repr__", |_, _, _| {
+        Ok(Value::str(
+            "Type help() for interactive help, or help(object) for help about object.",
+        ))
+    });
+    vm.add_method(&helper, "__call__", |vm, args, kw| {
+        let pydoc = vm.import_module("pydoc")?;
+        let key = vm.intern("help");
+        let help = vm.get_attr(&pydoc, &key)?;
+        vm.call(&help, args.get(1..).unwrap_or_default(), kw)
+    });
+    let value = vm.new_instance(&helper);
+    let key = vm.intern("help");
+    vm.builtins.table.borrow_mut().set_str(key, value);
 }

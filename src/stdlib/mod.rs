@@ -112,6 +112,7 @@ const MODULES: &[(&str, &str, &str)] = &[
     ("signal", "signal.py", include_str!("signal.apy")),
     ("string", "string.py", include_str!("string.apy")),
     ("pprint", "pprint.py", include_str!("pprint.apy")),
+    ("pydoc", "pydoc.py", include_str!("pydoc.apy")),
     ("base64", "base64.py", include_str!("base64.apy")),
     ("uuid", "uuid.py", include_str!("uuid.apy")),
     ("textwrap", "textwrap.py", include_str!("textwrap.apy")),

@@ -206,7 +206,7 @@ const CPYTHON_STDLIB: &[&str] = &[
 
 /// The built-in names CPython 3.13 has and apy does not provide. A test in `interp.rs` checks
 /// it against a fresh VM's built-ins and [`CPYTHON_BUILTINS`].
-const BUILTINS_APY_LACKS: &[&str] = &["breakpoint", "copyright", "credits", "help", "license"];
+const BUILTINS_APY_LACKS: &[&str] = &["breakpoint", "copyright", "credits", "license"];
 
 /// CPython 3.13's built-in names (`dir(builtins)`, without the private ones, and without
 /// `True` and `False`, which are keywords).
@@ -646,7 +646,7 @@ mod tests {
         assert!(CPYTHON_BEFORE_PATH.windows(2).all(|w| w[0] < w[1]));
         assert!(is_found_before_path("time") && !is_found_before_path("random"));
         assert!(is_cpython_module("socket") && !is_cpython_module("helper"));
-        assert!(is_builtin_apy_lacks("help") && !is_builtin_apy_lacks("open"));
+        assert!(is_builtin_apy_lacks("license") && !is_builtin_apy_lacks("open"));
     }
 
     #[test]
