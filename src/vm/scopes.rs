@@ -166,6 +166,13 @@ impl Vm {
         if super::cpython_names::is_builtin_apy_lacks(name.as_str()) {
             return exc;
         }
+        // In a method, CPython first tries the instance: `self.<name>`.
+        if self.self_has_attribute(frame, name)
+            && let Some(d) = exc.exc_data()
+        {
+            d.borrow_mut().suggestion = Some(format!("self.{}", name.as_str()));
+            return exc;
+        }
         let mut candidates: Vec<Value> = Vec::new();
         for (slot, var) in frame.locals().iter().zip(frame.code.varnames.iter()) {
             if !slot.is_null() {
@@ -178,6 +185,34 @@ impl Vm {
         candidates.extend(frame.globals.table.borrow().keys());
         candidates.extend(self.builtins.table.borrow().keys());
         super::exceptions::with_suggestion(exc, name, &candidates)
+    }
+
+    /// Whether `frame` has a local `self` with an attribute `name`, found without running
+    /// any code (its own attributes, then its class's): CPython asks `hasattr` as it prints
+    /// the error, which apy answers as it raises it.
+    fn self_has_attribute(&self, frame: &Frame, name: &PyStr) -> bool {
+        let varnames = frame.code.varnames.iter();
+        let Some(at) = varnames
+            .take(frame.locals().len())
+            .position(|v| v.as_str() == "self")
+        else {
+            return false;
+        };
+        let this = &frame.locals()[at];
+        if this.is_null() {
+            return false;
+        }
+        if let Value::Object(o) = this
+            && o.attr_storage()
+                .is_some_and(|attrs| attrs.get(name).is_some())
+        {
+            return true;
+        }
+        let class = self.type_of(this);
+        class
+            .mro()
+            .iter()
+            .any(|t| t.dict.borrow().get_str(name).is_some())
     }
 
     pub(super) fn unbound_local(&self, name: &PyStr) -> Exc {

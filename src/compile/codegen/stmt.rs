@@ -151,7 +151,8 @@ impl<'a> Codegen<'a> {
                     self.expr(m)?;
                     self.emit(Instr::Call(0));
                 }
-                self.emit(Instr::RaiseVarargs(1));
+                // Raised at the test, which the traceback underlines (as CPython's).
+                self.at(test.span, |s| s.emit(Instr::RaiseVarargs(1)));
                 self.bind(end);
                 Ok(())
             }
