@@ -742,13 +742,23 @@ fn loop_run_forever(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> 
     Ok(Value::None)
 }
 
+/// `_run_until_complete_cb(fut)`: stops the future's loop, unless the future ended with
+/// SystemExit or KeyboardInterrupt. A task's step re-raised that out of `run_forever`
+/// already, and this callback, scheduled before it was, would otherwise stop the next run
+/// of the loop at its start (bpo-22429). Reading the exception marks it retrieved.
 fn stop_loop_callback(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    if let Some(fut) = args.first().and_then(future::as_future)
-        && let Some(l) = as_loop(&fut.event_loop)
+    let Some(fut) = args.first().and_then(future::as_future) else {
+        return Ok(Value::None);
+    };
+    if fut.status() == future::Status::Finished
+        && let Value::Object(e) = future::exception(vm, fut)?
+        && task::ends_the_program(vm, &e)
     {
+        return Ok(Value::None);
+    }
+    if let Some(l) = as_loop(&fut.event_loop) {
         l.state.borrow_mut().stopping = true;
     }
-    let _ = vm;
     Ok(Value::None)
 }
 
@@ -775,6 +785,11 @@ pub fn run_until_complete(vm: &mut Vm, loop_value: &Value, awaitable: Value) -> 
         .borrow_mut()
         .callbacks
         .retain(|cb| !matches!(cb, Callback::Py(f, _) if f.is(&stopper)));
+    if outcome.is_err() && new_task && native.status() == future::Status::Finished {
+        // The coroutine raised a BaseException that ended the loop: the caller has no
+        // way to the task made here, so its exception counts as retrieved.
+        future::exception(vm, native)?;
+    }
     outcome?;
     if native.status() == future::Status::Pending {
         return Err(vm.runtime_error("Event loop stopped before Future completed."));

@@ -344,9 +344,7 @@ fn run_and_handle_result(
             if is_cancelled_error(vm, &e) {
                 fut.state.borrow_mut().set_cancelled_exc(e);
                 future::cancel_future(vm, task, fut, Value::None);
-            } else if vm.exc_matches(&e, &vm.types.keyboard_interrupt.clone())
-                || vm.exc_matches(&e, &vm.types.system_exit.clone())
-            {
+            } else if ends_the_program(vm, &e) {
                 future::set_exception(vm, task, fut, Value::Object(e.clone()))?;
                 return Err(e);
             } else {
@@ -356,6 +354,12 @@ fn run_and_handle_result(
         FrameResult::Yielded(result) => handle_yield(vm, task, fut, data, result)?,
     }
     Ok(())
+}
+
+/// Whether `e` is a SystemExit or KeyboardInterrupt, which a task's step re-raises out of
+/// the loop after setting it as the task's exception (`__step_run_and_handle_result`).
+pub fn ends_the_program(vm: &Vm, e: &Exc) -> bool {
+    vm.exc_matches(e, &vm.types.keyboard_interrupt) || vm.exc_matches(e, &vm.types.system_exit)
 }
 
 /// What a task does with a value its coroutine yielded.
