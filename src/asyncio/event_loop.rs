@@ -1300,7 +1300,8 @@ pub fn rt(vm: &mut Vm) -> Rc<Runtime> {
 
 /// This interpreter thread's asyncio runtime, if made.
 pub fn current_runtime() -> Option<Rc<Runtime>> {
-    RUNTIME.with(|r| r.borrow().clone())
+    // (A future freed as the thread ends asks too, when the runtime may be gone.)
+    RUNTIME.try_with(|r| r.borrow().clone()).ok().flatten()
 }
 
 fn class_in(vm: &mut Vm, name: &str, bases: Vec<Rc<PyType>>, module: &str) -> Rc<PyType> {
@@ -1376,7 +1377,8 @@ pub fn configure(settings: Settings) {
 
 /// Forgets this thread's runtime: the next [`rt`] makes a new one.
 pub fn reset() {
-    RUNTIME.with(|r| *r.borrow_mut() = None);
+    // Freed outside the borrow: what freeing it frees may ask for the runtime.
+    drop(take());
 }
 
 /// Takes this thread's runtime away, for the caller to free at interpreter exit.

@@ -133,6 +133,18 @@ impl Default for Cancel {
 }
 
 impl FutState {
+    fn new() -> FutState {
+        FutState {
+            status: Status::Pending,
+            result: Value::None,
+            exception: None,
+            callbacks: Callbacks::default(),
+            cancel: None,
+            blocking: false,
+            log_traceback: false,
+        }
+    }
+
     pub fn cancel_message(&self) -> Value {
         self.cancel
             .as_ref()
@@ -183,15 +195,7 @@ impl FutureObj {
         FutureObj {
             origin: None,
             event_loop,
-            state: RefCell::new(FutState {
-                status: Status::Pending,
-                result: Value::None,
-                exception: None,
-                callbacks: Callbacks::default(),
-                cancel: None,
-                blocking: false,
-                log_traceback: false,
-            }),
+            state: RefCell::new(FutState::new()),
             task,
         }
     }
@@ -209,6 +213,28 @@ impl FutureObj {
 
     fn created_at(&self) -> Option<&str> {
         self.origin.as_ref()?.created_at.as_deref()
+    }
+
+    /// This future's contents taken over by a new object (this one is being freed), as
+    /// CPython's `__del__` brings `self` back to hand it to the exception handler: a Task
+    /// or a Future, without the freed one's subclass or `__dict__`. None once the asyncio
+    /// runtime is gone.
+    fn revive(&mut self) -> Option<Value> {
+        let runtime = event_loop::current_runtime()?;
+        let ty = match self.task {
+            Some(_) => runtime.types.task.clone(),
+            None => runtime.types.future.clone(),
+        };
+        let revived = FutureObj {
+            event_loop: self.event_loop.clone(),
+            state: RefCell::new(std::mem::replace(self.state.get_mut(), FutState::new())),
+            task: self.task.take(),
+            origin: self.origin.take(),
+        };
+        Some(Value::object(Object::new(
+            ty,
+            ObjectKind::Other(Box::new(revived)),
+        )))
     }
 }
 
@@ -235,8 +261,9 @@ impl Drop for FutureObj {
             });
         }
         if st.log_traceback
-            && let Some(exc) = st.exception.take()
+            && let Some(exc) = st.exception.clone()
         {
+            st.log_traceback = false;
             let created_by = self.origin.as_ref().and_then(|o| o.created_by.as_deref());
             let note = self
                 .task
@@ -256,7 +283,7 @@ impl Drop for FutureObj {
                 exception: Some(exc),
                 note,
                 event_loop: self.event_loop.clone(),
-                subject: None,
+                subject: self.revive().map(|future| ("future", future)),
             });
         }
     }

@@ -30,9 +30,9 @@ pub struct Report {
     /// The loop of the future or task (`self._loop` in `__del__`), whose custom exception
     /// handler, if one is set, gets the report.
     pub event_loop: Value,
-    /// The `task`/`future` entry of the handler's context when the object is still alive;
-    /// a future freed by a drop cannot be handed over (CPython resurrects it in
-    /// `__del__`), so its context has only the message and the exception.
+    /// The `task`/`future` entry of the handler's context: a task still alive, or a
+    /// freed future's contents in a new object (`FutureObj::revive`); a task freed while
+    /// pending is not handed over, so its context has only the message.
     pub subject: Option<(&'static str, Value)>,
 }
 
