@@ -201,6 +201,10 @@ impl Scanner<'_> {
                 .take_while(|&c| lexer::is_ident_continue(c))
                 .collect();
             self.pos += name.len();
+            // Code again until the `:` or `}`: spaces and line breaks may come first.
+            while matches!(self.peek(), Some(' ' | '\t' | '\n' | '\r' | '\x0c')) {
+                self.pos += 1;
+            }
             match name.as_str() {
                 "s" | "r" | "a" if matches!(self.peek(), Some(':' | '}')) => {
                     field.conversion = name.chars().next();
@@ -246,11 +250,18 @@ impl Scanner<'_> {
 
     /// Skips the expression of a field, tracking brackets and nested strings; stops before
     /// the `}`, `!`, `:` or debug `=` that ends it at bracket depth 0 and returns it.
+    /// Inside the field the source is code: it may span lines (PEP 701) as within
+    /// brackets, so a single-quoted f-string whose field runs to the end of the file has a
+    /// `{` never closed.
     fn expression_text(&mut self) -> Result<(usize, char), LexError> {
+        let open = self.pos - 1;
         let mut brackets = 0usize;
         loop {
             let Some(c) = self.peek() else {
-                return Err(self.unterminated());
+                if self.quote.triple {
+                    return Err(self.unterminated());
+                }
+                return Err(LexError::invalid("'{' was never closed", open, open + 1));
             };
             let next = self.peek2();
             match c {
@@ -274,9 +285,6 @@ impl Scanner<'_> {
                 '!' if brackets == 0 && next != Some('=') => return Ok((self.pos, '!')),
                 '=' | '!' | '<' | '>' if next == Some('=') => self.pos += 1,
                 '=' if brackets == 0 => return Ok((self.pos, '=')),
-                '\n' | '\r' if !self.quote.triple && brackets == 0 => {
-                    return Err(self.unterminated());
-                }
                 _ => {}
             }
             self.pos += c.len_utf8();
