@@ -726,10 +726,12 @@ fn constant(c: &ast::Constant) -> Constant {
     }
 }
 
-/// A literal, or a negated number literal, as one constant.
+/// A literal, a negated number literal or a tuple of constants, as one constant.
 pub(super) fn folded_constant(e: &Expr) -> Option<Constant> {
     match &e.kind {
         ExprKind::Constant(c) => Some(constant(c)),
+        // A tuple of constants, nested ones too, as CPython's AST optimizer folds it.
+        ExprKind::Tuple(items) => constant_tuple(items),
         ExprKind::UnaryOp {
             op: UnaryOp::USub,
             operand,

@@ -33,7 +33,7 @@ impl Codegen<'_> {
             if matches!(op, CmpOp::Is | CmpOp::IsNot) {
                 let literal = [left, right]
                     .into_iter()
-                    .find_map(|e| literal_constant(e).filter(|c| !is_singleton(c)));
+                    .find_map(|e| folded_constant(e).filter(|c| !is_singleton(c)));
                 if let Some(literal) = literal {
                     let message = match op {
                         CmpOp::Is => format!(
@@ -56,7 +56,7 @@ impl Codegen<'_> {
     pub(super) fn check_assert(&mut self, stmt_span: Span, test: &Expr) {
         if let ExprKind::Tuple(items) = &test.kind
             && !items.is_empty()
-            && literal_constant(test).is_none()
+            && folded_constant(test).is_none()
         {
             let message = "assertion is always true, perhaps remove parentheses?";
             self.warn(stmt_span, message.to_string());
@@ -87,7 +87,7 @@ impl Codegen<'_> {
     /// `value[index]` loaded: subscripting what cannot be (`check_subscripter`), or
     /// indexing a sequence with what cannot index it (`check_index`).
     pub(super) fn check_subscript(&mut self, value: &Expr, index: &Expr) {
-        let not_subscriptable = match literal_constant(value) {
+        let not_subscriptable = match folded_constant(value) {
             Some(c) => matches!(
                 c,
                 Constant::None
@@ -118,7 +118,7 @@ impl Codegen<'_> {
         if matches!(index_type, "int" | "bool") || matches!(index.kind, ExprKind::Slice { .. }) {
             return;
         }
-        let sequence = match literal_constant(value) {
+        let sequence = match folded_constant(value) {
             Some(c) => matches!(
                 c,
                 Constant::Str(_) | Constant::Bytes(_) | Constant::Tuple(_)
@@ -139,15 +139,6 @@ impl Codegen<'_> {
             self.warn(value.span, message);
         }
     }
-}
-
-/// The constant `e` is once folded (a literal, a negated number, a tuple of constants).
-fn literal_constant(e: &Expr) -> Option<Constant> {
-    if let ExprKind::Tuple(items) = &e.kind {
-        let items: Option<Vec<Constant>> = items.iter().map(literal_constant).collect();
-        return items.map(|items| Constant::Tuple(items.into()));
-    }
-    folded_constant(e)
 }
 
 /// None, True, False and `...`: the constants `is` may rightly compare with.
@@ -174,7 +165,7 @@ fn constant_type(c: &Constant) -> &'static str {
 
 /// The type `e` evaluates to when its syntax alone says (CPython's `infer_type`).
 fn inferred_type(e: &Expr) -> Option<&'static str> {
-    if let Some(c) = literal_constant(e) {
+    if let Some(c) = folded_constant(e) {
         return Some(constant_type(&c));
     }
     Some(match &e.kind {
