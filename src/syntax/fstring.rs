@@ -173,7 +173,21 @@ impl Scanner<'_> {
         self.pos += 1;
         let expr_start = self.pos;
         let (expr_end, terminator) = self.expression_text()?;
-        if self.src[expr_start..expr_end].trim().is_empty() {
+        let text = &self.src[expr_start..expr_end];
+        let code = text.trim_start();
+        let lambda = code
+            .strip_prefix("lambda")
+            .filter(|rest| !rest.starts_with(|c: char| lexer::is_ident_continue(c)));
+        if terminator == ':' && lambda.is_some() {
+            // The field's `:` would be the lambda's: CPython's `invalid_replacement_field`.
+            let start = expr_start + (text.len() - code.len());
+            return Err(LexError::invalid(
+                "f-string: lambda expressions are not allowed without parentheses",
+                start,
+                expr_end + 1,
+            ));
+        }
+        if text.trim().is_empty() {
             return Err(LexError::invalid(
                 format!("f-string: valid expression required before '{terminator}'"),
                 expr_end,

@@ -201,7 +201,7 @@ fn explain(
 ) -> SyntaxError {
     let expects = |expected: &[String], what: &str| expected.iter().any(|e| e == what);
     match error {
-        ParseError::User { error } => error,
+        ParseError::User { error } => starred_assignment_target(tokens, error),
         ParseError::InvalidToken { location } => {
             SyntaxError::invalid("invalid syntax", Span::new(location, location))
         }
@@ -280,7 +280,32 @@ fn explain_invalid(tokens: &[Spanned], index: usize, expected: &[String]) -> Opt
         return Some(error);
     }
     let (p_start, p_tok, p_end) = previous?;
+    let line_end = tokens[index..]
+        .iter()
+        .find(|t| t.1 == Tok::Newline)
+        .map_or(*r, |t| t.0);
     match (p_tok, tok) {
+        // `else if x:`, `try except:`: the block's `:` is what must come (`&&':'`).
+        (Tok::Else | Tok::Try | Tok::Finally, _) if expected.iter().any(|e| e == "\":\"") => {
+            Some(SyntaxError::invalid("expected ':'", span))
+        }
+        // `def f(x) -> :`: the annotation is optional, so the `:` was due at the arrow.
+        (Tok::RArrow, Tok::Colon) => Some(SyntaxError::invalid(
+            "expected ':'",
+            Span::new(*p_start, *p_end),
+        )),
+        (_, Tok::From) if tokens[start].1 == Tok::Import => Some(SyntaxError::invalid(
+            "Did you mean to use 'from ... import ...' instead?",
+            Span::new(tokens[start].0, line_end),
+        )),
+        (Tok::Yield, Tok::Equal) if index - 1 == start => Some(SyntaxError::invalid(
+            "assignment to yield expression not possible",
+            Span::new(*p_start, *p_end),
+        )),
+        // `x = = 3`: CPython has no better guess than its first `=`.
+        (Tok::Name(_), Tok::Equal) if tokens.get(index + 1).is_some_and(|t| t.1 == Tok::Equal) => {
+            Some(SyntaxError::invalid("invalid syntax", span))
+        }
         (Tok::Comma, Tok::Newline) if innermost.is_none() && tokens[start].1 == Tok::From => {
             Some(SyntaxError::invalid(
                 "trailing comma not allowed without surrounding parentheses",
@@ -303,13 +328,9 @@ fn explain_invalid(tokens: &[Spanned], index: usize, expected: &[String]) -> Opt
             span,
         )),
         (Tok::Name(name), _) if name == "print" && index - 1 == start && starts_operand(tok) => {
-            let end = tokens[index..]
-                .iter()
-                .find(|t| t.1 == Tok::Newline)
-                .map_or(*r, |t| t.0);
             Some(SyntaxError::invalid(
                 "Missing parentheses in call to 'print'. Did you mean print(...)?",
-                Span::new(*p_start, end),
+                Span::new(*p_start, line_end),
             ))
         }
         (Tok::Equal, Tok::RPar | Tok::Comma) if innermost == Some(&Tok::LPar) => {
@@ -359,6 +380,22 @@ fn explain_invalid(tokens: &[Spanned], index: usize, expected: &[String]) -> Opt
         }
         _ => None,
     }
+}
+
+/// A bare `*a` before `=` is an assignment target, which CPython's `invalid_assignment`
+/// words so; elsewhere the grammar's own error stands.
+fn starred_assignment_target(tokens: &[Spanned], error: SyntaxError) -> SyntaxError {
+    let before_equal = tokens
+        .iter()
+        .position(|t| t.0 >= error.span.end as usize)
+        .is_some_and(|i| tokens[i].1 == Tok::Equal);
+    if error.message == "can't use starred expression here" && before_equal {
+        return SyntaxError::invalid(
+            "starred assignment target must be in a list or tuple",
+            error.span,
+        );
+    }
+    error
 }
 
 /// `[x, x**2 for x in ...]` (`invalid_comprehension`): a `for` after a comma-separated list
