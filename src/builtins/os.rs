@@ -410,6 +410,68 @@ fn on_two_paths(
     Ok(Value::None)
 }
 
+/// `posixpath.commonpath`: the longest path, component by component, that all of `paths`
+/// start with.
+fn commonpath(vm: &Vm, paths: &[String]) -> PyResult<String> {
+    let Some(first) = paths.first() else {
+        return Err(vm.value_error("commonpath() arg is an empty sequence"));
+    };
+    let absolute = first.starts_with('/');
+    if paths.iter().any(|p| p.starts_with('/') != absolute) {
+        return Err(vm.value_error("Can't mix absolute and relative paths"));
+    }
+    let split: Vec<Vec<&str>> = paths
+        .iter()
+        .map(|p| {
+            p.split('/')
+                .filter(|c| !c.is_empty() && *c != ".")
+                .collect()
+        })
+        .collect();
+    // The least and the greatest (as lists) share what all of them share.
+    let (Some(low), Some(high)) = (split.iter().min(), split.iter().max()) else {
+        return Ok(String::new());
+    };
+    let shared = low.iter().zip(high).take_while(|(a, b)| a == b).count();
+    let prefix = if absolute { "/" } else { "" };
+    Ok(format!("{prefix}{}", low[..shared].join("/")))
+}
+
+/// `posixpath.expandvars`: each `$name` and `${name}` of a variable the environment has
+/// (`os.environ`, asked through `lookup`) is replaced by its value; the others are left as
+/// they are.
+fn expandvars(
+    vm: &mut Vm,
+    path: &str,
+    lookup: impl Fn(&mut Vm, &str) -> PyResult<Option<String>>,
+) -> PyResult<String> {
+    let mut out = String::with_capacity(path.len());
+    let mut rest = path;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let (name, len) = match after.strip_prefix('{') {
+            Some(braced) => match braced.find('}') {
+                Some(end) => (&braced[..end], end + 2),
+                None => ("", 0),
+            },
+            None => {
+                let end = after
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(after.len());
+                (&after[..end], end)
+            }
+        };
+        match if len > 0 { lookup(vm, name)? } else { None } {
+            Some(value) => out.push_str(&value),
+            None => out.push_str(&rest[at..at + 1 + len]),
+        }
+        rest = &after[len..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
 const OS_FUNCTIONS: &[(&str, Method)] = &[
     ("fspath", |vm, args, _| {
         check_arity(vm, "fspath", args, 1, 1)?;
@@ -436,6 +498,18 @@ const OS_FUNCTIONS: &[(&str, Method)] = &[
             .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes))
             .map_err(|e| vm.os_error(&e, None))?;
         Ok(vm.new_bytes(bytes))
+    }),
+    ("strerror", |vm, args, _| {
+        check_arity(vm, "strerror", args, 1, 1)?;
+        let Some(code) = vm.index_value(&args[0])? else {
+            return Err(vm.type_error(format!(
+                "'{}' object cannot be interpreted as an integer",
+                vm.type_name(&args[0])
+            )));
+        };
+        let code = i32::try_from(code)
+            .map_err(|_| vm.overflow_error("signed integer is greater than maximum"))?;
+        Ok(Value::str(crate::common::net::strerror(code)))
     }),
     ("getpid", |vm, args, _| {
         check_arity(vm, "getpid", args, 0, 0)?;
@@ -635,6 +709,31 @@ const PATH_FUNCTIONS: &[(&str, Method)] = &[
             .find(|((_, a), b)| a != b)
             .map_or(low.len(), |((at, _), _)| at);
         Ok(Value::str(&low[..shared]))
+    }),
+    ("commonpath", |vm, args, _| {
+        check_arity(vm, "commonpath", args, 1, 1)?;
+        let items = vm.collect_iterable(&args[0])?;
+        let paths = items
+            .iter()
+            .map(|p| fspath_arg(vm, p))
+            .collect::<PyResult<Vec<String>>>()?;
+        Ok(Value::str(commonpath(vm, &paths)?))
+    }),
+    ("expandvars", |vm, args, _| {
+        check_arity(vm, "expandvars", args, 1, 1)?;
+        let path = fspath_arg(vm, &args[0])?;
+        if !path.contains('$') {
+            return Ok(Value::str(path));
+        }
+        let os = vm.import_module("os")?;
+        let key = vm.intern("environ");
+        let environ = vm.get_attr(&os, &key)?;
+        let lookup =
+            |vm: &mut Vm, name: &str| match vm.call_method(&environ, "get", &[Value::str(name)])? {
+                Value::Str(value) => Ok(Some(value.as_str().to_string())),
+                _ => Ok(None),
+            };
+        Ok(Value::str(expandvars(vm, &path, lookup)?))
     }),
     ("relpath", |vm, args, kw| {
         check_arity(vm, "relpath", args, 1, 2)?;
