@@ -10,6 +10,7 @@ use crate::vm::args::{Signature, check_arity, split_cls};
 use crate::vm::call::instance_of_subclass;
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{DictViewKind, KwArgs, NativeFn, Object, ObjectKind};
+use crate::vm::set_ops::view_isdisjoint;
 use crate::vm::value::{PyDict, Value};
 use crate::vm::{PyResult, Vm};
 
@@ -62,11 +63,31 @@ pub fn init(vm: &mut Vm) {
     ] {
         vm.set_type_attr(&ty, "__hash__", Value::None);
     }
+    let (keys, items) = (vm.types.dict_keys.clone(), vm.types.dict_items.clone());
+    vm.add_method(&keys, "isdisjoint", |vm, args, kw| {
+        isdisjoint(vm, "dict_keys", args, kw)
+    });
+    vm.add_method(&items, "isdisjoint", |vm, args, kw| {
+        isdisjoint(vm, "dict_items", args, kw)
+    });
     vm.add_method(&dict, "__iter__", |vm, args, _| vm.get_iter(&args[0]));
     vm.add_method(&dict, "__reversed__", |vm, args, _| {
         let reversed = Value::Type(vm.types.reversed.clone());
         vm.call(&reversed, &args[..1], &[])
     });
+}
+
+/// `dict_keys.isdisjoint(other)` and `dict_items.isdisjoint(other)`, `owner` naming which
+/// (the call has already refused an unbound call without `self`).
+fn isdisjoint(vm: &mut Vm, owner: &'static str, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let given = vm.type_name(&args[0]);
+    if &*given != owner {
+        return Err(vm.type_error(format!(
+            "descriptor 'isdisjoint' for '{owner}' objects doesn't apply to a '{given}' object"
+        )));
+    }
+    Signature::one(owner, "isdisjoint").check(vm, &args[1..], kw)?;
+    Ok(Value::Bool(view_isdisjoint(vm, &args[0], &args[1])?))
 }
 
 fn dict_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {

@@ -667,6 +667,17 @@ impl CompareOperator {
             CompareOperator::Ge => ">=",
         }
     }
+
+    /// The operator the right operand's reflected method answers (`_Py_SwappedOp`).
+    pub fn swapped(self) -> CompareOperator {
+        match self {
+            CompareOperator::Lt => CompareOperator::Gt,
+            CompareOperator::Le => CompareOperator::Ge,
+            CompareOperator::Gt => CompareOperator::Lt,
+            CompareOperator::Ge => CompareOperator::Le,
+            same => same,
+        }
+    }
 }
 
 /// The one-argument intrinsics (`Include/internal/pycore_intrinsics.h`).

@@ -14,6 +14,7 @@ use crate::compile::bytecode::CompareOperator;
 
 use super::object::ObjectKind;
 use super::ops::{is_int, to_int};
+use super::set_ops::{is_set_like_view, view_compare};
 use super::types::lookup;
 use super::value::{PyDict, Value};
 use super::{PyResult, Vm};
@@ -156,6 +157,17 @@ impl Vm {
             }));
         }
         if let Some(r) = self.complex_eq(op, a, b) {
+            return Ok(Some(r));
+        }
+        // A set's comparison leaves a view to the view's reflected one.
+        if is_set_like_view(a)
+            && let Some(r) = view_compare(self, op, a, b)?
+        {
+            return Ok(Some(r));
+        }
+        if is_set_like_view(b)
+            && let Some(r) = view_compare(self, op.swapped(), b, a)?
+        {
             return Ok(Some(r));
         }
         let eq_only = matches!(op, CompareOperator::Eq | CompareOperator::Ne);

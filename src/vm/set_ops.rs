@@ -1,11 +1,12 @@
 //! The set algebra on values: `set | set` and friends (with a result of the left operand's
-//! type), their in-place forms, and the operators of `dict_keys`/`dict_items` views, over
-//! the runtime library's tables (`common::set_table`) with `__eq__`/`__hash__` called
-//! through the VM. Filling a table from any iterable is here too, for the operators and
-//! for `set`'s methods (`builtins/set_type.rs`). Mirrors `Objects/setobject.c`'s number
-//! methods and `Objects/dictobject.c`'s `dictviews_*`.
+//! type), their in-place forms, and the operators, comparisons and `isdisjoint` of
+//! `dict_keys`/`dict_items` views, over the runtime library's tables
+//! (`common::set_table`) with `__eq__`/`__hash__` called through the VM. Filling a table
+//! from any iterable is here too, for the operators and for `set`'s methods
+//! (`builtins/set_type.rs`). Mirrors `Objects/setobject.c`'s number methods and
+//! `Objects/dictobject.c`'s `dictviews_*`.
 
-use crate::compile::bytecode::BinaryOperator;
+use crate::compile::bytecode::{BinaryOperator, CompareOperator};
 
 use super::object::{DictViewKind, ObjectKind};
 use super::value::{PySet, SetTable, Value};
@@ -63,6 +64,67 @@ fn view_len(value: &Value) -> Option<usize> {
         },
         _ => None,
     }
+}
+
+/// The size of a set, a frozenset or a keys/items view (`PyAnySet_Check(v) ||
+/// PyDictViewSet_Check(v)`); None for anything else.
+fn set_like_len(value: &Value) -> Option<usize> {
+    match value {
+        Value::Set(s) => Some(s.table.borrow().len()),
+        v if is_set_like_view(v) => view_len(v),
+        _ => None,
+    }
+}
+
+/// Whether some item of `a` is (`inside`) or is not in `b`, stopping at the first.
+fn any_item(vm: &mut Vm, a: &Value, b: &Value, inside: bool) -> PyResult<bool> {
+    let iter = vm.get_iter(a)?;
+    while let Some(item) = vm.next(&iter)? {
+        if vm.contains(b, &item)? == inside {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// `all_contained_in(a, b)`: every item of `a` is in `b`.
+fn all_contained_in(vm: &mut Vm, a: &Value, b: &Value) -> PyResult<bool> {
+    Ok(!any_item(vm, a, b, false)?)
+}
+
+/// `view op other` for a keys or items view (`dictview_richcompare`): against a set or
+/// another such view, the sizes and then containment; None (NotImplemented) otherwise.
+pub fn view_compare(
+    vm: &mut Vm,
+    op: CompareOperator,
+    view: &Value,
+    other: &Value,
+) -> PyResult<Option<bool>> {
+    let (Some(len_self), Some(len_other)) = (view_len(view), set_like_len(other)) else {
+        return Ok(None);
+    };
+    Ok(Some(match op {
+        CompareOperator::Eq => len_self == len_other && all_contained_in(vm, view, other)?,
+        CompareOperator::Ne => !(len_self == len_other && all_contained_in(vm, view, other)?),
+        CompareOperator::Lt => len_self < len_other && all_contained_in(vm, view, other)?,
+        CompareOperator::Le => len_self <= len_other && all_contained_in(vm, view, other)?,
+        CompareOperator::Gt => len_self > len_other && all_contained_in(vm, other, view)?,
+        CompareOperator::Ge => len_self >= len_other && all_contained_in(vm, other, view)?,
+    }))
+}
+
+/// `view.isdisjoint(other)` (`dictviews_isdisjoint`): walks the smaller operand when the
+/// other is set-like, else `other`, looking each item up in the rest.
+pub fn view_isdisjoint(vm: &mut Vm, view: &Value, other: &Value) -> PyResult<bool> {
+    if view.is(other) {
+        return Ok(view_len(view) == Some(0));
+    }
+    let (walked, container) = if set_like_len(other) > view_len(view) {
+        (view, other)
+    } else {
+        (other, view)
+    };
+    Ok(!any_item(vm, walked, container, true)?)
 }
 
 /// `set(operand)` as `dictviews_to_set` builds it: a keys view goes through its dict.
