@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """Writes src/vm/cpython_data/builtin_docs.txt: the `__doc__` and `__text_signature__` of
 CPython 3.13's built-in functions and of the methods of its built-in types, which apy's
-natives answer with (`src/vm/native_docs.rs`):
+natives answer with (`src/vm/native_docs.rs`), and src/vm/cpython_data/module_docs.txt:
+the `__doc__` of the modules apy makes natively under CPython's name:
 
     PYENV_VERSION=3.13.0 python3.13 tests/gen_builtin_docs.py
 
-One record a function or type: `\\x1e` KEY `\\x1f` TEXT-SIGNATURE `\\x1f` DOC, where KEY
-is `module.name` for a module's function (`builtins.len`, `math.sqrt`), `Type.name` for
-a method (`str.upper`, `deque.append`), as apy names its natives, and `Type` for a type
-(`enumerate`); a missing doc or signature is empty. Sorted by key.
+One record a function, type or module: `\\x1e` KEY `\\x1f` TEXT-SIGNATURE `\\x1f` DOC,
+where KEY is `module.name` for a module's function (`builtins.len`, `math.sqrt`),
+`Type.name` for a method (`str.upper`, `deque.append`), as apy names its natives, `Type`
+for a type (`enumerate`); a missing doc or signature is empty. Sorted by key. A module's
+docstring is a record `\\x1e` MODULE `\\x1f` DOC of the second file, which is small, so
+that giving a module its doc at import does not read the big table.
 """
 import builtins
 import collections
@@ -20,6 +23,12 @@ from pathlib import Path
 # it): their functions, and the methods of the types they define.
 MODULES = ["builtins", "math", "cmath", "itertools", "gc", "atexit", "struct", "array",
            "errno", "binascii", "sys", "_thread", "select"]
+# The modules apy makes natively under CPython's name (`builtins/modules.rs`), whose
+# docstrings it gives them.
+NATIVE_MODULES = MODULES + ["random", "types", "contextvars", "io", "posix",
+                            "posixpath", "hashlib", "socket", "selectors", "_functools",
+                            "_collections", "_heapq", "_abc", "_sre", "_weakref",
+                            "_tracemalloc", "_signal", "_json", "_imp"]
 NATIVE = (types.BuiltinFunctionType, types.MethodDescriptorType,
           types.ClassMethodDescriptorType, types.WrapperDescriptorType,
           types.BuiltinMethodType, types.GetSetDescriptorType)
@@ -66,14 +75,29 @@ for module_name in MODULES:
         elif isinstance(value, type) and value.__module__ in (module_name, "builtins"):
             add_type(value)
 add_type(collections.deque)
+add_type(type(None))
+add_type(type(Ellipsis))
+add_type(type(NotImplemented))
 add_type(types.GeneratorType)
 add_type(types.CoroutineType)
 add_type(types.AsyncGeneratorType)
 
-out = Path(__file__).resolve().parent.parent / "src/vm/cpython_data/builtin_docs.txt"
-with open(out, "w", encoding="utf-8", newline="") as f:
-    for key in sorted(records):
-        sig, doc = records[key]
-        assert not any(c in s for s in (key, sig, doc) for c in "\x1e\x1f")
-        f.write(f"\x1e{key}\x1f{sig}\x1f{doc}")
-print(f"{len(records)} records, {out.stat().st_size} bytes")
+module_docs = {}
+for module_name in NATIVE_MODULES:
+    doc = importlib.import_module(module_name).__doc__
+    if isinstance(doc, str):
+        module_docs[module_name] = (doc,)
+
+
+def write(name, table):
+    out = Path(__file__).resolve().parent.parent / "src/vm/cpython_data" / name
+    with open(out, "w", encoding="utf-8", newline="") as f:
+        for key in sorted(table):
+            fields = (key,) + table[key]
+            assert not any(c in s for s in fields for c in "\x1e\x1f")
+            f.write("\x1e" + "\x1f".join(fields))
+    print(f"{len(table)} records, {out.stat().st_size} bytes")
+
+
+write("builtin_docs.txt", records)
+write("module_docs.txt", module_docs)

@@ -459,7 +459,9 @@ const SLICE_GETSETS: &[(&str, Getter)] = &[
 /// The attributes a program reads and `functools.wraps` writes: a class's own docstring
 /// (never a base's; a class statement always puts one in its namespace, None at least,
 /// so a type without is one the VM made, whose docstring is CPython's:
-/// `vm::native_docs`), and a function's annotations, kept in its attribute table.
+/// `vm::native_docs`, which comes first for a built-in type, as a static type's `tp_doc`
+/// comes before the descriptor in its dict: `type.__doc__`), and a function's
+/// annotations, kept in its attribute table.
 fn init_doc_attrs(vm: &mut Vm) {
     let type_ = vm.types.type_.clone();
     vm.add_getset(
@@ -470,7 +472,13 @@ fn init_doc_attrs(vm: &mut Vm) {
                 return Ok(Value::None);
             };
             let own = t.dict.borrow().get_str(&vm.names.doc).cloned();
-            Ok(own.unwrap_or_else(|| native_docs::type_doc(t).map_or(Value::None, Value::str)))
+            let cpython = || native_docs::type_doc(t).map(Value::str);
+            let doc = if t.builtin {
+                cpython().or(own)
+            } else {
+                own.or_else(cpython)
+            };
+            Ok(doc.unwrap_or(Value::None))
         },
         None,
     );

@@ -16,6 +16,7 @@ use std::rc::Rc;
 
 use super::cpython_names::{OUTSIDE_THE_SUBSET, is_cpython_module, is_found_before_path};
 use super::dict::StrKeys;
+use super::native_docs::module_doc;
 use super::object::{ModuleOrigin, NativeFunction, Object, ObjectKind};
 use super::value::{PyDict, PyStr, Value};
 use super::{Exc, PyResult, Vm};
@@ -234,6 +235,14 @@ impl Vm {
             Some(Located::File(found)) => self.load_module_file(name, found)?,
             Some(Located::Native(make)) => {
                 let module = make(self);
+                // CPython's docstring, unless the module has its own.
+                if let Value::Object(o) = &module
+                    && let ObjectKind::Module { dict, .. } = &o.kind
+                    && dict.table.borrow().get_str(&self.names.doc).is_none()
+                {
+                    let doc = module_doc(name).map_or(Value::None, Value::str);
+                    dict.table.borrow_mut().set_str(self.names.doc.clone(), doc);
+                }
                 let key = self.intern(name);
                 self.modules.table.borrow_mut().set_str(key, module.clone());
                 module

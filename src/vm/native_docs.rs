@@ -1,7 +1,8 @@
 //! The `__doc__` and `__text_signature__` of apy's natives: CPython 3.13's, for the
-//! built-in functions, the functions of the modules apy writes natively under CPython's
-//! name, the built-in types and their methods (`cpython_data/builtin_docs.txt`, made by
-//! `tests/gen_builtin_docs.py`). A native CPython has no match for answers None.
+//! built-in functions, the modules apy writes natively under CPython's name and their
+//! functions, the built-in types and their methods (`cpython_data/builtin_docs.txt`, made
+//! by `tests/gen_builtin_docs.py`; the modules' in `cpython_data/module_docs.txt`). A
+//! native CPython has no match for answers None.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -79,6 +80,15 @@ pub fn doc(v: &Value) -> Option<&'static str> {
 /// `__text_signature__` of a native function or method, as CPython's (`($module, x, /)`).
 pub fn text_signature(v: &Value) -> Option<&'static str> {
     record_of(v)?.0
+}
+
+/// `__doc__` of the module apy makes natively under CPython's name `module`, as CPython's:
+/// a walk over the small table of modules (`\x1e` module `\x1f` doc), which leaves the big
+/// one unread until a program asks for a function's or type's doc.
+pub fn module_doc(module: &str) -> Option<&'static str> {
+    include_str!("cpython_data/module_docs.txt")
+        .split('\x1e')
+        .find_map(|record| record.strip_prefix(module)?.strip_prefix('\x1f'))
 }
 
 /// `__doc__` of a built-in type, as CPython's (without the signature it starts with).

@@ -14,6 +14,7 @@ use super::exceptions::init as init_exceptions;
 use super::frame::{Frame, FrameResult, InlineFrames};
 use super::generator::init as init_generators;
 use super::iter::init as init_iterators;
+use super::native_docs::module_doc;
 use super::object::{BuiltinTypes, ModuleOrigin, Object, ObjectKind};
 use super::type_attrs::init_type_methods;
 use super::value::{PyDict, Value};
@@ -153,7 +154,8 @@ impl Vm {
         {
             let mut names = self.builtins.table.borrow_mut();
             names.set_str(self.names.name.clone(), Value::str("builtins"));
-            names.set_str(self.names.doc.clone(), Value::str(BUILTINS_DOC));
+            let doc = module_doc("builtins").map_or(Value::None, Value::str);
+            names.set_str(self.names.doc.clone(), doc);
         }
         let module = Value::object(Object::new(
             self.types.module.clone(),
@@ -425,15 +427,3 @@ impl Vm {
         }
     }
 }
-
-/// `builtins.__doc__`, CPython's.
-const BUILTINS_DOC: &str = "Built-in functions, types, exceptions, and other objects.
-
-This module provides direct access to all 'built-in'
-identifiers of Python; for example, builtins.len is
-the full name for the built-in function len().
-
-This module is not normally accessed explicitly by most
-applications, but can be useful in modules that provide
-objects with the same name as a built-in value, but in
-which the built-in of that name is also needed.";

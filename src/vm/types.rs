@@ -7,6 +7,7 @@ use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::Rc;
 
 use super::dict::StrKeys;
+use super::native_docs::type_doc;
 use super::object::{
     Function, Getter, LOOKUP_CACHE_SIZE, Layout, NativeFn, NativeFunction, Object, ObjectKind,
     PyType, Setter,
@@ -1047,6 +1048,12 @@ impl Vm {
                 }
                 Err(e) => Err(e),
             };
+        }
+        // A class statement always gives its class a `__doc__`: a type without one in its
+        // MRO is one the VM made, whose instances show its docstring, which CPython's
+        // `PyType_Ready` puts in a static type's dict (`[].__doc__`).
+        if name.as_str() == "__doc__" {
+            return Ok(Some(type_doc(&ty).map_or(Value::None, Value::str)));
         }
         Ok(None)
     }
