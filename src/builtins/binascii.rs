@@ -3,10 +3,11 @@
 //! separator, `unhexlify`/`a2b_hex`), `crc32`, and the `Error` and `Incomplete` classes.
 //! What `base64` (written in apy) stands on.
 
-use super::bytes_type::buffer_arg;
-use super::module_args::{bind_kwonly, index_isize};
+use super::bytes_type::{buffer_arg, hex_separator};
+use super::module_args::bind_kwonly;
+use crate::common::bytes_ops;
 use crate::common::int_ops::Int;
-use crate::vm::args::Signature;
+use crate::vm::args::{OrRaise, Signature};
 use crate::vm::object::{KwArgs, Layout};
 use crate::vm::types::make_type;
 use crate::vm::value::Value;
@@ -198,57 +199,9 @@ fn hexlify(vm: &mut Vm, name: &'static str, args: &[Value], kw: &KwArgs) -> PyRe
     let [data, sep, per] =
         <[_; 3]>::try_from(sig.bind(vm, args, kw)?).unwrap_or_else(|_| [None, None, None]);
     let data = buffer_arg(vm, data.as_ref().unwrap_or(&Value::None))?;
-    let per = match per {
-        Some(v) => index_isize(vm, &v)?,
-        None => 1,
-    };
-    let hex: Vec<[u8; 2]> = data
-        .iter()
-        .map(|b| {
-            let digits = b"0123456789abcdef";
-            [digits[(b >> 4) as usize], digits[(b & 15) as usize]]
-        })
-        .collect();
-    let Some(sep) = sep else {
-        return Ok(vm.new_bytes(hex.concat()));
-    };
-    let sep = separator(vm, &sep)?;
-    let group = per.unsigned_abs() as usize;
-    let mut out = Vec::with_capacity(hex.len() * 3);
-    for (i, pair) in hex.iter().enumerate() {
-        // Bytes before this one, counted from the side the groups start at.
-        let boundary = match per {
-            0 => false,
-            p if p > 0 => i > 0 && (hex.len() - i).is_multiple_of(group),
-            _ => i > 0 && i.is_multiple_of(group),
-        };
-        if boundary {
-            out.push(sep);
-        }
-        out.extend_from_slice(pair);
-    }
-    Ok(vm.new_bytes(out))
-}
-
-/// `hexlify`'s one-byte separator: a str is taken by its code point, as CPython reads a
-/// one-byte-wide str (so `'é'` is `b'\xe9'`).
-fn separator(vm: &Vm, sep: &Value) -> PyResult<u8> {
-    let length_error = || vm.value_error("sep must be length 1.");
-    match sep {
-        Value::Str(s) => {
-            let mut chars = s.as_str().chars();
-            match (chars.next(), chars.next()) {
-                (Some(c), None) => {
-                    u8::try_from(u32::from(c)).map_err(|_| vm.value_error("sep must be ASCII."))
-                }
-                _ => Err(length_error()),
-            }
-        }
-        other => match buffer_arg(vm, other)?.as_slice() {
-            [byte] => Ok(*byte),
-            _ => Err(length_error()),
-        },
-    }
+    let (sep, per) = hex_separator(vm, sep.as_ref(), per.as_ref(), true)?;
+    let digits = bytes_ops::hex(&data, sep, per).or_raise(vm)?;
+    Ok(vm.new_bytes(digits))
 }
 
 /// `unhexlify(hexstr, /)`.

@@ -13,6 +13,7 @@ use std::rc::Rc;
 
 use super::codecs;
 use super::memoryview::MemoryView;
+use super::module_args::index_isize;
 use super::str_type::slice_bound;
 use crate::common::bytes_ops::{self, is_space};
 use crate::common::chars::bytes_repr;
@@ -76,6 +77,53 @@ fn like(vm: &mut Vm, this: &Value, data: Vec<u8>) -> Value {
 }
 
 /// A bytes-like argument, or "a bytes-like object is required, not 'str'".
+/// `hex(sep=<none>, bytes_per_sep=1)` of `bytes`, `bytearray` and `memoryview` over `data`.
+pub fn hex_method(vm: &mut Vm, data: &[u8], args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let sig = Signature::keywords("bytes", "hex", &["sep", "bytes_per_sep"], 0, 0);
+    let [sep, per] = <[_; 2]>::try_from(sig.bind(vm, args, kw)?).unwrap_or_else(|_| [None, None]);
+    let (sep, per) = hex_separator(vm, sep.as_ref(), per.as_ref(), false)?;
+    let digits = bytes_ops::hex(data, sep, per).or_raise(vm)?;
+    Ok(Value::str(String::from_utf8(digits).expect("ASCII")))
+}
+
+/// The `sep` and `bytes_per_sep` arguments of a hex conversion, checked as
+/// `_Py_strhex_impl` checks them: one str character or one byte of bytes, ASCII unless
+/// the result is bytes (`binascii.hexlify`'s).
+pub fn hex_separator(
+    vm: &mut Vm,
+    sep: Option<&Value>,
+    per: Option<&Value>,
+    bytes_result: bool,
+) -> PyResult<(Option<u8>, i64)> {
+    let per = match per {
+        Some(v) => index_isize(vm, v)?,
+        None => 1,
+    };
+    let Some(sep) = sep else {
+        return Ok((None, per));
+    };
+    if vm.len(sep)? != 1 {
+        return Err(vm.value_error("sep must be length 1."));
+    }
+    let not_ascii = || vm.value_error("sep must be ASCII.");
+    let byte = match sep {
+        Value::Str(s) => {
+            let c = s.as_str().chars().next().map_or(0, u32::from);
+            u8::try_from(c).map_err(|_| not_ascii())?
+        }
+        v if let Some(b) = v.native::<PyBytes>()
+            && vm.isinstance(v, &vm.types.bytes) =>
+        {
+            b.data()[0]
+        }
+        _ => return Err(vm.type_error("sep must be str or bytes.")),
+    };
+    if byte > 127 && !bytes_result {
+        return Err(not_ascii());
+    }
+    Ok((Some(byte), per))
+}
+
 pub fn buffer_arg(vm: &Vm, v: &Value) -> PyResult<Vec<u8>> {
     bytes_of(v).ok_or_else(|| {
         vm.type_error(format!(
@@ -997,10 +1045,9 @@ const SHARED: &[(&str, NativeFn)] = &[
         compare(vm, args, CompareOperator::Ge)
     }),
     ("decode", decode),
-    ("hex", |vm, args, _| {
+    ("hex", |vm, args, kw| {
         let data = this(vm, args)?.data().clone();
-        Signature::no_args("bytes", "hex").check(vm, &args[1..], &[])?;
-        bytes_ops::hex(&data).or_raise(vm).map(Value::str)
+        hex_method(vm, &data, &args[1..], kw)
     }),
     ("find", |vm, args, kw| search(vm, args, kw, "find")),
     ("rfind", |vm, args, kw| search(vm, args, kw, "rfind")),

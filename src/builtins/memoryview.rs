@@ -12,7 +12,7 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use super::bytes_type::{bytes_of, payload};
+use super::bytes_type::{bytes_of, hex_method, payload};
 use crate::compile::bytecode::CompareOperator;
 use crate::vm::args::check_arity;
 use crate::vm::bytes::PyBytes;
@@ -303,12 +303,9 @@ const METHODS: &[(&str, crate::vm::object::NativeFn)] = &[
             items.into_iter().map(|b| Value::Int(b as i64)).collect(),
         ))
     }),
-    ("hex", |vm, args, _| {
-        check_arity(vm, "hex", &args[1..], 0, 0)?;
+    ("hex", |vm, args, kw| {
         let data = this(vm, args)?.to_vec();
-        Ok(Value::str(
-            data.iter().map(|b| format!("{b:02x}")).collect::<String>(),
-        ))
+        hex_method(vm, &data, &args[1..], kw)
     }),
     ("toreadonly", |vm, args, _| {
         let view = this(vm, args)?;

@@ -239,10 +239,28 @@ pub fn partition<'a>(
     })
 }
 
-/// `b.hex()`: two lowercase hex digits per byte.
-pub fn hex(s: &[u8]) -> OpResult<String> {
-    check_text_len(s.len().saturating_mul(2))?;
-    Ok(s.iter().map(|b| format!("{b:02x}")).collect())
+/// `b.hex(sep, bytes_per_sep)` (`_Py_strhex_impl`): two lowercase hex digits per byte,
+/// with `sep` between groups of `abs(per)` bytes counted from the right (from the left
+/// when `per` is negative; no separator when it is 0).
+pub fn hex(s: &[u8], sep: Option<u8>, per: i64) -> OpResult<Vec<u8>> {
+    let group = per.unsigned_abs() as usize;
+    let sep = sep.filter(|_| group > 0);
+    let seps = sep.map_or(0, |_| s.len().saturating_sub(1) / group.max(1));
+    check_text_len(s.len().saturating_mul(2).saturating_add(seps))?;
+    let digits = b"0123456789abcdef";
+    let mut out = vec_with_capacity(s.len() * 2 + seps)?;
+    for (i, b) in s.iter().enumerate() {
+        // A group ends before this byte, counted from the side the groups start at.
+        let boundary = if per > 0 { s.len() - i } else { i };
+        if let Some(sep) = sep
+            && i > 0
+            && boundary.is_multiple_of(group)
+        {
+            out.push(sep);
+        }
+        out.extend([digits[(b >> 4) as usize], digits[(b & 15) as usize]]);
+    }
+    Ok(out)
 }
 
 /// `bytes.fromhex(text)`: pairs of hex digits, ASCII whitespace allowed between pairs.
@@ -305,6 +323,9 @@ mod tests {
         assert_eq!(replace(b"ab", b"", b"-", -1).unwrap(), b"-a-b-");
         assert_eq!(fromhex("0a ff").unwrap(), [10, 255]);
         assert!(fromhex("0g").is_err());
-        assert_eq!(hex(&[1, 171]).unwrap(), "01ab");
+        assert_eq!(hex(&[1, 171], None, 1).unwrap(), b"01ab");
+        assert_eq!(hex(&[1, 2, 3], Some(b':'), 2).unwrap(), b"01:0203");
+        assert_eq!(hex(&[1, 2, 3], Some(b':'), -2).unwrap(), b"0102:03");
+        assert_eq!(hex(&[1, 2, 3], Some(b':'), 0).unwrap(), b"010203");
     }
 }
