@@ -14,7 +14,7 @@ use std::os::fd::AsRawFd;
 use std::rc::Rc;
 
 use super::bytes_type::bytes_of;
-use super::io::{fileno, seek_args, size_arg, unsupported};
+use super::io::{HintRule, fileno, optional_size, read_lines, seek_args, size_arg, unsupported};
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, Layout, Object, ObjectKind, PyType};
 use crate::vm::types::make_type;
@@ -416,14 +416,12 @@ const METHODS: &[(&str, Method)] = &[
         if f.readable {
             f.check_open(vm, "I/O operation on closed file.")?;
         }
-        let mut lines = Vec::new();
-        loop {
+        let hint = optional_size(vm, args.get(1))?;
+        read_lines(vm, hint, HintRule::Exceeded, |vm| {
             let line = f.readline(vm, None)?;
-            if line.is_empty() {
-                return Ok(Value::list(lines));
-            }
-            lines.push(vm.new_bytes(line));
-        }
+            let len = line.len();
+            Ok((vm.new_bytes(line), len))
+        })
     }),
     ("write", |vm, args, _| {
         let f = this(vm, &args[0])?;

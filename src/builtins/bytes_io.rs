@@ -7,7 +7,7 @@
 use std::cell::{Cell, RefMut};
 
 use super::bytes_type::{buffer_arg, payload};
-use super::io::{optional_size, seek_args};
+use super::io::{HintRule, optional_size, read_lines, seek_args};
 use crate::common::sizes::grow_for;
 use crate::vm::args::{OrRaise, Signature};
 use crate::vm::bytes::PyBytes;
@@ -138,14 +138,21 @@ const METHODS: &[(&str, NativeFn)] = &[
     ("readline", |vm, args, _| read(vm, args, true)),
     ("readlines", |vm, args, _| {
         let stream = open(vm, args)?;
-        let mut lines = Vec::new();
-        loop {
-            let line = stream.take(None, true);
-            if line.is_empty() {
-                return Ok(Value::list(lines));
+        let hint = match args.get(1) {
+            None | Some(Value::None) => None,
+            Some(v @ (Value::Int(_) | Value::Bool(_))) => optional_size(vm, Some(v))?,
+            Some(other) => {
+                return Err(vm.type_error(format!(
+                    "integer argument expected, got '{}'",
+                    vm.type_name(other)
+                )));
             }
-            lines.push(vm.new_bytes(line));
-        }
+        };
+        read_lines(vm, hint, HintRule::Reached, |vm| {
+            let line = stream.take(None, true);
+            let len = line.len();
+            Ok((vm.new_bytes(line), len))
+        })
     }),
     ("write", |vm, args, _| {
         let stream = open(vm, args)?;

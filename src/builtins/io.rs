@@ -385,6 +385,50 @@ pub(super) fn optional_size(vm: &mut Vm, v: Option<&Value>) -> PyResult<Option<u
     })
 }
 
+/// Where `readlines(hint)` stops: IOBase's (files, StringIO, the standard streams) once
+/// the lines read are longer than `hint` in all, BytesIO's once they are as long.
+pub(super) enum HintRule {
+    Exceeded,
+    Reached,
+}
+
+/// `readlines(hint=-1)`: the lines `next_line` gives (each with its length; a length of 0
+/// at the end), all of them, or with a positive `hint` until their total length passes it
+/// as `rule` says.
+pub(super) fn read_lines(
+    vm: &mut Vm,
+    hint: Option<usize>,
+    rule: HintRule,
+    mut next_line: impl FnMut(&mut Vm) -> PyResult<(Value, usize)>,
+) -> PyResult<Value> {
+    let limit = hint.filter(|&h| h > 0);
+    let mut lines = Vec::new();
+    let mut total = 0usize;
+    loop {
+        let (line, len) = next_line(vm)?;
+        if len == 0 {
+            return Ok(Value::list(lines));
+        }
+        lines.push(line);
+        total += len;
+        if let Some(limit) = limit {
+            let done = match rule {
+                HintRule::Exceeded => total > limit,
+                HintRule::Reached => total >= limit,
+            };
+            if done {
+                return Ok(Value::list(lines));
+            }
+        }
+    }
+}
+
+/// A text line as [`read_lines`] takes it: the str and its length in characters.
+pub(super) fn text_line(line: String) -> (Value, usize) {
+    let len = line.chars().count();
+    (Value::str(line), len)
+}
+
 pub(super) fn text_arg(vm: &Vm, v: Option<&Value>) -> PyResult<String> {
     match v {
         Some(Value::Str(s)) => Ok(s.as_str().to_string()),
@@ -502,14 +546,10 @@ const STRING_IO_METHODS: &[(&str, Method)] = &[
     }),
     ("readlines", |vm, args, _| {
         let s = open_string_io(vm, args)?;
-        let mut lines = Vec::new();
-        loop {
-            let line = s.readline();
-            if line.is_empty() {
-                return Ok(Value::list(lines));
-            }
-            lines.push(Value::str(line));
-        }
+        let hint = optional_size(vm, args.get(1))?;
+        read_lines(vm, hint, HintRule::Exceeded, |_| {
+            Ok(text_line(s.readline()))
+        })
     }),
     ("tell", |vm, args, _| {
         Ok(Value::Int(open_string_io(vm, args)?.position.get() as i64))

@@ -9,7 +9,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use super::bytes_type::bytes_of;
-use super::io::{optional_size, size_arg, unsupported};
+use super::io::{HintRule, optional_size, read_lines, size_arg, unsupported};
 use super::std_streams::{StdKind, read_stdin_bytes};
 use crate::common::chars::str_repr;
 use crate::common::console;
@@ -205,14 +205,12 @@ const READER_METHODS: &[(&str, NativeFn)] = &[
     ("readline", |vm, args, kw| read(vm, args, kw, "readline")),
     ("readlines", |vm, args, _| {
         open(vm, args, "read of closed file")?;
-        let mut lines = Vec::new();
-        loop {
+        let hint = optional_size(vm, args.get(1))?;
+        read_lines(vm, hint, HintRule::Exceeded, |vm| {
             let line = read_stdin_bytes(vm, None, true)?;
-            if line.is_empty() {
-                return Ok(Value::list(lines));
-            }
-            lines.push(vm.new_bytes(line));
-        }
+            let len = line.len();
+            Ok((vm.new_bytes(line), len))
+        })
     }),
     ("__iter__", |vm, args, _| {
         open(vm, args, CLOSED_FILE)?;

@@ -297,14 +297,10 @@ fn read_text(vm: &mut Vm, args: &[Value], limit: Option<usize>, line: bool) -> P
 
 fn readlines(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     open_stdin(vm, args, "I/O operation on closed file.")?;
-    let mut lines = Vec::new();
-    loop {
-        let line = read_stdin(vm, None, true)?;
-        if line.is_empty() {
-            return Ok(Value::list(lines));
-        }
-        lines.push(Value::str(line));
-    }
+    let hint = super::io::optional_size(vm, args.get(1))?;
+    super::io::read_lines(vm, hint, super::io::HintRule::Exceeded, |vm| {
+        Ok(super::io::text_line(read_stdin(vm, None, true)?))
+    })
 }
 
 /// Reads from the process's stdin: up to and including the next `"\n"` when `line`, else to

@@ -13,7 +13,10 @@ use std::rc::Rc;
 
 use super::bytes_type::bytes_of;
 use super::codecs::{BOM_UTF8, StreamCoding, decode, encode, stream_coding};
-use super::io::{BUFFER_SIZE, closed_error, fileno, seek_args, size_arg, text_arg, unsupported};
+use super::io::{
+    BUFFER_SIZE, HintRule, closed_error, fileno, optional_size, read_lines, seek_args, size_arg,
+    text_arg, text_line, unsupported,
+};
 use crate::common::chars::str_repr;
 use crate::vm::args::Signature;
 use crate::vm::object::{Getter, KwArgs, Object, ObjectKind, PyType};
@@ -796,14 +799,10 @@ pub(super) const METHODS: &[(&str, Method)] = &[
     }),
     ("readlines", |vm, args, _| {
         let f = this_file(vm, &args[0])?;
-        let mut lines = Vec::new();
-        loop {
-            let line = f.readline(vm, None)?;
-            if line.is_empty() {
-                return Ok(Value::list(lines));
-            }
-            lines.push(Value::str(line));
-        }
+        let hint = optional_size(vm, args.get(1))?;
+        read_lines(vm, hint, HintRule::Exceeded, |vm| {
+            Ok(text_line(f.readline(vm, None)?))
+        })
     }),
     ("write", |vm, args, _| {
         let f = this_file(vm, &args[0])?;
