@@ -83,12 +83,18 @@ pub fn text_signature(v: &Value) -> Option<&'static str> {
 }
 
 /// `__doc__` of the module apy makes natively under CPython's name `module`, as CPython's:
-/// a walk over the small table of modules (`\x1e` module `\x1f` doc), which leaves the big
-/// one unread until a program asks for a function's or type's doc.
+/// from the small table of modules (each record `\x1e` module `\x1f` doc), read into an
+/// index at the first native module's import, which leaves the big table unread until a
+/// program asks for a function's or type's doc.
 pub fn module_doc(module: &str) -> Option<&'static str> {
-    include_str!("cpython_data/module_docs.txt")
-        .split('\x1e')
-        .find_map(|record| record.strip_prefix(module)?.strip_prefix('\x1f'))
+    static MODULES: OnceLock<HashMap<&'static str, &'static str>> = OnceLock::new();
+    let modules = MODULES.get_or_init(|| {
+        include_str!("cpython_data/module_docs.txt")
+            .split('\x1e')
+            .filter_map(|record| record.split_once('\x1f'))
+            .collect()
+    });
+    modules.get(module).copied()
 }
 
 /// `__doc__` of a built-in type, as CPython's (without the signature it starts with).

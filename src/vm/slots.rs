@@ -135,19 +135,23 @@ fn install_layout(vm: &mut Vm, class: &Rc<PyType>, slots: Option<&[Rc<PyStr>]>) 
     // `object`'s `__dict__` descriptor is apy's fallback for every instance; CPython's
     // `object` has none.
     let bases = mro.get(1..mro.len().saturating_sub(1)).unwrap_or_default();
-    let own = |base: &PyType, name: &str| base.dict.borrow().get_str(&PyStr::new(name)).is_some();
+    let (dict_key, weakref_key) = (vm.names.dict.clone(), vm.intern("__weakref__"));
+    let own = |base: &PyType, key: &PyStr| base.dict.borrow().get_str(key).is_some();
     let is = |base: &Rc<PyType>, types: &[&Rc<PyType>]| types.iter().any(|t| Rc::ptr_eq(base, t));
-    let c_type = |base: &PyType, names: &[&str]| names.contains(&vm.tp_name(base).as_ref());
+    // By name first: a class's qualified name is only made for one named like those.
+    let c_type = |base: &PyType, names: &[&str]| {
+        names.iter().any(|n| n.ends_with(&*base.name)) && names.contains(&vm.tp_name(base).as_ref())
+    };
     let t = &vm.types;
     let has_dict = bases.iter().any(|b| {
         b.layout == super::object::Layout::Exception
-            || own(b, "__dict__")
+            || own(b, &dict_key)
             || is(b, &[&t.type_, &t.function, &t.module])
             || c_type(b, C_TYPES_WITH_DICT)
     });
     // Nor does a subclass of a type of variable size (`tp_itemsize`) get `__weakref__`.
     let has_weakrefs = bases.iter().any(|b| {
-        own(b, "__weakref__")
+        own(b, &weakref_key)
             || is(b, &[&t.type_, &t.function, &t.module, &t.set, &t.frozenset])
             || is(b, &[&t.int, &t.tuple, &t.bytes])
             || c_type(b, C_TYPES_WITH_WEAKREFS)
