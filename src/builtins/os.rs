@@ -509,7 +509,7 @@ const OS_FUNCTIONS: &[(&str, Method)] = &[
         };
         let code = i32::try_from(code)
             .map_err(|_| vm.overflow_error("signed integer is greater than maximum"))?;
-        Ok(Value::str(crate::common::net::strerror(code)))
+        Ok(Value::str(crate::common::errno_text::strerror(code)))
     }),
     ("getpid", |vm, args, _| {
         check_arity(vm, "getpid", args, 0, 0)?;

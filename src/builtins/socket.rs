@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use super::bytes_type::bytes_of;
 use super::memoryview::WritableBuffer;
+use crate::common::errno_text;
 use crate::common::net::{self, SockAddr};
 use crate::vm::args::Signature;
 use crate::vm::object::{KwArgs, Layout, NativeFn, Object, ObjectKind, PyType};
@@ -90,7 +91,7 @@ fn errno_error(vm: &mut Vm, class: Rc<PyType>, errno: i32, text: String) -> Exc 
 pub fn os_error(vm: &mut Vm, error: &io::Error) -> Exc {
     let errno = error.raw_os_error().unwrap_or(libc::EINVAL);
     let os_error = vm.types.os_error.clone();
-    errno_error(vm, os_error, errno, net::strerror(errno))
+    errno_error(vm, os_error, errno, errno_text::strerror(errno))
 }
 
 pub(super) fn gai_error(vm: &mut Vm, (errno, text): (i32, String)) -> Exc {
@@ -868,7 +869,7 @@ fn create_server(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         let shown = vm.repr(&address)?;
         let text = format!(
             "{} (while attempting to bind on address {shown})",
-            net::strerror(errno)
+            errno_text::strerror(errno)
         );
         let os_error = vm.types.os_error.clone();
         return Err(errno_error(vm, os_error, errno, text));

@@ -36,6 +36,7 @@ pub mod clock;
 pub mod complex_ops;
 pub mod console;
 pub mod east_asian_width;
+pub mod errno_text;
 pub mod explain;
 pub mod float_repr;
 pub mod format_spec;
