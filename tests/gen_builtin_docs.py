@@ -9,13 +9,15 @@ the `__doc__` of the modules apy makes natively under CPython's name:
 One record a function, type or module: `\\x1e` KEY `\\x1f` TEXT-SIGNATURE `\\x1f` DOC,
 where KEY is `module.name` for a module's function (`builtins.len`, `math.sqrt`),
 `Type.name` for a method (`str.upper`, `deque.append`), as apy names its natives, `Type`
-for a type (`enumerate`); a missing doc or signature is empty. Sorted by key. A module's
-docstring is a record `\\x1e` MODULE `\\x1f` DOC of the second file, which is small, so
-that giving a module its doc at import does not read the big table.
+for a type (`enumerate`); a missing doc or signature is empty. Sorted by key. Also
+asyncio's natives (`_asyncio`'s, and those apy writes natively where CPython writes
+Python). A module's docstring is a record `\\x1e` MODULE `\\x1f` DOC of the second file,
+which is small, so that giving a module its doc at import does not read the big table.
 """
 import builtins
 import collections
 import importlib
+import inspect
 import types
 from pathlib import Path
 
@@ -81,6 +83,34 @@ add_type(type(NotImplemented))
 add_type(types.GeneratorType)
 add_type(types.CoroutineType)
 add_type(types.AsyncGeneratorType)
+
+# asyncio's native core, as CPython's: `_asyncio`'s functions, its Future and Task.
+import _asyncio  # noqa: E402
+import asyncio  # noqa: E402
+for name, value in vars(_asyncio).items():
+    if isinstance(value, types.BuiltinFunctionType):
+        add(f"_asyncio.{name}", value)
+add_type(_asyncio.Future)
+add_type(_asyncio.Task)
+
+# The functions and methods CPython writes in Python that apy writes natively (in the
+# module CPython's are in, `src/asyncio/mod.rs`): their doc, and for text signature the
+# one inspect reads off CPython's (which has none), so that help() shows it.
+PYTHON_WRITTEN = [
+    asyncio.gather, asyncio.create_task, asyncio.ensure_future, asyncio.all_tasks,
+    asyncio.iscoroutine, asyncio.isfuture, asyncio.to_thread, asyncio.wrap_future,
+    asyncio.run_coroutine_threadsafe,
+    asyncio.Queue.qsize, asyncio.Queue.empty, asyncio.Queue.full,
+    asyncio.Queue.put_nowait, asyncio.Queue.get_nowait,
+    asyncio.Event.is_set, asyncio.Event.set, asyncio.Event.clear,
+    asyncio.Lock.locked, asyncio.Lock.release,
+    asyncio.Semaphore.locked, asyncio.Semaphore.release,
+]
+for f in PYTHON_WRITTEN:
+    owner, _, name = f.__qualname__.rpartition(".")
+    key = f"{owner or f.__module__}.{name}"
+    assert key not in records, key
+    records[key] = (str(inspect.signature(f)), f.__doc__ or "")
 
 module_docs = {}
 for module_name in NATIVE_MODULES:

@@ -1310,9 +1310,11 @@ fn class_in(vm: &mut Vm, name: &str, bases: Vec<Rc<PyType>>, module: &str) -> Rc
     ty
 }
 
-fn exception_class(vm: &mut Vm, name: &str, base: &Rc<PyType>) -> Rc<PyType> {
+/// An exception class of `asyncio.exceptions`, with CPython's docstring.
+fn exception_class(vm: &mut Vm, name: &str, base: &Rc<PyType>, doc: &str) -> Rc<PyType> {
     let mut ns = DictTable::new();
     ns.set_str(vm.names.module.clone(), Value::str("asyncio.exceptions"));
+    ns.set_str(vm.names.doc.clone(), Value::str(doc));
     match vm.new_class(None, name, vec![base.clone()], ns) {
         Ok(t) => t,
         Err(_) => base.clone(),
@@ -1340,8 +1342,18 @@ fn new_runtime(vm: &mut Vm) -> Runtime {
     let timer_handle = class_in(vm, "TimerHandle", vec![handle.clone()], "asyncio.events");
     let base_exception = vm.types.base_exception.clone();
     let exception = vm.types.exception.clone();
-    let cancelled_error = exception_class(vm, "CancelledError", &base_exception);
-    let invalid_state_error = exception_class(vm, "InvalidStateError", &exception);
+    let cancelled_error = exception_class(
+        vm,
+        "CancelledError",
+        &base_exception,
+        "The Future or Task was cancelled.",
+    );
+    let invalid_state_error = exception_class(
+        vm,
+        "InvalidStateError",
+        &exception,
+        "The operation is not allowed in this state.",
+    );
     future::init_type(vm, &future);
     future::init_iter_type(vm, &future_iter);
     vm.native_send = future::send_to_future_iter;

@@ -303,22 +303,30 @@ fn limit_overrun_init(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value
 /// that `import asyncio` compiles nothing for them) so that an `except` can name them
 /// before the streams are loaded.
 pub fn stream_errors(vm: &mut Vm) -> Vec<(&'static str, Value)> {
-    let errors: [(&str, Rc<PyType>, NativeFn); 2] = [
+    // (With CPython's docstrings.)
+    let errors: [(&str, Rc<PyType>, NativeFn, &str); 2] = [
         (
             "IncompleteReadError",
             vm.types.eof_error.clone(),
             incomplete_read_init,
+            "\nIncomplete read error. Attributes:\n\n\
+             - partial: read bytes string before the end of stream was reached\n\
+             - expected: total number of expected bytes (or None if unknown)\n",
         ),
         (
             "LimitOverrunError",
             vm.types.exception.clone(),
             limit_overrun_init,
+            "Reached the buffer limit while looking for a separator.\n\n\
+             Attributes:\n\
+             - consumed: total number of to be consumed bytes.\n",
         ),
     ];
     let mut out = Vec::new();
-    for (name, base, init) in errors {
+    for (name, base, init, doc) in errors {
         let mut ns = crate::vm::value::DictTable::new();
         ns.set_str(vm.names.module.clone(), Value::str("asyncio.exceptions"));
+        ns.set_str(vm.names.doc.clone(), Value::str(doc));
         if let Ok(class) = vm.new_class(None, name, vec![base], ns) {
             vm.add_method(&class, "__init__", init);
             out.push((name, Value::Type(class)));

@@ -3,8 +3,8 @@
 //! (the loop's `sock_*` methods). Depends on the VM only.
 
 use crate::vm::dict::StrKeys;
-use crate::vm::object::ObjectKind;
-use crate::vm::value::Value;
+use crate::vm::object::{Function, ObjectKind};
+use crate::vm::value::{PyDict, Value};
 use crate::vm::{PyResult, Vm};
 
 /// Runs a file of the library that waits for its first use (the loop's `sock_*` methods)
@@ -31,20 +31,55 @@ pub fn run(vm: &mut Vm, module: &Value, name: &str, text: &str) -> Result<(), St
     vm.sources.insert(code.filename.clone(), text.into());
     let code = vm.load_code(&code);
     // Classes take `__module__` from `__name__`: "asyncio/locks.py" makes Lock's
-    // repr say `asyncio.locks.Lock`, as in CPython. The module is "asyncio" again after.
-    let submodule = name.trim_end_matches(".py").trim_end_matches("/__init__");
+    // repr say `asyncio.locks.Lock`, as in CPython; functions are given it after the run.
+    // The module is "asyncio" again after.
+    let submodule = name
+        .trim_end_matches(".py")
+        .trim_end_matches("/__init__")
+        .replace('/', ".");
     let name_key = vm.names.name.clone();
     let set_name = |n: &str| {
         dict.table
             .borrow_mut()
             .set_str(name_key.clone(), Value::str(n))
     };
-    set_name(&submodule.replace('/', "."));
+    set_name(&submodule);
+    let filename = code.head.filename.clone();
     let mut frame = crate::vm::frame::Frame::for_module(vm, code, dict.clone());
     let result = vm.run_frame(&mut frame, None);
+    if submodule != "asyncio" {
+        name_functions_module(vm, dict, &filename, &submodule);
+    }
     set_name("asyncio");
     match result {
         crate::vm::frame::FrameResult::Err(e) => Err(vm.format_exception(&e)),
         _ => Ok(()),
+    }
+}
+
+/// Gives the functions the file `filename` defined, at the namespace's top level or in its
+/// classes, `module` for their `__module__` (`asyncio.tasks`), as CPython's have that of
+/// the submodule they are written in: they would otherwise say the namespace's `__name__`,
+/// "asyncio", after the run. One the file assigned a `__module__` keeps it.
+fn name_functions_module(vm: &Vm, namespace: &PyDict, filename: &str, module: &str) {
+    let module = Value::str(module);
+    let key = &vm.names.module;
+    let name = |f: &Function| {
+        if &*f.code.head.filename == filename && f.dict.borrow().get_str(key).is_none() {
+            f.dict.borrow_mut().set_str(key.clone(), module.clone());
+        }
+    };
+    for entry in namespace.table.borrow().iter() {
+        match &entry.value {
+            Value::Function(f) => name(f),
+            Value::Type(class) => {
+                for entry in class.dict.borrow().iter() {
+                    if let Value::Function(f) = &entry.value {
+                        name(f);
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 }

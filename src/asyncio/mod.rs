@@ -34,11 +34,12 @@ pub mod trace;
 pub mod watchers;
 
 use crate::vm::args::{check_kwargs, kwarg};
-use crate::vm::object::KwArgs;
+use crate::vm::object::{KwArgs, NativeFunction};
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
 use event_loop::rt;
 use future::{Status, as_future};
+use std::rc::Rc;
 
 /// Makes `import asyncio` available in `vm`, with these settings: the embedder's one call
 /// into this module before a run.
@@ -168,11 +169,11 @@ fn is_future(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 /// The apy half of the module (DESIGN.md decision 3): file name and source, each run in the
 /// module's namespace in this order, because each file may use what the ones before it
 /// define when it runs (a later file's functions may use anything, once all have run):
-/// - `__init__` first: `run`, `sleep`, `_GatheringFuture`, `_cancel_all_tasks`, the loop's
-///   shutdown coroutines — the core the others call;
-/// - `runners` (`Runner` uses `_cancel_all_tasks`), `locks`, `queues`, `timeouts`;
-/// - `taskgroups`, then `tasks` (`wait` and `as_completed` use `Queue`, and timeouts's
-///   `_release_waiter`);
+/// - `__init__` first: `_GatheringFuture`, the loop's shutdown coroutines — the core the
+///   others call;
+/// - `runners` (`run`, `Runner`), `locks`, `queues`, `timeouts`;
+/// - `taskgroups`, then `tasks` (`sleep`, `wait_for`; `wait` and `as_completed` use
+///   `Queue`);
 /// - `graph` last: `print_call_graph` reads tasks and futures only.
 ///
 /// A new file goes after everything it uses at import time.
@@ -202,6 +203,25 @@ fn streams(vm: &mut Vm) -> Vec<(&'static str, Value)> {
 fn streams(_: &mut Vm) -> Vec<(&'static str, Value)> {
     Vec::new()
 }
+
+/// The module CPython's counterpart of each of the module's natives is in, which is their
+/// `__module__` (and keys their docs, `vm::native_docs`): `_asyncio`'s are natives there
+/// too; the others CPython writes in Python.
+const NATIVE_HOMES: [(&str, &str); 13] = [
+    ("get_running_loop", "_asyncio"),
+    ("_get_running_loop", "_asyncio"),
+    ("get_event_loop", "_asyncio"),
+    ("current_task", "_asyncio"),
+    ("all_tasks", "asyncio.tasks"),
+    ("ensure_future", "asyncio.tasks"),
+    ("create_task", "asyncio.tasks"),
+    ("gather", "asyncio.tasks"),
+    ("run_coroutine_threadsafe", "asyncio.tasks"),
+    ("iscoroutine", "asyncio.coroutines"),
+    ("isfuture", "asyncio.base_futures"),
+    ("wrap_future", "asyncio.futures"),
+    ("to_thread", "asyncio.threads"),
+];
 
 /// Builds the `asyncio` module: the native core, then the library run in its namespace.
 pub fn module(vm: &mut Vm) -> Value {
@@ -295,7 +315,12 @@ pub fn module(vm: &mut Vm) -> Value {
         .chain(streams(vm))
         // So do the threads' (they load lib/threads.apy).
         .chain(threadsafe::stubs(vm))
-        .collect();
+        .collect::<Vec<_>>();
+    for (name, value) in &attrs {
+        if let Some((_, home)) = NATIVE_HOMES.iter().find(|(n, _)| n == name) {
+            NativeFunction::place_in(value, &Rc::from(*home));
+        }
+    }
     let module = vm.new_module("asyncio", attrs);
     for (name, text) in LIBRARY {
         if let Err(message) = library::run(vm, &module, name, text) {
