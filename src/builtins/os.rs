@@ -410,6 +410,12 @@ fn on_two_paths(
     Ok(Value::None)
 }
 
+/// The paths of an iterable (`commonprefix`'s and `commonpath`'s argument).
+fn path_list(vm: &mut Vm, paths: &Value) -> PyResult<Vec<String>> {
+    let items = vm.collect_iterable(paths)?;
+    items.iter().map(|p| fspath_arg(vm, p)).collect()
+}
+
 /// `posixpath.commonpath`: the longest path, component by component, that all of `paths`
 /// start with.
 fn commonpath(vm: &Vm, paths: &[String]) -> PyResult<String> {
@@ -694,11 +700,7 @@ const PATH_FUNCTIONS: &[(&str, Method)] = &[
     }),
     ("commonprefix", |vm, args, _| {
         check_arity(vm, "commonprefix", args, 1, 1)?;
-        let items = vm.collect_iterable(&args[0])?;
-        let paths = items
-            .iter()
-            .map(|p| fspath_arg(vm, p))
-            .collect::<PyResult<Vec<String>>>()?;
+        let paths = path_list(vm, &args[0])?;
         // The longest start all share, character by character (not by component).
         let (Some(low), Some(high)) = (paths.iter().min(), paths.iter().max()) else {
             return Ok(Value::str(""));
@@ -712,11 +714,7 @@ const PATH_FUNCTIONS: &[(&str, Method)] = &[
     }),
     ("commonpath", |vm, args, _| {
         check_arity(vm, "commonpath", args, 1, 1)?;
-        let items = vm.collect_iterable(&args[0])?;
-        let paths = items
-            .iter()
-            .map(|p| fspath_arg(vm, p))
-            .collect::<PyResult<Vec<String>>>()?;
+        let paths = path_list(vm, &args[0])?;
         Ok(Value::str(commonpath(vm, &paths)?))
     }),
     ("expandvars", |vm, args, _| {
