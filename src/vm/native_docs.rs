@@ -64,12 +64,7 @@ pub fn short_name(name: &str) -> &str {
 
 /// `__doc__` of the computed attribute `owner.name` of a built-in type (`int.real`).
 pub fn attribute_doc(owner: &str, name: &str) -> Option<&'static str> {
-    match name {
-        // Every class's own (`vm::slots`), as `type_new` documents them.
-        "__dict__" => Some("dictionary for instance variables"),
-        "__weakref__" => Some("list of weak references to the object"),
-        _ => record(&format!("{}.{name}", short_name(owner)))?.1,
-    }
+    record(&format!("{}.{name}", short_name(owner)))?.1
 }
 
 /// `__doc__` of a native function or method, as CPython's.

@@ -315,8 +315,10 @@ pub fn init_type_methods(vm: &mut Vm) {
             }))
         }),
         ("__doc__", |_, v| {
-            let doc = getset_of(v)
-                .and_then(|(name, owner)| super::native_docs::attribute_doc(owner, name));
+            let doc = layout_doc(v).or_else(|| {
+                getset_of(v)
+                    .and_then(|(name, owner)| super::native_docs::attribute_doc(owner, name))
+            });
             Ok(doc.map_or(Value::None, Value::str))
         }),
     ];
@@ -561,6 +563,23 @@ fn getset_store(vm: &mut Vm, args: &[Value], value: Option<Value>) -> PyResult<V
     let name = vm.intern(name);
     vm.set_through_descriptor(args[0].clone(), &args[1], &name, value)?;
     Ok(Value::None)
+}
+
+/// The docstring `type_new` gives a class's own `__dict__` and `__weakref__` descriptors
+/// (`vm::slots`), known by their getters: a built-in type's descriptors of those names
+/// have none.
+fn layout_doc(v: &Value) -> Option<&'static str> {
+    let Value::Object(o) = v else { return None };
+    let ObjectKind::GetSet { get, .. } = &o.kind else {
+        return None;
+    };
+    if std::ptr::fn_addr_eq(*get, instance_dict as Getter) {
+        Some("dictionary for instance variables")
+    } else if std::ptr::fn_addr_eq(*get, super::weakrefs::weakref_attribute as Getter) {
+        Some("list of weak references to the object")
+    } else {
+        None
+    }
 }
 
 /// The name and owner of a `getset_descriptor`.
