@@ -546,6 +546,7 @@ pub fn init(vm: &mut Vm) {
     }
     let object = vm.types.object.clone();
     vm.add_methods(&object, OBJECT_METHODS);
+    vm.add_methods(&object, super::reduce::OBJECT_METHODS);
     // `object.__init_subclass__(cls)`: the end of the chain, which takes no keywords.
     let init_subclass = vm.native("__init_subclass__", |vm, args, kw| {
         if kw.is_empty() {

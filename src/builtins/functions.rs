@@ -14,7 +14,7 @@ use crate::vm::args::{OrRaise, check_arity, check_kwargs, kwarg};
 use crate::vm::complex::complex_of;
 use crate::vm::dict::StrKeys;
 use crate::vm::long_work::{division_steps, words};
-use crate::vm::object::{IterState, KwArgs, NativeFn, ObjectKind};
+use crate::vm::object::{IterState, KwArgs, NativeFn};
 use crate::vm::ops::{builtin_value, from_int, to_int};
 use crate::vm::value::{PyStr, Value};
 use crate::vm::{PyResult, Vm};
@@ -84,7 +84,7 @@ pub const FUNCTIONS: &[(&str, NativeFn)] = &[
         check_arity(vm, "locals", args, 0, 0)?;
         Ok(caller_scope(vm).1)
     }),
-    ("dir", builtin_dir),
+    ("dir", super::dir::builtin_dir),
     ("__build_class__", super::class_build::build_class),
     ("aiter", |vm, args, kw| {
         let v = one_arg(vm, "aiter", args, kw)?;
@@ -833,58 +833,4 @@ fn builtin_vars(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         Err(e) if !vm.exc_matches(&e, &attribute_error) => Err(e),
         _ => Err(vm.type_error("vars() argument must have __dict__ attribute")),
     }
-}
-
-fn builtin_dir(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    check_kwargs(vm, "dir", kw, &[])?;
-    check_arity(vm, "dir", args, 0, 1)?;
-    // Without an argument: the names of the caller's scope, sorted.
-    if args.is_empty() {
-        let locals = caller_scope(vm).1;
-        let mut names = vm.collect_iterable(&locals)?;
-        sort_values(vm, &mut names, &Value::None, false)?;
-        return Ok(Value::list(names));
-    }
-    let v = &args[0];
-    let mut names: Vec<String> = match v {
-        Value::Object(o) => o.attr_storage().map_or_else(Vec::new, |attrs| {
-            let own = attrs.names();
-            own.iter()
-                .filter_map(|k| k.as_str().map(str::to_string))
-                .collect()
-        }),
-        _ => Vec::new(),
-    };
-    let mut add_table = |table: &crate::vm::value::DictTable| {
-        for e in table.iter() {
-            if let Value::Str(s) = &e.key {
-                names.push(s.as_str().to_string());
-            }
-        }
-    };
-    match v {
-        Value::Object(o) => {
-            if let ObjectKind::Module { dict, .. } = &o.kind {
-                add_table(&dict.table.borrow());
-            } else {
-                for t in o.class.mro() {
-                    add_table(&t.dict.borrow());
-                }
-            }
-        }
-        Value::Type(t) => {
-            vm.ready_methods(t);
-            for t in t.mro() {
-                add_table(&t.dict.borrow());
-            }
-        }
-        other => {
-            for t in vm.type_of(other).mro() {
-                add_table(&t.dict.borrow());
-            }
-        }
-    }
-    names.sort();
-    names.dedup();
-    Ok(Value::list(names.into_iter().map(Value::str).collect()))
 }

@@ -8,7 +8,8 @@
 //! A built-in type's constructor, methods and attributes are in one file, in tables, so
 //! adding `list.foo` is one line in `list_type.rs`'s table and one function beside it:
 //!
-//! - `functions.rs` — the built-in functions, one table (`Python/bltinmodule.c`);
+//! - `functions.rs` — the built-in functions, one table (`Python/bltinmodule.c`); `dir.rs`
+//!   — `dir()` and the `__dir__` methods; `reduce.rs` — `object.__reduce_ex__`;
 //!   `exec.rs` — `exec`, `eval` and `compile()`, which compile and run source; `io.rs` —
 //!   `open()`, the `io` module (text files, `StringIO`); `os.rs` — `os` and `os.path`.
 //! - `list_type.rs`, `tuple_type.rs`, `dict_type.rs`, `set_type.rs` (`set`, `frozenset`),
@@ -49,6 +50,7 @@ mod complex_type;
 pub mod contextvars;
 pub mod deque;
 mod dict_type;
+mod dir;
 mod dis;
 mod errno_module;
 mod exec;
@@ -80,6 +82,7 @@ mod random;
 mod random_core;
 mod range_type;
 mod re_engine;
+mod reduce;
 mod select_constants;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod select_module;
@@ -123,6 +126,8 @@ pub fn install(vm: &mut Vm) {
     modules::register(vm);
     classes::init(vm);
     class_build::init(vm);
+    dir::init(vm);
+    reduce::init(vm);
     list_type::init(vm);
     tuple_type::init(vm);
     dict_type::init(vm);

@@ -77,6 +77,7 @@ const MODULES: &[(&str, &str, &str)] = &[
     ("functools", "functools.py", include_str!("functools.apy")),
     ("heapq", "heapq.py", include_str!("heapq.apy")),
     ("colorsys", "colorsys.py", include_str!("colorsys.apy")),
+    ("copyreg", "copyreg.py", include_str!("copyreg.apy")),
     ("getpass", "getpass.py", include_str!("getpass.apy")),
     ("graphlib", "graphlib.py", include_str!("graphlib.apy")),
     (

@@ -26,10 +26,15 @@ impl Vm {
             Value::Type(t) => self.call_type(t, args, kw),
             Value::Object(o) => match &o.kind {
                 ObjectKind::Native(n) => match args.first() {
-                    // A built-in method called on a subclass instance works on its base value.
-                    // One that gives back the mutable container it changed (`list.__iadd__`,
-                    // `set.__ior__`) gives back the instance.
-                    Some(Value::Object(this)) if n.is_method && this.builtin_base().is_some() => {
+                    // A built-in method called on a subclass instance works on its base value
+                    // (`object`'s own methods work on the instance: its attributes, its
+                    // class). One that gives back the mutable container it changed
+                    // (`list.__iadd__`, `set.__ior__`) gives back the instance.
+                    Some(Value::Object(this))
+                        if n.is_method
+                            && this.builtin_base().is_some()
+                            && n.owner.as_deref() != Some("object") =>
+                    {
                         let base = this.builtin_base().cloned().unwrap_or(Value::None);
                         // `super().__getitem__(k)` in a dict subclass still asks its
                         // `__missing__`: dict's method sees the instance, not just its dict.

@@ -137,7 +137,17 @@ pub fn init_type_methods(vm: &mut Vm) {
         |vm, v| Ok(Value::Type(vm.type_of(v).clone())),
         None,
     );
+    // apy's fallback for every instance with attributes (CPython's `object` has none, so
+    // `dir()` leaves it out); the built-in types whose instances have a dict also have
+    // their own, as in CPython.
     vm.add_getset(&object, "__dict__", instance_dict, None);
+    for ty in [
+        vm.types.function.clone(),
+        vm.types.module.clone(),
+        vm.types.base_exception.clone(),
+    ] {
+        vm.add_getset(&ty, "__dict__", instance_dict, None);
+    }
     let function = vm.types.function.clone();
     vm.add_getset(
         &function,
