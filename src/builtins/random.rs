@@ -3,8 +3,7 @@
 //! `Modules/_randommodule.c`); every other method follows `Lib/random.py` line by line —
 //! its text is quoted above each — drawing the same words in the same order, so a seeded
 //! program prints the very numbers CPython prints. Arithmetic on the caller's values goes
-//! through the VM's operators, as the Python code's does. Not here: `randbytes` and bytes
-//! seeds (apy has no bytes), `SystemRandom`, and a subclass's own `random()` or
+//! through the VM's operators, as the Python code's does. Not here: `SystemRandom`, and a subclass's own `random()` or
 //! `getrandbits()` being used by the other methods (they draw from the generator directly).
 
 use std::cell::RefCell;
@@ -12,7 +11,7 @@ use std::rc::Rc;
 
 use crate::common::int_ops::{self, Int};
 use crate::compile::bytecode::{BinaryOperator as Op, CompareOperator};
-use crate::vm::args::Signature;
+use crate::vm::args::{OrRaise, Signature};
 use crate::vm::object::{KwArgs, Layout, Object, ObjectKind, PyType};
 use crate::vm::ops::{from_int, to_int};
 use crate::vm::types::make_type;
@@ -20,7 +19,7 @@ use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
 
 use super::module_args::{as_double, index_int};
-use super::random_core::{STATE_WORDS, Twister, str_seed_v1, str_seed_v2};
+use super::random_core::{STATE_WORDS, Twister, bytes_seed_v2, str_seed_v1};
 
 /// A `Random` instance's state: the generator and `self.gauss_next`.
 struct RandomObj {
@@ -200,6 +199,37 @@ fn draw(r: &RandomObj) -> f64 {
     r.twister.borrow_mut().random()
 }
 
+/// Whether `v` is a bytes or a bytearray (or an instance of a subclass).
+fn is_bytes_like(vm: &Vm, v: &Value) -> bool {
+    let t = vm.type_of(v);
+    t.is_subtype(&vm.types.bytes) || t.is_subtype(&vm.types.bytearray)
+}
+
+/// `randbytes(n)`, `getrandbits(n * 8).to_bytes(n, 'little')` in `Lib/random.py`: `n`
+/// bytes from successive 32-bit words, each in little-endian order; of a last partial
+/// word, its most significant bytes (as `getrandbits` keeps its top bits).
+fn random_randbytes(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let r = this(vm, args, "randbytes")?;
+    Signature::one("Random", "randbytes").check(vm, &args[1..], kw)?;
+    let n = vm.expect_ssize(&args[1])?;
+    if n < 0 {
+        return Err(vm.value_error("number of bits must be non-negative"));
+    }
+    let n = n as usize;
+    let mut data = crate::common::sizes::vec_with_capacity(n).or_raise(vm)?;
+    let mut twister = r.twister.borrow_mut();
+    while data.len() < n {
+        let word = twister.next_u32().to_le_bytes();
+        let left = n - data.len();
+        match left < 4 {
+            true => data.extend_from_slice(&word[4 - left..]),
+            false => data.extend_from_slice(&word),
+        }
+    }
+    drop(twister);
+    Ok(vm.new_bytes(data))
+}
+
 /// `getrandbits(k)`.
 fn random_getrandbits(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let r = this(vm, args, "getrandbits")?;
@@ -221,7 +251,22 @@ fn seed_with(vm: &mut Vm, this_v: &Value, a: &Value, version: &Value) -> PyResul
         Value::Str(s) if is_version(vm, 1)? => Some(str_seed_v1(s.as_str())),
         // elif version == 2 and isinstance(a, (str, bytes, bytearray)):
         //     a = int.from_bytes(a + _sha512(a).digest())
-        Value::Str(s) if is_version(vm, 2)? => Some(str_seed_v2(s.as_str())),
+        Value::Str(s) if is_version(vm, 2)? => Some(bytes_seed_v2(s.as_str().as_bytes())),
+        // bytes and bytearray: version 1 decodes bytes as latin-1 for the string hash
+        // (a bytearray falls through to hash(), which refuses it); version 2 as for str.
+        Value::Object(_) if is_bytes_like(vm, a) => {
+            let data = vm.bytes_of_object(a)?.unwrap_or_default();
+            let is_bytes = vm.type_of(a).is_subtype(&vm.types.bytes);
+            if is_bytes && is_version(vm, 1)? {
+                let text: String = data.iter().map(|&b| char::from(b)).collect();
+                Some(str_seed_v1(&text))
+            } else if is_version(vm, 2)? {
+                Some(bytes_seed_v2(&data))
+            } else {
+                let h = vm.hash(a)?;
+                Some(Int::from(num_bigint::BigInt::from(h as u64)))
+            }
+        }
         // if PyLong_Check(arg): n = abs(arg)
         Value::Int(_) | Value::Bool(_) | Value::BigInt(_) => to_int(a),
         // else: n = (size_t) hash(arg)
@@ -1256,13 +1301,14 @@ fn random_type(vm: &mut Vm) -> Rc<PyType> {
     vm.set_type_attr(&ty, "__module__", Value::str("random"));
     vm.set_type_attr(&ty, "VERSION", Value::Int(3));
     vm.add_static(&ty, "__new__", random_new);
-    let methods: [(&'static str, crate::vm::object::NativeFn); 25] = [
+    let methods: [(&'static str, crate::vm::object::NativeFn); 26] = [
         ("__init__", random_init),
         ("random", random_random),
         ("seed", random_seed),
         ("getstate", random_getstate),
         ("setstate", random_setstate),
         ("getrandbits", random_getrandbits),
+        ("randbytes", random_randbytes),
         ("_randbelow", random_randbelow),
         ("randrange", random_randrange),
         ("randint", random_randint),
@@ -1315,7 +1361,7 @@ pub fn module(vm: &mut Vm) -> Value {
         r.twister.borrow_mut().seed_from_os();
     }
     let mut attrs = vec![("Random", Value::Type(ty.clone())), ("_inst", inst.clone())];
-    const EXPORTED: [&str; 23] = [
+    const EXPORTED: [&str; 24] = [
         "seed",
         "random",
         "uniform",
@@ -1339,6 +1385,7 @@ pub fn module(vm: &mut Vm) -> Value {
         "getstate",
         "setstate",
         "getrandbits",
+        "randbytes",
     ];
     for name in EXPORTED {
         let key = vm.intern(name);

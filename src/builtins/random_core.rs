@@ -186,12 +186,13 @@ impl Twister {
 /// How many words `getstate()` holds before the index.
 pub const STATE_WORDS: usize = N;
 
-/// `seed(str, version=2)`: the UTF-8 bytes followed by their SHA-512, read as one big-endian
-/// unsigned int (`int.from_bytes(a + sha512(a).digest())` in `Lib/random.py`).
-pub fn str_seed_v2(text: &str) -> Int {
+/// `seed(a, version=2)` of a str (its UTF-8), bytes or bytearray: the bytes followed by
+/// their SHA-512, read as one big-endian unsigned int (`int.from_bytes(a +
+/// sha512(a).digest())` in `Lib/random.py`).
+pub fn bytes_seed_v2(data: &[u8]) -> Int {
     use sha2::{Digest, Sha512};
-    let mut bytes = text.as_bytes().to_vec();
-    bytes.extend_from_slice(&Sha512::digest(text.as_bytes()));
+    let mut bytes = data.to_vec();
+    bytes.extend_from_slice(&Sha512::digest(data));
     Int::from(BigInt::from_bytes_be(Sign::Plus, &bytes))
 }
 
