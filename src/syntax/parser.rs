@@ -239,6 +239,9 @@ fn explain(
             {
                 SyntaxError::invalid("expected ':'", span)
             } else if expects(&expected, "\"else\"")
+                // CPython's rule is `disjunction 'if' disjunction !('else'|':')`: before a
+                // `:` (`for x in y if z:`) it is plain "invalid syntax".
+                && tok != Tok::Colon
                 && let Some(start) = open_if_expression(tokens, index)
             {
                 SyntaxError::invalid(

@@ -127,8 +127,10 @@ impl Vm {
     }
 
     /// A fresh `__main__` namespace with the names CPython's starts with: `__name__`,
-    /// `__doc__`, `__package__` and `__spec__` (None for a script, `-c` and the prompt) and
-    /// `__builtins__` (the `builtins` module).
+    /// `__doc__`, `__package__` and `__spec__` (None for a script, `-c` and the prompt),
+    /// `__annotations__` (empty) and `__builtins__` (the `builtins` module). Not
+    /// `__loader__`: apy's import system has no loader objects until `importlib.machinery`
+    /// is imported.
     pub fn main_namespace(&mut self) -> Rc<PyDict> {
         let globals = Rc::new(PyDict {
             table: Default::default(),
@@ -139,6 +141,10 @@ impl Vm {
         g.set_str(self.names.doc.clone(), Value::None);
         g.set_str(self.intern("__package__"), Value::None);
         g.set_str(self.intern("__spec__"), Value::None);
+        g.set_str(
+            self.intern("__annotations__"),
+            Value::dict(Default::default()),
+        );
         g.set_str(self.names.builtins.clone(), builtins);
         drop(g);
         globals
@@ -183,6 +189,9 @@ impl Vm {
             let file = Value::str(code.head.filename.as_ref());
             let key = self.intern("__file__");
             globals.table.borrow_mut().set_str(key, file);
+            // No bytecode cache is written for the script (CPython's is None too).
+            let key = self.intern("__cached__");
+            globals.table.borrow_mut().set_str(key, Value::None);
         }
         super::teardown::watch_module(&globals);
         // `sys.modules['__main__']` is the module whose namespace the program runs in.

@@ -194,6 +194,9 @@ fn cpython_messages() {
         message("x = 1 if 2"),
         "expected 'else' after 'if' expression"
     );
+    // Before a block's `:`, CPython does not guess at a missing `else`.
+    assert_eq!(message("for x in y if z: pass"), "invalid syntax");
+    assert_eq!(message("while x if y:\n    pass\n"), "invalid syntax");
     assert_eq!(
         message("try:\n    pass\nx = 1\n"),
         "expected 'except' or 'finally' block"
