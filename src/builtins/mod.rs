@@ -18,7 +18,7 @@
 //! - `classes.rs` — `object`, `type`, and the small classes without a file of their own:
 //!   `slice`, `enumerate`, `zip`, `map`, `filter`, `reversed`, `super`, `property`,
 //!   `classmethod`, `staticmethod`.
-//! - `modules.rs` — `sys`, `functools`, and the table of native modules; `std_streams.rs`
+//! - `modules.rs` — `sys`, `functools` (with `lru_cache.rs`, its cache wrapper), and the table of native modules; `std_streams.rs`
 //!   (`sys.stdin`, `sys.stdout`, `sys.stderr`, and what `input()` reads, through
 //!   `stdin_reader.rs`, which waits for input where Ctrl-C and the limits apply); `site_builtins.rs`
 //!   (`exit` and `quit`); `time.rs` (`_time`, the native half of `time`); `collections.rs` (the `_collections` module and `heapq`), `deque.rs` (`deque`), `inspect.rs` (`inspect`, `types`),
@@ -65,6 +65,7 @@ mod itertools;
 mod itertools_comb;
 mod json_native;
 mod list_type;
+mod lru_cache;
 mod math;
 mod math_int;
 mod math_sum;

@@ -513,6 +513,10 @@ fn functools_module(vm: &mut Vm) -> Value {
     let attrs = vec![
         ("partial", Value::Type(partial)),
         ("reduce", vm.native("reduce", functools_reduce)),
+        (
+            "_lru_cache_wrapper",
+            Value::Type(super::lru_cache::wrapper_type(vm)),
+        ),
     ];
     vm.new_module("_functools", attrs)
 }
