@@ -1108,6 +1108,23 @@ const SHARED: &[(&str, NativeFn)] = &[
         Signature::no_args("bytes", "istitle").check(vm, &args[1..], &[])?;
         Ok(Value::Bool(istitle(&data)))
     }),
+    // A cased byte, and none of the other case (`_Py_bytes_islower`, `_Py_bytes_isupper`).
+    ("islower", |vm, args, _| {
+        let data = this(vm, args)?.data().clone();
+        Signature::no_args("bytes", "islower").check(vm, &args[1..], &[])?;
+        let cased = data.iter().any(u8::is_ascii_lowercase);
+        Ok(Value::Bool(
+            cased && !data.iter().any(u8::is_ascii_uppercase),
+        ))
+    }),
+    ("isupper", |vm, args, _| {
+        let data = this(vm, args)?.data().clone();
+        Signature::no_args("bytes", "isupper").check(vm, &args[1..], &[])?;
+        let cased = data.iter().any(u8::is_ascii_uppercase);
+        Ok(Value::Bool(
+            cased && !data.iter().any(u8::is_ascii_lowercase),
+        ))
+    }),
 ];
 
 /// The methods only `bytearray` has.

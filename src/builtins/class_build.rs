@@ -293,7 +293,6 @@ pub fn init_new_class(vm: &mut Vm, cls: &Rc<PyType>, kw: &KwArgs) -> PyResult<()
     let attrs: Vec<(Value, Value)> = cls.dict.borrow().snapshot();
     for (k, v) in attrs {
         if let Value::Object(o) = &v
-            && !o.class.builtin
             && let Some(set_name) = lookup(&o.class, &vm.names.set_name.clone())
         {
             vm.call(&set_name, &[v.clone(), Value::Type(cls.clone()), k], &[])?;

@@ -262,7 +262,47 @@ fn property_copy(vm: &mut Vm, args: &[Value], which: usize) -> PyResult<Value> {
     if which == 0 && vm.get_attr_opt(&old, &key)?.is_some_and(|d| d.is(&doc)) {
         doc = getter_doc(vm, &parts[0])?;
     }
-    Ok(new_property(vm, parts, doc))
+    let copy = new_property(vm, parts, doc);
+    // The name `__set_name__` gave goes with the copy.
+    if let Some(name) = property_own_name(vm, &args[0])
+        && let Value::Object(o) = &copy
+        && let Some(dict) = o.dict_object()
+    {
+        dict.table.borrow_mut().set_str(vm.names.name.clone(), name);
+    }
+    Ok(copy)
+}
+
+/// The name a property was given by `__set_name__` (or by assigning `__name__`), kept in
+/// its dict beside its docstring (CPython's `prop_name`).
+fn property_own_name(vm: &Vm, v: &Value) -> Option<Value> {
+    let Value::Object(o) = v else { return None };
+    let dict = o.dict_object()?;
+    dict.table.borrow().get_str(&vm.names.name).cloned()
+}
+
+/// `property.__name__` (3.13): its own name, else its getter's.
+fn property_name(vm: &mut Vm, v: &Value) -> PyResult<Value> {
+    if let Some(name) = property_own_name(vm, v) {
+        return Ok(name);
+    }
+    let (fget, _, _) = property_parts(vm, v)?;
+    let key = vm.names.name.clone();
+    match fget {
+        Value::None => Err(vm.no_attribute(v, &key)),
+        fget => vm.get_attr(&fget, &key),
+    }
+}
+
+/// Sets the name `property_name` answers (`__set_name__`, `prop.__name__ = ...`).
+fn set_property_name(vm: &mut Vm, v: &Value, name: Value) -> PyResult<()> {
+    property_parts(vm, v)?;
+    if let Value::Object(o) = v
+        && let Some(dict) = o.dict_object()
+    {
+        dict.table.borrow_mut().set_str(vm.names.name.clone(), name);
+    }
+    Ok(())
 }
 
 fn property_parts(vm: &Vm, v: &Value) -> PyResult<(Value, Value, Value)> {
@@ -432,6 +472,11 @@ const PROPERTY_METHODS: &[(&str, NativeFn)] = &[
     ("deleter", |vm, args, _| property_copy(vm, args, 2)),
     ("__set__", |vm, args, _| property_store(vm, args, true)),
     ("__delete__", |vm, args, _| property_store(vm, args, false)),
+    ("__set_name__", |vm, args, _| {
+        check_arity(vm, "__set_name__", args, 3, 3)?;
+        set_property_name(vm, &args[0], args[2].clone())?;
+        Ok(Value::None)
+    }),
     ("__get__", |vm, args, _| {
         let (fget, _, _) = property_parts(vm, &args[0])?;
         match args.get(1) {
@@ -578,21 +623,29 @@ pub fn init(vm: &mut Vm) {
     for (name, get) in PROPERTY_GETSETS {
         vm.add_getset(&property, name, *get, None);
     }
+    vm.add_getset(
+        &property,
+        "__name__",
+        property_name,
+        Some(set_property_name),
+    );
     for ty in [vm.types.classmethod.clone(), vm.types.staticmethod.clone()] {
         vm.add_getset(&ty, "__isabstractmethod__", wrapper_is_abstract, None);
         vm.add_method(&ty, "__get__", wrapper_get);
-        vm.add_getset(
-            &ty,
-            "__func__",
-            |_, v| match v {
-                Value::Object(o) => match &o.kind {
-                    ObjectKind::ClassMethod(f) | ObjectKind::StaticMethod(f) => Ok(f.clone()),
-                    _ => Ok(Value::None),
-                },
-                _ => Ok(Value::None),
-            },
-            None,
-        );
+        // `__wrapped__` (3.10+) is the function too.
+        for name in ["__func__", "__wrapped__"] {
+            vm.add_getset(&ty, name, wrapped_function, None);
+        }
+    }
+    let staticmethod = vm.types.staticmethod.clone();
+    vm.add_method(&staticmethod, "__call__", |vm, args, kw| {
+        let (this, rest) = args.split_first().unwrap_or((&Value::None, &[]));
+        let function = wrapped_function(vm, this)?;
+        vm.call(&function, rest, kw)
+    });
+    let super_ = vm.types.super_.clone();
+    for (name, get) in SUPER_GETSETS {
+        vm.add_getset(&super_, name, *get, None);
     }
     let slice = vm.types.slice.clone();
     for (name, get) in SLICE_GETSETS {
@@ -619,6 +672,42 @@ fn slice_indices(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         Value::Int(stop),
         Value::Int(step),
     ]))
+}
+
+/// The function a `classmethod` or `staticmethod` object wraps.
+fn wrapped_function(_: &mut Vm, v: &Value) -> PyResult<Value> {
+    Ok(match v {
+        Value::Object(o) => match &o.kind {
+            ObjectKind::ClassMethod(f) | ObjectKind::StaticMethod(f) => f.clone(),
+            _ => Value::None,
+        },
+        _ => Value::None,
+    })
+}
+
+/// The attributes of a `super` object: the class whose MRO it searches past
+/// (`__thisclass__`), the object it binds (`__self__`) and that object's class, or the
+/// object itself when it is a class (`__self_class__`).
+const SUPER_GETSETS: &[(&str, Getter)] = &[
+    ("__thisclass__", |_, v| Ok(super_parts(v).0)),
+    ("__self__", |_, v| Ok(super_parts(v).1)),
+    ("__self_class__", |vm, v| {
+        Ok(match super_parts(v).1 {
+            Value::None => Value::None,
+            Value::Type(t) => Value::Type(t),
+            obj => Value::Type(vm.type_of(&obj).clone()),
+        })
+    }),
+];
+
+fn super_parts(v: &Value) -> (Value, Value) {
+    match v {
+        Value::Object(o) => match &o.kind {
+            ObjectKind::Super { this_class, obj } => (Value::Type(this_class.clone()), obj.clone()),
+            _ => (Value::None, Value::None),
+        },
+        _ => (Value::None, Value::None),
+    }
 }
 
 /// `classmethod(f)`.

@@ -84,6 +84,8 @@ impl Vm {
                     }
                     self.call(func, &all, &allkw)
                 }
+                // A staticmethod object is callable (3.10+): its function is called.
+                ObjectKind::StaticMethod(func) => self.call(func, args, kw),
                 _ => self.call_dunder_call(f, args, kw),
             },
             _ => self.call_dunder_call(f, args, kw),
@@ -464,6 +466,7 @@ impl Vm {
                     ObjectKind::Native(_)
                         | ObjectKind::BoundMethod { .. }
                         | ObjectKind::Partial { .. }
+                        | ObjectKind::StaticMethod(_)
                 ) || lookup(&o.class, &self.names.call).is_some()
             }
             _ => false,

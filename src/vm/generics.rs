@@ -31,9 +31,10 @@ struct Union {
 }
 
 /// The built-in types whose `cls[...]` is a generic alias (`__class_getitem__`).
-fn generic_builtins(vm: &Vm) -> [Rc<PyType>; 6] {
+fn generic_builtins(vm: &Vm) -> [Rc<PyType>; 7] {
     let t = &vm.types;
     [
+        t.enumerate.clone(),
         t.list.clone(),
         t.dict.clone(),
         t.tuple.clone(),

@@ -240,6 +240,43 @@ pub fn init_type_methods(vm: &mut Vm) {
         },
         None,
     );
+    // The cells of the function's free variables (None for a function without).
+    vm.add_getset(
+        &function,
+        "__closure__",
+        |_, v| match v {
+            Value::Function(f) if !f.closure.is_empty() => Ok(Value::tuple(f.closure.clone())),
+            _ => Ok(Value::None),
+        },
+        None,
+    );
+    // The builtins its globals use (`_PyEval_BuiltinsFromGlobals`): the `__builtins__`
+    // module's dict, or that dict itself, or the VM's builtins.
+    vm.add_getset(
+        &function,
+        "__builtins__",
+        |vm, v| {
+            let Value::Function(f) = v else {
+                return Ok(Value::None);
+            };
+            let named = f
+                .globals
+                .table
+                .borrow()
+                .get_str(&vm.names.builtins)
+                .cloned();
+            Ok(match named {
+                Some(Value::Object(o)) => match &o.kind {
+                    ObjectKind::Module { dict, .. } => Value::Dict(dict.clone()),
+                    _ => Value::Object(o),
+                },
+                Some(other) => other,
+                None => Value::Dict(vm.builtins.clone()),
+            })
+        },
+        None,
+    );
+    init_cell_type(vm);
     // A fresh dict of the keyword-only defaults each time (CPython keeps one), None when
     // there are none; what `inspect.signature` reads for keyword-only parameters.
     vm.add_getset(
@@ -670,4 +707,39 @@ pub fn as_type(vm: &mut Vm, v: &Value) -> PyResult<Rc<PyType>> {
             vm.type_name(v)
         ))),
     }
+}
+
+/// `types.CellType`: `cell([contents])` and its `cell_contents` (ValueError while empty).
+fn init_cell_type(vm: &mut Vm) {
+    let cell = vm.types.cell.clone();
+    vm.add_static(&cell, "__new__", |vm, args, kw| {
+        check_arity(vm, "cell", &args[1..], 0, 1)?;
+        crate::vm::args::check_kwargs(vm, "cell", kw, &[])?;
+        Ok(vm.new_cell(args.get(1).cloned().unwrap_or(Value::Null)))
+    });
+    vm.add_getset(
+        &cell,
+        "cell_contents",
+        |vm, v| {
+            let content = match v {
+                Value::Object(o) => match &o.kind {
+                    ObjectKind::Cell(c) => c.borrow().clone(),
+                    _ => Value::Null,
+                },
+                _ => Value::Null,
+            };
+            match content.is_null() {
+                true => Err(vm.value_error("Cell is empty")),
+                false => Ok(content),
+            }
+        },
+        Some(|_, v, new| {
+            if let Value::Object(o) = v
+                && let ObjectKind::Cell(c) = &o.kind
+            {
+                *c.borrow_mut() = new;
+            }
+            Ok(())
+        }),
+    );
 }
