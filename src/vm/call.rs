@@ -29,7 +29,13 @@ impl Vm {
                     // A built-in method called on a subclass instance works on its base value.
                     // One that gives back the mutable container it changed (`list.__iadd__`,
                     // `set.__ior__`) gives back the instance.
-                    Some(Value::Object(this)) if n.is_method && this.builtin_base().is_some() => {
+                    // (Not object's attribute methods: `object.__setattr__(self, …)` in a
+                    // tuple subclass sets the instance's attribute.)
+                    Some(Value::Object(this))
+                        if n.is_method
+                            && this.builtin_base().is_some()
+                            && !is_object_attr_method(n) =>
+                    {
                         let base = this.builtin_base().cloned().unwrap_or(Value::None);
                         // `super().__getitem__(k)` in a dict subclass still asks its
                         // `__missing__`: dict's method sees the instance, not just its dict.
@@ -298,10 +304,10 @@ impl Vm {
         self.type_call(cls, args, kw)
     }
 
-    /// Calls `call`, the `__call__` found on `obj`'s type, as `slot_tp_call` does: a
-    /// function (or native method) with `obj` first; anything else bound as a descriptor
-    /// (`__call__ = dict` on a metaclass is called as it is).
-    fn call_slot(
+    /// Calls `call`, the `__call__` (or `__hash__`) found on `obj`'s type, as
+    /// `slot_tp_call` does: a function (or native method) with `obj` first; anything else
+    /// bound as a descriptor (`__call__ = dict` on a metaclass is called as it is).
+    pub(super) fn call_slot(
         &mut self,
         call: Value,
         obj: Value,
@@ -642,4 +648,12 @@ pub fn new_builtin_value(
         return Ok(value);
     }
     Ok(instance_of_subclass(&cls, value))
+}
+
+/// Whether `n` is `object.__getattribute__`, `__setattr__` or `__delattr__`: the generic
+/// attribute lookup, which acts on the instance itself (its `__dict__`), not its built-in
+/// base value.
+fn is_object_attr_method(n: &super::object::NativeFunction) -> bool {
+    n.owner.as_deref() == Some("object")
+        && matches!(n.name, "__getattribute__" | "__setattr__" | "__delattr__")
 }
