@@ -48,7 +48,8 @@ pub const SUBMODULES: &[(&str, &str, &str)] = &[
     submodule!(
         "coroutines",
         "coroutines",
-        ["iscoroutinefunction", "iscoroutine"]
+        ["iscoroutinefunction", "iscoroutine"],
+        also[("_is_coroutine", "_is_coroutine")]
     ),
     submodule!(
         "events",

@@ -222,10 +222,43 @@ fn plain_isinstance(vm: &Vm, obj: &Value, info: &Value) -> Option<bool> {
     let ty = vm.type_of(obj);
     let plain = |v: &Value| matches!(v, Value::Type(cls) if cls.meta.is_none());
     let is = |v: &Value| matches!(v, Value::Type(cls) if Rc::ptr_eq(ty, cls) || ty.is_subtype(cls));
-    match info {
-        Value::Type(_) if plain(info) => Some(is(info)),
-        Value::Tuple(t) if t.items.iter().all(plain) => Some(t.items.iter().any(is)),
-        _ => None,
+    let found = match info {
+        Value::Type(_) if plain(info) => is(info),
+        Value::Tuple(t) if t.items.iter().all(plain) => t.items.iter().any(is),
+        _ => return None,
+    };
+    // A class of the object's own that says another `__class__` asks the slow way.
+    (found || !overrides_class(vm, obj)).then_some(found)
+}
+
+/// Whether `obj`'s class (a user class) defines `__class__` itself: a property saying the
+/// object is of another class (a mock with a spec, a proxy).
+fn overrides_class(vm: &Vm, obj: &Value) -> bool {
+    let Value::Object(o) = obj else { return false };
+    if o.class.builtin {
+        return false;
+    }
+    let name = &vm.names.class;
+    let object_class = crate::vm::types::lookup(&vm.types.object, name);
+    match (crate::vm::types::lookup(&o.class, name), object_class) {
+        (Some(own), Some(object_class)) => !own.is(&object_class),
+        (own, _) => own.is_some(),
+    }
+}
+
+/// The class `obj.__class__` says when it is another than `type(obj)`, which isinstance
+/// checks too (`object_isinstance`): a mock's spec class, a proxy's target's class.
+fn claimed_class(vm: &mut Vm, obj: &Value) -> PyResult<Option<Rc<crate::vm::object::PyType>>> {
+    if !overrides_class(vm, obj) {
+        return Ok(None);
+    }
+    let name = vm.names.class.clone();
+    let attribute_error = vm.types.attribute_error.clone();
+    match vm.get_attr_opt(obj, &name) {
+        Ok(Some(Value::Type(cls))) if !Rc::ptr_eq(&cls, vm.type_of(obj)) => Ok(Some(cls)),
+        Ok(_) => Ok(None),
+        Err(e) if vm.exc_matches(&e, &attribute_error) => Ok(None),
+        Err(e) => Err(e),
     }
 }
 
@@ -295,7 +328,12 @@ fn check_class(vm: &mut Vm, check: ClassCheck, subject: &Value, info: &Value) ->
         return Err(vm.type_error(check.not_a_class()));
     };
     match (check, subject) {
-        (ClassCheck::Instance, obj) => Ok(vm.type_of(obj).is_subtype(cls)),
+        (ClassCheck::Instance, obj) => {
+            if vm.type_of(obj).is_subtype(cls) {
+                return Ok(true);
+            }
+            Ok(claimed_class(vm, obj)?.is_some_and(|claimed| claimed.is_subtype(cls)))
+        }
         (ClassCheck::Subclass, Value::Type(sub)) => Ok(sub.is_subtype(cls)),
         (ClassCheck::Subclass, _) => Err(vm.type_error("issubclass() arg 1 must be a class")),
     }
@@ -362,7 +400,8 @@ fn builtin_sorted(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     if args.len() != 1 {
         return Err(vm.type_error(format!("sorted expected 1 argument, got {}", args.len())));
     }
-    let mut items = vm.collect_iterable(&args[0])?;
+    // A new list of the items, as `list(iterable)` makes it (`PySequence_List`).
+    let mut items = vm.collect_for_list(&args[0])?.0;
     let key = kwarg(kw, "key").unwrap_or(Value::None);
     let reverse = match kwarg(kw, "reverse") {
         Some(r) => vm.truthy(&r)?,

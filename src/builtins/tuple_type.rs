@@ -27,7 +27,8 @@ fn tuple_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let tuple = match args.first() {
         None => Value::tuple(vec![]),
         Some(v @ Value::Tuple(_)) => v.clone(),
-        Some(v) => Value::tuple(vm.collect_iterable(v)?),
+        // (A user class's iterable is asked its length hint, as `PySequence_Tuple` does.)
+        Some(v) => Value::tuple(vm.collect_for_list(v)?.0),
     };
     // `super().__new__(cls, items)` in a subclass's own `__new__` makes the subclass's
     // instance there, so that `__new__` can give it attributes (a plain call of the class

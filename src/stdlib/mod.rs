@@ -279,6 +279,11 @@ const MODULES: &[(&str, &str, &str)] = &[
         "unittest/_log.py",
         include_str!("unittest__log.apy"),
     ),
+    (
+        "unittest.mock",
+        "unittest/mock.py",
+        include_str!("unittest_mock.apy"),
+    ),
 ];
 
 /// Makes every library module importable in `vm`.

@@ -305,10 +305,10 @@ impl Vm {
         self.type_call(cls, args, kw)
     }
 
-    /// Calls `call`, the `__call__` found on `obj`'s type, as `slot_tp_call` does: a
-    /// function (or native method) with `obj` first; anything else bound as a descriptor
-    /// (`__call__ = dict` on a metaclass is called as it is).
-    fn call_slot(
+    /// Calls `call`, the `__call__` (or `__hash__`) found on `obj`'s type, as
+    /// `slot_tp_call` does: a function (or native method) with `obj` first; anything else
+    /// bound as a descriptor (`__call__ = dict` on a metaclass is called as it is).
+    pub(super) fn call_slot(
         &mut self,
         call: Value,
         obj: Value,

@@ -314,8 +314,11 @@ impl Vm {
                         let name = self.tp_name(&o.class);
                         return Err(self.type_error(format!("unhashable type: '{name}'")));
                     }
-                    Some(f @ Value::Function(_)) => {
-                        let r = self.call(&f, std::slice::from_ref(v), &[])?;
+                    // A function called with the instance; another object that is no
+                    // native method bound first when it is a descriptor (a mock's magic
+                    // method), else called as it is (`slot_tp_hash`).
+                    Some(f) if !is_native_function(&f) => {
+                        let r = self.call_slot(f, v.clone(), &[], &[])?;
                         // As `slot_tp_hash`: an int that fits is the hash itself (-1
                         // being -2), a bigger one is hashed.
                         match r {
@@ -549,4 +552,9 @@ pub(super) fn float_int_cmp(x: f64, n: &Value) -> Option<std::cmp::Ordering> {
         std::cmp::Ordering::Equal if x > floor => Some(std::cmp::Ordering::Greater),
         other => Some(other),
     }
+}
+
+/// Whether `f` is a function (or method) written natively.
+fn is_native_function(f: &Value) -> bool {
+    matches!(f, Value::Object(o) if matches!(o.kind, ObjectKind::Native(_)))
 }

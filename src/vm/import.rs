@@ -456,8 +456,13 @@ impl Vm {
                 }
                 continue;
             }
-            if self.get_attr_opt(module, &attr)?.is_some() {
-                continue;
+            // `hasattr`: an AttributeError from a module's `__getattr__` means it lacks it.
+            let attribute_error = self.types.attribute_error.clone();
+            match self.get_attr_opt(module, &attr) {
+                Ok(Some(_)) => continue,
+                Ok(None) => {}
+                Err(e) if self.exc_matches(&e, &attribute_error) => {}
+                Err(e) => return Err(e),
             }
             let sub = format!("{name}.{}", attr.as_str());
             if let Err(e) = self.import_absolute(&sub) {

@@ -471,10 +471,63 @@ impl Vm {
         }
     }
 
+    /// [`Vm::collect_for_list`] of an instance of a user class, as `list_extend` takes it:
+    /// its iterator first, then its length hint (`PyObject_LengthHint`: its `__len__`, else
+    /// its `__length_hint__`, else 8), which a class of the program's sees being asked.
+    fn collect_user_iterable(&mut self, v: &Value) -> PyResult<(Vec<Value>, usize)> {
+        let it = self.get_iter(v)?;
+        let hint = self.user_length_hint(v)?.unwrap_or(8);
+        let mut out = Vec::new();
+        while let Some(x) = self.next(&it)? {
+            grow_for(&mut out, 1).or_raise(self)?;
+            out.push(x);
+        }
+        Ok((out, hint))
+    }
+
+    /// `PyObject_LengthHint` of an instance of a user class: what its `__len__` says (a
+    /// TypeError from it passes over to the next), else its `__length_hint__` (None for
+    /// NotImplemented or a TypeError), else None.
+    fn user_length_hint(&mut self, v: &Value) -> PyResult<Option<usize>> {
+        let ty = self.type_of(v).clone();
+        let type_error = self.types.type_error.clone();
+        if lookup(&ty, &self.names.len).is_some() {
+            match self.len(v) {
+                Ok(n) => return Ok(Some(n)),
+                Err(e) if self.exc_matches(&e, &type_error) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let name = self.intern("__length_hint__");
+        let Some(hint) = lookup(&ty, &name) else {
+            return Ok(None);
+        };
+        let result = match self.call(&hint, std::slice::from_ref(v), &[]) {
+            Ok(r) => r,
+            Err(e) if self.exc_matches(&e, &type_error) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        match result {
+            Value::NotImplemented => Ok(None),
+            Value::Int(n) if n >= 0 => Ok(Some(n as usize)),
+            Value::Bool(b) => Ok(Some(b as usize)),
+            Value::Int(_) => Err(self.value_error("__length_hint__() should return >= 0")),
+            other => Err(self.type_error(format!(
+                "__length_hint__ must be an integer, not {}",
+                self.type_name(&other)
+            ))),
+        }
+    }
+
     /// All items of an iterable a list is extended with (`list(x)`, `extend`, `+=`), and
     /// the count CPython's `list_extend` makes room for before it takes them: the length of
     /// a sized iterable, else the length hint, or 8 (`PyList::extend`).
     pub fn collect_for_list(&mut self, v: &Value) -> PyResult<(Vec<Value>, usize)> {
+        if let Value::Object(o) = v
+            && !o.class.builtin
+        {
+            return self.collect_user_iterable(v);
+        }
         let hint = match v {
             Value::List(_) | Value::Tuple(_) | Value::Dict(_) | Value::Set(_) | Value::Str(_) => {
                 None
