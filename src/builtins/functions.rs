@@ -728,6 +728,17 @@ fn builtin_chr(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 fn builtin_ord(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let v = one_arg(vm, "ord", args, kw)?;
+    // A bytes or bytearray of one byte gives that byte (`ord(b"a")`), as in CPython.
+    if let Some(b) = super::bytes_type::payload(&v) {
+        let data = b.data();
+        return match data.as_slice() {
+            [byte] => Ok(Value::Int(i64::from(*byte))),
+            _ => Err(vm.type_error(format!(
+                "ord() expected a character, but string of length {} found",
+                data.len()
+            ))),
+        };
+    }
     let Value::Str(s) = &v else {
         return Err(vm.type_error(format!(
             "ord() expected string of length 1, but {} found",

@@ -2,13 +2,17 @@
 //! object rebuilt?" that `pickle` and `copy` ask (`object___reduce_ex___impl`,
 //! `reduce_newobj` and `_PyObject_GetState` in `Objects/typeobject.c`, and
 //! `copyreg._reduce_ex` for protocols 0 and 1). The callables named in the answer are
-//! `copyreg`'s (`src/stdlib/copyreg.apy`), imported on first use.
+//! `copyreg`'s (`src/stdlib/copyreg.apy`), imported on first use. Also the `__reduce__` of
+//! the built-in objects CPython gives one of their own (ranges, slices, `...`,
+//! `NotImplemented`, built-in functions and methods, bound methods, exceptions), so that
+//! `pickle` can save them.
 
 use std::rc::Rc;
 
 use crate::vm::args::check_arity;
 use crate::vm::dict::StrKeys;
-use crate::vm::object::{KwArgs, NativeFn, PyType};
+use crate::vm::object::{KwArgs, NativeFn, ObjectKind, PyType};
+use crate::vm::ops::from_int;
 use crate::vm::value::{PyStr, Value};
 use crate::vm::{PyResult, Vm};
 
@@ -247,6 +251,23 @@ pub fn init(vm: &mut Vm) {
     for ty in &types {
         vm.add_method(ty, "__getnewargs__", getnewargs);
     }
+    let t = &vm.types;
+    let reducers: [(Rc<PyType>, NativeFn); 7] = [
+        (t.range.clone(), range_reduce),
+        (t.slice.clone(), slice_reduce),
+        (t.ellipsis.clone(), |_, _, _| Ok(Value::str("Ellipsis"))),
+        (t.not_implemented.clone(), |_, _, _| {
+            Ok(Value::str("NotImplemented"))
+        }),
+        (t.builtin_function.clone(), callable_reduce),
+        (t.method.clone(), callable_reduce),
+        (t.base_exception.clone(), exception_reduce),
+    ];
+    for (ty, reduce) in reducers {
+        vm.add_method(&ty, "__reduce__", reduce);
+    }
+    let base_exception = vm.types.base_exception.clone();
+    vm.add_method(&base_exception, "__setstate__", exception_setstate);
 }
 
 /// `int.__getnewargs__(self)` and its likes (a subclass instance arrives as its base
@@ -261,4 +282,134 @@ fn getnewargs(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         return Ok(Value::tuple(vec![Value::Float(c.re), Value::Float(c.im)]));
     }
     Ok(Value::tuple(vec![value]))
+}
+
+/// `range.__reduce__()`: `(range, (start, stop, step))` (`range_reduce`).
+fn range_reduce(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "__reduce__", args, 1, 1)?;
+    let Value::Object(o) = &args[0] else {
+        return Err(vm.type_error("descriptor requires a 'range' object"));
+    };
+    let ObjectKind::Range(r) = &o.kind else {
+        return Err(vm.type_error("descriptor requires a 'range' object"));
+    };
+    let bounds = [&r.start, &r.stop, &r.step].map(|n| from_int(n.clone()));
+    Ok(Value::tuple(vec![
+        Value::Type(vm.types.range.clone()),
+        Value::tuple(bounds.to_vec()),
+    ]))
+}
+
+/// `slice.__reduce__()`: `(slice, (start, stop, step))` (`slice_reduce`).
+fn slice_reduce(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "__reduce__", args, 1, 1)?;
+    let Value::Object(o) = &args[0] else {
+        return Err(vm.type_error("descriptor requires a 'slice' object"));
+    };
+    let ObjectKind::Slice { start, stop, step } = &o.kind else {
+        return Err(vm.type_error("descriptor requires a 'slice' object"));
+    };
+    let parts = vec![start.clone(), stop.clone(), step.clone()];
+    Ok(Value::tuple(vec![
+        Value::Type(vm.types.slice.clone()),
+        Value::tuple(parts),
+    ]))
+}
+
+/// `f.__reduce__()` of a built-in function or a bound method (`meth_reduce`,
+/// `method___reduce___impl`, `descr_reduce`): a module's function is saved by its name (a
+/// global); a method bound to an object as `getattr(object, name)`, and a built-in type's
+/// own method (`str.join`, `object.__new__`) as `getattr(type, name)`.
+fn callable_reduce(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "__reduce__", args, 1, 1)?;
+    let this = &args[0];
+    let (owner, name) = match this {
+        Value::Object(o) => match &o.kind {
+            ObjectKind::BoundMethod { this, func } => {
+                let key = vm.names.name.clone();
+                (this.clone(), vm.get_attr(func, &key)?)
+            }
+            ObjectKind::Native(n) => match &n.owner {
+                None => return Ok(Value::str(n.name)),
+                Some(owner) => match builtin_type_named(vm, owner)? {
+                    Some(ty) => (ty, Value::str(n.name)),
+                    None => return common_reduce(vm, this, 0),
+                },
+            },
+            _ => return common_reduce(vm, this, 0),
+        },
+        _ => return common_reduce(vm, this, 0),
+    };
+    let getattr = vm
+        .builtins
+        .table
+        .borrow()
+        .get_str(&PyStr::new("getattr"))
+        .cloned()
+        .unwrap_or(Value::None);
+    Ok(Value::tuple(vec![getattr, Value::tuple(vec![owner, name])]))
+}
+
+/// The built-in type a native method's owner names: `str` in `builtins`,
+/// `collections.deque` in its module.
+fn builtin_type_named(vm: &mut Vm, owner: &str) -> PyResult<Option<Value>> {
+    let found = match owner.rsplit_once('.') {
+        Some((module, name)) => {
+            let module = vm.import_module(module)?;
+            let name = vm.intern(name);
+            vm.get_attr_opt(&module, &name)?
+        }
+        None => vm
+            .builtins
+            .table
+            .borrow()
+            .get_str(&PyStr::new(owner))
+            .cloned(),
+    };
+    Ok(found.filter(|v| matches!(v, Value::Type(_))))
+}
+
+/// `BaseException.__reduce__()`: `(type(e), e.args)`, with the instance's `__dict__` after
+/// them when it holds anything (`BaseException___reduce___impl`).
+fn exception_reduce(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "__reduce__", args, 1, 1)?;
+    let this = &args[0];
+    let class = Value::Type(vm.type_of(this).clone());
+    let key = vm.intern("args");
+    let exc_args = vm.get_attr(this, &key)?;
+    let dict = match this {
+        Value::Object(o) if o.attrs().is_some_and(|a| !a.borrow().is_empty()) => {
+            o.dict_object().map(Value::Dict)
+        }
+        _ => None,
+    };
+    let mut parts = vec![class, exc_args];
+    parts.extend(dict);
+    Ok(Value::tuple(parts))
+}
+
+/// `BaseException.__setstate__(state)`: each item of the state dict set as an attribute
+/// (`BaseException_setstate`); None sets nothing.
+fn exception_setstate(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "__setstate__", args, 2, 2)?;
+    let items: Vec<(Value, Value)> = match &args[1] {
+        Value::None => return Ok(Value::None),
+        Value::Dict(d) => d
+            .table
+            .borrow()
+            .iter()
+            .map(|e| (e.key.clone(), e.value.clone()))
+            .collect(),
+        _ => return Err(vm.type_error("state is not a dictionary")),
+    };
+    for (key, value) in items {
+        let Value::Str(name) = &key else {
+            return Err(vm.type_error(format!(
+                "attribute name must be string, not '{}'",
+                vm.type_name(&key)
+            )));
+        };
+        vm.set_attr(&args[0], name, value)?;
+    }
+    Ok(Value::None)
 }

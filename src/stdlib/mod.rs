@@ -78,6 +78,14 @@ const MODULES: &[(&str, &str, &str)] = &[
     ("heapq", "heapq.py", include_str!("heapq.apy")),
     ("colorsys", "colorsys.py", include_str!("colorsys.apy")),
     ("copyreg", "copyreg.py", include_str!("copyreg.apy")),
+    ("pickle", "pickle.py", include_str!("pickle.apy")),
+    ("_pickle", "_pickle.py", include_str!("_pickle.apy")),
+    (
+        "_compat_pickle",
+        "_compat_pickle.py",
+        include_str!("_compat_pickle.apy"),
+    ),
+    ("_codecs", "_codecs.py", include_str!("_codecs.apy")),
     ("getpass", "getpass.py", include_str!("getpass.apy")),
     ("graphlib", "graphlib.py", include_str!("graphlib.apy")),
     (

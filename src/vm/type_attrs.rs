@@ -41,12 +41,20 @@ pub fn init_type_methods(vm: &mut Vm) {
         "__module__",
         |vm, v| {
             let t = as_type(vm, v)?;
-            // A built-in type named with its module (`functools.partial`) is in that module.
-            let named_in = t.builtin.then(|| t.name.rsplit_once('.')).flatten();
-            Ok(match named_in {
-                Some((module, _)) => Value::str(module),
-                None => Value::str(&*vm.type_module(&t).unwrap_or_else(|| "builtins".into())),
-            })
+            // A class's own `__module__` is the object its namespace holds (the str its
+            // functions' `__module__` is too: pickle memoizes a module's name by identity).
+            let own = t.dict.borrow().get_str(&vm.names.module).cloned();
+            // A built-in type named with its module (`functools.partial`) is in that
+            // module, one its module placed (`_io.StringIO`) in that one, any other in
+            // `builtins`: an interned str, the same each time (and the one `sys.modules`
+            // is keyed by), as CPython's `type_module` gives.
+            let module = match (t.name.rsplit_once('.'), own) {
+                (Some((module, _)), _) if t.builtin => module.to_string(),
+                (_, Some(module)) if !t.builtin => return Ok(module),
+                (_, Some(Value::Str(module))) => return Ok(Value::Str(module)),
+                _ => "builtins".to_string(),
+            };
+            Ok(Value::Str(vm.intern(&module)))
         },
         None,
     );
@@ -433,11 +441,27 @@ pub fn init_type_methods(vm: &mut Vm) {
     vm.add_getset(
         &builtin_function,
         "__module__",
-        |_, v| {
+        |vm, v| {
             let module = native_of(v)
                 .filter(|n| !n.is_method)
-                .and_then(|n| n.module.get());
-            Ok(module.map_or(Value::None, |m| Value::str(&**m)))
+                .and_then(|n| n.module.get())
+                .cloned();
+            let Some(module) = module else {
+                return Ok(Value::None);
+            };
+            // The module's own `__name__` (the same str each time, as CPython's function
+            // keeps its module's name object), else an interned str.
+            let loaded = match &*module {
+                "builtins" => Some(vm.builtins_module()),
+                _ => vm.loaded_module(&module),
+            };
+            if let Some(Value::Object(o)) = loaded
+                && let ObjectKind::Module { dict, .. } = &o.kind
+                && let Some(name @ Value::Str(_)) = dict.table.borrow().get_str(&vm.names.name)
+            {
+                return Ok(name.clone());
+            }
+            Ok(Value::Str(vm.intern(&module)))
         },
         None,
     );
