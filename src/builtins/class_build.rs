@@ -292,7 +292,10 @@ fn make_class(
 pub fn init_new_class(vm: &mut Vm, cls: &Rc<PyType>, kw: &KwArgs) -> PyResult<()> {
     let attrs: Vec<(Value, Value)> = cls.dict.borrow().snapshot();
     for (k, v) in attrs {
+        // Of the built-in types only `property` has a `__set_name__` (3.13): the others'
+        // attributes (classmethods, staticmethods, ...) are not looked up.
         if let Value::Object(o) = &v
+            && (!o.class.builtin || Rc::ptr_eq(&o.class, &vm.types.property))
             && let Some(set_name) = lookup(&o.class, &vm.names.set_name.clone())
         {
             vm.call(&set_name, &[v.clone(), Value::Type(cls.clone()), k], &[])?;
