@@ -1108,24 +1108,41 @@ const SHARED: &[(&str, NativeFn)] = &[
         Signature::no_args("bytes", "istitle").check(vm, &args[1..], &[])?;
         Ok(Value::Bool(istitle(&data)))
     }),
-    // A cased byte, and none of the other case (`_Py_bytes_islower`, `_Py_bytes_isupper`).
     ("islower", |vm, args, _| {
-        let data = this(vm, args)?.data().clone();
-        Signature::no_args("bytes", "islower").check(vm, &args[1..], &[])?;
-        let cased = data.iter().any(u8::is_ascii_lowercase);
-        Ok(Value::Bool(
-            cased && !data.iter().any(u8::is_ascii_uppercase),
-        ))
+        case_test(
+            vm,
+            args,
+            "islower",
+            u8::is_ascii_lowercase,
+            u8::is_ascii_uppercase,
+        )
     }),
     ("isupper", |vm, args, _| {
-        let data = this(vm, args)?.data().clone();
-        Signature::no_args("bytes", "isupper").check(vm, &args[1..], &[])?;
-        let cased = data.iter().any(u8::is_ascii_uppercase);
-        Ok(Value::Bool(
-            cased && !data.iter().any(u8::is_ascii_lowercase),
-        ))
+        case_test(
+            vm,
+            args,
+            "isupper",
+            u8::is_ascii_uppercase,
+            u8::is_ascii_lowercase,
+        )
     }),
 ];
+
+/// `islower()`/`isupper()`: a byte of the case, and none of the other
+/// (`_Py_bytes_islower`, `_Py_bytes_isupper`).
+fn case_test(
+    vm: &mut Vm,
+    args: &[Value],
+    name: &'static str,
+    case: fn(&u8) -> bool,
+    other: fn(&u8) -> bool,
+) -> PyResult<Value> {
+    let data = this(vm, args)?.data().clone();
+    Signature::no_args("bytes", name).check(vm, &args[1..], &[])?;
+    Ok(Value::Bool(
+        data.iter().any(case) && !data.iter().any(other),
+    ))
+}
 
 /// The methods only `bytearray` has.
 const BYTEARRAY: &[(&str, NativeFn)] = &[
