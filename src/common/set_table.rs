@@ -122,23 +122,40 @@ pub fn text_hash(bytes: &[u8]) -> i64 {
     if h == -1 { -2 } else { h }
 }
 
+const XX_PRIME_1: u64 = 11_400_714_785_074_694_791;
+const XX_PRIME_2: u64 = 14_029_467_366_897_019_727;
+const XX_PRIME_5: u64 = 2_870_177_450_012_600_261;
+
+/// The xxHash lanes `tuplehash` and `slice_hash` fold their items' hashes through.
+fn xx_lanes(item_hashes: impl Iterator<Item = i64>) -> u64 {
+    let mut accumulator = XX_PRIME_5;
+    for lane in item_hashes {
+        accumulator = accumulator.wrapping_add((lane as u64).wrapping_mul(XX_PRIME_2));
+        accumulator = accumulator.rotate_left(31);
+        accumulator = accumulator.wrapping_mul(XX_PRIME_1);
+    }
+    accumulator
+}
+
+/// -1 is no hash: CPython's stand-in for it.
+fn xx_result(accumulator: u64) -> i64 {
+    match accumulator {
+        u64::MAX => 1_546_275_796,
+        a => a as i64,
+    }
+}
+
 /// `hash(t)` for a tuple given its items' hashes: the xxHash-based `tuplehash` of 3.8+.
 pub fn hash_tuple(item_hashes: impl ExactSizeIterator<Item = i64>) -> i64 {
-    const PRIME_1: u64 = 11_400_714_785_074_694_791;
-    const PRIME_2: u64 = 14_029_467_366_897_019_727;
-    const PRIME_5: u64 = 2_870_177_450_012_600_261;
     let length = item_hashes.len() as u64;
-    let mut accumulator = PRIME_5;
-    for lane in item_hashes {
-        accumulator = accumulator.wrapping_add((lane as u64).wrapping_mul(PRIME_2));
-        accumulator = accumulator.rotate_left(31);
-        accumulator = accumulator.wrapping_mul(PRIME_1);
-    }
-    accumulator = accumulator.wrapping_add(length ^ (PRIME_5 ^ 3_527_539));
-    if accumulator == u64::MAX {
-        return 1_546_275_796;
-    }
-    accumulator as i64
+    let accumulator = xx_lanes(item_hashes);
+    xx_result(accumulator.wrapping_add(length ^ (XX_PRIME_5 ^ 3_527_539)))
+}
+
+/// `hash(slice)` (3.12+) given the hashes of its start, stop and step: `tuplehash`'s lanes
+/// without the length (`slice_hash`).
+pub fn hash_slice(item_hashes: [i64; 3]) -> i64 {
+    xx_result(xx_lanes(item_hashes.into_iter()))
 }
 
 // ---- sets ----------------------------------------------------------------------------------

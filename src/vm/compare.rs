@@ -9,7 +9,7 @@ use std::rc::Rc;
 use num_bigint::BigInt;
 
 use crate::common::int_ops::Int;
-use crate::common::set_table::{HASH_NONE, hash_float, hash_int, hash_tuple};
+use crate::common::set_table::{HASH_NONE, hash_float, hash_int, hash_slice, hash_tuple};
 use crate::compile::bytecode::CompareOperator;
 
 use super::object::ObjectKind;
@@ -169,6 +169,10 @@ impl Vm {
             && let Some(r) = view_compare(self, op.swapped(), b, a)?
         {
             return Ok(Some(r));
+        }
+        // Slices compare as the tuples of their start, stop and step (`slice_richcompare`).
+        if let (Some(x), Some(y)) = (slice_parts(a), slice_parts(b)) {
+            return self.seq_compare(op, &x, &y).map(Some);
         }
         let eq_only = matches!(op, CompareOperator::Eq | CompareOperator::Ne);
         let r = match (a, b) {
@@ -350,6 +354,14 @@ impl Vm {
                     return Err(self.type_error(format!("unhashable type: '{}'", o.class.name)));
                 }
                 ObjectKind::Complex(z) => z.hash((v.address() >> 4) as i64),
+                ObjectKind::Slice { start, stop, step } => {
+                    let (start, stop, step) = (start.clone(), stop.clone(), step.clone());
+                    let mut hashes = [0; 3];
+                    for (hash, part) in hashes.iter_mut().zip([start, stop, step]) {
+                        *hash = self.hash(&part)?;
+                    }
+                    hash_slice(hashes)
+                }
                 // Equal when their function and instance are the same objects (above): so
                 // is the hash, from those identities (`meth_hash`).
                 ObjectKind::BoundMethod { func, this } => {
@@ -482,6 +494,19 @@ impl Vm {
 
 /// Equality that needs no user code, or None.
 #[inline]
+/// A slice's start, stop and step.
+fn slice_parts(v: &Value) -> Option<[Value; 3]> {
+    match v {
+        Value::Object(o) => match &o.kind {
+            ObjectKind::Slice { start, stop, step } => {
+                Some([start.clone(), stop.clone(), step.clone()])
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 pub fn simple_eq(a: &Value, b: &Value) -> Option<bool> {
     use Value::*;
     Some(match (a, b) {
