@@ -12,7 +12,7 @@ use super::list_type::sort_values;
 use crate::vm::args::{check_arity, check_kwargs};
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, ObjectKind, PyType};
-use crate::vm::value::{DictTable, PyDict, PyStr, Value};
+use crate::vm::value::{DictTable, PyDict, Value};
 use crate::vm::{PyResult, Vm};
 
 /// Installs `object.__dir__`, `type.__dir__` and `module.__dir__`.
@@ -100,24 +100,15 @@ fn object_dir(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let obj = &args[0];
     let mut names = Names::new();
     let dict_name = vm.intern("__dict__");
-    if let Some(Value::Dict(dict)) = attribute(vm, obj, &dict_name)? {
+    if let Some(Value::Dict(dict)) = vm.get_attr_or_none(obj, &dict_name)? {
         let table = dict.table.borrow().clone();
         names.add_table(vm, &table)?;
     }
     let class_name = vm.intern("__class__");
-    if let Some(Value::Type(class)) = attribute(vm, obj, &class_name)? {
+    if let Some(Value::Type(class)) = vm.get_attr_or_none(obj, &class_name)? {
         merge_class_dict(vm, &class, &mut names)?;
     }
     Ok(names.into_list())
-}
-
-/// `obj.name`, or None when it has none (an AttributeError, even from a descriptor).
-fn attribute(vm: &mut Vm, obj: &Value, name: &Rc<PyStr>) -> PyResult<Option<Value>> {
-    match vm.get_attr(obj, name) {
-        Ok(v) => Ok(Some(v)),
-        Err(e) if vm.exc_matches(&e, &vm.types.attribute_error) => Ok(None),
-        Err(e) => Err(e),
-    }
 }
 
 /// `type.__dir__(cls)`: the names of the class and of its bases, recursively.

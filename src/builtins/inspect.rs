@@ -90,13 +90,13 @@ pub fn inspect_module(vm: &mut Vm) -> Value {
         (
             "isgeneratorfunction",
             vm.native("isgeneratorfunction", |vm, a, _| {
-                has_code_flag(vm, a, |f| f.generator)
+                has_code_flag(vm, a, |f| f.generator, CO_GENERATOR)
             }),
         ),
         (
             "isasyncgenfunction",
             vm.native("isasyncgenfunction", |vm, a, _| {
-                has_code_flag(vm, a, |f| f.async_generator)
+                has_code_flag(vm, a, |f| f.async_generator, CO_ASYNC_GENERATOR)
             }),
         ),
         (
@@ -278,7 +278,7 @@ const COROUTINE_MARK: &str = "_is_coroutine_marker";
 /// `inspect.iscoroutinefunction` (3.12+): an `async def` function, or one marked by
 /// `markcoroutinefunction`, looking through bound methods and partials.
 fn iscoroutinefunction(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    let flagged = has_code_flag(vm, args, |f| f.coroutine)?;
+    let flagged = has_code_flag(vm, args, |f| f.coroutine, CO_COROUTINE)?;
     if flagged.is(&Value::Bool(true)) {
         return Ok(flagged);
     }
@@ -303,10 +303,61 @@ fn markcoroutinefunction(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Va
     }
 }
 
-fn has_code_flag(vm: &mut Vm, args: &[Value], flag: fn(&CodeFlags) -> bool) -> PyResult<Value> {
+/// `co_flags` bits (`Include/cpython/code.h`).
+const CO_GENERATOR: i64 = 0x20;
+const CO_COROUTINE: i64 = 0x80;
+const CO_ASYNC_GENERATOR: i64 = 0x200;
+
+/// `inspect._has_code_flag`: the flag of a Python function's code, or of the `__code__` of
+/// an object that looks like a function (`bit` of its `co_flags`: an `AsyncMock`).
+fn has_code_flag(
+    vm: &mut Vm,
+    args: &[Value],
+    flag: fn(&CodeFlags) -> bool,
+    bit: i64,
+) -> PyResult<Value> {
     check_arity(vm, "inspect function", args, 1, 1)?;
-    let f = underlying_function(&args[0]);
-    Ok(Value::Bool(f.is_some_and(|f| flag(&f.code.head.flags))))
+    if let Some(f) = underlying_function(&args[0]) {
+        return Ok(Value::Bool(flag(&f.code.head.flags)));
+    }
+    Ok(Value::Bool(functionlike_flags(vm, &args[0])? & bit != 0))
+}
+
+/// `inspect._signature_is_functionlike`: a callable, not a class, with a `__code__` that is
+/// a code object (by its `__class__`, as `isinstance` sees it), a str `__name__`,
+/// `__defaults__` and `__kwdefaults__` of a function's types and `__annotations__` a dict,
+/// None or missing: then its code's `co_flags`, else 0.
+fn functionlike_flags(vm: &mut Vm, obj: &Value) -> PyResult<i64> {
+    if !vm.is_callable(obj) || matches!(obj, Value::Type(_)) {
+        return Ok(0);
+    }
+    let attr = |vm: &mut Vm, name: &str| {
+        let name = vm.intern(name);
+        vm.get_attr_or_none(obj, &name)
+    };
+    let Some(code) = attr(vm, "__code__")? else {
+        return Ok(0);
+    };
+    let name = attr(vm, "__name__")?;
+    let defaults = attr(vm, "__defaults__")?;
+    let kwdefaults = attr(vm, "__kwdefaults__")?;
+    let annotations = attr(vm, "__annotations__")?;
+    let class_name = vm.intern("__class__");
+    let code_class = vm.get_attr_or_none(&code, &class_name)?;
+    let is_code = matches!(&code_class, Some(Value::Type(t)) if t.is_subtype(&vm.types.code));
+    let functionlike = is_code
+        && matches!(name, Some(Value::Str(_)))
+        && matches!(defaults, Some(Value::None | Value::Tuple(_)))
+        && matches!(kwdefaults, Some(Value::None | Value::Dict(_)))
+        && matches!(annotations, None | Some(Value::None | Value::Dict(_)));
+    if !functionlike {
+        return Ok(0);
+    }
+    let flags_name = vm.intern("co_flags");
+    Ok(match vm.get_attr_or_none(&code, &flags_name)? {
+        Some(Value::Int(flags)) => flags,
+        _ => 0,
+    })
 }
 
 /// `types.coroutine(func)`: a generator function comes back with its code marked
