@@ -755,4 +755,15 @@ impl Vm {
     pub fn special_method(&self, v: &Value, name: &Rc<PyStr>) -> Option<Value> {
         lookup(self.type_of(v), name)
     }
+
+    /// `getattr(obj, name, None)`: `obj.name`, or `None` when looking it up raises
+    /// AttributeError, whoever raised it (a descriptor, a `__getattr__`); other errors
+    /// propagate.
+    pub fn get_attr_or_none(&mut self, obj: &Value, name: &Rc<PyStr>) -> PyResult<Option<Value>> {
+        match self.get_attr(obj, name) {
+            Ok(v) => Ok(Some(v)),
+            Err(e) if self.exc_matches(&e, &self.types.attribute_error) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
 }

@@ -880,17 +880,6 @@ impl Vm {
         }
     }
 
-    /// `getattr(obj, name, None)`: `obj.name`, or `None` when looking it up raises
-    /// AttributeError, whoever raised it (a descriptor, a `__getattr__`); other errors
-    /// propagate.
-    pub fn get_attr_or_none(&mut self, obj: &Value, name: &Rc<PyStr>) -> PyResult<Option<Value>> {
-        match self.get_attr(obj, name) {
-            Ok(v) => Ok(Some(v)),
-            Err(e) if self.exc_matches(&e, &self.types.attribute_error) => Ok(None),
-            Err(e) => Err(e),
-        }
-    }
-
     /// A user class's own `__getattribute__` for `obj` (a metaclass's, for a class), which
     /// then decides every attribute lookup on it (special methods, looked up on the type,
     /// excepted).
