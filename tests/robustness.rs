@@ -66,6 +66,22 @@ fn deeply_nested_maps_are_a_recursion_error() {
     );
 }
 
+/// Hashing slices nested in slices counts against the recursion limit as a tuple's items
+/// do: CPython 3.13 overflows its C stack here; apy recursed on its own stack, which a
+/// deeper chain (3,000,000) overflowed, aborting.
+#[test]
+fn deeply_nested_slices_hash_to_a_recursion_error() {
+    let program = "s = None\nfor _ in range(200_000):\n    s = slice(s)\n\
+                   print('built')\nprint(hash(s))\n";
+    let output = apy(&["-c", program]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert_eq!(stdout(&output), "built\n");
+    assert_eq!(
+        last_stderr_line(&output),
+        "RecursionError: maximum recursion depth exceeded"
+    );
+}
+
 /// An allocation that fails where no MemoryError can be raised aborts apy, but what the
 /// program printed before is written out first (it used to be lost in the buffer). The
 /// program grows until the allocator refuses, under a 1.6 GB address-space limit.

@@ -358,7 +358,7 @@ impl Vm {
                     let (start, stop, step) = (start.clone(), stop.clone(), step.clone());
                     let mut hashes = [0; 3];
                     for (hash, part) in hashes.iter_mut().zip([start, stop, step]) {
-                        *hash = self.hash(&part)?;
+                        *hash = self.nested("", |vm| vm.hash(&part))?;
                     }
                     hash_slice(hashes)
                 }
