@@ -775,11 +775,5 @@ fn wrapper_is_abstract(vm: &mut Vm, v: &Value) -> PyResult<Value> {
 }
 
 fn slice_field(v: &Value, i: usize) -> Value {
-    match v {
-        Value::Object(o) => match &o.kind {
-            ObjectKind::Slice { start, stop, step } => [start, stop, step][i].clone(),
-            _ => Value::None,
-        },
-        _ => Value::None,
-    }
+    crate::vm::compare::slice_parts(v).map_or(Value::None, |parts| parts[i].clone())
 }

@@ -33,10 +33,7 @@ pub fn builtin_dir(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> 
     check_kwargs(vm, "dir", kw, &[])?;
     check_arity(vm, "dir", args, 0, 1)?;
     let Some(v) = args.first() else {
-        let locals = match vm.caller_scope() {
-            Some((_, locals)) => locals,
-            None => Value::dict(Default::default()),
-        };
+        let locals = super::functions::caller_scope(vm).1;
         return sorted(vm, &locals);
     };
     let name = vm.intern("__dir__");
@@ -73,8 +70,20 @@ impl Names {
         vm.dict_set(&self.0, key.clone(), Value::None)
     }
 
-    fn add_table(&mut self, vm: &mut Vm, table: &DictTable) -> PyResult<()> {
-        let keys: Vec<Value> = table.iter().map(|e| e.key.clone()).collect();
+    /// The keys of `table` but `skip` (read under a short borrow: adding a non-str key
+    /// may run Python code).
+    fn add_keys(
+        &mut self,
+        vm: &mut Vm,
+        table: &RefCell<DictTable>,
+        skip: Option<&Value>,
+    ) -> PyResult<()> {
+        let keys: Vec<Value> = table
+            .borrow()
+            .iter()
+            .map(|e| e.key.clone())
+            .filter(|k| skip.is_none_or(|s| !k.is(s)))
+            .collect();
         for key in &keys {
             self.add(vm, key)?;
         }
@@ -101,8 +110,7 @@ fn object_dir(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let mut names = Names::new();
     let dict_name = vm.intern("__dict__");
     if let Some(Value::Dict(dict)) = vm.get_attr_or_none(obj, &dict_name)? {
-        let table = dict.table.borrow().clone();
-        names.add_table(vm, &table)?;
+        names.add_keys(vm, &dict.table, None)?;
     }
     let class_name = vm.intern("__class__");
     if let Some(Value::Type(class)) = vm.get_attr_or_none(obj, &class_name)? {
@@ -133,12 +141,11 @@ fn merge_class_dict(vm: &mut Vm, class: &Rc<PyType>, names: &mut Names) -> PyRes
     if class.builtin {
         names.add(vm, &Value::str("__doc__"))?;
     }
-    let mut table = class.dict.borrow().clone();
-    if Rc::ptr_eq(class, &vm.types.object) {
-        // apy's fallback `__dict__` descriptor (`vm::type_attrs`): CPython's `object` has none.
-        drop(table.remove_str(&vm.names.dict));
-    }
-    names.add_table(vm, &table)?;
+    // apy's fallback `__dict__` descriptor on `object` (`vm::type_attrs`) is left out:
+    // CPython's `object` has none.
+    let fallback = Value::Str(vm.names.dict.clone());
+    let skip = Rc::ptr_eq(class, &vm.types.object).then_some(&fallback);
+    names.add_keys(vm, &class.dict, skip)?;
     for base in class.bases.clone() {
         merge_class_dict(vm, &base, names)?;
     }

@@ -858,7 +858,7 @@ fn builtin_input(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 /// `globals()` and `locals()` of the Python code calling: empty dicts when there is none
 /// (a callback the event loop runs natively still has its caller's frame below it).
-fn caller_scope(vm: &Vm) -> (Value, Value) {
+pub(super) fn caller_scope(vm: &Vm) -> (Value, Value) {
     match vm.caller_scope() {
         Some((globals, locals)) => (Value::Dict(globals), locals),
         None => (

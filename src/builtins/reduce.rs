@@ -59,7 +59,7 @@ fn common_reduce(vm: &mut Vm, obj: &Value, protocol: i64) -> PyResult<Value> {
     if protocol >= 2 {
         reduce_newobj(vm, obj)
     } else {
-        reduce_ex_old(vm, obj, protocol)
+        reduce_ex_old(vm, obj)
     }
 }
 
@@ -196,7 +196,7 @@ fn builtin_base(vm: &Vm, class: &Rc<PyType>) -> Rc<PyType> {
 /// Protocols 0 and 1 (`copyreg._reduce_ex`): `(copyreg._reconstructor, (cls, base,
 /// state))` with the instance's state after it when it has one, where `base` is the
 /// built-in type the class derives from and `state` that type's value of the object.
-fn reduce_ex_old(vm: &mut Vm, obj: &Value, _protocol: i64) -> PyResult<Value> {
+fn reduce_ex_old(vm: &mut Vm, obj: &Value) -> PyResult<Value> {
     let class_name = vm.intern("__class__");
     let class = match vm.get_attr(obj, &class_name)? {
         Value::Type(t) => t,
@@ -303,16 +303,12 @@ fn range_reduce(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 /// `slice.__reduce__()`: `(slice, (start, stop, step))` (`slice_reduce`).
 fn slice_reduce(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     check_arity(vm, "__reduce__", args, 1, 1)?;
-    let Value::Object(o) = &args[0] else {
+    let Some(parts) = crate::vm::compare::slice_parts(&args[0]) else {
         return Err(vm.type_error("descriptor requires a 'slice' object"));
     };
-    let ObjectKind::Slice { start, stop, step } = &o.kind else {
-        return Err(vm.type_error("descriptor requires a 'slice' object"));
-    };
-    let parts = vec![start.clone(), stop.clone(), step.clone()];
     Ok(Value::tuple(vec![
         Value::Type(vm.types.slice.clone()),
-        Value::tuple(parts),
+        Value::tuple(parts.to_vec()),
     ]))
 }
 
@@ -340,13 +336,7 @@ fn callable_reduce(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         },
         _ => return common_reduce(vm, this, 0),
     };
-    let getattr = vm
-        .builtins
-        .table
-        .borrow()
-        .get_str(&PyStr::new("getattr"))
-        .cloned()
-        .unwrap_or(Value::None);
+    let getattr = builtin_named(vm, "getattr").unwrap_or(Value::None);
     Ok(Value::tuple(vec![getattr, Value::tuple(vec![owner, name])]))
 }
 
@@ -359,14 +349,18 @@ fn builtin_type_named(vm: &mut Vm, owner: &str) -> PyResult<Option<Value>> {
             let name = vm.intern(name);
             vm.get_attr_opt(&module, &name)?
         }
-        None => vm
-            .builtins
-            .table
-            .borrow()
-            .get_str(&PyStr::new(owner))
-            .cloned(),
+        None => builtin_named(vm, owner),
     };
     Ok(found.filter(|v| matches!(v, Value::Type(_))))
+}
+
+/// The built-in name `name` (what `builtins.name` holds now).
+fn builtin_named(vm: &Vm, name: &str) -> Option<Value> {
+    vm.builtins
+        .table
+        .borrow()
+        .get_str(&PyStr::new(name))
+        .cloned()
 }
 
 /// `BaseException.__reduce__()`: `(type(e), e.args)`, with the instance's `__dict__` after

@@ -171,7 +171,9 @@ impl Vm {
             return Ok(Some(r));
         }
         // Slices compare as the tuples of their start, stop and step (`slice_richcompare`).
-        if let (Some(x), Some(y)) = (slice_parts(a), slice_parts(b)) {
+        if let (Value::Object(_), Value::Object(_)) = (a, b)
+            && let (Some(x), Some(y)) = (slice_parts(a), slice_parts(b))
+        {
             return self.seq_compare(op, &x, &y).map(Some);
         }
         let eq_only = matches!(op, CompareOperator::Eq | CompareOperator::Ne);
@@ -355,9 +357,9 @@ impl Vm {
                 }
                 ObjectKind::Complex(z) => z.hash((v.address() >> 4) as i64),
                 ObjectKind::Slice { start, stop, step } => {
-                    let (start, stop, step) = (start.clone(), stop.clone(), step.clone());
+                    let parts = [start.clone(), stop.clone(), step.clone()];
                     let mut hashes = [0; 3];
-                    for (hash, part) in hashes.iter_mut().zip([start, stop, step]) {
+                    for (hash, part) in hashes.iter_mut().zip(parts) {
                         *hash = self.nested("", |vm| vm.hash(&part))?;
                     }
                     hash_slice(hashes)
@@ -492,10 +494,8 @@ impl Vm {
     }
 }
 
-/// Equality that needs no user code, or None.
-#[inline]
 /// A slice's start, stop and step.
-fn slice_parts(v: &Value) -> Option<[Value; 3]> {
+pub fn slice_parts(v: &Value) -> Option<[Value; 3]> {
     match v {
         Value::Object(o) => match &o.kind {
             ObjectKind::Slice { start, stop, step } => {
@@ -507,6 +507,8 @@ fn slice_parts(v: &Value) -> Option<[Value; 3]> {
     }
 }
 
+/// Equality that needs no user code, or None.
+#[inline]
 pub fn simple_eq(a: &Value, b: &Value) -> Option<bool> {
     use Value::*;
     Some(match (a, b) {
