@@ -270,9 +270,9 @@ pub fn method_hit(body: &Body, i: usize, obj: &Value) -> Option<Value> {
 }
 
 /// `STORE_ATTR` of `body.names[i]` on `obj` in its commonest case, decided inline: the
-/// replacement of an attribute an instance has among its class's keys, where the class has
-/// nothing under the name (CPython's `STORE_ATTR_INSTANCE_VALUE`). Gives the value back
-/// otherwise.
+/// replacement of an attribute an instance has among its class's keys, or the addition of
+/// the next of those keys, where the class has nothing under the name (CPython's
+/// `STORE_ATTR_INSTANCE_VALUE`). Gives the value back otherwise.
 #[inline(always)]
 fn instance_store_hit(body: &Body, i: usize, obj: &Value, value: Value) -> Result<(), Value> {
     let Value::Object(o) = obj else {
@@ -288,8 +288,10 @@ fn instance_store_hit(body: &Body, i: usize, obj: &Value, value: Value) -> Resul
     let Some(mut slots) = values.and_then(|v| v.try_borrow_mut().ok()) else {
         return Err(value);
     };
-    let Some(v) = slots.get_mut(slot.index.get() as usize) else {
-        return Err(value);
+    let at = slot.index.get() as usize;
+    let Some(v) = slots.get_mut(at) else {
+        // A fresh instance taking on its attributes in the class's order (`__init__`).
+        return slots.push_at(at, value);
     };
     let old = std::mem::replace(v, value);
     drop(slots);

@@ -222,6 +222,25 @@ mod tests {
     }
 
     #[test]
+    fn push_at_adds_only_the_next_value() {
+        let mut values = InstanceValues::default();
+        let total = INLINE_VALUES + 2;
+        for at in 0..total {
+            // Not the next key: before it (a gap) or already set.
+            assert!(values.push_at(at + 1, Value::Int(-1)).is_err());
+            if at > 0 {
+                assert!(values.push_at(at - 1, Value::Int(-1)).is_err());
+            }
+            assert!(values.push_at(at, Value::Int(at as i64)).is_ok());
+            assert_eq!(values.len(), at + 1);
+        }
+        assert!(values.push_at(u32::MAX as usize, Value::None).is_err());
+        for at in 0..total {
+            assert!(matches!(values.get(at), Some(Value::Int(n)) if *n == at as i64));
+        }
+    }
+
+    #[test]
     fn a_class_shares_at_most_max_shared_keys_names() {
         let class = make_type("C", vec![], Layout::Object, false);
         let o = Object::plain(class.clone());

@@ -682,6 +682,27 @@ impl InstanceValues {
         }
     }
 
+    /// Adds `value` as the attribute at `at` when that is the next key (the instance has
+    /// the `at` before it and not it); gives it back otherwise.
+    #[inline]
+    pub fn push_at(&mut self, at: usize, value: Value) -> Result<(), Value> {
+        if at >= INLINE_VALUES {
+            if self.len() != at {
+                return Err(value);
+            }
+            self.push(value);
+            return Ok(());
+        }
+        let follows = at == 0 || !self.inline[at - 1].is_null();
+        match &mut self.inline[at] {
+            slot if slot.is_null() && follows => {
+                *slot = value;
+                Ok(())
+            }
+            _ => Err(value),
+        }
+    }
+
     /// The values, in order, leaving none.
     fn take_all(&mut self) -> Vec<Value> {
         let mut all: Vec<Value> = self
