@@ -387,6 +387,7 @@ fn types_coroutine(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         globals: func.globals.clone(),
         name: func.name.clone(),
         qualname: func.qualname.clone(),
+        renamed: func.renamed.clone(),
         defaults: func.defaults.clone(),
         kwdefaults: func.kwdefaults.clone(),
         closure: func.closure.clone(),

@@ -434,6 +434,7 @@ impl Repl {
                 globals: self.globals.clone(),
                 name: RefCell::new(vm.intern("<module>")),
                 qualname: RefCell::new("<module>".into()),
+                renamed: std::cell::Cell::new(false),
                 defaults: Vec::new(),
                 kwdefaults: Vec::new(),
                 closure: Vec::new(),

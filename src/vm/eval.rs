@@ -7,7 +7,7 @@
 //! passes through adds a traceback entry. Sandbox limits (`max_steps`, `time_limit`) cost
 //! one countdown per instruction.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use crate::compile::bytecode::Instr;
@@ -1383,6 +1383,7 @@ impl Vm {
             globals: globals.clone(),
             name: RefCell::new(name),
             qualname: RefCell::new(code.head.qualname.clone()),
+            renamed: Cell::new(false),
             defaults: Vec::new(),
             kwdefaults: Vec::new(),
             closure: Vec::new(),

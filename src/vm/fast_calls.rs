@@ -256,8 +256,9 @@ impl Vm {
         self.depth < self.recursion_limit && self.countdown > call.skipped
     }
 
-    /// Runs an [`AwaitedCall`] fused ([`Vm::can_fuse`]): makes the generator and starts its
-    /// first step at once, as the skipped `Send` would.
+    /// Runs an [`AwaitedCall`] fused ([`Vm::can_fuse`]): starts the generator's first step
+    /// at once, as the skipped `Send` would, the generator made only if it comes to be
+    /// needed ([`InlineFrames::push_first_step`]).
     pub(super) fn start_first_step(
         &mut self,
         callees: &mut InlineFrames,
@@ -275,19 +276,18 @@ impl Vm {
         } = call;
         self.countdown -= skipped;
         self.depth += 1;
-        let generator = self.new_first_stepping(kind, &func);
         // The caller goes on after the `Send`, as it would once the generator yields.
         callees.current(base).ip = send_at as u32 + 1;
-        callees.push_first_step(
-            self,
-            base,
-            &func,
-            (callable_at, args_start),
-            generator.clone(),
-            AfterGenerator::Send(target),
-        );
+        let after = AfterGenerator::Send(target);
+        let renamed = func.renamed.get();
+        callees.push_first_step(self, base, func, (callable_at, args_start), kind, after);
         self.exc_info.push(Value::None);
-        if let ObjectKind::Generator(g) = &generator.kind {
+        // Made at once for the frame events of a trace, which name it, and for a renamed
+        // function, whose names might change again before the generator is made.
+        if (renamed || crate::common::trace::on(crate::common::trace::Category::Frames))
+            && let Some(generator) = callees.make_first_stepping(self, base)
+            && let ObjectKind::Generator(g) = &generator.kind
+        {
             super::trace::frame_enter(self, g, callees.current(base), &Value::None, None);
         }
     }
@@ -453,7 +453,11 @@ impl Vm {
     ) -> PyResult<()> {
         let traced = crate::common::trace::on(crate::common::trace::Category::Frames);
         loop {
-            let Some((generator, frame, _)) = callees.pop_generator() else {
+            let left = match callees.first_step_on_top() {
+                Some(_) => callees.pop_first_step_made(self, base),
+                None => callees.pop_generator().map(|(g, frame, _)| (g, frame)),
+            };
+            let Some((generator, frame)) = left else {
                 return Err(self.runtime_error("the executing frame is not a generator's"));
             };
             let ObjectKind::Generator(g) = &generator.kind else {
@@ -520,6 +524,9 @@ impl Vm {
         base: &mut Frame,
         result: FrameResult,
     ) -> PyResult<()> {
+        if let Some((kind, after)) = callees.first_step_on_top() {
+            return self.leave_first_step(callees, base, kind, result, after);
+        }
         let Some((generator, frame, after)) = callees.pop_generator() else {
             return Err(self.runtime_error("the executing frame is not a generator's"));
         };
@@ -543,5 +550,35 @@ impl Vm {
             self.recycle_generator(exhausted);
         }
         Ok(())
+    }
+
+    /// [`Vm::leave_lent`] of a first step whose generator was never made
+    /// ([`InlineFrames::first_step_on_top`]): what [`Vm::finish_resume`] does to a frame
+    /// that ends (its exception state goes, then its locals; PEP 479 for what it raised),
+    /// with no generator to mark finished. The caller's `EndSend` drops the function that
+    /// stood in for it.
+    #[inline(always)]
+    fn leave_first_step(
+        &mut self,
+        callees: &mut InlineFrames,
+        base: &mut Frame,
+        kind: GenKind,
+        result: FrameResult,
+        after: AfterGenerator,
+    ) -> PyResult<()> {
+        if let Some(exc_state) = self.exc_info.pop() {
+            exc_state.discard();
+        }
+        callees.pop_first_step();
+        self.leave_recursion();
+        let result = match result {
+            FrameResult::Err(e) => self.pep479(kind, FrameResult::Err(e)),
+            other => other,
+        };
+        let caller = callees.current(base);
+        if FINALIZERS_PENDING.load(Ordering::Relaxed) {
+            self.run_finalizers(Some((&caller.code, caller.ip as usize)));
+        }
+        resume_caller(self, caller, result, after).map(drop)
     }
 }

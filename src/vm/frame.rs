@@ -256,6 +256,17 @@ enum Link {
     /// A class call running its Python `__init__` on `instance` (CPython's
     /// `CALL_ALLOC_AND_ENTER_INIT`): the call's value is the instance.
     Init(Value),
+    /// The first step of a generator (`kind`) started by a fused `await f(…)` or
+    /// `yield from g(…)` ([`InlineFrames::push_first_step`]), whose object is not made yet:
+    /// its function stands in for it on the caller's stack. Nothing can reach the object
+    /// while its first step runs (it is running, so no `cr_await` shows it, and no name
+    /// holds it), so it is made only when the frame yields and must be kept
+    /// ([`InlineFrames::make_first_stepping`]), or for the frame events of a trace; a
+    /// first step that returns or raises, as most `await`s of a helper do, never needs it.
+    FirstStep {
+        kind: GenKind,
+        after: AfterGenerator,
+    },
     /// A generator's frame, lent while it runs; `home` is the generator's frame box, holding
     /// the slot's spare frame meanwhile.
     Generator {
@@ -306,13 +317,28 @@ impl InlineFrames {
         self.live == 0
     }
 
-    /// Whether the executing frame is a generator's lent frame.
+    /// Whether the executing frame is a generator's lent frame (or a first step's, whose
+    /// generator is not made yet).
     #[inline]
     pub fn generator_on_top(&self) -> bool {
         matches!(
             self.links.last(),
-            Some(Lent { at, link: Link::Generator { .. } }) if at + 1 == self.live
+            Some(Lent { at, link: Link::Generator { .. } | Link::FirstStep { .. } })
+                if at + 1 == self.live
         )
+    }
+
+    /// The kind and the caller's way on of the executing frame, when it is a first step
+    /// whose generator is not made yet ([`Link::FirstStep`]).
+    #[inline(always)]
+    pub fn first_step_on_top(&self) -> Option<(GenKind, AfterGenerator)> {
+        match self.links.last() {
+            Some(Lent {
+                at,
+                link: Link::FirstStep { kind, after },
+            }) if at + 1 == self.live => Some((*kind, *after)),
+            _ => None,
+        }
     }
 
     /// The executing frame: the innermost callee, or `base` when there is none.
@@ -422,38 +448,108 @@ impl InlineFrames {
     }
 
     /// `await f(…)` (or `yield from f(…)`) of a coroutine (or generator) function `func`,
-    /// fused: the new `generator`'s first step starts at once, its frame made in place
-    /// like a plain call's ([`InlineFrames::ready_callee`]) instead of being boxed, handed
-    /// to the generator and lent back (the generator gets a box of its own to suspend
-    /// into). The generator takes the place of the callable on the caller's stack, where
-    /// the skipped `Send` would have it.
+    /// fused: the generator's first step starts at once, its frame made in place like a
+    /// plain call's ([`InlineFrames::ready_callee`]), and the generator itself only if it
+    /// comes to be needed ([`Link::FirstStep`]). `func` takes the place of the callable and
+    /// its self-or-NULL on the caller's stack, where the skipped `Send` would have the
+    /// generator.
     pub fn push_first_step(
         &mut self,
         vm: &mut Vm,
         base: &mut Frame,
-        func: &Function,
+        func: Rc<Function>,
         (callable_at, args_start): (usize, usize),
-        generator: Rc<Object>,
+        kind: GenKind,
         after: AfterGenerator,
     ) {
-        let home = vm.spare_boxed_frame(func);
-        let caller = self.ready_callee(vm, base, func, args_start);
-        // The callable and its self-or-NULL make way for the generator.
+        let caller = self.ready_callee(vm, base, &func, args_start);
         while caller.stack.len() > callable_at {
             if let Some(v) = caller.stack.pop() {
                 v.discard();
             }
         }
-        caller.stack.push(Value::Object(generator.clone()));
+        caller.stack.push(Value::Function(func));
+        self.links.push(Lent {
+            at: self.live,
+            link: Link::FirstStep { kind, after },
+        });
+        self.live += 1;
+    }
+
+    /// Makes the generator of the executing first step ([`Link::FirstStep`]) at once, for
+    /// the frame events of a trace, which name it: as [`InlineFrames::pop_first_step_made`]
+    /// makes it, but the frame stays lent, from the generator now ([`Link::Generator`]).
+    /// None when the executing frame is no first step.
+    pub fn make_first_stepping(&mut self, vm: &mut Vm, base: &mut Frame) -> Option<Rc<Object>> {
+        let (_, after) = self.first_step_on_top()?;
+        let (generator, mut home) = self.take_first_step(vm, base, true)?;
+        std::mem::swap(&mut self.frames[self.live], &mut home);
         self.links.push(Lent {
             at: self.live,
             link: Link::Generator {
-                generator,
+                generator: generator.clone(),
                 home,
                 after,
             },
         });
         self.live += 1;
+        Some(generator)
+    }
+
+    /// Takes the executing first step, whose generator was never made, off this stack as
+    /// its frame yields: the generator is made ([`InlineFrames::make_first_stepping`]) and
+    /// given with the frame, to suspend in it (as [`InlineFrames::pop_generator`] gives a
+    /// lent one); its caller executes again.
+    #[inline]
+    pub fn pop_first_step_made(
+        &mut self,
+        vm: &mut Vm,
+        base: &mut Frame,
+    ) -> Option<(Rc<Object>, Box<Frame>)> {
+        self.take_first_step(vm, base, false)
+    }
+
+    /// [`InlineFrames::pop_first_step_made`], or with `at_start` for
+    /// [`InlineFrames::make_first_stepping`] before the step runs.
+    #[inline(always)]
+    fn take_first_step(
+        &mut self,
+        vm: &mut Vm,
+        base: &mut Frame,
+        at_start: bool,
+    ) -> Option<(Rc<Object>, Box<Frame>)> {
+        let (kind, _) = self.first_step_on_top()?;
+        let (running, spare) = self.frames.split_at_mut(self.live - 1);
+        let caller = match running.last_mut() {
+            Some(f) => &mut **f,
+            None => base,
+        };
+        let receiver = caller.stack.last_mut()?;
+        let Value::Function(func) = std::mem::replace(receiver, Value::Null) else {
+            return None;
+        };
+        let mut generator = vm.new_first_stepping(kind, &func);
+        if !at_start && func.renamed.get() {
+            // Renamed while the step ran (a renamed function's is made at its start): the
+            // generator has the names it started with.
+            vm.name_generator_as_code(&mut generator);
+        }
+        *receiver = Value::Object(generator.clone());
+        let mut frame = vm.spare_boxed_frame(&func);
+        std::mem::swap(spare.first_mut()?, &mut frame);
+        self.links.pop();
+        self.live -= 1;
+        Some((generator, frame))
+    }
+
+    /// Takes the executing first step, whose generator was never made, off this stack
+    /// after its frame returned or raised: the frame is cleared in place, as a plain
+    /// call's ([`InlineFrames::pop_call`]), and its caller executes again.
+    #[inline(always)]
+    pub fn pop_first_step(&mut self) {
+        self.links.pop();
+        self.live -= 1;
+        self.frames[self.live].clear();
     }
 
     /// A class call running `init` inline as the `__init__` of `instance`, which is on the
@@ -570,7 +666,11 @@ impl InlineFrames {
     /// frame is not a generator's.
     #[inline(always)]
     pub fn pop_generator(&mut self) -> Option<(Rc<Object>, Box<Frame>, AfterGenerator)> {
-        if !self.generator_on_top() {
+        let made = matches!(
+            self.links.last(),
+            Some(Lent { at, link: Link::Generator { .. } }) if at + 1 == self.live
+        );
+        if !made {
             return None;
         }
         let Lent {
@@ -777,6 +877,17 @@ pub enum GenKind {
     Generator,
     Coroutine,
     AsyncGenerator,
+}
+
+impl GenKind {
+    /// What CPython's messages call one ("coroutine raised StopIteration").
+    pub fn noun(self) -> &'static str {
+        match self {
+            GenKind::Generator => "generator",
+            GenKind::Coroutine => "coroutine",
+            GenKind::AsyncGenerator => "async generator",
+        }
+    }
 }
 
 pub struct GenState {

@@ -77,11 +77,7 @@ impl RunningFrame {
 
 impl Generator {
     fn noun(&self) -> &'static str {
-        match self.kind {
-            GenKind::Generator => "generator",
-            GenKind::Coroutine => "coroutine",
-            GenKind::AsyncGenerator => "async generator",
-        }
+        self.kind.noun()
     }
 
     /// The sub-iterator a suspended `yield from`/`await` is delegating to (`_PyGen_yf`);
@@ -326,6 +322,16 @@ impl Vm {
     /// [`InlineFrames::push_first_step`]: super::frame::InlineFrames::push_first_step
     pub fn new_first_stepping(&mut self, kind: GenKind, func: &Function) -> Rc<Object> {
         self.generator_in_state(kind, func, GenState::first_step())
+    }
+
+    /// Gives `generator`, just made and held nowhere else, its code's names: those its
+    /// function had until it was renamed during the generator's first step.
+    pub(super) fn name_generator_as_code(&mut self, generator: &mut Rc<Object>) {
+        let Some(ObjectKind::Generator(g)) = Rc::get_mut(generator).map(|o| &mut o.kind) else {
+            return;
+        };
+        g.name = self.intern(&g.code.head.name);
+        g.qualname = g.code.head.qualname.clone();
     }
 
     fn generator_in_state(
@@ -591,7 +597,7 @@ impl Vm {
         self.end_frame(generator, frame, by_python, || {
             FrameResult::Err(exc.clone())
         });
-        self.pep479(generator, FrameResult::Err(exc))
+        self.pep479(generator.kind, FrameResult::Err(exc))
     }
 
     /// [`Vm::finish_resume`] of a frame that returned `value`.
@@ -656,14 +662,16 @@ impl Vm {
         self.keep_boxed_frame(frame);
     }
 
-    /// PEP 479, for code compiled without the compiler's handler.
-    fn pep479(&mut self, generator: &Generator, result: FrameResult) -> FrameResult {
+    /// PEP 479, for code compiled without the compiler's handler: a StopIteration that
+    /// escapes a generator (of `kind`) becomes a RuntimeError.
+    #[cold]
+    pub(super) fn pep479(&mut self, kind: GenKind, result: FrameResult) -> FrameResult {
         match result {
             FrameResult::Err(e)
-                if generator.kind != GenKind::AsyncGenerator
+                if kind != GenKind::AsyncGenerator
                     && self.exc_matches(&e, &self.types.stop_iteration.clone()) =>
             {
-                let new = self.runtime_error(format!("{} raised StopIteration", generator.noun()));
+                let new = self.runtime_error(format!("{} raised StopIteration", kind.noun()));
                 if let Some(d) = new.exc_data() {
                     let mut d = d.borrow_mut();
                     d.cause = Value::Object(e.clone());

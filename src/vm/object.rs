@@ -309,6 +309,10 @@ pub struct Function {
     /// `__name__` and `__qualname__` (decorators may rename a function).
     pub name: RefCell<Rc<PyStr>>,
     pub qualname: RefCell<Rc<str>>,
+    /// Set once `__name__` or `__qualname__` is assigned: until then they are the code's
+    /// (which a first step whose generator is made later relies on,
+    /// [`InlineFrames::pop_first_step_made`](super::frame::InlineFrames::pop_first_step_made)).
+    pub renamed: Cell<bool>,
     pub defaults: Vec<Value>,
     pub kwdefaults: Vec<(Rc<PyStr>, Value)>,
     /// Cells for the code's free variables.

@@ -167,6 +167,7 @@ pub fn init_type_methods(vm: &mut Vm) {
         Some(|vm, v, new| match (v, new) {
             (Value::Function(f), Value::Str(s)) => {
                 *f.name.borrow_mut() = s;
+                f.renamed.set(true);
                 Ok(())
             }
             _ => Err(vm.type_error("__name__ must be set to a string object")),
@@ -182,6 +183,7 @@ pub fn init_type_methods(vm: &mut Vm) {
         Some(|vm, v, new| match (v, new) {
             (Value::Function(f), Value::Str(s)) => {
                 *f.qualname.borrow_mut() = s.as_str().into();
+                f.renamed.set(true);
                 Ok(())
             }
             _ => Err(vm.type_error("__qualname__ must be set to a string object")),
