@@ -892,7 +892,7 @@ fn loop_set_debug(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     Ok(Value::None)
 }
 
-fn loop_create_future(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+pub(super) fn loop_create_future(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_method_args(vm, "create_future", (&[], false), &[], args, kw)?;
     this(vm, &args[0])?;
     Ok(future::new_future(vm, args[0].clone()))

@@ -51,6 +51,8 @@ names! {
     gathering_future = "_GatheringFuture", loop_ = "loop",
     put_nowait = "put_nowait", get_nowait = "get_nowait", is_set = "is_set", set = "set",
     release = "release", locked_method = "locked", bound_loop = "_loop",
+    get_loop_method = "_get_loop", create_future = "create_future",
+    getattribute = "__getattribute__", setattr = "__setattr__",
 }
 
 thread_local! {
@@ -79,6 +81,22 @@ pub(super) fn call(vm: &mut Vm, obj: &Value, name: &Rc<PyStr>, args: &[Value]) -
             all.extend_from_slice(args);
             vm.call(&f, &all, &[])
         }
+    }
+}
+
+/// `self.method(self.field)`: the method loaded before its argument is read, in CPython's
+/// order (which a `__getattribute__` of a subclass sees).
+fn call_with_field(
+    vm: &mut Vm,
+    this: &Value,
+    method: &Rc<PyStr>,
+    field: &Rc<PyStr>,
+) -> PyResult<Value> {
+    let (f, receiver) = vm.load_method(this, method)?;
+    let arg = vm.get_attr(this, field)?;
+    match receiver.is_null() {
+        true => vm.call(&f, &[arg], &[]),
+        false => vm.call(&f, &[receiver, arg], &[]),
     }
 }
 
@@ -258,8 +276,12 @@ fn has_key(entry: &Option<DictEntry<Value, Value>>, name: &Rc<PyStr>) -> bool {
 }
 
 /// Whether `class` has each of `methods` as the given native, and no class attribute named
-/// like one of the instance's `fields` (a property there would take precedence).
+/// like one of the instance's `fields` (a property there would take precedence); and, for
+/// the waits the natives begin (`_queue_getter`, `_lock_waiter`, …), `_LoopBoundMixin`'s
+/// native `_get_loop` and its class attribute `_loop = None`. No `__getattribute__` or
+/// `__setattr__` written in Python may see (or miss) the reads and writes done in place.
 fn class_is_plain(
+    n: &Names,
     class: &PyType,
     methods: &[(&Rc<PyStr>, NativeFn)],
     fields: &[&Rc<PyStr>],
@@ -268,6 +290,10 @@ fn class_is_plain(
         .iter()
         .all(|(name, func)| resolves_to_native(class, name, *func))
         && fields.iter().all(|name| lookup(class, name).is_none())
+        && resolves_to_native(class, &n.get_loop_method, get_loop)
+        && matches!(lookup(class, &n.bound_loop), Some(Value::None))
+        && !matches!(lookup(class, &n.getattribute), Some(Value::Function(_)))
+        && !matches!(lookup(class, &n.setattr), Some(Value::Function(_)))
 }
 
 /// `Queue.__init__`'s attributes, in the order it sets them.
@@ -278,6 +304,8 @@ const UNFINISHED: usize = 3;
 const FINISHED: usize = 4;
 const QUEUE: usize = 5;
 const SHUTDOWN: usize = 6;
+/// How many: `_loop` comes after them.
+const QUEUE_FIELDS: usize = 7;
 
 /// A Queue (not LifoQueue/PriorityQueue, not a subclass changing any native).
 fn plain_queue<'a>(n: &Names, this: &'a Value) -> Option<Fields<'a>> {
@@ -301,7 +329,7 @@ fn plain_queue<'a>(n: &Names, this: &'a Value) -> Option<Fields<'a>> {
             (&n.get, get),
             (&n.wakeup_next, wakeup_next),
         ];
-        class_is_plain(class, &methods, &fields)
+        class_is_plain(n, class, &methods, &fields)
     })
 }
 
@@ -333,7 +361,7 @@ fn plain_primitive<'a>(
 ) -> Option<Fields<'a>> {
     let fields = [&n.waiters, state];
     plain(memo, this, (&fields, &n.bound_loop), |class| {
-        class_is_plain(class, methods, &fields)
+        class_is_plain(n, class, methods, &fields)
     })
 }
 
@@ -588,8 +616,7 @@ fn put_nowait(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     vm.set_attr(this, &n.unfinished_tasks, unfinished)?;
     let finished = vm.get_attr(this, &n.finished)?;
     call(vm, &finished, &n.clear, &[])?;
-    let getters = vm.get_attr(this, &n.getters)?;
-    call(vm, this, &n.wakeup_next, &[getters])?;
+    call_with_field(vm, this, &n.wakeup_next, &n.getters)?;
     Ok(Value::None)
 }
 
@@ -620,21 +647,6 @@ fn plain_put_nowait(vm: &mut Vm, n: &Names, q: &Fields, item: &Value) -> Option<
     Some(wakeup_first_pending(vm, &getters).map(|()| Value::None))
 }
 
-/// `_queue_put_at_once(self, item)`: `put()`'s way through on a plain queue with room
-/// (`self.full()` false, then `self.put_nowait(item)`), done directly: True; else False,
-/// having changed nothing (`put()` then goes its general way).
-fn put_at_once(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::vm::args::check_arity(vm, "_queue_put_at_once", args, 2, 2)?;
-    let n = names(vm);
-    let Some(q) = plain_queue(n, &args[0]).filter(|q| !q.shadows(&[&n.put_nowait])) else {
-        return Ok(Value::Bool(false));
-    };
-    match plain_put_nowait(vm, n, &q, &args[1]) {
-        Some(done) => done.map(|_| Value::Bool(true)),
-        None => Ok(Value::Bool(false)),
-    }
-}
-
 /// `Queue.get_nowait`: take the next item and wake the oldest putter.
 fn get_nowait(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let args = &*bind(vm, "Queue.get_nowait", &[], args, kw)?;
@@ -651,8 +663,7 @@ fn get_nowait(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         return raise(vm, "QueueEmpty");
     }
     let item = call(vm, this, &n.get, &[])?;
-    let putters = vm.get_attr(this, &n.putters)?;
-    call(vm, this, &n.wakeup_next, &[putters])?;
+    call_with_field(vm, this, &n.wakeup_next, &n.putters)?;
     Ok(item)
 }
 
@@ -1033,14 +1044,16 @@ fn get_loop(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let n = names(vm);
     let this = &args[0];
     let running = event_loop::rt(vm).running_loop.borrow().clone();
-    let mut bound = match bound_in_dict(vm, n, this) {
-        Some(bound) => bound,
-        None => vm.get_attr(this, &n.bound_loop)?,
+    // `self._loop` is read as often as the mixin does: twice when bound, thrice (the
+    // second under its lock) when binding now.
+    let read = |vm: &mut Vm| match bound_in_dict(vm, n, this) {
+        Some(bound) => Ok(bound),
+        None => vm.get_attr(this, &n.bound_loop),
     };
-    if bound.is_none() {
+    if read(vm)?.is_none() && read(vm)?.is_none() {
         vm.set_attr(this, &n.bound_loop, running.clone())?;
-        bound = vm.get_attr(this, &n.bound_loop)?;
     }
+    let bound = read(vm)?;
     if !running.is(&bound) {
         let shown = vm.repr(this)?;
         return Err(vm.runtime_error(format!("{shown} is bound to a different event loop")));
@@ -1076,6 +1089,161 @@ fn bound_in_dict(vm: &Vm, n: &Names, this: &Value) -> Option<Value> {
     table.get_str(&n.bound_loop).cloned()
 }
 
+// ---- the start of a wait ----------------------------------------------------------------
+//
+// Every wait in queues.py and locks.py begins `fut = self._get_loop().create_future()` and
+// `self._WAITERS.append(fut)`. The natives below do that at once (one call where the apy
+// body makes four) when the primitive is plain (its class passed its memo, which checks
+// `_get_loop` too), the loop it is bound to is the running one, that loop's `create_future`
+// is its own native, and the waiters are a plain deque; else they return None having done
+// nothing, and the apy body goes its general way (which also binds a primitive at its
+// first wait and raises "bound to a different event loop").
+
+thread_local! {
+    static PLAIN_LOOP: ClassMemo = const { ClassMemo::new() };
+}
+
+/// `self._get_loop().create_future()` for a plain primitive already bound to the running
+/// loop (`bound_at`: where `_loop` follows `__init__`'s attributes), whose `_get_loop` is
+/// not shadowed; None (nothing done) otherwise.
+fn plain_new_future(vm: &mut Vm, n: &Names, fields: &Fields, bound_at: usize) -> Option<Value> {
+    if fields.shadows(&[&n.get_loop_method]) {
+        return None;
+    }
+    let bound = fields.get((&n.bound_loop, bound_at))?;
+    let Value::Object(o) = &bound else {
+        return None;
+    };
+    event_loop::as_loop(&bound)?;
+    if !event_loop::rt(vm).running_loop.borrow().is(&bound)
+        || o.attr_storage()
+            .is_some_and(|attrs| attrs.get(&n.create_future).is_some())
+        || !PLAIN_LOOP.with(|memo| {
+            memo.passes(&o.class, |class| {
+                resolves_to_native(class, &n.create_future, event_loop::loop_create_future)
+                    && !matches!(lookup(class, &n.getattribute), Some(Value::Function(_)))
+            })
+        })
+    {
+        return None;
+    }
+    Some(future::new_future(vm, bound))
+}
+
+/// The wait's future, made and appended to the plain deque `waiters` (a field of the
+/// primitive `fields`); None, having done nothing, when one of them is not plain.
+fn plain_waiter(
+    vm: &mut Vm,
+    n: &Names,
+    fields: &Fields,
+    waiters: Field,
+    bound_at: usize,
+) -> Option<Value> {
+    let queue = fields.get(waiters)?;
+    let queue = deque::plain_deque(vm, &queue)?;
+    let fut = plain_new_future(vm, n, fields, bound_at)?;
+    queue.push_back(fut.clone());
+    Some(fut)
+}
+
+/// A native `f(self)` for the apy bodies: its value, or None.
+fn or_none(value: Option<Value>) -> PyResult<Value> {
+    Ok(value.unwrap_or(Value::None))
+}
+
+/// `_queue_get_step(self)`: `get()`'s loop on a plain queue, natively as far as it goes
+/// without waiting: `(item, None)` when the queue has an item (`self.empty()` false, then
+/// `self.get_nowait()`), `(None, getter)` when it is empty and open (the start of the wait:
+/// `self._get_loop().create_future()`, appended to `_getters`); else None, having done
+/// nothing.
+fn get_step(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    crate::vm::args::check_arity(vm, "_queue_get_step", args, 1, 1)?;
+    let n = names(vm);
+    let this = &args[0];
+    let Some(q) = plain_queue(n, this) else {
+        return Ok(Value::None);
+    };
+    if q.shadows(&[&n.empty, &n.get, &n.wakeup_next, &n.get_nowait]) {
+        return Ok(Value::None);
+    }
+    let Some(items) = q.get((&n.queue, QUEUE)) else {
+        return Ok(Value::None);
+    };
+    let Some(deque) = deque::plain_deque(vm, &items) else {
+        return Ok(Value::None);
+    };
+    if deque.is_empty() {
+        if q.bool((&n.is_shutdown, SHUTDOWN)) != Some(false) {
+            return Ok(Value::None);
+        }
+        return Ok(
+            match plain_waiter(vm, n, &q, (&n.getters, GETTERS), QUEUE_FIELDS) {
+                Some(getter) => Value::tuple(vec![Value::None, getter]),
+                None => Value::None,
+            },
+        );
+    }
+    let Some(putters) = q.get((&n.putters, PUTTERS)) else {
+        return Ok(Value::None);
+    };
+    if waiters(vm, &putters).is_none() {
+        return Ok(Value::None);
+    }
+    let Some(item) = deque.pop_front() else {
+        return Ok(Value::None);
+    };
+    wakeup_first_pending(vm, &putters)?;
+    Ok(Value::tuple(vec![item, Value::None]))
+}
+
+/// `_queue_put_step(self, item)`: `put()`'s loop on a plain queue, natively as far as it
+/// goes without waiting: True when the queue had room and took the item (`self.full()`
+/// false, then `self.put_nowait(item)`), the putter when it is full and open (the start of
+/// the wait, appended to `_putters`); else False, having done nothing.
+fn put_step(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    crate::vm::args::check_arity(vm, "_queue_put_step", args, 2, 2)?;
+    let n = names(vm);
+    let Some(q) = plain_queue(n, &args[0]).filter(|q| !q.shadows(&[&n.put_nowait])) else {
+        return Ok(Value::Bool(false));
+    };
+    if let Some(done) = plain_put_nowait(vm, n, &q, &args[1]) {
+        return done.map(|_| Value::Bool(true));
+    }
+    if q.shadows(&[&n.full, &n.qsize])
+        || q.bool((&n.is_shutdown, SHUTDOWN)) != Some(false)
+        || plain_queue_full(vm, n, &q) != Some(true)
+    {
+        return Ok(Value::Bool(false));
+    }
+    let putter = plain_waiter(vm, n, &q, (&n.putters, PUTTERS), QUEUE_FIELDS);
+    Ok(putter.unwrap_or(Value::Bool(false)))
+}
+
+/// `_lock_waiter(self)`, `_semaphore_waiter(self)`, `_event_waiter(self)`: on a plain
+/// primitive whose `_waiters` is a plain deque, the start of its wait
+/// (`fut = self._get_loop().create_future()`, `self._waiters.append(fut)`): the future;
+/// else None, having done nothing.
+fn lock_waiter(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    crate::vm::args::check_arity(vm, "_lock_waiter", args, 1, 1)?;
+    let n = names(vm);
+    let lock = plain_lock(n, &args[0]);
+    or_none(lock.and_then(|l| plain_waiter(vm, n, &l, (&n.waiters, WAITERS), STATE + 1)))
+}
+
+fn semaphore_waiter(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    crate::vm::args::check_arity(vm, "_semaphore_waiter", args, 1, 1)?;
+    let n = names(vm);
+    let sem = plain_semaphore(n, &args[0]);
+    or_none(sem.and_then(|s| plain_waiter(vm, n, &s, (&n.waiters, WAITERS), STATE + 1)))
+}
+
+fn event_waiter(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    crate::vm::args::check_arity(vm, "_event_waiter", args, 1, 1)?;
+    let n = names(vm);
+    let event = plain_event(n, &args[0]);
+    or_none(event.and_then(|e| plain_waiter(vm, n, &e, (&n.waiters, WAITERS), STATE + 1)))
+}
+
 /// The natives, as `(name, value)` pairs for the module; the apy classes take them in.
 pub fn natives(vm: &Vm) -> Vec<(&'static str, Value)> {
     let q = |name, func| vm.native_method("Queue".into(), name, func);
@@ -1088,10 +1256,14 @@ pub fn natives(vm: &Vm) -> Vec<(&'static str, Value)> {
         ("_queue_full", q("full", full)),
         ("_queue_put_nowait", q("put_nowait", put_nowait)),
         ("_queue_get_nowait", q("get_nowait", get_nowait)),
+        ("_queue_get_step", vm.native("_queue_get_step", get_step)),
+        ("_queue_put_step", vm.native("_queue_put_step", put_step)),
+        ("_lock_waiter", vm.native("_lock_waiter", lock_waiter)),
         (
-            "_queue_put_at_once",
-            vm.native("_queue_put_at_once", put_at_once),
+            "_semaphore_waiter",
+            vm.native("_semaphore_waiter", semaphore_waiter),
         ),
+        ("_event_waiter", vm.native("_event_waiter", event_waiter)),
         ("_queue_put", q("_put", put)),
         ("_queue_get", q("_get", get)),
         ("_queue_wakeup_next", q("_wakeup_next", wakeup_next)),
