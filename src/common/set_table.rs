@@ -33,12 +33,23 @@ fn avoid_minus_one(hash: i64) -> i64 {
 /// `hash(n)` for an int: `n mod (2**61 - 1)` with the sign of `n`, as `long_hash`.
 pub fn hash_int(value: &Int) -> i64 {
     match value {
-        Int::Small(v) => {
-            let magnitude = (v.unsigned_abs() % HASH_MODULUS) as i64;
-            avoid_minus_one(if *v < 0 { -magnitude } else { magnitude })
-        }
+        Int::Small(v) => hash_small_int(*v),
         Int::Big(v) => hash_bigint(v),
     }
+}
+
+/// [`hash_int`] of an int that fits in an `i64`, without a division: as 2**61 is 1 modulo
+/// 2**61 - 1, the magnitude's top three bits add to its low 61, and one subtraction at
+/// most brings that below the modulus.
+#[inline]
+pub fn hash_small_int(v: i64) -> i64 {
+    let x = v.unsigned_abs();
+    let mut magnitude = (x & HASH_MODULUS) + (x >> HASH_BITS);
+    if magnitude >= HASH_MODULUS {
+        magnitude -= HASH_MODULUS;
+    }
+    let magnitude = magnitude as i64;
+    avoid_minus_one(if v < 0 { -magnitude } else { magnitude })
 }
 
 fn hash_bigint(value: &BigInt) -> i64 {
@@ -1112,6 +1123,39 @@ mod tests {
 
     fn int_eq(a: &i64, b: &i64) -> Result<bool, ()> {
         Ok(a == b)
+    }
+
+    #[test]
+    fn a_small_int_hashes_as_its_remainder_modulo_2_61_minus_1() {
+        let m = HASH_MODULUS as i64;
+        let edges = [
+            0,
+            1,
+            -1,
+            2,
+            -2,
+            m - 1,
+            m,
+            m + 1,
+            2 * m,
+            2 * m + 5,
+            -m,
+            -m - 1,
+            i64::MAX,
+            i64::MAX - 1,
+            i64::MIN,
+            i64::MIN + 1,
+            (1 << 61) - 2,
+            (1 << 62) + 12345,
+        ];
+        for v in edges.into_iter().chain((0..64).map(|b| 1i64 << b.min(62))) {
+            let magnitude = (v.unsigned_abs() % HASH_MODULUS) as i64;
+            let expected = match if v < 0 { -magnitude } else { magnitude } {
+                -1 => -2,
+                h => h,
+            };
+            assert_eq!(hash_small_int(v), expected, "hash of {v}");
+        }
     }
 
     fn hash_of(v: i64) -> i64 {

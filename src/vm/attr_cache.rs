@@ -236,15 +236,19 @@ pub fn class_attr_hit(body: &Body, i: usize, obj: &Value) -> Option<Value> {
 
 /// `LOAD_ATTR` (method form) of `body.names[i]` on `obj` in its commonest case, decided
 /// inline: a plain method of the receiver's class, as the fresh memo has it, which no
-/// attribute of the receiver can shadow: it keeps none (a generator, a future), or its
-/// class's shared keys were found without the name at their present number (CPython's
-/// `LOAD_ATTR_METHOD_NO_DICT` and `LOAD_ATTR_METHOD_WITH_VALUES`). The method, to be
-/// called with `obj` as `self`; None sends the lookup the general way,
-/// [`Vm::load_method_cached`].
+/// attribute of the receiver can shadow: it keeps none (a built-in value such as a list
+/// or a str, a generator, a future), or its class's shared keys were found without the
+/// name at their present number (CPython's `LOAD_ATTR_METHOD_NO_DICT` and
+/// `LOAD_ATTR_METHOD_WITH_VALUES`). The method, to be called with `obj` as `self`; None
+/// sends the lookup the general way, [`Vm::load_method_cached`].
 #[inline(always)]
-pub fn method_hit(body: &Body, i: usize, obj: &Value) -> Option<Value> {
-    let Value::Object(o) = obj else {
-        return None;
+pub fn method_hit(vm: &Vm, body: &Body, i: usize, obj: &Value) -> Option<Value> {
+    let o = match obj {
+        Value::Object(o) => o,
+        // Classes and functions have attributes of their own (and a class its metaclass's
+        // rules); every other value is a built-in type's, with none.
+        Value::Type(_) | Value::Function(_) => return None,
+        _ => return memo_method(body, i, vm.type_of(obj), None),
     };
     // First what needs no memo: a materialised `__dict__` must be searched (the general
     // way), and modules and `super` objects have rules of their own.
@@ -256,8 +260,21 @@ pub fn method_hit(body: &Body, i: usize, obj: &Value) -> Option<Value> {
         Some(AttrStorage::Values(_, keys)) => Some(keys.len() as u32 + 1),
         Some(AttrStorage::Dict(_)) => return None,
     };
-    let slot = slot_for(body, i, &o.class)?;
-    let fresh = std::ptr::eq(slot.class.get(), Rc::as_ptr(&o.class))
+    memo_method(body, i, &o.class, absent_below)
+}
+
+/// The plain method the fresh memo of `body.names[i]` has for `class`, when the receiver's
+/// shared keys (if it has any) are known not to hold the name at their number
+/// (`absent_below`, as [`shadowing_value`] records it).
+#[inline(always)]
+fn memo_method(
+    body: &Body,
+    i: usize,
+    class: &Rc<PyType>,
+    absent_below: Option<u32>,
+) -> Option<Value> {
+    let slot = slot_for(body, i, class)?;
+    let fresh = std::ptr::eq(slot.class.get(), Rc::as_ptr(class))
         && slot.version.get() == type_version()
         && absent_below.is_none_or(|n| slot.absent_below.get() == n);
     if !fresh {

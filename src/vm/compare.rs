@@ -9,7 +9,9 @@ use std::rc::Rc;
 use num_bigint::BigInt;
 
 use crate::common::int_ops::Int;
-use crate::common::set_table::{HASH_NONE, hash_float, hash_int, hash_slice, hash_tuple};
+use crate::common::set_table::{
+    HASH_NONE, hash_float, hash_int, hash_slice, hash_small_int, hash_tuple,
+};
 use crate::compile::bytecode::CompareOperator;
 
 use super::object::ObjectKind;
@@ -278,11 +280,20 @@ impl Vm {
         Ok(true)
     }
 
-    /// `hash(v)` (`PyObject_Hash`).
+    /// `hash(v)` (`PyObject_Hash`): a str's and a small int's inline, the rest out of line.
+    #[inline]
     pub fn hash(&mut self, v: &Value) -> PyResult<i64> {
+        match v {
+            Value::Str(s) => Ok(s.hash()),
+            Value::Int(n) => Ok(hash_small_int(*n)),
+            _ => self.hash_other(v),
+        }
+    }
+
+    fn hash_other(&mut self, v: &Value) -> PyResult<i64> {
         Ok(match v {
             Value::Str(s) => s.hash(),
-            Value::Int(n) => hash_int(&Int::Small(*n)),
+            Value::Int(n) => hash_small_int(*n),
             Value::Bool(b) => *b as i64,
             Value::None => HASH_NONE,
             Value::Float(f) => hash_float(*f).unwrap_or_else(|| (v.address() >> 4) as i64),

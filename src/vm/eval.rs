@@ -248,7 +248,7 @@ impl Vm {
                     }
                     Instr::LoadFastLoadMethod(local, name) => {
                         quickened_run!(self, frame, [local as usize], 1, |[obj]| {
-                            let (m, this) = match method_hit(body, name as usize, obj) {
+                            let (m, this) = match method_hit(self, body, name as usize, obj) {
                                 Some(m) => (m, obj.clone()),
                                 None => match instance_attr_hit(body, name as usize, obj)
                                     .or_else(|| class_attr_hit(body, name as usize, obj))
@@ -542,7 +542,7 @@ impl Vm {
                     }
                     Instr::LoadMethod(i) => {
                         let obj = pop!(frame);
-                        let (m, this) = match method_hit(body, i as usize, &obj) {
+                        let (m, this) = match method_hit(self, body, i as usize, &obj) {
                             Some(m) => (m, obj),
                             None => match instance_attr_hit(body, i as usize, &obj)
                                 .or_else(|| class_attr_hit(body, i as usize, &obj))
