@@ -94,31 +94,33 @@ impl Vm {
         let slot = body.global_caches().get(i)?;
         let cached = slot.get();
         // A name found in the globals shadows the builtins whatever they hold: only the
-        // globals' version matters then, and the builtins dict is not even borrowed.
-        // SAFETY: the globals are only read here, and the value is cloned out before
-        // anything else runs (no borrow of the table outlives this block). Unguarded: the
-        // hit, on every LOAD_GLOBAL, costs no update of the borrow flag.
+        // globals' version matters then, and the builtins dict is not even looked at.
+        // SAFETY: the dicts are only read here, and the value is cloned out before
+        // anything else runs (no borrow of a table outlives this block). Unguarded: the
+        // hit, on every LOAD_GLOBAL, costs no update of a borrow flag.
         if let Ok(table) = unsafe { globals.table.try_borrow_unguarded() }
             && cached.globals_version == table.version()
-            && !cached.in_builtins
-            && let Some(entry) = table.entry(cached.index)
         {
-            // A global function (the callee of most calls) is cloned inline, not through
-            // `Value::clone`'s out-of-line path for reference-counted values.
-            return Some(match &entry.value {
-                Value::Function(f) => Value::Function(f.clone()),
-                v => v.clone(),
-            });
-        }
-        let globals = globals.table.borrow();
-        if cached.globals_version == globals.version() && cached.in_builtins {
-            let builtins = self.builtins.table.borrow();
-            if cached.builtins_version == builtins.version()
-                && let Some(entry) = builtins.entry(cached.index)
-            {
-                return Some(entry.value.clone());
+            let found = if cached.in_builtins {
+                match unsafe { self.builtins.table.try_borrow_unguarded() } {
+                    Ok(builtins) if cached.builtins_version == builtins.version() => {
+                        builtins.entry(cached.index)
+                    }
+                    _ => None,
+                }
+            } else {
+                table.entry(cached.index)
+            };
+            // A function (the callee of most calls, a global's or a built-in's) is cloned
+            // inline, not through `Value::clone`'s out-of-line path for counted values.
+            match found.map(|entry| &entry.value) {
+                Some(Value::Function(f)) => return Some(Value::Function(f.clone())),
+                Some(Value::Object(o)) => return Some(Value::Object(o.clone())),
+                Some(v) => return Some(v.clone()),
+                None => {}
             }
         }
+        let globals = globals.table.borrow();
         let builtins = self.builtins.table.borrow();
         let name = body.names.get(i)?;
         let (table, in_builtins, index) = match globals.position_str(name) {
