@@ -349,6 +349,8 @@ fn deque_len(vm: &mut Vm, n: &Names, q: &Fields) -> Option<usize> {
 /// `Event.__init__`'s, `Lock.__init__`'s and `Semaphore.__init__`'s attributes.
 const WAITERS: usize = 0;
 const STATE: usize = 1;
+/// How many: `_loop` comes after them.
+const PRIMITIVE_FIELDS: usize = 2;
 
 /// An Event, Lock or Semaphore (per `memo` and its natives), whose `_waiters` and
 /// `_value`/`_locked` (`state`) are read from the `__dict__`.
@@ -1146,11 +1148,6 @@ fn plain_waiter(
     Some(fut)
 }
 
-/// A native `f(self)` for the apy bodies: its value, or None.
-fn or_none(value: Option<Value>) -> PyResult<Value> {
-    Ok(value.unwrap_or(Value::None))
-}
-
 /// `_queue_get_step(self)`: `get()`'s loop on a plain queue, natively as far as it goes
 /// without waiting: `(item, None)` when the queue has an item (`self.empty()` false, then
 /// `self.get_nowait()`), `(None, getter)` when it is empty and open (the start of the wait:
@@ -1220,28 +1217,33 @@ fn put_step(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 }
 
 /// `_lock_waiter(self)`, `_semaphore_waiter(self)`, `_event_waiter(self)`: on a plain
-/// primitive whose `_waiters` is a plain deque, the start of its wait
+/// primitive (as `plain` finds it) whose `_waiters` is a plain deque, the start of its wait
 /// (`fut = self._get_loop().create_future()`, `self._waiters.append(fut)`): the future;
 /// else None, having done nothing.
-fn lock_waiter(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::vm::args::check_arity(vm, "_lock_waiter", args, 1, 1)?;
+fn primitive_waiter(
+    vm: &mut Vm,
+    args: &[Value],
+    name: &str,
+    plain: for<'a> fn(&Names, &'a Value) -> Option<Fields<'a>>,
+) -> PyResult<Value> {
+    crate::vm::args::check_arity(vm, name, args, 1, 1)?;
     let n = names(vm);
-    let lock = plain_lock(n, &args[0]);
-    or_none(lock.and_then(|l| plain_waiter(vm, n, &l, (&n.waiters, WAITERS), STATE + 1)))
+    let fields = plain(n, &args[0]);
+    let waiter =
+        fields.and_then(|f| plain_waiter(vm, n, &f, (&n.waiters, WAITERS), PRIMITIVE_FIELDS));
+    Ok(waiter.unwrap_or(Value::None))
+}
+
+fn lock_waiter(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    primitive_waiter(vm, args, "_lock_waiter", plain_lock)
 }
 
 fn semaphore_waiter(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::vm::args::check_arity(vm, "_semaphore_waiter", args, 1, 1)?;
-    let n = names(vm);
-    let sem = plain_semaphore(n, &args[0]);
-    or_none(sem.and_then(|s| plain_waiter(vm, n, &s, (&n.waiters, WAITERS), STATE + 1)))
+    primitive_waiter(vm, args, "_semaphore_waiter", plain_semaphore)
 }
 
 fn event_waiter(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    crate::vm::args::check_arity(vm, "_event_waiter", args, 1, 1)?;
-    let n = names(vm);
-    let event = plain_event(n, &args[0]);
-    or_none(event.and_then(|e| plain_waiter(vm, n, &e, (&n.waiters, WAITERS), STATE + 1)))
+    primitive_waiter(vm, args, "_event_waiter", plain_event)
 }
 
 /// The natives, as `(name, value)` pairs for the module; the apy classes take them in.

@@ -532,6 +532,7 @@ fn store_value(
     slot: &AttrSlot,
     value: Value,
 ) -> Result<(), Value> {
+    let mut value = value;
     if let Some(at) = slot.key_index(keys, name)
         && let Ok(mut slots) = values.try_borrow_mut()
     {
@@ -541,10 +542,10 @@ fn store_value(
             drop(old);
             return Ok(());
         }
-        if slots.len() == at {
-            slots.push(value);
-            return Ok(());
-        }
+        value = match slots.push_at(at, value) {
+            Ok(()) => return Ok(()),
+            Err(value) => value,
+        };
     }
     let Value::Object(o) = obj else {
         return Err(value);

@@ -261,8 +261,9 @@ enum Link {
     /// its function stands in for it on the caller's stack. Nothing can reach the object
     /// while its first step runs (it is running, so no `cr_await` shows it, and no name
     /// holds it), so it is made only when the frame yields and must be kept
-    /// ([`InlineFrames::make_first_stepping`]), or for the frame events of a trace; a
-    /// first step that returns or raises, as most `await`s of a helper do, never needs it.
+    /// ([`InlineFrames::pop_first_step_made`]), or at once for the frame events of a trace
+    /// or a renamed function ([`InlineFrames::make_first_stepping`]); a first step that
+    /// returns or raises, as most `await`s of a helper do, never needs it.
     FirstStep {
         kind: GenKind,
         after: AfterGenerator,
@@ -476,10 +477,11 @@ impl InlineFrames {
         self.live += 1;
     }
 
-    /// Makes the generator of the executing first step ([`Link::FirstStep`]) at once, for
-    /// the frame events of a trace, which name it: as [`InlineFrames::pop_first_step_made`]
-    /// makes it, but the frame stays lent, from the generator now ([`Link::Generator`]).
-    /// None when the executing frame is no first step.
+    /// Makes the generator of the executing first step ([`Link::FirstStep`]) before the
+    /// step runs (for the frame events of a trace, which name it, and for a renamed
+    /// function): as [`InlineFrames::pop_first_step_made`] makes it, but the frame stays
+    /// lent, from the generator now ([`Link::Generator`]). None when the executing frame
+    /// is no first step.
     pub fn make_first_stepping(&mut self, vm: &mut Vm, base: &mut Frame) -> Option<Rc<Object>> {
         let (_, after) = self.first_step_on_top()?;
         let (generator, mut home) = self.take_first_step(vm, base, true)?;

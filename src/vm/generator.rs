@@ -76,10 +76,6 @@ impl RunningFrame {
 }
 
 impl Generator {
-    fn noun(&self) -> &'static str {
-        self.kind.noun()
-    }
-
     /// The sub-iterator a suspended `yield from`/`await` is delegating to (`_PyGen_yf`);
     /// None while the generator runs, its frame lent out or passed through.
     pub fn yield_from(&self) -> Option<Value> {
@@ -538,14 +534,14 @@ impl Vm {
 
     #[cold]
     fn refuse_running(&mut self, generator: &Generator) -> Refused {
-        Refused::Err(self.value_error(format!("{} already executing", generator.noun())))
+        Refused::Err(self.value_error(format!("{} already executing", generator.kind.noun())))
     }
 
     #[cold]
     fn refuse_first_value(&mut self, generator: &Generator) -> Refused {
         Refused::Err(self.type_error(format!(
             "can't send non-None value to a just-started {}",
-            generator.noun()
+            generator.kind.noun()
         )))
     }
 
@@ -1213,7 +1209,7 @@ fn gen_close_impl(vm: &mut Vm, g: &Generator) -> PyResult<Value> {
         let mut state = g.state.borrow_mut();
         if state.running {
             drop(state);
-            return Err(vm.value_error(format!("{} already executing", g.noun())));
+            return Err(vm.value_error(format!("{} already executing", g.kind.noun())));
         }
         if state.frame.is_none() {
             return Ok(Value::None);
@@ -1226,7 +1222,7 @@ fn gen_close_impl(vm: &mut Vm, g: &Generator) -> PyResult<Value> {
     let exit = vm.new_exc_args(&vm.types.generator_exit.clone(), vec![]);
     match vm.gen_throw(g, exit) {
         FrameResult::Yielded(_) => {
-            Err(vm.runtime_error(format!("{} ignored GeneratorExit", g.noun())))
+            Err(vm.runtime_error(format!("{} ignored GeneratorExit", g.kind.noun())))
         }
         FrameResult::Returned(v) => Ok(v),
         FrameResult::Err(e)
