@@ -795,6 +795,15 @@ enum Lookup {
 }
 
 impl<K, V> DictTable<K, V> {
+    /// The entries of a table being freed, taken out to be dropped elsewhere (the
+    /// interpreter's trashcan); the table is left empty.
+    pub fn take_entries(&mut self) -> Vec<Option<DictEntry<K, V>>> {
+        self.indices = Vec::new();
+        self.used = 0;
+        self.key_bits = 0;
+        std::mem::take(&mut self.entries)
+    }
+
     pub fn new() -> Self {
         DictTable {
             indices: Vec::new(),

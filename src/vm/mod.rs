@@ -65,6 +65,7 @@ pub mod thread_list;
 pub mod threads;
 pub mod trace;
 pub mod traceback;
+pub mod trashcan;
 pub mod type_attrs;
 pub mod types;
 pub mod unpack;

@@ -6,6 +6,7 @@
 
 use std::any::Any;
 use std::cell::{Cell, OnceCell, RefCell};
+use std::mem::ManuallyDrop;
 use std::rc::{Rc, Weak};
 
 use crate::common::complex_ops::Complex;
@@ -625,7 +626,8 @@ impl SharedKeys {
 /// An instance's values, in the order of its class's [`SharedKeys`]: the instance has the
 /// first `len()` of those names. `Null` marks the end of the inline ones.
 pub struct InstanceValues {
-    inline: [Value; INLINE_VALUES],
+    /// Dropped by hand, in [`InstanceValues`]'s `Drop`, the only place that drops them.
+    inline: ManuallyDrop<[Value; INLINE_VALUES]>,
     /// The values past the inline ones (boxed: rare, and inline it would size every object).
     #[allow(clippy::box_collection)]
     more: Option<Box<Vec<Value>>>,
@@ -634,9 +636,32 @@ pub struct InstanceValues {
 impl Default for InstanceValues {
     fn default() -> Self {
         InstanceValues {
-            inline: [const { Value::Null }; INLINE_VALUES],
+            inline: ManuallyDrop::new([const { Value::Null }; INLINE_VALUES]),
             more: None,
         }
+    }
+}
+
+impl Drop for InstanceValues {
+    /// Frees the values in order, as CPython's `_PyObject_FreeInstanceAttributes` does,
+    /// through the trashcan: an attribute may hold the next node of a long chain.
+    #[inline(always)]
+    fn drop(&mut self) {
+        super::trashcan::nest(
+            self,
+            |values| {
+                // SAFETY: `inline` is dropped here or taken below, once, as its owner dies.
+                unsafe { ManuallyDrop::drop(&mut values.inline) };
+                drop(values.more.take());
+            },
+            |values| {
+                Box::new(InstanceValues {
+                    // SAFETY: as above; what is left behind is not used again.
+                    inline: ManuallyDrop::new(unsafe { ManuallyDrop::take(&mut values.inline) }),
+                    more: values.more.take(),
+                })
+            },
+        );
     }
 }
 

@@ -286,9 +286,29 @@ impl Drop for PyList {
     /// Frees the items last first, as CPython's `list_dealloc` does: what freeing them
     /// reports ("coroutine '…' was never awaited") comes in CPython's order.
     fn drop(&mut self) {
-        let items = self.items.get_mut();
-        while let Some(item) = items.pop() {
-            drop(item);
+        super::trashcan::free_last_first(self.items.get_mut());
+    }
+}
+
+impl Drop for PyTuple {
+    /// Frees the items last first, as CPython's `tupledealloc` does.
+    fn drop(&mut self) {
+        if !self.items.is_empty() {
+            super::trashcan::free_last_first(&mut std::mem::take(&mut self.items).into_vec());
+        }
+    }
+}
+
+impl Drop for PyDict {
+    /// Frees the entries in order, as CPython's `dict_dealloc` does.
+    fn drop(&mut self) {
+        let table = self.table.get_mut();
+        if !table.is_empty() {
+            super::trashcan::nest(
+                table,
+                |table| drop(table.take_entries()),
+                |table| Box::new(table.take_entries()),
+            );
         }
     }
 }
