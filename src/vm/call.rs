@@ -8,12 +8,30 @@ use std::rc::Rc;
 use super::dict::StrKeys;
 use super::frame::Frame;
 
-use super::object::{Function, KwArgs, Layout, Object, ObjectKind, PyType};
+use super::object::{Function, KwArgs, Layout, NativeFn, Object, ObjectKind, PyType};
 use super::types::{is_plain_method, lookup};
 use super::value::{PyStr, Value};
 use super::{PyResult, Vm};
 use crate::vm::frame::FrameResult;
 use crate::vm::frame::GenKind;
+
+/// The native function a call of `callable` with `args` runs as [`Vm::call`] would, on
+/// `args` as they are: a built-in function, or a built-in method given a `self` that is not
+/// an instance (which could be of a subclass of a built-in type, whose base value the
+/// method would get). None for anything else.
+#[inline]
+pub(super) fn plain_native(callable: &Value, args: &[Value]) -> Option<NativeFn> {
+    let Value::Object(o) = callable else {
+        return None;
+    };
+    let ObjectKind::Native(n) = &o.kind else {
+        return None;
+    };
+    match args.first() {
+        Some(Value::Object(_)) | None if n.is_method => None,
+        _ => Some(n.func),
+    }
+}
 
 impl Vm {
     /// `f(*args, **kw)`.

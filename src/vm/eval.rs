@@ -13,7 +13,7 @@ use std::rc::Rc;
 use crate::compile::bytecode::Instr;
 
 use super::attr_cache::{class_attr_hit, instance_attr_hit, method_hit};
-use super::call::{binds_positionally, generator_kind};
+use super::call::{binds_positionally, generator_kind, plain_native};
 use super::compare::compare_native;
 use super::dict::StrKeys;
 use super::fast_calls::{fast_call, inline_generator, is_unstarted_coroutine};
@@ -917,6 +917,18 @@ impl Vm {
                         fast_call!(
                             self, callees, base, frame, body, callable_at, n => continue 'frames
                         );
+                        // A built-in (`len(x)`, `d.get(k)`): called on the arguments in place.
+                        let args_start =
+                            callable_at + 2 - !frame.stack[callable_at + 1].is_null() as usize;
+                        if let Some(native) =
+                            plain_native(&frame.stack[callable_at], &frame.stack[args_start..])
+                        {
+                            self.note_caller(frame);
+                            let result = native(self, &frame.stack[args_start..], &[])?;
+                            frame.stack.truncate(callable_at);
+                            frame.stack.push(result);
+                            continue;
+                        }
                         let result = self.call_from_stack(frame, callable_at)?;
                         frame.stack.truncate(callable_at);
                         frame.stack.push(result);

@@ -14,8 +14,6 @@
 use std::any::Any;
 use std::cell::{Cell, RefCell};
 
-use super::value::Value;
-
 /// How many frees may nest before the contents of the next are set aside. Each level is a
 /// few hundred bytes of stack; the interpreter's stack holds far more, even when freeing
 /// starts deep in a recursion.
@@ -56,7 +54,7 @@ pub fn nest<T>(
 /// Drops `items` from the last to the first, as CPython's `list_dealloc` and
 /// `tupledealloc` do, as one level of [`nest`].
 #[inline]
-pub fn free_last_first(items: &mut Vec<Value>) {
+pub fn free_last_first<T: 'static>(items: &mut Vec<T>) {
     if items.is_empty() {
         return;
     }
@@ -72,9 +70,9 @@ pub fn free_last_first(items: &mut Vec<Value>) {
 }
 
 /// Items set aside, whose drop goes from the last to the first.
-struct LastFirst(Vec<Value>);
+struct LastFirst<T: 'static>(Vec<T>);
 
-impl Drop for LastFirst {
+impl<T> Drop for LastFirst<T> {
     fn drop(&mut self) {
         free_last_first(&mut self.0);
     }
@@ -114,7 +112,15 @@ mod tests {
     use std::rc::Rc;
 
     use super::*;
-    use crate::vm::value::PyList;
+
+    /// A list that frees its items as `PyList` does.
+    struct List(Vec<List>);
+
+    impl Drop for List {
+        fn drop(&mut self) {
+            free_last_first(&mut self.0);
+        }
+    }
 
     #[test]
     fn a_chain_deeper_than_the_stack_frees() {
@@ -123,9 +129,9 @@ mod tests {
         let freed = std::thread::Builder::new()
             .stack_size(32 << 20)
             .spawn(|| {
-                let mut chain = Value::None;
+                let mut chain = List(Vec::new());
                 for _ in 0..1_000_000 {
-                    chain = Value::List(Rc::new(PyList::new(vec![chain])));
+                    chain = List(vec![chain]);
                 }
                 drop(chain);
                 DEPTH.get() == 0 && SET_ASIDE.with_borrow(Vec::is_empty)
