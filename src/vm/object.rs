@@ -324,6 +324,22 @@ pub struct Function {
     pub type_params: ValueCell,
 }
 
+impl Drop for Function {
+    /// Frees what the function holds in the order of CPython's `func_clear` (the defaults,
+    /// keyword defaults, attributes, then the closure, each tuple last first); the closure
+    /// through the trashcan, since a cell of it may hold the next function of a long chain
+    /// (`f = (lambda f: lambda: f)(f)` in a loop).
+    fn drop(&mut self) {
+        if self.closure.is_empty() {
+            return;
+        }
+        super::trashcan::free_last_first(&mut self.defaults);
+        drop(std::mem::take(&mut self.kwdefaults));
+        drop(self.dict.get_mut().take_entries());
+        super::trashcan::free_last_first(&mut self.closure);
+    }
+}
+
 pub struct NativeFunction {
     pub name: &'static str,
     pub func: NativeFn,
