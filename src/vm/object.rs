@@ -379,6 +379,32 @@ pub struct ExcData {
     pub missing: Option<Box<Missing>>,
 }
 
+impl Drop for ExcData {
+    /// Frees the arguments and the traceback, then the cause and the context, as CPython's
+    /// `BaseException_clear` does: those two through the trashcan, since an exception
+    /// chained to the one before may end a chain of millions.
+    fn drop(&mut self) {
+        if self.cause.is_none() && self.context.is_none() {
+            return;
+        }
+        drop(std::mem::replace(&mut self.args, Value::None));
+        drop(std::mem::take(&mut self.traceback));
+        let mut links = [
+            std::mem::replace(&mut self.cause, Value::None),
+            std::mem::replace(&mut self.context, Value::None),
+        ];
+        super::trashcan::nest(
+            &mut links,
+            |links| {
+                for link in links {
+                    drop(std::mem::replace(link, Value::None));
+                }
+            },
+            |links| Box::new(std::mem::replace(links, [Value::None, Value::None])),
+        );
+    }
+}
+
 /// A NameError's or AttributeError's `name`, and an AttributeError's `obj` (the members of
 /// CPython's `PyNameErrorObject` and `PyAttributeErrorObject`), None when not given.
 #[derive(Clone)]
