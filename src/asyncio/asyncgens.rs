@@ -45,7 +45,7 @@ fn finalizer_hook(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let create_task = vm.intern("create_task");
     let create_task = vm.get_attr(loop_value, &create_task)?;
     let context = crate::builtins::contextvars::capture(vm);
-    event_loop::schedule(vm, loop_value, Ready::Call(create_task, closer, context));
+    event_loop::schedule_native(loop_value, Ready::Call(create_task, closer, context));
     super::trace::asyncgen_hook(vm, super::trace::Hook::AcloseScheduled, &args[1]);
     Ok(Value::None)
 }

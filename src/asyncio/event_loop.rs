@@ -19,6 +19,7 @@ use crate::common::clock::Instant;
 use super::exception_handler;
 use super::format_helpers::format_callback;
 use super::future::{self, Callback};
+use super::loop_subclass::Method;
 use super::task;
 use crate::builtins::contextvars;
 use crate::common::clock::{self, Clock};
@@ -108,6 +109,8 @@ pub struct LoopObj {
     /// Its signal handlers (`add_signal_handler`; none in a page).
     pub signals: RefCell<LoopSignals>,
     pub asyncgens: RefCell<LiveAsyncGens>,
+    /// Which of the methods the loop calls through `self` its class replaces.
+    pub overrides: super::loop_subclass::Overrides,
 }
 
 /// A `Handle`/`TimerHandle` (`events.py`).
@@ -176,11 +179,27 @@ pub fn cancel_handle(handle: &Value) {
     }
 }
 
+/// A new loop of the plain class (`asyncio.new_event_loop()`'s, the REPL's).
 pub fn new_loop(vm: &mut Vm) -> Value {
+    let class = rt(vm).types.event_loop.clone();
+    new_loop_of(vm, class)
+}
+
+/// A new loop of `class`, the loop's class or a subclass of it. An instance of a subclass
+/// gets a `__dict__` (and checks for methods of its own, `loop_subclass`); one of the plain
+/// class has none (its methods then load by the VM's quicker way), where CPython's, written
+/// in Python, would.
+pub fn new_loop_of(vm: &mut Vm, class: Rc<PyType>) -> Value {
     log_selector(vm);
     let runtime = rt(vm);
-    Value::object(Object::new(
-        runtime.types.event_loop.clone(),
+    let plain = Rc::ptr_eq(&class, &runtime.types.event_loop);
+    let overrides = super::loop_subclass::Overrides::default();
+    let make = match overrides.to_check(vm, &class, plain) {
+        true => Object::with_dict,
+        false => Object::new,
+    };
+    Value::object(make(
+        class,
         ObjectKind::Other(Box::new(LoopObj {
             state: RefCell::new(LoopState {
                 ready: VecDeque::new(),
@@ -201,18 +220,54 @@ pub fn new_loop(vm: &mut Vm) -> Value {
             io: super::watchers::watchers(),
             signals: Default::default(),
             asyncgens: Default::default(),
+            overrides,
         })),
     ))
 }
 
-/// Appends `entry` to the ready deque of `event_loop` (`call_soon` without a Handle).
-pub fn schedule(_vm: &mut Vm, event_loop: &Value, entry: Ready) {
+/// Appends `entry` to the ready deque of `event_loop` (`call_soon` without a Handle), or,
+/// when the loop has a `call_soon` of its own, hands it to that as CPython's futures and
+/// tasks do (`task::call_soon_of_loop`), which may fail.
+pub fn schedule(vm: &mut Vm, event_loop: &Value, entry: Ready) -> PyResult<()> {
+    if super::loop_subclass::checks(event_loop) {
+        return schedule_checked(vm, event_loop, entry);
+    }
+    if let Some(l) = as_loop(event_loop) {
+        l.push_ready(entry);
+    }
+    Ok(())
+}
+
+/// [`schedule`] on a loop that may have methods of its own.
+#[inline(never)]
+fn schedule_checked(vm: &mut Vm, event_loop: &Value, entry: Ready) -> PyResult<()> {
+    match as_loop(event_loop) {
+        Some(l) if l.replaces(vm, event_loop, Method::CallSoon) => {
+            task::call_soon_of_loop(vm, event_loop, entry)
+        }
+        Some(l) => {
+            l.push_ready(entry);
+            Ok(())
+        }
+        None => Ok(()),
+    }
+}
+
+/// Appends `entry` to the ready deque of `event_loop` as the loop's own work, which no
+/// `call_soon` of a subclass sees (CPython's `call_soon_threadsafe` and `_add_callback`).
+pub fn schedule_native(event_loop: &Value, entry: Ready) {
     if let Some(l) = as_loop(event_loop) {
         l.push_ready(entry);
     }
 }
 
 impl LoopObj {
+    /// Whether the loop `this` (this object) has its own `method` (`loop_subclass`).
+    #[inline]
+    pub fn replaces(&self, vm: &mut Vm, this: &Value, method: Method) -> bool {
+        super::loop_subclass::checks(this) && self.overrides.replaced(vm, this, method)
+    }
+
     /// Appends `entry` to the ready deque.
     pub fn push_ready(&self, entry: Ready) {
         self.state.borrow_mut().ready.push_back(entry);
@@ -737,7 +792,7 @@ pub fn run_forever_with(
     result
 }
 
-fn loop_run_forever(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+pub(super) fn loop_run_forever(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     run_forever(vm, &args[0])?;
     Ok(Value::None)
 }
@@ -756,7 +811,11 @@ fn stop_loop_callback(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value
     {
         return Ok(Value::None);
     }
+    // `fut.get_loop().stop()`.
     if let Some(l) = as_loop(&fut.event_loop) {
+        if l.replaces(vm, &fut.event_loop, Method::Stop) {
+            return vm.call_method(&fut.event_loop, "stop", &[]);
+        }
         l.state.borrow_mut().stopping = true;
     }
     Ok(Value::None)
@@ -778,8 +837,11 @@ pub fn run_until_complete(vm: &mut Vm, loop_value: &Value, awaitable: Value) -> 
         return Err(vm.type_error("An asyncio.Future, a coroutine or an awaitable is required"));
     };
     let stopper = rt(vm).stop_callback.clone();
-    future::add_callback(vm, &fut, native, Callback::Py(stopper.clone(), None));
-    let outcome = run_forever(vm, loop_value);
+    future::add_callback(vm, &fut, native, Callback::Py(stopper.clone(), None))?;
+    let outcome = match l.replaces(vm, loop_value, Method::RunForever) {
+        true => vm.call_method(loop_value, "run_forever", &[]).map(drop),
+        false => run_forever(vm, loop_value),
+    };
     native
         .state
         .borrow_mut()
@@ -802,7 +864,7 @@ fn loop_run_until_complete(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<
     run_until_complete(vm, &args[0], args[1].clone())
 }
 
-fn loop_stop(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+pub(super) fn loop_stop(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     this(vm, &args[0])?.state.borrow_mut().stopping = true;
     Ok(Value::None)
 }
@@ -898,27 +960,54 @@ pub(super) fn loop_create_future(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> Py
     Ok(future::new_future(vm, args[0].clone()))
 }
 
-fn loop_create_task(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+pub(super) fn loop_create_task(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let keywords = &["name", "context"];
     check_method_args(vm, "create_task", (&["coro"], false), keywords, args, kw)?;
     let l = this(vm, &args[0])?;
     check_closed(vm, l)?;
     let context = kwarg(kw, "context");
-    create_task(vm, &args[0], args[1].clone(), kwarg(kw, "name"), context)
+    create_task(
+        vm,
+        Some(l),
+        &args[0],
+        args[1].clone(),
+        kwarg(kw, "name"),
+        context,
+    )
 }
 
-/// `BaseEventLoop.create_task` after its checks: a Task, or what the task factory makes
-/// (called as `factory(loop, coro)`, with `context=` only when one is given, and then named
-/// with `set_name(name)` even when `name` is None, as 3.13.0 does).
-pub fn create_task(
+/// `loop.create_task(coro, ...)` as `asyncio.create_task` (`named`: with `name=`) and
+/// `ensure_future` call it: through the loop's replacement of the method when it has one,
+/// else as [`loop_create_task`] does after its checks.
+pub fn ask_create_task(
     vm: &mut Vm,
+    loop_value: &Value,
+    coro: Value,
+    (name, named): (Option<Value>, bool),
+    context: Option<Value>,
+) -> PyResult<Value> {
+    let l = as_loop(loop_value);
+    if l.is_some_and(|l| l.replaces(vm, loop_value, Method::CreateTask)) {
+        let name = named.then(|| name.unwrap_or(Value::None));
+        return super::loop_subclass::create_task(vm, loop_value, coro, name, context);
+    }
+    create_task(vm, l, loop_value, coro, name, context)
+}
+
+/// `BaseEventLoop.create_task` after its checks, on the loop `l` (`loop_value`): a Task,
+/// or what the task factory makes (called as `factory(loop, coro)`, with `context=` only
+/// when one is given, and then named with `set_name(name)` even when `name` is None, as
+/// 3.13.0 does).
+#[inline(always)]
+fn create_task(
+    vm: &mut Vm,
+    l: Option<&LoopObj>,
     loop_value: &Value,
     coro: Value,
     name: Option<Value>,
     context: Option<Value>,
 ) -> PyResult<Value> {
-    let factory =
-        as_loop(loop_value).map_or(Value::None, |l| l.state.borrow().task_factory.clone());
+    let factory = l.map_or(Value::None, |l| l.state.borrow().task_factory.clone());
     if factory.is_none() {
         return task::new_task(vm, coro, loop_value.clone(), name, context);
     }
@@ -967,14 +1056,14 @@ fn loop_get_exception_handler(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResu
     Ok(this(vm, &args[0])?.state.borrow().exception_handler.clone())
 }
 
-fn loop_call_exception_handler(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+pub fn loop_call_exception_handler(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     crate::vm::args::check_arity(vm, "call_exception_handler", args, 2, 2)?;
     exception_handler::call_dict(vm, &exception_handler_of(&args[0]), &args[0], &args[1])?;
     Ok(Value::None)
 }
 
 /// `loop.default_exception_handler(context)`, for a custom handler deferring to it.
-fn loop_default_exception_handler(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+pub fn loop_default_exception_handler(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     crate::vm::args::check_arity(vm, "default_exception_handler", args, 2, 2)?;
     this(vm, &args[0])?;
     exception_handler::default_handler(vm, &args[1])?;
@@ -1024,7 +1113,6 @@ pub fn init_types(
     handle: &Rc<crate::vm::object::PyType>,
     timer: &Rc<crate::vm::object::PyType>,
 ) {
-    vm.add_static(loop_type, "__new__", |vm, _, _| Ok(new_loop(vm)));
     vm.add_method(loop_type, "time", loop_time);
     vm.add_method(loop_type, "run_forever", loop_run_forever);
     vm.add_method(loop_type, "run_until_complete", loop_run_until_complete);
@@ -1289,10 +1377,18 @@ thread_local! {
 
 /// The asyncio runtime of this interpreter thread, made on first use (`import asyncio`
 /// makes a fresh one: [`reset`]).
+#[inline]
 pub fn rt(vm: &mut Vm) -> Rc<Runtime> {
-    if let Some(r) = RUNTIME.with(|r| r.borrow().clone()) {
-        return r;
+    match RUNTIME.with(|r| r.borrow().clone()) {
+        Some(r) => r,
+        None => first_rt(vm),
     }
+}
+
+/// [`rt`] the first time on this thread: makes the runtime.
+#[cold]
+#[inline(never)]
+fn first_rt(vm: &mut Vm) -> Rc<Runtime> {
     let runtime = Rc::new(new_runtime(vm));
     RUNTIME.with(|r| *r.borrow_mut() = Some(runtime.clone()));
     runtime

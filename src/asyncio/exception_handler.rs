@@ -29,6 +29,10 @@ pub fn report_callback_error(
         context.push(("handle", h));
     }
     let dict = context_dict(vm, context);
+    // `self._loop.call_exception_handler(context)`: a subclass's, if it has its own.
+    if let Some(called) = super::loop_subclass::call_exception_handler(vm, loop_value, &dict) {
+        return called;
+    }
     call_dict(vm, handler, loop_value, &dict)
 }
 
@@ -61,7 +65,7 @@ pub fn call_dict(
     context: &Value,
 ) -> PyResult<()> {
     if handler.is_none() {
-        return match default_handler(vm, context) {
+        return match default_of(vm, loop_value, context) {
             Err(exc) if !is_exit(vm, &exc) => {
                 log_error(vm, "Exception in default exception handler", exc)
             }
@@ -84,7 +88,7 @@ pub fn call_dict(
             ("context", context.clone()),
         ],
     );
-    match default_handler(vm, &report) {
+    match default_of(vm, loop_value, &report) {
         Err(exc) if !is_exit(vm, &exc) => log_error(
             vm,
             "Exception in default exception handler while handling an unexpected error \
@@ -92,6 +96,14 @@ pub fn call_dict(
             exc,
         ),
         other => other,
+    }
+}
+
+/// `self.default_exception_handler(context)`: a subclass's, if it has its own.
+fn default_of(vm: &mut Vm, loop_value: &Value, context: &Value) -> PyResult<()> {
+    match super::loop_subclass::default_exception_handler(vm, loop_value, context) {
+        Some(called) => called,
+        None => default_handler(vm, context),
     }
 }
 

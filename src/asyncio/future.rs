@@ -484,28 +484,35 @@ pub fn make_cancelled_error(vm: &mut Vm, fut: &FutureObj) -> Exc {
     }
 }
 
-/// Schedules every done callback with `call_soon`, in registration order.
-fn schedule_callbacks(vm: &mut Vm, this_value: &Value, fut: &FutureObj) {
+/// Schedules every done callback with `call_soon`, in registration order; a `call_soon`
+/// of the loop's subclass that fails leaves the rest unscheduled, as in CPython.
+fn schedule_callbacks(vm: &mut Vm, this_value: &Value, fut: &FutureObj) -> PyResult<()> {
     super::trace::future_done(vm, this_value);
     let callbacks = std::mem::take(&mut fut.state.borrow_mut().callbacks);
     for cb in callbacks {
-        event_loop::schedule(vm, &fut.event_loop, cb.into_ready(this_value));
+        event_loop::schedule(vm, &fut.event_loop, cb.into_ready(this_value))?;
     }
+    Ok(())
 }
 
 /// `Future.cancel(msg)` (also Task's `super().cancel()`).
-pub fn cancel_future(vm: &mut Vm, this_value: &Value, fut: &FutureObj, msg: Value) -> bool {
+pub fn cancel_future(
+    vm: &mut Vm,
+    this_value: &Value,
+    fut: &FutureObj,
+    msg: Value,
+) -> PyResult<bool> {
     {
         let mut st = fut.state.borrow_mut();
         st.log_traceback = false;
         if st.status != Status::Pending {
-            return false;
+            return Ok(false);
         }
         st.status = Status::Cancelled;
         st.set_cancel_message(msg);
     }
-    schedule_callbacks(vm, this_value, fut);
-    true
+    schedule_callbacks(vm, this_value, fut)?;
+    Ok(true)
 }
 
 pub fn set_result(vm: &mut Vm, this_value: &Value, fut: &FutureObj, v: Value) -> PyResult<()> {
@@ -518,8 +525,7 @@ pub fn set_result(vm: &mut Vm, this_value: &Value, fut: &FutureObj, v: Value) ->
         st.result = v;
         st.status = Status::Finished;
     }
-    schedule_callbacks(vm, this_value, fut);
-    Ok(())
+    schedule_callbacks(vm, this_value, fut)
 }
 
 pub fn set_exception(vm: &mut Vm, this_value: &Value, fut: &FutureObj, exc: Value) -> PyResult<()> {
@@ -550,8 +556,7 @@ pub fn set_exception(vm: &mut Vm, this_value: &Value, fut: &FutureObj, exc: Valu
         st.status = Status::Finished;
         st.log_traceback = true;
     }
-    schedule_callbacks(vm, this_value, fut);
-    Ok(())
+    schedule_callbacks(vm, this_value, fut)
 }
 
 /// `result()`: the value, the exception raised, or CancelledError.
@@ -571,13 +576,18 @@ pub fn result(vm: &mut Vm, fut: &FutureObj) -> PyResult<Value> {
 }
 
 /// `add_done_callback` for native callers: runs soon when already done.
-pub fn add_callback(vm: &mut Vm, this_value: &Value, fut: &FutureObj, cb: Callback) {
+pub fn add_callback(
+    vm: &mut Vm,
+    this_value: &Value,
+    fut: &FutureObj,
+    cb: Callback,
+) -> PyResult<()> {
     let done = fut.status() != Status::Pending;
     if done {
-        event_loop::schedule(vm, &fut.event_loop, cb.into_ready(this_value));
-    } else {
-        fut.state.borrow_mut().callbacks.push(cb);
+        return event_loop::schedule(vm, &fut.event_loop, cb.into_ready(this_value));
     }
+    fut.state.borrow_mut().callbacks.push(cb);
+    Ok(())
 }
 
 /// The class whose method `v`'s is, as `_asyncio`'s METH_NOARGS and METH_O methods name
@@ -671,7 +681,7 @@ fn fut_cancelled(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 fn fut_cancel(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let msg = cancel_message(vm, args, kw)?;
     let fut = this(vm, &args[0])?;
-    Ok(Value::Bool(cancel_future(vm, &args[0], fut, msg)))
+    Ok(Value::Bool(cancel_future(vm, &args[0], fut, msg)?))
 }
 
 fn fut_set_result(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
@@ -692,7 +702,7 @@ fn fut_add_done_callback(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<V
     check_clinic(vm, "add_done_callback", (1, &["context"]), &args[1..], kw)?;
     let fut = this(vm, &args[0])?;
     let context = crate::builtins::contextvars::context_arg(vm, kwarg(kw, "context"))?;
-    add_callback(vm, &args[0], fut, Callback::Py(args[1].clone(), context));
+    add_callback(vm, &args[0], fut, Callback::Py(args[1].clone(), context))?;
     Ok(Value::None)
 }
 

@@ -255,8 +255,7 @@ fn add_done_callback(vm: &mut Vm, n: &Names, fut: &Value, callback: &Value) -> P
     match future::with_own_method(fut, &n.add_done_callback) {
         Some(f) => {
             let context = contextvars::context_arg(vm, None)?;
-            future::add_callback(vm, fut, f, Callback::Py(callback.clone(), context));
-            Ok(())
+            future::add_callback(vm, fut, f, Callback::Py(callback.clone(), context))
         }
         None => call(
             vm,

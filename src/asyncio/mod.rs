@@ -17,6 +17,7 @@ pub mod graph;
 pub mod io;
 pub mod library;
 pub mod log;
+pub mod loop_subclass;
 pub mod primitives;
 pub mod record;
 pub mod reports;
@@ -34,7 +35,7 @@ pub mod trace;
 pub mod watchers;
 
 use crate::vm::args::{check_kwargs, kwarg};
-use crate::vm::object::{KwArgs, NativeFunction};
+use crate::vm::object::{KwArgs, NativeFn, NativeFunction};
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
 use event_loop::rt;
@@ -142,13 +143,9 @@ fn create_task(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kwargs(vm, "create_task", kw, &["name", "context"])?;
     crate::vm::args::check_arity(vm, "create_task", args, 1, 1)?;
     let l = event_loop::running_loop(vm)?;
-    event_loop::create_task(
-        vm,
-        &l,
-        args[0].clone(),
-        kwarg(kw, "name"),
-        kwarg(kw, "context"),
-    )
+    // `loop.create_task(coro, name=name[, context=context])`.
+    let (name, context) = (kwarg(kw, "name"), kwarg(kw, "context"));
+    event_loop::ask_create_task(vm, &l, args[0].clone(), (name, true), context)
 }
 
 fn is_future(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
@@ -223,12 +220,48 @@ const NATIVE_HOMES: [(&str, &str); 13] = [
     ("to_thread", "asyncio.threads"),
 ];
 
+/// The natives of the loop's methods a subclass may replace, in the order of
+/// `loop_subclass::Method`.
+static LOOP_NATIVES: [NativeFn; loop_subclass::METHODS] = [
+    scheduling::call_soon,
+    scheduling::call_at,
+    event_loop::loop_create_task,
+    event_loop::loop_run_forever,
+    event_loop::loop_stop,
+    event_loop::loop_call_exception_handler,
+    event_loop::loop_default_exception_handler,
+];
+
+/// `_UnixSelectorEventLoop.__new__(cls)`: a new loop of `cls`, the loop's class or a
+/// subclass of it (whose `__init__` then runs).
+fn loop_new(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let base = rt(vm).types.event_loop.clone();
+    let class = match args.first() {
+        Some(Value::Type(class)) => class.clone(),
+        _ => base.clone(),
+    };
+    if !class.is_subtype(&base) {
+        let (name, base) = (&class.name, &base.name);
+        return Err(vm.type_error(format!(
+            "{base}.__new__({name}): {name} is not a subtype of {base}"
+        )));
+    }
+    Ok(event_loop::new_loop_of(vm, class))
+}
+
 /// Builds the `asyncio` module: the native core, then the library run in its namespace.
 pub fn module(vm: &mut Vm) -> Value {
     // Its submodules become importable with it (a program without asyncio pays nothing).
     submodules::register(vm);
     event_loop::reset();
     let runtime = rt(vm);
+    loop_subclass::know_natives(&LOOP_NATIVES);
+    vm.add_static(&runtime.types.event_loop, "__new__", loop_new);
+    vm.add_method(
+        &runtime.types.event_loop,
+        "__init__",
+        loop_subclass::loop_init,
+    );
     asyncgens::init_types(vm, &runtime.types.event_loop);
     for (name, f) in scheduling::METHODS {
         vm.add_method(&runtime.types.event_loop, name, *f);

@@ -37,13 +37,16 @@ pub struct Report {
 }
 
 /// Whether the program set an exception handler on `event_loop` (`get_exception_handler()`
-/// is not None), asked through the loop's methods as CPython's `__del__` asks `self._loop`.
+/// is not None), asked through the loop's methods as CPython's `__del__` asks `self._loop`,
+/// or the loop's class has its own `call_exception_handler` or `default_exception_handler`.
 fn has_custom_handler(vm: &mut Vm, event_loop: &Value) -> bool {
     if event_loop.is_none() {
         return false;
     }
-    vm.call_method(event_loop, "get_exception_handler", &[])
-        .is_ok_and(|handler| !handler.is_none())
+    super::loop_subclass::replaces_exception_handling(vm, event_loop)
+        || vm
+            .call_method(event_loop, "get_exception_handler", &[])
+            .is_ok_and(|handler| !handler.is_none())
 }
 
 /// The queue; prints what is still queued when the interpreter thread ends.

@@ -13,6 +13,7 @@ use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
 
 use super::event_loop::{self, Ready, check_method_args};
+use super::loop_subclass::Method;
 use super::task;
 
 /// The loop's methods this file defines (`mod.rs` adds them to the loop's class).
@@ -54,7 +55,7 @@ fn check_callback(vm: &mut Vm, loop_value: &Value, callback: &Value, method: &st
     Ok(())
 }
 
-fn call_soon(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+pub(super) fn call_soon(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     if let Some(l) = args.first().and_then(event_loop::as_loop) {
         // Debug mode's `_check_thread`: a running loop is the business of its own thread.
         let thread = l.state.borrow().thread;
@@ -92,13 +93,16 @@ fn call_later(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     if args[1].is_none() {
         return Err(vm.type_error("delay must not be None"));
     }
-    let now = event_loop::this_loop(vm, &args[0])?.clock.now();
-    let when = now + event_loop::number(vm, &args[1])?;
+    let l = event_loop::this_loop(vm, &args[0])?;
+    let when = l.clock.now() + event_loop::number(vm, &args[1])?;
+    if l.replaces(vm, &args[0], Method::CallAt) {
+        return super::loop_subclass::call_at(vm, args, kw, when);
+    }
     schedule_at(vm, args, kw, when)
 }
 
 /// `loop.call_at(when, callback, *args, context=None)`.
-fn call_at(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+pub(super) fn call_at(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let params = (&["when", "callback"][..], true);
     check_method_args(vm, "call_at", params, CONTEXT, args, kw)?;
     if args[1].is_none() {

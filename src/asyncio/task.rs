@@ -150,7 +150,7 @@ fn new_task_of(
     if eager_start && event_loop::is_running(&event_loop) {
         eager_step(vm, &task, &event_loop)?;
     } else {
-        event_loop::schedule(vm, &event_loop, Ready::Step(task.clone(), None));
+        event_loop::schedule(vm, &event_loop, Ready::Step(task.clone(), None))?;
     }
     Ok(task)
 }
@@ -197,7 +197,8 @@ pub fn ensure_future(vm: &mut Vm, obj: Value, event_loop: Option<Value>) -> PyRe
             Some(l) if !l.is_none() => l,
             _ => event_loop::get_event_loop(vm)?,
         };
-        return event_loop::create_task(vm, &event_loop, obj, None, None);
+        // `loop.create_task(coro_or_future)`.
+        return event_loop::ask_create_task(vm, &event_loop, obj, (None, false), None);
     }
     Err(vm.type_error("An asyncio.Future, a coroutine or an awaitable is required"))
 }
@@ -332,7 +333,7 @@ fn run_and_handle_result(
             if data.must_cancel.get() {
                 data.must_cancel.set(false);
                 let msg = fut.state.borrow().cancel_message();
-                future::cancel_future(vm, task, fut, msg);
+                future::cancel_future(vm, task, fut, msg)?;
             } else {
                 future::set_result(vm, task, fut, v)?;
             }
@@ -343,7 +344,7 @@ fn run_and_handle_result(
             }
             if is_cancelled_error(vm, &e) {
                 fut.state.borrow_mut().set_cancelled_exc(e);
-                future::cancel_future(vm, task, fut, Value::None);
+                future::cancel_future(vm, task, fut, Value::None)?;
             } else if ends_the_program(vm, &e) {
                 future::set_exception(vm, task, fut, Value::Object(e.clone()))?;
                 return Err(e);
@@ -371,7 +372,7 @@ fn handle_yield(
     result: Value,
 ) -> PyResult<()> {
     let reschedule = |vm: &mut Vm, exc: Option<Exc>| {
-        event_loop::schedule(vm, &fut.event_loop, Ready::Step(task.clone(), exc));
+        event_loop::schedule(vm, &fut.event_loop, Ready::Step(task.clone(), exc))
     };
     if let Some(other) = as_future(&result) {
         let blocking = other.state.borrow().blocking;
@@ -380,25 +381,25 @@ fn handle_yield(
             let e = vm.runtime_error(format!(
                 "Task {t} got Future {r} attached to a different loop"
             ));
-            reschedule(vm, Some(e));
+            reschedule(vm, Some(e))?;
         } else if blocking {
             if result.is(task) {
                 let t = vm.repr(task)?;
                 let e = vm.runtime_error(format!("Task cannot await on itself: {t}"));
-                reschedule(vm, Some(e));
+                reschedule(vm, Some(e))?;
             } else {
                 other.state.borrow_mut().blocking = false;
-                future::add_callback(vm, &result, other, Callback::Wakeup(task.clone()));
+                future::add_callback(vm, &result, other, Callback::Wakeup(task.clone()))?;
                 wait_on(vm, fut, data, &result)?;
             }
         } else {
             let e = yield_instead_of_yield_from(vm, task, &result)?;
-            reschedule(vm, Some(e));
+            reschedule(vm, Some(e))?;
         }
         return Ok(());
     }
     if result.is_none() {
-        reschedule(vm, None);
+        reschedule(vm, None)?;
         return Ok(());
     }
     let blocking_name = vm.intern("_asyncio_future_blocking");
@@ -415,7 +416,7 @@ fn handle_yield(
             wait_on(vm, fut, data, &result)?;
         } else {
             let e = yield_instead_of_yield_from(vm, task, &result)?;
-            reschedule(vm, Some(e));
+            reschedule(vm, Some(e))?;
         }
         return Ok(());
     }
@@ -428,7 +429,7 @@ fn handle_yield(
         let r = vm.repr(&result)?;
         vm.runtime_error(format!("Task got bad yield: {r}"))
     };
-    reschedule(vm, Some(e));
+    reschedule(vm, Some(e))?;
     Ok(())
 }
 
@@ -459,7 +460,7 @@ fn cancel_any(vm: &mut Vm, fut: &Value, msg: Value) -> PyResult<bool> {
     if let Some(f) = as_future(fut)
         && Rc::ptr_eq(vm.type_of(fut), &future_type)
     {
-        return Ok(future::cancel_future(vm, fut, f, msg));
+        return future::cancel_future(vm, fut, f, msg);
     }
     let cancel = vm.intern("cancel");
     let method = vm.get_attr(fut, &cancel)?;
@@ -480,6 +481,57 @@ fn wakeup_callable(vm: &mut Vm, task: &Value) -> Value {
         ObjectKind::Partial {
             func,
             args: vec![task.clone()],
+            kwargs: vec![],
+        },
+    ))
+}
+
+/// `loop.call_soon(callback, *args, context=context)` of a loop that replaces `call_soon`,
+/// for what a future or a task asks the loop to run (`entry`), as CPython's `_asyncio`
+/// asks it: a done callback as `callback(future)` in its context, a task's step as a
+/// callable without arguments (its `TaskStepMethWrapper`) and its wakeup as `task_wakeup`
+/// bound to the task, both in the task's context.
+pub fn call_soon_of_loop(vm: &mut Vm, loop_value: &Value, entry: Ready) -> PyResult<()> {
+    let (callback, arg, context) = match entry {
+        Ready::Call(func, arg, context) => (func, Some(arg), context),
+        Ready::Step(task, exc) => {
+            let context = context_value(vm, &task);
+            (step_callable(vm, task, exc), None, Some(context))
+        }
+        Ready::Wakeup(task, fut) => {
+            let context = context_value(vm, &task);
+            (wakeup_callable(vm, &task), Some(fut), Some(context))
+        }
+        Ready::Handle(_) => {
+            event_loop::schedule_native(loop_value, entry);
+            return Ok(());
+        }
+    };
+    // No context: the callback runs in a fresh empty one.
+    let context = match context {
+        Some(context) => context,
+        None => contextvars::empty_context(vm),
+    };
+    super::loop_subclass::call_soon(vm, loop_value, callback, arg, context)
+}
+
+/// A task's step as a callable without arguments: `task.__step(exc)`.
+fn step_callable(vm: &mut Vm, task: Value, exc: Option<Exc>) -> Value {
+    let func = vm.native("TaskStepMethWrapper", |vm, args, _| {
+        crate::vm::args::check_arity(vm, "TaskStepMethWrapper", args, 2, 2)?;
+        let exc = match &args[1] {
+            Value::Object(e) => Some(e.clone()),
+            _ => None,
+        };
+        step(vm, &args[0], exc)?;
+        Ok(Value::None)
+    });
+    let exc = exc.map_or(Value::None, Value::Object);
+    Value::object(Object::new(
+        vm.types.partial.clone(),
+        ObjectKind::Partial {
+            func,
+            args: vec![task, exc],
             kwargs: vec![],
         },
     ))
