@@ -6,6 +6,7 @@
 //! exception's traceback (through the `asyncio` logger once the program imported logging).
 //! The loop (`event_loop.rs`) passes its handler in.
 
+use super::loop_subclass::Method::{CallExceptionHandler, DefaultExceptionHandler};
 use crate::vm::value::Value;
 use crate::vm::{Exc, PyResult, Vm};
 
@@ -30,7 +31,9 @@ pub fn report_callback_error(
     }
     let dict = context_dict(vm, context);
     // `self._loop.call_exception_handler(context)`: a subclass's, if it has its own.
-    if let Some(called) = super::loop_subclass::call_exception_handler(vm, loop_value, &dict) {
+    if let Some(called) =
+        super::loop_subclass::call_handler(vm, loop_value, CallExceptionHandler, &dict)
+    {
         return called;
     }
     call_dict(vm, handler, loop_value, &dict)
@@ -101,7 +104,7 @@ pub fn call_dict(
 
 /// `self.default_exception_handler(context)`: a subclass's, if it has its own.
 fn default_of(vm: &mut Vm, loop_value: &Value, context: &Value) -> PyResult<()> {
-    match super::loop_subclass::default_exception_handler(vm, loop_value, context) {
+    match super::loop_subclass::call_handler(vm, loop_value, DefaultExceptionHandler, context) {
         Some(called) => called,
         None => default_handler(vm, context),
     }

@@ -210,30 +210,18 @@ pub fn call_at(vm: &mut Vm, args: &[Value], kw: &KwArgs, when: f64) -> PyResult<
     vm.call(&method, &all, &kw)
 }
 
-/// `self.call_exception_handler(context)` through the loop's replacement, when it has one
-/// (then Some, with what it did).
-pub fn call_exception_handler(
+/// `self.call_exception_handler(context)` or `self.default_exception_handler(context)`
+/// (`handler`) through the loop's replacement, when it has one (then Some, with what it
+/// did).
+pub fn call_handler(
     vm: &mut Vm,
     loop_value: &Value,
+    handler: Method,
     context: &Value,
 ) -> Option<PyResult<()>> {
-    replaces(vm, loop_value, Method::CallExceptionHandler).then(|| {
+    replaces(vm, loop_value, handler).then(|| {
         let args = std::slice::from_ref(context);
-        vm.call_method(loop_value, "call_exception_handler", args)
-            .map(drop)
-    })
-}
-
-/// `self.default_exception_handler(context)` through the loop's replacement, when it has
-/// one (then Some, with what it did).
-pub fn default_exception_handler(
-    vm: &mut Vm,
-    loop_value: &Value,
-    context: &Value,
-) -> Option<PyResult<()>> {
-    replaces(vm, loop_value, Method::DefaultExceptionHandler).then(|| {
-        let args = std::slice::from_ref(context);
-        vm.call_method(loop_value, "default_exception_handler", args)
+        vm.call_method(loop_value, NAMES[handler as usize], args)
             .map(drop)
     })
 }
