@@ -929,7 +929,7 @@ impl Vm {
                             frame.stack.push(result);
                             continue;
                         }
-                        let result = self.call_from_stack(frame, callable_at)?;
+                        let result = self.call_from_stack(frame, callable_at, args_start)?;
                         frame.stack.truncate(callable_at);
                         frame.stack.push(result);
                     }
@@ -1354,12 +1354,15 @@ impl Vm {
     }
 
     /// `Call(n)` with the callable at `stack[base]`, self-or-NULL at `base + 1`, arguments
-    /// after. Python functions with a matching positional signature get their locals straight
+    /// from `args_start` (`self` among them when there is one). Python functions with a matching positional signature get their locals straight
     /// from the stack.
     #[inline]
-    fn call_from_stack(&mut self, frame: &mut Frame, base: usize) -> PyResult<Value> {
-        let has_self = !frame.stack[base + 1].is_null();
-        let args_start = if has_self { base + 1 } else { base + 2 };
+    fn call_from_stack(
+        &mut self,
+        frame: &mut Frame,
+        base: usize,
+        args_start: usize,
+    ) -> PyResult<Value> {
         if let Value::Function(f) = &frame.stack[base]
             && let Some(kind) = generator_kind(f)
             && binds_positionally(f, frame.stack.len() - args_start)

@@ -325,10 +325,11 @@ pub struct Function {
 }
 
 impl Drop for Function {
-    /// Frees what the function holds in the order of CPython's `func_clear` (the defaults,
-    /// keyword defaults, attributes, then the closure, each tuple last first); the closure
-    /// through the trashcan, since a cell of it may hold the next function of a long chain
-    /// (`f = (lambda f: lambda: f)(f)` in a loop).
+    /// A closure's function frees what it holds in the order of CPython's `func_clear` (the
+    /// defaults, keyword defaults, attributes, then the closure, each tuple last first), the
+    /// closure through the trashcan, since a cell of it may hold the next function of a
+    /// long chain (`f = (lambda f: lambda: f)(f)` in a loop). One without a closure keeps
+    /// the plain drop (its fields in order), which nothing can chain through.
     fn drop(&mut self) {
         if self.closure.is_empty() {
             return;
