@@ -66,6 +66,18 @@ fn deeply_nested_maps_are_a_recursion_error() {
     );
 }
 
+/// A chain of generators each holding the next, never started, freed at once: each
+/// frame's slots are freed as one level of the trashcan. CPython 3.13 overflows its C
+/// stack here (exit 139, already at 1,000,000); apy aborted with "stack overflow".
+#[test]
+fn a_long_chain_of_generators_frees() {
+    let program = "g = iter(())\nfor i in range(5_000_000):\n    g = (x for x in g)\n\
+                   g = None\nprint('freed')\n";
+    let output = apy(&["-c", program]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(stdout(&output), "freed\n");
+}
+
 /// Hashing slices nested in slices counts against the recursion limit as a tuple's items
 /// do: CPython 3.13 overflows its C stack here; apy recursed on its own stack, which a
 /// deeper chain (3,000,000) overflowed, aborting.

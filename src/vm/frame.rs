@@ -13,6 +13,7 @@ use crate::compile::frozen::FrozenCode;
 
 use super::Vm;
 use super::object::{Body, CodeObj, Function, Object, ObjectKind};
+use super::trashcan;
 use super::value::{PyDict, PyStr, Value};
 use std::cell::Cell;
 
@@ -43,6 +44,18 @@ pub struct Frame {
 
 // One 64-byte glibc chunk for a generator's frame header (its slots are the other).
 const _: () = assert!(std::mem::size_of::<Frame>() <= 56);
+
+/// A frame dropped with values still in its slots (a generator's that never finished,
+/// dropped with its generator) frees them first to last, as `_PyFrame_ClearLocals`, as one
+/// level of the [`trashcan`]: a chain of generators each holding the next
+/// (`g = (x for x in g)` in a loop) is as deep as it is long. A finished frame's buffer is
+/// empty by then, or taken back for the next call.
+impl Drop for Frame {
+    #[inline]
+    fn drop(&mut self) {
+        trashcan::free_first_last(&mut self.stack);
+    }
+}
 
 impl Frame {
     /// A frame for calling `func` with already-bound fast locals at the start of `slots`.
@@ -781,7 +794,7 @@ impl Vm {
     pub fn recycle_frame(&mut self, mut frame: Frame) {
         frame.clear();
         if self.vec_pool.len() < VEC_POOL_LIMIT {
-            self.vec_pool.push(frame.stack);
+            self.vec_pool.push(std::mem::take(&mut frame.stack));
         }
     }
 

@@ -55,26 +55,56 @@ pub fn nest<T>(
 /// `tupledealloc` do, as one level of [`nest`].
 #[inline]
 pub fn free_last_first<T: 'static>(items: &mut Vec<T>) {
+    free_in_order(items, Order::LastFirst);
+}
+
+/// Drops `items` from the first to the last, as CPython's `_PyFrame_ClearLocals` does a
+/// frame's slots, as one level of [`nest`].
+#[inline]
+pub fn free_first_last<T: 'static>(items: &mut Vec<T>) {
+    free_in_order(items, Order::FirstLast);
+}
+
+/// Which end of a container's items goes first when they are freed.
+#[derive(Clone, Copy)]
+enum Order {
+    LastFirst,
+    FirstLast,
+}
+
+#[inline]
+fn free_in_order<T: 'static>(items: &mut Vec<T>, order: Order) {
     if items.is_empty() {
         return;
     }
     nest(
         items,
-        |items| {
-            while let Some(item) = items.pop() {
-                drop(item);
+        |items| match order {
+            Order::LastFirst => {
+                while let Some(item) = items.pop() {
+                    drop(item);
+                }
             }
+            Order::FirstLast => items.clear(),
         },
-        |items| Box::new(LastFirst(std::mem::take(items))),
+        |items| {
+            Box::new(SetAside {
+                items: std::mem::take(items),
+                order,
+            })
+        },
     );
 }
 
-/// Items set aside, whose drop goes from the last to the first.
-struct LastFirst<T: 'static>(Vec<T>);
+/// Items set aside, freed in their container's order when dropped.
+struct SetAside<T: 'static> {
+    items: Vec<T>,
+    order: Order,
+}
 
-impl<T> Drop for LastFirst<T> {
+impl<T> Drop for SetAside<T> {
     fn drop(&mut self) {
-        free_last_first(&mut self.0);
+        free_in_order(&mut self.items, self.order);
     }
 }
 
