@@ -348,6 +348,10 @@ pub enum Instr {
     LoadFastReturn(u32),
     /// `BINARY_OP op; RETURN_VALUE` (`return f(a) + f(b)`), as `(op)`.
     BinaryOpReturn(BinaryOperator),
+    /// `CALL n` whose result is awaited: `GET_AWAITABLE` (or `GET_YIELD_FROM_ITER`),
+    /// `LOAD_CONST None` and `SEND` follow. Runs as `CALL n`, trying first to start the
+    /// callee's first step fused (`vm::fast_calls::awaited_call`).
+    CallAwaited(u32),
 }
 
 // Instructions are copied on every dispatch: they must stay one word. (The quickened forms
@@ -545,7 +549,7 @@ impl Instr {
                     1
                 }
             }
-            Call(n) => -(n as i32 + 1),
+            Call(n) | CallAwaited(n) => -(n as i32 + 1),
             CallKw(n) => -(n as i32 + 2),
             CallFunctionEx(flags) => -2 - (flags & 1) as i32,
             RaiseVarargs(n) => -(n as i32),

@@ -909,13 +909,15 @@ impl Vm {
                     Instr::SetFunctionAttribute(flag) => {
                         self.op_set_function_attribute(frame, flag)?
                     }
-                    Instr::Call(n) => {
+                    Instr::Call(n) | Instr::CallAwaited(n) => {
                         self.note_call_site(frame);
                         let n = n as usize;
                         let callable_at = frame.stack.len() - n - 2;
+                        let awaited = matches!(instr, Instr::CallAwaited(_));
                         // Fast path (`fast_calls`): the callee's frame runs here.
                         fast_call!(
-                            self, callees, base, frame, body, callable_at, n => continue 'frames
+                            self, callees, base, frame, body, callable_at, n, awaited
+                                => continue 'frames
                         );
                         // A built-in (`len(x)`, `d.get(k)`): called on the arguments in place.
                         let args_start =

@@ -44,7 +44,8 @@ use crate::vm::frame::as_generator;
 // ---- `Call` ---------------------------------------------------------------------------
 
 /// For `Call(n)` in `execute`, with the callable at `stack[$callable_at]`: tries the fast
-/// paths in turn ([`inline_call`], [`Vm::inline_init`], [`awaited_call`], [`inline_send`]);
+/// paths in turn ([`awaited_call`] when `$awaited`, the call being a `CallAwaited`;
+/// [`inline_call`], [`Vm::inline_init`], [`inline_send`]);
 /// when one applies, makes its frame the executing one and runs `$then` (`continue
 /// 'frames`: `execute` goes on with that frame); else the call is not made. A macro, not a
 /// method: it needs the executing frame (`$frame`, borrowed from `$callees` and `$base`),
@@ -52,9 +53,17 @@ use crate::vm::frame::as_generator;
 /// (`$then`) lets the borrow checker see; and it returns from `execute` (`?`) when entering
 /// the frame raises (RecursionError).
 macro_rules! fast_call {
-    ($vm:expr, $callees:expr, $base:expr, $frame:expr, $body:expr, $callable_at:expr, $n:expr => $then:expr) => {{
+    ($vm:expr, $callees:expr, $base:expr, $frame:expr, $body:expr, $callable_at:expr, $n:expr, $awaited:expr => $then:expr) => {{
         use $crate::vm::fast_calls::{awaited_call, inline_call, inline_send};
         let (callable_at, n) = ($callable_at, $n);
+        // `CallAwaited`: most often of a coroutine function, which no other path runs.
+        if $awaited
+            && let Some(call) = awaited_call($frame, $body, callable_at)
+            && $vm.can_fuse(&call)
+        {
+            $vm.start_first_step($callees, $base, call);
+            $then;
+        }
         if let Some(args_start) = inline_call($frame, callable_at) {
             $vm.enter_recursion()?;
             $callees.push_call($vm, $base, callable_at, args_start);
@@ -64,12 +73,6 @@ macro_rules! fast_call {
             $vm.enter_recursion()?;
             let args_start = callable_at + 1;
             $callees.push_init($vm, $base, &init, args_start, instance);
-            $then;
-        }
-        if let Some(call) = awaited_call($frame, $body, callable_at)
-            && $vm.can_fuse(&call)
-        {
-            $vm.start_first_step($callees, $base, call);
             $then;
         }
         // `generator.send(v)` and `next(generator)`: the generator's frame runs here, as
@@ -141,7 +144,10 @@ impl Vm {
 /// A call whose result is awaited (or delegated to) at once, run fused
 /// ([`Vm::start_first_step`]).
 pub(super) struct AwaitedCall {
-    func: Rc<Function>,
+    /// The function to run when it is not the callable on the stack (an `__await__`).
+    stand_in: Option<Rc<Function>>,
+    /// Whether the function was renamed (its generator is then made at once).
+    renamed: bool,
     kind: GenKind,
     callable_at: usize,
     args_start: usize,
@@ -153,11 +159,12 @@ pub(super) struct AwaitedCall {
     skipped: u64,
 }
 
-/// For `Call(n)` with the callable at `stack[base]`: the call, when it is `await f(…)` of
-/// a coroutine function or `yield from g(…)` of a generator function, called with exactly
-/// its positional parameters: the call is followed by `GetAwaitable` (or
-/// `GetYieldFromIter`), `LoadConst(None)` and the `Send` of the send loop. Those three
-/// would do nothing but send None into the new generator, so they are skipped.
+/// For `CallAwaited(n)` with the callable at `stack[base]`: the call, when it is
+/// `await f(…)` of a coroutine function or `yield from g(…)` of a generator function,
+/// called with exactly its positional parameters. The quickened instruction says the call
+/// is followed by `GetAwaitable` (or `GetYieldFromIter`), `LoadConst(None)` and the `Send`
+/// of the send loop; those three would do nothing but send None into the new generator, so
+/// they are skipped.
 #[inline]
 pub(super) fn awaited_call(frame: &Frame, body: &Body, base: usize) -> Option<AwaitedCall> {
     let Value::Function(f) = frame.stack.get(base)? else {
@@ -165,20 +172,24 @@ pub(super) fn awaited_call(frame: &Frame, body: &Body, base: usize) -> Option<Aw
     };
     let kind = generator_kind(f)?;
     let ip = frame.ip as usize;
+    let instrs = &body.code.instructions;
     let fetches = matches!(
-        (kind, body.code.instructions.get(ip)?),
+        (kind, instrs.get(ip)?),
         (GenKind::Coroutine, Instr::GetAwaitable(_))
             | (GenKind::Generator, Instr::GetYieldFromIter)
     );
-    let (send_at, target) = sends_none_first(body, ip + 1).filter(|_| fetches)?;
+    let &Instr::Send(target) = instrs.get(ip + 2)? else {
+        return None;
+    };
     let has_self = !frame.stack.get(base + 1)?.is_null();
     let args_start = if has_self { base + 1 } else { base + 2 };
-    binds_positionally(f, frame.stack.len() - args_start).then(|| AwaitedCall {
-        func: f.clone(),
+    (fetches && binds_positionally(f, frame.stack.len() - args_start)).then(|| AwaitedCall {
+        stand_in: None,
+        renamed: f.renamed.get(),
         kind,
         callable_at: base,
         args_start,
-        send_at,
+        send_at: ip + 2,
         target,
         skipped: 3,
     })
@@ -239,7 +250,8 @@ impl Vm {
         let (send_at, target) = sends_none_first(body, frame.ip as usize)?;
         let at = frame.stack.len() - 1;
         Some(AwaitedCall {
-            func,
+            renamed: func.renamed.get(),
+            stand_in: Some(func),
             kind: GenKind::Generator,
             callable_at: at,
             args_start: at,
@@ -266,7 +278,8 @@ impl Vm {
         call: AwaitedCall,
     ) {
         let AwaitedCall {
-            func,
+            stand_in,
+            renamed,
             kind,
             callable_at,
             args_start,
@@ -279,8 +292,7 @@ impl Vm {
         // The caller goes on after the `Send`, as it would once the generator yields.
         callees.current(base).ip = send_at as u32 + 1;
         let after = AfterGenerator::Send(target);
-        let renamed = func.renamed.get();
-        callees.push_first_step(self, base, func, (callable_at, args_start), kind, after);
+        callees.push_first_step(self, base, stand_in, (callable_at, args_start), kind, after);
         self.exc_info.push(Value::None);
         // Made at once for the frame events of a trace, which name it, and for a renamed
         // function, whose names might change again before the generator is made.

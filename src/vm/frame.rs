@@ -402,6 +402,22 @@ impl InlineFrames {
         callable_at: usize,
         args_start: usize,
     ) {
+        self.ready_callee_in_place(vm, base, callable_at, args_start);
+        self.live += 1;
+    }
+
+    /// Readies the spare frame `frames[live]` for a call of the Python function at
+    /// `callable_at` on the executing frame's stack ([`InlineFrames::push_call`]): moves
+    /// the arguments from `args_start` into it, and drops the NULL under them, so that the
+    /// function is left on top.
+    #[inline(always)]
+    fn ready_callee_in_place(
+        &mut self,
+        vm: &mut Vm,
+        base: &mut Frame,
+        callable_at: usize,
+        args_start: usize,
+    ) {
         if self.live == self.frames.len() {
             self.grow_for_callable(vm, base, callable_at);
         }
@@ -422,7 +438,6 @@ impl InlineFrames {
         if caller.stack.last().is_some_and(Value::is_null) {
             std::mem::forget(caller.stack.pop());
         }
-        self.live += 1;
     }
 
     /// [`InlineFrames::reserve_slot`] for [`InlineFrames::push_call`], which has the
@@ -461,28 +476,29 @@ impl InlineFrames {
         caller
     }
 
-    /// `await f(…)` (or `yield from f(…)`) of a coroutine (or generator) function `func`,
-    /// fused: the generator's first step starts at once, its frame made in place like a
-    /// plain call's ([`InlineFrames::ready_callee`]), and the generator itself only if it
-    /// comes to be needed ([`Link::FirstStep`]). `func` takes the place of the callable and
-    /// its self-or-NULL on the caller's stack, where the skipped `Send` would have the
-    /// generator.
+    /// `await f(…)` (or `yield from f(…)`) of a coroutine (or generator) function, fused:
+    /// the generator's first step starts at once, its frame made in place like a plain
+    /// call's, and the generator itself only if it comes to be needed
+    /// ([`Link::FirstStep`]). The function is left on the caller's stack at `callable_at`,
+    /// where the skipped `Send` would have the generator: the callable itself
+    /// (`stand_in` None), or `stand_in` (an `__await__` method called on the awaited
+    /// object, which is its argument, at `callable_at`).
     pub fn push_first_step(
         &mut self,
         vm: &mut Vm,
         base: &mut Frame,
-        func: Rc<Function>,
+        stand_in: Option<Rc<Function>>,
         (callable_at, args_start): (usize, usize),
         kind: GenKind,
         after: AfterGenerator,
     ) {
-        let caller = self.ready_callee(vm, base, &func, args_start);
-        while caller.stack.len() > callable_at {
-            if let Some(v) = caller.stack.pop() {
-                v.discard();
+        match stand_in {
+            None => self.ready_callee_in_place(vm, base, callable_at, args_start),
+            Some(func) => {
+                let caller = self.ready_callee(vm, base, &func, args_start);
+                caller.stack.push(Value::Function(func));
             }
         }
-        caller.stack.push(Value::Function(func));
         self.links.push(Lent {
             at: self.live,
             link: Link::FirstStep { kind, after },
@@ -844,7 +860,7 @@ impl Vm {
     fn make_body<'c>(&mut self, code: &'c CodeObj) -> &'c Body {
         let whole = code.code().clone();
         let body = Body {
-            quick: super::quicken::quicken(&whole.instructions),
+            quick: super::quicken::quicken(&whole.instructions, &whole.constants),
             consts: whole.constants.iter().map(|c| self.constant(c)).collect(),
             names: whole.names.iter().map(|n| self.intern(n)).collect(),
             caches: Default::default(),

@@ -6,7 +6,10 @@
 //! SWAP 3; SWAP 2; STORE_SUBSCR`), and a return of a local or of an operator's result
 //! (`LOAD_FAST; RETURN_VALUE`, `BINARY_OP; RETURN_VALUE`). A comparison run also takes the
 //! `POP_JUMP_IF_FALSE`/`POP_JUMP_IF_TRUE` after it, if there is one, when its result is a
-//! plain bool, and an operator run the `STORE_FAST` after it.
+//! plain bool, and an operator run the `STORE_FAST` after it. A call whose result is
+//! awaited (`CALL; GET_AWAITABLE; LOAD_CONST None; SEND`, or `GET_YIELD_FROM_ITER` for
+//! `yield from`) becomes [`Instr::CallAwaited`], which tries the fused first step
+//! (`vm::fast_calls`) before anything else.
 //!
 //! CPython specialises instructions in place as they run, where `dis` does not look; apy
 //! does it once, when a code object is loaded, and `--dis` shows the compiler's
@@ -18,18 +21,35 @@
 //! never `LOAD_FAST_CHECK`s); otherwise it runs just the first instruction, and the rest of
 //! the run follows one by one.
 
-use crate::compile::bytecode::Instr;
+use crate::compile::bytecode::{Constant, Instr};
 
-/// The instructions to run for `instrs`: the same length, a run's first instruction
-/// replaced wherever a run starts.
-pub fn quicken(instrs: &[Instr]) -> Box<[Instr]> {
+/// The instructions to run for `instrs` (a code object's, with its `constants`): the same
+/// length, a run's first instruction replaced wherever a run starts.
+pub fn quicken(instrs: &[Instr], constants: &[Constant]) -> Box<[Instr]> {
     let mut quick: Box<[Instr]> = instrs.into();
     for (at, slot) in quick.iter_mut().enumerate() {
         if let Some(run) = run_at(instrs, at) {
             *slot = run;
+        } else if let Instr::Call(n) = instrs[at]
+            && awaits_at(instrs, constants, at + 1)
+        {
+            *slot = Instr::CallAwaited(n);
         }
     }
     quick
+}
+
+/// Whether the instructions at `at` await (or delegate to) what is on top of the stack
+/// with the send loop's first value None: `GET_AWAITABLE` (or `GET_YIELD_FROM_ITER`),
+/// `LOAD_CONST None`, `SEND`.
+fn awaits_at(instrs: &[Instr], constants: &[Constant], at: usize) -> bool {
+    match instrs.get(at..at + 3) {
+        Some(&[fetch, Instr::LoadConst(none), Instr::Send(_)]) => {
+            matches!(fetch, Instr::GetAwaitable(_) | Instr::GetYieldFromIter)
+                && matches!(constants.get(none as usize), Some(Constant::None))
+        }
+        _ => false,
+    }
 }
 
 /// The quickened instruction for the run that starts at `at`, if one does. An operator
@@ -146,7 +166,7 @@ mod tests {
         let f = function(
             "def f(n, node):\n    if n < 2:\n        return node.left\n    return n - 1\n",
         );
-        let quick = quicken(&f.instructions);
+        let quick = quicken(&f.instructions, &f.constants);
         assert_eq!(quick.len(), f.instructions.len());
         let mut replaced = 0;
         for (at, (q, original)) in quick.iter().zip(&f.instructions).enumerate() {
@@ -197,7 +217,7 @@ mod tests {
     /// Every quickened form, found in `source`, with the instructions it stands for.
     fn runs(source: &str) -> Vec<(Instr, Vec<Instr>)> {
         let f = function(source);
-        let quick = quicken(&f.instructions);
+        let quick = quicken(&f.instructions, &f.constants);
         quick
             .iter()
             .zip(&f.instructions)
@@ -281,7 +301,7 @@ mod tests {
         let f = function(
             "def f(a, b):\n    while a < b:\n        a = a * b\n        b.x = a\n    return a[b]\n",
         );
-        let quick = quicken(&f.instructions);
+        let quick = quicken(&f.instructions, &f.constants);
         let ops: Vec<_> = quick
             .iter()
             .zip(&f.instructions)
@@ -327,17 +347,37 @@ mod tests {
     }
 
     #[test]
+    fn awaited_calls_are_marked_and_other_calls_stay() {
+        let found = runs(
+            "async def f(a):\n    x = g(a)\n    await h(a)\n    await x\n    return await k()\n",
+        );
+        let awaited: Vec<_> = found
+            .iter()
+            .filter(|(q, _)| matches!(q, Instr::CallAwaited(_)))
+            .collect();
+        assert_eq!(
+            awaited,
+            [
+                &(Instr::CallAwaited(1), vec![Instr::Call(1)]),
+                &(Instr::CallAwaited(0), vec![Instr::Call(0)])
+            ]
+        );
+        let delegated = runs("def f():\n    yield from g()\n    yield g()\n");
+        assert_eq!(delegated, [(Instr::CallAwaited(0), vec![Instr::Call(0)])]);
+    }
+
+    #[test]
     fn a_lone_load_fast_and_large_indices_stay_as_they_are() {
         let lone = [Instr::LoadFast(0), Instr::PopTop];
-        assert_eq!(*quicken(&lone), lone);
+        assert_eq!(*quicken(&lone, &[]), lone);
         let far = [Instr::LoadFast(300), Instr::LoadAttr(0), Instr::ReturnValue];
-        assert_eq!(*quicken(&far), far);
+        assert_eq!(*quicken(&far, &[]), far);
         let big_const = [
             Instr::LoadFast(0),
             Instr::LoadConst(70_000),
             Instr::BinaryOp(BinaryOperator::Add),
         ];
         // (The constant's own run, `LOAD_CONST; BINARY_OP`, takes any index.)
-        assert_eq!(quicken(&big_const)[0], big_const[0]);
+        assert_eq!(quicken(&big_const, &[])[0], big_const[0]);
     }
 }
