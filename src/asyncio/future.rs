@@ -878,7 +878,7 @@ fn short_repr(s: String) -> String {
 fn fut_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let fut = this(vm, &args[0])?;
     let info = repr_info(vm, fut)?;
-    let name = vm.type_of(&args[0]).name.clone();
+    let name = vm.type_of(&args[0]).name();
     Ok(Value::str(format!("<{name} {}>", info.join(" "))))
 }
 

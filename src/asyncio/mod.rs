@@ -241,7 +241,7 @@ fn loop_new(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         _ => base.clone(),
     };
     if !class.is_subtype(&base) {
-        let (name, base) = (&class.name, &base.name);
+        let (name, base) = (class.name(), base.name());
         return Err(vm.type_error(format!(
             "{base}.__new__({name}): {name} is not a subtype of {base}"
         )));

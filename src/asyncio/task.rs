@@ -620,7 +620,7 @@ fn format_coroutine(coro: &Value, running_line: Option<u32>) -> String {
     let Some(g) = as_generator(coro) else {
         // `_format_coroutine` of a coroutine-like object such as `agen.aclose()`.
         return match coro {
-            Value::Object(o) => format!("<{} without __name__>()", o.class.name),
+            Value::Object(o) => format!("<{} without __name__>()", o.class.name()),
             _ => String::new(),
         };
     };

@@ -364,7 +364,7 @@ impl Vm {
             }
             Value::Object(o) => match &o.kind {
                 ObjectKind::DictView { .. } => {
-                    return Err(self.type_error(format!("unhashable type: '{}'", o.class.name)));
+                    return Err(self.type_error(format!("unhashable type: '{}'", o.class.name())));
                 }
                 ObjectKind::Complex(z) => z.hash((v.address() >> 4) as i64),
                 ObjectKind::Slice { start, stop, step } => {
@@ -474,7 +474,7 @@ impl Vm {
                     Err(_) => {
                         return Err(self.type_error(format!(
                             "argument of type '{}' is not iterable",
-                            o.class.name
+                            o.class.name()
                         )));
                     }
                 };

@@ -247,7 +247,7 @@ fn no_kwargs(vm: &Vm, cls: &Value, kw: &KwArgs) -> PyResult<()> {
         return Ok(());
     }
     let name = match cls {
-        Value::Type(t) => t.name.to_string(),
+        Value::Type(t) => t.name().to_string(),
         other => vm.type_name(other).to_string(),
     };
     Err(vm.type_error(format!("{name}() takes no keyword arguments")))
@@ -438,7 +438,7 @@ fn key_error_str(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 fn exc_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let exc = exc_of(vm, args.first().unwrap_or(&Value::None))?;
     let items = vm.exc_args(&exc);
-    let name = exc.class.name.clone();
+    let name = exc.class.name();
     let inner = match items.as_slice() {
         [one] => vm.repr(one)?,
         _ => {

@@ -54,8 +54,10 @@ pub enum Layout {
 
 /// A `type`: built-in and user classes share this representation.
 pub struct PyType {
-    pub name: Rc<str>,
-    pub qualname: Rc<str>,
+    /// `__name__` and `__qualname__` ([`PyType::name`], [`PyType::qualname`]): a class's
+    /// may be assigned (`C.__name__ = "D"`), a built-in type's never is.
+    pub(super) name: RefCell<Rc<str>>,
+    pub(super) qualname: RefCell<Rc<str>>,
     pub bases: Vec<Rc<PyType>>,
     /// The metaclass, when it is not `type` itself (`class C(metaclass=Meta)`): what
     /// `type(C)` answers, and where attribute lookup on the class falls back to.
@@ -149,6 +151,19 @@ pub const LOOKUP_CACHE_SIZE: usize = 129;
 pub type LookupEntry = Option<(Rc<PyStr>, Option<Value>)>;
 
 impl PyType {
+    /// `__name__`: for a class, the name it was last given; the `tp_name` of messages.
+    #[inline]
+    pub fn name(&self) -> Rc<str> {
+        self.name.borrow().clone()
+    }
+
+    /// `__qualname__`: for a class, the dotted path of its definition (or what was last
+    /// assigned); what reprs show.
+    #[inline]
+    pub fn qualname(&self) -> Rc<str> {
+        self.qualname.borrow().clone()
+    }
+
     pub fn mro(&self) -> Vec<Rc<PyType>> {
         self.mro.borrow().clone()
     }
