@@ -350,11 +350,11 @@ impl Vm {
                             }
                         }
                     }
-                    // A native type's own hash (a weak reference's is its referent's).
+                    // A native class's own hash (a weak reference's is its referent's, a
+                    // loader's its name's and path's).
                     Some(f @ Value::Object(_))
-                        if matches!(o.kind, ObjectKind::Other(_))
-                            && lookup(&self.types.object, &self.names.hash.clone())
-                                .is_none_or(|inherited| !inherited.is(&f)) =>
+                        if lookup(&self.types.object, &self.names.hash.clone())
+                            .is_none_or(|inherited| !inherited.is(&f)) =>
                     {
                         let r = self.call(&f, std::slice::from_ref(v), &[])?;
                         self.expect_index(&r)?

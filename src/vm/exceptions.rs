@@ -37,14 +37,7 @@ impl Vm {
     /// A new exception whose `__cause__` (and `__context__`) is `cause`, as CPython's
     /// `_PyErr_FormatFromCause` makes one.
     pub fn new_exc_from(&self, ty: &Rc<PyType>, msg: impl Into<Box<str>>, cause: Exc) -> Exc {
-        let error = self.new_exc(ty, msg);
-        if let Some(data) = error.exc_data() {
-            let mut data = data.borrow_mut();
-            data.cause = Value::Object(cause.clone());
-            data.context = Value::Object(cause);
-            data.suppress_context = true;
-        }
-        error
+        caused_by(self.new_exc(ty, msg), cause)
     }
 
     pub fn type_error(&self, msg: impl Into<Box<str>>) -> Exc {
@@ -230,6 +223,18 @@ impl Vm {
         let v = self.str_of(&Value::Object(exc.clone()))?;
         Ok(v.as_str().to_owned())
     }
+}
+
+/// `error` with `cause` as its `__cause__` (and `__context__`), as `raise error from
+/// cause` leaves it.
+pub fn caused_by(error: Exc, cause: Exc) -> Exc {
+    if let Some(data) = error.exc_data() {
+        let mut data = data.borrow_mut();
+        data.cause = Value::Object(cause.clone());
+        data.context = Value::Object(cause);
+        data.suppress_context = true;
+    }
+    error
 }
 
 fn exc_of(vm: &Vm, v: &Value) -> PyResult<Exc> {
