@@ -6,6 +6,7 @@
 //! [`module`].
 
 pub mod asyncgens;
+pub mod classes;
 pub mod event_loop;
 pub mod exception_handler;
 pub mod format_helpers;
@@ -282,6 +283,7 @@ pub fn module(vm: &mut Vm) -> Value {
             "AbstractEventLoop",
             Value::Type(t.abstract_event_loop.clone()),
         ),
+        ("BaseEventLoop", Value::Type(t.base_event_loop.clone())),
         ("EventLoop", Value::Type(t.event_loop.clone())),
         ("SelectorEventLoop", Value::Type(t.event_loop.clone())),
         ("Handle", Value::Type(t.handle.clone())),
