@@ -1416,6 +1416,9 @@ fn exception_class(vm: &mut Vm, name: &str, base: &Rc<PyType>, doc: &str) -> Rc<
 fn new_runtime(vm: &mut Vm) -> Runtime {
     let object = vm.types.object.clone();
     let future = class_in(vm, "Future", vec![object.clone()], "_asyncio");
+    // A Future's attributes, a Task's and their subclasses' instances', go in a dict made
+    // when the first is set, which no `__dict__` shows (CPython 3.13's managed dict).
+    future.managed_dict.set(true);
     let future_iter = class_in(vm, "FutureIter", vec![object.clone()], "_asyncio");
     let task = class_in(vm, "Task", vec![future.clone()], "_asyncio");
     let LoopClasses {

@@ -453,8 +453,9 @@ fn future_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             ObjectKind::Other(Box::new(fut)),
         )));
     }
-    // A subclass written in apy (`_GatheringFuture`): instances get a `__dict__`.
-    Ok(Value::object(Object::with_dict(
+    // A subclass (`_GatheringFuture`): its attributes go in the managed dict, as a
+    // Future's do.
+    Ok(Value::object(Object::new(
         cls,
         ObjectKind::Other(Box::new(FutureObj::new(event_loop, None))),
     )))

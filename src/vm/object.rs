@@ -96,6 +96,10 @@ pub struct PyType {
     /// The classes made with this one among their bases, oldest first, while they live
     /// (`type.__subclasses__`; [`PyType::note_in_bases`]).
     pub subclasses: RefCell<Vec<std::rc::Weak<PyType>>>,
+    /// A native class whose instances, and its subclasses', keep attributes in a dict made
+    /// when the first is set, which no `__dict__` attribute shows
+    /// ([`PyType::has_managed_dict`]).
+    pub managed_dict: Cell<bool>,
 }
 
 impl PyType {
@@ -166,6 +170,14 @@ impl PyType {
 
     pub fn mro(&self) -> Vec<Rc<PyType>> {
         self.mro.borrow().clone()
+    }
+
+    /// Instances keep their attributes in a dict made when the first is set, which no
+    /// `__dict__` attribute shows, as CPython 3.13's `_asyncio.Future` and `Task` (a
+    /// managed dict and no `__dict__` descriptor): the class or a base is so marked
+    /// ([`PyType::managed_dict`]).
+    pub fn has_managed_dict(&self) -> bool {
+        self.mro.borrow().iter().any(|t| t.managed_dict.get())
     }
 
     /// `issubclass(self, other)`.
@@ -871,6 +883,27 @@ impl Object {
     fn materialised_attrs(&self) -> Option<&RefCell<DictTable>> {
         self.dict_object()?;
         self.dict.get().map(|dict| &dict.table)
+    }
+
+    /// Where an attribute being set or deleted goes: [`Object::attrs`], or for an object
+    /// with a managed dict ([`PyType::has_managed_dict`]) that has none yet, a new one. (So
+    /// a Future costs nothing for its dict until an attribute is set on it.)
+    pub fn attrs_to_write(&self) -> Option<&RefCell<DictTable>> {
+        self.attrs().or_else(|| self.new_managed_dict())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn new_managed_dict(&self) -> Option<&RefCell<DictTable>> {
+        if !self.class.has_managed_dict() {
+            return None;
+        }
+        let dict = self.dict.get_or_init(|| {
+            Rc::new(PyDict {
+                table: RefCell::new(DictTable::new()),
+            })
+        });
+        Some(&dict.table)
     }
 
     /// The `__dict__` object, made now for a plain instance that had none: its attributes

@@ -685,10 +685,11 @@ fn module_arguments(vm: &Vm, args: &[Value], kw: &KwArgs) -> PyResult<(Rc<PyStr>
 }
 
 /// `obj.__dict__`: an instance's namespace (made now for one whose attributes had none),
-/// a function's attributes. `object`'s descriptor, and a class's own (`slots`).
+/// a function's attributes; none for an object whose dict is managed, unseen
+/// ([`PyType::has_managed_dict`]). `object`'s descriptor, and a class's own (`slots`).
 pub fn instance_dict(vm: &mut Vm, v: &Value) -> PyResult<Value> {
     match v {
-        Value::Object(o) if o.attrs().is_some() => {
+        Value::Object(o) if o.attrs().is_some() && !o.class.has_managed_dict() => {
             Ok(o.dict_object().map_or(Value::None, Value::Dict))
         }
         Value::Function(f) => Ok(Value::dict(f.dict.borrow().clone())),

@@ -41,6 +41,7 @@ pub fn make_type(name: &str, bases: Vec<Rc<PyType>>, layout: Layout, builtin: bo
         no_dict: false,
         abstract_: Cell::new(false),
         subclasses: RefCell::new(Vec::new()),
+        managed_dict: Cell::new(false),
     });
     PyType::note_in_bases(&ty);
     let mut mro = vec![ty.clone()];
@@ -1244,7 +1245,7 @@ impl Vm {
         let dict = match obj {
             Value::Object(o) => match &o.kind {
                 ObjectKind::Module { dict, .. } => Some(&dict.table),
-                _ => o.attrs(),
+                _ => o.attrs_to_write(),
             },
             Value::Function(f) => Some(&f.dict),
             _ => None,
@@ -1409,6 +1410,7 @@ impl Vm {
             no_dict,
             abstract_: Cell::new(false),
             subclasses: RefCell::new(Vec::new()),
+            managed_dict: Cell::new(false),
         });
         PyType::note_in_bases(&ty);
         let mut mro = vec![ty.clone()];
