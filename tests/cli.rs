@@ -381,6 +381,19 @@ fn dash_c_and_stdin_import_from_the_current_directory() {
 }
 
 #[test]
+fn dash_c_and_stdin_are_loaded_by_the_builtin_importer() {
+    // python3.13 -c 'print(__loader__, __spec__, list(globals())[:5])'
+    let source = "print(__loader__, __spec__, list(globals())[:5])";
+    let expected = "<class '_frozen_importlib.BuiltinImporter'> None \
+                    ['__name__', '__doc__', '__package__', '__loader__', '__spec__']\n";
+    let output = apy(&["-c", source], b"");
+    assert_eq!(stdout(&output), expected, "{}", stderr(&output));
+    // echo 'print(__loader__.find_spec("sys").origin)' | python3.13 -
+    let output = apy(&["-"], b"print(__loader__.find_spec('sys').origin)\n");
+    assert_eq!(stdout(&output), "built-in\n", "{}", stderr(&output));
+}
+
+#[test]
 fn a_standard_module_apy_lacks_is_named_as_outside_the_subset() {
     // CPython's words first ("No module named 'tkinter'"), then where apy stops.
     let output = apy(&["-c", "import tkinter"], b"");

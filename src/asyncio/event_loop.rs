@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use crate::common::clock::Instant;
 
+use super::classes::{LoopClasses, class_in, loop_classes};
 use super::exception_handler;
 use super::format_helpers::format_callback;
 use super::future::{self, Callback};
@@ -26,9 +27,9 @@ use crate::common::clock::{self, Clock};
 use crate::vm::args::{check_kwargs, kwarg};
 use crate::vm::dict::StrKeys;
 use crate::vm::generator::FINALIZERS_PENDING;
-use crate::vm::object::{KwArgs, Layout, Object, ObjectKind, PyType};
+use crate::vm::object::{KwArgs, Object, ObjectKind, PyType};
 use crate::vm::thread_list::Wait;
-use crate::vm::types::{lookup, make_type};
+use crate::vm::types::lookup;
 use crate::vm::value::{DictTable, Value};
 use crate::vm::{Abort, AsyncGenHooks, Exc, PyResult, Vm};
 
@@ -1306,6 +1307,7 @@ pub struct AsyncTypes {
     pub future_iter: Rc<PyType>,
     pub task: Rc<PyType>,
     pub event_loop: Rc<PyType>,
+    pub base_event_loop: Rc<PyType>,
     pub abstract_event_loop: Rc<PyType>,
     pub handle: Rc<PyType>,
     pub timer_handle: Rc<PyType>,
@@ -1400,12 +1402,6 @@ pub fn current_runtime() -> Option<Rc<Runtime>> {
     RUNTIME.try_with(|r| r.borrow().clone()).ok().flatten()
 }
 
-fn class_in(vm: &mut Vm, name: &str, bases: Vec<Rc<PyType>>, module: &str) -> Rc<PyType> {
-    let ty = make_type(name, bases, Layout::Builtin, false);
-    vm.set_type_attr(&ty, "__module__", Value::str(module));
-    ty
-}
-
 /// An exception class of `asyncio.exceptions`, with CPython's docstring.
 fn exception_class(vm: &mut Vm, name: &str, base: &Rc<PyType>, doc: &str) -> Rc<PyType> {
     let mut ns = DictTable::new();
@@ -1420,20 +1416,16 @@ fn exception_class(vm: &mut Vm, name: &str, base: &Rc<PyType>, doc: &str) -> Rc<
 fn new_runtime(vm: &mut Vm) -> Runtime {
     let object = vm.types.object.clone();
     let future = class_in(vm, "Future", vec![object.clone()], "_asyncio");
+    // A Future's attributes, a Task's and their subclasses' instances', go in a dict made
+    // when the first is set, which no `__dict__` shows (CPython 3.13's managed dict).
+    future.managed_dict.set(true);
     let future_iter = class_in(vm, "FutureIter", vec![object.clone()], "_asyncio");
     let task = class_in(vm, "Task", vec![future.clone()], "_asyncio");
-    let abstract_event_loop = class_in(
-        vm,
-        "AbstractEventLoop",
-        vec![object.clone()],
-        "asyncio.events",
-    );
-    let event_loop = class_in(
-        vm,
-        "_UnixSelectorEventLoop",
-        vec![abstract_event_loop.clone()],
-        "asyncio.unix_events",
-    );
+    let LoopClasses {
+        event_loop,
+        base_event_loop,
+        abstract_event_loop,
+    } = loop_classes(vm);
     let handle = class_in(vm, "Handle", vec![object.clone()], "asyncio.events");
     let timer_handle = class_in(vm, "TimerHandle", vec![handle.clone()], "asyncio.events");
     let base_exception = vm.types.base_exception.clone();
@@ -1462,6 +1454,7 @@ fn new_runtime(vm: &mut Vm) -> Runtime {
             future_iter,
             task,
             event_loop,
+            base_event_loop,
             abstract_event_loop,
             handle,
             timer_handle,

@@ -453,8 +453,9 @@ fn future_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             ObjectKind::Other(Box::new(fut)),
         )));
     }
-    // A subclass written in apy (`_GatheringFuture`): instances get a `__dict__`.
-    Ok(Value::object(Object::with_dict(
+    // A subclass (`_GatheringFuture`): its attributes go in the managed dict, as a
+    // Future's do.
+    Ok(Value::object(Object::new(
         cls,
         ObjectKind::Other(Box::new(FutureObj::new(event_loop, None))),
     )))
@@ -878,7 +879,7 @@ fn short_repr(s: String) -> String {
 fn fut_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let fut = this(vm, &args[0])?;
     let info = repr_info(vm, fut)?;
-    let name = vm.type_of(&args[0]).name.clone();
+    let name = vm.type_of(&args[0]).name();
     Ok(Value::str(format!("<{name} {}>", info.join(" "))))
 }
 

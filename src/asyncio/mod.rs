@@ -6,6 +6,7 @@
 //! [`module`].
 
 pub mod asyncgens;
+pub mod classes;
 pub mod event_loop;
 pub mod exception_handler;
 pub mod format_helpers;
@@ -241,7 +242,7 @@ fn loop_new(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         _ => base.clone(),
     };
     if !class.is_subtype(&base) {
-        let (name, base) = (&class.name, &base.name);
+        let (name, base) = (class.name(), base.name());
         return Err(vm.type_error(format!(
             "{base}.__new__({name}): {name} is not a subtype of {base}"
         )));
@@ -282,6 +283,7 @@ pub fn module(vm: &mut Vm) -> Value {
             "AbstractEventLoop",
             Value::Type(t.abstract_event_loop.clone()),
         ),
+        ("BaseEventLoop", Value::Type(t.base_event_loop.clone())),
         ("EventLoop", Value::Type(t.event_loop.clone())),
         ("SelectorEventLoop", Value::Type(t.event_loop.clone())),
         ("Handle", Value::Type(t.handle.clone())),

@@ -163,15 +163,15 @@ pub fn print(vm: &mut Vm, report: Report) {
 fn plain_exception(e: &Exc) -> String {
     format!(
         "{}({})",
-        e.class.name,
+        e.class.name(),
         first_arg(e).map_or(String::new(), |a| format!("{a:?}"))
     )
 }
 
 fn plain_exception_line(e: &Exc) -> String {
     match first_arg(e) {
-        Some(a) => format!("{}: {a}", e.class.name),
-        None => e.class.name.to_string(),
+        Some(a) => format!("{}: {a}", e.class.name()),
+        None => e.class.name().to_string(),
     }
 }
 

@@ -133,10 +133,8 @@ fn new_task_of(
     let mut future = FutureObj::new(event_loop.clone(), Some(data));
     future.set_created_by(created_by);
     let kind = ObjectKind::Other(Box::new(future));
-    let task = Value::object(match subclass {
-        Some(class) if !Rc::ptr_eq(&class, &runtime.types.task) => Object::with_dict(class, kind),
-        _ => Object::new(runtime.types.task.clone(), kind),
-    });
+    let class = subclass.unwrap_or_else(|| runtime.types.task.clone());
+    let task = Value::object(Object::new(class, kind));
     if let Value::Object(o) = &task {
         let mut tasks = runtime.tasks.borrow_mut();
         if tasks.len() >= 64 && tasks.len().is_power_of_two() {
@@ -620,7 +618,7 @@ fn format_coroutine(coro: &Value, running_line: Option<u32>) -> String {
     let Some(g) = as_generator(coro) else {
         // `_format_coroutine` of a coroutine-like object such as `agen.aclose()`.
         return match coro {
-            Value::Object(o) => format!("<{} without __name__>()", o.class.name),
+            Value::Object(o) => format!("<{} without __name__>()", o.class.name()),
             _ => String::new(),
         };
     };

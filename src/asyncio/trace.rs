@@ -277,12 +277,13 @@ fn cold_task_step(vm: &mut Vm, task: &Value, exc: Option<&Exc>) {
     let text = match exc {
         None => format!("{} step: send None into {coro}", future_name(task)),
         Some(e) => {
-            let note =
-                if e.class.name.as_ref() == "CancelledError" && super::task::cancelling(task) > 0 {
-                    " (cancellation delivered)"
-                } else {
-                    ""
-                };
+            let note = if e.class.name().as_ref() == "CancelledError"
+                && super::task::cancelling(task) > 0
+            {
+                " (cancellation delivered)"
+            } else {
+                ""
+            };
             format!(
                 "{} step: throw {} into {coro}{note}",
                 future_name(task),
@@ -322,7 +323,7 @@ fn cold_task_outcome(vm: &mut Vm, task: &Value, outcome: &FrameResult) {
         }
         FrameResult::Yielded(v) => format!("{name} {who} yielded {}", describe(v)),
         FrameResult::Returned(v) => format!("{name} {who} returned {}", describe(v)),
-        FrameResult::Err(e) if e.class.name.as_ref() == "CancelledError" => {
+        FrameResult::Err(e) if e.class.name().as_ref() == "CancelledError" => {
             format!("{name} {who} raised {}: cancelled", describe_exc(e))
         }
         FrameResult::Err(e) => format!("{name} {who} raised {}", describe_exc(e)),
@@ -483,7 +484,7 @@ pub fn future_name(v: &Value) -> String {
         return name;
     }
     match v {
-        Value::Object(o) => format!("{}#{}", o.class.name, object_number(v)),
+        Value::Object(o) => format!("{}#{}", o.class.name(), object_number(v)),
         _ => describe(v),
     }
 }

@@ -404,7 +404,7 @@ fn extend(vm: &mut Vm, this: &Value, other: &Value) -> PyResult<()> {
 fn array_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let this = &args[0];
     let a = array_of(vm, this)?;
-    let name = vm.type_of(this).name.clone();
+    let name = vm.type_of(this).name();
     let code = a.code.as_char();
     if a.len() == 0 {
         return Ok(Value::str(format!("{name}('{code}')")));

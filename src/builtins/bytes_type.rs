@@ -245,15 +245,15 @@ fn split_new_args<'a>(
     match args.split_first() {
         Some((Value::Type(cls), rest)) if cls.is_subtype(owner) => Ok((cls.clone(), rest)),
         Some((Value::Type(cls), _)) => {
-            let (o, c) = (&owner.name, &cls.name);
+            let (o, c) = (owner.name(), cls.name());
             Err(vm.type_error(format!("{o}.__new__({c}): {c} is not a subtype of {o}")))
         }
         Some((other, _)) => Err(vm.type_error(format!(
             "{}.__new__(X): X is not a type object ({})",
-            owner.name,
+            owner.name(),
             vm.type_name(other)
         ))),
-        None => Err(vm.type_error(format!("{}.__new__(): not enough arguments", owner.name))),
+        None => Err(vm.type_error(format!("{}.__new__(): not enough arguments", owner.name()))),
     }
 }
 

@@ -108,7 +108,7 @@ fn prepare(
     };
     if !is_mapping {
         let meta_name = match meta {
-            Value::Type(m) => m.name.to_string(),
+            Value::Type(m) => m.name().to_string(),
             _ => "<metaclass>".to_string(),
         };
         return Err(vm.type_error(format!(

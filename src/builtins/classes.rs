@@ -598,7 +598,7 @@ pub fn init(vm: &mut Vm) {
             return Ok(Value::None);
         }
         let name = match args.first() {
-            Some(Value::Type(cls)) => cls.name.to_string(),
+            Some(Value::Type(cls)) => cls.name().to_string(),
             _ => "object".to_string(),
         };
         Err(vm.type_error(format!(

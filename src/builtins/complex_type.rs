@@ -242,7 +242,7 @@ fn from_dunder_complex(vm: &mut Vm, v: &Value) -> PyResult<Option<Complex>> {
             "__complex__ returned non-complex (type {}).  The ability to return an instance \
              of a strict subclass of complex is deprecated, and may be removed in a future \
              version of Python.",
-            o.class.name
+            o.class.name()
         ));
         return Ok(Some(z));
     }

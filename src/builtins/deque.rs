@@ -307,7 +307,7 @@ fn deque_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let this = &args[0];
     let d = deque_of(vm, this)?;
     let (items, maxlen) = (d.snapshot(), d.maxlen.get());
-    let name = vm.type_of(this).name.clone();
+    let name = vm.type_of(this).name();
     let name = name.rsplit('.').next().unwrap_or(&name).to_string();
     let Some(inner) = vm.guarded_repr(this, |vm| vm.repr(&Value::list(items)))? else {
         return Ok(Value::str("[...]"));

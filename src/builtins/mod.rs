@@ -186,7 +186,7 @@ pub fn install(vm: &mut Vm) {
     let view = memoryview::memoryview_type(vm);
     set_builtin(vm, "memoryview", Value::Type(view));
     for ty in vm.types.exception_types() {
-        let name = ty.name.to_string();
+        let name = ty.name().to_string();
         set_builtin(vm, &name, Value::Type(ty));
     }
     // The warning categories the VM itself never raises: classes of builtins only.

@@ -234,7 +234,8 @@ fn sys_excepthook(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 /// `_imp`, the import system's hook for `importlib` (`src/stdlib/importlib_util.apy`):
 /// `locate(name, path=None)`, where `import` would find the module `name` without running
-/// it (`Vm::locate_module`): None, or (kind, origin, the package's folder or None).
+/// it (`Vm::locate_module`): None, or (kind, origin, the package's folder or None); and the
+/// loader classes modules' `__loader__`s are of (`vm::loaders`), for `importlib.machinery`.
 fn imp_module(vm: &mut Vm) -> Value {
     let locate = vm.native("locate", |vm, args, kw| {
         check_kwargs(vm, "locate", kw, &[])?;
@@ -252,7 +253,16 @@ fn imp_module(vm: &mut Vm) -> Value {
             ]),
         })
     });
-    vm.new_module("_imp", vec![("locate", locate)])
+    let builtin_importer = Value::Type(vm.builtin_importer());
+    let source_file_loader = Value::Type(vm.source_file_loader_type());
+    vm.new_module(
+        "_imp",
+        vec![
+            ("locate", locate),
+            ("BuiltinImporter", builtin_importer),
+            ("SourceFileLoader", source_file_loader),
+        ],
+    )
 }
 
 /// The struct sequences of `sys` (`version_info`, `float_info`, `int_info`, `hash_info`,

@@ -53,7 +53,7 @@ fn is_namespace(vm: &Vm, v: &Value) -> bool {
 /// keywords, become attributes; every name must be a str.
 fn init(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let (this, rest) = args.split_first().ok_or_else(|| vm.type_error("no self"))?;
-    let name = vm.type_of(this).name.to_string();
+    let name = vm.type_of(this).name().to_string();
     check_arity(vm, &name, rest, 0, 1)?;
     if let Some(initial) = rest.first() {
         let dict_type = Value::Type(vm.types.dict.clone());
@@ -94,7 +94,7 @@ fn repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let name = if is_namespace_type(vm, ty) {
         "namespace".to_string()
     } else {
-        ty.name.to_string()
+        ty.name().to_string()
     };
     let inner = vm.guarded_repr(this, |vm| {
         let mut parts = Vec::new();

@@ -206,7 +206,7 @@ fn reduce_ex_old(vm: &mut Vm, obj: &Value) -> PyResult<Value> {
     let base_state = if Rc::ptr_eq(&base, &vm.types.object) {
         Value::None
     } else if Rc::ptr_eq(&base, &class) {
-        return Err(vm.type_error(format!("cannot pickle '{}' object", class.name)));
+        return Err(vm.type_error(format!("cannot pickle '{}' object", class.name())));
     } else {
         vm.call(&Value::Type(base.clone()), std::slice::from_ref(obj), &[])?
     };

@@ -162,7 +162,7 @@ fn own_size(vm: &Vm, v: &Value) -> usize {
             ObjectKind::Generator(g) => 144 + 8 * g.code.head.frame_size(),
             ObjectKind::Other(any) if let Some(bytes) = any.downcast_ref::<PyBytes>() => {
                 let len = bytes.data().len();
-                match &*ty.name {
+                match &*ty.name() {
                     // The buffer of a bytearray that has one ends in a NUL.
                     "bytearray" => 56 + if len == 0 { 0 } else { len + 1 },
                     _ => 33 + len,
@@ -266,7 +266,7 @@ fn exception_size(ty: &PyType) -> usize {
     let Some(builtin) = mro.iter().find(|c| c.builtin) else {
         return 72;
     };
-    let is = |name: &str| builtin.mro.borrow().iter().any(|c| &*c.name == name);
+    let is = |name: &str| builtin.mro.borrow().iter().any(|c| &*c.name() == name);
     if is("SyntaxError") {
         136
     } else if is("OSError") || is("UnicodeError") {
@@ -287,7 +287,7 @@ fn exception_size(ty: &PyType) -> usize {
 fn native_of(ty: &Rc<PyType>) -> Option<(Rc<PyType>, (usize, usize))> {
     let mro = ty.mro.borrow();
     mro.iter()
-        .find_map(|c| native_size_of(&c.name).map(|size| (c.clone(), size)))
+        .find_map(|c| native_size_of(&c.name()).map(|size| (c.clone(), size)))
 }
 
 /// CPython's struct size of a native object written in C, by its type's name, and the

@@ -176,7 +176,7 @@ fn run(
     let Some(receiver) = args.first() else {
         return Err(vm.type_error(format!(
             "descriptor '{name}' of '{}' object needs an argument",
-            owner.name
+            owner.name()
         )));
     };
     let this = plain(receiver);
@@ -188,7 +188,7 @@ fn run(
     if !vm.type_of(receiver).is_subtype(&owner) || !stands_for_owner {
         return Err(vm.type_error(format!(
             "descriptor '{name}' requires a '{}' object but received a '{}'",
-            owner.name,
+            owner.name(),
             vm.type_name(receiver)
         )));
     }

@@ -354,7 +354,7 @@ impl Recorder {
                 future,
             });
         }
-        let delivered = exc.is_some_and(|e| e.class.name.as_ref() == "CancelledError")
+        let delivered = exc.is_some_and(|e| e.class.name().as_ref() == "CancelledError")
             && task::cancelling(task) > 0;
         if delivered {
             self.timeline.entries[id].cancel_delivered = true;
@@ -393,7 +393,7 @@ impl Recorder {
             }
             FrameResult::Yielded(v) => Outcome::Raised(format!("yielded {}", describe(v))),
             FrameResult::Returned(v) => Outcome::Returned(describe(v)),
-            FrameResult::Err(e) if e.class.name.as_ref() == "CancelledError" => {
+            FrameResult::Err(e) if e.class.name().as_ref() == "CancelledError" => {
                 Outcome::Cancelled(describe_exc(e))
             }
             FrameResult::Err(e) => Outcome::Raised(describe_exc(e)),
@@ -454,7 +454,7 @@ fn wait_kind(chain: &[task::Link], future: &Value) -> (WaitKind, String) {
         return (WaitKind::Task, future_name(future));
     }
     if let Value::Object(o) = future
-        && o.class.name.as_ref() == "_GatheringFuture"
+        && o.class.name().as_ref() == "_GatheringFuture"
     {
         return (WaitKind::Task, "gather".into());
     }

@@ -283,13 +283,13 @@ pub fn split_cls_of<'a>(
     args: &'a [Value],
 ) -> PyResult<(Rc<PyType>, &'a [Value])> {
     let (cls, rest) = split_cls(vm, args)?;
-    let (o, c) = (&owner.name, &cls.name);
+    let (o, c) = (owner.name(), cls.name());
     if !cls.is_subtype(owner) {
         return Err(vm.type_error(format!("{o}.__new__({c}): {c} is not a subtype of {o}")));
     }
     let nearest = cls.mro.borrow().iter().find(|t| t.builtin).cloned();
     if let Some(nearest) = nearest.filter(|t| !Rc::ptr_eq(t, owner)) {
-        let n = &nearest.name;
+        let n = nearest.name();
         return Err(vm.type_error(format!("{o}.__new__({c}) is not safe, use {n}.__new__()")));
     }
     Ok((cls, rest))

@@ -359,7 +359,7 @@ impl Vm {
         let obj = if self.is_native(&new, object_new) {
             if cls.builtin && !Rc::ptr_eq(cls, &self.types.object) {
                 // A built-in type with no constructor (`tp_new` NULL): an iterator, a frame.
-                let name = &cls.name;
+                let name = cls.name();
                 return Err(self.type_error(format!("cannot create '{name}' instances")));
             }
             if cls.abstract_.get() {
@@ -398,7 +398,7 @@ impl Vm {
         let init = lookup(&obj_type, &self.names.init).unwrap_or(Value::None);
         if self.is_native(&init, object_init) {
             if (!args.is_empty() || !kw.is_empty()) && self.is_native(&new, object_new) {
-                return Err(self.type_error(format!("{}() takes no arguments", cls.name)));
+                return Err(self.type_error(format!("{}() takes no arguments", cls.name())));
             }
             return Ok(obj);
         }
@@ -447,7 +447,7 @@ impl Vm {
         };
         self.type_error(format!(
             "Can't instantiate abstract class {} without an implementation for abstract {method} '{}'",
-            cls.name,
+            cls.name(),
             names.join("', '")
         ))
     }
@@ -528,13 +528,14 @@ pub fn object_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     if cls.layout == Layout::Builtin {
         return Err(vm.type_error(format!(
             "object.__new__({}) is not safe, use {}.__new__()",
-            cls.name, cls.name
+            cls.name(),
+            cls.name()
         )));
     }
     if args.len() > 1 || !kw.is_empty() {
         let init = lookup(cls, &vm.names.init).unwrap_or(Value::None);
         if vm.is_native(&init, object_init) {
-            return Err(vm.type_error(format!("{}() takes no arguments", cls.name)));
+            return Err(vm.type_error(format!("{}() takes no arguments", cls.name())));
         }
     }
     if cls.abstract_.get() {
@@ -555,7 +556,7 @@ pub fn object_init(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> 
             ));
         }
         if vm.is_native(&new, object_new) {
-            return Err(vm.type_error(format!("{}() takes no arguments", ty.name)));
+            return Err(vm.type_error(format!("{}() takes no arguments", ty.name())));
         }
     }
     Ok(Value::None)

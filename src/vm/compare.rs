@@ -350,11 +350,11 @@ impl Vm {
                             }
                         }
                     }
-                    // A native type's own hash (a weak reference's is its referent's).
+                    // A native class's own hash (a weak reference's is its referent's, a
+                    // loader's its name's and path's).
                     Some(f @ Value::Object(_))
-                        if matches!(o.kind, ObjectKind::Other(_))
-                            && lookup(&self.types.object, &self.names.hash.clone())
-                                .is_none_or(|inherited| !inherited.is(&f)) =>
+                        if lookup(&self.types.object, &self.names.hash.clone())
+                            .is_none_or(|inherited| !inherited.is(&f)) =>
                     {
                         let r = self.call(&f, std::slice::from_ref(v), &[])?;
                         self.expect_index(&r)?
@@ -364,7 +364,7 @@ impl Vm {
             }
             Value::Object(o) => match &o.kind {
                 ObjectKind::DictView { .. } => {
-                    return Err(self.type_error(format!("unhashable type: '{}'", o.class.name)));
+                    return Err(self.type_error(format!("unhashable type: '{}'", o.class.name())));
                 }
                 ObjectKind::Complex(z) => z.hash((v.address() >> 4) as i64),
                 ObjectKind::Slice { start, stop, step } => {
@@ -474,7 +474,7 @@ impl Vm {
                     Err(_) => {
                         return Err(self.type_error(format!(
                             "argument of type '{}' is not iterable",
-                            o.class.name
+                            o.class.name()
                         )));
                     }
                 };

@@ -421,7 +421,7 @@ impl Vm {
                     };
                     return self.call(&f, &[container.clone(), key.clone()], &[]);
                 }
-                Err(self.type_error(format!("type '{}' is not subscriptable", t.name)))
+                Err(self.type_error(format!("type '{}' is not subscriptable", t.name())))
             }
             _ => Err(self.type_error(format!(
                 "'{}' object is not subscriptable",

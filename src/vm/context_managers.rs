@@ -40,7 +40,7 @@ impl Vm {
             };
             return Err(self.type_error(format!(
                 "'{}' object does not support the {what} protocol{extra}",
-                ty.name
+                ty.name()
             )));
         };
         let exit = self.bind_value(exit, mgr);

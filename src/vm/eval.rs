@@ -1412,14 +1412,14 @@ impl Vm {
     pub fn callable_name(&mut self, f: &Value) -> String {
         match f {
             Value::Function(func) => func.qualname.borrow().to_string(),
-            Value::Type(t) => t.name.to_string(),
+            Value::Type(t) => t.name().to_string(),
             Value::Object(o) => match &o.kind {
                 ObjectKind::Native(n) => n.name.to_string(),
                 ObjectKind::BoundMethod { func, .. } => {
                     let func = func.clone();
                     self.callable_name(&func)
                 }
-                _ => format!("{} object", o.class.name),
+                _ => format!("{} object", o.class.name()),
             },
             other => format!("{} object", self.type_name(other)),
         }
@@ -1453,7 +1453,7 @@ impl Vm {
             _ => None,
         };
         let qualname = match f {
-            Value::Type(t) if !t.builtin => t.qualname.to_string(),
+            Value::Type(t) if !t.builtin => t.qualname().to_string(),
             _ => self.callable_name(f),
         };
         match module {

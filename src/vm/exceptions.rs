@@ -37,14 +37,7 @@ impl Vm {
     /// A new exception whose `__cause__` (and `__context__`) is `cause`, as CPython's
     /// `_PyErr_FormatFromCause` makes one.
     pub fn new_exc_from(&self, ty: &Rc<PyType>, msg: impl Into<Box<str>>, cause: Exc) -> Exc {
-        let error = self.new_exc(ty, msg);
-        if let Some(data) = error.exc_data() {
-            let mut data = data.borrow_mut();
-            data.cause = Value::Object(cause.clone());
-            data.context = Value::Object(cause);
-            data.suppress_context = true;
-        }
-        error
+        caused_by(self.new_exc(ty, msg), cause)
     }
 
     pub fn type_error(&self, msg: impl Into<Box<str>>) -> Exc {
@@ -232,6 +225,18 @@ impl Vm {
     }
 }
 
+/// `error` with `cause` as its `__cause__` (and `__context__`), as `raise error from
+/// cause` leaves it.
+pub fn caused_by(error: Exc, cause: Exc) -> Exc {
+    if let Some(data) = error.exc_data() {
+        let mut data = data.borrow_mut();
+        data.cause = Value::Object(cause.clone());
+        data.context = Value::Object(cause);
+        data.suppress_context = true;
+    }
+    error
+}
+
 fn exc_of(vm: &Vm, v: &Value) -> PyResult<Exc> {
     match v {
         Value::Object(o) if o.exc_data().is_some() => Ok(o.clone()),
@@ -247,7 +252,7 @@ fn no_kwargs(vm: &Vm, cls: &Value, kw: &KwArgs) -> PyResult<()> {
         return Ok(());
     }
     let name = match cls {
-        Value::Type(t) => t.name.to_string(),
+        Value::Type(t) => t.name().to_string(),
         other => vm.type_name(other).to_string(),
     };
     Err(vm.type_error(format!("{name}() takes no keyword arguments")))
@@ -438,7 +443,7 @@ fn key_error_str(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 fn exc_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let exc = exc_of(vm, args.first().unwrap_or(&Value::None))?;
     let items = vm.exc_args(&exc);
-    let name = exc.class.name.clone();
+    let name = exc.class.name();
     let inner = match items.as_slice() {
         [one] => vm.repr(one)?,
         _ => {

@@ -52,7 +52,7 @@ pub fn init(vm: &mut Vm) {
         // (Not `split_cls_of`: this type is not flagged built-in, to print as `types.…`.)
         let (cls, rest) = split_cls(vm, args)?;
         if !cls.is_subtype(&vm.types.generic_alias) {
-            let c = &cls.name;
+            let c = cls.name();
             let message = format!(
                 "types.GenericAlias.__new__({c}): {c} is not a subtype of types.GenericAlias"
             );
@@ -425,7 +425,7 @@ pub fn joins_union(v: &Value) -> bool {
 /// An instance of `typing.TypeAliasType` (written in apy, so known by its class).
 fn is_type_alias(v: &Value) -> bool {
     let Value::Object(o) = v else { return false };
-    &*o.class.name == "TypeAliasType"
+    &*o.class.name() == "TypeAliasType"
         && matches!(
             o.class.dict.borrow().get_str(&PyStr::new("__module__")),
             Some(Value::Str(m)) if m.as_str() == "typing"
@@ -540,8 +540,8 @@ fn item_repr(vm: &mut Vm, v: &Value, in_union: bool) -> PyResult<String> {
         Value::Ellipsis => Ok("...".to_string()),
         Value::Type(t) if in_union && Rc::ptr_eq(t, &vm.types.none) => Ok("None".to_string()),
         Value::Type(t) => Ok(match vm.type_module(t) {
-            Some(m) if &*m != "builtins" => format!("{m}.{}", t.qualname),
-            _ => t.qualname.to_string(),
+            Some(m) if &*m != "builtins" => format!("{m}.{}", t.qualname()),
+            _ => t.qualname().to_string(),
         }),
         Value::List(l) => {
             let members = l.items.borrow().clone();

@@ -374,6 +374,11 @@ impl Vm {
             g.set_str(self.names.name.clone(), Value::str(name));
             g.set_str(self.names.doc.clone(), Value::None);
             g.set_str(self.intern("__package__"), Value::str(package.as_str()));
+            // A library module is compiled into apy: only a file has a loader to name it.
+            if origin == ModuleOrigin::File {
+                let loader = self.source_file_loader(name, filename);
+                g.set_str(self.intern("__loader__"), loader);
+            }
             g.set_str(self.intern("__file__"), Value::str(filename));
             if let Some(dir) = package_dir {
                 let dir = Value::str(dir.to_string_lossy().as_ref());

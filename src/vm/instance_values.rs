@@ -115,7 +115,7 @@ impl Object {
 
     /// Sets the attribute in the object's `__dict__`, made now if it has none yet.
     fn set_in_dict(&self, name: &Rc<PyStr>, value: Value) -> Result<(), Value> {
-        let Some(table) = self.attrs() else {
+        let Some(table) = self.attrs_to_write() else {
             return Err(value);
         };
         let old = {

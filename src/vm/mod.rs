@@ -42,6 +42,7 @@ pub mod instance_values;
 pub mod interrupt;
 pub mod intrinsics;
 pub mod iter;
+pub mod loaders;
 pub mod long_work;
 pub mod mapping_proxy;
 pub mod native_docs;
@@ -349,10 +350,19 @@ pub struct Vm {
     /// Other types whose methods wait for their first use, with what installs them
     /// (`memoryview`): [`Vm::ready_methods`] runs it.
     pub lazy_methods: Vec<(Rc<object::PyType>, InstallMethods)>,
+    /// The classes of modules' `__loader__`s, made on first use (`vm::loaders`).
+    pub loaders: LoaderClasses,
     /// The program's threads and whose turn it is (`vm::threads`).
     pub threads: thread_list::Threads<ThreadOwn, Value>,
     /// Each signal's Python handler (`vm::signals`).
     pub signals: SignalTable,
+}
+
+/// The classes of modules' `__loader__`s (`vm::loaders`), each made on its first use.
+#[derive(Default)]
+pub struct LoaderClasses {
+    source_file: Option<Rc<object::PyType>>,
+    builtin_importer: Option<Rc<object::PyType>>,
 }
 
 /// A thread's native stack: a coroutine resumed with the `Vm` (`vm::threads`).

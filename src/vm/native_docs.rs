@@ -94,10 +94,10 @@ pub fn module_doc(module: &str) -> Option<&'static str> {
 
 /// `__doc__` of a built-in type, as CPython's (without the signature it starts with).
 pub fn type_doc(class: &PyType) -> Option<&'static str> {
-    record(short_name(&class.name))?.1
+    record(short_name(&class.name()))?.1
 }
 
 /// `__text_signature__` of a built-in type (`enumerate`: `(iterable, start=0)`).
 pub fn type_text_signature(class: &PyType) -> Option<&'static str> {
-    record(short_name(&class.name))?.0
+    record(short_name(&class.name()))?.0
 }

@@ -54,8 +54,10 @@ pub enum Layout {
 
 /// A `type`: built-in and user classes share this representation.
 pub struct PyType {
-    pub name: Rc<str>,
-    pub qualname: Rc<str>,
+    /// `__name__` and `__qualname__` ([`PyType::name`], [`PyType::qualname`]): a class's
+    /// may be assigned (`C.__name__ = "D"`), a built-in type's never is.
+    pub(super) name: RefCell<Rc<str>>,
+    pub(super) qualname: RefCell<Rc<str>>,
     pub bases: Vec<Rc<PyType>>,
     /// The metaclass, when it is not `type` itself (`class C(metaclass=Meta)`): what
     /// `type(C)` answers, and where attribute lookup on the class falls back to.
@@ -94,6 +96,10 @@ pub struct PyType {
     /// The classes made with this one among their bases, oldest first, while they live
     /// (`type.__subclasses__`; [`PyType::note_in_bases`]).
     pub subclasses: RefCell<Vec<std::rc::Weak<PyType>>>,
+    /// A native class whose instances, and its subclasses', keep attributes in a dict made
+    /// when the first is set, which no `__dict__` attribute shows
+    /// ([`PyType::has_managed_dict`]).
+    pub managed_dict: Cell<bool>,
 }
 
 impl PyType {
@@ -149,8 +155,29 @@ pub const LOOKUP_CACHE_SIZE: usize = 129;
 pub type LookupEntry = Option<(Rc<PyStr>, Option<Value>)>;
 
 impl PyType {
+    /// `__name__`: for a class, the name it was last given; the `tp_name` of messages.
+    #[inline]
+    pub fn name(&self) -> Rc<str> {
+        self.name.borrow().clone()
+    }
+
+    /// `__qualname__`: for a class, the dotted path of its definition (or what was last
+    /// assigned); what reprs show.
+    #[inline]
+    pub fn qualname(&self) -> Rc<str> {
+        self.qualname.borrow().clone()
+    }
+
     pub fn mro(&self) -> Vec<Rc<PyType>> {
         self.mro.borrow().clone()
+    }
+
+    /// Instances keep their attributes in a dict made when the first is set, which no
+    /// `__dict__` attribute shows, as CPython 3.13's `_asyncio.Future` and `Task` (a
+    /// managed dict and no `__dict__` descriptor): the class or a base is so marked
+    /// ([`PyType::managed_dict`]).
+    pub fn has_managed_dict(&self) -> bool {
+        self.mro.borrow().iter().any(|t| t.managed_dict.get())
     }
 
     /// `issubclass(self, other)`.
@@ -856,6 +883,27 @@ impl Object {
     fn materialised_attrs(&self) -> Option<&RefCell<DictTable>> {
         self.dict_object()?;
         self.dict.get().map(|dict| &dict.table)
+    }
+
+    /// Where an attribute being set or deleted goes: [`Object::attrs`], or for an object
+    /// with a managed dict ([`PyType::has_managed_dict`]) that has none yet, a new one. (So
+    /// a Future costs nothing for its dict until an attribute is set on it.)
+    pub fn attrs_to_write(&self) -> Option<&RefCell<DictTable>> {
+        self.attrs().or_else(|| self.new_managed_dict())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn new_managed_dict(&self) -> Option<&RefCell<DictTable>> {
+        if !self.class.has_managed_dict() {
+            return None;
+        }
+        let dict = self.dict.get_or_init(|| {
+            Rc::new(PyDict {
+                table: RefCell::new(DictTable::new()),
+            })
+        });
+        Some(&dict.table)
     }
 
     /// The `__dict__` object, made now for a plain instance that had none: its attributes

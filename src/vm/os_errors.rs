@@ -100,7 +100,7 @@ fn os_error_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         class = sub;
     }
     if cls.builtin && !kw.is_empty() {
-        return Err(vm.type_error(format!("{}() takes no keyword arguments", cls.name)));
+        return Err(vm.type_error(format!("{}() takes no keyword arguments", cls.name())));
     }
     let parsed = if use_init(vm, &class) { &[] } else { rest };
     let exc = vm.new_exc_args(&class, parsed.to_vec());

@@ -147,7 +147,7 @@ impl Vm {
                 Some(other) => {
                     return Err(self.type_error(format!(
                         "{}.__match_args__ must be a tuple (got {})",
-                        ty.name,
+                        ty.name(),
                         self.type_name(&other)
                     )));
                 }
@@ -158,7 +158,7 @@ impl Vm {
                 let plural = if allowed == 1 { "" } else { "s" };
                 return Err(self.type_error(format!(
                     "{}() accepts {allowed} positional sub-pattern{plural} ({count} given)",
-                    ty.name
+                    ty.name()
                 )));
             }
             if match_self {
@@ -202,7 +202,7 @@ impl Vm {
         if seen.iter().any(|s| s.as_str() == name.as_str()) {
             return Err(self.type_error(format!(
                 "{}() got multiple sub-patterns for attribute '{}'",
-                ty.name,
+                ty.name(),
                 name.as_str()
             )));
         }

@@ -302,9 +302,9 @@ impl Vm {
                 let module = self.type_module(&o.class);
                 match module {
                     Some(m) if &*m != "builtins" => {
-                        format!("<{m}.{} object at {addr:#x}>", o.class.qualname)
+                        format!("<{m}.{} object at {addr:#x}>", o.class.qualname())
                     }
-                    _ => format!("<{} object at {addr:#x}>", o.class.qualname),
+                    _ => format!("<{} object at {addr:#x}>", o.class.qualname()),
                 }
             }
         })

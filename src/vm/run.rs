@@ -84,6 +84,7 @@ impl Vm {
             frame_chain: Vec::new(),
             bytes_methods: None,
             lazy_methods: Vec::new(),
+            loaders: Default::default(),
             threads: Default::default(),
             signals: Default::default(),
             compile: |name, _, _| {
@@ -128,10 +129,15 @@ impl Vm {
 
     /// A fresh `__main__` namespace with the names CPython's starts with: `__name__`,
     /// `__doc__`, `__package__` and `__spec__` (None for a script, `-c` and the prompt),
-    /// `__annotations__` (empty) and `__builtins__` (the `builtins` module). Not
-    /// `__loader__`: apy's import system has no loader objects until `importlib.machinery`
-    /// is imported.
+    /// `__loader__` (`BuiltinImporter` here, for `-c`, standard input and the prompt),
+    /// `__annotations__` (empty) and `__builtins__` (the `builtins` module).
     pub fn main_namespace(&mut self) -> Rc<PyDict> {
+        let loader = Value::Type(self.builtin_importer());
+        self.main_namespace_loaded_by(loader)
+    }
+
+    /// [`Vm::main_namespace`] with `loader` as its `__loader__`.
+    fn main_namespace_loaded_by(&mut self, loader: Value) -> Rc<PyDict> {
         let globals = Rc::new(PyDict {
             table: Default::default(),
         });
@@ -140,6 +146,7 @@ impl Vm {
         g.set_str(self.names.name.clone(), Value::Str(self.names.main.clone()));
         g.set_str(self.names.doc.clone(), Value::None);
         g.set_str(self.intern("__package__"), Value::None);
+        g.set_str(self.intern("__loader__"), loader);
         g.set_str(self.intern("__spec__"), Value::None);
         g.set_str(
             self.intern("__annotations__"),
@@ -182,9 +189,15 @@ impl Vm {
         self.sources.insert(code.filename.clone(), source.into());
         self.main_file = Some(code.filename.clone());
         let code = self.load_code(code);
-        let globals = self.main_namespace();
-        // A script's own path; `-c`, standard input and the prompt have none.
+        // A script's own path and loader; `-c`, standard input and the prompt have none.
         let from_file = !code.head.filename.starts_with('<');
+        let globals = match from_file {
+            true => {
+                let loader = self.source_file_loader("__main__", &code.head.filename);
+                self.main_namespace_loaded_by(loader)
+            }
+            false => self.main_namespace(),
+        };
         if from_file {
             let file = Value::str(code.head.filename.as_ref());
             let key = self.intern("__file__");

@@ -99,7 +99,7 @@ fn install_members(
         }
         let member = Member {
             name: name.clone(),
-            owner: class.name.clone(),
+            owner: class.name(),
         };
         let descriptor = Object::new(
             vm.types.member_descriptor.clone(),
@@ -140,7 +140,8 @@ fn install_layout(vm: &mut Vm, class: &Rc<PyType>, slots: Option<&[Rc<PyStr>]>) 
     let is = |base: &Rc<PyType>, types: &[&Rc<PyType>]| types.iter().any(|t| Rc::ptr_eq(base, t));
     // By name first: a class's qualified name is only made for one named like those.
     let c_type = |base: &PyType, names: &[&str]| {
-        names.iter().any(|n| n.ends_with(&*base.name)) && names.contains(&vm.tp_name(base).as_ref())
+        names.iter().any(|n| n.ends_with(&*base.name()))
+            && names.contains(&vm.tp_name(base).as_ref())
     };
     let t = &vm.types;
     let has_dict = bases.iter().any(|b| {

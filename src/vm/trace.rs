@@ -180,7 +180,7 @@ pub fn describe_callable(func: &Value) -> String {
 fn callable_name(func: &Value) -> String {
     match func {
         Value::Function(f) => f.qualname.borrow().to_string(),
-        Value::Type(t) => t.name.to_string(),
+        Value::Type(t) => t.name().to_string(),
         Value::Object(o) => match &o.kind {
             ObjectKind::BoundMethod { func, this } => {
                 let owner = object_name(this).unwrap_or_else(|| this_type_name(this));
@@ -198,8 +198,8 @@ fn callable_name(func: &Value) -> String {
 
 fn this_type_name(v: &Value) -> String {
     match v {
-        Value::Object(o) => o.class.name.to_string(),
-        Value::Type(t) => t.name.to_string(),
+        Value::Object(o) => o.class.name().to_string(),
+        Value::Type(t) => t.name().to_string(),
         _ => describe(v),
     }
 }
@@ -210,7 +210,7 @@ pub fn describe_exc(e: &Exc) -> String {
         Some(Value::Tuple(t)) => t.items.iter().map(describe).collect::<Vec<_>>(),
         _ => vec![],
     };
-    format!("{}({})", e.class.name, args.join(", "))
+    format!("{}({})", e.class.name(), args.join(", "))
 }
 
 /// A value as `repr` shows it for built-in types, without running any Python code.
@@ -261,7 +261,7 @@ fn describe_full(v: &Value) -> String {
         Value::List(l) => items(&l.items.borrow(), "[", "]"),
         Value::Dict(_) => "<dict>".into(),
         Value::Set(_) => "<set>".into(),
-        Value::Type(t) => format!("<class '{}'>", t.name),
+        Value::Type(t) => format!("<class '{}'>", t.name()),
         Value::Function(f) => format!("<function {}>", f.qualname.borrow()),
         Value::Object(o) => match &o.kind {
             ObjectKind::Exception(_) => describe_exc(o),
@@ -273,7 +273,7 @@ fn describe_full(v: &Value) -> String {
                 };
                 format!("<{noun} {}()>", g.qualname)
             }
-            _ => object_name(v).unwrap_or_else(|| format!("<{} object>", o.class.name)),
+            _ => object_name(v).unwrap_or_else(|| format!("<{} object>", o.class.name())),
         },
     }
 }

@@ -286,8 +286,10 @@ impl Vm {
     fn exception_type_name(&mut self, exc: &Exc) -> String {
         let class = exc.class.clone();
         match self.type_module(&class) {
-            Some(m) if &*m != "__main__" && &*m != "builtins" => format!("{m}.{}", class.qualname),
-            _ => class.qualname.to_string(),
+            Some(m) if &*m != "__main__" && &*m != "builtins" => {
+                format!("{m}.{}", class.qualname())
+            }
+            _ => class.qualname().to_string(),
         }
     }
 

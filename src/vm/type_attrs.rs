@@ -23,18 +23,24 @@ pub fn init_type_methods(vm: &mut Vm) {
         "__name__",
         |vm, v| {
             let ty = as_type(vm, v)?;
-            Ok(Value::str(shown_name(&ty, &ty.name)))
+            Ok(Value::str(shown_name(&ty, &ty.name())))
         },
-        None,
+        Some(|vm, v, new| {
+            let ty = as_type(vm, v)?;
+            set_type_name(vm, &ty, TypeName::Name, Some(new))
+        }),
     );
     vm.add_getset(
         &type_,
         "__qualname__",
         |vm, v| {
             let ty = as_type(vm, v)?;
-            Ok(Value::str(shown_name(&ty, &ty.qualname)))
+            Ok(Value::str(shown_name(&ty, &ty.qualname())))
         },
-        None,
+        Some(|vm, v, new| {
+            let ty = as_type(vm, v)?;
+            set_type_name(vm, &ty, TypeName::Qualname, Some(new))
+        }),
     );
     vm.add_getset(
         &type_,
@@ -48,7 +54,7 @@ pub fn init_type_methods(vm: &mut Vm) {
             // module, one its module placed (`_io.StringIO`) in that one, any other in
             // `builtins`: an interned str, the same each time (and the one `sys.modules`
             // is keyed by), as CPython's `type_module` gives.
-            let module = match (t.name.rsplit_once('.'), own) {
+            let module = match (t.name().rsplit_once('.'), own) {
                 (Some((module, _)), _) if t.builtin => module.to_string(),
                 (_, Some(module)) if !t.builtin => return Ok(module),
                 (_, Some(Value::Str(module))) => return Ok(Value::Str(module)),
@@ -543,6 +549,74 @@ fn shown_name<'a>(ty: &PyType, name: &'a str) -> &'a str {
     }
 }
 
+/// Which of a type's names an assignment is to.
+#[derive(Clone, Copy)]
+pub(super) enum TypeName {
+    Name,
+    Qualname,
+}
+
+impl TypeName {
+    /// The name an attribute assignment on a type is to, if `attr` is one of them.
+    pub(super) fn of(attr: &str) -> Option<TypeName> {
+        match attr {
+            "__name__" => Some(TypeName::Name),
+            "__qualname__" => Some(TypeName::Qualname),
+            _ => None,
+        }
+    }
+}
+
+/// `C.__name__ = value` / `C.__qualname__ = value` (`del` when `value` is None), checked as
+/// `type_set_name` and `type_set_qualname` (`Objects/typeobject.c`) check them: a built-in
+/// type's names are fixed, a class's cannot be deleted and are strs (a str subclass's
+/// instance is kept as its text).
+pub(super) fn set_type_name(
+    vm: &mut Vm,
+    ty: &PyType,
+    which: TypeName,
+    value: Option<Value>,
+) -> PyResult<()> {
+    let attr = match which {
+        TypeName::Name => "__name__",
+        TypeName::Qualname => "__qualname__",
+    };
+    let tp_name = vm.tp_name(ty);
+    if ty.builtin {
+        return Err(vm.type_error(format!(
+            "cannot set '{attr}' attribute of immutable type '{tp_name}'"
+        )));
+    }
+    let Some(value) = value else {
+        return Err(vm.type_error(format!(
+            "cannot delete '{attr}' attribute of immutable type '{tp_name}'"
+        )));
+    };
+    let text: Rc<str> = match &value {
+        Value::Str(s) => s.as_str().into(),
+        Value::Object(o) if let Some(Value::Str(s)) = o.builtin_base() => s.as_str().into(),
+        other => {
+            return Err(vm.type_error(format!(
+                "can only assign string to {tp_name}.{attr}, not '{}'",
+                vm.object_type_name(other)
+            )));
+        }
+    };
+    match which {
+        TypeName::Name if text.contains('\0') => {
+            Err(vm.value_error("type name must not contain null characters"))
+        }
+        TypeName::Name => {
+            *ty.name.borrow_mut() = text;
+            Ok(())
+        }
+        TypeName::Qualname => {
+            *ty.qualname.borrow_mut() = text;
+            Ok(())
+        }
+    }
+}
+
 /// `types.ModuleType(name, doc=None)` (or a subclass): an empty module, its namespace
 /// holding `__name__`, `__doc__`, `__package__`, `__loader__` and `__spec__`.
 fn module_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
@@ -611,10 +685,11 @@ fn module_arguments(vm: &Vm, args: &[Value], kw: &KwArgs) -> PyResult<(Rc<PyStr>
 }
 
 /// `obj.__dict__`: an instance's namespace (made now for one whose attributes had none),
-/// a function's attributes. `object`'s descriptor, and a class's own (`slots`).
+/// a function's attributes; none for an object whose dict is managed, unseen
+/// ([`PyType::has_managed_dict`]). `object`'s descriptor, and a class's own (`slots`).
 pub fn instance_dict(vm: &mut Vm, v: &Value) -> PyResult<Value> {
     match v {
-        Value::Object(o) if o.attrs().is_some() => {
+        Value::Object(o) if o.attrs().is_some() && !o.class.has_managed_dict() => {
             Ok(o.dict_object().map_or(Value::None, Value::Dict))
         }
         Value::Function(f) => Ok(Value::dict(f.dict.borrow().clone())),
@@ -713,12 +788,12 @@ fn type_method_self(
         }
     };
     if !kw.is_empty() {
-        return Err(vm.type_error(format!("{}.{name}() takes no keyword arguments", t.name)));
+        return Err(vm.type_error(format!("{}.{name}() takes no keyword arguments", t.name())));
     }
     if args.len() > 1 {
         return Err(vm.type_error(format!(
             "{}.{name}() takes no arguments ({} given)",
-            t.name,
+            t.name(),
             args.len() - 1
         )));
     }

@@ -24,8 +24,8 @@ pub fn make_type(name: &str, bases: Vec<Rc<PyType>>, layout: Layout, builtin: bo
         mro_tail = linear;
     }
     let ty = Rc::new(PyType {
-        name: name.into(),
-        qualname: name.into(),
+        name: RefCell::new(name.into()),
+        qualname: RefCell::new(name.into()),
         bases,
         meta: None,
         mro: RefCell::new(Vec::new()),
@@ -41,6 +41,7 @@ pub fn make_type(name: &str, bases: Vec<Rc<PyType>>, layout: Layout, builtin: bo
         no_dict: false,
         abstract_: Cell::new(false),
         subclasses: RefCell::new(Vec::new()),
+        managed_dict: Cell::new(false),
     });
     PyType::note_in_bases(&ty);
     let mut mro = vec![ty.clone()];
@@ -79,7 +80,7 @@ pub fn c3_merge(bases: &[Rc<PyType>], work: &mut u64) -> Result<Vec<Rc<PyType>>,
             for s in &seqs {
                 if !seen.contains(&Rc::as_ptr(&s[0])) {
                     seen.push(Rc::as_ptr(&s[0]));
-                    names.push(s[0].name.clone());
+                    names.push(s[0].name());
                 }
             }
             return Err(names);
@@ -608,7 +609,7 @@ impl Vm {
     }
 
     pub fn type_name(&self, v: &Value) -> Rc<str> {
-        self.type_of(v).name.clone()
+        self.type_of(v).name()
     }
 
     /// What an argument-checking message ("f() argument 'x' must be str, not …") calls
@@ -637,7 +638,7 @@ impl Vm {
     /// A class or static method's native (no `self` to bind): named with its type, as
     /// `dict.fromkeys` is.
     fn native_of_type(&self, ty: &PyType, name: &'static str, func: NativeFn) -> Value {
-        self.native_function(name, func, false, Some(ty.name.clone()))
+        self.native_function(name, func, false, Some(ty.name()))
     }
 
     fn native_function(
@@ -661,7 +662,7 @@ impl Vm {
 
     /// Adds a method written in Rust to a type (`PyMethodDef`).
     pub fn add_method(&mut self, ty: &Rc<PyType>, name: &'static str, func: NativeFn) {
-        let method = self.native_method(ty.name.clone(), name, func);
+        let method = self.native_method(ty.name(), name, func);
         let key = self.intern(name);
         ty.dict.borrow_mut().set_str(key, method);
         invalidate_lookup_caches();
@@ -704,7 +705,7 @@ impl Vm {
                 name,
                 get,
                 set,
-                owner: ty.name.clone(),
+                owner: ty.name(),
             },
         ));
         let key = self.intern(name);
@@ -1193,11 +1194,14 @@ impl Vm {
             return self.set_through_descriptor(descr, obj, name, value);
         }
         if let Value::Type(t) = obj {
+            if let Some(which) = super::type_attrs::TypeName::of(name.as_str()) {
+                return super::type_attrs::set_type_name(self, t, which, value);
+            }
             if t.builtin {
                 return Err(self.type_error(format!(
                     "cannot set '{}' attribute of immutable type '{}'",
                     name.as_str(),
-                    t.name
+                    t.name()
                 )));
             }
             invalidate_lookup_caches();
@@ -1241,7 +1245,7 @@ impl Vm {
         let dict = match obj {
             Value::Object(o) => match &o.kind {
                 ObjectKind::Module { dict, .. } => Some(&dict.table),
-                _ => o.attrs(),
+                _ => o.attrs_to_write(),
             },
             Value::Function(f) => Some(&f.dict),
             _ => None,
@@ -1354,10 +1358,10 @@ impl Vm {
         };
         for (i, b) in bases.iter().enumerate() {
             if bases[..i].iter().any(|o| Rc::ptr_eq(o, b)) {
-                return Err(self.type_error(format!("duplicate base class {}", b.name)));
+                return Err(self.type_error(format!("duplicate base class {}", b.name())));
             }
             if self.types.is_final(b) {
-                let name = &b.name;
+                let name = b.name();
                 return Err(
                     self.type_error(format!("type '{name}' is not an acceptable base type"))
                 );
@@ -1389,8 +1393,8 @@ impl Vm {
         let has_del = ns.get_str(&self.names.del).is_some() || tail.iter().any(|b| b.has_del.get());
         let no_dict = super::slots::no_dict(self, &ns, &bases)?;
         let ty = Rc::new(PyType {
-            name: name.into(),
-            qualname,
+            name: RefCell::new(name.into()),
+            qualname: RefCell::new(qualname),
             bases,
             meta,
             mro: RefCell::new(Vec::new()),
@@ -1406,6 +1410,7 @@ impl Vm {
             no_dict,
             abstract_: Cell::new(false),
             subclasses: RefCell::new(Vec::new()),
+            managed_dict: Cell::new(false),
         });
         PyType::note_in_bases(&ty);
         let mut mro = vec![ty.clone()];
@@ -1442,12 +1447,12 @@ impl Vm {
     /// (`collections.deque`, `_asyncio.Future`), anything else (`int`, a class) by its name.
     pub fn tp_name(&self, ty: &PyType) -> Rc<str> {
         if let Some(module) = self.type_module(ty) {
-            let qualified = format!("{module}.{}", ty.name);
+            let qualified = format!("{module}.{}", ty.name());
             if super::cpython_names::is_c_type_outside_builtins(&qualified) {
                 return qualified.into();
             }
         }
-        ty.name.clone()
+        ty.name()
     }
 
     /// The `tp_name` of `v`'s type ([`Vm::tp_name`]).
@@ -1458,8 +1463,8 @@ impl Vm {
     /// `<class '__main__.C'>` / `<class 'int'>`.
     pub fn type_repr(&self, ty: &PyType) -> String {
         match self.type_module(ty) {
-            Some(m) if &*m != "builtins" => format!("<class '{m}.{}'>", ty.qualname),
-            _ => format!("<class '{}'>", ty.qualname),
+            Some(m) if &*m != "builtins" => format!("<class '{m}.{}'>", ty.qualname()),
+            _ => format!("<class '{}'>", ty.qualname()),
         }
     }
 }

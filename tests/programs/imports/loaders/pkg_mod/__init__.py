@@ -1,0 +1,1 @@
+LOADED = __loader__.name
