@@ -133,6 +133,18 @@ fn bind_method(
     Ok((this.clone(), signature.bind(vm, rest, kw)?))
 }
 
+/// `self` and the `fullname` of `SourceFileLoader.method(fullname)`.
+fn bind_fullname(
+    vm: &mut Vm,
+    method: &'static str,
+    args: &[Value],
+    kw: &KwArgs,
+) -> PyResult<(Value, Value)> {
+    let signature = Signature::keywords("SourceFileLoader", method, &["fullname"], 1, 0);
+    let (this, bound) = bind_method(vm, &signature, args, kw)?;
+    Ok((this, bound[0].clone().unwrap_or(Value::None)))
+}
+
 /// `self.name`, `self.path`.
 fn attr(vm: &mut Vm, this: &Value, name: &str) -> PyResult<Value> {
     let name = vm.intern(name);
@@ -211,10 +223,7 @@ fn get_data(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 /// `SourceLoader.get_source(fullname)`: the module's source as text, its newlines made
 /// `\n` (`decode_source`); ImportError when the file cannot be read.
 fn get_source(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    const SIGNATURE: Signature =
-        Signature::keywords("SourceFileLoader", "get_source", &["fullname"], 1, 0);
-    let (this, bound) = bind_method(vm, &SIGNATURE, args, kw)?;
-    let fullname = bound[0].clone().unwrap_or(Value::None);
+    let (this, fullname) = bind_fullname(vm, "get_source", args, kw)?;
     let path = vm.call_method(&this, "get_filename", std::slice::from_ref(&fullname))?;
     let data = match vm.call_method(&this, "get_data", &[path]) {
         Ok(data) => data,
@@ -235,10 +244,7 @@ fn get_source(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 /// `_LoaderBasics.is_package(fullname)`: the module's file is a package's `__init__`.
 fn is_package(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    const SIGNATURE: Signature =
-        Signature::keywords("SourceFileLoader", "is_package", &["fullname"], 1, 0);
-    let (this, bound) = bind_method(vm, &SIGNATURE, args, kw)?;
-    let fullname = bound[0].clone().unwrap_or(Value::None);
+    let (this, fullname) = bind_fullname(vm, "is_package", args, kw)?;
     let filename = vm.call_method(&this, "get_filename", std::slice::from_ref(&fullname))?;
     let filename = vm.str_of(&filename)?;
     let file = filename.as_str().rsplit('/').next().unwrap_or_default();
