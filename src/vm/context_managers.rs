@@ -43,7 +43,7 @@ impl Vm {
                 ty.name()
             )));
         };
-        let exit = self.bind_value(exit, mgr);
+        let exit = self.bind_special(exit, mgr);
         // `enter` is called at once: a method gets `mgr` as its first argument instead of
         // being bound first (what a bound method's call would do, without making one).
         let result = if types::is_plain_method(&enter) {
@@ -59,7 +59,7 @@ impl Vm {
     }
 
     /// Binds a function found on a type to `obj` (for implicit dunder calls).
-    fn bind_value(&self, f: Value, obj: &Value) -> Value {
+    pub(super) fn bind_special(&self, f: Value, obj: &Value) -> Value {
         if types::is_plain_method(&f) {
             self.bound_method(f, obj.clone())
         } else {

@@ -1134,6 +1134,13 @@ impl Vm {
                         }
                     }
                     Instr::BeforeAsyncWith => {
+                        // Fast path (`fast_calls`): `__aenter__`'s coroutine runs here.
+                        if let Some((exit, call)) = self.awaited_aenter(frame, body)
+                            && self.can_fuse(&call)
+                        {
+                            self.enter_async_with_fused(callees, base, exit, call);
+                            continue 'frames;
+                        }
                         let mgr = pop!(frame);
                         let (exit, awaitable) = self.enter_context(&mgr, true)?;
                         frame.stack.push(exit);

@@ -9,10 +9,11 @@
 //! |--------------------------------------------|--------------------------------------------------------------------------|-----------------------------------------------------------------------------|
 //! | `Call`: [`inline_call`]                    | `call_from_stack` → `call_function_with_locals` (`call.rs`)              | a plain function (not a generator) given exactly its positionals            |
 //! | … [`Vm::inline_init`]                      | `call` → `call_type` (`call.rs`): `__new__`, then `__init__`             | `object.__new__` makes it, a Python `__init__` takes exactly the args       |
-//! | … [`awaited_call`]                         | `new_generator` (`call.rs`), `get_awaitable`, `send_to` (`generator.rs`) | `await f(…)`/`yield from g(…)`, exactly positional, send loop next; fusable |
+//! | … [`awaited_call`]                         | `new_generator` (`call.rs`), `get_awaitable`, `send_to` (`generator.rs`) | `await f(…)`/`yield from g(…)` (f a function or a bound method of one), exactly positional, send loop next; fusable |
 //! | … [`inline_send`]                          | `gen_send`/`next` → `resume` (`generator.rs`)                            | `g.send(v)` of a generator or coroutine; `next(g)` of a generator           |
 //! | `GetAwaitable`: [`is_unstarted_coroutine`] | `get_awaitable` (`generator.rs`)                                         | a coroutine not started yet: it is its own awaitable                        |
 //! | … [`Vm::awaited_await_method`]             | `get_awaitable` → `__await__()` (`generator.rs`), then `send_to`         | `__await__` is a generator function of `self`, send loop next; fusable      |
+//! | `BeforeAsyncWith`: [`Vm::awaited_aenter`]  | `enter_context` (`context_managers.rs`) → `__aenter__()`, then `send_to` | `__aenter__` is a coroutine function of `self`, send loop next; fusable     |
 //! | `Send`, `ForIter`: [`inline_generator`]    | `send_to` (`generator.rs`); `next` (`iter.rs`) → `resume`                | a generator (for `Send` also a coroutine)                                   |
 //! | … on down: [`Vm::enter_generator`]         | a `Jump` and a `Send` at each level of an `await` chain                  | the generator sends on to a lendable one ([`sends_on`])                     |
 //! | `YieldValue`: [`Vm::leave_yielding`]       | a `YieldValue` at each level on the way back up                          | the caller is a lent generator frame about to yield the value on            |
@@ -144,8 +145,12 @@ impl Vm {
 /// A call whose result is awaited (or delegated to) at once, run fused
 /// ([`Vm::start_first_step`]).
 pub(super) struct AwaitedCall {
-    /// The function to run when it is not the callable on the stack (an `__await__`).
+    /// The function to run when it is not the callable on the stack (an `__await__`, a
+    /// bound method's function).
     stand_in: Option<Rc<Function>>,
+    /// Whether the callable is a bound method, to be replaced on the stack by its `self`
+    /// (dropping the NULL above it, if there is one) as the first argument.
+    unbind: bool,
     /// Whether the function was renamed (its generator is then made at once).
     renamed: bool,
     kind: GenKind,
@@ -160,18 +165,75 @@ pub(super) struct AwaitedCall {
 }
 
 /// For `CallAwaited(n)` with the callable at `stack[base]`: the call, when it is
-/// `await f(…)` of a coroutine function or `yield from g(…)` of a generator function,
-/// called with exactly its positional parameters. The quickened instruction says the call
-/// is followed by `GetAwaitable` (or `GetYieldFromIter`), `LoadConst(None)` and the `Send`
-/// of the send loop; those three would do nothing but send None into the new generator, so
-/// they are skipped.
+/// `await f(…)` of a coroutine function or `yield from g(…)` of a generator function (or
+/// of a bound method of one, such as the `__aexit__` an `async with` calls), called with
+/// exactly its positional parameters. The quickened instruction says the call is followed
+/// by `GetAwaitable` (or `GetYieldFromIter`), `LoadConst(None)` and the `Send` of the send
+/// loop; those three would do nothing but send None into the new generator, so they are
+/// skipped.
 #[inline]
 pub(super) fn awaited_call(frame: &Frame, body: &Body, base: usize) -> Option<AwaitedCall> {
     let Value::Function(f) = frame.stack.get(base)? else {
+        return awaited_bound_call(frame, body, base);
+    };
+    let has_self = !frame.stack.get(base + 1)?.is_null();
+    let args_start = if has_self { base + 1 } else { base + 2 };
+    let nargs = frame.stack.len() - args_start;
+    let (kind, send_at, target) = awaits_generator_of(f, nargs, body, frame.ip as usize)?;
+    Some(AwaitedCall {
+        stand_in: None,
+        unbind: false,
+        renamed: f.renamed.get(),
+        kind,
+        callable_at: base,
+        args_start,
+        send_at,
+        target,
+        skipped: 3,
+    })
+}
+
+/// [`awaited_call`] of a bound method of a Python function: the method's `self` takes the
+/// callable's place on the stack when the call is made ([`AwaitedCall::unbind`]).
+#[inline(never)]
+fn awaited_bound_call(frame: &Frame, body: &Body, base: usize) -> Option<AwaitedCall> {
+    let Value::Object(method) = frame.stack.get(base)? else {
         return None;
     };
+    let ObjectKind::BoundMethod {
+        func: Value::Function(f),
+        ..
+    } = &method.kind
+    else {
+        return None;
+    };
+    let has_self = !frame.stack.get(base + 1)?.is_null();
+    let args = frame.stack.len() - base - 2 + has_self as usize;
+    let (kind, send_at, target) = awaits_generator_of(f, 1 + args, body, frame.ip as usize)?;
+    Some(AwaitedCall {
+        stand_in: Some(f.clone()),
+        unbind: true,
+        renamed: f.renamed.get(),
+        kind,
+        callable_at: base,
+        args_start: base,
+        send_at,
+        target,
+        skipped: 3,
+    })
+}
+
+/// For [`awaited_call`]: when `f` makes a coroutine awaited at `ip` (`GetAwaitable`) or a
+/// generator delegated to (`GetYieldFromIter`), the send loop following, and binds `nargs`
+/// positionally: its kind, and where the `Send` is and its target.
+#[inline(always)]
+fn awaits_generator_of(
+    f: &Function,
+    nargs: usize,
+    body: &Body,
+    ip: usize,
+) -> Option<(GenKind, usize, u32)> {
     let kind = generator_kind(f)?;
-    let ip = frame.ip as usize;
     let instrs = &body.code.instructions;
     let fetches = matches!(
         (kind, instrs.get(ip)?),
@@ -181,18 +243,7 @@ pub(super) fn awaited_call(frame: &Frame, body: &Body, base: usize) -> Option<Aw
     let &Instr::Send(target) = instrs.get(ip + 2)? else {
         return None;
     };
-    let has_self = !frame.stack.get(base + 1)?.is_null();
-    let args_start = if has_self { base + 1 } else { base + 2 };
-    (fetches && binds_positionally(f, frame.stack.len() - args_start)).then(|| AwaitedCall {
-        stand_in: None,
-        renamed: f.renamed.get(),
-        kind,
-        callable_at: base,
-        args_start,
-        send_at: ip + 2,
-        target,
-        skipped: 3,
-    })
+    (fetches && binds_positionally(f, nargs)).then_some((kind, ip + 2, target))
 }
 
 /// `LoadConst(None)` then `Send` at `ip`: the start of the send loop of an `await` or a
@@ -252,6 +303,7 @@ impl Vm {
         Some(AwaitedCall {
             renamed: func.renamed.get(),
             stand_in: Some(func),
+            unbind: false,
             kind: GenKind::Generator,
             callable_at: at,
             args_start: at,
@@ -259,6 +311,63 @@ impl Vm {
             target,
             skipped: 2,
         })
+    }
+
+    /// For `BeforeAsyncWith` with the manager on top of the stack: `async with mgr` of a
+    /// manager whose `__aenter__` is a coroutine function of `self` alone, when its awaitable
+    /// is awaited at once (`GetAwaitable`, then the send loop). The `__aexit__` found beside
+    /// it, and the call of `__aenter__` made like an [`AwaitedCall`], `mgr` its argument,
+    /// once [`Vm::enter_async_with_fused`] has put the bound `__aexit__` under `mgr`.
+    #[inline]
+    pub(super) fn awaited_aenter(
+        &self,
+        frame: &Frame,
+        body: &Body,
+    ) -> Option<(Value, AwaitedCall)> {
+        let ty = self.type_of(frame.stack.last()?);
+        let Value::Function(enter) = types::lookup(ty, &self.names.aenter)? else {
+            return None;
+        };
+        if generator_kind(&enter) != Some(GenKind::Coroutine) || !binds_positionally(&enter, 1) {
+            return None;
+        }
+        let exit = types::lookup(ty, &self.names.aexit)?;
+        let ip = frame.ip as usize;
+        if !matches!(body.code.instructions.get(ip), Some(Instr::GetAwaitable(_))) {
+            return None;
+        }
+        let (send_at, target) = sends_none_first(body, ip + 1)?;
+        // The manager moves up one place, above the bound `__aexit__`.
+        let at = frame.stack.len();
+        let call = AwaitedCall {
+            renamed: enter.renamed.get(),
+            stand_in: Some(enter),
+            unbind: false,
+            kind: GenKind::Coroutine,
+            callable_at: at,
+            args_start: at,
+            send_at,
+            target,
+            skipped: 3,
+        };
+        Some((exit, call))
+    }
+
+    /// Runs `async with mgr`'s entry fused ([`Vm::awaited_aenter`], [`Vm::can_fuse`]): the
+    /// bound `__aexit__` goes under the manager, and `__aenter__`'s first step starts.
+    pub(super) fn enter_async_with_fused(
+        &mut self,
+        callees: &mut InlineFrames,
+        base: &mut Frame,
+        exit: Value,
+        call: AwaitedCall,
+    ) {
+        let frame = callees.current(base);
+        let mgr = super::stack::pop!(frame);
+        let exit = self.bind_special(exit, &mgr);
+        frame.stack.push(exit);
+        frame.stack.push(mgr);
+        self.start_first_step(callees, base, call);
     }
 
     /// Whether `call` can run fused: its frame is within the recursion limit, and the
@@ -279,6 +388,7 @@ impl Vm {
     ) {
         let AwaitedCall {
             stand_in,
+            unbind,
             renamed,
             kind,
             callable_at,
@@ -289,8 +399,12 @@ impl Vm {
         } = call;
         self.countdown -= skipped;
         self.depth += 1;
+        let caller = callees.current(base);
+        if unbind {
+            unbind_method(&mut caller.stack, callable_at);
+        }
         // The caller goes on after the `Send`, as it would once the generator yields.
-        callees.current(base).ip = send_at as u32 + 1;
+        caller.ip = send_at as u32 + 1;
         let after = AfterGenerator::Send(target);
         callees.push_first_step(self, base, stand_in, (callable_at, args_start), kind, after);
         self.exc_info.push(Value::None);
@@ -302,6 +416,23 @@ impl Vm {
         {
             super::trace::frame_enter(self, g, callees.current(base), &Value::None, None);
         }
+    }
+}
+
+/// For an [`AwaitedCall::unbind`]: the bound method at `stack[at]` gives way to its `self`,
+/// and the NULL above it, if there is one, goes, so that the arguments start at `at`.
+#[inline(never)]
+fn unbind_method(stack: &mut Vec<Value>, at: usize) {
+    let this = match &stack[at] {
+        Value::Object(method) => match &method.kind {
+            ObjectKind::BoundMethod { this, .. } => this.clone(),
+            _ => return,
+        },
+        _ => return,
+    };
+    stack[at] = this;
+    if stack.get(at + 1).is_some_and(Value::is_null) {
+        stack.remove(at + 1);
     }
 }
 
