@@ -16,7 +16,7 @@ use crate::syntax::diagnostics::Diagnostic;
 impl Vm {
     /// A new exception of type `ty` with `args`.
     pub fn new_exc_args(&self, ty: &Rc<PyType>, args: Vec<Value>) -> Exc {
-        Rc::new(Object::with_dict(
+        Rc::new(Object::new(
             ty.clone(),
             ObjectKind::Exception(Box::new(RefCell::new(ExcData {
                 args: Value::tuple(args),
@@ -183,7 +183,7 @@ impl Vm {
             end_offset.clone(),
         ]);
         let exc = self.new_exc_args(&class, vec![msg.clone(), location]);
-        if let Some(attrs) = exc.attrs() {
+        if let Some(attrs) = exc.attrs_to_write() {
             let mut attrs = attrs.borrow_mut();
             for (name, value) in [
                 ("msg", msg),
@@ -379,7 +379,7 @@ fn import_error_init(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value
     if let Some(data) = exc.exc_data() {
         data.borrow_mut().args = Value::tuple(args[1..].to_vec());
     }
-    if let Some(dict) = exc.attrs() {
+    if let Some(dict) = exc.attrs_to_write() {
         let mut dict = dict.borrow_mut();
         for (name, value) in attrs {
             dict.set_str(vm.interner.intern(name), value);
@@ -461,7 +461,7 @@ fn add_note(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         return Err(vm.type_error(format!("note must be a str, not '{}'", vm.type_name(&note))));
     }
     let key = vm.names.notes.clone();
-    let Some(attrs) = exc.attrs() else {
+    let Some(attrs) = exc.attrs_to_write() else {
         return Err(vm.runtime_error("an exception without a __dict__"));
     };
     let notes = attrs.borrow().get_str(&key).cloned();

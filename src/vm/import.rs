@@ -650,7 +650,7 @@ impl Vm {
         path: Value,
     ) -> Exc {
         let exc = self.new_exc(class, message.clone());
-        if let Some(attrs) = exc.attrs() {
+        if let Some(attrs) = exc.attrs_to_write() {
             let mut attrs = attrs.borrow_mut();
             attrs.set_str(self.intern("name"), name);
             attrs.set_str(self.intern("path"), path);

@@ -886,8 +886,10 @@ impl Object {
     }
 
     /// Where an attribute being set or deleted goes: [`Object::attrs`], or for an object
-    /// with a managed dict ([`PyType::has_managed_dict`]) that has none yet, a new one. (So
-    /// a Future costs nothing for its dict until an attribute is set on it.)
+    /// whose dict is made when first needed that has none yet, a new one: an exception's
+    /// (as CPython's `BaseException` makes its `dict`), or a managed dict
+    /// ([`PyType::has_managed_dict`]). (So an exception or a Future costs nothing for its
+    /// dict until an attribute is set on it.)
     pub fn attrs_to_write(&self) -> Option<&RefCell<DictTable>> {
         self.attrs().or_else(|| self.new_managed_dict())
     }
@@ -895,7 +897,7 @@ impl Object {
     #[cold]
     #[inline(never)]
     fn new_managed_dict(&self) -> Option<&RefCell<DictTable>> {
-        if !self.class.has_managed_dict() {
+        if !matches!(self.kind, ObjectKind::Exception(_)) && !self.class.has_managed_dict() {
             return None;
         }
         let dict = self.dict.get_or_init(|| {
@@ -911,6 +913,10 @@ impl Object {
     pub fn dict_object(&self) -> Option<Rc<PyDict>> {
         if let Some(dict) = self.dict.get() {
             return Some(dict.clone());
+        }
+        if let ObjectKind::Exception(_) = &self.kind {
+            self.new_managed_dict()?;
+            return self.dict.get().cloned();
         }
         let ObjectKind::Plain(values) = &self.kind else {
             return None;

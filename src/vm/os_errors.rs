@@ -55,7 +55,7 @@ fn written_set(vm: &mut Vm, this: &Value, value: Value) -> PyResult<()> {
     let written = vm.expect_index(&value)?;
     let key = vm.intern(WRITTEN);
     if let Value::Object(exc) = this
-        && let Some(attrs) = exc.attrs()
+        && let Some(attrs) = exc.attrs_to_write()
     {
         attrs.borrow_mut().set_str(key, Value::Int(written));
     }
@@ -163,7 +163,7 @@ fn parse_args(vm: &mut Vm, this: &Value, args: &[Value]) {
     if let Some(data) = exc.exc_data() {
         data.borrow_mut().args = Value::tuple(kept);
     }
-    if let Some(attrs) = exc.attrs() {
+    if let Some(attrs) = exc.attrs_to_write() {
         let mut attrs = attrs.borrow_mut();
         for (name, value) in ATTRIBUTES.iter().zip(values) {
             attrs.set_str(vm.interner.intern(name), value);

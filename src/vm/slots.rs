@@ -176,7 +176,7 @@ fn storage<'a>(vm: &Vm, obj: &'a Value, member: &Member) -> PyResult<&'a RefCell
             vm.type_name(obj)
         )));
     };
-    match (&o.kind, o.attrs()) {
+    match (&o.kind, o.attrs_to_write()) {
         (ObjectKind::Other(any), _) if any.is::<SlotValues>() => {
             Ok(&any.downcast_ref::<SlotValues>().expect("checked").0)
         }

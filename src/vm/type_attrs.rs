@@ -689,7 +689,10 @@ fn module_arguments(vm: &Vm, args: &[Value], kw: &KwArgs) -> PyResult<(Rc<PyStr>
 /// ([`PyType::has_managed_dict`]). `object`'s descriptor, and a class's own (`slots`).
 pub fn instance_dict(vm: &mut Vm, v: &Value) -> PyResult<Value> {
     match v {
-        Value::Object(o) if o.attrs().is_some() && !o.class.has_managed_dict() => {
+        Value::Object(o)
+            if (o.attrs().is_some() || matches!(o.kind, ObjectKind::Exception(_)))
+                && !o.class.has_managed_dict() =>
+        {
             Ok(o.dict_object().map_or(Value::None, Value::Dict))
         }
         Value::Function(f) => Ok(Value::dict(f.dict.borrow().clone())),
