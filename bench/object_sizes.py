@@ -69,6 +69,8 @@ KINDS = [
     ("generator, not started", "gen()", "sys.getsizeof(gen())"),
     ("generator, suspended", "started(gen())", "sys.getsizeof(started(gen()))"),
     ("coroutine, suspended", "sent(coro())", "sys.getsizeof(sent(coro()))"),
+    ("exception, 1 argument", "ValueError(i)",
+     "sys.getsizeof(x := ValueError(1)) + sys.getsizeof(x.args)"),
 ]
 
 # Made inside a running loop: (label, expression, getsizeof expression)
