@@ -573,11 +573,13 @@ fn defaults_missing(f: &Function, nargs: usize) -> Option<usize> {
     (simple && missing <= f.defaults.len()).then_some(missing)
 }
 
-/// Whether `f` has exactly `nargs` positional parameters and no others, so the arguments
-/// are its first fast locals as they are.
+/// Whether a call of `f` with `nargs` positional arguments binds them as they are to its
+/// first fast locals, the positional parameters after them taking their defaults (which
+/// `Frame::make_cells` fills in): `f` has no keyword-only parameters, `*args` or
+/// `**kwargs`, and no more positional ones than `nargs` and its defaults.
 #[inline]
 pub(super) fn binds_positionally(f: &Function, nargs: usize) -> bool {
-    defaults_missing(f, nargs) == Some(0)
+    defaults_missing(f, nargs).is_some()
 }
 
 /// What calling `f` makes instead of running it: a generator, coroutine or async generator.

@@ -7,9 +7,9 @@
 //!
 //! | instruction: fast path                     | short-cuts (the plain protocol, its file)                                | applies when                                                                |
 //! |--------------------------------------------|--------------------------------------------------------------------------|-----------------------------------------------------------------------------|
-//! | `Call`: [`inline_call`]                    | `call_from_stack` → `call_function_with_locals` (`call.rs`)              | a plain function (not a generator) given exactly its positionals            |
+//! | `Call`: [`inline_call`]                    | `call_from_stack` → `call_function_with_locals` (`call.rs`)              | a plain function (not a generator) given its positionals (or defaults)     |
 //! | … [`Vm::inline_init`]                      | `call` → `call_type` (`call.rs`): `__new__`, then `__init__`             | `object.__new__` makes it, a Python `__init__` takes exactly the args       |
-//! | … [`awaited_call`]                         | `new_generator` (`call.rs`), `get_awaitable`, `send_to` (`generator.rs`) | `await f(…)`/`yield from g(…)` (f a function or a bound method of one), exactly positional, send loop next; fusable |
+//! | … [`awaited_call`]                         | `new_generator` (`call.rs`), `get_awaitable`, `send_to` (`generator.rs`) | `await f(…)`/`yield from g(…)` (f a function or a bound method of one), positional, send loop next; fusable |
 //! | … [`inline_send`]                          | `gen_send`/`next` → `resume` (`generator.rs`)                            | `g.send(v)` of a generator or coroutine; `next(g)` of a generator           |
 //! | `GetAwaitable`: [`is_unstarted_coroutine`] | `get_awaitable` (`generator.rs`)                                         | a coroutine not started yet: it is its own awaitable                        |
 //! | … [`Vm::awaited_await_method`]             | `get_awaitable` → `__await__()` (`generator.rs`), then `send_to`         | `__await__` is a generator function of `self`, send loop next; fusable      |
@@ -96,7 +96,8 @@ pub(super) use fast_call;
 
 /// For `Call(n)` with the callable at `stack[base]`: where its arguments (self included)
 /// start, when the callable is a plain Python function (not a generator or coroutine)
-/// called with exactly its positional parameters, to be called inline.
+/// called with its positional parameters (those left out having defaults), to be called
+/// inline.
 #[inline]
 pub(super) fn inline_call(frame: &Frame, base: usize) -> Option<usize> {
     let Value::Function(f) = frame.stack.get(base)? else {
@@ -104,15 +105,22 @@ pub(super) fn inline_call(frame: &Frame, base: usize) -> Option<usize> {
     };
     let has_self = !frame.stack.get(base + 1)?.is_null();
     let args_start = if has_self { base + 1 } else { base + 2 };
-    takes_exactly(f, frame.stack.len() - args_start).then_some(args_start)
+    takes_positionally(f, frame.stack.len() - args_start).then_some(args_start)
 }
 
 /// Whether a call of `f` with `nargs` positional arguments can run inline: `f` is a plain
 /// function (not a generator or coroutine) that [`binds_positionally`], as the code's
-/// [`inline_arity`](super::frame::inline_arity) has it.
+/// [`inline_arity`](super::frame::inline_arity) has it: every positional parameter given,
+/// or the ones left out having defaults.
 #[inline]
-fn takes_exactly(f: &Function, nargs: usize) -> bool {
-    f.code.inline_arity as usize == nargs
+fn takes_positionally(f: &Function, nargs: usize) -> bool {
+    let arity = f.code.inline_arity as usize;
+    arity == nargs || (nargs < arity && takes_defaults(f, arity - nargs))
+}
+
+#[cold]
+fn takes_defaults(f: &Function, missing: usize) -> bool {
+    missing <= f.defaults.len()
 }
 
 impl Vm {
@@ -133,7 +141,7 @@ impl Vm {
             return None;
         }
         let init = types::inline_init(self, cls)?;
-        if !takes_exactly(&init, frame.stack.len() - (base + 1)) {
+        if !takes_positionally(&init, frame.stack.len() - (base + 1)) {
             return None;
         }
         let instance = self.new_instance(cls);
@@ -167,10 +175,10 @@ pub(super) struct AwaitedCall {
 /// For `CallAwaited(n)` with the callable at `stack[base]`: the call, when it is
 /// `await f(…)` of a coroutine function or `yield from g(…)` of a generator function (or
 /// of a bound method of one, such as the `__aexit__` an `async with` calls), called with
-/// exactly its positional parameters. The quickened instruction says the call is followed
-/// by `GetAwaitable` (or `GetYieldFromIter`), `LoadConst(None)` and the `Send` of the send
-/// loop; those three would do nothing but send None into the new generator, so they are
-/// skipped.
+/// its positional parameters (those left out having defaults). The quickened instruction
+/// says the call is followed by `GetAwaitable` (or `GetYieldFromIter`), `LoadConst(None)`
+/// and the `Send` of the send loop; those three would do nothing but send None into the
+/// new generator, so they are skipped.
 #[inline]
 pub(super) fn awaited_call(frame: &Frame, body: &Body, base: usize) -> Option<AwaitedCall> {
     let Value::Function(f) = frame.stack.get(base)? else {

@@ -102,11 +102,16 @@ impl Frame {
 
     /// Pads the fast locals to the code's size and makes the cells after them: one per
     /// cell variable (holding its argument when it is one), then the function's closure.
+    /// Positional parameters after the arguments given take their defaults first (a call
+    /// that [`binds_positionally`](super::call::binds_positionally) with some left out).
     /// Decided inline when there are no cells: at most some locals to pad (a function's
     /// own variables).
     #[inline(always)]
     fn make_cells(&mut self, vm: &Vm, func: &Function) {
         let code = &func.code.head;
+        if self.stack.len() < code.argcount as usize {
+            self.take_defaults(func);
+        }
         if code.cell2arg.is_empty() && func.closure.is_empty() {
             while self.stack.len() < code.varnames.len() {
                 self.stack.push(Value::Null);
@@ -114,6 +119,21 @@ impl Frame {
             return;
         }
         self.pad_locals_and_make_cells(vm, func);
+    }
+
+    /// The defaults of the positional parameters after the arguments in the locals (the
+    /// last `defaults.len()` parameters have them; the call checked there are enough).
+    #[cold]
+    #[inline(never)]
+    fn take_defaults(&mut self, func: &Function) {
+        let argcount = func.code.head.argcount as usize;
+        let first_with_default = argcount.saturating_sub(func.defaults.len());
+        while self.stack.len() < argcount {
+            let Some(default) = func.defaults.get(self.stack.len() - first_with_default) else {
+                return;
+            };
+            self.stack.push(default.clone());
+        }
     }
 
     #[inline(never)]
