@@ -563,7 +563,7 @@ fn deadlock(vm: &mut Vm, loop_value: &Value) -> Exc {
     let mut waiting = Vec::new();
     for t in tasks {
         let Some(data) = future::as_future(&t)
-            .filter(|f| f.event_loop.is(loop_value) && f.status() == future::Status::Pending)
+            .filter(|f| f.loop_is(loop_value) && f.status() == future::Status::Pending)
             .and_then(|f| f.task.as_ref())
         else {
             continue;
@@ -640,17 +640,23 @@ fn run_entry(vm: &mut Vm, loop_value: &Value, entry: Ready) -> PyResult<()> {
     };
     match entry {
         Ready::Step(t, exc) => {
-            let _entered = entered;
             let outcome = task::step(vm, &t, exc);
             task::keep_context(&t);
-            outcome
+            drop(entered);
+            outcome.or_else(|e| {
+                let handler = exception_handler_of(loop_value);
+                exception_handler::task_error(vm, &handler, loop_value, &t, e)
+            })
         }
         Ready::Wakeup(t, fut) => {
-            let _entered = entered;
             super::trace::task_wakeup(vm, &t, &fut);
             let outcome = task::wakeup(vm, &t, &fut);
             task::keep_context(&t);
-            outcome
+            drop(entered);
+            outcome.or_else(|e| {
+                let handler = exception_handler_of(loop_value);
+                exception_handler::wakeup_error(vm, &handler, loop_value, e)
+            })
         }
         Ready::Call(func, arg, _) => {
             super::trace::run_call(vm, &func, &arg);
@@ -716,11 +722,8 @@ fn describe_entry(vm: &mut Vm, entry: &Ready) -> PyResult<String> {
             None => vm.repr(h),
         },
         Ready::Call(func, arg, _) => format_callback(vm, func, std::slice::from_ref(arg), false),
-        Ready::Step(t, _) => Ok(format!(
-            "<_asyncio.TaskStepMethWrapper object at {:#x}>()",
-            t.address()
-        )),
-        Ready::Wakeup(..) => Ok("Task.task_wakeup()".into()),
+        Ready::Step(t, _) => Ok(exception_handler::step_name(t)),
+        Ready::Wakeup(..) => Ok(exception_handler::WAKEUP_NAME.into()),
     }
 }
 
@@ -740,7 +743,12 @@ pub fn created_at(vm: &Vm, event_loop: &Value) -> Option<String> {
 
 /// Whether `event_loop` is in debug mode (callback reprs then show their arguments).
 pub fn debug_of(event_loop: &Value) -> bool {
-    as_loop(event_loop).is_some_and(|l| l.state.borrow().debug)
+    loop_debug(event_loop).unwrap_or(false)
+}
+
+/// [`debug_of`], None when `event_loop` is not one of apy's loops.
+pub fn loop_debug(event_loop: &Value) -> Option<bool> {
+    as_loop(event_loop).map(|l| l.state.borrow().debug)
 }
 
 /// `run_forever`.
@@ -813,9 +821,10 @@ fn stop_loop_callback(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value
         return Ok(Value::None);
     }
     // `fut.get_loop().stop()`.
-    if let Some(l) = as_loop(&fut.event_loop) {
-        if l.replaces(vm, &fut.event_loop, Method::Stop) {
-            return vm.call_method(&fut.event_loop, "stop", &[]);
+    let event_loop = fut.event_loop();
+    if let Some(l) = as_loop(&event_loop) {
+        if l.replaces(vm, &event_loop, Method::Stop) {
+            return vm.call_method(&event_loop, "stop", &[]);
         }
         l.state.borrow_mut().stopping = true;
     }
@@ -1339,21 +1348,21 @@ impl Drop for Runtime {
     fn drop(&mut self) {
         for t in self.tasks.get_mut().drain(..).filter_map(|w| w.upgrade()) {
             let t = Value::Object(t);
-            if let Some(data) = future::as_future(&t)
-                .filter(|f| f.status() == future::Status::Pending)
-                .and_then(|f| f.task.as_ref())
+            if let Some(fut) =
+                future::as_future(&t).filter(|f| f.status() == future::Status::Pending)
+                && let Some(data) = &fut.task
                 && data.log_destroy_pending.get()
             {
                 data.log_destroy_pending.set(false);
                 crate::common::console::eprint(&format!(
                     "Task was destroyed but it is pending!\ntask: {}>\n",
-                    task::repr_head(data, "pending")
+                    task::repr_head(fut, "pending")
                 ));
                 crate::common::console::eprint(
-                    &task::explain_destroyed_pending(data).unwrap_or_default(),
+                    &task::explain_destroyed_pending(fut).unwrap_or_default(),
                 );
                 // The collector then frees the loop↔task cycle, and with it the coroutine.
-                if let Some(l) = future::as_future(&t).and_then(|f| as_loop(&f.event_loop)) {
+                if let Some(l) = as_loop(&fut.event_loop()) {
                     discard_scheduled(l);
                 }
             }

@@ -3,12 +3,14 @@
 //! `Lib/asyncio/futures.py` (and the C `_asyncio.Future`, whose messages it uses); `Task`
 //! extends it (see `task.rs`). Knows the loop only through `event_loop::schedule`.
 
-use std::cell::RefCell;
+use std::borrow::Cow;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use super::event_loop::rt;
 use super::event_loop::{self, Ready};
 use super::reports::Creator;
+use super::task::TaskData;
 use crate::vm::args::{Signature, check_kwargs, kwarg};
 
 use crate::vm::dict::StrKeys;
@@ -107,27 +109,46 @@ pub struct FutState {
     pub result: Value,
     pub exception: Option<Exc>,
     pub callbacks: Callbacks,
-    /// What a cancellation left: its message and error (None: neither set yet). Boxed: most
-    /// futures are never cancelled.
-    cancel: Option<Box<Cancel>>,
+    /// What few futures have (None: nothing of it set yet). Boxed: most futures are never
+    /// cancelled, and have no origin kept.
+    rare: Option<Box<Rare>>,
     /// `_asyncio_future_blocking`: set while a coroutine awaits this future.
     pub blocking: bool,
     /// An exception nobody retrieved yet ("exception was never retrieved").
     pub log_traceback: bool,
 }
 
-/// The message of a cancellation (`_cancel_message`) and, for a task, the CancelledError
-/// that cancelled it, re-raised by `result()` (`_cancelled_exc`).
-struct Cancel {
-    message: Value,
-    exc: Option<Exc>,
+/// The rare part of a future's state: what a cancellation left, and where the future
+/// came from when that is kept (debug mode, `--explain`).
+struct Rare {
+    /// The message of a cancellation (`_cancel_message`).
+    cancel_message: Value,
+    /// For a task, the CancelledError that cancelled it, re-raised by `result()`
+    /// (`_cancelled_exc`).
+    cancelled_exc: Option<Exc>,
+    /// Where `Future()` or `Task()` was called, in debug mode (`_source_traceback[-1]`).
+    /// Futures and tasks that asyncio's natives make (`create_future`, `create_task`)
+    /// have none: CPython's point into its library.
+    created_at: Option<Box<str>>,
+    /// `--explain` only: the task that created this task.
+    created_by: Creator,
+    /// The loop an `__init__` bound the future to, when it is not the one it was made
+    /// with (`Binding::Rebound`).
+    bound_loop: Value,
+    /// The coroutine an `__init__` bound a task to, when it is not the one it was made
+    /// with.
+    bound_coro: Option<Value>,
 }
 
-impl Default for Cancel {
-    fn default() -> Cancel {
-        Cancel {
-            message: Value::None,
-            exc: None,
+impl Default for Rare {
+    fn default() -> Rare {
+        Rare {
+            cancel_message: Value::None,
+            cancelled_exc: None,
+            created_at: None,
+            created_by: None,
+            bound_loop: Value::None,
+            bound_coro: None,
         }
     }
 }
@@ -139,80 +160,185 @@ impl FutState {
             result: Value::None,
             exception: None,
             callbacks: Callbacks::default(),
-            cancel: None,
+            rare: None,
             blocking: false,
             log_traceback: false,
         }
     }
 
     pub fn cancel_message(&self) -> Value {
-        self.cancel
+        self.rare
             .as_ref()
-            .map_or(Value::None, |c| c.message.clone())
+            .map_or(Value::None, |r| r.cancel_message.clone())
     }
 
     pub fn set_cancel_message(&mut self, message: Value) {
-        if message.is_none() && self.cancel.is_none() {
+        if message.is_none() && self.rare.is_none() {
             return;
         }
-        self.cancel.get_or_insert_default().message = message;
+        self.rare.get_or_insert_default().cancel_message = message;
     }
 
     pub fn set_cancelled_exc(&mut self, exc: Exc) {
-        self.cancel.get_or_insert_default().exc = Some(exc);
+        self.rare.get_or_insert_default().cancelled_exc = Some(exc);
     }
 
     fn take_cancelled_exc(&mut self) -> Option<Exc> {
-        self.cancel.as_mut().and_then(|c| c.exc.take())
+        self.rare.as_mut().and_then(|r| r.cancelled_exc.take())
     }
+
+    /// Keeps where the future was made (debug mode), if known.
+    pub fn set_created_at(&mut self, place: Option<Box<str>>) {
+        if place.is_some() {
+            self.rare.get_or_insert_default().created_at = place;
+        }
+    }
+
+    /// Keeps which task created this one (`--explain`), if known.
+    pub fn set_created_by(&mut self, creator: Creator) {
+        if creator.is_some() {
+            self.rare.get_or_insert_default().created_by = creator;
+        }
+    }
+
+    fn created_by(&self) -> Option<&str> {
+        self.rare.as_ref()?.created_by.as_deref()
+    }
+}
+
+/// What a future is bound to: its loop, and a task's coroutine. `__init__` binds them, on
+/// each call; most futures and tasks are made bound once and for all, and the hot paths
+/// borrow their loop and coroutine from the object then.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Binding {
+    /// Not initialized: made by `__new__` of a subclass (as `_asyncio`'s generic `tp_new`
+    /// does), before its `__init__`, or left so by an `__init__` that failed early.
+    Unbound,
+    /// To the loop (and coroutine) the object was made with.
+    Own,
+    /// By an `__init__`, to another loop or coroutine: those in `Rare`.
+    Rebound,
 }
 
 /// The payload of a Future or Task object.
 pub struct FutureObj {
-    pub event_loop: Value,
+    /// The loop it was made with, which it is bound to while `Binding::Own`. `__new__`
+    /// puts the running loop (or the `loop=` given) here, as `__init__` will most likely
+    /// bind that one.
+    event_loop: Value,
+    binding: Cell<Binding>,
     pub state: RefCell<FutState>,
     /// Some for a Task.
-    pub task: Option<super::task::TaskData>,
-    /// Where it came from, when that is kept (debug mode, `--explain`): out of line, as
-    /// most futures and tasks have neither, so a task fits a 192-byte allocation.
-    origin: Option<Box<Origin>>,
+    pub task: Option<TaskData>,
 }
 
 // A task's whole state in one 192-byte glibc chunk (184 bytes and the chunk's header).
 const _: () = assert!(std::mem::size_of::<FutureObj>() <= 184);
 
-#[derive(Default)]
-struct Origin {
-    /// Where `Future()` was called, in debug mode (`_source_traceback[-1]`). Futures and
-    /// tasks made by asyncio's own functions have none: CPython's point into its library.
-    created_at: Option<Box<str>>,
-    /// `--explain` only: the task that created this task.
-    created_by: Creator,
-}
-
 impl FutureObj {
-    pub fn new(event_loop: Value, task: Option<super::task::TaskData>) -> FutureObj {
+    /// A future bound to `event_loop` (a task to its coroutine) for good.
+    pub fn new(event_loop: Value, task: Option<TaskData>) -> FutureObj {
         FutureObj {
-            origin: None,
             event_loop,
+            binding: Cell::new(Binding::Own),
             state: RefCell::new(FutState::new()),
             task,
         }
+    }
+
+    /// A future that no `__init__` has bound yet, made with the loop (and a task with the
+    /// coroutine) its `__init__` will likely bind.
+    pub fn unbound(event_loop: Value, task: Option<TaskData>) -> FutureObj {
+        let fut = FutureObj::new(event_loop, task);
+        fut.binding.set(Binding::Unbound);
+        fut
     }
 
     pub fn status(&self) -> Status {
         self.state.borrow().status
     }
 
-    /// Keeps which task created this one (`--explain`), if known.
-    pub fn set_created_by(&mut self, creator: Creator) {
-        if creator.is_some() {
-            self.origin.get_or_insert_default().created_by = creator;
+    /// The loop the future is bound to (`_loop`); None while it is not initialized.
+    #[inline]
+    pub fn event_loop(&self) -> Cow<'_, Value> {
+        match self.binding.get() {
+            Binding::Own => Cow::Borrowed(&self.event_loop),
+            Binding::Unbound => Cow::Owned(Value::None),
+            Binding::Rebound => Cow::Owned(self.rare(|r| r.bound_loop.clone())),
         }
     }
 
-    fn created_at(&self) -> Option<&str> {
-        self.origin.as_ref()?.created_at.as_deref()
+    /// Whether the future is bound to `event_loop`.
+    #[inline]
+    pub fn loop_is(&self, event_loop: &Value) -> bool {
+        match self.binding.get() {
+            Binding::Own => self.event_loop.is(event_loop),
+            Binding::Unbound => false,
+            Binding::Rebound => self.rare(|r| r.bound_loop.is(event_loop)),
+        }
+    }
+
+    /// Whether `__init__` (or a native constructor) bound a loop (`future_is_alive`).
+    pub fn is_initialized(&self) -> bool {
+        self.binding.get() != Binding::Unbound
+    }
+
+    /// A task's loop and coroutine, borrowed, while it is bound to those it was made with.
+    #[inline]
+    pub fn own_binding(&self) -> Option<(&Value, &Value)> {
+        let data = self.task.as_ref()?;
+        (self.binding.get() == Binding::Own).then_some((&self.event_loop, &data.coro))
+    }
+
+    /// A task's coroutine as bound (None before `__init__`, and for a future).
+    #[inline]
+    pub fn coro(&self) -> Cow<'_, Value> {
+        let Some(data) = &self.task else {
+            return Cow::Owned(Value::None);
+        };
+        if self.binding.get() == Binding::Own {
+            return Cow::Borrowed(&data.coro);
+        }
+        let st = self.state.borrow();
+        let bound = st.rare.as_ref().and_then(|r| r.bound_coro.clone());
+        bound.map_or(Cow::Borrowed(&data.coro), Cow::Owned)
+    }
+
+    /// What `read` reads of the rare part of the state (of its default when there is none).
+    fn rare<R>(&self, read: impl FnOnce(&Rare) -> R) -> R {
+        match &self.state.borrow().rare {
+            Some(rare) => read(rare),
+            None => read(&Rare::default()),
+        }
+    }
+
+    /// Binds the future to `event_loop`, and a task to `coro` as well when Some (else it
+    /// keeps its coroutine): in place when they are the ones it was made with.
+    fn bind(&self, event_loop: Value, coro: Option<Value>) {
+        let st = &mut *self.state.borrow_mut();
+        if let (Some(coro), Some(data)) = (coro, &self.task) {
+            if coro.is(&data.coro) {
+                if let Some(rare) = &mut st.rare {
+                    rare.bound_coro = None;
+                }
+            } else {
+                st.rare.get_or_insert_default().bound_coro = Some(coro);
+            }
+        }
+        let own_coro = st.rare.as_ref().is_none_or(|r| r.bound_coro.is_none());
+        if own_coro && event_loop.is(&self.event_loop) {
+            if let Some(rare) = &mut st.rare {
+                rare.bound_loop = Value::None;
+            }
+            self.binding.set(Binding::Own);
+        } else {
+            st.rare.get_or_insert_default().bound_loop = event_loop;
+            self.binding.set(Binding::Rebound);
+        }
+    }
+
+    fn created_at(&self) -> Option<Box<str>> {
+        self.rare(|r| r.created_at.clone())
     }
 
     /// This future's contents taken over by a new object (this one is being freed), as
@@ -227,14 +353,60 @@ impl FutureObj {
         };
         let revived = FutureObj {
             event_loop: self.event_loop.clone(),
+            binding: self.binding.clone(),
             state: RefCell::new(std::mem::replace(self.state.get_mut(), FutState::new())),
             task: self.task.take(),
-            origin: self.origin.take(),
         };
         Some(Value::object(Object::new(
             ty,
             ObjectKind::Other(Box::new(revived)),
         )))
+    }
+
+    /// Queues "Task was destroyed but it is pending!" when `destroyed_pending`, and
+    /// "exception was never retrieved" when an exception was not.
+    #[cold]
+    fn report(&mut self, destroyed_pending: bool) {
+        let event_loop = self.event_loop().into_owned();
+        if destroyed_pending {
+            super::reports::queue(super::reports::Report {
+                header: "Task was destroyed but it is pending!",
+                context: format!("task: {}>", super::task::repr_head(self, "pending")),
+                exception: None,
+                note: super::task::explain_destroyed_pending(self),
+                event_loop: event_loop.clone(),
+                subject: None,
+            });
+        }
+        let st = self.state.get_mut();
+        if !st.log_traceback {
+            return;
+        }
+        let Some(exc) = st.exception.clone() else {
+            return;
+        };
+        st.log_traceback = false;
+        let created_by = st.created_by().map(str::to_string);
+        let (header, head, note) = match &self.task {
+            Some(_) => (
+                "Task exception was never retrieved",
+                super::task::repr_head(self, "finished"),
+                super::task::explain_never_retrieved(self, created_by.as_deref(), &exc),
+            ),
+            None => (
+                "Future exception was never retrieved",
+                "<Future finished".to_string(),
+                None,
+            ),
+        };
+        super::reports::queue(super::reports::Report {
+            header,
+            context: format!("future: {head}"),
+            exception: Some(exc),
+            note,
+            event_loop,
+            subject: self.revive().map(|future| ("future", future)),
+        });
     }
 }
 
@@ -242,49 +414,13 @@ impl Drop for FutureObj {
     /// Queues "exception was never retrieved" / "destroyed but it is pending!".
     fn drop(&mut self) {
         let st = self.state.get_mut();
-        let noun = if self.task.is_some() {
-            "Task"
-        } else {
-            "Future"
-        };
-        if let Some(task) = &self.task
-            && st.status == Status::Pending
-            && task.log_destroy_pending.get()
-        {
-            super::reports::queue(super::reports::Report {
-                header: "Task was destroyed but it is pending!",
-                context: format!("task: {}>", super::task::repr_head(task, "pending")),
-                exception: None,
-                note: super::task::explain_destroyed_pending(task),
-                event_loop: self.event_loop.clone(),
-                subject: None,
-            });
-        }
-        if st.log_traceback
-            && let Some(exc) = st.exception.clone()
-        {
-            st.log_traceback = false;
-            let created_by = self.origin.as_ref().and_then(|o| o.created_by.as_deref());
-            let note = self
+        let destroyed_pending = st.status == Status::Pending
+            && self
                 .task
                 .as_ref()
-                .and_then(|task| super::task::explain_never_retrieved(task, created_by, &exc));
-            let head = match &self.task {
-                Some(task) => super::task::repr_head(task, "finished"),
-                None => "<Future finished".to_string(),
-            };
-            super::reports::queue(super::reports::Report {
-                header: if noun == "Task" {
-                    "Task exception was never retrieved"
-                } else {
-                    "Future exception was never retrieved"
-                },
-                context: format!("future: {head}"),
-                exception: Some(exc),
-                note,
-                event_loop: self.event_loop.clone(),
-                subject: self.revive().map(|future| ("future", future)),
-            });
+                .is_some_and(|task| task.log_destroy_pending.get());
+        if destroyed_pending || (st.log_traceback && st.exception.is_some()) {
+            self.report(destroyed_pending);
         }
     }
 }
@@ -411,6 +547,21 @@ fn keeps_methods(class: &PyType, methods: &[&str]) -> bool {
     )
 }
 
+/// `futures._get_loop(fut)`: `fut.get_loop()` (`get_loop` is the name, interned), done
+/// here when it is Future's own.
+pub fn loop_of(vm: &mut Vm, fut: &Value, get_loop: &Rc<PyStr>) -> PyResult<Value> {
+    match with_own_method(fut, get_loop) {
+        Some(f) => {
+            ensure_initialized(vm, f)?;
+            Ok(f.event_loop().into_owned())
+        }
+        None => {
+            let method = vm.get_attr(fut, get_loop)?;
+            vm.call(&method, &[], &[])
+        }
+    }
+}
+
 fn this<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a FutureObj> {
     as_future(v).ok_or_else(|| {
         vm.type_error(format!(
@@ -420,53 +571,102 @@ fn this<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a FutureObj> {
     })
 }
 
+/// [`this`], initialized: else CPython's `ENSURE_FUTURE_ALIVE` error.
+fn alive<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a FutureObj> {
+    let fut = this(vm, v)?;
+    ensure_initialized(vm, fut)?;
+    Ok(fut)
+}
+
+/// Ok if `__init__` bound `fut` to a loop, else `ENSURE_FUTURE_ALIVE`'s RuntimeError.
+pub fn ensure_initialized(vm: &Vm, fut: &FutureObj) -> PyResult<()> {
+    match fut.is_initialized() {
+        true => Ok(()),
+        false => Err(not_initialized(vm)),
+    }
+}
+
+#[cold]
+fn not_initialized(vm: &Vm) -> Exc {
+    vm.runtime_error("Future object is not initialized.")
+}
+
 fn invalid_state(vm: &mut Vm, msg: &str) -> Exc {
     let ty = rt(vm).types.invalid_state_error.clone();
     vm.new_exc(&ty, msg)
 }
 
-/// `Future.__new__(cls, *, loop=None)`.
-fn future_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    let future_type = rt(vm).types.future.clone();
-    let cls = match args.first() {
-        Some(Value::Type(t)) => t.clone(),
-        _ => future_type.clone(),
+/// The object of class `class` (Future, Task or a subclass) whose payload is `fut`.
+pub fn object_of(class: Rc<PyType>, fut: FutureObj) -> Value {
+    Value::object(Object::new(class, ObjectKind::Other(Box::new(fut))))
+}
+
+/// `future_init`: `fut` made pending again, with nothing set, cancelled or called back,
+/// and bound to `event_loop` (the current loop when None); in debug mode it keeps where it
+/// was made. (A task keeps its coroutine, a subclass's instance its attributes.)
+pub fn init(vm: &mut Vm, fut: &FutureObj, event_loop: Option<Value>) -> PyResult<()> {
+    // All goes but a task's coroutine, until it is given another.
+    let bound_coro = match fut.binding.replace(Binding::Unbound) {
+        Binding::Own => None,
+        _ => fut
+            .state
+            .borrow_mut()
+            .rare
+            .as_mut()
+            .and_then(|r| r.bound_coro.take()),
     };
-    let is_base = std::rc::Rc::ptr_eq(&cls, &future_type);
-    if is_base {
-        check_kwargs(vm, "Future", kw, &["loop"])?;
-        if args.len() > 1 {
-            return Err(vm.type_error("Future() takes no positional arguments"));
-        }
+    let mut fresh = FutState::new();
+    if bound_coro.is_some() {
+        fresh.rare.get_or_insert_default().bound_coro = bound_coro;
     }
-    let event_loop = match kwarg(kw, "loop") {
+    drop(fut.state.replace(fresh));
+    let event_loop = match event_loop {
         Some(l) if !l.is_none() => l,
         _ => event_loop::get_event_loop(vm)?,
     };
-    if is_base {
-        let mut fut = FutureObj::new(event_loop, None);
-        if let Some(place) = event_loop::created_at(vm, &fut.event_loop) {
-            fut.origin.get_or_insert_default().created_at = Some(place.into_boxed_str());
+    fut.bind(event_loop.clone(), None);
+    let origin = origin(vm, &event_loop)?;
+    fut.state.borrow_mut().set_created_at(origin);
+    Ok(())
+}
+
+/// Where the Python code making a future on `event_loop` is (`file:line`), when the loop
+/// is in debug mode (`loop.get_debug()`, asked of any object but apy's loops).
+pub fn origin(vm: &mut Vm, event_loop: &Value) -> PyResult<Option<Box<str>>> {
+    let debug = match event_loop::loop_debug(event_loop) {
+        Some(debug) => debug,
+        None => {
+            let debug = vm.call_method(event_loop, "get_debug", &[])?;
+            vm.truthy(&debug)?
         }
-        return Ok(Value::object(Object::new(
-            future_type,
-            ObjectKind::Other(Box::new(fut)),
-        )));
-    }
-    // A subclass (`_GatheringFuture`): its attributes go in the managed dict, as a
-    // Future's do.
-    Ok(Value::object(Object::new(
-        cls,
-        ObjectKind::Other(Box::new(FutureObj::new(event_loop, None))),
-    )))
+    };
+    Ok(debug
+        .then(|| vm.call_site())
+        .flatten()
+        .map(String::into_boxed_str))
+}
+
+/// `Future(loop=loop)` called on Future itself: what its `__new__` and `__init__` do, at
+/// once.
+pub fn new_future_called(vm: &mut Vm, event_loop: Option<Value>) -> PyResult<Value> {
+    let event_loop = match event_loop {
+        Some(l) if !l.is_none() => l,
+        _ => event_loop::get_event_loop(vm)?,
+    };
+    let origin = origin(vm, &event_loop)?;
+    let mut fut = FutureObj::new(event_loop, None);
+    fut.state.get_mut().set_created_at(origin);
+    Ok(object_of(rt(vm).types.future.clone(), fut))
+}
+
+/// Binds the task `fut` (initialized by [`init`]) to the coroutine `coro`.
+pub fn bind_coro(fut: &FutureObj, coro: Value) {
+    fut.bind(fut.event_loop().into_owned(), Some(coro));
 }
 
 pub fn new_future(vm: &mut Vm, event_loop: Value) -> Value {
     let ty = rt(vm).types.future.clone();
-    Value::object(Object::new(
-        ty,
-        ObjectKind::Other(Box::new(FutureObj::new(event_loop, None))),
-    ))
+    object_of(ty, FutureObj::new(event_loop, None))
 }
 
 /// `_make_cancelled_error`: the saved CancelledError, or a new one with the cancel message.
@@ -489,11 +689,28 @@ pub fn make_cancelled_error(vm: &mut Vm, fut: &FutureObj) -> Exc {
 /// of the loop's subclass that fails leaves the rest unscheduled, as in CPython.
 fn schedule_callbacks(vm: &mut Vm, this_value: &Value, fut: &FutureObj) -> PyResult<()> {
     super::trace::future_done(vm, this_value);
-    let callbacks = std::mem::take(&mut fut.state.borrow_mut().callbacks);
+    let callbacks = {
+        let mut st = fut.state.borrow_mut();
+        if st.callbacks.is_empty() {
+            return Ok(());
+        }
+        std::mem::take(&mut st.callbacks)
+    };
+    let event_loop = fut.event_loop();
     for cb in callbacks {
-        event_loop::schedule(vm, &fut.event_loop, cb.into_ready(this_value))?;
+        event_loop::schedule(vm, &event_loop, cb.into_ready(this_value))?;
     }
     Ok(())
+}
+
+/// The error of setting or cancelling `fut` when it is not pending, or not initialized
+/// (which it then is).
+#[cold]
+fn not_pending(vm: &mut Vm, fut: &FutureObj) -> Exc {
+    match fut.is_initialized() {
+        true => invalid_state(vm, "invalid state"),
+        false => not_initialized(vm),
+    }
 }
 
 /// `Future.cancel(msg)` (also Task's `super().cancel()`).
@@ -503,6 +720,7 @@ pub fn cancel_future(
     fut: &FutureObj,
     msg: Value,
 ) -> PyResult<bool> {
+    ensure_initialized(vm, fut)?;
     {
         let mut st = fut.state.borrow_mut();
         st.log_traceback = false;
@@ -519,9 +737,9 @@ pub fn cancel_future(
 pub fn set_result(vm: &mut Vm, this_value: &Value, fut: &FutureObj, v: Value) -> PyResult<()> {
     {
         let mut st = fut.state.borrow_mut();
-        if st.status != Status::Pending {
+        if st.status != Status::Pending || !fut.is_initialized() {
             drop(st);
-            return Err(invalid_state(vm, "invalid state"));
+            return Err(not_pending(vm, fut));
         }
         st.result = v;
         st.status = Status::Finished;
@@ -530,8 +748,8 @@ pub fn set_result(vm: &mut Vm, this_value: &Value, fut: &FutureObj, v: Value) ->
 }
 
 pub fn set_exception(vm: &mut Vm, this_value: &Value, fut: &FutureObj, exc: Value) -> PyResult<()> {
-    if fut.status() != Status::Pending {
-        return Err(invalid_state(vm, "invalid state"));
+    if fut.status() != Status::Pending || !fut.is_initialized() {
+        return Err(not_pending(vm, fut));
     }
     let exc = match exc {
         Value::Type(t) => vm.call_type(&t, &[], &[])?,
@@ -564,7 +782,7 @@ pub fn set_exception(vm: &mut Vm, this_value: &Value, fut: &FutureObj, exc: Valu
 pub fn result(vm: &mut Vm, fut: &FutureObj) -> PyResult<Value> {
     match fut.status() {
         Status::Cancelled => Err(make_cancelled_error(vm, fut)),
-        Status::Pending => Err(invalid_state(vm, "Result is not set.")),
+        Status::Pending => Err(pending_error(vm, fut, "Result is not set.")),
         Status::Finished => {
             let mut st = fut.state.borrow_mut();
             st.log_traceback = false;
@@ -576,7 +794,18 @@ pub fn result(vm: &mut Vm, fut: &FutureObj) -> PyResult<Value> {
     }
 }
 
-/// `add_done_callback` for native callers: runs soon when already done.
+/// The InvalidStateError of asking a pending future for its outcome (`msg`), which
+/// names the reason when `fut` is not initialized.
+#[cold]
+fn pending_error(vm: &mut Vm, fut: &FutureObj, msg: &str) -> Exc {
+    match fut.is_initialized() {
+        true => invalid_state(vm, msg),
+        false => invalid_state(vm, "Future object is not initialized."),
+    }
+}
+
+/// `add_done_callback` for native callers (on an initialized future): runs soon when
+/// already done.
 pub fn add_callback(
     vm: &mut Vm,
     this_value: &Value,
@@ -585,7 +814,7 @@ pub fn add_callback(
 ) -> PyResult<()> {
     let done = fut.status() != Status::Pending;
     if done {
-        return event_loop::schedule(vm, &fut.event_loop, cb.into_ready(this_value));
+        return event_loop::schedule(vm, &fut.event_loop(), cb.into_ready(this_value));
     }
     fut.state.borrow_mut().callbacks.push(cb);
     Ok(())
@@ -658,7 +887,7 @@ fn fut_exception(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 pub fn exception(vm: &mut Vm, fut: &FutureObj) -> PyResult<Value> {
     match fut.status() {
         Status::Cancelled => Err(make_cancelled_error(vm, fut)),
-        Status::Pending => Err(invalid_state(vm, "Exception is not set.")),
+        Status::Pending => Err(pending_error(vm, fut, "Exception is not set.")),
         Status::Finished => {
             let mut st = fut.state.borrow_mut();
             st.log_traceback = false;
@@ -702,6 +931,9 @@ fn fut_set_exception(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value
 fn fut_add_done_callback(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_clinic(vm, "add_done_callback", (1, &["context"]), &args[1..], kw)?;
     let fut = this(vm, &args[0])?;
+    if !fut.is_initialized() {
+        return Err(vm.runtime_error("uninitialized Future object"));
+    }
     let context = crate::builtins::contextvars::context_arg(vm, kwarg(kw, "context"))?;
     add_callback(vm, &args[0], fut, Callback::Py(args[1].clone(), context))?;
     Ok(Value::None)
@@ -709,7 +941,7 @@ fn fut_add_done_callback(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<V
 
 fn fut_remove_done_callback(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_clinic(vm, "remove_done_callback", (1, &[]), &args[1..], kw)?;
-    let fut = this(vm, &args[0])?;
+    let fut = alive(vm, &args[0])?;
     let callbacks = std::mem::take(&mut fut.state.borrow_mut().callbacks);
     let mut kept = Callbacks::default();
     let mut removed = 0;
@@ -730,12 +962,12 @@ fn fut_remove_done_callback(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResul
 
 fn fut_get_loop(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_clinic(vm, "get_loop", (0, &[]), &args[1..], kw)?;
-    Ok(this(vm, &args[0])?.event_loop.clone())
+    Ok(alive(vm, &args[0])?.event_loop().into_owned())
 }
 
 /// `__await__`/`__iter__`: an iterator that yields the future once while it is pending.
 fn fut_await(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    this(vm, &args[0])?;
+    alive(vm, &args[0])?;
     Ok(future_iter(vm, &args[0]))
 }
 
@@ -750,9 +982,10 @@ fn future_iter(vm: &mut Vm, fut: &Value) -> Value {
 /// What `await v` iterates when `v` is a future (a Task too) whose class keeps Future's
 /// own `__await__`: the iterator `__await__` would give, made without looking the method
 /// up, calling it and checking that it gave an iterator ([`Vm::native_await`]). None for
-/// anything else, which takes the `__await__` protocol.
+/// anything else, which takes the `__await__` protocol (and an uninitialized future, whose
+/// `__await__` raises).
 pub fn await_future(vm: &mut Vm, v: &Value) -> Option<Value> {
-    as_future(v)?;
+    as_future(v).filter(|f| f.is_initialized())?;
     let Value::Object(o) = v else {
         return None;
     };
@@ -877,7 +1110,7 @@ fn short_repr(s: String) -> String {
 }
 
 fn fut_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    let fut = this(vm, &args[0])?;
+    let fut = alive(vm, &args[0])?;
     let info = repr_info(vm, fut)?;
     let name = vm.type_of(&args[0]).name();
     Ok(Value::str(format!("<{name} {}>", info.join(" "))))
@@ -885,7 +1118,6 @@ fn fut_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 
 /// Adds Future's methods to `ty` (Future itself, and Task which inherits them).
 pub fn init_type(vm: &mut Vm, future: &std::rc::Rc<crate::vm::object::PyType>) {
-    vm.add_static(future, "__new__", future_new);
     vm.add_method(
         future,
         "__class_getitem__",
@@ -914,7 +1146,7 @@ pub fn init_type(vm: &mut Vm, future: &std::rc::Rc<crate::vm::object::PyType>) {
         future,
         "_exception",
         |vm, v| {
-            let fut = this(vm, v)?;
+            let fut = alive(vm, v)?;
             if fut.status() != Status::Finished {
                 return Ok(Value::None);
             }

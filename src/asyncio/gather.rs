@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::event_loop::rt;
-use super::future::{self, Callback, Status};
+use super::future::{self, Callback, FutureObj, Status};
 use super::primitives::{self, Names};
 use super::{event_loop, task};
 use crate::builtins::contextvars;
@@ -158,7 +158,7 @@ pub fn gather(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             None => {
                 let fut = task::ensure_future(vm, arg.clone(), event_loop.clone())?;
                 if event_loop.is_none() {
-                    event_loop = Some(loop_of(vm, n, &fut)?);
+                    event_loop = Some(future::loop_of(vm, &fut, &n.get_loop)?);
                 }
                 if !fut.is(arg) && !task::stop_logging_destroy_pending(vm, &fut) {
                     vm.set_attr(&fut, &n.log_destroy_pending, Value::Bool(false))?;
@@ -242,14 +242,6 @@ impl ArgToFut {
     }
 }
 
-/// `futures._get_loop(fut)`.
-fn loop_of(vm: &mut Vm, n: &Names, fut: &Value) -> PyResult<Value> {
-    match future::with_own_method(fut, &n.get_loop) {
-        Some(f) => Ok(f.event_loop.clone()),
-        None => call(vm, fut, &n.get_loop, &[]),
-    }
-}
-
 /// `fut.add_done_callback(callback)`.
 fn add_done_callback(vm: &mut Vm, n: &Names, fut: &Value, callback: &Value) -> PyResult<()> {
     match future::with_own_method(fut, &n.add_done_callback) {
@@ -267,13 +259,20 @@ fn add_done_callback(vm: &mut Vm, n: &Names, fut: &Value, callback: &Value) -> P
     }
 }
 
-/// `_GatheringFuture(children, loop=loop)`, the apy class.
+/// `_GatheringFuture(children, loop=loop)`, of the apy class (which keeps its `cancel`):
+/// made here as its `__init__` makes it (bound to `event_loop`, with `_children` and
+/// `_cancel_requested`), without running that code on gather's path.
 fn gathering_future(vm: &mut Vm, n: &Names, children: Value, event_loop: Value) -> PyResult<Value> {
     let Some(module) = vm.loaded_module("asyncio") else {
         return Err(vm.runtime_error("the asyncio library is not loaded"));
     };
-    let class = vm.get_attr(&module, &n.gathering_future)?;
-    vm.call(&class, &[children], &[(n.loop_.clone(), event_loop)])
+    let Value::Type(class) = vm.get_attr(&module, &n.gathering_future)? else {
+        return Err(vm.type_error("asyncio._GatheringFuture is not a class"));
+    };
+    let outer = future::object_of(class, FutureObj::new(event_loop, None));
+    vm.set_attr(&outer, &n.children, children)?;
+    vm.set_attr(&outer, &n.cancel_requested, Value::Bool(false))?;
+    Ok(outer)
 }
 
 /// `_done_callback(fut)`: counts the child in; the first failure (unless

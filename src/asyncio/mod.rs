@@ -7,6 +7,7 @@
 
 pub mod asyncgens;
 pub mod classes;
+pub mod construct;
 pub mod event_loop;
 pub mod exception_handler;
 pub mod format_helpers;
@@ -96,28 +97,28 @@ fn pending_at_exit(vm: &mut Vm, runtime: &event_loop::Runtime) {
     let tasks = runtime.live_tasks();
     let (mut coroutines, mut loops) = (Vec::new(), Vec::new());
     for t in tasks {
-        let Some(data) = as_future(&t)
+        let Some((fut, data)) = as_future(&t)
             .filter(|f| f.status() == Status::Pending)
-            .and_then(|f| f.task.as_ref())
-            .filter(|data| data.log_destroy_pending.get())
+            .and_then(|f| Some((f, f.task.as_ref()?)))
+            .filter(|(_, data)| data.log_destroy_pending.get())
         else {
             continue;
         };
         data.log_destroy_pending.set(false);
         let shown = vm
             .repr(&t)
-            .unwrap_or_else(|_| format!("{}>", task::repr_head(data, "pending")));
+            .unwrap_or_else(|_| format!("{}>", task::repr_head(fut, "pending")));
         let report = reports::Report {
             header: "Task was destroyed but it is pending!",
             context: format!("task: {shown}"),
             exception: None,
-            note: task::explain_destroyed_pending(data),
-            event_loop: as_future(&t).map_or(Value::None, |f| f.event_loop.clone()),
+            note: task::explain_destroyed_pending(fut),
+            event_loop: fut.event_loop().into_owned(),
             subject: Some(("task", t.clone())),
         };
         reports::print(vm, report);
-        coroutines.extend(data.coro().cloned());
-        loops.extend(as_future(&t).map(|f| f.event_loop.clone()));
+        coroutines.extend(task::task_coro(&t));
+        loops.push(fut.event_loop().into_owned());
     }
     for coroutine in &coroutines {
         vm.collect_generator(coroutine);
@@ -257,6 +258,7 @@ pub fn module(vm: &mut Vm) -> Value {
     event_loop::reset();
     let runtime = rt(vm);
     loop_subclass::know_natives(&LOOP_NATIVES);
+    construct::init_types(vm, &runtime.types.future, &runtime.types.task);
     vm.add_static(&runtime.types.event_loop, "__new__", loop_new);
     vm.add_method(
         &runtime.types.event_loop,

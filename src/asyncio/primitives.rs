@@ -48,7 +48,7 @@ names! {
     make_cancelled_error = "_make_cancelled_error", cancel_message = "_cancel_message",
     cancel_requested = "_cancel_requested", log_destroy_pending = "_log_destroy_pending",
     add_done_callback = "add_done_callback", get_loop = "get_loop",
-    gathering_future = "_GatheringFuture", loop_ = "loop",
+    gathering_future = "_GatheringFuture", children = "_children",
     put_nowait = "put_nowait", get_nowait = "get_nowait", is_set = "is_set", set = "set",
     release = "release", locked_method = "locked", bound_loop = "_loop",
     get_loop_method = "_get_loop", create_future = "create_future",

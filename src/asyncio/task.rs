@@ -7,30 +7,33 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use super::event_loop::rt;
 use super::event_loop::{self, Ready, as_loop};
+use super::event_loop::{Runtime, rt};
 use super::future::{self, Callback, FutureObj, Status, as_future};
 use crate::builtins::contextvars;
 use crate::common::explain;
-use crate::vm::args::{Signature, check_kwargs, kwarg};
+use crate::vm::args::Signature;
 
 use crate::vm::frame::FrameResult;
 use crate::vm::frame::GenKind;
 
 use crate::vm::frame::as_generator;
-use crate::vm::object::{KwArgs, Object, ObjectKind, PyType};
+use crate::vm::object::{KwArgs, Object, ObjectKind};
 use crate::vm::value::{Value, ValueCell};
 use crate::vm::{Exc, PyResult, Vm};
 
-/// The Task-only part of a future.
+/// The Task-only part of a future. Its fields are cells, as `__init__` may bind the task
+/// again, but for the coroutine it was made with (see `FutureObj::coro`).
 pub struct TaskData {
-    coro: Value,
+    /// The coroutine it was made with (None for a subclass's task before `__init__`).
+    pub(super) coro: Value,
     /// Set when an eager start finished the task: CPython lets the coroutine go then
     /// (`self._coro = None`), so `get_coro()` and the repr show none. (A finished
     /// coroutine has nothing left to run or free, so keeping it is invisible, and a
     /// `Value` here keeps the niche that fits a task in its allocation.)
     coro_released: Cell<bool>,
-    /// A str, or `Int(n)` for an automatic `Task-n` not yet read (see `name_value`).
+    /// A str, or `Int(n)` for an automatic `Task-n` not yet read (see `name_value`); None
+    /// until `__init__` names the task.
     name: ValueCell,
     fut_waiter: ValueCell,
     must_cancel: Cell<bool>,
@@ -46,10 +49,37 @@ pub struct TaskData {
 }
 
 impl TaskData {
-    /// The coroutine, as `_coro` has it: None once let go.
-    pub fn coro(&self) -> Option<&Value> {
-        (!self.coro_released.get()).then_some(&self.coro)
+    /// A new task's data: `coro` to run, named `name` (see `name_of`), in `context`
+    /// (None: a fresh empty one).
+    fn new(coro: Value, name: Value, context: Option<Value>) -> TaskData {
+        TaskData {
+            coro,
+            coro_released: Cell::new(false),
+            name: ValueCell::new(name),
+            fut_waiter: ValueCell::new(Value::None),
+            must_cancel: Cell::new(false),
+            num_cancels_requested: Cell::new(0),
+            log_destroy_pending: Cell::new(true),
+            cancel_delivered: Cell::new(false),
+            context: ValueCell::new(context.unwrap_or(Value::Null)),
+        }
     }
+
+    /// A task's data before `__init__` (what `Task.__new__` makes): no coroutine, no name,
+    /// and nothing to report when freed.
+    pub fn unbound() -> TaskData {
+        let data = TaskData::new(Value::None, Value::None, None);
+        data.log_destroy_pending.set(false);
+        data
+    }
+}
+
+/// The task's coroutine, as `_coro` has it: None once let go (or before `__init__`).
+fn coro(fut: &FutureObj, data: &TaskData) -> Option<Value> {
+    if data.coro_released.get() {
+        return None;
+    }
+    Some(fut.coro().into_owned()).filter(|c| !c.is_none())
 }
 
 #[inline]
@@ -72,8 +102,42 @@ pub fn is_coroutine(v: &Value) -> bool {
         || crate::vm::async_gen::is_agen_awaitable(v)
 }
 
-/// `Task(coro, loop=loop, name=name, context=context)`: registers the task and schedules
-/// its first step.
+/// `coro` if it is a coroutine, else the TypeError of making a task of it.
+#[inline]
+fn check_coroutine(vm: &mut Vm, coro: &Value) -> PyResult<()> {
+    match is_coroutine(coro) {
+        true => Ok(()),
+        false => Err(not_a_coroutine(vm, coro)),
+    }
+}
+
+#[cold]
+fn not_a_coroutine(vm: &mut Vm, coro: &Value) -> Exc {
+    match vm.repr(coro) {
+        Ok(shown) => vm.type_error(format!("a coroutine was expected, got {shown}")),
+        Err(e) => e,
+    }
+}
+
+/// A task's name: `name` made a str, or, when None, only the task's number, which
+/// `name_value` makes the string `Task-n` of when it is first read, as
+/// `_asynciomodule.c` does (most tasks are never asked their name).
+#[inline]
+fn name_of(vm: &mut Vm, runtime: &Runtime, name: Option<Value>) -> PyResult<Value> {
+    Ok(match name {
+        Some(n @ Value::Str(_)) => n,
+        Some(n) if !n.is_none() => Value::Str(vm.str_of(&n)?),
+        _ => {
+            let n = runtime.task_counter.get() + 1;
+            runtime.task_counter.set(n);
+            Value::Int(i64::try_from(n).unwrap_or(i64::MAX))
+        }
+    })
+}
+
+/// `Task(coro, loop=loop, name=name, context=context)` as asyncio's natives make it
+/// (`create_task` without a task factory): registers the task and schedules its first
+/// step.
 pub fn new_task(
     vm: &mut Vm,
     coro: Value,
@@ -81,76 +145,162 @@ pub fn new_task(
     name: Option<Value>,
     context: Option<Value>,
 ) -> PyResult<Value> {
-    new_task_of(vm, None, coro, event_loop, name, context, false)
+    check_coroutine(vm, &coro)?;
+    let runtime = rt(vm);
+    let task = made(
+        vm,
+        &runtime,
+        (coro, event_loop.clone()),
+        (name, context),
+        None,
+    )?;
+    register(&runtime, &task, false);
+    start(vm, &task, &event_loop, false)?;
+    Ok(task)
 }
 
-/// [`new_task`] of class `subclass` (a subclass of Task written in apy, whose instances
-/// get a `__dict__`), or of Task itself when None.
-fn new_task_of(
-    vm: &mut Vm,
-    subclass: Option<Rc<PyType>>,
-    coro: Value,
-    event_loop: Value,
-    name: Option<Value>,
-    context: Option<Value>,
-    eager_start: bool,
-) -> PyResult<Value> {
-    if !is_coroutine(&coro) {
-        let shown = vm.repr(&coro)?;
-        return Err(vm.type_error(format!("a coroutine was expected, got {shown}")));
-    }
-    let context = contextvars::context_arg(vm, context)?;
-    let runtime = rt(vm);
-    let name = match name {
-        Some(n) if !n.is_none() => match n {
-            Value::Str(_) => n,
-            other => Value::Str(vm.str_of(&other)?),
-        },
-        _ => {
-            // Only the number is kept; `name_value` makes the string when it is first
-            // read, as `_asynciomodule.c` does (most tasks are never asked their name).
-            let n = runtime.task_counter.get() + 1;
-            runtime.task_counter.set(n);
-            Value::Int(i64::try_from(n).unwrap_or(i64::MAX))
-        }
+/// What `Task.__init__` is given (`Task.__init__(coro, *, loop=None, name=None,
+/// context=None, eager_start=False)`).
+pub struct TaskInit {
+    pub coro: Value,
+    pub event_loop: Option<Value>,
+    pub name: Option<Value>,
+    pub context: Option<Value>,
+    pub eager_start: bool,
+}
+
+/// `Task(...)` called on Task itself: what its `__new__` and `__init__` do, at once (the
+/// task made bound to its loop and coroutine, as [`new_task`] makes it), in
+/// `_asyncio.Task.__init__`'s order: the loop, the coroutine checked, then its start.
+pub fn new_task_called(vm: &mut Vm, args: TaskInit) -> PyResult<Value> {
+    let event_loop = match &args.event_loop {
+        Some(l) if !l.is_none() => l.clone(),
+        _ => event_loop::get_event_loop(vm)?,
     };
+    let origin = future::origin(vm, &event_loop)?;
+    check_coroutine(vm, &args.coro)?;
+    let runtime = rt(vm);
+    let task = made(
+        vm,
+        &runtime,
+        (args.coro, event_loop.clone()),
+        (args.name, args.context),
+        origin,
+    )?;
+    let eager = eager_start(vm, args.eager_start, args.event_loop)?;
+    register(&runtime, &task, false);
+    start(vm, &task, &event_loop, eager)?;
+    Ok(task)
+}
+
+/// A new Task bound to `coro` and `event_loop`, named `name` and with `context` (see
+/// `name_of` and `contextvars::context_arg`), made where `origin` says (debug mode).
+#[inline(always)]
+fn made(
+    vm: &mut Vm,
+    runtime: &Runtime,
+    (coro, event_loop): (Value, Value),
+    (name, context): (Option<Value>, Option<Value>),
+    origin: Option<Box<str>>,
+) -> PyResult<Value> {
+    let context = contextvars::context_arg(vm, context)?;
+    let name = name_of(vm, runtime, name)?;
     let created_by = if explain::on() {
         creator_of(&event_loop)
     } else {
         None
     };
-    let data = TaskData {
-        coro,
-        coro_released: Cell::new(false),
-        name: ValueCell::new(name),
-        fut_waiter: ValueCell::new(Value::None),
-        must_cancel: Cell::new(false),
-        num_cancels_requested: Cell::new(0),
-        log_destroy_pending: Cell::new(true),
-        cancel_delivered: Cell::new(false),
-        context: ValueCell::new(context.unwrap_or(Value::Null)),
+    let mut future = FutureObj::new(event_loop, Some(TaskData::new(coro, name, context)));
+    let st = future.state.get_mut();
+    st.set_created_at(origin);
+    st.set_created_by(created_by);
+    Ok(future::object_of(runtime.types.task.clone(), future))
+}
+
+/// `Task.__init__` on `task` (made by `Task.__new__`, or initialized before), as
+/// `_asyncio.Task.__init__` does it: the future's part first (`future::init`), then the
+/// coroutine checked (a task that is not given one is left pending and silent), the
+/// task's own fields set, and its first step scheduled, or run at once for an eager start
+/// on a running loop.
+pub fn init(vm: &mut Vm, task: &Value, args: TaskInit) -> PyResult<()> {
+    let Some((fut, data)) = task_parts(task) else {
+        return Ok(());
     };
-    let mut future = FutureObj::new(event_loop.clone(), Some(data));
-    future.set_created_by(created_by);
-    let kind = ObjectKind::Other(Box::new(future));
-    let class = subclass.unwrap_or_else(|| runtime.types.task.clone());
-    let task = Value::object(Object::new(class, kind));
-    if let Value::Object(o) = &task {
-        let mut tasks = runtime.tasks.borrow_mut();
-        if tasks.len() >= 64 && tasks.len().is_power_of_two() {
-            tasks.retain(|w| w.strong_count() > 0);
-        }
-        tasks.push(Rc::downgrade(o));
+    // Only a task initialized before may be registered already.
+    let maybe_registered = fut.is_initialized();
+    future::init(vm, fut, args.event_loop.clone())?;
+    if let Err(e) = check_coroutine(vm, &args.coro) {
+        data.log_destroy_pending.set(false);
+        return Err(e);
     }
-    let creator =
-        as_loop(&event_loop).map_or(Value::None, |l| l.state.borrow().current_task.clone());
-    super::trace::task_created(vm, &task, &creator);
-    if eager_start && event_loop::is_running(&event_loop) {
-        eager_step(vm, &task, &event_loop)?;
+    let context = contextvars::context_arg(vm, args.context)?;
+    data.context.set(context.unwrap_or(Value::Null));
+    data.fut_waiter.set(Value::None);
+    data.must_cancel.set(false);
+    data.log_destroy_pending.set(true);
+    data.num_cancels_requested.set(0);
+    data.cancel_delivered.set(false);
+    future::bind_coro(fut, args.coro);
+    data.coro_released.set(false);
+    let runtime = rt(vm);
+    data.name.set(name_of(vm, &runtime, args.name)?);
+    let event_loop = fut.event_loop().into_owned();
+    if explain::on() {
+        fut.state
+            .borrow_mut()
+            .set_created_by(creator_of(&event_loop));
+    }
+    let eager = eager_start(vm, args.eager_start, args.event_loop)?;
+    register(&runtime, task, maybe_registered);
+    start(vm, task, &event_loop, eager)
+}
+
+/// Whether a task asked for an eager start (`eager_start`) starts eagerly: when
+/// `loop.is_running()` of the loop given, as CPython asks it (so of None when none was).
+#[inline]
+fn eager_start(vm: &mut Vm, eager_start: bool, given: Option<Value>) -> PyResult<bool> {
+    if !eager_start {
+        return Ok(false);
+    }
+    given_loop_runs(vm, given.unwrap_or(Value::None))
+}
+
+/// `given.is_running()`.
+fn given_loop_runs(vm: &mut Vm, given: Value) -> PyResult<bool> {
+    if as_loop(&given).is_some() {
+        return Ok(event_loop::is_running(&given));
+    }
+    let running = vm.call_method(&given, "is_running", &[])?;
+    vm.truthy(&running)
+}
+
+/// Adds `task` to the tasks `all_tasks` knows, unless it is there already (which only a
+/// task initialized again, `maybe_registered`, may be).
+#[inline]
+fn register(runtime: &Runtime, task: &Value, maybe_registered: bool) {
+    let Value::Object(o) = task else {
+        return;
+    };
+    let mut tasks = runtime.tasks.borrow_mut();
+    if maybe_registered && tasks.iter().any(|w| std::ptr::eq(w.as_ptr(), &**o)) {
+        return;
+    }
+    if tasks.len() >= 64 && tasks.len().is_power_of_two() {
+        tasks.retain(|w| w.strong_count() > 0);
+    }
+    tasks.push(Rc::downgrade(o));
+}
+
+/// A task made or initialized on `event_loop`: its first step scheduled, or run now for
+/// an eager start.
+#[inline]
+fn start(vm: &mut Vm, task: &Value, event_loop: &Value, eager: bool) -> PyResult<()> {
+    super::trace::task_created(vm, task, event_loop);
+    if eager {
+        eager_step(vm, task, event_loop)
     } else {
-        event_loop::schedule(vm, &event_loop, Ready::Step(task.clone(), None))?;
+        event_loop::schedule(vm, event_loop, Ready::Step(task.clone(), None))
     }
-    Ok(task)
 }
 
 /// `Task.__eager_start` (3.12+): the task's first step runs now, inside the call that made
@@ -183,6 +333,15 @@ fn eager_step(vm: &mut Vm, task: &Value, event_loop: &Value) -> PyResult<()> {
 /// other awaitable wrapped in a coroutine (`_wrap_awaitable`) and then in a task.
 pub fn ensure_future(vm: &mut Vm, obj: Value, event_loop: Option<Value>) -> PyResult<Value> {
     if as_future(&obj).is_some() {
+        if let Some(l) = event_loop.filter(|l| !l.is_none()) {
+            let get_loop = vm.intern("get_loop");
+            if !future::loop_of(vm, &obj, &get_loop)?.is(&l) {
+                return Err(vm.value_error(
+                    "The future belongs to a different loop than the one specified as the \
+                     loop argument",
+                ));
+            }
+        }
         return Ok(obj);
     }
     let obj = if !is_coroutine(&obj) && is_awaitable(vm, &obj) {
@@ -232,7 +391,8 @@ fn context_value(vm: &mut Vm, task: &Value) -> Value {
     if let Some(context) = context_of(data) {
         return context;
     }
-    let stepping = as_loop(&fut.event_loop).is_some_and(|l| l.state.borrow().current_task.is(task));
+    let event_loop = fut.event_loop();
+    let stepping = as_loop(&event_loop).is_some_and(|l| l.state.borrow().current_task.is(task));
     let context = if stepping {
         contextvars::current_context(vm)
     } else {
@@ -288,7 +448,16 @@ pub fn step(vm: &mut Vm, task: &Value, exc: Option<Exc>) -> PyResult<()> {
         data.cancel_delivered
             .set(data.num_cancels_requested.get() > 0);
     }
-    let Some(l) = as_loop(&fut.event_loop) else {
+    // (Those of a task bound again by `__init__` are read once, for the step.)
+    let bound_again: (Value, Value);
+    let (event_loop, coro) = match fut.own_binding() {
+        Some(made_with) => made_with,
+        None => {
+            bound_again = (fut.event_loop().into_owned(), fut.coro().into_owned());
+            (&bound_again.0, &bound_again.1)
+        }
+    };
+    let Some(l) = as_loop(event_loop) else {
         return Ok(());
     };
     let previous = std::mem::replace(&mut l.state.borrow_mut().current_task, task.clone());
@@ -299,27 +468,31 @@ pub fn step(vm: &mut Vm, task: &Value, exc: Option<Exc>) -> PyResult<()> {
             "Cannot enter into task {t} while another task {p} is being executed."
         )));
     }
-    let outcome = run_and_handle_result(vm, task, fut, data, exc);
+    let outcome = run_and_handle_result(vm, (task, fut, data), (event_loop, coro), exc);
     l.state.borrow_mut().current_task = Value::None;
     super::record::step_end(vm, task);
     outcome
 }
 
+/// A task (its value, future and task parts) as a step handles it.
+type Parts<'a> = (&'a Value, &'a FutureObj, &'a TaskData);
+
+/// The body of a step of the task on `event_loop`: its coroutine run and the outcome
+/// handled.
 fn run_and_handle_result(
     vm: &mut Vm,
-    task: &Value,
-    fut: &FutureObj,
-    data: &TaskData,
+    (task, fut, data): Parts,
+    (event_loop, coro): (&Value, &Value),
     exc: Option<Exc>,
 ) -> PyResult<()> {
     super::trace::task_step(vm, task, exc.as_ref());
-    let outcome = match as_generator(&data.coro) {
+    let outcome = match as_generator(coro) {
         Some(g) => match exc {
             None => vm.resume(g, Value::None, None),
             Some(e) => vm.gen_throw(g, e),
         },
         // `agen.aclose()` and its kin, scheduled by the async generator finalizer hook.
-        None => match crate::vm::async_gen::step_awaitable(vm, &data.coro, Value::None, exc) {
+        None => match crate::vm::async_gen::step_awaitable(vm, coro, Value::None, exc) {
             Some(outcome) => outcome,
             None => return Ok(()),
         },
@@ -327,7 +500,7 @@ fn run_and_handle_result(
     super::trace::task_outcome(vm, task, &outcome);
     match outcome {
         FrameResult::Returned(v) => {
-            explain_swallowed_cancel(vm, data);
+            explain_swallowed_cancel(vm, fut, data);
             if data.must_cancel.get() {
                 data.must_cancel.set(false);
                 let msg = fut.state.borrow().cancel_message();
@@ -350,7 +523,7 @@ fn run_and_handle_result(
                 future::set_exception(vm, task, fut, Value::Object(e))?;
             }
         }
-        FrameResult::Yielded(result) => handle_yield(vm, task, fut, data, result)?,
+        FrameResult::Yielded(result) => handle_yield(vm, (task, fut, data), event_loop, result)?,
     }
     Ok(())
 }
@@ -361,20 +534,19 @@ pub fn ends_the_program(vm: &Vm, e: &Exc) -> bool {
     vm.exc_matches(e, &vm.types.keyboard_interrupt) || vm.exc_matches(e, &vm.types.system_exit)
 }
 
-/// What a task does with a value its coroutine yielded.
+/// What a task on `event_loop` does with a value its coroutine yielded.
 fn handle_yield(
     vm: &mut Vm,
-    task: &Value,
-    fut: &FutureObj,
-    data: &TaskData,
+    (task, fut, data): Parts,
+    event_loop: &Value,
     result: Value,
 ) -> PyResult<()> {
     let reschedule = |vm: &mut Vm, exc: Option<Exc>| {
-        event_loop::schedule(vm, &fut.event_loop, Ready::Step(task.clone(), exc))
+        event_loop::schedule(vm, event_loop, Ready::Step(task.clone(), exc))
     };
     if let Some(other) = as_future(&result) {
         let blocking = other.state.borrow().blocking;
-        if !other.event_loop.is(&fut.event_loop) {
+        if !other.loop_is(event_loop) {
             let (t, r) = (vm.repr(task)?, vm.repr(&result)?);
             let e = vm.runtime_error(format!(
                 "Task {t} got Future {r} attached to a different loop"
@@ -548,26 +720,6 @@ pub fn wakeup(vm: &mut Vm, task: &Value, fut: &Value) -> PyResult<()> {
     }
 }
 
-fn task_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    check_kwargs(vm, "Task", kw, &["loop", "name", "context", "eager_start"])?;
-    crate::vm::args::check_arity(vm, "Task", args, 2, 2)?;
-    let event_loop = match kwarg(kw, "loop") {
-        Some(l) if !l.is_none() => l,
-        _ => event_loop::get_event_loop(vm)?,
-    };
-    let context = kwarg(kw, "context");
-    let class = match &args[0] {
-        Value::Type(t) => Some(t.clone()),
-        _ => None,
-    };
-    let name = kwarg(kw, "name");
-    let eager = match kwarg(kw, "eager_start") {
-        Some(v) => vm.truthy(&v)?,
-        None => false,
-    };
-    new_task_of(vm, class, args[1].clone(), event_loop, name, context, eager)
-}
-
 /// `Task.cancel(msg)`: cancels the awaited future, or injects CancelledError at the next step.
 fn task_cancel(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let msg = future::cancel_message(vm, args, kw)?;
@@ -639,11 +791,14 @@ fn format_coroutine(coro: &Value, running_line: Option<u32>) -> String {
     }
 }
 
-/// `<Task STATUS name='…' coro=<…>`, without the closing `>`: what the reports about a
-/// freed task show (no VM needed).
-pub fn repr_head(data: &TaskData, status: &str) -> String {
-    let coro = match data.coro() {
-        Some(coro) => format!(" coro=<{}>", format_coroutine(coro, None)),
+/// `<Task STATUS name='…' coro=<…>`, without the closing `>`: what the reports about the
+/// freed task `fut` show (no VM needed).
+pub fn repr_head(fut: &FutureObj, status: &str) -> String {
+    let Some(data) = &fut.task else {
+        return String::new();
+    };
+    let coro = match coro(fut, data) {
+        Some(coro) => format!(" coro=<{}>", format_coroutine(&coro, None)),
         None => String::new(),
     };
     format!("<Task {status} name='{}'{coro}", name_text(data))
@@ -651,6 +806,7 @@ pub fn repr_head(data: &TaskData, status: &str) -> String {
 
 fn task_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let (fut, data) = this(vm, &args[0])?;
+    future::ensure_initialized(vm, fut)?;
     let mut info = future::repr_info(vm, fut)?;
     if data.num_cancels_requested.get() > 0 && fut.status() == Status::Pending {
         info[0] = "cancelling".into();
@@ -662,11 +818,11 @@ fn task_repr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         let shown = vm.repr(&waiter)?;
         info.insert(2, format!("wait_for={shown}"));
     }
-    if let Some(coro) = data.coro() {
-        let running_line = as_generator(coro).and_then(|g| vm.running_line(g));
+    if let Some(coro) = coro(fut, data) {
+        let running_line = as_generator(&coro).and_then(|g| vm.running_line(g));
         info.insert(
             2,
-            format!("coro=<{}>", format_coroutine(coro, running_line)),
+            format!("coro=<{}>", format_coroutine(&coro, running_line)),
         );
     }
     let class = vm.type_name(&args[0]);
@@ -681,8 +837,8 @@ fn creator_of(event_loop: &Value) -> super::reports::Creator {
         .ok()?
         .current_task
         .clone();
-    let (_, data) = task_parts(&current)?;
-    Some(format!("{}, running {}", name_text(data), coro_text(data)).into())
+    let (fut, data) = task_parts(&current)?;
+    Some(format!("{}, running {}", name_text(data), coro_text(fut)).into())
 }
 
 fn name_text(data: &TaskData) -> String {
@@ -703,25 +859,30 @@ fn name_value(data: &TaskData) -> Value {
     name
 }
 
-fn coro_text(data: &TaskData) -> String {
-    as_generator(&data.coro).map_or(String::new(), |g| format!("{}()", g.qualname))
+/// `work()`: the task's coroutine (even once let go), for the `--explain` notes.
+fn coro_text(fut: &FutureObj) -> String {
+    as_generator(&fut.coro()).map_or(String::new(), |g| format!("{}()", g.qualname))
 }
 
-/// The `--explain` note for "Task was destroyed but it is pending!", when notes are on.
-pub fn explain_destroyed_pending(data: &TaskData) -> Option<String> {
-    explain::on().then(|| super::reports::destroyed_pending(&name_text(data), &coro_text(data)))
+/// The `--explain` note for "Task was destroyed but it is pending!" about the task `fut`,
+/// when notes are on.
+pub fn explain_destroyed_pending(fut: &FutureObj) -> Option<String> {
+    let data = fut.task.as_ref()?;
+    explain::on().then(|| super::reports::destroyed_pending(&name_text(data), &coro_text(fut)))
 }
 
-/// The `--explain` note for "Task exception was never retrieved", when notes are on.
+/// The `--explain` note for "Task exception was never retrieved" about the task `fut`,
+/// when notes are on.
 pub fn explain_never_retrieved(
-    data: &TaskData,
+    fut: &FutureObj,
     created_by: Option<&str>,
     exc: &Exc,
 ) -> Option<String> {
+    let data = fut.task.as_ref()?;
     explain::on().then(|| {
         super::reports::never_retrieved(
             &name_text(data),
-            &coro_text(data),
+            &coro_text(fut),
             &crate::vm::trace::describe(&Value::Object(exc.clone())),
             created_by,
         )
@@ -729,12 +890,12 @@ pub fn explain_never_retrieved(
 }
 
 /// A cancellation reached the coroutine, which returned normally without `uncancel()`.
-fn explain_swallowed_cancel(vm: &mut Vm, data: &TaskData) {
+fn explain_swallowed_cancel(vm: &mut Vm, fut: &FutureObj, data: &TaskData) {
     if explain::on() && data.cancel_delivered.get() && data.num_cancels_requested.get() > 0 {
         vm.flush_stdout();
         crate::common::console::eprint(&super::reports::swallowed_cancel(
             &name_text(data),
-            &coro_text(data),
+            &coro_text(fut),
         ));
     }
 }
@@ -751,7 +912,7 @@ pub fn cancelling(v: &Value) -> i64 {
 
 /// The coroutine a task drives; None if `v` is not a task or has let its coroutine go.
 pub fn task_coro(v: &Value) -> Option<Value> {
-    task_parts(v).and_then(|(_, data)| data.coro().cloned())
+    task_parts(v).and_then(|(fut, data)| coro(fut, data))
 }
 
 /// What a task's `__step` is waiting for (`_fut_waiter`): a future, or None.
@@ -823,9 +984,7 @@ fn unfinished_tasks(vm: &mut Vm, args: &[Value]) -> PyResult<Vec<Value>> {
     Ok(rt(vm)
         .live_tasks()
         .into_iter()
-        .filter(|t| {
-            as_future(t).is_some_and(|f| f.event_loop.is(&l) && f.status() == Status::Pending)
-        })
+        .filter(|t| as_future(t).is_some_and(|f| f.loop_is(&l) && f.status() == Status::Pending))
         .collect())
 }
 
@@ -859,7 +1018,6 @@ fn log_destroy_set(vm: &mut Vm, v: &Value, new: Value) -> PyResult<()> {
 }
 
 pub fn init_type(vm: &mut Vm, task: &Rc<crate::vm::object::PyType>) {
-    vm.add_static(task, "__new__", task_new);
     vm.add_method(task, "cancel", task_cancel);
     vm.add_method(task, "uncancel", task_uncancel);
     // Only the task's coroutine decides its outcome (`_asyncio.Task` rejects these).
@@ -884,7 +1042,8 @@ pub fn init_type(vm: &mut Vm, task: &Rc<crate::vm::object::PyType>) {
     vm.add_method(task, "set_name", task_set_name);
     vm.add_method(task, "get_coro", |vm, a, kw| {
         Signature::no_args("Task", "get_coro").check(vm, &a[1..], kw)?;
-        Ok(this(vm, &a[0])?.1.coro().cloned().unwrap_or(Value::None))
+        let (fut, data) = this(vm, &a[0])?;
+        Ok(coro(fut, data).unwrap_or(Value::None))
     });
     vm.add_method(task, "__repr__", task_repr);
     vm.add_method(task, "get_context", |vm, a, kw| {

@@ -217,16 +217,17 @@ fn cold_run_call(vm: &mut Vm, func: &Value, arg: &Value) {
 
 // ---- tasks ----------------------------------------------------------------------------
 
-/// A new task; `by` is the task running when it was made (None at top level).
+/// A new task on `event_loop`, made by the task running there (if any).
 #[inline]
-pub fn task_created(vm: &mut Vm, task: &Value, by: &Value) {
+pub fn task_created(vm: &mut Vm, task: &Value, event_loop: &Value) {
     if on(Category::Tasks) {
-        cold_task_created(vm, task, by);
+        cold_task_created(vm, task, event_loop);
     }
 }
 
 #[cold]
-fn cold_task_created(vm: &mut Vm, task: &Value, by: &Value) {
+fn cold_task_created(vm: &mut Vm, task: &Value, event_loop: &Value) {
+    let by = &as_loop(event_loop).map_or(Value::None, |l| l.state.borrow().current_task.clone());
     record(vm, &Event::TaskCreated { task, by });
     if !text_on(Category::Tasks) {
         return;
@@ -346,8 +347,8 @@ fn cold_cancel_requested(vm: &mut Vm, task: &Value, msg: &Value) {
         return;
     }
     let mut text = format!("{} cancel requested", future_name(task));
-    let by = as_future(task)
-        .and_then(|f| as_loop(&f.event_loop))
+    let event_loop = as_future(task).map_or(Value::None, |f| f.event_loop().into_owned());
+    let by = as_loop(&event_loop)
         .and_then(|l| l.state.try_borrow().ok().map(|s| s.current_task.clone()))
         .filter(|current| !current.is_none());
     if let Some(by) = by {

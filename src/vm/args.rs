@@ -41,7 +41,8 @@ pub enum Style {
 }
 
 /// A method's signature: `owner.name(params)`, the first `required` of them mandatory.
-/// With [`Style::Keywords`], the first `positional_only` parameters cannot be keywords.
+/// With [`Style::Keywords`], the first `positional_only` parameters cannot be keywords and
+/// the last `keyword_only` can only be keywords.
 pub struct Signature {
     pub owner: &'static str,
     pub name: &'static str,
@@ -49,6 +50,7 @@ pub struct Signature {
     pub params: &'static [&'static str],
     pub required: usize,
     pub positional_only: usize,
+    pub keyword_only: usize,
 }
 
 impl Signature {
@@ -60,6 +62,7 @@ impl Signature {
             params: &[],
             required: 0,
             positional_only: 0,
+            keyword_only: 0,
         }
     }
 
@@ -71,6 +74,7 @@ impl Signature {
             params: &["arg"],
             required: 1,
             positional_only: 1,
+            keyword_only: 0,
         }
     }
 
@@ -87,6 +91,7 @@ impl Signature {
             params,
             required,
             positional_only: params.len(),
+            keyword_only: 0,
         }
     }
 
@@ -104,12 +109,26 @@ impl Signature {
             params,
             required,
             positional_only,
+            keyword_only: 0,
         }
     }
 
+    /// This signature with its last `n` parameters keyword-only (`f(a, *, b, c)`).
+    pub const fn keyword_only(self, n: usize) -> Signature {
+        Signature {
+            keyword_only: n,
+            ..self
+        }
+    }
+
+    /// How many arguments may be given by position.
+    const fn max_positional(&self) -> usize {
+        self.params.len() - self.keyword_only
+    }
+
     /// Only check that `args` and `kw` fit the parameters (what [`Signature::bind`] raises
-    /// when they do not), for a method that reads `args` itself: no allocation when all is
-    /// positional and the count fits.
+    /// when they do not), for a method that reads `args` itself: no allocation when the
+    /// required ones are positional and the rest fit.
     #[inline]
     pub fn check(&self, vm: &Vm, args: &[Value], kw: &KwArgs) -> PyResult<()> {
         let given = args.len();
@@ -118,11 +137,25 @@ impl Signature {
                 Style::NoArgs => given == 0,
                 Style::One => given == 1,
                 Style::Positional | Style::Keywords => {
-                    self.required <= given && given <= self.params.len()
+                    self.required <= given && given <= self.max_positional()
                 }
             };
         if fits {
             return Ok(());
+        }
+        self.check_keywords(vm, args, kw)
+    }
+
+    /// [`Signature::check`] when keywords are given.
+    #[inline(never)]
+    fn check_keywords(&self, vm: &Vm, args: &[Value], kw: &KwArgs) -> PyResult<()> {
+        let given = args.len();
+        if self.style == Style::Keywords && self.required <= given && given <= self.max_positional()
+        {
+            let by_name = &self.params[given.max(self.positional_only)..];
+            if kw.iter().all(|(k, _)| by_name.contains(&k.as_str())) {
+                return Ok(());
+            }
         }
         self.bind(vm, args, kw).map(drop)
     }
@@ -175,6 +208,21 @@ impl Signature {
                     "{name}() takes at most {most} {what}{} ({} given)",
                     plural(most),
                     given + kw.len()
+                )));
+            }
+            Style::Keywords if given > self.max_positional() => {
+                let most = self.max_positional();
+                if most == 0 {
+                    return Err(vm.type_error(format!("{name}() takes no positional arguments")));
+                }
+                let which = if self.required < most {
+                    "at most"
+                } else {
+                    "exactly"
+                };
+                return Err(vm.type_error(format!(
+                    "{name}() takes {which} {most} positional argument{} ({given} given)",
+                    plural(most)
                 )));
             }
             _ => {}

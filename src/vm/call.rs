@@ -381,7 +381,7 @@ impl Vm {
             all.extend_from_slice(args);
             self.call(&new, &all, kw)?
         };
-        if cls.builtin {
+        if cls.builtin || cls.init_in_new.get() {
             // Built-in constructors do all their work in `__new__`.
             return Ok(obj);
         }

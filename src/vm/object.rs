@@ -100,6 +100,10 @@ pub struct PyType {
     /// when the first is set, which no `__dict__` attribute shows
     /// ([`PyType::has_managed_dict`]).
     pub managed_dict: Cell<bool>,
+    /// A native class whose `__new__`, making an instance of exactly this class, does its
+    /// `__init__`'s work too, so `type.__call__` calls no `__init__` after it (`Future`
+    /// and `Task` of asyncio: a subclass's instance is left to `__init__`). Not inherited.
+    pub init_in_new: Cell<bool>,
 }
 
 impl PyType {

@@ -42,6 +42,7 @@ pub fn make_type(name: &str, bases: Vec<Rc<PyType>>, layout: Layout, builtin: bo
         abstract_: Cell::new(false),
         subclasses: RefCell::new(Vec::new()),
         managed_dict: Cell::new(false),
+        init_in_new: Cell::new(false),
     });
     PyType::note_in_bases(&ty);
     let mut mro = vec![ty.clone()];
@@ -1411,6 +1412,7 @@ impl Vm {
             abstract_: Cell::new(false),
             subclasses: RefCell::new(Vec::new()),
             managed_dict: Cell::new(false),
+            init_in_new: Cell::new(false),
         });
         PyType::note_in_bases(&ty);
         let mut mro = vec![ty.clone()];
