@@ -895,21 +895,23 @@ impl Object {
     /// ([`PyType::has_managed_dict`]). (So an exception or a Future costs nothing for its
     /// dict until an attribute is set on it.)
     pub fn attrs_to_write(&self) -> Option<&RefCell<DictTable>> {
-        self.attrs().or_else(|| self.new_managed_dict())
+        self.attrs()
+            .or_else(|| self.dict_made_on_demand().map(|dict| &dict.table))
     }
 
+    /// The dict of an exception or of an object with a managed dict, made now if it has
+    /// none yet; None for other objects.
     #[cold]
     #[inline(never)]
-    fn new_managed_dict(&self) -> Option<&RefCell<DictTable>> {
+    fn dict_made_on_demand(&self) -> Option<&Rc<PyDict>> {
         if !matches!(self.kind, ObjectKind::Exception(_)) && !self.class.has_managed_dict() {
             return None;
         }
-        let dict = self.dict.get_or_init(|| {
+        Some(self.dict.get_or_init(|| {
             Rc::new(PyDict {
                 table: RefCell::new(DictTable::new()),
             })
-        });
-        Some(&dict.table)
+        }))
     }
 
     /// The `__dict__` object, made now for a plain instance that had none: its attributes
@@ -919,8 +921,7 @@ impl Object {
             return Some(dict.clone());
         }
         if let ObjectKind::Exception(_) = &self.kind {
-            self.new_managed_dict()?;
-            return self.dict.get().cloned();
+            return self.dict_made_on_demand().cloned();
         }
         let ObjectKind::Plain(values) = &self.kind else {
             return None;
