@@ -667,6 +667,44 @@ asyncio.run(main())
     assert_eq!(stdout(&free), "hi\n0\n", "{}", stderr(&free));
 }
 
+/// A sandboxed program keeps the host's signal dispositions (an in-process fuzzer's
+/// SIGALRM timer killed it silently once an input set SIGALRM back to SIG_DFL): only
+/// SIGINT's handler may change, and `signal.alarm` is refused.
+#[test]
+fn sandbox_keeps_the_hosts_signals_but_sigint() {
+    let program = "\
+import signal
+for call in [lambda: signal.signal(signal.SIGALRM, signal.SIG_DFL),
+             lambda: signal.signal(signal.SIGTERM, lambda *a: None), lambda: signal.alarm(1)]:
+    try:
+        call()
+        print('allowed')
+    except PermissionError as e:
+        print(e)
+print(signal.getsignal(signal.SIGALRM))
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+print(signal.getsignal(signal.SIGINT))
+";
+    let sandboxed = apy(&["--sandbox", "-c", program], b"");
+    assert_eq!(
+        stdout(&sandboxed),
+        "[Errno 1] Operation not permitted: process 'signal.signal(14)' (apy --sandbox)\n\
+         [Errno 1] Operation not permitted: process 'signal.signal(15)' (apy --sandbox)\n\
+         [Errno 1] Operation not permitted: process 'signal.alarm(1)' (apy --sandbox)\n\
+         0\n1\n",
+        "{}",
+        stderr(&sandboxed)
+    );
+    let free = apy(
+        &[
+            "-c",
+            "import signal\nprint(signal.signal(signal.SIGTERM, signal.SIG_IGN), signal.alarm(0))",
+        ],
+        b"",
+    );
+    assert_eq!(stdout(&free), "0 0\n", "{}", stderr(&free));
+}
+
 #[test]
 fn an_environment_variable_that_is_not_utf8_is_read_and_passed_on() {
     // `import os` stopped on it ("internal error"); now the value reads with U+FFFD (CPython

@@ -7,6 +7,10 @@
 //! 200,000 instructions (native work such as `sum(range(n))` is metered against the same
 //! budget), 2 s of wall time, and a heap of 256 MB (`--max-memory`, counted by apy's own
 //! allocator from the start of each input: going over it is the program's `MemoryError`).
+//!
+//! The sandbox leaves the host's signal handlers alone (only SIGINT's may change): libFuzzer's
+//! are checked after every input, as one reset to SIG_DFL ends the fuzzer without a word
+//! (its timeout timer is SIGALRM).
 #![no_main]
 
 use std::time::Duration;
@@ -40,9 +44,43 @@ fuzz_target!(|data: &[u8]| {
         sandbox: true,
         ..apy::vm::Config::default()
     };
+    let before = host_handlers();
     // Exit status 70 is apy's own failure: the interpreter thread died.
     assert_ne!(
         interp::run_with(&source, config.into()),
         Err(Error::Exited(70))
     );
+    assert_eq!(
+        host_handlers(),
+        before,
+        "the program changed the host's signal handlers"
+    );
 });
+
+/// The handlers of the signals libFuzzer and Rust's runtime rely on: its timer, its crash
+/// reports and its stop requests. (Not SIGABRT's: apy puts its own before it, once, to
+/// write out a dying program's output; `vm::fatal`.)
+fn host_handlers() -> Vec<libc::sighandler_t> {
+    let signals = [
+        libc::SIGALRM,
+        libc::SIGSEGV,
+        libc::SIGBUS,
+        libc::SIGILL,
+        libc::SIGFPE,
+        libc::SIGTERM,
+        libc::SIGXFSZ,
+        libc::SIGUSR1,
+        libc::SIGUSR2,
+    ];
+    signals
+        .into_iter()
+        .map(|signal| {
+            // SAFETY: sigaction only fills in the zeroed struct.
+            unsafe {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                libc::sigaction(signal, std::ptr::null(), &mut action);
+                action.sa_sigaction
+            }
+        })
+        .collect()
+}

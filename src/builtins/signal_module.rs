@@ -134,6 +134,8 @@ mod native {
 
     /// `signal.signal(signalnum, handler)`: sets what the signal does (`SIG_DFL`, `SIG_IGN`
     /// or a callable) and returns the previous handler. The pending handlers run first.
+    /// Under `--sandbox` only SIGINT's may change: the other dispositions are the host's
+    /// (a fuzzer's timer is SIGALRM, its crash reports SIGSEGV's and SIGABRT's).
     pub fn set_handler(vm: &mut Vm, signum: i32, handler: Value) -> PyResult<Value> {
         ensure_table(vm);
         if !vm.threads.on_main() {
@@ -156,6 +158,9 @@ mod native {
                 ));
             }
         };
+        if signum != libc::SIGINT {
+            vm.require(Capability::Processes, &format!("signal.signal({signum})"))?;
+        }
         vm.check_signals()?;
         interrupt::set_disposition(signum, disposition).map_err(|e| vm.os_error(&e, None))?;
         Ok(std::mem::replace(
@@ -269,6 +274,8 @@ mod native {
         check_kwargs(vm, "alarm", kw, &[])?;
         check_arity(vm, "alarm", args, 1, 1)?;
         let seconds = vm.expect_c_int(&args[0])?;
+        // The process's one real-time timer (a fuzzer's too): the host's under --sandbox.
+        vm.require(Capability::Processes, &format!("signal.alarm({seconds})"))?;
         // SAFETY: alarm(2) only sets the process's timer (C's conversion to unsigned, as
         // CPython's).
         let left = unsafe { libc::alarm(seconds as libc::c_uint) };
