@@ -132,22 +132,30 @@ fn builtin_print(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         file => stream_of(file),
     };
     let mut text = String::new();
-    for (i, a) in args.iter().enumerate() {
-        if i > 0 {
-            print_piece(vm, &stream, &file, &mut text, &sep)?;
-        }
-        match a {
-            Value::Str(s) => print_piece(vm, &stream, &file, &mut text, s.as_str())?,
-            other => {
-                let s = vm.str_of(other)?;
-                print_piece(vm, &stream, &file, &mut text, s.as_str())?;
+    let mut pieces = || -> PyResult<()> {
+        for (i, a) in args.iter().enumerate() {
+            if i > 0 {
+                print_piece(vm, &stream, &file, &mut text, &sep)?;
+            }
+            match a {
+                Value::Str(s) => print_piece(vm, &stream, &file, &mut text, s.as_str())?,
+                other => {
+                    let s = vm.str_of(other)?;
+                    print_piece(vm, &stream, &file, &mut text, s.as_str())?;
+                }
             }
         }
-    }
-    print_piece(vm, &stream, &file, &mut text, &end)?;
-    if let Some(stream) = &stream {
+        print_piece(vm, &stream, &file, &mut text, &end)
+    };
+    let printed = pieces();
+    // What came before an argument whose `str()` raised is written all the same, as
+    // CPython's print writes piece by piece.
+    if let Some(stream) = &stream
+        && !text.is_empty()
+    {
         write_stream(vm, stream, &text)?;
     }
+    printed?;
     if let Some(flush) = kwarg(kw, "flush")
         && vm.truthy(&flush)?
     {

@@ -939,6 +939,29 @@ impl Object {
         )
     }
 
+    /// `obj.__dict__ = dict`: the object's attributes become `dict` itself, shared with
+    /// whoever else holds it (the Borg pattern), its old ones dropped; given back (Err) when
+    /// the object already has a dict of its own, which apy cannot swap while references
+    /// into it may be live. The attributes dropped are given back to be freed by the caller.
+    pub fn replace_dict(&self, dict: Rc<PyDict>) -> Result<Vec<Value>, Rc<PyDict>> {
+        if let Some(own) = self.dict.get() {
+            return if Rc::ptr_eq(own, &dict) {
+                Ok(Vec::new())
+            } else {
+                Err(dict)
+            };
+        }
+        let dropped = match &self.kind {
+            ObjectKind::Plain(values) => match values.try_borrow_mut() {
+                Ok(mut values) => values.take_all(),
+                Err(_) => return Err(dict),
+            },
+            _ => Vec::new(),
+        };
+        self.dict.set(dict)?;
+        Ok(dropped)
+    }
+
     /// A plain instance's values moved into a table in their order (its `__dict__` to be).
     fn values_into_table(&self, values: &RefCell<InstanceValues>) -> Option<DictTable> {
         let taken = values.try_borrow_mut().ok()?.take_all();

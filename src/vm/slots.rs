@@ -158,7 +158,11 @@ fn install_layout(vm: &mut Vm, class: &Rc<PyType>, slots: Option<&[Rc<PyStr>]>) 
             || c_type(b, C_TYPES_WITH_WEAKREFS)
     });
     if lists("__dict__") && !has_dict {
-        vm.add_getset(class, "__dict__", super::type_attrs::instance_dict, None);
+        let (get, set) = (
+            super::type_attrs::instance_dict,
+            super::type_attrs::set_instance_dict,
+        );
+        vm.add_getset(class, "__dict__", get, Some(set));
     }
     if lists("__weakref__") && !has_weakrefs {
         let getter = super::weakrefs::weakref_attribute;

@@ -154,14 +154,17 @@ pub fn init_type_methods(vm: &mut Vm) {
     // apy's fallback for every instance with attributes (CPython's `object` has none, so
     // `dir()` leaves it out); the built-in types whose instances have a dict also have
     // their own, as in CPython.
-    vm.add_getset(&object, "__dict__", instance_dict, None);
-    for ty in [
-        vm.types.function.clone(),
-        vm.types.module.clone(),
-        vm.types.base_exception.clone(),
-    ] {
+    vm.add_getset(&object, "__dict__", instance_dict, Some(set_instance_dict));
+    for ty in [vm.types.function.clone(), vm.types.module.clone()] {
         vm.add_getset(&ty, "__dict__", instance_dict, None);
     }
+    let base_exception = vm.types.base_exception.clone();
+    vm.add_getset(
+        &base_exception,
+        "__dict__",
+        instance_dict,
+        Some(set_instance_dict),
+    );
     let function = vm.types.function.clone();
     vm.add_getset(
         &function,
@@ -702,6 +705,41 @@ pub fn instance_dict(vm: &mut Vm, v: &Value) -> PyResult<Value> {
             vm.get_attr(&bound_func(v), &key)
         }
         _ => Err(vm.no_attribute(v, &PyStr::new("__dict__"))),
+    }
+}
+
+/// `obj.__dict__ = value` for an instance or an exception: `value` (a dict, or the dict
+/// inside an instance of a dict subclass) becomes its namespace. apy cannot replace a
+/// dict the object already has (made when `__dict__` was read or an attribute deleted):
+/// that is named as outside the subset.
+pub fn set_instance_dict(vm: &mut Vm, obj: &Value, value: Value) -> PyResult<()> {
+    let dict = match &value {
+        Value::Dict(d) => Some(d.clone()),
+        Value::Object(o) => match &o.kind {
+            ObjectKind::Builtin(Value::Dict(d)) => Some(d.clone()),
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some(dict) = dict else {
+        return Err(vm.type_error(format!(
+            "__dict__ must be set to a dictionary, not a '{}'",
+            vm.type_name(&value)
+        )));
+    };
+    let Value::Object(o) = obj else {
+        return Err(vm.no_attribute(obj, &PyStr::new("__dict__")));
+    };
+    match o.replace_dict(dict) {
+        Ok(dropped) => {
+            drop(dropped);
+            Ok(())
+        }
+        Err(_) => Err(vm.type_error(format!(
+            "replacing the __dict__ a '{}' object already has is not supported by apy \
+             (assign __dict__ before its attributes are read through it or deleted)",
+            vm.type_name(obj)
+        ))),
     }
 }
 
