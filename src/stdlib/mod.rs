@@ -131,6 +131,7 @@ const MODULES: &[(&str, &str, &str)] = &[
     ("time", "time.py", include_str!("time.apy")),
     ("os", "os.py", include_str!("os.apy")),
     ("shlex", "shlex.py", include_str!("shlex.apy")),
+    ("getopt", "getopt.py", include_str!("getopt.apy")),
     ("fnmatch", "fnmatch.py", include_str!("fnmatch.apy")),
     ("secrets", "secrets.py", include_str!("secrets.apy")),
     ("hmac", "hmac.py", include_str!("hmac.apy")),
