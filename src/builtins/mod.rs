@@ -114,6 +114,7 @@ mod time_browser;
 mod time_calendar;
 mod tracemalloc;
 mod tuple_type;
+mod unicodedata;
 mod weakref;
 
 use crate::vm::Vm;

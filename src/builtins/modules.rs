@@ -48,6 +48,7 @@ pub fn register(vm: &mut Vm) {
         ("errno", super::errno_module::module),
         ("_signal", super::signal_module::module),
         ("binascii", super::binascii::module),
+        ("unicodedata", super::unicodedata::module),
         ("_json", super::json_native::module),
         ("hashlib", super::hashlib::module),
         ("_imp", imp_module),

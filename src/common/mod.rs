@@ -6,6 +6,8 @@
 //!
 //! - `chars`       — character classes (`isspace`, digits, printable) and `repr` of a string
 //! - `east_asian_width` — which characters a terminal shows two columns wide (carets)
+//! - `unicode_data` — the Unicode Character Database as CPython 3.13 has it (`unicodedata`,
+//!   `\N{…}`), with normalization
 //! - `clock`       — the real and the virtual clock (`--clock`), and the process start time
 //! - `int_ops`     — int arithmetic on `i64` with `BigInt` overflow, `int()` parsing
 //! - `float_repr`  — `repr(float)` and float formatting (`Python/dtoa.c`, `pystrtod.c`)
@@ -56,3 +58,4 @@ pub mod str_ops;
 pub mod struct_layout;
 pub mod suggestions;
 pub mod trace;
+pub mod unicode_data;

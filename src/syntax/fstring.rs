@@ -94,8 +94,10 @@ impl Scanner<'_> {
     fn literal_parts(&mut self, in_spec: bool) -> Result<Vec<RawPart>, LexError> {
         let mut parts = Vec::new();
         let mut text = String::new();
-        // Each stretch of text between fields warns of its first invalid escape, at it.
+        // Each stretch of text between fields warns of its first invalid escape, at it;
+        // an escape's error counts its position from the stretch's start, as CPython's.
         let mut warned = self.raw;
+        let mut stretch = self.pos;
         loop {
             if self.quote.closes_at(self.src, self.pos) {
                 if in_spec {
@@ -115,7 +117,8 @@ impl Scanner<'_> {
                         super::warnings::note(self.pos, message);
                         warned = true;
                     }
-                    self.pos = lexer::decode_escape(self.src, self.pos, self.raw, &mut text)?;
+                    let (src, at) = (self.src, (stretch, self.pos));
+                    self.pos = lexer::decode_escape(src, at, self.quote, self.raw, &mut text)?;
                     if self.pos >= self.src.len() {
                         return Err(self.unterminated());
                     }
@@ -143,6 +146,7 @@ impl Scanner<'_> {
                     }
                     parts.push(RawPart::Field(self.field()?));
                     warned = self.raw;
+                    stretch = self.pos;
                 }
                 _ => self.pos = lexer::push_source_char(self.src, self.pos, c, &mut text),
             }

@@ -431,6 +431,7 @@ fn scan_plain_body(
 ) -> Result<usize, LexError> {
     // Only a literal's first invalid escape is warned of, at the literal's start.
     let mut warned = raw;
+    let body = pos;
     loop {
         if quote.closes_at(src, pos) {
             return Ok(pos + quote.width());
@@ -443,7 +444,7 @@ fn scan_plain_body(
                 super::warnings::note(start, message);
                 warned = true;
             }
-            pos = decode_escape(src, pos, raw, text)?;
+            pos = decode_escape(src, (body, pos), quote, raw, text)?;
             if pos >= src.len() {
                 return Err(unterminated(src, start, quote, src.len()));
             }
@@ -501,10 +502,13 @@ pub fn unterminated(src: &str, start: usize, quote: Quote, at: usize) -> LexErro
 }
 
 /// Decodes the escape sequence at `src[pos] == '\\'` into `out`; returns the offset after it.
-/// Unknown escapes are kept as written, as CPython does (it only warns).
+/// Unknown escapes are kept as written, as CPython does (it only warns). `body` is where
+/// the literal's text (an f-string's stretch between fields) starts: an error's message
+/// counts positions from there ([`escape_position`]).
 pub fn decode_escape(
     src: &str,
-    pos: usize,
+    (body, pos): (usize, usize),
+    quote: Quote,
     raw: bool,
     out: &mut String,
 ) -> Result<usize, LexError> {
@@ -569,10 +573,11 @@ pub fn decode_escape(
                     'u' => "truncated \\uXXXX escape",
                     _ => "truncated \\UXXXXXXXX escape",
                 };
+                let at = escape_position(src, body, pos);
                 return Err(LexError::invalid(
                     format!(
-                        "(unicode error) 'unicodeescape' codec can't decode bytes in position 0-{}: {what}",
-                        digits.len() + 1
+                        "(unicode error) 'unicodeescape' codec can't decode bytes in position {at}-{}: {what}",
+                        at + digits.len() + 1
                     ),
                     pos,
                     pos + 2 + digits.len(),
@@ -589,10 +594,11 @@ pub fn decode_escape(
                     ));
                 }
                 None => {
+                    let at = escape_position(src, body, pos);
                     return Err(LexError::invalid(
                         format!(
-                            "(unicode error) 'unicodeescape' codec can't decode bytes in position 0-{}: illegal Unicode character",
-                            width + 1
+                            "(unicode error) 'unicodeescape' codec can't decode bytes in position {at}-{}: illegal Unicode character",
+                            at + width + 1
                         ),
                         pos,
                         pos + 2 + width,
@@ -601,19 +607,74 @@ pub fn decode_escape(
             }
             Ok(pos + 2 + width)
         }
-        'N' => {
-            let end = rest.find('}').map_or(pos + 2, |i| pos + 2 + i);
-            Err(LexError::unsupported(
-                "named Unicode escapes (\\N{...}) are not supported by apy",
-                Span::new(pos, end),
-                "write the character itself, or its code as \\u0000",
-            ))
-        }
+        'N' => named_escape(src, (body, pos), quote, out),
         _ => {
             out.push('\\');
             Ok(pos + 1)
         }
     }
+}
+
+/// `\N{NAME}` at `src[pos]`: the character (or named sequence) of that name or alias,
+/// found as `unicodedata.lookup` finds it; CPython's errors for a malformed escape (no
+/// `{`, an empty name, no `}` before the literal's end) or an unknown name.
+fn named_escape(
+    src: &str,
+    (body, pos): (usize, usize),
+    quote: Quote,
+    out: &mut String,
+) -> Result<usize, LexError> {
+    let error = |what: &str, end: usize| {
+        let at = escape_position(src, body, pos);
+        let last = escape_position(src, body, end) - 1;
+        let message = format!(
+            "(unicode error) 'unicodeescape' codec can't decode bytes in position {at}-{last}: {what}"
+        );
+        LexError::invalid(message, pos, end.max(pos + 2))
+    };
+    let open = pos + 2;
+    if !src[open..].starts_with('{') {
+        return Err(error("malformed \\N character escape", open));
+    }
+    let name_start = open + 1;
+    // The name runs to the first `}` before the literal's end.
+    let mut at = name_start;
+    let close = loop {
+        let Some(c) = src[at..].chars().next() else {
+            break None;
+        };
+        if quote.closes_at(src, at) || (c == '\n' && !quote.triple) {
+            break None;
+        }
+        if c == '}' {
+            break Some(at);
+        }
+        at += c.len_utf8();
+    };
+    let Some(close) = close.filter(|&close| close > name_start) else {
+        return Err(error("malformed \\N character escape", at));
+    };
+    // One character: a named sequence is not one (only `unicodedata.lookup` gives those).
+    let looked_up = crate::common::unicode_data::ucd().lookup(&src[name_start..close]);
+    let mut chars = looked_up.as_deref().unwrap_or("").chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) => {
+            out.push(c);
+            Ok(close + 1)
+        }
+        _ => Err(error("unknown Unicode character name", close + 1)),
+    }
+}
+
+/// Where CPython's escape decoder says the escape at `src[pos]` is, in a literal whose text
+/// starts at `body`: it counts the bytes of its own copy of the text, in which each
+/// character outside ASCII became a ten-byte `\Uxxxxxxxx`.
+fn escape_position(src: &str, body: usize, pos: usize) -> usize {
+    src.get(body..pos)
+        .unwrap_or("")
+        .chars()
+        .map(|c| if c.is_ascii() { 1 } else { 10 })
+        .sum()
 }
 
 #[cfg(test)]

@@ -506,11 +506,25 @@ fn escape(source: &mut Source, tok: Tok, state: Option<&State>) -> Result<Escape
             }
             return Ok(Escaped::Node(Node::Literal(v)));
         }
+        // `\N{EM DASH}`: the character of that name, as `unicodedata.lookup` finds it
+        // (one character: a named sequence is not one).
         'N' if source.is_str => {
-            return Err(source.error(
-                "named Unicode escapes (\\N{...}) are not supported by apy",
-                2,
-            ));
+            if !source.matches('{')? {
+                return Err(source.error("missing {", 0));
+            }
+            let name = source.get_until('}', "character name")?;
+            let looked_up = crate::common::unicode_data::ucd().lookup(&name);
+            let mut chars = looked_up.as_deref().unwrap_or("").chars();
+            return match (chars.next(), chars.next()) {
+                (Some(c), None) => Ok(Escaped::Node(Node::Literal(c as u32))),
+                _ => Err(source.error(
+                    format!(
+                        "undefined character name {}",
+                        crate::common::chars::str_repr(&name)
+                    ),
+                    name.chars().count() + 4,
+                )),
+            };
         }
         _ => {}
     }
