@@ -161,7 +161,8 @@ impl Vm {
             // The frame pads the rest of its locals ([`Frame::for_function`]).
             let mut locals = self.take_vec(func.code.head.frame_size());
             locals.extend_from_slice(args);
-            locals.extend_from_slice(&func.defaults[func.defaults.len() - missing..]);
+            let defaults = func.positional_defaults();
+            locals.extend_from_slice(&defaults[defaults.len() - missing..]);
             return Ok(locals);
         }
         let code = &func.code.head;
@@ -246,12 +247,13 @@ impl Vm {
         }
         // Defaults for missing positional parameters.
         if npos < argcount {
-            let first_default = argcount - func.defaults.len();
+            let defaults = func.positional_defaults();
+            let first_default = argcount - defaults.len();
             let mut missing = Vec::new();
             for (i, slot) in locals.iter_mut().enumerate().take(argcount).skip(npos) {
                 if slot.is_null() {
                     if i >= first_default {
-                        *slot = func.defaults[i - first_default].clone();
+                        *slot = defaults[i - first_default].clone();
                     } else {
                         missing.push(func.code.varnames[i].clone());
                     }
@@ -271,12 +273,8 @@ impl Vm {
             {
                 if slot.is_null() {
                     let name = &func.code.varnames[i];
-                    match func
-                        .kwdefaults
-                        .iter()
-                        .find(|(k, _)| k.as_str() == name.as_str())
-                    {
-                        Some((_, v)) => *slot = v.clone(),
+                    match func.kwdefault(name) {
+                        Some(v) => *slot = v,
                         None => missing.push(name.clone()),
                     }
                 }
@@ -308,7 +306,7 @@ impl Vm {
         self.type_error(too_many_positional_text(
             &func.qualname.borrow(),
             argcount,
-            func.defaults.len(),
+            func.positional_defaults().len(),
             given,
             kwonly_given,
         ))
@@ -570,7 +568,7 @@ fn defaults_missing(f: &Function, nargs: usize) -> Option<usize> {
     let c = &f.code.head;
     let simple = c.kwonlyargcount == 0 && !c.flags.varargs && !c.flags.varkeywords;
     let missing = (c.argcount as usize).checked_sub(nargs)?;
-    (simple && missing <= f.defaults.len()).then_some(missing)
+    (simple && missing <= f.defaults_count()).then_some(missing)
 }
 
 /// Whether a call of `f` with `nargs` positional arguments binds them as they are to its

@@ -1251,18 +1251,10 @@ impl Vm {
         };
         if let Some(func) = Rc::get_mut(&mut f) {
             match flag {
-                0x01 => func.defaults = self.collect_iterable(&value)?,
+                0x01 => *func.defaults.get_mut() = Some(self.collect_iterable(&value)?),
                 0x02 => {
                     if let Value::Dict(d) = &value {
-                        func.kwdefaults = d
-                            .table
-                            .borrow()
-                            .iter()
-                            .filter_map(|e| match &e.key {
-                                Value::Str(k) => Some((k.clone(), e.value.clone())),
-                                _ => None,
-                            })
-                            .collect();
+                        *func.kwdefaults.get_mut() = Some(d.clone());
                     }
                 }
                 0x04 => {
@@ -1408,8 +1400,8 @@ impl Vm {
             name: RefCell::new(name),
             qualname: RefCell::new(code.head.qualname.clone()),
             renamed: Cell::new(false),
-            defaults: Vec::new(),
-            kwdefaults: Vec::new(),
+            defaults: RefCell::new(None),
+            kwdefaults: RefCell::new(None),
             closure: Vec::new(),
             dict: Default::default(),
             type_params: ValueCell::new(Value::Null),

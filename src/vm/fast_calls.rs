@@ -120,7 +120,7 @@ fn takes_positionally(f: &Function, nargs: usize) -> bool {
 
 #[cold]
 fn takes_defaults(f: &Function, missing: usize) -> bool {
-    missing <= f.defaults.len()
+    missing <= f.defaults_count()
 }
 
 impl Vm {

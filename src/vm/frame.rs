@@ -127,9 +127,10 @@ impl Frame {
     #[inline(never)]
     fn take_defaults(&mut self, func: &Function) {
         let argcount = func.code.head.argcount as usize;
-        let first_with_default = argcount.saturating_sub(func.defaults.len());
+        let defaults = func.positional_defaults();
+        let first_with_default = argcount.saturating_sub(defaults.len());
         while self.stack.len() < argcount {
-            let Some(default) = func.defaults.get(self.stack.len() - first_with_default) else {
+            let Some(default) = defaults.get(self.stack.len() - first_with_default) else {
                 return;
             };
             self.stack.push(default.clone());

@@ -345,14 +345,44 @@ pub struct Function {
     /// (which a first step whose generator is made later relies on,
     /// [`InlineFrames::pop_first_step_made`](super::frame::InlineFrames::pop_first_step_made)).
     pub renamed: Cell<bool>,
-    pub defaults: Vec<Value>,
-    pub kwdefaults: Vec<(Rc<PyStr>, Value)>,
+    /// `__defaults__`: None for none (CPython's NULL, shown as None), else the tuple's
+    /// items; a program may replace them ([`Function::positional_defaults`] reads them).
+    pub defaults: RefCell<Option<Vec<Value>>>,
+    /// `__kwdefaults__`: None for none, else the dict itself (its str keys are read).
+    pub kwdefaults: RefCell<Option<Rc<PyDict>>>,
     /// Cells for the code's free variables.
     pub closure: Vec<Value>,
     /// Attributes set on the function (`f.calls = 0`).
     pub dict: RefCell<DictTable>,
     /// `__type_params__` (PEP 695); Null for the empty tuple.
     pub type_params: ValueCell,
+}
+
+impl Function {
+    /// The defaults of the positional parameters, the last of them having the last: at
+    /// most one per parameter (of a longer `__defaults__`, as CPython, the last ones).
+    pub fn positional_defaults(&self) -> std::cell::Ref<'_, [Value]> {
+        let argcount = self.code.head.argcount as usize;
+        std::cell::Ref::map(self.defaults.borrow(), |d| {
+            let all = d.as_deref().unwrap_or(&[]);
+            &all[all.len().saturating_sub(argcount)..]
+        })
+    }
+
+    /// How many defaults there are (`len(__defaults__)`): enough for `missing` positional
+    /// parameters when `missing` is at most this (and at most the parameters).
+    #[inline]
+    pub fn defaults_count(&self) -> usize {
+        self.defaults.borrow().as_ref().map_or(0, Vec::len)
+    }
+
+    /// The default of keyword-only parameter `name`, if it has one.
+    pub fn kwdefault(&self, name: &PyStr) -> Option<Value> {
+        use super::dict::StrKeys;
+        let kwdefaults = self.kwdefaults.borrow().clone()?;
+        let table = kwdefaults.table.borrow();
+        table.get_str(name).cloned()
+    }
 }
 
 impl Drop for Function {
@@ -365,8 +395,10 @@ impl Drop for Function {
         if self.closure.is_empty() {
             return;
         }
-        super::trashcan::free_last_first(&mut self.defaults);
-        drop(std::mem::take(&mut self.kwdefaults));
+        if let Some(defaults) = self.defaults.get_mut() {
+            super::trashcan::free_last_first(defaults);
+        }
+        drop(self.kwdefaults.get_mut().take());
         drop(self.dict.get_mut().take_entries());
         super::trashcan::free_last_first(&mut self.closure);
     }

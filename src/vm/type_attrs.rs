@@ -9,7 +9,7 @@ use super::args::{Signature, check_arity};
 use super::dict::StrKeys;
 use super::native_docs::short_name;
 use super::object::{Getter, KwArgs, ModuleOrigin, NativeFunction, Object, ObjectKind, PyType};
-use super::value::{DictTable, PyDict, PyStr, Value};
+use super::value::{PyDict, PyStr, Value};
 use super::{PyResult, Vm};
 
 /// The getters of `type`, `object` and `function` attributes.
@@ -254,10 +254,28 @@ pub fn init_type_methods(vm: &mut Vm) {
         &function,
         "__defaults__",
         |_, v| match v {
-            Value::Function(f) if !f.defaults.is_empty() => Ok(Value::tuple(f.defaults.clone())),
+            Value::Function(f) => Ok(f
+                .defaults
+                .borrow()
+                .as_ref()
+                .map_or(Value::None, |d| Value::tuple(d.clone()))),
             _ => Ok(Value::None),
         },
-        None,
+        Some(|vm, v, new| {
+            let Value::Function(f) = v else {
+                return Ok(());
+            };
+            let defaults = match &new {
+                Value::None => None,
+                Value::Tuple(tuple) => Some(tuple.items.to_vec()),
+                _ => {
+                    let message = "__defaults__ must be set to a tuple object";
+                    return Err(vm.type_error(message));
+                }
+            };
+            drop(f.defaults.replace(defaults));
+            Ok(())
+        }),
     );
     // The cells of the function's free variables (None for a function without).
     vm.add_getset(
@@ -296,22 +314,34 @@ pub fn init_type_methods(vm: &mut Vm) {
         None,
     );
     init_cell_type(vm);
-    // A fresh dict of the keyword-only defaults each time (CPython keeps one), None when
-    // there are none; what `inspect.signature` reads for keyword-only parameters.
+    // The dict of the keyword-only defaults, None when there are none; what
+    // `inspect.signature` reads for keyword-only parameters.
     vm.add_getset(
         &function,
         "__kwdefaults__",
         |_, v| match v {
-            Value::Function(f) if !f.kwdefaults.is_empty() => {
-                let mut table = DictTable::default();
-                for (name, default) in &f.kwdefaults {
-                    table.set_str(name.clone(), default.clone());
-                }
-                Ok(Value::dict(table))
-            }
+            Value::Function(f) => Ok(f
+                .kwdefaults
+                .borrow()
+                .clone()
+                .map_or(Value::None, Value::Dict)),
             _ => Ok(Value::None),
         },
-        None,
+        Some(|vm, v, new| {
+            let Value::Function(f) = v else {
+                return Ok(());
+            };
+            let kwdefaults = match &new {
+                Value::None => None,
+                Value::Dict(d) => Some(d.clone()),
+                _ => {
+                    let message = "__kwdefaults__ must be set to a dict object";
+                    return Err(vm.type_error(message));
+                }
+            };
+            drop(f.kwdefaults.replace(kwdefaults));
+            Ok(())
+        }),
     );
     // PEP 695's type parameters: a generic function's, else the empty tuple.
     vm.add_getset(
