@@ -691,8 +691,8 @@ impl Vm {
     /// through last still on `callees`.
     #[inline(always)]
     fn unpass_all(&mut self, callees: &mut InlineFrames, value: &Value, traced: bool) -> bool {
-        // (Kept here, stored once: nothing on the way up reads it.)
-        let mut countdown = self.countdown;
+        // (Kept here, stored once: nothing on the way up reads them.)
+        let (mut countdown, mut depth) = (self.countdown, self.depth);
         let due = loop {
             if countdown <= 1 {
                 break callees.passed_on_top().is_some();
@@ -701,9 +701,10 @@ impl Vm {
                 break false;
             };
             countdown -= 1;
+            depth -= 1;
             self.unpass(passed, value, traced);
         };
-        self.countdown = countdown;
+        (self.countdown, self.depth) = (countdown, depth);
         due
     }
 

@@ -505,7 +505,13 @@ impl Vm {
         let delegate = match state.resends {
             // Passed through before, and the frame has not moved since.
             Some(target) => sends_again(frame).map(|sub| (sub, target.get())),
-            None if state.started && state.exc_state.is_none() => sends_on(frame),
+            None if state.started && state.exc_state.is_none() => {
+                let found = sends_on(frame);
+                state.resends = found
+                    .as_ref()
+                    .and_then(|&(_, target)| std::num::NonZeroU32::new(target));
+                found
+            }
             None => None,
         };
         let Some((sub, target)) = delegate else {
@@ -515,14 +521,14 @@ impl Vm {
         if traced {
             super::trace::frame_enter(self, g, frame, value, None);
         }
-        state.resends = std::num::NonZeroU32::new(target);
         g.running.set(true);
         drop(guard);
         Ok((Passed { generator, after }, sub, target))
     }
 
     /// A generator passed through ([`Vm::pass_through`]) suspends again as `value` comes
-    /// back up the chain: [`Vm::suspend`], with its frame still in place.
+    /// back up the chain: [`Vm::suspend`], with its frame still in place. (The caller
+    /// leaves its recursion level.)
     #[inline(always)]
     pub(super) fn unpass(&mut self, passed: Passed, value: &Value, traced: bool) {
         let ObjectKind::Generator(g) = &passed.generator.kind else {
@@ -532,7 +538,6 @@ impl Vm {
             self.trace_unpass(g, value);
         }
         g.running.set(false);
-        self.leave_recursion();
     }
 
     /// The frame event of [`Vm::unpass`].
