@@ -777,7 +777,7 @@ fn format_coroutine(coro: &Value, running_line: Option<u32>) -> String {
     let st = g.state.borrow();
     let code = &g.code.head;
     let filename = &code.filename;
-    match (&st.frame, st.running) {
+    match (&st.frame, g.running.get()) {
         (Some(frame), _) => format!("{}() running at {filename}:{}", g.qualname, frame.line()),
         (None, true) => format!(
             "{}() running at {filename}:{}",

@@ -32,7 +32,7 @@ use std::sync::atomic::Ordering;
 use crate::compile::bytecode::Instr;
 
 use super::call::{binds_positionally, generator_kind};
-use super::frame::{AfterGenerator, Frame, InlineFrames};
+use super::frame::{AfterGenerator, Frame, InlineFrames, Passed};
 use super::generator::{FINALIZERS_PENDING, is_send_method};
 use super::object::{Body, Function, Object, ObjectKind};
 use super::types;
@@ -474,8 +474,14 @@ pub(super) fn sends_on(frame: &Frame) -> Option<(Rc<Object>, u32)> {
     let &Instr::Send(target) = instrs.get(send_at as usize)? else {
         return None;
     };
-    let sub = inline_generator(frame.stack.last()?, GenKind::Coroutine)?;
-    Some((sub, target))
+    Some((sends_again(frame)?, target))
+}
+
+/// [`sends_on`] for a frame known to be suspended in a send loop: the generator it sends
+/// to, when that one's frame can be lent too.
+#[inline(always)]
+pub(super) fn sends_again(frame: &Frame) -> Option<Rc<Object>> {
+    inline_generator(frame.stack.last()?, GenKind::Coroutine)
 }
 
 /// Continues the frame that sent into (or iterated) a generator with what the generator did:
@@ -528,30 +534,12 @@ impl Vm {
     ) -> PyResult<()> {
         // (Asked once: nothing that runs on the way down can turn tracing on or off.)
         let traced = crate::common::trace::on(crate::common::trace::Category::Frames);
-        loop {
-            if let Err(e) = self.enter_recursion() {
-                if let ObjectKind::Generator(g) = &generator.kind {
-                    self.end_if_unstarted(g);
-                }
-                self.lend_passed(callees)?;
-                return Err(e);
-            }
-            if self.countdown <= 2 {
-                break;
-            }
-            match self.pass_through(generator, &value, after, traced) {
-                Ok((passed, sub, target)) => {
-                    self.countdown -= 2;
-                    callees.push_passed(passed);
-                    generator = sub;
-                    after = AfterGenerator::Send(target);
-                }
-                Err(not_passed) => {
-                    generator = not_passed;
-                    break;
-                }
-            }
-        }
+        let passed = if traced {
+            self.pass_down::<true>(callees, generator, &value, after)
+        } else {
+            self.pass_down::<false>(callees, generator, &value, after)
+        };
+        (generator, after) = passed?;
         let ObjectKind::Generator(g) = &generator.kind else {
             return Err(self.runtime_error("lent frame of a non-generator"));
         };
@@ -569,16 +557,78 @@ impl Vm {
         }
     }
 
+    /// [`Vm::enter_generator`]'s way down, `TRACED` when frame events are traced: passes
+    /// through `generator` and those it sends to while it can, one recursion level each
+    /// (RecursionError at the limit). Gives the generator to resume, one level deeper, and
+    /// how its caller goes on.
+    #[inline(always)]
+    fn pass_down<const TRACED: bool>(
+        &mut self,
+        callees: &mut InlineFrames,
+        mut generator: Rc<Object>,
+        value: &Value,
+        mut after: AfterGenerator,
+    ) -> PyResult<(Rc<Object>, AfterGenerator)> {
+        // The recursion depth and the countdown, kept here on the way down and stored once:
+        // nothing on the way down reads them.
+        let (mut depth, mut countdown) = (self.depth, self.countdown);
+        loop {
+            if depth >= self.recursion_limit {
+                (self.depth, self.countdown) = (depth, countdown);
+                return Err(self.refuse_too_deep(callees, &generator));
+            }
+            depth += 1;
+            if countdown <= 2 {
+                break;
+            }
+            match self.pass_through(generator, value, after, TRACED) {
+                Ok((passed, sub, target)) => {
+                    countdown -= 2;
+                    callees.push_passed(passed);
+                    generator = sub;
+                    after = AfterGenerator::Send(target);
+                }
+                Err(not_passed) => {
+                    generator = not_passed;
+                    break;
+                }
+            }
+        }
+        (self.depth, self.countdown) = (depth, countdown);
+        Ok((generator, after))
+    }
+
+    /// [`Vm::enter_generator`] reached the recursion limit entering `generator`: the
+    /// RecursionError, raised in the generator passed through last if there is one.
+    #[cold]
+    #[inline(never)]
+    fn refuse_too_deep(&mut self, callees: &mut InlineFrames, generator: &Object) -> Exc {
+        let e = self.recursion_error();
+        if let ObjectKind::Generator(g) = &generator.kind {
+            self.end_if_unstarted(g);
+        }
+        match self.lend_passed(callees) {
+            Ok(()) => e,
+            Err(lost) => lost,
+        }
+    }
+
     /// The generator passed through last ([`Vm::pass_through`]), if the frame it sent to
-    /// has just left `callees`, goes on after all: its frame is lent as the executing one,
-    /// about to go on from its `Send`.
+    /// has just left `callees`, goes on after all ([`Vm::lend_popped`]).
     #[inline(never)]
     fn lend_passed(&mut self, callees: &mut InlineFrames) -> PyResult<()> {
-        let Some(passed) = callees.passed_on_top() else {
-            return Ok(());
-        };
-        let (generator, after) = (passed.generator.clone(), passed.after);
-        callees.drop_passed();
+        match callees.pop_passed() {
+            Some(passed) => self.lend_popped(callees, passed),
+            None => Ok(()),
+        }
+    }
+
+    /// A generator passed through, its link just taken off `callees`
+    /// ([`InlineFrames::pop_passed`]), goes on after all: its frame is lent as the executing
+    /// one, about to go on from its `Send`.
+    #[inline(never)]
+    fn lend_popped(&mut self, callees: &mut InlineFrames, passed: Passed) -> PyResult<()> {
+        let Passed { generator, after } = passed;
         let frame = match &generator.kind {
             ObjectKind::Generator(g) => self.take_passed_frame(g),
             _ => None,
@@ -617,17 +667,10 @@ impl Vm {
             self.suspend(g, frame, &value);
             self.leave_recursion();
             drop(generator);
-            // The generators the send passed through suspend again, each yielding `value`
-            // on (its `YieldValue` counts as run), unless a check of the limits is due.
-            while let Some(passed) = callees.passed_on_top() {
-                if self.countdown <= 1 {
-                    self.lend_passed(callees)?;
-                    callees.current(base).stack.push(value);
-                    return Ok(());
-                }
-                self.countdown -= 1;
-                self.unpass(passed, &value, traced);
-                callees.drop_passed();
+            if self.unpass_all(callees, &value, traced) {
+                self.lend_passed(callees)?;
+                callees.current(base).stack.push(value);
+                return Ok(());
             }
             let yields_on = callees.generator_on_top() && self.countdown > 1;
             let caller = callees.current(base);
@@ -640,6 +683,29 @@ impl Vm {
             self.countdown -= 1;
             caller.ip += 1;
         }
+    }
+
+    /// For [`Vm::leave_yielding`]: the generators the send passed through on the way to
+    /// the frame that left suspend again, each yielding `value` on (its `YieldValue` counts
+    /// as run), unless a check of the limits is due: then gives true, the generator passed
+    /// through last still on `callees`.
+    #[inline(always)]
+    fn unpass_all(&mut self, callees: &mut InlineFrames, value: &Value, traced: bool) -> bool {
+        // (Kept here, stored once: nothing on the way up reads them.)
+        let (mut countdown, mut depth) = (self.countdown, self.depth);
+        let due = loop {
+            if countdown <= 1 {
+                break callees.passed_on_top().is_some();
+            }
+            let Some(passed) = callees.pop_passed() else {
+                break false;
+            };
+            countdown -= 1;
+            depth -= 1;
+            self.unpass(passed, value, traced);
+        };
+        (self.countdown, self.depth) = (countdown, depth);
+        due
     }
 
     /// [`Vm::leave_lent`] for a return.

@@ -700,16 +700,20 @@ impl InlineFrames {
         }
     }
 
-    /// Drops the link [`InlineFrames::passed_on_top`] gave (popped: of a `Passed`, only
-    /// the generator needs dropping, without `truncate`'s loop over the tail).
+    /// Takes off the link [`InlineFrames::passed_on_top`] gives, if there is one.
     #[inline(always)]
-    pub fn drop_passed(&mut self) {
-        if let Some(Lent {
-            link: Link::Passed(passed),
-            ..
-        }) = self.links.pop()
-        {
-            drop(passed.generator);
+    pub fn pop_passed(&mut self) -> Option<Passed> {
+        let passed: *const Passed = self.passed_on_top()?;
+        // SAFETY: `passed` points into the last link, a `Passed`: the vector is cut back
+        // past it without dropping it, and the `Passed` moves out, its one owner. (`pop`
+        // and a match would copy the whole link through the stack first.)
+        unsafe {
+            self.links.set_len(self.links.len() - 1);
+            let generator = std::ptr::read(&(*passed).generator);
+            Some(Passed {
+                generator,
+                after: (*passed).after,
+            })
         }
     }
 
@@ -943,9 +947,14 @@ impl GenKind {
 }
 
 pub struct GenState {
-    /// The suspended frame; taken out while running, None once finished.
+    /// The suspended frame; taken out while running, None once finished. Taken out by
+    /// [`GenState::take_frame`].
     pub frame: Option<Box<Frame>>,
-    pub running: bool,
+    /// The target of the `Send` of the `yield from`/`await` send loop the frame is suspended
+    /// in, once a send passed through it (`Vm::pass_through`): while the frame stays in
+    /// place, the next send passes through without finding the loop again. (A target is
+    /// never 0: it is past its `Send`.)
+    pub resends: Option<std::num::NonZeroU32>,
     pub started: bool,
     /// The exception this generator was handling when it suspended.
     pub exc_state: Value,
@@ -969,6 +978,9 @@ pub struct Generator {
     pub code: Rc<CodeObj>,
     pub name: Rc<PyStr>,
     pub qualname: Rc<str>,
+    /// Whether it runs now (`gi_running`): its frame lent out, or passed through with its
+    /// frame in place. Kept outside `state`, so flipping it takes no borrow.
+    pub running: Cell<bool>,
     pub state: RefCell<GenState>,
     /// Async generators only: hooks, `ag_closed`, `ag_running_async` (made at first use,
     /// so a plain generator or coroutine carries one pointer, not the flags).

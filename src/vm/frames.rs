@@ -183,7 +183,7 @@ impl Vm {
         let state = generator.state.borrow();
         let frame = match &state.frame {
             Some(frame) => snapshot(frame),
-            None if state.running => {
+            None if generator.running.get() => {
                 let frames = self.python_frames();
                 match frames.iter().find(|f| Rc::ptr_eq(&f.code, &generator.code)) {
                     Some(frame) => snapshot(frame),

@@ -12,7 +12,7 @@ use crate::compile::bytecode::{AwaitSite, Code, Instr};
 
 use super::async_gen::step_awaitable;
 use super::call::{binds_positionally, generator_kind};
-use super::fast_calls::sends_on;
+use super::fast_calls::{sends_again, sends_on};
 use super::frame::{AfterGenerator, Frame, Passed};
 use super::object::{CodeObj, Function, KwArgs, Object, ObjectKind, TracebackEntry};
 use super::value::Value;
@@ -29,22 +29,31 @@ use crate::vm::frame::as_generator;
 use crate::vm::frame::as_generator_object;
 
 impl GenState {
+    /// Takes the frame out (to run it, or to end it): whatever [`GenState::resends`] knew
+    /// of it goes with it.
+    #[inline(always)]
+    pub fn take_frame(&mut self) -> Option<Box<Frame>> {
+        self.resends = None;
+        self.frame.take()
+    }
+
     /// The state of a generator that has not run yet.
     fn before_start(frame: Box<Frame>) -> GenState {
         GenState {
             frame: Some(frame),
-            running: false,
+            resends: None,
             started: false,
             exc_state: Value::None,
         }
     }
 
     /// The state of a generator whose first step is running now, its frame lent out
-    /// ([`Vm::new_first_stepping`]): as [`Vm::start_resume`] leaves one.
+    /// ([`Vm::new_first_stepping`]): as [`Vm::start_resume`] leaves one. (Made running:
+    /// [`Generator::start`].)
     fn first_step() -> GenState {
         GenState {
             frame: None,
-            running: true,
+            resends: None,
             started: true,
             exc_state: Value::None,
         }
@@ -81,7 +90,7 @@ impl Generator {
     pub fn yield_from(&self) -> Option<Value> {
         let state = self.state.borrow();
         let frame = state.frame.as_ref()?;
-        if !state.started || state.running || frame.ip < 2 {
+        if !state.started || self.running.get() || frame.ip < 2 {
             return None;
         }
         let instrs = &frame.code.code().instructions;
@@ -144,13 +153,15 @@ impl Drop for Generator {
 }
 
 impl Generator {
-    /// A new generator of `func`, in `state`.
+    /// A new generator of `func`, in `state`: running if it is made started (its first
+    /// step runs now, [`GenState::first_step`]).
     fn start(kind: GenKind, func: &Function, state: GenState) -> Generator {
         Generator {
             kind,
             code: func.code.clone(),
             name: func.name.borrow().clone(),
             qualname: func.qualname.borrow().clone(),
+            running: Cell::new(state.started),
             state: RefCell::new(state),
             agen: OnceCell::new(),
         }
@@ -176,6 +187,7 @@ impl Generator {
         if !Rc::ptr_eq(&self.qualname, &qualname) {
             self.qualname = qualname.clone();
         }
+        self.running.set(state.started);
         *self.state.get_mut() = state;
         self.agen = OnceCell::new();
     }
@@ -188,9 +200,10 @@ impl Generator {
             code: self.code.clone(),
             name: self.name.clone(),
             qualname: self.qualname.clone(),
+            running: Cell::new(false),
             state: RefCell::new(GenState {
-                frame: state.frame.take(),
-                running: false,
+                frame: state.take_frame(),
+                resends: None,
                 started: state.started,
                 exc_state: std::mem::replace(&mut state.exc_state, Value::None),
             }),
@@ -400,11 +413,11 @@ impl Vm {
     /// and gives no "never awaited" warning when freed.
     pub(super) fn end_if_unstarted(&mut self, generator: &Generator) {
         let mut state = generator.state.borrow_mut();
-        if state.started || state.running {
+        if state.started || generator.running.get() {
             return;
         }
         state.started = true;
-        let frame = state.frame.take();
+        let frame = state.take_frame();
         drop(state);
         if let Some(frame) = frame {
             self.recycle_boxed_frame(frame);
@@ -423,12 +436,11 @@ impl Vm {
         value: Value,
         throw: Option<&Exc>,
     ) -> Result<Box<Frame>, Refused> {
-        let mut state = generator.state.borrow_mut();
-        if state.running {
-            drop(state);
+        if generator.running.get() {
             return Err(self.refuse_running(generator));
         }
-        let Some(mut frame) = state.frame.take() else {
+        let mut state = generator.state.borrow_mut();
+        let Some(mut frame) = state.take_frame() else {
             drop(state);
             return Err(self.refuse_finished(generator));
         };
@@ -447,7 +459,7 @@ impl Vm {
             }
         }
         state.started = true;
-        state.running = true;
+        generator.running.set(true);
         let exc_state = std::mem::replace(&mut state.exc_state, Value::None);
         drop(state);
         super::trace::frame_enter(self, generator, &frame, &value, throw);
@@ -481,48 +493,66 @@ impl Vm {
         let ObjectKind::Generator(g) = &generator.kind else {
             return Err(generator);
         };
+        if g.running.get() {
+            return Err(generator);
+        }
         let mut guard = g.state.borrow_mut();
         let state = &mut *guard;
-        let delegate = match state.frame.as_deref() {
-            Some(frame) if state.started && !state.running && state.exc_state.is_none() => {
-                let delegate = sends_on(frame);
-                if traced && delegate.is_some() {
-                    super::trace::frame_enter(self, g, frame, value, None);
-                }
-                delegate
+        let Some(frame) = state.frame.as_deref() else {
+            drop(guard);
+            return Err(generator);
+        };
+        let delegate = match state.resends {
+            // Passed through before, and the frame has not moved since.
+            Some(target) => sends_again(frame).map(|sub| (sub, target.get())),
+            None if state.started && state.exc_state.is_none() => {
+                let found = sends_on(frame);
+                state.resends = found
+                    .as_ref()
+                    .and_then(|&(_, target)| std::num::NonZeroU32::new(target));
+                found
             }
-            _ => None,
+            None => None,
         };
         let Some((sub, target)) = delegate else {
             drop(guard);
             return Err(generator);
         };
-        state.running = true;
+        if traced {
+            super::trace::frame_enter(self, g, frame, value, None);
+        }
+        g.running.set(true);
         drop(guard);
         Ok((Passed { generator, after }, sub, target))
     }
 
     /// A generator passed through ([`Vm::pass_through`]) suspends again as `value` comes
-    /// back up the chain: [`Vm::suspend`], with its frame still in place.
+    /// back up the chain: [`Vm::suspend`], with its frame still in place. (The caller
+    /// leaves its recursion level.)
     #[inline(always)]
-    pub(super) fn unpass(&mut self, passed: &Passed, value: &Value, traced: bool) {
+    pub(super) fn unpass(&mut self, passed: Passed, value: &Value, traced: bool) {
         let ObjectKind::Generator(g) = &passed.generator.kind else {
             return;
         };
-        let mut state = g.state.borrow_mut();
-        if traced && let Some(frame) = state.frame.as_deref() {
+        if traced {
+            self.trace_unpass(g, value);
+        }
+        g.running.set(false);
+    }
+
+    /// The frame event of [`Vm::unpass`].
+    #[cold]
+    fn trace_unpass(&mut self, g: &Generator, value: &Value) {
+        if let Some(frame) = g.state.borrow().frame.as_deref() {
             super::trace::frame_leave(self, g, frame, || FrameResult::Yielded(value.clone()));
         }
-        state.running = false;
-        drop(state);
-        self.leave_recursion();
     }
 
     /// Takes the frame out of a generator passed through ([`Vm::pass_through`]) that must
     /// go on after all (what it sent to returned, raised or refused to run): it is then as
     /// [`Vm::start_resume`] leaves one, its frame about to go on from its `Send`.
     pub(super) fn take_passed_frame(&mut self, generator: &Generator) -> Option<Box<Frame>> {
-        let mut frame = generator.state.borrow_mut().frame.take()?;
+        let mut frame = generator.state.borrow_mut().take_frame()?;
         self.exc_info.push(Value::None);
         if let Some(&Instr::JumpNoInterrupt(send_at)) =
             frame.code.code().instructions.get(frame.ip as usize)
@@ -624,7 +654,7 @@ impl Vm {
             exc_state.discard();
         }
         super::trace::frame_leave(self, generator, &frame, outcome);
-        generator.state.borrow_mut().running = false;
+        generator.running.set(false);
         self.release_ended(frame, by_python);
     }
 
@@ -639,8 +669,8 @@ impl Vm {
         super::trace::frame_leave(self, generator, &frame, || {
             FrameResult::Yielded(value.clone())
         });
+        generator.running.set(false);
         let mut state = generator.state.borrow_mut();
-        state.running = false;
         state.frame = Some(frame);
         // Emptied by start_resume: nothing to drop.
         std::mem::replace(&mut state.exc_state, exc_state).discard();
@@ -759,7 +789,7 @@ impl Vm {
         };
         let result = gen_close_impl(self, g);
         // Whatever happened, the frame dies now without running more code.
-        g.state.borrow_mut().frame = None;
+        drop(g.state.borrow_mut().take_frame());
         if let Err(exc) = result {
             self.write_unraisable(&object, exc, place);
         }
@@ -892,7 +922,7 @@ impl Vm {
     pub fn gen_throw(&mut self, generator: &Generator, exc: Exc) -> FrameResult {
         if let Some(sub) = generator.yield_from() {
             let is_exit = self.exc_matches(&exc, &self.types.generator_exit.clone());
-            generator.state.borrow_mut().running = true;
+            generator.running.set(true);
             let delegated = if is_exit {
                 match self.close_iterator(&sub) {
                     Ok(()) => Some(FrameResult::Err(exc.clone())),
@@ -915,7 +945,7 @@ impl Vm {
                     Err(e) => Some(FrameResult::Err(e)),
                 }
             };
-            generator.state.borrow_mut().running = false;
+            generator.running.set(false);
             match delegated {
                 Some(FrameResult::Yielded(v)) => return FrameResult::Yielded(v),
                 Some(FrameResult::Returned(v)) => {
@@ -1206,16 +1236,15 @@ pub fn throw_args_to_exc(vm: &mut Vm, args: &[Value]) -> PyResult<Exc> {
 /// `close()`: throw GeneratorExit in; returns the generator's return value (3.13).
 fn gen_close_impl(vm: &mut Vm, g: &Generator) -> PyResult<Value> {
     {
-        let mut state = g.state.borrow_mut();
-        if state.running {
-            drop(state);
+        if g.running.get() {
             return Err(vm.value_error(format!("{} already executing", g.kind.noun())));
         }
+        let mut state = g.state.borrow_mut();
         if state.frame.is_none() {
             return Ok(Value::None);
         }
         if !state.started {
-            state.frame = None;
+            drop(state.take_frame());
             return Ok(Value::None);
         }
     }
@@ -1321,10 +1350,7 @@ pub fn init(vm: &mut Vm) {
     });
     let running: super::object::Getter = |vm, v| {
         Ok(Value::Bool(
-            this_gen(vm, std::slice::from_ref(v))?
-                .state
-                .borrow()
-                .running,
+            this_gen(vm, std::slice::from_ref(v))?.running.get(),
         ))
     };
     let frame: super::object::Getter = |vm, v| {
@@ -1339,7 +1365,7 @@ pub fn init(vm: &mut Vm) {
         let g = this_gen(vm, std::slice::from_ref(v))?;
         let state = g.state.borrow();
         Ok(Value::Bool(
-            state.started && !state.running && state.frame.is_some(),
+            state.started && !g.running.get() && state.frame.is_some(),
         ))
     };
     let code: super::object::Getter = |vm, v| {
