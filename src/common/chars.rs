@@ -159,13 +159,9 @@ pub fn is_printable(c: char) -> bool {
         return (' '..='~').contains(&c);
     }
     let code = c as u32;
-    let unprintable = matches!(code,
-        0x80..=0xA0 | 0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x890 | 0x891 | 0x8E2
-        | 0x1680 | 0x180E | 0x2000..=0x200F | 0x2028..=0x202F | 0x205F..=0x2064
-        | 0x2066..=0x206F | 0x3000 | 0xD800..=0xF8FF | 0xFDD0..=0xFDEF | 0xFEFF
-        | 0xFFF9..=0xFFFB | 0x110BD | 0x110CD | 0x13430..=0x1343F | 0x1BCA0..=0x1BCA3
-        | 0x1D173..=0x1D17A | 0xE0001 | 0xE0020..=0xE007F | 0xF0000..);
-    !unprintable && (code & 0xFFFE) != 0xFFFE
+    let runs = super::unprintable::UNPRINTABLE;
+    let at = runs.partition_point(|&(first, _)| first <= code);
+    at.checked_sub(1).is_none_or(|i| code > runs[i].1)
 }
 
 // ---- repr ---------------------------------------------------------------------------------

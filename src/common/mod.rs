@@ -6,6 +6,7 @@
 //!
 //! - `chars`       — character classes (`isspace`, digits, printable) and `repr` of a string
 //! - `east_asian_width` — which characters a terminal shows two columns wide (carets)
+//! - `unprintable` — the code points `str.isprintable` refuses (generated from CPython)
 //! - `unicode_data` — the Unicode Character Database as CPython 3.13 has it (`unicodedata`,
 //!   `\N{…}`), with normalization
 //! - `clock`       — the real and the virtual clock (`--clock`), and the process start time
@@ -59,3 +60,4 @@ pub mod struct_layout;
 pub mod suggestions;
 pub mod trace;
 pub mod unicode_data;
+pub mod unprintable;

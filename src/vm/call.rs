@@ -273,7 +273,7 @@ impl Vm {
             {
                 if slot.is_null() {
                     let name = &func.code.varnames[i];
-                    match func.kwdefault(name) {
+                    match kwdefault(func, name) {
                         Some(v) => *slot = v,
                         None => missing.push(name.clone()),
                     }
@@ -558,6 +558,14 @@ pub fn object_init(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> 
         }
     }
     Ok(Value::None)
+}
+
+/// The default of `func`'s keyword-only parameter `name`, if it has one.
+fn kwdefault(func: &Function, name: &PyStr) -> Option<Value> {
+    let kwdefaults = func.kwdefaults.borrow().clone()?;
+    // (A dict being changed right now has no defaults to give, rather than a panic.)
+    let table = kwdefaults.table.try_borrow().ok()?;
+    table.get_str(name).cloned()
 }
 
 /// For `nargs` positional arguments and no keywords to `f`, which has only positional

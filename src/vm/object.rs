@@ -375,14 +375,6 @@ impl Function {
     pub fn defaults_count(&self) -> usize {
         self.defaults.borrow().as_ref().map_or(0, Vec::len)
     }
-
-    /// The default of keyword-only parameter `name`, if it has one.
-    pub fn kwdefault(&self, name: &PyStr) -> Option<Value> {
-        use super::dict::StrKeys;
-        let kwdefaults = self.kwdefaults.borrow().clone()?;
-        let table = kwdefaults.table.borrow();
-        table.get_str(name).cloned()
-    }
 }
 
 impl Drop for Function {
