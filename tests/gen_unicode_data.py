@@ -9,10 +9,12 @@ accepts but cannot list, are the candidates in Perl's copy of the database
 
 The format (all integers little-endian; a "text" is a u8 or u16 length then UTF-8):
   magic b"UCD1", version text (u8)
-  five property tables, in the order category, bidirectional, east_asian_width, combining,
-  mirrored: u8 count of value texts (u8 each; a number's decimal text for combining and
-  mirrored), u32 count of runs, each run a u24 first code point and a u8 value index;
-  a run lasts until the next one starts
+  nine property tables, in the order category, bidirectional, east_asian_width, combining,
+  mirrored, and str's uppercase, lowercase, identifier-start and identifier-continue
+  flags (`c.isupper()`, `c.islower()`, `c.isidentifier()`, `('a' + c).isidentifier()`):
+  u8 count of value texts (u8 each; a number's decimal text for combining, "0"/"1" for
+  mirrored, "False"/"True" for the flags), u32 count of runs, each run a u24 first code
+  point and a u8 value index; a run lasts until the next one starts
   decompositions: u32 count, each a u24 code point and a u8 text (CPython's string)
   numeric values: u32 count, each a u24 code point, i8 decimal and i8 digit (-1: none),
   and a u8 text (repr of the float)
@@ -61,7 +63,9 @@ def text8(s):
 
 text8(ucd.unidata_version)
 
-for prop in [ucd.category, ucd.bidirectional, ucd.east_asian_width, ucd.combining, ucd.mirrored]:
+PROPERTIES = [ucd.category, ucd.bidirectional, ucd.east_asian_width, ucd.combining, ucd.mirrored,
+              str.isupper, str.islower, str.isidentifier, lambda c: ("a" + c).isidentifier()]
+for prop in PROPERTIES:
     values, runs, last = [], [], object()
     for cp in range(MAX):
         v = str(prop(chr(cp)))

@@ -2,7 +2,10 @@
 //! points, the `str.isX()` predicates, and `repr`/`ascii` of a string. Value-free (plain
 //! `char`s and `&str`), shared by `int()`/`float()` parsing (`int_ops`), the `str` methods
 //! (`str_ops`), reprs and `--ast`. Mirrors CPython's `Objects/unicodectype.c` and
-//! `unicode_repr` in `Objects/unicodeobject.c`.
+//! `unicode_repr` in `Objects/unicodeobject.c`; what is not ASCII is looked up in the
+//! Unicode database CPython 3.13 has (`unicode_data`, `unprintable`).
+
+use super::unicode_data::ucd;
 
 // ---- predicates -------------------------------------------------------------------------
 
@@ -16,59 +19,31 @@ pub fn decimal_digit_value(c: char) -> Option<u32> {
     if c.is_ascii() {
         return c.to_digit(10);
     }
-    if !c.is_numeric() {
-        return None;
+    u32::try_from(ucd().numeric(c)?.decimal).ok()
+}
+
+/// Whether `c` is a letter (category Lu, Ll, Lt, Lm or Lo), as `str.isalpha` counts.
+fn is_letter(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphabetic();
     }
-    // Decimal digits come in runs of ten starting at a zero digit.
-    (0..10u32).find(|offset| char::from_u32(c as u32 - offset).is_some_and(is_unicode_zero_digit))
+    matches!(ucd().category(c), "Lu" | "Ll" | "Lt" | "Lm" | "Lo")
 }
 
-/// The zero digits of the common Unicode decimal digit runs (Arabic-Indic, Devanagari, …).
-fn is_unicode_zero_digit(c: char) -> bool {
-    matches!(
-        c as u32,
-        0x0660
-            | 0x06F0
-            | 0x07C0
-            | 0x0966
-            | 0x09E6
-            | 0x0A66
-            | 0x0AE6
-            | 0x0B66
-            | 0x0BE6
-            | 0x0C66
-            | 0x0CE6
-            | 0x0D66
-            | 0x0DE6
-            | 0x0E50
-            | 0x0ED0
-            | 0x0F20
-            | 0x1040
-            | 0x1090
-            | 0x17E0
-            | 0x1810
-            | 0x1946
-            | 0x19D0
-            | 0xA620
-            | 0xA8D0
-            | 0xA900
-            | 0xAA50
-            | 0xFF10
-    )
+/// Whether `c` has a digit value (decimal digits, superscripts, circled digits, …).
+fn is_digit(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_digit();
+    }
+    ucd().numeric(c).is_some_and(|n| n.digit >= 0)
 }
 
-/// Digits that are not decimal: superscripts, subscripts, circled digits (category No with
-/// a digit value).
-fn is_other_digit(c: char) -> bool {
-    matches!(c, '²' | '³' | '¹' | '\u{2070}' | '\u{2074}'..='\u{2079}' | '\u{2080}'..='\u{2089}'
-        | '\u{2460}'..='\u{2468}' | '\u{2474}'..='\u{247C}' | '\u{2488}'..='\u{2490}'
-        | '\u{24F5}'..='\u{24FD}' | '\u{24EA}' | '\u{2776}'..='\u{277E}'
-        | '\u{2780}'..='\u{2788}' | '\u{278A}'..='\u{2792}')
-}
-
-/// Han characters with a numeric value, which `isnumeric` accepts.
-fn is_han_numeral(c: char) -> bool {
-    "〇一二三四五六七八九十百千万亿兆零壹贰叁肆伍陆柒捌玖拾佰仟萬億".contains(c)
+/// Whether `c` has a numeric value (digits, fractions, Roman numerals, Han numerals, …).
+fn is_numeric(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_digit();
+    }
+    ucd().numeric(c).is_some()
 }
 
 /// The `str.isX()` predicates: false for the empty string (except `isascii`).
@@ -88,10 +63,10 @@ pub enum CharClass {
 pub fn is_all(s: &str, class: CharClass) -> bool {
     let test = |c: char| match class {
         CharClass::Decimal => decimal_digit_value(c).is_some(),
-        CharClass::Digit => decimal_digit_value(c).is_some() || is_other_digit(c),
-        CharClass::Numeric => c.is_numeric() || is_han_numeral(c),
-        CharClass::Alpha => c.is_alphabetic(),
-        CharClass::Alnum => c.is_alphanumeric() || is_han_numeral(c),
+        CharClass::Digit => is_digit(c),
+        CharClass::Numeric => is_numeric(c),
+        CharClass::Alpha => is_letter(c),
+        CharClass::Alnum => is_letter(c) || is_numeric(c),
         CharClass::Space => is_python_whitespace(c),
         CharClass::Ascii => c.is_ascii(),
         CharClass::Printable => is_printable(c),
@@ -104,12 +79,12 @@ pub fn is_all(s: &str, class: CharClass) -> bool {
 
 /// `s.isupper()`: some cased character and no lowercase or titlecase one.
 pub fn is_upper(s: &str) -> bool {
-    !s.chars().any(|c| c.is_lowercase() || is_titlecase(c)) && s.chars().any(char::is_uppercase)
+    !s.chars().any(|c| is_lowercase(c) || is_titlecase(c)) && s.chars().any(is_uppercase)
 }
 
 /// `s.islower()`.
 pub fn is_lower(s: &str) -> bool {
-    !s.chars().any(|c| c.is_uppercase() || is_titlecase(c)) && s.chars().any(char::is_lowercase)
+    !s.chars().any(|c| is_uppercase(c) || is_titlecase(c)) && s.chars().any(is_lowercase)
 }
 
 /// `s.istitle()`: uppercase only after uncased, lowercase only after cased characters.
@@ -117,13 +92,13 @@ pub fn is_title(s: &str) -> bool {
     let mut cased = false;
     let mut previous_is_cased = false;
     for c in s.chars() {
-        if c.is_uppercase() || is_titlecase(c) {
+        if is_uppercase(c) || is_titlecase(c) {
             if previous_is_cased {
                 return false;
             }
             previous_is_cased = true;
             cased = true;
-        } else if c.is_lowercase() {
+        } else if is_lowercase(c) {
             if !previous_is_cased {
                 return false;
             }
@@ -136,20 +111,37 @@ pub fn is_title(s: &str) -> bool {
     cased
 }
 
-/// `s.isidentifier()` (XID_Start / XID_Continue approximated by alphabetic / alphanumeric).
+/// `s.isidentifier()`: XID_Start (or `_`) then XID_Continue, as CPython's tables have them.
 pub fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
-    match chars.next() {
-        Some(first) if first == '_' || first.is_alphabetic() => {
-            chars.all(|c| c == '_' || c.is_alphanumeric() || is_combining_mark(c))
-        }
-        _ => false,
+    let Some(first) = chars.next() else {
+        return false;
+    };
+    let start = match first.is_ascii() {
+        true => first == '_' || first.is_ascii_alphabetic(),
+        false => ucd().is_identifier_start(first),
+    };
+    start
+        && chars.all(|c| match c.is_ascii() {
+            true => c == '_' || c.is_ascii_alphanumeric(),
+            false => ucd().is_identifier_continue(c),
+        })
+}
+
+/// An uppercase character (category Lu or Other_Uppercase), as `str.isupper` counts.
+pub fn is_uppercase(c: char) -> bool {
+    match c.is_ascii() {
+        true => c.is_ascii_uppercase(),
+        false => ucd().is_uppercase(c),
     }
 }
 
-fn is_combining_mark(c: char) -> bool {
-    matches!(c, '\u{0300}'..='\u{036F}' | '\u{1AB0}'..='\u{1AFF}' | '\u{1DC0}'..='\u{1DFF}'
-        | '\u{20D0}'..='\u{20FF}' | '\u{FE20}'..='\u{FE2F}')
+/// A lowercase character (category Ll or Other_Lowercase), as `str.islower` counts.
+pub fn is_lowercase(c: char) -> bool {
+    match c.is_ascii() {
+        true => c.is_ascii_lowercase(),
+        false => ucd().is_lowercase(c),
+    }
 }
 
 /// Python's notion of printable (`str.isprintable`, what `repr` leaves unescaped): not a
@@ -251,7 +243,7 @@ pub fn escape_non_ascii(text: &str) -> String {
 
 /// A titlecase letter (category Lt), such as the digraph `ǅ`.
 pub fn is_titlecase(c: char) -> bool {
-    matches!(c, 'ǅ' | 'ǈ' | 'ǋ' | 'ǲ')
+    !c.is_ascii() && ucd().category(c) == "Lt"
 }
 
 #[cfg(test)]

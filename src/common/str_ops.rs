@@ -7,7 +7,7 @@
 //! `unicode_repr`). Python indexes strings by code point; the helpers here convert to byte
 //! offsets, with a fast path for ASCII.
 
-use super::chars::{is_python_whitespace, is_titlecase};
+use super::chars::{is_lowercase, is_python_whitespace, is_titlecase, is_uppercase};
 use super::op_error::{OpError, OpResult};
 use super::sizes::{MAX_TEXT_LEN, check_text_len};
 
@@ -406,9 +406,10 @@ pub fn expandtabs(s: &str, tabsize: i64) -> String {
 
 // ---- case -------------------------------------------------------------------------------
 
-/// A character that has case (CPython's `_PyUnicode_IsCased`, approximately).
+/// A character that has case (CPython's `_PyUnicode_IsCased`: uppercase, lowercase or
+/// titlecase).
 fn is_cased(c: char) -> bool {
-    c.is_uppercase() || c.is_lowercase() || is_titlecase(c)
+    is_uppercase(c) || is_lowercase(c) || is_titlecase(c)
 }
 
 /// The titlecase mapping of one character.

@@ -47,6 +47,10 @@ pub struct Ucd {
     east_asian_width: Property,
     combining: Property,
     mirrored: Property,
+    uppercase: Property,
+    lowercase: Property,
+    identifier_start: Property,
+    identifier_continue: Property,
     decompositions: Vec<(u32, &'static str)>,
     numerics: Vec<(u32, Numeric)>,
     compositions: HashMap<(u32, u32), u32>,
@@ -110,6 +114,10 @@ impl Ucd {
         let east_asian_width = r.property();
         let combining = r.property();
         let mirrored = r.property();
+        let uppercase = r.property();
+        let lowercase = r.property();
+        let identifier_start = r.property();
+        let identifier_continue = r.property();
         let decompositions = (0..r.u32()).map(|_| (r.u24(), r.text())).collect();
         let numerics = (0..r.u32())
             .map(|_| {
@@ -150,6 +158,10 @@ impl Ucd {
             east_asian_width,
             combining,
             mirrored,
+            uppercase,
+            lowercase,
+            identifier_start,
+            identifier_continue,
             decompositions,
             numerics,
             compositions,
@@ -179,6 +191,26 @@ impl Ucd {
 
     pub fn mirrored(&self, c: char) -> bool {
         self.mirrored.of(c) == "1"
+    }
+
+    /// Whether `c` is uppercase (category Lu or Other_Uppercase), as `str.isupper` counts.
+    pub fn is_uppercase(&self, c: char) -> bool {
+        self.uppercase.of(c) == "True"
+    }
+
+    /// Whether `c` is lowercase (category Ll or Other_Lowercase), as `str.islower` counts.
+    pub fn is_lowercase(&self, c: char) -> bool {
+        self.lowercase.of(c) == "True"
+    }
+
+    /// Whether an identifier may start with `c` (XID_Start, or `_`).
+    pub fn is_identifier_start(&self, c: char) -> bool {
+        self.identifier_start.of(c) == "True"
+    }
+
+    /// Whether an identifier may go on with `c` (XID_Continue).
+    pub fn is_identifier_continue(&self, c: char) -> bool {
+        self.identifier_continue.of(c) == "True"
     }
 
     /// The decomposition as CPython writes it (`"<compat> 0020 0301"`), "" for none.
