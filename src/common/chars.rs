@@ -38,6 +38,11 @@ fn is_digit(c: char) -> bool {
     ucd().numeric(c).is_some_and(|n| n.digit >= 0)
 }
 
+/// `c.isalnum()`: a letter or a character with a numeric value (also sre's `\w`).
+pub fn is_alnum(c: char) -> bool {
+    is_letter(c) || is_numeric(c)
+}
+
 /// Whether `c` has a numeric value (digits, fractions, Roman numerals, Han numerals, …).
 fn is_numeric(c: char) -> bool {
     if c.is_ascii() {
@@ -66,7 +71,7 @@ pub fn is_all(s: &str, class: CharClass) -> bool {
         CharClass::Digit => is_digit(c),
         CharClass::Numeric => is_numeric(c),
         CharClass::Alpha => is_letter(c),
-        CharClass::Alnum => is_letter(c) || is_numeric(c),
+        CharClass::Alnum => is_alnum(c),
         CharClass::Space => is_python_whitespace(c),
         CharClass::Ascii => c.is_ascii(),
         CharClass::Printable => is_printable(c),

@@ -458,9 +458,9 @@ pub fn capitalize(s: &str) -> String {
 pub fn swapcase(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        if c.is_uppercase() {
+        if is_uppercase(c) {
             out.extend(c.to_lowercase());
-        } else if c.is_lowercase() {
+        } else if is_lowercase(c) {
             out.extend(c.to_uppercase());
         } else {
             out.push(c);

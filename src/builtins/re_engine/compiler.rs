@@ -449,7 +449,7 @@ pub fn is_word(c: u32, unicode: bool) -> bool {
     if c < 128 || !unicode {
         return c < 128 && (c as u8 == b'_' || (c as u8).is_ascii_alphanumeric());
     }
-    char::from_u32(c).is_some_and(|ch| ch.is_alphanumeric())
+    char::from_u32(c).is_some_and(crate::common::chars::is_alnum)
 }
 
 fn is_digit(c: u32, unicode: bool) -> bool {
