@@ -79,20 +79,16 @@ fn one_char(vm: &mut Vm, fname: &str, args: &[Value], kw: &KwArgs) -> PyResult<c
 
 /// A str of exactly one character, as `unicodedata`'s functions take.
 fn char_arg(vm: &Vm, fname: &str, v: &Value) -> PyResult<char> {
-    let mut chars = match v {
-        Value::Str(s) => s.as_str().chars(),
-        _ => "".chars(),
-    };
-    match (chars.next(), chars.next(), v) {
-        (Some(c), None, _) => Ok(c),
-        (_, _, Value::Str(_)) => Err(vm.type_error(format!(
-            "{fname}() argument must be a unicode character, not str"
-        ))),
-        _ => Err(vm.type_error(format!(
-            "{fname}() argument must be a unicode character, not {}",
-            vm.type_name(v)
-        ))),
+    if let Value::Str(s) = v {
+        let mut chars = s.as_str().chars();
+        if let (Some(c), None) = (chars.next(), chars.next()) {
+            return Ok(c);
+        }
     }
+    Err(vm.type_error(format!(
+        "{fname}() argument must be a unicode character, not {}",
+        vm.type_name(v)
+    )))
 }
 
 /// `lookup(name, /)`: the character (or named sequence) called `name`.

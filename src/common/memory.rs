@@ -235,18 +235,15 @@ fn die(size: usize) -> ! {
     let len = cursor.position() as usize;
     // SAFETY: writes bytes of a local buffer to stderr, then ends the process without
     // running anything that could allocate.
-    #[cfg(not(any(target_arch = "wasm32", fuzzing)))]
+    #[cfg(not(target_arch = "wasm32"))]
     unsafe {
         libc::write(2, text.as_ptr().cast(), len);
+        // Under a fuzzer an abort, which it reports with the input that got here (a
+        // quiet `_exit` would end the campaign without either).
+        if cfg!(fuzzing) {
+            std::process::abort()
+        }
         libc::_exit(1)
-    }
-    // Under a fuzzer an abort, which it reports with the input that got here (a quiet
-    // `_exit` would end the campaign without either).
-    #[cfg(all(fuzzing, not(target_arch = "wasm32")))]
-    {
-        // SAFETY: as above.
-        unsafe { libc::write(2, text.as_ptr().cast(), len) };
-        std::process::abort()
     }
     // A page has no process to end: the run traps, and the page says it ran out of memory.
     #[cfg(target_arch = "wasm32")]

@@ -295,6 +295,14 @@ impl Ucd {
         (!hangul || name == upper).then_some(found)
     }
 
+    /// The one character a name or alias names, as a `\N{…}` escape takes it (not a named
+    /// sequence, which only `unicodedata.lookup` gives).
+    pub fn lookup_char(&self, name: &str) -> Option<char> {
+        let text = self.lookup(name)?;
+        let mut chars = text.chars();
+        chars.next().filter(|_| chars.next().is_none())
+    }
+
     /// The character whose (upper-case) name is `name`, by its words' indices: a scan of
     /// the table without making a single name.
     fn named(&self, name: &str) -> Option<char> {

@@ -573,15 +573,8 @@ pub fn decode_escape(
                     'u' => "truncated \\uXXXX escape",
                     _ => "truncated \\UXXXXXXXX escape",
                 };
-                let at = escape_position(src, body, pos);
-                return Err(LexError::invalid(
-                    format!(
-                        "(unicode error) 'unicodeescape' codec can't decode bytes in position {at}-{}: {what}",
-                        at + digits.len() + 1
-                    ),
-                    pos,
-                    pos + 2 + digits.len(),
-                ));
+                let end = pos + 2 + digits.len();
+                return Err(escape_error(src, (body, pos), end, what));
             }
             let value = u32::from_str_radix(&digits, 16).unwrap_or(0);
             match char::from_u32(value) {
@@ -594,15 +587,8 @@ pub fn decode_escape(
                     ));
                 }
                 None => {
-                    let at = escape_position(src, body, pos);
-                    return Err(LexError::invalid(
-                        format!(
-                            "(unicode error) 'unicodeescape' codec can't decode bytes in position {at}-{}: illegal Unicode character",
-                            at + width + 1
-                        ),
-                        pos,
-                        pos + 2 + width,
-                    ));
+                    let what = "illegal Unicode character";
+                    return Err(escape_error(src, (body, pos), pos + 2 + width, what));
                 }
             }
             Ok(pos + 2 + width)
@@ -615,8 +601,8 @@ pub fn decode_escape(
     }
 }
 
-/// `\N{NAME}` at `src[pos]`: the character (or named sequence) of that name or alias,
-/// found as `unicodedata.lookup` finds it; CPython's errors for a malformed escape (no
+/// `\N{NAME}` at `src[pos]`: the character of that name or alias, found as
+/// `unicodedata.lookup` finds it; CPython's errors for a malformed escape (no
 /// `{`, an empty name, no `}` before the literal's end) or an unknown name.
 fn named_escape(
     src: &str,
@@ -624,14 +610,7 @@ fn named_escape(
     quote: Quote,
     out: &mut String,
 ) -> Result<usize, LexError> {
-    let error = |what: &str, end: usize| {
-        let at = escape_position(src, body, pos);
-        let last = escape_position(src, body, end) - 1;
-        let message = format!(
-            "(unicode error) 'unicodeescape' codec can't decode bytes in position {at}-{last}: {what}"
-        );
-        LexError::invalid(message, pos, end.max(pos + 2))
-    };
+    let error = |what: &str, end: usize| escape_error(src, (body, pos), end, what);
     let open = pos + 2;
     if !src[open..].starts_with('{') {
         return Err(error("malformed \\N character escape", open));
@@ -654,16 +633,24 @@ fn named_escape(
     let Some(close) = close.filter(|&close| close > name_start) else {
         return Err(error("malformed \\N character escape", at));
     };
-    // One character: a named sequence is not one (only `unicodedata.lookup` gives those).
-    let looked_up = crate::common::unicode_data::ucd().lookup(&src[name_start..close]);
-    let mut chars = looked_up.as_deref().unwrap_or("").chars();
-    match (chars.next(), chars.next()) {
-        (Some(c), None) => {
+    match crate::common::unicode_data::ucd().lookup_char(&src[name_start..close]) {
+        Some(c) => {
             out.push(c);
             Ok(close + 1)
         }
-        _ => Err(error("unknown Unicode character name", close + 1)),
+        None => Err(error("unknown Unicode character name", close + 1)),
     }
+}
+
+/// CPython's error for the escape from `src[pos]` to `src[end]` that it cannot decode
+/// (`what`), its positions counted as [`escape_position`] counts them.
+fn escape_error(src: &str, (body, pos): (usize, usize), end: usize, what: &str) -> LexError {
+    let at = escape_position(src, body, pos);
+    let last = escape_position(src, body, end) - 1;
+    let message = format!(
+        "(unicode error) 'unicodeescape' codec can't decode bytes in position {at}-{last}: {what}"
+    );
+    LexError::invalid(message, pos, end.max(pos + 2))
 }
 
 /// Where CPython's escape decoder says the escape at `src[pos]` is, in a literal whose text

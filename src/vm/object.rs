@@ -964,26 +964,22 @@ impl Object {
     }
 
     /// `obj.__dict__ = dict`: the object's attributes become `dict` itself, shared with
-    /// whoever else holds it (the Borg pattern), its old ones dropped; given back (Err) when
-    /// the object already has a dict of its own, which apy cannot swap while references
-    /// into it may be live. The attributes dropped are given back to be freed by the caller.
-    pub fn replace_dict(&self, dict: Rc<PyDict>) -> Result<Vec<Value>, Rc<PyDict>> {
+    /// whoever else holds it (the Borg pattern), its old ones dropped. False when the object
+    /// already has another dict of its own, which apy cannot swap while references into it
+    /// may be live.
+    pub fn replace_dict(&self, dict: Rc<PyDict>) -> bool {
         if let Some(own) = self.dict.get() {
-            return if Rc::ptr_eq(own, &dict) {
-                Ok(Vec::new())
-            } else {
-                Err(dict)
-            };
+            return Rc::ptr_eq(own, &dict);
         }
         let dropped = match &self.kind {
             ObjectKind::Plain(values) => match values.try_borrow_mut() {
                 Ok(mut values) => values.take_all(),
-                Err(_) => return Err(dict),
+                Err(_) => return false,
             },
             _ => Vec::new(),
         };
-        self.dict.set(dict)?;
-        Ok(dropped)
+        drop(dropped);
+        self.dict.set(dict).is_ok()
     }
 
     /// A plain instance's values moved into a table in their order (its `__dict__` to be).

@@ -743,12 +743,8 @@ pub fn instance_dict(vm: &mut Vm, v: &Value) -> PyResult<Value> {
 /// dict the object already has (made when `__dict__` was read or an attribute deleted):
 /// that is named as outside the subset.
 pub fn set_instance_dict(vm: &mut Vm, obj: &Value, value: Value) -> PyResult<()> {
-    let dict = match &value {
-        Value::Dict(d) => Some(d.clone()),
-        Value::Object(o) => match &o.kind {
-            ObjectKind::Builtin(Value::Dict(d)) => Some(d.clone()),
-            _ => None,
-        },
+    let dict = match super::ops::builtin_value(&value).unwrap_or_else(|| value.clone()) {
+        Value::Dict(d) => Some(d),
         _ => None,
     };
     let Some(dict) = dict else {
@@ -760,17 +756,14 @@ pub fn set_instance_dict(vm: &mut Vm, obj: &Value, value: Value) -> PyResult<()>
     let Value::Object(o) = obj else {
         return Err(vm.no_attribute(obj, &PyStr::new("__dict__")));
     };
-    match o.replace_dict(dict) {
-        Ok(dropped) => {
-            drop(dropped);
-            Ok(())
-        }
-        Err(_) => Err(vm.type_error(format!(
-            "replacing the __dict__ a '{}' object already has is not supported by apy \
-             (assign __dict__ before its attributes are read through it or deleted)",
-            vm.type_name(obj)
-        ))),
+    if o.replace_dict(dict) {
+        return Ok(());
     }
+    Err(vm.type_error(format!(
+        "replacing the __dict__ a '{}' object already has is not supported by apy \
+         (assign __dict__ before its attributes are read through it or deleted)",
+        vm.type_name(obj)
+    )))
 }
 
 /// `descr.__set__(obj, value)` (`value` Some) or `descr.__delete__(obj)` of the getset

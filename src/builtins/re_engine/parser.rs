@@ -513,11 +513,9 @@ fn escape(source: &mut Source, tok: Tok, state: Option<&State>) -> Result<Escape
                 return Err(source.error("missing {", 0));
             }
             let name = source.get_until('}', "character name")?;
-            let looked_up = crate::common::unicode_data::ucd().lookup(&name);
-            let mut chars = looked_up.as_deref().unwrap_or("").chars();
-            return match (chars.next(), chars.next()) {
-                (Some(c), None) => Ok(Escaped::Node(Node::Literal(c as u32))),
-                _ => Err(source.error(
+            return match crate::common::unicode_data::ucd().lookup_char(&name) {
+                Some(c) => Ok(Escaped::Node(Node::Literal(c as u32))),
+                None => Err(source.error(
                     format!(
                         "undefined character name {}",
                         crate::common::chars::str_repr(&name)
