@@ -743,11 +743,12 @@ pub fn instance_dict(vm: &mut Vm, v: &Value) -> PyResult<Value> {
 /// dict the object already has (made when `__dict__` was read or an attribute deleted):
 /// that is named as outside the subset.
 pub fn set_instance_dict(vm: &mut Vm, obj: &Value, value: Value) -> PyResult<()> {
-    let dict = match super::ops::builtin_value(&value).unwrap_or_else(|| value.clone()) {
-        Value::Dict(d) => Some(d),
-        _ => None,
+    // A dict subclass's instance gives the dict it extends.
+    let base = match &value {
+        Value::Object(o) => o.builtin_base(),
+        other => Some(other),
     };
-    let Some(dict) = dict else {
+    let Some(Value::Dict(dict)) = base.cloned() else {
         return Err(vm.type_error(format!(
             "__dict__ must be set to a dictionary, not a '{}'",
             vm.type_name(&value)
