@@ -99,6 +99,10 @@ fn lookup(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         Value::Str(s) => s.as_str().to_string(),
         other => String::from_utf8_lossy(&buffer_arg(vm, other)?).into_owned(),
     };
+    // CPython's longest name buffer (`NAME_MAXLEN`).
+    if name.len() > 256 {
+        return Err(vm.key_error(Value::str("name too long")));
+    }
     match ucd().lookup(&name) {
         Some(text) => Ok(Value::str(text)),
         None => {

@@ -118,7 +118,18 @@ impl Scanner<'_> {
                         warned = true;
                     }
                     let (src, at) = (self.src, (stretch, self.pos));
-                    self.pos = lexer::decode_escape(src, at, self.quote, self.raw, &mut text)?;
+                    let decoded = lexer::decode_escape(src, at, self.quote, self.raw, &mut text);
+                    self.pos = match decoded {
+                        Ok(pos) => pos,
+                        // Unterminated first, as CPython finds the literal's end first.
+                        Err(e) => match lexer::unterminated_from(src, self.pos, self.quote) {
+                            Some(at) => {
+                                self.pos = at;
+                                return Err(self.unterminated());
+                            }
+                            None => return Err(e),
+                        },
+                    };
                     if self.pos >= self.src.len() {
                         return Err(self.unterminated());
                     }

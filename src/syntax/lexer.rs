@@ -444,7 +444,11 @@ fn scan_plain_body(
                 super::warnings::note(start, message);
                 warned = true;
             }
-            pos = decode_escape(src, (body, pos), quote, raw, text)?;
+            pos = decode_escape(src, (body, pos), quote, raw, text).map_err(|e| {
+                // CPython finds the literal's end before it decodes: unterminated first.
+                unterminated_from(src, pos, quote)
+                    .map_or(e, |at| unterminated(src, start, quote, at))
+            })?;
             if pos >= src.len() {
                 return Err(unterminated(src, start, quote, src.len()));
             }
@@ -469,6 +473,27 @@ pub fn push_source_char(src: &str, pos: usize, c: char, text: &mut String) -> us
     }
     text.push(c);
     pos + c.len_utf8()
+}
+
+/// Where a literal whose text goes on at `pos` is found unterminated: the end of the input,
+/// or a one-line literal's line end; None when its closing quote comes first.
+pub fn unterminated_from(src: &str, mut pos: usize, quote: Quote) -> Option<usize> {
+    loop {
+        if quote.closes_at(src, pos) {
+            return None;
+        }
+        let Some(c) = src[pos..].chars().next() else {
+            return Some(src.len());
+        };
+        if (c == '\n' || c == '\r') && !quote.triple {
+            return Some(pos);
+        }
+        pos += c.len_utf8();
+        if c == '\\' {
+            // The escaped character, a line end included, cannot close the literal.
+            pos += src[pos..].chars().next().map_or(0, char::len_utf8);
+        }
+    }
 }
 
 /// CPython's error for a string that never closes. A triple-quoted one may still be
