@@ -87,7 +87,7 @@ impl Scanner<'_> {
     }
 
     fn unterminated(&self) -> LexError {
-        lexer::unterminated(self.src, self.start, self.quote, self.pos)
+        lexer::unterminated(self.src, self.start, self.quote, self.pos, "f-string")
     }
 
     /// Text and fields up to the closing quote (or, in a format spec, up to the field's `}`).

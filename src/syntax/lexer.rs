@@ -437,7 +437,7 @@ fn scan_plain_body(
             return Ok(pos + quote.width());
         }
         let Some(c) = src[pos..].chars().next() else {
-            return Err(unterminated(src, start, quote, src.len()));
+            return Err(unterminated(src, start, quote, src.len(), "string"));
         };
         if c == '\\' {
             if !warned && let Some(message) = super::warnings::invalid_str_escape(src, pos) {
@@ -447,15 +447,15 @@ fn scan_plain_body(
             pos = decode_escape(src, (body, pos), quote, raw, text).map_err(|e| {
                 // CPython finds the literal's end before it decodes: unterminated first.
                 unterminated_from(src, pos, quote)
-                    .map_or(e, |at| unterminated(src, start, quote, at))
+                    .map_or(e, |at| unterminated(src, start, quote, at, "string"))
             })?;
             if pos >= src.len() {
-                return Err(unterminated(src, start, quote, src.len()));
+                return Err(unterminated(src, start, quote, src.len(), "string"));
             }
             continue;
         }
         if (c == '\n' || c == '\r') && !quote.triple {
-            return Err(unterminated(src, start, quote, pos));
+            return Err(unterminated(src, start, quote, pos, "string"));
         }
         pos = push_source_char(src, pos, c, text);
     }
@@ -498,7 +498,8 @@ pub fn unterminated_from(src: &str, mut pos: usize, quote: Quote) -> Option<usiz
 
 /// CPython's error for a string that never closes. A triple-quoted one may still be
 /// completed by more input (the REPL asks for it); so may a line ended by `\`.
-pub fn unterminated(src: &str, start: usize, quote: Quote, at: usize) -> LexError {
+/// `what` names the literal: "string", or "f-string" for an f-string's own quote.
+pub fn unterminated(src: &str, start: usize, quote: Quote, at: usize, what: &str) -> LexError {
     // At the end of input, CPython counts the last line, not the empty one after its newline.
     let line = if at >= src.len() && src.ends_with('\n') {
         line_of(src, at) - 1
@@ -508,7 +509,7 @@ pub fn unterminated(src: &str, start: usize, quote: Quote, at: usize) -> LexErro
     if quote.triple {
         LexError::new(
             SyntaxErrorKind::Incomplete,
-            format!("unterminated triple-quoted string literal (detected at line {line})"),
+            format!("unterminated triple-quoted {what} literal (detected at line {line})"),
             Span::new(start, start + 1),
         )
     } else {
@@ -520,7 +521,7 @@ pub fn unterminated(src: &str, start: usize, quote: Quote, at: usize) -> LexErro
         };
         LexError::new(
             kind,
-            format!("unterminated string literal (detected at line {line})"),
+            format!("unterminated {what} literal (detected at line {line})"),
             Span::new(start, start + 1),
         )
     }
