@@ -485,7 +485,12 @@ pub fn run_with(source: &SourceFile, mut config: Config) -> Result<(), Error> {
         crate::vm::interrupt::route_signals(true);
         spawn_interpreter(move || {
             crate::vm::interrupt::route_signals(false);
-            run_here(&source, config)
+            let status = run_here(&source, config);
+            // A child that `os.fork()` made has no other native thread to hand it to.
+            if crate::common::process::is_forked_child() {
+                crate::common::process::exit_now(*status.as_ref().unwrap_or(&1));
+            }
+            status
         })
         .map_err(drop)
         .and_then(|handle| handle.join().map_err(drop))
@@ -540,7 +545,15 @@ pub fn spawn_interpreter<T: Send + 'static>(
     std::thread::Builder::new()
         .name("apy".into())
         .stack_size(stack_bytes())
-        .spawn(body)
+        .spawn(|| {
+            let result = body();
+            // A child that `os.fork()` made (in the REPL, say) ends here: no other native
+            // thread is left to wait for this one.
+            if crate::common::process::is_forked_child() {
+                crate::common::process::exit_now(0);
+            }
+            result
+        })
 }
 
 #[cfg(test)]

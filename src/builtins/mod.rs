@@ -54,6 +54,8 @@ mod dir;
 mod dis;
 mod errno_module;
 mod exec;
+#[cfg(not(target_arch = "wasm32"))]
+mod fork;
 mod frames;
 mod functions;
 mod gc;

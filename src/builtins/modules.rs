@@ -451,6 +451,62 @@ fn partial_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     )))
 }
 
+/// `partial.__reduce__()`, so that a partial pickles (a process pool sends them to its
+/// workers): `(type(p), (func, *args))`, or with keywords
+/// `(_functools._partial_from_parts, (type(p), func, args, keywords))`, and the instance's
+/// `__dict__` as the state when it has one. (CPython's stream sets the parts in
+/// `__setstate__`; apy's partials are immutable, so they are made whole at once.)
+fn partial_reduce(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "__reduce__", args, 1, 1)?;
+    let this = &args[0];
+    let Some((func, bound, keywords)) = partial_parts(this) else {
+        return Err(vm.type_error("__reduce__ needs a functools.partial"));
+    };
+    let class = Value::Type(vm.type_of(this).clone());
+    let (rebuild, rebuild_args) = if keywords.is_empty() {
+        let mut parts = vec![func];
+        parts.extend(bound);
+        (class, parts)
+    } else {
+        let mut table = crate::vm::value::DictTable::new();
+        for (k, v) in keywords {
+            table.set_str(k, v);
+        }
+        let module = vm.import_module("_functools")?;
+        let name = vm.intern("_partial_from_parts");
+        let rebuild = vm.get_attr(&module, &name)?;
+        let parts = vec![class, func, Value::tuple(bound), Value::dict(table)];
+        (rebuild, parts)
+    };
+    let mut reduced = vec![rebuild, Value::tuple(rebuild_args)];
+    if let Value::Object(o) = this
+        && let Some(dict) = o.dict_object()
+        && !dict.table.borrow().is_empty()
+    {
+        reduced.push(Value::Dict(dict));
+    }
+    Ok(Value::tuple(reduced))
+}
+
+/// `_functools._partial_from_parts(cls, func, args, keywords)`: `cls(func, *args,
+/// **keywords)`, what a pickled partial with keywords is rebuilt with.
+fn partial_from_parts(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    check_arity(vm, "_partial_from_parts", args, 4, 4)?;
+    let mut call_args = vec![args[1].clone()];
+    call_args.extend(vm.collect_iterable(&args[2])?);
+    let Value::Dict(keywords) = &args[3] else {
+        return Err(vm.type_error("_partial_from_parts() needs a dict of keywords"));
+    };
+    let mut kw = Vec::new();
+    for entry in keywords.table.borrow().iter() {
+        match &entry.key {
+            Value::Str(name) => kw.push((name.clone(), entry.value.clone())),
+            _ => return Err(vm.type_error("keywords must be strings")),
+        }
+    }
+    vm.call(&args[0], &call_args, &kw)
+}
+
 /// A partial's function, positional arguments and keyword arguments.
 type PartialParts = (Value, Vec<Value>, Vec<(Rc<crate::vm::value::PyStr>, Value)>);
 
@@ -493,6 +549,7 @@ fn functools_module(vm: &mut Vm) -> Value {
             let (this, rest) = args.split_first().unwrap_or((&Value::None, &[]));
             vm.call(this, rest, kw)
         });
+        vm.add_method(&partial, "__reduce__", partial_reduce);
         vm.add_getset(
             &partial,
             "func",
@@ -524,6 +581,10 @@ fn functools_module(vm: &mut Vm) -> Value {
     let attrs = vec![
         ("partial", Value::Type(partial)),
         ("reduce", vm.native("reduce", functools_reduce)),
+        (
+            "_partial_from_parts",
+            vm.native("_partial_from_parts", partial_from_parts),
+        ),
         (
             "_lru_cache_wrapper",
             Value::Type(super::lru_cache::wrapper_type(vm)),

@@ -523,10 +523,11 @@ const OS_FUNCTIONS: &[(&str, Method)] = &[
     }),
     ("cpu_count", |vm, args, _| {
         check_arity(vm, "cpu_count", args, 0, 0)?;
-        Ok(
-            std::thread::available_parallelism()
-                .map_or(Value::None, |n| Value::Int(n.get() as i64)),
-        )
+        #[cfg(not(target_arch = "wasm32"))]
+        let n = crate::common::process::online_cpus();
+        #[cfg(target_arch = "wasm32")]
+        let n = std::thread::available_parallelism().ok().map(usize::from);
+        Ok(n.map_or(Value::None, |n| Value::Int(n as i64)))
     }),
     ("listdir", |vm, args, _| {
         check_arity(vm, "listdir", args, 0, 1)?;

@@ -83,6 +83,8 @@ const OPEN_FLAGS: &[(&str, i32)] = &[
 const OPEN: Signature =
     Signature::keywords("os", "open", &["path", "flags", "mode", "dir_fd"], 2, 0);
 
+const EXIT: Signature = Signature::keywords("", "_exit", &["status"], 1, 0);
+
 const OS_FUNCTIONS: &[(&str, Function)] = &[
     // `os.uname()` is os.apy's uname_result of this tuple.
     ("_uname", |vm, args, _| {
@@ -102,6 +104,18 @@ const OS_FUNCTIONS: &[(&str, Function)] = &[
             Some(value) => Ok(Value::str(value)),
             None => Ok(Value::None),
         }
+    }),
+    ("process_cpu_count", |vm, args, _| {
+        check_arity(vm, "process_cpu_count", args, 0, 0)?;
+        let n = sys::affinity_cpus().or_else(sys::online_cpus);
+        Ok(n.map_or(Value::None, |n| Value::Int(n as i64)))
+    }),
+    ("fork", super::fork::fork),
+    ("register_at_fork", super::fork::register_at_fork),
+    ("_exit", |vm, args, kw| {
+        let slots = EXIT.bind(vm, args, kw)?;
+        let status = vm.expect_c_int(slots[0].as_ref().unwrap_or(&Value::None))?;
+        sys::exit_now(status)
     }),
     ("pipe", |vm, args, _| {
         check_arity(vm, "pipe", args, 0, 0)?;

@@ -1393,5 +1393,10 @@ pub fn module(vm: &mut Vm) -> Value {
             attrs.push((name, vm.bound_method(f, inst.clone())));
         }
     }
+    // A child that os.fork() made draws numbers of its own, as CPython's random module
+    // registers `os.register_at_fork(after_in_child=_inst.seed)`.
+    if let Some((_, seed)) = attrs.iter().find(|(name, _)| *name == "seed") {
+        vm.fork_hooks.after_in_child.push(seed.clone());
+    }
     vm.new_module("random", attrs)
 }

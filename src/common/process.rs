@@ -322,3 +322,50 @@ pub fn confstr(name: i32) -> io::Result<Option<String>> {
     buffer.truncate(length - 1);
     Ok(Some(String::from_utf8_lossy(&buffer).into_owned()))
 }
+
+/// Set in a child that [`fork`] made: its interpreter thread is the only native thread
+/// left, so nothing waits for it, and it ends the process itself ([`exit_now`]).
+static FORKED_CHILD: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// `fork()`: the child's pid in the parent, 0 in the child (which only the calling thread
+/// is in).
+pub fn fork() -> io::Result<libc::pid_t> {
+    // SAFETY: fork has no memory-safety preconditions; the child only goes on running the
+    // interpreter thread, which called it.
+    let pid = check(unsafe { libc::fork() })?;
+    if pid == 0 {
+        FORKED_CHILD.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+    Ok(pid)
+}
+
+/// Whether this process is a child that [`fork`] made.
+pub fn is_forked_child() -> bool {
+    FORKED_CHILD.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// `_exit(status)`: ends the process at once, flushing nothing and running no handlers.
+pub fn exit_now(status: i32) -> ! {
+    // SAFETY: _exit has no preconditions.
+    unsafe { libc::_exit(status) }
+}
+
+/// `os.cpu_count()`: the processors online (`sysconf(_SC_NPROCESSORS_ONLN)`, as CPython).
+pub fn online_cpus() -> Option<usize> {
+    // SAFETY: sysconf has no preconditions.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    usize::try_from(n).ok().filter(|&n| n > 0)
+}
+
+/// `os.process_cpu_count()`: the processors this process may run on (its affinity mask),
+/// or None when the mask cannot be read.
+pub fn affinity_cpus() -> Option<usize> {
+    // SAFETY: an all-zero cpu_set_t is a valid empty set, and sched_getaffinity writes at
+    // most its size into it.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    let size = std::mem::size_of::<libc::cpu_set_t>();
+    // SAFETY: `set` is valid for `size` bytes.
+    let got = unsafe { libc::sched_getaffinity(0, size, &mut set) };
+    // SAFETY: `set` was filled in above.
+    (got == 0).then(|| unsafe { libc::CPU_COUNT(&set) } as usize)
+}

@@ -818,7 +818,12 @@ impl Vm {
 
     /// `PyErr_WriteUnraisable(object)`: "Exception ignored in: …" and the traceback, with the
     /// dropping frame as its traceback if it has none.
-    fn write_unraisable(&mut self, object: &Value, exc: Exc, place: Option<&(Rc<Code>, u32)>) {
+    pub(crate) fn write_unraisable(
+        &mut self,
+        object: &Value,
+        exc: Exc,
+        place: Option<&(Rc<Code>, u32)>,
+    ) {
         if let (Some(data), Some((code, line))) = (exc.exc_data(), place)
             && data.borrow().traceback.is_empty()
         {

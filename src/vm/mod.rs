@@ -324,6 +324,8 @@ pub struct Vm {
     pub before_exit: Option<fn(&mut Vm)>,
     /// `atexit`'s functions, in the order registered; None where one was unregistered.
     pub exit_functions: Vec<Option<ExitFunction>>,
+    /// `os.register_at_fork`'s functions.
+    pub fork_hooks: ForkHooks,
     /// A library's own `Send` step for its native awaitables' iterators (asyncio's future
     /// iterator), tried before the `__next__`/`send` protocol; None when not one of them.
     pub native_send: fn(&mut Vm, &Value) -> Option<frame::FrameResult>,
@@ -743,6 +745,14 @@ impl Vm {
         self.native_depth -= 1;
         result
     }
+}
+
+/// The functions `os.register_at_fork` was given, each list in the order registered.
+#[derive(Default)]
+pub struct ForkHooks {
+    pub before: Vec<Value>,
+    pub after_in_parent: Vec<Value>,
+    pub after_in_child: Vec<Value>,
 }
 
 /// A function `atexit.register` was given, with its arguments ([`Vm::run_exit_functions`]).

@@ -76,6 +76,7 @@ impl Vm {
             caller: None,
             before_exit: None,
             exit_functions: Vec::new(),
+            fork_hooks: Default::default(),
             native_send: |_, _| None,
             native_await: |_, _| None,
             asyncgen_hooks: Default::default(),

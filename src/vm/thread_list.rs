@@ -164,6 +164,24 @@ impl<T, S> Threads<T, S> {
         self.list.iter().position(|t| t.ident == ident)
     }
 
+    /// In a child that `fork` made, only the running thread lives on: the others' stacks
+    /// and states are kept as they were (never resumed, never freed, since freeing would
+    /// run their code's destructors in a process they are not in), and they count as
+    /// finished for whoever joins them, as CPython's `_after_fork` marks them.
+    pub fn keep_only_running(&mut self) {
+        let running = self.current;
+        for (i, thread) in std::mem::take(&mut self.list).into_iter().enumerate() {
+            if i == running {
+                self.list.push(thread);
+            } else {
+                thread.done.set(true);
+                std::mem::forget(thread);
+            }
+        }
+        self.current = 0;
+        self.ready.clear();
+    }
+
     /// Whether the main thread is the one running.
     pub fn on_main(&self) -> bool {
         self.current == 0

@@ -1472,7 +1472,7 @@ impl Vm {
 }
 
 /// The module's name when `obj` is a module CPython gives a `name` that apy's lacks
-/// (`concurrent.futures.ProcessPoolExecutor`).
+/// (`os.forkpty`).
 pub(super) fn lacked_module_name(obj: &Value, name: &PyStr) -> Option<String> {
     let Value::Object(o) = obj else {
         return None;
