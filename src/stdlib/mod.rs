@@ -240,11 +240,7 @@ const MODULES: &[(&str, &str, &str)] = &[
         "_markupbase.py",
         include_str!("_markupbase.apy"),
     ),
-    (
-        "ipaddress",
-        "ipaddress.py",
-        include_str!("ipaddress.apy"),
-    ),
+    ("ipaddress", "ipaddress.py", include_str!("ipaddress.apy")),
     ("calendar", "calendar.py", include_str!("calendar.apy")),
     ("difflib", "difflib.py", include_str!("difflib.apy")),
     ("doctest", "doctest.py", include_str!("doctest.apy")),
