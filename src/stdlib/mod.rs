@@ -230,6 +230,17 @@ const MODULES: &[(&str, &str, &str)] = &[
         "html/entities.py",
         include_str!("html_entities.apy"),
     ),
+    (
+        "html.parser",
+        "html/parser.py",
+        include_str!("html_parser.apy"),
+    ),
+    (
+        "_markupbase",
+        "_markupbase.py",
+        include_str!("_markupbase.apy"),
+    ),
+    ("ipaddress", "ipaddress.py", include_str!("ipaddress.apy")),
     ("calendar", "calendar.py", include_str!("calendar.apy")),
     ("difflib", "difflib.py", include_str!("difflib.apy")),
     ("doctest", "doctest.py", include_str!("doctest.apy")),
