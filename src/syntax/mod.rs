@@ -6,6 +6,7 @@
 
 pub mod ast;
 pub mod ast_dump;
+pub mod ast_tree;
 pub mod diagnostics;
 pub mod error;
 pub mod fstring;
