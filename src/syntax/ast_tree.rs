@@ -497,6 +497,23 @@ impl Tree<'_> {
         generators.iter().map(|c| self.comprehension(c)).collect()
     }
 
+    /// A call's positional arguments. A generator expression that is the only argument,
+    /// without parentheses of its own (`sum(x for x in xs)`), spans the call's parentheses
+    /// in CPython.
+    fn call_args(&self, call: Span, func: &Expr, args: &[Expr], keywords: &[Keyword]) -> Vec<Node> {
+        if let ([arg], [], Some(source)) = (args, keywords, self.source)
+            && matches!(arg.kind, ExprKind::GeneratorExp { .. })
+            && source.as_bytes().get(arg.span.start as usize) != Some(&b'(')
+            && let Some(open) = source
+                .get(func.span.end as usize..arg.span.start as usize)
+                .and_then(|between| between.find('('))
+        {
+            let span = Span::new(func.span.end as usize + open, call.end as usize);
+            return vec![self.expr(arg).at(self.position(span))];
+        }
+        self.exprs(args)
+    }
+
     fn expr(&self, expr: &Expr) -> Node {
         self.expr_in(expr, Ctx::Load)
     }
@@ -571,7 +588,7 @@ impl Tree<'_> {
                 keywords,
             } => Node::new("Call")
                 .node("func", self.expr(func))
-                .list("args", self.exprs(args))
+                .list("args", self.call_args(expr.span, func, args, keywords))
                 .list("keywords", keywords.iter().map(|k| self.keyword(k))),
             ExprKind::FString(parts) => self.joined_str(parts, position),
             ExprKind::Constant(value) => constant(value),

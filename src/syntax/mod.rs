@@ -13,6 +13,7 @@ pub mod fstring;
 pub mod indent;
 pub mod lexer;
 pub mod parser;
+pub mod shape;
 pub mod token;
 pub mod unparse;
 pub mod warnings;
