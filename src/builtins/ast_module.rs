@@ -4,13 +4,13 @@
 //! `(class_name, ((field, value), …), position)`, position being
 //! `(lineno, col_offset, end_lineno, end_col_offset)` or None; a list field is a list; a leaf
 //! is the Python value (str, int, float, complex, bytes, bool, None, Ellipsis). A syntax error
-//! is raised as `compile()` raises it, naming `filename`.
+//! is raised as `compile()` raises it, naming `filename`; the lexer's SyntaxWarnings are shown.
 
 use crate::common::complex_ops::Complex;
 use crate::syntax::ast::Constant;
 use crate::syntax::ast_tree::{self, Field, Node};
 use crate::syntax::diagnostics::Diagnostic;
-use crate::syntax::parse_module;
+use crate::syntax::parse_module_warned;
 use crate::syntax::shape::{StartSymbol, check_shape};
 use crate::vm::args::{check_arity, check_kwargs};
 use crate::vm::object::KwArgs;
@@ -41,13 +41,17 @@ fn parse(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             );
         }
     };
-    let parsed = parse_module(source)
+    let parsed = parse_module_warned(source)
         .map_err(Diagnostic::from)
-        .and_then(|module| check_shape(&module, source, start).map(|()| module));
-    let module = match parsed {
-        Ok(module) => module,
+        .and_then(|parsed| check_shape(&parsed.0, source, start).map(|()| parsed));
+    let (module, warnings) = match parsed {
+        Ok(parsed) => parsed,
         Err(diagnostic) => return Err(vm.syntax_error_from(&diagnostic, filename, source)),
     };
+    // The lexer's SyntaxWarnings (invalid escapes…), as CPython's parser gives them.
+    for (line, message) in warnings {
+        vm.warn_at("SyntaxWarning", &message, filename.into(), line, "");
+    }
     let tree = match start {
         StartSymbol::File => ast_tree::module(&module, Some(source)),
         StartSymbol::Single => ast_tree::interactive(&module, Some(source)),

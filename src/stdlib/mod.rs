@@ -19,6 +19,7 @@ const MODULES: &[(&str, &str, &str)] = &[
     ),
     ("abc", "abc.py", include_str!("abc.apy")),
     ("ast", "ast.py", include_str!("ast.apy")),
+    ("_ast_unparse", "ast.py", include_str!("ast_unparse.apy")),
     ("_sysinfo", "_sysinfo.py", include_str!("_sysinfo.apy")),
     (
         "_collections_abc",
