@@ -15,6 +15,7 @@ use std::rc::Rc;
 use crate::compile::{self, Code, CompileError};
 use crate::syntax::ast::{Module, Span};
 use crate::syntax::diagnostics::Diagnostic;
+use crate::syntax::shape::{StartSymbol, check_shape};
 use crate::syntax::{parse_module, parse_module_warned};
 use crate::vm::Vm;
 
@@ -275,7 +276,14 @@ fn compile_at_run_time(
 /// Parses and compiles `text` in `mode`, with its SyntaxWarnings on the code.
 fn compile_text(text: &str, name: &str, mode: compile::Mode) -> Result<Rc<Code>, Diagnostic> {
     let (module, lexed) = parse_module_warned(text).map_err(Diagnostic::from)?;
-    check_shape(&module, text, mode)?;
+    let start = match mode {
+        compile::Mode::Eval => StartSymbol::Eval,
+        compile::Mode::Single => StartSymbol::Single,
+        compile::Mode::Exec | compile::Mode::Interactive | compile::Mode::InteractiveQuiet => {
+            StartSymbol::File
+        }
+    };
+    check_shape(&module, text, start)?;
     let code = compile::compile_module(&module, text, name, mode)
         .map_err(|error| compile_diagnostic(&error))?;
     Ok(with_lexer_warnings(code, lexed))
@@ -291,72 +299,6 @@ fn with_lexer_warnings(mut code: Rc<Code>, mut lexed: Vec<(u32, String)>) -> Rc<
         code.warnings = lexed;
     }
     code
-}
-
-/// What `eval` and `single` modes accept beyond the grammar of a file: one expression, or
-/// the statements of one line (`Python/pythonrun.c`'s start symbols).
-fn check_shape(module: &Module, text: &str, mode: compile::Mode) -> Result<(), Diagnostic> {
-    let invalid = |span: Span, message: &str| Err(Diagnostic::syntax_error(message, span));
-    let end = Span::new(text.len(), text.len());
-    match mode {
-        compile::Mode::Eval => {
-            use crate::syntax::ast::StmtKind;
-            let at = |offset: usize| Span::new(offset, offset + 1);
-            let after = |offset: u32| {
-                at(offset as usize
-                    + (text[offset as usize..].len()
-                        - text[offset as usize..]
-                            .trim_start_matches([' ', '\t'])
-                            .len()))
-            };
-            match module.body.as_slice() {
-                [] => invalid(end, "invalid syntax"),
-                [stmt] if matches!(stmt.kind, StmtKind::Expr(_)) => Ok(()),
-                // Where CPython's parser stops: the `=` of an assignment, the `;` or the
-                // line after an expression.
-                [first, next, ..] if matches!(first.kind, StmtKind::Expr(_)) => {
-                    let same_line =
-                        !text[first.span.end as usize..next.span.start as usize].contains('\n');
-                    invalid(
-                        if same_line {
-                            after(first.span.end)
-                        } else {
-                            next.span
-                        },
-                        "invalid syntax",
-                    )
-                }
-                [stmt, ..] => match &stmt.kind {
-                    StmtKind::Assign { targets, .. } => {
-                        invalid(after(targets[0].span.end), "invalid syntax")
-                    }
-                    _ => invalid(stmt.span, "invalid syntax"),
-                },
-            }
-        }
-        compile::Mode::Single => {
-            let line_of = |span: Span| {
-                text[..(span.start as usize).min(text.len())]
-                    .matches('\n')
-                    .count()
-            };
-            match module.body.as_slice() {
-                [] => invalid(end, "invalid syntax"),
-                [first, rest @ ..] => {
-                    match rest.iter().find(|s| line_of(s.span) != line_of(first.span)) {
-                        Some(_) => invalid(
-                            first.span,
-                            "multiple statements found while compiling a single statement",
-                        ),
-                        None => Ok(()),
-                    }
-                }
-            }
-        }
-        compile::Mode::Exec | compile::Mode::Interactive | compile::Mode::InteractiveQuiet => {
-            Ok(())
-        }
-    }
 }
 
 /// Parses `source` (`apy --ast`).

@@ -34,6 +34,7 @@
 
 mod abc_flags;
 pub mod array;
+mod ast_module;
 mod atexit;
 mod binary_file;
 mod binascii;

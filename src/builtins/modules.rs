@@ -52,6 +52,7 @@ pub fn register(vm: &mut Vm) {
         ("_json", super::json_native::module),
         ("hashlib", super::hashlib::module),
         ("_imp", imp_module),
+        ("_ast_tree", super::ast_module::module),
     ];
     for &(name, make) in modules {
         vm.register_module(name, make);

@@ -18,6 +18,8 @@ const MODULES: &[(&str, &str, &str)] = &[
         include_str!("__future__.apy"),
     ),
     ("abc", "abc.py", include_str!("abc.apy")),
+    ("ast", "ast.py", include_str!("ast.apy")),
+    ("_ast_unparse", "ast.py", include_str!("ast_unparse.apy")),
     ("_sysinfo", "_sysinfo.py", include_str!("_sysinfo.apy")),
     (
         "_collections_abc",

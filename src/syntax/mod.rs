@@ -6,12 +6,14 @@
 
 pub mod ast;
 pub mod ast_dump;
+pub mod ast_tree;
 pub mod diagnostics;
 pub mod error;
 pub mod fstring;
 pub mod indent;
 pub mod lexer;
 pub mod parser;
+pub mod shape;
 pub mod token;
 pub mod unparse;
 pub mod warnings;
