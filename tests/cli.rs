@@ -450,27 +450,18 @@ fn a_submodule_of_a_cpython_package_apy_lacks_is_named_as_outside_the_subset() {
 
 #[test]
 fn a_module_name_apy_lacks_is_named_as_outside_the_subset() {
-    // The asyncio docs' run_in_executor example reaches for a process pool: no near miss
-    // ("Did you mean: 'ThreadPoolExecutor'?"), whether read as an attribute or imported.
-    let output = apy(
-        &[
-            "-c",
-            "import concurrent.futures as f; f.ProcessPoolExecutor()",
-        ],
-        b"",
-    );
+    // os.forkpty exists in CPython and not in apy: no near miss ("Did you mean:
+    // 'fork'?"), whether read as an attribute or imported.
+    let output = apy(&["-c", "import os; os.forkpty()"], b"");
     assert_eq!(
         last_stderr_line(&output),
-        "AttributeError: module 'concurrent.futures' has no attribute 'ProcessPoolExecutor' \
+        "AttributeError: module 'os' has no attribute 'forkpty' \
          (apy does not provide it yet: see the subset chapter of apy's book)"
     );
-    let output = apy(
-        &["-c", "from concurrent.futures import ProcessPoolExecutor"],
-        b"",
-    );
+    let output = apy(&["-c", "from os import forkpty"], b"");
     assert_eq!(
         last_stderr_line(&output),
-        "ImportError: cannot import name 'ProcessPoolExecutor' from 'concurrent.futures' \
+        "ImportError: cannot import name 'forkpty' from 'os' \
          (apy does not provide it yet: see the subset chapter of apy's book)"
     );
     // A name CPython lacks too keeps CPython's message and suggestion (which for
@@ -634,6 +625,11 @@ for call in calls:
     except PermissionError as e:
         print(e)
 print(os.pipe() is not None)
+for call in (os.fork, lambda: os._exit(3)):
+    try:
+        call()
+    except PermissionError as e:
+        print(e)
 async def main():
     await asyncio.create_subprocess_exec('echo', 'hi')
 asyncio.run(main())
@@ -649,7 +645,9 @@ asyncio.run(main())
         format!(
             "[Errno 1] Operation not permitted: process 'echo' (apy --sandbox)\n\
              [Errno 1] Operation not permitted: process '/bin/sh' (apy --sandbox)\n\
-             {pid_call}\nTrue\n"
+             {pid_call}\nTrue\n\
+             [Errno 1] Operation not permitted: process 'os.fork()' (apy --sandbox)\n\
+             [Errno 1] Operation not permitted: process 'os._exit(3)' (apy --sandbox)\n"
         )
     );
     assert!(pid_call.starts_with("[Errno 1] Operation not permitted: process 'os.kill("));

@@ -115,6 +115,9 @@ const OS_FUNCTIONS: &[(&str, Function)] = &[
     ("_exit", |vm, args, kw| {
         let slots = EXIT.bind(vm, args, kw)?;
         let status = vm.expect_c_int(slots[0].as_ref().unwrap_or(&Value::None))?;
+        // Ending the process at once would also end a host running apy in-process (a
+        // fuzzer, an embedder): a sandboxed program asks first.
+        vm.require(Capability::Processes, &format!("os._exit({status})"))?;
         sys::exit_now(status)
     }),
     ("pipe", |vm, args, _| {

@@ -60,6 +60,11 @@ const MODULES: &[(&str, &str, &str)] = &[
         include_str!("concurrent_futures_base.apy"),
     ),
     (
+        "concurrent.futures.process",
+        "concurrent/futures/process.py",
+        include_str!("concurrent_futures_process.apy"),
+    ),
+    (
         "concurrent.futures.thread",
         "concurrent/futures/thread.py",
         include_str!("concurrent_futures_thread.apy"),

@@ -365,9 +365,12 @@ impl Vm {
         let globals = Rc::new(PyDict {
             table: Default::default(),
         });
-        let package = match package_dir {
-            Some(_) => name.to_string(),
-            None => name.rsplit_once('.').map_or("", |(p, _)| p).to_string(),
+        // A package is its own `__package__`: a folder's `__init__`, or a library module
+        // standing for one (`concurrent/futures/__init__.py`, whose `from .process import`
+        // is relative to `concurrent.futures`).
+        let package = match package_dir.is_some() || filename.ends_with("/__init__.py") {
+            true => name.to_string(),
+            false => name.rsplit_once('.').map_or("", |(p, _)| p).to_string(),
         };
         {
             let mut g = globals.table.borrow_mut();

@@ -786,10 +786,33 @@ impl Vm {
 
     /// `obj.name` (`PyObject_GetAttr`).
     pub fn get_attr(&mut self, obj: &Value, name: &Rc<PyStr>) -> PyResult<Value> {
-        match self.get_attr_opt(obj, name)? {
-            Some(v) => Ok(v),
-            None => Err(self.no_attribute(obj, name)),
+        match self.get_attr_opt(obj, name) {
+            Ok(Some(v)) => Ok(v),
+            Ok(None) => Err(self.no_attribute(obj, name)),
+            Err(exc) => Err(self.attribute_error_context(exc, obj, name)),
         }
+    }
+
+    /// An AttributeError that a lookup of `obj.name` raised itself (a `__getattr__`, a
+    /// property) and that names no attribute and object gets these two, so that its
+    /// report can suggest a near miss, as CPython's `set_attribute_error_context` does.
+    fn attribute_error_context(
+        &mut self,
+        exc: super::Exc,
+        obj: &Value,
+        name: &PyStr,
+    ) -> super::Exc {
+        let unnamed = exc.exc_data().is_some_and(|data| {
+            data.borrow()
+                .missing
+                .as_ref()
+                .is_none_or(|m| m.name.is_none() && m.obj.is_none())
+        });
+        let attribute_error = self.types.attribute_error.clone();
+        if unnamed && self.isinstance(&Value::Object(exc.clone()), &attribute_error) {
+            super::exceptions::set_missing(&exc, Value::str(name.as_str()), obj.clone(), false);
+        }
+        exc
     }
 
     pub fn no_attribute(&mut self, obj: &Value, name: &PyStr) -> super::Exc {
