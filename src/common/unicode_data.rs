@@ -39,7 +39,9 @@ pub struct Numeric {
     pub numeric: f64,
 }
 
-/// What `unicodedata` knows, read from the data file ([`ucd`]).
+/// What `unicodedata` knows, read from the data file ([`ucd`]): the properties and numeric
+/// values at once (what `str.isalpha()` or `int('٣')` asks first), the decompositions and
+/// compositions ([`Normalization`]) and the names ([`Names`]) each on their first use.
 pub struct Ucd {
     pub version: &'static str,
     category: Property,
@@ -51,9 +53,21 @@ pub struct Ucd {
     lowercase: Property,
     identifier_start: Property,
     identifier_continue: Property,
-    decompositions: Vec<(u32, &'static str)>,
     numerics: Vec<(u32, Numeric)>,
+    /// Where in [`DATA`] the decompositions, the compositions and the names start.
+    sections: [usize; 3],
+    normalization: OnceLock<Normalization>,
+    names: OnceLock<Names>,
+}
+
+/// The decomposition of each character that has one, and the primary composites.
+struct Normalization {
+    decompositions: Vec<(u32, &'static str)>,
     compositions: HashMap<(u32, u32), u32>,
+}
+
+/// The character names: the words they are made of, and the aliases.
+struct Names {
     words: Vec<&'static str>,
     /// Each named character and where its word indices start in [`DATA`].
     names: Vec<(u32, usize)>,
@@ -98,6 +112,11 @@ impl Reader {
         let n = usize::from(self.u8());
         std::str::from_utf8(self.bytes(n)).unwrap_or("")
     }
+    /// Steps over a text without reading it.
+    fn skip_text(&mut self) {
+        let n = usize::from(self.u8());
+        self.at += n;
+    }
     fn property(&mut self) -> Property {
         let values = (0..self.u8()).map(|_| self.text()).collect();
         let runs = (0..self.u32()).map(|_| (self.u24(), self.u8())).collect();
@@ -106,6 +125,9 @@ impl Reader {
 }
 
 impl Ucd {
+    /// Reads the properties and the numeric values, and finds where the sections read
+    /// later start (the file's order: version, properties, decompositions, numerics,
+    /// compositions, names).
     fn read(data: &'static [u8]) -> Ucd {
         let mut r = Reader { data, at: 4 };
         let version = r.text();
@@ -118,7 +140,11 @@ impl Ucd {
         let lowercase = r.property();
         let identifier_start = r.property();
         let identifier_continue = r.property();
-        let decompositions = (0..r.u32()).map(|_| (r.u24(), r.text())).collect();
+        let decompositions_at = r.at;
+        for _ in 0..r.u32() {
+            r.u24();
+            r.skip_text();
+        }
         let numerics = (0..r.u32())
             .map(|_| {
                 let cp = r.u24();
@@ -132,25 +158,9 @@ impl Ucd {
                 (cp, values)
             })
             .collect();
-        let compositions = (0..r.u32())
-            .map(|_| ((r.u24(), r.u24()), r.u24()))
-            .collect();
-        let words = (0..r.u16()).map(|_| r.text()).collect();
-        let names = (0..r.u32())
-            .map(|_| {
-                let (cp, at) = (r.u24(), r.at);
-                let count = usize::from(r.u8());
-                r.bytes(2 * count);
-                (cp, at)
-            })
-            .collect();
-        let derived = (0..r.u16()).map(|_| (r.u24(), r.u24(), r.text())).collect();
-        let extras = (0..r.u16())
-            .map(|_| {
-                let cps = (0..r.u8()).map(|_| r.u24()).collect();
-                (cps, r.text())
-            })
-            .collect();
+        let compositions_at = r.at;
+        let compositions = r.u32() as usize;
+        let names_at = r.at + 9 * compositions;
         Ucd {
             version,
             category,
@@ -162,14 +172,61 @@ impl Ucd {
             lowercase,
             identifier_start,
             identifier_continue,
-            decompositions,
             numerics,
-            compositions,
-            words,
-            names,
-            derived,
-            extras,
+            sections: [decompositions_at, compositions_at, names_at],
+            normalization: OnceLock::new(),
+            names: OnceLock::new(),
         }
+    }
+
+    fn normalization(&self) -> &Normalization {
+        self.normalization.get_or_init(|| {
+            let [decompositions_at, compositions_at, _] = self.sections;
+            let mut r = Reader {
+                data: DATA,
+                at: decompositions_at,
+            };
+            let decompositions = (0..r.u32()).map(|_| (r.u24(), r.text())).collect();
+            r.at = compositions_at;
+            let compositions = (0..r.u32())
+                .map(|_| ((r.u24(), r.u24()), r.u24()))
+                .collect();
+            Normalization {
+                decompositions,
+                compositions,
+            }
+        })
+    }
+
+    fn names(&self) -> &Names {
+        self.names.get_or_init(|| {
+            let mut r = Reader {
+                data: DATA,
+                at: self.sections[2],
+            };
+            let words = (0..r.u16()).map(|_| r.text()).collect();
+            let names = (0..r.u32())
+                .map(|_| {
+                    let (cp, at) = (r.u24(), r.at);
+                    let count = usize::from(r.u8());
+                    r.bytes(2 * count);
+                    (cp, at)
+                })
+                .collect();
+            let derived = (0..r.u16()).map(|_| (r.u24(), r.u24(), r.text())).collect();
+            let extras = (0..r.u16())
+                .map(|_| {
+                    let cps = (0..r.u8()).map(|_| r.u24()).collect();
+                    (cps, r.text())
+                })
+                .collect();
+            Names {
+                words,
+                names,
+                derived,
+                extras,
+            }
+        })
     }
 
     pub fn category(&self, c: char) -> &'static str {
@@ -215,11 +272,9 @@ impl Ucd {
 
     /// The decomposition as CPython writes it (`"<compat> 0020 0301"`), "" for none.
     pub fn decomposition(&self, c: char) -> &'static str {
-        match self
-            .decompositions
-            .binary_search_by_key(&(c as u32), |&(cp, _)| cp)
-        {
-            Ok(i) => self.decompositions[i].1,
+        let decompositions = &self.normalization().decompositions;
+        match decompositions.binary_search_by_key(&(c as u32), |&(cp, _)| cp) {
+            Ok(i) => decompositions[i].1,
             Err(_) => "",
         }
     }
@@ -235,21 +290,22 @@ impl Ucd {
     /// The character's name, if it has one (Hangul syllables and ideographs included).
     pub fn name(&self, c: char) -> Option<String> {
         let cp = c as u32;
-        if let Some(&(_, _, prefix)) = self
+        let table = self.names();
+        if let Some(&(_, _, prefix)) = table
             .derived
             .iter()
             .find(|&&(first, last, _)| (first..=last).contains(&cp))
         {
             return Some(format!("{prefix}{cp:04X}"));
         }
-        let i = self.names.binary_search_by_key(&cp, |&(cp, _)| cp).ok()?;
+        let i = table.names.binary_search_by_key(&cp, |&(cp, _)| cp).ok()?;
         let mut r = Reader {
             data: DATA,
-            at: self.names[i].1,
+            at: table.names[i].1,
         };
         let count = r.u8();
         let words: Vec<&str> = (0..count)
-            .map(|_| self.words.get(usize::from(r.u16())).copied().unwrap_or(""))
+            .map(|_| table.words.get(usize::from(r.u16())).copied().unwrap_or(""))
             .collect();
         Some(words.join(" "))
     }
@@ -260,6 +316,7 @@ impl Ucd {
     /// ideograph); every other name with its case ignored.
     pub fn lookup(&self, name: &str) -> Option<String> {
         const UNIFIED: &str = "CJK UNIFIED IDEOGRAPH-";
+        let derived = &self.names().derived;
         if let Some(hex) = name.strip_prefix(UNIFIED) {
             let upper_hex = |b: u8| b.is_ascii_digit() || (b'A'..=b'F').contains(&b);
             if !(4..=5).contains(&hex.len()) || !hex.bytes().all(upper_hex) {
@@ -269,11 +326,11 @@ impl Ucd {
             let unified = |&&(first, last, prefix): &&(u32, u32, &str)| {
                 prefix == UNIFIED && (first..=last).contains(&cp)
             };
-            self.derived.iter().find(unified)?;
+            derived.iter().find(unified)?;
             return char::from_u32(cp).map(String::from);
         }
         let upper = name.to_ascii_uppercase();
-        for &(first, last, prefix) in &self.derived {
+        for &(first, last, prefix) in derived {
             let Some(hex) = upper.strip_prefix(prefix).filter(|_| prefix != UNIFIED) else {
                 continue;
             };
@@ -306,11 +363,12 @@ impl Ucd {
     /// The character whose (upper-case) name is `name`, by its words' indices: a scan of
     /// the table without making a single name.
     fn named(&self, name: &str) -> Option<char> {
+        let table = self.names();
         let wanted: Vec<u16> = name
             .split(' ')
-            .map(|w| self.words.binary_search(&w).ok().map(|i| i as u16))
+            .map(|w| table.words.binary_search(&w).ok().map(|i| i as u16))
             .collect::<Option<_>>()?;
-        let found = self.names.iter().find(|&&(_, at)| {
+        let found = table.names.iter().find(|&&(_, at)| {
             let mut r = Reader { data: DATA, at };
             usize::from(r.u8()) == wanted.len() && wanted.iter().all(|&w| r.u16() == w)
         })?;
@@ -319,7 +377,11 @@ impl Ucd {
 
     /// The character or named sequence an alias (upper-case) names.
     fn alias(&self, name: &str) -> Option<String> {
-        let (cps, _) = self.extras.iter().find(|(_, alias)| *alias == name)?;
+        let (cps, _) = self
+            .names()
+            .extras
+            .iter()
+            .find(|(_, alias)| *alias == name)?;
         Some(cps.iter().filter_map(|&cp| char::from_u32(cp)).collect())
     }
 
@@ -416,7 +478,8 @@ impl Ucd {
         if let Some(c) = hangul::compose(first, second) {
             return Some(c);
         }
-        let cp = self.compositions.get(&(first as u32, second as u32))?;
+        let compositions = &self.normalization().compositions;
+        let cp = compositions.get(&(first as u32, second as u32))?;
         char::from_u32(*cp)
     }
 }
