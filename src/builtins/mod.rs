@@ -102,6 +102,7 @@ pub mod socket;
 #[cfg(not(target_arch = "wasm32"))]
 mod socket_convert;
 mod sre;
+mod sre_match;
 mod std_buffers;
 mod std_streams;
 #[cfg(not(target_arch = "wasm32"))]

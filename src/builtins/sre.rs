@@ -1,6 +1,6 @@
 //! `_sre`, the native core under `stdlib/re.apy` (CPython's `Modules/_sre/sre.c`): it
 //! compiles a pattern with the engine in `re_engine/` and runs it over a subject, handing
-//! back spans; `Pattern` and `Match` and everything above them are written in apy, except
+//! back a `re.Match` (`sre_match`); `Pattern` and everything above it are written in apy, except
 //! the loops over every match that make no Match object (`findall`, `split`, and `sub`
 //! with a replacement string), which run here.
 //! A subject's code points are kept between calls on the same str, so iterating over the
@@ -11,6 +11,7 @@ use std::rc::Rc;
 
 use super::re_engine::matcher::{Found, Mode, run};
 use super::re_engine::{self, ErrorKind, Program};
+use super::sre_match::{MatchObj, new_match};
 use crate::vm::args::check_arity;
 use crate::vm::bytes::PyBytes;
 use crate::vm::object::{KwArgs, Layout, Object, ObjectKind, PyType};
@@ -19,8 +20,8 @@ use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
 
 /// A compiled pattern, and the last subject it ran over.
-struct Compiled {
-    program: Program,
+pub(super) struct Compiled {
+    pub(super) program: Program,
     is_str: bool,
     last: RefCell<Option<Subject>>,
 }
@@ -28,8 +29,8 @@ struct Compiled {
 /// A subject's code points, and for a str that is not ASCII the byte offset of each code
 /// point (and of its end), so that slicing it by code point index takes no scan.
 #[derive(Clone)]
-struct Subject {
-    value: Value,
+pub(super) struct Subject {
+    pub(super) value: Value,
     points: Rc<[u32]>,
     offsets: Option<Rc<[usize]>>,
 }
@@ -146,7 +147,7 @@ fn subject(vm: &mut Vm, compiled: &Compiled, v: &Value) -> PyResult<Subject> {
 
 impl Subject {
     /// `string[start:end]` by code point indices (clamped), without scanning the string.
-    fn slice(&self, vm: &mut Vm, start: usize, end: usize) -> Value {
+    pub(super) fn slice(&self, vm: &mut Vm, start: usize, end: usize) -> Value {
         let len = self.points.len();
         let start = start.min(len);
         let end = end.clamp(start, len);
@@ -369,18 +370,18 @@ fn bounds(vm: &mut Vm, subject: &Subject, pos: &Value, endpos: &Value) -> PyResu
     Ok((pos, endpos.max(pos)))
 }
 
-/// `_sre.exec(program, string, pos, endpos, mode, must_advance)`: None, or
-/// `(lastindex, pos, endpos, (start, end), …)` with `(-1, -1)` for a group that did not
-/// take part, `pos` and `endpos` clamped to the string (`endpos` None: its end).
-/// `mode` is 0 for match, 1 for fullmatch, 2 for search.
+/// `_sre.exec(program, string, pos, endpos, mode, must_advance, pattern)`: None, or the
+/// `re.Match` (`sre_match`) of `pattern`, with `(-1, -1)` for a group that did not take
+/// part, `pos` and `endpos` clamped to the string (`endpos` None: its end). `mode` is 0
+/// for match, 1 for fullmatch, 2 for search.
 fn exec(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    check_arity(vm, "exec", args, 6, 6)?;
+    check_arity(vm, "exec", args, 7, 7)?;
     let Some(compiled) = args[0].native::<Compiled>() else {
         return Err(vm.type_error("exec() needs a compiled pattern"));
     };
     let subject = subject(vm, compiled, &args[1])?;
     let (pos, endpos) = bounds(vm, &subject, &args[2], &args[3])?;
-    let points = subject.points;
+    let points = subject.points.clone();
     let mode = match vm.expect_index(&args[4])? {
         0 => Mode::Match,
         1 => Mode::Full,
@@ -398,21 +399,24 @@ fn exec(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let Some(found) = found else {
         return Ok(Value::None);
     };
-    let mut out = Vec::with_capacity(found.slots.len() / 2 + 3);
-    out.push(match found.lastindex {
-        0 => Value::None,
-        g => Value::Int(g as i64),
-    });
-    out.push(Value::Int(pos as i64));
-    out.push(Value::Int(endpos as i64));
-    for pair in found.slots.chunks(2) {
-        let span = match (pair[0], pair[1]) {
+    let spans = found
+        .slots
+        .chunks(2)
+        .map(|pair| match (pair[0], pair[1]) {
             (a, b) if a == usize::MAX || b == usize::MAX => (-1, -1),
             (a, b) => (a as i64, b as i64),
-        };
-        out.push(Value::tuple(vec![Value::Int(span.0), Value::Int(span.1)]));
-    }
-    Ok(Value::tuple(out))
+        })
+        .collect();
+    let found = MatchObj {
+        pattern: args[6].clone(),
+        program: args[0].clone(),
+        subject,
+        spans,
+        pos: pos as i64,
+        endpos: endpos as i64,
+        lastindex: found.lastindex,
+    };
+    Ok(new_match(vm, found))
 }
 
 pub fn module(vm: &mut Vm) -> Value {
@@ -424,7 +428,9 @@ pub fn module(vm: &mut Vm) -> Value {
     );
     vm.set_type_attr(&ty, "__module__", Value::str("_sre"));
     PROGRAM_TYPE.with(|t| *t.borrow_mut() = Some(ty));
+    super::sre_match::match_type(vm);
     let attrs = vec![
+        ("Match", super::sre_match::the_type(vm)),
         ("compile", vm.native("compile", compile)),
         ("exec", vm.native("exec", exec)),
         ("slice", vm.native("slice", slice)),

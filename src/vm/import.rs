@@ -99,7 +99,7 @@ impl Vm {
             .unwrap_or_else(|| "<unknown module name>".into());
         let path = self.module_attr_str(module, "__file__");
         let place = path.clone().unwrap_or_else(|| "unknown location".into());
-        let lacking = super::types::lacked_module_name(module, name).is_some();
+        let lacking = super::attr_errors::lacked_module_name(module, name).is_some();
         let initializing = module_name
             .as_ref()
             .is_some_and(|n| self.importing.iter().any(|m| **m == **n));

@@ -16,6 +16,7 @@
 pub mod args;
 pub mod async_gen;
 pub mod attr_cache;
+mod attr_errors;
 pub mod bytes;
 pub mod call;
 pub mod compare;
