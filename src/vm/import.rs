@@ -386,6 +386,10 @@ impl Vm {
             if let Some(dir) = package_dir {
                 let dir = Value::str(dir.to_string_lossy().as_ref());
                 g.set_str(self.intern("__path__"), Value::list(vec![dir]));
+            } else if package == name {
+                // A library package has no folder, but is a package all the same: its
+                // `__path__` lets `from package import submodule` import the submodule.
+                g.set_str(self.intern("__path__"), Value::list(vec![]));
             }
             // An imported module's globals name the built-ins' namespace itself.
             g.set_str(
