@@ -173,6 +173,41 @@ const MODULES: &[(&str, &str, &str)] = &[
     ),
     ("http", "http/__init__.py", include_str!("http.apy")),
     (
+        "multiprocessing",
+        "multiprocessing/__init__.py",
+        include_str!("multiprocessing.apy"),
+    ),
+    (
+        "multiprocessing.connection",
+        "multiprocessing/connection.py",
+        include_str!("multiprocessing_connection.apy"),
+    ),
+    (
+        "multiprocessing.context",
+        "multiprocessing/context.py",
+        include_str!("multiprocessing_context.apy"),
+    ),
+    (
+        "multiprocessing.pool",
+        "multiprocessing/pool.py",
+        include_str!("multiprocessing_pool.apy"),
+    ),
+    (
+        "multiprocessing.process",
+        "multiprocessing/process.py",
+        include_str!("multiprocessing_process.apy"),
+    ),
+    (
+        "multiprocessing.queues",
+        "multiprocessing/queues.py",
+        include_str!("multiprocessing_queues.apy"),
+    ),
+    (
+        "multiprocessing.synchronize",
+        "multiprocessing/synchronize.py",
+        include_str!("multiprocessing_synchronize.apy"),
+    ),
+    (
         "http.client",
         "http/client.py",
         include_str!("http_client.apy"),

@@ -251,8 +251,12 @@ impl Vm {
                 self.run_module_source(name, file, text, None, ModuleOrigin::BuiltIn)?
             }
             None => {
-                let top = name.split('.').next().unwrap_or(name);
-                let message = match is_cpython_module(top) {
+                // A submodule of a package apy has: as CPython's package has it or not.
+                let cpython_has = match name.contains('.') {
+                    true => super::cpython_names::is_cpython_submodule(name),
+                    false => is_cpython_module(name),
+                };
+                let message = match cpython_has {
                     // CPython has it: say where apy stops, after CPython's words.
                     true => format!("No module named '{name}' {OUTSIDE_THE_SUBSET}"),
                     false => format!("No module named '{name}'"),
@@ -386,6 +390,10 @@ impl Vm {
             if let Some(dir) = package_dir {
                 let dir = Value::str(dir.to_string_lossy().as_ref());
                 g.set_str(self.intern("__path__"), Value::list(vec![dir]));
+            } else if package == name {
+                // A library package has no folder, but is a package all the same: its
+                // `__path__` lets `from package import submodule` import the submodule.
+                g.set_str(self.intern("__path__"), Value::list(vec![]));
             }
             // An imported module's globals name the built-ins' namespace itself.
             g.set_str(
