@@ -160,9 +160,12 @@ pub fn spawn_module(vm: &mut Vm) -> Value {
 
 /// The `os` functions for pipes and signals that `subprocess` reaches for: refused.
 pub fn os_functions(vm: &mut Vm) -> Vec<(&'static str, Value)> {
-    let functions: [(&'static str, NativeFn); 3] = [
+    let functions: [(&'static str, NativeFn); 4] = [
         ("pipe", |vm, _, _| {
             denied(vm, Capability::Processes, "os.pipe")
+        }),
+        ("fork", |vm, _, _| {
+            denied(vm, Capability::Processes, "os.fork")
         }),
         ("kill", |vm, _, _| {
             denied(vm, Capability::Processes, "os.kill")
@@ -176,6 +179,8 @@ pub fn os_functions(vm: &mut Vm) -> Vec<(&'static str, Value)> {
     for &(name, value) in OPEN_FLAGS {
         names.push((name, Value::Int(value)));
     }
+    // What `multiprocessing` names as it is imported (Linux's number, as natively).
+    names.push(("WNOHANG", Value::Int(1)));
     names
 }
 
