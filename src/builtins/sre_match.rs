@@ -36,10 +36,17 @@ thread_local! {
 
 /// A new match object.
 pub(super) fn new_match(vm: &Vm, found: MatchObj) -> Value {
-    let ty = MATCH_TYPE
+    Value::object(Object::new(
+        match_class(vm),
+        ObjectKind::Other(Box::new(found)),
+    ))
+}
+
+/// `re.Match`, once [`match_type`] has made it.
+fn match_class(vm: &Vm) -> Rc<PyType> {
+    MATCH_TYPE
         .with(|t| t.borrow().clone())
-        .unwrap_or_else(|| vm.types.object.clone());
-    Value::object(Object::new(ty, ObjectKind::Other(Box::new(found))))
+        .unwrap_or_else(|| vm.types.object.clone())
 }
 
 fn this<'a>(vm: &mut Vm, args: &'a [Value]) -> PyResult<&'a MatchObj> {
@@ -158,29 +165,31 @@ fn groupdict(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     Ok(Value::dict(table))
 }
 
-/// The group `start`, `end` and `span` ask about (the whole match by default).
-fn asked_group(vm: &mut Vm, name: &str, args: &[Value]) -> PyResult<usize> {
+/// The match and the group `start`, `end` and `span` ask about (the whole match by
+/// default).
+fn asked_group<'a>(vm: &mut Vm, name: &str, args: &'a [Value]) -> PyResult<(&'a MatchObj, usize)> {
     check_arity(vm, name, args, 1, 2)?;
     let m = this(vm, args)?;
-    match args.get(1) {
-        Some(g) => m.index(vm, g),
-        None => Ok(0),
-    }
+    let i = match args.get(1) {
+        Some(g) => m.index(vm, g)?,
+        None => 0,
+    };
+    Ok((m, i))
 }
 
 fn start(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    let i = asked_group(vm, "start", args)?;
-    Ok(Value::Int(this(vm, args)?.spans[i].0))
+    let (m, i) = asked_group(vm, "start", args)?;
+    Ok(Value::Int(m.spans[i].0))
 }
 
 fn end(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    let i = asked_group(vm, "end", args)?;
-    Ok(Value::Int(this(vm, args)?.spans[i].1))
+    let (m, i) = asked_group(vm, "end", args)?;
+    Ok(Value::Int(m.spans[i].1))
 }
 
 fn span(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    let i = asked_group(vm, "span", args)?;
-    Ok(this(vm, args)?.span(i))
+    let (m, i) = asked_group(vm, "span", args)?;
+    Ok(m.span(i))
 }
 
 /// `m.expand(template)`: `re._expand(m, template)`, where the template is parsed.
@@ -313,8 +322,5 @@ pub(super) fn match_type(vm: &mut Vm) {
 
 /// `re.Match` itself, for the `_sre` module's namespace.
 pub(super) fn the_type(vm: &Vm) -> Value {
-    let ty = MATCH_TYPE
-        .with(|t| t.borrow().clone())
-        .unwrap_or_else(|| vm.types.object.clone());
-    Value::Type(ty)
+    Value::Type(match_class(vm))
 }

@@ -962,19 +962,10 @@ impl Vm {
         if !ty.builtin
             && let Some(getattr) = lookup(&ty, &self.names.getattr.clone())
         {
-            let result = self.call(&getattr, &[obj.clone(), Value::Str(name.clone())], &[]);
-            return match result {
-                Ok(v) => Ok(Some(v)),
-                Err(e)
-                    if self.isinstance(
-                        &Value::Object(e.clone()),
-                        &self.types.attribute_error.clone(),
-                    ) =>
-                {
-                    Err(e)
-                }
-                Err(e) => Err(e),
-            };
+            // An AttributeError it raises gets its name and object in `get_attr`.
+            return self
+                .call(&getattr, &[obj.clone(), Value::Str(name.clone())], &[])
+                .map(Some);
         }
         // A class statement always gives its class a `__doc__`: a type without one in its
         // MRO is one the VM made, whose instances show its docstring, which CPython's
