@@ -19,8 +19,9 @@ pub struct Program {
     /// The flags, with the global inline ones and UNICODE (for str patterns) added.
     pub flags: Flags,
     pub names: Vec<(String, usize)>,
-    /// A character every match starts with, when there is one: the search skips ahead.
-    pub first: Option<u32>,
+    /// The test every match's first character passes, when the program starts with one
+    /// (after any group starts): the search skips the positions that fail it.
+    pub first: Option<Unit>,
 }
 
 /// A test of one character.
@@ -58,6 +59,10 @@ pub struct CharSet {
     /// Case-insensitive: also true when the character's other case is in the set.
     pub ignore: bool,
     pub unicode: bool,
+    /// Bit `c` says whether ASCII character `c` matches, worked out once by the general
+    /// test ([`CharSet::matches_slowly`]): most subjects are ASCII, and `\w+` over one
+    /// tests every character it passes.
+    ascii: u128,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -125,8 +130,9 @@ pub fn compile(parsed: &Parsed) -> Result<Program, Error> {
     };
     c.nodes(&parsed.nodes, parsed.flags)?;
     c.insts.push(Inst::Match);
-    let first = match c.insts.first() {
-        Some(Inst::One(Unit::Lit(ch))) => Some(*ch),
+    let first = match c.insts.iter().find(|inst| !matches!(inst, Inst::Save(_))) {
+        Some(Inst::One(unit)) => Some(*unit),
+        Some(Inst::RepeatOne { unit, min, .. }) if *min > 0 => Some(*unit),
         _ => None,
     };
     Ok(Program {
@@ -167,12 +173,8 @@ impl Compiler<'_> {
             Node::Any if flags & flag::DOTALL != 0 => Unit::AnyAll,
             Node::Any => Unit::Any,
             Node::In(negate, items) => {
-                self.sets.push(CharSet {
-                    negate: *negate,
-                    items: items.clone(),
-                    ignore,
-                    unicode,
-                });
+                self.sets
+                    .push(CharSet::new(*negate, items.clone(), ignore, unicode));
                 Unit::Set(self.sets.len() - 1)
             }
             _ => return None,
@@ -441,6 +443,7 @@ fn is_cased(c: u32, unicode: bool) -> bool {
 
 /// `ch` and `p` are equal ignoring case (sre's `char_loc_ignore` with the extra cases such
 /// as `ſ`/`s` and the Kelvin sign, which share an upper or a lower case).
+#[inline(never)]
 pub fn same_ignoring_case(ch: u32, p: u32, unicode: bool) -> bool {
     ch == p || lower(ch, unicode) == lower(p, unicode) || upper(ch, unicode) == upper(p, unicode)
 }
@@ -467,6 +470,20 @@ fn is_space(c: u32, unicode: bool) -> bool {
 }
 
 impl CharSet {
+    fn new(negate: bool, items: Vec<SetItem>, ignore: bool, unicode: bool) -> CharSet {
+        let mut set = CharSet {
+            negate,
+            items,
+            ignore,
+            unicode,
+            ascii: 0,
+        };
+        set.ascii = (0..128u32)
+            .filter(|&c| set.matches_slowly(c))
+            .fold(0, |bits, c| bits | 1 << c);
+        set
+    }
+
     fn contains(&self, c: u32) -> bool {
         let u = self.unicode;
         self.items.iter().any(|item| match *item {
@@ -483,7 +500,16 @@ impl CharSet {
         })
     }
 
+    #[inline]
     pub fn matches(&self, c: u32) -> bool {
+        match c {
+            0..128 => self.ascii >> c & 1 != 0,
+            _ => self.matches_slowly(c),
+        }
+    }
+
+    #[inline(never)]
+    fn matches_slowly(&self, c: u32) -> bool {
         let found = self.contains(c)
             || (self.ignore
                 && (self.contains(lower(c, self.unicode))
@@ -493,7 +519,9 @@ impl CharSet {
 }
 
 impl Unit {
-    #[inline]
+    /// Inline in the matcher's loops: a repeat's test of each character is then the one
+    /// arm it needs (an ASCII set's bit, a compare), the rare tests being calls.
+    #[inline(always)]
     pub fn matches(self, c: u32, sets: &[CharSet]) -> bool {
         match self {
             Unit::Lit(l) => c == l,

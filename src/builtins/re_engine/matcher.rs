@@ -107,7 +107,7 @@ pub fn run<E>(
         if mode == Mode::Search
             && let Some(first) = prog.first
         {
-            match s[at..].iter().position(|&c| c == first) {
+            match s[at..].iter().position(|&c| first.matches(c, &prog.sets)) {
                 Some(skip) => at += skip,
                 None => return Ok(None),
             }
@@ -203,6 +203,9 @@ impl Machine<'_> {
                         false
                     } else {
                         let min_pos = pos + min as usize;
+                        if kind == RepeatKind::Greedy {
+                            p = self.give_back_to_literal(pc + 1, p, min_pos);
+                        }
                         match kind {
                             RepeatKind::Greedy if p > min_pos => self.stack.push(Frame::Greedy {
                                 pc: pc + 1,
@@ -347,6 +350,22 @@ impl Machine<'_> {
         }
     }
 
+    /// Where a greedy repeat that reached `p` tries its tail (at `pc`) first: when the
+    /// tail starts with a literal (after group starts and ends, which consume nothing), the
+    /// last position from `p` down to `min_pos` holding it, or `min_pos`; as sre gives back
+    /// to the next literal (`SRE(match)`'s REPEAT_ONE), but past the group marks too.
+    /// Positions skipped would fail at the literal anyway.
+    fn give_back_to_literal(&self, pc: usize, mut p: usize, min_pos: usize) -> usize {
+        let tail = self.prog.insts.get(pc..).unwrap_or_default();
+        if let Some(Inst::One(Unit::Lit(next))) = tail.iter().find(|i| !matches!(i, Inst::Save(_)))
+        {
+            while p > min_pos && self.s.get(p) != Some(next) {
+                p -= 1;
+            }
+        }
+        p
+    }
+
     fn save_counter(&mut self, r: usize) {
         self.stack.push(Frame::Counter {
             r,
@@ -389,13 +408,7 @@ impl Machine<'_> {
                     self.lasts[r] = last;
                 }
                 Frame::Greedy { pc, min_pos, pos } => {
-                    let mut p = pos - 1;
-                    // Give back to where the next literal can match, as sre does.
-                    if let Some(Inst::One(Unit::Lit(next))) = self.prog.insts.get(pc) {
-                        while p > min_pos && self.s.get(p) != Some(next) {
-                            p -= 1;
-                        }
-                    }
+                    let p = self.give_back_to_literal(pc, pos - 1, min_pos);
                     if p > min_pos {
                         self.stack.push(Frame::Greedy {
                             pc,
