@@ -132,6 +132,7 @@ library_modules! {
     "html.parser", "html/parser.py", "html_parser.apy";
     "_markupbase", "_markupbase.py", "_markupbase.apy";
     "ipaddress", "ipaddress.py", "ipaddress.apy";
+    "zoneinfo", "zoneinfo/__init__.py", "zoneinfo.apy";
     "calendar", "calendar.py", "calendar.apy";
     "difflib", "difflib.py", "difflib.apy";
     "doctest", "doctest.py", "doctest.apy";
