@@ -133,6 +133,7 @@ library_modules! {
     "_markupbase", "_markupbase.py", "_markupbase.apy";
     "ipaddress", "ipaddress.py", "ipaddress.apy";
     "zoneinfo", "zoneinfo/__init__.py", "zoneinfo.apy";
+    "mimetypes", "mimetypes.py", "mimetypes.apy";
     "calendar", "calendar.py", "calendar.apy";
     "difflib", "difflib.py", "difflib.apy";
     "doctest", "doctest.py", "doctest.apy";
