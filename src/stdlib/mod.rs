@@ -134,6 +134,8 @@ library_modules! {
     "ipaddress", "ipaddress.py", "ipaddress.apy";
     "zoneinfo", "zoneinfo/__init__.py", "zoneinfo.apy";
     "mimetypes", "mimetypes.py", "mimetypes.apy";
+    "fileinput", "fileinput.py", "fileinput.apy";
+    "filecmp", "filecmp.py", "filecmp.apy";
     "calendar", "calendar.py", "calendar.apy";
     "difflib", "difflib.py", "difflib.apy";
     "doctest", "doctest.py", "doctest.apy";
