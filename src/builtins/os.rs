@@ -234,6 +234,81 @@ const CHMOD: Signature = Signature::keywords(
     0,
 );
 
+const UTIME: Signature = Signature::keywords(
+    "os",
+    "utime",
+    &["path", "times", "ns", "dir_fd", "follow_symlinks"],
+    1,
+    0,
+);
+
+/// A `times` or `ns` pair of `os.utime`: its two items, or None if it is not a tuple of two.
+fn time_pair(value: &Value) -> Option<[Value; 2]> {
+    match value {
+        Value::Tuple(t) if t.items.len() == 2 => Some([t.items[0].clone(), t.items[1].clone()]),
+        _ => None,
+    }
+}
+
+/// A time of `os.utime`'s `times` (seconds, int or float) or `ns` (nanoseconds, int), as a
+/// SystemTime; one before 1970 or beyond what the host holds is an OSError(EINVAL).
+fn utime_instant(vm: &mut Vm, value: &Value, in_ns: bool) -> PyResult<std::time::SystemTime> {
+    let nanos: i128 = match value {
+        Value::Float(f) if !in_ns => (f * 1e9) as i128,
+        other => {
+            let n = vm.expect_index(other)? as i128;
+            if in_ns { n } else { n * 1_000_000_000 }
+        }
+    };
+    let invalid = || std::io::Error::from_raw_os_error(22);
+    let offset = u64::try_from(nanos)
+        .map(std::time::Duration::from_nanos)
+        .map_err(|_| vm.os_error(&invalid(), None))?;
+    std::time::UNIX_EPOCH
+        .checked_add(offset)
+        .ok_or_else(|| vm.os_error(&invalid(), None))
+}
+
+/// `os.utime(path, times=None, *, ns=None)`: sets a file's access and modification times
+/// (now, `times` in seconds, or `ns` in nanoseconds).
+fn utime(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let slots = UTIME.bind(vm, args, kw)?;
+    let path = path_arg(vm, "utime", "path", slots[0].as_ref())?;
+    let times = slots[1].clone().unwrap_or(Value::None);
+    let ns = slots[2].clone().unwrap_or(Value::None);
+    let (atime, mtime) = match (&times, &ns) {
+        (Value::None, Value::None) => {
+            let now = std::time::SystemTime::now();
+            (now, now)
+        }
+        (_, Value::None) => {
+            let Some([a, m]) = time_pair(&times) else {
+                return Err(
+                    vm.type_error("utime: 'times' must be either a tuple of two ints or None")
+                );
+            };
+            (utime_instant(vm, &a, false)?, utime_instant(vm, &m, false)?)
+        }
+        (Value::None, _) => {
+            let Some([a, m]) = time_pair(&ns) else {
+                return Err(vm.type_error("utime: 'ns' must be a tuple of two ints"));
+            };
+            (utime_instant(vm, &a, true)?, utime_instant(vm, &m, true)?)
+        }
+        _ => {
+            return Err(
+                vm.value_error("utime: you may specify either 'times' or 'ns' but not both")
+            );
+        }
+    };
+    vm.require(Capability::Files, &path)?;
+    let times = std::fs::FileTimes::new()
+        .set_accessed(atime)
+        .set_modified(mtime);
+    let result = std::fs::File::open(&path).and_then(|file| file.set_times(times));
+    done(vm, result, &path)
+}
+
 const ACCESS: Signature = Signature::keywords(
     "os",
     "access",
@@ -603,6 +678,7 @@ const OS_FUNCTIONS: &[(&str, Method)] = &[
         vm.require(Capability::Files, &path)?;
         Ok(Value::Bool(may_access(&path, mode as i32)))
     }),
+    ("utime", utime),
     ("rename", |vm, args, _| rename(vm, args, "rename")),
     ("replace", |vm, args, _| rename(vm, args, "replace")),
 ];

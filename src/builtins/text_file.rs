@@ -98,7 +98,10 @@ impl Drop for TextFile {
 /// with universal newlines and no line buffering.
 pub(super) fn config(vm: &mut Vm, owner: &str, encoding: Value, errors: Value) -> PyResult<Config> {
     let encoding = match encoding {
+        // "locale" (Python 3.10+) names the locale's encoding, which apy takes as UTF-8
+        // as it does for None.
         Value::None => "UTF-8".to_string(),
+        Value::Str(s) if s.as_str() == "locale" => "UTF-8".to_string(),
         Value::Str(s) => s.as_str().to_string(),
         other => {
             return Err(vm.type_error(format!(

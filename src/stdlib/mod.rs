@@ -132,6 +132,10 @@ library_modules! {
     "html.parser", "html/parser.py", "html_parser.apy";
     "_markupbase", "_markupbase.py", "_markupbase.apy";
     "ipaddress", "ipaddress.py", "ipaddress.apy";
+    "zoneinfo", "zoneinfo/__init__.py", "zoneinfo.apy";
+    "mimetypes", "mimetypes.py", "mimetypes.apy";
+    "fileinput", "fileinput.py", "fileinput.apy";
+    "filecmp", "filecmp.py", "filecmp.apy";
     "calendar", "calendar.py", "calendar.apy";
     "difflib", "difflib.py", "difflib.apy";
     "doctest", "doctest.py", "doctest.apy";
