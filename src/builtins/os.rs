@@ -177,6 +177,14 @@ fn host_path(vm: &mut Vm, fname: &str, args: &[Value]) -> PyResult<String> {
     Ok(path)
 }
 
+/// The path a predicate (`os.path.exists`, `isfile`, `isdir`) asks the host about, or
+/// None when `--sandbox` refuses the look: CPython's predicates answer False for any
+/// OSError from their `stat`, and the sandbox's refusal is one (a PermissionError).
+fn probed_path(vm: &mut Vm, args: &[Value]) -> PyResult<Option<String>> {
+    let path = path_arg(vm, "stat", "path", args.first())?;
+    Ok(vm.require(Capability::Files, &path).is_ok().then_some(path))
+}
+
 /// The result of a host call on `path`: None, or its OSError.
 fn done(vm: &mut Vm, result: std::io::Result<()>, path: &str) -> PyResult<Value> {
     result.map_err(|e| vm.os_error(&e, Some(path)))?;
@@ -858,22 +866,24 @@ const PATH_FUNCTIONS: &[(&str, Method)] = &[
     }),
     ("exists", |vm, args, _| {
         check_arity(vm, "exists", args, 1, 1)?;
-        let path = host_path(vm, "stat", args)?;
-        Ok(Value::Bool(std::fs::metadata(path).is_ok()))
+        let path = probed_path(vm, args)?;
+        Ok(Value::Bool(
+            path.is_some_and(|p| std::fs::metadata(p).is_ok()),
+        ))
     }),
     ("isfile", |vm, args, _| {
         check_arity(vm, "isfile", args, 1, 1)?;
-        let path = host_path(vm, "stat", args)?;
-        Ok(Value::Bool(
-            std::fs::metadata(path).is_ok_and(|m| m.is_file()),
-        ))
+        let path = probed_path(vm, args)?;
+        Ok(Value::Bool(path.is_some_and(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.is_file())
+        })))
     }),
     ("isdir", |vm, args, _| {
         check_arity(vm, "isdir", args, 1, 1)?;
-        let path = host_path(vm, "stat", args)?;
-        Ok(Value::Bool(
-            std::fs::metadata(path).is_ok_and(|m| m.is_dir()),
-        ))
+        let path = probed_path(vm, args)?;
+        Ok(Value::Bool(path.is_some_and(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.is_dir())
+        })))
     }),
     ("getsize", |vm, args, _| {
         check_arity(vm, "getsize", args, 1, 1)?;
