@@ -5,8 +5,8 @@
 
 use super::bytes_type::{buffer_arg, hex_separator};
 use super::module_args::bind_kwonly;
-use crate::common::bytes_ops;
 use super::zlib_stream;
+use crate::common::bytes_ops;
 use crate::vm::args::{OrRaise, Signature};
 use crate::vm::object::{KwArgs, Layout};
 use crate::vm::types::make_type;

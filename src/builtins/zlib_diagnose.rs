@@ -9,8 +9,8 @@ const MAX_BITS: usize = 15;
 
 /// Length codes 257..285: the base length and the extra bits of each.
 const LENGTH_BASE: [u16; 29] = [
-    3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115,
-    131, 163, 195, 227, 258,
+    3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131,
+    163, 195, 227, 258,
 ];
 const LENGTH_EXTRA: [u8; 29] = [
     0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0,
@@ -115,7 +115,11 @@ impl Huffman {
             let count = i32::from(self.counts[len]);
             if code - first < count {
                 let at = (index + code - first) as usize;
-                return self.symbols.get(at).map(|&s| usize::from(s)).ok_or(Some(invalid));
+                return self
+                    .symbols
+                    .get(at)
+                    .map(|&s| usize::from(s))
+                    .ok_or(Some(invalid));
             }
             index += count;
             first = (first + count) << 1;
@@ -173,8 +177,7 @@ fn dynamic_tables(bits: &mut Bits) -> Step<(Huffman, Huffman)> {
     for &symbol in &CODE_ORDER[..code_count] {
         code_lengths[symbol] = bits.take(3)? as u8;
     }
-    let lengths_code =
-        Huffman::new(&code_lengths, true).ok_or(Some("invalid code lengths set"))?;
+    let lengths_code = Huffman::new(&code_lengths, true).ok_or(Some("invalid code lengths set"))?;
     let total = literal_count + distance_count;
     let mut lengths = Vec::with_capacity(total);
     while lengths.len() < total {
@@ -198,8 +201,8 @@ fn dynamic_tables(bits: &mut Bits) -> Step<(Huffman, Huffman)> {
     }
     let literals = Huffman::new(&lengths[..literal_count], false)
         .ok_or(Some("invalid literal/lengths set"))?;
-    let distances = Huffman::new(&lengths[literal_count..], false)
-        .ok_or(Some("invalid distances set"))?;
+    let distances =
+        Huffman::new(&lengths[literal_count..], false).ok_or(Some("invalid distances set"))?;
     Ok((literals, distances))
 }
 
@@ -212,9 +215,11 @@ fn codes(bits: &mut Bits, produced: &mut u64, literals: &Huffman, distances: &Hu
             256 => return Ok(()),
             257..=285 => {
                 let i = symbol - 257;
-                let length = u64::from(LENGTH_BASE[i]) + u64::from(bits.take(LENGTH_EXTRA[i].into())?);
+                let length =
+                    u64::from(LENGTH_BASE[i]) + u64::from(bits.take(LENGTH_EXTRA[i].into())?);
                 let code = distances.decode(bits, "invalid distance code")?;
-                let (Some(&base), Some(&extra)) = (DIST_BASE.get(code), DIST_EXTRA.get(code)) else {
+                let (Some(&base), Some(&extra)) = (DIST_BASE.get(code), DIST_EXTRA.get(code))
+                else {
                     return Err(Some("invalid distance code"));
                 };
                 let distance = u64::from(base) + u64::from(bits.take(extra.into())?);
@@ -235,10 +240,16 @@ mod tests {
     #[test]
     fn names_faults_as_zlib() {
         // A zlib header read as raw deflate: a stored block with bad lengths.
-        assert_eq!(diagnose(b"x\x9c\xcbH\xcd\xc9", 0), Some("invalid stored block lengths"));
+        assert_eq!(
+            diagnose(b"x\x9c\xcbH\xcd\xc9", 0),
+            Some("invalid stored block lengths")
+        );
         assert_eq!(diagnose(b"\x07\x00", 0), Some("invalid block type"));
         // A fixed block whose first code is a match of distance 1, with nothing before.
-        assert_eq!(diagnose(b"\x03\x02", 0), Some("invalid distance too far back"));
+        assert_eq!(
+            diagnose(b"\x03\x02", 0),
+            Some("invalid distance too far back")
+        );
         assert_eq!(diagnose(b"\x03\x00", 0), None);
     }
 }

@@ -144,7 +144,9 @@ pub fn module(vm: &mut Vm) -> Value {
         ("decompress", decompress_fn),
         ("compressobj", compressobj),
         ("decompressobj", decompressobj),
-        ("crc32", |vm, args, kw| checksum(vm, "crc32", 0, crc32, args, kw)),
+        ("crc32", |vm, args, kw| {
+            checksum(vm, "crc32", 0, crc32, args, kw)
+        }),
         ("adler32", |vm, args, kw| {
             checksum(vm, "adler32", 1, adler32, args, kw)
         }),
@@ -189,12 +191,7 @@ pub fn module(vm: &mut Vm) -> Value {
 
 /// `zlib.Compress` or `zlib.Decompress`: made only by `compressobj()`/`decompressobj()`.
 fn native_class(vm: &mut Vm, name: &str) -> Rc<PyType> {
-    let class = make_type(
-        name,
-        vec![vm.types.object.clone()],
-        Layout::Builtin,
-        false,
-    );
+    let class = make_type(name, vec![vm.types.object.clone()], Layout::Builtin, false);
     vm.set_type_attr(&class, "__module__", Value::str("zlib"));
     vm.add_static(&class, "__new__", |vm, args, _| {
         let name = match args.first() {
@@ -345,8 +342,7 @@ fn compressobj(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 /// `decompressobj(wbits=15, zdict=b'')`.
 fn decompressobj(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
-    const SIG: Signature =
-        Signature::keywords("zlib", "decompressobj", &["wbits", "zdict"], 0, 0);
+    const SIG: Signature = Signature::keywords("zlib", "decompressobj", &["wbits", "zdict"], 0, 0);
     let a = SIG.bind(vm, args, kw)?;
     let wbits = int_or(vm, a[0].as_ref(), 15)?;
     let zdict = match &a[1] {
@@ -478,9 +474,10 @@ fn decompress_decompress(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<V
         return Err(stream_error(vm, "while decompressing data"));
     }
     let mut out = Vec::new();
+    let had_tail = !state.unconsumed_tail.is_empty();
     match state.inflater.inflate(&data, &mut out, limit) {
         Ok(used) => {
-            state.keep_unused(&data[used.min(data.len())..]);
+            state.keep_unused(&data[used.min(data.len())..], had_tail);
             Ok(vm.new_bytes(out))
         }
         Err(e) => {
@@ -507,7 +504,7 @@ fn decompress_flush(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value>
     let mut out = Vec::new();
     // As zlib's, flush raises nothing: bad or truncated data just ends the output.
     match state.inflater.inflate(&tail, &mut out, usize::MAX) {
-        Ok(used) => state.keep_unused(&tail[used.min(tail.len())..]),
+        Ok(used) => state.keep_unused(&tail[used.min(tail.len())..], !tail.is_empty()),
         Err(_) => state.unconsumed_tail = tail,
     }
     if state.eof {
@@ -519,13 +516,17 @@ fn decompress_flush(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value>
 impl DecompressState {
     /// Files what `inflate` left of its input: after the end of the stream it is unused
     /// data, before it the unconsumed tail.
-    fn keep_unused(&mut self, rest: &[u8]) {
+    ///
+    /// As CPython's `save_unconsumed_input`: at the end of the stream a tail that was
+    /// not empty before the call becomes the leftover too, not empty.
+    fn keep_unused(&mut self, rest: &[u8], had_tail: bool) {
         if self.inflater.is_done() {
             self.eof = true;
             self.unused_data.extend_from_slice(rest);
-            self.unconsumed_tail.clear();
-        } else {
-            self.unconsumed_tail = rest.to_vec();
+            if !had_tail {
+                return;
+            }
         }
+        self.unconsumed_tail = rest.to_vec();
     }
 }

@@ -28,7 +28,11 @@ const CRC_TABLE: [u32; 256] = {
         let mut c = n as u32;
         let mut k = 0;
         while k < 8 {
-            c = if c & 1 == 1 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
+            c = if c & 1 == 1 {
+                0xEDB8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
             k += 1;
         }
         table[n] = c;
@@ -434,8 +438,7 @@ impl Inflater {
                     if out.len() >= limit {
                         return Ok(used);
                     }
-                    let (status, read, written) =
-                        self.inflate_body(rest, out, limit - out.len());
+                    let (status, read, written) = self.inflate_body(rest, out, limit - out.len());
                     used += read;
                     match status {
                         TINFLStatus::Done => {
@@ -449,9 +452,8 @@ impl Inflater {
                         TINFLStatus::HasMoreOutput if read > 0 || written > 0 => {}
                         TINFLStatus::HasMoreOutput => return Ok(used),
                         _ => {
-                            let message =
-                                super::zlib_diagnose::diagnose(&self.seen, self.preset)
-                                    .unwrap_or("invalid input data");
+                            let message = super::zlib_diagnose::diagnose(&self.seen, self.preset)
+                                .unwrap_or("invalid input data");
                             return Err(InflateError::Data(message));
                         }
                     }
@@ -484,7 +486,11 @@ impl Inflater {
         let read = read.min(input.len());
         if self.seen.len() < KEEP_FOR_DIAGNOSIS {
             // A failure may lie past what miniz says it read: keep it all then.
-            let kept = if (status as i8) < 0 { input.len() } else { read };
+            let kept = if (status as i8) < 0 {
+                input.len()
+            } else {
+                read
+            };
             self.seen.extend_from_slice(&input[..kept]);
         }
         let start = out.len();
