@@ -352,7 +352,7 @@ impl Inflater {
         if wrap == Wrap::Raw
             && let Some(dict) = zdict
         {
-            inflater.preset(&dict.to_vec());
+            inflater.preset(dict);
         }
         Some(inflater)
     }
