@@ -5,8 +5,8 @@
 
 use super::bytes_type::{buffer_arg, hex_separator};
 use super::module_args::bind_kwonly;
+use super::zlib_stream;
 use crate::common::bytes_ops;
-use crate::common::int_ops::Int;
 use crate::vm::args::{OrRaise, Signature};
 use crate::vm::object::{KwArgs, Layout};
 use crate::vm::types::make_type;
@@ -230,36 +230,15 @@ fn crc32(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         <[_; 2]>::try_from(SIG.bind(vm, args, kw)?).unwrap_or_else(|_| [None, None]);
     let data = buffer_arg(vm, data.as_ref().unwrap_or(&Value::None))?;
     let start = match start {
-        // Only the low 32 bits count, as a C unsigned int takes them.
-        Some(v) => match super::module_args::index_int(vm, &v)? {
-            Int::Small(n) => n as u32,
-            Int::Big(n) => (n & num_bigint::BigInt::from(u32::MAX))
-                .try_into()
-                .unwrap_or(0),
-        },
+        Some(v) => super::zlib_module::low_32_bits(vm, &v)?,
         None => 0,
     };
-    Ok(Value::Int(i64::from(crc32_of(&data, start))))
-}
-
-fn crc32_of(data: &[u8], start: u32) -> u32 {
-    let mut crc = !start;
-    for &byte in data {
-        crc ^= u32::from(byte);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                crc >> 1 ^ 0xEDB8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
+    Ok(Value::Int(i64::from(zlib_stream::crc32(&data, start))))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{crc32_of, decode_base64, encode_base64};
+    use super::{decode_base64, encode_base64, zlib_stream::crc32};
 
     #[test]
     fn base64_round_trips_and_crc32_matches_zlib() {
@@ -268,6 +247,6 @@ mod tests {
         }
         assert_eq!(encode_base64(b"hello"), b"aGVsbG8=");
         assert_eq!(decode_base64(b"ab==cd==", false).unwrap(), b"i");
-        assert_eq!(crc32_of(b"hello", 0), 907_060_870);
+        assert_eq!(crc32(b"hello", 0), 907_060_870);
     }
 }

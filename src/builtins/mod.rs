@@ -120,6 +120,9 @@ mod tracemalloc;
 mod tuple_type;
 mod unicodedata;
 mod weakref;
+mod zlib_diagnose;
+mod zlib_module;
+mod zlib_stream;
 
 use crate::vm::Vm;
 use crate::vm::dict::StrKeys;

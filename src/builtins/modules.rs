@@ -51,6 +51,7 @@ pub fn register(vm: &mut Vm) {
         ("unicodedata", super::unicodedata::module),
         ("_json", super::json_native::module),
         ("hashlib", super::hashlib::module),
+        ("zlib", super::zlib_module::module),
         ("_imp", imp_module),
         ("_ast_tree", super::ast_module::module),
     ];

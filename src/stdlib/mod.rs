@@ -127,6 +127,9 @@ library_modules! {
     "fractions", "fractions.py", "fractions.apy";
     "decimal", "decimal.py", "decimal.apy";
     "glob", "glob.py", "glob.apy";
+    "gzip", "gzip.py", "gzip.apy";
+    "zipfile", "zipfile/__init__.py", "zipfile.apy";
+    "_zipfile_streams", "zipfile/__init__.py", "zipfile_streams.apy";
     "html", "html/__init__.py", "html.apy";
     "html.entities", "html/entities.py", "html_entities.apy";
     "html.parser", "html/parser.py", "html_parser.apy";
