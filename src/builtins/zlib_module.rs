@@ -64,6 +64,39 @@ struct DecompressState {
     ended: bool,
 }
 
+/// `(name, method)` for a stream's `copy`, `__copy__` (taking nothing) or `__deepcopy__`
+/// (taking `memo`), checked with Argument Clinic's wording for zlib's methods, then
+/// copied with `$copy`. (A macro: a native method is a plain function pointer, which
+/// cannot capture the names.)
+macro_rules! copy_method {
+    ("__deepcopy__", $copy:ident) => {
+        ("__deepcopy__", |vm, args, kw| {
+            // `memo` is positional only: a keyword counts toward "at most", never for it.
+            let positional = args.len().saturating_sub(1);
+            let given = positional + kw.len();
+            if given > 1 {
+                let message = format!("__deepcopy__() takes at most 1 argument ({given} given)");
+                return Err(vm.type_error(message));
+            }
+            if positional != 1 {
+                let message = format!(
+                    "__deepcopy__() takes exactly 1 positional argument ({positional} given)"
+                );
+                return Err(vm.type_error(message));
+            }
+            $copy(vm, args)
+        })
+    };
+    ($name:literal, $copy:ident) => {
+        ($name, |vm, args, kw| {
+            if args.len() > 1 || !kw.is_empty() {
+                return Err(vm.type_error(concat!($name, "() takes no arguments")));
+            }
+            $copy(vm, args)
+        })
+    };
+}
+
 pub fn module(vm: &mut Vm) -> Value {
     let error = make_type(
         "error",
@@ -77,35 +110,17 @@ pub fn module(vm: &mut Vm) -> Value {
     let compress_methods: [(&'static str, NativeFn); 5] = [
         ("compress", compress_compress),
         ("flush", compress_flush),
-        ("copy", |vm, args, kw| {
-            Signature::no_args("Compress", "copy").check(vm, &args[1..], kw)?;
-            compress_copy(vm, args)
-        }),
-        ("__copy__", |vm, args, kw| {
-            Signature::no_args("Compress", "__copy__").check(vm, &args[1..], kw)?;
-            compress_copy(vm, args)
-        }),
-        ("__deepcopy__", |vm, args, kw| {
-            Signature::one("Compress", "__deepcopy__").check(vm, &args[1..], kw)?;
-            compress_copy(vm, args)
-        }),
+        copy_method!("copy", compress_copy),
+        copy_method!("__copy__", compress_copy),
+        copy_method!("__deepcopy__", compress_copy),
     ];
     vm.add_methods(&compress, &compress_methods);
     let decompress_methods: [(&'static str, NativeFn); 5] = [
         ("decompress", decompress_decompress),
         ("flush", decompress_flush),
-        ("copy", |vm, args, kw| {
-            Signature::no_args("Decompress", "copy").check(vm, &args[1..], kw)?;
-            decompress_copy(vm, args)
-        }),
-        ("__copy__", |vm, args, kw| {
-            Signature::no_args("Decompress", "__copy__").check(vm, &args[1..], kw)?;
-            decompress_copy(vm, args)
-        }),
-        ("__deepcopy__", |vm, args, kw| {
-            Signature::one("Decompress", "__deepcopy__").check(vm, &args[1..], kw)?;
-            decompress_copy(vm, args)
-        }),
+        copy_method!("copy", decompress_copy),
+        copy_method!("__copy__", decompress_copy),
+        copy_method!("__deepcopy__", decompress_copy),
     ];
     vm.add_methods(&decompress, &decompress_methods);
     vm.add_getset(
