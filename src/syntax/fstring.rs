@@ -168,6 +168,18 @@ impl Scanner<'_> {
         Ok(parts)
     }
 
+    /// Whether this f-string's own closing quote (all three of a triple quote) comes next.
+    fn at_closing_quote(&self) -> bool {
+        let quote = self.quote.ch;
+        let size = if self.quote.triple { 3 } else { 1 };
+        self.src[self.pos..]
+            .chars()
+            .take(size)
+            .filter(|&c| c == quote)
+            .count()
+            == size
+    }
+
     fn expecting_brace(&self) -> LexError {
         LexError::invalid(
             "f-string: expecting '}'",
@@ -237,6 +249,15 @@ impl Scanner<'_> {
             match name.as_str() {
                 "s" | "r" | "a" if matches!(self.peek(), Some(':' | '}')) => {
                     field.conversion = name.chars().next();
+                }
+                // The f-string ends right after the conversion: CPython's tokenizer meets
+                // its closing quote inside the field first (`f'{x!r'`).
+                "s" | "r" | "a" if self.at_closing_quote() => {
+                    return Err(LexError::invalid(
+                        "f-string: expecting '}'",
+                        conv_start,
+                        lexer::char_end(self.src, conv_start),
+                    ));
                 }
                 "s" | "r" | "a" => {
                     return Err(LexError::invalid(
@@ -477,5 +498,9 @@ mod tests {
             "f-string: invalid conversion character 'z': expected 's', 'r', or 'a'"
         );
         assert_eq!(error(r#"f"{x:""#), "f-string: expecting '}'");
+        assert_eq!(error(r#"f"{x!r""#), "f-string: expecting '}'");
+        assert_eq!(error(r#"f"{x!r  ""#), "f-string: expecting '}'");
+        assert_eq!(error("f'''{x!r'''"), "f-string: expecting '}'");
+        assert_eq!(error(r#"f"{x!r;}""#), "f-string: expecting ':' or '}'");
     }
 }
