@@ -177,12 +177,22 @@ fn host_path(vm: &mut Vm, fname: &str, args: &[Value]) -> PyResult<String> {
     Ok(path)
 }
 
-/// The path a predicate (`os.path.exists`, `isfile`, `isdir`) asks the host about, or
-/// None when `--sandbox` refuses the look: CPython's predicates answer False for any
-/// OSError from their `stat`, and the sandbox's refusal is one (a PermissionError).
-fn probed_path(vm: &mut Vm, args: &[Value]) -> PyResult<Option<String>> {
+/// A predicate of `os.path` (`exists`, `isfile`, `isdir`): `test` of the path's metadata,
+/// False when there is none. CPython's predicates answer False for any OSError from their
+/// `stat`, and `--sandbox`'s refusal is one (a PermissionError): then the host is not
+/// asked at all. A wrong argument type still raises.
+fn path_predicate(
+    vm: &mut Vm,
+    name: &str,
+    args: &[Value],
+    test: fn(&std::fs::Metadata) -> bool,
+) -> PyResult<Value> {
+    check_arity(vm, name, args, 1, 1)?;
     let path = path_arg(vm, "stat", "path", args.first())?;
-    Ok(vm.require(Capability::Files, &path).is_ok().then_some(path))
+    let allowed = vm.require(Capability::Files, &path).is_ok();
+    Ok(Value::Bool(
+        allowed && std::fs::metadata(path).is_ok_and(|m| test(&m)),
+    ))
 }
 
 /// The result of a host call on `path`: None, or its OSError.
@@ -865,25 +875,13 @@ const PATH_FUNCTIONS: &[(&str, Method)] = &[
         Ok(Value::str(expanduser(vm, &path)?))
     }),
     ("exists", |vm, args, _| {
-        check_arity(vm, "exists", args, 1, 1)?;
-        let path = probed_path(vm, args)?;
-        Ok(Value::Bool(
-            path.is_some_and(|p| std::fs::metadata(p).is_ok()),
-        ))
+        path_predicate(vm, "exists", args, |_| true)
     }),
     ("isfile", |vm, args, _| {
-        check_arity(vm, "isfile", args, 1, 1)?;
-        let path = probed_path(vm, args)?;
-        Ok(Value::Bool(path.is_some_and(|p| {
-            std::fs::metadata(p).is_ok_and(|m| m.is_file())
-        })))
+        path_predicate(vm, "isfile", args, std::fs::Metadata::is_file)
     }),
     ("isdir", |vm, args, _| {
-        check_arity(vm, "isdir", args, 1, 1)?;
-        let path = probed_path(vm, args)?;
-        Ok(Value::Bool(path.is_some_and(|p| {
-            std::fs::metadata(p).is_ok_and(|m| m.is_dir())
-        })))
+        path_predicate(vm, "isdir", args, std::fs::Metadata::is_dir)
     }),
     ("getsize", |vm, args, _| {
         check_arity(vm, "getsize", args, 1, 1)?;
