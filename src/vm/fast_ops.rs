@@ -46,7 +46,7 @@ pub(super) fn subscript(vm: &mut Vm, container: &Value, key: &Value) -> PyResult
 #[inline(always)]
 fn list_item(container: &Value, key: &Value) -> Option<Value> {
     match (container, key) {
-        (Value::List(l), Value::Int(i)) => l.items.borrow().get(usize::try_from(*i).ok()?).cloned(),
+        (Value::List(l), Value::Int(i)) => l.get_cloned(usize::try_from(*i).ok()?),
         _ => None,
     }
 }

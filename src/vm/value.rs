@@ -203,6 +203,19 @@ impl PyList {
         }
     }
 
+    /// Item `i` (from 0), cloned, or None out of range or while the list is being
+    /// changed (mutably borrowed). Reads without taking a borrow: nothing can run between
+    /// the look and the clone (a clone copies or counts a reference), so no change can
+    /// interleave; the read fast paths (`x[i]`) skip the borrow flag's increment and
+    /// decrement.
+    #[inline(always)]
+    pub fn get_cloned(&self, i: usize) -> Option<Value> {
+        // SAFETY: the reference lives only for `get` and `clone`, which run no code that
+        // could borrow the list mutably; `try_borrow_unguarded` fails if it is borrowed so now.
+        let items = unsafe { self.items.try_borrow_unguarded() }.ok()?;
+        items.get(i).cloned()
+    }
+
     /// Appends `v` (`append`, a comprehension's `LIST_APPEND`), or `MemoryError`.
     #[inline(always)]
     pub fn append(&self, v: Value) -> OpResult<()> {
