@@ -61,7 +61,7 @@ pub fn scan(
         raw,
         depth,
     };
-    let parts = scanner.literal_parts(false)?;
+    let parts = scanner.literal_parts(None)?;
     Ok((FStringToken { parts }, scanner.pos + quote.width()))
 }
 
@@ -90,8 +90,10 @@ impl Scanner<'_> {
         lexer::unterminated(self.src, self.start, self.quote, self.pos, "f-string")
     }
 
-    /// Text and fields up to the closing quote (or, in a format spec, up to the field's `}`).
-    fn literal_parts(&mut self, in_spec: bool) -> Result<Vec<RawPart>, LexError> {
+    /// Text and fields up to the closing quote, or, in the format spec of the field whose
+    /// `{` is at `spec_of`, up to the field's `}`.
+    fn literal_parts(&mut self, spec_of: Option<usize>) -> Result<Vec<RawPart>, LexError> {
+        let in_spec = spec_of.is_some();
         let mut parts = Vec::new();
         let mut text = String::new();
         // Each stretch of text between fields warns of its first invalid escape, at it;
@@ -100,8 +102,15 @@ impl Scanner<'_> {
         let mut stretch = self.pos;
         loop {
             if self.quote.closes_at(self.src, self.pos) {
-                if in_spec {
-                    return Err(self.expecting_brace());
+                if let Some(open) = spec_of {
+                    let after = self.pos + self.quote.width();
+                    return Err(self.bracket_mismatch_after(open, after).unwrap_or_else(|| {
+                        LexError::invalid(
+                            "f-string: expecting '}', or format specs",
+                            self.pos,
+                            after,
+                        )
+                    }));
                 }
                 break;
             }
@@ -134,7 +143,15 @@ impl Scanner<'_> {
                         return Err(self.unterminated());
                     }
                 }
-                '\n' | '\r' if !self.quote.triple => return Err(self.unterminated()),
+                '\n' | '\r' if !self.quote.triple => match spec_of {
+                    // CPython's tokenizer leaves a single-quoted spec at a line break (unless
+                    // a field in it has closed) and reads on as code.
+                    Some(open) if !parts.iter().any(|p| matches!(p, RawPart::Field(_))) => {
+                        self.leave_spec_at_line_break(open)?;
+                        break;
+                    }
+                    _ => return Err(self.unterminated()),
+                },
                 '{' if !in_spec && self.peek2() == Some('{') => {
                     text.push('{');
                     self.pos += 2;
@@ -180,6 +197,105 @@ impl Scanner<'_> {
             == size
     }
 
+    /// A single-quoted format spec broken by a line: what follows is read as code. The
+    /// field's `}` closes it (the f-string then goes on); the end of the file leaves the
+    /// `{` at `open` never closed; anything else is not what the field expects.
+    fn leave_spec_at_line_break(&mut self, open: usize) -> Result<(), LexError> {
+        let next = self.next_code(self.pos);
+        match self.src[next..].chars().next() {
+            Some('}') => {
+                self.pos = next;
+                Ok(())
+            }
+            None => Err(LexError::invalid("'{' was never closed", open, open + 1)),
+            Some(c @ (')' | ']')) => Err(LexError::invalid(
+                format!("f-string: unmatched '{c}'"),
+                next,
+                next + 1,
+            )),
+            Some(_) => Err(LexError::invalid(
+                "f-string: expecting '}', or format specs",
+                next,
+                self.token_end(next),
+            )),
+        }
+    }
+
+    /// The quote closed the f-string inside the spec of the field whose `{` is at `open`:
+    /// the parser's error at the quote, unless the code after it, read on with that `{`
+    /// open, closes a bracket that does not match: CPython's tokenizer error, found as it
+    /// reads the rest of the file after the parser failed, wins
+    /// (`print(f'{x:>8')`: ')' does not match '{').
+    fn bracket_mismatch_after(&self, open: usize, mut pos: usize) -> Option<LexError> {
+        let mut opened = vec![('{', open)];
+        loop {
+            pos = self.next_code(pos);
+            let c = self.src[pos..].chars().next()?;
+            match c {
+                '\'' | '"' => {
+                    pos = lexer::scan_string(self.src, pos, self.depth + 1).ok()?.1;
+                    continue;
+                }
+                '(' | '[' | '{' => opened.push((c, pos)),
+                ')' | ']' | '}' => {
+                    let (open_ch, open_at) = opened.pop()?;
+                    if matches!((open_ch, c), ('(', ')') | ('[', ']') | ('{', '}')) {
+                        if opened.is_empty() {
+                            return None;
+                        }
+                    } else {
+                        let line = |at: usize| self.src[..at].matches('\n').count() + 1;
+                        let where_ = match line(open_at) == line(pos) {
+                            true => String::new(),
+                            false => format!(" on line {}", line(open_at)),
+                        };
+                        return Some(LexError::invalid(
+                            format!(
+                                "closing parenthesis '{c}' does not match opening parenthesis '{open_ch}'{where_}"
+                            ),
+                            pos,
+                            pos + 1,
+                        ));
+                    }
+                }
+                _ => {}
+            }
+            pos = lexer::char_end(self.src, pos);
+        }
+    }
+
+    /// Where the next code after `pos` starts: past spaces, line breaks and comments.
+    fn next_code(&self, mut pos: usize) -> usize {
+        loop {
+            let rest = &self.src[pos..];
+            let trimmed = rest.trim_start_matches([' ', '\t', '\n', '\r', '\x0c']);
+            pos += rest.len() - trimmed.len();
+            if !trimmed.starts_with('#') {
+                return pos;
+            }
+            pos += trimmed.find(['\n', '\r']).unwrap_or(trimmed.len());
+        }
+    }
+
+    /// The end of the token at `pos`, for a caret under all of it: a name or number, a
+    /// string on one line, else one character.
+    fn token_end(&self, pos: usize) -> usize {
+        let rest = &self.src[pos..];
+        let word = rest
+            .find(|c: char| !lexer::is_ident_continue(c))
+            .unwrap_or(rest.len());
+        if word > 0 {
+            return pos + word;
+        }
+        if let Some(q @ ('\'' | '"')) = rest.chars().next()
+            && let Some(close) = rest[1..].find([q, '\n'])
+            && rest[1 + close..].starts_with(q)
+        {
+            return pos + close + 2;
+        }
+        lexer::char_end(self.src, pos)
+    }
+
     fn expecting_brace(&self) -> LexError {
         LexError::invalid(
             "f-string: expecting '}'",
@@ -197,6 +313,7 @@ impl Scanner<'_> {
                 self.pos + 1,
             ));
         }
+        let open = self.pos;
         self.pos += 1;
         let expr_start = self.pos;
         let (expr_end, terminator) = self.expression_text()?;
@@ -247,6 +364,9 @@ impl Scanner<'_> {
                 self.pos += 1;
             }
             match name.as_str() {
+                "s" | "r" | "a" if self.peek().is_none() => {
+                    return Err(LexError::invalid("'{' was never closed", open, open + 1));
+                }
                 "s" | "r" | "a" if matches!(self.peek(), Some(':' | '}')) => {
                     field.conversion = name.chars().next();
                 }
@@ -287,12 +407,22 @@ impl Scanner<'_> {
         if self.peek() == Some(':') {
             self.pos += 1;
             self.depth += 1;
-            let spec = self.literal_parts(true)?;
+            let spec = self.literal_parts(Some(open))?;
             self.depth -= 1;
             field.spec = Some(spec);
         }
-        if self.peek() != Some('}') {
-            return Err(self.expecting_brace());
+        match self.peek() {
+            Some('}') => {}
+            None => return Err(LexError::invalid("'{' was never closed", open, open + 1)),
+            // After `=`, what else may come (CPython's `fstring_replacement_field` rule).
+            Some(_) if terminator == '=' && !self.at_closing_quote() => {
+                return Err(LexError::invalid(
+                    "f-string: expecting '!', or ':', or '}'",
+                    self.pos,
+                    self.token_end(self.pos),
+                ));
+            }
+            Some(_) => return Err(self.expecting_brace()),
         }
         self.pos += 1;
         Ok(field)
@@ -497,7 +627,40 @@ mod tests {
             error(r#"f"{x!z}""#),
             "f-string: invalid conversion character 'z': expected 's', 'r', or 'a'"
         );
-        assert_eq!(error(r#"f"{x:""#), "f-string: expecting '}'");
+        assert_eq!(
+            error(r#"f"{x:""#),
+            "f-string: expecting '}', or format specs"
+        );
+        assert_eq!(error("f'{x:ab\n"), "'{' was never closed");
+        assert_eq!(error("f'{x:ab\n  # note\n"), "'{' was never closed");
+        assert_eq!(
+            error("f'{x:ab\nprint(1)"),
+            "f-string: expecting '}', or format specs"
+        );
+        assert_eq!(error("f'{x:ab\n]"), "f-string: unmatched ']'");
+        assert_eq!(
+            error("f'{x:{y}ab\n"),
+            "unterminated f-string literal (detected at line 1)"
+        );
+        assert_eq!(error("f'{x!r\n"), "'{' was never closed");
+        assert_eq!(error("f'''{x=\n"), "'{' was never closed");
+        assert_eq!(
+            error("f'{x= y}'"),
+            "f-string: expecting '!', or ':', or '}'"
+        );
+        assert_eq!(error("f'{x='"), "f-string: expecting '}'");
+        assert_eq!(
+            error("f'{x:>8' + g(1"),
+            "f-string: expecting '}', or format specs"
+        );
+        assert_eq!(
+            error("f'{x:>8' + g(1))"),
+            "closing parenthesis ')' does not match opening parenthesis '{'"
+        );
+        assert_eq!(
+            error("f'{x:' ('}'\n]"),
+            "closing parenthesis ']' does not match opening parenthesis '(' on line 1"
+        );
         assert_eq!(error(r#"f"{x!r""#), "f-string: expecting '}'");
         assert_eq!(error(r#"f"{x!r  ""#), "f-string: expecting '}'");
         assert_eq!(error("f'''{x!r'''"), "f-string: expecting '}'");
