@@ -128,7 +128,9 @@ fn builtin_print(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let sep = text_arg(vm, "sep", " ")?;
     let end = text_arg(vm, "end", "\n")?;
     let stream = match &file {
-        Value::None => Some(Stream::Stdout),
+        Value::None => Some(Stream::Stdout {
+            line_buffered: false,
+        }),
         file => stream_of(file),
     };
     let mut text = String::new();

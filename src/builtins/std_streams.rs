@@ -19,15 +19,22 @@ use crate::vm::types::make_type;
 use crate::vm::value::Value;
 use crate::vm::{Exc, PyResult, Vm};
 
-/// Where `print` and `sys.stdout.write` send text.
+/// Where `print` and `sys.stdout.write` send text; a `line_buffered` stdout is flushed
+/// after text with a line break (`sys.stdout.reconfigure(line_buffering=True)`).
 pub enum Stream {
-    Stdout,
+    Stdout { line_buffered: bool },
     Stderr,
 }
 
 pub fn write_stream(vm: &mut Vm, stream: &Stream, text: &str) -> PyResult<()> {
     match stream {
-        Stream::Stdout => vm.write_stdout(text),
+        Stream::Stdout { line_buffered } => {
+            vm.write_stdout(text)?;
+            if *line_buffered && text.contains('\n') {
+                vm.flush_stdout_for_program()?;
+            }
+            Ok(())
+        }
         Stream::Stderr => {
             vm.flush_stdout();
             crate::common::console::eprint(text);
@@ -41,7 +48,9 @@ pub fn write_stream(vm: &mut Vm, stream: &Stream, text: &str) -> PyResult<()> {
 pub fn stream_of(v: &Value) -> Option<Stream> {
     let stream = std_stream(v).filter(|s| !s.closed.get())?;
     match stream.kind {
-        StdKind::Out => Some(Stream::Stdout),
+        StdKind::Out => Some(Stream::Stdout {
+            line_buffered: stream.settings.borrow().line_buffering,
+        }),
         StdKind::Err => Some(Stream::Stderr),
         StdKind::In => None,
     }
@@ -55,6 +64,55 @@ struct StdStream {
     closed: Rc<Cell<bool>>,
     /// `buffer`, once asked for.
     buffer: RefCell<Option<Value>>,
+    settings: RefCell<Settings>,
+}
+
+/// What `reconfigure()` changes, as the stream shows it. The text is UTF-8 whatever the
+/// encoding's name, and `errors` is only shown.
+struct Settings {
+    encoding: String,
+    errors: String,
+    line_buffering: bool,
+    write_through: bool,
+}
+
+impl Settings {
+    /// CPython's at start-up (`config_init_stdio`): stderr is line-buffered, stdout when a
+    /// terminal, none of them with `-u` (which writes through instead); errors are
+    /// `backslashreplace` on stderr, elsewhere `surrogateescape` in the C and POSIX locales
+    /// and those CPython coerces to (`C.UTF-8`), else `strict`.
+    fn initial(kind: StdKind, unbuffered: bool) -> Settings {
+        let errors = match kind {
+            StdKind::Err => "backslashreplace",
+            _ if c_like_locale() => "surrogateescape",
+            _ => "strict",
+        };
+        let line_buffering = !unbuffered
+            && match kind {
+                StdKind::In => false,
+                StdKind::Out => console::is_terminal(console::Stream::Stdout),
+                StdKind::Err => true,
+            };
+        Settings {
+            encoding: "utf-8".to_string(),
+            errors: errors.to_string(),
+            line_buffering,
+            write_through: unbuffered,
+        }
+    }
+}
+
+/// Whether the locale of the character type is the C or POSIX locale or one CPython
+/// coerces to (`_Py_IsLocaleCoercionTarget`): `LC_ALL`, else `LC_CTYPE`, else `LANG`.
+fn c_like_locale() -> bool {
+    let locale = ["LC_ALL", "LC_CTYPE", "LANG"]
+        .iter()
+        .find_map(|name| std::env::var(name).ok().filter(|v| !v.is_empty()))
+        .unwrap_or_else(|| "C".to_string());
+    matches!(
+        locale.as_str(),
+        "C" | "POSIX" | "C.UTF-8" | "C.utf8" | "UTF-8"
+    )
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -82,11 +140,13 @@ fn this<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a StdStream> {
 /// `sys.stdin`, `sys.stdout` and `sys.stderr`, for the `sys` module.
 pub fn make(vm: &mut Vm) -> [Value; 3] {
     let class = stream_class(vm);
+    let unbuffered = vm.config.unbuffered;
     [StdKind::In, StdKind::Out, StdKind::Err]
         .map(|kind| StdStream {
             kind,
             closed: Rc::new(Cell::new(false)),
             buffer: RefCell::new(None),
+            settings: RefCell::new(Settings::initial(kind, unbuffered)),
         })
         .map(|s| Value::object(Object::new(class.clone(), ObjectKind::Other(Box::new(s)))))
 }
@@ -159,12 +219,15 @@ fn stream_class(vm: &mut Vm) -> Rc<PyType> {
             Ok(Value::Bool(true))
         }),
         ("__repr__", |vm, args, _| {
-            let (name, mode) = name_and_mode(this(vm, args)?);
+            let stream = this(vm, args)?;
+            let (name, mode) = name_and_mode(stream);
             Ok(Value::str(format!(
-                "<_io.TextIOWrapper name={} mode='{mode}' encoding='utf-8'>",
-                str_repr(name)
+                "<_io.TextIOWrapper name={} mode='{mode}' encoding={}>",
+                str_repr(name),
+                str_repr(&stream.settings.borrow().encoding)
             )))
         }),
+        ("reconfigure", reconfigure),
     ];
     vm.add_methods(&class, methods);
     vm.add_getset(
@@ -187,7 +250,43 @@ fn stream_class(vm: &mut Vm) -> Rc<PyType> {
         },
         None,
     );
-    vm.add_getset(&class, "encoding", |_, _| Ok(Value::str("utf-8")), None);
+    vm.add_getset(
+        &class,
+        "encoding",
+        |vm, v| {
+            let stream = this(vm, std::slice::from_ref(v))?;
+            Ok(Value::str(stream.settings.borrow().encoding.as_str()))
+        },
+        None,
+    );
+    vm.add_getset(
+        &class,
+        "errors",
+        |vm, v| {
+            let stream = this(vm, std::slice::from_ref(v))?;
+            Ok(Value::str(stream.settings.borrow().errors.as_str()))
+        },
+        None,
+    );
+    vm.add_getset(
+        &class,
+        "line_buffering",
+        |vm, v| {
+            let stream = this(vm, std::slice::from_ref(v))?;
+            Ok(Value::Bool(stream.settings.borrow().line_buffering))
+        },
+        None,
+    );
+    vm.add_getset(
+        &class,
+        "write_through",
+        |vm, v| {
+            let stream = this(vm, std::slice::from_ref(v))?;
+            Ok(Value::Bool(stream.settings.borrow().write_through))
+        },
+        None,
+    );
+    vm.add_getset(&class, "newlines", |_, _| Ok(Value::None), None);
     vm.add_getset(&class, "buffer", buffer, None);
     vm.add_getset(
         &class,
@@ -196,6 +295,60 @@ fn stream_class(vm: &mut Vm) -> Rc<PyType> {
         None,
     );
     class
+}
+
+/// `reconfigure(*, encoding=None, errors=None, newline=None, line_buffering=None,
+/// write_through=None)`, checked as CPython checks it (stdout flushed first). The streams
+/// stay UTF-8 with `\n` line ends: another encoding, or a newline translating `\n`, is
+/// named as outside apy's subset.
+fn reconfigure(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let stream = this(vm, args)?;
+    if args.len() > 1 {
+        return Err(vm.type_error("reconfigure() takes no positional arguments"));
+    }
+    let [encoding, errors, newline, line_buffering, write_through] =
+        super::text_file::reconfigure_kwargs(vm, kw)?;
+    if stream.kind == StdKind::Out {
+        vm.flush_stdout_for_program()?;
+    }
+    if encoding.is_some() || errors.is_some() {
+        let encoding =
+            encoding.unwrap_or_else(|| Value::str(stream.settings.borrow().encoding.as_str()));
+        let errors = errors.unwrap_or(Value::None);
+        let checked = super::text_file::config(vm, "reconfigure", encoding, errors)?;
+        let (name, errors, coding) = checked.encoding_and_errors();
+        if coding.chunk_codec != "utf-8" || coding.signature {
+            return Err(vm.value_error(format!(
+                "encoding {} is outside the subset apy runs: apy's standard streams read and \
+                 write UTF-8",
+                str_repr(&name)
+            )));
+        }
+        let mut settings = stream.settings.borrow_mut();
+        (settings.encoding, settings.errors) = (name, errors);
+    }
+    if let Some(newline) = newline {
+        use super::text_file::Newline;
+        match super::text_file::newline_arg(vm, "reconfigure", newline)? {
+            Newline::Universal | Newline::Untranslated | Newline::Fixed("\n") => {}
+            Newline::Fixed(other) => {
+                return Err(vm.value_error(format!(
+                    "newline={} is outside the subset apy runs: apy's standard streams end \
+                     lines with '\\n'",
+                    str_repr(other)
+                )));
+            }
+        }
+    }
+    if let Some(v) = line_buffering.filter(|v| !v.is_none()) {
+        let on = vm.expect_index(&v)? != 0;
+        stream.settings.borrow_mut().line_buffering = on;
+    }
+    if let Some(v) = write_through.filter(|v| !v.is_none()) {
+        let on = vm.expect_index(&v)? != 0;
+        stream.settings.borrow_mut().write_through = on;
+    }
+    Ok(Value::None)
 }
 
 /// `buffer`: the byte layer under the stream, made on first use.

@@ -52,6 +52,13 @@ pub(super) struct Config {
     write_through: bool,
 }
 
+impl Config {
+    /// The encoding as given, the error handler and how the text is coded.
+    pub(super) fn encoding_and_errors(self) -> (String, String, StreamCoding) {
+        (self.encoding, self.errors, self.coding)
+    }
+}
+
 /// What an open text file holds besides its name and mode.
 struct FileState {
     /// None once a host file is closed, or a buffer detached.
@@ -135,6 +142,29 @@ pub(super) fn config(vm: &mut Vm, owner: &str, encoding: Value, errors: Value) -
         line_buffering: false,
         write_through: false,
     })
+}
+
+/// The keyword arguments of `reconfigure()`, in order: `encoding`, `errors`, `newline`,
+/// `line_buffering`, `write_through` (None where not given).
+pub(super) fn reconfigure_kwargs(vm: &Vm, kw: &KwArgs) -> PyResult<[Option<Value>; 5]> {
+    const NAMES: [&str; 5] = [
+        "encoding",
+        "errors",
+        "newline",
+        "line_buffering",
+        "write_through",
+    ];
+    let mut given: [Option<Value>; 5] = Default::default();
+    for (key, value) in kw {
+        let Some(i) = NAMES.iter().position(|n| *n == key.as_str()) else {
+            return Err(vm.type_error(format!(
+                "reconfigure() got an unexpected keyword argument '{}'",
+                key.as_str()
+            )));
+        };
+        given[i] = Some(value.clone());
+    }
+    Ok(given)
 }
 
 /// A `newline` argument.
@@ -696,24 +726,8 @@ impl TextFile {
     /// `reconfigure(*, encoding=None, errors=None, newline=…, line_buffering=None,
     /// write_through=None)`: flushed first; the encoding and newlines only before any read.
     fn reconfigure(&self, vm: &mut Vm, kw: &KwArgs) -> PyResult<()> {
-        const NAMES: [&str; 5] = [
-            "encoding",
-            "errors",
-            "newline",
-            "line_buffering",
-            "write_through",
-        ];
-        let mut given: [Option<Value>; 5] = Default::default();
-        for (key, value) in kw {
-            let Some(i) = NAMES.iter().position(|n| *n == key.as_str()) else {
-                return Err(vm.type_error(format!(
-                    "reconfigure() got an unexpected keyword argument '{}'",
-                    key.as_str()
-                )));
-            };
-            given[i] = Some(value.clone());
-        }
-        let [encoding, errors, newline, line_buffering, write_through] = given;
+        let [encoding, errors, newline, line_buffering, write_through] =
+            reconfigure_kwargs(vm, kw)?;
         let recoding = encoding.is_some() || errors.is_some() || newline.is_some();
         let read_from = {
             let state = self.state.borrow();
@@ -742,11 +756,11 @@ impl TextFile {
             self.state.borrow_mut().config.newline = newline;
         }
         if let Some(v) = line_buffering.filter(|v| !v.is_none()) {
-            let on = vm.truthy(&v)?;
+            let on = vm.expect_index(&v)? != 0;
             self.state.borrow_mut().config.line_buffering = on;
         }
         if let Some(v) = write_through.filter(|v| !v.is_none()) {
-            let on = vm.truthy(&v)?;
+            let on = vm.expect_index(&v)? != 0;
             self.state.borrow_mut().config.write_through = on;
         }
         Ok(())
