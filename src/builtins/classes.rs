@@ -12,10 +12,12 @@ use crate::vm::args::{check_arity, check_kwargs, kwarg, split_cls};
 use crate::vm::call::{object_init, object_new};
 use crate::vm::dict::StrKeys;
 use crate::vm::native_docs;
-use crate::vm::object::{Getter, IterState, KwArgs, NativeFn, Object, ObjectKind, PyType};
+use crate::vm::object::{
+    DictViewKind, Getter, IterState, KwArgs, NativeFn, Object, ObjectKind, PyType,
+};
 use crate::vm::repr::{object_repr, object_str};
 use crate::vm::types::lookup;
-use crate::vm::value::Value;
+use crate::vm::value::{PyDict, Value};
 use crate::vm::{PyResult, Vm};
 
 fn slice_new(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
@@ -133,7 +135,13 @@ fn reversed_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     }
     let seq = rest[0].clone();
     let reversible = match &seq {
-        Value::List(_) | Value::Tuple(_) | Value::Str(_) => true,
+        Value::List(_) => {
+            // `list.__reversed__`'s own iterator.
+            let n = vm.len(&seq)?;
+            let class = vm.types.list_reverseiterator.clone();
+            return Ok(vm.new_iter(&class, IterState::Reversed { seq, index: n }));
+        }
+        Value::Tuple(_) | Value::Str(_) => true,
         Value::Object(o) if matches!(o.kind, ObjectKind::Range(_)) => {
             let ObjectKind::Range(range) = &o.kind else {
                 unreachable!()
@@ -142,16 +150,9 @@ fn reversed_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             let reversed = vm.new_range(range.reversed());
             return vm.get_iter(&reversed);
         }
-        Value::Dict(d) => {
-            let keys = d.table.borrow().keys();
-            let n = keys.len();
-            return Ok(vm.new_iter(
-                &vm.types.reversed.clone(),
-                IterState::Reversed {
-                    seq: Value::list(keys),
-                    index: n,
-                },
-            ));
+        Value::Dict(d) => return Ok(reversed_dict(vm, d.clone(), DictViewKind::Keys)),
+        Value::Object(o) if let ObjectKind::DictView { dict, kind } = &o.kind => {
+            return Ok(reversed_dict(vm, dict.clone(), *kind));
         }
         Value::Type(t) => {
             // `reversed(Color)`: the metaclass's `__reversed__`.
@@ -179,6 +180,25 @@ fn reversed_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         &vm.types.reversed.clone(),
         IterState::Reversed { seq, index: n },
     ))
+}
+
+/// `reversed()` of a dict or of one of its views: its entries last to first, as a
+/// `dict_reversekeyiterator` (or `…valueiterator`, `…itemiterator`).
+pub fn reversed_dict(vm: &mut Vm, dict: Rc<PyDict>, kind: DictViewKind) -> Value {
+    let t = &vm.types;
+    let class = match kind {
+        DictViewKind::Keys => t.dict_reversekeyiterator.clone(),
+        DictViewKind::Values => t.dict_reversevalueiterator.clone(),
+        DictViewKind::Items => t.dict_reverseitemiterator.clone(),
+    };
+    let size = dict.table.borrow().len();
+    let state = IterState::DictReversed {
+        dict,
+        pos: usize::MAX,
+        kind,
+        size,
+    };
+    vm.new_iter(&class, state)
 }
 
 fn super_new(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {

@@ -71,10 +71,58 @@ pub fn init(vm: &mut Vm) {
         isdisjoint(vm, "dict_items", args, kw)
     });
     vm.add_method(&dict, "__iter__", |vm, args, _| vm.get_iter(&args[0]));
-    vm.add_method(&dict, "__reversed__", |vm, args, _| {
-        let reversed = Value::Type(vm.types.reversed.clone());
-        vm.call(&reversed, &args[..1], &[])
-    });
+    let t = &vm.types;
+    let views = [
+        t.dict_keys.clone(),
+        t.dict_values.clone(),
+        t.dict_items.clone(),
+    ];
+    // What `collections.abc`'s checks look for (`Reversible` wants `__iter__` too).
+    let methods: [[(&str, NativeFn); 2]; 3] = [
+        [("__iter__", view_iter::<0>), ("__len__", view_len::<0>)],
+        [("__iter__", view_iter::<1>), ("__len__", view_len::<1>)],
+        [("__iter__", view_iter::<2>), ("__len__", view_len::<2>)],
+    ];
+    for (ty, methods) in views.iter().zip(methods) {
+        vm.add_methods(ty, &methods);
+    }
+    for ty in std::iter::once(dict).chain(views) {
+        vm.add_method(&ty, "__reversed__", |vm, args, _| {
+            let reversed = Value::Type(vm.types.reversed.clone());
+            vm.call(&reversed, &args[..1], &[])
+        });
+    }
+}
+
+/// The view type `VIEW` (0 keys, 1 values, 2 items) names, for a method called on `v`:
+/// TypeError unless `v` is such a view.
+fn this_view<const VIEW: usize>(vm: &Vm, v: &Value, method: &str) -> PyResult<()> {
+    const NAMES: [&str; 3] = ["dict_keys", "dict_values", "dict_items"];
+    const KINDS: [DictViewKind; 3] = [
+        DictViewKind::Keys,
+        DictViewKind::Values,
+        DictViewKind::Items,
+    ];
+    match v {
+        Value::Object(o) if matches!(&o.kind, ObjectKind::DictView { kind, .. } if *kind == KINDS[VIEW]) => {
+            Ok(())
+        }
+        other => Err(vm.type_error(format!(
+            "descriptor '{method}' requires a '{}' object but received a '{}'",
+            NAMES[VIEW],
+            vm.type_name(other)
+        ))),
+    }
+}
+
+fn view_iter<const VIEW: usize>(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    this_view::<VIEW>(vm, &args[0], "__iter__")?;
+    vm.get_iter(&args[0])
+}
+
+fn view_len<const VIEW: usize>(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    this_view::<VIEW>(vm, &args[0], "__len__")?;
+    Ok(Value::Int(vm.len(&args[0])? as i64))
 }
 
 /// `dict_keys.isdisjoint(other)` and `dict_items.isdisjoint(other)`, `owner` naming which

@@ -310,8 +310,15 @@ fn native_size_of(name: &str) -> Option<(usize, usize)> {
         | "repeat"
         | "method-wrapper" => (32, GC),
         "range_iterator" | "longrange_iterator" => (40, 0),
-        "dict_keyiterator" | "dict_valueiterator" | "dict_itemiterator" | "enumerate"
-        | "islice" | "accumulate" => (56, GC),
+        "dict_keyiterator"
+        | "dict_valueiterator"
+        | "dict_itemiterator"
+        | "dict_reversekeyiterator"
+        | "dict_reversevalueiterator"
+        | "dict_reverseitemiterator"
+        | "enumerate"
+        | "islice"
+        | "accumulate" => (56, GC),
         "set_iterator" | "zip" => (48, GC),
         "count" => (40, GC),
         "cycle" | "product" => (64, GC),

@@ -1114,6 +1114,16 @@ impl<K, V> DictTable<K, V> {
             .find_map(|(index, entry)| entry.as_ref().map(|e| (index + 1, e)))
     }
 
+    /// The last entry before `at` and where it is (a reverse iteration goes on from there).
+    pub fn prev_before(&self, at: usize) -> Option<(usize, &DictEntry<K, V>)> {
+        let before = self.entries.get(..at).unwrap_or(&self.entries);
+        before
+            .iter()
+            .enumerate()
+            .rev()
+            .find_map(|(index, entry)| entry.as_ref().map(|e| (index, e)))
+    }
+
     /// The entries in insertion order.
     pub fn iter(&self) -> impl Iterator<Item = &DictEntry<K, V>> {
         self.entries.iter().flatten()

@@ -534,6 +534,8 @@ const C_TYPES_OUTSIDE_BUILTINS: &[&str] = &[
     "weakref.CallableProxyType",
     "weakref.ProxyType",
     "weakref.ReferenceType",
+    "zlib.Compress",
+    "zlib.Decompress",
     "zlib._ZlibDecompressor",
 ];
 

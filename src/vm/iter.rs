@@ -7,6 +7,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::common::int_ops::{self, Int};
+use crate::common::set_table::DictEntry;
 
 use crate::common::sizes::{grow_for, vec_with_capacity};
 
@@ -306,17 +307,33 @@ impl Vm {
                 }
                 match table.next_from(*pos) {
                     Some((next, e)) => {
-                        let v = match kind {
-                            DictViewKind::Keys => e.key.clone(),
-                            DictViewKind::Values => e.value.clone(),
-                            DictViewKind::Items => {
-                                Value::tuple(vec![e.key.clone(), e.value.clone()])
-                            }
-                        };
                         *pos = next;
-                        Ok(Some(v))
+                        Ok(Some(view_item(*kind, e)))
                     }
                     None => Ok(None),
+                }
+            }
+            IterState::DictReversed {
+                dict,
+                pos,
+                kind,
+                size,
+            } => {
+                let table = dict.table.borrow();
+                if table.len() != *size {
+                    drop(table);
+                    *size = usize::MAX;
+                    return Err(self.runtime_error("dictionary changed size during iteration"));
+                }
+                match table.prev_before(*pos) {
+                    Some((at, e)) => {
+                        *pos = at;
+                        Ok(Some(view_item(*kind, e)))
+                    }
+                    None => {
+                        *pos = 0;
+                        Ok(None)
+                    }
                 }
             }
             IterState::Set { set, pos, size } => {
@@ -576,6 +593,15 @@ fn iter_next(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     }
 }
 
+/// What a dict iterator of `kind` gives for the entry `e`.
+fn view_item(kind: DictViewKind, e: &DictEntry<Value, Value>) -> Value {
+    match kind {
+        DictViewKind::Keys => e.key.clone(),
+        DictViewKind::Values => e.value.clone(),
+        DictViewKind::Items => Value::tuple(vec![e.key.clone(), e.value.clone()]),
+    }
+}
+
 fn iter_self(_: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     Ok(args[0].clone())
 }
@@ -592,6 +618,10 @@ pub fn init(vm: &mut Vm) {
         t.dict_itemiterator.clone(),
         t.set_iterator.clone(),
         t.reversed.clone(),
+        t.list_reverseiterator.clone(),
+        t.dict_reversekeyiterator.clone(),
+        t.dict_reversevalueiterator.clone(),
+        t.dict_reverseitemiterator.clone(),
         t.enumerate.clone(),
         t.zip.clone(),
         t.map.clone(),

@@ -544,6 +544,13 @@ pub enum IterState {
         kind: DictViewKind,
         size: usize,
     },
+    /// `reversed(d)` or of a dict view: entries from `pos` back (`dictreviter_iternext`).
+    DictReversed {
+        dict: Rc<PyDict>,
+        pos: usize,
+        kind: DictViewKind,
+        size: usize,
+    },
     Set {
         set: Value,
         pos: usize,
@@ -1094,6 +1101,8 @@ builtin_types! {
     async_generator_athrow, anext_awaitable,
     asyncgen_hooks, list_iterator, tuple_iterator, str_iterator, range_iterator,
     dict_keyiterator, dict_valueiterator, dict_itemiterator, set_iterator, reversed,
+    list_reverseiterator, dict_reversekeyiterator, dict_reversevalueiterator,
+    dict_reverseitemiterator,
     enumerate, zip, map, filter, callable_iterator, dict_keys, dict_values, dict_items,
     // exceptions
     base_exception, base_exception_group, generator_exit, keyboard_interrupt, system_exit,
