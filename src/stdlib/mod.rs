@@ -130,6 +130,8 @@ library_modules! {
     "gzip", "gzip.py", "gzip.apy";
     "zipfile", "zipfile/__init__.py", "zipfile.apy";
     "_zipfile_streams", "zipfile/__init__.py", "zipfile_streams.apy";
+    "tarfile", "tarfile.py", "tarfile.apy";
+    "cmd", "cmd.py", "cmd.apy";
     "html", "html/__init__.py", "html.apy";
     "html.entities", "html/entities.py", "html_entities.apy";
     "html.parser", "html/parser.py", "html_parser.apy";
