@@ -42,6 +42,14 @@ library_modules! {
     "concurrent.futures._base", "concurrent/futures/_base.py", "concurrent_futures_base.apy";
     "concurrent.futures.process", "concurrent/futures/process.py", "concurrent_futures_process.apy";
     "concurrent.futures.thread", "concurrent/futures/thread.py", "concurrent_futures_thread.apy";
+    "xml", "xml/__init__.py", "xml.apy";
+    "xml.etree", "xml/etree/__init__.py", "xml_etree.apy";
+    "xml.etree.ElementTree", "xml/etree/ElementTree.py", "xml_etree_elementtree.apy";
+    "xml.etree.ElementPath", "xml/etree/ElementPath.py", "xml_etree_elementpath.apy";
+    "xml.parsers", "xml/parsers/__init__.py", "xml_parsers.apy";
+    "xml.parsers.expat", "xml/parsers/expat.py", "xml_parsers_expat.apy";
+    "xml.sax", "xml/sax/__init__.py", "xml_sax.apy";
+    "xml.sax.saxutils", "xml/sax/saxutils.py", "xml_sax_saxutils.apy";
     "dataclasses", "dataclasses.py", "dataclasses.apy";
     "contextlib", "contextlib.py", "contextlib.apy";
     "dis", "dis.py", "dis.apy";
