@@ -192,11 +192,12 @@ pub fn reversed_dict(vm: &mut Vm, dict: Rc<PyDict>, kind: DictViewKind) -> Value
         DictViewKind::Items => t.dict_reverseitemiterator.clone(),
     };
     let size = dict.table.borrow().len();
-    let state = IterState::DictReversed {
+    let state = IterState::Dict {
         dict,
         pos: usize::MAX,
         kind,
         size,
+        reversed: true,
     };
     vm.new_iter(&class, state)
 }

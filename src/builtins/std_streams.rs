@@ -250,42 +250,23 @@ fn stream_class(vm: &mut Vm) -> Rc<PyType> {
         },
         None,
     );
-    vm.add_getset(
-        &class,
-        "encoding",
-        |vm, v| {
-            let stream = this(vm, std::slice::from_ref(v))?;
-            Ok(Value::str(stream.settings.borrow().encoding.as_str()))
-        },
-        None,
-    );
-    vm.add_getset(
-        &class,
-        "errors",
-        |vm, v| {
-            let stream = this(vm, std::slice::from_ref(v))?;
-            Ok(Value::str(stream.settings.borrow().errors.as_str()))
-        },
-        None,
-    );
-    vm.add_getset(
-        &class,
-        "line_buffering",
-        |vm, v| {
-            let stream = this(vm, std::slice::from_ref(v))?;
-            Ok(Value::Bool(stream.settings.borrow().line_buffering))
-        },
-        None,
-    );
-    vm.add_getset(
-        &class,
-        "write_through",
-        |vm, v| {
-            let stream = this(vm, std::slice::from_ref(v))?;
-            Ok(Value::Bool(stream.settings.borrow().write_through))
-        },
-        None,
-    );
+    let settings: [(&str, crate::vm::object::Getter); 4] = [
+        ("encoding", |vm, v| {
+            setting(vm, v, |s| Value::str(s.encoding.as_str()))
+        }),
+        ("errors", |vm, v| {
+            setting(vm, v, |s| Value::str(s.errors.as_str()))
+        }),
+        ("line_buffering", |vm, v| {
+            setting(vm, v, |s| Value::Bool(s.line_buffering))
+        }),
+        ("write_through", |vm, v| {
+            setting(vm, v, |s| Value::Bool(s.write_through))
+        }),
+    ];
+    for (name, get) in settings {
+        vm.add_getset(&class, name, get, None);
+    }
     vm.add_getset(&class, "newlines", |_, _| Ok(Value::None), None);
     vm.add_getset(&class, "buffer", buffer, None);
     vm.add_getset(
@@ -295,6 +276,12 @@ fn stream_class(vm: &mut Vm) -> Rc<PyType> {
         None,
     );
     class
+}
+
+/// A getter of one of the stream's [`Settings`].
+fn setting(vm: &mut Vm, v: &Value, read: fn(&Settings) -> Value) -> PyResult<Value> {
+    let stream = this(vm, std::slice::from_ref(v))?;
+    Ok(read(&stream.settings.borrow()))
 }
 
 /// `reconfigure(*, encoding=None, errors=None, newline=None, line_buffering=None,

@@ -60,6 +60,7 @@ impl Vm {
                     pos: 0,
                     kind: DictViewKind::Keys,
                     size: d.table.borrow().len(),
+                    reversed: false,
                 },
             ),
             Value::Set(s) => {
@@ -103,6 +104,7 @@ impl Vm {
                             pos: 0,
                             kind: *kind,
                             size,
+                            reversed: false,
                         },
                     )
                 }
@@ -298,6 +300,7 @@ impl Vm {
                 pos,
                 kind,
                 size,
+                reversed,
             } => {
                 let table = dict.table.borrow();
                 if table.len() != *size {
@@ -305,36 +308,17 @@ impl Vm {
                     *size = usize::MAX;
                     return Err(self.runtime_error("dictionary changed size during iteration"));
                 }
-                match table.next_from(*pos) {
-                    Some((next, e)) => {
-                        *pos = next;
-                        Ok(Some(view_item(*kind, e)))
-                    }
-                    None => Ok(None),
-                }
-            }
-            IterState::DictReversed {
-                dict,
-                pos,
-                kind,
-                size,
-            } => {
-                let table = dict.table.borrow();
-                if table.len() != *size {
-                    drop(table);
-                    *size = usize::MAX;
-                    return Err(self.runtime_error("dictionary changed size during iteration"));
-                }
-                match table.prev_before(*pos) {
-                    Some((at, e)) => {
-                        *pos = at;
-                        Ok(Some(view_item(*kind, e)))
-                    }
-                    None => {
-                        *pos = 0;
-                        Ok(None)
-                    }
-                }
+                // `pos` is where the next entry is looked for: after the one given, or
+                // (reversed) at it, so that one before it comes next.
+                let found = match reversed {
+                    false => table.next_from(*pos),
+                    true => table.prev_before(*pos),
+                };
+                let Some((next, e)) = found else {
+                    return Ok(None);
+                };
+                *pos = next;
+                Ok(Some(view_item(*kind, e)))
             }
             IterState::Set { set, pos, size } => {
                 let Value::Set(s) = set else { return Ok(None) };

@@ -538,18 +538,14 @@ pub enum IterState {
     /// Over a range with big-int bounds (`longrangeiterobject`); boxed: this rare state,
     /// five ints, would size every iterator.
     LongRange(Box<LongRangeIter>),
+    /// Over a dict or one of its views: entries from `pos` on, or when `reversed` (CPython's
+    /// `dictreviter_iternext`) from `pos` back.
     Dict {
         dict: Rc<PyDict>,
         pos: usize,
         kind: DictViewKind,
         size: usize,
-    },
-    /// `reversed(d)` or of a dict view: entries from `pos` back (`dictreviter_iternext`).
-    DictReversed {
-        dict: Rc<PyDict>,
-        pos: usize,
-        kind: DictViewKind,
-        size: usize,
+        reversed: bool,
     },
     Set {
         set: Value,
