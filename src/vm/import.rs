@@ -209,14 +209,22 @@ impl Vm {
 
     fn import_absolute(&mut self, name: &str) -> PyResult<Value> {
         if let Some(m) = self.loaded_module(name) {
-            return Ok(m);
+            return self.unless_halted(name, m);
         }
         let (parent, search) = match name.rsplit_once('.') {
             Some((parent_name, _)) => {
-                let parent = self.import_absolute(parent_name)?;
+                let parent = match self.loaded_module(parent_name) {
+                    // A parent made None in sys.modules is no package (no `__path__`).
+                    Some(Value::None) => {
+                        let message =
+                            format!("No module named '{name}'; '{parent_name}' is not a package");
+                        return Err(self.module_not_found(message, name));
+                    }
+                    _ => self.import_absolute(parent_name)?,
+                };
                 // The parent's import may have imported this module already.
                 if let Some(m) = self.loaded_module(name) {
-                    return Ok(m);
+                    return self.unless_halted(name, m);
                 }
                 match self.package_path(&parent)? {
                     Some(path) => (Some(parent), path),
@@ -326,6 +334,18 @@ impl Vm {
             self.set_attr(&parent, &child, module.clone())?;
         }
         Ok(module)
+    }
+
+    /// `module`, found in `sys.modules` as `name`, unless it is None there: a program's way
+    /// of making an import fail (`_find_and_load`'s "halted").
+    fn unless_halted(&mut self, name: &str, module: Value) -> PyResult<Value> {
+        match module {
+            Value::None => {
+                let message = format!("import of {name} halted; None in sys.modules");
+                Err(self.module_not_found(message, name))
+            }
+            module => Ok(module),
+        }
     }
 
     /// The module `name` from `sys.modules`, if it is there.
