@@ -135,17 +135,8 @@ fn reversed_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     }
     let seq = rest[0].clone();
     let reversible = match &seq {
-        Value::List(_) => {
-            // `list.__reversed__`'s own iterator.
-            let n = vm.len(&seq)?;
-            let class = vm.types.list_reverseiterator.clone();
-            return Ok(vm.new_iter(&class, IterState::Reversed { seq, index: n }));
-        }
-        Value::Tuple(_) | Value::Str(_) => true,
-        Value::Object(o) if matches!(o.kind, ObjectKind::Range(_)) => {
-            let ObjectKind::Range(range) = &o.kind else {
-                unreachable!()
-            };
+        Value::List(_) | Value::Tuple(_) | Value::Str(_) => true,
+        Value::Object(o) if let ObjectKind::Range(range) = &o.kind => {
             // A range_iterator over the reversed range, as `range_reverse` makes.
             let reversed = vm.new_range(range.reversed());
             return vm.get_iter(&reversed);
@@ -176,10 +167,12 @@ fn reversed_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         return Err(vm.type_error(format!("'{}' object is not reversible", vm.type_name(&seq))));
     }
     let n = vm.len(&seq)?;
-    Ok(vm.new_iter(
-        &vm.types.reversed.clone(),
-        IterState::Reversed { seq, index: n },
-    ))
+    // A list has an iterator type of its own (`list.__reversed__`'s).
+    let class = match &seq {
+        Value::List(_) => vm.types.list_reverseiterator.clone(),
+        _ => vm.types.reversed.clone(),
+    };
+    Ok(vm.new_iter(&class, IterState::Reversed { seq, index: n }))
 }
 
 /// `reversed()` of a dict or of one of its views: its entries last to first, as a

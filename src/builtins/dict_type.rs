@@ -97,19 +97,18 @@ pub fn init(vm: &mut Vm) {
 /// The view type `VIEW` (0 keys, 1 values, 2 items) names, for a method called on `v`:
 /// TypeError unless `v` is such a view.
 fn this_view<const VIEW: usize>(vm: &Vm, v: &Value, method: &str) -> PyResult<()> {
-    const NAMES: [&str; 3] = ["dict_keys", "dict_values", "dict_items"];
-    const KINDS: [DictViewKind; 3] = [
-        DictViewKind::Keys,
-        DictViewKind::Values,
-        DictViewKind::Items,
+    const VIEWS: [(DictViewKind, &str); 3] = [
+        (DictViewKind::Keys, "dict_keys"),
+        (DictViewKind::Values, "dict_values"),
+        (DictViewKind::Items, "dict_items"),
     ];
+    let (wanted, owner) = VIEWS[VIEW];
     match v {
-        Value::Object(o) if matches!(&o.kind, ObjectKind::DictView { kind, .. } if *kind == KINDS[VIEW]) => {
+        Value::Object(o) if matches!(&o.kind, ObjectKind::DictView { kind, .. } if *kind == wanted) => {
             Ok(())
         }
         other => Err(vm.type_error(format!(
-            "descriptor '{method}' requires a '{}' object but received a '{}'",
-            NAMES[VIEW],
+            "descriptor '{method}' requires a '{owner}' object but received a '{}'",
             vm.type_name(other)
         ))),
     }

@@ -327,12 +327,10 @@ fn reconfigure(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             }
         }
     }
-    if let Some(v) = line_buffering.filter(|v| !v.is_none()) {
-        let on = vm.expect_index(&v)? != 0;
+    if let Some(on) = super::text_file::flag_arg(vm, line_buffering)? {
         stream.settings.borrow_mut().line_buffering = on;
     }
-    if let Some(v) = write_through.filter(|v| !v.is_none()) {
-        let on = vm.expect_index(&v)? != 0;
+    if let Some(on) = super::text_file::flag_arg(vm, write_through)? {
         stream.settings.borrow_mut().write_through = on;
     }
     Ok(Value::None)

@@ -167,6 +167,15 @@ pub(super) fn reconfigure_kwargs(vm: &Vm, kw: &KwArgs) -> PyResult<[Option<Value
     Ok(given)
 }
 
+/// A `line_buffering` or `write_through` argument of `reconfigure()`: None (not given,
+/// or None: unchanged), else an index, on when not 0 (CPython's C int).
+pub(super) fn flag_arg(vm: &mut Vm, v: Option<Value>) -> PyResult<Option<bool>> {
+    match v {
+        None | Some(Value::None) => Ok(None),
+        Some(v) => Ok(Some(vm.expect_index(&v)? != 0)),
+    }
+}
+
 /// A `newline` argument.
 pub(super) fn newline_arg(vm: &Vm, owner: &str, v: Value) -> PyResult<Newline> {
     match v {
@@ -755,12 +764,10 @@ impl TextFile {
             let newline = newline_arg(vm, "reconfigure", newline)?;
             self.state.borrow_mut().config.newline = newline;
         }
-        if let Some(v) = line_buffering.filter(|v| !v.is_none()) {
-            let on = vm.expect_index(&v)? != 0;
+        if let Some(on) = flag_arg(vm, line_buffering)? {
             self.state.borrow_mut().config.line_buffering = on;
         }
-        if let Some(v) = write_through.filter(|v| !v.is_none()) {
-            let on = vm.expect_index(&v)? != 0;
+        if let Some(on) = flag_arg(vm, write_through)? {
             self.state.borrow_mut().config.write_through = on;
         }
         Ok(())

@@ -19,7 +19,7 @@ use super::zlib_stream::{
 };
 use crate::common::int_ops::Int;
 use crate::vm::args::Signature;
-use crate::vm::object::{KwArgs, Layout, NativeFn, Object, ObjectKind, PyType};
+use crate::vm::object::{Getter, KwArgs, Layout, NativeFn, Object, ObjectKind, PyType};
 use crate::vm::types::make_type;
 use crate::vm::value::Value;
 use crate::vm::{Exc, PyResult, Vm};
@@ -123,30 +123,18 @@ pub fn module(vm: &mut Vm) -> Value {
         copy_method!("__deepcopy__", decompress_copy),
     ];
     vm.add_methods(&decompress, &decompress_methods);
-    vm.add_getset(
-        &decompress,
-        "unused_data",
-        |vm, v| {
-            let data = decompressor(vm, v)?.0.borrow().unused_data.clone();
-            Ok(vm.new_bytes(data))
-        },
-        Some(readonly),
-    );
-    vm.add_getset(
-        &decompress,
-        "unconsumed_tail",
-        |vm, v| {
-            let data = decompressor(vm, v)?.0.borrow().unconsumed_tail.clone();
-            Ok(vm.new_bytes(data))
-        },
-        Some(readonly),
-    );
-    vm.add_getset(
-        &decompress,
-        "eof",
-        |vm, v| Ok(Value::Bool(decompressor(vm, v)?.0.borrow().eof)),
-        Some(readonly),
-    );
+    let members: [(&str, Getter); 3] = [
+        ("unused_data", |vm, v| {
+            member(vm, v, |vm, d| vm.new_bytes(d.unused_data.clone()))
+        }),
+        ("unconsumed_tail", |vm, v| {
+            member(vm, v, |vm, d| vm.new_bytes(d.unconsumed_tail.clone()))
+        }),
+        ("eof", |vm, v| member(vm, v, |_, d| Value::Bool(d.eof))),
+    ];
+    for (name, get) in members {
+        vm.add_getset(&decompress, name, get, Some(readonly));
+    }
     CLASSES.with(|c| {
         *c.borrow_mut() = Some(Classes {
             error: error.clone(),
@@ -267,6 +255,12 @@ fn compressor<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a Compress> {
 fn decompressor<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a Decompress> {
     v.native::<Decompress>()
         .ok_or_else(|| vm.type_error("descriptor requires a 'zlib.Decompress' object"))
+}
+
+/// A getter of one of a `Decompress`'s members.
+fn member(vm: &mut Vm, v: &Value, read: fn(&mut Vm, &DecompressState) -> Value) -> PyResult<Value> {
+    let state = decompressor(vm, v)?.0.borrow();
+    Ok(read(vm, &state))
 }
 
 /// An optional C `int` argument.

@@ -65,6 +65,11 @@ pub fn scan(
     Ok((FStringToken { parts }, scanner.pos + quote.width()))
 }
 
+/// The error for a field whose `{` at `open` the input ends inside.
+fn never_closed(open: usize) -> LexError {
+    LexError::invalid("'{' was never closed", open, open + 1)
+}
+
 struct Scanner<'s> {
     src: &'s str,
     /// Where the f-string (its prefix) starts, for "unterminated" errors.
@@ -207,7 +212,7 @@ impl Scanner<'_> {
                 self.pos = next;
                 Ok(())
             }
-            None => Err(LexError::invalid("'{' was never closed", open, open + 1)),
+            None => Err(never_closed(open)),
             Some(c @ (')' | ']')) => Err(LexError::invalid(
                 format!("f-string: unmatched '{c}'"),
                 next,
@@ -244,18 +249,10 @@ impl Scanner<'_> {
                             return None;
                         }
                     } else {
-                        let line = |at: usize| self.src[..at].matches('\n').count() + 1;
-                        let where_ = match line(open_at) == line(pos) {
-                            true => String::new(),
-                            false => format!(" on line {}", line(open_at)),
-                        };
-                        return Some(LexError::invalid(
-                            format!(
-                                "closing parenthesis '{c}' does not match opening parenthesis '{open_ch}'{where_}"
-                            ),
-                            pos,
-                            pos + 1,
-                        ));
+                        let (close, open) = (c.to_string(), open_ch.to_string());
+                        let message =
+                            lexer::bracket_mismatch(self.src, &close, &open, open_at, pos);
+                        return Some(LexError::invalid(message, pos, pos + 1));
                     }
                 }
                 _ => {}
@@ -365,7 +362,7 @@ impl Scanner<'_> {
             }
             match name.as_str() {
                 "s" | "r" | "a" if self.peek().is_none() => {
-                    return Err(LexError::invalid("'{' was never closed", open, open + 1));
+                    return Err(never_closed(open));
                 }
                 "s" | "r" | "a" if matches!(self.peek(), Some(':' | '}')) => {
                     field.conversion = name.chars().next();
@@ -413,7 +410,7 @@ impl Scanner<'_> {
         }
         match self.peek() {
             Some('}') => {}
-            None => return Err(LexError::invalid("'{' was never closed", open, open + 1)),
+            None => return Err(never_closed(open)),
             // After `=`, what else may come (CPython's `fstring_replacement_field` rule).
             Some(_) if terminator == '=' && !self.at_closing_quote() => {
                 return Err(LexError::invalid(
@@ -441,7 +438,7 @@ impl Scanner<'_> {
                 if self.quote.triple {
                     return Err(self.unterminated());
                 }
-                return Err(LexError::invalid("'{' was never closed", open, open + 1));
+                return Err(never_closed(open));
             };
             let next = self.peek2();
             match c {

@@ -12,7 +12,7 @@ use logos::{Logos, SpannedIter};
 
 use super::ast::Span;
 use super::error::{SyntaxError, SyntaxErrorKind};
-use super::lexer::{char_end, line_of};
+use super::lexer::{bracket_mismatch, char_end};
 use super::token::Tok;
 
 /// A token with its byte offsets, as lalrpop consumes it.
@@ -174,18 +174,9 @@ impl<'s> Layout<'s> {
                 };
                 if close_of(&open) != *tok {
                     let open_text = open.bracket_text().unwrap_or("(");
-                    let open_line = line_of(self.src, open_span.start as usize);
-                    let where_ = if open_line == line_of(self.src, span.start as usize) {
-                        String::new()
-                    } else {
-                        format!(" on line {open_line}")
-                    };
-                    return Err(SyntaxError::invalid(
-                        format!(
-                            "closing parenthesis '{close}' does not match opening parenthesis '{open_text}'{where_}"
-                        ),
-                        span,
-                    ));
+                    let (open_at, close_at) = (open_span.start as usize, span.start as usize);
+                    let message = bracket_mismatch(self.src, close, open_text, open_at, close_at);
+                    return Err(SyntaxError::invalid(message, span));
                 }
             }
             _ => {}

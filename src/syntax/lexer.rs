@@ -102,6 +102,23 @@ pub fn line_of(src: &str, pos: usize) -> usize {
         + 1
 }
 
+/// The tokenizer's message for a closing bracket `close` at `close_at` that does not match
+/// the `open` one at `open_at` (naming `open`'s line when it is another).
+pub fn bracket_mismatch(
+    src: &str,
+    close: &str,
+    open: &str,
+    open_at: usize,
+    close_at: usize,
+) -> String {
+    let open_line = line_of(src, open_at);
+    let where_ = match open_line == line_of(src, close_at) {
+        true => String::new(),
+        false => format!(" on line {open_line}"),
+    };
+    format!("closing parenthesis '{close}' does not match opening parenthesis '{open}'{where_}")
+}
+
 /// The end of the character starting at byte `pos` (`pos` itself at the end of `src`), so
 /// one-character spans never split a UTF-8 sequence.
 pub fn char_end(src: &str, pos: usize) -> usize {
