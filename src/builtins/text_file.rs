@@ -168,10 +168,13 @@ pub(super) fn reconfigure_kwargs(vm: &Vm, kw: &KwArgs) -> PyResult<[Option<Value
 }
 
 /// A `line_buffering` or `write_through` argument of `reconfigure()`: None (not given,
-/// or None: unchanged), else an index, on when not 0 (CPython's C int).
+/// or None: unchanged), else an index that fits a C long, on when not 0.
 pub(super) fn flag_arg(vm: &mut Vm, v: Option<Value>) -> PyResult<Option<bool>> {
     match v {
         None | Some(Value::None) => Ok(None),
+        Some(Value::BigInt(_)) => {
+            Err(vm.overflow_error("Python int too large to convert to C long"))
+        }
         Some(v) => Ok(Some(vm.expect_index(&v)? != 0)),
     }
 }
