@@ -8,7 +8,7 @@
 
 use std::rc::Rc;
 
-use crate::vm::args::{check_arity, check_kwargs};
+use crate::vm::args::{Signature, check_arity, check_kwargs};
 use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, Object, ObjectKind};
 use crate::vm::value::Value;
@@ -167,6 +167,38 @@ fn sys_module(vm: &mut Vm) -> Value {
             vm.native("exception", |vm, _, _| Ok(vm.current_exception())),
         ),
         ("_getframe", vm.native("_getframe", sys_getframe)),
+        (
+            "settrace",
+            vm.native("settrace", |vm, args, kw| {
+                Signature::one("sys", "settrace").check(vm, args, kw)?;
+                let function = Some(args[0].clone()).filter(|f| !f.is_none());
+                vm.set_trace(function);
+                Ok(Value::None)
+            }),
+        ),
+        (
+            "gettrace",
+            vm.native("gettrace", |vm, args, kw| {
+                Signature::no_args("sys", "gettrace").check(vm, args, kw)?;
+                Ok(vm.get_trace())
+            }),
+        ),
+        (
+            "setprofile",
+            vm.native("setprofile", |vm, args, kw| {
+                Signature::one("sys", "setprofile").check(vm, args, kw)?;
+                let function = Some(args[0].clone()).filter(|f| !f.is_none());
+                vm.set_profile(function);
+                Ok(Value::None)
+            }),
+        ),
+        (
+            "getprofile",
+            vm.native("getprofile", |vm, args, kw| {
+                Signature::no_args("sys", "getprofile").check(vm, args, kw)?;
+                Ok(vm.get_profile())
+            }),
+        ),
         (
             "getsizeof",
             vm.native("getsizeof", super::sizeof::getsizeof),

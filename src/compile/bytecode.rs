@@ -802,6 +802,10 @@ pub struct ExceptionTableEntry {
 pub struct Location {
     pub line: u32,
     pub span: Span,
+    /// A jump the compiler adds that CPython gives no line of its own (`NO_LOCATION`: the
+    /// way back of a loop, the way out of an `if` or `try` branch): tracing sees none there
+    /// (`vm::tracing`); everything else shows `line`.
+    pub lineless: bool,
 }
 
 /// Properties of a code object (`co_flags`).

@@ -59,6 +59,7 @@ pub fn optimize(
         }
     }
     let blocks = BlockStarts::new(&listing, &keep, handler_entries);
+    remove_redundant_nops(&listing, &mut keep, &blocks);
     pop_overwritten_stores(&mut listing, &keep, &blocks);
     unpack_without_tuples(&mut listing, &mut keep, &blocks);
     swaptimize(&mut listing, &mut keep, &blocks);
@@ -86,6 +87,31 @@ pub fn optimize(
         }
     }
     new_index
+}
+
+/// Drops each `NOP` that marks no line of its own (CPython's `remove_redundant_nops`): one
+/// after an instruction of its line in its block, or before an instruction of its line.
+/// The `NOP`s left each mark a line that has no other instruction there, for tracing.
+fn remove_redundant_nops(listing: &Listing, keep: &mut [bool], blocks: &BlockStarts) {
+    let n = listing.instrs.len();
+    let mut previous_line = None;
+    for i in 0..n {
+        if blocks.0[i] {
+            previous_line = None;
+        }
+        if !keep[i] {
+            continue;
+        }
+        let line = listing.locs[i].line;
+        if listing.instrs[i] == Instr::Nop {
+            let next_line = (i + 1..n).find(|&j| keep[j]).map(|j| listing.locs[j].line);
+            if previous_line == Some(line) || next_line == Some(line) {
+                keep[i] = false;
+                continue;
+            }
+        }
+        previous_line = Some(line);
+    }
 }
 
 /// A handler's exit that lands on an unconditional jump goes straight to where that one

@@ -56,6 +56,9 @@ impl Vm {
         let mut callees = InlineFrames::default();
         // An exception thrown in (`throw()`) is chained as `_PyErr_ChainStackItem` does.
         let mut thrown = throw.is_some();
+        if thrown && self.tracing_on() {
+            self.trace_thrown_in(base, &callees, &mut throw);
+        }
         let result = loop {
             let exc = match throw.take() {
                 Some(e) => e,
@@ -71,7 +74,12 @@ impl Vm {
                 }
             };
             let thrown_in = std::mem::take(&mut thrown);
-            let Some(escaped) = self.unwind(callees.current(base), exc, thrown_in) else {
+            // Published again while it unwinds, for what runs meanwhile (a trace function,
+            // a `__del__`): the frame is still running.
+            self.publish_frames(base, &callees);
+            let unwound = self.unwind(callees.current(base), exc, thrown_in);
+            self.frame_chain.pop();
+            let Some(escaped) = unwound else {
                 continue;
             };
             if callees.is_empty() {
@@ -93,9 +101,10 @@ impl Vm {
     /// Adds `frame`'s traceback entry to `exc` and jumps to the handler covering the failed
     /// instruction; gives `exc` back when no handler in this frame catches it. A new
     /// exception's `__context__` is the one being handled; one `thrown_in` to a generator
-    /// gets it only from the generator's own `except` block, not its caller's.
-    fn unwind(&mut self, frame: &mut Frame, exc: Exc, thrown_in: bool) -> Option<Exc> {
-        let code = &frame.code;
+    /// gets it only from the generator's own `except` block, not its caller's. A trace
+    /// function sees it pass (`exception`), and the frame end (`return`) if it does.
+    fn unwind(&mut self, frame: &mut Frame, mut exc: Exc, thrown_in: bool) -> Option<Exc> {
+        let code = frame.code.clone();
         let lasti = (frame.ip as usize).saturating_sub(1);
         if frame.reraising {
             frame.reraising = false;
@@ -119,6 +128,7 @@ impl Vm {
             if chain {
                 self.set_context(&exc);
             }
+            self.trace_exception(frame, &mut exc);
         }
         if self.abort.is_some() {
             return Some(exc);
@@ -134,6 +144,7 @@ impl Vm {
             // awaited" there, before the traceback, not later with no line (`<sys>:0`).
             frame.stack.truncate(code.head.nlocalsplus());
             finalize_point!(self, frame);
+            self.trace_unwound(frame);
             return Some(exc);
         };
         let (depth, push_lasti, target) = (handler.depth, handler.push_lasti, handler.target);
@@ -203,7 +214,7 @@ impl Vm {
                 // about to run (inside its `try`), not by the one before a jump.
                 self.countdown -= 1;
                 if self.countdown == 0
-                    && let Some(stop) = self.check_between_instructions()
+                    && let Err(stop) = self.between_instructions(frame)
                 {
                     return Err(stop);
                 }
@@ -846,8 +857,7 @@ impl Vm {
                             self.enter_generator(callees, base, generator, Value::None, after)?;
                             continue 'frames;
                         }
-                        let next = self.next_uncharged(top!(frame))?;
-                        match next {
+                        match self.next_for_loop(frame)? {
                             Some(v) => frame.stack.push(v),
                             None => {
                                 frame.stack.pop();
@@ -1077,6 +1087,7 @@ impl Vm {
                         match self.send_to(&receiver, v)? {
                             FrameResult::Yielded(y) => frame.stack.push(y),
                             FrameResult::Returned(r) => {
+                                self.trace_stop_iteration(frame, &r)?;
                                 frame.stack.push(r);
                                 frame.ip = target;
                             }

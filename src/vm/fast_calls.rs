@@ -763,6 +763,9 @@ impl Vm {
         if FINALIZERS_PENDING.load(Ordering::Relaxed) {
             self.run_finalizers(Some((&caller.code, caller.ip as usize)));
         }
+        if self.tracing_on() {
+            self.trace_generator_end(caller, &result, after)?;
+        }
         if let Some(exhausted) = resume_caller(self, caller, result, after)? {
             self.recycle_generator(exhausted);
         }
@@ -795,6 +798,9 @@ impl Vm {
         let caller = callees.current(base);
         if FINALIZERS_PENDING.load(Ordering::Relaxed) {
             self.run_finalizers(Some((&caller.code, caller.ip as usize)));
+        }
+        if self.tracing_on() {
+            self.trace_generator_end(caller, &result, after)?;
         }
         resume_caller(self, caller, result, after).map(drop)
     }

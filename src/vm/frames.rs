@@ -12,9 +12,9 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use super::frame::{Frame, Generator, InlineFrames};
-use super::object::{CodeObj, Getter, Object, ObjectKind, TracebackEntry};
+use super::object::{CodeObj, Getter, Object, ObjectKind, Setter, TracebackEntry};
 use super::value::{PyDict, Value};
-use super::{PyResult, Vm};
+use super::{FrameTrace, PyResult, Vm};
 use crate::vm::dict::StrKeys;
 
 /// A frame object: a running (or suspended) frame as a program sees it.
@@ -25,7 +25,9 @@ pub struct FrameObject {
     locals: RefCell<Value>,
     pub globals: Rc<PyDict>,
     /// `f_back`: the calling frame's object, or None.
-    pub back: Value,
+    back: RefCell<Value>,
+    /// `f_trace` once the frame has finished (while it runs, tracing keeps it).
+    trace: RefCell<Value>,
     /// Where the frame runs, while it does: its place among the running frames counted
     /// from the outermost, and its address (identity only).
     running: Cell<Option<(usize, usize)>>,
@@ -105,6 +107,14 @@ impl Vm {
         frames
     }
 
+    /// The addresses of the Python frames running now, innermost first (the frames
+    /// themselves are read through them where a `&mut Vm` is needed meanwhile).
+    pub(super) fn running_frame_addresses(&self) -> Vec<*const Frame> {
+        (self.python_frames().into_iter())
+            .map(|f| f as *const Frame)
+            .collect()
+    }
+
     /// `globals()` and `locals()` of the innermost running Python frame (the caller of the
     /// native function now running), or None when no Python code runs.
     pub fn caller_scope(&self) -> Option<(Rc<PyDict>, Value)> {
@@ -117,6 +127,9 @@ impl Vm {
     /// its callers as `f_back`; None when the stack is not that deep.
     pub fn frame_object(&mut self, depth: usize) -> Option<Value> {
         ready(self);
+        if self.keeps_frame_objects() {
+            return self.kept_frame_object(depth);
+        }
         let frames = self.python_frames();
         let outermost = frames.len();
         let snapshots: Vec<_> = (frames.get(depth..)?.iter().enumerate())
@@ -131,8 +144,8 @@ impl Vm {
             .collect();
         let class = self.types.frame.clone();
         let mut back = Value::None;
-        for mut frame in snapshots.into_iter().rev() {
-            frame.back = back;
+        for frame in snapshots.into_iter().rev() {
+            *frame.back.borrow_mut() = back;
             back = Value::object(Object::new(
                 class.clone(),
                 ObjectKind::Other(Box::new(frame)),
@@ -167,7 +180,8 @@ impl Vm {
             // A function's fast locals are not kept (`TracebackEntry::frame`): Null, which
             // `f_locals` reports.
             locals: RefCell::new(kept.namespace.clone().map_or(Value::Null, Value::Dict)),
-            back: caller.unwrap_or(Value::None),
+            back: RefCell::new(caller.unwrap_or(Value::None)),
+            trace: RefCell::new(Value::None),
             running: Cell::new(None),
         };
         Value::object(Object::new(
@@ -205,12 +219,40 @@ fn snapshot(frame: &Frame) -> FrameObject {
         line: Cell::new(frame.line()),
         globals: frame.globals.clone(),
         locals: RefCell::new(locals_of(frame)),
-        back: Value::None,
+        back: RefCell::new(Value::None),
+        trace: RefCell::new(Value::None),
         running: Cell::new(None),
     }
 }
 
 impl FrameObject {
+    /// The object of `frame`, running at `place` among the running frames (counted from
+    /// the outermost), called from `back`'s frame.
+    pub(super) fn running(frame: &Frame, place: usize, back: Value) -> FrameObject {
+        let object = snapshot(frame);
+        object.moved_to(place, back);
+        object
+            .running
+            .set(Some((place, frame as *const Frame as usize)));
+        object
+    }
+
+    /// Its frame runs at `place` now, called from `back`'s frame (a generator's frame
+    /// resumes where it is sent to).
+    pub(super) fn moved_to(&self, place: usize, back: Value) {
+        if let Some((_, address)) = self.running.get() {
+            self.running.set(Some((place, address)));
+        }
+        *self.back.borrow_mut() = back;
+    }
+
+    /// Its frame has finished: it keeps what it saw last, and its `f_trace`.
+    pub(super) fn finish(&self, vm: &Vm, trace: Value) {
+        self.refresh(vm);
+        self.running.set(None);
+        *self.trace.borrow_mut() = trace;
+    }
+
     /// Reads the line and locals again from the frame, if it still runs.
     fn refresh(&self, vm: &Vm) {
         let Some((place, address)) = self.running.get() else {
@@ -254,6 +296,30 @@ pub fn locals_of(frame: &Frame) -> Value {
         }
     }
     Value::dict(table)
+}
+
+/// What tracing keeps of the running frame `v` shows, if it has an entry.
+fn traced<'a>(vm: &'a mut Vm, v: &Value) -> PyResult<Option<&'a mut FrameTrace>> {
+    let frame = this_frame(vm, v)?;
+    frame.refresh(vm);
+    let (running, code) = (frame.running.get(), frame.code.clone());
+    Ok(running.and_then(|(_, address)| vm.tracing.entry(address, &code)))
+}
+
+/// What tracing keeps of the running frame `v` shows, made if there is none (this object
+/// becomes the frame's kept one); None when the frame has finished.
+fn traced_or_new<'a>(vm: &'a mut Vm, v: &Value) -> PyResult<Option<&'a mut FrameTrace>> {
+    let frame = this_frame(vm, v)?;
+    frame.refresh(vm);
+    let (running, code) = (frame.running.get(), frame.code.clone());
+    let Some((_, address)) = running else {
+        return Ok(None);
+    };
+    let entry = vm.tracing.entry_or_new(address, &code);
+    // The frame runs: it has started, and gets no `call` event.
+    entry.active = true;
+    entry.object.get_or_insert_with(|| v.clone());
+    Ok(Some(entry))
 }
 
 fn this_frame<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a FrameObject> {
@@ -309,7 +375,7 @@ fn names_tuple(names: &[Rc<str>]) -> Value {
 
 /// Gives the frame and code types their attributes the first time a frame or code object
 /// is made, so that a program that never looks at one does not pay for them at start-up.
-fn ready(vm: &mut Vm) {
+pub(super) fn ready(vm: &mut Vm) {
     if vm.types.frame.dict.borrow().is_empty() {
         install_attributes(vm);
     }
@@ -367,10 +433,54 @@ fn install_attributes(vm: &mut Vm) {
         ("f_globals", |vm, v| {
             Ok(Value::Dict(this_frame(vm, v)?.globals.clone()))
         }),
-        ("f_back", |vm, v| Ok(this_frame(vm, v)?.back.clone())),
+        ("f_back", |vm, v| {
+            Ok(this_frame(vm, v)?.back.borrow().clone())
+        }),
     ];
     for (name, getter) in frame_attrs {
         vm.add_getset(&frame, name, getter, None);
+    }
+    vm.add_deletable_getset(
+        &frame,
+        "f_trace",
+        |vm, v| match traced(vm, v)? {
+            Some(e) => Ok(e.f_trace.clone()),
+            None => Ok(this_frame(vm, v)?.trace.borrow().clone()),
+        },
+        |vm, v, new| {
+            let new = if new.is_null() { Value::None } else { new };
+            if let Some(e) = traced_or_new(vm, v)? {
+                e.f_trace = new;
+            }
+            Ok(())
+        },
+    );
+    let flags: [(&'static str, Getter, Setter); 2] = [
+        (
+            "f_trace_lines",
+            |vm, v| Ok(Value::Bool(traced(vm, v)?.is_none_or(|e| e.lines))),
+            |vm, v, on| {
+                let on = vm.truthy(&on)?;
+                if let Some(e) = traced_or_new(vm, v)? {
+                    e.lines = on;
+                }
+                Ok(())
+            },
+        ),
+        (
+            "f_trace_opcodes",
+            |vm, v| Ok(Value::Bool(traced(vm, v)?.is_some_and(|e| e.opcodes))),
+            |vm, v, on| {
+                let on = vm.truthy(&on)?;
+                if let Some(e) = traced_or_new(vm, v)? {
+                    e.opcodes = on;
+                }
+                Ok(())
+            },
+        ),
+    ];
+    for (name, getter, setter) in flags {
+        vm.add_getset(&frame, name, getter, Some(setter));
     }
     vm.add_method(&frame, "__repr__", |vm, args, _| {
         let f = this_frame(vm, &args[0])?;

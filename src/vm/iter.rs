@@ -200,17 +200,23 @@ impl Vm {
                 _ => {}
             }
         }
+        match self.call_next_method(it) {
+            Ok(v) => Ok(Some(v)),
+            Err(e) if self.exc_matches(&e, &self.types.stop_iteration.clone()) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// `type(it).__next__(it)`, its StopIteration raised: the protocol of an iterator that
+    /// is not one of the VM's own ([`Vm::next_uncharged`] has those).
+    pub(super) fn call_next_method(&mut self, it: &Value) -> PyResult<Value> {
         let Some(f) = lookup(self.type_of(it), &self.names.next.clone()) else {
             return Err(self.type_error(format!(
                 "'{}' object is not an iterator",
                 self.type_name(it)
             )));
         };
-        match self.call(&f, std::slice::from_ref(it), &[]) {
-            Ok(v) => Ok(Some(v)),
-            Err(e) if self.exc_matches(&e, &self.types.stop_iteration.clone()) => Ok(None),
-            Err(e) => Err(e),
-        }
+        self.call(&f, std::slice::from_ref(it), &[])
     }
 
     /// The next item of the iterator a built-in iterator wraps (`map`, `filter`, `zip`,

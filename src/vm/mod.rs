@@ -67,6 +67,7 @@ pub mod thread_list;
 pub mod threads;
 pub mod trace;
 pub mod traceback;
+pub mod tracing;
 pub mod trashcan;
 pub mod type_attrs;
 pub mod types;
@@ -336,6 +337,8 @@ pub struct Vm {
     pub native_await: fn(&mut Vm, &Value) -> Option<Value>,
     /// `sys.set_asyncgen_hooks` (firstiter, finalizer).
     pub asyncgen_hooks: AsyncGenHooks,
+    /// `sys.settrace`'s function and the frames it traces (`vm::tracing`).
+    pub(crate) tracing: Tracing,
     /// The native modules `import` can make, by name (filled in by the embedder).
     pub native_modules: HashMap<&'static str, ModuleMaker>,
     /// The library modules written in apy that `import` can compile, by name: the file name
@@ -387,6 +390,7 @@ pub struct ThreadOwn {
     pub(crate) repr_stack: Vec<usize>,
     pub(crate) class_namespaces: Vec<(Rc<PyDict>, Value)>,
     pub(crate) asyncgen_hooks: AsyncGenHooks,
+    pub(crate) tracing: Tracing,
     /// One per hook of the thread table, in order: the layers' own per-thread state.
     pub(crate) slots: Vec<Value>,
     /// Its own native stack (None: the main thread's is the interpreter thread's, and a
@@ -561,10 +565,34 @@ impl Vm {
         None
     }
 
-    /// Starts a check window of `length` (at least 1) instructions.
+    /// The dispatch loop's check when its window runs out ([`Vm::check_between_instructions`]),
+    /// then, while a trace function is set, the events of the instruction about to run in
+    /// `frame`.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn between_instructions(&mut self, frame: &mut frame::Frame) -> PyResult<()> {
+        if let Some(stop) = self.check_between_instructions() {
+            return Err(stop);
+        }
+        if self.tracing_on() {
+            self.trace_instruction(frame)?;
+        }
+        Ok(())
+    }
+
+    /// Starts a check window of `length` (at least 1) instructions; of one while a trace
+    /// function is set, which sees every instruction (`vm::tracing`).
     fn start_window(&mut self, length: u64) {
-        self.window = length.max(1);
+        self.window = if self.tracing_on() { 1 } else { length.max(1) };
         self.countdown = self.window;
+    }
+
+    /// Ends the check window now (the instructions run in it counted): the next
+    /// instruction checks, and a window of one starts if a trace function is set.
+    fn narrow_window(&mut self) {
+        self.steps = self.steps.saturating_add(self.window - self.countdown);
+        self.window = 1;
+        self.countdown = 1;
     }
 
     /// Blocks until `until` (None: until woken), or until Ctrl-C is pressed or the time
@@ -746,6 +774,50 @@ impl Vm {
         self.native_depth -= 1;
         result
     }
+}
+
+/// A thread's tracing (`vm::tracing`): `sys.settrace`'s and `sys.setprofile`'s functions
+/// and the frames they have seen.
+#[derive(Default)]
+pub struct Tracing {
+    /// The function `sys.settrace` set (None: not tracing; frames may keep an `f_trace`).
+    function: Option<Value>,
+    /// The function `sys.setprofile` set.
+    profile: Option<Value>,
+    /// Set while a trace function runs: what it runs is not traced.
+    busy: bool,
+    /// The frames seen, by address.
+    frames: HashMap<usize, FrameTrace>,
+    /// The lines of code objects' instructions, by code object (kept alive by its entry).
+    lines: HashMap<usize, (Rc<object::CodeObj>, Rc<Lines>)>,
+}
+
+/// What tracing keeps of one frame.
+pub struct FrameTrace {
+    /// Its code (a finished frame's address may be reused by another).
+    code: Rc<object::CodeObj>,
+    /// `f_trace`: the local trace function, None for none.
+    f_trace: Value,
+    /// `f_trace_lines`, `f_trace_opcodes`.
+    lines: bool,
+    opcodes: bool,
+    /// Whether its `call` event was given (false between a generator's yield and resume).
+    active: bool,
+    /// The instruction it ran last and the line it was on (a lineless one's is the line
+    /// run before it), None when it has just started or resumed.
+    previous: Option<(u32, Option<u32>)>,
+    /// The native function its last instruction called, for the profile function's
+    /// `c_return` or `c_exception`.
+    c_call: Option<Value>,
+    /// Its frame object, made when first needed.
+    object: Option<Value>,
+}
+
+/// A code object's lines as tracing sees them: each instruction's (None: none), and
+/// whether it starts one.
+struct Lines {
+    line: Vec<Option<u32>>,
+    starts: Vec<bool>,
 }
 
 /// The functions `os.register_at_fork` was given, each list in the order registered.

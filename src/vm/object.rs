@@ -640,6 +640,8 @@ pub enum ObjectKind {
         name: &'static str,
         get: Getter,
         set: Option<Setter>,
+        /// Whether `del obj.name` calls `set` with `Null` (else it is refused).
+        deletable: bool,
         /// The name of the type it is an attribute of (`<attribute 'real' of 'int' objects>`).
         owner: Rc<str>,
     },

@@ -80,6 +80,7 @@ impl Vm {
             native_send: |_, _| None,
             native_await: |_, _| None,
             asyncgen_hooks: Default::default(),
+            tracing: Default::default(),
             native_modules: HashMap::new(),
             library_modules: HashMap::new(),
             frame_chain: Vec::new(),

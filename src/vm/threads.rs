@@ -409,6 +409,7 @@ impl Vm {
         std::mem::swap(&mut self.repr_stack, &mut s.repr_stack);
         std::mem::swap(&mut self.class_namespaces, &mut s.class_namespaces);
         std::mem::swap(&mut self.asyncgen_hooks, &mut s.asyncgen_hooks);
+        std::mem::swap(&mut self.tracing, &mut s.tracing);
         s.slots.resize(self.threads.hooks.len(), Value::None);
         for (k, hook) in self.threads.hooks.clone().into_iter().enumerate() {
             let mine = std::mem::replace(&mut s.slots[k], Value::None);

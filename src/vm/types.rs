@@ -708,12 +708,35 @@ impl Vm {
         get: Getter,
         set: Option<Setter>,
     ) {
+        self.add_getset_with(ty, name, get, set, false);
+    }
+
+    /// [`Vm::add_getset`] of an attribute `del` may clear: its setter gets `Null` then.
+    pub fn add_deletable_getset(
+        &mut self,
+        ty: &Rc<PyType>,
+        name: &'static str,
+        get: Getter,
+        set: Setter,
+    ) {
+        self.add_getset_with(ty, name, get, Some(set), true);
+    }
+
+    fn add_getset_with(
+        &mut self,
+        ty: &Rc<PyType>,
+        name: &'static str,
+        get: Getter,
+        set: Option<Setter>,
+        deletable: bool,
+    ) {
         let descr = Value::object(Object::new(
             self.types.getset_descriptor.clone(),
             ObjectKind::GetSet {
                 name,
                 get,
                 set,
+                deletable,
                 owner: ty.name(),
             },
         ));
@@ -1235,8 +1258,9 @@ impl Vm {
                 self.call(&func.clone(), &args, &[])?;
                 Ok(())
             }
-            ObjectKind::GetSet { set, .. } => match (set, value) {
+            ObjectKind::GetSet { set, deletable, .. } => match (set, value) {
                 (Some(set), Some(v)) => set(self, obj, v),
+                (Some(set), None) if *deletable => set(self, obj, Value::Null),
                 _ => Err(self.attribute_error(format!(
                     "attribute '{}' of '{}' objects is not writable",
                     name.as_str(),

@@ -210,7 +210,7 @@ impl<'a> Codegen<'a> {
             })?;
         }
         self.bind(if_cleanup);
-        self.jump(Instr::Jump, start);
+        self.jump_without_line(Instr::Jump, start);
         self.bind(anchor);
         if generator.is_async {
             self.at(generator.iter.span, |c| c.emit(Instr::EndAsyncFor));

@@ -198,9 +198,14 @@ impl<'a> Codegen<'a> {
         self.u().first_line = first_line;
         self.set_arg_counts(&def.params);
         // The first constant of a function is its docstring (or None), as in CPython 3.13.
-        let doc = docstring(&def.body).map_or(Constant::None, |d| Constant::Str(d.into()));
-        self.const_index(doc);
-        self.function_body(|c| c.body(&def.body))?;
+        let doc = docstring(&def.body);
+        // The docstring is no statement of the body (it would mark its line).
+        let body = match doc {
+            Some(_) => &def.body[1..],
+            None => &def.body[..],
+        };
+        self.const_index(doc.map_or(Constant::None, |d| Constant::Str(d.into())));
+        self.function_body(|c| c.body(body))?;
         let code = self.assemble()?;
         self.make_function(code, attrs, span)
     }

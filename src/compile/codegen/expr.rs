@@ -157,7 +157,7 @@ impl<'a> Codegen<'a> {
                 let end = self.new_label();
                 self.jump_if(test, false, next)?;
                 self.expr(body)?;
-                self.jump(Instr::Jump, end);
+                self.jump_without_line(Instr::Jump, end);
                 self.bind(next);
                 self.expr(orelse)?;
                 self.bind(end);

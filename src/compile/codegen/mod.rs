@@ -286,6 +286,7 @@ impl<'a> Codegen<'a> {
         Location {
             line: self.lines.line_of(span.start),
             span,
+            lineless: false,
         }
     }
 
@@ -418,6 +419,14 @@ impl<'a> Codegen<'a> {
     /// Emit a jump instruction; `make` receives the label id, patched at assembly.
     fn jump(&mut self, make: fn(Label) -> Instr, label: LabelId) {
         self.emit(make(label.0));
+    }
+
+    /// [`Self::jump`] where CPython's has no line of its own ([`Location::lineless`]).
+    fn jump_without_line(&mut self, make: fn(Label) -> Instr, label: LabelId) {
+        let loc = self.unit().loc;
+        self.u().loc.lineless = true;
+        self.jump(make, label);
+        self.u().loc = loc;
     }
 
     /// Start an exception handler at the current position (CPython's `SETUP_*`).

@@ -86,7 +86,7 @@ impl<'a> Codegen<'a> {
                 self.at(span, |c| c.emit(Instr::PopTop));
             }
             self.body(&case.body)?;
-            self.jump(Instr::Jump, end);
+            self.jump_without_line(Instr::Jump, end);
             // A failed pattern's clean-up belongs to the pattern's line, not the body's.
             self.at(span, |c| c.emit_and_reset_fail_pop(&mut pc));
         }

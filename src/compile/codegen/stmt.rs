@@ -34,7 +34,8 @@ impl<'a> Codegen<'a> {
                     self.emit(Instr::CallIntrinsic1(Intrinsic1::Print));
                     self.emit(Instr::PopTop);
                 } else if let ExprKind::Constant(_) = e.kind {
-                    // A docstring-like constant statement does nothing.
+                    // A constant statement does nothing but mark its line (for tracing).
+                    self.emit(Instr::Nop);
                 } else {
                     self.expr(e)?;
                     self.emit(Instr::PopTop);
@@ -102,7 +103,13 @@ impl<'a> Codegen<'a> {
                 }
                 Ok(())
             }
-            StmtKind::Pass | StmtKind::Global(_) | StmtKind::Nonlocal(_) => Ok(()),
+            // `pass` marks its line (for tracing), as in CPython; the peephole drops the
+            // mark where another instruction of the line does.
+            StmtKind::Pass => {
+                self.emit(Instr::Nop);
+                Ok(())
+            }
+            StmtKind::Global(_) | StmtKind::Nonlocal(_) => Ok(()),
             StmtKind::Break | StmtKind::Continue => {
                 let is_break = matches!(stmt.kind, StmtKind::Break);
                 let (found, saved) = self.unwind_fblock_stack(false, true, span)?;
@@ -164,7 +171,7 @@ impl<'a> Codegen<'a> {
                     self.bind(next);
                 } else {
                     let end = self.new_label();
-                    self.jump(Instr::Jump, end);
+                    self.jump_without_line(Instr::Jump, end);
                     self.bind(next);
                     self.body(orelse)?;
                     self.bind(end);
@@ -194,6 +201,9 @@ impl<'a> Codegen<'a> {
                 finalbody,
                 is_star,
             } => {
+                // The `try:` line (for tracing), outside every handler: CPython's
+                // SETUP_FINALLY, which becomes a NOP.
+                self.emit(Instr::Nop);
                 if finalbody.is_empty() {
                     self.try_except(body, handlers, orelse, *is_star)
                 } else {
@@ -245,6 +255,13 @@ impl<'a> Codegen<'a> {
             {
                 self.quiet_carets(span.start, v);
             }
+        } else if let Some(v) = value {
+            // The line of a constant's return (for tracing), as CPython's `compiler_return`
+            // marks it before any `finally` runs.
+            self.at(v.span, |c| c.emit(Instr::Nop));
+        }
+        if value.is_none_or(|v| self.location(v.span).line != self.location(span).line) {
+            self.emit(Instr::Nop);
         }
         let (_, saved) = self.unwind_fblock_stack(constant.is_none(), false, span)?;
         match constant {
@@ -271,7 +288,12 @@ impl<'a> Codegen<'a> {
         let anchor = self.new_label();
         let exit = self.new_label();
         let forever = is_true_constant(test);
+        let while_line = self.u().loc;
         self.bind(start);
+        if forever {
+            // The line of `while True:` (for tracing), as CPython's folded test leaves it.
+            self.emit(Instr::Nop);
+        }
         self.push_fblock(FBlockKind::WhileLoop { start, exit });
         if !forever {
             self.jump_if(test, false, anchor)?;
@@ -279,6 +301,8 @@ impl<'a> Codegen<'a> {
         self.bind(body_start);
         self.body(body)?;
         if forever {
+            // On the `while` line, as CPython has it.
+            self.u().loc = while_line;
             self.jump(Instr::Jump, body_start);
         } else {
             self.jump_if(test, true, body_start)?;
@@ -307,7 +331,7 @@ impl<'a> Codegen<'a> {
         self.push_fblock(FBlockKind::ForLoop { start, exit });
         self.store(target)?;
         self.body(body)?;
-        self.jump(Instr::Jump, start);
+        self.jump_without_line(Instr::Jump, start);
         self.u().fblocks.pop();
         self.bind(cleanup);
         self.body(orelse)?;
@@ -340,7 +364,7 @@ impl<'a> Codegen<'a> {
         self.push_fblock(FBlockKind::ForLoop { start, exit });
         self.store(target)?;
         self.body(body)?;
-        self.jump(Instr::Jump, start);
+        self.jump_without_line(Instr::Jump, start);
         self.u().fblocks.pop();
         self.bind(except);
         self.at(iter.span, |c| c.emit(Instr::EndAsyncFor));
@@ -380,7 +404,7 @@ impl<'a> Codegen<'a> {
         self.u().fblocks.pop();
         self.pop_handler();
         self.body(orelse)?;
-        self.jump(Instr::Jump, end);
+        self.jump_without_line(Instr::Jump, end);
 
         self.bind(except);
         self.u().cold += 1;
@@ -413,7 +437,7 @@ impl<'a> Codegen<'a> {
                     self.pop_handler();
                     self.emit(Instr::PopExcept);
                     self.clear_name(&name.name, name.span)?;
-                    self.jump(Instr::JumpNoInterrupt, end);
+                    self.jump_without_line(Instr::JumpNoInterrupt, end);
                     // An exception inside the handler body: clear the name, re-raise.
                     self.u().handler_stack.push(cleanup_handler);
                     self.bind(cleanup_end);
@@ -427,7 +451,7 @@ impl<'a> Codegen<'a> {
                     self.u().fblocks.pop();
                     self.pop_handler();
                     self.emit(Instr::PopExcept);
-                    self.jump(Instr::JumpNoInterrupt, end);
+                    self.jump_without_line(Instr::JumpNoInterrupt, end);
                     self.u().handler_stack.push(cleanup_handler);
                 }
             }
@@ -465,7 +489,7 @@ impl<'a> Codegen<'a> {
         self.u().fblocks.pop();
         self.pop_handler();
         self.body(orelse)?;
-        self.jump(Instr::Jump, end);
+        self.jump_without_line(Instr::Jump, end);
 
         // Stack: prev_exc orig excs rest
         self.bind(except);
@@ -532,7 +556,7 @@ impl<'a> Codegen<'a> {
         self.emit(Instr::PopTop);
         self.pop_handler();
         self.emit(Instr::PopExcept);
-        self.jump(Instr::JumpNoInterrupt, end);
+        self.jump_without_line(Instr::JumpNoInterrupt, end);
         self.bind(reraise);
         self.emit(Instr::Swap(2));
         self.emit(Instr::PopExcept);
@@ -582,7 +606,7 @@ impl<'a> Codegen<'a> {
         self.u().fblocks.pop();
         self.pop_handler();
         self.body(finalbody)?;
-        self.jump(Instr::Jump, exit);
+        self.jump_without_line(Instr::Jump, exit);
 
         // The exceptional path: run the finally body with the exception saved, re-raise.
         self.bind(end);

@@ -33,6 +33,7 @@ impl<'a> Codegen<'a> {
             handlers: self.unit().handler_stack.clone(),
         };
         let mut found = None;
+        let mut through_finally = false;
         while let Some(block) = self.u().fblocks.pop() {
             if to_loop
                 && matches!(
@@ -51,8 +52,14 @@ impl<'a> Codegen<'a> {
                 );
             }
             self.unwind_fblock(&block, preserve_tos)?;
+            through_finally |= matches!(block.kind, FBlockKind::FinallyTry { .. });
         }
-        self.u().loc = self.location(span);
+        // After a `finally` body, CPython's jump or return has no line of its own: it is
+        // on the last line run (`propagate_line_numbers`).
+        self.u().loc = match self.unit().locs.last() {
+            Some(&last) if through_finally => last,
+            _ => self.location(span),
+        };
         Ok((found, saved))
     }
 
