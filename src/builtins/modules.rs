@@ -170,8 +170,7 @@ fn sys_module(vm: &mut Vm) -> Value {
         (
             "settrace",
             vm.native("settrace", |vm, args, kw| {
-                Signature::one("sys", "settrace").check(vm, args, kw)?;
-                let function = Some(args[0].clone()).filter(|f| !f.is_none());
+                let function = hook_arg(vm, "settrace", args, kw)?;
                 vm.set_trace(function);
                 Ok(Value::None)
             }),
@@ -186,8 +185,7 @@ fn sys_module(vm: &mut Vm) -> Value {
         (
             "setprofile",
             vm.native("setprofile", |vm, args, kw| {
-                Signature::one("sys", "setprofile").check(vm, args, kw)?;
-                let function = Some(args[0].clone()).filter(|f| !f.is_none());
+                let function = hook_arg(vm, "setprofile", args, kw)?;
                 vm.set_profile(function);
                 Ok(Value::None)
             }),
@@ -392,6 +390,13 @@ fn implementation(vm: &mut Vm) -> Value {
 }
 
 /// `sys._getframe(depth=0)`: a snapshot of the calling frame, or of one of its callers.
+/// The one argument of `sys.settrace` and `sys.setprofile` (`name`): the function, or
+/// None to turn the hook off.
+fn hook_arg(vm: &Vm, name: &'static str, args: &[Value], kw: &KwArgs) -> PyResult<Option<Value>> {
+    Signature::one("sys", name).check(vm, args, kw)?;
+    Ok(Some(args[0].clone()).filter(|f| !f.is_none()))
+}
+
 fn sys_getframe(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     check_kwargs(vm, "_getframe", kw, &[])?;
     check_arity(vm, "_getframe", args, 0, 1)?;

@@ -322,6 +322,23 @@ fn traced_or_new<'a>(vm: &'a mut Vm, v: &Value) -> PyResult<Option<&'a mut Frame
     Ok(Some(entry))
 }
 
+/// Sets `f_trace_lines` or `f_trace_opcodes` (`flag`) of the running frame `v` shows to
+/// `on`, which must be a bool.
+fn set_trace_flag(
+    vm: &mut Vm,
+    v: &Value,
+    on: &Value,
+    flag: fn(&mut FrameTrace) -> &mut bool,
+) -> PyResult<()> {
+    let Value::Bool(on) = *on else {
+        return Err(vm.type_error("attribute value type must be bool"));
+    };
+    if let Some(e) = traced_or_new(vm, v)? {
+        *flag(e) = on;
+    }
+    Ok(())
+}
+
 fn this_frame<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a FrameObject> {
     v.native::<FrameObject>()
         .ok_or_else(|| vm.type_error("descriptor requires a 'frame' object"))
@@ -459,24 +476,12 @@ fn install_attributes(vm: &mut Vm) {
         (
             "f_trace_lines",
             |vm, v| Ok(Value::Bool(traced(vm, v)?.is_none_or(|e| e.lines))),
-            |vm, v, on| {
-                let on = vm.truthy(&on)?;
-                if let Some(e) = traced_or_new(vm, v)? {
-                    e.lines = on;
-                }
-                Ok(())
-            },
+            |vm, v, on| set_trace_flag(vm, v, &on, |e| &mut e.lines),
         ),
         (
             "f_trace_opcodes",
             |vm, v| Ok(Value::Bool(traced(vm, v)?.is_some_and(|e| e.opcodes))),
-            |vm, v, on| {
-                let on = vm.truthy(&on)?;
-                if let Some(e) = traced_or_new(vm, v)? {
-                    e.opcodes = on;
-                }
-                Ok(())
-            },
+            |vm, v, on| set_trace_flag(vm, v, &on, |e| &mut e.opcodes),
         ),
     ];
     for (name, getter, setter) in flags {
