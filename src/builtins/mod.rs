@@ -24,6 +24,9 @@
 //!   (`exit` and `quit`); `time.rs` (`_time`, the native half of `time`); `collections.rs` (the `_collections` module and `heapq`), `deque.rs` (`deque`), `inspect.rs` (`inspect`, `types`),
 //!   `contextvars.rs`, `random.rs` (over `random_core.rs`, the Mersenne Twister), `math.rs`
 //!   (with `math_int.rs`, `math_sum.rs`), `cmath.rs` (with `cmath_special.rs`), `itertools.rs` (with `itertools_comb.rs`);
+//!   the POSIX modules: `pwd_grp.rs` (`pwd`, `grp`), `resource_module.rs`, `fcntl_module.rs`,
+//!   `termios_module.rs` (descriptor arguments in `fd_arg.rs`, their numbers and texts in
+//!   `posix_constants.rs`, their struct sequences through `structseq.rs`), `faulthandler.rs`;
 //!   `frames.rs` (`_frames`, what `logging`,
 //!   `warnings` and `traceback` ask of the running program); `module_args.rs` converts their arguments as CPython's C API does.
 //!
@@ -55,6 +58,11 @@ mod dir;
 mod dis;
 mod errno_module;
 mod exec;
+mod faulthandler;
+#[cfg(not(target_arch = "wasm32"))]
+mod fcntl_module;
+#[cfg(not(target_arch = "wasm32"))]
+mod fd_arg;
 #[cfg(not(target_arch = "wasm32"))]
 mod fork;
 mod frames;
@@ -80,13 +88,18 @@ mod num_type;
 mod os;
 #[cfg(target_arch = "wasm32")]
 mod page_os;
+mod posix_constants;
 #[cfg(not(target_arch = "wasm32"))]
 mod process;
+#[cfg(not(target_arch = "wasm32"))]
+mod pwd_grp;
 mod random;
 mod random_core;
 mod range_type;
 mod re_engine;
 mod reduce;
+#[cfg(not(target_arch = "wasm32"))]
+mod resource_module;
 mod select_constants;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod select_module;
@@ -109,6 +122,9 @@ mod std_streams;
 mod stdin_reader;
 mod str_type;
 mod struct_module;
+mod structseq;
+#[cfg(not(target_arch = "wasm32"))]
+mod termios_module;
 mod text_file;
 mod thread;
 mod time;

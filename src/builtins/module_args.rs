@@ -114,3 +114,23 @@ pub fn bind_kwonly(
     }
     sig.bind(vm, args, kw)
 }
+
+/// `PyLong_AsLong`: an int (or `__index__`) that fits a C long (`resource`, `fcntl`,
+/// `termios`, which a page does not have).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn as_c_long(vm: &mut Vm, v: &Value) -> PyResult<i64> {
+    let n = match v {
+        Value::BigInt(_) => None,
+        _ => match vm.index_int(v)? {
+            Some(Int::Small(n)) => Some(n),
+            Some(_) => None,
+            None => {
+                return Err(vm.type_error(format!(
+                    "'{}' object cannot be interpreted as an integer",
+                    vm.type_name(v)
+                )));
+            }
+        },
+    };
+    n.ok_or_else(|| vm.overflow_error("Python int too large to convert to C long"))
+}

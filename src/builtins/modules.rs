@@ -54,17 +54,24 @@ pub fn register(vm: &mut Vm) {
         ("zlib", super::zlib_module::module),
         ("_imp", imp_module),
         ("_ast_tree", super::ast_module::module),
+        ("faulthandler", super::faulthandler::module),
     ];
     for &(name, make) in modules {
         vm.register_module(name, make);
     }
-    // Sockets and processes, which a page in a browser does not have (src/web.rs).
+    // Sockets, processes, users, limits and terminals, which a page in a browser does not
+    // have (src/web.rs).
     #[cfg(not(target_arch = "wasm32"))]
     {
         vm.register_module("socket", super::socket::module);
         vm.register_module("select", super::select_module::module);
         vm.register_module("selectors", super::selectors::module);
         vm.register_module("_spawn", super::process::spawn_module);
+        vm.register_module("pwd", super::pwd_grp::pwd_module);
+        vm.register_module("grp", super::pwd_grp::grp_module);
+        vm.register_module("resource", super::resource_module::module);
+        vm.register_module("fcntl", super::fcntl_module::module);
+        vm.register_module("termios", super::termios_module::module);
     }
     // A page has them in name only: every socket or process is refused.
     #[cfg(target_arch = "wasm32")]
@@ -73,6 +80,11 @@ pub fn register(vm: &mut Vm) {
         vm.register_module("select", super::page_os::select_module);
         vm.register_module("selectors", super::page_os::selectors_module);
         vm.register_module("_spawn", super::page_os::spawn_module);
+        vm.register_module("pwd", super::page_os::pwd_module);
+        vm.register_module("grp", super::page_os::grp_module);
+        vm.register_module("resource", super::page_os::resource_module);
+        vm.register_module("fcntl", super::page_os::fcntl_module);
+        vm.register_module("termios", super::page_os::termios_module);
     }
 }
 

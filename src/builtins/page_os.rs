@@ -5,6 +5,9 @@
 //! raises the sandbox's `PermissionError`, as `apy --sandbox` does natively (a page is
 //! always sandboxed). Natively these modules are `socket.rs`, `select_module.rs`,
 //! `selectors.rs` and `process.rs`. (`_signal` has its numbers in a page too: `signal_module.rs`.)
+//! `pwd`, `grp`, `resource`, `fcntl` and `termios` import the same way, with their
+//! classes and numbers, every call refused (natively `pwd_grp.rs`, `resource_module.rs`,
+//! `fcntl_module.rs`, `termios_module.rs`).
 
 use crate::vm::object::{KwArgs, Layout, NativeFn};
 use crate::vm::sandbox::Capability;
@@ -217,3 +220,159 @@ const OPEN_FLAGS: &[(&str, i64)] = &[
     ("SEEK_DATA", 3),
     ("SEEK_HOLE", 4),
 ];
+
+/// A module of the user and group databases, the system's limits or its terminals, as a
+/// page has it: its names, numbers and classes, every call refused (a page has no users,
+/// no limits of its own and no descriptors).
+fn refused_module(
+    vm: &mut Vm,
+    name: &'static str,
+    doc: Option<&str>,
+    functions: &[(&'static str, NativeFn)],
+    mut attrs: Vec<(&'static str, Value)>,
+) -> Value {
+    if let Some(doc) = doc {
+        attrs.push(("__doc__", Value::str(doc)));
+    }
+    for &(function, f) in functions {
+        attrs.push((function, vm.native(function, f)));
+    }
+    vm.new_module(name, attrs)
+}
+
+/// `pwd`: `struct_passwd`; the look-ups refused.
+pub fn pwd_module(vm: &mut Vm) -> Value {
+    use super::posix_constants::{PASSWD_DOC, PASSWD_FIELDS, PWD_DOC};
+    let class = super::structseq::make_class(vm, "pwd.struct_passwd", PASSWD_FIELDS, PASSWD_DOC);
+    let functions: [(&'static str, NativeFn); 3] = [
+        ("getpwuid", |vm, _, _| {
+            denied(vm, Capability::Files, "pwd.getpwuid")
+        }),
+        ("getpwnam", |vm, _, _| {
+            denied(vm, Capability::Files, "pwd.getpwnam")
+        }),
+        ("getpwall", |vm, _, _| {
+            denied(vm, Capability::Files, "pwd.getpwall")
+        }),
+    ];
+    refused_module(
+        vm,
+        "pwd",
+        Some(PWD_DOC),
+        &functions,
+        vec![("struct_passwd", class)],
+    )
+}
+
+/// `grp`: `struct_group`; the look-ups refused.
+pub fn grp_module(vm: &mut Vm) -> Value {
+    use super::posix_constants::{GROUP_DOC, GROUP_FIELDS, GRP_DOC};
+    let class = super::structseq::make_class(vm, "grp.struct_group", GROUP_FIELDS, GROUP_DOC);
+    let functions: [(&'static str, NativeFn); 3] = [
+        ("getgrgid", |vm, _, _| {
+            denied(vm, Capability::Files, "grp.getgrgid")
+        }),
+        ("getgrnam", |vm, _, _| {
+            denied(vm, Capability::Files, "grp.getgrnam")
+        }),
+        ("getgrall", |vm, _, _| {
+            denied(vm, Capability::Files, "grp.getgrall")
+        }),
+    ];
+    refused_module(
+        vm,
+        "grp",
+        Some(GRP_DOC),
+        &functions,
+        vec![("struct_group", class)],
+    )
+}
+
+/// `resource`: its numbers, `struct_rusage` and `error`; every call refused.
+pub fn resource_module(vm: &mut Vm) -> Value {
+    use super::posix_constants::{RESOURCE, RUSAGE_DOC, RUSAGE_FIELDS};
+    let class =
+        super::structseq::make_class(vm, "resource.struct_rusage", RUSAGE_FIELDS, RUSAGE_DOC);
+    let functions: [(&'static str, NativeFn); 5] = [
+        ("getrusage", |vm, _, _| {
+            denied(vm, Capability::Processes, "resource.getrusage")
+        }),
+        ("getrlimit", |vm, _, _| {
+            denied(vm, Capability::Processes, "resource.getrlimit")
+        }),
+        ("setrlimit", |vm, _, _| {
+            denied(vm, Capability::Processes, "resource.setrlimit")
+        }),
+        ("prlimit", |vm, _, _| {
+            denied(vm, Capability::Processes, "resource.prlimit")
+        }),
+        ("getpagesize", |vm, _, _| {
+            denied(vm, Capability::Processes, "resource.getpagesize")
+        }),
+    ];
+    let mut attrs = vec![
+        ("error", Value::Type(vm.types.os_error.clone())),
+        ("struct_rusage", class),
+        ("RLIM_INFINITY", Value::Int(-1)),
+    ];
+    attrs.extend(RESOURCE.iter().map(|&(name, n)| (name, Value::Int(n))));
+    refused_module(vm, "resource", None, &functions, attrs)
+}
+
+/// `fcntl`: its numbers; every call refused.
+pub fn fcntl_module(vm: &mut Vm) -> Value {
+    use super::posix_constants::{FCNTL, FCNTL_DOC};
+    let functions: [(&'static str, NativeFn); 4] = [
+        ("fcntl", |vm, _, _| {
+            denied(vm, Capability::Files, "fcntl.fcntl")
+        }),
+        ("ioctl", |vm, _, _| {
+            denied(vm, Capability::Files, "fcntl.ioctl")
+        }),
+        ("flock", |vm, _, _| {
+            denied(vm, Capability::Files, "fcntl.flock")
+        }),
+        ("lockf", |vm, _, _| {
+            denied(vm, Capability::Files, "fcntl.lockf")
+        }),
+    ];
+    let attrs = FCNTL
+        .iter()
+        .map(|&(name, n)| (name, Value::Int(n)))
+        .collect();
+    refused_module(vm, "fcntl", Some(FCNTL_DOC), &functions, attrs)
+}
+
+/// `termios`: its numbers and `error`; every call refused (`tty` imports over it).
+pub fn termios_module(vm: &mut Vm) -> Value {
+    use super::posix_constants::{TERMIOS, TERMIOS_DOC, termios_error};
+    let functions: [(&'static str, NativeFn); 8] = [
+        ("tcgetattr", |vm, _, _| {
+            denied(vm, Capability::Files, "termios.tcgetattr")
+        }),
+        ("tcsetattr", |vm, _, _| {
+            denied(vm, Capability::Files, "termios.tcsetattr")
+        }),
+        ("tcsendbreak", |vm, _, _| {
+            denied(vm, Capability::Files, "termios.tcsendbreak")
+        }),
+        ("tcdrain", |vm, _, _| {
+            denied(vm, Capability::Files, "termios.tcdrain")
+        }),
+        ("tcflush", |vm, _, _| {
+            denied(vm, Capability::Files, "termios.tcflush")
+        }),
+        ("tcflow", |vm, _, _| {
+            denied(vm, Capability::Files, "termios.tcflow")
+        }),
+        ("tcgetwinsize", |vm, _, _| {
+            denied(vm, Capability::Files, "termios.tcgetwinsize")
+        }),
+        ("tcsetwinsize", |vm, _, _| {
+            denied(vm, Capability::Files, "termios.tcsetwinsize")
+        }),
+    ];
+    let mut attrs = vec![("error", termios_error(vm))];
+    attrs.extend(TERMIOS.iter().map(|&(name, n)| (name, Value::Int(n))));
+    refused_module(vm, "termios", Some(TERMIOS_DOC), &functions, attrs)
+}

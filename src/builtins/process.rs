@@ -96,6 +96,10 @@ const OS_FUNCTIONS: &[(&str, Function)] = &[
         check_arity(vm, "getuid", args, 0, 0)?;
         Ok(Value::Int(sys::getuid().into()))
     }),
+    ("getgid", |vm, args, _| {
+        check_arity(vm, "getgid", args, 0, 0)?;
+        Ok(Value::Int(sys::getgid().into()))
+    }),
     // `os.confstr(name)` looks a name up in os.apy's `confstr_names` and asks this.
     ("_confstr", |vm, args, _| {
         check_arity(vm, "confstr", args, 1, 1)?;
@@ -126,6 +130,15 @@ const OS_FUNCTIONS: &[(&str, Function)] = &[
         Ok(Value::tuple(vec![
             Value::Int(r.into()),
             Value::Int(w.into()),
+        ]))
+    }),
+    ("openpty", |vm, args, _| {
+        check_arity(vm, "openpty", args, 0, 0)?;
+        vm.require(Capability::Files, "/dev/ptmx")?;
+        let (master, slave) = sys::openpty().map_err(|e| vm.os_error(&e, None))?;
+        Ok(Value::tuple(vec![
+            Value::Int(master.into()),
+            Value::Int(slave.into()),
         ]))
     }),
     ("read", |vm, args, _| {

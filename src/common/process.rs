@@ -139,6 +139,36 @@ pub fn pipe() -> io::Result<(RawFd, RawFd)> {
     Ok((fds[0], fds[1]))
 }
 
+/// A new pseudo-terminal: its controlling side and its terminal side, both closed on exec
+/// (CPython's `os.openpty`, over `posix_openpt` as glibc's `openpty` is).
+pub fn openpty() -> io::Result<(RawFd, RawFd)> {
+    let flags = libc::O_RDWR | libc::O_NOCTTY | libc::O_CLOEXEC;
+    // SAFETY: posix_openpt takes flags only.
+    let master = check(unsafe { libc::posix_openpt(flags) })?;
+    let slave = (|| {
+        // SAFETY: `master` is the controlling side just opened.
+        check(unsafe { libc::grantpt(master) })?;
+        // SAFETY: as above.
+        check(unsafe { libc::unlockpt(master) })?;
+        let mut name = [0 as libc::c_char; 128];
+        // SAFETY: `name` has room for the length passed; ptsname_r NUL-terminates it.
+        let status = unsafe { libc::ptsname_r(master, name.as_mut_ptr(), name.len()) };
+        if status != 0 {
+            return Err(io::Error::from_raw_os_error(status));
+        }
+        // SAFETY: `name` holds the NUL-terminated path ptsname_r wrote.
+        check(unsafe { libc::open(name.as_ptr(), flags) })
+    })();
+    match slave {
+        Ok(slave) => Ok((master, slave)),
+        Err(e) => {
+            // SAFETY: `master` is ours, and closed once.
+            unsafe { libc::close(master) };
+            Err(e)
+        }
+    }
+}
+
 /// Opens `path` (relative to the folder open as `dir_fd`, if any) with `flags` (and `mode`
 /// for a file it creates), closed on exec as CPython's `os.open` makes every descriptor
 /// (PEP 446).
@@ -302,6 +332,12 @@ pub fn uname() -> io::Result<[String; 5]> {
 pub fn getuid() -> u32 {
     // SAFETY: getuid cannot fail and has no memory effects.
     unsafe { libc::getuid() }
+}
+
+/// The real group id of the process.
+pub fn getgid() -> u32 {
+    // SAFETY: getgid cannot fail and has no memory effects.
+    unsafe { libc::getgid() }
 }
 
 /// `confstr(3)` for the configuration value `name`: None when the system has no value

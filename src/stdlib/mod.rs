@@ -30,6 +30,8 @@ library_modules! {
     "ast", "ast.py", "ast.apy";
     "_ast_unparse", "ast.py", "ast_unparse.apy";
     "_sysinfo", "_sysinfo.py", "_sysinfo.apy";
+    "_structseq", "_structseq.py", "structseq.apy";
+    "tty", "tty.py", "tty.apy";
     "_collections_abc", "_collections_abc.py", "_collections_abc.apy";
     "bisect", "bisect.py", "bisect.apy";
     "_iobase", "_iobase.py", "_iobase.apy";

@@ -115,6 +115,18 @@ impl Vm {
             .collect()
     }
 
+    /// The running Python frames, innermost first, as (file, line, function name): what
+    /// `faulthandler.dump_traceback` writes.
+    pub fn stack_lines(&self) -> Vec<(String, u32, String)> {
+        self.python_frames()
+            .iter()
+            .map(|f| {
+                let head = &f.code.head;
+                (head.filename.to_string(), f.line(), head.name.to_string())
+            })
+            .collect()
+    }
+
     /// `globals()` and `locals()` of the innermost running Python frame (the caller of the
     /// native function now running), or None when no Python code runs.
     pub fn caller_scope(&self) -> Option<(Rc<PyDict>, Value)> {
