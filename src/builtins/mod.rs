@@ -100,6 +100,8 @@ mod slot_wrappers;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod socket;
 #[cfg(not(target_arch = "wasm32"))]
+mod sqlite;
+#[cfg(not(target_arch = "wasm32"))]
 mod socket_convert;
 mod sre;
 mod sre_match;

@@ -65,6 +65,7 @@ pub fn register(vm: &mut Vm) {
         vm.register_module("select", super::select_module::module);
         vm.register_module("selectors", super::selectors::module);
         vm.register_module("_spawn", super::process::spawn_module);
+        vm.register_module("_sqlite3", super::sqlite::module);
     }
     // A page has them in name only: every socket or process is refused.
     #[cfg(target_arch = "wasm32")]
