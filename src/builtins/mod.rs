@@ -100,9 +100,9 @@ mod slot_wrappers;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod socket;
 #[cfg(not(target_arch = "wasm32"))]
-mod sqlite;
-#[cfg(not(target_arch = "wasm32"))]
 mod socket_convert;
+#[cfg(not(target_arch = "wasm32"))]
+mod sqlite;
 mod sre;
 mod sre_match;
 mod std_buffers;

@@ -19,6 +19,7 @@ use libsqlite3_sys as ffi;
 
 use super::bytes_type::bytes_of;
 use crate::vm::object::{KwArgs, Layout, Object, ObjectKind, PyType};
+use crate::vm::sandbox::Capability;
 use crate::vm::types::make_type;
 use crate::vm::value::Value;
 use crate::vm::{Exc, PyResult, Vm};
@@ -228,7 +229,8 @@ impl DbHandle {
             ffi::sqlite3_trace_v2(db, 0, None, ptr::null_mut());
             sqlite3_close_v2(db)
         };
-        self.trace.borrow_mut().take();
+        let trace = self.trace.borrow_mut().take();
+        drop(trace);
         rc
     }
 }
@@ -331,7 +333,11 @@ fn error_of(vm: &mut Vm, class_name: &str, message: &str) -> Exc {
 }
 
 fn closed_error(vm: &mut Vm) -> Exc {
-    error_of(vm, "ProgrammingError", "Cannot operate on a closed database.")
+    error_of(
+        vm,
+        "ProgrammingError",
+        "Cannot operate on a closed database.",
+    )
 }
 
 /// The name CPython gives an SQLite result code (`pysqlite_error_name`).
@@ -487,10 +493,12 @@ fn is_dml(sql: &str) -> bool {
         return false;
     };
     let rest = &bytes[start..];
-    ["insert", "update", "delete", "replace"].iter().any(|word| {
-        rest.get(..word.len())
-            .is_some_and(|head| head.eq_ignore_ascii_case(word.as_bytes()))
-    })
+    ["insert", "update", "delete", "replace"]
+        .iter()
+        .any(|word| {
+            rest.get(..word.len())
+                .is_some_and(|head| head.eq_ignore_ascii_case(word.as_bytes()))
+        })
 }
 
 // ---- values in and out ----------------------------------------------------------------
@@ -640,9 +648,7 @@ unsafe fn arguments(vm: &mut Vm, argc: c_int, argv: *mut *mut ffi::sqlite3_value
 /// # Safety
 /// `ctx` must be the running callback's context.
 unsafe fn set_error(vm: &Vm, ctx: *mut ffi::sqlite3_context, error: Option<&Exc>, message: &str) {
-    let is = |ty: &Rc<PyType>| {
-        error.is_some_and(|e| vm.isinstance(&Value::Object(e.clone()), ty))
-    };
+    let is = |ty: &Rc<PyType>| error.is_some_and(|e| vm.isinstance(&Value::Object(e.clone()), ty));
     // SAFETY: per the contract, `ctx` is valid; the message is copied by SQLite (length
     // given, -1 never used with a non-terminated string).
     unsafe {
@@ -651,7 +657,11 @@ unsafe fn set_error(vm: &Vm, ctx: *mut ffi::sqlite3_context, error: Option<&Exc>
         } else if is(&vm.types.overflow_error) {
             ffi::sqlite3_result_error_toobig(ctx);
         } else {
-            ffi::sqlite3_result_error(ctx, message.as_ptr() as *const c_char, message.len() as c_int);
+            ffi::sqlite3_result_error(
+                ctx,
+                message.as_ptr() as *const c_char,
+                message.len() as c_int,
+            );
         }
     }
 }
@@ -661,7 +671,11 @@ unsafe fn set_error(vm: &Vm, ctx: *mut ffi::sqlite3_context, error: Option<&Exc>
 ///
 /// # Safety
 /// `ctx` must be the running callback's context.
-unsafe fn set_result(vm: &mut Vm, ctx: *mut ffi::sqlite3_context, v: &Value) -> Result<(), Option<Exc>> {
+unsafe fn set_result(
+    vm: &mut Vm,
+    ctx: *mut ffi::sqlite3_context,
+    v: &Value,
+) -> Result<(), Option<Exc>> {
     // SAFETY: per the contract, `ctx` is valid; text and blobs are copied by SQLite
     // (SQLITE_TRANSIENT), with their lengths given.
     unsafe {
@@ -730,7 +744,12 @@ unsafe extern "C" fn call_function(
                 Err(e) => Err(Some(e)),
             };
             if let Err(e) = outcome {
-                set_error(vm, ctx, e.as_ref(), "user-defined function raised exception");
+                set_error(
+                    vm,
+                    ctx,
+                    e.as_ref(),
+                    "user-defined function raised exception",
+                );
             }
         });
         if done.is_none() {
@@ -743,7 +762,13 @@ unsafe extern "C" fn call_function(
 /// `ctx` must be the running callback's context.
 unsafe fn set_error_plain(ctx: *mut ffi::sqlite3_context, message: &str) {
     // SAFETY: per the contract; the message's length is given.
-    unsafe { ffi::sqlite3_result_error(ctx, message.as_ptr() as *const c_char, message.len() as c_int) };
+    unsafe {
+        ffi::sqlite3_result_error(
+            ctx,
+            message.as_ptr() as *const c_char,
+            message.len() as c_int,
+        )
+    };
 }
 
 /// `step_callback`: one row into an aggregate, made (by calling its class) on the first.
@@ -777,7 +802,8 @@ unsafe extern "C" fn aggregate_step(
             let instance = (**slot).clone();
             let args = arguments(vm, argc, argv);
             if let Err(e) = vm.call_method(&instance, "step", &args) {
-                let message = if vm.isinstance(&Value::Object(e.clone()), &vm.types.attribute_error) {
+                let message = if vm.isinstance(&Value::Object(e.clone()), &vm.types.attribute_error)
+                {
                     "user-defined aggregate's 'step' method not defined"
                 } else {
                     "user-defined aggregate's 'step' method raised error"
@@ -807,9 +833,9 @@ unsafe extern "C" fn aggregate_final(ctx: *mut ffi::sqlite3_context) {
                 Err(e) => Err(Some(e)),
             };
             if let Err(e) = outcome {
-                let attr = e
-                    .as_ref()
-                    .is_some_and(|e| vm.isinstance(&Value::Object(e.clone()), &vm.types.attribute_error));
+                let attr = e.as_ref().is_some_and(|e| {
+                    vm.isinstance(&Value::Object(e.clone()), &vm.types.attribute_error)
+                });
                 let message = if attr {
                     "user-defined aggregate's 'finalize' method not defined"
                 } else {
@@ -823,8 +849,13 @@ unsafe extern "C" fn aggregate_final(ctx: *mut ffi::sqlite3_context) {
 
 /// `trace_callback`: each statement SQLite starts, as its text with the parameters
 /// filled in, to the callable given to `set_trace_callback`.
-unsafe extern "C" fn trace(kind: u32, ctx: *mut c_void, stmt: *mut c_void, sql: *mut c_void) -> c_int {
-    if kind != ffi::SQLITE_TRACE_STMT as u32 || ctx.is_null() {
+unsafe extern "C" fn trace(
+    kind: u32,
+    ctx: *mut c_void,
+    stmt: *mut c_void,
+    sql: *mut c_void,
+) -> c_int {
+    if kind != ffi::SQLITE_TRACE_STMT || ctx.is_null() {
         return 0;
     }
     // SAFETY: `ctx` is the `Box<Value>` kept in the database's `trace` cell while the
@@ -838,7 +869,9 @@ unsafe extern "C" fn trace(kind: u32, ctx: *mut c_void, stmt: *mut c_void, sql: 
             if sql.is_null() {
                 return 0;
             }
-            CStr::from_ptr(sql as *const c_char).to_string_lossy().into_owned()
+            CStr::from_ptr(sql as *const c_char)
+                .to_string_lossy()
+                .into_owned()
         } else {
             let text = CStr::from_ptr(expanded).to_string_lossy().into_owned();
             ffi::sqlite3_free(expanded as *mut c_void);
@@ -857,8 +890,14 @@ unsafe extern "C" fn trace(kind: u32, ctx: *mut c_void, stmt: *mut c_void, sql: 
 
 /// `open(path, uri, timeout)`: a Database (`pysqlite_connection_init`).
 fn open(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    let path = c_string(vm, str_arg(vm, args, 0)?)?;
+    let text = str_arg(vm, args, 0)?;
     let uri = flag(arg(vm, args, 1)?);
+    let in_memory = text == ":memory:"
+        || (uri && (text.starts_with("file::memory:") || text.contains("mode=memory")));
+    if !in_memory {
+        vm.require(Capability::Files, text)?;
+    }
+    let path = c_string(vm, text)?;
     let timeout = match arg(vm, args, 2)? {
         Value::Float(f) => *f,
         Value::Int(n) => *n as f64,
@@ -883,8 +922,14 @@ fn open(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         return Err(db_error(vm, db));
     }
     let ms = (timeout * 1000.0).clamp(f64::from(c_int::MIN), f64::from(c_int::MAX)) as c_int;
-    // SAFETY: `db` is open.
-    unsafe { ffi::sqlite3_busy_timeout(db, ms) };
+    // SAFETY: `db` is open. Under `--sandbox` no database may be attached, so that SQL
+    // reaches no file either (`VACUUM INTO` attaches its file, and is refused too).
+    unsafe {
+        ffi::sqlite3_busy_timeout(db, ms);
+        if vm.config.sandbox {
+            ffi::sqlite3_limit(db, ffi::SQLITE_LIMIT_ATTACHED, 0);
+        }
+    }
     Ok(new_handle(vm, false, Database(h)))
 }
 
@@ -917,7 +962,11 @@ fn prepare(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         return Err(error_of(vm, "DataError", "query string is too large"));
     }
     let Ok(c_sql) = CString::new(sql) else {
-        return Err(error_of(vm, "ProgrammingError", "the query contains a null character"));
+        return Err(error_of(
+            vm,
+            "ProgrammingError",
+            "the query contains a null character",
+        ));
     };
     let mut st = ptr::null_mut();
     let mut tail: *const c_char = ptr::null();
@@ -926,7 +975,13 @@ fn prepare(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     // NUL (at most the SQL length limit, checked above, so it fits a c_int), and `st`
     // and `tail` are out-pointers.
     let rc = unsafe {
-        ffi::sqlite3_prepare_v2(db, c_sql.as_ptr(), (sql.len() + 1) as c_int, &mut st, &mut tail)
+        ffi::sqlite3_prepare_v2(
+            db,
+            c_sql.as_ptr(),
+            (sql.len() + 1) as c_int,
+            &mut st,
+            &mut tail,
+        )
     };
     drop(guard);
     let statement = Statement {
@@ -960,7 +1015,9 @@ fn bind_count(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         return Ok(Value::Int(0));
     }
     // SAFETY: `st` is a live statement.
-    Ok(Value::Int(unsafe { ffi::sqlite3_bind_parameter_count(st) }.into()))
+    Ok(Value::Int(
+        unsafe { ffi::sqlite3_bind_parameter_count(st) }.into(),
+    ))
 }
 
 /// `bind_name(stmt, i)`: the name of parameter `i` (from 1, with its `:`), or None.
@@ -977,7 +1034,9 @@ fn bind_name(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         return Ok(Value::None);
     }
     // SAFETY: a non-null name is NUL-terminated.
-    let text = unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned();
+    let text = unsafe { CStr::from_ptr(name) }
+        .to_string_lossy()
+        .into_owned();
     Ok(Value::str(text))
 }
 
@@ -1082,7 +1141,12 @@ fn info(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         (true, false)
     } else {
         // SAFETY: `st` is a live statement (finalizing nulls the cell).
-        unsafe { (ffi::sqlite3_stmt_readonly(st) != 0, ffi::sqlite3_stmt_busy(st) != 0) }
+        unsafe {
+            (
+                ffi::sqlite3_stmt_readonly(st) != 0,
+                ffi::sqlite3_stmt_busy(st) != 0,
+            )
+        }
     };
     Ok(Value::tuple(vec![
         Value::Bool(s.is_dml),
@@ -1277,9 +1341,7 @@ fn set_trace(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         let p = &*boxed as *const Value as *mut c_void;
         // SAFETY: `db` is open; `p` points into the box stored in `h.trace` just after,
         // which is kept until the callback is replaced or the database closed.
-        unsafe {
-            ffi::sqlite3_trace_v2(db, ffi::SQLITE_TRACE_STMT as u32, Some(trace), p)
-        };
+        unsafe { ffi::sqlite3_trace_v2(db, ffi::SQLITE_TRACE_STMT, Some(trace), p) };
         h.trace.borrow_mut().replace(boxed)
     };
     drop(old);
@@ -1302,7 +1364,11 @@ fn limit(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     // SAFETY: `db` is open; a category out of range gives -1.
     let old = unsafe { ffi::sqlite3_limit(db, category, new) };
     if old < 0 {
-        return Err(error_of(vm, "ProgrammingError", "'category' is out of bounds"));
+        return Err(error_of(
+            vm,
+            "ProgrammingError",
+            "'category' is out of bounds",
+        ));
     }
     Ok(Value::Int(old.into()))
 }
@@ -1311,7 +1377,9 @@ fn limit(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 fn complete_statement(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let sql = c_string(vm, str_arg(vm, args, 0)?)?;
     // SAFETY: `sql` is NUL-terminated.
-    Ok(Value::Bool(unsafe { ffi::sqlite3_complete(sql.as_ptr()) } != 0))
+    Ok(Value::Bool(
+        unsafe { ffi::sqlite3_complete(sql.as_ptr()) } != 0,
+    ))
 }
 
 /// `set_error_factory(f)`.

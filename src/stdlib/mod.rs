@@ -170,9 +170,21 @@ library_modules! {
 /// which the browser build has not: there `import sqlite3` says it is outside the subset.
 #[cfg(not(target_arch = "wasm32"))]
 const SQLITE3: &[(&str, &str, &str)] = &[
-    ("sqlite3", "sqlite3/__init__.py", include_str!("sqlite3.apy")),
-    ("sqlite3.dbapi2", "sqlite3/dbapi2.py", include_str!("sqlite3_dbapi2.apy")),
-    ("sqlite3.dump", "sqlite3/dump.py", include_str!("sqlite3_dump.apy")),
+    (
+        "sqlite3",
+        "sqlite3/__init__.py",
+        include_str!("sqlite3.apy"),
+    ),
+    (
+        "sqlite3.dbapi2",
+        "sqlite3/dbapi2.py",
+        include_str!("sqlite3_dbapi2.apy"),
+    ),
+    (
+        "sqlite3.dump",
+        "sqlite3/dump.py",
+        include_str!("sqlite3_dump.apy"),
+    ),
 ];
 
 /// Makes every library module importable in `vm`.
