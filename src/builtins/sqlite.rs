@@ -252,6 +252,9 @@ struct Statement {
     /// INSERT, UPDATE, DELETE or REPLACE: the statements before which the legacy
     /// transaction control opens a transaction, and whose changes `rowcount` counts.
     is_dml: bool,
+    /// Inside `sqlite3_step`: a user function reaching this statement may not reset,
+    /// bind, step or finalize it then.
+    running: Cell<bool>,
 }
 
 impl Statement {
@@ -410,7 +413,20 @@ fn live_statement<'a>(
     if s.db.db.get().is_null() {
         return Err(closed_error(vm));
     }
+    not_running(vm, s)?;
     Ok((s, s.st.get()))
+}
+
+/// "Recursive use of cursors not allowed." for a statement now stepping.
+fn not_running(vm: &mut Vm, s: &Statement) -> PyResult<()> {
+    if s.running.get() {
+        return Err(error_of(
+            vm,
+            "ProgrammingError",
+            "Recursive use of cursors not allowed.",
+        ));
+    }
+    Ok(())
 }
 
 fn str_arg<'a>(vm: &Vm, args: &'a [Value], i: usize) -> PyResult<&'a str> {
@@ -736,10 +752,11 @@ unsafe extern "C" fn call_function(
     // SAFETY: SQLite passes this callback's own context and arguments; `pApp` is the
     // `Box<Value>` given to `sqlite3_create_function_v2`, alive while the function is.
     unsafe {
-        let func = &*(ffi::sqlite3_user_data(ctx) as *const Value);
+        // A clone: the call may replace the function or close the database.
+        let func = (*(ffi::sqlite3_user_data(ctx) as *const Value)).clone();
         let done = with_vm(|vm| {
             let args = arguments(vm, argc, argv);
-            let outcome = match vm.call(func, &args, &[]) {
+            let outcome = match vm.call(&func, &args, &[]) {
                 Ok(v) => set_result(vm, ctx, &v),
                 Err(e) => Err(Some(e)),
             };
@@ -781,7 +798,7 @@ unsafe extern "C" fn aggregate_step(
     // one pointer, which holds null or a `Box<Value>` made here and taken back in
     // `aggregate_final`.
     unsafe {
-        let class = &*(ffi::sqlite3_user_data(ctx) as *const Value);
+        let class = (*(ffi::sqlite3_user_data(ctx) as *const Value)).clone();
         let slot = ffi::sqlite3_aggregate_context(ctx, std::mem::size_of::<*mut Value>() as c_int)
             as *mut *mut Value;
         if slot.is_null() {
@@ -790,7 +807,7 @@ unsafe extern "C" fn aggregate_step(
         }
         let done = with_vm(|vm| {
             if (*slot).is_null() {
-                match vm.call(class, &[], &[]) {
+                match vm.call(&class, &[], &[]) {
                     Ok(instance) => *slot = Box::into_raw(Box::new(instance)),
                     Err(e) => {
                         let message = "user-defined aggregate's '__init__' method raised error";
@@ -863,7 +880,8 @@ unsafe extern "C" fn trace(
     // as `sqlite3_trace_v2` documents for SQLITE_TRACE_STMT. The expanded text is freed
     // with `sqlite3_free`, as SQLite requires.
     unsafe {
-        let func = &*(ctx as *const Value);
+        // A clone: the callback may clear itself or close the database, freeing the box.
+        let func = (*(ctx as *const Value)).clone();
         let expanded = ffi::sqlite3_expanded_sql(stmt as *mut ffi::sqlite3_stmt);
         let text = if expanded.is_null() {
             if sql.is_null() {
@@ -880,7 +898,7 @@ unsafe extern "C" fn trace(
         with_vm(|vm| {
             // An error in the callback is dropped, as CPython does without
             // `enable_callback_tracebacks`.
-            let _ = vm.call(func, &[Value::str(text)], &[]);
+            let _ = vm.call(&func, &[Value::str(text)], &[]);
         });
     }
     0
@@ -988,6 +1006,7 @@ fn prepare(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         db: h,
         st: Cell::new(st),
         is_dml: is_dml(sql),
+        running: Cell::new(false),
     };
     if rc != ffi::SQLITE_OK {
         return Err(db_error(vm, db));
@@ -1099,8 +1118,12 @@ fn step(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
         return Ok(Value::Bool(false));
     }
     let guard = VmGuard::enter(vm);
-    // SAFETY: `st` is live; callbacks reach the VM through the guard only.
+    s.running.set(true);
+    // SAFETY: `st` is live, and stays so: while `running` is set nothing resets or
+    // finalizes it, and the statement object is held by the caller's arguments.
+    // Callbacks reach the VM through the guard only.
     let rc = unsafe { ffi::sqlite3_step(st) };
+    s.running.set(false);
     drop(guard);
     match rc {
         ffi::SQLITE_ROW => Ok(Value::Bool(true)),
@@ -1118,6 +1141,7 @@ fn step(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 /// `reset(stmt)`.
 fn reset(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let s = statement(vm, args, 0)?;
+    not_running(vm, s)?;
     let st = s.st.get();
     if !st.is_null() && !s.db.db.get().is_null() {
         // SAFETY: `st` is live; a reset's code repeats the last step's, ignored here as
@@ -1129,7 +1153,9 @@ fn reset(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 
 /// `finalize(stmt)`.
 fn finalize(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    statement(vm, args, 0)?.finalize();
+    let s = statement(vm, args, 0)?;
+    not_running(vm, s)?;
+    s.finalize();
     Ok(Value::None)
 }
 
@@ -1199,13 +1225,26 @@ fn row(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     // SAFETY: `st` is live.
     let n = unsafe { ffi::sqlite3_column_count(st) };
     let mut out = Vec::with_capacity(usize::try_from(n).unwrap_or(0));
+    // Converters and text factories are Python code: the statement must stay as it is
+    // until the row is read.
+    let (s, _) = live_statement(vm, args, 0)?;
+    s.running.set(true);
+    let mut outcome = Ok(());
     for i in 0..n {
         let converter = converters
             .as_ref()
             .and_then(|c| c.items.get(i as usize))
             .filter(|c| !matches!(c, Value::None));
-        out.push(column_value(vm, st, i, &text_factory, converter)?);
+        match column_value(vm, st, i, &text_factory, converter) {
+            Ok(v) => out.push(v),
+            Err(e) => {
+                outcome = Err(e);
+                break;
+            }
+        }
     }
+    s.running.set(false);
+    outcome?;
     Ok(Value::tuple(out))
 }
 
