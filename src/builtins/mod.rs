@@ -103,6 +103,8 @@ pub mod socket;
 mod socket_convert;
 #[cfg(not(target_arch = "wasm32"))]
 mod sqlite;
+#[cfg(not(target_arch = "wasm32"))]
+mod sqlite_codes;
 mod sre;
 mod sre_match;
 mod std_buffers;
