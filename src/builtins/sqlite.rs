@@ -1212,6 +1212,56 @@ fn set_trace(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     Ok(Value::None)
 }
 
+/// `backup(db, target, name, pages, progress)`: copies database `name` of `db` into
+/// the main database of `target`, `pages` at a time, calling `progress(status,
+/// remaining, pagecount)` after each step (`pysqlite_connection_backup_impl`).
+fn backup(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let (_h, db) = open_db(vm, args, 0)?;
+    let (_target, target) = open_db(vm, args, 1)?;
+    let name = c_string(vm, str_arg(vm, args, 2)?)?;
+    let pages = c_int_of(vm, int_arg(vm, args, 3)?)?;
+    let pages = if pages == 0 { -1 } else { pages };
+    let progress = arg(vm, args, 4)?.clone();
+    // SAFETY: both handles are open (and kept so by `_h` and `_target`), `name` is
+    // NUL-terminated; the backup handle is finished on every path below.
+    let handle = unsafe { ffi::sqlite3_backup_init(target, c"main".as_ptr(), db, name.as_ptr()) };
+    if handle.is_null() {
+        return Err(db_error(vm, target));
+    }
+    loop {
+        let guard = VmGuard::enter(vm);
+        // SAFETY: `handle` is live until `sqlite3_backup_finish`.
+        let (rc, remaining, count) = unsafe {
+            let rc = ffi::sqlite3_backup_step(handle, pages);
+            (
+                rc,
+                ffi::sqlite3_backup_remaining(handle),
+                ffi::sqlite3_backup_pagecount(handle),
+            )
+        };
+        drop(guard);
+        if !matches!(progress, Value::None) {
+            let status = [rc, remaining, count].map(|n| Value::Int(n.into()));
+            if let Err(e) = vm.call(&progress, &status, &[]) {
+                // SAFETY: `handle` is live; finishing it ends the backup.
+                unsafe { ffi::sqlite3_backup_finish(handle) };
+                return Err(e);
+            }
+        }
+        if rc == ffi::SQLITE_BUSY || rc == ffi::SQLITE_LOCKED {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        } else if rc != ffi::SQLITE_OK {
+            break;
+        }
+    }
+    // SAFETY: `handle` is live; this frees it.
+    let rc = unsafe { ffi::sqlite3_backup_finish(handle) };
+    if rc != ffi::SQLITE_OK {
+        return Err(db_error(vm, target));
+    }
+    Ok(Value::None)
+}
+
 /// `interrupt(db)`.
 fn interrupt(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let (_, db) = open_db(vm, args, 0)?;
@@ -1281,6 +1331,7 @@ const FUNCTIONS: &[(&str, crate::vm::object::NativeFn)] = &[
     ("create_function", create_function),
     ("set_trace", set_trace),
     ("interrupt", interrupt),
+    ("backup", backup),
     ("limit", limit),
     ("complete_statement", complete_statement),
     ("set_error_factory", set_error_factory),
