@@ -1119,7 +1119,8 @@ fn execute_script(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
             let start = script.as_ptr().add(offset);
             let mut rc =
                 ffi::sqlite3_prepare_v2(db, start, (rest.len() + 1) as c_int, &mut st, &mut tail);
-            if rc == ffi::SQLITE_OK {
+            // A stretch of blanks and comments prepares to no statement.
+            if rc == ffi::SQLITE_OK && !st.is_null() {
                 loop {
                     rc = ffi::sqlite3_step(st);
                     if rc != ffi::SQLITE_ROW {
