@@ -26,9 +26,18 @@ fn link_at_a_fixed_address() {
     }
 }
 
+/// Library files the browser build leaves out (`src/stdlib/mod.rs` registers them only
+/// natively): `sqlite3`, over a native core that needs the C library.
+fn is_os_only(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| name.starts_with("sqlite3"))
+}
+
 /// Compiles every `.apy` file of the library into one image. A file that does not compile
 /// is left out with a warning: apy then compiles it when it is imported, and shows the error.
 fn freeze_library(image: &Path) {
+    let wasm = std::env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|arch| arch == "wasm32");
     let mut files = Vec::new();
     for dir in ["src/asyncio/lib", "src/stdlib"] {
         println!("cargo:rerun-if-changed={dir}");
@@ -36,6 +45,7 @@ fn freeze_library(image: &Path) {
             .expect("the library folder exists")
             .map(|entry| entry.expect("a readable folder").path())
             .filter(|path| path.extension().is_some_and(|ext| ext == "apy"))
+            .filter(|path| !(wasm && is_os_only(path)))
             .collect();
         paths.sort();
         for path in paths {

@@ -619,6 +619,41 @@ asyncio.run(main())
     assert_eq!(stdout(&free), "made\n", "{}", stderr(&free));
 }
 
+/// sqlite3 under the sandbox: an in-memory database works, a database file is refused
+/// before SQLite opens it, and SQL cannot reach a file either (ATTACH, VACUUM INTO).
+#[test]
+fn sandbox_refuses_sqlite_files() {
+    let dir = scratch_dir("sandbox_sqlite");
+    let program = "\
+import sqlite3
+con = sqlite3.connect(':memory:')
+print(con.execute('SELECT 6 * 7').fetchone()[0])
+print(sqlite3.connect('file:mem?mode=memory', uri=True).execute('SELECT 1').fetchone())
+for sql in [\"ATTACH 'other.db' AS other\", \"VACUUM INTO 'copy.db'\"]:
+    try:
+        con.execute(sql)
+        print('allowed')
+    except sqlite3.OperationalError as e:
+        print(e)
+try:
+    sqlite3.connect('data.db')
+except PermissionError as e:
+    print(e)
+";
+    let sandboxed = apy_in(&dir, &["--sandbox", "-c", program], b"");
+    assert_eq!(
+        stdout(&sandboxed),
+        "42\n(1,)\ntoo many attached databases - max 0\n\
+         too many attached databases - max 0\n\
+         [Errno 1] Operation not permitted: 'data.db' (apy --sandbox)\n",
+        "{}",
+        stderr(&sandboxed)
+    );
+    for file in ["data.db", "other.db", "copy.db"] {
+        assert!(!dir.join(file).exists(), "{file} was made");
+    }
+}
+
 /// Starting a program or signalling one asks the gate first: subprocess, asyncio's
 /// subprocesses and os.kill each give their PermissionError, and no child is started.
 #[test]

@@ -114,6 +114,10 @@ mod slot_wrappers;
 pub mod socket;
 #[cfg(not(target_arch = "wasm32"))]
 mod socket_convert;
+#[cfg(not(target_arch = "wasm32"))]
+mod sqlite;
+#[cfg(not(target_arch = "wasm32"))]
+mod sqlite_codes;
 mod sre;
 mod sre_match;
 mod std_buffers;

@@ -72,6 +72,7 @@ pub fn register(vm: &mut Vm) {
         vm.register_module("resource", super::resource_module::module);
         vm.register_module("fcntl", super::fcntl_module::module);
         vm.register_module("termios", super::termios_module::module);
+        vm.register_module("_sqlite3", super::sqlite::module);
     }
     // A page has them in name only: every socket or process is refused.
     #[cfg(target_arch = "wasm32")]

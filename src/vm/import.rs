@@ -156,11 +156,22 @@ impl Vm {
         Err(super::exceptions::with_suggestion(exc, name, &candidates))
     }
 
+    /// `PyObject_GetOptionalAttr`: the attribute, or None when it is missing, also when a
+    /// module's `__getattr__` says so with an AttributeError (`from m import *` where `m`
+    /// has a `__getattr__` and no `__all__`).
+    fn get_optional_attr(&mut self, module: &Value, name: &Rc<PyStr>) -> PyResult<Option<Value>> {
+        let attribute_error = self.types.attribute_error.clone();
+        match self.get_attr_opt(module, name) {
+            Err(e) if self.exc_matches(&e, &attribute_error) => Ok(None),
+            other => other,
+        }
+    }
+
     /// `from module import *` into `namespace` (`import_all_from` in `Python/ceval.c`): the
     /// names in `module.__all__`, or else every name of its `__dict__` not starting with `_`.
     pub(super) fn import_star(&mut self, module: &Value, namespace: &Rc<PyDict>) -> PyResult<()> {
         let all_key = self.intern("__all__");
-        let (names, from_all) = match self.get_attr_opt(module, &all_key)? {
+        let (names, from_all) = match self.get_optional_attr(module, &all_key)? {
             Some(all) => (self.collect_iterable(&all)?, true),
             None => {
                 let dict_key = self.names.dict.clone();
@@ -486,7 +497,7 @@ impl Vm {
             };
             if attr.as_str() == "*" {
                 let all_key = self.intern("__all__");
-                if !recursive && let Some(all) = self.get_attr_opt(module, &all_key)? {
+                if !recursive && let Some(all) = self.get_optional_attr(module, &all_key)? {
                     let names = self.collect_iterable(&all)?;
                     self.import_fromlist_items(module, name, names, true)?;
                 }
