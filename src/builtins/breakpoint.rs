@@ -21,8 +21,18 @@ pub fn builtin_breakpoint(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<
     vm.call(&hook, args, kw)
 }
 
-/// `sys.breakpointhook(*args, **kws)` (and `sys.__breakpointhook__`).
+/// `sys.breakpointhook(*args, **kws)` (and `sys.__breakpointhook__`). A name that does
+/// not import gives a RuntimeWarning blamed on the line that called `breakpoint()`.
 pub fn sys_breakpointhook(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    // The line a warning blames, taken before an import runs other Python code.
+    let site = vm.caller_site();
+    let ignore_unimportable = |vm: &mut Vm, envar: &str| {
+        if let Some((filename, line, _)) = site.clone() {
+            let message = format!("Ignoring unimportable $PYTHONBREAKPOINT: \"{envar}\"");
+            vm.warn_at("RuntimeWarning", &message, filename, line, "");
+        }
+        Value::None
+    };
     let envar = match breakpoint_variable(vm)? {
         Some(value) if value == "0" => return Ok(Value::None),
         Some(value) if !value.is_empty() => value,
@@ -49,14 +59,6 @@ pub fn sys_breakpointhook(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<
         Err(e) => return Err(e),
     };
     vm.call(&hook, args, kw)
-}
-
-/// The RuntimeWarning for a `$PYTHONBREAKPOINT` that names nothing importable, blamed on
-/// the line that called `breakpoint()`.
-fn ignore_unimportable(vm: &mut Vm, envar: &str) -> Value {
-    let message = format!("Ignoring unimportable $PYTHONBREAKPOINT: \"{envar}\"");
-    vm.warn_caller("RuntimeWarning", &message);
-    Value::None
 }
 
 /// `$PYTHONBREAKPOINT`: from `os.environ` when `os` is imported, else from the process.
