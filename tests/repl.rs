@@ -595,3 +595,17 @@ fn no_conformance_program_fed_line_by_line_makes_the_repl_panic() {
     }
     assert!(panicked.is_empty(), "{}", panicked.join("\n"));
 }
+
+/// An entry's exception stays in `sys.last_exc` (and `last_type`, `last_value`,
+/// `last_traceback`), as in CPython's REPL, so that `pdb.pm()` can look into it.
+#[test]
+fn the_last_exception_is_kept_in_sys() {
+    let home = fresh_home("last_exc");
+    let mut repl = Repl::start(&home, &[]);
+    repl.enter("int('x')", ">>> ");
+    repl.enter("import sys", ">>> ");
+    repl.enter("sys.last_exc is sys.last_value", ">>> ");
+    repl.enter("sys.last_type.__name__", ">>> ");
+    repl.enter("sys.last_traceback.tb_lineno", ">>> ");
+    insta::assert_snapshot!(repl.finish());
+}

@@ -6,7 +6,8 @@
 //! `vm/traceback.rs`, so there is one formatter), its entries each drawn as that formatter
 //! draws them (`traceback_entries`), the pieces of its last line `traceback` cannot
 //! compute (`format_syntax_error`, `name_hints`), the file `__main__` runs (`main_file`),
-//! and the process id a log record carries. apy keeps no chain of frame objects, so the
+//! the process id a log record carries, and `keep_traceback_locals` (for `bdb`, so a
+//! post-mortem sees a finished function's locals). apy keeps no chain of frame objects, so the
 //! site is the one Python line that called: CPython's `stacklevel=1`.
 
 use crate::vm::args::{check_arity, check_kwargs};
@@ -45,6 +46,15 @@ pub fn module(vm: &mut Vm) -> Value {
             }),
         ),
         ("name_hints", vm.native("name_hints", name_hints)),
+        (
+            "keep_traceback_locals",
+            vm.native("keep_traceback_locals", |vm, args, kw| {
+                check_kwargs(vm, "keep_traceback_locals", kw, &[])?;
+                check_arity(vm, "keep_traceback_locals", args, 0, 0)?;
+                vm.keep_traceback_locals = true;
+                Ok(Value::None)
+            }),
+        ),
         (
             "traceback_entries",
             vm.native("traceback_entries", traceback_entries_of),

@@ -73,6 +73,7 @@ pub const FUNCTIONS: &[(&str, NativeFn)] = &[
     ("delattr", builtin_delattr),
     ("format", builtin_format),
     ("input", builtin_input),
+    ("breakpoint", super::breakpoint::builtin_breakpoint),
     ("vars", builtin_vars),
     ("globals", |vm, args, kw| {
         check_kwargs(vm, "globals", kw, &[])?;

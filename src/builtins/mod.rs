@@ -42,6 +42,7 @@ mod atexit;
 mod binary_file;
 mod binascii;
 mod bind;
+mod breakpoint;
 mod bytes_io;
 mod bytes_type;
 mod class_build;

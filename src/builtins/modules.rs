@@ -92,6 +92,7 @@ pub fn register(vm: &mut Vm) {
 fn sys_module(vm: &mut Vm) -> Value {
     let displayhook = vm.native("displayhook", super::functions::displayhook);
     let excepthook = vm.native("excepthook", sys_excepthook);
+    let breakpointhook = vm.native("breakpointhook", super::breakpoint::sys_breakpointhook);
     let [stdin, stdout, stderr] = super::std_streams::make(vm);
     let argv = Value::list(
         vm.config
@@ -142,6 +143,8 @@ fn sys_module(vm: &mut Vm) -> Value {
         ("displayhook", displayhook.clone()),
         ("__displayhook__", displayhook),
         ("excepthook", excepthook.clone()),
+        ("breakpointhook", breakpointhook.clone()),
+        ("__breakpointhook__", breakpointhook),
         ("__excepthook__", excepthook),
         (
             "set_asyncgen_hooks",
@@ -193,6 +196,21 @@ fn sys_module(vm: &mut Vm) -> Value {
             vm.native("gettrace", |vm, args, kw| {
                 Signature::no_args("sys", "gettrace").check(vm, args, kw)?;
                 Ok(vm.get_trace())
+            }),
+        ),
+        (
+            "call_tracing",
+            vm.native("call_tracing", |vm, args, kw| {
+                check_kwargs(vm, "call_tracing", kw, &[])?;
+                check_arity(vm, "call_tracing", args, 2, 2)?;
+                let Value::Tuple(call_args) = &args[1] else {
+                    return Err(vm.type_error(format!(
+                        "call_tracing() argument 2 must be tuple, not {}",
+                        vm.type_name(&args[1])
+                    )));
+                };
+                let call_args = call_args.items.to_vec();
+                vm.call_tracing(&args[0], &call_args)
             }),
         ),
         (

@@ -487,6 +487,7 @@ impl Repl {
         if vm.exc_matches(&e, &vm.types.system_exit.clone()) {
             return Err(e);
         }
+        remember_last_exception(vm, &e);
         if vm.exc_matches(&e, &vm.types.keyboard_interrupt.clone()) {
             self.waiting.clear();
             self.entry = None;
@@ -600,4 +601,24 @@ fn call_suffix(vm: &Vm, value: Option<Value>) -> &'static str {
 fn show_exception(vm: &mut Vm, e: &Exc) {
     vm.flush_stdout();
     vm.report_through_excepthook(e);
+}
+
+/// `sys.last_exc`, `last_type`, `last_value` and `last_traceback`: the exception an entry
+/// ended with, as CPython's REPL keeps it (`_PyErr_PrintEx` with `set_sys_last_vars`), for
+/// `pdb.pm()` to look into.
+fn remember_last_exception(vm: &mut Vm, e: &Exc) {
+    let Ok(sys) = vm.import_module("sys") else {
+        return;
+    };
+    let value = Value::Object(e.clone());
+    let fields = [
+        ("last_exc", value.clone()),
+        ("last_type", Value::Type(e.class.clone())),
+        ("last_value", value),
+        ("last_traceback", vm.traceback_of(e)),
+    ];
+    for (name, field) in fields {
+        let key = vm.intern(name);
+        let _ = vm.set_attr(&sys, &key, field);
+    }
 }

@@ -206,7 +206,7 @@ const CPYTHON_STDLIB: &[&str] = &[
 
 /// The built-in names CPython 3.13 has and apy does not provide. A test in `interp.rs` checks
 /// it against a fresh VM's built-ins and [`CPYTHON_BUILTINS`].
-const BUILTINS_APY_LACKS: &[&str] = &["breakpoint", "copyright", "credits", "license"];
+const BUILTINS_APY_LACKS: &[&str] = &["copyright", "credits", "license"];
 
 /// CPython 3.13's built-in names (`dir(builtins)`, without the private ones, and without
 /// `True` and `False`, which are keywords).

@@ -118,7 +118,13 @@ impl Vm {
                 frame: Some(TracebackFrame {
                     code: code.clone(),
                     globals: frame.globals.clone(),
-                    namespace: frame.locals_dict.clone(),
+                    namespace: match (&frame.locals_dict, self.keep_traceback_locals) {
+                        (None, true) => match super::frames::locals_of(frame) {
+                            Value::Dict(locals) => Some(locals),
+                            _ => None,
+                        },
+                        (namespace, _) => namespace.clone(),
+                    },
                 }),
             });
             let chain = match thrown_in {

@@ -279,10 +279,42 @@ impl FrameObject {
         match found {
             Some(frame) => {
                 self.line.set(frame.line());
-                *self.locals.borrow_mut() = locals_of(frame);
+                let fresh = locals_of(frame);
+                let old = self.locals.replace(fresh.clone());
+                carry_extra_locals(&old, &fresh, &self.code);
             }
             None => self.running.set(None),
         }
+    }
+}
+
+/// The keys a program stored in a function frame's `f_locals` that name none of its
+/// variables (pdb's `__return__` and `__exception__`): CPython 3.13 keeps them with the
+/// frame (`f_extra_locals`, `Objects/frameobject.c`), so every later `f_locals` shows them.
+/// apy's `f_locals` of a function is a new dict at each look; the extras move into it.
+fn carry_extra_locals(old: &Value, fresh: &Value, code: &CodeObj) {
+    let (Value::Dict(old), Value::Dict(fresh)) = (old, fresh) else {
+        return;
+    };
+    if Rc::ptr_eq(old, fresh) {
+        return;
+    }
+    let is_variable = |key: &str| {
+        (code.varnames.iter())
+            .chain(&code.cellnames)
+            .any(|name| name.as_str() == key)
+    };
+    let extras: Vec<_> = (old.table.borrow().iter())
+        .filter_map(|entry| match &entry.key {
+            Value::Str(key) if !is_variable(key.as_str()) => {
+                Some((key.clone(), entry.value.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut table = fresh.table.borrow_mut();
+    for (key, value) in extras {
+        table.set_str(key, value);
     }
 }
 

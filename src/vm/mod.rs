@@ -269,6 +269,11 @@ pub struct Vm {
     /// The file of the `__main__` module's code, once it runs: warnings that CPython's
     /// default filters show only in `__main__` (DeprecationWarning) check it.
     pub main_file: Option<Rc<str>>,
+    /// Whether a traceback keeps the locals of the function frames it passes through, so
+    /// that `tb_frame.f_locals` has them after the frame ended (as CPython's frames keep
+    /// them): off until a debugger asks (`bdb` imports: `_frames.keep_traceback_locals`),
+    /// since they often hold the exception itself, a cycle apy never frees.
+    pub keep_traceback_locals: bool,
     /// The class bodies running in a mapping their metaclass's `__prepare__` made (not a
     /// plain dict), innermost last: the placeholder dict each body's frame has as its
     /// `locals_dict`, and the mapping its names go to ([`Vm::namespace_mapping`]).

@@ -52,6 +52,7 @@ impl Vm {
             sys_path: Value::None,
             importing: Vec::new(),
             main_file: None,
+            keep_traceback_locals: false,
             class_namespaces: Vec::new(),
             sources: HashMap::new(),
             depth: 0,

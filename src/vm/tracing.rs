@@ -156,6 +156,16 @@ impl Vm {
         self.set_hook(function, |t| &mut t.function);
     }
 
+    /// `sys.call_tracing(func, args)`: `func(*args)` traced, even from inside a trace
+    /// function, whose calls are not traced otherwise (`_PyEval_CallTracing`): how `pdb`'s
+    /// `debug` command runs a debugger inside the debugger.
+    pub fn call_tracing(&mut self, func: &Value, args: &[Value]) -> PyResult<Value> {
+        let busy = std::mem::replace(&mut self.tracing.busy, false);
+        let result = self.call(func, args, &[]);
+        self.tracing.busy = busy;
+        result
+    }
+
     /// `sys.setprofile(function)` (None: off), as [`Vm::set_trace`].
     pub fn set_profile(&mut self, function: Option<Value>) {
         self.set_hook(function, |t| &mut t.profile);
