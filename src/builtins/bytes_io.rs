@@ -224,6 +224,11 @@ const METHODS: &[(&str, NativeFn)] = &[
     ("isatty", |vm, args, _| {
         open(vm, args).map(|_| Value::Bool(false))
     }),
+    // IOBase's: no file descriptor, open or closed.
+    ("fileno", |vm, args, _| {
+        this(vm, args)?;
+        Err(super::io::unsupported(vm, "fileno"))
+    }),
     ("__iter__", |vm, args, _| {
         this(vm, args)?;
         Ok(args[0].clone())

@@ -610,6 +610,26 @@ const STRING_IO_METHODS: &[(&str, Method)] = &[
         open_string_io(vm, args)?;
         Ok(Value::None)
     }),
+    ("readable", |vm, args, _| {
+        open_string_io(vm, args).map(|_| Value::Bool(true))
+    }),
+    ("writable", |vm, args, _| {
+        open_string_io(vm, args).map(|_| Value::Bool(true))
+    }),
+    ("seekable", |vm, args, _| {
+        open_string_io(vm, args).map(|_| Value::Bool(true))
+    }),
+    // IOBase's `isatty`, whose message has a full stop.
+    ("isatty", |vm, args, _| {
+        match this_string_io(vm, &args[0])?.closed.get() {
+            true => Err(closed_error(vm)),
+            false => Ok(Value::Bool(false)),
+        }
+    }),
+    ("fileno", |vm, args, _| {
+        this_string_io(vm, &args[0])?;
+        Err(unsupported(vm, "fileno"))
+    }),
     // `iter()` is IOBase's check, with a full stop.
     ("__iter__", |vm, args, _| {
         if this_string_io(vm, &args[0])?.closed.get() {
