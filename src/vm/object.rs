@@ -493,8 +493,8 @@ pub struct TracebackEntry {
     /// finished: its code object, globals and (module or class body) namespace. Its fast
     /// locals are not kept: they would often hold the exception itself (`self` of a future
     /// holding it, say), a reference cycle nothing in apy frees; unless a debugger asked
-    /// for them (`Vm::keep_traceback_locals`), when `namespace` holds a copy of them. None for an entry made
-    /// without a frame (an exception ignored in a finalizer).
+    /// for them (`Vm::keep_traceback_locals`), when `namespace` holds a copy of them.
+    /// None for an entry made without a frame (an exception ignored in a finalizer).
     pub frame: Option<TracebackFrame>,
 }
 

@@ -1,15 +1,17 @@
-//! `sys.settrace`: the trace function a debugger (`bdb`, `pdb`) or a coverage tool sets, and
-//! the frames' own `f_trace`, called with a frame, an event and an argument as CPython
-//! 3.13's tracing calls them (`Python/legacy_tracing.c` over `Python/instrumentation.c`):
+//! `sys.settrace` and `sys.setprofile`: the functions a debugger (`bdb`, `pdb`), a
+//! coverage tool or a profiler sets, and the frames' own `f_trace`, called with a frame, an
+//! event and an argument as CPython 3.13's tracing calls them (`Python/legacy_tracing.c`
+//! over `Python/instrumentation.c`):
 //!
-//! | event       | when                                                        | argument      |
-//! |-------------|-------------------------------------------------------------|---------------|
-//! | `call`      | a frame starts, or a generator's frame resumes (global function) | None     |
-//! | `line`      | a line starts (below), or a backward jump stays on its line | None          |
-//! | `return`    | a frame returns or yields; or an exception leaves it        | the value, or None |
-//! | `exception` | an exception is raised in the frame or passes through it; a `for` loop's generator or an awaited one returns (its `StopIteration`) | `(type, value, traceback)` |
+//! | event       | to              | when                                                  | argument |
+//! |-------------|-----------------|-------------------------------------------------------|----------|
+//! | `call`      | trace, profile  | a frame starts, resumes, or has an exception thrown in | None     |
+//! | `line`      | trace           | a line starts (below), or a backward jump stays on its line | None |
+//! | `return`    | trace, profile  | a frame returns or yields; or an exception leaves it  | the value, or None |
+//! | `exception` | trace           | an exception is raised in the frame or passes through it; an awaited generator, or a `for` loop's with a value, returns (its `StopIteration`) | `(type, value, traceback)` |
+//! | `c_call`, `c_return`, `c_exception` | profile | around a call of a `builtin_function_or_method` | the function |
 //!
-//! Costs nothing while no trace function is set: then the VM's check window is one
+//! Costs nothing while neither is set. While one is, the VM's check window is one
 //! instruction long ([`Vm::tracing_on`]), so `execute` calls [`Vm::trace_instruction`]
 //! from its between-instructions check before every instruction, and every fast path that
 //! skips instructions stands aside, as it does when a limit check is due.
@@ -330,18 +332,14 @@ impl Vm {
         };
         let callee = match &o.kind {
             ObjectKind::Native(n) if n.is_method => {
+                // Its self: the call's self, else its first argument (CALL_KW's names last).
                 let this = match first_arg {
                     Some(first) => first,
-                    None => frame.stack.get(at + 1..).and_then(|rest| {
-                        rest.iter()
-                            .take(
-                                rest.len().saturating_sub(
-                                    matches!(instr, Some(Instr::CallKw(_))) as usize
-                                ),
-                            )
-                            .find(|v| !v.is_null())
-                            .cloned()
-                    }),
+                    None => {
+                        let args_end = len - matches!(instr, Some(Instr::CallKw(_))) as usize;
+                        let self_and_args = frame.stack.get(at + 1..args_end).unwrap_or(&[]);
+                        self_and_args.iter().find(|v| !v.is_null()).cloned()
+                    }
                 };
                 match this {
                     Some(this) => self.bound_method(callable.clone(), this),
