@@ -352,6 +352,11 @@ pub enum Instr {
     /// `LOAD_CONST None` and `SEND` follow. Runs as `CALL n`, trying first to start the
     /// callee's first step fused (`vm::fast_calls::awaited_call`).
     CallAwaited(u32),
+    /// Past the last instruction (and in place of an instruction whose operand points
+    /// outside its code): raises RuntimeError "bytecode ran off the end of the code object".
+    /// The compiler's code never gets here (it ends in a return, a raise or a jump back);
+    /// it is there so that fetching the next instruction needs no bounds check.
+    EndOfCode,
 }
 
 // Instructions are copied on every dispatch: they must stay one word. (The quickened forms
@@ -422,6 +427,7 @@ impl Instr {
         use Instr::*;
         match *self {
             Nop
+            | EndOfCode
             | SetupAnnotations
             | Swap(_)
             | Jump(_)

@@ -154,6 +154,8 @@ impl Vm {
             return Some(exc);
         };
         let (depth, push_lasti, target) = (handler.depth, handler.push_lasti, handler.target);
+        // (Within the code, as the instructions' own targets: `Body::instruction`.)
+        let target = target.min(code.code().instructions.len() as u32);
         // The handler's depth counts from the stack's base, above the locals and cells.
         frame
             .stack
@@ -212,9 +214,7 @@ impl Vm {
             let body: &Body = self.body(unsafe { &*Rc::as_ptr(&frame.code) });
             let instrs: &[Instr] = &body.quick;
             loop {
-                let Some(&instr) = instrs.get(frame.ip as usize) else {
-                    return Err(self.runtime_error("bytecode ran off the end of the code object"));
-                };
+                let instr = body.instruction(frame.ip);
                 frame.ip += 1;
                 // Checked after the fetch, so a KeyboardInterrupt is raised by the instruction
                 // about to run (inside its `try`), not by the one before a jump.
@@ -226,6 +226,11 @@ impl Vm {
                 }
                 match instr {
                     Instr::Nop => {}
+                    Instr::EndOfCode => {
+                        return Err(
+                            self.runtime_error("bytecode ran off the end of the code object")
+                        );
+                    }
                     Instr::PopTop => {
                         pop!(frame).discard();
                         finalize_point!(self, frame);
@@ -239,7 +244,7 @@ impl Vm {
                         let len = frame.stack.len();
                         frame.stack.swap(len - 1, len - n as usize);
                     }
-                    Instr::LoadConst(i) => frame.stack.push(body.consts[i as usize].clone()),
+                    Instr::LoadConst(i) => frame.stack.push(body.constant(i as usize).clone()),
                     Instr::LoadFast(i) => load_bound_fast!(frame, i),
                     Instr::LoadFastCheck(i) => load_fast!(self, frame, i),
                     // The quickened runs (`vm::quicken`), through `quickened_run!` (`fast_ops`).
@@ -284,14 +289,14 @@ impl Vm {
                     Instr::LoadFastConstBinaryOp(op, operands) => {
                         let (local, constant) = quicken::unpack(operands);
                         quickened_run!(self, frame, [local], 2, |[a]| {
-                            let r = binary_in_place(self, op, a, &body.consts[constant])?;
+                            let r = binary_in_place(self, op, a, body.constant(constant))?;
                             push_or_store!(self, frame, instrs, r);
                         });
                     }
                     Instr::LoadFastConstCompareOp(op, operands) => {
                         let (local, constant) = quicken::unpack(operands);
                         quickened_run!(self, frame, [local], 2, |[a]| {
-                            compare_in_place!(self, frame, instrs, op, a, &body.consts[constant]);
+                            compare_in_place!(self, frame, instrs, op, a, body.constant(constant));
                         });
                     }
                     Instr::LoadFastLoadFastBinaryOp(op, pair) => {
@@ -344,7 +349,7 @@ impl Vm {
                         });
                     }
                     Instr::LoadConstBinaryOp(op, constant) => {
-                        let b = &body.consts[constant as usize];
+                        let b = body.constant(constant as usize);
                         if runs_whole(self, frame, 1) {
                             let r = pop_binary_in_place(self, &mut frame.stack, op, b)?;
                             push_or_store!(self, frame, instrs, r);
@@ -879,7 +884,7 @@ impl Vm {
                     | Instr::LoadFastReturn(_)
                     | Instr::BinaryOpReturn(_) => {
                         let v = match instr {
-                            Instr::ReturnConst(i) => body.consts[i as usize].clone(),
+                            Instr::ReturnConst(i) => body.constant(i as usize).clone(),
                             // The return runs (`vm::quicken`): their first instruction alone
                             // when the limits are due at the `RETURN_VALUE`.
                             Instr::LoadFastReturn(local) => {

@@ -304,6 +304,29 @@ pub struct NameCaches {
 }
 
 impl Body {
+    /// The constant at `i`, an index read from an instruction of `quick`.
+    #[inline(always)]
+    pub fn constant(&self, i: usize) -> &Value {
+        debug_assert!(i < self.consts.len());
+        // SAFETY: `quicken` made every constant index in `quick` one of the code's
+        // constants (an instruction with another became `EndOfCode`), and `consts` holds
+        // those one for one.
+        unsafe { self.consts.get_unchecked(i) }
+    }
+
+    /// The instruction at `ip`, where a frame running this code is.
+    #[inline(always)]
+    pub fn instruction(&self, ip: u32) -> Instr {
+        debug_assert!((ip as usize) < self.quick.len());
+        // SAFETY: a running frame's `ip` is within `quick`: it starts at 0 (`quick` is never
+        // empty: it ends with `EndOfCode`), steps past an instruction that falls through (at
+        // most onto that `EndOfCode`, which raises), moves on past the instructions of a
+        // quickened run (which `quicken` found in place), or jumps to an instruction's
+        // target (`quicken` made every target within the code), an exception handler
+        // (`Vm::unwind` checks it) or the instruction after a call or send it was at.
+        unsafe { *self.quick.get_unchecked(ip as usize) }
+    }
+
     /// `LOAD_GLOBAL`'s caches, one per name.
     #[inline]
     pub fn global_caches(&self) -> &[std::cell::Cell<GlobalSlot>] {

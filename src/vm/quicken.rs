@@ -15,7 +15,13 @@
 //! does it once, when a code object is loaded, and `--dis` shows the compiler's
 //! instructions, never these. Only the first instruction of a run is replaced: the ones
 //! after it stay where they were, so a jump into the middle of a run, an exception table
-//! or a line table sees the same instructions at the same places. The VM runs a quickened
+//! or a line table sees the same instructions at the same places.
+//!
+//! The copy ends with one more instruction, [`Instr::EndOfCode`], and every jump target
+//! and constant index in it is checked here, once: an instruction whose operand points
+//! outside the code becomes an `EndOfCode` too. So the dispatch loop fetches the next
+//! instruction and reads a constant without a bounds check: `ip` can only step onto the
+//! final `EndOfCode` or jump within the code. The VM runs a quickened
 //! instruction as the run only when it can account for it exactly (every instruction of
 //! the run still counts as a step; its loads are `LOAD_FAST`s, of locals every path binds,
 //! never `LOAD_FAST_CHECK`s); otherwise it runs just the first instruction, and the rest of
@@ -23,10 +29,13 @@
 
 use crate::compile::bytecode::{Constant, Instr};
 
-/// The instructions to run for `instrs` (a code object's, with its `constants`): the same
-/// length, a run's first instruction replaced wherever a run starts.
+/// The instructions to run for `instrs` (a code object's, with its `constants`): a run's
+/// first instruction replaced wherever a run starts, an instruction whose jump target or
+/// constant is out of range replaced by [`Instr::EndOfCode`], and one `EndOfCode` after
+/// the last.
 pub fn quicken(instrs: &[Instr], constants: &[Constant]) -> Box<[Instr]> {
-    let mut quick: Box<[Instr]> = instrs.into();
+    let mut quick = Vec::with_capacity(instrs.len() + 1);
+    quick.extend_from_slice(instrs);
     for (at, slot) in quick.iter_mut().enumerate() {
         if let Some(run) = run_at(instrs, at) {
             *slot = run;
@@ -35,8 +44,25 @@ pub fn quicken(instrs: &[Instr], constants: &[Constant]) -> Box<[Instr]> {
         {
             *slot = Instr::CallAwaited(n);
         }
+        if !in_range(slot, instrs.len(), constants.len()) {
+            *slot = Instr::EndOfCode;
+        }
     }
-    quick
+    quick.push(Instr::EndOfCode);
+    quick.into_boxed_slice()
+}
+
+/// Whether `instr`'s jump target is within code of `len` instructions (or just past them,
+/// on the final `EndOfCode`) and its constant, if any, among `nconsts`.
+fn in_range(instr: &Instr, len: usize, nconsts: usize) -> bool {
+    let constant = match *instr {
+        Instr::LoadConst(i) | Instr::ReturnConst(i) | Instr::LoadConstBinaryOp(_, i) => i as usize,
+        Instr::LoadFastConstBinaryOp(_, operands) | Instr::LoadFastConstCompareOp(_, operands) => {
+            unpack(operands).1
+        }
+        _ => return instr.jump_target().is_none_or(|t| t as usize <= len),
+    };
+    constant < nconsts
 }
 
 /// Whether the instructions at `at` await (or delegate to) what is on top of the stack
@@ -167,7 +193,8 @@ mod tests {
             "def f(n, node):\n    if n < 2:\n        return node.left\n    return n - 1\n",
         );
         let quick = quicken(&f.instructions, &f.constants);
-        assert_eq!(quick.len(), f.instructions.len());
+        assert_eq!(quick.len(), f.instructions.len() + 1);
+        assert_eq!(quick.last(), Some(&Instr::EndOfCode));
         let mut replaced = 0;
         for (at, (q, original)) in quick.iter().zip(&f.instructions).enumerate() {
             if q == original {
@@ -369,9 +396,9 @@ mod tests {
     #[test]
     fn a_lone_load_fast_and_large_indices_stay_as_they_are() {
         let lone = [Instr::LoadFast(0), Instr::PopTop];
-        assert_eq!(*quicken(&lone, &[]), lone);
+        assert_eq!(quicken(&lone, &[])[..2], lone);
         let far = [Instr::LoadFast(300), Instr::LoadAttr(0), Instr::ReturnValue];
-        assert_eq!(*quicken(&far, &[]), far);
+        assert_eq!(quicken(&far, &[])[..3], far);
         let big_const = [
             Instr::LoadFast(0),
             Instr::LoadConst(70_000),
@@ -379,5 +406,32 @@ mod tests {
         ];
         // (The constant's own run, `LOAD_CONST; BINARY_OP`, takes any index.)
         assert_eq!(quicken(&big_const, &[])[0], big_const[0]);
+    }
+
+    #[test]
+    fn operands_outside_the_code_become_end_of_code() {
+        let code = [
+            Instr::LoadConst(0),
+            Instr::PopJumpIfFalse(4),
+            Instr::LoadConst(1),
+            Instr::Jump(5),
+            Instr::ReturnConst(0),
+        ];
+        let quick = quicken(&code, &[Constant::None]);
+        // The jump to 4 stays (4 is in the code); a jump to 5 would land on the final
+        // `EndOfCode` (5), so it stays too; constant 1 does not exist.
+        assert_eq!(
+            *quick,
+            [
+                Instr::LoadConst(0),
+                Instr::PopJumpIfFalse(4),
+                Instr::EndOfCode,
+                Instr::Jump(5),
+                Instr::ReturnConst(0),
+                Instr::EndOfCode,
+            ]
+        );
+        assert_eq!(quicken(&[Instr::Jump(2)], &[])[0], Instr::EndOfCode);
+        assert_eq!(*quicken(&[], &[]), [Instr::EndOfCode]);
     }
 }
