@@ -19,12 +19,11 @@ use super::dict::StrKeys;
 use super::fast_calls::{fast_call, inline_generator, is_unstarted_coroutine};
 use super::fast_ops::{
     binary_in_place, binary_op_for_attr, binary_op_store_item, compare_in_place, forget_unboxed,
-    nibbles, pop_binary_in_place, pop_binary_op, push_or_store, quickened_run, runs_whole,
-    subscript,
+    pop_binary_in_place, pop_binary_op, push_or_store, quickened_run, runs_whole, subscript,
 };
 use super::frame::{AfterGenerator, Frame, InlineFrames, move_arguments};
 use super::object::{Body, Function, ObjectKind, TracebackEntry, TracebackFrame};
-use super::quicken;
+use super::quicken::{self, nibbles};
 use super::set_ops::update_table;
 use super::stack::{finalize_point, load_bound_fast, load_fast, pop, pop_truth, store_fast, top};
 use super::value::{PyDict, PyStr, Value, ValueCell};
@@ -892,7 +891,7 @@ impl Vm {
                                     load_bound_fast!(frame, local);
                                     continue;
                                 }
-                                frame.stack[local as usize].clone()
+                                frame.local(local as usize).clone()
                             }
                             Instr::BinaryOpReturn(op) => {
                                 let r = pop_binary_op(self, frame, op)?;

@@ -222,12 +222,6 @@ pub(super) fn runs_whole(vm: &mut Vm, frame: &mut Frame, more: u64) -> bool {
     true
 }
 
-/// The two locals of a `LOAD_FAST_LOAD_FAST` pair (and of the runs that start with one).
-#[inline(always)]
-pub(super) fn nibbles(pair: u32) -> [usize; 2] {
-    [(pair >> 4) as usize, (pair & 15) as usize]
-}
-
 /// `a op b` for a quickened run, its operands read where they are (a local, a constant).
 #[inline(always)]
 pub(super) fn binary_in_place(
@@ -278,7 +272,7 @@ macro_rules! quickened_run {
     ($vm:expr, $frame:expr, $locals:expr, $more:expr, |$values:pat_param| $body:block else $alone:block) => {{
         let locals = $locals;
         if $crate::vm::fast_ops::runs_whole($vm, $frame, $more) {
-            let $values = locals.map(|l| &$frame.stack[l]);
+            let $values = locals.map(|l| $frame.local(l));
             $body
         } else $alone
     }};

@@ -157,6 +157,19 @@ impl Frame {
         }
     }
 
+    /// Fast local `i` (`Null` when unbound), `i` read from a running instruction.
+    #[inline(always)]
+    pub fn local(&self, i: usize) -> &Value {
+        debug_assert!(i < self.code.head.varnames.len() && i < self.stack.len());
+        // SAFETY: `quicken` made every fast local's index in the running instructions one
+        // of the code's locals, and a running frame's buffer holds them all: the frame is
+        // padded to them before it first runs (`make_cells`, `for_module`), the stack
+        // proper grows and shrinks above them (the compiler's depth analysis,
+        // `codegen::assemble`, refuses code that would pop below its base, and unwinding
+        // cuts it back to the base), and only a finished frame is cleared.
+        unsafe { self.stack.get_unchecked(i) }
+    }
+
     /// The fast locals (`Null` when unbound).
     pub fn locals(&self) -> &[Value] {
         let n = self.code.head.varnames.len().min(self.stack.len());
@@ -885,7 +898,11 @@ impl Vm {
     fn make_body<'c>(&mut self, code: &'c CodeObj) -> &'c Body {
         let whole = code.code().clone();
         let body = Body {
-            quick: super::quicken::quicken(&whole.instructions, &whole.constants),
+            quick: super::quicken::quicken(
+                &whole.instructions,
+                &whole.constants,
+                whole.varnames.len(),
+            ),
             consts: whole.constants.iter().map(|c| self.constant(c)).collect(),
             names: whole.names.iter().map(|n| self.intern(n)).collect(),
             caches: Default::default(),

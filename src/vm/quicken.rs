@@ -17,11 +17,12 @@
 //! after it stay where they were, so a jump into the middle of a run, an exception table
 //! or a line table sees the same instructions at the same places.
 //!
-//! The copy ends with one more instruction, [`Instr::EndOfCode`], and every jump target
-//! and constant index in it is checked here, once: an instruction whose operand points
-//! outside the code becomes an `EndOfCode` too. So the dispatch loop fetches the next
-//! instruction and reads a constant without a bounds check: `ip` can only step onto the
-//! final `EndOfCode` or jump within the code. The VM runs a quickened
+//! The copy ends with one more instruction, [`Instr::EndOfCode`], and every jump target,
+//! constant index and fast local's index in it is checked here, once: an instruction whose
+//! operand points outside the code becomes an `EndOfCode` too. So the dispatch loop
+//! fetches the next instruction and reads a constant or a local without a bounds check:
+//! `ip` can only step onto the final `EndOfCode` or jump within the code, and a running
+//! frame's buffer always holds its fast locals. The VM runs a quickened
 //! instruction as the run only when it can account for it exactly (every instruction of
 //! the run still counts as a step; its loads are `LOAD_FAST`s, of locals every path binds,
 //! never `LOAD_FAST_CHECK`s); otherwise it runs just the first instruction, and the rest of
@@ -29,11 +30,11 @@
 
 use crate::compile::bytecode::{Constant, Instr};
 
-/// The instructions to run for `instrs` (a code object's, with its `constants`): a run's
-/// first instruction replaced wherever a run starts, an instruction whose jump target or
-/// constant is out of range replaced by [`Instr::EndOfCode`], and one `EndOfCode` after
-/// the last.
-pub fn quicken(instrs: &[Instr], constants: &[Constant]) -> Box<[Instr]> {
+/// The instructions to run for `instrs` (a code object's, with its `constants` and
+/// `nlocals` fast locals): a run's first instruction replaced wherever a run starts, an
+/// instruction whose jump target, constant or local is out of range replaced by
+/// [`Instr::EndOfCode`], and one `EndOfCode` after the last.
+pub fn quicken(instrs: &[Instr], constants: &[Constant], nlocals: usize) -> Box<[Instr]> {
     let mut quick = Vec::with_capacity(instrs.len() + 1);
     quick.extend_from_slice(instrs);
     for (at, slot) in quick.iter_mut().enumerate() {
@@ -44,12 +45,54 @@ pub fn quicken(instrs: &[Instr], constants: &[Constant]) -> Box<[Instr]> {
         {
             *slot = Instr::CallAwaited(n);
         }
-        if !in_range(slot, instrs.len(), constants.len()) {
+        if !in_range(slot, instrs.len(), constants.len()) || !locals_in_range(slot, nlocals) {
             *slot = Instr::EndOfCode;
         }
     }
     quick.push(Instr::EndOfCode);
     quick.into_boxed_slice()
+}
+
+/// Whether the fast locals `instr` reads or writes are among the frame's `nlocals`.
+fn locals_in_range(instr: &Instr, nlocals: usize) -> bool {
+    let pair = |pair: u32| nibbles(pair).into_iter().all(|l| l < nlocals);
+    match *instr {
+        Instr::LoadFast(l)
+        | Instr::LoadFastCheck(l)
+        | Instr::LoadFastAndClear(l)
+        | Instr::StoreFast(l)
+        | Instr::StoreFastMaybeNull(l)
+        | Instr::DeleteFast(l)
+        | Instr::LoadFastBinaryOp(_, l)
+        | Instr::LoadFastSubscr(l)
+        | Instr::BinaryOpStoreFast(_, l)
+        | Instr::LoadFastReturn(l) => (l as usize) < nlocals,
+        Instr::LoadFastLoadAttr(l, _)
+        | Instr::LoadFastLoadMethod(l, _)
+        | Instr::LoadFastCopyLoadAttr(l, _) => (l as usize) < nlocals,
+        Instr::LoadFastLoadFast(p)
+        | Instr::StoreFastLoadFast(p)
+        | Instr::StoreFastStoreFast(p)
+        | Instr::LoadFastLoadFastBinaryOp(_, p)
+        | Instr::LoadFastLoadFastCompareOp(_, p)
+        | Instr::LoadFastLoadFastSubscr(p)
+        | Instr::LoadFastLoadFastSubscrKeep(p) => pair(p),
+        Instr::LoadFastLoadFastStoreAttr(p, _) => pair(p.into()),
+        Instr::LoadFastConstBinaryOp(_, operands) | Instr::LoadFastConstCompareOp(_, operands) => {
+            unpack(operands).0 < nlocals
+        }
+        Instr::LoadFastPairBinaryOp(_, operands) => {
+            let (a, b) = unpack(operands);
+            a < nlocals && b < nlocals
+        }
+        _ => true,
+    }
+}
+
+/// The two locals of a `LOAD_FAST_LOAD_FAST` pair (and of the runs that start with one).
+#[inline(always)]
+pub fn nibbles(pair: u32) -> [usize; 2] {
+    [(pair >> 4) as usize, (pair & 15) as usize]
 }
 
 /// Whether `instr`'s jump target is within code of `len` instructions (or just past them,
@@ -192,7 +235,7 @@ mod tests {
         let f = function(
             "def f(n, node):\n    if n < 2:\n        return node.left\n    return n - 1\n",
         );
-        let quick = quicken(&f.instructions, &f.constants);
+        let quick = quicken(&f.instructions, &f.constants, f.varnames.len());
         assert_eq!(quick.len(), f.instructions.len() + 1);
         assert_eq!(quick.last(), Some(&Instr::EndOfCode));
         let mut replaced = 0;
@@ -244,7 +287,7 @@ mod tests {
     /// Every quickened form, found in `source`, with the instructions it stands for.
     fn runs(source: &str) -> Vec<(Instr, Vec<Instr>)> {
         let f = function(source);
-        let quick = quicken(&f.instructions, &f.constants);
+        let quick = quicken(&f.instructions, &f.constants, f.varnames.len());
         quick
             .iter()
             .zip(&f.instructions)
@@ -328,7 +371,7 @@ mod tests {
         let f = function(
             "def f(a, b):\n    while a < b:\n        a = a * b\n        b.x = a\n    return a[b]\n",
         );
-        let quick = quicken(&f.instructions, &f.constants);
+        let quick = quicken(&f.instructions, &f.constants, f.varnames.len());
         let ops: Vec<_> = quick
             .iter()
             .zip(&f.instructions)
@@ -396,16 +439,16 @@ mod tests {
     #[test]
     fn a_lone_load_fast_and_large_indices_stay_as_they_are() {
         let lone = [Instr::LoadFast(0), Instr::PopTop];
-        assert_eq!(quicken(&lone, &[])[..2], lone);
+        assert_eq!(quicken(&lone, &[], 1)[..2], lone);
         let far = [Instr::LoadFast(300), Instr::LoadAttr(0), Instr::ReturnValue];
-        assert_eq!(quicken(&far, &[])[..3], far);
+        assert_eq!(quicken(&far, &[], 301)[..3], far);
         let big_const = [
             Instr::LoadFast(0),
             Instr::LoadConst(70_000),
             Instr::BinaryOp(BinaryOperator::Add),
         ];
         // (The constant's own run, `LOAD_CONST; BINARY_OP`, takes any index.)
-        assert_eq!(quicken(&big_const, &[])[0], big_const[0]);
+        assert_eq!(quicken(&big_const, &[], 1)[0], big_const[0]);
     }
 
     #[test]
@@ -417,7 +460,7 @@ mod tests {
             Instr::Jump(5),
             Instr::ReturnConst(0),
         ];
-        let quick = quicken(&code, &[Constant::None]);
+        let quick = quicken(&code, &[Constant::None], 0);
         // The jump to 4 stays (4 is in the code); a jump to 5 would land on the final
         // `EndOfCode` (5), so it stays too; constant 1 does not exist.
         assert_eq!(
@@ -431,7 +474,7 @@ mod tests {
                 Instr::EndOfCode,
             ]
         );
-        assert_eq!(quicken(&[Instr::Jump(2)], &[])[0], Instr::EndOfCode);
-        assert_eq!(*quicken(&[], &[]), [Instr::EndOfCode]);
+        assert_eq!(quicken(&[Instr::Jump(2)], &[], 0)[0], Instr::EndOfCode);
+        assert_eq!(*quicken(&[], &[], 0), [Instr::EndOfCode]);
     }
 }

@@ -15,10 +15,12 @@ macro_rules! finalize_point {
 }
 
 /// `LoadFast(i)`: push local i (slot i of the frame), which every path to the load binds
-/// (the compiler's analysis, `compile::peephole`), so it is not checked.
+/// (the compiler's analysis, `compile::peephole`), so it is not checked ([`Frame::local`]).
+///
+/// [`Frame::local`]: super::frame::Frame::local
 macro_rules! load_bound_fast {
     ($frame:expr, $i:expr) => {{
-        let v = $frame.stack[$i as usize].clone();
+        let v = $frame.local($i as usize).clone();
         $frame.stack.push(v);
     }};
 }
