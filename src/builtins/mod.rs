@@ -97,6 +97,7 @@ mod pwd_grp;
 mod random;
 mod random_core;
 mod range_type;
+mod raw_stream;
 mod re_engine;
 mod reduce;
 #[cfg(not(target_arch = "wasm32"))]

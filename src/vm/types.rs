@@ -634,6 +634,14 @@ impl Vm {
         self.type_of(v).is_subtype(ty)
     }
 
+    /// The value of a name in the builtins module (`memoryview`, `iter`), as a program
+    /// that has not replaced it sees it.
+    pub fn builtin(&mut self, name: &str) -> PyResult<Value> {
+        let key = self.intern(name);
+        let value = self.builtins.table.borrow().get_str(&key).cloned();
+        value.ok_or_else(|| self.runtime_error(format!("lost builtins.{name}")))
+    }
+
     /// Creates a built-in function value.
     pub fn native(&self, name: &'static str, func: NativeFn) -> Value {
         self.native_function(name, func, false, None)
