@@ -44,6 +44,7 @@ mod binascii;
 mod bind;
 mod breakpoint;
 mod bytes_io;
+mod bytes_iter;
 mod bytes_type;
 mod class_build;
 mod classes;
