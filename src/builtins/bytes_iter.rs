@@ -5,7 +5,7 @@
 //! asked. Here are the iterator's constructor and its `__length_hint__`, `__reduce__` and
 //! `__setstate__`.
 
-use super::bytes_type::payload;
+use crate::vm::bytes::PyBytes;
 use crate::vm::object::{IterState, KwArgs, NativeFn, ObjectKind};
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
@@ -40,7 +40,7 @@ fn state(vm: &Vm, v: &Value) -> PyResult<Option<(Value, usize)>> {
 }
 
 fn len_of(seq: &Value) -> usize {
-    payload(seq).map_or(0, |b| b.data().len())
+    seq.native::<PyBytes>().map_or(0, |b| b.data().len())
 }
 
 const METHODS: &[(&str, NativeFn)] = &[
