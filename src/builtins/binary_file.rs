@@ -1,28 +1,27 @@
-//! Binary files: what `open()` returns for a mode with `b` — `io.BufferedReader` (`rb`),
-//! `io.BufferedWriter` (`wb`, `ab`, `xb`) and `io.BufferedRandom` (a mode with `+`)
-//! (`Modules/_io/bufferedio.c`). Reads and writes `bytes` with real, blocking calls on the
-//! host file (opened by `io.rs`'s `open()` after `vm::sandbox`'s gate), buffered as CPython
-//! buffers them: reads come in chunks of the file's block size (`st_blksize`, what
-//! `read1()` shows), writes wait until 8 KiB are pending, a seek, a read or `close()`; a
-//! write after a read goes where reading stopped.
+//! Buffered binary streams (`Modules/_io/bufferedio.c`): `io.BufferedReader`,
+//! `io.BufferedWriter` and `io.BufferedRandom`, over the host file `open()` opened in a mode
+//! with `b` (`rb`; `wb`, `ab`, `xb`; a mode with `+`) or over any raw stream object of the
+//! program's (`io.BufferedReader(io.BytesIO(…))`, a subclass of `io.RawIOBase`), through
+//! `raw_stream.rs`. Buffered as CPython buffers: reads come from the raw stream a buffer
+//! (`buffer_size`; a file's block size for `open()`) at a time, a large read goes to the raw
+//! stream directly, and writes wait in the buffer until it would overflow, a flush, a seek, a
+//! read or `close()`. A write after a read goes where reading stopped.
 
 use std::cell::RefCell;
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom, Write};
-#[cfg(not(target_arch = "wasm32"))]
-use std::os::fd::AsRawFd;
 use std::rc::Rc;
 
-use super::bytes_type::bytes_of;
-use super::io::{HintRule, fileno, optional_size, read_lines, seek_args, size_arg, unsupported};
+use super::io::{
+    BUFFER_SIZE, HintRule, closed_error, fileno, optional_size, read_lines, unsupported,
+};
+use super::memoryview::WritableBuffer;
+use super::raw_stream::{RawStream, data_arg};
+use crate::vm::args::Signature;
 use crate::vm::dict::StrKeys;
-use crate::vm::object::{KwArgs, Layout, Object, ObjectKind, PyType};
+use crate::vm::object::{KwArgs, Layout, NativeFn, Object, ObjectKind, PyType};
 use crate::vm::types::make_type;
 use crate::vm::value::Value;
-use crate::vm::{PyResult, Vm};
-
-/// CPython's buffer size (`io.DEFAULT_BUFFER_SIZE`).
-const BUFFER_SIZE: usize = 8192;
+use crate::vm::{Exc, PyResult, Vm};
 
 /// The three classes, by what the file may do.
 pub const CLASSES: [&str; 3] = ["BufferedReader", "BufferedWriter", "BufferedRandom"];
@@ -36,68 +35,105 @@ pub fn class_name(readable: bool, writable: bool) -> &'static str {
     }
 }
 
-/// An open binary file: the host file, bytes read ahead of the position (`ahead`, of which
-/// `consumed` are read; `start` is the file offset `ahead` begins at) and bytes written and
-/// not yet flushed (`pending`, to go at `start`). One of `ahead` and `pending` is empty.
-struct State {
-    file: Option<File>,
+/// The buffers: bytes read ahead (`ahead`, of which `consumed` are read; the raw stream is
+/// just past them) and bytes written and not yet handed down (`pending`, to go where the
+/// raw stream is). One of the two is empty.
+struct Buffers {
+    readable: bool,
+    writable: bool,
+    size: usize,
     ahead: Vec<u8>,
     consumed: usize,
-    start: u64,
     pending: Vec<u8>,
+    /// Where the raw stream is, when known (`abs_pos`): a seek inside what was read ahead
+    /// needs no call of the stream's.
+    raw_at: Option<i64>,
 }
 
-impl State {
-    /// Forgets the bytes read ahead (all consumed): the file's position is past them.
-    fn drop_ahead(&mut self) {
-        self.start += self.ahead.len() as u64;
+impl Buffers {
+    fn unconsumed(&self) -> usize {
+        self.ahead.len() - self.consumed
+    }
+
+    fn reset_ahead(&mut self) {
         self.ahead.clear();
         self.consumed = 0;
+    }
+
+    /// Takes `len` bytes (at most what is read ahead).
+    fn take(&mut self, len: usize) -> Vec<u8> {
+        let from = self.consumed;
+        let to = from.saturating_add(len).min(self.ahead.len());
+        self.consumed = to;
+        self.ahead[from..to].to_vec()
     }
 }
 
 pub struct BinaryFile {
-    name: Value,
-    mode: String,
-    readable: bool,
-    writable: bool,
-    /// How much a read from the file asks for: its block size, as CPython's buffer.
-    chunk: usize,
-    state: RefCell<State>,
+    raw: RawStream,
+    buffers: RefCell<Buffers>,
 }
 
 impl Drop for BinaryFile {
-    /// A file dropped unclosed writes out what is pending, as CPython's finalizer does.
+    /// A host file dropped unclosed writes out what is pending, as CPython's finalizer does.
     fn drop(&mut self) {
-        let state = self.state.get_mut();
-        if let Some(file) = state.file.as_mut() {
-            let _ = file.write_all(&state.pending);
+        let pending = std::mem::take(&mut self.buffers.get_mut().pending);
+        if !pending.is_empty() {
+            let _ = self.raw.write_all_to_file(&pending);
         }
     }
 }
 
 /// The classes for `io`'s namespace, with their methods and attributes.
 pub fn classes(vm: &mut Vm) -> Vec<(&'static str, Value)> {
+    let inits: [NativeFn; 3] = [
+        |vm, args, kw| init(vm, args, kw, (true, false)),
+        |vm, args, kw| init(vm, args, kw, (false, true)),
+        |vm, args, kw| init(vm, args, kw, (true, true)),
+    ];
     CLASSES
         .iter()
-        .map(|name| {
+        .zip(inits)
+        .map(|(name, init)| {
             let class = make_type(name, vec![vm.types.object.clone()], Layout::Builtin, true);
             let key = vm.names.module.clone();
             class.dict.borrow_mut().set_str(key, Value::str("_io"));
-            for (method, f) in METHODS {
-                vm.add_method(&class, method, *f);
+            vm.add_static(&class, "__new__", new_uninitialized);
+            vm.add_method(&class, "__init__", init);
+            vm.add_methods(&class, METHODS);
+            if *name != "BufferedWriter" {
+                vm.add_method(&class, "peek", peek);
             }
+            class.has_del.set(true);
             vm.add_getset(
                 &class,
                 "closed",
-                |vm, v| Ok(Value::Bool(this(vm, v)?.state.borrow().file.is_none())),
+                |vm, v| Ok(Value::Bool(this(vm, v)?.closed(vm)?)),
                 None,
             );
-            vm.add_getset(&class, "name", |vm, v| Ok(this(vm, v)?.name.clone()), None);
+            // A member in CPython: None once detached.
+            vm.add_getset(
+                &class,
+                "raw",
+                |vm, v| {
+                    let f = this(vm, v)?;
+                    match f.raw.check(vm) {
+                        Ok(()) => f.raw.object(vm),
+                        Err(_) => Ok(Value::None),
+                    }
+                },
+                None,
+            );
+            vm.add_getset(
+                &class,
+                "name",
+                |vm, v| this(vm, v)?.raw.attribute(vm, "name"),
+                None,
+            );
             vm.add_getset(
                 &class,
                 "mode",
-                |vm, v| Ok(Value::str(this(vm, v)?.mode.as_str())),
+                |vm, v| this(vm, v)?.raw.attribute(vm, "mode"),
                 None,
             );
             (*name, Value::Type(class))
@@ -120,51 +156,116 @@ fn block_size(_: &File) -> usize {
     BUFFER_SIZE
 }
 
+fn buffers(size: usize, (readable, writable): (bool, bool), raw_at: Option<i64>) -> Buffers {
+    Buffers {
+        readable,
+        writable,
+        size,
+        ahead: Vec::new(),
+        consumed: 0,
+        pending: Vec::new(),
+        raw_at,
+    }
+}
+
 /// Wraps an opened host file; `mode` as CPython shows it (`rb`, `wb`, `ab`, `xb`, `rb+`,
-/// `ab+`, …); `start` is where the file is positioned.
+/// `ab+`, …); `start` is where the file is to be positioned.
 pub fn new(
     vm: &mut Vm,
     class: Rc<PyType>,
     name: Value,
     mode: String,
-    (readable, writable): (bool, bool),
+    access: (bool, bool),
     file: File,
     start: u64,
-) -> Value {
+) -> PyResult<Value> {
+    vm.ready_bytes();
+    let size = block_size(&file);
+    let binary = BinaryFile {
+        raw: RawStream::file(file, name, mode),
+        buffers: RefCell::new(buffers(size, access, Some(0))),
+    };
+    if start > 0 {
+        binary.raw_seek(vm, start as i64, 0)?;
+    }
+    Ok(Value::object(Object::new(
+        class,
+        ObjectKind::Other(Box::new(binary)),
+    )))
+}
+
+/// `__new__`: a file with no raw stream yet, which `__init__` gives it (so that a subclass's
+/// `__init__` may take other arguments); apy runs no `__init__` after a built-in type's
+/// `__new__`, so for the classes themselves `__new__` runs it.
+fn new_uninitialized(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let Some(Value::Type(class)) = args.first() else {
+        return Err(vm.type_error("BufferedReader.__new__(X): X is not a type object"));
+    };
     vm.ready_bytes();
     let binary = BinaryFile {
-        name,
-        mode,
-        readable,
-        writable,
-        chunk: block_size(&file),
-        state: RefCell::new(State {
-            file: Some(file),
-            ahead: Vec::new(),
-            consumed: 0,
-            start,
-            pending: Vec::new(),
-        }),
+        raw: RawStream::uninitialized(),
+        buffers: RefCell::new(buffers(BUFFER_SIZE, (false, false), None)),
     };
-    Value::object(Object::new(class, ObjectKind::Other(Box::new(binary))))
-}
-
-/// `lseek(2)` on the file's descriptor (-1 when closed: EBADF).
-#[cfg(not(target_arch = "wasm32"))]
-fn lseek(file: Option<&File>, offset: i64, whence: i32) -> std::io::Result<u64> {
-    let fd = file.map_or(-1, |f| f.as_raw_fd());
-    // SAFETY: lseek on a descriptor this file owns; an invalid whence is EINVAL.
-    let moved = unsafe { libc::lseek(fd, offset, whence) };
-    if moved < 0 {
-        return Err(std::io::Error::last_os_error());
+    let kind = ObjectKind::Other(Box::new(binary));
+    let file = Value::object(match class.builtin {
+        true => Object::new(class.clone(), kind),
+        false => Object::with_dict(class.clone(), kind),
+    });
+    if class.builtin {
+        let access = match CLASSES.iter().position(|c| **c == *class.name()) {
+            Some(0) => (true, false),
+            Some(1) => (false, true),
+            _ => (true, true),
+        };
+        let mut all = vec![file.clone()];
+        all.extend_from_slice(&args[1..]);
+        init(vm, &all, kw, access)?;
     }
-    Ok(moved as u64)
+    Ok(file)
 }
 
-/// A page has no file descriptors to seek on (src/web.rs).
-#[cfg(target_arch = "wasm32")]
-fn lseek(_: Option<&File>, _: i64, _: i32) -> std::io::Result<u64> {
-    Err(std::io::ErrorKind::Unsupported.into())
+/// `__init__(raw, buffer_size=DEFAULT_BUFFER_SIZE)`: the raw stream checked (seekable for
+/// BufferedRandom, readable and/or writable), then asked where it is.
+fn init(vm: &mut Vm, args: &[Value], kw: &KwArgs, access: (bool, bool)) -> PyResult<Value> {
+    let class = CLASSES[usize::from(access.1) + usize::from(access.0 && access.1)];
+    let signature = Signature::keywords(class, class, &["raw", "buffer_size"], 1, 0);
+    let f = this(vm, &args[0])?;
+    let slots = signature.bind(vm, &args[1..], kw)?;
+    let raw = slots[0].clone().unwrap_or(Value::None);
+    let size = match &slots[1] {
+        Some(v) => vm.expect_index(v)?,
+        None => BUFFER_SIZE as i64,
+    };
+    if access == (true, true) {
+        check_raw(vm, &raw, "seekable")?;
+    }
+    if access.0 {
+        check_raw(vm, &raw, "readable")?;
+    }
+    if access.1 {
+        check_raw(vm, &raw, "writable")?;
+    }
+    if size <= 0 {
+        return Err(vm.value_error("buffer size must be strictly positive"));
+    }
+    f.raw.attach(raw);
+    *f.buffers.borrow_mut() = buffers(size as usize, access, None);
+    // As `_buffered_init`: where the stream is, if it says (an error is forgotten).
+    let _ = f.raw_tell(vm);
+    Ok(Value::None)
+}
+
+/// `_PyIOBase_check_readable` and its twins: the raw stream must answer True.
+fn check_raw(vm: &mut Vm, raw: &Value, what: &str) -> PyResult<()> {
+    let answer = vm.call_method(raw, what, &[])?;
+    if matches!(answer, Value::Bool(true)) {
+        return Ok(());
+    }
+    let able = what.trim_end_matches("able");
+    Err(unsupported(
+        vm,
+        &format!("File or stream is not {able}able."),
+    ))
 }
 
 fn this<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a BinaryFile> {
@@ -172,266 +273,599 @@ fn this<'a>(vm: &Vm, v: &'a Value) -> PyResult<&'a BinaryFile> {
         .ok_or_else(|| vm.type_error("descriptor requires a '_io.BufferedReader' object"))
 }
 
+/// The file of a method call, attached to its raw stream.
+fn attached<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a BinaryFile> {
+    let f = this(vm, &args[0])?;
+    f.raw.check(vm)?;
+    Ok(f)
+}
+
+/// A `buffer_size`-style size argument: None for "all" (None or negative).
+fn size(vm: &mut Vm, v: Option<&Value>) -> PyResult<Option<usize>> {
+    optional_size(vm, v)
+}
+
 impl BinaryFile {
-    /// The file, open; else ValueError with `message`.
-    fn check_open(&self, vm: &Vm, message: &str) -> PyResult<()> {
-        match self.state.borrow().file {
-            Some(_) => Ok(()),
-            None => Err(vm.value_error(message)),
-        }
+    fn closed(&self, vm: &mut Vm) -> PyResult<bool> {
+        self.raw.closed(vm)
     }
 
-    /// Writes out the pending bytes.
-    fn flush(&self, vm: &mut Vm) -> PyResult<()> {
-        let mut state = self.state.borrow_mut();
-        if state.pending.is_empty() {
-            return Ok(());
-        }
-        let pending = std::mem::take(&mut state.pending);
-        let written = match state.file.as_mut() {
-            Some(file) => file.write_all(&pending),
-            None => Ok(()),
-        };
-        state.start += pending.len() as u64;
-        drop(state);
-        written.map_err(|e| vm.os_error(&e, None))
-    }
-
-    /// Makes the bytes read ahead hold `enough` of them (or the rest of the file).
-    fn fill(&self, vm: &mut Vm, what: &str, enough: impl Fn(&[u8]) -> bool) -> PyResult<()> {
-        if !self.readable {
-            return Err(unsupported(vm, "read"));
-        }
-        self.check_open(vm, &format!("{what} of closed file"))?;
-        self.flush(vm)?;
-        let mut state = self.state.borrow_mut();
-        while !enough(&state.ahead[state.consumed..]) {
-            if state.consumed == state.ahead.len() {
-                state.drop_ahead();
-            }
-            let State { file, ahead, .. } = &mut *state;
-            let had = ahead.len();
-            ahead.resize(had + self.chunk, 0);
-            let read = file.as_mut().map_or(Ok(0), |f| f.read(&mut ahead[had..]));
-            let n = read.as_ref().map_or(0, |n| *n);
-            ahead.truncate(had + n);
-            match read {
-                Ok(0) => break,
-                Ok(_) => {}
-                Err(e) => {
-                    drop(state);
-                    return Err(vm.os_error(&e, None));
-                }
-            }
+    /// `CHECK_CLOSED`: ValueError with `message` once the raw stream is closed, unless bytes
+    /// read ahead are left to read.
+    fn check_closed(&self, vm: &mut Vm, message: &str) -> PyResult<()> {
+        self.raw.check(vm)?;
+        if self.buffers.borrow().unconsumed() == 0 && self.closed(vm)? {
+            return Err(vm.value_error(message));
         }
         Ok(())
     }
 
-    /// Takes `len` bytes (at most what is read ahead).
-    fn take(&self, len: usize) -> Vec<u8> {
-        let mut state = self.state.borrow_mut();
-        let from = state.consumed;
-        let to = from.saturating_add(len).min(state.ahead.len());
-        state.consumed = to;
-        state.ahead[from..to].to_vec()
-    }
-
-    fn read(&self, vm: &mut Vm, size: Option<usize>) -> PyResult<Vec<u8>> {
-        let want = size.unwrap_or(usize::MAX);
-        self.fill(vm, "read", |rest| rest.len() >= want)?;
-        Ok(self.take(want))
-    }
-
-    /// `read1(size=-1)`: at most `size` of the bytes read ahead; with none, what one read
-    /// of the file gives, of `size` bytes or (-1) a chunk.
-    fn read1(&self, vm: &mut Vm, size: Option<usize>) -> PyResult<Vec<u8>> {
-        // The checks and the flush of a read, reading nothing.
-        self.fill(vm, "read", |_| true)?;
-        let mut state = self.state.borrow_mut();
-        if state.consumed < state.ahead.len() || size == Some(0) {
-            drop(state);
-            return Ok(self.take(size.unwrap_or(usize::MAX)));
-        }
-        state.drop_ahead();
-        let State { file, start, .. } = &mut *state;
-        let Some(file) = file.as_mut() else {
-            return Ok(Vec::new());
-        };
-        let mut chunk = vec![0; size.unwrap_or(self.chunk)];
-        match file.read(&mut chunk) {
-            Ok(n) => {
-                chunk.truncate(n);
-                *start += n as u64;
-                Ok(chunk)
-            }
-            Err(e) => {
-                drop(state);
-                Err(vm.os_error(&e, None))
-            }
+    fn check_readable(&self, vm: &mut Vm, what: &str) -> PyResult<()> {
+        match self.buffers.borrow().readable {
+            true => Ok(()),
+            false => Err(unsupported(vm, what)),
         }
     }
 
-    fn readline(&self, vm: &mut Vm, size: Option<usize>) -> PyResult<Vec<u8>> {
-        let limit = size.unwrap_or(usize::MAX);
-        self.fill(vm, "readline", |rest| {
-            rest.len() >= limit || rest.contains(&b'\n')
-        })?;
-        let end = {
-            let state = self.state.borrow();
-            let rest = &state.ahead[state.consumed..];
-            rest.iter()
-                .position(|&b| b == b'\n')
-                .map_or(rest.len(), |i| i + 1)
-        };
-        Ok(self.take(end.min(limit)))
+    // ---- the raw stream, with where it is kept track of ----
+
+    fn raw_read(&self, vm: &mut Vm, len: usize) -> PyResult<Option<Vec<u8>>> {
+        let data = self.raw.readinto(vm, len)?;
+        if let (Some(data), Some(at)) = (&data, &mut self.buffers.borrow_mut().raw_at) {
+            *at += data.len() as i64;
+        }
+        Ok(data)
     }
 
-    /// The position the program sees.
-    fn tell(&self) -> u64 {
-        let state = self.state.borrow();
-        state.start + (state.consumed + state.pending.len()) as u64
+    fn raw_seek(&self, vm: &mut Vm, offset: i64, whence: i64) -> PyResult<i64> {
+        let at = self.raw.seek(vm, offset, whence)?;
+        self.buffers.borrow_mut().raw_at = Some(at);
+        Ok(at)
+    }
+
+    fn raw_tell(&self, vm: &mut Vm) -> PyResult<i64> {
+        let at = self.raw.tell(vm)?;
+        self.buffers.borrow_mut().raw_at = Some(at);
+        Ok(at)
+    }
+
+    /// Reads once into the buffer, up to its size: how many bytes came (None: would block).
+    fn fill(&self, vm: &mut Vm) -> PyResult<Option<usize>> {
+        let room = {
+            let b = self.buffers.borrow();
+            b.size.saturating_sub(b.ahead.len()).max(1)
+        };
+        let data = self.raw_read(vm, room)?;
+        let n = data.as_ref().map(Vec::len);
+        if let Some(data) = data {
+            self.buffers.borrow_mut().ahead.extend(data);
+        }
+        Ok(n)
+    }
+
+    // ---- writing ----
+
+    /// `_bufferedwriter_flush_unlocked`: hands the pending bytes to the raw stream.
+    fn flush_pending(&self, vm: &mut Vm) -> PyResult<()> {
+        loop {
+            let pending = std::mem::take(&mut self.buffers.borrow_mut().pending);
+            if pending.is_empty() {
+                return Ok(());
+            }
+            let written = self.raw.write(vm, &pending);
+            let mut b = self.buffers.borrow_mut();
+            let n = match written {
+                Ok(Some(n)) => n,
+                Ok(None) => 0,
+                Err(e) => {
+                    b.pending = pending;
+                    return Err(e);
+                }
+            };
+            if let Some(at) = &mut b.raw_at {
+                *at += n as i64;
+            }
+            b.pending = pending[n..].to_vec();
+            if n == 0 {
+                drop(b);
+                let message = "write could not complete without blocking";
+                return Err(vm.new_exc(&vm.types.blocking_io_error, message));
+            }
+        }
+    }
+
+    /// `buffered_flush_and_rewind_unlocked`: the pending bytes written, and the raw stream
+    /// moved back to where the program is when bytes were read ahead.
+    fn flush_and_rewind(&self, vm: &mut Vm) -> PyResult<()> {
+        self.flush_pending(vm)?;
+        let (readable, back) = {
+            let b = self.buffers.borrow();
+            (b.readable, b.unconsumed())
+        };
+        if readable {
+            self.buffers.borrow_mut().reset_ahead();
+            self.raw_seek(vm, -(back as i64), 1)?;
+        }
+        Ok(())
+    }
+
+    /// Before a read goes to the raw stream: what is pending written out first.
+    fn before_raw_read(&self, vm: &mut Vm) -> PyResult<()> {
+        if self.buffers.borrow().pending.is_empty() {
+            return Ok(());
+        }
+        self.flush_and_rewind(vm)
     }
 
     fn write(&self, vm: &mut Vm, data: &[u8]) -> PyResult<()> {
-        if !self.writable {
+        if !self.buffers.borrow().writable {
             return Err(unsupported(vm, "write"));
         }
-        self.check_open(vm, "write to closed file")?;
-        let mut state = self.state.borrow_mut();
-        if !state.ahead.is_empty() {
+        self.raw.check(vm)?;
+        if self.closed(vm)? {
+            return Err(vm.value_error("write to closed file"));
+        }
+        let back = self.buffers.borrow().unconsumed();
+        if !self.buffers.borrow().ahead.is_empty() {
             // A write after a read goes where the reading stopped.
-            let at = state.start + state.consumed as u64;
-            if let Some(file) = state.file.as_mut()
-                && let Err(e) = file.seek(SeekFrom::Start(at))
-            {
-                drop(state);
-                return Err(vm.os_error(&e, None));
+            self.buffers.borrow_mut().reset_ahead();
+            if back > 0 {
+                self.raw_seek(vm, -(back as i64), 1)?;
             }
-            state.start = at;
-            state.ahead.clear();
-            state.consumed = 0;
         }
-        state.pending.extend_from_slice(data);
-        let full = state.pending.len() >= BUFFER_SIZE;
-        drop(state);
-        if full { self.flush(vm) } else { Ok(()) }
+        {
+            let mut b = self.buffers.borrow_mut();
+            if b.pending.len() + data.len() <= b.size && data.len() < b.size {
+                b.pending.extend_from_slice(data);
+                return Ok(());
+            }
+        }
+        self.flush_pending(vm)?;
+        let size = self.buffers.borrow().size;
+        let mut written = 0;
+        while data.len() - written >= size {
+            match self.raw.write(vm, &data[written..])? {
+                Some(n) if n > 0 => {
+                    if let Some(at) = &mut self.buffers.borrow_mut().raw_at {
+                        *at += n as i64;
+                    }
+                    written += n;
+                }
+                _ => break,
+            }
+        }
+        self.buffers
+            .borrow_mut()
+            .pending
+            .extend_from_slice(&data[written..]);
+        Ok(())
     }
 
-    /// `lseek` as CPython's buffered files call it: a relative seek from the position
-    /// the program sees; whence values past 2 (`SEEK_DATA`, …) go to the host as they are.
-    fn seek(&self, vm: &mut Vm, offset: i64, whence: i64) -> PyResult<u64> {
-        self.check_open(vm, "seek of closed file")?;
-        let at = self.tell() as i64;
-        self.flush(vm)?;
-        let mut state = self.state.borrow_mut();
-        state.ahead.clear();
-        state.consumed = 0;
-        let (offset, whence) = match whence {
-            1 => (at.saturating_add(offset), 0),
-            _ => (offset, whence),
+    // ---- reading ----
+
+    /// `read(size)`: from what was read ahead when it holds enough; else the rest of it,
+    /// whole buffers' worth read directly, and the last bit through the buffer.
+    fn read(&self, vm: &mut Vm, size: Option<usize>) -> PyResult<Option<Vec<u8>>> {
+        self.check_readable(vm, "read")?;
+        self.check_closed(vm, "read of closed file")?;
+        let Some(n) = size else {
+            return self.read_all(vm);
         };
-        let whence = i32::try_from(whence).unwrap_or(-1);
-        match lseek(state.file.as_ref(), offset, whence) {
-            Ok(moved) => {
-                state.start = moved;
-                Ok(moved)
+        let mut out = {
+            let mut b = self.buffers.borrow_mut();
+            if b.unconsumed() >= n {
+                return Ok(Some(b.take(n)));
             }
-            Err(error) => {
-                drop(state);
-                Err(vm.os_error(&error, None))
+            let out = b.take(usize::MAX);
+            b.reset_ahead();
+            out
+        };
+        self.before_raw_read(vm)?;
+        let size = self.buffers.borrow().size;
+        loop {
+            let direct = (n - out.len()) / size * size;
+            if direct == 0 {
+                break;
             }
+            match self.raw_read(vm, direct)? {
+                None if out.is_empty() => return Ok(None),
+                None => return Ok(Some(out)),
+                Some(data) if data.is_empty() => return Ok(Some(out)),
+                Some(data) => out.extend(data),
+            }
+        }
+        while out.len() < n && self.buffers.borrow().ahead.len() < size {
+            match self.fill(vm)? {
+                None if out.is_empty() => return Ok(None),
+                None | Some(0) => break,
+                Some(_) => {
+                    let wanted = n - out.len();
+                    out.extend(self.buffers.borrow_mut().take(wanted));
+                }
+            }
+        }
+        Ok(Some(out))
+    }
+
+    /// `read()`: what was read ahead and the rest of the raw stream.
+    fn read_all(&self, vm: &mut Vm) -> PyResult<Option<Vec<u8>>> {
+        let mut out = {
+            let mut b = self.buffers.borrow_mut();
+            let out = b.take(usize::MAX);
+            b.reset_ahead();
+            out
+        };
+        self.before_raw_read(vm)?;
+        match self.raw.readall(vm)? {
+            Some(rest) => {
+                if let Some(at) = &mut self.buffers.borrow_mut().raw_at {
+                    *at += rest.len() as i64;
+                }
+                out.extend(rest);
+                Ok(Some(out))
+            }
+            None if out.is_empty() => Ok(None),
+            None => Ok(Some(out)),
         }
     }
 
-    /// `truncate(size=None)`: the file cut (or grown) to `size` bytes, by default where
-    /// the program is, after the pending bytes are written; the position stays. The size.
-    fn truncate(&self, vm: &mut Vm, size: Option<i64>) -> PyResult<i64> {
-        if !self.writable {
+    /// `read1(size=-1)`: at most `size` of the bytes read ahead; with none, what one read
+    /// of the raw stream gives, of `size` bytes or (-1) a buffer's.
+    fn read1(&self, vm: &mut Vm, size: Option<usize>) -> PyResult<Vec<u8>> {
+        self.check_readable(vm, "read1")?;
+        let n = size.unwrap_or(self.buffers.borrow().size);
+        self.check_closed(vm, "read of closed file")?;
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        {
+            let mut b = self.buffers.borrow_mut();
+            if b.unconsumed() > 0 {
+                return Ok(b.take(n));
+            }
+            b.reset_ahead();
+        }
+        self.before_raw_read(vm)?;
+        Ok(self.raw_read(vm, n)?.unwrap_or_default())
+    }
+
+    /// `peek(size=0)`: the bytes read ahead, after one read of the raw stream when there
+    /// were none.
+    fn peek(&self, vm: &mut Vm) -> PyResult<Vec<u8>> {
+        self.check_closed(vm, "peek of closed file")?;
+        self.before_raw_read(vm)?;
+        if self.buffers.borrow().unconsumed() == 0 {
+            self.buffers.borrow_mut().reset_ahead();
+            self.fill(vm)?;
+        }
+        let b = self.buffers.borrow();
+        Ok(b.ahead[b.consumed..].to_vec())
+    }
+
+    /// `readinto(b)` / `readinto1(b)`: up to `len` bytes (`one`: at most one raw read).
+    fn readinto(&self, vm: &mut Vm, len: usize, one: bool) -> PyResult<Option<Vec<u8>>> {
+        self.check_readable(vm, "read")?;
+        self.check_closed(vm, "readinto of closed file")?;
+        let mut out = self.buffers.borrow_mut().take(len);
+        if out.len() == len {
+            return Ok(Some(out));
+        }
+        self.buffers.borrow_mut().reset_ahead();
+        self.before_raw_read(vm)?;
+        let size = self.buffers.borrow().size;
+        while out.len() < len {
+            let remaining = len - out.len();
+            let got = if remaining > size {
+                self.raw_read(vm, remaining)?.map(|data| {
+                    let n = data.len();
+                    out.extend(data);
+                    n
+                })
+            } else if !one || out.is_empty() {
+                self.buffers.borrow_mut().reset_ahead();
+                let got = self.fill(vm)?;
+                let data = self.buffers.borrow_mut().take(remaining);
+                let n = data.len();
+                out.extend(data);
+                got.map(|_| n)
+            } else {
+                Some(0)
+            };
+            match got {
+                None if out.is_empty() => return Ok(None),
+                None | Some(0) => break,
+                Some(_) if one => break,
+                Some(_) => {}
+            }
+        }
+        Ok(Some(out))
+    }
+
+    /// `readline(size=-1)`: to the first `\n`, `size` bytes or the end.
+    fn readline(&self, vm: &mut Vm, limit: Option<usize>) -> PyResult<Vec<u8>> {
+        self.check_readable(vm, "read")?;
+        self.check_closed(vm, "readline of closed file")?;
+        let limit = limit.unwrap_or(usize::MAX);
+        let mut out = {
+            let mut b = self.buffers.borrow_mut();
+            let rest = &b.ahead[b.consumed..];
+            let n = rest.len().min(limit);
+            if let Some(i) = rest[..n].iter().position(|&c| c == b'\n') {
+                return Ok(b.take(i + 1));
+            }
+            if n == limit {
+                return Ok(b.take(n));
+            }
+            b.take(n)
+        };
+        self.before_raw_read(vm)?;
+        while out.len() < limit {
+            self.buffers.borrow_mut().reset_ahead();
+            match self.fill(vm)? {
+                None | Some(0) => break,
+                Some(_) => {}
+            }
+            let mut b = self.buffers.borrow_mut();
+            let n = b.ahead.len().min(limit - out.len());
+            if let Some(i) = b.ahead[..n].iter().position(|&c| c == b'\n') {
+                out.extend(b.take(i + 1));
+                break;
+            }
+            out.extend(b.take(n));
+        }
+        Ok(out)
+    }
+
+    // ---- positioning ----
+
+    /// `tell()`: where the raw stream is, less what was read ahead and not yet read, plus
+    /// what is pending.
+    fn tell(&self, vm: &mut Vm) -> PyResult<i64> {
+        let at = self.raw_tell(vm)?;
+        let b = self.buffers.borrow();
+        let at = at - b.unconsumed() as i64 + b.pending.len() as i64;
+        if at < 0 {
+            drop(b);
+            return Err(vm.new_exc(
+                &vm.types.os_error,
+                format!("Raw stream returned invalid position {at}"),
+            ));
+        }
+        Ok(at)
+    }
+
+    /// `seek(target, whence=0)`: inside what was read ahead when it can, else a seek of the
+    /// raw stream after the pending bytes are written.
+    fn seek(&self, vm: &mut Vm, target: i64, whence: i64) -> PyResult<i64> {
+        if !(0..=4).contains(&whence) || (cfg!(not(target_os = "linux")) && whence > 2) {
+            return Err(vm.value_error(format!("whence value {whence} unsupported")));
+        }
+        self.check_closed(vm, "seek of closed file")?;
+        let seekable = self.raw.ask(vm, "seekable", file_seekable)?;
+        if !vm.truthy(&seekable)? {
+            return Err(unsupported(vm, "File or stream is not seekable."));
+        }
+        {
+            let mut b = self.buffers.borrow_mut();
+            let avail = b.unconsumed() as i64;
+            if let (true, true, true, Some(current)) =
+                (whence != 2, b.readable, avail > 0, b.raw_at)
+            {
+                let offset = match whence {
+                    0 => target - (current - avail),
+                    _ => target,
+                };
+                if offset >= -(b.consumed as i64) && offset <= avail {
+                    b.consumed = (b.consumed as i64 + offset) as usize;
+                    return Ok(current - avail + offset);
+                }
+            }
+        }
+        if self.buffers.borrow().writable {
+            self.flush_pending(vm)?;
+        }
+        let back = self.buffers.borrow().unconsumed() as i64;
+        let target = if whence == 1 { target - back } else { target };
+        let at = self.raw_seek(vm, target, whence)?;
+        self.buffers.borrow_mut().reset_ahead();
+        Ok(at)
+    }
+
+    /// `truncate(pos=None)`: the pending bytes written and the raw stream truncated.
+    fn truncate(&self, vm: &mut Vm, pos: Value) -> PyResult<Value> {
+        self.check_closed(vm, "truncate of closed file")?;
+        if !self.buffers.borrow().writable {
             return Err(unsupported(vm, "truncate"));
         }
-        self.check_open(vm, "truncate of closed file")?;
-        let at = self.tell() as i64;
-        // As a seek to where the program is: what is pending is written, what was read
-        // ahead (and may be cut off) forgotten.
-        self.seek(vm, at, 0)?;
-        let size = size.unwrap_or(at);
-        let result = match (self.state.borrow().file.as_ref(), u64::try_from(size)) {
-            (Some(file), Ok(len)) => file.set_len(len),
-            _ => Err(std::io::Error::from_raw_os_error(
-                crate::vm::os_errors::EINVAL,
-            )),
-        };
-        result.map_err(|e| vm.os_error(&e, None))?;
-        Ok(size)
+        self.flush_and_rewind(vm)?;
+        let result = self.raw.truncate(vm, pos)?;
+        // Where the stream now is, if it says (an error is forgotten).
+        let _ = self.raw_tell(vm);
+        Ok(result)
     }
 
-    fn close(&self, vm: &mut Vm) -> PyResult<()> {
-        if self.state.borrow().file.is_none() {
+    // ---- the life of the file ----
+
+    /// `flush()`: a reader's asks its raw stream to flush; a writer's writes what is pending.
+    fn flush(&self, vm: &mut Vm) -> PyResult<()> {
+        self.raw.check(vm)?;
+        if !self.buffers.borrow().writable {
+            self.raw.ask(vm, "flush", |vm, file| match file {
+                Some(_) => Ok(Value::None),
+                None => Err(closed_error(vm)),
+            })?;
             return Ok(());
         }
-        let flushed = self.flush(vm);
-        self.state.borrow_mut().file = None;
-        flushed
+        if self.closed(vm)? {
+            return Err(vm.value_error("flush of closed file"));
+        }
+        self.flush_and_rewind(vm)
+    }
+
+    /// `close()`: the file's `flush()` (an error in it raised after the raw stream is
+    /// closed, as its context), then the raw stream's `close()`.
+    fn close(&self, vm: &mut Vm, this: &Value) -> PyResult<()> {
+        self.raw.check(vm)?;
+        if self.closed(vm)? {
+            return Ok(());
+        }
+        let flushed = vm.call_method(this, "flush", &[]);
+        let closed = self.raw.close(vm);
+        self.buffers.borrow_mut().reset_ahead();
+        match (flushed, closed) {
+            (Err(e), Ok(())) => Err(e),
+            (Err(flush_error), Err(close_error)) => Err(chain(close_error, flush_error)),
+            (Ok(_), closed) => closed,
+        }
+    }
+
+    /// `detach()`: flushed, then the raw stream handed back.
+    fn detach(&self, vm: &mut Vm, this: &Value) -> PyResult<Value> {
+        self.raw.object(vm)?;
+        vm.call_method(this, "flush", &[])?;
+        self.raw.detach(vm)
+    }
+
+    /// `<_io.BufferedReader name=…>`, without the name when there is none.
+    fn repr(&self, vm: &mut Vm, this: &Value) -> PyResult<String> {
+        let class = vm.type_of(this).clone();
+        let module = class.dict.borrow().get_str(&vm.names.module).cloned();
+        let class_name = match module {
+            Some(Value::Str(m)) if m.as_str() == "_io" => format!("_io.{}", class.name()),
+            _ => class.name().to_string(),
+        };
+        let key = vm.intern("name");
+        let name = match vm.get_attr(this, &key) {
+            Ok(name) => name,
+            Err(e)
+                if vm.exc_matches(&e, &vm.types.attribute_error)
+                    || vm.exc_matches(&e, &vm.types.value_error) =>
+            {
+                return Ok(format!("<{class_name}>"));
+            }
+            Err(e) => return Err(e),
+        };
+        Ok(format!("<{class_name} name={}>", vm.repr(&name)?))
     }
 }
 
-/// The bytes of a `write()` argument.
-fn data_arg(vm: &Vm, v: Option<&Value>) -> PyResult<Vec<u8>> {
-    match v.map(|v| (v, bytes_of(v))) {
-        Some((_, Some(b))) => Ok(b),
-        Some((other, None)) => Err(vm.type_error(format!(
-            "a bytes-like object is required, not '{}'",
-            vm.type_name(other)
-        ))),
-        None => Err(vm.type_error("write() takes exactly one argument (0 given)")),
+/// `close_error` with `flush_error` as its context (`_PyErr_ChainExceptions1`).
+fn chain(close_error: Exc, flush_error: Exc) -> Exc {
+    if let Some(data) = close_error.exc_data() {
+        data.borrow_mut().context = Value::Object(flush_error);
+    }
+    close_error
+}
+
+/// FileIO's `seekable()`: whether the descriptor can seek.
+fn file_seekable(vm: &mut Vm, file: Option<&File>) -> PyResult<Value> {
+    match file {
+        Some(file) => Ok(Value::Bool(
+            std::io::Seek::stream_position(&mut &*file).is_ok(),
+        )),
+        None => Err(vm.value_error("I/O operation on closed file")),
     }
 }
 
-type Method = fn(&mut Vm, &[Value], &KwArgs) -> PyResult<Value>;
+/// The bytes read, as bytes (None when the raw stream would block).
+fn bytes_or_none(vm: &mut Vm, data: Option<Vec<u8>>) -> Value {
+    match data {
+        Some(data) => vm.new_bytes(data),
+        None => Value::None,
+    }
+}
 
-const METHODS: &[(&str, Method)] = &[
+/// `readinto(b)` and `readinto1(b)`: the bytes read written into `b`, and how many.
+fn readinto(vm: &mut Vm, args: &[Value], one: bool) -> PyResult<Value> {
+    let f = attached(vm, args)?;
+    let target = args.get(1).cloned().unwrap_or(Value::None);
+    let Some(len) = WritableBuffer::of(vm, &target).map(|w| w.size()) else {
+        let name = if one { "readinto1" } else { "readinto" };
+        return Err(vm.type_error(format!(
+            "{name}() argument must be read-write bytes-like object, not {}",
+            vm.type_name(&target)
+        )));
+    };
+    let Some(data) = f.readinto(vm, len, one)? else {
+        return Ok(Value::None);
+    };
+    if !WritableBuffer::of(vm, &target).is_some_and(|w| w.write(0, &data)) {
+        return Err(vm.new_exc(
+            &vm.types.buffer_error,
+            "Existing exports of data: object cannot be re-sized",
+        ));
+    }
+    Ok(Value::Int(data.len() as i64))
+}
+
+fn peek(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let f = attached(vm, args)?;
+    if let Some(size) = args.get(2) {
+        vm.expect_index(size)?;
+    }
+    let data = f.peek(vm)?;
+    Ok(vm.new_bytes(data))
+}
+
+/// The file's own `readline`, or a subclass's.
+fn next_line(vm: &mut Vm, this: &Value) -> PyResult<Value> {
+    if CLASSES.contains(&&*vm.type_of(this).name()) {
+        let line = attached(vm, std::slice::from_ref(this))?.readline(vm, None)?;
+        return Ok(vm.new_bytes(line));
+    }
+    vm.call_method(this, "readline", &[])
+}
+
+/// IOBase's check of `__iter__`, `__enter__`, `readlines` and `writelines`.
+fn check_open(vm: &mut Vm, this: &Value) -> PyResult<()> {
+    let key = vm.intern("closed");
+    let closed = vm.get_attr(this, &key)?;
+    match vm.truthy(&closed)? {
+        true => Err(closed_error(vm)),
+        false => Ok(()),
+    }
+}
+
+const METHODS: &[(&str, NativeFn)] = &[
     ("read", |vm, args, _| {
-        let f = this(vm, &args[0])?;
-        let size = size_arg(vm, args.get(1))?;
+        let f = attached(vm, args)?;
+        let size = size(vm, args.get(1))?;
         let data = f.read(vm, size)?;
-        Ok(vm.new_bytes(data))
+        Ok(bytes_or_none(vm, data))
     }),
     ("read1", |vm, args, _| {
-        let f = this(vm, &args[0])?;
-        if !f.readable {
-            return Err(unsupported(vm, "read1"));
-        }
-        let size = size_arg(vm, args.get(1))?;
+        let f = attached(vm, args)?;
+        let size = size(vm, args.get(1))?;
         let data = f.read1(vm, size)?;
         Ok(vm.new_bytes(data))
     }),
+    ("readinto", |vm, args, _| readinto(vm, args, false)),
+    ("readinto1", |vm, args, _| readinto(vm, args, true)),
     ("readline", |vm, args, _| {
-        let f = this(vm, &args[0])?;
-        let size = size_arg(vm, args.get(1))?;
+        let f = attached(vm, args)?;
+        let size = size(vm, args.get(1))?;
         let line = f.readline(vm, size)?;
         Ok(vm.new_bytes(line))
     }),
     ("readlines", |vm, args, _| {
-        let f = this(vm, &args[0])?;
-        if f.readable {
-            f.check_open(vm, "I/O operation on closed file.")?;
-        }
+        attached(vm, args)?;
+        check_open(vm, &args[0])?;
         let hint = optional_size(vm, args.get(1))?;
         read_lines(vm, hint, HintRule::Exceeded, |vm| {
-            let line = f.readline(vm, None)?;
-            let len = line.len();
-            Ok((vm.new_bytes(line), len))
+            let line = next_line(vm, &args[0])?;
+            let len = vm.len(&line)?;
+            Ok((line, len))
         })
     }),
     ("write", |vm, args, _| {
-        let f = this(vm, &args[0])?;
+        let f = attached(vm, args)?;
         let data = data_arg(vm, args.get(1))?;
         f.write(vm, &data)?;
         Ok(Value::Int(data.len() as i64))
     }),
     ("writelines", |vm, args, _| {
-        let f = this(vm, &args[0])?;
-        f.check_open(vm, "I/O operation on closed file.")?;
+        let f = attached(vm, args)?;
+        check_open(vm, &args[0])?;
         let lines = vm.collect_iterable(args.get(1).unwrap_or(&Value::None))?;
         for line in &lines {
             let data = data_arg(vm, Some(line))?;
@@ -440,84 +874,101 @@ const METHODS: &[(&str, Method)] = &[
         Ok(Value::None)
     }),
     ("flush", |vm, args, _| {
-        let f = this(vm, &args[0])?;
-        let message = match f.writable {
-            true => "flush of closed file",
-            false => "I/O operation on closed file.",
-        };
-        f.check_open(vm, message)?;
-        f.flush(vm)?;
+        attached(vm, args)?.flush(vm)?;
         Ok(Value::None)
     }),
     ("close", |vm, args, _| {
-        this(vm, &args[0])?.close(vm)?;
+        this(vm, &args[0])?.close(vm, &args[0])?;
         Ok(Value::None)
     }),
+    ("detach", |vm, args, _| {
+        this(vm, &args[0])?.detach(vm, &args[0])
+    }),
     ("tell", |vm, args, _| {
-        let f = this(vm, &args[0])?;
-        f.check_open(vm, "I/O operation on closed file")?;
-        Ok(Value::Int(f.tell() as i64))
+        Ok(Value::Int(attached(vm, args)?.tell(vm)?))
     }),
     ("seek", |vm, args, _| {
-        let f = this(vm, &args[0])?;
-        let (offset, whence) = seek_args(vm, args)?;
-        f.seek(vm, offset, whence).map(|at| Value::Int(at as i64))
+        let f = attached(vm, args)?;
+        let target = vm.expect_index(args.get(1).unwrap_or(&Value::None))?;
+        let whence = match args.get(2) {
+            Some(v) => vm.expect_index(v)?,
+            None => 0,
+        };
+        f.seek(vm, target, whence).map(Value::Int)
     }),
     ("truncate", |vm, args, _| {
-        let f = this(vm, &args[0])?;
-        let size = match args.get(1) {
-            None | Some(Value::None) => None,
-            Some(v) => Some(vm.expect_index(v)?),
-        };
-        f.truncate(vm, size).map(Value::Int)
+        let f = attached(vm, args)?;
+        f.truncate(vm, args.get(1).cloned().unwrap_or(Value::None))
     }),
     ("fileno", |vm, args, _| {
-        let f = this(vm, &args[0])?;
-        let state = f.state.borrow();
-        fileno(vm, state.file.as_ref(), "I/O operation on closed file")
+        attached(vm, args)?.raw.ask(vm, "fileno", |vm, file| {
+            fileno(vm, file, "I/O operation on closed file")
+        })
+    }),
+    ("isatty", |vm, args, _| {
+        attached(vm, args)?
+            .raw
+            .ask(vm, "isatty", |vm, file| match file {
+                Some(file) => Ok(Value::Bool(std::io::IsTerminal::is_terminal(file))),
+                None => Err(vm.value_error("I/O operation on closed file")),
+            })
     }),
     ("readable", |vm, args, _| {
-        let f = this(vm, &args[0])?;
-        if f.readable {
-            f.check_open(vm, "I/O operation on closed file")?;
+        let f = attached(vm, args)?;
+        // A BufferedWriter has IOBase's, which answers False.
+        if !f.buffers.borrow().readable {
+            return Ok(Value::Bool(false));
         }
-        Ok(Value::Bool(f.readable))
+        f.raw.ask(vm, "readable", |vm, file| match file {
+            Some(_) => Ok(Value::Bool(true)),
+            None => Err(vm.value_error("I/O operation on closed file")),
+        })
     }),
     ("writable", |vm, args, _| {
-        let f = this(vm, &args[0])?;
-        if f.writable {
-            f.check_open(vm, "I/O operation on closed file")?;
+        let f = attached(vm, args)?;
+        if !f.buffers.borrow().writable {
+            return Ok(Value::Bool(false));
         }
-        Ok(Value::Bool(f.writable))
+        f.raw.ask(vm, "writable", |vm, file| match file {
+            Some(_) => Ok(Value::Bool(true)),
+            None => Err(vm.value_error("I/O operation on closed file")),
+        })
     }),
     ("seekable", |vm, args, _| {
-        let f = this(vm, &args[0])?;
-        f.check_open(vm, "I/O operation on closed file")?;
-        Ok(Value::Bool(true))
+        attached(vm, args)?.raw.ask(vm, "seekable", file_seekable)
     }),
     ("__iter__", |vm, args, _| {
-        this(vm, &args[0])?.check_open(vm, "I/O operation on closed file.")?;
+        attached(vm, args)?;
+        check_open(vm, &args[0])?;
         Ok(args[0].clone())
     }),
     ("__next__", |vm, args, _| {
-        let line = this(vm, &args[0])?.readline(vm, None)?;
-        if line.is_empty() {
+        let line = next_line(vm, &args[0])?;
+        if vm.len(&line)? == 0 {
             return Err(vm.stop_iteration(Value::None));
         }
-        Ok(vm.new_bytes(line))
+        Ok(line)
     }),
     ("__enter__", |vm, args, _| {
-        this(vm, &args[0])?.check_open(vm, "I/O operation on closed file.")?;
+        attached(vm, args)?;
+        check_open(vm, &args[0])?;
         Ok(args[0].clone())
     }),
     ("__exit__", |vm, args, _| {
-        this(vm, &args[0])?.close(vm)?;
+        vm.call_method(&args[0], "close", &[])?;
         Ok(Value::None)
     }),
     ("__repr__", |vm, args, _| {
         let f = this(vm, &args[0])?;
-        let name = vm.repr(&f.name)?;
-        let class = vm.type_name(&args[0]);
-        Ok(Value::str(format!("<_io.{class} name={name}>")))
+        f.repr(vm, &args[0]).map(Value::str)
+    }),
+    // A file dropped unclosed is closed (`iobase_finalize`): what is pending written out,
+    // and the raw stream closed with it.
+    ("__del__", |vm, args, _| {
+        let f = this(vm, &args[0])?;
+        if f.raw.check(vm).is_ok() && matches!(f.closed(vm), Ok(false)) {
+            vm.call_method(&args[0], "close", &[])?;
+        }
+        Ok(Value::None)
     }),
 ];

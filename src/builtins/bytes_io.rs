@@ -8,10 +8,10 @@ use std::cell::{Cell, RefMut};
 
 use super::bytes_type::{buffer_arg, payload};
 use super::io::{HintRule, optional_size, read_lines, seek_args};
+use super::memoryview::{WritableBuffer, new_memoryview};
 use crate::common::sizes::grow_for;
 use crate::vm::args::{OrRaise, Signature};
 use crate::vm::bytes::PyBytes;
-use crate::vm::dict::StrKeys;
 use crate::vm::object::{KwArgs, Layout, NativeFn, Object, ObjectKind, PyType};
 use crate::vm::types::make_type;
 use crate::vm::value::Value;
@@ -118,6 +118,22 @@ fn read(vm: &mut Vm, args: &[Value], line: bool) -> PyResult<Value> {
     Ok(vm.new_bytes(chunk))
 }
 
+/// `readinto(buffer)`: the bytes from the position on written into `buffer` (a bytearray
+/// or a writable memoryview), as many as fit: how many.
+fn readinto(vm: &mut Vm, args: &[Value], name: &str) -> PyResult<Value> {
+    this(vm, args)?;
+    let target = args.get(1).cloned().unwrap_or(Value::None);
+    let Some(room) = WritableBuffer::of(vm, &target).map(|w| w.size()) else {
+        return Err(vm.type_error(format!(
+            "{name}() argument must be read-write bytes-like object, not {}",
+            vm.type_name(&target)
+        )));
+    };
+    let chunk = open(vm, args)?.take(Some(room), false);
+    WritableBuffer::of(vm, &target).map(|w| w.write(0, &chunk));
+    Ok(Value::Int(chunk.len() as i64))
+}
+
 const METHODS: &[(&str, NativeFn)] = &[
     ("getvalue", |vm, args, _| {
         let data = open(vm, args)?.bytes().data().clone();
@@ -126,15 +142,12 @@ const METHODS: &[(&str, NativeFn)] = &[
     // A memoryview of the buffer, written through in place.
     ("getbuffer", |vm, args, _| {
         let buffer = open(vm, args)?.buffer.clone();
-        let key = vm.intern("memoryview");
-        let view = vm.builtins.table.borrow().get_str(&key).cloned();
-        match view {
-            Some(memoryview) => vm.call(&memoryview, &[buffer], &[]),
-            None => Err(vm.runtime_error("lost builtins.memoryview")),
-        }
+        new_memoryview(vm, buffer)
     }),
     ("read", |vm, args, _| read(vm, args, false)),
     ("read1", |vm, args, _| read(vm, args, false)),
+    ("readinto", |vm, args, _| readinto(vm, args, "readinto")),
+    ("readinto1", |vm, args, _| readinto(vm, args, "readinto1")),
     ("readline", |vm, args, _| read(vm, args, true)),
     ("readlines", |vm, args, _| {
         let stream = open(vm, args)?;

@@ -374,12 +374,8 @@ fn compare(vm: &mut Vm, args: &[Value], op: CompareOperator) -> PyResult<Value> 
 }
 
 fn iter(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    let items = this(vm, args)?
-        .data()
-        .iter()
-        .map(|&b| Value::Int(b.into()))
-        .collect();
-    vm.get_iter(&Value::list(items))
+    this(vm, args)?;
+    Ok(super::bytes_iter::new(vm, &args[0]))
 }
 
 /// `find`, `rfind`, `index`, `rindex`, `count`: `(sub[, start[, end]])`, `sub` bytes or
@@ -1238,4 +1234,5 @@ fn install_methods(vm: &mut Vm) {
     });
     vm.set_type_attr(&bytearray, "__hash__", Value::None);
     install(vm, &bytearray, BYTEARRAY);
+    super::bytes_iter::install(vm);
 }

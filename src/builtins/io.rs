@@ -139,13 +139,20 @@ fn text_encoding(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     })
 }
 
-/// The abstract classes, IOBase, RawIOBase, BufferedIOBase and TextIOBase.
-const ABSTRACT_CLASSES: [&str; 4] = ["IOBase", "RawIOBase", "BufferedIOBase", "TextIOBase"];
+/// The classes written in apy: the abstract IOBase, RawIOBase, BufferedIOBase and
+/// TextIOBase, and BufferedRWPair.
+const ABSTRACT_CLASSES: [&str; 5] = [
+    "IOBase",
+    "RawIOBase",
+    "BufferedIOBase",
+    "TextIOBase",
+    "BufferedRWPair",
+];
 
-/// The module's `__getattr__` (PEP 562): the abstract classes are written in apy
-/// (`stdlib/_iobase.apy`) and loaded when one is first asked for, so that `import io`
-/// costs no more than the native streams; loading registers this module's streams with
-/// them and stores all four here.
+/// The module's `__getattr__` (PEP 562): the abstract classes and BufferedRWPair are
+/// written in apy (`stdlib/_iobase.apy`) and loaded when one is first asked for, so that
+/// `import io` costs no more than the native streams; loading registers this module's
+/// streams with them and stores all five here.
 fn module_getattr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     let Some(Value::Str(name)) = args.first() else {
         return Err(vm.type_error("__getattr__ expects an attribute name"));
@@ -292,9 +299,7 @@ pub fn builtin_open(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value>
             (kind, plus) => format!("{kind}b{}", if plus { "+" } else { "" }),
         };
         let access = (readable, writable);
-        return Ok(super::binary_file::new(
-            vm, class, name, shown, access, file, start,
-        ));
+        return super::binary_file::new(vm, class, name, shown, access, file, start);
     }
     let class = io_type(vm, "TextIOWrapper")?;
     let access = (readable, writable);

@@ -125,6 +125,12 @@ pub fn memoryview_type(vm: &mut Vm) -> Rc<PyType> {
     ty
 }
 
+/// `memoryview(source)`, as the program's `memoryview` would make it.
+pub fn new_memoryview(vm: &mut Vm, source: Value) -> PyResult<Value> {
+    let memoryview = vm.builtin("memoryview")?;
+    vm.call(&memoryview, &[source], &[])
+}
+
 /// `memoryview(object)`.
 fn memoryview_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let Some((Value::Type(ty), rest)) = args.split_first() else {

@@ -44,6 +44,7 @@ mod binascii;
 mod bind;
 mod breakpoint;
 mod bytes_io;
+mod bytes_iter;
 mod bytes_type;
 mod class_build;
 mod classes;
@@ -97,6 +98,7 @@ mod pwd_grp;
 mod random;
 mod random_core;
 mod range_type;
+mod raw_stream;
 mod re_engine;
 mod reduce;
 #[cfg(not(target_arch = "wasm32"))]

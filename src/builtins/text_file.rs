@@ -79,6 +79,54 @@ struct FileState {
     mark_due: bool,
     /// Bytes written and not yet handed to the stream below.
     pending: Vec<u8>,
+    /// The kinds of line ending decoded so far, for `newlines`.
+    seen: SeenNewlines,
+}
+
+/// The line endings a reading wrapper has decoded (`IncrementalNewlineDecoder`'s
+/// `seennl`): a `\r` at the end of a chunk waits for the next to say whether a `\n`
+/// follows it.
+#[derive(Default)]
+struct SeenNewlines {
+    /// `\n` 1, `\r` 2, `\r\n` 4.
+    kinds: u8,
+    pending_cr: bool,
+}
+
+impl SeenNewlines {
+    fn note(&mut self, text: &str, last: bool) {
+        for c in text.chars() {
+            if std::mem::take(&mut self.pending_cr) {
+                if c == '\n' {
+                    self.kinds |= 4;
+                    continue;
+                }
+                self.kinds |= 2;
+            }
+            match c {
+                '\r' => self.pending_cr = true,
+                '\n' => self.kinds |= 1,
+                _ => {}
+            }
+        }
+        if last && std::mem::take(&mut self.pending_cr) {
+            self.kinds |= 2;
+        }
+    }
+
+    /// `newlines`: None, one ending, or a tuple of them in CPython's order.
+    fn value(&self) -> Value {
+        let names: Vec<Value> = [(2, "\r"), (1, "\n"), (4, "\r\n")]
+            .into_iter()
+            .filter(|(bit, _)| self.kinds & bit != 0)
+            .map(|(_, name)| Value::str(name))
+            .collect();
+        match names.len() {
+            0 => Value::None,
+            1 => names[0].clone(),
+            _ => Value::tuple(names),
+        }
+    }
 }
 
 /// An open text file (`_io.TextIOWrapper`).
@@ -220,6 +268,7 @@ pub(super) fn open_file(
         undecoded: Vec::new(),
         mark_due,
         pending: Vec::new(),
+        seen: SeenNewlines::default(),
     };
     let text_file = TextFile {
         name: Some(name),
@@ -281,6 +330,7 @@ pub(super) fn wrapper_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<
         start,
         undecoded: Vec::new(),
         pending: Vec::new(),
+        seen: SeenNewlines::default(),
     };
     let text_file = TextFile {
         name: None,
@@ -335,6 +385,12 @@ pub(super) const GETTERS: &[(&str, Getter)] = &[
     ("line_buffering", |vm, v| {
         let f = this_file(vm, v)?;
         Ok(Value::Bool(f.state.borrow().config.line_buffering))
+    }),
+    // The line endings read so far (None for a wrapper that does not read, or whose
+    // `newline` is one ending).
+    ("newlines", |vm, v| {
+        let f = this_file(vm, v)?;
+        Ok(f.state.borrow().seen.value())
     }),
     ("write_through", |vm, v| {
         let f = this_file(vm, v)?;
@@ -524,7 +580,14 @@ impl TextFile {
             bytes
         };
         let text = decode(vm, &bytes, coding.chunk_codec, &errors)?;
-        self.state.borrow_mut().ahead.push_str(&text);
+        let mut state = self.state.borrow_mut();
+        if matches!(
+            state.config.newline,
+            Newline::Universal | Newline::Untranslated
+        ) {
+            state.seen.note(&text, last);
+        }
+        state.ahead.push_str(&text);
         Ok(())
     }
 
@@ -705,6 +768,10 @@ impl TextFile {
         state.undecoded.clear();
         state.consumed = 0;
         state.start = at;
+        // Back at the start, the decoder starts afresh (`decoder.reset()`).
+        if at == 0 {
+            state.seen = SeenNewlines::default();
+        }
         state.mark_due = state.config.coding.signature && state.writable && at == 0;
         Ok(at)
     }

@@ -12,6 +12,7 @@ use crate::common::set_table::DictEntry;
 use crate::common::sizes::{grow_for, vec_with_capacity};
 
 use super::args::{OrRaise, check_arity, check_kwargs};
+use super::bytes::PyBytes;
 use super::dict::StrKeys;
 use super::object::{DictViewKind, IterState, KwArgs, LongRangeIter, Object, ObjectKind, PyType};
 use super::range::Range;
@@ -247,6 +248,11 @@ impl Vm {
                             c.map(|c| Value::str(c.to_string()))
                         }
                     }
+                    // A bytes or bytearray iterator's, read live (not through a
+                    // subclass's `__getitem__`).
+                    other if other.native::<PyBytes>().is_some() => other
+                        .native::<PyBytes>()
+                        .and_then(|b| b.data().get(i).map(|&x| Value::Int(x.into()))),
                     other => {
                         let seq = other.clone();
                         drop(st);
@@ -602,6 +608,8 @@ pub fn init(vm: &mut Vm) {
         t.list_iterator.clone(),
         t.tuple_iterator.clone(),
         t.str_iterator.clone(),
+        t.bytes_iterator.clone(),
+        t.bytearray_iterator.clone(),
         t.range_iterator.clone(),
         t.dict_keyiterator.clone(),
         t.dict_valueiterator.clone(),

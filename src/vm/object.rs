@@ -1122,6 +1122,7 @@ builtin_types! {
     coroutine, coroutine_wrapper, async_generator, async_generator_asend,
     async_generator_athrow, anext_awaitable,
     asyncgen_hooks, list_iterator, tuple_iterator, str_iterator, range_iterator,
+    bytes_iterator, bytearray_iterator,
     dict_keyiterator, dict_valueiterator, dict_itemiterator, set_iterator, reversed,
     list_reverseiterator, dict_reversekeyiterator, dict_reversevalueiterator,
     dict_reverseitemiterator,

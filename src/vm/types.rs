@@ -168,6 +168,8 @@ impl BuiltinTypes {
             list_iterator: b("list_iterator"),
             tuple_iterator: b("tuple_iterator"),
             str_iterator: b("str_ascii_iterator"),
+            bytes_iterator: b("bytes_iterator"),
+            bytearray_iterator: b("bytearray_iterator"),
             range_iterator: b("range_iterator"),
             dict_keyiterator: b("dict_keyiterator"),
             dict_valueiterator: b("dict_valueiterator"),
@@ -293,6 +295,8 @@ impl BuiltinTypes {
             &self.list_iterator,
             &self.tuple_iterator,
             &self.str_iterator,
+            &self.bytes_iterator,
+            &self.bytearray_iterator,
             &self.range_iterator,
             &self.dict_keyiterator,
             &self.dict_valueiterator,
@@ -632,6 +636,14 @@ impl Vm {
 
     pub fn isinstance(&self, v: &Value, ty: &Rc<PyType>) -> bool {
         self.type_of(v).is_subtype(ty)
+    }
+
+    /// The value of a name in the builtins module (`memoryview`, `iter`), as a program
+    /// that has not replaced it sees it.
+    pub fn builtin(&mut self, name: &str) -> PyResult<Value> {
+        let key = self.intern(name);
+        let value = self.builtins.table.borrow().get_str(&key).cloned();
+        value.ok_or_else(|| self.runtime_error(format!("lost builtins.{name}")))
     }
 
     /// Creates a built-in function value.
