@@ -211,7 +211,6 @@ impl Vm {
             // through a pointer, not a clone, so switching frames (every call and return)
             // costs no reference-count traffic.
             let body: &Body = self.body(unsafe { &*Rc::as_ptr(&frame.code) });
-            let instrs: &[Instr] = &body.quick;
             loop {
                 let instr = body.instruction(frame.ip);
                 frame.ip += 1;
@@ -289,24 +288,24 @@ impl Vm {
                         let (local, constant) = quicken::unpack(operands);
                         quickened_run!(self, frame, [local], 2, |[a]| {
                             let r = binary_in_place(self, op, a, body.constant(constant))?;
-                            push_or_store!(self, frame, instrs, r);
+                            push_or_store!(self, frame, body, r);
                         });
                     }
                     Instr::LoadFastConstCompareOp(op, operands) => {
                         let (local, constant) = quicken::unpack(operands);
                         quickened_run!(self, frame, [local], 2, |[a]| {
-                            compare_in_place!(self, frame, instrs, op, a, body.constant(constant));
+                            compare_in_place!(self, frame, body, op, a, body.constant(constant));
                         });
                     }
                     Instr::LoadFastLoadFastBinaryOp(op, pair) => {
                         quickened_run!(self, frame, nibbles(pair), 1, |[a, b]| {
                             let r = binary_in_place(self, op, a, b)?;
-                            push_or_store!(self, frame, instrs, r);
+                            push_or_store!(self, frame, body, r);
                         });
                     }
                     Instr::LoadFastLoadFastCompareOp(op, pair) => {
                         quickened_run!(self, frame, nibbles(pair), 1, |[a, b]| {
-                            compare_in_place!(self, frame, instrs, op, a, b);
+                            compare_in_place!(self, frame, body, op, a, b);
                         });
                     }
                     Instr::LoadFastLoadFastStoreAttr(pair, name) => {
@@ -333,7 +332,7 @@ impl Vm {
                         let (a, b) = quicken::unpack(operands);
                         quickened_run!(self, frame, [a, b], 2, |[a, b]| {
                             let r = binary_in_place(self, op, a, b)?;
-                            push_or_store!(self, frame, instrs, r);
+                            push_or_store!(self, frame, body, r);
                         } else {
                             load_bound_fast!(frame, a);
                         });
@@ -344,14 +343,14 @@ impl Vm {
                             // popped from (a float or small int copies without a count).
                             let b = b.clone();
                             let r = pop_binary_in_place(self, &mut frame.stack, op, &b)?;
-                            push_or_store!(self, frame, instrs, r);
+                            push_or_store!(self, frame, body, r);
                         });
                     }
                     Instr::LoadConstBinaryOp(op, constant) => {
                         let b = body.constant(constant as usize);
                         if runs_whole(self, frame, 1) {
                             let r = pop_binary_in_place(self, &mut frame.stack, op, b)?;
-                            push_or_store!(self, frame, instrs, r);
+                            push_or_store!(self, frame, body, r);
                         } else {
                             frame.stack.push(b.clone());
                         }
@@ -366,7 +365,7 @@ impl Vm {
                     }
                     Instr::BinaryOpStoreFast(op, _) => {
                         let r = pop_binary_op(self, frame, op)?;
-                        push_or_store!(self, frame, instrs, r);
+                        push_or_store!(self, frame, body, r);
                     }
                     Instr::BinaryOpStoreSubscr(op) => {
                         if !binary_op_store_item(self, frame, op) {

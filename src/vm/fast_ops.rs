@@ -26,6 +26,7 @@
 use crate::compile::bytecode::{BinaryOperator, Instr};
 
 use super::frame::Frame;
+use super::object::Body;
 use super::stack::pop;
 use super::value::Value;
 use super::{PyResult, Vm};
@@ -240,10 +241,10 @@ pub(super) fn binary_in_place(
 /// `POP_JUMP_IF_FALSE`/`POP_JUMP_IF_TRUE` is next whose step can be counted before the
 /// limits are due, runs that branch now.
 #[inline(always)]
-pub(super) fn push_or_branch(vm: &mut Vm, frame: &mut Frame, instrs: &[Instr], b: bool) {
-    let taken = match instrs.get(frame.ip as usize) {
-        Some(&Instr::PopJumpIfFalse(target)) if vm.countdown > 1 => (!b).then_some(target),
-        Some(&Instr::PopJumpIfTrue(target)) if vm.countdown > 1 => b.then_some(target),
+pub(super) fn push_or_branch(vm: &mut Vm, frame: &mut Frame, body: &Body, b: bool) {
+    let taken = match body.instruction(frame.ip) {
+        Instr::PopJumpIfFalse(target) if vm.countdown > 1 => (!b).then_some(target),
+        Instr::PopJumpIfTrue(target) if vm.countdown > 1 => b.then_some(target),
         _ => return frame.stack.push(Value::Bool(b)),
     };
     vm.countdown -= 1;
@@ -282,10 +283,10 @@ macro_rules! quickened_run {
 /// constant): two ints are compared at once and may take the branch after the run
 /// ([`push_or_branch`]); anything else goes the general way and is pushed.
 macro_rules! compare_in_place {
-    ($vm:expr, $frame:expr, $instrs:expr, $op:expr, $a:expr, $b:expr) => {
+    ($vm:expr, $frame:expr, $body:expr, $op:expr, $a:expr, $b:expr) => {
         if let ($crate::vm::value::Value::Int(x), $crate::vm::value::Value::Int(y)) = ($a, $b) {
             let r = $crate::vm::compare::compare_native($op, x, y);
-            $crate::vm::fast_ops::push_or_branch($vm, $frame, $instrs, r);
+            $crate::vm::fast_ops::push_or_branch($vm, $frame, $body, r);
         } else {
             let r = $vm.compare_values($op, $a, $b)?;
             $frame.stack.push(r);
@@ -296,9 +297,9 @@ macro_rules! compare_in_place {
 /// The end of an operator run: pushes its result `r`, or, when a `STORE_FAST` is next and
 /// its step can be counted before the limits are due, stores `r` there now.
 macro_rules! push_or_store {
-    ($vm:expr, $frame:expr, $instrs:expr, $r:expr) => {
-        match $instrs.get($frame.ip as usize) {
-            Some(&$crate::compile::bytecode::Instr::StoreFast(i)) if $vm.countdown > 1 => {
+    ($vm:expr, $frame:expr, $body:expr, $r:expr) => {
+        match $body.instruction($frame.ip) {
+            $crate::compile::bytecode::Instr::StoreFast(i) if $vm.countdown > 1 => {
                 $vm.countdown -= 1;
                 $frame.ip += 1;
                 std::mem::replace(&mut $frame.stack[i as usize], $r).discard();
