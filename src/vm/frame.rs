@@ -424,10 +424,11 @@ impl InlineFrames {
     }
 
     /// Starts a call of the Python function at `callable_at` on the executing frame's
-    /// stack, followed by self-or-NULL and the arguments from `args_start`: the arguments
-    /// (self included) move into the callee's locals; the callable stays on the caller's
-    /// stack until the call ends, as in CPython, so the call reads it there without taking
-    /// a reference of its own. The callee becomes the executing frame.
+    /// stack, followed by self-or-NULL and the arguments from `args_start`
+    /// (`callable_at + 1` with a self, `callable_at + 2` after a NULL): the arguments (self
+    /// included) move into the callee's locals and the NULL is dropped; the callable stays
+    /// on the caller's stack until the call ends, as in CPython, so the call reads it there
+    /// without taking a reference of its own. The callee becomes the executing frame.
     #[inline(never)]
     pub fn push_call(
         &mut self,
@@ -436,7 +437,32 @@ impl InlineFrames {
         callable_at: usize,
         args_start: usize,
     ) {
-        self.ready_callee_in_place(vm, base, callable_at, args_start);
+        if self.live == self.frames.len() {
+            self.grow_for_callable(vm, base, callable_at);
+        }
+        let (running, spare) = self.frames.split_at_mut(self.live);
+        let caller = match running.last_mut() {
+            Some(f) => &mut **f,
+            None => base,
+        };
+        let (Some(callee), Some(Value::Function(func))) =
+            (spare.first_mut(), caller.stack.get(callable_at))
+        else {
+            return;
+        };
+        // Read through a pointer: the stack changes above the function, which stays there,
+        // untouched, until the call ends.
+        let func: *const Function = Rc::as_ptr(func);
+        move_arguments(&mut caller.stack, args_start, &mut callee.stack);
+        // The NULL under the arguments of a plain call owns nothing: forgotten, not dropped.
+        debug_assert!(args_start == callable_at + 1 || caller.stack[callable_at + 1].is_null());
+        // SAFETY: the stack was cut back to `args_start`, and what lies from `callable_at + 1`
+        // up to it, if anything, is that NULL.
+        unsafe { caller.stack.set_len(callable_at + 1) };
+        // SAFETY: as said above, the caller's stack keeps the function alive.
+        let func = unsafe { &*func };
+        callee.restart(func);
+        callee.make_cells(vm, func);
         self.live += 1;
     }
 
