@@ -15,7 +15,7 @@ use std::rc::Rc;
 use crate::compile::{self, Code, CompileError};
 use crate::syntax::ast::{Module, Span};
 use crate::syntax::diagnostics::Diagnostic;
-use crate::syntax::shape::{StartSymbol, check_shape};
+use crate::syntax::shape::{StartSymbol, check_shape, check_start};
 use crate::syntax::{parse_module, parse_module_warned};
 use crate::vm::Vm;
 
@@ -275,7 +275,6 @@ fn compile_at_run_time(
 
 /// Parses and compiles `text` in `mode`, with its SyntaxWarnings on the code.
 fn compile_text(text: &str, name: &str, mode: compile::Mode) -> Result<Rc<Code>, Diagnostic> {
-    let (module, lexed) = parse_module_warned(text).map_err(Diagnostic::from)?;
     let start = match mode {
         compile::Mode::Eval => StartSymbol::Eval,
         compile::Mode::Single => StartSymbol::Single,
@@ -283,6 +282,8 @@ fn compile_text(text: &str, name: &str, mode: compile::Mode) -> Result<Rc<Code>,
             StartSymbol::File
         }
     };
+    check_start(text, start)?;
+    let (module, lexed) = parse_module_warned(text).map_err(Diagnostic::from)?;
     check_shape(&module, text, start)?;
     let code = compile::compile_module(&module, text, name, mode)
         .map_err(|error| compile_diagnostic(&error))?;
