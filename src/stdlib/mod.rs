@@ -144,6 +144,7 @@ library_modules! {
     "cmd", "cmd.py", "cmd.apy";
     "code", "code.py", "code.apy";
     "codeop", "codeop.py", "codeop.apy";
+    "token", "token.py", "token.apy";
     "bdb", "bdb.py", "bdb.apy";
     "pdb", "pdb.py", "pdb.apy";
     "html", "html/__init__.py", "html.apy";
