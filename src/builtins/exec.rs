@@ -4,8 +4,10 @@
 //! `<string>` in tracebacks and syntax errors as CPython names it; a code object runs in a
 //! frame of its own with the given globals and locals, by default the caller's
 //! (`Vm::caller_scope`: in a function, `locals()`'s snapshot, so what `exec` assigns there
-//! stays in that snapshot, as in CPython 3.13). And `__import__`, the function an `import`
-//! statement calls, for programs that call it themselves.
+//! stays in that snapshot, as in CPython 3.13). Text compiled here inherits the caller's
+//! `__future__` features, and `compile()` reads its flags: those features, and the two
+//! `codeop` asks for to tell incomplete input from invalid. And `__import__`, the function
+//! an `import` statement calls, for programs that call it themselves.
 
 use std::rc::Rc;
 
@@ -136,7 +138,18 @@ fn builtin_compile(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> 
     // NEWLINE, and the DEDENTs only without PyCF_DONT_IMPLY_DEDENT, so that a block left
     // open is incomplete.
     let open_ended = matches!(mode, Mode::Single | Mode::Eval) && !text.ends_with('\n');
-    match (vm.compile)(filename, text, mode) {
+    let dont_inherit = match &slots[4] {
+        Some(v) => vm.truthy(v)?,
+        None => false,
+    };
+    let caller = match dont_inherit {
+        true => Default::default(),
+        false => vm.caller_future(),
+    };
+    let inherited = crate::compile::Inherited {
+        annotations: flags & CO_FUTURE_ANNOTATIONS != 0 || caller.annotations,
+    };
+    match (vm.compile)(filename, text, mode, inherited) {
         Ok(_)
             if incomplete_allowed
                 && open_ended
@@ -176,6 +189,10 @@ fn builtin_compile(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> 
 /// input, and for a `single` input's open block to count as such.
 const PYCF_DONT_IMPLY_DEDENT: i64 = 0x200;
 const PYCF_ALLOW_INCOMPLETE_INPUT: i64 = 0x4000;
+
+/// The `__future__` feature apy acts on (`annotations`), as a `compile()` flag and in
+/// `co_flags`; codeop's `Compile` passes it on from the input that imported it.
+const CO_FUTURE_ANNOTATIONS: i64 = 0x100_0000;
 
 /// Every flag `compile()` accepts (CPython's `PyCF_MASK | PyCF_MASK_OBSOLETE |
 /// PyCF_COMPILE_MASK`): the `__future__` features, `CO_NESTED` and the `PyCF_*` ones.
@@ -286,8 +303,10 @@ fn code_of(vm: &mut Vm, fname: &str, source: &Value, mode: Mode) -> PyResult<Rc<
     }
 }
 
+/// `text` compiled for `exec` or `eval`, with the caller's `__future__` features.
 fn compile_text(vm: &mut Vm, filename: &str, text: &str, mode: Mode) -> PyResult<Rc<CodeObj>> {
-    match (vm.compile)(filename, text, mode) {
+    let inherited = vm.caller_future();
+    match (vm.compile)(filename, text, mode, inherited) {
         Ok(code) => Ok(vm.load_code(&code)),
         Err(diagnostic) => Err(vm.syntax_error_from(&diagnostic, filename, text)),
     }
