@@ -132,6 +132,14 @@ fn builtin_compile(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> 
     if flags & !KNOWN_FLAGS != 0 {
         return Err(vm.value_error("compile(): unrecognised flags"));
     }
+    if flags & PYCF_ONLY_AST != 0 {
+        // The tree, as `ast.parse` (written in apy) makes it.
+        let ast = vm.import_module("ast")?;
+        let parse = vm.intern("parse");
+        let parse = vm.get_attr(&ast, &parse)?;
+        let (source, name) = (Value::Str(text), Value::Str(filename));
+        return vm.call(&parse, &[source, name, arg(2)], &[]);
+    }
     let (filename, text) = (filename.as_str(), text.as_str());
     let incomplete_allowed = flags & PYCF_ALLOW_INCOMPLETE_INPUT != 0;
     // `single` or `eval` input without its final newline: CPython's parser makes up the
@@ -186,8 +194,10 @@ fn builtin_compile(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> 
 
 /// `compile()`'s flags (`Include/cpython/compile.h`) that apy acts on: codeop's, which ask
 /// for `_IncompleteInputError` rather than a SyntaxError when more lines could complete the
-/// input, and for a `single` input's open block to count as such.
+/// input, and for a `single` input's open block to count as such; and `ast.parse`'s, for
+/// the tree rather than the code.
 const PYCF_DONT_IMPLY_DEDENT: i64 = 0x200;
+const PYCF_ONLY_AST: i64 = 0x400;
 const PYCF_ALLOW_INCOMPLETE_INPUT: i64 = 0x4000;
 
 /// The `__future__` feature apy acts on (`annotations`), as a `compile()` flag and in
