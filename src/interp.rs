@@ -15,7 +15,7 @@ use std::rc::Rc;
 use crate::compile::{self, Code, CompileError};
 use crate::syntax::ast::{Module, Span};
 use crate::syntax::diagnostics::Diagnostic;
-use crate::syntax::shape::{StartSymbol, check_shape};
+use crate::syntax::shape::{StartSymbol, check_shape, check_start};
 use crate::syntax::{parse_module, parse_module_warned};
 use crate::vm::Vm;
 
@@ -258,24 +258,30 @@ pub fn new_vm(mut config: Config) -> Vm {
 static LIBRARY_IMAGE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/library.image"));
 
 /// The VM's compile hook: source text compiled as a module of its own (`import`, the
-/// library's files), or for `exec`, `eval` and `compile()` in their `mode`. A file of the
-/// library comes compiled already.
+/// library's files), or for `exec`, `eval` and `compile()` in their `mode`, with the
+/// `__future__` features `inherited`. A file of the library comes compiled already.
 fn compile_at_run_time(
     name: &str,
     text: &str,
     mode: compile::Mode,
+    inherited: compile::Inherited,
 ) -> Result<Rc<Code>, Diagnostic> {
     if mode == compile::Mode::Exec
+        && inherited == compile::Inherited::default()
         && let Some(code) = compile::frozen::thaw(LIBRARY_IMAGE, text, name)
     {
         return Ok(code);
     }
-    compile_text(text, name, mode)
+    compile_text(text, name, mode, inherited)
 }
 
 /// Parses and compiles `text` in `mode`, with its SyntaxWarnings on the code.
-fn compile_text(text: &str, name: &str, mode: compile::Mode) -> Result<Rc<Code>, Diagnostic> {
-    let (module, lexed) = parse_module_warned(text).map_err(Diagnostic::from)?;
+fn compile_text(
+    text: &str,
+    name: &str,
+    mode: compile::Mode,
+    inherited: compile::Inherited,
+) -> Result<Rc<Code>, Diagnostic> {
     let start = match mode {
         compile::Mode::Eval => StartSymbol::Eval,
         compile::Mode::Single => StartSymbol::Single,
@@ -283,8 +289,10 @@ fn compile_text(text: &str, name: &str, mode: compile::Mode) -> Result<Rc<Code>,
             StartSymbol::File
         }
     };
+    check_start(text, start)?;
+    let (module, lexed) = parse_module_warned(text).map_err(Diagnostic::from)?;
     check_shape(&module, text, start)?;
-    let code = compile::compile_module(&module, text, name, mode)
+    let code = compile::compile_module_inheriting(&module, text, name, mode, inherited)
         .map_err(|error| compile_diagnostic(&error))?;
     Ok(with_lexer_warnings(code, lexed))
 }
@@ -308,7 +316,12 @@ pub fn parse(source: &SourceFile) -> Result<Module, Diagnostic> {
 
 /// Parses and compiles `source` as a file's main module.
 pub fn compile(source: &SourceFile) -> Result<Rc<Code>, Diagnostic> {
-    compile_text(&source.text, &source.name, compile::Mode::Exec)
+    compile_text(
+        &source.text,
+        &source.name,
+        compile::Mode::Exec,
+        compile::Inherited::default(),
+    )
 }
 
 /// One top-level statement of a REPL entry, which is parsed whole before any of it runs

@@ -523,6 +523,33 @@ fn sys_implementation_names_apy() {
     );
 }
 
+/// `--sandbox` refuses a change of owner as it refuses any other change to a file, after
+/// the arguments are checked as CPython checks them (a file descriptor is named by the call).
+#[test]
+fn sandbox_refuses_changing_owners() {
+    let program = "\
+import os, shutil
+for call in [lambda: os.chown('f', -1, -1), lambda: os.lchown('f', -1, -1),
+             lambda: os.fchown(1, -1, -1), lambda: os.chown(1, -1, -1),
+             lambda: shutil.chown('f', user=0), lambda: os.chown('f', 'x', -1)]:
+    try:
+        call()
+        print('allowed')
+    except Exception as e:
+        print(type(e).__name__, e)
+";
+    let sandboxed = apy(&["--sandbox", "-c", program], b"");
+    assert_eq!(
+        stdout(&sandboxed),
+        "PermissionError [Errno 1] Operation not permitted: 'f' (apy --sandbox)\n\
+         PermissionError [Errno 1] Operation not permitted: 'f' (apy --sandbox)\n\
+         PermissionError [Errno 1] Operation not permitted: 'os.fchown(1)' (apy --sandbox)\n\
+         PermissionError [Errno 1] Operation not permitted: 'os.chown(1)' (apy --sandbox)\n\
+         PermissionError [Errno 1] Operation not permitted: 'f' (apy --sandbox)\n\
+         TypeError uid should be integer, not str\n"
+    );
+}
+
 /// `--sandbox` refuses each file operation with a PermissionError naming the switch, before
 /// anything reaches the disk; text-only work (path arithmetic, StringIO) and the program's
 /// output are unchanged, and without the switch the same calls reach the file system. The

@@ -26,8 +26,8 @@ pub fn run(vm: &mut Vm, module: &Value, name: &str, text: &str) -> Result<(), St
     let ObjectKind::Module { dict, .. } = &m.kind else {
         return Err("not a module".into());
     };
-    let code =
-        (vm.compile)(name, text, crate::compile::Mode::Exec).map_err(|d| format!("{d:?}"))?;
+    let code = (vm.compile)(name, text, crate::compile::Mode::Exec, Default::default())
+        .map_err(|d| format!("{d:?}"))?;
     vm.sources.insert(code.filename.clone(), text.into());
     let code = vm.load_code(&code);
     // Classes take `__module__` from `__name__`: "asyncio/locks.py" makes Lock's

@@ -11,7 +11,7 @@ use crate::syntax::ast::Constant;
 use crate::syntax::ast_tree::{self, Field, Node};
 use crate::syntax::diagnostics::Diagnostic;
 use crate::syntax::parse_module_warned;
-use crate::syntax::shape::{StartSymbol, check_shape};
+use crate::syntax::shape::{StartSymbol, check_shape, check_start};
 use crate::vm::args::{check_arity, check_kwargs};
 use crate::vm::object::KwArgs;
 use crate::vm::value::Value;
@@ -41,8 +41,8 @@ fn parse(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             );
         }
     };
-    let parsed = parse_module_warned(source)
-        .map_err(Diagnostic::from)
+    let parsed = check_start(source, start)
+        .and_then(|()| parse_module_warned(source).map_err(Diagnostic::from))
         .and_then(|parsed| check_shape(&parsed.0, source, start).map(|()| parsed));
     let (module, warnings) = match parsed {
         Ok(parsed) => parsed,

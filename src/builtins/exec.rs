@@ -4,19 +4,23 @@
 //! `<string>` in tracebacks and syntax errors as CPython names it; a code object runs in a
 //! frame of its own with the given globals and locals, by default the caller's
 //! (`Vm::caller_scope`: in a function, `locals()`'s snapshot, so what `exec` assigns there
-//! stays in that snapshot, as in CPython 3.13). And `__import__`, the function an `import`
-//! statement calls, for programs that call it themselves.
+//! stays in that snapshot, as in CPython 3.13). Text compiled here inherits the caller's
+//! `__future__` features, and `compile()` reads its flags: those features, and the two
+//! `codeop` asks for to tell incomplete input from invalid. And `__import__`, the function
+//! an `import` statement calls, for programs that call it themselves.
 
 use std::rc::Rc;
 
 use crate::compile::Mode;
+use crate::syntax::ast::Span;
 use crate::vm::args::Signature;
 use crate::vm::dict::StrKeys;
+use crate::vm::exceptions::SyntaxErrorPlace;
 use crate::vm::frame::{Frame, FrameResult};
 use crate::vm::frames::code_value;
 use crate::vm::object::{CodeObj, KwArgs, NativeFn, ObjectKind};
 use crate::vm::value::{PyDict, Value};
-use crate::vm::{PyResult, Vm};
+use crate::vm::{Exc, PyResult, Vm};
 
 pub const FUNCTIONS: &[(&str, NativeFn)] = &[
     ("exec", builtin_exec),
@@ -121,8 +125,99 @@ fn builtin_compile(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> 
     let Value::Str(text) = arg(0) else {
         return Err(vm.type_error("compile() arg 1 must be a string, bytes or AST object"));
     };
-    let code = compile_text(vm, filename.as_str(), text.as_str(), mode)?;
-    Ok(code_value(vm, &code))
+    let flags = match &slots[3] {
+        Some(flags) => vm.expect_index(flags)?,
+        None => 0,
+    };
+    if flags & !KNOWN_FLAGS != 0 {
+        return Err(vm.value_error("compile(): unrecognised flags"));
+    }
+    if flags & PYCF_ONLY_AST != 0 {
+        // The tree, as `ast.parse` (written in apy) makes it.
+        let ast = vm.import_module("ast")?;
+        let parse = vm.intern("parse");
+        let parse = vm.get_attr(&ast, &parse)?;
+        let (source, name) = (Value::Str(text), Value::Str(filename));
+        return vm.call(&parse, &[source, name, arg(2)], &[]);
+    }
+    let (filename, text) = (filename.as_str(), text.as_str());
+    let incomplete_allowed = flags & PYCF_ALLOW_INCOMPLETE_INPUT != 0;
+    // `single` or `eval` input without its final newline: CPython's parser makes up the
+    // NEWLINE, and the DEDENTs only without PyCF_DONT_IMPLY_DEDENT, so that a block left
+    // open is incomplete.
+    let open_ended = matches!(mode, Mode::Single | Mode::Eval) && !text.ends_with('\n');
+    let dont_inherit = match &slots[4] {
+        Some(v) => vm.truthy(v)?,
+        None => false,
+    };
+    let caller = match dont_inherit {
+        true => Default::default(),
+        false => vm.caller_future(),
+    };
+    let inherited = crate::compile::Inherited {
+        annotations: flags & CO_FUTURE_ANNOTATIONS != 0 || caller.annotations,
+    };
+    match (vm.compile)(filename, text, mode, inherited) {
+        Ok(_)
+            if incomplete_allowed
+                && open_ended
+                && flags & PYCF_DONT_IMPLY_DEDENT != 0
+                && crate::syntax::indent::ends_inside_block(text) =>
+        {
+            Err(incomplete_input(vm, filename, text, None))
+        }
+        Ok(code) => {
+            let code = vm.load_code(&code);
+            Ok(code_value(vm, &code))
+        }
+        Err(diagnostic) if incomplete_allowed && diagnostic.incomplete => {
+            Err(incomplete_input(vm, filename, text, diagnostic.span))
+        }
+        Err(diagnostic) => {
+            let class = vm.syntax_error_class(&diagnostic);
+            // That made-up NEWLINE has no column in CPython.
+            let column_zero = open_ended
+                && diagnostic.class_name == "SyntaxError"
+                && diagnostic.span.is_some_and(|span| {
+                    let rest = text.get(span.start as usize..).unwrap_or("").trim_start();
+                    rest.is_empty() || rest.starts_with('#')
+                });
+            let place = SyntaxErrorPlace {
+                filename,
+                source: text,
+                column_zero,
+            };
+            Err(vm.syntax_error_at(&class, &diagnostic.message, diagnostic.span, place))
+        }
+    }
+}
+
+/// `compile()`'s flags (`Include/cpython/compile.h`) that apy acts on: codeop's, which ask
+/// for `_IncompleteInputError` rather than a SyntaxError when more lines could complete the
+/// input, and for a `single` input's open block to count as such; and `ast.parse`'s, for
+/// the tree rather than the code.
+const PYCF_DONT_IMPLY_DEDENT: i64 = 0x200;
+const PYCF_ONLY_AST: i64 = 0x400;
+const PYCF_ALLOW_INCOMPLETE_INPUT: i64 = 0x4000;
+
+/// The `__future__` feature apy acts on (`annotations`), as a `compile()` flag and in
+/// `co_flags`; codeop's `Compile` passes it on from the input that imported it.
+const CO_FUTURE_ANNOTATIONS: i64 = 0x100_0000;
+
+/// Every flag `compile()` accepts (CPython's `PyCF_MASK | PyCF_MASK_OBSOLETE |
+/// PyCF_COMPILE_MASK`): the `__future__` features, `CO_NESTED` and the `PyCF_*` ones.
+const KNOWN_FLAGS: i64 = 0x1fe_0000 | 0x10 | 0x200 | 0x400 | 0x1000 | 0x2000 | 0x4000 | 0x8000;
+
+/// CPython's `_IncompleteInputError("incomplete input")`, which codeop takes for "more
+/// lines could complete this".
+fn incomplete_input(vm: &mut Vm, filename: &str, source: &str, span: Option<Span>) -> Exc {
+    let class = vm.types.incomplete_input_error.clone();
+    let place = SyntaxErrorPlace {
+        filename,
+        source,
+        column_zero: false,
+    };
+    vm.syntax_error_at(&class, "incomplete input", span, place)
 }
 
 fn bound3(vm: &Vm, signature: &Signature, args: &[Value], kw: &KwArgs) -> PyResult<[Value; 3]> {
@@ -218,8 +313,10 @@ fn code_of(vm: &mut Vm, fname: &str, source: &Value, mode: Mode) -> PyResult<Rc<
     }
 }
 
+/// `text` compiled for `exec` or `eval`, with the caller's `__future__` features.
 fn compile_text(vm: &mut Vm, filename: &str, text: &str, mode: Mode) -> PyResult<Rc<CodeObj>> {
-    match (vm.compile)(filename, text, mode) {
+    let inherited = vm.caller_future();
+    match (vm.compile)(filename, text, mode, inherited) {
         Ok(code) => Ok(vm.load_code(&code)),
         Err(diagnostic) => Err(vm.syntax_error_from(&diagnostic, filename, text)),
     }

@@ -88,6 +88,7 @@ mod modules;
 mod namespace_type;
 mod num_type;
 mod os;
+mod os_owner;
 #[cfg(target_arch = "wasm32")]
 mod page_os;
 mod posix_constants;

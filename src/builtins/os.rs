@@ -34,7 +34,7 @@ pub fn module(vm: &mut Vm) -> Value {
         ("W_OK", Value::Int(2)),
         ("X_OK", Value::Int(1)),
     ];
-    for (name, f) in OS_FUNCTIONS {
+    for (name, f) in OS_FUNCTIONS.iter().chain(super::os_owner::FUNCTIONS) {
         attrs.push((name, vm.native(name, *f)));
     }
     // A page in a browser has no processes to spawn or wait for (src/web.rs).
@@ -161,7 +161,7 @@ pub(super) fn path_arg(
     // lists it; apy takes str and os.PathLike paths only.
     let kinds = match fname {
         "listdir" => "string, bytes, os.PathLike, integer or None",
-        "stat" | "chdir" => "string, bytes, os.PathLike or integer",
+        "stat" | "chdir" | "chown" => "string, bytes, os.PathLike or integer",
         _ => "string, bytes or os.PathLike",
     };
     Err(vm.type_error(format!(

@@ -1,7 +1,7 @@
 //! Processes for Python: the `os` functions on descriptors and child processes (`pipe`,
 //! `read`, `write`, `close`, `set_blocking`, `waitpid`, `kill`, `pidfd_open`,
 //! `waitstatus_to_exitcode`, `Modules/posixmodule.c`), the system's and the process's
-//! names (`uname`, `getuid`, `confstr`), and
+//! names and ids (`uname`, `getuid`, `geteuid`, `getgroups`, `confstr`), and
 //! `_spawn.spawn`, what `subprocess.Popen` starts a program with (CPython's
 //! `_posixsubprocess.fork_exec`, here over `posix_spawnp`). Starting a program or sending
 //! a signal asks `vm::sandbox`'s gate first (Capability::Processes); `_spawn.check` asks it
@@ -93,12 +93,26 @@ const OS_FUNCTIONS: &[(&str, Function)] = &[
         Ok(Value::tuple(names.into_iter().map(Value::str).collect()))
     }),
     ("getuid", |vm, args, _| {
-        check_arity(vm, "getuid", args, 0, 0)?;
+        check_arity(vm, "posix.getuid", args, 0, 0)?;
         Ok(Value::Int(sys::getuid().into()))
     }),
     ("getgid", |vm, args, _| {
-        check_arity(vm, "getgid", args, 0, 0)?;
+        check_arity(vm, "posix.getgid", args, 0, 0)?;
         Ok(Value::Int(sys::getgid().into()))
+    }),
+    ("geteuid", |vm, args, _| {
+        check_arity(vm, "posix.geteuid", args, 0, 0)?;
+        Ok(Value::Int(sys::geteuid().into()))
+    }),
+    ("getegid", |vm, args, _| {
+        check_arity(vm, "posix.getegid", args, 0, 0)?;
+        Ok(Value::Int(sys::getegid().into()))
+    }),
+    ("getgroups", |vm, args, _| {
+        check_arity(vm, "posix.getgroups", args, 0, 0)?;
+        let groups = sys::getgroups().map_err(|e| vm.os_error(&e, None))?;
+        let groups = groups.into_iter().map(|g| Value::Int(g.into())).collect();
+        Ok(Value::list(groups))
     }),
     // `os.confstr(name)` looks a name up in os.apy's `confstr_names` and asks this.
     ("_confstr", |vm, args, _| {

@@ -340,6 +340,41 @@ pub fn getgid() -> u32 {
     unsafe { libc::getgid() }
 }
 
+/// The effective user id of the process.
+pub fn geteuid() -> u32 {
+    // SAFETY: geteuid cannot fail and has no memory effects.
+    unsafe { libc::geteuid() }
+}
+
+/// The effective group id of the process.
+pub fn getegid() -> u32 {
+    // SAFETY: getegid cannot fail and has no memory effects.
+    unsafe { libc::getegid() }
+}
+
+/// The supplementary group ids of the process (`getgroups(2)`).
+pub fn getgroups() -> io::Result<Vec<u32>> {
+    loop {
+        // SAFETY: with a size of 0, getgroups only counts the groups.
+        let count = unsafe { libc::getgroups(0, std::ptr::null_mut()) };
+        let Ok(len) = usize::try_from(count) else {
+            return Err(io::Error::last_os_error());
+        };
+        let mut groups = vec![0; len];
+        // SAFETY: `groups` has room for `count` ids.
+        let got = unsafe { libc::getgroups(count, groups.as_mut_ptr()) };
+        match usize::try_from(got) {
+            Ok(got) => {
+                groups.truncate(got);
+                return Ok(groups);
+            }
+            // The groups changed between the two calls: count them again.
+            Err(_) if io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL) => {}
+            Err(_) => return Err(io::Error::last_os_error()),
+        }
+    }
+}
+
 /// `confstr(3)` for the configuration value `name`: None when the system has no value
 /// for it, an error (EINVAL) when it does not know the name.
 pub fn confstr(name: i32) -> io::Result<Option<String>> {

@@ -830,6 +830,8 @@ pub struct CodeFlags {
     /// Set by `types.coroutine` on a generator function: its generators can be awaited
     /// (`CO_ITERABLE_COROUTINE`).
     pub iterable_coroutine: bool,
+    /// Compiled with `from __future__ import annotations` in force (`CO_FUTURE_ANNOTATIONS`).
+    pub future_annotations: bool,
 }
 
 /// A compiled function body, class body, comprehension or module (`PyCodeObject`).

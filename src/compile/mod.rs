@@ -64,7 +64,27 @@ pub fn compile_module(
     filename: &str,
     mode: Mode,
 ) -> Result<Rc<Code>, CompileError> {
-    let features = future::features(module)?;
+    compile_module_inheriting(module, source, filename, mode, Inherited::default())
+}
+
+/// The `__future__` features a compilation starts with, besides its own future statements
+/// (`compile()`'s flags: codeop's `Compile` passes on those a former input turned on).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Inherited {
+    /// `annotations` (`CO_FUTURE_ANNOTATIONS`).
+    pub annotations: bool,
+}
+
+/// [`compile_module`], with the features `inherited` in force from the start.
+pub fn compile_module_inheriting(
+    module: &ast::Module,
+    source: &str,
+    filename: &str,
+    mode: Mode,
+    inherited: Inherited,
+) -> Result<Rc<Code>, CompileError> {
+    let mut features = future::features(module)?;
+    features.annotations |= inherited.annotations;
     let table = scope::build(module, mode.allows_top_level_await(), features)?;
     codegen::Codegen::new(&table, source, filename, mode, features).compile_module(module)
 }

@@ -4,7 +4,6 @@
 //! a compound statement ends at an empty line, as in CPython's interactive mode.
 //! Depends only on `syntax`.
 
-use crate::syntax::ast::{Stmt, StmtKind};
 use crate::syntax::error::{SyntaxError, SyntaxErrorKind};
 use crate::syntax::parse_module;
 
@@ -26,7 +25,7 @@ pub fn decide(lines: &[String]) -> Decision {
     match parse_module(&entry_text(lines)) {
         Ok(module) => match module.body.last() {
             // `if x: y` or a `def` keeps going until an empty line, as in CPython.
-            Some(stmt) if is_compound(stmt) && !last_is_blank => Decision::NeedMore,
+            Some(stmt) if stmt.is_compound() && !last_is_blank => Decision::NeedMore,
             _ => Decision::Run,
         },
         Err(error) if wants_more(&error, last_is_blank) => Decision::NeedMore,
@@ -47,7 +46,7 @@ pub fn decide_paste(lines: &[String], ended: bool) -> Decision {
     let wait_for_enter = |decision| if ended { decision } else { Decision::NeedMore };
     match parse_module(&text) {
         Ok(module) => match module.body.as_slice() {
-            [stmt] if is_compound(stmt) => wait_for_enter(Decision::Run),
+            [stmt] if stmt.is_compound() => wait_for_enter(Decision::Run),
             [] | [_] => Decision::Run,
             _ => wait_for_enter(Decision::Run),
         },
@@ -70,21 +69,6 @@ fn wants_more(error: &SyntaxError, last_is_blank: bool) -> bool {
         SyntaxErrorKind::IncompleteBlock => !last_is_blank,
         _ => false,
     }
-}
-
-/// A statement with a block, which only an empty line ends at the prompt.
-fn is_compound(stmt: &Stmt) -> bool {
-    matches!(
-        stmt.kind,
-        StmtKind::If { .. }
-            | StmtKind::While { .. }
-            | StmtKind::For { .. }
-            | StmtKind::With { .. }
-            | StmtKind::Match { .. }
-            | StmtKind::Try { .. }
-            | StmtKind::FunctionDef(_)
-            | StmtKind::ClassDef(_)
-    )
 }
 
 #[cfg(test)]

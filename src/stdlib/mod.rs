@@ -142,6 +142,9 @@ library_modules! {
     "_zipfile_streams", "zipfile/__init__.py", "zipfile_streams.apy";
     "tarfile", "tarfile.py", "tarfile.apy";
     "cmd", "cmd.py", "cmd.apy";
+    "code", "code.py", "code.apy";
+    "codeop", "codeop.py", "codeop.apy";
+    "token", "token.py", "token.apy";
     "bdb", "bdb.py", "bdb.apy";
     "pdb", "pdb.py", "pdb.apy";
     "html", "html/__init__.py", "html.apy";

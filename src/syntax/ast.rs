@@ -56,6 +56,24 @@ pub struct Stmt {
     pub span: Span,
 }
 
+impl Stmt {
+    /// Whether the statement has a block (`if`, `def`, `class`, …), which only an empty
+    /// line (or a dedent) ends at an interactive prompt.
+    pub fn is_compound(&self) -> bool {
+        matches!(
+            self.kind,
+            StmtKind::If { .. }
+                | StmtKind::While { .. }
+                | StmtKind::For { .. }
+                | StmtKind::With { .. }
+                | StmtKind::Match { .. }
+                | StmtKind::Try { .. }
+                | StmtKind::FunctionDef(_)
+                | StmtKind::ClassDef(_)
+        )
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum StmtKind {
     /// An expression evaluated for its effect: `f(x)`, `await g()`, a docstring.

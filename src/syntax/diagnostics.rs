@@ -27,6 +27,9 @@ pub struct Diagnostic {
     pub span: Option<Span>,
     /// A line of advice for a learner.
     pub help: Option<String>,
+    /// The source ended where more lines could complete it (an open bracket, a block
+    /// still expected): `compile()`'s `PyCF_ALLOW_INCOMPLETE_INPUT` tells it apart.
+    pub incomplete: bool,
 }
 
 impl Diagnostic {
@@ -37,6 +40,7 @@ impl Diagnostic {
             message: message.into(),
             span: Some(span),
             help: None,
+            incomplete: false,
         }
     }
 
@@ -58,6 +62,7 @@ impl From<&SyntaxError> for Diagnostic {
             message: error.message.clone(),
             span: Some(error.span),
             help: error.help.clone(),
+            incomplete: error.is_incomplete(),
         }
     }
 }

@@ -185,6 +185,8 @@ impl<'s> Layout<'s> {
     }
 
     /// `x = 1 \` as the last line: the continuation has nothing to join (the REPL reads on).
+    /// A blank line after it is what it joins, which ends the statement there: CPython's
+    /// "invalid syntax" at that line's end.
     fn check_no_continuation_at_end(&self) -> Result<(), SyntaxError> {
         let tail = self.src[self.last_end..].trim_end();
         let in_comment = |before: &str| {
@@ -196,6 +198,17 @@ impl<'s> Layout<'s> {
         match tail.strip_suffix('\\') {
             Some(before) if !in_comment(before) => {
                 let end = self.last_end + tail.len();
+                let after = &self.src[end..];
+                let blank_line = after
+                    .strip_prefix("\r\n")
+                    .or_else(|| after.strip_prefix('\n'))
+                    .and_then(|rest| Some(self.src.len() - rest.len() + rest.find('\n')?));
+                if let Some(at) = blank_line {
+                    return Err(SyntaxError::invalid(
+                        "invalid syntax",
+                        Span::new(at, at + 1),
+                    ));
+                }
                 Err(SyntaxError::new(
                     SyntaxErrorKind::Incomplete,
                     "unexpected EOF while parsing",
@@ -274,6 +287,25 @@ impl Iterator for Layout<'_> {
         }
         self.pending.pop_front().map(Ok)
     }
+}
+
+/// Whether the last logical line of `src` (a module's text) is indented, so that only
+/// the DEDENTs flushed at its end close its block: what CPython's
+/// `PyCF_DONT_IMPLY_DEDENT` leaves open in `single` input without a final newline. False
+/// when the text does not tokenize.
+pub fn ends_inside_block(src: &str) -> bool {
+    let mut depth = 0usize;
+    let mut depth_of_last_line = 0;
+    for token in Layout::new(src, Mode::Module) {
+        match token {
+            Ok((_, Tok::Indent, _)) => depth += 1,
+            Ok((_, Tok::Dedent, _)) => depth = depth.saturating_sub(1),
+            Ok((_, Tok::Newline, _)) => depth_of_last_line = depth,
+            Ok(_) => {}
+            Err(_) => return false,
+        }
+    }
+    depth_of_last_line > 0
 }
 
 #[cfg(test)]
@@ -387,5 +419,15 @@ mod tests {
             "error: unexpected EOF while parsing"
         );
         assert_eq!(joined("x = 1 # \\\n"), "x Equal 1 Newline");
+    }
+
+    #[test]
+    fn a_last_line_inside_a_block_is_told() {
+        assert!(ends_inside_block("if x:\n  y"));
+        assert!(ends_inside_block("if a:\n  if b: c"));
+        assert!(!ends_inside_block("if x: y"));
+        assert!(!ends_inside_block("if x:\n  y\nz"));
+        assert!(!ends_inside_block("x = (1,\n  2)"));
+        assert!(!ends_inside_block("x = (1,"));
     }
 }

@@ -11,7 +11,17 @@ use super::dict::StrKeys;
 use super::object::{ExcData, KwArgs, Missing, Object, ObjectKind, PyType, TracebackEntry};
 use super::value::{PyStr, Value};
 use super::{Exc, PyResult, Vm};
+use crate::syntax::ast::Span;
 use crate::syntax::diagnostics::Diagnostic;
+
+/// Where a SyntaxError made by [`Vm::syntax_error_at`] points: the source compiled, its
+/// file name, and whether its columns are 0, as CPython's are for an error at the end of a
+/// `single` input without a final newline (its parser's made-up NEWLINE has no column).
+pub struct SyntaxErrorPlace<'a> {
+    pub filename: &'a str,
+    pub source: &'a str,
+    pub column_zero: bool,
+}
 
 impl Vm {
     /// A new exception of type `ty` with `args`.
@@ -134,11 +144,38 @@ impl Vm {
         filename: &str,
         source: &str,
     ) -> Exc {
-        let class = match diagnostic.class_name {
+        let class = self.syntax_error_class(diagnostic);
+        let place = SyntaxErrorPlace {
+            filename,
+            source,
+            column_zero: false,
+        };
+        self.syntax_error_at(&class, &diagnostic.message, diagnostic.span, place)
+    }
+
+    /// The class of the SyntaxError `diagnostic` stands for (IndentationError, TabError).
+    pub fn syntax_error_class(&self, diagnostic: &Diagnostic) -> Rc<PyType> {
+        match diagnostic.class_name {
             "IndentationError" => self.types.indentation_error.clone(),
             "TabError" => self.types.tab_error.clone(),
             _ => self.types.syntax_error.clone(),
-        };
+        }
+    }
+
+    /// A SyntaxError of `class` (or a subclass's) saying `message` at `span` of
+    /// `place.source`, made as [`Vm::syntax_error_from`] makes one.
+    pub fn syntax_error_at(
+        &mut self,
+        class: &Rc<PyType>,
+        message: &str,
+        span: Option<Span>,
+        place: SyntaxErrorPlace,
+    ) -> Exc {
+        let SyntaxErrorPlace {
+            filename,
+            source,
+            column_zero,
+        } = place;
         let position = |at: u32| {
             let at = (at as usize).min(source.len());
             let before = source.get(..at).unwrap_or(source);
@@ -147,20 +184,34 @@ impl Vm {
             let column = source.get(line_start..at).map_or(0, |s| s.chars().count()) as i64 + 1;
             (line, column, line_start)
         };
-        let details = match diagnostic.span {
+        let details = match span {
             Some(span) => {
-                let (lineno, offset, line_start) = position(span.start);
-                let (end_lineno, end_offset, _) = position(span.end);
+                let (lineno, mut offset, line_start) = position(span.start);
+                let (mut end_lineno, mut end_offset, _) = position(span.end);
                 let line_end = source[line_start..]
                     .find('\n')
                     .map_or(source.len(), |i| line_start + i + 1);
-                let text = Value::str(&source[line_start..line_end]);
+                let line = &source[line_start..line_end];
+                // Where CPython's tokenizer reports these two: the last column of the
+                // indentation, and the end of the line, each with no end.
+                let indentation = match message {
+                    "unexpected indent" => Some(offset - 1),
+                    "unindent does not match any outer indentation level" => {
+                        Some(line.trim_end_matches(['\n', '\r']).chars().count() as i64 + 1)
+                    }
+                    _ => None,
+                };
+                if let Some(at) = indentation {
+                    (offset, end_lineno, end_offset) = (at, lineno, -1);
+                }
+                let text = Value::str(line);
+                let column = |offset: i64| Value::Int(if column_zero { 0 } else { offset });
                 [
                     Value::Int(lineno),
-                    Value::Int(offset),
+                    column(offset),
                     text,
                     Value::Int(end_lineno),
-                    Value::Int(end_offset),
+                    column(end_offset),
                 ]
             }
             None => [
@@ -172,7 +223,7 @@ impl Vm {
             ],
         };
         let [lineno, offset, text, end_lineno, end_offset] = details;
-        let msg = Value::str(diagnostic.message.as_str());
+        let msg = Value::str(message);
         let filename = Value::str(filename);
         let location = Value::tuple(vec![
             filename.clone(),
@@ -182,7 +233,7 @@ impl Vm {
             end_lineno.clone(),
             end_offset.clone(),
         ]);
-        let exc = self.new_exc_args(&class, vec![msg.clone(), location]);
+        let exc = self.new_exc_args(class, vec![msg.clone(), location]);
         if let Some(attrs) = exc.attrs_to_write() {
             let mut attrs = attrs.borrow_mut();
             for (name, value) in [

@@ -135,6 +135,17 @@ impl Vm {
         Some((frame.globals.clone(), locals_of(frame)))
     }
 
+    /// The `__future__` features of the innermost Python frame's code, which source text
+    /// compiled by `exec`, `eval` and `compile()` inherits (`PyEval_MergeCompilerFlags`).
+    pub fn caller_future(&self) -> crate::compile::Inherited {
+        let frames = self.python_frames();
+        crate::compile::Inherited {
+            annotations: frames
+                .first()
+                .is_some_and(|frame| frame.code.head.flags.future_annotations),
+        }
+    }
+
     /// `sys._getframe(depth)`: the frame `depth` calls out from the innermost one, with
     /// its callers as `f_back`; None when the stack is not that deep.
     pub fn frame_object(&mut self, depth: usize) -> Option<Value> {
@@ -424,6 +435,7 @@ fn code_flags(code: &CodeObj) -> i64 {
         (f.coroutine, 0x80),
         (f.iterable_coroutine, 0x100),
         (f.async_generator, 0x200),
+        (f.future_annotations, 0x100_0000),
     ];
     bits.iter()
         .filter(|(on, _)| *on)

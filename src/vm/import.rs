@@ -392,7 +392,12 @@ impl Vm {
         package_dir: Option<&std::path::Path>,
         origin: ModuleOrigin,
     ) -> PyResult<Value> {
-        let code = match (self.compile)(filename, text, crate::compile::Mode::Exec) {
+        let code = match (self.compile)(
+            filename,
+            text,
+            crate::compile::Mode::Exec,
+            Default::default(),
+        ) {
             Ok(code) => code,
             Err(diagnostic) => return Err(self.syntax_error_from(&diagnostic, filename, text)),
         };

@@ -119,11 +119,16 @@ pub struct Config {
 pub type ModuleMaker = fn(&mut Vm) -> Value;
 
 /// Compiles source text while the program runs (imported modules, the asyncio library's
-/// `.apy` files, `exec`/`eval`/`compile()`): the file name shown in tracebacks, the text and
-/// the mode; a syntax error comes back as its diagnostic. The embedder, which owns the
-/// parser and the compiler, provides it ([`Vm::compile`]).
-pub type CompileHook =
-    fn(name: &str, text: &str, mode: crate::compile::Mode) -> Result<Rc<Code>, Diagnostic>;
+/// `.apy` files, `exec`/`eval`/`compile()`): the file name shown in tracebacks, the text,
+/// the mode and the `__future__` features in force from the start; a syntax error comes
+/// back as its diagnostic. The embedder, which owns the parser and the compiler, provides
+/// it ([`Vm::compile`]).
+pub type CompileHook = fn(
+    name: &str,
+    text: &str,
+    mode: crate::compile::Mode,
+    inherited: crate::compile::Inherited,
+) -> Result<Rc<Code>, Diagnostic>;
 
 /// The highest recursion limit `sys.setrecursionlimit` accepts: deeper Python recursion
 /// would exhaust the interpreter thread's native stack.

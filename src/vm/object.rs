@@ -1133,7 +1133,7 @@ builtin_types! {
     assertion_error, attribute_error, eof_error, exception_group, import_error,
     module_not_found_error, lookup_error, index_error, key_error, memory_error, buffer_error, name_error,
     unbound_local_error, os_error, timeout_error, runtime_error, not_implemented_error,
-    recursion_error, reference_error, stop_async_iteration, stop_iteration, syntax_error, indentation_error, tab_error, type_error, traceback,
+    recursion_error, reference_error, stop_async_iteration, stop_iteration, syntax_error, indentation_error, tab_error, incomplete_input_error, type_error, traceback,
     generic_alias, union_type, bytes, bytearray, unicode_decode_error, unicode_encode_error,
     blocking_io_error, child_process_error, connection_error, broken_pipe_error, connection_aborted_error, connection_refused_error, connection_reset_error, file_exists_error, file_not_found_error, interrupted_error, is_a_directory_error, not_a_directory_error, permission_error, process_lookup_error,
     value_error, unicode_error, warning, runtime_warning, deprecation_warning, user_warning,

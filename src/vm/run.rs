@@ -90,7 +90,7 @@ impl Vm {
             loaders: Default::default(),
             threads: Default::default(),
             signals: Default::default(),
-            compile: |name, _, _| {
+            compile: |name, _, _, _| {
                 let message = format!("{name}: this interpreter cannot compile at run time");
                 Err(Diagnostic::syntax_error(message, Default::default()))
             },

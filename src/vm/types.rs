@@ -229,6 +229,7 @@ impl BuiltinTypes {
             stop_async_iteration: e("StopAsyncIteration", &exception),
             stop_iteration: e("StopIteration", &exception),
             tab_error: e("TabError", &indentation_error),
+            incomplete_input_error: e("_IncompleteInputError", &syntax_error),
             traceback: b("traceback"),
             // Not flagged built-in, so that the VM looks up their `__eq__`, `__hash__`,
             // `__call__`, `__or__` and `__set__` as it does a class's.
@@ -366,6 +367,7 @@ impl BuiltinTypes {
             self.syntax_error.clone(),
             self.indentation_error.clone(),
             self.tab_error.clone(),
+            self.incomplete_input_error.clone(),
             self.type_error.clone(),
             self.value_error.clone(),
             self.unicode_error.clone(),

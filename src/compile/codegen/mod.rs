@@ -341,6 +341,7 @@ impl<'a> Codegen<'a> {
             .collect();
         let mut flags = CodeFlags {
             optimized: sc.kind.is_function_like(),
+            future_annotations: self.features.annotations,
             ..CodeFlags::default()
         };
         match sc.kind {
