@@ -84,6 +84,22 @@ add_type(types.GeneratorType)
 add_type(types.CoroutineType)
 add_type(types.AsyncGeneratorType)
 
+
+class _Sequence:
+    def __getitem__(self, i):
+        raise IndexError
+
+
+# The built-in iterators and dict views (and OrderedDict's), whose types no module names.
+_od = collections.OrderedDict()
+for _sample in [iter([]), reversed([]), iter(()), iter(""), iter("\u00e9"), iter(b""),
+                iter(bytearray()), iter(range(0)), iter(range(2**64)), iter(set()),
+                iter({}), iter({}.values()), iter({}.items()), reversed({}),
+                reversed({}.values()), reversed({}.items()), {}.keys(), {}.values(),
+                {}.items(), iter(_od), _od.keys(), _od.values(), _od.items(), iter(int, 0),
+                iter(_Sequence())]:
+    add_type(type(_sample))
+
 # asyncio's native core, as CPython's: `_asyncio`'s functions, its Future and Task.
 import _asyncio  # noqa: E402
 import asyncio  # noqa: E402

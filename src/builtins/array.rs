@@ -7,7 +7,7 @@
 //! when read. `bytes(a)` and the other takers of a bytes-like object read an array
 //! through `bytes_type::bytes_of`.
 //!
-//! Where apy differs: an iterator is the sequence protocol's (`callable_iterator`, not
+//! Where apy differs: an iterator is the sequence protocol's (`iterator`, not
 //! `array.arrayiterator`), `memoryview(a)` is refused, and a `'w'` item that
 //! is no code point reads as ValueError where CPython's `tounicode` raises
 //! UnicodeDecodeError.
@@ -763,7 +763,7 @@ const METHODS: &[(&str, crate::vm::object::NativeFn)] = &[
             seq: args[0].clone(),
             index: 0,
         };
-        Ok(vm.new_iter(&vm.types.callable_iterator, state))
+        Ok(vm.new_iter(&vm.types.seq_iterator, state))
     }),
     ("__copy__", |vm, args, _| {
         let a = array_of(vm, &args[0])?;

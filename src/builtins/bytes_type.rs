@@ -1234,5 +1234,4 @@ fn install_methods(vm: &mut Vm) {
     });
     vm.set_type_attr(&bytearray, "__hash__", Value::None);
     install(vm, &bytearray, BYTEARRAY);
-    super::bytes_iter::install(vm);
 }

@@ -141,9 +141,10 @@ fn reversed_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             let reversed = vm.new_range(range.reversed());
             return vm.get_iter(&reversed);
         }
-        Value::Dict(d) => return Ok(reversed_dict(vm, d.clone(), DictViewKind::Keys)),
+        Value::Dict(d) => return Ok(reversed_dict(vm, d.clone(), DictViewKind::Keys, false)),
         Value::Object(o) if let ObjectKind::DictView { dict, kind } = &o.kind => {
-            return Ok(reversed_dict(vm, dict.clone(), *kind));
+            let odict = vm.is_odict_view(&o.class);
+            return Ok(reversed_dict(vm, dict.clone(), *kind, odict));
         }
         Value::Type(t) => {
             // `reversed(Color)`: the metaclass's `__reversed__`.
@@ -176,10 +177,12 @@ fn reversed_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 }
 
 /// `reversed()` of a dict or of one of its views: its entries last to first, as a
-/// `dict_reversekeyiterator` (or `…valueiterator`, `…itemiterator`).
-pub fn reversed_dict(vm: &mut Vm, dict: Rc<PyDict>, kind: DictViewKind) -> Value {
+/// `dict_reversekeyiterator` (or `…valueiterator`, `…itemiterator`); an `odict_iterator`
+/// for an OrderedDict's (`odict`).
+pub fn reversed_dict(vm: &mut Vm, dict: Rc<PyDict>, kind: DictViewKind, odict: bool) -> Value {
     let t = &vm.types;
     let class = match kind {
+        _ if odict => t.odict_iterator.clone(),
         DictViewKind::Keys => t.dict_reversekeyiterator.clone(),
         DictViewKind::Values => t.dict_reversevalueiterator.clone(),
         DictViewKind::Items => t.dict_reverseitemiterator.clone(),
@@ -191,6 +194,7 @@ pub fn reversed_dict(vm: &mut Vm, dict: Rc<PyDict>, kind: DictViewKind) -> Value
         kind,
         size,
         reversed: true,
+        odict,
     };
     vm.new_iter(&class, state)
 }

@@ -1,5 +1,5 @@
-//! The native cores of `collections` and `heapq`: `_collections` (deque, in `deque.rs`)
-//! and `_heapq` (the heap operations on a list), as CPython writes them in C;
+//! The native cores of `collections` and `heapq`: `_collections` (deque, in `deque.rs`;
+//! OrderedDict's views and iterators, as `odictobject.c` names them) and `_heapq` (the heap operations on a list), as CPython writes them in C;
 //! `collections.apy` and `heapq.apy` build the rest of each module on them. asyncio's queues
 //! import these cores directly, so `import asyncio` compiles neither library file. The heap
 //! functions mirror `Modules/_heapqmodule.c`: they work on the list in place, compare in
@@ -11,20 +11,66 @@ use std::rc::Rc;
 use crate::compile::bytecode::BinaryOperator;
 use crate::compile::bytecode::CompareOperator;
 use crate::vm::args::check_arity;
-use crate::vm::object::KwArgs;
-use crate::vm::value::{PyList, Value};
+use crate::vm::object::{DictViewKind, KwArgs, Object, ObjectKind};
+use crate::vm::value::{PyDict, PyList, Value};
 use crate::vm::{PyResult, Vm};
 
 pub fn collections_module(vm: &mut Vm) -> Value {
     let deque = super::deque::deque_type(vm);
     let count_elements = vm.native("_count_elements", count_elements);
+    let odict_view = vm.native("_odict_view", odict_view);
+    let odict_iter = vm.native("_odict_iter", odict_iter);
     vm.new_module(
         "_collections",
         vec![
             ("deque", Value::Type(deque)),
             ("_count_elements", count_elements),
+            ("_odict_view", odict_view),
+            ("_odict_iter", odict_iter),
         ],
     )
+}
+
+/// The dict an OrderedDict (`args[0]`, an instance of a dict subclass) extends.
+fn odict_dict(vm: &Vm, args: &[Value], name: &str) -> PyResult<Rc<PyDict>> {
+    check_arity(vm, name, args, 2, 2)?;
+    match crate::vm::ops::builtin_value(&args[0]) {
+        Some(Value::Dict(d)) => Ok(d),
+        _ => Err(vm.type_error(format!("{name}() needs an OrderedDict"))),
+    }
+}
+
+/// `_odict_view(od, n)`: what an OrderedDict's `keys()` (n 0), `values()` (1) or `items()`
+/// (2) give, a view of class `odict_keys`, `odict_values` or `odict_items`
+/// (`odictobject.c`), subclasses of the dict views whose iterators are `odict_iterator`s.
+fn odict_view(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
+    let dict = odict_dict(vm, args, "_odict_view")?;
+    let t = &vm.types;
+    let (class, kind) = match args[1] {
+        Value::Int(1) => (t.odict_values.clone(), DictViewKind::Values),
+        Value::Int(2) => (t.odict_items.clone(), DictViewKind::Items),
+        _ => (t.odict_keys.clone(), DictViewKind::Keys),
+    };
+    Ok(Value::object(Object::new(
+        class,
+        ObjectKind::DictView { dict, kind },
+    )))
+}
+
+/// `_odict_iter(od, reverse)`: `iter(od)` or `reversed(od)`, an `odict_iterator` over its
+/// keys.
+fn odict_iter(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let dict = odict_dict(vm, args, "_odict_iter")?;
+    if vm.truthy(&args[1])? {
+        return Ok(super::classes::reversed_dict(
+            vm,
+            dict,
+            DictViewKind::Keys,
+            true,
+        ));
+    }
+    let keys = odict_view(vm, &[args[0].clone(), Value::Int(0)], kw)?;
+    vm.get_iter(&keys)
 }
 
 /// `_count_elements(mapping, iterable)`: `mapping[elem] = mapping.get(elem, 0) + 1` for

@@ -77,16 +77,19 @@ pub fn init(vm: &mut Vm) {
         t.dict_values.clone(),
         t.dict_items.clone(),
     ];
-    // What `collections.abc`'s checks look for (`Reversible` wants `__iter__` too).
-    let methods: [[(&str, NativeFn); 2]; 3] = [
-        [("__iter__", view_iter::<0>), ("__len__", view_len::<0>)],
-        [("__iter__", view_iter::<1>), ("__len__", view_len::<1>)],
-        [("__iter__", view_iter::<2>), ("__len__", view_len::<2>)],
+    // (Their `__iter__`, `__len__` and operators are slot wrappers: `slot_wrappers.rs`.)
+    let odict_views = [
+        t.odict_keys.clone(),
+        t.odict_values.clone(),
+        t.odict_items.clone(),
     ];
-    for (ty, methods) in views.iter().zip(methods) {
-        vm.add_methods(ty, &methods);
+    for ty in &views {
+        vm.add_getset(ty, "mapping", view_mapping, None);
     }
-    for ty in std::iter::once(dict).chain(views) {
+    for ty in views.iter().chain(&odict_views) {
+        vm.set_type_attr(ty, "__doc__", Value::None);
+    }
+    for ty in std::iter::once(dict).chain(views).chain(odict_views) {
         vm.add_method(&ty, "__reversed__", |vm, args, _| {
             let reversed = Value::Type(vm.types.reversed.clone());
             vm.call(&reversed, &args[..1], &[])
@@ -94,41 +97,27 @@ pub fn init(vm: &mut Vm) {
     }
 }
 
-/// The view type `VIEW` (0 keys, 1 values, 2 items) names, for a method called on `v`:
-/// TypeError unless `v` is such a view.
-fn this_view<const VIEW: usize>(vm: &Vm, v: &Value, method: &str) -> PyResult<()> {
-    const VIEWS: [(DictViewKind, &str); 3] = [
-        (DictViewKind::Keys, "dict_keys"),
-        (DictViewKind::Values, "dict_values"),
-        (DictViewKind::Items, "dict_items"),
-    ];
-    let (wanted, owner) = VIEWS[VIEW];
-    match v {
-        Value::Object(o) if matches!(&o.kind, ObjectKind::DictView { kind, .. } if *kind == wanted) => {
-            Ok(())
-        }
-        other => Err(vm.type_error(format!(
-            "descriptor '{method}' requires a '{owner}' object but received a '{}'",
-            vm.type_name(other)
-        ))),
-    }
-}
-
-fn view_iter<const VIEW: usize>(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    this_view::<VIEW>(vm, &args[0], "__iter__")?;
-    vm.get_iter(&args[0])
-}
-
-fn view_len<const VIEW: usize>(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
-    this_view::<VIEW>(vm, &args[0], "__len__")?;
-    Ok(Value::Int(vm.len(&args[0])? as i64))
+/// A view's `mapping`: a read-only proxy of its dict.
+fn view_mapping(vm: &mut Vm, v: &Value) -> PyResult<Value> {
+    let Value::Object(o) = v else {
+        return Ok(Value::None);
+    };
+    let ObjectKind::DictView { dict, .. } = &o.kind else {
+        return Ok(Value::None);
+    };
+    let proxy = vm.mapping_proxy_type();
+    vm.call(&proxy, &[Value::Dict(dict.clone())], &[])
 }
 
 /// `dict_keys.isdisjoint(other)` and `dict_items.isdisjoint(other)`, `owner` naming which
 /// (the call has already refused an unbound call without `self`).
 fn isdisjoint(vm: &mut Vm, owner: &'static str, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let given = vm.type_name(&args[0]);
-    if &*given != owner {
+    let owner_type = match owner {
+        "dict_keys" => vm.types.dict_keys.clone(),
+        _ => vm.types.dict_items.clone(),
+    };
+    if !vm.type_of(&args[0]).is_subtype(&owner_type) {
         return Err(vm.type_error(format!(
             "descriptor 'isdisjoint' for '{owner}' objects doesn't apply to a '{given}' object"
         )));

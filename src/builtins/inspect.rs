@@ -147,6 +147,14 @@ pub fn types_module(vm: &mut Vm) -> Value {
         ("MethodType", Value::Type(vm.types.method.clone())),
         ("BuiltinFunctionType", builtin_function.clone()),
         ("BuiltinMethodType", builtin_function),
+        (
+            "WrapperDescriptorType",
+            Value::Type(vm.types.wrapper_descriptor.clone()),
+        ),
+        (
+            "MethodWrapperType",
+            Value::Type(vm.types.method_wrapper.clone()),
+        ),
         ("CellType", Value::Type(vm.types.cell.clone())),
         ("FrameType", Value::Type(vm.types.frame.clone())),
         ("EllipsisType", Value::Type(vm.types.ellipsis.clone())),

@@ -74,6 +74,7 @@ mod hashlib;
 mod inspect;
 mod int_bytes;
 mod io;
+mod iter_reduce;
 mod itertools;
 mod itertools_comb;
 mod json_native;
@@ -171,6 +172,7 @@ pub fn install(vm: &mut Vm) {
     complex_type::init(vm);
     range_type::init(vm);
     slot_wrappers::init(vm);
+    iter_reduce::init(vm);
     crate::vm::generics::init(vm);
     site_builtins::init(vm);
     let open: (&str, crate::vm::object::NativeFn) = ("open", io::builtin_open);

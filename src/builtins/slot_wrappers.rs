@@ -36,6 +36,9 @@ enum Kind {
     FrozenSet,
     Range,
     None,
+    DictKeys,
+    DictValues,
+    DictItems,
 }
 
 impl Kind {
@@ -53,6 +56,9 @@ impl Kind {
             Kind::FrozenSet => t.frozenset.clone(),
             Kind::Range => t.range.clone(),
             Kind::None => t.none.clone(),
+            Kind::DictKeys => t.dict_keys.clone(),
+            Kind::DictValues => t.dict_values.clone(),
+            Kind::DictItems => t.dict_items.clone(),
         }
     }
 
@@ -68,6 +74,8 @@ impl Kind {
                 .iter()
                 .any(|number| ty.is_subtype(number)),
             Kind::Set | Kind::FrozenSet => ty.is_subtype(&t.set) || ty.is_subtype(&t.frozenset),
+            // A view's set operators take any iterable (`_PyDictView_Intersect`, …).
+            Kind::DictKeys | Kind::DictItems => true,
             _ => ty.is_subtype(&self.owner(vm)),
         };
         takes.then(|| plain(other))
@@ -107,13 +115,18 @@ enum How {
     Pow,
     RPow,
     Compare(CompareOperator),
+    /// A dict view's comparison: `NotImplemented` unless the other is a set or a set-like
+    /// view (`dictview_richcompare`).
+    ViewCompare(CompareOperator),
+    /// `repr(this)`.
+    Repr,
 }
 
 impl How {
     /// How many arguments after the instance: at least, at most.
     fn arity(self) -> (usize, usize) {
         match self {
-            How::Len | How::Iter | How::Reversed | How::Bool | How::Unary(_) => (0, 0),
+            How::Len | How::Iter | How::Reversed | How::Bool | How::Unary(_) | How::Repr => (0, 0),
             How::Int | How::Float => (0, 0),
             How::Call(_, optional) => (0, optional),
             How::SetItem => (2, 2),
@@ -180,9 +193,10 @@ fn run(
         )));
     };
     let this = plain(receiver);
-    // (An instance of a subclass that holds no built-in value has nothing to act on.)
+    // (An instance of a subclass that holds no built-in value has nothing to act on; one
+    // of the VM's own subclasses, an `odict_keys`, is the built-in value.)
     let stands_for_owner = match &this {
-        Value::Object(o) => Rc::ptr_eq(&o.class, &owner),
+        Value::Object(o) => Rc::ptr_eq(&o.class, &owner) || o.class.builtin,
         v => vm.type_of(v).is_subtype(&owner),
     };
     if !vm.type_of(receiver).is_subtype(&owner) || !stands_for_owner {
@@ -219,6 +233,17 @@ fn run(
         }
         How::Contains => Value::Bool(vm.contains(&this, &rest[0])?),
         How::Bool => Value::Bool(vm.truthy(&this)?),
+        How::Repr => Value::str(vm.builtin_object_repr(&this)?),
+        How::ViewCompare(op) => {
+            let t = &vm.types;
+            let set_like = [&t.set, &t.frozenset, &t.dict_keys, &t.dict_items];
+            let other_type = vm.type_of(&rest[0]).clone();
+            let takes = set_like.into_iter().any(|ty| other_type.is_subtype(ty));
+            match takes {
+                true => vm.compare(op, &this, &rest[0])?,
+                false => Value::NotImplemented,
+            }
+        }
         How::Unary(op) => vm.unary_op(op, &this)?,
         How::Call(f, _) => {
             let call_args: Vec<Value> = std::iter::once(this).chain(rest.iter().cloned()).collect();
@@ -405,19 +430,59 @@ const RANGE: &[(&str, NativeFn)] = wrappers!(Range:
 
 const NONE: &[(&str, NativeFn)] = wrappers!(None: "__bool__" => How::Bool);
 
+/// A set-like dict view's (`dict_keys`, `dict_items`): a set's operators, with any iterable.
+macro_rules! view_wrappers {
+    ($kind:ident) => {
+        wrappers!($kind:
+            "__len__" => How::Len, "__iter__" => How::Iter, "__contains__" => How::Contains,
+            "__repr__" => How::Repr,
+            "__or__" => How::Binary(BinaryOperator::Or), "__ror__" => How::Reflected(BinaryOperator::Or),
+            "__and__" => How::Binary(BinaryOperator::And), "__rand__" => How::Reflected(BinaryOperator::And),
+            "__sub__" => How::Binary(BinaryOperator::Subtract),
+            "__rsub__" => How::Reflected(BinaryOperator::Subtract),
+            "__xor__" => How::Binary(BinaryOperator::Xor), "__rxor__" => How::Reflected(BinaryOperator::Xor),
+            "__eq__" => How::ViewCompare(CompareOperator::Eq), "__ne__" => How::ViewCompare(CompareOperator::Ne),
+            "__lt__" => How::ViewCompare(CompareOperator::Lt), "__le__" => How::ViewCompare(CompareOperator::Le),
+            "__gt__" => How::ViewCompare(CompareOperator::Gt), "__ge__" => How::ViewCompare(CompareOperator::Ge),
+        )
+    };
+}
+
+const DICT_KEYS: &[(&str, NativeFn)] = view_wrappers!(DictKeys);
+
+const DICT_ITEMS: &[(&str, NativeFn)] = view_wrappers!(DictItems);
+
+const DICT_VALUES: &[(&str, NativeFn)] = wrappers!(DictValues:
+    "__len__" => How::Len, "__iter__" => How::Iter, "__repr__" => How::Repr,
+);
+
 /// Puts complex's wrappers on it, with its other methods on its first use
 /// (`complex_type.rs`).
 pub fn install_complex(vm: &mut Vm) {
     install(vm, Kind::Complex, COMPLEX);
 }
 
-/// Puts a type's wrappers on it, where its own table has no method of that name.
+/// Puts a type's wrappers on it, where its own table has no method of that name: as
+/// `wrapper_descriptor`s, but for those CPython's types define as methods
+/// (`list.__reversed__`, `int.__round__`, `list.__getitem__`, `set.__contains__`).
 fn install(vm: &mut Vm, kind: Kind, table: &[(&'static str, NativeFn)]) {
     let ty = kind.owner(vm);
     for &(name, wrapper) in table {
         let key = vm.intern(name);
-        if ty.dict.borrow().get_str(&key).is_none() {
-            vm.add_method(&ty, name, wrapper);
+        if ty.dict.borrow().get_str(&key).is_some() {
+            continue;
+        }
+        let method = matches!(
+            (kind, name),
+            (
+                _,
+                "__reversed__" | "__round__" | "__trunc__" | "__floor__" | "__ceil__"
+            ) | (Kind::List, "__getitem__")
+                | (Kind::Set | Kind::FrozenSet, "__contains__")
+        );
+        match method {
+            true => vm.add_method(&ty, name, wrapper),
+            false => vm.add_slot_wrapper(&ty, name, wrapper),
         }
     }
 }
@@ -435,8 +500,23 @@ pub fn init(vm: &mut Vm) {
         (Kind::FrozenSet, FROZENSET),
         (Kind::Range, RANGE),
         (Kind::None, NONE),
+        (Kind::DictKeys, DICT_KEYS),
+        (Kind::DictValues, DICT_VALUES),
+        (Kind::DictItems, DICT_ITEMS),
     ];
     for (kind, table) in tables {
         install(vm, kind, table);
+    }
+    // An OrderedDict's views have an `__iter__` of their own (`odictobject.c`).
+    let t = &vm.types;
+    let odict_views = [
+        (t.odict_keys.clone(), DICT_KEYS),
+        (t.odict_values.clone(), DICT_VALUES),
+        (t.odict_items.clone(), DICT_ITEMS),
+    ];
+    for (ty, table) in odict_views {
+        if let Some(&(name, iter)) = table.iter().find(|(name, _)| *name == "__iter__") {
+            vm.add_slot_wrapper(&ty, name, iter);
+        }
     }
 }

@@ -73,6 +73,12 @@ impl Vm {
                         })
                     }
                     // `list.append()`: a method taken from its type and called without `self`.
+                    None if Rc::ptr_eq(&o.class, &self.types.wrapper_descriptor) => Err(self
+                        .type_error(format!(
+                            "descriptor '{}' of '{}' object needs an argument",
+                            n.name,
+                            n.owner.as_deref().unwrap_or("object")
+                        ))),
                     None if n.is_method => Err(self.type_error(format!(
                         "unbound method {}.{}() needs an argument",
                         n.owner.as_deref().unwrap_or("object"),

@@ -47,8 +47,12 @@ impl Vm {
                     index: 0,
                 },
             ),
-            Value::Str(_) => self.new_iter(
-                &t.str_iterator.clone(),
+            Value::Str(text) => self.new_iter(
+                // (The text's kind names the type, as `unicode_iter` picks it.)
+                &match text.is_ascii() {
+                    true => t.str_ascii_iterator.clone(),
+                    false => t.str_iterator.clone(),
+                },
                 IterState::Seq {
                     seq: v.clone(),
                     index: 0,
@@ -62,6 +66,7 @@ impl Vm {
                     kind: DictViewKind::Keys,
                     size: d.table.borrow().len(),
                     reversed: false,
+                    odict: false,
                 },
             ),
             Value::Set(s) => {
@@ -77,22 +82,32 @@ impl Vm {
             }
             Value::Object(o) => match &o.kind {
                 ObjectKind::Range(r) => {
-                    let state = match r.small() {
-                        Some((next, stop, step)) => IterState::Range { next, stop, step },
-                        None => IterState::LongRange(Box::new(LongRangeIter {
-                            range: (**r).clone(),
-                            index: Int::Small(0),
-                            length: r.length(),
-                        })),
+                    let length = r.length();
+                    // `range_iter`: the C-long iterator when the bounds and length fit.
+                    let (class, state) = match r.small() {
+                        Some((next, stop, step)) if length.as_i64().is_some() => (
+                            t.range_iterator.clone(),
+                            IterState::Range { next, stop, step },
+                        ),
+                        _ => (
+                            t.longrange_iterator.clone(),
+                            IterState::LongRange(Box::new(LongRangeIter {
+                                range: (**r).clone(),
+                                index: Int::Small(0),
+                                length,
+                            })),
+                        ),
                     };
-                    self.new_iter(&t.range_iterator.clone(), state)
+                    self.new_iter(&class, state)
                 }
                 ObjectKind::Iter(_) => v.clone(),
                 ObjectKind::Generator(g) if g.kind == crate::vm::frame::GenKind::Generator => {
                     v.clone()
                 }
                 ObjectKind::DictView { dict, kind } => {
+                    let odict = self.is_odict_view(&o.class);
                     let class = match kind {
+                        _ if odict => t.odict_iterator.clone(),
                         DictViewKind::Keys => t.dict_keyiterator.clone(),
                         DictViewKind::Values => t.dict_valueiterator.clone(),
                         DictViewKind::Items => t.dict_itemiterator.clone(),
@@ -106,6 +121,7 @@ impl Vm {
                             kind: *kind,
                             size,
                             reversed: false,
+                            odict,
                         },
                     )
                 }
@@ -113,6 +129,15 @@ impl Vm {
             },
             _ => return self.user_iter(v),
         })
+    }
+
+    /// Whether a dict view of class `class` is an OrderedDict's (`odict_keys`, …), whose
+    /// iterators are `odict_iterator`s.
+    pub fn is_odict_view(&self, class: &Rc<PyType>) -> bool {
+        let t = &self.types;
+        [&t.odict_keys, &t.odict_values, &t.odict_items]
+            .into_iter()
+            .any(|view| Rc::ptr_eq(class, view))
     }
 
     fn user_iter(&mut self, v: &Value) -> PyResult<Value> {
@@ -137,7 +162,7 @@ impl Vm {
         if !ty.builtin && lookup(&ty, &self.names.getitem.clone()).is_some() {
             // The old sequence protocol: index from 0 until IndexError.
             return Ok(self.new_iter(
-                &self.types.callable_iterator.clone(),
+                &self.types.seq_iterator.clone(),
                 IterState::Seq {
                     seq: v.clone(),
                     index: 0,
@@ -313,12 +338,16 @@ impl Vm {
                 kind,
                 size,
                 reversed,
+                odict,
             } => {
                 let table = dict.table.borrow();
                 if table.len() != *size {
                     drop(table);
                     *size = usize::MAX;
-                    return Err(self.runtime_error("dictionary changed size during iteration"));
+                    return Err(self.runtime_error(match odict {
+                        true => "OrderedDict mutated during iteration",
+                        false => "dictionary changed size during iteration",
+                    }));
                 }
                 // `pos` is where the next entry is looked for: after the one given, or
                 // (reversed) at it, so that one before it comes next.
@@ -327,6 +356,10 @@ impl Vm {
                     true => table.prev_before(*pos),
                 };
                 let Some((next, e)) = found else {
+                    // Exhausted, it lets the dict go (`dictiter_iternextkey`): a dict that
+                    // grows after is no error.
+                    drop(table);
+                    *st = IterState::Exhausted;
                     return Ok(None);
                 };
                 *pos = next;
@@ -345,11 +378,16 @@ impl Vm {
                         *pos = next;
                         Ok(Some(v))
                     }
-                    None => Ok(None),
+                    None => {
+                        drop(table);
+                        *st = IterState::Exhausted;
+                        Ok(None)
+                    }
                 }
             }
             IterState::Reversed { seq, index } => {
                 if *index == 0 {
+                    *st = IterState::Exhausted;
                     return Ok(None);
                 }
                 *index -= 1;
@@ -358,6 +396,8 @@ impl Vm {
                 drop(st);
                 let len = self.len(&seq)?;
                 if i >= len {
+                    // Past a shrunk sequence's end it is done, and lets go of it.
+                    *state.borrow_mut() = IterState::Exhausted;
                     return Ok(None);
                 }
                 self.get_item(&seq, &Value::Int(i as i64)).map(Some)
@@ -391,7 +431,8 @@ impl Vm {
                     match self.next_wrapped(it)? {
                         Some(v) => items.push(v),
                         None => {
-                            *state.borrow_mut() = IterState::Exhausted;
+                            // (A zip keeps its iterators when one ends, as CPython's does:
+                            // the next call asks them again.)
                             if strict {
                                 if i > 0 {
                                     let plural = if i == 1 { " " } else { "s 1-" };
@@ -590,7 +631,7 @@ fn iter_next(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 }
 
 /// What a dict iterator of `kind` gives for the entry `e`.
-fn view_item(kind: DictViewKind, e: &DictEntry<Value, Value>) -> Value {
+pub(crate) fn view_item(kind: DictViewKind, e: &DictEntry<Value, Value>) -> Value {
     match kind {
         DictViewKind::Keys => e.key.clone(),
         DictViewKind::Values => e.value.clone(),
@@ -607,10 +648,12 @@ pub fn init(vm: &mut Vm) {
     let iterators = [
         t.list_iterator.clone(),
         t.tuple_iterator.clone(),
+        t.str_ascii_iterator.clone(),
         t.str_iterator.clone(),
         t.bytes_iterator.clone(),
         t.bytearray_iterator.clone(),
         t.range_iterator.clone(),
+        t.longrange_iterator.clone(),
         t.dict_keyiterator.clone(),
         t.dict_valueiterator.clone(),
         t.dict_itemiterator.clone(),
@@ -625,10 +668,12 @@ pub fn init(vm: &mut Vm) {
         t.map.clone(),
         t.filter.clone(),
         t.callable_iterator.clone(),
+        t.seq_iterator.clone(),
+        t.odict_iterator.clone(),
     ];
     for ty in &iterators {
-        vm.add_method(ty, "__next__", iter_next);
-        vm.add_method(ty, "__iter__", iter_self);
+        vm.add_slot_wrapper(ty, "__next__", iter_next);
+        vm.add_slot_wrapper(ty, "__iter__", iter_self);
     }
 }
 

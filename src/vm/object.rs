@@ -547,7 +547,8 @@ pub enum DictViewKind {
     Items,
 }
 
-/// The position of a built-in iterator.
+/// The position of a built-in iterator (cloned only by `__reduce__`/`__setstate__`).
+#[derive(Clone)]
 pub enum IterState {
     /// Over a list, tuple or str (by index, so a growing list is seen).
     Seq {
@@ -570,6 +571,8 @@ pub enum IterState {
         kind: DictViewKind,
         size: usize,
         reversed: bool,
+        /// An `odict_iterator`: a change is "OrderedDict mutated during iteration".
+        odict: bool,
     },
     Set {
         set: Value,
@@ -605,6 +608,7 @@ pub enum IterState {
 }
 
 /// The position of an iterator over a range with big-int bounds ([`IterState::LongRange`]).
+#[derive(Clone)]
 pub struct LongRangeIter {
     pub range: Range,
     pub index: Int,
@@ -1011,6 +1015,35 @@ impl Object {
         self.dict.set(dict).is_ok()
     }
 
+    /// `del obj.__dict__` of a plain instance: its attributes dropped, so that it has an
+    /// empty dict the next time it is asked (CPython gives it a new one). Some(false) when
+    /// its dict is held elsewhere too (apy cannot give the object another while that one
+    /// lives on), None for an object without a `__dict__` of this kind.
+    pub fn delete_dict(&self) -> Option<bool> {
+        if self.class.has_managed_dict() {
+            return None;
+        }
+        let dropped = match (self.dict.get(), &self.kind) {
+            (_, ObjectKind::Exception(_)) => return None,
+            (Some(dict), _) if Rc::strong_count(dict) > 1 => return Some(false),
+            (Some(dict), _) => match dict.table.try_borrow_mut() {
+                Ok(mut table) => std::mem::take(&mut *table),
+                Err(_) => return Some(false),
+            },
+            (None, ObjectKind::Plain(values)) => match values.try_borrow_mut() {
+                Ok(mut values) => {
+                    drop(values.take_all());
+                    return Some(true);
+                }
+                Err(_) => return Some(false),
+            },
+            (None, _) => return None,
+        };
+        // (What the attributes held dies outside the borrow: a `__del__` may look.)
+        drop(dropped);
+        Some(true)
+    }
+
     /// A plain instance's values moved into a table in their order (its `__dict__` to be).
     fn values_into_table(&self, values: &RefCell<InstanceValues>) -> Option<DictTable> {
         let taken = values.try_borrow_mut().ok()?.take_all();
@@ -1118,15 +1151,18 @@ macro_rules! builtin_types {
 builtin_types! {
     object, type_, none, not_implemented, ellipsis, bool, int, float, complex, str, tuple, list, dict,
     set, frozenset, function, builtin_function, method, cell, code, module, range, slice,
+    wrapper_descriptor, method_wrapper,
     property, classmethod, staticmethod, super_, getset_descriptor, member_descriptor, partial, generator, frame, mappingproxy,
     coroutine, coroutine_wrapper, async_generator, async_generator_asend,
     async_generator_athrow, anext_awaitable,
-    asyncgen_hooks, list_iterator, tuple_iterator, str_iterator, range_iterator,
+    asyncgen_hooks, list_iterator, tuple_iterator, str_ascii_iterator, str_iterator, range_iterator,
+    longrange_iterator,
     bytes_iterator, bytearray_iterator,
     dict_keyiterator, dict_valueiterator, dict_itemiterator, set_iterator, reversed,
     list_reverseiterator, dict_reversekeyiterator, dict_reversevalueiterator,
     dict_reverseitemiterator,
-    enumerate, zip, map, filter, callable_iterator, dict_keys, dict_values, dict_items,
+    enumerate, zip, map, filter, callable_iterator, seq_iterator, dict_keys, dict_values, dict_items,
+    odict_iterator, odict_keys, odict_values, odict_items,
     // exceptions
     base_exception, base_exception_group, generator_exit, keyboard_interrupt, system_exit,
     exception, arithmetic_error, floating_point_error, overflow_error, zero_division_error,

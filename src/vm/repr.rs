@@ -160,14 +160,18 @@ impl Vm {
         })
     }
 
-    /// The default repr of an object, by kind (`object.__repr__` and the built-ins).
-    fn builtin_object_repr(&mut self, v: &Value) -> PyResult<String> {
+    /// The default repr of an object, by kind (`object.__repr__` and the built-ins' own,
+    /// such as a dict view's `__repr__` slot wrapper).
+    pub(crate) fn builtin_object_repr(&mut self, v: &Value) -> PyResult<String> {
         let Value::Object(o) = v else {
             return self.repr(v);
         };
         let addr = v.address();
         Ok(match &o.kind {
             ObjectKind::Native(n) => match &n.owner {
+                Some(owner) if Rc::ptr_eq(&o.class, &self.types.wrapper_descriptor) => {
+                    format!("<slot wrapper '{}' of '{owner}' objects>", n.name)
+                }
                 Some(owner) if n.is_method => format!("<method '{}' of '{owner}' objects>", n.name),
                 _ => format!("<built-in function {}>", n.name),
             },
@@ -182,11 +186,16 @@ impl Vm {
                             unreachable!()
                         };
                         let tname = self.type_name(&this);
-                        format!(
-                            "<built-in method {} of {tname} object at {:#x}>",
-                            n.name,
-                            this.address()
-                        )
+                        let what = match Rc::ptr_eq(&o.class, &self.types.method_wrapper) {
+                            true => "method-wrapper",
+                            false => "built-in method",
+                        };
+                        // (CPython quotes a method-wrapper's name.)
+                        let name = match what {
+                            "method-wrapper" => format!("'{}'", n.name),
+                            _ => n.name.to_string(),
+                        };
+                        format!("<{what} {name} of {tname} object at {:#x}>", this.address())
                     }
                     _ => {
                         let qualname = self.callable_name(&func);
@@ -227,11 +236,8 @@ impl Vm {
                 )
             }
             ObjectKind::DictView { dict, kind } => {
-                let name = match kind {
-                    DictViewKind::Keys => "dict_keys",
-                    DictViewKind::Values => "dict_values",
-                    DictViewKind::Items => "dict_items",
-                };
+                // (`dict_keys`, or an OrderedDict's `odict_keys`, …)
+                let name = o.class.name();
                 let items: Vec<Value> = dict
                     .table
                     .borrow()

@@ -162,7 +162,7 @@ fn install_layout(vm: &mut Vm, class: &Rc<PyType>, slots: Option<&[Rc<PyStr>]>) 
             super::type_attrs::instance_dict,
             super::type_attrs::set_instance_dict,
         );
-        vm.add_getset(class, "__dict__", get, Some(set));
+        vm.add_deletable_getset(class, "__dict__", get, set);
     }
     if lists("__weakref__") && !has_weakrefs {
         let getter = super::weakrefs::weakref_attribute;

@@ -154,16 +154,16 @@ pub fn init_type_methods(vm: &mut Vm) {
     // apy's fallback for every instance with attributes (CPython's `object` has none, so
     // `dir()` leaves it out); the built-in types whose instances have a dict also have
     // their own, as in CPython.
-    vm.add_getset(&object, "__dict__", instance_dict, Some(set_instance_dict));
+    vm.add_deletable_getset(&object, "__dict__", instance_dict, set_instance_dict);
     for ty in [vm.types.function.clone(), vm.types.module.clone()] {
         vm.add_getset(&ty, "__dict__", instance_dict, None);
     }
     let base_exception = vm.types.base_exception.clone();
-    vm.add_getset(
+    vm.add_deletable_getset(
         &base_exception,
         "__dict__",
         instance_dict,
-        Some(set_instance_dict),
+        set_instance_dict,
     );
     let function = vm.types.function.clone();
     vm.add_getset(
@@ -741,8 +741,31 @@ pub fn instance_dict(vm: &mut Vm, v: &Value) -> PyResult<Value> {
 /// `obj.__dict__ = value` for an instance or an exception: `value` (a dict, or the dict
 /// inside an instance of a dict subclass) becomes its namespace. apy cannot replace a
 /// dict the object already has (made when `__dict__` was read or an attribute deleted):
-/// that is named as outside the subset.
+/// that is named as outside the subset. `del obj.__dict__` (`value` Null) empties it
+/// ([`Object::delete_dict`]).
 pub fn set_instance_dict(vm: &mut Vm, obj: &Value, value: Value) -> PyResult<()> {
+    if let Value::Null = value {
+        return match obj {
+            Value::Object(o) => match o.delete_dict() {
+                Some(true) => Ok(()),
+                Some(false) => Err(vm.type_error(format!(
+                    "deleting the __dict__ of a '{}' object while it is held elsewhere is \
+                     not supported by apy",
+                    vm.type_name(obj)
+                ))),
+                // An exception's (`BaseException_set_dict`).
+                None if matches!(o.kind, ObjectKind::Exception(_)) => {
+                    Err(vm.type_error("cannot delete __dict__"))
+                }
+                None => Err(vm.attribute_error(format!(
+                    "'{}' object has no attribute '__dict__' and no __dict__ for setting new \
+                     attributes",
+                    vm.type_name(obj)
+                ))),
+            },
+            _ => Err(vm.type_error("cannot delete __dict__")),
+        };
+    }
     // A dict subclass's instance gives the dict it extends.
     let base = match &value {
         Value::Object(o) => o.builtin_base(),

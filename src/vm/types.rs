@@ -126,6 +126,9 @@ impl BuiltinTypes {
         let syntax_error = e("SyntaxError", &exception);
         let indentation_error = e("IndentationError", &syntax_error);
         let unicode_error = e("UnicodeError", &value_error);
+        let (dict_keys, dict_values) = (b("dict_keys"), b("dict_values"));
+        let dict_items = b("dict_items");
+        let builtin_function = b("builtin_function_or_method");
         let types = BuiltinTypes {
             asyncgen_hooks: t("asyncgen_hooks", &[&tuple], Builtin),
             tuple,
@@ -142,7 +145,11 @@ impl BuiltinTypes {
             set: b("set"),
             frozenset: b("frozenset"),
             function: b("function"),
-            builtin_function: b("builtin_function_or_method"),
+            // (apy's slot wrappers are built-in methods of a type of their own, for their
+            // name and repr: `<slot wrapper '__len__' of 'list' objects>`.)
+            wrapper_descriptor: t("wrapper_descriptor", &[&builtin_function], Builtin),
+            method_wrapper: t("method-wrapper", &[&builtin_function], Builtin),
+            builtin_function,
             method: b("method"),
             cell: b("cell"),
             code: b("code"),
@@ -167,10 +174,12 @@ impl BuiltinTypes {
             anext_awaitable: b("anext_awaitable"),
             list_iterator: b("list_iterator"),
             tuple_iterator: b("tuple_iterator"),
-            str_iterator: b("str_ascii_iterator"),
+            str_ascii_iterator: b("str_ascii_iterator"),
+            str_iterator: b("str_iterator"),
             bytes_iterator: b("bytes_iterator"),
             bytearray_iterator: b("bytearray_iterator"),
             range_iterator: b("range_iterator"),
+            longrange_iterator: b("longrange_iterator"),
             dict_keyiterator: b("dict_keyiterator"),
             dict_valueiterator: b("dict_valueiterator"),
             dict_itemiterator: b("dict_itemiterator"),
@@ -185,9 +194,14 @@ impl BuiltinTypes {
             map: b("map"),
             filter: b("filter"),
             callable_iterator: b("callable_iterator"),
-            dict_keys: b("dict_keys"),
-            dict_values: b("dict_values"),
-            dict_items: b("dict_items"),
+            seq_iterator: b("iterator"),
+            odict_iterator: b("odict_iterator"),
+            odict_keys: t("odict_keys", &[&dict_keys], Builtin),
+            odict_values: t("odict_values", &[&dict_values], Builtin),
+            odict_items: t("odict_items", &[&dict_items], Builtin),
+            dict_keys,
+            dict_values,
+            dict_items,
             generator_exit: e("GeneratorExit", &base_exception),
             keyboard_interrupt: e("KeyboardInterrupt", &base_exception),
             system_exit: e("SystemExit", &base_exception),
@@ -277,6 +291,8 @@ impl BuiltinTypes {
             &self.bool,
             &self.function,
             &self.builtin_function,
+            &self.wrapper_descriptor,
+            &self.method_wrapper,
             &self.method,
             &self.cell,
             &self.code,
@@ -295,10 +311,12 @@ impl BuiltinTypes {
             &self.asyncgen_hooks,
             &self.list_iterator,
             &self.tuple_iterator,
+            &self.str_ascii_iterator,
             &self.str_iterator,
             &self.bytes_iterator,
             &self.bytearray_iterator,
             &self.range_iterator,
+            &self.longrange_iterator,
             &self.dict_keyiterator,
             &self.dict_valueiterator,
             &self.dict_itemiterator,
@@ -308,9 +326,14 @@ impl BuiltinTypes {
             &self.list_reverseiterator,
             &self.set_iterator,
             &self.callable_iterator,
+            &self.seq_iterator,
             &self.dict_keys,
             &self.dict_values,
             &self.dict_items,
+            &self.odict_iterator,
+            &self.odict_keys,
+            &self.odict_values,
+            &self.odict_items,
         ]
         .into_iter()
         .any(|final_type| Rc::ptr_eq(final_type, ty))
@@ -671,8 +694,22 @@ impl Vm {
         is_method: bool,
         owner: Option<Rc<str>>,
     ) -> Value {
+        let class = self.types.builtin_function.clone();
+        self.native_function_of(class, name, func, is_method, owner)
+    }
+
+    /// A native function or method of the given class (a `wrapper_descriptor` or a
+    /// `builtin_function_or_method`).
+    fn native_function_of(
+        &self,
+        class: Rc<PyType>,
+        name: &'static str,
+        func: NativeFn,
+        is_method: bool,
+        owner: Option<Rc<str>>,
+    ) -> Value {
         Value::object(Object::new(
-            self.types.builtin_function.clone(),
+            class,
             ObjectKind::Native(NativeFunction {
                 name,
                 func,
@@ -686,6 +723,17 @@ impl Vm {
     /// Adds a method written in Rust to a type (`PyMethodDef`).
     pub fn add_method(&mut self, ty: &Rc<PyType>, name: &'static str, func: NativeFn) {
         let method = self.native_method(ty.name(), name, func);
+        let key = self.intern(name);
+        ty.dict.borrow_mut().set_str(key, method);
+        invalidate_lookup_caches();
+    }
+
+    /// Adds a slot wrapper (`list.__len__`: a `wrapper_descriptor`), a method that names
+    /// itself so (`vm::repr`) and says "descriptor '__len__' of 'list' object needs an
+    /// argument" when called without one (`vm::call`).
+    pub fn add_slot_wrapper(&mut self, ty: &Rc<PyType>, name: &'static str, func: NativeFn) {
+        let class = self.types.wrapper_descriptor.clone();
+        let method = self.native_function_of(class, name, func, true, Some(ty.name()));
         let key = self.intern(name);
         ty.dict.borrow_mut().set_str(key, method);
         invalidate_lookup_caches();
@@ -770,6 +818,9 @@ impl Vm {
     /// `builtin_function_or_method` with a `__self__`, as CPython's `PyCFunction` is.
     pub fn bound_method(&self, func: Value, this: Value) -> Value {
         let class = match &func {
+            Value::Object(f) if Rc::ptr_eq(&f.class, &self.types.wrapper_descriptor) => {
+                &self.types.method_wrapper
+            }
             Value::Object(f) if matches!(f.kind, ObjectKind::Native(_)) => {
                 &self.types.builtin_function
             }
