@@ -437,17 +437,10 @@ impl InlineFrames {
         callable_at: usize,
         args_start: usize,
     ) {
-        if self.live == self.frames.len() {
-            self.grow_for_callable(vm, base, callable_at);
-        }
-        let (running, spare) = self.frames.split_at_mut(self.live);
-        let caller = match running.last_mut() {
-            Some(f) => &mut **f,
-            None => base,
+        let (caller, Some(callee)) = self.caller_and_spare(vm, base, callable_at) else {
+            return;
         };
-        let (Some(callee), Some(Value::Function(func))) =
-            (spare.first_mut(), caller.stack.get(callable_at))
-        else {
+        let Some(Value::Function(func)) = caller.stack.get(callable_at) else {
             return;
         };
         // Read through a pointer: the stack changes above the function, which stays there,
@@ -478,15 +471,7 @@ impl InlineFrames {
         callable_at: usize,
         args_start: usize,
     ) {
-        if self.live == self.frames.len() {
-            self.grow_for_callable(vm, base, callable_at);
-        }
-        let (running, spare) = self.frames.split_at_mut(self.live);
-        let caller = match running.last_mut() {
-            Some(f) => &mut **f,
-            None => base,
-        };
-        let Some(callee) = spare.first_mut() else {
+        let (caller, Some(callee)) = self.caller_and_spare(vm, base, callable_at) else {
             return;
         };
         move_arguments(&mut caller.stack, args_start, &mut callee.stack);
@@ -498,6 +483,27 @@ impl InlineFrames {
         if caller.stack.last().is_some_and(Value::is_null) {
             std::mem::forget(caller.stack.pop());
         }
+    }
+
+    /// The executing frame (the caller) and the spare frame `frames[live]`, for a call of
+    /// the function at `callable_at` on the caller's stack (the spare made if there is
+    /// none yet).
+    #[inline(always)]
+    fn caller_and_spare<'a>(
+        &'a mut self,
+        vm: &mut Vm,
+        base: &'a mut Frame,
+        callable_at: usize,
+    ) -> (&'a mut Frame, Option<&'a mut Frame>) {
+        if self.live == self.frames.len() {
+            self.grow_for_callable(vm, base, callable_at);
+        }
+        let (running, spare) = self.frames.split_at_mut(self.live);
+        let caller = match running.last_mut() {
+            Some(f) => &mut **f,
+            None => base,
+        };
+        (caller, spare.first_mut().map(|f| &mut **f))
     }
 
     /// [`InlineFrames::reserve_slot`] for [`InlineFrames::push_call`], which has the
