@@ -84,10 +84,7 @@ fn rest_of(state: &IterState) -> Option<Vec<Value>> {
                 return None;
             }
             let mut at = *pos;
-            while let Some((next, e)) = match reversed {
-                false => table.next_from(at),
-                true => table.prev_before(at),
-            } {
+            while let Some((next, e)) = table.step(at, *reversed) {
                 items.push(view_item(*kind, e));
                 at = next;
             }

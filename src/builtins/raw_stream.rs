@@ -358,12 +358,7 @@ pub(super) fn data_arg(vm: &Vm, v: Option<&Value>) -> PyResult<Vec<u8>> {
 #[cfg(not(target_arch = "wasm32"))]
 fn lseek(file: &File, offset: i64, whence: i32) -> std::io::Result<i64> {
     use std::os::fd::AsRawFd;
-    // SAFETY: lseek on a descriptor this file owns; an invalid whence is EINVAL.
-    let moved = unsafe { libc::lseek(file.as_raw_fd(), offset, whence) };
-    if moved < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(moved)
+    crate::common::process::lseek(file.as_raw_fd(), offset, whence)
 }
 
 /// A page has no file descriptors to seek on (src/web.rs).

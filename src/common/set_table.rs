@@ -1124,6 +1124,15 @@ impl<K, V> DictTable<K, V> {
             .find_map(|(index, entry)| entry.as_ref().map(|e| (index, e)))
     }
 
+    /// The next entry of an iteration standing at `at`, forwards ([`DictTable::next_from`])
+    /// or `reversed` ([`DictTable::prev_before`]), and where it goes on from.
+    pub fn step(&self, at: usize, reversed: bool) -> Option<(usize, &DictEntry<K, V>)> {
+        match reversed {
+            false => self.next_from(at),
+            true => self.prev_before(at),
+        }
+    }
+
     /// The entries in insertion order.
     pub fn iter(&self) -> impl Iterator<Item = &DictEntry<K, V>> {
         self.entries.iter().flatten()

@@ -273,30 +273,34 @@ impl Vm {
                             c.map(|c| Value::str(c.to_string()))
                         }
                     }
-                    // A bytes or bytearray iterator's, read live (not through a
-                    // subclass's `__getitem__`).
-                    other if other.native::<PyBytes>().is_some() => other
-                        .native::<PyBytes>()
-                        .and_then(|b| b.data().get(i).map(|&x| Value::Int(x.into()))),
                     other => {
-                        let seq = other.clone();
-                        drop(st);
-                        return match self.get_item(&seq, &Value::Int(i as i64)) {
-                            Ok(v) => {
-                                if let IterState::Seq { index, .. } = &mut *state.borrow_mut() {
-                                    *index += 1;
+                        // A bytes or bytearray iterator's, read live (not through a
+                        // subclass's `__getitem__`).
+                        if let Some(b) = other.native::<PyBytes>() {
+                            b.data().get(i).map(|&x| Value::Int(x.into()))
+                        } else {
+                            let seq = other.clone();
+                            drop(st);
+                            return match self.get_item(&seq, &Value::Int(i as i64)) {
+                                Ok(v) => {
+                                    if let IterState::Seq { index, .. } = &mut *state.borrow_mut() {
+                                        *index += 1;
+                                    }
+                                    Ok(Some(v))
                                 }
-                                Ok(Some(v))
-                            }
-                            Err(e)
-                                if self.exc_matches(&e, &self.types.index_error.clone())
-                                    || self.exc_matches(&e, &self.types.stop_iteration.clone()) =>
-                            {
-                                *state.borrow_mut() = IterState::Exhausted;
-                                Ok(None)
-                            }
-                            Err(e) => Err(e),
-                        };
+                                Err(e)
+                                    if self.exc_matches(&e, &self.types.index_error.clone())
+                                        || self.exc_matches(
+                                            &e,
+                                            &self.types.stop_iteration.clone(),
+                                        ) =>
+                                {
+                                    *state.borrow_mut() = IterState::Exhausted;
+                                    Ok(None)
+                                }
+                                Err(e) => Err(e),
+                            };
+                        }
                     }
                 };
                 match item {
@@ -351,11 +355,7 @@ impl Vm {
                 }
                 // `pos` is where the next entry is looked for: after the one given, or
                 // (reversed) at it, so that one before it comes next.
-                let found = match reversed {
-                    false => table.next_from(*pos),
-                    true => table.prev_before(*pos),
-                };
-                let Some((next, e)) = found else {
+                let Some((next, e)) = table.step(*pos, *reversed) else {
                     // Exhausted, it lets the dict go (`dictiter_iternextkey`): a dict that
                     // grows after is no error.
                     drop(table);
