@@ -19,7 +19,8 @@ use super::dict::StrKeys;
 use super::fast_calls::{fast_call, inline_generator, is_unstarted_coroutine};
 use super::fast_ops::{
     binary_in_place, binary_op_for_attr, binary_op_store_item, compare_in_place, forget_unboxed,
-    pop_binary_in_place, pop_binary_op, push_or_store, quickened_run, runs_whole, subscript,
+    pop_binary_in_place, pop_binary_op, push_or_store, quickened_run, release_container,
+    runs_whole, store_list_item, subscript,
 };
 use super::frame::{AfterGenerator, Frame, InlineFrames, move_arguments};
 use super::object::{Body, Function, ObjectKind, TracebackEntry, TracebackFrame};
@@ -343,6 +344,7 @@ impl Vm {
                             // popped from (a float or small int copies without a count).
                             let b = b.clone();
                             let r = pop_binary_in_place(self, &mut frame.stack, op, &b)?;
+                            b.discard();
                             push_or_store!(self, frame, body, r);
                         });
                     }
@@ -361,6 +363,8 @@ impl Vm {
                             let container = pop!(frame);
                             let v = subscript(self, &container, &key)?;
                             frame.stack.push(v);
+                            key.discard();
+                            release_container(container);
                         });
                     }
                     Instr::BinaryOpStoreFast(op, _) => {
@@ -603,25 +607,24 @@ impl Vm {
                         let container = pop!(frame);
                         let v = subscript(self, &container, &key)?;
                         frame.stack.push(v);
+                        key.discard();
+                        release_container(container);
                     }
                     Instr::StoreSubscr => {
                         let key = pop!(frame);
                         let container = pop!(frame);
                         let v = pop!(frame);
-                        // `list[i] = v` with an in-range index: no method lookup. The old item
-                        // is dropped after the list's borrow ends.
-                        if let (Value::List(l), Value::Int(i)) = (&container, &key)
-                            && let Ok(mut items) = l.items.try_borrow_mut()
-                            && let Some(slot) =
-                                usize::try_from(*i).ok().and_then(|i| items.get_mut(i))
-                        {
-                            let old = std::mem::replace(slot, v);
-                            drop(items);
-                            drop(old);
-                            continue;
+                        match store_list_item(&container, &key, v) {
+                            Ok(old) => {
+                                old.discard();
+                                key.discard();
+                                release_container(container);
+                            }
+                            Err(v) => {
+                                self.set_item(&container, &key, v)?;
+                                finalize_point!(self, frame);
+                            }
                         }
-                        self.set_item(&container, &key, v)?;
-                        finalize_point!(self, frame);
                     }
                     Instr::DeleteSubscr => {
                         let key = pop!(frame);

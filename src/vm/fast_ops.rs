@@ -41,6 +41,34 @@ pub(super) fn subscript(vm: &mut Vm, container: &Value, key: &Value) -> PyResult
     }
 }
 
+/// `STORE_SUBSCR`'s fast path: `list[i] = v` with an index in range (from 0), with no
+/// method lookup: gives the item replaced (to drop once the list's borrow has ended), or
+/// `v` back for anything else (a negative index, a list subclass, a list being iterated
+/// over by a sort), which takes `Vm::set_item`.
+#[inline(always)]
+pub(super) fn store_list_item(container: &Value, key: &Value, v: Value) -> Result<Value, Value> {
+    let (Value::List(list), Value::Int(i)) = (container, key) else {
+        return Err(v);
+    };
+    let Ok(mut items) = list.items.try_borrow_mut() else {
+        return Err(v);
+    };
+    match usize::try_from(*i).ok().and_then(|i| items.get_mut(i)) {
+        Some(slot) => Ok(std::mem::replace(slot, v)),
+        None => Err(v),
+    }
+}
+
+/// Drops the container a subscript popped: a list's count inline (the usual case), anything
+/// else through `Value`'s out-of-line destructor.
+#[inline(always)]
+pub(super) fn release_container(container: Value) {
+    match container {
+        Value::List(list) => drop(list),
+        other => other.discard(),
+    }
+}
+
 /// `BINARY_SUBSCR`'s fast path: `list[i]` with an index in range (from 0): the item, with
 /// no method lookup. None for anything else (a negative index, a list subclass), which
 /// takes `Vm::get_item`.
@@ -123,7 +151,12 @@ pub(super) fn pop_binary_in_place(
     op: BinaryOperator,
     b: &Value,
 ) -> PyResult<Value> {
-    let a = stack.pop().unwrap_or(Value::Null);
+    // (A `match`, not `unwrap_or(Value::Null)`: that would drop the unused default through
+    // the out-of-line destructor on every call.)
+    let a = match stack.pop() {
+        Some(a) => a,
+        None => Value::Null,
+    };
     match unboxed_binary_op(op, &a, b) {
         Some(r) => {
             a.discard();
@@ -140,7 +173,7 @@ pub(super) fn pop_binary_in_place(
 /// `BINARY_OP` runs alone, and the rest follows one by one, `list.__setitem__` and all).
 #[inline(always)]
 pub(super) fn binary_op_store_item(vm: &mut Vm, frame: &mut Frame, op: BinaryOperator) -> bool {
-    let [.., Value::List(list), Value::Int(index), a, b] = &frame.stack[..] else {
+    let [.., list @ Value::List(_), index @ Value::Int(_), a, b] = &frame.stack[..] else {
         return false;
     };
     if vm.countdown <= 3 {
@@ -149,18 +182,13 @@ pub(super) fn binary_op_store_item(vm: &mut Vm, frame: &mut Frame, op: BinaryOpe
     let Some(r) = unboxed_binary_op(op, a, b) else {
         return false;
     };
-    let Ok(mut items) = list.items.try_borrow_mut() else {
+    let Ok(old) = store_list_item(list, index, r) else {
         return false;
     };
-    let Some(slot) = usize::try_from(*index).ok().and_then(|i| items.get_mut(i)) else {
-        return false;
-    };
-    let old = std::mem::replace(slot, r);
-    drop(items);
-    drop(old);
+    old.discard();
     vm.countdown -= 3;
     frame.ip += 3;
-    drop(take_unboxed_rest(&mut frame.stack, 4));
+    release_container(take_unboxed_rest(&mut frame.stack, 4));
     true
 }
 
