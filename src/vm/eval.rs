@@ -19,8 +19,8 @@ use super::dict::StrKeys;
 use super::fast_calls::{fast_call, inline_generator, is_unstarted_coroutine};
 use super::fast_ops::{
     binary_in_place, binary_op_for_attr, binary_op_store_item, compare_in_place, forget_unboxed,
-    pop_binary_in_place, pop_binary_op, push_or_store, quickened_run, release_container,
-    runs_whole, store_list_item, subscript,
+    pop_binary_in_place, pop_binary_op, push_or_store, quickened_run, runs_whole, store_list_item,
+    subscript,
 };
 use super::frame::{AfterGenerator, Frame, InlineFrames, move_arguments};
 use super::object::{Body, Function, ObjectKind, TracebackEntry, TracebackFrame};
@@ -364,7 +364,7 @@ impl Vm {
                             let v = subscript(self, &container, &key)?;
                             frame.stack.push(v);
                             key.discard();
-                            release_container(container);
+                            container.release();
                         });
                     }
                     Instr::BinaryOpStoreFast(op, _) => {
@@ -608,7 +608,7 @@ impl Vm {
                         let v = subscript(self, &container, &key)?;
                         frame.stack.push(v);
                         key.discard();
-                        release_container(container);
+                        container.release();
                     }
                     Instr::StoreSubscr => {
                         let key = pop!(frame);
@@ -618,7 +618,7 @@ impl Vm {
                             Ok(old) => {
                                 old.discard();
                                 key.discard();
-                                release_container(container);
+                                container.release();
                             }
                             Err(v) => {
                                 self.set_item(&container, &key, v)?;
@@ -847,13 +847,11 @@ impl Vm {
                             frame.ip = target;
                         }
                     }
-                    Instr::PopJumpIfNone(target) => {
-                        if pop!(frame).is_none() {
-                            frame.ip = target;
-                        }
-                    }
-                    Instr::PopJumpIfNotNone(target) => {
-                        if !pop!(frame).is_none() {
+                    Instr::PopJumpIfNone(target) | Instr::PopJumpIfNotNone(target) => {
+                        let v = pop!(frame);
+                        let jumps = v.is_none() == matches!(instr, Instr::PopJumpIfNone(_));
+                        v.release();
+                        if jumps {
                             frame.ip = target;
                         }
                     }

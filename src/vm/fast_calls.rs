@@ -84,7 +84,7 @@ macro_rules! fast_call {
             } else {
                 $crate::vm::value::Value::None
             };
-            $frame.stack.truncate(callable_at);
+            $crate::vm::fast_calls::truncate_call(&mut $frame.stack, callable_at);
             let after = $crate::vm::frame::AfterGenerator::Call;
             $vm.enter_generator($callees, $base, generator, v, after)?;
             $then;
@@ -289,6 +289,18 @@ pub(super) fn inline_send(frame: &Frame, base: usize, n: usize) -> Option<(Rc<Ob
         return inline_generator(arg, GenKind::Generator).map(|g| (g, false));
     }
     None
+}
+
+/// Cuts `stack` back to `len`, dropping a call's callable and `self` (objects, most often)
+/// above it: their counts dropped inline, not through `Value`'s out-of-line destructor.
+#[inline(always)]
+pub(super) fn truncate_call(stack: &mut Vec<Value>, len: usize) {
+    while stack.len() > len {
+        match stack.pop() {
+            Some(v) => v.release(),
+            None => break,
+        }
+    }
 }
 
 // ---- `GetAwaitable` -------------------------------------------------------------------

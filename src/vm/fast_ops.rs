@@ -59,16 +59,6 @@ pub(super) fn store_list_item(container: &Value, key: &Value, v: Value) -> Resul
     }
 }
 
-/// Drops the container a subscript popped: a list's count inline (the usual case), anything
-/// else through `Value`'s out-of-line destructor.
-#[inline(always)]
-pub(super) fn release_container(container: Value) {
-    match container {
-        Value::List(list) => drop(list),
-        other => other.discard(),
-    }
-}
-
 /// `BINARY_SUBSCR`'s fast path: `list[i]` with an index in range (from 0): the item, with
 /// no method lookup. None for anything else (a negative index, a list subclass), which
 /// takes `Vm::get_item`.
@@ -188,7 +178,7 @@ pub(super) fn binary_op_store_item(vm: &mut Vm, frame: &mut Frame, op: BinaryOpe
     old.discard();
     vm.countdown -= 3;
     frame.ip += 3;
-    release_container(take_unboxed_rest(&mut frame.stack, 4));
+    take_unboxed_rest(&mut frame.stack, 4).release();
     true
 }
 

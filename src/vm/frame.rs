@@ -631,7 +631,8 @@ impl InlineFrames {
             // generator has the names it started with.
             vm.name_generator_as_code(&mut generator);
         }
-        *receiver = Value::Object(generator.clone());
+        // (The Null put there above needs no destructor call.)
+        std::mem::replace(receiver, Value::Object(generator.clone())).discard();
         let mut frame = vm.spare_boxed_frame(&func);
         std::mem::swap(spare.first_mut()?, &mut frame);
         self.links.pop();

@@ -188,7 +188,13 @@ impl Generator {
             self.qualname = qualname.clone();
         }
         self.running.set(state.started);
-        *self.state.get_mut() = state;
+        // The finished state's parts dropped one by one: its exception state is most often
+        // None, which then needs no destructor call.
+        let GenState {
+            frame, exc_state, ..
+        } = std::mem::replace(self.state.get_mut(), state);
+        exc_state.discard();
+        drop(frame);
         self.agen = OnceCell::new();
     }
 

@@ -431,6 +431,18 @@ impl Value {
         }
     }
 
+    /// Drops this value, the counts of the kinds the hot paths drop most (objects, lists)
+    /// inline, nothing for an unboxed one, the rest through the out-of-line destructor:
+    /// what an instruction pops and is done with.
+    #[inline(always)]
+    pub fn release(self) {
+        match self {
+            Value::Object(o) => drop(o),
+            Value::List(l) => drop(l),
+            other => other.discard(),
+        }
+    }
+
     pub fn is_none(&self) -> bool {
         matches!(self, Value::None)
     }
