@@ -363,8 +363,8 @@ impl Vm {
                             let container = pop!(frame);
                             let v = subscript(self, &container, &key)?;
                             frame.stack.push(v);
-                            key.discard();
                             container.release();
+                            key.discard();
                         });
                     }
                     Instr::BinaryOpStoreFast(op, _) => {
@@ -607,8 +607,9 @@ impl Vm {
                         let container = pop!(frame);
                         let v = subscript(self, &container, &key)?;
                         frame.stack.push(v);
-                        key.discard();
+                        // The container's count first, as CPython's BINARY_SUBSCR drops them.
                         container.release();
+                        key.discard();
                     }
                     Instr::StoreSubscr => {
                         let key = pop!(frame);
