@@ -252,6 +252,32 @@ impl Vm {
         self.nested("", |vm| vm.next(it))
     }
 
+    /// A sequence iterator's next item from `seq[i]` (`__getitem__`, which may run any
+    /// code: `state` is not borrowed meanwhile); an IndexError or StopIteration ends it.
+    fn next_by_getitem(
+        &mut self,
+        state: &RefCell<IterState>,
+        seq: &Value,
+        i: usize,
+    ) -> PyResult<Option<Value>> {
+        match self.get_item(seq, &Value::Int(i as i64)) {
+            Ok(v) => {
+                if let IterState::Seq { index, .. } = &mut *state.borrow_mut() {
+                    *index += 1;
+                }
+                Ok(Some(v))
+            }
+            Err(e)
+                if self.exc_matches(&e, &self.types.index_error.clone())
+                    || self.exc_matches(&e, &self.types.stop_iteration.clone()) =>
+            {
+                *state.borrow_mut() = IterState::Exhausted;
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     fn builtin_next(&mut self, state: &RefCell<IterState>) -> PyResult<Option<Value>> {
         let mut st = state.borrow_mut();
         match &mut *st {
@@ -273,35 +299,16 @@ impl Vm {
                             c.map(|c| Value::str(c.to_string()))
                         }
                     }
-                    other => {
+                    other => match other.native::<PyBytes>() {
                         // A bytes or bytearray iterator's, read live (not through a
                         // subclass's `__getitem__`).
-                        if let Some(b) = other.native::<PyBytes>() {
-                            b.data().get(i).map(|&x| Value::Int(x.into()))
-                        } else {
+                        Some(b) => b.data().get(i).map(|&x| Value::Int(x.into())),
+                        None => {
                             let seq = other.clone();
                             drop(st);
-                            return match self.get_item(&seq, &Value::Int(i as i64)) {
-                                Ok(v) => {
-                                    if let IterState::Seq { index, .. } = &mut *state.borrow_mut() {
-                                        *index += 1;
-                                    }
-                                    Ok(Some(v))
-                                }
-                                Err(e)
-                                    if self.exc_matches(&e, &self.types.index_error.clone())
-                                        || self.exc_matches(
-                                            &e,
-                                            &self.types.stop_iteration.clone(),
-                                        ) =>
-                                {
-                                    *state.borrow_mut() = IterState::Exhausted;
-                                    Ok(None)
-                                }
-                                Err(e) => Err(e),
-                            };
+                            return self.next_by_getitem(state, &seq, i);
                         }
-                    }
+                    },
                 };
                 match item {
                     Some(v) => {
