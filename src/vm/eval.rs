@@ -9,6 +9,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use std::sync::atomic::Ordering;
 
 use crate::compile::bytecode::Instr;
 
@@ -23,6 +24,7 @@ use super::fast_ops::{
     subscript,
 };
 use super::frame::{AfterGenerator, Frame, InlineFrames, move_arguments};
+use super::generator::FINALIZERS_PENDING;
 use super::object::{Body, Function, ObjectKind, TracebackEntry, TracebackFrame};
 use super::quicken::{self, nibbles};
 use super::set_ops::update_table;
@@ -165,6 +167,12 @@ impl Vm {
         }
         frame.stack.push(Value::Object(exc));
         frame.ip = target;
+        // What the unwinding freed (the frames it left, this frame's stack cut back) runs
+        // its finalizers as the handler starts, blamed on the handler's first line (an
+        // `except` clause), not on whatever is laid out before the handler.
+        if FINALIZERS_PENDING.load(Ordering::Relaxed) {
+            self.run_finalizers(Some((&code, target as usize + 2)));
+        }
         None
     }
 
@@ -215,6 +223,13 @@ impl Vm {
             loop {
                 let instr = body.instruction(frame.ip);
                 frame.ip += 1;
+                // What the last instruction dropped may have queued finalizers (a temporary
+                // that held the last reference to an object with `__del__`, a generator):
+                // they run now, before anything else, as CPython's run where the count
+                // falls to zero. One check here serves every instruction that drops a value.
+                if FINALIZERS_PENDING.load(Ordering::Relaxed) {
+                    self.finalize_before(frame);
+                }
                 // Checked after the fetch, so a KeyboardInterrupt is raised by the instruction
                 // about to run (inside its `try`), not by the one before a jump.
                 self.countdown -= 1;
@@ -232,7 +247,6 @@ impl Vm {
                     }
                     Instr::PopTop => {
                         pop!(frame).discard();
-                        finalize_point!(self, frame);
                     }
                     Instr::PushNull => frame.stack.push(Value::Null),
                     Instr::Copy(n) => {
@@ -313,7 +327,6 @@ impl Vm {
                         quickened_run!(self, frame, nibbles(pair.into()), 1, |[v, obj]| {
                             let v = v.clone();
                             self.store_attr_cached(body, name as usize, obj, v)?;
-                            finalize_point!(self, frame);
                         });
                     }
                     Instr::LoadFastLoadFastSubscr(pair) => {
@@ -381,7 +394,6 @@ impl Vm {
                         match binary_op_for_attr(self, frame, op) {
                             Some((obj, r)) => {
                                 self.store_attr_cached(body, name as usize, &obj, r)?;
-                                finalize_point!(self, frame);
                             }
                             None => {
                                 let r = pop_binary_op(self, frame, op)?;
@@ -395,12 +407,12 @@ impl Vm {
                         }
                     }
                     Instr::StoreFastLoadFast(pair) => {
-                        store_fast!(self, frame, pair >> 4);
+                        store_fast!(frame, pair >> 4);
                         load_bound_fast!(frame, pair & 15);
                     }
                     Instr::StoreFastStoreFast(pair) => {
-                        store_fast!(self, frame, pair >> 4);
-                        store_fast!(self, frame, pair & 15);
+                        store_fast!(frame, pair >> 4);
+                        store_fast!(frame, pair & 15);
                     }
                     Instr::LoadFastAndClear(i) => {
                         let v = std::mem::replace(&mut frame.stack[i as usize], Value::Null);
@@ -408,14 +420,13 @@ impl Vm {
                     }
                     // The compiler's pseudo-instruction, a `StoreFast` once compiled.
                     Instr::StoreFast(i) | Instr::StoreFastMaybeNull(i) => {
-                        store_fast!(self, frame, i)
+                        store_fast!(frame, i)
                     }
                     Instr::DeleteFast(i) => {
                         if frame.stack[i as usize].is_null() {
                             return Err(self.unbound_local(&frame.code.varnames[i as usize]));
                         }
                         frame.stack[i as usize] = Value::Null;
-                        finalize_point!(self, frame);
                     }
                     Instr::LoadName(i) => {
                         let name = &body.names[i as usize];
@@ -441,7 +452,6 @@ impl Vm {
                             continue;
                         }
                         dict.table.borrow_mut().set_str(name, v);
-                        finalize_point!(self, frame);
                     }
                     Instr::DeleteName(i) => {
                         let name = &body.names[i as usize];
@@ -455,7 +465,6 @@ impl Vm {
                             return Err(self.name_error(name.as_str()));
                         }
                         drop(removed);
-                        finalize_point!(self, frame);
                     }
                     Instr::LoadGlobal(i) | Instr::LoadGlobalNull(i) => {
                         let v = match self.cached_global(body, &frame.globals, i as usize) {
@@ -480,7 +489,6 @@ impl Vm {
                             .table
                             .borrow_mut()
                             .set_str(body.names[i as usize].clone(), v);
-                        finalize_point!(self, frame);
                     }
                     Instr::DeleteGlobal(i) => {
                         let name = &body.names[i as usize];
@@ -489,7 +497,6 @@ impl Vm {
                             return Err(self.name_error(name.as_str()));
                         }
                         drop(removed);
-                        finalize_point!(self, frame);
                     }
                     Instr::LoadDeref(i) => {
                         let v = self.load_deref(frame, i as usize)?;
@@ -582,12 +589,10 @@ impl Vm {
                         let obj = pop!(frame);
                         let v = pop!(frame);
                         self.store_attr_cached(body, i as usize, &obj, v)?;
-                        finalize_point!(self, frame);
                     }
                     Instr::DeleteAttr(i) => {
                         let obj = pop!(frame);
                         self.del_attr(&obj, &body.names[i as usize])?;
-                        finalize_point!(self, frame);
                     }
                     Instr::LoadSuperAttr(i) | Instr::LoadSuperMethod(i) => {
                         let this = pop!(frame);
@@ -623,7 +628,6 @@ impl Vm {
                             }
                             Err(v) => {
                                 self.set_item(&container, &key, v)?;
-                                finalize_point!(self, frame);
                             }
                         }
                     }
@@ -631,7 +635,6 @@ impl Vm {
                         let key = pop!(frame);
                         let container = pop!(frame);
                         self.del_item(&container, &key)?;
-                        finalize_point!(self, frame);
                     }
                     Instr::BinarySlice => {
                         let stop = pop!(frame);
@@ -915,10 +918,9 @@ impl Vm {
                                 None => v,
                             };
                             let caller = callees.current(base);
+                            // The callee's locals died: their `__del__`s run at the caller's
+                            // next instruction, as CPython's run when the frame is freed.
                             caller.stack.push(v);
-                            // The callee's locals died: their `__del__`s run before the caller
-                            // goes on, as CPython's run when the frame is freed.
-                            finalize_point!(self, caller);
                         }
                         continue 'frames;
                     }

@@ -19,7 +19,7 @@
 //! (The attribute runs, `LoadFastLoadAttr` and friends, use `quickened_run!` with the
 //! attribute caches of `attr_cache.rs`; `CompareOp` of two small ints is one line in
 //! `execute`.) The three macros stay macros: they expand inside `execute`, returning from it
-//! (`?`) and using its `load_bound_fast!`/`finalize_point!`, which they name by
+//! (`?`) and using its `load_bound_fast!`, which they name by
 //! path; and they borrow operands from the frame's locals while writing `frame`, which a
 //! function taking both could not.
 
@@ -321,7 +321,6 @@ macro_rules! push_or_store {
                 $vm.countdown -= 1;
                 $frame.ip += 1;
                 std::mem::replace(&mut $frame.stack[i as usize], $r).discard();
-                $crate::vm::stack::finalize_point!($vm, $frame);
             }
             _ => $frame.stack.push($r),
         }

@@ -716,6 +716,15 @@ impl Vm {
         }
     }
 
+    /// The dispatch loop's [`Vm::run_finalizers`], before the instruction just fetched
+    /// (`frame.ip` is past it): blamed on the end of the instruction before, where the
+    /// values died, as `finalize_point!` inside that instruction would have blamed them.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn finalize_before(&mut self, frame: &Frame) {
+        self.run_finalizers(Some((&frame.code, frame.ip as usize - 1)));
+    }
+
     /// Runs the queued generator finalizers. `at` is the code and instruction pointer of
     /// the frame that dropped them (warnings and tracebacks blame its line); None at shutdown.
     #[cold]

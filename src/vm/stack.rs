@@ -1,11 +1,14 @@
 //! The value-stack and fast-local steps every instruction handler is made of (`pop!`,
-//! `top!`, `load_bound_fast!`, `load_fast!`, `store_fast!`, `pop_truth!`) and `finalize_point!`, where a
-//! dropped generator's queued finalizers run. Macros, not functions: they `return` from the
+//! `top!`, `load_bound_fast!`, `load_fast!`, `store_fast!`, `pop_truth!`) and `finalize_point!`, where
+//! queued finalizers run before a jump or an unwinding moves the frame elsewhere. Macros, not functions: they `return` from the
 //! handler that uses them (an unbound local), and they keep the dispatch loop's code exactly
 //! as it was inline. Used by `eval.rs` and its fast paths (`fast_calls.rs`, `fast_ops.rs`).
 
-/// Where an instruction may have dropped the last reference to a generator: run the
-/// finalizers its `Drop` queued (close, "never awaited"), blamed on this instruction.
+/// Runs the finalizers queued by what this instruction dropped (close, "never awaited",
+/// `__del__`), blamed on this instruction: for the handlers that leave the code's order
+/// (the end of a `for` loop jumping away, an exception leaving the frame). Otherwise they
+/// run at the next instruction's dispatch, which is blamed on the same place
+/// ([`Vm::finalize_before`](super::Vm::finalize_before)).
 macro_rules! finalize_point {
     ($vm:expr, $frame:expr) => {
         if $crate::vm::generator::FINALIZERS_PENDING.load(std::sync::atomic::Ordering::Relaxed) {
@@ -39,10 +42,9 @@ macro_rules! load_fast {
 
 /// `StoreFast(i)`: pop into local i (slot i).
 macro_rules! store_fast {
-    ($vm:expr, $frame:expr, $i:expr) => {{
+    ($frame:expr, $i:expr) => {{
         let v = $crate::vm::stack::pop!($frame);
         std::mem::replace(&mut $frame.stack[$i as usize], v).discard();
-        $crate::vm::stack::finalize_point!($vm, $frame);
     }};
 }
 
