@@ -167,9 +167,8 @@ impl Vm {
         }
         frame.stack.push(Value::Object(exc));
         frame.ip = target;
-        // What the unwinding freed (the frames it left, this frame's stack cut back) runs
-        // its finalizers as the handler starts, blamed on the handler's first line (an
-        // `except` clause), not on whatever is laid out before the handler.
+        // What the unwinding freed runs its finalizers as the handler starts, blamed on
+        // its first line (an `except` clause), not on what is laid out before it.
         if FINALIZERS_PENDING.load(Ordering::Relaxed) {
             self.run_finalizers(Some((&code, target as usize + 2)));
         }
@@ -223,10 +222,9 @@ impl Vm {
             loop {
                 let instr = body.instruction(frame.ip);
                 frame.ip += 1;
-                // What the last instruction dropped may have queued finalizers (a temporary
-                // that held the last reference to an object with `__del__`, a generator):
-                // they run now, before anything else, as CPython's run where the count
-                // falls to zero. One check here serves every instruction that drops a value.
+                // Finalizers queued by what the last instruction dropped (a temporary's
+                // `__del__`, a generator's close) run now, as CPython's run where the count
+                // falls to zero: one check for every instruction that drops a value.
                 if FINALIZERS_PENDING.load(Ordering::Relaxed) {
                     self.finalize_before(frame);
                 }
