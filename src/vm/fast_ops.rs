@@ -19,9 +19,9 @@
 //! (The attribute runs, `LoadFastLoadAttr` and friends, use `quickened_run!` with the
 //! attribute caches of `attr_cache.rs`; `CompareOp` of two small ints is one line in
 //! `execute`.) The three macros stay macros: they expand inside `execute`, returning from it
-//! (`?`) and using its `load_bound_fast!`, which they name by
-//! path; and they borrow operands from the frame's locals while writing `frame`, which a
-//! function taking both could not.
+//! (`?`) and using its `load_bound_fast!`, which they name by path; and they borrow
+//! operands from the frame's locals while writing `frame`, which a function taking both
+//! could not.
 
 use crate::compile::bytecode::{BinaryOperator, Instr};
 

@@ -1,8 +1,9 @@
 //! The value-stack and fast-local steps every instruction handler is made of (`pop!`,
-//! `top!`, `load_bound_fast!`, `load_fast!`, `store_fast!`, `pop_truth!`) and `finalize_point!`, where
-//! queued finalizers run before a jump or an unwinding moves the frame elsewhere. Macros, not functions: they `return` from the
-//! handler that uses them (an unbound local), and they keep the dispatch loop's code exactly
-//! as it was inline. Used by `eval.rs` and its fast paths (`fast_calls.rs`, `fast_ops.rs`).
+//! `top!`, `load_bound_fast!`, `load_fast!`, `store_fast!`, `pop_truth!`) and
+//! `finalize_point!`, where queued finalizers run before a jump or an unwinding moves the
+//! frame elsewhere. Macros, not functions: they `return` from the handler that uses them
+//! (an unbound local), and they keep the dispatch loop's code exactly as it was inline.
+//! Used by `eval.rs` and its fast paths (`fast_calls.rs`, `fast_ops.rs`).
 
 /// Runs the finalizers queued by what this instruction dropped (close, "never awaited",
 /// `__del__`), blamed on this instruction: for the handlers that leave the code's order
