@@ -37,13 +37,24 @@ for target in parse_compile run repl_input; do
     # nothing behind in the one process (`vm::teardown` frees their reference cycles), so
     # the rss limit is what one input may use: the run target's 256 MB heap and more.
     # Absolute paths: whatever an input does, libFuzzer finds its folders.
-    if ! "$target_dir/$host/release/$target" "$PWD/corpus/$target" \
+    # libFuzzer's -timeout ends a slow input; `timeout` is the guard behind it, should an
+    # input ever keep libFuzzer's timer from firing (its SIGALRM blocked or taken by
+    # another thread), so that a hang fails here instead of running CI out of time.
+    status=0
+    timeout --kill-after=10 "$((seconds + 120))" \
+        "$target_dir/$host/release/$target" "$PWD/corpus/$target" \
         -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -close_fd_mask=3 \
         -dict="$PWD/python.dict" -artifact_prefix="$PWD/artifacts/$target/" </dev/null \
-        2>"artifacts/$target.smoke.log"; then
+        2>"artifacts/$target.smoke.log" || status=$?
+    if [[ $status -ne 0 ]]; then
         tail -n 40 "artifacts/$target.smoke.log"
-        echo "error: the fuzz target $target crashed or overran a limit (the log's last" \
-            "lines above); the input is in fuzz/artifacts/$target/" >&2
+        if [[ $status -eq 124 || $status -eq 137 ]]; then
+            echo "error: the fuzz target $target hung past libFuzzer's own timeout and was" \
+                "killed (the log's last lines above); rerun it to find the input" >&2
+        else
+            echo "error: the fuzz target $target crashed or overran a limit (the log's last" \
+                "lines above); the input is in fuzz/artifacts/$target/" >&2
+        fi
         exit 1
     fi
     grep -aE '^(#[0-9]+: |Done [0-9]+ runs)' "artifacts/$target.smoke.log" | tail -n 1 || true

@@ -436,10 +436,18 @@ pub fn run_with(source: &SourceFile, mut config: Config) -> Result<(), Error> {
     let finished = {
         // Ctrl-C becomes a KeyboardInterrupt in the program instead of killing apy.
         crate::vm::interrupt::install_handler();
-        // Signals go to the interpreter thread (`interrupt::route_signals`).
-        crate::vm::interrupt::route_signals(true);
+        // Signals go to the interpreter thread (`interrupt::route_signals`). Not under
+        // --sandbox: its program can neither send a signal nor catch one but SIGINT (which
+        // any thread may take), and the host keeps its own; a fuzzer's timeout timer
+        // (SIGALRM) must reach the fuzzer's thread, which its handler checks.
+        let route = !config.vm.sandbox;
+        if route {
+            crate::vm::interrupt::route_signals(true);
+        }
         spawn_interpreter(move || {
-            crate::vm::interrupt::route_signals(false);
+            if route {
+                crate::vm::interrupt::route_signals(false);
+            }
             let status = run_here(&source, config);
             // A child that `os.fork()` made has no other native thread to hand it to.
             if crate::common::process::is_forked_child() {

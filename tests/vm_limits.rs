@@ -571,3 +571,31 @@ fn a_memory_ulimit_leaves_room_for_apy_and_its_programs() {
     );
     assert_eq!(out.status.code(), Some(0));
 }
+
+/// Whether `signal` is blocked in the calling thread.
+fn blocked_here(signal: libc::c_int) -> bool {
+    // SAFETY: reads the calling thread's mask into a zeroed local set.
+    unsafe {
+        let mut mask: libc::sigset_t = std::mem::zeroed();
+        libc::pthread_sigmask(libc::SIG_BLOCK, std::ptr::null(), &mut mask);
+        libc::sigismember(&mask, signal) == 1
+    }
+}
+
+#[test]
+fn a_sandboxed_run_leaves_the_hosts_thread_taking_its_signals() {
+    // A host running programs under --sandbox (the fuzzer) keeps its signals: its timeout
+    // timer's SIGALRM must reach the thread that called run_with, whose handler checks
+    // that. Unsandboxed, the program's own signals go to the interpreter thread instead.
+    let config = Config {
+        sandbox: true,
+        ..Config::default()
+    };
+    assert_eq!(run_with(&source("x = 1\n"), config.into()), Ok(()));
+    assert!(!blocked_here(libc::SIGALRM));
+    assert_eq!(
+        run_with(&source("x = 1\n"), Config::default().into()),
+        Ok(())
+    );
+    assert!(blocked_here(libc::SIGALRM));
+}
