@@ -127,6 +127,7 @@ impl Drop for Generator {
     fn drop(&mut self) {
         if self.state.get_mut().frame.is_none()
             || self.agen.get().is_some_and(|a| a.finalized.get())
+            || !finalizers_accepted()
         {
             return;
         }
@@ -284,9 +285,17 @@ pub fn queue_native(report: fn(&mut Vm)) {
     queue_finalizer(Finalizer::Native(report));
 }
 
+/// Whether queued work can still run: not while teardown frees what a run left, nor once
+/// the thread's queue is gone (its thread-local values being destroyed as it ends). A
+/// generator dropped then is freed with its frame, unclosed: queued, the revived copy
+/// would only be dropped in turn, reviving another, until the native stack ran out.
+fn finalizers_accepted() -> bool {
+    !super::teardown::tearing_down() && FINALIZERS.try_with(|_| ()).is_ok()
+}
+
 /// Queues work for [`Vm::run_finalizers`]; dropped silently once the thread is ending.
 fn queue_finalizer(pending: Finalizer) {
-    if super::teardown::tearing_down() {
+    if !finalizers_accepted() {
         return;
     }
     let queued = FINALIZERS.try_with(|q| q.borrow_mut().push(pending));
