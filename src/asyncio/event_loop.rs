@@ -645,7 +645,7 @@ fn run_entry(vm: &mut Vm, loop_value: &Value, entry: Ready) -> PyResult<()> {
             drop(entered);
             outcome.or_else(|e| {
                 let handler = exception_handler_of(loop_value);
-                exception_handler::task_error(vm, &handler, loop_value, &t, e)
+                task::report_step_error(vm, &handler, loop_value, &t, e)
             })
         }
         Ready::Wakeup(t, fut) => {
@@ -722,7 +722,7 @@ fn describe_entry(vm: &mut Vm, entry: &Ready) -> PyResult<String> {
             None => vm.repr(h),
         },
         Ready::Call(func, arg, _) => format_callback(vm, func, std::slice::from_ref(arg), false),
-        Ready::Step(t, _) => Ok(exception_handler::step_name(t)),
+        Ready::Step(t, _) => Ok(task::shown_step(vm, t)?.1),
         Ready::Wakeup(..) => Ok(exception_handler::WAKEUP_NAME.into()),
     }
 }
@@ -1340,6 +1340,8 @@ pub struct Runtime {
     /// gather's closure type and `_done_callback`, made at the first gather
     /// (`gather::closure`).
     pub gather: OnceCell<(Rc<PyType>, Value)>,
+    /// `_asyncio.TaskStepMethWrapper`, made at first use (`task::step_callable`).
+    pub step_wrapper: OnceCell<Rc<PyType>>,
 }
 
 impl Drop for Runtime {
@@ -1477,6 +1479,7 @@ fn new_runtime(vm: &mut Vm) -> Runtime {
         tasks: RefCell::new(Vec::new()),
         stop_callback: stop_callback(vm),
         gather: OnceCell::new(),
+        step_wrapper: OnceCell::new(),
     }
 }
 

@@ -42,33 +42,7 @@ pub fn report_callback_error(
 /// How "Exception in callback …" names a task's wakeup.
 pub const WAKEUP_NAME: &str = "Task.task_wakeup()";
 
-/// How "Exception in callback …" names the step of the task `t`.
-pub fn step_name(t: &Value) -> String {
-    format!(
-        "<_asyncio.TaskStepMethWrapper object at {:#x}>()",
-        t.address()
-    )
-}
-
-/// [`report_callback_error`] for the step of the task `t` that raised `exc` (`_step():
-/// already done`, a loop subclass's `call_soon` that failed), as `Handle._run` reports
-/// what the TaskStepMethWrapper raised; unless the VM is stopping.
-#[cold]
-pub fn task_error(
-    vm: &mut Vm,
-    handler: &Value,
-    loop_value: &Value,
-    t: &Value,
-    exc: Exc,
-) -> PyResult<()> {
-    if vm.abort.is_some() {
-        return Err(exc);
-    }
-    let message = format!("Exception in callback {}", step_name(t));
-    report_callback_error(vm, handler, loop_value, message, None, exc)
-}
-
-/// [`task_error`] for a task's wakeup.
+/// [`report_callback_error`] for a task's wakeup (`task::report_step_error`'s kin).
 #[cold]
 pub fn wakeup_error(vm: &mut Vm, handler: &Value, loop_value: &Value, exc: Exc) -> PyResult<()> {
     if vm.abort.is_some() {

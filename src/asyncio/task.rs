@@ -646,14 +646,7 @@ fn wakeup_callable(vm: &mut Vm, task: &Value) -> Value {
         wakeup(vm, &args[0], &args[1])?;
         Ok(Value::None)
     });
-    Value::object(Object::new(
-        vm.types.partial.clone(),
-        ObjectKind::Partial {
-            func,
-            args: vec![task.clone()],
-            kwargs: vec![],
-        },
-    ))
+    vm.bound_method(func, task.clone())
 }
 
 /// `loop.call_soon(callback, *args, context=context)` of a loop that replaces `call_soon`,
@@ -685,26 +678,87 @@ pub fn call_soon_of_loop(vm: &mut Vm, loop_value: &Value, entry: Ready) -> PyRes
     super::loop_subclass::call_soon(vm, loop_value, callback, arg, context)
 }
 
-/// A task's step as a callable without arguments: `task.__step(exc)`.
+/// What an `_asyncio.TaskStepMethWrapper` holds: the task to step, and the exception to
+/// throw into its coroutine (None: a plain step).
+struct StepWrapper {
+    task: Value,
+    exc: Value,
+}
+
+/// A task's step as a callable without arguments, `task.__step(exc)`: an
+/// `_asyncio.TaskStepMethWrapper`, as CPython's task hands its loop.
 fn step_callable(vm: &mut Vm, task: Value, exc: Option<Exc>) -> Value {
-    let func = vm.native("TaskStepMethWrapper", |vm, args, _| {
-        crate::vm::args::check_arity(vm, "TaskStepMethWrapper", args, 2, 2)?;
-        let exc = match &args[1] {
-            Value::Object(e) => Some(e.clone()),
-            _ => None,
-        };
-        step(vm, &args[0], exc)?;
-        Ok(Value::None)
-    });
+    let runtime = rt(vm);
+    let class = match runtime.step_wrapper.get() {
+        Some(class) => class.clone(),
+        None => {
+            let object = vm.types.object.clone();
+            let class =
+                super::classes::class_in(vm, "TaskStepMethWrapper", vec![object], "_asyncio");
+            vm.add_method(&class, "__call__", call_step);
+            runtime.step_wrapper.get_or_init(|| class).clone()
+        }
+    };
     let exc = exc.map_or(Value::None, Value::Object);
     Value::object(Object::new(
-        vm.types.partial.clone(),
-        ObjectKind::Partial {
-            func,
-            args: vec![task, exc],
-            kwargs: vec![],
-        },
+        class,
+        ObjectKind::Other(Box::new(StepWrapper { task, exc })),
     ))
+}
+
+/// A task's step as the loop shows it: its TaskStepMethWrapper, and how "Exception in
+/// callback …" names it.
+pub fn shown_step(vm: &mut Vm, task: &Value) -> PyResult<(Value, String)> {
+    let step = step_callable(vm, task.clone(), None);
+    let shown = super::format_helpers::format_callback(vm, &step, &[], false)?;
+    Ok((step, shown))
+}
+
+/// `call_exception_handler` for the step of `task` that raised `exc` (`_step(): already
+/// done`, a loop subclass's `call_soon` that failed), as `Handle._run` reports what its
+/// TaskStepMethWrapper raised, with the handle; unless the VM is stopping.
+#[cold]
+pub fn report_step_error(
+    vm: &mut Vm,
+    handler: &Value,
+    loop_value: &Value,
+    task: &Value,
+    exc: Exc,
+) -> PyResult<()> {
+    if vm.abort.is_some() {
+        return Err(exc);
+    }
+    let (step, shown) = shown_step(vm, task)?;
+    let handle = event_loop::new_handle(vm, loop_value, step, vec![], None, None);
+    let message = format!("Exception in callback {shown}");
+    super::exception_handler::report_callback_error(
+        vm,
+        handler,
+        loop_value,
+        message,
+        Some(handle),
+        exc,
+    )
+}
+
+/// `TaskStepMethWrapper.__call__()`: the step, with no arguments (CPython's messages).
+fn call_step(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    if !kw.is_empty() {
+        return Err(vm.type_error("function takes no keyword arguments"));
+    }
+    if args.len() > 1 {
+        return Err(vm.type_error("function takes no positional arguments"));
+    }
+    let Some(wrapper) = args.first().and_then(|w| w.native::<StepWrapper>()) else {
+        return Err(vm.type_error("TaskStepMethWrapper.__call__ needs a TaskStepMethWrapper"));
+    };
+    let task = wrapper.task.clone();
+    let exc = match &wrapper.exc {
+        Value::Object(e) => Some(e.clone()),
+        _ => None,
+    };
+    step(vm, &task, exc)?;
+    Ok(Value::None)
 }
 
 /// `Task.__wakeup(future)`: steps with the future's exception thrown in, or with nothing.

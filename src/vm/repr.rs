@@ -185,7 +185,7 @@ impl Vm {
                         let ObjectKind::Native(n) = &f.kind else {
                             unreachable!()
                         };
-                        let tname = self.type_name(&this);
+                        let tname = self.object_type_name(&this);
                         let what = match Rc::ptr_eq(&o.class, &self.types.method_wrapper) {
                             true => "method-wrapper",
                             false => "built-in method",
