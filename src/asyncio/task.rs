@@ -154,8 +154,7 @@ pub fn new_task(
         (name, context),
         None,
     )?;
-    register(&runtime, &task, false);
-    start(vm, &task, &event_loop, false)?;
+    start_registered(vm, &runtime, &task, &event_loop, false, false)?;
     Ok(task)
 }
 
@@ -188,8 +187,7 @@ pub fn new_task_called(vm: &mut Vm, args: TaskInit) -> PyResult<Value> {
         origin,
     )?;
     let eager = eager_start(vm, args.eager_start, args.event_loop)?;
-    register(&runtime, &task, false);
-    start(vm, &task, &event_loop, eager)?;
+    start_registered(vm, &runtime, &task, &event_loop, eager, false)?;
     Ok(task)
 }
 
@@ -251,8 +249,29 @@ pub fn init(vm: &mut Vm, task: &Value, args: TaskInit) -> PyResult<()> {
             .set_created_by(creator_of(&event_loop));
     }
     let eager = eager_start(vm, args.eager_start, args.event_loop)?;
-    register(&runtime, task, maybe_registered);
-    start(vm, task, &event_loop, eager)
+    start_registered(vm, &runtime, task, &event_loop, eager, maybe_registered)
+}
+
+/// Registers `task` ([`register`]) and [`start`]s it, in `Task.__init__`'s order: an eager
+/// task is registered before its first step runs, any other after that step is scheduled,
+/// so that one whose `call_soon` failed is not among `all_tasks()` (nor cancelled when the
+/// run ends).
+fn start_registered(
+    vm: &mut Vm,
+    runtime: &Runtime,
+    task: &Value,
+    event_loop: &Value,
+    eager: bool,
+    maybe_registered: bool,
+) -> PyResult<()> {
+    if eager {
+        register(runtime, task, maybe_registered);
+    }
+    start(vm, task, event_loop, eager)?;
+    if !eager {
+        register(runtime, task, maybe_registered);
+    }
+    Ok(())
 }
 
 /// Whether a task asked for an eager start (`eager_start`) starts eagerly: when
