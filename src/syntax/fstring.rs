@@ -14,6 +14,10 @@ use super::lexer::{self, LexError, Quote};
 /// in debug builds, so it stops at 20 — far beyond what anyone writes.
 const MAX_NESTING: usize = 20;
 
+/// How many replacement fields may nest within one f-string's format specs
+/// (`f"{x:{w:{p}}}"` is three): CPython's `MAX_EXPR_NESTING`.
+const MAX_SPEC_NESTING: usize = 3;
+
 /// An f-string as the lexer saw it: literal text already unescaped, fields not yet parsed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FStringToken {
@@ -60,6 +64,7 @@ pub fn scan(
         quote,
         raw,
         depth,
+        spec_depth: 0,
     };
     let parts = scanner.literal_parts(None)?;
     Ok((FStringToken { parts }, scanner.pos + quote.width()))
@@ -78,6 +83,8 @@ struct Scanner<'s> {
     quote: Quote,
     raw: bool,
     depth: usize,
+    /// The fields of this f-string whose format spec is being scanned.
+    spec_depth: usize,
 }
 
 impl Scanner<'_> {
@@ -311,6 +318,18 @@ impl Scanner<'_> {
             ));
         }
         let open = self.pos;
+        if self.spec_depth >= MAX_SPEC_NESTING {
+            // Where CPython's tokenizer points: the character before the `{`.
+            let before = self.src[..open]
+                .char_indices()
+                .next_back()
+                .map_or(open, |(i, _)| i);
+            return Err(LexError::invalid(
+                "f-string: expressions nested too deeply",
+                before,
+                open,
+            ));
+        }
         self.pos += 1;
         let expr_start = self.pos;
         let (expr_end, terminator) = self.expression_text()?;
@@ -404,7 +423,9 @@ impl Scanner<'_> {
         if self.peek() == Some(':') {
             self.pos += 1;
             self.depth += 1;
+            self.spec_depth += 1;
             let spec = self.literal_parts(Some(open))?;
+            self.spec_depth -= 1;
             self.depth -= 1;
             field.spec = Some(spec);
         }

@@ -162,7 +162,7 @@ impl<'s> Layout<'s> {
         };
         match tok {
             Tok::LPar | Tok::LSqb | Tok::LBrace => {
-                if self.brackets.len() >= MAX_BRACKET_DEPTH - 1 {
+                if self.brackets.len() >= MAX_BRACKET_DEPTH {
                     return Err(SyntaxError::invalid("too many nested parentheses", span));
                 }
                 self.brackets.push((tok.clone(), span));
