@@ -599,3 +599,40 @@ fn a_sandboxed_run_leaves_the_hosts_thread_taking_its_signals() {
     );
     assert!(blocked_here(libc::SIGALRM));
 }
+
+#[test]
+fn a_run_that_ends_in_a_deadlock_ends_for_an_embedder_too() {
+    // A task whose step the loop's overridden call_soon failed to schedule: the run ends
+    // with the virtual clock's deadlock, leaving the task's coroutines suspended and their
+    // closes queued. Freeing those once the interpreter was gone queued each close again,
+    // forever (found by the `run` fuzz target); the command line, which exits at once, never
+    // showed it. Run on a thread of its own, so that a regression fails here instead of
+    // hanging the suite.
+    const LOST_STEP: &str = r#"
+import asyncio
+class Loop(asyncio.SelectorEventLoop):
+    pass
+async def child():
+    await asyncio.sleep(0)
+async def main():
+    loop = asyncio.get_running_loop()
+    original = loop.call_soon
+    def call_soon(callback, *args, context=None):
+        undefined_name()
+    loop.call_soon = call_soon
+    await child()
+asyncio.run(main(), loop_factory=Loop)
+"#;
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let config = Config {
+            clock: apy::common::clock::ClockKind::Virtual,
+            ..Config::default()
+        };
+        let _ = done.send(run_with(&source(LOST_STEP), config.into()));
+    });
+    assert_eq!(
+        finished.recv_timeout(Duration::from_secs(30)),
+        Ok(Err(Error::Exited(1)))
+    );
+}

@@ -304,11 +304,9 @@ fn queue_finalizer(pending: Finalizer) {
     }
 }
 
-/// Drops the queued work unrun (`teardown::collect_cycles`), with what dropping it queues.
+/// Drops the queued work unrun (`teardown::collect_cycles`, while nothing can be queued).
 pub fn discard_finalizers() {
-    while let Ok(pending) = FINALIZERS.try_with(|q| std::mem::take(&mut *q.borrow_mut()))
-        && !pending.is_empty()
-    {
+    if let Ok(pending) = FINALIZERS.try_with(|q| std::mem::take(&mut *q.borrow_mut())) {
         drop(pending);
     }
 }

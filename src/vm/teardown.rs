@@ -74,15 +74,18 @@ pub fn tearing_down() -> bool {
     TEARING_DOWN.try_with(Cell::get).unwrap_or(true)
 }
 
-/// Breaks the cycles left on this thread by the interpreter just dropped: clears every
-/// module namespace and every class still alive (all of them garbage now), then runs
+/// Breaks the cycles left on this thread by the interpreter just dropped: runs
 /// `discard_queued` (`vm::generator::discard_finalizers`, which this module may not
-/// import: the generator's module asks it [`tearing_down`]) to drop what freeing them
-/// queued. Call it with no `Vm` alive on the thread.
+/// import: the generator's module asks it [`tearing_down`]) to drop what the interpreter's
+/// drop queued, then clears every module namespace and every class still alive (all of
+/// them garbage now). Nothing is queued meanwhile. Call it with no `Vm` alive on the
+/// thread.
 pub fn collect_cycles(discard_queued: fn()) {
-    // What the interpreter's own drop queued goes as it went at the thread's end before.
-    discard_queued();
+    // Set first: what the interpreter's own drop queued is dropped unrun, and dropping it
+    // must queue nothing more (a generator freed with its queued close would queue that
+    // close again, reviving it, forever).
     TEARING_DOWN.set(true);
+    discard_queued();
     let modules = MODULES.replace(Registry::new()).take_alive();
     for namespace in modules {
         // Taken out first: freeing the values may reach this dict again.
@@ -96,6 +99,5 @@ pub fn collect_cycles(discard_queued: fn()) {
         let cache = std::mem::take(&mut *ty.lookup_cache.borrow_mut());
         drop((dict, mro, cache));
     }
-    discard_queued();
     TEARING_DOWN.set(false);
 }
