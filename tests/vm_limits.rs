@@ -552,6 +552,36 @@ fn memory_taken_a_little_at_a_time_is_a_memory_error_traceback() {
     assert_eq!(out.status.code(), Some(0));
 }
 
+/// A document `json.dumps` writes past the limit, through its indents, its separators or
+/// its escapes, is a MemoryError the program catches, as in CPython: the encoder's output
+/// once grew where nothing could refuse it, ending apy (found by the `run` fuzz target).
+#[test]
+fn a_json_document_past_the_limit_is_a_memory_error() {
+    let program = r#"
+import json
+nested = {}
+for _ in range(6000):
+    nested = {"k": nested}
+for name, attempt in [
+    ("indents", lambda: json.dumps(nested, indent=8)),
+    ("separators", lambda: json.dumps([1, 2], separators=("," * (1 << 24), ":"), indent="x" * (1 << 24))),
+    ("escapes", lambda: json.dumps("\u00e9\x01" * (1 << 24))),
+]:
+    try:
+        attempt()
+    except MemoryError:
+        print(name)
+"#;
+    let (out, _) = apy(&["--max-memory", "100M"], program, None);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "indents\nseparators\nescapes\n",
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
+
 #[test]
 fn a_memory_ulimit_leaves_room_for_apy_and_its_programs() {
     // The interpreter thread's stack is reserved within the address-space limit.

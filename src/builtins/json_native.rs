@@ -18,7 +18,9 @@
 
 use std::rc::Rc;
 
-use crate::vm::args::check_arity;
+use crate::common::op_error::OpResult;
+use crate::common::sizes::{grow_text, no_memory, text_with_capacity};
+use crate::vm::args::{OrRaise, check_arity};
 use crate::vm::dict::StrKeys;
 use crate::vm::object::KwArgs;
 use crate::vm::value::{DictTable, PyStr, Value};
@@ -56,15 +58,23 @@ fn encode_basestring(vm: &mut Vm, name: &str, args: &[Value], ascii: bool) -> Py
             vm.type_name(&args[0])
         )));
     };
-    let mut out = String::with_capacity(text.len() + 2);
-    push_string(&mut out, text, ascii);
+    let mut out = String::new();
+    push_string(&mut out, text, ascii).or_raise(vm)?;
     Ok(Value::str(out))
 }
 
-/// `text` as a JSON string, added to `out`.
-fn push_string(out: &mut String, text: &str, ascii: bool) {
+/// The most bytes one character's escape takes: a surrogate pair, `\ud83d\ude00`.
+const LONGEST_ESCAPE: usize = 12;
+
+/// `text` as a JSON string, added to `out`; `MemoryError` when `out` cannot grow to hold it.
+fn push_string(out: &mut String, text: &str, ascii: bool) -> OpResult<()> {
+    grow_text(out, text.len() + 2)?;
     out.push('"');
     for c in text.chars() {
+        // Escapes make the text longer than its bytes: room is checked as it goes.
+        if out.capacity() - out.len() < LONGEST_ESCAPE + 1 {
+            grow_text(out, LONGEST_ESCAPE + 1)?;
+        }
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
@@ -84,6 +94,34 @@ fn push_string(out: &mut String, text: &str, ascii: bool) {
         }
     }
     out.push('"');
+    Ok(())
+}
+
+/// Adds `text` to the document `out`, or raises `MemoryError` when `out` cannot grow to
+/// hold it (past `--max-memory`: CPython's encoder raises it too, where apy would end).
+fn put(vm: &Vm, out: &mut String, text: &str) -> PyResult<()> {
+    grow_text(out, text.len()).or_raise(vm)?;
+    out.push_str(text);
+    Ok(())
+}
+
+/// A newline and `level` indents (nothing when not indenting), or `MemoryError` when it
+/// cannot be allocated.
+fn line_break(indent: Option<&str>, level: usize) -> OpResult<String> {
+    let Some(indent) = indent else {
+        return Ok(String::new());
+    };
+    let bytes = indent
+        .len()
+        .checked_mul(level)
+        .and_then(|n| n.checked_add(1));
+    let bytes = bytes.ok_or_else(no_memory)?;
+    let mut text = text_with_capacity(bytes, || 1 + indent.chars().count() * level)?;
+    text.push('\n');
+    for _ in 0..level {
+        text.push_str(indent);
+    }
+    Ok(text)
 }
 
 /// An encoder's options, read once per document.
@@ -184,7 +222,7 @@ impl Encoding<'_> {
         let v = base.as_ref().unwrap_or(o);
         let text = match v {
             Value::Str(s) => {
-                push_string(&mut self.out, s.as_str(), self.ascii);
+                push_string(&mut self.out, s.as_str(), self.ascii).or_raise(vm)?;
                 return Ok(Kind::Written);
             }
             Value::None => "null".to_string(),
@@ -195,7 +233,7 @@ impl Encoding<'_> {
             Value::Float(x) => self.float(vm, *x)?,
             _ => return container_kind(vm, o, v, base.is_some()),
         };
-        self.out.push_str(&text);
+        put(vm, &mut self.out, &text)?;
         Ok(Kind::Written)
     }
 
@@ -258,24 +296,24 @@ impl Encoding<'_> {
         &mut self,
         vm: &mut Vm,
         o: &Value,
-        (open, close): (char, char),
+        (open, close): (&str, &str),
         level: usize,
         items: impl FnOnce(&mut Self, &mut Vm, &str) -> PyResult<()>,
     ) -> PyResult<()> {
         self.enter(vm, o)?;
         let result = self.nested(vm, |e, vm| {
-            let newline = |level: usize| match &e.indent {
-                Some(indent) => format!("\n{}", indent.repeat(level)),
-                None => String::new(),
-            };
-            let (inner, outer) = (newline(level + 1), newline(level));
-            let separator = format!("{}{inner}", e.item_separator);
-            e.out.push(open);
-            e.out.push_str(&inner);
+            let indent = e.indent.as_deref();
+            let inner = line_break(indent, level + 1).or_raise(vm)?;
+            let outer = line_break(indent, level).or_raise(vm)?;
+            let mut separator = String::new();
+            grow_text(&mut separator, e.item_separator.len() + inner.len()).or_raise(vm)?;
+            separator.push_str(&e.item_separator);
+            separator.push_str(&inner);
+            put(vm, &mut e.out, open)?;
+            put(vm, &mut e.out, &inner)?;
             items(e, vm, &separator)?;
-            e.out.push_str(&outer);
-            e.out.push(close);
-            Ok(())
+            put(vm, &mut e.out, &outer)?;
+            put(vm, &mut e.out, close)
         });
         self.leave(o);
         result
@@ -284,15 +322,12 @@ impl Encoding<'_> {
     fn array(&mut self, vm: &mut Vm, o: &Value, items: &[Value], level: usize) -> PyResult<()> {
         if items.is_empty() {
             // An empty one takes its level of the recursion limit too, as in CPython.
-            return self.nested(vm, |e, _| {
-                e.out.push_str("[]");
-                Ok(())
-            });
+            return self.nested(vm, |e, vm| put(vm, &mut e.out, "[]"));
         }
-        self.container(vm, o, ('[', ']'), level, |e, vm, separator| {
+        self.container(vm, o, ("[", "]"), level, |e, vm, separator| {
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    e.out.push_str(separator);
+                    put(vm, &mut e.out, separator)?;
                 }
                 e.value(vm, item, level + 1)?;
             }
@@ -329,12 +364,9 @@ impl Encoding<'_> {
     ) -> PyResult<()> {
         if items.is_empty() {
             // An empty one takes its level of the recursion limit too, as in CPython.
-            return self.nested(vm, |e, _| {
-                e.out.push_str("{}");
-                Ok(())
-            });
+            return self.nested(vm, |e, vm| put(vm, &mut e.out, "{}"));
         }
-        self.container(vm, o, ('{', '}'), level, |e, vm, separator| {
+        self.container(vm, o, ("{", "}"), level, |e, vm, separator| {
             let items = match e.sort_keys {
                 true => sorted_items(vm, items)?,
                 false => items,
@@ -345,11 +377,11 @@ impl Encoding<'_> {
                     continue;
                 };
                 if !first {
-                    e.out.push_str(separator);
+                    put(vm, &mut e.out, separator)?;
                 }
                 first = false;
-                push_string(&mut e.out, &key, e.ascii);
-                e.out.push_str(&e.key_separator);
+                push_string(&mut e.out, &key, e.ascii).or_raise(vm)?;
+                put(vm, &mut e.out, &e.key_separator)?;
                 e.value(vm, value, level + 1)?;
             }
             Ok(())

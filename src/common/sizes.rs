@@ -57,6 +57,17 @@ pub fn grow_for<T>(items: &mut Vec<T>, more: usize) -> OpResult<()> {
     super::memory::fallible(|| items.try_reserve(more)).map_err(|_| no_memory())
 }
 
+/// Makes room in `text` for `more` bytes (by doubling, as `push_str` grows), or
+/// `MemoryError` when the allocator cannot give it: [`grow_for`] for a text built a piece
+/// at a time (a JSON document), which meets `--max-memory` where it grows.
+#[inline]
+pub fn grow_text(text: &mut String, more: usize) -> OpResult<()> {
+    if text.capacity() - text.len() >= more {
+        return Ok(());
+    }
+    super::memory::fallible(|| text.try_reserve(more)).map_err(|_| no_memory())
+}
+
 /// The room CPython's `list_resize` (`Objects/listobject.c`) gives a list resized from
 /// `len` to `new_len` items: about an eighth more than asked, rounded to a multiple of
 /// four, or just the rounding when one step grows it by more than that (an `extend`).
