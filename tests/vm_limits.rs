@@ -492,6 +492,14 @@ fn max_memory_raises_memory_error_and_keeps_earlier_output() {
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "caught\n");
     assert_eq!(out.status.code(), Some(0));
+    // A replace whose result is too big: measured first (it once grew until apy ended).
+    let (out, _) = apy(
+        &["--max-memory", "100M"],
+        "s = 'a' * 10**7\ntry:\n    s = s.replace('a', 'b' * 20)\nexcept MemoryError:\n    print('caught')\n",
+        None,
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "caught\n");
+    assert_eq!(out.status.code(), Some(0));
 }
 
 /// Memory a program takes a little at a time, in each shape (a list, a dict, a string,

@@ -9,7 +9,7 @@
 
 use super::chars::{is_lowercase, is_python_whitespace, is_titlecase, is_uppercase};
 use super::op_error::{OpError, OpResult};
-use super::sizes::{MAX_TEXT_LEN, check_text_len};
+use super::sizes::text_with_capacity;
 
 // ---- code point indices -----------------------------------------------------------------
 
@@ -175,27 +175,39 @@ pub fn starts_or_ends_with(
 /// `new` before every code point and at the end.
 pub fn replace(s: &str, old: &str, new: &str, count: i64) -> OpResult<String> {
     let limit = usize::try_from(count).unwrap_or(usize::MAX);
-    // A result that could outgrow MAX_TEXT_LEN is measured before it is built.
+    // A result that could grow past a mebibyte is measured before it is built, and built
+    // in room taken up front: MemoryError past MAX_TEXT_LEN or `--max-memory`.
     let most = if old.is_empty() {
         s.len() + 1
     } else {
         s.len() / old.len()
     };
     let growth = new.len().saturating_sub(old.len());
-    if s.len()
-        .saturating_add(most.min(limit).saturating_mul(growth))
-        > MAX_TEXT_LEN
-    {
-        let found = match old {
-            "" => char_len(s) + 1,
-            _ => s.matches(old).count(),
-        };
-        let found = found.min(limit);
-        let chars = char_len(s) - found * char_len(old);
-        check_text_len(chars.saturating_add(found.saturating_mul(char_len(new))))?;
+    let bound = s
+        .len()
+        .saturating_add(most.min(limit).saturating_mul(growth));
+    if bound <= LARGE_RESULT {
+        return Ok(s.replacen(old, new, limit));
     }
-    Ok(s.replacen(old, new, limit))
+    let found = s.match_indices(old).take(limit).count();
+    let bytes = (s.len() - found * old.len()).saturating_add(found.saturating_mul(new.len()));
+    let chars = || {
+        let chars = char_len(s) - found * char_len(old);
+        chars.saturating_add(found.saturating_mul(char_len(new)))
+    };
+    let mut out = text_with_capacity(bytes, chars)?;
+    let mut last = 0;
+    for (at, _) in s.match_indices(old).take(limit) {
+        out.push_str(&s[last..at]);
+        out.push_str(new);
+        last = at + old.len();
+    }
+    out.push_str(&s[last..]);
+    Ok(out)
 }
+
+/// Past this many bytes a result is measured before it is built ([`replace`]).
+const LARGE_RESULT: usize = 1 << 20;
 
 // ---- splitting ------------------------------------------------------------------------
 
