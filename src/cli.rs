@@ -160,10 +160,10 @@ pub struct Cli {
     #[arg(long)]
     pub asyncio_debug: bool,
 
-    /// FILE is the program to run (`-` reads it from standard input); ARGS become
-    /// sys.argv[1:], and switches after FILE belong to them. Without FILE (and without -c)
-    /// the program is read from standard input when that is not a terminal. With -c, FILE
-    /// and ARGS all become sys.argv[1:].
+    /// FILE is the program to run (`-` reads it from standard input, a folder runs its
+    /// `__main__.py`); ARGS become sys.argv[1:], and switches after FILE belong to them.
+    /// Without FILE (and without -c) the program is read from standard input when that is
+    /// not a terminal. With -c, FILE and ARGS all become sys.argv[1:].
     #[arg(
         value_name = "FILE [ARGS]",
         trailing_var_arg = true,
@@ -233,6 +233,10 @@ pub fn main(cli: Cli) -> ExitCode {
         }
         Err(Unreadable::Undecodable(source, diagnostic)) => {
             return report(&diagnostic, &source);
+        }
+        Err(Unreadable::NoMain(message)) => {
+            eprintln!("apy: {message}");
+            return ExitCode::from(1);
         }
     };
     let outcome = match &mode {
@@ -398,6 +402,9 @@ enum Unreadable {
     Usage(String),
     /// The bytes are not UTF-8: a SyntaxError, exit status 1.
     Undecodable(SourceFile, Box<Diagnostic>),
+    /// A folder given as the program has no `__main__.py`: the message after `apy: `,
+    /// exit status 1, as python's.
+    NoMain(String),
 }
 
 /// Reads the program named by the arguments and builds its `sys.argv`, as python does:
@@ -417,6 +424,19 @@ fn read_program(cli: &Cli) -> Result<(SourceFile, Vec<String>), Unreadable> {
     }
     let (name, bytes, argv0) = match cli.program.first() {
         Some(path) if path == "-" => (stdin_name(), read_stdin()?, "-".to_string()),
+        // A folder runs its `__main__.py`, as python runs it (its `sys.argv[0]` the folder).
+        Some(path) if Path::new(path).is_dir() => {
+            let shown = absolute(Path::new(path));
+            let main = shown.join("__main__.py");
+            let bytes = std::fs::read(&main).map_err(|_| {
+                Unreadable::NoMain(format!(
+                    "can't find '__main__' module in '{}'",
+                    shown.display()
+                ))
+            })?;
+            let argv0 = path.to_string_lossy().into_owned();
+            (main.to_string_lossy().into_owned(), bytes, argv0)
+        }
         Some(path) => {
             let shown = absolute(Path::new(path));
             let bytes = std::fs::read(path).map_err(|error| {

@@ -110,13 +110,24 @@ fn missing_file_is_reported_like_python() {
 }
 
 #[test]
-fn directory_is_refused() {
+fn a_directory_runs_its_main_module_like_python() {
+    // python3.13 lesson: runs lesson/__main__.py, sys.argv[0] the folder as given, sys.path[0]
+    // the folder; with no __main__.py: "…: can't find '__main__' module in '/cwd/empty'", 1.
     let cwd = scratch_dir("directory");
     std::fs::create_dir(cwd.join("lesson")).unwrap();
-    let output = apy_in(&cwd, &["--check", "lesson"], b"");
-    assert_eq!(output.status.code(), Some(2));
+    std::fs::write(
+        cwd.join("lesson/__main__.py"),
+        "import sys\nprint(sys.argv, __name__, __file__ == sys.path[0] + '/__main__.py')\n",
+    )
+    .unwrap();
+    let output = apy_in(&cwd, &["lesson", "x"], b"");
+    assert_eq!(stdout(&output), "['lesson', 'x'] __main__ True\n");
+    assert_eq!(output.status.code(), Some(0));
+    std::fs::create_dir(cwd.join("empty")).unwrap();
+    let output = apy_in(&cwd, &["empty"], b"");
+    assert_eq!(output.status.code(), Some(1));
     let expected = format!(
-        "apy: can't open file '{}/lesson': [Errno 21] Is a directory\n",
+        "apy: can't find '__main__' module in '{}/empty'\n",
         cwd.display()
     );
     assert_eq!(stderr(&output), expected);
