@@ -293,9 +293,10 @@ fn finalizers_accepted() -> bool {
     !super::teardown::tearing_down() && FINALIZERS.try_with(|_| ()).is_ok()
 }
 
-/// Queues work for [`Vm::run_finalizers`]; dropped silently once the thread is ending.
+/// Queues work for [`Vm::run_finalizers`]; dropped silently during teardown or once the
+/// thread is ending (its queue gone: `try_with` fails).
 fn queue_finalizer(pending: Finalizer) {
-    if !finalizers_accepted() {
+    if super::teardown::tearing_down() {
         return;
     }
     let queued = FINALIZERS.try_with(|q| q.borrow_mut().push(pending));
