@@ -43,9 +43,11 @@ pub struct Cli {
     #[arg(short = 'c', value_name = "CODE")]
     pub command: Option<String>,
 
-    /// Run library module MODULE as a script (like `python -m`). apy runs `-m asyncio`:
-    /// asyncio's REPL, which is apy's own prompt (top-level `await`, asyncio imported),
-    /// whether or not standard input is a terminal.
+    /// Run module MODULE as a script (like `python -m`): a module or package (its
+    /// `__main__`) found as `import` finds it, the current folder first, then apy's
+    /// library; the ARGS after it become `sys.argv[1:]`. `-m asyncio` opens asyncio's REPL,
+    /// which is apy's own prompt (top-level `await`, asyncio imported), whether or not
+    /// standard input is a terminal.
     #[arg(short = 'm', value_name = "MODULE", conflicts_with = "command")]
     pub module: Option<String>,
 
@@ -291,23 +293,21 @@ pub fn main(cli: Cli) -> ExitCode {
     }
 }
 
-/// `apy -m MODULE [ARGS]`: `-m asyncio` opens the prompt, asyncio's REPL, with ARGS as
-/// `sys.argv[1:]`; any other module is named as outside what apy runs this way.
+/// `apy -m MODULE [ARGS]`, as `python -m`: `-m asyncio` opens the prompt, asyncio's REPL,
+/// with ARGS as `sys.argv[1:]`; any other module is found as `import` finds it (the
+/// current folder first, then apy's library) and run as `__main__` by runpy
+/// (`src/stdlib/runpy.apy`), `sys.argv` `['-m', ARGS…]` until its file takes the first place.
 fn run_module(cli: &Cli, module: &str, mode: &Mode) -> ExitCode {
-    if module != "asyncio" {
-        eprintln!(
-            "apy: -m {module}: apy runs only `-m asyncio` (the asyncio REPL, which is apy's own \
-             prompt); run a module's file instead: apy PATH"
-        );
-        return ExitCode::from(2);
-    }
-    if *mode != Mode::Run || cli.timeline.is_some() {
+    if module == "asyncio" && (*mode != Mode::Run || cli.timeline.is_some()) {
         eprintln!(
             "apy: -m asyncio opens the prompt: give it without --check, --ast, --dis or --timeline"
         );
         return ExitCode::from(2);
     }
-    // CPython's sys.argv[0] is then asyncio's `__main__.py`, which apy does not have.
+    if *mode != Mode::Run {
+        eprintln!("apy: -m {module} runs the module: give it without --check, --ast or --dis");
+        return ExitCode::from(2);
+    }
     let argv = std::iter::once("-m".to_string())
         .chain(
             cli.program
@@ -315,7 +315,55 @@ fn run_module(cli: &Cli, module: &str, mode: &Mode) -> ExitCode {
                 .map(|arg| arg.to_string_lossy().into_owned()),
         )
         .collect();
-    exit_code(apy::repl::run(run_config(cli, argv), None))
+    if module == "asyncio" {
+        // CPython's sys.argv[0] is then asyncio's `__main__.py`, which apy does not have.
+        return exit_code(apy::repl::run(run_config(cli, argv), None));
+    }
+    let runner = SourceFile {
+        name: "<apy -m>".to_string(),
+        text: format!(
+            "__import__('runpy')._run_module_as_main({})\n",
+            python_string_literal(module)
+        ),
+    };
+    let mut config = run_config(cli, argv);
+    config.vm.runs_module = true;
+    // `python -m` puts the current folder itself first on sys.path, not `''`.
+    let cwd = std::env::current_dir().unwrap_or_default();
+    config.vm.sys_path = vec![cwd.to_string_lossy().into_owned()];
+    if let Some(path) = &cli.timeline {
+        if let Err(message) = apy::timeline::Format::of(path) {
+            eprintln!("apy: {message}");
+            return ExitCode::from(2);
+        }
+        config.timeline = Some(apy::timeline::Settings {
+            to: apy::timeline::Destination::File(path.clone()),
+            spacing: cli.timeline_spacing,
+            program: module.to_string(),
+        });
+    }
+    match interp::run_with(&runner, config) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(interp::Error::Exited(status)) => exit_code(status),
+        Err(interp::Error::Diagnostic(diagnostic)) => report(&diagnostic, &runner),
+    }
+}
+
+/// `text` as a Python string literal in single quotes.
+fn python_string_literal(text: &str) -> String {
+    let mut literal = String::from("'");
+    for c in text.chars() {
+        match c {
+            '\\' | '\'' => {
+                literal.push('\\');
+                literal.push(c);
+            }
+            c if c.is_control() => literal.push_str(&format!("\\U{:08x}", c as u32)),
+            c => literal.push(c),
+        }
+    }
+    literal.push('\'');
+    literal
 }
 
 /// The `--dis=NAME` error: what was asked for, and what there is.
@@ -343,6 +391,7 @@ fn run_config(cli: &Cli, argv: Vec<String>) -> interp::Config {
             sandbox: cli.sandbox,
             unbuffered: cli.unbuffered
                 || std::env::var_os("PYTHONUNBUFFERED").is_some_and(|v| !v.is_empty()),
+            runs_module: false,
         },
         asyncio_debug: cli.asyncio_debug
             || std::env::var_os("PYTHONASYNCIODEBUG").is_some_and(|v| !v.is_empty()),

@@ -507,11 +507,172 @@ fn dash_m_asyncio_opens_the_asyncio_repl() {
     );
     assert_eq!(stdout(&output), "slept\n['one']\n", "{}", stderr(&output));
     assert_eq!(output.status.code(), Some(0));
-    // Other modules are not run this way, and say so.
-    let output = apy(&["-m", "timeit", "1"], b"");
-    assert_eq!(output.status.code(), Some(2));
+}
+
+/// Writes `files` (path, text) under `dir`, making the folders on the way.
+fn write_files(dir: &Path, files: &[(&str, &str)]) {
+    for (path, text) in files {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+#[test]
+fn dash_m_runs_a_module_or_package_from_the_current_folder_like_python() {
+    // Each expectation below is what `python3.13 -m …` printed in the same folder.
+    let cwd = scratch_dir("dash_m");
+    write_files(
+        &cwd,
+        &[
+            (
+                "greet.py",
+                "import sys\nprint(__name__, sys.argv[1:], sys.argv[0] == __file__, \
+                 __file__.endswith('/greet.py'), __package__ == '', __spec__.name)\n\
+                 print(repr(sys.modules[__name__]) == f\"<module 'greet' from {__file__!r}>\")\n",
+            ),
+            ("plain.py", "print('imported as', __name__)\n"),
+            ("app/__init__.py", "print('app init', __name__)\n"),
+            ("app/helper.py", "NAME = 'helper'\n"),
+            (
+                "app/__main__.py",
+                "from . import helper\nprint('main', __name__, __package__, __spec__.name, \
+                 helper.NAME)\n",
+            ),
+            ("app/tools/__init__.py", ""),
+            (
+                "app/tools/fail.py",
+                "from ..helper import NAME\nprint(__package__, NAME)\n\
+                 def boom():\n    raise ValueError('boom')\nboom()\n",
+            ),
+        ],
+    );
+    let output = apy_in(&cwd, &["-m", "greet", "a", "-v"], b"");
+    assert_eq!(
+        stdout(&output),
+        "__main__ ['a', '-v'] True True True greet\nTrue\n",
+        "{}",
+        stderr(&output)
+    );
+    // A package runs its __main__, after its __init__; relative imports work.
+    let output = apy_in(&cwd, &["-m", "app"], b"");
+    assert_eq!(
+        stdout(&output),
+        "app init app\nmain __main__ app app.__main__ helper\n",
+        "{}",
+        stderr(&output)
+    );
+    // A traceback starts at runpy's frames (`<frozen runpy>`, no source line), as
+    // CPython's does, and ends as it does.
+    let output = apy_in(&cwd, &["-m", "app.tools.fail"], b"");
+    assert_eq!(stdout(&output), "app init app\napp.tools helper\n");
+    assert_eq!(output.status.code(), Some(1));
+    let text = stderr(&output);
+    let frames: Vec<&str> = text.lines().filter(|l| l.starts_with("  File")).collect();
+    assert_eq!(frames.len(), 4, "{text}");
     assert!(
-        stderr(&output).starts_with("apy: -m timeit: apy runs only `-m asyncio`"),
+        frames[0].starts_with("  File \"<frozen runpy>\", line "),
+        "{text}"
+    );
+    assert!(frames[0].ends_with(", in _run_module_as_main"), "{text}");
+    assert!(frames[1].ends_with(", in _run_code"), "{text}");
+    assert!(text.contains("/app/tools/fail.py\", line 5, in <module>\n    boom()\n"));
+    assert_eq!(last_stderr_line(&output), "ValueError: boom");
+    // What cannot be run is said as python says it, after the interpreter's path; exit 1.
+    let exe = env!("CARGO_BIN_EXE_apy");
+    for (module, message) in [
+        ("nosuch", "No module named nosuch".to_string()),
+        (
+            "app.tools",
+            "No module named app.tools.__main__; 'app.tools' is a package and cannot be \
+             directly executed"
+                .to_string(),
+        ),
+        (
+            "plain.py",
+            "Error while finding module specification for 'plain.py' (ModuleNotFoundError: \
+             __path__ attribute not found on 'plain' while trying to find 'plain.py'). Try \
+             using 'plain' instead of 'plain.py' as the module name."
+                .to_string(),
+        ),
+        (
+            "json",
+            "No module named json.__main__; 'json' is a package and cannot be directly \
+             executed"
+                .to_string(),
+        ),
+    ] {
+        let output = apy_in(&cwd, &["-m", module], b"");
+        assert_eq!(output.status.code(), Some(1), "{module}");
+        // (The parent package is imported first, as python imports it.)
+        let imported = match module {
+            "plain.py" => "imported as plain\n",
+            "app.tools" => "app init app\n",
+            _ => "",
+        };
+        assert_eq!(stdout(&output), imported);
+        assert_eq!(last_stderr_line(&output), format!("{exe}: {message}"));
+    }
+    // One of apy's library modules runs when it has a command line (calendar's), and is
+    // refused when CPython's has one but apy's has not.
+    let output = apy_in(&cwd, &["-m", "calendar", "2024", "2"], b"");
+    assert!(stdout(&output).starts_with("   February 2024\nMo Tu We Th Fr Sa Su\n"));
+    let output = apy_in(&cwd, &["-m", "timeit", "1"], b"");
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        last_stderr_line(&output),
+        format!(
+            "{exe}: apy's library module 'timeit' has no command line (-m runs a library \
+             module only when apy's has one)"
+        )
+    );
+}
+
+#[test]
+fn dash_m_unittest_discovers_the_tests_of_the_current_folder() {
+    // python3.13 -m unittest (-v): test*.py files here and in packages, sorted; a folder
+    // without __init__.py is not searched.
+    let cwd = scratch_dir("dash_m_unittest");
+    let case = |name: &str, body: &str| {
+        format!("import unittest\nclass {name}(unittest.TestCase):\n    {body}\n")
+    };
+    write_files(
+        &cwd,
+        &[
+            (
+                "test_math.py",
+                &case("T", "def test_add(self): self.assertEqual(1 + 1, 2)"),
+            ),
+            ("pkg/__init__.py", ""),
+            (
+                "pkg/test_inner.py",
+                &case("U", "def test_inner(self): pass"),
+            ),
+            (
+                "loose/test_never.py",
+                &case("V", "def test_never(self): pass"),
+            ),
+            (
+                "helper.py",
+                &case("W", "def test_not_a_test_file(self): pass"),
+            ),
+        ],
+    );
+    let output = apy_in(&cwd, &["-m", "unittest", "-v"], b"");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stderr(&output);
+    let ran: Vec<&str> = text.lines().filter(|l| l.ends_with("... ok")).collect();
+    assert_eq!(
+        ran,
+        [
+            "test_inner (pkg.test_inner.U.test_inner) ... ok",
+            "test_add (test_math.T.test_add) ... ok"
+        ],
+        "{text}"
+    );
+    let output = apy_in(&cwd, &["-m", "unittest", "discover", "-s", "pkg"], b"");
+    assert!(
+        stderr(&output).contains("Ran 1 test in "),
         "{}",
         stderr(&output)
     );

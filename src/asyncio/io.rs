@@ -220,6 +220,11 @@ fn module_getattr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     if name.as_str() == "subprocess" {
         return vm.import_module(SUBPROCESS_MODULE.0);
     }
+    if name.as_str() == "__all__" {
+        let all = super::submodules::package_all(vm)?;
+        vm.set_attr(&module, name, all.clone())?;
+        return Ok(all);
+    }
     if let Some(submodule) = super::submodules::named(name.as_str()) {
         return vm.import_module(submodule);
     }

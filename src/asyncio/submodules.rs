@@ -5,7 +5,8 @@
 //! asyncio names of that `__all__` (those apy has), made on its first import or first use
 //! as an attribute of asyncio. (`asyncio.subprocess` is a fuller one, in `io.rs`.)
 
-use crate::vm::Vm;
+use crate::vm::value::Value;
+use crate::vm::{PyResult, Vm};
 
 /// One submodule's library module: its name, its file (as CPython names it) and its
 /// source, which takes those of its names the asyncio module has and lists them in
@@ -181,18 +182,63 @@ pub const SUBMODULES: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// The submodules with names of their own rather than asyncio's: its logger and its
+/// constants.
+const OWN_SUBMODULES: &[(&str, &str, &str)] = &[
+    ("asyncio.log", "asyncio/log.py", include_str!("lib/log.apy")),
+    (
+        "asyncio.constants",
+        "asyncio/constants.py",
+        include_str!("lib/constants.apy"),
+    ),
+];
+
 /// Makes each submodule importable under its dotted name (as `import asyncio` runs, which
 /// `import asyncio.events` does first).
 pub fn register(vm: &mut Vm) {
-    for &(name, file, text) in SUBMODULES {
+    for &(name, file, text) in SUBMODULES.iter().chain(OWN_SUBMODULES) {
         vm.register_library_module(name, file, text);
     }
 }
 
+/// The submodules whose `__all__`s make up the package's, in the order of CPython 3.13's
+/// `asyncio/__init__.py` (unix_events last, as on a Unix).
+const PACKAGE_ALL_FROM: &[&str] = &[
+    "base_events",
+    "coroutines",
+    "events",
+    "exceptions",
+    "futures",
+    "locks",
+    "protocols",
+    "runners",
+    "queues",
+    "streams",
+    "subprocess",
+    "tasks",
+    "taskgroups",
+    "timeouts",
+    "threads",
+    "transports",
+    "unix_events",
+];
+
+/// `asyncio.__all__` (what `from asyncio import *` takes), made on first use: the
+/// submodules' `__all__`s, each imported for it, concatenated as CPython's package does.
+pub fn package_all(vm: &mut Vm) -> PyResult<Value> {
+    let mut all = Vec::new();
+    let key = vm.intern("__all__");
+    for submodule in PACKAGE_ALL_FROM {
+        let module = vm.import_module(&format!("asyncio.{submodule}"))?;
+        let names = vm.get_attr(&module, &key)?;
+        all.extend(vm.collect_iterable(&names)?);
+    }
+    Ok(Value::tuple(all))
+}
+
 /// The submodule that `asyncio.<attribute>` names, if it is one.
 pub fn named(attribute: &str) -> Option<&'static str> {
-    SUBMODULES
-        .iter()
+    (SUBMODULES.iter().chain(OWN_SUBMODULES))
         .map(|(name, _, _)| *name)
         .find(|name| name.strip_prefix("asyncio.") == Some(attribute))
 }

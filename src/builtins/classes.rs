@@ -424,7 +424,7 @@ fn object_hash(_: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 
 fn object_setattr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     check_arity(vm, "__setattr__", args, 3, 3)?;
-    let Value::Str(name) = &args[1] else {
+    let Some(name) = args[1].str_or_subclass() else {
         return Err(vm.type_error("attribute name must be string"));
     };
     let name = vm.intern(name.as_str());
@@ -434,7 +434,7 @@ fn object_setattr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 
 fn object_delattr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     check_arity(vm, "__delattr__", args, 2, 2)?;
-    let Value::Str(name) = &args[1] else {
+    let Some(name) = args[1].str_or_subclass() else {
         return Err(vm.type_error("attribute name must be string"));
     };
     let name = vm.intern(name.as_str());
@@ -444,7 +444,7 @@ fn object_delattr(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 
 fn object_getattribute(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
     check_arity(vm, "__getattribute__", args, 2, 2)?;
-    let Value::Str(name) = &args[1] else {
+    let Some(name) = args[1].str_or_subclass() else {
         return Err(vm.type_error("attribute name must be string"));
     };
     let name = vm.intern(name.as_str());

@@ -119,11 +119,13 @@ fn builtin_print(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     let text_arg = |vm: &mut Vm, name: &str, default: &str| -> PyResult<String> {
         match kwarg(kw, name) {
             None | Some(Value::None) => Ok(default.to_string()),
-            Some(Value::Str(s)) => Ok(s.as_str().to_string()),
-            Some(other) => Err(vm.type_error(format!(
-                "{name} must be None or a string, not {}",
-                vm.type_name(&other)
-            ))),
+            Some(other) => match other.str_or_subclass() {
+                Some(s) => Ok(s.as_str().to_string()),
+                None => Err(vm.type_error(format!(
+                    "{name} must be None or a string, not {}",
+                    vm.type_name(&other)
+                ))),
+            },
         }
     };
     let sep = text_arg(vm, "sep", " ")?;
@@ -750,7 +752,7 @@ fn builtin_ord(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
             ))),
         };
     }
-    let Value::Str(s) = &v else {
+    let Some(s) = v.str_or_subclass() else {
         return Err(vm.type_error(format!(
             "ord() expected string of length 1, but {} found",
             vm.type_name(&v)
@@ -790,11 +792,11 @@ fn int_to_base(
 }
 
 fn attr_name(vm: &mut Vm, v: &Value) -> PyResult<Rc<crate::vm::value::PyStr>> {
-    match v {
-        Value::Str(s) => Ok(vm.intern(s.as_str())),
-        other => Err(vm.type_error(format!(
+    match v.str_or_subclass() {
+        Some(s) => Ok(vm.intern(s.as_str())),
+        None => Err(vm.type_error(format!(
             "attribute name must be string, not '{}'",
-            vm.type_name(other)
+            vm.type_name(v)
         ))),
     }
 }

@@ -298,7 +298,10 @@ fn sys_excepthook(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 
 /// `_imp`, the import system's hook for `importlib` (`src/stdlib/importlib_util.apy`):
 /// `locate(name, path=None)`, where `import` would find the module `name` without running
-/// it (`Vm::locate_module`): None, or (kind, origin, the package's folder or None); and the
+/// it (`Vm::locate_module`): None, or (kind, origin, the package's folder or None);
+/// `get_frozen_object(name)`, the code of apy's library module `name`, and
+/// `is_frozen_script(name)`, whether it has a script's part (a top-level
+/// `if __name__ == "__main__":`, or it is a package's `__main__`), for `runpy`; and the
 /// loader classes modules' `__loader__`s are of (`vm::loaders`), for `importlib.machinery`.
 fn imp_module(vm: &mut Vm) -> Value {
     let locate = vm.native("locate", |vm, args, kw| {
@@ -317,12 +320,46 @@ fn imp_module(vm: &mut Vm) -> Value {
             ]),
         })
     });
+    let get_frozen_object = vm.native("get_frozen_object", |vm, args, kw| {
+        check_kwargs(vm, "get_frozen_object", kw, &[])?;
+        check_arity(vm, "get_frozen_object", args, 1, 1)?;
+        let Value::Str(name) = &args[0] else {
+            return Err(vm.type_error("module name must be str"));
+        };
+        let Some(&(file, text)) = vm.library_modules.get(name.as_str()) else {
+            let message = format!("No such frozen object named '{}'", name.as_str());
+            let class = vm.types.import_error.clone();
+            return Err(vm.import_error(&class, message, args[0].clone(), Value::None));
+        };
+        let code = vm.compile_module(file, text)?;
+        let code = vm.load_code(&code);
+        Ok(crate::vm::frames::code_value(vm, &code))
+    });
+    let is_frozen_script = vm.native("is_frozen_script", |vm, args, kw| {
+        check_kwargs(vm, "is_frozen_script", kw, &[])?;
+        check_arity(vm, "is_frozen_script", args, 1, 1)?;
+        let Value::Str(name) = &args[0] else {
+            return Err(vm.type_error("module name must be str"));
+        };
+        let text = vm.library_modules.get(name.as_str()).map(|&(_, text)| text);
+        Ok(Value::Bool(text.is_some_and(|text| {
+            name.as_str().ends_with(".__main__")
+                || [
+                    "\nif __name__ == \"__main__\":",
+                    "\nif __name__ == '__main__':",
+                ]
+                .iter()
+                .any(|test| text.contains(test))
+        })))
+    });
     let builtin_importer = Value::Type(vm.builtin_importer());
     let source_file_loader = Value::Type(vm.source_file_loader_type());
     vm.new_module(
         "_imp",
         vec![
             ("locate", locate),
+            ("get_frozen_object", get_frozen_object),
+            ("is_frozen_script", is_frozen_script),
             ("BuiltinImporter", builtin_importer),
             ("SourceFileLoader", source_file_loader),
         ],

@@ -111,14 +111,14 @@ fn fspath(vm: &mut Vm, v: &Value) -> PyResult<Option<Value>> {
 }
 
 fn is_str_or_bytes(v: &Value) -> bool {
-    matches!(v, Value::Str(_)) || v.native::<crate::vm::bytes::PyBytes>().is_some()
+    v.str_or_subclass().is_some() || v.native::<crate::vm::bytes::PyBytes>().is_some()
 }
 
 /// A path as text: apy's paths are str; a bytes path is named as outside the subset.
 fn path_text(vm: &Vm, path: Value) -> PyResult<String> {
-    match path {
-        Value::Str(s) => Ok(s.as_str().to_string()),
-        _ => Err(vm.type_error(format!(
+    match path.str_or_subclass() {
+        Some(s) => Ok(s.as_str().to_string()),
+        None => Err(vm.type_error(format!(
             "bytes paths {}",
             crate::vm::cpython_names::OUTSIDE_THE_SUBSET
         ))),

@@ -41,7 +41,7 @@ thread_local! {
 
 /// The code points of a str, or the bytes of a bytes-like object; None for anything else.
 fn code_points(v: &Value) -> Option<(bool, Vec<u32>)> {
-    if let Value::Str(s) = v {
+    if let Some(s) = v.str_or_subclass() {
         return Some((true, s.as_str().chars().map(|c| c as u32).collect()));
     }
     let bytes = v.native::<PyBytes>()?;
@@ -105,6 +105,9 @@ fn compile(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
 
 /// The subject's code points, from the cache when it is the same immutable object.
 fn subject(vm: &mut Vm, compiled: &Compiled, v: &Value) -> PyResult<Subject> {
+    // The text of a str subclass's instance is matched as the str it extends.
+    let base = v.str_or_subclass().map(|s| Value::Str(s.clone()));
+    let v = base.as_ref().unwrap_or(v);
     if let Some(last) = &*compiled.last.borrow()
         && last.value.is(v)
     {

@@ -65,9 +65,9 @@ fn this(vm: &Vm, args: &[Value]) -> PyResult<Rc<PyStr>> {
 
 /// A required str argument; `message` words the error from the offending type's name.
 fn str_arg(vm: &Vm, value: &Value, message: impl Fn(&str) -> String) -> PyResult<Rc<PyStr>> {
-    match value {
-        Value::Str(s) => Ok(s.clone()),
-        other => Err(vm.type_error(message(&vm.type_name(other)))),
+    match value.str_or_subclass() {
+        Some(s) => Ok(s.clone()),
+        None => Err(vm.type_error(message(&vm.type_name(value)))),
     }
 }
 
@@ -100,16 +100,16 @@ fn width_arg(vm: &mut Vm, value: &Value) -> PyResult<i64> {
 
 /// The fill character of `center`/`ljust`/`rjust`.
 fn fill_char(vm: &Vm, value: Option<&Value>) -> PyResult<char> {
-    match value {
+    match value.map(|v| (v, v.str_or_subclass())) {
         None => Ok(' '),
-        Some(Value::Str(s)) => {
+        Some((_, Some(s))) => {
             let mut chars = s.as_str().chars();
             match (chars.next(), chars.next()) {
                 (Some(c), None) => Ok(c),
                 _ => Err(vm.type_error("The fill character must be exactly one character long")),
             }
         }
-        Some(other) => Err(vm.type_error(format!(
+        Some((other, None)) => Err(vm.type_error(format!(
             "The fill character must be a unicode character, not {}",
             vm.type_name(other)
         ))),
@@ -120,8 +120,10 @@ fn fill_char(vm: &Vm, value: Option<&Value>) -> PyResult<char> {
 fn strip_chars(vm: &Vm, value: Option<&Value>, method: &str) -> PyResult<Option<Rc<PyStr>>> {
     match value {
         None | Some(Value::None) => Ok(None),
-        Some(Value::Str(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(vm.type_error(format!("{method} arg must be None or str"))),
+        Some(v) => match v.str_or_subclass() {
+            Some(s) => Ok(Some(s.clone())),
+            None => Err(vm.type_error(format!("{method} arg must be None or str"))),
+        },
     }
 }
 
@@ -129,10 +131,10 @@ fn strip_chars(vm: &Vm, value: Option<&Value>, method: &str) -> PyResult<Option<
 fn separator(vm: &Vm, value: Option<&Value>) -> PyResult<Option<Rc<PyStr>>> {
     match value {
         None | Some(Value::None) => Ok(None),
-        Some(Value::Str(s)) => Ok(Some(s.clone())),
-        Some(other) => {
-            Err(vm.type_error(format!("must be str or None, not {}", vm.type_name(other))))
-        }
+        Some(other) => match other.str_or_subclass() {
+            Some(s) => Ok(Some(s.clone())),
+            None => Err(vm.type_error(format!("must be str or None, not {}", vm.type_name(other)))),
+        },
     }
 }
 
@@ -213,7 +215,7 @@ fn affix_method(vm: &mut Vm, args: &[Value], kw: &KwArgs, at_end: bool) -> PyRes
         Some(Value::Tuple(t)) => {
             let mut items = Vec::with_capacity(t.items.len());
             for item in t.items.iter() {
-                if !matches!(item, Value::Str(_)) {
+                if item.str_or_subclass().is_none() {
                     return Err(vm.type_error(format!(
                         "tuple for {name} must only contain str, not {}",
                         vm.type_name(item)
@@ -223,7 +225,7 @@ fn affix_method(vm: &mut Vm, args: &[Value], kw: &KwArgs, at_end: bool) -> PyRes
             }
             items
         }
-        Some(Value::Str(_)) => vec![bound[0].clone().unwrap_or(Value::None)],
+        Some(v) if v.str_or_subclass().is_some() => vec![v.clone()],
         other => {
             let type_name = vm.type_name(other.unwrap_or(&Value::None));
             return Err(vm.type_error(format!(
@@ -232,9 +234,9 @@ fn affix_method(vm: &mut Vm, args: &[Value], kw: &KwArgs, at_end: bool) -> PyRes
         }
     };
     let hit = candidates.iter().any(|candidate| {
-        candidate
-            .as_str()
-            .is_some_and(|affix| str_ops::starts_or_ends_with(s.text(), affix, start, end, at_end))
+        candidate.str_or_subclass().is_some_and(|affix| {
+            str_ops::starts_or_ends_with(s.text(), affix.as_str(), start, end, at_end)
+        })
     });
     Ok(Value::Bool(hit))
 }
@@ -298,7 +300,7 @@ fn join_method(vm: &mut Vm, args: &[Value]) -> PyResult<Value> {
     let items = vm.collect_iterable(&args[1])?;
     let mut pieces = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        let Value::Str(piece) = item else {
+        let Some(piece) = item.str_or_subclass() else {
             return Err(vm.type_error(format!(
                 "sequence item {i}: expected str instance, {} found",
                 vm.type_name(item)

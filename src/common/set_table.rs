@@ -122,8 +122,12 @@ fn frexp(value: f64) -> (f64, i32) {
 }
 
 /// The hash of a str's UTF-8 (and of bytes): FNV-1a, never -1. str hashes are randomised
-/// in CPython, so any good hash will do.
+/// in CPython, so any good hash will do, but for the empty one's, always 0 there
+/// (`_Py_HashBytes`).
 pub fn text_hash(bytes: &[u8]) -> i64 {
+    if bytes.is_empty() {
+        return 0;
+    }
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in bytes {
         h ^= b as u64;

@@ -74,6 +74,7 @@ library_modules! {
     "locale", "locale.py", "locale.apy";
     "platform", "platform.py", "platform.apy";
     "reprlib", "reprlib.py", "reprlib.apy";
+    "runpy", "<frozen runpy>", "runpy.apy";
     "sched", "sched.py", "sched.apy";
     "stat", "stat.py", "stat.apy";
     "keyword", "keyword.py", "keyword.apy";
@@ -167,6 +168,7 @@ library_modules! {
     "unittest.loader", "unittest/loader.py", "unittest_loader.apy";
     "unittest.runner", "unittest/runner.py", "unittest_runner.apy";
     "unittest.main", "unittest/main.py", "unittest_main.apy";
+    "unittest.__main__", "unittest/__main__.py", "unittest__main.apy";
     "unittest.async_case", "unittest/async_case.py", "unittest_async_case.apy";
     "unittest.signals", "unittest/signals.py", "unittest_signals.apy";
     "unittest._log", "unittest/_log.py", "unittest__log.apy";

@@ -224,10 +224,16 @@ impl Vm {
                             .iter()
                             .any(|v| v.as_str() == name.as_str())
                         {
+                            // All of them named, in the parameters' order.
+                            let passed: Vec<&str> = func.code.varnames[..posonly]
+                                .iter()
+                                .map(|v| v.as_str())
+                                .filter(|v| kw.iter().any(|(name, _)| name.as_str() == *v))
+                                .collect();
                             return Err(self.type_error(format!(
                                 "{}() got some positional-only arguments passed as keyword arguments: '{}'",
                                 func.qualname.borrow(),
-                                name.as_str()
+                                passed.join(", ")
                             )));
                         }
                         let candidates = func.code.varnames[posonly..argcount + kwonly]

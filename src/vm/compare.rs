@@ -427,8 +427,8 @@ impl Vm {
                 }
                 Ok(false)
             }
-            Value::Str(s) => match item {
-                Value::Str(sub) => Ok(s.as_str().contains(sub.as_str())),
+            Value::Str(s) => match item.str_or_subclass() {
+                Some(sub) => Ok(s.as_str().contains(sub.as_str())),
                 _ => Err(self.type_error(format!(
                     "'in <string>' requires string as left operand, not {}",
                     self.type_name(item)

@@ -345,15 +345,17 @@ impl Vm {
         match container {
             Value::List(_) | Value::Tuple(_) | Value::Str(_) => {
                 let Some(i) = self.sequence_index(key)? else {
-                    let what = match container {
-                        Value::List(_) => "list",
-                        Value::Tuple(_) => "tuple",
-                        _ => "string",
-                    };
-                    return Err(self.type_error(format!(
-                        "{what} indices must be integers or slices, not {}",
-                        self.type_name(key)
-                    )));
+                    let key_type = self.type_name(key);
+                    return Err(self.type_error(match container {
+                        Value::List(_) => {
+                            format!("list indices must be integers or slices, not {key_type}")
+                        }
+                        Value::Tuple(_) => {
+                            format!("tuple indices must be integers or slices, not {key_type}")
+                        }
+                        // (`unicode_subscript`'s own wording.)
+                        _ => format!("string indices must be integers, not '{key_type}'"),
+                    }));
                 };
                 match container {
                     Value::Str(s) => {

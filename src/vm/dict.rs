@@ -20,10 +20,12 @@ pub trait StrKeys {
     fn keys(&self) -> Vec<Value>;
 }
 
+/// Whether a stored key is the str `key`: a str, or an instance of a str subclass whose
+/// text it is (its `==` taken to be str's: a subclass's own `__eq__` is not run here).
 fn str_key_eq(stored: &Value, key: &PyStr) -> Result<bool, Infallible> {
-    Ok(match stored {
-        Value::Str(s) => std::ptr::eq(Rc::as_ptr(s), key) || s.as_str() == key.as_str(),
-        _ => false,
+    Ok(match stored.str_or_subclass() {
+        Some(s) => std::ptr::eq(Rc::as_ptr(s), key) || s.as_str() == key.as_str(),
+        None => false,
     })
 }
 

@@ -110,7 +110,7 @@ impl Vm {
         let lasti = (frame.ip as usize).saturating_sub(1);
         if frame.reraising {
             frame.reraising = false;
-        } else if let Some(data) = exc.exc_data() {
+        } else if let Some(data) = self.entry_taker(&exc, &code) {
             let fresh = data.borrow().traceback.is_empty();
             let line = code.code().line_before(frame.ip as usize);
             data.borrow_mut().traceback.push(TracebackEntry {

@@ -392,16 +392,7 @@ impl Vm {
         package_dir: Option<&std::path::Path>,
         origin: ModuleOrigin,
     ) -> PyResult<Value> {
-        let code = match (self.compile)(
-            filename,
-            text,
-            crate::compile::Mode::Exec,
-            Default::default(),
-        ) {
-            Ok(code) => code,
-            Err(diagnostic) => return Err(self.syntax_error_from(&diagnostic, filename, text)),
-        };
-        self.sources.insert(code.filename.clone(), text.into());
+        let code = self.compile_module(filename, text)?;
         let globals = Rc::new(PyDict {
             table: Default::default(),
         });
@@ -463,6 +454,25 @@ impl Vm {
         }
         // The module's code may have replaced its own entry (`sys.modules[__name__] = …`).
         Ok(self.loaded_module(name).unwrap_or(module))
+    }
+
+    /// Compiles a module's source `text`, whose file is `filename`, and keeps the text to
+    /// show its lines in tracebacks: all but a frozen module's (`<frozen runpy>`), whose
+    /// frames CPython shows without a line.
+    pub fn compile_module(
+        &mut self,
+        filename: &str,
+        text: &str,
+    ) -> PyResult<Rc<crate::compile::Code>> {
+        let mode = crate::compile::Mode::Exec;
+        let code = match (self.compile)(filename, text, mode, Default::default()) {
+            Ok(code) => code,
+            Err(diagnostic) => return Err(self.syntax_error_from(&diagnostic, filename, text)),
+        };
+        if !filename.starts_with("<frozen ") {
+            self.sources.insert(code.filename.clone(), text.into());
+        }
+        Ok(code)
     }
 
     /// `_handle_fromlist`: for a package, each name of `fromlist` that is not an attribute

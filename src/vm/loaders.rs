@@ -21,6 +21,7 @@ const SOURCE_FILE_METHODS: &[(&str, NativeFn)] = &[
     ("get_filename", get_filename),
     ("get_data", get_data),
     ("get_source", get_source),
+    ("get_code", get_code),
     ("is_package", is_package),
 ];
 
@@ -240,6 +241,18 @@ fn get_source(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
     Ok(Value::str(
         text.as_str().replace("\r\n", "\n").replace('\r', "\n"),
     ))
+}
+
+/// `SourceLoader.get_code(fullname)`: the module's code object, compiled from
+/// `get_source(fullname)` with the file's name (`runpy` runs it).
+fn get_code(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    let (this, fullname) = bind_fullname(vm, "get_code", args, kw)?;
+    let path = vm.call_method(&this, "get_filename", std::slice::from_ref(&fullname))?;
+    let source = vm.call_method(&this, "get_source", &[fullname])?;
+    let (path, source) = (vm.str_of(&path)?, vm.str_of(&source)?);
+    let code = vm.compile_module(path.as_str(), source.as_str())?;
+    let code = vm.load_code(&code);
+    Ok(super::frames::code_value(vm, &code))
 }
 
 /// `_LoaderBasics.is_package(fullname)`: the module's file is a package's `__init__`.

@@ -38,6 +38,7 @@ pub mod frame;
 pub mod frames;
 pub mod generator;
 pub mod generics;
+mod getattr_hooks;
 pub mod import;
 pub mod instance_values;
 pub mod interrupt;
@@ -112,6 +113,10 @@ pub struct Config {
     pub sandbox: bool,
     /// `-u`, `PYTHONUNBUFFERED`: each write to standard output is written out at once.
     pub unbuffered: bool,
+    /// `-m NAME`: the main code is the runner handing NAME to runpy's
+    /// `_run_module_as_main`; its frame is left out of tracebacks, as CPython calls runpy
+    /// from C.
+    pub runs_module: bool,
 }
 
 /// Builds a native module on its first import (`sys`, `asyncio`, …). The embedder
@@ -274,6 +279,8 @@ pub struct Vm {
     /// The file of the `__main__` module's code, once it runs: warnings that CPython's
     /// default filters show only in `__main__` (DeprecationWarning) check it.
     pub main_file: Option<Rc<str>>,
+    /// The code of `-m`'s runner ([`Config::runs_module`]), whose frame tracebacks skip.
+    pub module_runner: Option<Rc<Code>>,
     /// Whether a traceback keeps the locals of the function frames it passes through, so
     /// that `tb_frame.f_locals` has them after the frame ended (as CPython's frames keep
     /// them): off until a debugger asks (`bdb` imports: `_frames.keep_traceback_locals`),

@@ -625,7 +625,12 @@ impl Vm {
             Value::Tuple(t) => !t.items.is_empty(),
             Value::Dict(d) => !d.table.borrow().is_empty(),
             Value::Set(s) => !s.table.borrow().is_empty(),
-            Value::Type(_) | Value::Function(_) | Value::Ellipsis | Value::NotImplemented => true,
+            // A class is true unless its metaclass (one of the program's) says otherwise.
+            Value::Type(t) => match &t.meta {
+                Some(meta) if !meta.builtin => return self.truthy_by_dunders(v, &meta.clone()),
+                _ => true,
+            },
+            Value::Function(_) | Value::Ellipsis | Value::NotImplemented => true,
             Value::Object(o) => return self.object_truthy(v, o),
         })
     }
@@ -652,7 +657,17 @@ impl Vm {
         if o.class.builtin {
             return Ok(true);
         }
-        if let Some(f) = lookup(&o.class, &self.names.bool_.clone()) {
+        self.truthy_by_dunders(v, &o.class)
+    }
+
+    /// `bool(v)` for an instance of `class`, a class of the program's: its `__bool__`,
+    /// else its `__len__`, else true.
+    fn truthy_by_dunders(
+        &mut self,
+        v: &Value,
+        class: &Rc<super::object::PyType>,
+    ) -> PyResult<bool> {
+        if let Some(f) = lookup(class, &self.names.bool_.clone()) {
             let r = self.call(&f, std::slice::from_ref(v), &[])?;
             return match r {
                 Value::Bool(b) => Ok(b),
@@ -662,7 +677,7 @@ impl Vm {
                 ))),
             };
         }
-        if let Some(f) = lookup(&o.class, &self.names.len.clone()) {
+        if let Some(f) = lookup(class, &self.names.len.clone()) {
             let r = self.call(&f, std::slice::from_ref(v), &[])?;
             return Ok(self.len_result(r)? != 0);
         }

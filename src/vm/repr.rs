@@ -21,6 +21,33 @@ use crate::vm::frame::GenKind;
 const REPR_DEPTH: &str = " while getting the repr of an object";
 
 impl Vm {
+    /// A module's repr from its `__spec__` (`_module_repr_from_spec`): `runpy` gives
+    /// `__main__` the spec of the module it runs, whose name it shows.
+    fn module_repr_from_spec(&mut self, spec: &Value) -> PyResult<String> {
+        let attr = |vm: &mut Vm, name: &str| {
+            let name = vm.intern(name);
+            vm.get_attr(spec, &name)
+        };
+        let name = attr(self, "name")?;
+        let name = match name.is_none() {
+            true => "'?'".to_string(),
+            false => self.repr(&name)?,
+        };
+        let origin = attr(self, "origin")?;
+        if origin.is_none() {
+            let loader = attr(self, "loader")?;
+            return Ok(match loader.is_none() {
+                true => format!("<module {name}>"),
+                false => format!("<module {name} ({})>", self.repr(&loader)?),
+            });
+        }
+        let has_location = attr(self, "has_location")?;
+        Ok(match self.truthy(&has_location)? {
+            true => format!("<module {name} from {}>", self.repr(&origin)?),
+            false => format!("<module {name} ({})>", self.str_of(&origin)?.as_str()),
+        })
+    }
+
     /// `repr(v)`.
     pub fn repr(&mut self, v: &Value) -> PyResult<String> {
         Ok(match v {
@@ -205,6 +232,14 @@ impl Vm {
                 }
             }
             ObjectKind::Module { name, dict, origin } => {
+                let spec = dict
+                    .table
+                    .borrow()
+                    .get_str(&PyStr::new("__spec__"))
+                    .cloned();
+                if let Some(spec) = spec.filter(|spec| !spec.is_none()) {
+                    return self.module_repr_from_spec(&spec);
+                }
                 let name = module_dict_str(dict, "__name__").unwrap_or_else(|| name.to_string());
                 let name = self.repr(&Value::str(name))?;
                 let file = dict

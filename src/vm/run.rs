@@ -15,7 +15,7 @@ use super::frame::{Frame, FrameResult, InlineFrames};
 use super::generator::init as init_generators;
 use super::iter::init as init_iterators;
 use super::native_docs::module_doc;
-use super::object::{BuiltinTypes, ModuleOrigin, Object, ObjectKind};
+use super::object::{BuiltinTypes, CodeObj, ExcData, ModuleOrigin, Object, ObjectKind};
 use super::type_attrs::init_type_methods;
 use super::value::{PyDict, Value};
 use super::{
@@ -52,6 +52,7 @@ impl Vm {
             sys_path: Value::None,
             importing: Vec::new(),
             main_file: None,
+            module_runner: None,
             keep_traceback_locals: false,
             class_namespaces: Vec::new(),
             sources: HashMap::new(),
@@ -191,6 +192,9 @@ impl Vm {
     pub fn run_main(&mut self, code: &Rc<Code>, source: &str) -> i32 {
         self.sources.insert(code.filename.clone(), source.into());
         self.main_file = Some(code.filename.clone());
+        if self.config.runs_module {
+            self.module_runner = Some(code.clone());
+        }
         let code = self.load_code(code);
         // A script's own path and loader; `-c`, standard input and the prompt have none.
         let from_file = !code.head.filename.starts_with('<');
@@ -243,6 +247,21 @@ impl Vm {
         globals.table.borrow_mut().clear();
         self.run_finalizers(None);
         self.flush_stdout_at_exit(status)
+    }
+
+    /// The exception data of `exc` that takes a traceback entry for a frame running
+    /// `code` as it unwinds: none for an exception that has none, or for `-m`'s runner
+    /// ([`Vm::module_runner`]), whose frame tracebacks leave out.
+    pub(super) fn entry_taker<'e>(
+        &self,
+        exc: &'e Exc,
+        code: &CodeObj,
+    ) -> Option<&'e std::cell::RefCell<ExcData>> {
+        let runner = self.module_runner.as_ref();
+        match runner.is_some_and(|runner| Rc::ptr_eq(runner, &code.head)) {
+            true => None,
+            false => exc.exc_data(),
+        }
     }
 
     /// The last flush of the program's output, as CPython's finalization makes it: when

@@ -7,7 +7,6 @@ use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::Rc;
 
 use super::dict::StrKeys;
-use super::native_docs::type_doc;
 use super::object::{
     Function, Getter, LOOKUP_CACHE_SIZE, Layout, NativeFn, NativeFunction, Object, ObjectKind,
     PyType, Setter,
@@ -903,41 +902,6 @@ impl Vm {
         }
     }
 
-    /// A user class's own `__getattribute__` for `obj` (a metaclass's, for a class), which
-    /// then decides every attribute lookup on it (special methods, looked up on the type,
-    /// excepted).
-    fn custom_getattribute(&self, obj: &Value) -> Option<Value> {
-        let class = match obj {
-            Value::Object(o) => &o.class,
-            Value::Type(t) => t.meta.as_ref()?,
-            _ => return None,
-        };
-        if !has_own_getattribute(class, &self.names.getattribute) {
-            return None;
-        }
-        lookup(class, &self.names.getattribute)
-    }
-
-    /// `slot_tp_getattr_hook`: the class's `__getattribute__`, and its `__getattr__` when
-    /// that raises AttributeError.
-    fn call_getattribute(
-        &mut self,
-        getattribute: &Value,
-        obj: &Value,
-        name: &Rc<PyStr>,
-    ) -> PyResult<Value> {
-        let args = [obj.clone(), Value::Str(name.clone())];
-        match self.call(getattribute, &args, &[]) {
-            Err(e) if self.exc_matches(&e, &self.types.attribute_error.clone()) => {
-                match self.missing_attr(obj, name)? {
-                    Some(v) => Ok(v),
-                    None => Err(e),
-                }
-            }
-            result => result,
-        }
-    }
-
     /// `object.__getattribute__(obj, name)` (`PyObject_GenericGetAttr`): the instance, its
     /// type and their descriptors, without the class's `__getattr__`.
     pub fn object_get_attr(&mut self, obj: &Value, name: &Rc<PyStr>) -> PyResult<Value> {
@@ -964,19 +928,24 @@ impl Vm {
             if let Some(d) = &descr
                 && is_data_descriptor(d, &self.names)
             {
-                return self.bind_to_instance(d.clone(), obj).map(Some);
+                return self.bind_or_getattr(d.clone(), obj, name, use_getattr);
             }
             if let Some(v) = attrs.get(name) {
                 return Ok(Some(v));
             }
             return match descr {
-                Some(d) => self.bind_to_instance(d, obj).map(Some),
+                Some(d) => self.bind_or_getattr(d, obj, name, use_getattr),
                 None if use_getattr => self.missing_attr(obj, name),
                 None => Ok(None),
             };
         }
         match obj {
-            Value::Type(t) => return self.type_get_attr(t, name),
+            Value::Type(t) => {
+                return match self.type_get_attr(t, name)? {
+                    None if use_getattr => self.metaclass_getattr(t, name),
+                    found => Ok(found),
+                };
+            }
             Value::Object(o) => match &o.kind {
                 // The namespace first, unless a subclass of ModuleType has a data
                 // descriptor (a property) under the name, which comes before it.
@@ -1011,7 +980,7 @@ impl Vm {
         if let Some(d) = &descr
             && is_data_descriptor(d, &self.names)
         {
-            return self.bind_to_instance(d.clone(), obj).map(Some);
+            return self.bind_or_getattr(d.clone(), obj, name, use_getattr);
         }
         let instance_value = match obj {
             Value::Object(o) => o.attr_storage().and_then(|t| t.get(name)),
@@ -1022,54 +991,12 @@ impl Vm {
             return Ok(Some(v));
         }
         if let Some(d) = descr {
-            return self.bind_to_instance(d, obj).map(Some);
+            return self.bind_or_getattr(d, obj, name, use_getattr);
         }
         if !use_getattr {
             return Ok(None);
         }
         self.missing_attr(obj, name)
-    }
-
-    /// What `obj.name` gives when neither the instance nor its type has `name`: the
-    /// result of a user class's `__getattr__`, else None.
-    fn missing_attr(&mut self, obj: &Value, name: &Rc<PyStr>) -> PyResult<Option<Value>> {
-        // A module's own `__getattr__` (PEP 562) answers for the names it lacks.
-        if let Value::Object(o) = obj
-            && let ObjectKind::Module { dict, .. } = &o.kind
-        {
-            let hook = dict.table.borrow().get_str(&self.names.getattr).cloned();
-            if let Some(hook) = hook {
-                return self.call(&hook, &[Value::Str(name.clone())], &[]).map(Some);
-            }
-        }
-        // A bound method's other attributes are its function's (`method_getattro`): what a
-        // decorator set on the function (`f.tag = …`) reads through `obj.f.tag`, and the
-        // error names the function.
-        if let Value::Object(o) = obj
-            && let ObjectKind::BoundMethod { func, .. } = &o.kind
-        {
-            let func = func.clone();
-            return match self.get_attr_opt(&func, name)? {
-                Some(v) => Ok(Some(v)),
-                None => Err(self.no_attribute(&func, name)),
-            };
-        }
-        let ty = self.type_of(obj).clone();
-        if !ty.builtin
-            && let Some(getattr) = lookup(&ty, &self.names.getattr.clone())
-        {
-            // An AttributeError it raises gets its name and object in `get_attr`.
-            return self
-                .call(&getattr, &[obj.clone(), Value::Str(name.clone())], &[])
-                .map(Some);
-        }
-        // A class statement always gives its class a `__doc__`: a type without one in its
-        // MRO is one the VM made, whose instances show its docstring, which CPython's
-        // `PyType_Ready` puts in a static type's dict (`[].__doc__`).
-        if name.as_str() == "__doc__" {
-            return Ok(Some(type_doc(&ty).map_or(Value::None, Value::str)));
-        }
-        Ok(None)
     }
 
     fn type_get_attr(&mut self, t: &Rc<PyType>, name: &Rc<PyStr>) -> PyResult<Option<Value>> {

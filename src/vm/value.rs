@@ -502,6 +502,20 @@ impl Value {
             _ => None,
         }
     }
+
+    /// The str this is, or the one an instance of a subclass of `str` extends (a
+    /// `StrEnum` member): what a native taking a str argument reads, as CPython's
+    /// `PyUnicode_Check` accepts subclasses.
+    pub fn str_or_subclass(&self) -> Option<&Rc<PyStr>> {
+        match self {
+            Value::Str(s) => Some(s),
+            Value::Object(o) => match o.builtin_base() {
+                Some(Value::Str(s)) => Some(s),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
 }
 
 pub type DictTable = crate::common::set_table::DictTable<Value, Value>;

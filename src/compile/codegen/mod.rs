@@ -557,6 +557,11 @@ impl<'a> Codegen<'a> {
             };
             return err(format!("cannot {verb} __debug__"), span);
         }
+        if name == "__debug__" {
+            // A constant, as CPython compiles it (no `-O`: True).
+            self.load_const(Constant::Bool(true));
+            return Ok(());
+        }
         let instr = match self.resolve(name) {
             Access::Fast => {
                 let i = self.varname_index(name);

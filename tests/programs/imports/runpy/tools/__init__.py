@@ -1,0 +1,1 @@
+print("tools init", __name__)

@@ -1,0 +1,1 @@
+print("tools main:", __name__, __package__)
