@@ -44,6 +44,10 @@ pub struct StringIo {
     chars: std::cell::Cell<usize>,
     position: std::cell::Cell<usize>,
     closed: std::cell::Cell<bool>,
+    /// The `newline` it was made with: None translates `\r\n` and `\r` to `\n` as text
+    /// is written, `'\r'` or `'\r\n'` is what a written `\n` becomes, and each says
+    /// where a read line ends (`''`: at any of the three).
+    newline: Newline,
 }
 
 /// The `io` module: `open`, `TextIOWrapper`, `StringIO`, `UnsupportedOperation`.
@@ -454,9 +458,29 @@ fn string_io_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         return Err(vm.type_error("StringIO.__new__(X): X is not a type object"));
     };
     let slots = NEW.bind(vm, &args[1..], kw)?;
+    let newline = match slots[1].clone() {
+        None => Newline::Fixed("\n"),
+        Some(Value::None) => Newline::Universal,
+        Some(Value::Str(s)) => match s.as_str() {
+            "" => Newline::Untranslated,
+            "\n" => Newline::Fixed("\n"),
+            "\r" => Newline::Fixed("\r"),
+            "\r\n" => Newline::Fixed("\r\n"),
+            _ => {
+                let shown = vm.repr(&Value::Str(s))?;
+                return Err(vm.value_error(format!("illegal newline value: {shown}")));
+            }
+        },
+        Some(other) => {
+            return Err(vm.type_error(format!(
+                "newline must be str or None, not {}",
+                vm.type_name(&other)
+            )));
+        }
+    };
     let initial = match slots[0].clone() {
         None | Some(Value::None) => String::new(),
-        Some(Value::Str(s)) => s.as_str().to_string(),
+        Some(Value::Str(s)) => written_text(s.as_str(), newline),
         Some(other) => {
             return Err(vm.type_error(format!(
                 "initial_value must be str or None, not {}",
@@ -469,6 +493,7 @@ fn string_io_new(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
         text: RefCell::new(initial),
         position: std::cell::Cell::new(0),
         closed: std::cell::Cell::new(false),
+        newline,
     };
     Ok(Value::object(Object::new(
         class.clone(),
@@ -508,10 +533,29 @@ impl StringIo {
         text.to_string()
     }
 
-    fn readline(&self) -> String {
+    /// The next line (ending where `newline` says), at most `limit` characters of it.
+    fn readline(&self, limit: Option<usize>) -> String {
         let (_, rest) = self.rest();
-        let end = rest.find('\n').map_or(rest.len(), |i| i + 1);
+        let reading = match self.newline {
+            // (Written text was translated already.)
+            Newline::Universal => Newline::Fixed("\n"),
+            Newline::Untranslated => Newline::Universal,
+            fixed => fixed,
+        };
+        let mut end = text_file::line_end(&rest, reading, true).unwrap_or(rest.len());
+        if let Some(limit) = limit {
+            end = end.min(char_prefix(&rest, limit, Newline::Untranslated));
+        }
         self.advance(&rest[..end])
+    }
+}
+
+/// Text as a StringIO made with `newline` keeps it when it is written.
+fn written_text(text: &str, newline: Newline) -> String {
+    match newline {
+        Newline::Universal => text.replace("\r\n", "\n").replace('\r', "\n"),
+        Newline::Fixed(end @ ("\r" | "\r\n")) => text.replace('\n', end),
+        _ => text.to_string(),
     }
 }
 
@@ -521,7 +565,10 @@ const STRING_IO_METHODS: &[(&str, Method)] = &[
     }),
     ("write", |vm, args, _| {
         let s = open_string_io(vm, args)?;
-        let text = text_arg(vm, args.get(1))?;
+        let given = text_arg(vm, args.get(1))?;
+        // (The count is of the characters given, before any translation.)
+        let returned = given.chars().count();
+        let text = written_text(&given, s.newline);
         let written = text.chars().count();
         let (position, chars) = (s.position.get(), s.chars.get());
         if position == chars {
@@ -537,7 +584,17 @@ const STRING_IO_METHODS: &[(&str, Method)] = &[
         }
         s.position.set(position + written);
         s.chars.set(chars.max(position + written));
-        Ok(Value::Int(written as i64))
+        Ok(Value::Int(returned as i64))
+    }),
+    ("writelines", |vm, args, _| {
+        open_string_io(vm, args)?;
+        let Some(lines) = args.get(1) else {
+            return Err(vm.type_error("writelines() takes exactly one argument (0 given)"));
+        };
+        for line in vm.collect_iterable(lines)? {
+            vm.call_method(&args[0], "write", &[line])?;
+        }
+        Ok(Value::None)
     }),
     ("read", |vm, args, _| {
         let s = open_string_io(vm, args)?;
@@ -547,13 +604,15 @@ const STRING_IO_METHODS: &[(&str, Method)] = &[
         Ok(Value::str(s.advance(&rest[..end])))
     }),
     ("readline", |vm, args, _| {
-        Ok(Value::str(open_string_io(vm, args)?.readline()))
+        let s = open_string_io(vm, args)?;
+        let limit = size_arg(vm, args.get(1))?;
+        Ok(Value::str(s.readline(limit)))
     }),
     ("readlines", |vm, args, _| {
         let s = open_string_io(vm, args)?;
         let hint = optional_size(vm, args.get(1))?;
         read_lines(vm, hint, HintRule::Exceeded, |_| {
-            Ok(text_line(s.readline()))
+            Ok(text_line(s.readline(None)))
         })
     }),
     ("tell", |vm, args, _| {
@@ -643,7 +702,7 @@ const STRING_IO_METHODS: &[(&str, Method)] = &[
         Ok(args[0].clone())
     }),
     ("__next__", |vm, args, _| {
-        let line = open_string_io(vm, args)?.readline();
+        let line = open_string_io(vm, args)?.readline(None);
         if line.is_empty() {
             return Err(vm.stop_iteration(Value::None));
         }

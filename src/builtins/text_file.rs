@@ -1022,7 +1022,7 @@ pub(super) fn char_prefix(text: &str, n: usize, newline: Newline) -> usize {
 }
 
 /// Where a line ends in `text` under `newline`: the index just past its end, if it ends.
-fn line_end(text: &str, newline: Newline, at_eof: bool) -> Option<usize> {
+pub(super) fn line_end(text: &str, newline: Newline, at_eof: bool) -> Option<usize> {
     match newline {
         Newline::Fixed(end) => text.find(end).map(|i| i + end.len()),
         Newline::Universal | Newline::Untranslated => {
