@@ -30,7 +30,11 @@ use crate::vm::{PyResult, Vm};
 
 /// The buffer of `v` when it is a bytes or bytearray.
 pub fn payload(v: &Value) -> Option<&PyBytes> {
-    v.native::<PyBytes>()
+    v.native::<PyBytes>().or_else(|| match v {
+        // An instance of a subclass of bytes (or bytearray) holds one.
+        Value::Object(o) => o.builtin_base()?.native::<PyBytes>(),
+        _ => None,
+    })
 }
 
 /// A copy of the bytes of a bytes-like argument (a bytes, bytearray, memoryview or array), or None
@@ -201,7 +205,14 @@ fn initial_bytes(vm: &mut Vm, name: &str, args: &[Value], kw: &KwArgs) -> PyResu
     {
         return Ok(data);
     }
-    if matches!(source, Value::Int(_) | Value::BigInt(_) | Value::Bool(_)) {
+    // An int, or anything with `__index__` that is no iterable (an int subclass's
+    // instance, an IntEnum member): that many zero bytes.
+    let count = match source {
+        Value::Int(_) | Value::BigInt(_) | Value::Bool(_) => true,
+        Value::Object(_) => !vm.is_iterable(&source) && vm.index_value(&source)?.is_some(),
+        _ => false,
+    };
+    if count {
         let n = vm.expect_ssize(&source)?;
         if n < 0 {
             return Err(vm.value_error("negative count"));
