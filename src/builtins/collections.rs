@@ -1,5 +1,6 @@
 //! The native cores of `collections` and `heapq`: `_collections` (deque, in `deque.rs`;
-//! OrderedDict's views and iterators, as `odictobject.c` names them) and `_heapq` (the heap operations on a list), as CPython writes them in C;
+//! OrderedDict's views and iterators, as `odictobject.c` names them; a named tuple's
+//! field descriptor, `_tuplegetter`) and `_heapq` (the heap operations on a list), as CPython writes them in C;
 //! `collections.apy` and `heapq.apy` build the rest of each module on them. asyncio's queues
 //! import these cores directly, so `import asyncio` compiles neither library file. The heap
 //! functions mirror `Modules/_heapqmodule.c`: they work on the list in place, compare in
@@ -11,12 +12,14 @@ use std::rc::Rc;
 use crate::compile::bytecode::BinaryOperator;
 use crate::compile::bytecode::CompareOperator;
 use crate::vm::args::check_arity;
-use crate::vm::object::{DictViewKind, KwArgs, Object, ObjectKind};
+use crate::vm::object::{DictViewKind, KwArgs, Layout, Object, ObjectKind, PyType};
+use crate::vm::types::make_type;
 use crate::vm::value::{PyDict, PyList, Value};
 use crate::vm::{PyResult, Vm};
 
 pub fn collections_module(vm: &mut Vm) -> Value {
     let deque = super::deque::deque_type(vm);
+    let tuplegetter = tuplegetter_type(vm);
     let count_elements = vm.native("_count_elements", count_elements);
     let odict_view = vm.native("_odict_view", odict_view);
     let odict_iter = vm.native("_odict_iter", odict_iter);
@@ -27,8 +30,91 @@ pub fn collections_module(vm: &mut Vm) -> Value {
             ("_count_elements", count_elements),
             ("_odict_view", odict_view),
             ("_odict_iter", odict_iter),
+            ("_tuplegetter", Value::Type(tuplegetter)),
         ],
     )
+}
+
+/// A named tuple's field (`_tuplegetter`, `Modules/_collectionsmodule.c`): a read-only
+/// data descriptor giving item `index` of the tuple, natively (a field is read often).
+struct TupleGetter {
+    index: usize,
+    doc: Value,
+}
+
+fn tuplegetter_type(vm: &mut Vm) -> Rc<PyType> {
+    let object = vm.types.object.clone();
+    // Not `builtin` in apy's sense: its `__get__` is found by lookup, like a class's.
+    let ty = make_type("_tuplegetter", vec![object], Layout::Builtin, false);
+    vm.set_type_attr(&ty, "__module__", Value::str("collections"));
+    vm.add_static(&ty, "__new__", |vm, args, _| {
+        check_arity(vm, "_tuplegetter", args, 3, 3)?;
+        let Value::Type(class) = &args[0] else {
+            return Err(vm.type_error("_tuplegetter.__new__(X): X is not a type object"));
+        };
+        let index = vm.expect_ssize(&args[1])?.max(0) as usize;
+        let getter = TupleGetter {
+            index,
+            doc: args[2].clone(),
+        };
+        Ok(Value::object(Object::new(
+            class.clone(),
+            ObjectKind::Other(Box::new(getter)),
+        )))
+    });
+    vm.add_method(&ty, "__get__", |vm, args, _| {
+        let getter = this_getter(vm, args)?;
+        let obj = args.get(1).unwrap_or(&Value::None);
+        let tuple = match obj {
+            Value::Tuple(t) => t.clone(),
+            _ => match crate::vm::ops::builtin_value(obj) {
+                Some(Value::Tuple(t)) => t,
+                _ if obj.is_none() => return Ok(args[0].clone()),
+                _ => {
+                    return Err(vm.type_error(format!(
+                        "descriptor for index '{}' for tuple subclasses doesn't apply to '{}' \
+                         object",
+                        getter.index,
+                        vm.type_name(obj)
+                    )));
+                }
+            },
+        };
+        (tuple.items.get(getter.index).cloned())
+            .ok_or_else(|| vm.index_error("tuple index out of range"))
+    });
+    vm.add_method(&ty, "__set__", |vm, args, _| {
+        this_getter(vm, args)?;
+        Err(vm.attribute_error("can't set attribute"))
+    });
+    vm.add_method(&ty, "__delete__", |vm, args, _| {
+        this_getter(vm, args)?;
+        Err(vm.attribute_error("can't delete attribute"))
+    });
+    vm.add_method(&ty, "__reduce__", |vm, args, _| {
+        let getter = this_getter(vm, args)?;
+        let state = vec![Value::Int(getter.index as i64), getter.doc.clone()];
+        let class = Value::Type(vm.type_of(&args[0]).clone());
+        Ok(Value::tuple(vec![class, Value::tuple(state)]))
+    });
+    vm.add_method(&ty, "__repr__", |vm, args, _| {
+        let getter = this_getter(vm, args)?;
+        let doc = vm.repr(&getter.doc)?;
+        Ok(Value::str(format!("_tuplegetter({}, {doc})", getter.index)))
+    });
+    vm.add_getset(
+        &ty,
+        "__doc__",
+        |vm, v| Ok(this_getter(vm, std::slice::from_ref(v))?.doc.clone()),
+        None,
+    );
+    ty
+}
+
+fn this_getter<'a>(vm: &Vm, args: &'a [Value]) -> PyResult<&'a TupleGetter> {
+    args.first()
+        .and_then(|v| v.native::<TupleGetter>())
+        .ok_or_else(|| vm.type_error("descriptor requires a '_tuplegetter' object"))
 }
 
 /// The dict an OrderedDict (`args[0]`, an instance of a dict subclass) extends.
