@@ -39,7 +39,8 @@ pub fn collections_module(vm: &mut Vm) -> Value {
 /// data descriptor giving item `index` of the tuple, natively (a field is read often).
 struct TupleGetter {
     index: usize,
-    doc: Value,
+    /// `__doc__`, which a program may replace (urllib.parse documents its fields).
+    doc: std::cell::RefCell<Value>,
 }
 
 fn tuplegetter_type(vm: &mut Vm) -> Rc<PyType> {
@@ -55,7 +56,7 @@ fn tuplegetter_type(vm: &mut Vm) -> Rc<PyType> {
         let index = vm.expect_ssize(&args[1])?.max(0) as usize;
         let getter = TupleGetter {
             index,
-            doc: args[2].clone(),
+            doc: std::cell::RefCell::new(args[2].clone()),
         };
         Ok(Value::object(Object::new(
             class.clone(),
@@ -93,20 +94,29 @@ fn tuplegetter_type(vm: &mut Vm) -> Rc<PyType> {
     });
     vm.add_method(&ty, "__reduce__", |vm, args, _| {
         let getter = this_getter(vm, args)?;
-        let state = vec![Value::Int(getter.index as i64), getter.doc.clone()];
+        let state = vec![Value::Int(getter.index as i64), getter.doc.borrow().clone()];
         let class = Value::Type(vm.type_of(&args[0]).clone());
         Ok(Value::tuple(vec![class, Value::tuple(state)]))
     });
     vm.add_method(&ty, "__repr__", |vm, args, _| {
         let getter = this_getter(vm, args)?;
-        let doc = vm.repr(&getter.doc)?;
+        let doc = getter.doc.borrow().clone();
+        let doc = vm.repr(&doc)?;
         Ok(Value::str(format!("_tuplegetter({}, {doc})", getter.index)))
     });
     vm.add_getset(
         &ty,
         "__doc__",
-        |vm, v| Ok(this_getter(vm, std::slice::from_ref(v))?.doc.clone()),
-        None,
+        |vm, v| {
+            Ok(this_getter(vm, std::slice::from_ref(v))?
+                .doc
+                .borrow()
+                .clone())
+        },
+        Some(|vm, v, doc| {
+            *this_getter(vm, std::slice::from_ref(v))?.doc.borrow_mut() = doc;
+            Ok(())
+        }),
     );
     ty
 }

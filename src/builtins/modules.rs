@@ -161,6 +161,17 @@ fn sys_module(vm: &mut Vm) -> Value {
             ),
         ),
         (
+            "get_int_max_str_digits",
+            vm.native("get_int_max_str_digits", |vm, args, kw| {
+                Signature::no_args("sys", "get_int_max_str_digits").check(vm, args, kw)?;
+                Ok(Value::Int(crate::common::int_ops::max_str_digits() as i64))
+            }),
+        ),
+        (
+            "set_int_max_str_digits",
+            vm.native("set_int_max_str_digits", sys_set_int_max_str_digits),
+        ),
+        (
             "getrecursionlimit",
             vm.native("getrecursionlimit", |vm, _, _| {
                 Ok(Value::Int(vm.recursion_limit as i64))
@@ -364,6 +375,19 @@ fn imp_module(vm: &mut Vm) -> Value {
             ("SourceFileLoader", source_file_loader),
         ],
     )
+}
+
+/// `sys.set_int_max_str_digits(maxdigits)`: 0 (no limit) or more than 640 digits.
+fn sys_set_int_max_str_digits(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
+    const SIGNATURE: Signature =
+        Signature::keywords("sys", "set_int_max_str_digits", &["maxdigits"], 1, 0);
+    let bound = SIGNATURE.bind(vm, args, kw)?;
+    let limit = vm.expect_ssize(bound[0].as_ref().unwrap_or(&Value::None))?;
+    if limit != 0 && !(641..).contains(&limit) {
+        return Err(vm.value_error("maxdigits must be 0 or larger than 640"));
+    }
+    crate::common::int_ops::set_max_str_digits(limit as usize);
+    Ok(Value::None)
 }
 
 /// The struct sequences of `sys` (`version_info`, `float_info`, `int_info`, `hash_info`,

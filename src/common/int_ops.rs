@@ -19,6 +19,21 @@ use super::sizes::{check_room, no_memory};
 /// CPython's default `sys.get_int_max_str_digits()`.
 pub const MAX_STR_DIGITS: usize = 4300;
 
+/// The limit in force (`sys.set_int_max_str_digits`; 0: none), for the whole process as
+/// CPython's is for its interpreter; a new VM sets it back to the default.
+static MAX_STR_DIGITS_NOW: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(MAX_STR_DIGITS);
+
+/// `sys.get_int_max_str_digits()`.
+pub fn max_str_digits() -> usize {
+    MAX_STR_DIGITS_NOW.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// `sys.set_int_max_str_digits(limit)`, checked by the caller (0, or above 640).
+pub fn set_max_str_digits(limit: usize) {
+    MAX_STR_DIGITS_NOW.store(limit, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Products, shifts and powers whose result would need more bits than this are refused
 /// with `MemoryError` (CPython's when its allocation fails) instead of exhausting memory.
 const MAX_RESULT_BITS: u64 = 1 << 32;
@@ -167,25 +182,25 @@ impl Int {
     }
 }
 
-/// `str(n)` for a big int: refuses more than [`MAX_STR_DIGITS`] digits, as CPython does.
-/// A number of more bits than this has more digits than the limit, so it is refused before
+/// `str(n)` for a big int: refuses more digits than the limit ([`max_str_digits`]), as
+/// CPython does. A number of more bits than the limit's digits can hold is refused before
 /// the (quadratic) conversion, as CPython's pre-check does: `str(1 << 10**7)` must not take
 /// seconds to say no.
-const MAX_STR_BITS: u64 = (MAX_STR_DIGITS as u64 * 3322).div_ceil(1000) + 1;
-
 pub fn bigint_to_decimal(value: &BigInt) -> OpResult<String> {
+    let limit = max_str_digits();
     let too_long = || {
         OpError::value(format!(
-            "Exceeds the limit ({MAX_STR_DIGITS} digits) for integer string conversion; \
+            "Exceeds the limit ({limit} digits) for integer string conversion; \
              use sys.set_int_max_str_digits() to increase the limit"
         ))
     };
-    if value.bits() > MAX_STR_BITS {
+    let max_bits = (limit as u64 * 3322).div_ceil(1000) + 1;
+    if limit > 0 && value.bits() > max_bits {
         return Err(too_long());
     }
     let text = value.to_string();
     let digits = text.trim_start_matches('-').len();
-    if digits > MAX_STR_DIGITS {
+    if limit > 0 && digits > limit {
         return Err(too_long());
     }
     Ok(text)
@@ -534,9 +549,10 @@ pub fn parse_int(text: &str, base: u32) -> OpResult<Int> {
     if base == 0 && !after_prefix && digits.starts_with('0') && digits.bytes().any(|d| d != b'0') {
         return Err(invalid());
     }
-    if radix == 10 && digits.len() > MAX_STR_DIGITS {
+    let limit = max_str_digits();
+    if radix == 10 && limit > 0 && digits.len() > limit {
         return Err(OpError::value(format!(
-            "Exceeds the limit ({MAX_STR_DIGITS} digits) for integer string conversion: value has \
+            "Exceeds the limit ({limit} digits) for integer string conversion: value has \
              {} digits; use sys.set_int_max_str_digits() to increase the limit",
             digits.len()
         )));

@@ -27,6 +27,8 @@ impl Vm {
     /// embedder (`interp::new_vm`) then installs the `builtins` module, the native modules
     /// and the compile hook.
     pub fn new(config: Config) -> Vm {
+        // What an earlier program of this process changed is CPython's default again.
+        crate::common::int_ops::set_max_str_digits(crate::common::int_ops::MAX_STR_DIGITS);
         let mut interner = Interner::default();
         let names = Names::new(&mut interner);
         let types = BuiltinTypes::new(&mut interner);
