@@ -212,7 +212,12 @@ fn super_new(vm: &mut Vm, args: &[Value], _: &KwArgs) -> PyResult<Value> {
                 },
             )))
         }
-        [] => Err(vm.runtime_error("super(): no arguments")),
+        // Called without arguments where the compiler gave it none (outside a class): a
+        // function with a first argument lacks only its class.
+        [] => Err(vm.runtime_error(match vm.caller_argcount() {
+            Some(1..) => "super(): __class__ cell not found",
+            _ => "super(): no arguments",
+        })),
         [other, ..] if !matches!(other, Value::Type(_)) => Err(vm.type_error(format!(
             "super() argument 1 must be a type, not {}",
             vm.type_name(other)

@@ -18,7 +18,7 @@ use super::args::OrRaise;
 use super::compare::simple_eq;
 use super::dict::StrKeys;
 use super::object::{Object, ObjectKind};
-use super::ops::{from_int, to_int};
+use super::ops::{builtin_value, from_int, to_int};
 use super::range::Range;
 use super::types::lookup;
 use super::value::{PyDict, PySet, Value};
@@ -237,7 +237,16 @@ impl Vm {
                 match lookup(&o.class, &self.names.index.clone()) {
                     Some(f) => {
                         let r = self.call(&f, std::slice::from_ref(v), &[])?;
-                        self.index_int(&r)?
+                        // `__index__` must give an int (or an instance of a subclass).
+                        match to_int(&r).or_else(|| builtin_value(&r).as_ref().and_then(to_int)) {
+                            Some(n) => Some(n),
+                            None => {
+                                return Err(self.type_error(format!(
+                                    "__index__ returned non-int (type {})",
+                                    self.type_name(&r)
+                                )));
+                            }
+                        }
                     }
                     None => None,
                 }

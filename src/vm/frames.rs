@@ -146,6 +146,14 @@ impl Vm {
         }
     }
 
+    /// How many positional parameters the innermost Python frame's code has (None at
+    /// none): what a zero-argument `super()` outside a class tells apart by
+    /// (`super_init_without_args`).
+    pub fn caller_argcount(&self) -> Option<u32> {
+        let frames = self.python_frames();
+        frames.first().map(|frame| frame.code.head.argcount)
+    }
+
     /// `sys._getframe(depth)`: the frame `depth` calls out from the innermost one, with
     /// its callers as `f_back`; None when the stack is not that deep.
     pub fn frame_object(&mut self, depth: usize) -> Option<Value> {

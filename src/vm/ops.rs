@@ -689,6 +689,9 @@ impl Vm {
             Value::Int(n) if n >= 0 => Ok(n as usize),
             Value::Bool(b) => Ok(b as usize),
             Value::Int(_) => Err(self.value_error("__len__() should return >= 0")),
+            Value::BigInt(_) => {
+                Err(self.overflow_error("cannot fit 'int' into an index-sized integer"))
+            }
             other => Err(self.type_error(format!(
                 "'{}' object cannot be interpreted as an integer",
                 self.type_name(&other)
