@@ -268,17 +268,11 @@ pub fn main(cli: Cli) -> ExitCode {
         }
         Mode::Run => match interp::run_with(&source, {
             let mut config = run_config(&cli, argv);
-            if let Some(path) = &cli.timeline {
-                if let Err(message) = apy::timeline::Format::of(path) {
-                    eprintln!("apy: {message}");
-                    return ExitCode::from(2);
-                }
-                config.timeline = Some(apy::timeline::Settings {
-                    to: apy::timeline::Destination::File(path.clone()),
-                    spacing: cli.timeline_spacing,
-                    program: apy::timeline::program_name(&source.name),
-                });
-            }
+            config.timeline =
+                match timeline_settings(&cli, apy::timeline::program_name(&source.name)) {
+                    Ok(timeline) => timeline,
+                    Err(status) => return status,
+                };
             config
         }) {
             Ok(()) => Ok(()),
@@ -331,22 +325,35 @@ fn run_module(cli: &Cli, module: &str, mode: &Mode) -> ExitCode {
     // `python -m` puts the current folder itself first on sys.path, not `''`.
     let cwd = std::env::current_dir().unwrap_or_default();
     config.vm.sys_path = vec![cwd.to_string_lossy().into_owned()];
-    if let Some(path) = &cli.timeline {
-        if let Err(message) = apy::timeline::Format::of(path) {
-            eprintln!("apy: {message}");
-            return ExitCode::from(2);
-        }
-        config.timeline = Some(apy::timeline::Settings {
-            to: apy::timeline::Destination::File(path.clone()),
-            spacing: cli.timeline_spacing,
-            program: module.to_string(),
-        });
-    }
+    config.timeline = match timeline_settings(cli, module.to_string()) {
+        Ok(timeline) => timeline,
+        Err(status) => return status,
+    };
     match interp::run_with(&runner, config) {
         Ok(()) => ExitCode::SUCCESS,
         Err(interp::Error::Exited(status)) => exit_code(status),
         Err(interp::Error::Diagnostic(diagnostic)) => report(&diagnostic, &runner),
     }
+}
+
+/// The `--timeline` settings for a run of `program` (its name in the picture), if asked
+/// for; when the file's extension names no format, says so and gives the exit status.
+fn timeline_settings(
+    cli: &Cli,
+    program: String,
+) -> Result<Option<apy::timeline::Settings>, ExitCode> {
+    let Some(path) = &cli.timeline else {
+        return Ok(None);
+    };
+    if let Err(message) = apy::timeline::Format::of(path) {
+        eprintln!("apy: {message}");
+        return Err(ExitCode::from(2));
+    }
+    Ok(Some(apy::timeline::Settings {
+        to: apy::timeline::Destination::File(path.clone()),
+        spacing: cli.timeline_spacing,
+        program,
+    }))
 }
 
 /// `text` as a Python string literal in single quotes.

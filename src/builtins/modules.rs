@@ -316,11 +316,7 @@ fn sys_excepthook(vm: &mut Vm, args: &[Value], kw: &KwArgs) -> PyResult<Value> {
 /// loader classes modules' `__loader__`s are of (`vm::loaders`), for `importlib.machinery`.
 fn imp_module(vm: &mut Vm) -> Value {
     let locate = vm.native("locate", |vm, args, kw| {
-        check_kwargs(vm, "locate", kw, &[])?;
-        check_arity(vm, "locate", args, 1, 2)?;
-        let Value::Str(name) = &args[0] else {
-            return Err(vm.type_error("module name must be str"));
-        };
+        let name = module_name_arg(vm, "locate", args, kw, 2)?;
         let path = args.get(1).filter(|p| !matches!(p, Value::None));
         Ok(match vm.locate_module(name.as_str(), path) {
             None => Value::None,
@@ -332,11 +328,7 @@ fn imp_module(vm: &mut Vm) -> Value {
         })
     });
     let get_frozen_object = vm.native("get_frozen_object", |vm, args, kw| {
-        check_kwargs(vm, "get_frozen_object", kw, &[])?;
-        check_arity(vm, "get_frozen_object", args, 1, 1)?;
-        let Value::Str(name) = &args[0] else {
-            return Err(vm.type_error("module name must be str"));
-        };
+        let name = module_name_arg(vm, "get_frozen_object", args, kw, 1)?;
         let Some(&(file, text)) = vm.library_modules.get(name.as_str()) else {
             let message = format!("No such frozen object named '{}'", name.as_str());
             let class = vm.types.import_error.clone();
@@ -347,11 +339,7 @@ fn imp_module(vm: &mut Vm) -> Value {
         Ok(crate::vm::frames::code_value(vm, &code))
     });
     let is_frozen_script = vm.native("is_frozen_script", |vm, args, kw| {
-        check_kwargs(vm, "is_frozen_script", kw, &[])?;
-        check_arity(vm, "is_frozen_script", args, 1, 1)?;
-        let Value::Str(name) = &args[0] else {
-            return Err(vm.type_error("module name must be str"));
-        };
+        let name = module_name_arg(vm, "is_frozen_script", args, kw, 1)?;
         let text = vm.library_modules.get(name.as_str()).map(|&(_, text)| text);
         Ok(Value::Bool(text.is_some_and(|text| {
             name.as_str().ends_with(".__main__")
@@ -375,6 +363,23 @@ fn imp_module(vm: &mut Vm) -> Value {
             ("SourceFileLoader", source_file_loader),
         ],
     )
+}
+
+/// The module name an `_imp` function `func` takes first, of at most `most` positional
+/// arguments.
+fn module_name_arg<'a>(
+    vm: &Vm,
+    func: &str,
+    args: &'a [Value],
+    kw: &KwArgs,
+    most: usize,
+) -> PyResult<&'a Rc<crate::vm::value::PyStr>> {
+    check_kwargs(vm, func, kw, &[])?;
+    check_arity(vm, func, args, 1, most)?;
+    match &args[0] {
+        Value::Str(name) => Ok(name),
+        _ => Err(vm.type_error("module name must be str")),
+    }
 }
 
 /// `sys.set_int_max_str_digits(maxdigits)`: 0 (no limit) or more than 640 digits.

@@ -15,7 +15,7 @@ use crate::common::op_error::OpResult;
 use crate::vm::args::{OrRaise, Signature, check_arity, check_kwargs, kwarg, split_cls};
 use crate::vm::call::new_builtin_value;
 use crate::vm::object::{Getter, KwArgs, NativeFn};
-use crate::vm::ops::{builtin_value, from_int, to_int};
+use crate::vm::ops::{builtin_value, from_int, int_or_subclass};
 use crate::vm::value::Value;
 use crate::vm::{PyResult, Vm};
 
@@ -286,17 +286,21 @@ fn float_to_int(f: f64) -> Value {
 /// plain int.
 fn this_int(vm: &Vm, value: Option<&Value>) -> PyResult<Int> {
     value
-        .and_then(|v| to_int(v).or_else(|| builtin_value(v).as_ref().and_then(to_int)))
+        .and_then(int_or_subclass)
         .ok_or_else(|| vm.type_error("descriptor requires an 'int' object"))
 }
 
 /// The float `self` (or the one a float subclass's instance extends).
 fn this_float(vm: &Vm, value: Option<&Value>) -> PyResult<f64> {
-    let base = value.and_then(builtin_value);
-    match (value, &base) {
-        (Some(Value::Float(x)), _) | (_, Some(Value::Float(x))) => Ok(*x),
-        _ => Err(vm.type_error("descriptor requires a 'float' object")),
-    }
+    let float = match value {
+        Some(Value::Float(x)) => Some(*x),
+        Some(v) => match builtin_value(v) {
+            Some(Value::Float(x)) => Some(x),
+            _ => None,
+        },
+        None => None,
+    };
+    float.ok_or_else(|| vm.type_error("descriptor requires a 'float' object"))
 }
 
 /// A no-argument int method computing a value from the int.

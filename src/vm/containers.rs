@@ -18,7 +18,7 @@ use super::args::OrRaise;
 use super::compare::simple_eq;
 use super::dict::StrKeys;
 use super::object::{Object, ObjectKind};
-use super::ops::{builtin_value, from_int, to_int};
+use super::ops::{from_int, int_or_subclass};
 use super::range::Range;
 use super::types::lookup;
 use super::value::{PyDict, PySet, Value};
@@ -225,20 +225,17 @@ impl Vm {
     /// `operator.index(v)` kept whole however big (range bounds and indices), or None when
     /// `v` is not an int and has no `__index__`.
     pub fn index_int(&mut self, v: &Value) -> PyResult<Option<Int>> {
+        // An int, or an instance of an int subclass (an IntEnum member): its int.
+        if let Some(n) = int_or_subclass(v) {
+            return Ok(Some(n));
+        }
         Ok(match v {
-            Value::Int(_) | Value::Bool(_) | Value::BigInt(_) => to_int(v),
-            // An instance of an int subclass (an IntEnum member) is its int.
-            Value::Object(o)
-                if matches!(o.builtin_base(), Some(Value::Int(_) | Value::BigInt(_))) =>
-            {
-                o.builtin_base().and_then(to_int)
-            }
             Value::Object(o) if !o.class.builtin => {
                 match lookup(&o.class, &self.names.index.clone()) {
                     Some(f) => {
                         let r = self.call(&f, std::slice::from_ref(v), &[])?;
                         // `__index__` must give an int (or an instance of a subclass).
-                        match to_int(&r).or_else(|| builtin_value(&r).as_ref().and_then(to_int)) {
+                        match int_or_subclass(&r) {
                             Some(n) => Some(n),
                             None => {
                                 return Err(self.type_error(format!(

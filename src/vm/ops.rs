@@ -34,6 +34,14 @@ pub fn to_int(v: &Value) -> Option<Int> {
     }
 }
 
+/// [`to_int`], or the int an instance of an int subclass (an IntEnum member) extends.
+pub fn int_or_subclass(v: &Value) -> Option<Int> {
+    to_int(v).or_else(|| match v {
+        Value::Object(o) => o.builtin_base().and_then(to_int),
+        _ => None,
+    })
+}
+
 pub fn from_int(n: Int) -> Value {
     match n {
         Int::Small(n) => Value::Int(n),
